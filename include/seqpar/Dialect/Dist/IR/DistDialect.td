@@ -1,0 +1,36 @@
+//===- DistDialect.td - the distribution dialect -----------*- tablegen -*-===//
+
+#ifndef SEQPAR_DIALECT_DIST_IR_DISTDIALECT_TD
+#define SEQPAR_DIALECT_DIST_IR_DISTDIALECT_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+
+def Dist_Dialect : Dialect {
+  let name = "dist";
+  let cppNamespace = "::seqpar::dist";
+  let summary = "Meshes, layouts and collectives of an SPMD program";
+  let description = [{
+    `dist` describes how values are spread over a device mesh. A `dist.mesh`
+    names its axes (dp, tp, cp, pp, ...) and their sizes. A value's layout
+    (`#dist.layout`, carried as the encoding of its tensor type, whose shape
+    is then the per-rank local shape) says per mesh axis whether the value is
+    replicated (R, the default), split along a tensor dimension (S(d)) or a
+    partial sum (P). Collectives convert between layouts: all_gather
+    S(d)->R, reduce_scatter P->S(d), all_reduce P->R, local_slice R->S(d),
+    all_to_all S(a)->S(b); the fused all_gather_matmul and
+    matmul_reduce_scatter overlap communication with the GEMM.
+  }];
+  let useDefaultAttributePrinterParser = 1;
+}
+
+def Dist_ReductionKind : I32EnumAttr<"ReductionKind",
+    "how the contributions of a partial value combine", [
+    I32EnumAttrCase<"sum", 0>,
+    I32EnumAttrCase<"max", 1>,
+    I32EnumAttrCase<"min", 2>]> {
+  let cppNamespace = "::seqpar::dist";
+}
+
+#endif // SEQPAR_DIALECT_DIST_IR_DISTDIALECT_TD

@@ -1,0 +1,344 @@
+//===- DistOps.td - dist operations ------------------------*- tablegen -*-===//
+
+#ifndef SEQPAR_DIALECT_DIST_IR_DISTOPS_TD
+#define SEQPAR_DIALECT_DIST_IR_DISTOPS_TD
+
+include "seqpar/Dialect/Dist/IR/DistAttrs.td"
+include "seqpar/Dialect/Dist/IR/DistInterfaces.td"
+include "seqpar/Dialect/Tfm/IR/TfmDialect.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+class Dist_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Dist_Dialect, mnemonic, traits>;
+
+def Dist_Tensor : RankedTensorOf<[F32, BF16, F16, I32, I64]>;
+
+//===----------------------------------------------------------------------===//
+// Mesh
+//===----------------------------------------------------------------------===//
+
+def Dist_MeshOp : Dist_Op<"mesh", [Symbol]> {
+  let summary = "a named device mesh with named axes";
+  let description = [{
+    Declares a logical mesh of `prod(sizes)` ranks. Axes are listed outermost
+    first; the last axis varies fastest over consecutive ranks, so
+    `["dp"=2, "tp"=4]` puts the 4 tensor-parallel ranks of a replica next to
+    each other, as Megatron-LM does.
+
+    ```mlir
+    dist.mesh @mesh ["dp" = 2, "tp" = 4]
+    ```
+
+    **Constraints**
+    - at least one axis;
+    - axis names are non-empty and unique;
+    - axis sizes are >= 1.
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, StrArrayAttr:$axis_names,
+                       DenseI64ArrayAttr:$axis_sizes);
+  let assemblyFormat = [{
+    $sym_name custom<MeshAxes>($axis_names, $axis_sizes) attr-dict
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The size of `axis`, or std::nullopt if the mesh has no such axis.
+    std::optional<int64_t> getAxisSize(::llvm::StringRef axis);
+    /// The number of ranks of the whole mesh.
+    int64_t getNumRanks();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Collectives
+//===----------------------------------------------------------------------===//
+
+class Dist_CollectiveOp<string mnemonic, list<Trait> traits = []>
+    : Dist_Op<mnemonic, !listconcat([
+        DeclareOpInterfaceMethods<Dist_CollectiveOpInterface,
+                                  ["verifyWithAxisSize"]>,
+        DeclareOpInterfaceMethods<SymbolUserOpInterface>], traits)> {
+  let extraClassDefinition = [{
+    ::mlir::LogicalResult
+    $cppClass::verifySymbolUses(::mlir::SymbolTableCollection &symbolTable) {
+      return ::seqpar::dist::verifyCollectiveSymbolUses(*this, symbolTable);
+    }
+  }];
+}
+
+def Dist_AllGatherOp : Dist_CollectiveOp<"all_gather", [Pure]> {
+  let summary = "concatenates the shards of every rank along a dimension";
+  let description = [{
+    Every rank of the axis contributes its local tensor; the result is their
+    concatenation along `dim`, in rank order, on every rank: S(dim) -> R.
+
+    ```mlir
+    %y = dist.all_gather %x on @mesh["tp"] dim 0
+        : tensor<128x2x768xf32, #dist.layout<tp = S(0)>>
+        -> tensor<512x2x768xf32>
+    ```
+
+    **Constraints**
+    - the mesh exists and has the axis;
+    - `dim` is below the rank;
+    - the result's `dim` is the operand's times the axis size; every other
+      dimension and the element type are unchanged;
+    - with layouts: the operand is S(dim) on the axis, the result R, other
+      axes unchanged.
+  }];
+  let arguments = (ins Dist_Tensor:$input, FlatSymbolRefAttr:$mesh,
+                       StrAttr:$axis, I64Attr:$dim);
+  let results = (outs Dist_Tensor:$result);
+  let assemblyFormat = [{
+    $input `on` $mesh `[` $axis `]` `dim` $dim attr-dict `:` type($input)
+    `->` type($result)
+  }];
+}
+
+def Dist_ReduceScatterOp : Dist_CollectiveOp<"reduce_scatter", [Pure]> {
+  let summary = "sums partial values and leaves each rank one shard";
+  let description = [{
+    Sums the operands of every rank of the axis and splits the sum along
+    `dim`; rank i keeps the i-th block: P -> S(dim).
+
+    ```mlir
+    %y = dist.reduce_scatter %x on @mesh["tp"] dim 0
+        : tensor<512x2x768xf32, #dist.layout<tp = P>>
+        -> tensor<128x2x768xf32, #dist.layout<tp = S(0)>>
+    ```
+
+    **Constraints**
+    - the mesh exists and has the axis;
+    - `dim` is below the rank;
+    - the operand's `dim` is the result's times the axis size; every other
+      dimension and the element type are unchanged;
+    - with layouts: the operand is P on the axis, the result S(dim), other
+      axes unchanged.
+  }];
+  let arguments = (ins Dist_Tensor:$input, FlatSymbolRefAttr:$mesh,
+                       StrAttr:$axis, I64Attr:$dim);
+  let results = (outs Dist_Tensor:$result);
+  let assemblyFormat = [{
+    $input `on` $mesh `[` $axis `]` `dim` $dim attr-dict `:` type($input)
+    `->` type($result)
+  }];
+}
+
+def Dist_AllReduceOp : Dist_CollectiveOp<"all_reduce", [Pure]> {
+  let summary = "combines the contributions of every rank on every rank";
+  let description = [{
+    Reduces the operands of every rank of the axis with `kind` (sum, max,
+    min) and returns the result on every rank: P -> R. (For max and min the
+    P operand holds each rank's candidate, e.g. the local maximum of a
+    vocabulary shard in the vocab-parallel cross-entropy.)
+
+    ```mlir
+    %y = dist.all_reduce %x on @mesh["tp"] sum
+        : tensor<512x2x768xf32, #dist.layout<tp = P>> -> tensor<512x2x768xf32>
+    ```
+
+    **Constraints**
+    - the mesh exists and has the axis;
+    - operand and result have the same shape and element type;
+    - with layouts: the operand is P on the axis, the result R, other axes
+      unchanged.
+  }];
+  let arguments = (ins Dist_Tensor:$input, FlatSymbolRefAttr:$mesh,
+                       StrAttr:$axis, Dist_ReductionKind:$kind);
+  let results = (outs Dist_Tensor:$result);
+  let assemblyFormat = [{
+    $input `on` $mesh `[` $axis `]` $kind attr-dict `:` type($input) `->`
+    type($result)
+  }];
+}
+
+def Dist_AllToAllOp : Dist_CollectiveOp<"all_to_all", [Pure]> {
+  let summary = "re-splits a tensor from one dimension to another";
+  let description = [{
+    Each rank splits its local tensor along `split_dim` into axis-size
+    blocks, sends block j to rank j, and concatenates what it receives along
+    `concat_dim`: S(concat_dim) -> S(split_dim) (the Ulysses exchange from
+    sequence shards to head shards).
+
+    ```mlir
+    %y = dist.all_to_all %x on @mesh["cp"] split 2 concat 0
+        : tensor<256x2x1024xf32> -> tensor<512x2x512xf32>
+    ```
+
+    **Constraints**
+    - the mesh exists and has the axis;
+    - `split_dim` and `concat_dim` are different and below the rank;
+    - the result's `split_dim` is the operand's divided by the axis size, its
+      `concat_dim` the operand's times the axis size, every other dimension and
+      the element type unchanged;
+    - with layouts: the operand is S(concat_dim) on the axis, the result
+      S(split_dim), other axes unchanged.
+  }];
+  let arguments = (ins Dist_Tensor:$input, FlatSymbolRefAttr:$mesh,
+                       StrAttr:$axis, I64Attr:$split_dim, I64Attr:$concat_dim);
+  let results = (outs Dist_Tensor:$result);
+  let assemblyFormat = [{
+    $input `on` $mesh `[` $axis `]` `split` $split_dim `concat` $concat_dim
+    attr-dict `:` type($input) `->` type($result)
+  }];
+}
+
+def Dist_LocalSliceOp : Dist_CollectiveOp<"local_slice", [Pure]> {
+  let summary = "keeps this rank's block of a replicated value, no communication";
+  let description = [{
+    Rank i of the axis keeps block i of `dim`: R -> S(dim). It sends nothing;
+    it is a collective only in that its result depends on the rank.
+
+    ```mlir
+    %y = dist.local_slice %x on @mesh["tp"] dim 0
+        : tensor<512x2x768xf32> -> tensor<128x2x768xf32, #dist.layout<tp = S(0)>>
+    ```
+
+    **Constraints**
+    - the mesh exists and has the axis;
+    - `dim` is below the rank;
+    - the operand's `dim` is the result's times the axis size; every other
+      dimension and the element type are unchanged;
+    - with layouts: the operand is R on the axis, the result S(dim), other
+      axes unchanged.
+  }];
+  let arguments = (ins Dist_Tensor:$input, FlatSymbolRefAttr:$mesh,
+                       StrAttr:$axis, I64Attr:$dim);
+  let results = (outs Dist_Tensor:$result);
+  let assemblyFormat = [{
+    $input `on` $mesh `[` $axis `]` `dim` $dim attr-dict `:` type($input)
+    `->` type($result)
+  }];
+}
+
+def Dist_SendOp : Dist_CollectiveOp<"send"> {
+  let summary = "sends a tensor to a neighbour along a mesh axis";
+  let description = [{
+    Sends the operand to the rank `offset` steps further along the axis
+    (wrapping around), e.g. the next pipeline stage. Each send is matched by
+    a `dist.recv` with the opposite offset on the receiving rank.
+
+    ```mlir
+    dist.send %x on @mesh["pp"] offset 1 : tensor<128x2x768xf32>
+    ```
+
+    **Constraints**
+    - the mesh exists and has the axis;
+    - `offset` is non-zero and its magnitude below the axis size.
+  }];
+  let arguments = (ins Dist_Tensor:$input, FlatSymbolRefAttr:$mesh,
+                       StrAttr:$axis, I64Attr:$offset);
+  let assemblyFormat = [{
+    $input `on` $mesh `[` $axis `]` `offset` $offset attr-dict `:` type($input)
+  }];
+}
+
+def Dist_RecvOp : Dist_CollectiveOp<"recv"> {
+  let summary = "receives a tensor from a neighbour along a mesh axis";
+  let description = [{
+    Receives a tensor of the result type from the rank `offset` steps along
+    the axis (wrapping around).
+
+    ```mlir
+    %y = dist.recv on @mesh["pp"] offset -1 : tensor<128x2x768xf32>
+    ```
+
+    **Constraints**
+    - the mesh exists and has the axis;
+    - `offset` is non-zero and its magnitude below the axis size.
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$mesh, StrAttr:$axis,
+                       I64Attr:$offset);
+  let results = (outs Dist_Tensor:$result);
+  let assemblyFormat = [{
+    `on` $mesh `[` $axis `]` `offset` $offset attr-dict `:` type($result)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Fused communication and computation
+//===----------------------------------------------------------------------===//
+
+def Dist_AllGatherMatmulOp : Dist_CollectiveOp<"all_gather_matmul", [Pure]> {
+  let summary = "all_gather followed by a linear, chunked to overlap";
+  let description = [{
+    `linear(all_gather(input, dim), weight, bias)`: the sequence-parallel
+    input of a column-parallel linear is gathered in `chunks` pieces so the
+    GEMM of one piece overlaps the transfer of the next. `weight_layout` has
+    the meaning of `tfm.linear`'s.
+
+    ```mlir
+    %y = dist.all_gather_matmul %x, %w, %b on @mesh["tp"] dim 0 chunks 4
+        weight_layout in_out
+        : (tensor<128x2x768xf32, #dist.layout<tp = S(0)>>,
+           tensor<768x768xf32, #dist.layout<tp = S(1)>>,
+           tensor<768xf32, #dist.layout<tp = S(0)>>)
+        -> tensor<512x2x768xf32, #dist.layout<tp = S(2)>>
+    ```
+
+    **Constraints**
+    - the mesh exists and has the axis;
+    - `dim` is below the rank of the input and is not its last (contracted)
+      dimension; `chunks` >= 1 and divides the input's `dim`;
+    - the weight has rank 2 and its `in` features equal the input's last
+      dimension; the bias, if present, has rank 1 and size `out`;
+    - the result is the input's shape with `dim` times the axis size and the
+      last dimension `out`; element types agree;
+    - with layouts: the input is S(dim) on the axis; the result is not
+      partial and not split along `dim` on the axis.
+  }];
+  let arguments = (ins Dist_Tensor:$input, Dist_Tensor:$weight,
+                       Optional<Dist_Tensor>:$bias, FlatSymbolRefAttr:$mesh,
+                       StrAttr:$axis, I64Attr:$dim,
+                       DefaultValuedAttr<I64Attr, "1">:$chunks,
+                       DefaultValuedAttr<Tfm_WeightLayout,
+                         "::seqpar::tfm::WeightLayout::out_in">:$weight_layout);
+  let results = (outs Dist_Tensor:$result);
+  let assemblyFormat = [{
+    $input `,` $weight (`,` $bias^)? `on` $mesh `[` $axis `]` `dim` $dim
+    `chunks` $chunks (`weight_layout` $weight_layout^)? attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
+def Dist_MatmulReduceScatterOp
+    : Dist_CollectiveOp<"matmul_reduce_scatter", [Pure]> {
+  let summary = "a linear whose partial result is reduce-scattered, chunked";
+  let description = [{
+    `reduce_scatter(linear(input, weight), dim) + bias`: the output of a
+    row-parallel linear is partial over the axis; it is summed and scattered
+    along `dim` in `chunks` pieces so the GEMM of one piece overlaps the
+    reduction of the previous. The bias is added once, after the reduction.
+
+    ```mlir
+    %y = dist.matmul_reduce_scatter %x, %w on @mesh["tp"] dim 0 chunks 1
+        : (tensor<512x2x768xf32, #dist.layout<tp = S(2)>>,
+           tensor<768x3072xf32, #dist.layout<tp = S(1)>>)
+        -> tensor<128x2x768xf32, #dist.layout<tp = S(0)>>
+    ```
+
+    **Constraints**
+    - the mesh exists and has the axis;
+    - `dim` is below the rank of the input and not its last dimension;
+      `chunks` >= 1 and divides the result's `dim`;
+    - the weight has rank 2 and its `in` features equal the input's last
+      dimension; the bias, if present, has rank 1 and size `out`;
+    - the result is the input's shape with the last dimension `out` and
+      `dim` divided by the axis size; element types agree;
+    - with layouts: the result is S(dim) on the axis.
+  }];
+  let arguments = (ins Dist_Tensor:$input, Dist_Tensor:$weight,
+                       Optional<Dist_Tensor>:$bias, FlatSymbolRefAttr:$mesh,
+                       StrAttr:$axis, I64Attr:$dim,
+                       DefaultValuedAttr<I64Attr, "1">:$chunks,
+                       DefaultValuedAttr<Tfm_WeightLayout,
+                         "::seqpar::tfm::WeightLayout::out_in">:$weight_layout);
+  let results = (outs Dist_Tensor:$result);
+  let assemblyFormat = [{
+    $input `,` $weight (`,` $bias^)? `on` $mesh `[` $axis `]` `dim` $dim
+    `chunks` $chunks (`weight_layout` $weight_layout^)? attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
+#endif // SEQPAR_DIALECT_DIST_IR_DISTOPS_TD

@@ -1,0 +1,437 @@
+//===- TfmOps.td - tfm operations --------------------------*- tablegen -*-===//
+
+#ifndef SEQPAR_DIALECT_TFM_IR_TFMOPS_TD
+#define SEQPAR_DIALECT_TFM_IR_TFMOPS_TD
+
+include "seqpar/Dialect/Tfm/IR/TfmDialect.td"
+include "mlir/IR/OpBase.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Parameters
+//===----------------------------------------------------------------------===//
+
+def Tfm_ParamOp : Tfm_Op<"param", [Symbol]> {
+  let summary = "a named global weight of the model";
+  let description = [{
+    Declares a trainable parameter at module level. The symbol name is the
+    parameter's Hugging Face name, so that a checkpoint can be loaded by name.
+    The type is the global (unsharded) shape. `init` says how a fresh run
+    initialises it: `normal(std)` (mean 0), `zeros` or `ones`.
+
+    Parameters that must hold the same value (for example the two copies of a
+    tied embedding on the first and last pipeline stages) share a `tie` group;
+    their gradient contributions are summed before any data-parallel
+    reduction.
+
+    ```mlir
+    tfm.param @"transformer.wte.weight" : tensor<50257x768xf32> init normal(0.02)
+    tfm.param @"transformer.ln_f.bias" : tensor<768xf32> init zeros
+    tfm.param @"lm_head.weight" : tensor<50257x768xf32> init normal(0.02) tie "wte"
+    ```
+
+    **Constraints**
+    - the type is a ranked f32, bf16 or f16 tensor with static, positive dims;
+    - `normal` has a standard deviation and it is > 0; `zeros` and `ones` have
+      none;
+    - a tie group, when given, is a non-empty name, and every parameter of the
+      group in the same module has the same type and initialisation.
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       TypeAttrOf<Tfm_FloatTensor>:$type,
+                       Tfm_InitKind:$init,
+                       OptionalAttr<F64Attr>:$init_std,
+                       OptionalAttr<StrAttr>:$tie_group);
+  let assemblyFormat = [{
+    $sym_name `:` $type `init` $init (`(` $init_std^ `)`)?
+    (`tie` $tie_group^)? attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Tfm_GetParamOp : Tfm_Op<"get_param", [Pure,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "reads a parameter declared by tfm.param";
+  let description = [{
+    Returns the value of the named parameter.
+
+    ```mlir
+    %w = tfm.get_param @"transformer.wte.weight" : tensor<50257x768xf32>
+    ```
+
+    **Constraints**
+    - the symbol names a `tfm.param` in the enclosing symbol table;
+    - the result type equals the parameter's type.
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$name);
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = "$name attr-dict `:` type($result)";
+}
+
+//===----------------------------------------------------------------------===//
+// Embeddings and positions
+//===----------------------------------------------------------------------===//
+
+def Tfm_PositionIdsOp : Tfm_Op<"position_ids", [Pure]> {
+  let summary = "the position of every token of the sequence";
+  let description = [{
+    Produces `[s, b]` integers where element `(i, j)` is `i`: the global
+    sequence position of each token (GPT-2's learned positions, rotary
+    embeddings). Packed sequences pass their own position ids instead.
+
+    ```mlir
+    %pos = tfm.position_ids : tensor<128x2xi64>
+    ```
+
+    **Constraints**
+    - the result is a rank-2 `[s, b]` tensor of i32 or i64.
+  }];
+  let results = (outs Tfm_IndexTensor:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tfm_EmbeddingOp : Tfm_Op<"embedding", [Pure]> {
+  let summary = "looks up rows of an embedding table";
+  let description = [{
+    `result[i, j, :] = table[ids[i, j], :]`.
+
+    ```mlir
+    %x = tfm.embedding %ids, %wte
+        : (tensor<128x2xi64>, tensor<50257x768xf32>) -> tensor<128x2x768xf32>
+    ```
+
+    **Constraints**
+    - the table has rank 2 `[vocab, hidden]`;
+    - the result shape is the ids' shape followed by `hidden`;
+    - the result element type is the table's.
+  }];
+  let arguments = (ins Tfm_IndexTensor:$ids, Tfm_FloatTensor:$table);
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = "$ids `,` $table attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Normalisation and dropout
+//===----------------------------------------------------------------------===//
+
+def Tfm_LayerNormOp : Tfm_Op<"layer_norm", [Pure]> {
+  let summary = "layer normalisation over the last dimension";
+  let description = [{
+    `y = (x - mean(x)) / sqrt(var(x) + eps) * weight + bias`, with mean and
+    (biased) variance over the last dimension. The bias is optional.
+
+    ```mlir
+    %y = tfm.layer_norm %x, %w, %b eps 1.0e-05
+        : (tensor<128x2x768xf32>, tensor<768xf32>, tensor<768xf32>)
+        -> tensor<128x2x768xf32>
+    ```
+
+    **Constraints**
+    - `eps` > 0;
+    - the weight (and bias, if present) has rank 1 and the size of the
+      input's last dimension, and the input's element type;
+    - the result type equals the input type.
+  }];
+  let arguments = (ins Tfm_FloatTensor:$input, Tfm_FloatTensor:$weight,
+                       Optional<Tfm_FloatTensor>:$bias, F64Attr:$eps);
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $weight (`,` $bias^)? `eps` $eps attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tfm_RmsNormOp : Tfm_Op<"rms_norm", [Pure]> {
+  let summary = "root-mean-square normalisation over the last dimension";
+  let description = [{
+    `y = x / sqrt(mean(x^2) + eps) * weight` over the last dimension (Llama).
+
+    ```mlir
+    %y = tfm.rms_norm %x, %w eps 1.0e-06
+        : (tensor<128x2x4096xf32>, tensor<4096xf32>) -> tensor<128x2x4096xf32>
+    ```
+
+    **Constraints**
+    - `eps` > 0;
+    - the weight has rank 1, the size of the input's last dimension, and the
+      input's element type;
+    - the result type equals the input type.
+  }];
+  let arguments = (ins Tfm_FloatTensor:$input, Tfm_FloatTensor:$weight,
+                       F64Attr:$eps);
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $weight `eps` $eps attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tfm_DropoutOp : Tfm_Op<"dropout", [SameOperandsAndResultType]> {
+  let summary = "inverted dropout with a counter-based random stream";
+  let description = [{
+    Zeroes each element with probability `rate` and scales the others by
+    `1 / (1 - rate)`. The mask is drawn from a counter-based generator keyed
+    by (seed, `stream`, global element index), so a sharded run draws exactly
+    the slice of the unsharded run's mask. A rate of 0 is the identity.
+
+    ```mlir
+    %y = tfm.dropout %x rate 1.0e-01 stream 3 : tensor<128x2x768xf32>
+    ```
+
+    **Constraints**
+    - 0 <= `rate` < 1;
+    - `stream` >= 0;
+    - the result type equals the input type.
+  }];
+  let arguments = (ins Tfm_FloatTensor:$input, F64Attr:$rate,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$stream);
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = "$input `rate` $rate `stream` $stream attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Linear layers and attention
+//===----------------------------------------------------------------------===//
+
+def Tfm_LinearOp : Tfm_Op<"linear", [Pure]> {
+  let summary = "matrix multiplication over the last dimension, optional bias";
+  let description = [{
+    `y = x W^T + b` for a `[out, in]` weight (torch.nn.Linear, the default
+    `weight_layout = out_in`) or `y = x W + b` for an `[in, out]` weight
+    (GPT-2's Conv1D, `in_out`). The bias is optional.
+
+    ```mlir
+    %y = tfm.linear %x, %w, %b weight_layout in_out
+        : (tensor<128x2x768xf32>, tensor<768x3072xf32>, tensor<3072xf32>)
+        -> tensor<128x2x3072xf32>
+    %z = tfm.linear %x, %w2
+        : (tensor<128x2x768xf32>, tensor<3072x768xf32>) -> tensor<128x2x3072xf32>
+    ```
+
+    **Constraints**
+    - the input has rank >= 1 and the weight rank 2;
+    - the weight's `in` dimension equals the input's last dimension;
+    - the bias, if present, has rank 1 and size `out`;
+    - the result shape is the input's with the last dimension replaced by
+      `out`;
+    - input, weight, bias and result have the same element type.
+  }];
+  let arguments = (ins Tfm_FloatTensor:$input, Tfm_FloatTensor:$weight,
+                       Optional<Tfm_FloatTensor>:$bias,
+                       DefaultValuedAttr<Tfm_WeightLayout,
+                         "::seqpar::tfm::WeightLayout::out_in">:$weight_layout);
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $weight (`,` $bias^)? (`weight_layout` $weight_layout^)?
+    attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Number of input and output features of the weight.
+    int64_t getInFeatures();
+    int64_t getOutFeatures();
+  }];
+}
+
+def Tfm_QkvSplitOp : Tfm_Op<"qkv_split", [Pure]> {
+  let summary = "splits a fused QKV projection into queries, keys and values";
+  let description = [{
+    Takes the output of a fused QKV linear, `[..., (heads + 2 kv_heads) *
+    head_dim]`, and returns q `[..., heads * head_dim]`, k and v
+    `[..., kv_heads * head_dim]`. `packing` says how the fused features are
+    ordered: `blocks` is `[q | k | v]` (GPT-2's c_attn), `heads` is
+    `[head 0: q k v | head 1: q k v | ...]` (GPT-NeoX's query_key_value).
+    The partitioner uses it to split the fused weight so that every rank
+    holds whole heads.
+
+    ```mlir
+    %q, %k, %v = tfm.qkv_split %qkv packing blocks heads 12 kv_heads 12
+        head_dim 64 : tensor<128x2x2304xf32>
+        -> tensor<128x2x768xf32>, tensor<128x2x768xf32>, tensor<128x2x768xf32>
+    ```
+
+    **Constraints**
+    - `heads`, `kv_heads` and `head_dim` are >= 1 and `heads` is a multiple of
+      `kv_heads`;
+    - `heads` packing needs `heads == kv_heads`;
+    - the input's last dimension is `(heads + 2 * kv_heads) * head_dim`;
+    - the results have the input's leading dimensions and element type, and
+      last dimensions `heads * head_dim`, `kv_heads * head_dim` twice.
+  }];
+  let arguments = (ins Tfm_FloatTensor:$input, Tfm_QkvPacking:$packing,
+                       I64Attr:$num_heads, I64Attr:$num_kv_heads,
+                       I64Attr:$head_dim);
+  let results = (outs Tfm_FloatTensor:$q, Tfm_FloatTensor:$k,
+                      Tfm_FloatTensor:$v);
+  let assemblyFormat = [{
+    $input `packing` $packing `heads` $num_heads `kv_heads` $num_kv_heads
+    `head_dim` $head_dim attr-dict `:` type($input) `->` type(results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tfm_AttentionOp : Tfm_Op<"attention", [Pure]> {
+  let summary = "multi-head scaled dot-product attention with rotary and GQA";
+  let description = [{
+    Scaled dot-product attention of `[s, b, heads * head_dim]` queries over
+    `[s, b, kv_heads * head_dim]` keys and values; query head `i` reads kv
+    head `i / (heads / kv_heads)` (grouped-query attention; `kv_heads = 1` is
+    multi-query). Scores are scaled by `1 / sqrt(head_dim)`; `causal` masks
+    future positions. When `rotary_dim > 0`, the first `rotary_dim` features
+    of each query and key head are rotated (rotate-half convention of
+    GPT-NeoX and Llama) by `position * theta^(-2i / rotary_dim)`, with
+    positions from the optional `positions` operand (`[s, b]`) or the global
+    sequence index. `rotary_dim = int(head_dim * rotary_fraction)`.
+    `dropout_rate` applies dropout to the attention probabilities with the
+    random stream `dropout_stream`.
+
+    ```mlir
+    %o = tfm.attention %q, %k, %v heads 32 kv_heads 8 head_dim 128
+        {causal, rotary_dim = 128, rotary_theta = 5.0e+05}
+        : tensor<128x2x4096xf32>, tensor<128x2x1024xf32>, tensor<128x2x1024xf32>
+        -> tensor<128x2x4096xf32>
+    ```
+
+    **Constraints**
+    - `heads`, `kv_heads` and `head_dim` are >= 1 and `heads` is a multiple of
+      `kv_heads`;
+    - q, k and v have rank 3, the same `[s, b]` leading dimensions and element
+      type; q's last dimension is `heads * head_dim`, k's and v's
+      `kv_heads * head_dim`;
+    - `positions`, if present, is an `[s, b]` integer tensor;
+    - `rotary_dim` is even and in `[0, head_dim]`; `rotary_theta` > 0 when
+      `rotary_dim` > 0;
+    - 0 <= `dropout_rate` < 1 and `dropout_stream` >= 0;
+    - the result type equals q's type.
+  }];
+  let arguments = (ins Tfm_FloatTensor:$q, Tfm_FloatTensor:$k,
+                       Tfm_FloatTensor:$v, Optional<Tfm_IndexTensor>:$positions,
+                       I64Attr:$num_heads, I64Attr:$num_kv_heads,
+                       I64Attr:$head_dim, UnitAttr:$causal,
+                       DefaultValuedAttr<I64Attr, "0">:$rotary_dim,
+                       DefaultValuedAttr<F64Attr, "10000.0">:$rotary_theta,
+                       DefaultValuedAttr<F64Attr, "0.0">:$dropout_rate,
+                       DefaultValuedAttr<I64Attr, "0">:$dropout_stream);
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = [{
+    $q `,` $k `,` $v (`positions` $positions^)? `heads` $num_heads
+    `kv_heads` $num_kv_heads `head_dim` $head_dim attr-dict `:`
+    type($q) `,` type($k) `,` type($v) (`,` type($positions)^)? `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+class Tfm_UnaryOp<string mnemonic, list<Trait> traits = []>
+    : Tfm_Op<mnemonic, !listconcat([Pure, SameOperandsAndResultType], traits)> {
+  let arguments = (ins Tfm_FloatTensor:$input);
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+class Tfm_BinaryOp<string mnemonic, list<Trait> traits = []>
+    : Tfm_Op<mnemonic, !listconcat([Pure, SameOperandsAndResultType,
+                                    Commutative], traits)> {
+  let arguments = (ins Tfm_FloatTensor:$lhs, Tfm_FloatTensor:$rhs);
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($result)";
+}
+
+def Tfm_GeluOp : Tfm_Op<"gelu", [Pure, SameOperandsAndResultType]> {
+  let summary = "Gaussian error linear unit, exact or tanh-approximated";
+  let description = [{
+    `approximate = none` is `x * Phi(x)` (torch's default, GPT-NeoX
+    `hidden_act = gelu`); `tanh` is GPT-2's `gelu_new`.
+
+    ```mlir
+    %y = tfm.gelu %x approximate tanh : tensor<128x2x3072xf32>
+    ```
+
+    **Constraints**
+    - the result type equals the input type.
+  }];
+  let arguments = (ins Tfm_FloatTensor:$input,
+                       Tfm_GeluApproximation:$approximate);
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = "$input `approximate` $approximate attr-dict `:` type($input)";
+}
+
+def Tfm_SiluOp : Tfm_UnaryOp<"silu"> {
+  let summary = "sigmoid linear unit, x * sigmoid(x)";
+  let description = [{
+    ```mlir
+    %y = tfm.silu %x : tensor<128x2x11008xf32>
+    ```
+
+    **Constraints**
+    - the result type equals the input type.
+  }];
+}
+
+def Tfm_MulOp : Tfm_BinaryOp<"mul"> {
+  let summary = "elementwise product";
+  let description = [{
+    ```mlir
+    %y = tfm.mul %a, %b : tensor<128x2x11008xf32>
+    ```
+
+    **Constraints**
+    - both operands and the result have the same type (no broadcasting).
+  }];
+}
+
+def Tfm_AddOp : Tfm_BinaryOp<"add"> {
+  let summary = "elementwise sum (residual connections)";
+  let description = [{
+    ```mlir
+    %y = tfm.add %a, %b : tensor<128x2x768xf32>
+    ```
+
+    **Constraints**
+    - both operands and the result have the same type (no broadcasting).
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Loss
+//===----------------------------------------------------------------------===//
+
+def Tfm_CrossEntropyOp : Tfm_Op<"cross_entropy", [Pure]> {
+  let summary = "mean token cross-entropy of logits against labels";
+  let description = [{
+    `loss = mean over tokens with label != ignore_index of
+    (logsumexp(logits[t, :]) - logits[t, label[t]])`, computed in f32.
+    Labels are already shifted (label `t` is the token after input `t`).
+    If every label is ignored the loss is 0.
+
+    ```mlir
+    %loss = tfm.cross_entropy %logits, %labels ignore_index -100
+        : (tensor<128x2x50257xf32>, tensor<128x2xi64>) -> tensor<f32>
+    ```
+
+    **Constraints**
+    - the labels have the logits' shape without the last (vocabulary)
+      dimension;
+    - the result is an f32 scalar (rank-0 tensor).
+  }];
+  let arguments = (ins Tfm_FloatTensor:$logits, Tfm_IndexTensor:$labels,
+                       DefaultValuedAttr<I64Attr, "-100">:$ignore_index);
+  let results = (outs Tfm_Scalar:$loss);
+  let assemblyFormat = [{
+    $logits `,` $labels `ignore_index` $ignore_index attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // SEQPAR_DIALECT_TFM_IR_TFMOPS_TD

@@ -1,0 +1,134 @@
+//===- DistAttrs.cpp - #dist.layout ---------------------------------------===//
+
+#include "seqpar/Dialect/Dist/IR/Dist.h"
+
+#include "mlir/IR/DialectImplementation.h"
+
+using namespace mlir;
+using namespace seqpar::dist;
+
+static Sharding decode(int64_t v) {
+  return v == LayoutAttr::kPartial ? Sharding::partial() : Sharding::split(v);
+}
+
+static int64_t encode(Sharding s) {
+  return s.isPartial() ? LayoutAttr::kPartial : s.dim;
+}
+
+LayoutAttr
+LayoutAttr::get(MLIRContext *ctx,
+                ArrayRef<std::pair<StringRef, Sharding>> entries) {
+  SmallVector<std::pair<StringRef, Sharding>> sorted;
+  for (auto &e : entries)
+    if (!e.second.isReplicated())
+      sorted.push_back(e);
+  llvm::sort(sorted, [](auto &a, auto &b) { return a.first < b.first; });
+  SmallVector<StringAttr> axes;
+  SmallVector<int64_t> shardings;
+  for (auto &[axis, s] : sorted) {
+    axes.push_back(StringAttr::get(ctx, axis));
+    shardings.push_back(encode(s));
+  }
+  return get(ctx, axes, shardings);
+}
+
+LayoutAttr LayoutAttr::fromType(Type type) {
+  auto ranked = llvm::dyn_cast<RankedTensorType>(type);
+  return ranked ? llvm::dyn_cast_or_null<LayoutAttr>(ranked.getEncoding())
+                : LayoutAttr();
+}
+
+Sharding LayoutAttr::getSharding(StringRef axis) const {
+  for (auto [name, v] : llvm::zip(getAxes(), getShardings()))
+    if (name.getValue() == axis)
+      return decode(v);
+  return Sharding::replicated();
+}
+
+LayoutAttr LayoutAttr::with(StringRef axis, Sharding sharding) const {
+  SmallVector<std::pair<StringRef, Sharding>> entries;
+  for (auto [name, v] : llvm::zip(getAxes(), getShardings()))
+    if (name.getValue() != axis)
+      entries.push_back({name.getValue(), decode(v)});
+  entries.push_back({axis, sharding});
+  return get(getContext(), entries);
+}
+
+LogicalResult
+LayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                   ArrayRef<StringAttr> axes, ArrayRef<int64_t> shardings) {
+  if (axes.size() != shardings.size())
+    return emitError() << "layout has " << axes.size() << " axes but "
+                       << shardings.size() << " shardings";
+  for (auto [i, axis] : llvm::enumerate(axes)) {
+    if (!axis || axis.getValue().empty())
+      return emitError() << "layout axis names must be non-empty";
+    if (i > 0 && axes[i - 1].getValue() >= axis.getValue())
+      return emitError() << "layout axes must be unique and sorted by name, "
+                            "got '"
+                         << axes[i - 1].getValue() << "' before '"
+                         << axis.getValue() << "'";
+    if (shardings[i] < kPartial)
+      return emitError() << "layout of axis '" << axis.getValue()
+                         << "' has an invalid split dimension "
+                         << shardings[i];
+  }
+  return success();
+}
+
+/// `<` (axis `=` (R | P | S `(` dim `)`)) % `,` `>`
+Attribute LayoutAttr::parse(AsmParser &parser, Type) {
+  SmallVector<std::pair<std::string, Sharding>> entries;
+  llvm::SMLoc loc = parser.getCurrentLocation();
+  auto parseEntry = [&]() -> ParseResult {
+    std::string axis;
+    if (parser.parseKeywordOrString(&axis) || parser.parseEqual())
+      return failure();
+    StringRef kind;
+    llvm::SMLoc kindLoc = parser.getCurrentLocation();
+    if (parser.parseKeyword(&kind))
+      return failure();
+    Sharding s;
+    if (kind == "R") {
+      s = Sharding::replicated();
+    } else if (kind == "P") {
+      s = Sharding::partial();
+    } else if (kind == "S") {
+      int64_t dim;
+      if (parser.parseLParen() || parser.parseInteger(dim) ||
+          parser.parseRParen())
+        return failure();
+      if (dim < 0)
+        return parser.emitError(kindLoc)
+               << "split dimension of axis '" << axis << "' must be >= 0";
+      s = Sharding::split(dim);
+    } else {
+      return parser.emitError(kindLoc)
+             << "expected R, P or S(dim) for axis '" << axis << "', got '"
+             << kind << "'";
+    }
+    for (auto &e : entries)
+      if (e.first == axis)
+        return parser.emitError(loc) << "axis '" << axis << "' given twice";
+    entries.push_back({axis, s});
+    return success();
+  };
+  if (parser.parseCommaSeparatedList(AsmParser::Delimiter::LessGreater,
+                                     parseEntry))
+    return {};
+  SmallVector<std::pair<StringRef, Sharding>> refs;
+  for (auto &e : entries)
+    refs.push_back({e.first, e.second});
+  return LayoutAttr::get(parser.getContext(), refs);
+}
+
+void LayoutAttr::print(AsmPrinter &printer) const {
+  printer << '<';
+  llvm::interleaveComma(llvm::zip(getAxes(), getShardings()), printer,
+                        [&](auto entry) {
+                          printer.printKeywordOrString(
+                              std::get<0>(entry).getValue());
+                          printer << " = " << decode(std::get<1>(entry)).str();
+                        });
+  printer << '>';
+}

@@ -1,0 +1,368 @@
+//===- DistOps.cpp - dist operation verifiers -----------------------------===//
+
+#include "seqpar/Dialect/Dist/IR/Dist.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/StringSet.h"
+
+using namespace mlir;
+using namespace seqpar;
+using namespace seqpar::dist;
+
+//===----------------------------------------------------------------------===//
+// MeshOp
+//===----------------------------------------------------------------------===//
+
+/// `[` ("name" `=` size) % `,` `]`
+static ParseResult parseMeshAxes(OpAsmParser &parser, ArrayAttr &names,
+                                 DenseI64ArrayAttr &sizes) {
+  SmallVector<Attribute> nameAttrs;
+  SmallVector<int64_t> sizeValues;
+  auto parseAxis = [&]() -> ParseResult {
+    std::string name;
+    int64_t size;
+    if (parser.parseString(&name) || parser.parseEqual() ||
+        parser.parseInteger(size))
+      return failure();
+    nameAttrs.push_back(parser.getBuilder().getStringAttr(name));
+    sizeValues.push_back(size);
+    return success();
+  };
+  if (parser.parseCommaSeparatedList(OpAsmParser::Delimiter::Square,
+                                     parseAxis))
+    return failure();
+  names = parser.getBuilder().getArrayAttr(nameAttrs);
+  sizes = parser.getBuilder().getDenseI64ArrayAttr(sizeValues);
+  return success();
+}
+
+static void printMeshAxes(OpAsmPrinter &printer, Operation *, ArrayAttr names,
+                          DenseI64ArrayAttr sizes) {
+  printer << '[';
+  llvm::interleaveComma(llvm::zip(names, sizes.asArrayRef()), printer,
+                        [&](auto axis) {
+                          printer << std::get<0>(axis) << " = "
+                                  << std::get<1>(axis);
+                        });
+  printer << ']';
+}
+
+LogicalResult MeshOp::verify() {
+  ArrayRef<int64_t> sizes = getAxisSizes();
+  if (getAxisNames().size() != sizes.size())
+    return emitOpError() << "has " << getAxisNames().size() << " axis names but "
+                         << sizes.size() << " sizes";
+  if (sizes.empty())
+    return emitOpError() << "needs at least one axis";
+  llvm::StringSet<> seen;
+  for (auto [nameAttr, size] : llvm::zip(getAxisNames(), sizes)) {
+    StringRef name = cast<StringAttr>(nameAttr).getValue();
+    if (name.empty())
+      return emitOpError() << "axis names must be non-empty";
+    if (!seen.insert(name).second)
+      return emitOpError() << "axis '" << name << "' appears twice";
+    if (size < 1)
+      return emitOpError() << "axis '" << name << "' must have size >= 1, got "
+                           << size;
+  }
+  return success();
+}
+
+std::optional<int64_t> MeshOp::getAxisSize(StringRef axis) {
+  for (auto [nameAttr, size] : llvm::zip(getAxisNames(), getAxisSizes()))
+    if (cast<StringAttr>(nameAttr).getValue() == axis)
+      return size;
+  return std::nullopt;
+}
+
+int64_t MeshOp::getNumRanks() {
+  int64_t n = 1;
+  for (int64_t s : getAxisSizes())
+    n *= s;
+  return n;
+}
+
+//===----------------------------------------------------------------------===//
+// Shared collective checks
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+dist::verifyCollectiveSymbolUses(CollectiveOpInterface op,
+                                 SymbolTableCollection &symbolTable) {
+  Operation *o = op.getOperation();
+  auto mesh = symbolTable.lookupNearestSymbolFrom<MeshOp>(o, op.getMeshRef());
+  if (!mesh)
+    return o->emitOpError() << "'" << op.getMeshRef().getValue()
+                            << "' does not name a dist.mesh";
+  std::optional<int64_t> size = mesh.getAxisSize(op.getMeshAxis());
+  if (!size) {
+    std::string axes;
+    llvm::raw_string_ostream os(axes);
+    llvm::interleaveComma(mesh.getAxisNames(), os, [&](Attribute a) {
+      os << cast<StringAttr>(a).getValue();
+    });
+    return o->emitOpError() << "axis '" << op.getMeshAxis()
+                            << "' is not an axis of mesh @"
+                            << mesh.getSymName() << " (" << axes << ")";
+  }
+  auto checkType = [&](Type t, StringRef what, unsigned i) -> LogicalResult {
+    LayoutAttr layout = LayoutAttr::fromType(t);
+    if (!layout)
+      return success();
+    int64_t rank = cast<RankedTensorType>(t).getRank();
+    for (auto [axis, s] : llvm::zip(layout.getAxes(), layout.getShardings())) {
+      if (!mesh.getAxisSize(axis.getValue()))
+        return o->emitOpError() << "layout of " << what << " #" << i
+                                << " names axis '" << axis.getValue()
+                                << "' that mesh @" << mesh.getSymName()
+                                << " does not have";
+      if (s >= rank)
+        return o->emitOpError() << "layout of " << what << " #" << i
+                                << " splits dimension " << s << " of a rank-"
+                                << rank << " tensor on axis '"
+                                << axis.getValue() << "'";
+    }
+    return success();
+  };
+  for (auto [i, v] : llvm::enumerate(o->getOperands()))
+    if (failed(checkType(v.getType(), "operand", i)))
+      return failure();
+  for (auto [i, v] : llvm::enumerate(o->getResults()))
+    if (failed(checkType(v.getType(), "result", i)))
+      return failure();
+  return op.verifyWithAxisSize(*size);
+}
+
+namespace {
+/// Shape and layout checks of a collective, phrased once.
+struct CollectiveChecker {
+  Operation *op;
+  StringRef axis;
+  int64_t n;
+
+  RankedTensorType type(Value v) { return cast<RankedTensorType>(v.getType()); }
+
+  LogicalResult dimInRange(StringRef name, int64_t dim, int64_t rank) {
+    if (dim < 0 || dim >= rank)
+      return op->emitOpError() << name << " " << dim
+                               << " is out of range for a rank-" << rank
+                               << " tensor";
+    return success();
+  }
+
+  /// `to` must be `from` with dimension `dim` scaled by `num / den`.
+  LogicalResult scaled(RankedTensorType from, RankedTensorType to,
+                       ArrayRef<std::pair<int64_t, bool>> dims) {
+    if (from.getElementType() != to.getElementType())
+      return op->emitOpError() << "element type changes from "
+                               << from.getElementType() << " to "
+                               << to.getElementType();
+    SmallVector<int64_t> expected(from.getShape());
+    for (auto [dim, multiply] : dims) {
+      if (!multiply && expected[dim] % n != 0)
+        return op->emitOpError()
+               << "dimension " << dim << " (" << expected[dim]
+               << ") is not divisible by the size of axis '" << axis << "' ("
+               << n << ")";
+      expected[dim] = multiply ? expected[dim] * n : expected[dim] / n;
+    }
+    if (to.getShape() != ArrayRef<int64_t>(expected)) {
+      auto diag = op->emitOpError() << "result shape must be [";
+      llvm::interleaveComma(expected, diag);
+      diag << "] for axis '" << axis << "' of size " << n << ", got " << to;
+      return diag;
+    }
+    return success();
+  }
+
+  /// With layouts on both sides, `in` is `from` on the axis, `out` is `to`,
+  /// and all other axes agree.
+  LogicalResult transition(RankedTensorType in, RankedTensorType out,
+                           Sharding from, Sharding to) {
+    LayoutAttr lin = LayoutAttr::fromType(in), lout = LayoutAttr::fromType(out);
+    if (!lin && !lout)
+      return success();
+    if (!lin || !lout)
+      return op->emitOpError()
+             << "operand and result must both carry a layout or neither";
+    if (lin.getSharding(axis) != from)
+      return op->emitOpError() << "operand must be " << from.str() << " on axis '"
+                               << axis << "', its layout is " << lin;
+    if (lout.getSharding(axis) != to)
+      return op->emitOpError() << "result must be " << to.str() << " on axis '"
+                               << axis << "', its layout is " << lout;
+    if (lin.with(axis, Sharding()) != lout.with(axis, Sharding()))
+      return op->emitOpError() << "layouts on axes other than '" << axis
+                               << "' must not change: " << lin << " vs "
+                               << lout;
+    return success();
+  }
+
+  /// The linear part of a fused op: `lhs` (the full GEMM input) times the
+  /// weight, plus the bias; returns the GEMM output shape.
+  FailureOr<SmallVector<int64_t>> linearShape(ArrayRef<int64_t> lhs,
+                                              RankedTensorType w, Value bias,
+                                              tfm::WeightLayout layout,
+                                              Type elementType) {
+    if (w.getRank() != 2)
+      return op->emitOpError() << "weight must have rank 2, got " << w;
+    bool outIn = layout == tfm::WeightLayout::out_in;
+    int64_t in = w.getDimSize(outIn ? 1 : 0), out = w.getDimSize(outIn ? 0 : 1);
+    if (in != lhs.back())
+      return op->emitOpError()
+             << "weight has " << in
+             << " input features but the input's last dimension is "
+             << lhs.back();
+    if (w.getElementType() != elementType)
+      return op->emitOpError() << "weight element type " << w.getElementType()
+                               << " differs from the input's " << elementType;
+    if (bias) {
+      RankedTensorType b = type(bias);
+      if (b.getRank() != 1 || b.getDimSize(0) != out)
+        return op->emitOpError() << "bias must have shape [" << out
+                                 << "], got " << b;
+    }
+    SmallVector<int64_t> shape(lhs);
+    shape.back() = out;
+    return shape;
+  }
+
+  LogicalResult chunksDivide(int64_t chunks, int64_t size, StringRef what) {
+    if (chunks < 1 || size % chunks != 0)
+      return op->emitOpError() << "chunks (" << chunks
+                               << ") must be >= 1 and divide the " << what
+                               << " (" << size << ")";
+    return success();
+  }
+};
+} // namespace
+
+LogicalResult AllGatherOp::verifyWithAxisSize(int64_t n) {
+  CollectiveChecker c{*this, getAxis(), n};
+  auto in = c.type(getInput()), out = c.type(getResult());
+  int64_t d = getDim();
+  if (failed(c.dimInRange("dim", d, in.getRank())) ||
+      failed(c.scaled(in, out, {{d, true}})))
+    return failure();
+  return c.transition(in, out, Sharding::split(d), Sharding::replicated());
+}
+
+LogicalResult ReduceScatterOp::verifyWithAxisSize(int64_t n) {
+  CollectiveChecker c{*this, getAxis(), n};
+  auto in = c.type(getInput()), out = c.type(getResult());
+  int64_t d = getDim();
+  if (failed(c.dimInRange("dim", d, in.getRank())) ||
+      failed(c.scaled(in, out, {{d, false}})))
+    return failure();
+  return c.transition(in, out, Sharding::partial(), Sharding::split(d));
+}
+
+LogicalResult AllReduceOp::verifyWithAxisSize(int64_t n) {
+  CollectiveChecker c{*this, getAxis(), n};
+  auto in = c.type(getInput()), out = c.type(getResult());
+  if (failed(c.scaled(in, out, {})))
+    return failure();
+  return c.transition(in, out, Sharding::partial(), Sharding::replicated());
+}
+
+LogicalResult AllToAllOp::verifyWithAxisSize(int64_t n) {
+  CollectiveChecker c{*this, getAxis(), n};
+  auto in = c.type(getInput()), out = c.type(getResult());
+  int64_t split = getSplitDim(), concat = getConcatDim();
+  if (failed(c.dimInRange("split", split, in.getRank())) ||
+      failed(c.dimInRange("concat", concat, in.getRank())))
+    return failure();
+  if (split == concat)
+    return emitOpError() << "split and concat dimensions must differ, both are "
+                         << split;
+  if (failed(c.scaled(in, out, {{split, false}, {concat, true}})))
+    return failure();
+  return c.transition(in, out, Sharding::split(concat), Sharding::split(split));
+}
+
+LogicalResult LocalSliceOp::verifyWithAxisSize(int64_t n) {
+  CollectiveChecker c{*this, getAxis(), n};
+  auto in = c.type(getInput()), out = c.type(getResult());
+  int64_t d = getDim();
+  if (failed(c.dimInRange("dim", d, in.getRank())) ||
+      failed(c.scaled(in, out, {{d, false}})))
+    return failure();
+  return c.transition(in, out, Sharding::replicated(), Sharding::split(d));
+}
+
+static LogicalResult verifyPeerOffset(Operation *op, int64_t offset,
+                                      StringRef axis, int64_t n) {
+  if (offset == 0 || offset <= -n || offset >= n)
+    return op->emitOpError() << "offset must be non-zero and within (-" << n
+                             << ", " << n << ") for axis '" << axis
+                             << "', got " << offset;
+  return success();
+}
+
+LogicalResult SendOp::verifyWithAxisSize(int64_t n) {
+  return verifyPeerOffset(*this, getOffset(), getAxis(), n);
+}
+
+LogicalResult RecvOp::verifyWithAxisSize(int64_t n) {
+  return verifyPeerOffset(*this, getOffset(), getAxis(), n);
+}
+
+LogicalResult AllGatherMatmulOp::verifyWithAxisSize(int64_t n) {
+  CollectiveChecker c{*this, getAxis(), n};
+  auto in = c.type(getInput()), out = c.type(getResult());
+  int64_t d = getDim();
+  if (failed(c.dimInRange("dim", d, in.getRank() - 1)) ||
+      failed(c.chunksDivide(getChunks(), in.getDimSize(d),
+                            "input's gathered dimension")))
+    return failure();
+  SmallVector<int64_t> gathered(in.getShape());
+  gathered[d] *= n;
+  auto shape = c.linearShape(gathered, c.type(getWeight()), getBias(),
+                             getWeightLayout(), in.getElementType());
+  if (failed(shape))
+    return failure();
+  if (out.getShape() != ArrayRef<int64_t>(*shape) ||
+      out.getElementType() != in.getElementType()) {
+    auto diag = emitOpError() << "result must have shape [";
+    llvm::interleaveComma(*shape, diag);
+    return diag << "] and element type " << in.getElementType() << ", got "
+                << out;
+  }
+  LayoutAttr lin = LayoutAttr::fromType(in), lout = LayoutAttr::fromType(out);
+  if (lin && lin.getSharding(getAxis()) != Sharding::split(d))
+    return emitOpError() << "input must be S(" << d << ") on axis '"
+                         << getAxis() << "', its layout is " << lin;
+  if (lout) {
+    Sharding s = lout.getSharding(getAxis());
+    if (s.isPartial() || s == Sharding::split(d))
+      return emitOpError() << "result must not be " << s.str() << " on axis '"
+                           << getAxis() << "' after the gather";
+  }
+  return success();
+}
+
+LogicalResult MatmulReduceScatterOp::verifyWithAxisSize(int64_t n) {
+  CollectiveChecker c{*this, getAxis(), n};
+  auto in = c.type(getInput()), out = c.type(getResult());
+  int64_t d = getDim();
+  if (failed(c.dimInRange("dim", d, in.getRank() - 1)))
+    return failure();
+  auto shape = c.linearShape(in.getShape(), c.type(getWeight()), getBias(),
+                             getWeightLayout(), in.getElementType());
+  if (failed(shape))
+    return failure();
+  auto full = RankedTensorType::get(*shape, in.getElementType());
+  if (failed(c.scaled(full, out, {{d, false}})) ||
+      failed(c.chunksDivide(getChunks(), out.getDimSize(d),
+                            "result's scattered dimension")))
+    return failure();
+  LayoutAttr lout = LayoutAttr::fromType(out);
+  if (lout && lout.getSharding(getAxis()) != Sharding::split(d))
+    return emitOpError() << "result must be S(" << d << ") on axis '"
+                         << getAxis() << "', its layout is " << lout;
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "seqpar/Dialect/Dist/IR/DistOps.cpp.inc"

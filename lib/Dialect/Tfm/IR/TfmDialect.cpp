@@ -1,0 +1,16 @@
+//===- TfmDialect.cpp - the tfm dialect -----------------------------------===//
+
+#include "seqpar/Dialect/Tfm/IR/Tfm.h"
+
+using namespace mlir;
+using namespace seqpar::tfm;
+
+#include "seqpar/Dialect/Tfm/IR/TfmEnums.cpp.inc"
+#include "seqpar/Dialect/Tfm/IR/TfmOpsDialect.cpp.inc"
+
+void TfmDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "seqpar/Dialect/Tfm/IR/TfmOps.cpp.inc"
+      >();
+}

@@ -1,0 +1,335 @@
+//===- TfmOps.cpp - tfm operation verifiers -------------------------------===//
+
+#include "seqpar/Dialect/Tfm/IR/Tfm.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OpImplementation.h"
+
+using namespace mlir;
+using namespace seqpar::tfm;
+
+static RankedTensorType tensorOf(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
+static std::string shapeStr(ArrayRef<int64_t> shape) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << '[';
+  llvm::interleave(shape, os, ", ");
+  os << ']';
+  return s;
+}
+
+/// Shapes and element types must agree; encodings (layouts) are compared by
+/// the dist verifiers, not here.
+static bool sameShapeAndElement(RankedTensorType a, RankedTensorType b) {
+  return a.getShape() == b.getShape() &&
+         a.getElementType() == b.getElementType();
+}
+
+static LogicalResult verifyNormWeight(Operation *op, RankedTensorType input,
+                                      Value param, StringRef what) {
+  if (!param)
+    return success();
+  RankedTensorType t = tensorOf(param);
+  if (t.getRank() != 1 || input.getRank() < 1 ||
+      t.getDimSize(0) != input.getShape().back())
+    return op->emitOpError() << what << " must have shape ["
+                             << (input.getRank() ? input.getShape().back() : 0)
+                             << "] (the input's last dimension), got "
+                             << shapeStr(t.getShape());
+  if (t.getElementType() != input.getElementType())
+    return op->emitOpError() << what << " element type " << t.getElementType()
+                             << " differs from the input's "
+                             << input.getElementType();
+  return success();
+}
+
+static LogicalResult verifyEps(Operation *op, APFloat eps) {
+  if (!(eps.convertToDouble() > 0.0))
+    return op->emitOpError() << "eps must be > 0, got "
+                             << eps.convertToDouble();
+  return success();
+}
+
+static LogicalResult verifyRate(Operation *op, StringRef name, double rate) {
+  if (!(rate >= 0.0 && rate < 1.0))
+    return op->emitOpError() << name << " must be in [0, 1), got " << rate;
+  return success();
+}
+
+static LogicalResult verifyHeads(Operation *op, int64_t heads, int64_t kvHeads,
+                                 int64_t headDim) {
+  if (heads < 1 || kvHeads < 1 || headDim < 1)
+    return op->emitOpError()
+           << "heads, kv_heads and head_dim must be >= 1, got " << heads
+           << ", " << kvHeads << ", " << headDim;
+  if (heads % kvHeads != 0)
+    return op->emitOpError() << "heads (" << heads
+                             << ") must be a multiple of kv_heads (" << kvHeads
+                             << ")";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ParamOp / GetParamOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ParamOp::verify() {
+  auto type = cast<RankedTensorType>(getType());
+  for (int64_t d : type.getShape())
+    if (ShapedType::isDynamic(d) || d < 1)
+      return emitOpError() << "parameter shape must be static and positive, got "
+                           << type;
+  bool isNormal = getInit() == InitKind::normal;
+  if (isNormal && !getInitStd())
+    return emitOpError() << "normal init needs a standard deviation";
+  if (isNormal && !(getInitStd()->convertToDouble() > 0.0))
+    return emitOpError() << "normal init standard deviation must be > 0, got "
+                         << getInitStd()->convertToDouble();
+  if (!isNormal && getInitStd())
+    return emitOpError() << stringifyInitKind(getInit())
+                         << " init takes no standard deviation";
+  if (!getTieGroup())
+    return success();
+  if (getTieGroup()->empty())
+    return emitOpError() << "tie group name must not be empty";
+  // Compare with the first earlier member of the group: every member is
+  // checked against its predecessor, so the whole group agrees.
+  for (Operation &other : (*this)->getBlock()->getOperations()) {
+    if (&other == getOperation())
+      break;
+    auto prev = dyn_cast<ParamOp>(other);
+    if (!prev || prev.getTieGroup() != getTieGroup())
+      continue;
+    if (prev.getType() != getType() || prev.getInit() != getInit() ||
+        prev.getInitStd() != getInitStd())
+      return emitOpError() << "tie group '" << *getTieGroup()
+                           << "' mixes parameters of different type or init: "
+                           << "@" << prev.getSymName() << " is "
+                           << prev.getType();
+  }
+  return success();
+}
+
+LogicalResult
+GetParamOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  auto param = symbolTable.lookupNearestSymbolFrom<ParamOp>(*this, getNameAttr());
+  if (!param)
+    return emitOpError() << "'" << getName()
+                         << "' does not name a tfm.param";
+  if (param.getType() != getResult().getType())
+    return emitOpError() << "result type " << getResult().getType()
+                         << " differs from the type of @" << getName() << ", "
+                         << param.getType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// PositionIdsOp / EmbeddingOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult PositionIdsOp::verify() {
+  if (getResult().getType().getRank() != 2)
+    return emitOpError() << "result must be a rank-2 [s, b] tensor, got "
+                         << getResult().getType();
+  return success();
+}
+
+LogicalResult EmbeddingOp::verify() {
+  RankedTensorType ids = getIds().getType(), table = getTable().getType(),
+                   res = getResult().getType();
+  if (table.getRank() != 2)
+    return emitOpError() << "table must have rank 2 [vocab, hidden], got "
+                         << shapeStr(table.getShape());
+  SmallVector<int64_t> expected(ids.getShape());
+  expected.push_back(table.getDimSize(1));
+  if (res.getShape() != ArrayRef<int64_t>(expected))
+    return emitOpError() << "result shape must be " << shapeStr(expected)
+                         << " (ids shape + hidden), got "
+                         << shapeStr(res.getShape());
+  if (res.getElementType() != table.getElementType())
+    return emitOpError() << "result element type " << res.getElementType()
+                         << " differs from the table's "
+                         << table.getElementType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Norms and dropout
+//===----------------------------------------------------------------------===//
+
+LogicalResult LayerNormOp::verify() {
+  RankedTensorType in = getInput().getType();
+  if (failed(verifyEps(*this, getEps())) ||
+      failed(verifyNormWeight(*this, in, getWeight(), "weight")) ||
+      failed(verifyNormWeight(*this, in, getBias(), "bias")))
+    return failure();
+  if (!sameShapeAndElement(in, getResult().getType()))
+    return emitOpError() << "result type " << getResult().getType()
+                         << " differs from the input type " << in;
+  return success();
+}
+
+LogicalResult RmsNormOp::verify() {
+  RankedTensorType in = getInput().getType();
+  if (failed(verifyEps(*this, getEps())) ||
+      failed(verifyNormWeight(*this, in, getWeight(), "weight")))
+    return failure();
+  if (!sameShapeAndElement(in, getResult().getType()))
+    return emitOpError() << "result type " << getResult().getType()
+                         << " differs from the input type " << in;
+  return success();
+}
+
+LogicalResult DropoutOp::verify() {
+  return verifyRate(*this, "rate", getRate().convertToDouble());
+}
+
+//===----------------------------------------------------------------------===//
+// LinearOp
+//===----------------------------------------------------------------------===//
+
+int64_t LinearOp::getInFeatures() {
+  return getWeight().getType().getDimSize(
+      getWeightLayout() == WeightLayout::out_in ? 1 : 0);
+}
+
+int64_t LinearOp::getOutFeatures() {
+  return getWeight().getType().getDimSize(
+      getWeightLayout() == WeightLayout::out_in ? 0 : 1);
+}
+
+LogicalResult LinearOp::verify() {
+  RankedTensorType in = getInput().getType(), w = getWeight().getType(),
+                   res = getResult().getType();
+  if (in.getRank() < 1)
+    return emitOpError() << "input must have rank >= 1";
+  if (w.getRank() != 2)
+    return emitOpError() << "weight must have rank 2, got "
+                         << shapeStr(w.getShape());
+  int64_t inF = getInFeatures(), outF = getOutFeatures();
+  if (inF != in.getShape().back())
+    return emitOpError() << "weight " << shapeStr(w.getShape()) << " ("
+                         << stringifyWeightLayout(getWeightLayout())
+                         << ") has " << inF
+                         << " input features but the input's last dimension is "
+                         << in.getShape().back();
+  if (getBias()) {
+    RankedTensorType b = getBias().getType();
+    if (b.getRank() != 1 || b.getDimSize(0) != outF)
+      return emitOpError() << "bias must have shape [" << outF << "], got "
+                           << shapeStr(b.getShape());
+    if (b.getElementType() != in.getElementType())
+      return emitOpError() << "bias element type " << b.getElementType()
+                           << " differs from the input's "
+                           << in.getElementType();
+  }
+  SmallVector<int64_t> expected(in.getShape());
+  expected.back() = outF;
+  if (res.getShape() != ArrayRef<int64_t>(expected))
+    return emitOpError() << "result shape must be " << shapeStr(expected)
+                         << ", got " << shapeStr(res.getShape());
+  if (w.getElementType() != in.getElementType() ||
+      res.getElementType() != in.getElementType())
+    return emitOpError() << "input, weight and result element types differ ("
+                         << in.getElementType() << ", " << w.getElementType()
+                         << ", " << res.getElementType() << ")";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// QkvSplitOp / AttentionOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult QkvSplitOp::verify() {
+  int64_t h = getNumHeads(), kv = getNumKvHeads(), d = getHeadDim();
+  if (failed(verifyHeads(*this, h, kv, d)))
+    return failure();
+  if (getPacking() == QkvPacking::heads && h != kv)
+    return emitOpError() << "'heads' packing needs heads == kv_heads, got "
+                         << h << " and " << kv;
+  RankedTensorType in = getInput().getType();
+  if (in.getRank() < 1 || in.getShape().back() != (h + 2 * kv) * d)
+    return emitOpError() << "input's last dimension must be (heads + 2 * "
+                            "kv_heads) * head_dim = "
+                         << (h + 2 * kv) * d << ", got "
+                         << shapeStr(in.getShape());
+  int64_t widths[] = {h * d, kv * d, kv * d};
+  for (auto [i, r] : llvm::enumerate(getResults())) {
+    SmallVector<int64_t> expected(in.getShape());
+    expected.back() = widths[i];
+    auto t = cast<RankedTensorType>(r.getType());
+    if (t.getShape() != ArrayRef<int64_t>(expected) ||
+        t.getElementType() != in.getElementType())
+      return emitOpError() << "result " << i << " must have shape "
+                           << shapeStr(expected) << " and element type "
+                           << in.getElementType() << ", got " << t;
+  }
+  return success();
+}
+
+LogicalResult AttentionOp::verify() {
+  int64_t h = getNumHeads(), kv = getNumKvHeads(), d = getHeadDim();
+  if (failed(verifyHeads(*this, h, kv, d)))
+    return failure();
+  RankedTensorType q = getQ().getType();
+  if (q.getRank() != 3)
+    return emitOpError() << "q must have rank 3 [s, b, heads * head_dim], got "
+                         << shapeStr(q.getShape());
+  auto check = [&](StringRef name, RankedTensorType t,
+                   int64_t width) -> LogicalResult {
+    SmallVector<int64_t> expected{q.getDimSize(0), q.getDimSize(1), width};
+    if (t.getShape() != ArrayRef<int64_t>(expected))
+      return emitOpError() << name << " must have shape " << shapeStr(expected)
+                           << ", got " << shapeStr(t.getShape());
+    if (t.getElementType() != q.getElementType())
+      return emitOpError() << name << " element type " << t.getElementType()
+                           << " differs from q's " << q.getElementType();
+    return success();
+  };
+  if (failed(check("q", q, h * d)) || failed(check("k", getK().getType(), kv * d)) ||
+      failed(check("v", getV().getType(), kv * d)) ||
+      failed(check("result", getResult().getType(), h * d)))
+    return failure();
+  if (getPositions()) {
+    RankedTensorType p = getPositions().getType();
+    if (p.getShape() != q.getShape().take_front(2))
+      return emitOpError() << "positions must have shape "
+                           << shapeStr(q.getShape().take_front(2)) << ", got "
+                           << shapeStr(p.getShape());
+  }
+  int64_t rd = getRotaryDim();
+  if (rd < 0 || rd > d || rd % 2 != 0)
+    return emitOpError() << "rotary_dim must be even and in [0, " << d
+                         << "], got " << rd;
+  if (rd > 0 && !(getRotaryTheta().convertToDouble() > 0.0))
+    return emitOpError() << "rotary_theta must be > 0, got "
+                         << getRotaryTheta().convertToDouble();
+  if (getDropoutStream() < 0)
+    return emitOpError() << "dropout_stream must be >= 0, got "
+                         << getDropoutStream();
+  return verifyRate(*this, "dropout_rate",
+                    getDropoutRate().convertToDouble());
+}
+
+//===----------------------------------------------------------------------===//
+// CrossEntropyOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult CrossEntropyOp::verify() {
+  RankedTensorType logits = getLogits().getType(),
+                   labels = getLabels().getType();
+  if (logits.getRank() < 1 ||
+      labels.getShape() != logits.getShape().drop_back())
+    return emitOpError() << "labels must have shape "
+                         << shapeStr(logits.getShape().drop_back())
+                         << " (the logits' without the vocabulary), got "
+                         << shapeStr(labels.getShape());
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "seqpar/Dialect/Tfm/IR/TfmOps.cpp.inc"

@@ -1,0 +1,24 @@
+//===- sp-opt.cpp - seqpar's optimizer driver -----------------------------===//
+//
+// mlir-opt for seqpar: our dialects plus only the upstream ones we use.
+//
+//===----------------------------------------------------------------------===//
+
+#include "seqpar/Dialect/Dist/IR/Dist.h"
+#include "seqpar/Dialect/Tfm/IR/Tfm.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "mlir/Transforms/Passes.h"
+
+int main(int argc, char **argv) {
+  mlir::DialectRegistry registry;
+  registry.insert<mlir::func::FuncDialect, seqpar::tfm::TfmDialect,
+                  seqpar::dist::DistDialect>();
+  mlir::registerCanonicalizerPass();
+  mlir::registerCSEPass();
+  mlir::registerSymbolDCEPass();
+  return mlir::asMainReturnCode(mlir::MlirOptMain(
+      argc, argv, "seqpar optimizer driver\n", registry));
+}
