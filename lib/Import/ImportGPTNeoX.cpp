@@ -1,0 +1,104 @@
+//===- ImportGPTNeoX.cpp - model_type "gpt_neox" --------------------------===//
+//
+// Mirrors transformers' GPTNeoXForCausalLM: rotary embeddings on the first
+// int(head_dim * rotary_pct) features of each head, a fused query_key_value
+// ordered per head [q k v], LayerNorms with bias, and by default the parallel
+// residual x + attn(ln1(x)) + mlp(ln2(x)). The LM head (embed_out) is untied
+// unless tie_word_embeddings says otherwise.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Families.h"
+#include "ModelBuilder.h"
+
+using namespace mlir;
+using namespace seqpar;
+using namespace seqpar::tfm;
+
+bool seqpar::importGPTNeoX(ConfigReader &cfg, const ImportTarget &target) {
+  int64_t vocab = cfg.positiveInt("vocab_size");
+  int64_t hidden = cfg.positiveInt("hidden_size");
+  int64_t layers = cfg.positiveInt("num_hidden_layers");
+  int64_t heads = cfg.positiveInt("num_attention_heads");
+  int64_t inner = cfg.positiveInt("intermediate_size");
+  int64_t positions = cfg.positiveInt("max_position_embeddings", 2048);
+  double rotaryPct = cfg.fraction("rotary_pct", 0.25);
+  double theta = cfg.positive("rotary_emb_base", 10000.0);
+  double eps = cfg.positive("layer_norm_eps", 1e-5);
+  double std = cfg.positive("initializer_range", 0.02);
+  double hiddenDrop = cfg.probability("hidden_dropout", 0.0);
+  double attnDrop = cfg.probability("attention_dropout", 0.0);
+  bool parallel = cfg.boolean("use_parallel_residual", true);
+  bool tied = cfg.boolean("tie_word_embeddings", false);
+  bool bias = cfg.boolean("attention_bias", true);
+  std::string act = cfg.string("hidden_act").value_or("gelu");
+  cfg.requireNull("rope_scaling", "rotary scaling is not implemented");
+  GeluApproximation approx = GeluApproximation::none;
+  if (act == "gelu_new" || act == "gelu_fast" || act == "gelu_pytorch_tanh")
+    approx = GeluApproximation::tanh;
+  else if (act != "gelu")
+    cfg.fail("hidden_act", "= \"" + act +
+                               "\" is not supported (gelu, gelu_new, "
+                               "gelu_fast, gelu_pytorch_tanh)");
+  int64_t dim =
+      headDim(cfg, hidden, "hidden_size", heads, "num_attention_heads");
+  // transformers: rotary_ndims = int(head_size * rotary_pct).
+  int64_t rotaryDim = static_cast<int64_t>(dim * rotaryPct);
+  if (rotaryDim % 2 != 0)
+    cfg.fail("rotary_pct", "gives an odd number of rotary features (" +
+                               Twine(rotaryDim) + " of head_dim " + Twine(dim) +
+                               "); rotate-half needs an even number");
+  int64_t seq = target.seqLen(cfg, "max_position_embeddings", positions,
+                              /*learnedPositions=*/false);
+  if (cfg.failed())
+    return false;
+
+  ModelBuilder m(target.module, target.elementType, seq,
+                 target.options.batch);
+  m.at("gpt_neox.embed_in");
+  Value embed = m.param("gpt_neox.embed_in.weight", {vocab, hidden},
+                        InitKind::normal, std);
+  Value h = m.embedding(m.inputIds(), embed);
+  m.at("gpt_neox.emb_dropout");
+  h = m.dropout(h, hiddenDrop);
+
+  for (int64_t i = 0; i < layers; ++i) {
+    std::string p = "gpt_neox.layers." + std::to_string(i);
+    m.at(p + ".input_layernorm");
+    Value a = m.layerNorm(h, p + ".input_layernorm", eps);
+    m.at(p + ".attention");
+    Value qkv = m.linear(a, p + ".attention.query_key_value", hidden,
+                         3 * hidden, bias, WeightLayout::out_in, std);
+    Value k, v;
+    Value q = m.qkvSplit(qkv, QkvPacking::heads, heads, heads, dim, k, v);
+    a = m.attention(q, k, v, heads, heads, dim, rotaryDim, theta, attnDrop);
+    a = m.linear(a, p + ".attention.dense", hidden, hidden, bias,
+                 WeightLayout::out_in, std);
+    m.at(p + ".post_attention_dropout");
+    a = m.dropout(a, hiddenDrop);
+
+    // The MLP reads ln2(x) of the block input (parallel) or of x + attn.
+    Value mlpIn = parallel ? h : m.add(h, a);
+    m.at(p + ".post_attention_layernorm");
+    Value f = m.layerNorm(mlpIn, p + ".post_attention_layernorm", eps);
+    m.at(p + ".mlp");
+    f = m.linear(f, p + ".mlp.dense_h_to_4h", hidden, inner, true,
+                 WeightLayout::out_in, std);
+    f = m.gelu(f, approx);
+    f = m.linear(f, p + ".mlp.dense_4h_to_h", inner, hidden, true,
+                 WeightLayout::out_in, std);
+    m.at(p + ".post_mlp_dropout");
+    f = m.dropout(f, hiddenDrop);
+    // Summed in the order transformers uses (mlp + attn) + x.
+    h = parallel ? m.add(m.add(f, a), h) : m.add(f, mlpIn);
+  }
+
+  m.at("gpt_neox.final_layer_norm");
+  h = m.layerNorm(h, "gpt_neox.final_layer_norm", eps);
+  m.at("embed_out");
+  Value logits = tied ? m.linearWith(h, embed, vocab)
+                      : m.linear(h, "embed_out", hidden, vocab, false,
+                                 WeightLayout::out_in, std);
+  m.finish(logits);
+  return true;
+}
