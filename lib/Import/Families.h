@@ -16,8 +16,8 @@ struct ImportTarget {
 
   /// The sequence length to build for: --seq-len, or the config's maximum
   /// number of positions. Learned position tables cannot go beyond it.
-  int64_t seqLen(ConfigReader &cfg, llvm::StringRef maxKey, int64_t maxPositions,
-                 bool learnedPositions) const;
+  int64_t seqLen(ConfigReader &cfg, llvm::StringRef maxKey,
+                 int64_t maxPositions, bool learnedPositions) const;
 };
 
 /// Each returns false with the error recorded in `cfg`.

@@ -22,8 +22,7 @@ int64_t ImportTarget::seqLen(ConfigReader &cfg, StringRef maxKey,
     return maxPositions;
   if (learnedPositions && options.seqLen > maxPositions)
     cfg.fail(maxKey, "= " + Twine(maxPositions) +
-                         " is smaller than --seq-len " +
-                         Twine(options.seqLen) +
+                         " is smaller than --seq-len " + Twine(options.seqLen) +
                          " (the learned position table has no more rows)");
   return options.seqLen;
 }
@@ -47,8 +46,8 @@ seqpar::importHFConfig(StringRef json, const HFImportOptions &options,
                        MLIRContext *context) {
   llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(json);
   if (!parsed)
-    return error(options.source + ": malformed JSON: " +
-                 llvm::toString(parsed.takeError()));
+    return error(options.source +
+                 ": malformed JSON: " + llvm::toString(parsed.takeError()));
   const llvm::json::Object *object = parsed->getAsObject();
   if (!object)
     return error(options.source + ": expected a JSON object at the top level");
@@ -94,8 +93,8 @@ seqpar::importHFConfig(StringRef json, const HFImportOptions &options,
   std::string diagnostics;
   {
     ScopedDiagnosticHandler handler(context, [&](Diagnostic &d) {
-      llvm::raw_string_ostream(diagnostics) << d.getLocation() << ": " << d
-                                            << "\n";
+      llvm::raw_string_ostream(diagnostics)
+          << d.getLocation() << ": " << d << "\n";
       return success();
     });
     if (failed(verify(*module)))

@@ -50,14 +50,13 @@ bool seqpar::importGPT2(ConfigReader &cfg, const ImportTarget &target) {
   if (cfg.failed())
     return false;
 
-  ModelBuilder m(target.module, target.elementType, seq,
-                 target.options.batch);
+  ModelBuilder m(target.module, target.elementType, seq, target.options.batch);
   // GPT-2 scales the residual projections by 1/sqrt(2 * n_layer).
   double projStd = std / std::sqrt(2.0 * layers);
 
   m.at("transformer.wte");
-  Value wte = m.param("transformer.wte.weight", {vocab, hidden},
-                      InitKind::normal, std);
+  Value wte =
+      m.param("transformer.wte.weight", {vocab, hidden}, InitKind::normal, std);
   Value h = m.embedding(m.inputIds(), wte);
   m.at("transformer.wpe");
   Value wpe = m.param("transformer.wpe.weight", {positions, hidden},
@@ -97,10 +96,9 @@ bool seqpar::importGPT2(ConfigReader &cfg, const ImportTarget &target) {
   m.at("transformer.ln_f");
   h = m.layerNorm(h, "transformer.ln_f", eps);
   m.at("lm_head");
-  Value logits =
-      tied ? m.linearWith(h, wte, vocab)
-           : m.linear(h, "lm_head", hidden, vocab, false, WeightLayout::out_in,
-                      std);
+  Value logits = tied ? m.linearWith(h, wte, vocab)
+                      : m.linear(h, "lm_head", hidden, vocab, false,
+                                 WeightLayout::out_in, std);
   m.finish(logits);
   return true;
 }

@@ -53,8 +53,7 @@ bool seqpar::importGPTNeoX(ConfigReader &cfg, const ImportTarget &target) {
   if (cfg.failed())
     return false;
 
-  ModelBuilder m(target.module, target.elementType, seq,
-                 target.options.batch);
+  ModelBuilder m(target.module, target.elementType, seq, target.options.batch);
   m.at("gpt_neox.embed_in");
   Value embed = m.param("gpt_neox.embed_in.weight", {vocab, hidden},
                         InitKind::normal, std);

@@ -35,9 +35,10 @@ bool seqpar::importLlama(ConfigReader &cfg, const ImportTarget &target) {
     cfg.fail("hidden_act",
              "= \"" + act + "\" is not supported (silu, for SwiGLU)");
   if (heads % kvHeads != 0)
-    cfg.fail("num_attention_heads",
-             "= " + Twine(heads) + " is not a multiple of "
-                 "'num_key_value_heads' = " + Twine(kvHeads));
+    cfg.fail("num_attention_heads", "= " + Twine(heads) +
+                                        " is not a multiple of "
+                                        "'num_key_value_heads' = " +
+                                        Twine(kvHeads));
   // head_dim is explicit in newer configs; otherwise hidden / heads.
   int64_t dim = cfg.positiveInt("head_dim", 0);
   if (dim == 0)
@@ -47,8 +48,7 @@ bool seqpar::importLlama(ConfigReader &cfg, const ImportTarget &target) {
   if (cfg.failed())
     return false;
 
-  ModelBuilder m(target.module, target.elementType, seq,
-                 target.options.batch);
+  ModelBuilder m(target.module, target.elementType, seq, target.options.batch);
   m.at("model.embed_tokens");
   Value embed = m.param("model.embed_tokens.weight", {vocab, hidden},
                         InitKind::normal, std);

@@ -45,12 +45,12 @@ Value ModelBuilder::param(StringRef name, ArrayRef<int64_t> shape,
 
 Value ModelBuilder::linear(Value x, StringRef prefix, int64_t in, int64_t out,
                            bool bias, WeightLayout layout, double std) {
-  SmallVector<int64_t, 2> shape =
-      layout == WeightLayout::out_in ? SmallVector<int64_t, 2>{out, in}
-                                     : SmallVector<int64_t, 2>{in, out};
+  SmallVector<int64_t, 2> shape = layout == WeightLayout::out_in
+                                      ? SmallVector<int64_t, 2>{out, in}
+                                      : SmallVector<int64_t, 2>{in, out};
   Value w = param((prefix + ".weight").str(), shape, InitKind::normal, std);
-  Value bv = bias ? param((prefix + ".bias").str(), {out}, InitKind::zeros)
-                  : Value();
+  Value bv =
+      bias ? param((prefix + ".bias").str(), {out}, InitKind::zeros) : Value();
   return b.create<LinearOp>(loc, activation(out), x, w, bv, layout);
 }
 
@@ -95,11 +95,11 @@ Value ModelBuilder::positionIds() {
 Value ModelBuilder::qkvSplit(Value qkv, QkvPacking packing, int64_t heads,
                              int64_t kvHeads, int64_t headDim, Value &k,
                              Value &v) {
-  auto split = b.create<QkvSplitOp>(
-      loc,
-      TypeRange{activation(heads * headDim), activation(kvHeads * headDim),
-                activation(kvHeads * headDim)},
-      qkv, packing, heads, kvHeads, headDim);
+  auto split = b.create<QkvSplitOp>(loc,
+                                    TypeRange{activation(heads * headDim),
+                                              activation(kvHeads * headDim),
+                                              activation(kvHeads * headDim)},
+                                    qkv, packing, heads, kvHeads, headDim);
   k = split.getK();
   v = split.getV();
   return split.getQ();
@@ -110,10 +110,10 @@ Value ModelBuilder::attention(Value q, Value k, Value v, int64_t heads,
                               int64_t rotaryDim, double rotaryTheta,
                               double dropoutRate) {
   int64_t stream = dropoutRate > 0.0 ? nextStream++ : 0;
-  return b.create<AttentionOp>(
-      loc, q.getType(), q, k, v, /*positions=*/Value(), heads, kvHeads,
-      headDim, /*causal=*/true, rotaryDim, APFloat(rotaryTheta),
-      APFloat(dropoutRate), stream);
+  return b.create<AttentionOp>(loc, q.getType(), q, k, v, /*positions=*/Value(),
+                               heads, kvHeads, headDim, /*causal=*/true,
+                               rotaryDim, APFloat(rotaryTheta),
+                               APFloat(dropoutRate), stream);
 }
 
 Value ModelBuilder::gelu(Value x, GeluApproximation approximate) {
@@ -122,17 +122,13 @@ Value ModelBuilder::gelu(Value x, GeluApproximation approximate) {
 
 Value ModelBuilder::silu(Value x) { return b.create<SiluOp>(loc, x); }
 
-Value ModelBuilder::add(Value a, Value c) {
-  return b.create<AddOp>(loc, a, c);
-}
+Value ModelBuilder::add(Value a, Value c) { return b.create<AddOp>(loc, a, c); }
 
-Value ModelBuilder::mul(Value a, Value c) {
-  return b.create<MulOp>(loc, a, c);
-}
+Value ModelBuilder::mul(Value a, Value c) { return b.create<MulOp>(loc, a, c); }
 
 void ModelBuilder::finish(Value logits) {
-  Value loss = b.create<CrossEntropyOp>(
-      loc, RankedTensorType::get({}, b.getF32Type()), logits, labels(),
-      b.getI64IntegerAttr(-100));
+  Value loss =
+      b.create<CrossEntropyOp>(loc, RankedTensorType::get({}, b.getF32Type()),
+                               logits, labels(), b.getI64IntegerAttr(-100));
   b.create<func::ReturnOp>(loc, loss);
 }

@@ -43,9 +43,9 @@ public:
   mlir::Value dropout(mlir::Value x, double rate);
   mlir::Value embedding(mlir::Value ids, mlir::Value table);
   mlir::Value positionIds();
-  mlir::Value qkvSplit(mlir::Value qkv, tfm::QkvPacking packing,
-                       int64_t heads, int64_t kvHeads, int64_t headDim,
-                       mlir::Value &k, mlir::Value &v);
+  mlir::Value qkvSplit(mlir::Value qkv, tfm::QkvPacking packing, int64_t heads,
+                       int64_t kvHeads, int64_t headDim, mlir::Value &k,
+                       mlir::Value &v);
   mlir::Value attention(mlir::Value q, mlir::Value k, mlir::Value v,
                         int64_t heads, int64_t kvHeads, int64_t headDim,
                         int64_t rotaryDim, double rotaryTheta,

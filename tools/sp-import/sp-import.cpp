@@ -27,9 +27,8 @@ static cl::opt<int64_t>
            cl::init(0));
 static cl::opt<int64_t> batch("batch", cl::desc("Micro-batch size"),
                               cl::init(1));
-static cl::opt<std::string> dtype("dtype",
-                                  cl::desc("Element type: f32, bf16 or f16"),
-                                  cl::init("f32"));
+static cl::opt<std::string>
+    dtype("dtype", cl::desc("Element type: f32, bf16 or f16"), cl::init("f32"));
 static cl::opt<std::string> output("o", cl::desc("Output file (default: -)"),
                                    cl::value_desc("file"), cl::init("-"));
 
@@ -46,8 +45,8 @@ int main(int argc, char **argv) {
   ErrorOr<std::unique_ptr<MemoryBuffer>> file =
       MemoryBuffer::getFileOrSTDIN(configPath, /*IsText=*/true);
   if (!file)
-    return fail("cannot read '" + configPath + "': " +
-                file.getError().message());
+    return fail("cannot read '" + configPath +
+                "': " + file.getError().message());
 
   mlir::MLIRContext context;
   seqpar::HFImportOptions options;

@@ -19,6 +19,6 @@ int main(int argc, char **argv) {
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
   mlir::registerSymbolDCEPass();
-  return mlir::asMainReturnCode(mlir::MlirOptMain(
-      argc, argv, "seqpar optimizer driver\n", registry));
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "seqpar optimizer driver\n", registry));
 }

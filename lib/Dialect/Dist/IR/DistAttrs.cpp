@@ -15,9 +15,8 @@ static int64_t encode(Sharding s) {
   return s.isPartial() ? LayoutAttr::kPartial : s.dim;
 }
 
-LayoutAttr
-LayoutAttr::get(MLIRContext *ctx,
-                ArrayRef<std::pair<StringRef, Sharding>> entries) {
+LayoutAttr LayoutAttr::get(MLIRContext *ctx,
+                           ArrayRef<std::pair<StringRef, Sharding>> entries) {
   SmallVector<std::pair<StringRef, Sharding>> sorted;
   for (auto &e : entries)
     if (!e.second.isReplicated())
@@ -54,9 +53,9 @@ LayoutAttr LayoutAttr::with(StringRef axis, Sharding sharding) const {
   return get(getContext(), entries);
 }
 
-LogicalResult
-LayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                   ArrayRef<StringAttr> axes, ArrayRef<int64_t> shardings) {
+LogicalResult LayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 ArrayRef<StringAttr> axes,
+                                 ArrayRef<int64_t> shardings) {
   if (axes.size() != shardings.size())
     return emitError() << "layout has " << axes.size() << " axes but "
                        << shardings.size() << " shardings";
@@ -70,8 +69,7 @@ LayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          << axis.getValue() << "'";
     if (shardings[i] < kPartial)
       return emitError() << "layout of axis '" << axis.getValue()
-                         << "' has an invalid split dimension "
-                         << shardings[i];
+                         << "' has an invalid split dimension " << shardings[i];
   }
   return success();
 }
@@ -103,9 +101,8 @@ Attribute LayoutAttr::parse(AsmParser &parser, Type) {
                << "split dimension of axis '" << axis << "' must be >= 0";
       s = Sharding::split(dim);
     } else {
-      return parser.emitError(kindLoc)
-             << "expected R, P or S(dim) for axis '" << axis << "', got '"
-             << kind << "'";
+      return parser.emitError(kindLoc) << "expected R, P or S(dim) for axis '"
+                                       << axis << "', got '" << kind << "'";
     }
     for (auto &e : entries)
       if (e.first == axis)
@@ -124,11 +121,10 @@ Attribute LayoutAttr::parse(AsmParser &parser, Type) {
 
 void LayoutAttr::print(AsmPrinter &printer) const {
   printer << '<';
-  llvm::interleaveComma(llvm::zip(getAxes(), getShardings()), printer,
-                        [&](auto entry) {
-                          printer.printKeywordOrString(
-                              std::get<0>(entry).getValue());
-                          printer << " = " << decode(std::get<1>(entry)).str();
-                        });
+  llvm::interleaveComma(
+      llvm::zip(getAxes(), getShardings()), printer, [&](auto entry) {
+        printer.printKeywordOrString(std::get<0>(entry).getValue());
+        printer << " = " << decode(std::get<1>(entry)).str();
+      });
   printer << '>';
 }

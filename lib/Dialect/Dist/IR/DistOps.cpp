@@ -29,8 +29,7 @@ static ParseResult parseMeshAxes(OpAsmParser &parser, ArrayAttr &names,
     sizeValues.push_back(size);
     return success();
   };
-  if (parser.parseCommaSeparatedList(OpAsmParser::Delimiter::Square,
-                                     parseAxis))
+  if (parser.parseCommaSeparatedList(OpAsmParser::Delimiter::Square, parseAxis))
     return failure();
   names = parser.getBuilder().getArrayAttr(nameAttrs);
   sizes = parser.getBuilder().getDenseI64ArrayAttr(sizeValues);
@@ -40,19 +39,18 @@ static ParseResult parseMeshAxes(OpAsmParser &parser, ArrayAttr &names,
 static void printMeshAxes(OpAsmPrinter &printer, Operation *, ArrayAttr names,
                           DenseI64ArrayAttr sizes) {
   printer << '[';
-  llvm::interleaveComma(llvm::zip(names, sizes.asArrayRef()), printer,
-                        [&](auto axis) {
-                          printer << std::get<0>(axis) << " = "
-                                  << std::get<1>(axis);
-                        });
+  llvm::interleaveComma(
+      llvm::zip(names, sizes.asArrayRef()), printer, [&](auto axis) {
+        printer << std::get<0>(axis) << " = " << std::get<1>(axis);
+      });
   printer << ']';
 }
 
 LogicalResult MeshOp::verify() {
   ArrayRef<int64_t> sizes = getAxisSizes();
   if (getAxisNames().size() != sizes.size())
-    return emitOpError() << "has " << getAxisNames().size() << " axis names but "
-                         << sizes.size() << " sizes";
+    return emitOpError() << "has " << getAxisNames().size()
+                         << " axis names but " << sizes.size() << " sizes";
   if (sizes.empty())
     return emitOpError() << "needs at least one axis";
   llvm::StringSet<> seen;
@@ -102,9 +100,9 @@ dist::verifyCollectiveSymbolUses(CollectiveOpInterface op,
     llvm::interleaveComma(mesh.getAxisNames(), os, [&](Attribute a) {
       os << cast<StringAttr>(a).getValue();
     });
-    return o->emitOpError() << "axis '" << op.getMeshAxis()
-                            << "' is not an axis of mesh @"
-                            << mesh.getSymName() << " (" << axes << ")";
+    return o->emitOpError()
+           << "axis '" << op.getMeshAxis() << "' is not an axis of mesh @"
+           << mesh.getSymName() << " (" << axes << ")";
   }
   auto checkType = [&](Type t, StringRef what, unsigned i) -> LogicalResult {
     LayoutAttr layout = LayoutAttr::fromType(t);
@@ -113,15 +111,15 @@ dist::verifyCollectiveSymbolUses(CollectiveOpInterface op,
     int64_t rank = cast<RankedTensorType>(t).getRank();
     for (auto [axis, s] : llvm::zip(layout.getAxes(), layout.getShardings())) {
       if (!mesh.getAxisSize(axis.getValue()))
-        return o->emitOpError() << "layout of " << what << " #" << i
-                                << " names axis '" << axis.getValue()
-                                << "' that mesh @" << mesh.getSymName()
-                                << " does not have";
+        return o->emitOpError()
+               << "layout of " << what << " #" << i << " names axis '"
+               << axis.getValue() << "' that mesh @" << mesh.getSymName()
+               << " does not have";
       if (s >= rank)
-        return o->emitOpError() << "layout of " << what << " #" << i
-                                << " splits dimension " << s << " of a rank-"
-                                << rank << " tensor on axis '"
-                                << axis.getValue() << "'";
+        return o->emitOpError()
+               << "layout of " << what << " #" << i << " splits dimension " << s
+               << " of a rank-" << rank << " tensor on axis '"
+               << axis.getValue() << "'";
     }
     return success();
   };
@@ -145,9 +143,9 @@ struct CollectiveChecker {
 
   LogicalResult dimInRange(StringRef name, int64_t dim, int64_t rank) {
     if (dim < 0 || dim >= rank)
-      return op->emitOpError() << name << " " << dim
-                               << " is out of range for a rank-" << rank
-                               << " tensor";
+      return op->emitOpError()
+             << name << " " << dim << " is out of range for a rank-" << rank
+             << " tensor";
     return success();
   }
 
@@ -155,16 +153,15 @@ struct CollectiveChecker {
   LogicalResult scaled(RankedTensorType from, RankedTensorType to,
                        ArrayRef<std::pair<int64_t, bool>> dims) {
     if (from.getElementType() != to.getElementType())
-      return op->emitOpError() << "element type changes from "
-                               << from.getElementType() << " to "
-                               << to.getElementType();
+      return op->emitOpError()
+             << "element type changes from " << from.getElementType() << " to "
+             << to.getElementType();
     SmallVector<int64_t> expected(from.getShape());
     for (auto [dim, multiply] : dims) {
       if (!multiply && expected[dim] % n != 0)
-        return op->emitOpError()
-               << "dimension " << dim << " (" << expected[dim]
-               << ") is not divisible by the size of axis '" << axis << "' ("
-               << n << ")";
+        return op->emitOpError() << "dimension " << dim << " (" << expected[dim]
+                                 << ") is not divisible by the size of axis '"
+                                 << axis << "' (" << n << ")";
       expected[dim] = multiply ? expected[dim] * n : expected[dim] / n;
     }
     if (to.getShape() != ArrayRef<int64_t>(expected)) {
@@ -187,15 +184,16 @@ struct CollectiveChecker {
       return op->emitOpError()
              << "operand and result must both carry a layout or neither";
     if (lin.getSharding(axis) != from)
-      return op->emitOpError() << "operand must be " << from.str() << " on axis '"
-                               << axis << "', its layout is " << lin;
+      return op->emitOpError()
+             << "operand must be " << from.str() << " on axis '" << axis
+             << "', its layout is " << lin;
     if (lout.getSharding(axis) != to)
       return op->emitOpError() << "result must be " << to.str() << " on axis '"
                                << axis << "', its layout is " << lout;
     if (lin.with(axis, Sharding()) != lout.with(axis, Sharding()))
-      return op->emitOpError() << "layouts on axes other than '" << axis
-                               << "' must not change: " << lin << " vs "
-                               << lout;
+      return op->emitOpError()
+             << "layouts on axes other than '" << axis
+             << "' must not change: " << lin << " vs " << lout;
     return success();
   }
 
@@ -220,8 +218,8 @@ struct CollectiveChecker {
     if (bias) {
       RankedTensorType b = type(bias);
       if (b.getRank() != 1 || b.getDimSize(0) != out)
-        return op->emitOpError() << "bias must have shape [" << out
-                                 << "], got " << b;
+        return op->emitOpError()
+               << "bias must have shape [" << out << "], got " << b;
     }
     SmallVector<int64_t> shape(lhs);
     shape.back() = out;
@@ -230,9 +228,9 @@ struct CollectiveChecker {
 
   LogicalResult chunksDivide(int64_t chunks, int64_t size, StringRef what) {
     if (chunks < 1 || size % chunks != 0)
-      return op->emitOpError() << "chunks (" << chunks
-                               << ") must be >= 1 and divide the " << what
-                               << " (" << size << ")";
+      return op->emitOpError()
+             << "chunks (" << chunks << ") must be >= 1 and divide the " << what
+             << " (" << size << ")";
     return success();
   }
 };
@@ -294,9 +292,9 @@ LogicalResult LocalSliceOp::verifyWithAxisSize(int64_t n) {
 static LogicalResult verifyPeerOffset(Operation *op, int64_t offset,
                                       StringRef axis, int64_t n) {
   if (offset == 0 || offset <= -n || offset >= n)
-    return op->emitOpError() << "offset must be non-zero and within (-" << n
-                             << ", " << n << ") for axis '" << axis
-                             << "', got " << offset;
+    return op->emitOpError()
+           << "offset must be non-zero and within (-" << n << ", " << n
+           << ") for axis '" << axis << "', got " << offset;
   return success();
 }
 

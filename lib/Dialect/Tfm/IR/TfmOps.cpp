@@ -36,21 +36,21 @@ static LogicalResult verifyNormWeight(Operation *op, RankedTensorType input,
   RankedTensorType t = tensorOf(param);
   if (t.getRank() != 1 || input.getRank() < 1 ||
       t.getDimSize(0) != input.getShape().back())
-    return op->emitOpError() << what << " must have shape ["
-                             << (input.getRank() ? input.getShape().back() : 0)
-                             << "] (the input's last dimension), got "
-                             << shapeStr(t.getShape());
+    return op->emitOpError()
+           << what << " must have shape ["
+           << (input.getRank() ? input.getShape().back() : 0)
+           << "] (the input's last dimension), got " << shapeStr(t.getShape());
   if (t.getElementType() != input.getElementType())
-    return op->emitOpError() << what << " element type " << t.getElementType()
-                             << " differs from the input's "
-                             << input.getElementType();
+    return op->emitOpError()
+           << what << " element type " << t.getElementType()
+           << " differs from the input's " << input.getElementType();
   return success();
 }
 
 static LogicalResult verifyEps(Operation *op, APFloat eps) {
   if (!(eps.convertToDouble() > 0.0))
-    return op->emitOpError() << "eps must be > 0, got "
-                             << eps.convertToDouble();
+    return op->emitOpError()
+           << "eps must be > 0, got " << eps.convertToDouble();
   return success();
 }
 
@@ -64,12 +64,12 @@ static LogicalResult verifyHeads(Operation *op, int64_t heads, int64_t kvHeads,
                                  int64_t headDim) {
   if (heads < 1 || kvHeads < 1 || headDim < 1)
     return op->emitOpError()
-           << "heads, kv_heads and head_dim must be >= 1, got " << heads
-           << ", " << kvHeads << ", " << headDim;
+           << "heads, kv_heads and head_dim must be >= 1, got " << heads << ", "
+           << kvHeads << ", " << headDim;
   if (heads % kvHeads != 0)
-    return op->emitOpError() << "heads (" << heads
-                             << ") must be a multiple of kv_heads (" << kvHeads
-                             << ")";
+    return op->emitOpError()
+           << "heads (" << heads << ") must be a multiple of kv_heads ("
+           << kvHeads << ")";
   return success();
 }
 
@@ -81,8 +81,8 @@ LogicalResult ParamOp::verify() {
   auto type = cast<RankedTensorType>(getType());
   for (int64_t d : type.getShape())
     if (ShapedType::isDynamic(d) || d < 1)
-      return emitOpError() << "parameter shape must be static and positive, got "
-                           << type;
+      return emitOpError()
+             << "parameter shape must be static and positive, got " << type;
   bool isNormal = getInit() == InitKind::normal;
   if (isNormal && !getInitStd())
     return emitOpError() << "normal init needs a standard deviation";
@@ -114,12 +114,11 @@ LogicalResult ParamOp::verify() {
   return success();
 }
 
-LogicalResult
-GetParamOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
-  auto param = symbolTable.lookupNearestSymbolFrom<ParamOp>(*this, getNameAttr());
+LogicalResult GetParamOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  auto param =
+      symbolTable.lookupNearestSymbolFrom<ParamOp>(*this, getNameAttr());
   if (!param)
-    return emitOpError() << "'" << getName()
-                         << "' does not name a tfm.param";
+    return emitOpError() << "'" << getName() << "' does not name a tfm.param";
   if (param.getType() != getResult().getType())
     return emitOpError() << "result type " << getResult().getType()
                          << " differs from the type of @" << getName() << ", "
@@ -213,8 +212,8 @@ LogicalResult LinearOp::verify() {
   int64_t inF = getInFeatures(), outF = getOutFeatures();
   if (inF != in.getShape().back())
     return emitOpError() << "weight " << shapeStr(w.getShape()) << " ("
-                         << stringifyWeightLayout(getWeightLayout())
-                         << ") has " << inF
+                         << stringifyWeightLayout(getWeightLayout()) << ") has "
+                         << inF
                          << " input features but the input's last dimension is "
                          << in.getShape().back();
   if (getBias()) {
@@ -249,8 +248,8 @@ LogicalResult QkvSplitOp::verify() {
   if (failed(verifyHeads(*this, h, kv, d)))
     return failure();
   if (getPacking() == QkvPacking::heads && h != kv)
-    return emitOpError() << "'heads' packing needs heads == kv_heads, got "
-                         << h << " and " << kv;
+    return emitOpError() << "'heads' packing needs heads == kv_heads, got " << h
+                         << " and " << kv;
   RankedTensorType in = getInput().getType();
   if (in.getRank() < 1 || in.getShape().back() != (h + 2 * kv) * d)
     return emitOpError() << "input's last dimension must be (heads + 2 * "
@@ -290,7 +289,8 @@ LogicalResult AttentionOp::verify() {
                            << " differs from q's " << q.getElementType();
     return success();
   };
-  if (failed(check("q", q, h * d)) || failed(check("k", getK().getType(), kv * d)) ||
+  if (failed(check("q", q, h * d)) ||
+      failed(check("k", getK().getType(), kv * d)) ||
       failed(check("v", getV().getType(), kv * d)) ||
       failed(check("result", getResult().getType(), h * d)))
     return failure();
@@ -311,8 +311,7 @@ LogicalResult AttentionOp::verify() {
   if (getDropoutStream() < 0)
     return emitOpError() << "dropout_stream must be >= 0, got "
                          << getDropoutStream();
-  return verifyRate(*this, "dropout_rate",
-                    getDropoutRate().convertToDouble());
+  return verifyRate(*this, "dropout_rate", getDropoutRate().convertToDouble());
 }
 
 //===----------------------------------------------------------------------===//

@@ -11,8 +11,8 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
-#include "seqpar/Dialect/Tfm/IR/TfmOpsDialect.h.inc"
 #include "seqpar/Dialect/Tfm/IR/TfmEnums.h.inc"
+#include "seqpar/Dialect/Tfm/IR/TfmOpsDialect.h.inc"
 
 #define GET_OP_CLASSES
 #include "seqpar/Dialect/Tfm/IR/TfmOps.h.inc"

@@ -1,0 +1,73 @@
+//===- HFImportTest.cpp - published parameter counts ----------------------===//
+//
+// The imported models must have exactly the parameter counts their authors
+// publish: a check of every shape at once.
+//
+//===----------------------------------------------------------------------===//
+
+#include "seqpar/Import/HFImport.h"
+#include "seqpar/Dialect/Tfm/IR/Tfm.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <gtest/gtest.h>
+
+using namespace mlir;
+
+static int64_t countParameters(const std::string &config) {
+  auto buffer = llvm::MemoryBuffer::getFile(std::string(SEQPAR_EXAMPLES_DIR) +
+                                            "/configs/" + config);
+  EXPECT_TRUE(bool(buffer)) << config;
+  if (!buffer)
+    return -1;
+  MLIRContext ctx;
+  seqpar::HFImportOptions options;
+  options.seqLen = 8;
+  auto module = seqpar::importHFConfig((*buffer)->getBuffer(), options, &ctx);
+  if (!module) {
+    ADD_FAILURE() << llvm::toString(module.takeError());
+    return -1;
+  }
+  int64_t total = 0;
+  (**module).walk([&](seqpar::tfm::ParamOp p) {
+    total += cast<RankedTensorType>(p.getType()).getNumElements();
+  });
+  return total;
+}
+
+TEST(HFImport, GPT2SmallHas124MParameters) {
+  // transformers: GPT2LMHeadModel("gpt2").num_parameters() (tied head).
+  EXPECT_EQ(countParameters("gpt2-124m.json"), 124439808);
+}
+
+TEST(HFImport, Pythia1_4BParameterCount) {
+  // EleutherAI/pythia-1.4b: 1,414,647,808 parameters.
+  EXPECT_EQ(countParameters("pythia-1.4b.json"), 1414647808);
+}
+
+TEST(HFImport, Llama3_8BParameterCount) {
+  // meta-llama/Meta-Llama-3-8B: 8,030,261,248 parameters.
+  EXPECT_EQ(countParameters("llama-3-8b.json"), 8030261248);
+}
+
+TEST(HFImport, GPT3ShapeMatchesThePaper) {
+  // 12 h^2 per layer plus embeddings: 174.6B for arXiv 2205.05198's 175B.
+  int64_t h = 12288, layers = 96, v = 51200, s = 2048;
+  int64_t perLayer = 12 * h * h + 13 * h; // weights, biases, 2 LayerNorms
+  EXPECT_EQ(countParameters("gpt3-175b.json"),
+            layers * perLayer + v * h + s * h + 2 * h);
+}
+
+TEST(HFImport, ErrorsNameTheField) {
+  MLIRContext ctx;
+  seqpar::HFImportOptions options;
+  auto module = seqpar::importHFConfig(
+      R"({"model_type": "gpt2", "vocab_size": 10, "n_positions": 8,
+          "n_embd": 10, "n_layer": 1, "n_head": 3})",
+      options, &ctx);
+  ASSERT_FALSE(bool(module));
+  EXPECT_EQ(
+      llvm::toString(module.takeError()),
+      "config.json: field 'n_embd' = 10 is not divisible by 'n_head' = 3");
+}
