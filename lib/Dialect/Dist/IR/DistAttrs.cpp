@@ -7,8 +7,9 @@
 using namespace mlir;
 using namespace seqpar::dist;
 
-static Sharding decode(int64_t v) {
-  return v == LayoutAttr::kPartial ? Sharding::partial() : Sharding::split(v);
+static Sharding decode(int64_t v, int64_t blocks) {
+  return v == LayoutAttr::kPartial ? Sharding::partial()
+                                   : Sharding::split(v, blocks);
 }
 
 static int64_t encode(Sharding s) {
@@ -23,12 +24,13 @@ LayoutAttr LayoutAttr::get(MLIRContext *ctx,
       sorted.push_back(e);
   llvm::sort(sorted, [](auto &a, auto &b) { return a.first < b.first; });
   SmallVector<StringAttr> axes;
-  SmallVector<int64_t> shardings;
+  SmallVector<int64_t> shardings, blocks;
   for (auto &[axis, s] : sorted) {
     axes.push_back(StringAttr::get(ctx, axis));
     shardings.push_back(encode(s));
+    blocks.push_back(s.isSplit() ? s.blocks : 1);
   }
-  return get(ctx, axes, shardings);
+  return get(ctx, axes, shardings, blocks);
 }
 
 LayoutAttr LayoutAttr::fromType(Type type) {
@@ -37,28 +39,34 @@ LayoutAttr LayoutAttr::fromType(Type type) {
                 : LayoutAttr();
 }
 
+Sharding LayoutAttr::getSharding(size_t i) const {
+  return decode(getShardings()[i], getBlocks()[i]);
+}
+
 Sharding LayoutAttr::getSharding(StringRef axis) const {
-  for (auto [name, v] : llvm::zip(getAxes(), getShardings()))
+  for (auto [i, name] : llvm::enumerate(getAxes()))
     if (name.getValue() == axis)
-      return decode(v);
+      return getSharding(i);
   return Sharding::replicated();
 }
 
 LayoutAttr LayoutAttr::with(StringRef axis, Sharding sharding) const {
   SmallVector<std::pair<StringRef, Sharding>> entries;
-  for (auto [name, v] : llvm::zip(getAxes(), getShardings()))
+  for (auto [i, name] : llvm::enumerate(getAxes()))
     if (name.getValue() != axis)
-      entries.push_back({name.getValue(), decode(v)});
+      entries.push_back({name.getValue(), getSharding(i)});
   entries.push_back({axis, sharding});
   return get(getContext(), entries);
 }
 
 LogicalResult LayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  ArrayRef<StringAttr> axes,
-                                 ArrayRef<int64_t> shardings) {
-  if (axes.size() != shardings.size())
+                                 ArrayRef<int64_t> shardings,
+                                 ArrayRef<int64_t> blocks) {
+  if (axes.size() != shardings.size() || axes.size() != blocks.size())
     return emitError() << "layout has " << axes.size() << " axes but "
-                       << shardings.size() << " shardings";
+                       << shardings.size() << " shardings and " << blocks.size()
+                       << " block counts";
   for (auto [i, axis] : llvm::enumerate(axes)) {
     if (!axis || axis.getValue().empty())
       return emitError() << "layout axis names must be non-empty";
@@ -70,18 +78,24 @@ LogicalResult LayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     if (shardings[i] < kPartial)
       return emitError() << "layout of axis '" << axis.getValue()
                          << "' has an invalid split dimension " << shardings[i];
+    if (blocks[i] < 1)
+      return emitError() << "layout of axis '" << axis.getValue()
+                         << "' has an invalid block count " << blocks[i];
   }
   return success();
 }
 
-/// `<` (axis `=` (R | P | S `(` dim `)`)) % `,` `>`
+/// `<` (axis `=` (R | P | S `(` dim (`,` `blocks` `=` k)? `)`)) % `,` `>`
 Attribute LayoutAttr::parse(AsmParser &parser, Type) {
   SmallVector<std::pair<std::string, Sharding>> entries;
   llvm::SMLoc loc = parser.getCurrentLocation();
   auto parseEntry = [&]() -> ParseResult {
     std::string axis;
+    llvm::SMLoc axisLoc = parser.getCurrentLocation();
     if (parser.parseKeywordOrString(&axis) || parser.parseEqual())
       return failure();
+    if (axis.empty())
+      return parser.emitError(axisLoc) << "layout axis names must be non-empty";
     StringRef kind;
     llvm::SMLoc kindLoc = parser.getCurrentLocation();
     if (parser.parseKeyword(&kind))
@@ -92,14 +106,22 @@ Attribute LayoutAttr::parse(AsmParser &parser, Type) {
     } else if (kind == "P") {
       s = Sharding::partial();
     } else if (kind == "S") {
-      int64_t dim;
-      if (parser.parseLParen() || parser.parseInteger(dim) ||
-          parser.parseRParen())
+      int64_t dim, blocks = 1;
+      if (parser.parseLParen() || parser.parseInteger(dim))
+        return failure();
+      if (succeeded(parser.parseOptionalComma()) &&
+          (parser.parseKeyword("blocks") || parser.parseEqual() ||
+           parser.parseInteger(blocks)))
+        return failure();
+      if (parser.parseRParen())
         return failure();
       if (dim < 0)
         return parser.emitError(kindLoc)
                << "split dimension of axis '" << axis << "' must be >= 0";
-      s = Sharding::split(dim);
+      if (blocks < 1)
+        return parser.emitError(kindLoc)
+               << "block count of axis '" << axis << "' must be >= 1";
+      s = Sharding::split(dim, blocks);
     } else {
       return parser.emitError(kindLoc) << "expected R, P or S(dim) for axis '"
                                        << axis << "', got '" << kind << "'";
@@ -121,10 +143,10 @@ Attribute LayoutAttr::parse(AsmParser &parser, Type) {
 
 void LayoutAttr::print(AsmPrinter &printer) const {
   printer << '<';
-  llvm::interleaveComma(
-      llvm::zip(getAxes(), getShardings()), printer, [&](auto entry) {
-        printer.printKeywordOrString(std::get<0>(entry).getValue());
-        printer << " = " << decode(std::get<1>(entry)).str();
-      });
+  llvm::interleaveComma(llvm::seq<size_t>(0, getAxes().size()), printer,
+                        [&](size_t i) {
+                          printer.printKeywordOrString(getAxes()[i].getValue());
+                          printer << " = " << getSharding(i).str();
+                        });
   printer << '>';
 }

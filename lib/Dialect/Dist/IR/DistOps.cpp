@@ -86,6 +86,32 @@ int64_t MeshOp::getNumRanks() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult
+dist::verifyLayoutOnMesh(Type type, MeshOp mesh,
+                         function_ref<InFlightDiagnostic()> emitError) {
+  LayoutAttr layout = LayoutAttr::fromType(type);
+  if (!layout)
+    return success();
+  auto t = cast<RankedTensorType>(type);
+  for (auto [i, axis] : llvm::enumerate(layout.getAxes())) {
+    if (!mesh.getAxisSize(axis.getValue()))
+      return emitError() << "names axis '" << axis.getValue() << "' that mesh @"
+                         << mesh.getSymName() << " does not have";
+    Sharding s = layout.getSharding(i);
+    if (!s.isSplit())
+      continue;
+    if (s.dim >= t.getRank())
+      return emitError() << "splits dimension " << s.dim << " of a rank-"
+                         << t.getRank() << " tensor on axis '"
+                         << axis.getValue() << "'";
+    if (t.getDimSize(s.dim) % s.blocks != 0)
+      return emitError() << "cuts dimension " << s.dim << " of local size "
+                         << t.getDimSize(s.dim) << " into " << s.blocks
+                         << " blocks on axis '" << axis.getValue() << "'";
+  }
+  return success();
+}
+
+LogicalResult
 dist::verifyCollectiveSymbolUses(CollectiveOpInterface op,
                                  SymbolTableCollection &symbolTable) {
   Operation *o = op.getOperation();
@@ -105,23 +131,9 @@ dist::verifyCollectiveSymbolUses(CollectiveOpInterface op,
            << mesh.getSymName() << " (" << axes << ")";
   }
   auto checkType = [&](Type t, StringRef what, unsigned i) -> LogicalResult {
-    LayoutAttr layout = LayoutAttr::fromType(t);
-    if (!layout)
-      return success();
-    int64_t rank = cast<RankedTensorType>(t).getRank();
-    for (auto [axis, s] : llvm::zip(layout.getAxes(), layout.getShardings())) {
-      if (!mesh.getAxisSize(axis.getValue()))
-        return o->emitOpError()
-               << "layout of " << what << " #" << i << " names axis '"
-               << axis.getValue() << "' that mesh @" << mesh.getSymName()
-               << " does not have";
-      if (s >= rank)
-        return o->emitOpError()
-               << "layout of " << what << " #" << i << " splits dimension " << s
-               << " of a rank-" << rank << " tensor on axis '"
-               << axis.getValue() << "'";
-    }
-    return success();
+    return verifyLayoutOnMesh(t, mesh, [&]() {
+      return o->emitOpError() << "layout of " << what << " #" << i << " ";
+    });
   };
   for (auto [i, v] : llvm::enumerate(o->getOperands()))
     if (failed(checkType(v.getType(), "operand", i)))
@@ -220,6 +232,9 @@ struct CollectiveChecker {
       if (b.getRank() != 1 || b.getDimSize(0) != out)
         return op->emitOpError()
                << "bias must have shape [" << out << "], got " << b;
+      if (b.getElementType() != elementType)
+        return op->emitOpError() << "bias element type " << b.getElementType()
+                                 << " differs from the input's " << elementType;
     }
     SmallVector<int64_t> shape(lhs);
     shape.back() = out;

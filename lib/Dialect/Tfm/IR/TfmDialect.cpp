@@ -6,6 +6,7 @@ using namespace mlir;
 using namespace seqpar::tfm;
 
 #include "seqpar/Dialect/Tfm/IR/TfmEnums.cpp.inc"
+#include "seqpar/Dialect/Tfm/IR/TfmInterfaces.cpp.inc"
 #include "seqpar/Dialect/Tfm/IR/TfmOpsDialect.cpp.inc"
 
 void TfmDialect::initialize() {

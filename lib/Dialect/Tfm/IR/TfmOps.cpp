@@ -119,10 +119,22 @@ LogicalResult GetParamOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
       symbolTable.lookupNearestSymbolFrom<ParamOp>(*this, getNameAttr());
   if (!param)
     return emitOpError() << "'" << getName() << "' does not name a tfm.param";
-  if (param.getType() != getResult().getType())
-    return emitOpError() << "result type " << getResult().getType()
-                         << " differs from the type of @" << getName() << ", "
-                         << param.getType();
+  auto global = cast<RankedTensorType>(param.getType());
+  RankedTensorType local = getResult().getType();
+  if (global == local)
+    return success();
+  auto mismatch = [&]() {
+    return emitOpError() << "result type " << local
+                         << " is not a shard of the type of @" << getName()
+                         << ", " << global;
+  };
+  if (global.getElementType() != local.getElementType() ||
+      global.getRank() != local.getRank() ||
+      global.getEncoding() != local.getEncoding() || !global.getEncoding())
+    return mismatch();
+  for (auto [g, l] : llvm::zip(global.getShape(), local.getShape()))
+    if (l < 1 || g % l != 0)
+      return mismatch();
   return success();
 }
 
@@ -315,14 +327,88 @@ LogicalResult AttentionOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// BiasAddOp / RepeatHeadsOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult BiasAddOp::verify() {
+  return verifyNormWeight(*this, getInput().getType(), getBias(), "bias");
+}
+
+LogicalResult RepeatHeadsOp::verify() {
+  int64_t h = getNumHeads(), d = getHeadDim(), f = getFactor();
+  if (h < 1 || d < 1 || f < 1)
+    return emitOpError() << "heads, head_dim and factor must be >= 1, got " << h
+                         << ", " << d << ", " << f;
+  RankedTensorType in = getInput().getType(), res = getResult().getType();
+  if (in.getRank() < 1 || in.getShape().back() != h * d)
+    return emitOpError() << "input's last dimension must be heads * head_dim = "
+                         << h * d << ", got " << shapeStr(in.getShape());
+  SmallVector<int64_t> expected(in.getShape());
+  expected.back() = h * f * d;
+  if (res.getShape() != ArrayRef<int64_t>(expected) ||
+      res.getElementType() != in.getElementType())
+    return emitOpError() << "result must have shape " << shapeStr(expected)
+                         << " and element type " << in.getElementType()
+                         << ", got " << res;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Vocabulary-parallel cross-entropy
+//===----------------------------------------------------------------------===//
+
+/// `t` must have the logits' shape without the vocabulary dimension.
+static LogicalResult verifyPerToken(Operation *op, RankedTensorType logits,
+                                    Type t, StringRef what) {
+  ArrayRef<int64_t> tokens = logits.getShape().drop_back();
+  if (logits.getRank() < 1 || cast<RankedTensorType>(t).getShape() != tokens)
+    return op->emitOpError() << what << " must have shape " << shapeStr(tokens)
+                             << " (the logits' without the vocabulary), got "
+                             << shapeStr(cast<RankedTensorType>(t).getShape());
+  return success();
+}
+
+LogicalResult LogitsMaxOp::verify() {
+  return verifyPerToken(*this, getLogits().getType(), getResult().getType(),
+                        "result");
+}
+
+LogicalResult LogitsSumExpOp::verify() {
+  RankedTensorType logits = getLogits().getType();
+  if (failed(verifyPerToken(*this, logits, getMax().getType(), "max")))
+    return failure();
+  return verifyPerToken(*this, logits, getResult().getType(), "result");
+}
+
+LogicalResult LabelLogitOp::verify() {
+  RankedTensorType logits = getLogits().getType();
+  if (failed(verifyPerToken(*this, logits, getLabels().getType(), "labels")))
+    return failure();
+  return verifyPerToken(*this, logits, getResult().getType(), "result");
+}
+
+LogicalResult CrossEntropyFromStatsOp::verify() {
+  ArrayRef<int64_t> shape = getLabels().getType().getShape();
+  std::pair<StringRef, Value> stats[] = {{"max", getMax()},
+                                         {"sumexp", getSumexp()},
+                                         {"label_logit", getLabelLogit()}};
+  for (auto [name, v] : stats)
+    if (cast<RankedTensorType>(v.getType()).getShape() != shape)
+      return emitOpError() << name << " must have the labels' shape "
+                           << shapeStr(shape) << ", got " << v.getType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // CrossEntropyOp
 //===----------------------------------------------------------------------===//
 
 LogicalResult CrossEntropyOp::verify() {
   RankedTensorType logits = getLogits().getType(),
                    labels = getLabels().getType();
-  if (logits.getRank() < 1 ||
-      labels.getShape() != logits.getShape().drop_back())
+  if (logits.getRank() < 1)
+    return emitOpError() << "logits must have rank >= 1, got " << logits;
+  if (labels.getShape() != logits.getShape().drop_back())
     return emitOpError() << "labels must have shape "
                          << shapeStr(logits.getShape().drop_back())
                          << " (the logits' without the vocabulary), got "

@@ -18,23 +18,34 @@ namespace seqpar::dist {
 struct Sharding {
   enum class Kind { Replicated, Split, Partial };
   Kind kind = Kind::Replicated;
-  int64_t dim = 0; // meaningful for Split only
+  /// For Split: the tensor dimension, and into how many equal blocks it is
+  /// cut before each block is split over the axis (1: a plain contiguous
+  /// split; 3: GPT-2's fused [q | k | v] weight, where each rank holds its
+  /// part of every block).
+  int64_t dim = 0;
+  int64_t blocks = 1;
 
   static Sharding replicated() { return {}; }
-  static Sharding split(int64_t d) { return {Kind::Split, d}; }
-  static Sharding partial() { return {Kind::Partial, 0}; }
+  static Sharding split(int64_t d, int64_t blocks = 1) {
+    return {Kind::Split, d, blocks};
+  }
+  static Sharding partial() { return {Kind::Partial, 0, 1}; }
   bool isReplicated() const { return kind == Kind::Replicated; }
   bool isSplit() const { return kind == Kind::Split; }
   bool isPartial() const { return kind == Kind::Partial; }
   bool operator==(const Sharding &o) const {
-    return kind == o.kind && (kind != Kind::Split || dim == o.dim);
+    return kind == o.kind &&
+           (kind != Kind::Split || (dim == o.dim && blocks == o.blocks));
   }
   bool operator!=(const Sharding &o) const { return !(*this == o); }
-  /// "R", "P" or "S(d)", as written in #dist.layout.
+  /// "R", "P", "S(d)" or "S(d, blocks = k)", as written in #dist.layout.
   std::string str() const {
-    if (isSplit())
-      return "S(" + std::to_string(dim) + ")";
-    return isPartial() ? "P" : "R";
+    if (!isSplit())
+      return isPartial() ? "P" : "R";
+    std::string s = "S(" + std::to_string(dim);
+    if (blocks != 1)
+      s += ", blocks = " + std::to_string(blocks);
+    return s + ")";
   }
 };
 
@@ -49,6 +60,14 @@ struct Sharding {
 #include "seqpar/Dialect/Dist/IR/DistInterfaces.h.inc"
 
 namespace seqpar::dist {
+class MeshOp;
+/// Checks that the layout of `type` (if any) names only axes of `mesh`, splits
+/// dimensions below the rank, and cuts blocks that divide the local size.
+/// `emitError` starts a diagnostic that the message completes.
+mlir::LogicalResult
+verifyLayoutOnMesh(mlir::Type type, MeshOp mesh,
+                   llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
+
 /// The checks shared by every collective: the mesh and axis exist and every
 /// layout of the op's types names only axes of the mesh; then the op's own
 /// shape and layout checks for the axis size.

@@ -15,22 +15,27 @@ def Dist_LayoutAttr : Dist_Attr<"Layout", "layout"> {
   let description = [{
     For each mesh axis the value is split over, `S(d)` (split along tensor
     dimension d) or `P` (each rank holds an addend of the value); every axis
-    not listed is replicated (`R`). Axes are kept sorted by name so that equal
+    not listed is replicated (`R`). `S(d, blocks = k)` first cuts dimension d
+    into k equal blocks and splits each block over the axis, so a rank holds
+    its part of every block (GPT-2's fused `[q | k | v]` projection). Axes are kept sorted by name so that equal
     layouts are equal attributes. Used as a tensor encoding, the shape is
     the local (per-rank) shape.
 
     ```mlir
     tensor<512x4x1024xf32, #dist.layout<dp = S(1), tp = S(0)>>
     tensor<512x4x1024xf32, #dist.layout<tp = P>>
+    tensor<768x576xf32, #dist.layout<tp = S(1, blocks = 3)>>
     ```
 
     **Constraints**
     - axis names are non-empty and appear once each;
     - split dimensions are >= 0 (and below the rank of the tensor they
-      annotate, checked by the ops that use it).
+      annotate, checked by the ops that use it);
+    - block counts are >= 1.
   }];
   let parameters = (ins ArrayRefParameter<"::mlir::StringAttr">:$axes,
-                        ArrayRefParameter<"int64_t">:$shardings);
+                        ArrayRefParameter<"int64_t">:$shardings,
+                        ArrayRefParameter<"int64_t">:$blocks);
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
@@ -46,6 +51,8 @@ def Dist_LayoutAttr : Dist_Attr<"Layout", "layout"> {
     static LayoutAttr fromType(::mlir::Type type);
 
     Sharding getSharding(::llvm::StringRef axis) const;
+    /// The sharding of the i-th listed axis.
+    Sharding getSharding(size_t i) const;
     /// This layout with `axis` changed to `sharding`.
     LayoutAttr with(::llvm::StringRef axis, Sharding sharding) const;
   }];

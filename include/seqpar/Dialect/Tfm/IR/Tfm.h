@@ -12,6 +12,36 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "seqpar/Dialect/Tfm/IR/TfmEnums.h.inc"
+
+namespace seqpar::tfm {
+/// One tensor an op keeps for its backward pass (SavedForBackwardOpInterface).
+struct SavedTensor {
+  enum class Kind {
+    /// A floating-point activation in the op's element type.
+    Activation,
+    /// A dropout mask: one byte per element.
+    Mask,
+  };
+  Kind kind;
+  /// The operand or result kept, or null for a tensor internal to the op.
+  mlir::Value value;
+  /// For internal tensors: the number of elements and their element type.
+  int64_t numElements = 0;
+  mlir::Type elementType;
+  /// What the tensor is, for reports ("softmax", "dropout mask", ...).
+  llvm::StringRef what;
+
+  static SavedTensor of(mlir::Value v, llvm::StringRef what) {
+    return {Kind::Activation, v, 0, mlir::Type(), what};
+  }
+  static SavedTensor internal(Kind kind, int64_t n, mlir::Type t,
+                              llvm::StringRef what) {
+    return {kind, mlir::Value(), n, t, what};
+  }
+};
+} // namespace seqpar::tfm
+
+#include "seqpar/Dialect/Tfm/IR/TfmInterfaces.h.inc"
 #include "seqpar/Dialect/Tfm/IR/TfmOpsDialect.h.inc"
 
 #define GET_OP_CLASSES

@@ -70,7 +70,5 @@ def Tfm_FloatTensor : RankedTensorOf<[F32, BF16, F16]>;
 def Tfm_IndexTensor : RankedTensorOf<[I32, I64]>;
 def Tfm_Scalar : 0DTensorOf<[F32]>;
 
-class Tfm_Op<string mnemonic, list<Trait> traits = []>
-    : Op<Tfm_Dialect, mnemonic, traits>;
 
 #endif // SEQPAR_DIALECT_TFM_IR_TFMDIALECT_TD

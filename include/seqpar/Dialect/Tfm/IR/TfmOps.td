@@ -4,16 +4,22 @@
 #define SEQPAR_DIALECT_TFM_IR_TFMOPS_TD
 
 include "seqpar/Dialect/Tfm/IR/TfmDialect.td"
+include "seqpar/Dialect/Tfm/IR/TfmInterfaces.td"
 include "mlir/IR/OpBase.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
+/// Every tfm op that computes values declares what its backward keeps.
+class Tfm_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Tfm_Dialect, mnemonic, !listconcat(traits, [
+        DeclareOpInterfaceMethods<Tfm_SavedForBackwardOpInterface>])>;
+
 //===----------------------------------------------------------------------===//
 // Parameters
 //===----------------------------------------------------------------------===//
 
-def Tfm_ParamOp : Tfm_Op<"param", [Symbol]> {
+def Tfm_ParamOp : Op<Tfm_Dialect, "param", [Symbol]> {
   let summary = "a named global weight of the model";
   let description = [{
     Declares a trainable parameter at module level. The symbol name is the
@@ -61,9 +67,20 @@ def Tfm_GetParamOp : Tfm_Op<"get_param", [Pure,
     %w = tfm.get_param @"transformer.wte.weight" : tensor<50257x768xf32>
     ```
 
+    After partitioning, the parameter's type carries its layout with the
+    global shape, and `tfm.get_param` returns this rank's shard: same layout,
+    local shape.
+
+    ```mlir
+    tfm.param @w : tensor<768x3072xf32, #dist.layout<tp = S(1)>> init normal(0.02)
+    %w = tfm.get_param @w : tensor<768x768xf32, #dist.layout<tp = S(1)>>
+    ```
+
     **Constraints**
     - the symbol names a `tfm.param` in the enclosing symbol table;
-    - the result type equals the parameter's type.
+    - the result has the parameter's element type, rank and encoding;
+    - each result dimension equals the parameter's, or (with a layout)
+      divides it (sp-verify checks the exact shard size against the mesh).
   }];
   let arguments = (ins FlatSymbolRefAttr:$name);
   let results = (outs Tfm_FloatTensor:$result);
@@ -96,7 +113,10 @@ def Tfm_PositionIdsOp : Tfm_Op<"position_ids", [Pure]> {
 def Tfm_EmbeddingOp : Tfm_Op<"embedding", [Pure]> {
   let summary = "looks up rows of an embedding table";
   let description = [{
-    `result[i, j, :] = table[ids[i, j], :]`.
+    `result[i, j, :] = table[ids[i, j], :]`. When the table is split over the
+    vocabulary on a mesh axis (layout S(0), Megatron's vocab-parallel
+    embedding), each rank looks up only the ids in its range, writes zeros
+    for the others, and the result is partial (P) over that axis.
 
     ```mlir
     %x = tfm.embedding %ids, %wte
@@ -400,6 +420,165 @@ def Tfm_AddOp : Tfm_BinaryOp<"add"> {
     **Constraints**
     - both operands and the result have the same type (no broadcasting).
   }];
+}
+
+def Tfm_BiasAddOp : Tfm_Op<"bias_add", [Pure,
+    AllTypesMatch<["input", "result"]>]> {
+  let summary = "adds a bias vector along the last dimension";
+  let description = [{
+    `y[..., i] = x[..., i] + bias[i]`. The partitioner uses it to add the
+    bias of a row-parallel linear once, after the partial products are
+    reduced.
+
+    ```mlir
+    %y = tfm.bias_add %x, %b : tensor<128x2x768xf32>, tensor<768xf32>
+    ```
+
+    **Constraints**
+    - the bias has rank 1 and the size of the input's last dimension;
+    - the bias has the input's element type;
+    - the result type equals the input type.
+  }];
+  let arguments = (ins Tfm_FloatTensor:$input, Tfm_FloatTensor:$bias);
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = "$input `,` $bias attr-dict `:` type($input) `,` type($bias)";
+  let hasVerifier = 1;
+}
+
+def Tfm_RepeatHeadsOp : Tfm_Op<"repeat_heads", [Pure]> {
+  let summary = "repeats every head of a key or value tensor";
+  let description = [{
+    Turns `[..., heads * head_dim]` into `[..., heads * factor * head_dim]`
+    where head `i` of the result is head `i / factor` of the input
+    (transformers' `repeat_kv`). With grouped-query attention and fewer kv
+    heads than tensor-parallel ranks, the partitioner repeats the replicated
+    kv heads and keeps each rank's slice, so every rank holds the one kv head
+    its query heads read.
+
+    ```mlir
+    %k4 = tfm.repeat_heads %k heads 2 head_dim 64 factor 2
+        : tensor<128x2x128xf32> -> tensor<128x2x256xf32>
+    ```
+
+    **Constraints**
+    - `heads`, `head_dim` and `factor` are >= 1;
+    - the input's last dimension is `heads * head_dim`;
+    - the result has the input's leading dimensions and element type, and
+      last dimension `heads * factor * head_dim`.
+  }];
+  let arguments = (ins Tfm_FloatTensor:$input, I64Attr:$num_heads,
+                       I64Attr:$head_dim, I64Attr:$factor);
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `heads` $num_heads `head_dim` $head_dim `factor` $factor attr-dict
+    `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Vocabulary-parallel cross-entropy
+//===----------------------------------------------------------------------===//
+
+def Tfm_LogitsMaxOp : Tfm_Op<"logits_max", [Pure]> {
+  let summary = "maximum logit of every token";
+  let description = [{
+    `m[t] = max_v logits[t, v]` in f32. On logits split over the vocabulary
+    the result is each rank's candidate, combined by a max all-reduce: the
+    first step of Megatron's vocab-parallel cross-entropy.
+
+    ```mlir
+    %m = tfm.logits_max %logits : tensor<128x2x12800xf32> -> tensor<128x2xf32>
+    ```
+
+    **Constraints**
+    - the result has the logits' shape without the last dimension, in f32.
+  }];
+  let arguments = (ins Tfm_FloatTensor:$logits);
+  let results = (outs RankedTensorOf<[F32]>:$result);
+  let assemblyFormat = "$logits attr-dict `:` type($logits) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tfm_LogitsSumExpOp : Tfm_Op<"logits_sumexp", [Pure]> {
+  let summary = "sum of exp(logit - max) of every token";
+  let description = [{
+    `se[t] = sum_v exp(logits[t, v] - max[t])` in f32, with `max` the global
+    maximum. On logits split over the vocabulary the result is partial (P),
+    completed by a sum all-reduce.
+
+    ```mlir
+    %se = tfm.logits_sumexp %logits, %m
+        : tensor<128x2x12800xf32>, tensor<128x2xf32> -> tensor<128x2xf32>
+    ```
+
+    **Constraints**
+    - `max` and the result have the logits' shape without the last
+      dimension, in f32.
+  }];
+  let arguments = (ins Tfm_FloatTensor:$logits, RankedTensorOf<[F32]>:$max);
+  let results = (outs RankedTensorOf<[F32]>:$result);
+  let assemblyFormat = [{
+    $logits `,` $max attr-dict `:` type($logits) `,` type($max) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tfm_LabelLogitOp : Tfm_Op<"label_logit", [Pure]> {
+  let summary = "the logit of every token's label";
+  let description = [{
+    `z[t] = logits[t, labels[t]]` in f32, 0 for ignored labels (and any
+    label outside `[0, vocab)`). On logits split over the vocabulary, a rank
+    gives 0 for labels outside its range and the result is partial (P).
+
+    ```mlir
+    %z = tfm.label_logit %logits, %labels ignore_index -100
+        : tensor<128x2x12800xf32>, tensor<128x2xi64> -> tensor<128x2xf32>
+    ```
+
+    **Constraints**
+    - the labels and the result have the logits' shape without the last
+      dimension; the result is f32.
+  }];
+  let arguments = (ins Tfm_FloatTensor:$logits, Tfm_IndexTensor:$labels,
+                       DefaultValuedAttr<I64Attr, "-100">:$ignore_index);
+  let results = (outs RankedTensorOf<[F32]>:$result);
+  let assemblyFormat = [{
+    $logits `,` $labels `ignore_index` $ignore_index attr-dict `:`
+    type($logits) `,` type($labels) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tfm_CrossEntropyFromStatsOp : Tfm_Op<"cross_entropy_from_stats", [Pure]> {
+  let summary = "mean cross-entropy from per-token max, sum-exp and label logit";
+  let description = [{
+    `loss = mean over tokens with label != ignore_index of
+    (log(sumexp[t]) + max[t] - label_logit[t])`; 0 if every label is
+    ignored. The last step of the vocab-parallel cross-entropy, on complete
+    (all-reduced) statistics.
+
+    ```mlir
+    %loss = tfm.cross_entropy_from_stats %m, %se, %z, %labels ignore_index -100
+        : tensor<128x2xf32>, tensor<128x2xf32>, tensor<128x2xf32>,
+          tensor<128x2xi64> -> tensor<f32>
+    ```
+
+    **Constraints**
+    - `max`, `sumexp`, `label_logit` and `labels` have the same shape.
+  }];
+  let arguments = (ins RankedTensorOf<[F32]>:$max, RankedTensorOf<[F32]>:$sumexp,
+                       RankedTensorOf<[F32]>:$label_logit,
+                       Tfm_IndexTensor:$labels,
+                       DefaultValuedAttr<I64Attr, "-100">:$ignore_index);
+  let results = (outs Tfm_Scalar:$loss);
+  let assemblyFormat = [{
+    $max `,` $sumexp `,` $label_logit `,` $labels `ignore_index` $ignore_index
+    attr-dict `:` type($max) `,` type($sumexp) `,` type($label_logit) `,`
+    type($labels) `->` type($loss)
+  }];
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//

@@ -1,0 +1,97 @@
+//===- TfmSavedForBackward.cpp - what each op keeps for its backward ------===//
+//
+// The single declaration, per op, of the tensors its backward needs from the
+// forward pass (Korthikanti et al. 2022, section 4.1 accounting): inputs of
+// norms, GEMMs and activations, attention's Q, K, V, softmax output, dropout
+// mask and dropped probabilities, and dropout masks.
+//
+//===----------------------------------------------------------------------===//
+
+#include "seqpar/Dialect/Tfm/IR/Tfm.h"
+
+using namespace mlir;
+using namespace seqpar::tfm;
+
+using Saved = SmallVectorImpl<SavedTensor>;
+
+static int64_t numElements(Value v) {
+  return cast<RankedTensorType>(v.getType()).getNumElements();
+}
+
+// Ops whose backward needs nothing from the forward pass.
+void GetParamOp::getSavedForBackward(Saved &) {}
+void PositionIdsOp::getSavedForBackward(Saved &) {}
+void QkvSplitOp::getSavedForBackward(Saved &) {}
+void AddOp::getSavedForBackward(Saved &) {}
+void BiasAddOp::getSavedForBackward(Saved &) {}
+void RepeatHeadsOp::getSavedForBackward(Saved &) {}
+void LogitsMaxOp::getSavedForBackward(Saved &) {}
+void LabelLogitOp::getSavedForBackward(Saved &) {}
+
+// The gradient of the table needs the ids; they are integers, not
+// activations, and kept by the caller (the batch).
+void EmbeddingOp::getSavedForBackward(Saved &) {}
+
+void LayerNormOp::getSavedForBackward(Saved &saved) {
+  saved.push_back(SavedTensor::of(getInput(), "norm input"));
+}
+
+void RmsNormOp::getSavedForBackward(Saved &saved) {
+  saved.push_back(SavedTensor::of(getInput(), "norm input"));
+}
+
+void LinearOp::getSavedForBackward(Saved &saved) {
+  saved.push_back(SavedTensor::of(getInput(), "GEMM input"));
+}
+
+void DropoutOp::getSavedForBackward(Saved &saved) {
+  if (getRate().convertToDouble() > 0.0)
+    saved.push_back(SavedTensor::internal(SavedTensor::Kind::Mask,
+                                          numElements(getInput()), Type(),
+                                          "dropout mask"));
+}
+
+void AttentionOp::getSavedForBackward(Saved &saved) {
+  saved.push_back(SavedTensor::of(getQ(), "query"));
+  saved.push_back(SavedTensor::of(getK(), "key"));
+  saved.push_back(SavedTensor::of(getV(), "value"));
+  RankedTensorType q = getQ().getType();
+  // [b, heads, s, s] attention probabilities (local heads).
+  int64_t probs =
+      q.getDimSize(1) * getNumHeads() * q.getDimSize(0) * q.getDimSize(0);
+  Type et = q.getElementType();
+  saved.push_back(SavedTensor::internal(SavedTensor::Kind::Activation, probs,
+                                        et, "softmax output"));
+  if (getDropoutRate().convertToDouble() > 0.0) {
+    saved.push_back(SavedTensor::internal(SavedTensor::Kind::Mask, probs,
+                                          Type(), "attention dropout mask"));
+    saved.push_back(SavedTensor::internal(SavedTensor::Kind::Activation, probs,
+                                          et, "attention dropout output"));
+  }
+}
+
+void GeluOp::getSavedForBackward(Saved &saved) {
+  saved.push_back(SavedTensor::of(getInput(), "activation input"));
+}
+
+void SiluOp::getSavedForBackward(Saved &saved) {
+  saved.push_back(SavedTensor::of(getInput(), "activation input"));
+}
+
+void MulOp::getSavedForBackward(Saved &saved) {
+  saved.push_back(SavedTensor::of(getLhs(), "product operand"));
+  saved.push_back(SavedTensor::of(getRhs(), "product operand"));
+}
+
+void LogitsSumExpOp::getSavedForBackward(Saved &saved) {
+  saved.push_back(SavedTensor::of(getLogits(), "logits"));
+}
+
+void CrossEntropyFromStatsOp::getSavedForBackward(Saved &saved) {
+  saved.push_back(SavedTensor::of(getMax(), "logit max"));
+  saved.push_back(SavedTensor::of(getSumexp(), "logit sum-exp"));
+}
+
+void CrossEntropyOp::getSavedForBackward(Saved &saved) {
+  saved.push_back(SavedTensor::of(getLogits(), "logits"));
+}
