@@ -8,6 +8,7 @@
 #include "seqpar/Import/HFImport.h"
 
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OperationSupport.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
@@ -64,7 +65,9 @@ int main(int argc, char **argv) {
   ToolOutputFile out(output, ec, sys::fs::OF_Text);
   if (ec)
     return fail("cannot write '" + output + "': " + ec.message());
-  (**module)->print(out.os());
+  // Locations name the Hugging Face module of every op (layer reports and
+  // diagnostics use them), so they are part of the output.
+  (**module)->print(out.os(), mlir::OpPrintingFlags().enableDebugInfo());
   out.os() << "\n";
   out.os().flush();
   if (out.os().has_error())

@@ -39,6 +39,12 @@ LayoutAttr LayoutAttr::fromType(Type type) {
                 : LayoutAttr();
 }
 
+LayoutAttr LayoutAttr::ofType(Type type) {
+  if (LayoutAttr layout = fromType(type))
+    return layout;
+  return get(type.getContext(), {}, {}, {});
+}
+
 Sharding LayoutAttr::getSharding(size_t i) const {
   return decode(getShardings()[i], getBlocks()[i]);
 }

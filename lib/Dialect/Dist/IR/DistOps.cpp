@@ -189,12 +189,11 @@ struct CollectiveChecker {
   /// and all other axes agree.
   LogicalResult transition(RankedTensorType in, RankedTensorType out,
                            Sharding from, Sharding to) {
-    LayoutAttr lin = LayoutAttr::fromType(in), lout = LayoutAttr::fromType(out);
-    if (!lin && !lout)
+    // IR without any layouts is not checked; otherwise an unannotated type
+    // is replicated on every axis.
+    if (!LayoutAttr::fromType(in) && !LayoutAttr::fromType(out))
       return success();
-    if (!lin || !lout)
-      return op->emitOpError()
-             << "operand and result must both carry a layout or neither";
+    LayoutAttr lin = LayoutAttr::ofType(in), lout = LayoutAttr::ofType(out);
     if (lin.getSharding(axis) != from)
       return op->emitOpError()
              << "operand must be " << from.str() << " on axis '" << axis
@@ -375,6 +374,39 @@ LogicalResult MatmulReduceScatterOp::verifyWithAxisSize(int64_t n) {
     return emitOpError() << "result must be S(" << d << ") on axis '"
                          << getAxis() << "', its layout is " << lout;
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Ring communication volume
+//===----------------------------------------------------------------------===//
+
+static int64_t bytesOf(Value v) {
+  auto t = cast<RankedTensorType>(v.getType());
+  return t.getNumElements() * llvm::divideCeil(t.getElementTypeBitWidth(), 8);
+}
+
+// A ring all-gather sends the local shard n - 1 times; a ring reduce-scatter
+// sends (n - 1) / n of the full tensor; an all-reduce is both.
+int64_t AllGatherOp::getRingBytesSent(int64_t n) {
+  return bytesOf(getInput()) * (n - 1);
+}
+int64_t ReduceScatterOp::getRingBytesSent(int64_t n) {
+  return bytesOf(getInput()) / n * (n - 1);
+}
+int64_t AllReduceOp::getRingBytesSent(int64_t n) {
+  return 2 * (bytesOf(getInput()) / n * (n - 1));
+}
+int64_t AllToAllOp::getRingBytesSent(int64_t n) {
+  return bytesOf(getInput()) / n * (n - 1);
+}
+int64_t LocalSliceOp::getRingBytesSent(int64_t) { return 0; }
+int64_t SendOp::getRingBytesSent(int64_t) { return bytesOf(getInput()); }
+int64_t RecvOp::getRingBytesSent(int64_t) { return 0; }
+int64_t AllGatherMatmulOp::getRingBytesSent(int64_t n) {
+  return bytesOf(getInput()) * (n - 1);
+}
+int64_t MatmulReduceScatterOp::getRingBytesSent(int64_t n) {
+  return bytesOf(getResult()) * (n - 1);
 }
 
 #define GET_OP_CLASSES

@@ -320,9 +320,10 @@ LogicalResult AttentionOp::verify() {
   if (rd > 0 && !(getRotaryTheta().convertToDouble() > 0.0))
     return emitOpError() << "rotary_theta must be > 0, got "
                          << getRotaryTheta().convertToDouble();
-  if (getDropoutStream() < 0)
-    return emitOpError() << "dropout_stream must be >= 0, got "
-                         << getDropoutStream();
+  // I64Attr getters return uint64_t; compare the signed value.
+  int64_t stream = getDropoutStreamAttr().getInt();
+  if (stream < 0)
+    return emitOpError() << "dropout_stream must be >= 0, got " << stream;
   return verifyRate(*this, "dropout_rate", getDropoutRate().convertToDouble());
 }
 

@@ -49,6 +49,9 @@ def Dist_LayoutAttr : Dist_Attr<"Layout", "layout"> {
                               entries);
     /// The layout carried by a tensor type's encoding, or null.
     static LayoutAttr fromType(::mlir::Type type);
+    /// The layout of a tensor type: its encoding, or (without one) the empty
+    /// layout, replicated on every axis.
+    static LayoutAttr ofType(::mlir::Type type);
 
     Sharding getSharding(::llvm::StringRef axis) const;
     /// The sharding of the i-th listed axis.

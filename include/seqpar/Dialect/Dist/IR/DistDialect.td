@@ -21,6 +21,11 @@ def Dist_Dialect : Dialect {
     S(d)->R, reduce_scatter P->S(d), all_reduce P->R, local_slice R->S(d),
     all_to_all S(a)->S(b); the fused all_gather_matmul and
     matmul_reduce_scatter overlap communication with the GEMM.
+
+    A tensor type without a layout is replicated on every axis. Collectives
+    check their layout transition whenever their operand or result carries a
+    layout; IR with no layouts at all (hand-written, before partitioning) is
+    only shape-checked.
   }];
   let useDefaultAttributePrinterParser = 1;
 }

@@ -26,6 +26,10 @@ def Dist_CollectiveOpInterface : OpInterface<"CollectiveOpInterface"> {
         Checks shapes and layouts given the number of ranks along the axis.
       }], "::mlir::LogicalResult", "verifyWithAxisSize",
       (ins "int64_t":$axisSize)>,
+    InterfaceMethod<[{
+        Bytes each rank sends in a ring implementation on an axis of
+        `axisSize` ranks (element types as in the IR).
+      }], "int64_t", "getRingBytesSent", (ins "int64_t":$axisSize)>,
   ];
 }
 

@@ -56,7 +56,8 @@ def Dist_MeshOp : Dist_Op<"mesh", [Symbol]> {
 class Dist_CollectiveOp<string mnemonic, list<Trait> traits = []>
     : Dist_Op<mnemonic, !listconcat([
         DeclareOpInterfaceMethods<Dist_CollectiveOpInterface,
-                                  ["verifyWithAxisSize"]>,
+                                  ["verifyWithAxisSize",
+                                   "getRingBytesSent"]>,
         DeclareOpInterfaceMethods<SymbolUserOpInterface>], traits)> {
   let extraClassDefinition = [{
     ::mlir::LogicalResult

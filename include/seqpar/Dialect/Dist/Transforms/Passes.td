@@ -1,0 +1,94 @@
+//===- Passes.td - seqpar distribution passes --------------*- tablegen -*-===//
+
+#ifndef SEQPAR_DIALECT_DIST_TRANSFORMS_PASSES_TD
+#define SEQPAR_DIALECT_DIST_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+//===----------------------------------------------------------------------===//
+// Partitioning
+//===----------------------------------------------------------------------===//
+
+def SpPartitionPass : Pass<"sp-partition", "::mlir::ModuleOp"> {
+  let summary = "Megatron tensor parallelism, optionally with sequence "
+                "parallelism, as layouts and collectives";
+  let description = [{
+    Rewrites the single-device `@forward` of a tfm module into the per-rank
+    SPMD program of Megatron-LM on a mesh `["tp" = tp]`, adding the
+    `dist.mesh @mesh`. Linear layers are classified by their place in the
+    dataflow: a linear whose input is whole and whose result feeds
+    attention heads, an activation or the loss is column-parallel (weight
+    split on its output features; GPT-2's fused `[q | k | v]` weight in
+    three blocks); a linear whose input is split on its features is
+    row-parallel (weight split on its input features, partial result). The
+    token embedding is vocab-parallel and the LM head column-parallel over
+    the vocabulary, followed by the vocab-parallel cross-entropy. Attention
+    runs on heads/tp local heads; kv heads are split when tp divides them and
+    otherwise replicated, repeated, and sliced so that each rank keeps the kv
+    head its query heads read.
+
+    With `sequence-parallel=false` row-parallel outputs are all-reduced. With
+    `sequence-parallel=true` the residual stream (norms, dropout, residual
+    adds) is split along the sequence: row-parallel outputs and the
+    embedding are reduce-scattered along the sequence, and norm outputs are
+    all-gathered before each column-parallel linear.
+
+    Parameters keep their global shape and gain their layout; every value's
+    type carries its layout. sp-verify runs at the end. A dimension that
+    cannot be split is reported at the op that needs the split.
+  }];
+  let dependentDialects = ["::seqpar::dist::DistDialect"];
+  let options = [
+    Option<"tp", "tp", "int64_t", "1", "Tensor-parallel degree">,
+    Option<"sequenceParallel", "sequence-parallel", "bool", "false",
+           "Split norms, dropout and residual adds along the sequence">,
+  ];
+}
+
+def SpVerifyPass : Pass<"sp-verify", "::mlir::ModuleOp"> {
+  let summary = "Recomputes every layout and rejects inconsistent SPMD IR";
+  let description = [{
+    For every op, recomputes from its operands' layouts the layouts its
+    results must have, on every axis of the mesh, and compares them with the
+    types: a norm or nonlinearity of a partial value, a GEMM contracting a
+    split dimension with a whole weight, attention over a split sequence, a
+    bias added to a partial sum, a parameter shard of the wrong size, or a
+    partial or split value returned are rejected with a diagnostic naming
+    the value and the axis. Collectives check their own transitions.
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Reports
+//===----------------------------------------------------------------------===//
+
+def SpReportPass : Pass<"sp-report", "::mlir::ModuleOp"> {
+  let summary = "Prints per-layer activation memory or communication as JSON";
+  let description = [{
+    `memory`: per layer and in total, the activation bytes each rank keeps
+    for the backward pass, from the ops' SavedForBackwardOpInterface
+    declarations, in two accountings: the IR's element types
+    (`ir_bytes`), and Korthikanti et al. 2022's (`paper_bytes`: 2-byte
+    activations, 1-byte dropout masks). The input of a column-parallel GEMM
+    that was all-gathered along the sequence is kept as the sequence shard
+    and re-gathered in the backward (the paper's choice), so its shard is
+    counted.
+
+    `comm`: per layer, every collective with its axis, dimension and the
+    bytes each rank sends in a ring implementation (all_gather and
+    reduce_scatter (n-1)/n of the full tensor, all_reduce twice that), and
+    totals.
+
+    Layers are read from op locations (`transformer.h.<i>`,
+    `gpt_neox.layers.<i>`, `model.layers.<i>`); other ops are reported under
+    `outside_layers`. The JSON goes to stdout (or `output`).
+  }];
+  let options = [
+    Option<"memory", "memory", "bool", "false", "Report activation memory">,
+    Option<"comm", "comm", "bool", "false", "Report communication">,
+    Option<"output", "output", "std::string", "\"-\"",
+           "Where to write the JSON (default: stdout)">,
+  ];
+}
+
+#endif // SEQPAR_DIALECT_DIST_TRANSFORMS_PASSES_TD

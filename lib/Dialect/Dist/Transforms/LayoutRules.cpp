@@ -1,0 +1,281 @@
+//===- LayoutRules.cpp - result layouts from operand layouts --------------===//
+//
+// The layout algebra of DESIGN.md section 3, one mesh axis at a time. Each
+// tfm op accepts some combinations of R / S(d) / P operands and produces a
+// determined layout; everything else is a bug in the SPMD program and gets a
+// diagnostic that names the operand and the axis.
+//
+//===----------------------------------------------------------------------===//
+
+#include "seqpar/Dialect/Dist/Transforms/LayoutRules.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace seqpar;
+using namespace seqpar::dist;
+using namespace seqpar::tfm;
+
+Sharding dist::shardingOf(Value v, StringRef axis) {
+  LayoutAttr layout = LayoutAttr::fromType(v.getType());
+  return layout ? layout.getSharding(axis) : Sharding::replicated();
+}
+
+namespace {
+using Result = FailureOr<SmallVector<Sharding>>;
+
+/// Helpers bound to one op and axis.
+struct Rule {
+  Operation *op;
+  StringRef axis;
+
+  Sharding of(Value v) const { return shardingOf(v, axis); }
+
+  static int64_t rank(Value v) {
+    return cast<RankedTensorType>(v.getType()).getRank();
+  }
+  static bool isSplitOn(Sharding s, int64_t d) {
+    return s.isSplit() && s.dim == d;
+  }
+
+  /// Describes operand `v` for a diagnostic.
+  std::string name(Value v) const {
+    for (OpOperand &use : op->getOpOperands())
+      if (use.get() == v) {
+        std::string s = "operand #" + std::to_string(use.getOperandNumber());
+        if (Operation *def = v.getDefiningOp())
+          s += " (from " + def->getName().getStringRef().str() + ")";
+        return s;
+      }
+    return "a value";
+  }
+
+  InFlightDiagnostic error(Value v, const Twine &what) const {
+    return op->emitOpError() << name(v) << " is " << of(v).str()
+                             << " on mesh axis '" << axis << "': " << what;
+  }
+
+  LogicalResult notPartial(Value v, StringRef why) const {
+    if (of(v).isPartial())
+      return error(v, why);
+    return success();
+  }
+
+  LogicalResult replicated(Value v, StringRef why) const {
+    if (v && !of(v).isReplicated())
+      return error(v, why);
+    return success();
+  }
+
+  Result same(Sharding s, size_t n = 1) const {
+    return SmallVector<Sharding>(n, s);
+  }
+};
+} // namespace
+
+static Result normRule(Rule r, Value x, Value weight, Value bias) {
+  Sharding s = r.of(x);
+  if (s.isPartial())
+    return r.error(x, "a norm of a partial value is not the norm of the sum; "
+                      "all-reduce or reduce-scatter it first");
+  if (Rule::isSplitOn(s, Rule::rank(x) - 1))
+    return r.error(x, "the normalised (last) dimension must be whole");
+  if (failed(r.replicated(weight, "norm weights must be replicated")) ||
+      failed(r.replicated(bias, "norm biases must be replicated")))
+    return failure();
+  return r.same(s);
+}
+
+static Result linearRule(Rule r, LinearOp op) {
+  Value x = op.getInput(), w = op.getWeight(), b = op.getBias();
+  bool outIn = op.getWeightLayout() == WeightLayout::out_in;
+  int64_t inDim = outIn ? 1 : 0, outDim = outIn ? 0 : 1;
+  int64_t last = Rule::rank(x) - 1;
+  Sharding sx = r.of(x), sw = r.of(w);
+  if (Rule::isSplitOn(sx, last)) {
+    // Row-parallel: each rank contracts its slice of the features.
+    if (!Rule::isSplitOn(sw, inDim) || sw.blocks != 1)
+      return r.error(w, "a GEMM whose input is split on its features needs "
+                        "the weight split on its input features (S(" +
+                            Twine(inDim) + "))");
+    if (b)
+      return r.error(b, "a bias added to a partial product would be counted "
+                        "once per rank; add it after the reduction");
+    return r.same(Sharding::partial());
+  }
+  if (Rule::isSplitOn(sw, outDim)) {
+    // Column-parallel: every rank computes its slice of the outputs.
+    if (!sx.isReplicated())
+      return r.error(x, "a column-parallel GEMM needs its whole input; "
+                        "all-gather it first");
+    Sharding out = Sharding::split(last, sw.blocks);
+    if (b && r.of(b) != Sharding::split(0, sw.blocks))
+      return r.error(b, "the bias must be split like the weight's outputs");
+    return r.same(out);
+  }
+  if (!sw.isReplicated())
+    return r.error(w, "the weight must be replicated or split on its input "
+                      "or output features");
+  if (sx.isPartial() && b)
+    return r.error(b, "a bias added to a partial product would be counted "
+                      "once per rank");
+  if (failed(r.replicated(b, "the bias of a replicated GEMM must be "
+                             "replicated")))
+    return failure();
+  return r.same(sx);
+}
+
+static Result attentionRule(Rule r, AttentionOp op) {
+  Sharding s = r.of(op.getQ());
+  for (Value v : {op.getK(), op.getV()})
+    if (r.of(v) != s)
+      return r.error(v, "keys and values must be split like the queries (" +
+                            s.str() + ")");
+  if (s.isPartial())
+    return r.error(op.getQ(), "attention of a partial value is not the "
+                              "attention of the sum");
+  if (Rule::isSplitOn(s, 0))
+    return r.error(op.getQ(),
+                   "attention over a sequence split across ranks needs "
+                   "context parallelism; all-gather the sequence first");
+  if (s.isSplit() && s.blocks != 1)
+    return r.error(op.getQ(), "heads must be split contiguously");
+  if (Value pos = op.getPositions()) {
+    // Positions are [s, b]: split with the batch, whole otherwise.
+    Sharding want = Rule::isSplitOn(s, 1) ? s : Sharding::replicated();
+    if (r.of(pos) != want)
+      return r.error(pos, "positions must be " + want.str() +
+                              " to match the queries");
+  }
+  return r.same(s);
+}
+
+/// Ops reading a vocabulary dimension that may be split (vocab-parallel
+/// cross-entropy): a split vocabulary makes the result partial.
+static Result perTokenRule(Rule r, Value logits, ArrayRef<Value> perToken) {
+  Sharding s = r.of(logits);
+  if (s.isPartial())
+    return r.error(logits, "logits must not be partial");
+  Sharding tokens =
+      Rule::isSplitOn(s, Rule::rank(logits) - 1) ? Sharding::replicated() : s;
+  for (Value v : perToken)
+    if (r.of(v) != tokens)
+      return r.error(v, "per-token values must be " + tokens.str() +
+                            " to match the logits");
+  return r.same(tokens.isReplicated() && s.isSplit() ? Sharding::partial()
+                                                     : tokens);
+}
+
+FailureOr<SmallVector<Sharding>> dist::inferResultShardings(Operation *op,
+                                                            StringRef axis) {
+  Rule r{op, axis};
+  return TypeSwitch<Operation *, Result>(op)
+      .Case<GetParamOp, PositionIdsOp>([&](Operation *o) -> Result {
+        // Layouts are declared by the type; only partial sources are wrong.
+        Value res = o->getResult(0);
+        if (r.of(res).isPartial())
+          return o->emitOpError()
+                 << "result cannot be partial on mesh axis '" << axis << "'";
+        return r.same(r.of(res));
+      })
+      .Case<EmbeddingOp>([&](EmbeddingOp e) -> Result {
+        Sharding st = r.of(e.getTable()), si = r.of(e.getIds());
+        if (si.isPartial())
+          return r.error(e.getIds(), "token ids cannot be partial");
+        if (Rule::isSplitOn(st, 0)) {
+          if (!si.isReplicated())
+            return r.error(e.getIds(), "a vocab-parallel lookup needs every "
+                                       "token id on every rank");
+          return r.same(Sharding::partial());
+        }
+        if (Rule::isSplitOn(st, 1))
+          return si.isReplicated()
+                     ? r.same(Sharding::split(Rule::rank(e.getIds())))
+                     : Result(r.error(e.getIds(), "ids must be whole when "
+                                                  "the hidden size is split"));
+        return r.same(si);
+      })
+      .Case<LayerNormOp>([&](LayerNormOp n) {
+        return normRule(r, n.getInput(), n.getWeight(), n.getBias());
+      })
+      .Case<RmsNormOp>([&](RmsNormOp n) {
+        return normRule(r, n.getInput(), n.getWeight(), Value());
+      })
+      .Case<DropoutOp, GeluOp, SiluOp, RepeatHeadsOp>(
+          [&](Operation *o) -> Result {
+            Value x = o->getOperand(0);
+            if (failed(r.notPartial(x, "a nonlinear op of a partial value is "
+                                       "not the op of the sum")))
+              return failure();
+            if (isa<RepeatHeadsOp>(o) &&
+                Rule::isSplitOn(r.of(x), Rule::rank(x) - 1))
+              return r.error(x, "heads to repeat must be whole");
+            return r.same(r.of(x));
+          })
+      .Case<AddOp, MulOp>([&](Operation *o) -> Result {
+        Value a = o->getOperand(0), b = o->getOperand(1);
+        if (r.of(a) != r.of(b))
+          return r.error(b, "both operands must have the same layout (the "
+                            "other is " +
+                                r.of(a).str() + ")");
+        if (isa<MulOp>(o) &&
+            failed(r.notPartial(a, "a product of partial values is not the "
+                                   "product of the sums")))
+          return failure();
+        return r.same(r.of(a));
+      })
+      .Case<BiasAddOp>([&](BiasAddOp o) -> Result {
+        Value x = o.getInput();
+        Sharding s = r.of(x);
+        if (s.isPartial())
+          return r.error(x, "a bias added to a partial value would be "
+                            "counted once per rank");
+        Sharding want = Rule::isSplitOn(s, Rule::rank(x) - 1)
+                            ? Sharding::split(0, s.blocks)
+                            : Sharding::replicated();
+        if (r.of(o.getBias()) != want)
+          return r.error(o.getBias(), "the bias must be " + want.str() +
+                                          " to match the input's features");
+        return r.same(s);
+      })
+      .Case<LinearOp>([&](LinearOp l) { return linearRule(r, l); })
+      .Case<QkvSplitOp>([&](QkvSplitOp q) -> Result {
+        Value x = q.getInput();
+        Sharding s = r.of(x);
+        if (s.isPartial())
+          return r.error(x, "cannot split a partial projection into heads");
+        if (Rule::isSplitOn(s, Rule::rank(x) - 1)) {
+          int64_t want = q.getPacking() == QkvPacking::blocks ? 3 : 1;
+          if (s.blocks != want)
+            return r.error(x, "'" + stringifyQkvPacking(q.getPacking()) +
+                                  "' packing needs the fused features split "
+                                  "in " +
+                                  Twine(want) + " block(s)");
+          return r.same(Sharding::split(s.dim), 3);
+        }
+        return r.same(s, 3);
+      })
+      .Case<AttentionOp>([&](AttentionOp a) { return attentionRule(r, a); })
+      .Case<LogitsMaxOp>(
+          [&](LogitsMaxOp o) { return perTokenRule(r, o.getLogits(), {}); })
+      .Case<LogitsSumExpOp>([&](LogitsSumExpOp o) {
+        return perTokenRule(r, o.getLogits(), {o.getMax()});
+      })
+      .Case<LabelLogitOp>([&](LabelLogitOp o) {
+        return perTokenRule(r, o.getLogits(), {o.getLabels()});
+      })
+      .Case<CrossEntropyFromStatsOp, CrossEntropyOp>(
+          [&](Operation *o) -> Result {
+            Value logits = o->getOperand(0);
+            if (isa<CrossEntropyOp>(o) &&
+                Rule::isSplitOn(r.of(logits), Rule::rank(logits) - 1))
+              return r.error(logits, "a split vocabulary needs the "
+                                     "vocab-parallel cross-entropy");
+            for (Value v : o->getOperands())
+              if (!r.of(v).isReplicated())
+                return r.error(v, "the mean loss needs every token's "
+                                  "statistics; reduce them first");
+            return r.same(Sharding::replicated());
+          })
+      .Default([](Operation *) { return SmallVector<Sharding>(); });
+}

@@ -1,0 +1,506 @@
+//===- SpPartition.cpp - Megatron TP + SP as layouts and collectives ------===//
+//
+// Walks the single-device forward function op by op and emits, for each op,
+// its per-rank counterpart on local shapes, asking for each operand in the
+// layout the op needs and inserting the collective that converts it
+// (Korthikanti et al. 2022, figure 5):
+//
+//   residual stream   R (TP) or S(0) along the sequence (TP+SP)
+//   column GEMM       input R (all_gather from S(0) under SP), weight split
+//                     on outputs, result S(last)
+//   row GEMM          input S(last), weight split on inputs, result P, then
+//                     all_reduce (TP) or reduce_scatter along the sequence
+//                     (SP), then the bias
+//   embedding         vocab-parallel, P then all_reduce / reduce_scatter
+//   LM head + loss    column-parallel over the vocabulary, vocab-parallel
+//                     cross-entropy (max and sum-exp all-reduced)
+//
+//===----------------------------------------------------------------------===//
+
+#include "seqpar/Dialect/Dist/Transforms/LayoutRules.h"
+#include "seqpar/Dialect/Dist/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace seqpar::dist {
+#define GEN_PASS_DEF_SPPARTITIONPASS
+#include "seqpar/Dialect/Dist/Transforms/Passes.h.inc"
+} // namespace seqpar::dist
+
+using namespace mlir;
+using namespace seqpar;
+using namespace seqpar::dist;
+using namespace seqpar::tfm;
+
+static constexpr StringLiteral kAxis = "tp";
+
+namespace {
+class Partitioner {
+public:
+  Partitioner(ModuleOp module, MeshOp mesh, int64_t tp, bool sp)
+      : module(module), mesh(mesh), tp(tp), sp(sp), b(module.getContext()),
+        meshRef(FlatSymbolRefAttr::get(mesh.getSymNameAttr())) {}
+
+  LogicalResult run(func::FuncOp func);
+
+private:
+  /// The layout of the residual stream: whole (TP) or sequence shards (SP).
+  Sharding stream() const {
+    return sp ? Sharding::split(0) : Sharding::replicated();
+  }
+
+  RankedTensorType localType(RankedTensorType global, Sharding s) const;
+  RankedTensorType typeWith(Value oldValue, Sharding s) const {
+    return localType(cast<RankedTensorType>(oldValue.getType()), s);
+  }
+  /// `global` split on `d` over tp in `blocks` blocks, or an error at `op`.
+  LogicalResult divisible(Operation *op, int64_t global, int64_t blocks,
+                          const Twine &what);
+
+  /// The new value of `old`, converted to `want` with a collective.
+  Value get(Value old, Sharding want);
+  Value convert(Value v, Sharding want, Location loc);
+  /// This rank's shard of the parameter read by `old` (a tfm.get_param).
+  FailureOr<Value> param(Value old, Sharding want);
+  FailureOr<Value> optionalParam(Value old, Sharding want) {
+    return old ? param(old, want) : FailureOr<Value>(Value());
+  }
+
+  LogicalResult partitionEmbedding(EmbeddingOp op);
+  LogicalResult partitionLinear(LinearOp op);
+  LogicalResult partitionQkvSplit(QkvSplitOp op);
+  LogicalResult partitionAttention(AttentionOp op);
+  LogicalResult partitionCrossEntropy(CrossEntropyOp op);
+  LogicalResult partitionOp(Operation *op);
+  /// Same op, operands converted to `want`, results of layout `want`.
+  void cloneWith(Operation *op, Sharding want);
+
+  /// Whether the result of a linear can stay split on its features: it feeds
+  /// only ops that work on local heads / features / vocabulary.
+  bool feedsSplitConsumers(Value v) const;
+  /// How the column split of a fused projection's features is blocked.
+  int64_t outputBlocks(LinearOp op) const;
+
+  ModuleOp module;
+  MeshOp mesh;
+  int64_t tp;
+  bool sp;
+  OpBuilder b;
+  FlatSymbolRefAttr meshRef;
+  DenseMap<Value, Value> mapped;
+  /// "<parameter>|<sharding>" -> this rank's get_param of it.
+  llvm::StringMap<Value> params;
+};
+} // namespace
+
+RankedTensorType Partitioner::localType(RankedTensorType global,
+                                        Sharding s) const {
+  SmallVector<int64_t> shape(global.getShape());
+  Attribute encoding;
+  if (s.isSplit())
+    shape[s.dim] /= tp;
+  if (!s.isReplicated())
+    encoding = LayoutAttr::get(b.getContext(), {{kAxis, s}});
+  return RankedTensorType::get(shape, global.getElementType(), encoding);
+}
+
+LogicalResult Partitioner::divisible(Operation *op, int64_t global,
+                                     int64_t blocks, const Twine &what) {
+  if (global % (tp * blocks) == 0)
+    return success();
+  InFlightDiagnostic d = op->emitOpError() << "cannot split " << what << " ("
+                                           << global << ") over tp = " << tp;
+  if (blocks != 1)
+    d << " in each of its " << blocks << " blocks";
+  return d;
+}
+
+Value Partitioner::convert(Value v, Sharding want, Location loc) {
+  Sharding have = shardingOf(v, kAxis);
+  if (have == want)
+    return v;
+  auto t = cast<RankedTensorType>(v.getType());
+  SmallVector<int64_t> shape(t.getShape());
+  auto make = [&](Sharding s) {
+    Attribute enc = s.isReplicated()
+                        ? Attribute()
+                        : LayoutAttr::get(b.getContext(), {{kAxis, s}});
+    return RankedTensorType::get(shape, t.getElementType(), enc);
+  };
+  StringAttr axis = b.getStringAttr(kAxis);
+  if (have.isSplit() && want.isReplicated()) {
+    shape[have.dim] *= tp;
+    return b.create<AllGatherOp>(loc, make(want), v, meshRef, axis,
+                                 b.getI64IntegerAttr(have.dim));
+  }
+  if (have.isPartial() && want.isReplicated())
+    return b.create<AllReduceOp>(
+        loc, make(want), v, meshRef, axis,
+        ReductionKindAttr::get(b.getContext(), ReductionKind::sum));
+  if (have.isPartial() && want.isSplit()) {
+    shape[want.dim] /= tp;
+    return b.create<ReduceScatterOp>(loc, make(want), v, meshRef, axis,
+                                     b.getI64IntegerAttr(want.dim));
+  }
+  if (have.isReplicated() && want.isSplit()) {
+    shape[want.dim] /= tp;
+    return b.create<LocalSliceOp>(loc, make(want), v, meshRef, axis,
+                                  b.getI64IntegerAttr(want.dim));
+  }
+  // S(a) -> S(b) goes through R: never needed by the rules above.
+  return convert(convert(v, Sharding::replicated(), loc), want, loc);
+}
+
+Value Partitioner::get(Value old, Sharding want) {
+  Value v = mapped.lookup(old);
+  assert(v && "operand partitioned before its use");
+  return convert(v, want, old.getLoc());
+}
+
+FailureOr<Value> Partitioner::param(Value old, Sharding want) {
+  auto read = old.getDefiningOp<GetParamOp>();
+  if (!read) // An activation used as a weight: convert like any value.
+    return get(old, want);
+  auto decl =
+      SymbolTable::lookupNearestSymbolFrom<ParamOp>(read, read.getNameAttr());
+  auto global = cast<RankedTensorType>(decl.getType());
+  LayoutAttr declared = LayoutAttr::fromType(global);
+  Sharding have = declared ? declared.getSharding(kAxis) : Sharding();
+  if (declared && have != want) {
+    // Already declared with another layout by an earlier user: convert.
+    FailureOr<Value> first = param(old, have);
+    if (failed(first))
+      return failure();
+    return convert(*first, want, read.getLoc());
+  }
+  Value &cached = params[(read.getName() + "|" + want.str()).str()];
+  if (cached)
+    return cached;
+  if (want.isSplit() &&
+      failed(
+          divisible(read, global.getDimSize(want.dim), want.blocks,
+                    "dimension " + Twine(want.dim) + " of @" + read.getName())))
+    return failure();
+  if (!declared && !want.isReplicated())
+    decl.setType(RankedTensorType::get(
+        global.getShape(), global.getElementType(),
+        LayoutAttr::get(b.getContext(), {{kAxis, want}})));
+  auto unsharded =
+      RankedTensorType::get(global.getShape(), global.getElementType());
+  cached = b.create<GetParamOp>(read.getLoc(), localType(unsharded, want),
+                                read.getName());
+  return cached;
+}
+
+bool Partitioner::feedsSplitConsumers(Value v) const {
+  return llvm::all_of(v.getUsers(), [&](Operation *user) {
+    if (auto attn = dyn_cast<AttentionOp>(user)) {
+      // k / v are split only when tp divides the kv heads.
+      if (v == attn.getQ())
+        return true;
+      return attn.getNumKvHeads() % tp == 0;
+    }
+    return isa<QkvSplitOp, GeluOp, SiluOp, MulOp, CrossEntropyOp>(user);
+  });
+}
+
+int64_t Partitioner::outputBlocks(LinearOp op) const {
+  for (Operation *user : op.getResult().getUsers())
+    if (auto split = dyn_cast<QkvSplitOp>(user))
+      if (split.getPacking() == QkvPacking::blocks)
+        return 3;
+  return 1;
+}
+
+void Partitioner::cloneWith(Operation *op, Sharding want) {
+  SmallVector<Value> operands;
+  for (Value v : op->getOperands())
+    operands.push_back(get(v, want));
+  SmallVector<Type> types;
+  for (Value r : op->getResults())
+    types.push_back(typeWith(r, want));
+  OperationState state(op->getLoc(), op->getName(), operands, types,
+                       op->getAttrs());
+  Operation *clone = b.create(state);
+  for (auto [o, n] : llvm::zip(op->getResults(), clone->getResults()))
+    mapped[o] = n;
+}
+
+LogicalResult Partitioner::partitionEmbedding(EmbeddingOp op) {
+  // Position tables are small and indexed by position: replicated, looked up
+  // with this rank's positions. Token tables are vocab-parallel.
+  bool positional = isa_and_nonnull<PositionIdsOp>(op.getIds().getDefiningOp());
+  if (positional) {
+    FailureOr<Value> table = param(op.getTable(), Sharding::replicated());
+    if (failed(table))
+      return failure();
+    mapped[op] = b.create<EmbeddingOp>(op.getLoc(), typeWith(op, stream()),
+                                       get(op.getIds(), stream()), *table);
+    return success();
+  }
+  FailureOr<Value> table = param(op.getTable(), Sharding::split(0));
+  if (failed(table))
+    return failure();
+  Value partial =
+      b.create<EmbeddingOp>(op.getLoc(), typeWith(op, Sharding::partial()),
+                            get(op.getIds(), Sharding::replicated()), *table);
+  mapped[op] = convert(partial, stream(), op.getLoc());
+  return success();
+}
+
+LogicalResult Partitioner::partitionLinear(LinearOp op) {
+  Value x = mapped.lookup(op.getInput());
+  bool outIn = op.getWeightLayout() == WeightLayout::out_in;
+  int64_t inDim = outIn ? 1 : 0, outDim = outIn ? 0 : 1;
+  int64_t last = op.getType().getRank() - 1;
+  Sharding sx = shardingOf(x, kAxis);
+
+  if (sx.isSplit() && sx.dim == last) {
+    // Row-parallel: partial products, reduced into the residual stream.
+    FailureOr<Value> w = param(op.getWeight(), Sharding::split(inDim));
+    if (failed(w))
+      return failure();
+    Value y = b.create<LinearOp>(op.getLoc(), typeWith(op, Sharding::partial()),
+                                 x, *w, Value(), op.getWeightLayout());
+    y = convert(y, stream(), op.getLoc());
+    if (Value bias = op.getBias()) {
+      FailureOr<Value> bv = param(bias, Sharding::replicated());
+      if (failed(bv))
+        return failure();
+      y = b.create<BiasAddOp>(op.getLoc(), y, *bv);
+    }
+    mapped[op] = y;
+    return success();
+  }
+
+  Value input = get(op.getInput(), Sharding::replicated());
+  if (!feedsSplitConsumers(op.getResult())) {
+    FailureOr<Value> w = param(op.getWeight(), Sharding::replicated());
+    FailureOr<Value> bias = optionalParam(op.getBias(), Sharding::replicated());
+    if (failed(w) || failed(bias))
+      return failure();
+    mapped[op] =
+        b.create<LinearOp>(op.getLoc(), typeWith(op, Sharding::replicated()),
+                           input, *w, *bias, op.getWeightLayout());
+    return success();
+  }
+  // Column-parallel.
+  int64_t blocks = outputBlocks(op);
+  if (failed(divisible(op, op.getOutFeatures(), blocks, "output features")))
+    return failure();
+  FailureOr<Value> w = param(op.getWeight(), Sharding::split(outDim, blocks));
+  FailureOr<Value> bias =
+      optionalParam(op.getBias(), Sharding::split(0, blocks));
+  if (failed(w) || failed(bias))
+    return failure();
+  mapped[op] = b.create<LinearOp>(op.getLoc(),
+                                  typeWith(op, Sharding::split(last, blocks)),
+                                  input, *w, *bias, op.getWeightLayout());
+  return success();
+}
+
+LogicalResult Partitioner::partitionQkvSplit(QkvSplitOp op) {
+  Value x = mapped.lookup(op.getInput());
+  Sharding sx = shardingOf(x, kAxis);
+  if (!sx.isSplit()) {
+    cloneWith(op, sx);
+    return success();
+  }
+  if (op.getNumHeads() % tp != 0 || op.getNumKvHeads() % tp != 0)
+    return op.emitOpError()
+           << "cannot split " << op.getNumHeads() << " heads and "
+           << op.getNumKvHeads()
+           << " kv heads of a fused projection over tp = " << tp;
+  Sharding out = Sharding::split(sx.dim);
+  auto split = b.create<QkvSplitOp>(op.getLoc(),
+                                    TypeRange{typeWith(op.getQ(), out),
+                                              typeWith(op.getK(), out),
+                                              typeWith(op.getV(), out)},
+                                    x, op.getPacking(), op.getNumHeads() / tp,
+                                    op.getNumKvHeads() / tp, op.getHeadDim());
+  for (auto [o, n] : llvm::zip(op.getResults(), split.getResults()))
+    mapped[o] = n;
+  return success();
+}
+
+LogicalResult Partitioner::partitionAttention(AttentionOp op) {
+  int64_t heads = op.getNumHeads(), kv = op.getNumKvHeads();
+  if (heads % tp != 0)
+    return op.emitOpError()
+           << "cannot split " << heads << " attention heads over tp = " << tp;
+  if (kv % tp != 0 && tp % kv != 0)
+    return op.emitOpError()
+           << "cannot place " << kv << " kv heads on tp = " << tp
+           << " ranks: tp must divide the kv heads or be a multiple of them";
+  Sharding heads2 = Sharding::split(2);
+  Value q = get(op.getQ(), heads2);
+  auto kvShard = [&](Value old) -> Value {
+    if (kv % tp == 0)
+      return get(old, heads2);
+    // Fewer kv heads than ranks: every rank computed all kv heads; repeat
+    // each tp / kv times and keep this rank's one.
+    Value whole = get(old, Sharding::replicated());
+    auto t = cast<RankedTensorType>(whole.getType());
+    SmallVector<int64_t> shape(t.getShape());
+    shape.back() *= tp / kv;
+    Value repeated = b.create<RepeatHeadsOp>(
+        op.getLoc(), RankedTensorType::get(shape, t.getElementType()), whole,
+        kv, op.getHeadDim(), tp / kv);
+    return convert(repeated, heads2, op.getLoc());
+  };
+  Value k = kvShard(op.getK()), v = kvShard(op.getV());
+  Value positions = op.getPositions()
+                        ? get(op.getPositions(), Sharding::replicated())
+                        : Value();
+  auto attn = b.create<AttentionOp>(
+      op.getLoc(), typeWith(op, heads2), q, k, v, positions, heads / tp,
+      kv % tp == 0 ? kv / tp : 1, op.getHeadDim(), op.getCausal(),
+      op.getRotaryDim(), op.getRotaryTheta(), op.getDropoutRate(),
+      op.getDropoutStream());
+  mapped[op] = attn;
+  return success();
+}
+
+LogicalResult Partitioner::partitionCrossEntropy(CrossEntropyOp op) {
+  Value logits = mapped.lookup(op.getLogits());
+  Value labels = get(op.getLabels(), Sharding::replicated());
+  int64_t last = op.getLogits().getType().getRank() - 1;
+  if (shardingOf(logits, kAxis) != Sharding::split(last)) {
+    mapped[op] = b.create<CrossEntropyOp>(op.getLoc(), op.getType(),
+                                          get(op.getLogits(), Sharding()),
+                                          labels, op.getIgnoreIndexAttr());
+    return success();
+  }
+  // Megatron's vocab-parallel cross-entropy: full logits are never gathered.
+  Location loc = op.getLoc();
+  auto perToken = [&](Sharding s) {
+    auto l = cast<RankedTensorType>(op.getLogits().getType());
+    return localType(
+        RankedTensorType::get(l.getShape().drop_back(), b.getF32Type()), s);
+  };
+  StringAttr axis = b.getStringAttr(kAxis);
+  Value localMax =
+      b.create<LogitsMaxOp>(loc, perToken(Sharding::partial()), logits);
+  Value max = b.create<AllReduceOp>(
+      loc, perToken(Sharding()), localMax, meshRef, axis,
+      ReductionKindAttr::get(b.getContext(), ReductionKind::max));
+  Value sumExp =
+      b.create<LogitsSumExpOp>(loc, perToken(Sharding::partial()), logits, max);
+  sumExp = convert(sumExp, Sharding(), loc);
+  Value target =
+      b.create<LabelLogitOp>(loc, perToken(Sharding::partial()), logits, labels,
+                             op.getIgnoreIndexAttr());
+  target = convert(target, Sharding(), loc);
+  mapped[op] = b.create<CrossEntropyFromStatsOp>(
+      loc, op.getType(), max, sumExp, target, labels, op.getIgnoreIndexAttr());
+  return success();
+}
+
+LogicalResult Partitioner::partitionOp(Operation *op) {
+  return TypeSwitch<Operation *, LogicalResult>(op)
+      .Case<GetParamOp>([&](GetParamOp) {
+        // Created on demand by the users, in the layout they need.
+        return success();
+      })
+      .Case<PositionIdsOp>([&](PositionIdsOp p) {
+        if (sp &&
+            failed(divisible(p, p.getType().getDimSize(0), 1, "the sequence")))
+          return failure();
+        mapped[p] = b.create<PositionIdsOp>(p.getLoc(), typeWith(p, stream()));
+        return success();
+      })
+      .Case<EmbeddingOp>([&](EmbeddingOp e) { return partitionEmbedding(e); })
+      .Case<LayerNormOp, RmsNormOp>([&](Operation *n) -> LogicalResult {
+        Value x = get(n->getOperand(0), stream());
+        SmallVector<Value> operands{x};
+        for (Value p : n->getOperands().drop_front()) {
+          FailureOr<Value> v = param(p, Sharding::replicated());
+          if (failed(v))
+            return failure();
+          operands.push_back(*v);
+        }
+        OperationState state(n->getLoc(), n->getName(), operands,
+                             TypeRange{x.getType()}, n->getAttrs());
+        mapped[n->getResult(0)] = b.create(state)->getResult(0);
+        return success();
+      })
+      .Case<DropoutOp, GeluOp, SiluOp>([&](Operation *u) {
+        // Elementwise on whatever layout the input has (never partial).
+        Sharding s = shardingOf(mapped.lookup(u->getOperand(0)), kAxis);
+        cloneWith(u, s.isPartial() ? stream() : s);
+        return success();
+      })
+      .Case<AddOp, MulOp>([&](Operation *e) {
+        Sharding a = shardingOf(mapped.lookup(e->getOperand(0)), kAxis);
+        Sharding c = shardingOf(mapped.lookup(e->getOperand(1)), kAxis);
+        cloneWith(e, a == c && !a.isPartial() ? a : stream());
+        return success();
+      })
+      .Case<LinearOp>([&](LinearOp l) { return partitionLinear(l); })
+      .Case<QkvSplitOp>([&](QkvSplitOp q) { return partitionQkvSplit(q); })
+      .Case<AttentionOp>([&](AttentionOp a) { return partitionAttention(a); })
+      .Case<CrossEntropyOp>(
+          [&](CrossEntropyOp c) { return partitionCrossEntropy(c); })
+      .Case<func::ReturnOp>([&](func::ReturnOp r) {
+        SmallVector<Value> values;
+        for (Value v : r.getOperands())
+          values.push_back(get(v, Sharding::replicated()));
+        b.create<func::ReturnOp>(r.getLoc(), values);
+        return success();
+      })
+      .Default([&](Operation *o) {
+        return o->emitOpError() << "is not supported by sp-partition";
+      });
+}
+
+LogicalResult Partitioner::run(func::FuncOp func) {
+  Block &body = func.getBody().front();
+  for (BlockArgument arg : body.getArguments())
+    mapped[arg] = arg; // token ids and labels: on every rank
+  SmallVector<Operation *> ops = llvm::map_to_vector(
+      body.getOperations(), [](Operation &o) { return &o; });
+  for (Operation *op : ops) {
+    b.setInsertionPoint(op);
+    if (failed(partitionOp(op)))
+      return failure();
+  }
+  for (Operation *op : llvm::reverse(ops)) {
+    op->dropAllUses();
+    op->erase();
+  }
+  return success();
+}
+
+namespace {
+struct SpPartitionPass : dist::impl::SpPartitionPassBase<SpPartitionPass> {
+  using SpPartitionPassBase::SpPartitionPassBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (tp < 1) {
+      module.emitError() << "sp-partition: tp must be >= 1, got " << tp;
+      return signalPassFailure();
+    }
+    if (!module.getOps<MeshOp>().empty()) {
+      module.emitError() << "sp-partition: the module is already partitioned "
+                            "(it has a dist.mesh)";
+      return signalPassFailure();
+    }
+    OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+    auto mesh =
+        b.create<MeshOp>(module.getLoc(), "mesh", b.getStrArrayAttr({kAxis}),
+                         b.getDenseI64ArrayAttr({tp}));
+    // With one rank there is nothing to split: the mesh is all that changes.
+    if (tp > 1) {
+      Partitioner partitioner(module, mesh, tp, sequenceParallel);
+      for (auto func : llvm::to_vector(module.getOps<func::FuncOp>()))
+        if (!func.isExternal() && failed(partitioner.run(func)))
+          return signalPassFailure();
+    }
+    if (failed(verifyLayouts(module)))
+      signalPassFailure();
+  }
+};
+} // namespace

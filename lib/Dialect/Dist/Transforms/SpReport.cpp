@@ -1,0 +1,205 @@
+//===- SpReport.cpp - activation memory and communication per layer -------===//
+
+#include "seqpar/Dialect/Dist/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/Regex.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+#include <map>
+
+namespace seqpar::dist {
+#define GEN_PASS_DEF_SPREPORTPASS
+#include "seqpar/Dialect/Dist/Transforms/Passes.h.inc"
+} // namespace seqpar::dist
+
+using namespace mlir;
+using namespace seqpar;
+using namespace seqpar::dist;
+using namespace seqpar::tfm;
+
+/// The transformer layer an op belongs to, from its Hugging Face module path
+/// location (`transformer.h.3.attn`, `model.layers.3.mlp`), or -1.
+static int64_t layerOf(Location loc) {
+  static const llvm::Regex layerPath("\\.(h|layers)\\.([0-9]+)(\\.|$)");
+  int64_t layer = -1;
+  loc->walk([&](Location l) {
+    if (auto name = dyn_cast<NameLoc>(l)) {
+      SmallVector<StringRef> m;
+      if (layerPath.match(name.getName().getValue(), &m)) {
+        m[2].getAsInteger(10, layer);
+        return WalkResult::interrupt();
+      }
+    }
+    return WalkResult::advance();
+  });
+  return layer;
+}
+
+static int64_t elementBytes(Type t) {
+  return llvm::divideCeil(t.getIntOrFloatBitWidth(), 8);
+}
+
+namespace {
+struct Bytes {
+  int64_t ir = 0, paper = 0;
+};
+
+/// Per-layer sums, layer -1 standing for everything outside the layers.
+template <typename T> using PerLayer = std::map<int64_t, T>;
+
+struct MemoryEntry {
+  Bytes total;
+  std::map<std::string, int64_t> paperByKind;
+};
+} // namespace
+
+/// A value the backward reads again. A column GEMM's input that was
+/// all-gathered is kept as the shard and re-gathered in the backward
+/// (Korthikanti et al. 2022, section 4.2.2), so the shard is what stays live.
+static Value keptValue(Value v) {
+  if (auto gather = v.getDefiningOp<AllGatherOp>())
+    return gather.getInput();
+  return v;
+}
+
+static LogicalResult memoryReport(func::FuncOp func,
+                                  PerLayer<MemoryEntry> &layers) {
+  DenseSet<Value> counted;
+  WalkResult r = func.walk([&](Operation *op) {
+    if (!isa<TfmDialect>(op->getDialect()))
+      return WalkResult::advance();
+    auto decl = dyn_cast<SavedForBackwardOpInterface>(op);
+    if (!decl) {
+      op->emitOpError() << "declares nothing about what its backward keeps";
+      return WalkResult::interrupt();
+    }
+    SmallVector<SavedTensor> saved;
+    decl.getSavedForBackward(saved);
+    MemoryEntry &entry = layers[layerOf(op->getLoc())];
+    for (const SavedTensor &t : saved) {
+      int64_t n = t.numElements;
+      Type et = t.elementType;
+      if (t.value) {
+        Value v = keptValue(t.value);
+        if (!counted.insert(v).second)
+          continue;
+        auto type = cast<RankedTensorType>(v.getType());
+        n = type.getNumElements();
+        et = type.getElementType();
+      }
+      bool mask = t.kind == SavedTensor::Kind::Mask;
+      int64_t ir = mask ? n : n * elementBytes(et);
+      int64_t paper = mask ? n : 2 * n;
+      entry.total.ir += ir;
+      entry.total.paper += paper;
+      entry.paperByKind[t.what.str()] += paper;
+    }
+    return WalkResult::advance();
+  });
+  return failure(r.wasInterrupted());
+}
+
+namespace {
+struct CommEntry {
+  int64_t bytes = 0;
+  SmallVector<llvm::json::Value> collectives;
+};
+} // namespace
+
+static void commReport(func::FuncOp func, PerLayer<CommEntry> &layers) {
+  func.walk([&](CollectiveOpInterface op) {
+    auto mesh =
+        SymbolTable::lookupNearestSymbolFrom<MeshOp>(op, op.getMeshRef());
+    int64_t n = *mesh.getAxisSize(op.getMeshAxis());
+    int64_t sent = op.getRingBytesSent(n);
+    CommEntry &entry = layers[layerOf(op->getLoc())];
+    entry.bytes += sent;
+    llvm::json::Object c{{"op", op->getName().getStringRef()},
+                         {"axis", op.getMeshAxis()},
+                         {"bytes_sent", sent}};
+    if (auto dim = op->getAttrOfType<IntegerAttr>("dim"))
+      c["dim"] = dim.getInt();
+    entry.collectives.push_back(std::move(c));
+  });
+}
+
+namespace {
+struct SpReportPass : dist::impl::SpReportPassBase<SpReportPass> {
+  using SpReportPassBase::SpReportPassBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (memory == comm) {
+      module.emitError() << "sp-report: choose one of 'memory' or 'comm'";
+      return signalPassFailure();
+    }
+    llvm::json::Object report{{"report", memory ? "memory" : "comm"}};
+    llvm::json::Object meshJson;
+    for (MeshOp mesh : module.getOps<MeshOp>())
+      for (auto [name, size] :
+           llvm::zip(mesh.getAxisNames(), mesh.getAxisSizes()))
+        meshJson[cast<StringAttr>(name).getValue()] = size;
+    report["mesh"] = std::move(meshJson);
+
+    llvm::json::Array layers;
+    if (memory) {
+      PerLayer<MemoryEntry> entries;
+      for (auto func : module.getOps<func::FuncOp>())
+        if (failed(memoryReport(func, entries)))
+          return signalPassFailure();
+      Bytes total;
+      for (auto &[layer, e] : entries) {
+        llvm::json::Object kinds;
+        for (auto &[what, bytes] : e.paperByKind)
+          kinds[what] = bytes;
+        llvm::json::Object o{{"ir_bytes", e.total.ir},
+                             {"paper_bytes", e.total.paper},
+                             {"paper_bytes_by_kind", std::move(kinds)}};
+        total.ir += e.total.ir;
+        total.paper += e.total.paper;
+        if (layer < 0) {
+          report["outside_layers"] = std::move(o);
+        } else {
+          o["layer"] = layer;
+          layers.push_back(std::move(o));
+        }
+      }
+      report["total"] = llvm::json::Object{{"ir_bytes", total.ir},
+                                           {"paper_bytes", total.paper}};
+    } else {
+      PerLayer<CommEntry> entries;
+      for (auto func : module.getOps<func::FuncOp>())
+        commReport(func, entries);
+      int64_t total = 0;
+      for (auto &[layer, e] : entries) {
+        llvm::json::Object o{
+            {"bytes_sent", e.bytes},
+            {"collectives", llvm::json::Array(std::move(e.collectives))}};
+        total += e.bytes;
+        if (layer < 0) {
+          report["outside_layers"] = std::move(o);
+        } else {
+          o["layer"] = layer;
+          layers.push_back(std::move(o));
+        }
+      }
+      report["total_bytes_sent"] = total;
+    }
+    report["layers"] = std::move(layers);
+
+    std::error_code ec;
+    llvm::ToolOutputFile out(output, ec, llvm::sys::fs::OF_Text);
+    if (ec) {
+      module.emitError() << "sp-report: cannot write '" << output
+                         << "': " << ec.message();
+      return signalPassFailure();
+    }
+    out.os() << llvm::formatv("{0:2}", llvm::json::Value(std::move(report)))
+             << "\n";
+    out.keep();
+  }
+};
+} // namespace
