@@ -55,7 +55,7 @@ TEST(HFImport, GPT3ShapeMatchesThePaper) {
   // 12 h^2 per layer plus embeddings: 174.6B for arXiv 2205.05198's 175B.
   int64_t h = 12288, layers = 96, v = 51200, s = 2048;
   int64_t perLayer = 12 * h * h + 13 * h; // weights, biases, 2 LayerNorms
-  EXPECT_EQ(countParameters("gpt3-175b.json"),
+  EXPECT_EQ(countParameters("paper-175b.json"),
             layers * perLayer + v * h + s * h + 2 * h);
 }
 

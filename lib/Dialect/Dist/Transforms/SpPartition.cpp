@@ -62,6 +62,7 @@ private:
   /// The new value of `old`, converted to `want` with a collective.
   Value get(Value old, Sharding want);
   Value convert(Value v, Sharding want, Location loc);
+  Value emitConversion(Value v, Sharding have, Sharding want, Location loc);
   /// This rank's shard of the parameter read by `old` (a tfm.get_param).
   FailureOr<Value> param(Value old, Sharding want);
   FailureOr<Value> optionalParam(Value old, Sharding want) {
@@ -90,6 +91,8 @@ private:
   OpBuilder b;
   FlatSymbolRefAttr meshRef;
   DenseMap<Value, Value> mapped;
+  /// (value, target layout) -> the converted value.
+  DenseMap<std::pair<Value, Attribute>, Value> converted;
   /// "<parameter>|<sharding>" -> this rank's get_param of it.
   llvm::StringMap<Value> params;
 };
@@ -121,6 +124,17 @@ Value Partitioner::convert(Value v, Sharding want, Location loc) {
   Sharding have = shardingOf(v, kAxis);
   if (have == want)
     return v;
+  // Several users of one value (Llama's q/k/v projections of one norm
+  // output) share one collective.
+  Value &cached =
+      converted[{v, LayoutAttr::get(b.getContext(), {{kAxis, want}})}];
+  if (!cached)
+    cached = emitConversion(v, have, want, loc);
+  return cached;
+}
+
+Value Partitioner::emitConversion(Value v, Sharding have, Sharding want,
+                                  Location loc) {
   auto t = cast<RankedTensorType>(v.getType());
   SmallVector<int64_t> shape(t.getShape());
   auto make = [&](Sharding s) {
@@ -240,6 +254,9 @@ LogicalResult Partitioner::partitionEmbedding(EmbeddingOp op) {
                                        get(op.getIds(), stream()), *table);
     return success();
   }
+  if (sp &&
+      failed(divisible(op, op.getType().getDimSize(0), 1, "the sequence")))
+    return failure();
   FailureOr<Value> table = param(op.getTable(), Sharding::split(0));
   if (failed(table))
     return failure();
@@ -480,7 +497,8 @@ struct SpPartitionPass : dist::impl::SpPartitionPassBase<SpPartitionPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (tp < 1) {
-      module.emitError() << "sp-partition: tp must be >= 1, got " << tp;
+      module.emitError() << "sp-partition: tp must be >= 1, got "
+                         << static_cast<int64_t>(tp);
       return signalPassFailure();
     }
     if (!module.getOps<MeshOp>().empty()) {

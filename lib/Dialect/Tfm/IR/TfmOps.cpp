@@ -361,8 +361,10 @@ LogicalResult RepeatHeadsOp::verify() {
 /// `t` must have the logits' shape without the vocabulary dimension.
 static LogicalResult verifyPerToken(Operation *op, RankedTensorType logits,
                                     Type t, StringRef what) {
+  if (logits.getRank() < 1)
+    return op->emitOpError() << "logits must have rank >= 1, got " << logits;
   ArrayRef<int64_t> tokens = logits.getShape().drop_back();
-  if (logits.getRank() < 1 || cast<RankedTensorType>(t).getShape() != tokens)
+  if (cast<RankedTensorType>(t).getShape() != tokens)
     return op->emitOpError() << what << " must have shape " << shapeStr(tokens)
                              << " (the logits' without the vocabulary), got "
                              << shapeStr(cast<RankedTensorType>(t).getShape());

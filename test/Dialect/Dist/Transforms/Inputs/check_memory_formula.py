@@ -1,0 +1,44 @@
+"""Checks sp-report=memory against Korthikanti et al. 2022 (arXiv 2205.05198).
+
+Per layer, the activation bytes each rank keeps (16-bit activations, 1-byte
+dropout masks) must equal
+  TP:     s*b*h*(10 + 24/t + 5*a*s/(h*t))            (eq. 2)
+  TP+SP:  s*b*h/t*(34 + 5*a*s/h)                     (eq. 4)
+for the model's s, b, h, a and the report's t. Prints one line per check;
+exits 1 on a mismatch.
+"""
+import argparse
+import json
+import sys
+from fractions import Fraction
+
+p = argparse.ArgumentParser()
+p.add_argument("--config", required=True)
+p.add_argument("--seq", type=int, required=True)
+p.add_argument("--batch", type=int, default=1)
+p.add_argument("--mode", choices=["tp", "sp"], required=True)
+p.add_argument("report")
+args = p.parse_args()
+
+cfg = json.load(open(args.config))
+report = json.load(open(args.report))
+s, b, h, a = args.seq, args.batch, cfg["n_embd"], cfg["n_head"]
+L = cfg["n_layer"]
+t = report["mesh"]["tp"]
+if args.mode == "tp":
+    want = s * b * h * (10 + Fraction(24, t) + Fraction(5 * a * s, h * t))
+else:
+    want = Fraction(s * b * h, t) * (34 + Fraction(5 * a * s, h))
+assert want.denominator == 1, want
+want = int(want)
+
+layers = report["layers"]
+ok = len(layers) == L
+for layer in layers:
+    if layer["paper_bytes"] != want:
+        print(f"layer {layer['layer']}: {layer['paper_bytes']} bytes, formula {want}")
+        ok = False
+print(f"{args.mode} t={t} a={a} h={h} L={L}: {len(layers)} layers of "
+      f"{layers[0]['paper_bytes'] if layers else 0} bytes, formula {want}: "
+      f"{'MATCH' if ok else 'MISMATCH'}")
+sys.exit(0 if ok else 1)
