@@ -267,15 +267,21 @@ FailureOr<SmallVector<Sharding>> dist::inferResultShardings(Operation *op,
       .Case<CrossEntropyFromStatsOp, CrossEntropyOp>(
           [&](Operation *o) -> Result {
             Value logits = o->getOperand(0);
+            Sharding s = r.of(logits);
             if (isa<CrossEntropyOp>(o) &&
-                Rule::isSplitOn(r.of(logits), Rule::rank(logits) - 1))
+                Rule::isSplitOn(s, Rule::rank(logits) - 1))
               return r.error(logits, "a split vocabulary needs the "
                                      "vocab-parallel cross-entropy");
+            if (s.isPartial())
+              return r.error(logits, "the loss needs complete statistics; "
+                                     "reduce them first");
             for (Value v : o->getOperands())
-              if (!r.of(v).isReplicated())
-                return r.error(v, "the mean loss needs every token's "
-                                  "statistics; reduce them first");
-            return r.same(Sharding::replicated());
+              if (r.of(v) != s)
+                return r.error(v, "every per-token input must be " + s.str() +
+                                      " like the first");
+            // Tokens split over the axis: each rank's mean over its own
+            // tokens, to be averaged (all_reduce mean).
+            return r.same(s.isReplicated() ? s : Sharding::partial());
           })
       .Default([](Operation *) { return SmallVector<Sharding>(); });
 }

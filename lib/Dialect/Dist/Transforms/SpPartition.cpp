@@ -35,12 +35,14 @@ using namespace seqpar::dist;
 using namespace seqpar::tfm;
 
 static constexpr StringLiteral kAxis = "tp";
+static constexpr StringLiteral kDataAxis = "dp";
 
 namespace {
 class Partitioner {
 public:
-  Partitioner(ModuleOp module, MeshOp mesh, int64_t tp, bool sp)
-      : module(module), mesh(mesh), tp(tp), sp(sp), b(module.getContext()),
+  Partitioner(ModuleOp module, MeshOp mesh, int64_t tp, int64_t dp, bool sp)
+      : module(module), mesh(mesh), tp(tp), dp(dp), sp(sp),
+        b(module.getContext()),
         meshRef(FlatSymbolRefAttr::get(mesh.getSymNameAttr())) {}
 
   LogicalResult run(func::FuncOp func);
@@ -48,12 +50,26 @@ public:
 private:
   /// The layout of the residual stream: whole (TP) or sequence shards (SP).
   Sharding stream() const {
-    return sp ? Sharding::split(0) : Sharding::replicated();
+    return sp && tp > 1 ? Sharding::split(0) : Sharding::replicated();
+  }
+  /// Activations split on their features or vocabulary (S(last)), or
+  /// replicated when there is a single tp rank.
+  Sharding features(int64_t last, int64_t blocks = 1) const {
+    return tp > 1 ? Sharding::split(last, blocks) : Sharding::replicated();
   }
 
-  RankedTensorType localType(RankedTensorType global, Sharding s) const;
+  /// The local type of a value of global type `global` that is `s` on tp
+  /// and, if `batched` and dp > 1, split along the batch over dp.
+  RankedTensorType localType(RankedTensorType global, Sharding s,
+                             bool batched = false) const;
+  /// Everything computed from the token ids is batched; parameters are not.
+  static bool isBatched(Value oldValue) {
+    return !oldValue.getDefiningOp<GetParamOp>() &&
+           cast<RankedTensorType>(oldValue.getType()).getRank() >= 2;
+  }
   RankedTensorType typeWith(Value oldValue, Sharding s) const {
-    return localType(cast<RankedTensorType>(oldValue.getType()), s);
+    return localType(cast<RankedTensorType>(oldValue.getType()), s,
+                     isBatched(oldValue));
   }
   /// `global` split on `d` over tp in `blocks` blocks, or an error at `op`.
   LogicalResult divisible(Operation *op, int64_t global, int64_t blocks,
@@ -74,6 +90,8 @@ private:
   LogicalResult partitionQkvSplit(QkvSplitOp op);
   LogicalResult partitionAttention(AttentionOp op);
   LogicalResult partitionCrossEntropy(CrossEntropyOp op);
+  RankedTensorType lossType(CrossEntropyOp op);
+  Value replicaMean(Value loss);
   LogicalResult partitionOp(Operation *op);
   /// Same op, operands converted to `want`, results of layout `want`.
   void cloneWith(Operation *op, Sharding want);
@@ -86,7 +104,7 @@ private:
 
   ModuleOp module;
   MeshOp mesh;
-  int64_t tp;
+  int64_t tp, dp;
   bool sp;
   OpBuilder b;
   FlatSymbolRefAttr meshRef;
@@ -98,14 +116,18 @@ private:
 };
 } // namespace
 
-RankedTensorType Partitioner::localType(RankedTensorType global,
-                                        Sharding s) const {
+RankedTensorType Partitioner::localType(RankedTensorType global, Sharding s,
+                                        bool batched) const {
   SmallVector<int64_t> shape(global.getShape());
-  Attribute encoding;
+  SmallVector<std::pair<StringRef, Sharding>> entries{{kAxis, s}};
   if (s.isSplit())
     shape[s.dim] /= tp;
-  if (!s.isReplicated())
-    encoding = LayoutAttr::get(b.getContext(), {{kAxis, s}});
+  if (batched && dp > 1) {
+    shape[1] /= dp;
+    entries.push_back({kDataAxis, Sharding::split(1)});
+  }
+  LayoutAttr layout = LayoutAttr::get(b.getContext(), entries);
+  Attribute encoding = layout.getAxes().empty() ? Attribute() : layout;
   return RankedTensorType::get(shape, global.getElementType(), encoding);
 }
 
@@ -137,10 +159,10 @@ Value Partitioner::emitConversion(Value v, Sharding have, Sharding want,
                                   Location loc) {
   auto t = cast<RankedTensorType>(v.getType());
   SmallVector<int64_t> shape(t.getShape());
+  // Only the tp entry changes; the batch stays split over dp.
   auto make = [&](Sharding s) {
-    Attribute enc = s.isReplicated()
-                        ? Attribute()
-                        : LayoutAttr::get(b.getContext(), {{kAxis, s}});
+    LayoutAttr layout = LayoutAttr::ofType(t).with(kAxis, s);
+    Attribute enc = layout.getAxes().empty() ? Attribute() : layout;
     return RankedTensorType::get(shape, t.getElementType(), enc);
   };
   StringAttr axis = b.getStringAttr(kAxis);
@@ -246,7 +268,7 @@ LogicalResult Partitioner::partitionEmbedding(EmbeddingOp op) {
   // Position tables are small and indexed by position: replicated, looked up
   // with this rank's positions. Token tables are vocab-parallel.
   bool positional = isa_and_nonnull<PositionIdsOp>(op.getIds().getDefiningOp());
-  if (positional) {
+  if (positional || tp == 1) {
     FailureOr<Value> table = param(op.getTable(), Sharding::replicated());
     if (failed(table))
       return failure();
@@ -254,7 +276,7 @@ LogicalResult Partitioner::partitionEmbedding(EmbeddingOp op) {
                                        get(op.getIds(), stream()), *table);
     return success();
   }
-  if (sp &&
+  if (sp && tp > 1 &&
       failed(divisible(op, op.getType().getDimSize(0), 1, "the sequence")))
     return failure();
   FailureOr<Value> table = param(op.getTable(), Sharding::split(0));
@@ -293,7 +315,7 @@ LogicalResult Partitioner::partitionLinear(LinearOp op) {
   }
 
   Value input = get(op.getInput(), Sharding::replicated());
-  if (!feedsSplitConsumers(op.getResult())) {
+  if (tp == 1 || !feedsSplitConsumers(op.getResult())) {
     FailureOr<Value> w = param(op.getWeight(), Sharding::replicated());
     FailureOr<Value> bias = optionalParam(op.getBias(), Sharding::replicated());
     if (failed(w) || failed(bias))
@@ -351,11 +373,12 @@ LogicalResult Partitioner::partitionAttention(AttentionOp op) {
     return op.emitOpError()
            << "cannot place " << kv << " kv heads on tp = " << tp
            << " ranks: tp must divide the kv heads or be a multiple of them";
-  Sharding heads2 = Sharding::split(2);
+  Sharding heads2 = features(2);
   Value q = get(op.getQ(), heads2);
   auto kvShard = [&](Value old) -> Value {
     if (kv % tp == 0)
       return get(old, heads2);
+    // (tp > 1 here: tp = 1 divides every kv count.)
     // Fewer kv heads than ranks: every rank computed all kv heads; repeat
     // each tp / kv times and keep this rank's one.
     Value whole = get(old, Sharding::replicated());
@@ -385,9 +408,9 @@ LogicalResult Partitioner::partitionCrossEntropy(CrossEntropyOp op) {
   Value labels = get(op.getLabels(), Sharding::replicated());
   int64_t last = op.getLogits().getType().getRank() - 1;
   if (shardingOf(logits, kAxis) != Sharding::split(last)) {
-    mapped[op] = b.create<CrossEntropyOp>(op.getLoc(), op.getType(),
-                                          get(op.getLogits(), Sharding()),
-                                          labels, op.getIgnoreIndexAttr());
+    mapped[op] = replicaMean(b.create<CrossEntropyOp>(
+        op.getLoc(), lossType(op), get(op.getLogits(), Sharding()), labels,
+        op.getIgnoreIndexAttr()));
     return success();
   }
   // Megatron's vocab-parallel cross-entropy: full logits are never gathered.
@@ -395,7 +418,8 @@ LogicalResult Partitioner::partitionCrossEntropy(CrossEntropyOp op) {
   auto perToken = [&](Sharding s) {
     auto l = cast<RankedTensorType>(op.getLogits().getType());
     return localType(
-        RankedTensorType::get(l.getShape().drop_back(), b.getF32Type()), s);
+        RankedTensorType::get(l.getShape().drop_back(), b.getF32Type()), s,
+        /*batched=*/true);
   };
   StringAttr axis = b.getStringAttr(kAxis);
   Value localMax =
@@ -410,9 +434,28 @@ LogicalResult Partitioner::partitionCrossEntropy(CrossEntropyOp op) {
       b.create<LabelLogitOp>(loc, perToken(Sharding::partial()), logits, labels,
                              op.getIgnoreIndexAttr());
   target = convert(target, Sharding(), loc);
-  mapped[op] = b.create<CrossEntropyFromStatsOp>(
-      loc, op.getType(), max, sumExp, target, labels, op.getIgnoreIndexAttr());
+  mapped[op] = replicaMean(b.create<CrossEntropyFromStatsOp>(
+      loc, lossType(op), max, sumExp, target, labels, op.getIgnoreIndexAttr()));
   return success();
+}
+
+RankedTensorType Partitioner::lossType(CrossEntropyOp op) {
+  // Each data-parallel replica's mean over its own tokens: partial over dp.
+  if (dp == 1)
+    return op.getType();
+  return RankedTensorType::get(
+      {}, b.getF32Type(),
+      LayoutAttr::get(b.getContext(), {{kDataAxis, Sharding::partial()}}));
+}
+
+Value Partitioner::replicaMean(Value loss) {
+  if (dp == 1)
+    return loss;
+  // The loss is averaged over the replicas (Megatron's data parallelism).
+  return b.create<AllReduceOp>(
+      loss.getLoc(), RankedTensorType::get({}, b.getF32Type()), loss, meshRef,
+      b.getStringAttr(kDataAxis),
+      ReductionKindAttr::get(b.getContext(), ReductionKind::mean));
 }
 
 LogicalResult Partitioner::partitionOp(Operation *op) {
@@ -422,7 +465,7 @@ LogicalResult Partitioner::partitionOp(Operation *op) {
         return success();
       })
       .Case<PositionIdsOp>([&](PositionIdsOp p) {
-        if (sp &&
+        if (sp && tp > 1 &&
             failed(divisible(p, p.getType().getDimSize(0), 1, "the sequence")))
           return failure();
         mapped[p] = b.create<PositionIdsOp>(p.getLoc(), typeWith(p, stream()));
@@ -474,8 +517,20 @@ LogicalResult Partitioner::partitionOp(Operation *op) {
 
 LogicalResult Partitioner::run(func::FuncOp func) {
   Block &body = func.getBody().front();
-  for (BlockArgument arg : body.getArguments())
-    mapped[arg] = arg; // token ids and labels: on every rank
+  // Token ids and labels: whole on every tp rank, split by batch over dp.
+  for (BlockArgument arg : body.getArguments()) {
+    auto t = cast<RankedTensorType>(arg.getType());
+    if (dp > 1) {
+      if (t.getRank() < 2 || t.getDimSize(1) % dp != 0)
+        return func.emitOpError()
+               << "cannot split the batch of argument #" << arg.getArgNumber()
+               << " (" << t << ") over dp = " << dp;
+      arg.setType(localType(t, Sharding(), /*batched=*/true));
+    }
+    mapped[arg] = arg;
+  }
+  func.setType(FunctionType::get(func.getContext(), body.getArgumentTypes(),
+                                 func.getResultTypes()));
   SmallVector<Operation *> ops = llvm::map_to_vector(
       body.getOperations(), [](Operation &o) { return &o; });
   for (Operation *op : ops) {
@@ -496,6 +551,11 @@ struct SpPartitionPass : dist::impl::SpPartitionPassBase<SpPartitionPass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (dp < 1) {
+      module.emitError() << "sp-partition: dp must be >= 1, got "
+                         << static_cast<int64_t>(dp);
+      return signalPassFailure();
+    }
     if (tp < 1) {
       module.emitError() << "sp-partition: tp must be >= 1, got "
                          << static_cast<int64_t>(tp);
@@ -507,12 +567,21 @@ struct SpPartitionPass : dist::impl::SpPartitionPassBase<SpPartitionPass> {
       return signalPassFailure();
     }
     OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+    // dp outermost, so the tp ranks of a replica are adjacent (Megatron).
+    SmallVector<StringRef> axes;
+    SmallVector<int64_t> sizes;
+    if (dp > 1) {
+      axes.push_back(kDataAxis);
+      sizes.push_back(dp);
+    }
+    axes.push_back(kAxis);
+    sizes.push_back(tp);
     auto mesh =
-        b.create<MeshOp>(module.getLoc(), "mesh", b.getStrArrayAttr({kAxis}),
-                         b.getDenseI64ArrayAttr({tp}));
+        b.create<MeshOp>(module.getLoc(), "mesh", b.getStrArrayAttr(axes),
+                         b.getDenseI64ArrayAttr(sizes));
     // With one rank there is nothing to split: the mesh is all that changes.
-    if (tp > 1) {
-      Partitioner partitioner(module, mesh, tp, sequenceParallel);
+    if (tp > 1 || dp > 1) {
+      Partitioner partitioner(module, mesh, tp, dp, sequenceParallel);
       for (auto func : llvm::to_vector(module.getOps<func::FuncOp>()))
         if (!func.isExternal() && failed(partitioner.run(func)))
           return signalPassFailure();

@@ -34,7 +34,8 @@ def Dist_ReductionKind : I32EnumAttr<"ReductionKind",
     "how the contributions of a partial value combine", [
     I32EnumAttrCase<"sum", 0>,
     I32EnumAttrCase<"max", 1>,
-    I32EnumAttrCase<"min", 2>]> {
+    I32EnumAttrCase<"min", 2>,
+    I32EnumAttrCase<"mean", 3>]> {
   let cppNamespace = "::seqpar::dist";
 }
 

@@ -129,7 +129,7 @@ def Dist_AllReduceOp : Dist_CollectiveOp<"all_reduce", [Pure]> {
   let summary = "combines the contributions of every rank on every rank";
   let description = [{
     Reduces the operands of every rank of the axis with `kind` (sum, max,
-    min) and returns the result on every rank: P -> R. (For max and min the
+    min, mean) and returns the result on every rank: P -> R. (For max and min the
     P operand holds each rank's candidate, e.g. the local maximum of a
     vocabulary shard in the vocab-parallel cross-entropy.)
 

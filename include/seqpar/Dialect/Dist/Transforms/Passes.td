@@ -14,8 +14,10 @@ def SpPartitionPass : Pass<"sp-partition", "::mlir::ModuleOp"> {
                 "parallelism, as layouts and collectives";
   let description = [{
     Rewrites the single-device `@forward` of a tfm module into the per-rank
-    SPMD program of Megatron-LM on a mesh `["tp" = tp]`, adding the
-    `dist.mesh @mesh`. Linear layers are classified by their place in the
+    SPMD program of Megatron-LM on a mesh `["tp" = tp]` (`["dp" = dp,
+    "tp" = tp]` with data parallelism), adding the `dist.mesh @mesh`. With
+    dp > 1 every activation (and the token ids and labels) is split along the
+    batch over "dp", and the loss is the mean of the replicas' losses. Linear layers are classified by their place in the
     dataflow: a linear whose input is whole and whose result feeds
     attention heads, an activation or the loss is column-parallel (weight
     split on its output features; GPT-2's fused `[q | k | v]` weight in
@@ -40,6 +42,8 @@ def SpPartitionPass : Pass<"sp-partition", "::mlir::ModuleOp"> {
   let dependentDialects = ["::seqpar::dist::DistDialect"];
   let options = [
     Option<"tp", "tp", "int64_t", "1", "Tensor-parallel degree">,
+    Option<"dp", "dp", "int64_t", "1",
+           "Data-parallel degree: replicas, each on its slice of the batch">,
     Option<"sequenceParallel", "sequence-parallel", "bool", "false",
            "Split norms, dropout and residual adds along the sequence">,
   ];
