@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "seqpar/Conversion/Passes.h"
 #include "seqpar/Dialect/Dist/IR/Dist.h"
 #include "seqpar/Dialect/Dist/Transforms/Passes.h"
 #include "seqpar/Dialect/Tfm/IR/Tfm.h"
@@ -15,9 +16,10 @@
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
-  registry.insert<mlir::func::FuncDialect, seqpar::tfm::TfmDialect,
-                  seqpar::dist::DistDialect>();
+  registry.insert<mlir::func::FuncDialect, mlir::LLVM::LLVMDialect,
+                  seqpar::tfm::TfmDialect, seqpar::dist::DistDialect>();
   seqpar::dist::registerDistPasses();
+  seqpar::registerSeqparConversionPasses();
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
   mlir::registerSymbolDCEPass();

@@ -1,0 +1,35 @@
+//===- Passes.td - seqpar conversions ----------------------*- tablegen -*-===//
+
+#ifndef SEQPAR_CONVERSION_PASSES_TD
+#define SEQPAR_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+//===----------------------------------------------------------------------===//
+// SpToRuntime
+//===----------------------------------------------------------------------===//
+
+def ConvertSpToRuntimePass : Pass<"convert-sp-to-runtime", "::mlir::ModuleOp"> {
+  let summary = "Lowers a partitioned tfm/dist module to calls into libsprt";
+  let description = [{
+    Turns the per-rank `@forward(input_ids, labels) -> loss` of a
+    partitioned module into an LLVM-dialect function
+
+    ```
+    void seqpar_forward(char *arena, float **params, const int64_t *input_ids,
+                        const int64_t *labels, float *loss);
+    ```
+
+    in which every tfm op is a call to its libsprt kernel and every dist op a
+    call to its collective, on buffers at fixed offsets of one arena per rank
+    (one bump offset per value, 64-byte aligned), parameters read from the
+    table `params` in declaration order. The module also exports
+    `seqpar_model_json`, a NUL-terminated JSON description of the mesh, the
+    global sequence and batch, the arena size and every parameter (Hugging
+    Face name, global and local shape, layout, init), from which the
+    runtime's main() sets up a run. The CPU runtime computes in f32.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+#endif // SEQPAR_CONVERSION_PASSES_TD

@@ -1,0 +1,590 @@
+//===- SpToRuntime.cpp - tfm/dist to calls into libsprt -------------------===//
+//
+// One call per op, on buffers at fixed arena offsets. The runtime ABI is
+// runtime/include/sprt/{kernels,runtime}.h: pointers are `ptr`, sizes and
+// attributes i64, flags and mesh-axis indices i32, floating attributes f64.
+//
+//===----------------------------------------------------------------------===//
+
+#include "seqpar/Conversion/Passes.h"
+#include "seqpar/Dialect/Dist/IR/Dist.h"
+#include "seqpar/Dialect/Tfm/IR/Tfm.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/JSON.h"
+
+namespace seqpar {
+#define GEN_PASS_DEF_CONVERTSPTORUNTIMEPASS
+#include "seqpar/Conversion/Passes.h.inc"
+} // namespace seqpar
+
+using namespace mlir;
+using namespace seqpar;
+using namespace seqpar::dist;
+using namespace seqpar::tfm;
+
+static constexpr int64_t kAlign = 64;
+
+namespace {
+/// Where a tensor lives at run time.
+struct Buffer {
+  enum Kind { Arena, Param, Argument } kind;
+  int64_t index; // arena offset, parameter index, or argument number
+};
+
+class Lowering {
+public:
+  Lowering(ModuleOp module, func::FuncOp func)
+      : module(module), func(func), b(module.getContext()),
+        ptrTy(LLVM::LLVMPointerType::get(module.getContext())) {}
+
+  LogicalResult run();
+
+private:
+  // Analysis.
+  LogicalResult checkTypes(Operation *op);
+  LogicalResult plan();
+  int32_t axisIndex(StringRef axis) const;
+  /// The mesh axis (index) that splits dimension `dim` of `v`, or -1.
+  int32_t splitAxis(Value v, int64_t dim) const;
+  std::string modelJson();
+
+  // Emission.
+  LLVM::LLVMFuncOp declare(StringRef name, TypeRange args);
+  void call(StringRef name, ArrayRef<Value> args);
+  Value i64(int64_t v) {
+    return b.create<LLVM::ConstantOp>(loc, b.getI64Type(),
+                                      b.getI64IntegerAttr(v));
+  }
+  Value i32(int64_t v) {
+    return b.create<LLVM::ConstantOp>(loc, b.getI32Type(),
+                                      b.getI32IntegerAttr(int32_t(v)));
+  }
+  Value f64(double v) {
+    return b.create<LLVM::ConstantOp>(loc, b.getF64Type(),
+                                      b.getF64FloatAttr(v));
+  }
+  Value null() { return b.create<LLVM::ZeroOp>(loc, ptrTy); }
+  Value ptr(Value tensor);
+  Value optionalPtr(Value tensor) { return tensor ? ptr(tensor) : null(); }
+  /// rank, d0, d1, d2, d3 of a tensor's local shape (rank <= 4).
+  SmallVector<Value> dims(Value tensor);
+  LogicalResult lower(Operation *op);
+
+  ModuleOp module;
+  func::FuncOp func;
+  OpBuilder b;
+  Type ptrTy;
+  Location loc = UnknownLoc::get(module.getContext());
+  MeshOp mesh;
+  SmallVector<std::string> axes;
+  SmallVector<int64_t> axisSizes;
+  SmallVector<ParamOp> params;
+  llvm::StringMap<int64_t> paramIndex;
+  DenseMap<Value, Buffer> buffers;
+  DenseMap<Value, int64_t> bufferEnd;
+  int64_t arenaBytes = 0;
+  // The lowered function's arguments and cached parameter pointers.
+  Value arenaArg, paramsArg, lossArg;
+  SmallVector<Value, 2> inputArgs;
+  DenseMap<int64_t, Value> paramPtrs;
+};
+} // namespace
+
+static int64_t numElements(Value v) {
+  return cast<RankedTensorType>(v.getType()).getNumElements();
+}
+
+static int64_t lastDim(Value v) {
+  return cast<RankedTensorType>(v.getType()).getShape().back();
+}
+
+static int64_t dim(Value v, int64_t d) {
+  return cast<RankedTensorType>(v.getType()).getDimSize(d);
+}
+
+int32_t Lowering::axisIndex(StringRef axis) const {
+  for (auto [i, name] : llvm::enumerate(axes))
+    if (name == axis)
+      return int32_t(i);
+  return -1;
+}
+
+int32_t Lowering::splitAxis(Value v, int64_t d) const {
+  LayoutAttr layout = LayoutAttr::fromType(v.getType());
+  if (!layout)
+    return -1;
+  for (auto [i, axis] : llvm::enumerate(layout.getAxes())) {
+    Sharding s = layout.getSharding(i);
+    if (s.isSplit() && s.dim == d)
+      return axisIndex(axis.getValue());
+  }
+  return -1;
+}
+
+LogicalResult Lowering::checkTypes(Operation *op) {
+  auto check = [&](Type t) -> LogicalResult {
+    auto tensor = dyn_cast<RankedTensorType>(t);
+    if (!tensor)
+      return op->emitOpError()
+             << "cannot be lowered: " << t << " is not a ranked tensor";
+    Type et = tensor.getElementType();
+    if (isa<FloatType>(et) && !et.isF32())
+      return op->emitOpError()
+             << "uses " << et
+             << ": the CPU runtime computes in f32 (import with --dtype f32)";
+    if (tensor.getRank() > 4)
+      return op->emitOpError() << "uses a rank-" << tensor.getRank()
+                               << " tensor; the runtime takes rank <= 4";
+    return success();
+  };
+  for (Type t : op->getOperandTypes())
+    if (failed(check(t)))
+      return failure();
+  for (Type t : op->getResultTypes())
+    if (failed(check(t)))
+      return failure();
+  return success();
+}
+
+LogicalResult Lowering::plan() {
+  auto meshes = llvm::to_vector(module.getOps<MeshOp>());
+  if (meshes.size() > 1)
+    return meshes[1].emitOpError() << "a module has at most one mesh";
+  if (meshes.empty()) {
+    axes = {"tp"};
+    axisSizes = {1};
+  } else {
+    mesh = meshes.front();
+    for (auto [name, size] :
+         llvm::zip(mesh.getAxisNames(), mesh.getAxisSizes())) {
+      axes.push_back(cast<StringAttr>(name).getValue().str());
+      axisSizes.push_back(size);
+    }
+  }
+  for (ParamOp p : module.getOps<ParamOp>()) {
+    paramIndex[p.getSymName()] = int64_t(params.size());
+    params.push_back(p);
+  }
+  FunctionType type = func.getFunctionType();
+  auto isTokens = [](Type t) {
+    auto r = dyn_cast<RankedTensorType>(t);
+    return r && r.getRank() == 2 && r.getElementType().isInteger(64);
+  };
+  if (type.getNumInputs() != 2 || !isTokens(type.getInput(0)) ||
+      !isTokens(type.getInput(1)) || type.getNumResults() != 1 ||
+      cast<RankedTensorType>(type.getResult(0)).getRank() != 0)
+    return func.emitOpError()
+           << "must be (input_ids: [s, b] i64, labels: [s, b] i64) -> "
+              "tensor<f32> to be lowered, got "
+           << type;
+  for (BlockArgument arg : func.getArguments())
+    buffers[arg] = {Buffer::Argument, arg.getArgNumber()};
+  for (Operation &op : func.getBody().getOps()) {
+    if (failed(checkTypes(&op)))
+      return failure();
+    if (auto get = dyn_cast<GetParamOp>(op)) {
+      buffers[get] = {Buffer::Param, paramIndex.lookup(get.getName())};
+      continue;
+    }
+    for (Value r : op.getResults()) {
+      auto t = cast<RankedTensorType>(r.getType());
+      int64_t bytes =
+          t.getNumElements() * llvm::divideCeil(t.getElementTypeBitWidth(), 8);
+      buffers[r] = {Buffer::Arena, arenaBytes};
+      bufferEnd[r] = arenaBytes + bytes;
+      arenaBytes += llvm::alignTo(bytes, kAlign);
+    }
+  }
+  return success();
+}
+
+LLVM::LLVMFuncOp Lowering::declare(StringRef name, TypeRange args) {
+  if (auto f = module.lookupSymbol<LLVM::LLVMFuncOp>(name))
+    return f;
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(module.getBody());
+  auto fnTy = LLVM::LLVMFunctionType::get(
+      LLVM::LLVMVoidType::get(b.getContext()), SmallVector<Type>(args));
+  return b.create<LLVM::LLVMFuncOp>(loc, name, fnTy);
+}
+
+void Lowering::call(StringRef name, ArrayRef<Value> args) {
+  SmallVector<Type> types;
+  for (Value a : args)
+    types.push_back(a.getType());
+  b.create<LLVM::CallOp>(loc, declare(name, types), args);
+}
+
+Value Lowering::ptr(Value tensor) {
+  Buffer buf = buffers.lookup(tensor);
+  switch (buf.kind) {
+  case Buffer::Argument:
+    return inputArgs[buf.index];
+  case Buffer::Param: {
+    Value &cached = paramPtrs[buf.index];
+    if (!cached) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(b.getInsertionBlock());
+      Value slot = b.create<LLVM::GEPOp>(loc, ptrTy, ptrTy, paramsArg,
+                                         ValueRange{i64(buf.index)});
+      cached = b.create<LLVM::LoadOp>(loc, ptrTy, slot);
+    }
+    return cached;
+  }
+  case Buffer::Arena:
+    return b.create<LLVM::GEPOp>(loc, ptrTy, b.getI8Type(), arenaArg,
+                                 ValueRange{i64(buf.index)});
+  }
+  llvm_unreachable("unknown buffer kind");
+}
+
+SmallVector<Value> Lowering::dims(Value tensor) {
+  auto t = cast<RankedTensorType>(tensor.getType());
+  SmallVector<Value> out{i32(t.getRank())};
+  for (int64_t d = 0; d < 4; ++d)
+    out.push_back(i64(d < t.getRank() ? t.getDimSize(d) : 1));
+  return out;
+}
+
+static int64_t elemBytes(Value v) {
+  return llvm::divideCeil(
+      cast<RankedTensorType>(v.getType()).getElementTypeBitWidth(), 8);
+}
+
+LogicalResult Lowering::lower(Operation *op) {
+  loc = op->getLoc();
+  auto axisOf = [&](StringRef axis) { return i32(axisIndex(axis)); };
+  LogicalResult result =
+      TypeSwitch<Operation *, LogicalResult>(op)
+          .Case<GetParamOp>([](auto) { return success(); })
+          .Case<PositionIdsOp>([&](PositionIdsOp o) {
+            call(
+                "sprt_op_position_ids",
+                {ptr(o), i64(dim(o, 0)), i64(dim(o, 1)), i32(splitAxis(o, 0))});
+            return success();
+          })
+          .Case<EmbeddingOp>([&](EmbeddingOp o) {
+            call("sprt_op_embedding",
+                 {ptr(o.getIds()), ptr(o.getTable()), ptr(o),
+                  i64(numElements(o.getIds())), i64(dim(o.getTable(), 0)),
+                  i64(dim(o.getTable(), 1)), i32(splitAxis(o.getTable(), 0))});
+            return success();
+          })
+          .Case<LayerNormOp>([&](LayerNormOp o) {
+            int64_t h = lastDim(o);
+            call("sprt_layer_norm_f32",
+                 {ptr(o.getInput()), ptr(o.getWeight()),
+                  optionalPtr(o.getBias()), ptr(o), i64(numElements(o) / h),
+                  i64(h), f64(o.getEps().convertToDouble())});
+            return success();
+          })
+          .Case<RmsNormOp>([&](RmsNormOp o) {
+            int64_t h = lastDim(o);
+            call("sprt_rms_norm_f32", {ptr(o.getInput()), ptr(o.getWeight()),
+                                       ptr(o), i64(numElements(o) / h), i64(h),
+                                       f64(o.getEps().convertToDouble())});
+            return success();
+          })
+          .Case<DropoutOp>([&](DropoutOp o) -> LogicalResult {
+            auto t = o.getType();
+            if (t.getRank() > 3)
+              return o.emitOpError() << "dropout lowers for rank <= 3";
+            SmallVector<Value> args{ptr(o.getInput()), ptr(o),
+                                    i32(t.getRank())};
+            for (int64_t d = 0; d < 3; ++d)
+              args.push_back(i64(d < t.getRank() ? t.getDimSize(d) : 1));
+            for (int64_t d = 0; d < 3; ++d)
+              args.push_back(i32(d < t.getRank() ? splitAxis(o, d) : -1));
+            args.push_back(f64(o.getRate().convertToDouble()));
+            args.push_back(i64(o.getStream()));
+            call("sprt_op_dropout", args);
+            return success();
+          })
+          .Case<GeluOp>([&](GeluOp o) {
+            call("sprt_gelu_f32",
+                 {ptr(o.getInput()), ptr(o), i64(numElements(o)),
+                  i32(o.getApproximate() == GeluApproximation::tanh)});
+            return success();
+          })
+          .Case<SiluOp>([&](SiluOp o) {
+            call("sprt_silu_f32",
+                 {ptr(o.getInput()), ptr(o), i64(numElements(o))});
+            return success();
+          })
+          .Case<MulOp, AddOp>([&](Operation *o) {
+            call(isa<MulOp>(o) ? "sprt_mul_f32" : "sprt_add_f32",
+                 {ptr(o->getOperand(0)), ptr(o->getOperand(1)),
+                  ptr(o->getResult(0)), i64(numElements(o->getResult(0)))});
+            return success();
+          })
+          .Case<BiasAddOp>([&](BiasAddOp o) {
+            int64_t h = lastDim(o);
+            call("sprt_bias_add_f32",
+                 {ptr(o.getInput()), ptr(o.getBias()), ptr(o),
+                  i64(numElements(o) / h), i64(h)});
+            return success();
+          })
+          .Case<LinearOp>([&](LinearOp o) {
+            int64_t k = lastDim(o.getInput()), n = lastDim(o);
+            call("sprt_linear_f32",
+                 {ptr(o.getInput()), ptr(o.getWeight()),
+                  optionalPtr(o.getBias()), ptr(o),
+                  i64(numElements(o.getInput()) / k), i64(k), i64(n),
+                  i32(o.getWeightLayout() == WeightLayout::in_out)});
+            return success();
+          })
+          .Case<QkvSplitOp>([&](QkvSplitOp o) {
+            call("sprt_qkv_split_f32",
+                 {ptr(o.getInput()), ptr(o.getQ()), ptr(o.getK()),
+                  ptr(o.getV()),
+                  i64(numElements(o.getInput()) / lastDim(o.getInput())),
+                  i64(o.getNumHeads()), i64(o.getNumKvHeads()),
+                  i64(o.getHeadDim()),
+                  i32(o.getPacking() == QkvPacking::heads)});
+            return success();
+          })
+          .Case<RepeatHeadsOp>([&](RepeatHeadsOp o) {
+            call("sprt_repeat_heads_f32",
+                 {ptr(o.getInput()), ptr(o),
+                  i64(numElements(o.getInput()) / lastDim(o.getInput())),
+                  i64(o.getNumHeads()), i64(o.getHeadDim()),
+                  i64(o.getFactor())});
+            return success();
+          })
+          .Case<AttentionOp>([&](AttentionOp o) {
+            call("sprt_op_attention",
+                 {ptr(o.getQ()), ptr(o.getK()), ptr(o.getV()),
+                  optionalPtr(o.getPositions()), ptr(o), i64(dim(o, 0)),
+                  i64(dim(o, 1)), i64(o.getNumHeads()), i64(o.getNumKvHeads()),
+                  i64(o.getHeadDim()), i32(o.getCausal()),
+                  i64(o.getRotaryDim()),
+                  f64(o.getRotaryTheta().convertToDouble()),
+                  f64(o.getDropoutRate().convertToDouble()),
+                  i64(o.getDropoutStream()), i32(splitAxis(o.getQ(), 1)),
+                  i32(splitAxis(o.getQ(), 2))});
+            return success();
+          })
+          .Case<LogitsMaxOp>([&](LogitsMaxOp o) {
+            int64_t v = lastDim(o.getLogits());
+            call("sprt_logits_max_f32",
+                 {ptr(o.getLogits()), ptr(o),
+                  i64(numElements(o.getLogits()) / v), i64(v)});
+            return success();
+          })
+          .Case<LogitsSumExpOp>([&](LogitsSumExpOp o) {
+            int64_t v = lastDim(o.getLogits());
+            call("sprt_logits_sumexp_f32",
+                 {ptr(o.getLogits()), ptr(o.getMax()), ptr(o),
+                  i64(numElements(o.getLogits()) / v), i64(v)});
+            return success();
+          })
+          .Case<LabelLogitOp>([&](LabelLogitOp o) {
+            Value l = o.getLogits();
+            int64_t v = lastDim(l);
+            call("sprt_op_label_logit",
+                 {ptr(l), ptr(o.getLabels()), ptr(o), i64(numElements(l) / v),
+                  i64(v),
+                  i32(splitAxis(
+                      l, cast<RankedTensorType>(l.getType()).getRank() - 1)),
+                  i64(o.getIgnoreIndex())});
+            return success();
+          })
+          .Case<CrossEntropyFromStatsOp>([&](CrossEntropyFromStatsOp o) {
+            call("sprt_cross_entropy_from_stats_f32",
+                 {ptr(o.getMax()), ptr(o.getSumexp()), ptr(o.getLabelLogit()),
+                  ptr(o.getLabels()), ptr(o), i64(numElements(o.getLabels())),
+                  i64(o.getIgnoreIndex())});
+            return success();
+          })
+          .Case<CrossEntropyOp>([&](CrossEntropyOp o) {
+            int64_t v = lastDim(o.getLogits());
+            call("sprt_cross_entropy_f32",
+                 {ptr(o.getLogits()), ptr(o.getLabels()), ptr(o),
+                  i64(numElements(o.getLabels())), i64(v),
+                  i64(o.getIgnoreIndex())});
+            return success();
+          })
+          .Case<AllGatherOp>([&](AllGatherOp o) {
+            SmallVector<Value> args{ptr(o.getInput()), ptr(o),
+                                    i64(elemBytes(o))};
+            llvm::append_range(args, dims(o.getInput()));
+            args.push_back(i32(o.getDim()));
+            args.push_back(axisOf(o.getAxis()));
+            call("sprt_all_gather", args);
+            return success();
+          })
+          .Case<ReduceScatterOp>([&](ReduceScatterOp o) {
+            SmallVector<Value> args{ptr(o.getInput()), ptr(o)};
+            llvm::append_range(args, dims(o.getInput()));
+            args.push_back(i32(o.getDim()));
+            args.push_back(axisOf(o.getAxis()));
+            call("sprt_reduce_scatter_f32", args);
+            return success();
+          })
+          .Case<AllReduceOp>([&](AllReduceOp o) {
+            call("sprt_all_reduce_f32",
+                 {ptr(o.getInput()), ptr(o), i64(numElements(o)),
+                  i32(int64_t(o.getKind())), axisOf(o.getAxis())});
+            return success();
+          })
+          .Case<LocalSliceOp>([&](LocalSliceOp o) {
+            SmallVector<Value> args{ptr(o.getInput()), ptr(o),
+                                    i64(elemBytes(o))};
+            llvm::append_range(args, dims(o.getInput()));
+            args.push_back(i32(o.getDim()));
+            args.push_back(axisOf(o.getAxis()));
+            call("sprt_local_slice", args);
+            return success();
+          })
+          .Case<AllToAllOp>([&](AllToAllOp o) {
+            SmallVector<Value> args{ptr(o.getInput()), ptr(o),
+                                    i64(elemBytes(o))};
+            llvm::append_range(args, dims(o.getInput()));
+            args.push_back(i32(o.getSplitDim()));
+            args.push_back(i32(o.getConcatDim()));
+            args.push_back(axisOf(o.getAxis()));
+            call("sprt_all_to_all", args);
+            return success();
+          })
+          .Case<SendOp>([&](SendOp o) {
+            Value in = o.getInput();
+            call("sprt_send", {ptr(in), i64(numElements(in) * elemBytes(in)),
+                               i64(o.getOffset()), axisOf(o.getAxis())});
+            return success();
+          })
+          .Case<RecvOp>([&](RecvOp o) {
+            call("sprt_recv", {ptr(o), i64(numElements(o) * elemBytes(o)),
+                               i64(o.getOffset()), axisOf(o.getAxis())});
+            return success();
+          })
+          .Case<func::ReturnOp>([&](func::ReturnOp r) {
+            Value v = b.create<LLVM::LoadOp>(loc, b.getF32Type(),
+                                             ptr(r.getOperand(0)));
+            b.create<LLVM::StoreOp>(loc, v, lossArg);
+            return success();
+          })
+          .Default([](Operation *o) {
+            return o->emitOpError() << "has no lowering to the runtime yet";
+          });
+  if (failed(result))
+    return failure();
+  // The arena's high-water mark, as the program fills it.
+  for (Value r : op->getResults())
+    if (bufferEnd.count(r))
+      call("sprt_arena_use", {i64(bufferEnd.lookup(r))});
+  return success();
+}
+
+std::string Lowering::modelJson() {
+  llvm::json::Array paramJson;
+  for (ParamOp p : params) {
+    auto t = cast<RankedTensorType>(p.getType());
+    LayoutAttr layout = LayoutAttr::fromType(t);
+    SmallVector<int64_t> local(t.getShape());
+    llvm::json::Array splits;
+    if (layout)
+      for (auto [i, axis] : llvm::enumerate(layout.getAxes())) {
+        Sharding s = layout.getSharding(i);
+        if (!s.isSplit())
+          continue;
+        int32_t a = axisIndex(axis.getValue());
+        local[s.dim] /= axisSizes[a];
+        splits.push_back(llvm::json::Object{
+            {"dim", s.dim}, {"axis", a}, {"blocks", s.blocks}});
+      }
+    llvm::json::Object o{{"name", p.getSymName()},
+                         {"shape", llvm::json::Array(t.getShape())},
+                         {"local_shape", llvm::json::Array(local)},
+                         {"init", stringifyInitKind(p.getInit())},
+                         {"splits", std::move(splits)}};
+    if (p.getInitStd())
+      o["std"] = p.getInitStd()->convertToDouble();
+    paramJson.push_back(std::move(o));
+  }
+  Value ids = func.getArgument(0);
+  int32_t batchAxis = splitAxis(ids, 1);
+  int64_t vocab = 0;
+  for (auto e : func.getOps<EmbeddingOp>())
+    if (e.getIds() == ids) {
+      int32_t a = splitAxis(e.getTable(), 0);
+      vocab = dim(e.getTable(), 0) * (a < 0 ? 1 : axisSizes[a]);
+    }
+  llvm::json::Object model{
+      {"model_type",
+       module->hasAttr("tfm.model_type")
+           ? module->getAttrOfType<StringAttr>("tfm.model_type").getValue()
+           : StringRef()},
+      {"mesh", llvm::json::Object{{"axes", llvm::json::Array(axes)},
+                                  {"sizes", llvm::json::Array(axisSizes)}}},
+      {"seq", dim(ids, 0)},
+      {"batch", dim(ids, 1) * (batchAxis < 0 ? 1 : axisSizes[batchAxis])},
+      {"batch_axis", batchAxis},
+      {"vocab", vocab},
+      {"arena_bytes", arenaBytes},
+      {"params", std::move(paramJson)}};
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::json::Value(std::move(model));
+  return text;
+}
+
+LogicalResult Lowering::run() {
+  if (failed(plan()))
+    return failure();
+  std::string json = modelJson();
+
+  // void seqpar_forward(ptr arena, ptr params, ptr ids, ptr labels, ptr loss)
+  b.setInsertionPointToEnd(module.getBody());
+  auto fnTy =
+      LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(b.getContext()),
+                                  {ptrTy, ptrTy, ptrTy, ptrTy, ptrTy});
+  auto fn = b.create<LLVM::LLVMFuncOp>(func.getLoc(), "seqpar_forward", fnTy);
+  Block *entry = fn.addEntryBlock(b);
+  arenaArg = entry->getArgument(0);
+  paramsArg = entry->getArgument(1);
+  inputArgs = {entry->getArgument(2), entry->getArgument(3)};
+  lossArg = entry->getArgument(4);
+  b.setInsertionPointToStart(entry);
+  for (Operation &op : func.getBody().getOps())
+    if (failed(lower(&op)))
+      return failure();
+  b.create<LLVM::ReturnOp>(loc, ValueRange());
+
+  // const char seqpar_model_json[] = "...";
+  b.setInsertionPointToEnd(module.getBody());
+  json.push_back('\0');
+  auto arrayTy = LLVM::LLVMArrayType::get(b.getI8Type(), json.size());
+  b.create<LLVM::GlobalOp>(module.getLoc(), arrayTy, /*isConstant=*/true,
+                           LLVM::Linkage::External, "seqpar_model_json",
+                           b.getStringAttr(json));
+
+  // Everything the runtime now holds: the source function, parameters,
+  // mesh.
+  func.erase();
+  for (ParamOp p : params)
+    p.erase();
+  if (mesh)
+    mesh.erase();
+  return success();
+}
+
+namespace {
+struct ConvertSpToRuntimePass
+    : seqpar::impl::ConvertSpToRuntimePassBase<ConvertSpToRuntimePass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto forward = module.lookupSymbol<func::FuncOp>("forward");
+    if (!forward) {
+      module.emitError() << "convert-sp-to-runtime: the module has no "
+                            "@forward function";
+      return signalPassFailure();
+    }
+    if (failed(Lowering(module, forward).run()))
+      signalPassFailure();
+  }
+};
+} // namespace

@@ -1,0 +1,73 @@
+//===- Batch.cpp - token batches for each step ----------------------------===//
+
+#include "Batch.h"
+
+#include "sprt/kernels.h"
+#include "sprt/runtime.h"
+
+#include <fstream>
+#include <iterator>
+
+using namespace sprt;
+
+bool Batcher::loadText(const std::string &path, std::string &error) {
+  if (model.vocab < 256) {
+    error = "--data gives byte tokens 0..255 but the model's vocabulary has "
+            "only " +
+            std::to_string(model.vocab) + " entries";
+    return false;
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    error = "cannot read the data file '" + path + "'";
+    return false;
+  }
+  text.assign(std::istreambuf_iterator<char>(in),
+              std::istreambuf_iterator<char>());
+  if (int64_t(text.size()) < model.seq + 2) {
+    error = "the data file '" + path + "' has " + std::to_string(text.size()) +
+            " bytes; a sequence needs " + std::to_string(model.seq + 2);
+    return false;
+  }
+  return true;
+}
+
+void Batcher::build(int64_t step) {
+  int64_t S = model.seq, B = model.batch;
+  ids.assign(size_t(B * S), 0);
+  labels.assign(size_t(B * S), 0);
+  uint64_t tokenStream = sprt_hash_name("seqpar.tokens");
+  for (int64_t b = 0; b < B; ++b) {
+    // Sequence b of step `step` (1-based): consecutive windows of the text,
+    // wrapping around, or S + 1 random tokens.
+    int64_t sequence = (step - 1) * B + b;
+    for (int64_t s = 0; s <= S; ++s) {
+      int64_t token;
+      if (!text.empty()) {
+        int64_t windows = int64_t(text.size()) - S - 1;
+        int64_t start = (sequence * S) % windows;
+        token = text[size_t(start + s)];
+      } else {
+        uint64_t index = uint64_t(sequence * (S + 1) + s);
+        token = int64_t(sprt_uniform(seed, tokenStream, index) *
+                        float(model.vocab)) %
+                model.vocab;
+      }
+      if (s < S)
+        ids[size_t(b * S + s)] = token;
+      if (s > 0)
+        labels[size_t(b * S + s - 1)] = token;
+    }
+  }
+  // This rank's batch rows, sequence first.
+  int64_t n = sprt_axis_size(int32_t(model.batchAxis));
+  int64_t b0 = sprt_axis_coord(int32_t(model.batchAxis)) * (B / n),
+          localB = B / n;
+  localIdsBuf.assign(size_t(S * localB), 0);
+  localLabelsBuf.assign(size_t(S * localB), 0);
+  for (int64_t s = 0; s < S; ++s)
+    for (int64_t j = 0; j < localB; ++j) {
+      localIdsBuf[size_t(s * localB + j)] = ids[size_t((b0 + j) * S + s)];
+      localLabelsBuf[size_t(s * localB + j)] = labels[size_t((b0 + j) * S + s)];
+    }
+}

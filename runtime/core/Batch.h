@@ -1,0 +1,38 @@
+//===- Batch.h - token batches for each step --------------------*- C++ -*-===//
+
+#ifndef SPRT_CORE_BATCH_H
+#define SPRT_CORE_BATCH_H
+
+#include "Model.h"
+
+#include <string>
+#include <vector>
+
+namespace sprt {
+
+/// Builds the global batch of a step, [batch, seq] token ids and the labels
+/// (the next token of each), the same on every rank, and this rank's part
+/// of it in the layout the program takes ([seq, batch / dp], sequence first).
+class Batcher {
+public:
+  Batcher(const Model &model, uint64_t seed) : model(model), seed(seed) {}
+
+  /// Byte-level tokens of a text file. False with `error` set.
+  bool loadText(const std::string &path, std::string &error);
+  void build(int64_t step);
+
+  const int64_t *globalIds() const { return ids.data(); }
+  const int64_t *globalLabels() const { return labels.data(); }
+  const int64_t *localIds() const { return localIdsBuf.data(); }
+  const int64_t *localLabels() const { return localLabelsBuf.data(); }
+
+private:
+  const Model &model;
+  uint64_t seed;
+  std::vector<unsigned char> text;
+  std::vector<int64_t> ids, labels, localIdsBuf, localLabelsBuf;
+};
+
+} // namespace sprt
+
+#endif // SPRT_CORE_BATCH_H

@@ -1,0 +1,212 @@
+//===- Main.cpp - main() of a compiled seqpar program ---------------------===//
+//
+//   mpirun -np N ./prog [--steps K] [--seed S] [--data FILE]
+//                       [--init-from FILE.safetensors|INDEX.json]
+//                       [--log metrics.jsonl] [--dump-params FILE]
+//                       [--dump-outputs FILE]
+//
+// Every check that can fail is made by every rank on the same inputs before
+// any collective, so a bad flag or file makes every rank print the error and
+// exit 1 instead of leaving the others waiting.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Batch.h"
+#include "Model.h"
+#include "Params.h"
+#include "SafeTensors.h"
+
+#include "sprt/runtime.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <mpi.h>
+#include <string>
+
+using namespace sprt;
+
+namespace {
+struct Flags {
+  int64_t steps = 1;
+  uint64_t seed = 1234;
+  std::string data, initFrom, log, dumpParams, dumpOutputs;
+};
+
+int rankOf() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+
+/// Prints the error on this rank and exits 1 (every rank reaches this).
+[[noreturn]] void fail(const std::string &message) {
+  std::fprintf(stderr, "error: rank %d: %s\n", rankOf(), message.c_str());
+  std::fflush(stderr);
+  MPI_Finalize();
+  std::exit(1);
+}
+
+bool parseInt(const char *s, int64_t &out) {
+  char *end = nullptr;
+  long long v = std::strtoll(s, &end, 10);
+  if (!*s || *end)
+    return false;
+  out = v;
+  return true;
+}
+
+Flags parseFlags(int argc, char **argv) {
+  Flags f;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&]() -> const char * {
+      if (i + 1 >= argc)
+        fail("flag " + a + " needs a value");
+      return argv[++i];
+    };
+    int64_t n;
+    if (a == "--steps") {
+      if (!parseInt(value(), n) || n < 1)
+        fail("--steps must be a positive integer, got '" +
+             std::string(argv[i]) + "'");
+      f.steps = n;
+    } else if (a == "--seed") {
+      if (!parseInt(value(), n) || n < 0)
+        fail("--seed must be a non-negative integer, got '" +
+             std::string(argv[i]) + "'");
+      f.seed = uint64_t(n);
+    } else if (a == "--data") {
+      f.data = value();
+    } else if (a == "--init-from") {
+      f.initFrom = value();
+    } else if (a == "--log") {
+      f.log = value();
+    } else if (a == "--dump-params") {
+      f.dumpParams = value();
+    } else if (a == "--dump-outputs") {
+      f.dumpOutputs = value();
+    } else if (a == "--help" || a == "-h") {
+      if (rankOf() == 0)
+        std::printf("usage: mpirun -np N %s [--steps K] [--seed S] "
+                    "[--data FILE] [--init-from FILE] [--log FILE] "
+                    "[--dump-params FILE] [--dump-outputs FILE]\n",
+                    argv[0]);
+      MPI_Finalize();
+      std::exit(0);
+    } else {
+      fail("unknown flag '" + a + "' (see --help)");
+    }
+  }
+  return f;
+}
+
+std::string humanBytes(int64_t b) {
+  char buf[32];
+  if (b >= (1 << 20))
+    std::snprintf(buf, sizeof buf, "%.1f MiB", double(b) / (1 << 20));
+  else if (b >= 1024)
+    std::snprintf(buf, sizeof buf, "%.1f KiB", double(b) / 1024);
+  else
+    std::snprintf(buf, sizeof buf, "%lld B", (long long)b);
+  return buf;
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  Flags flags = parseFlags(argc, argv);
+  std::string error;
+  Model model;
+  if (!model.parse(seqpar_model_json, error))
+    fail(error);
+  if (sprt_mesh_init(int32_t(model.axisSizes.size()), model.axisSizes.data()) !=
+      0) {
+    MPI_Finalize();
+    return 1;
+  }
+  sprt_set_seed(flags.seed);
+  int rank = int(sprt_world_rank());
+
+  Batcher batcher(model, flags.seed);
+  if (!flags.data.empty() && !batcher.loadText(flags.data, error))
+    fail(error);
+
+  Params params(model);
+  if (flags.initFrom.empty())
+    params.initialize(flags.seed);
+  else if (!params.load(flags.initFrom, error))
+    fail(error);
+
+  FILE *log = nullptr;
+  if (rank == 0 && !flags.log.empty() &&
+      !(log = std::fopen(flags.log.c_str(), "w")))
+    fail("cannot write the metrics log '" + flags.log + "'");
+
+  // 64-byte aligned arena of the size the compiler computed.
+  size_t arenaBytes = size_t((model.arenaBytes + 63) / 64 * 64);
+  char *arena =
+      static_cast<char *>(std::aligned_alloc(64, arenaBytes ? arenaBytes : 64));
+  std::memset(arena, 0, arenaBytes);
+
+  float loss = 0.0f;
+  for (int64_t step = 1; step <= flags.steps; ++step) {
+    batcher.build(step);
+    sprt_reset_bytes_sent();
+    MPI_Barrier(MPI_COMM_WORLD);
+    auto start = std::chrono::steady_clock::now();
+    seqpar_forward(arena, params.pointers(), batcher.localIds(),
+                   batcher.localLabels(), &loss);
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+    if (rank != 0)
+      continue;
+    std::string comm;
+    for (size_t a = 0; a < model.axes.size(); ++a)
+      comm +=
+          " " + model.axes[a] + " " + humanBytes(sprt_bytes_sent(int32_t(a)));
+    std::printf("step %lld loss %.6f  [%lld/%lld, %.1f ms, sent%s]\n",
+                (long long)step, loss, (long long)step, (long long)flags.steps,
+                seconds * 1e3, comm.c_str());
+    std::fflush(stdout);
+    if (log) {
+      std::fprintf(log,
+                   "{\"step\": %lld, \"loss\": %.9g, \"step_time_s\": %.6f",
+                   (long long)step, loss, seconds);
+      std::fprintf(log, ", \"bytes_sent\": {");
+      for (size_t a = 0; a < model.axes.size(); ++a)
+        std::fprintf(log, "%s\"%s\": %lld", a ? ", " : "",
+                     model.axes[a].c_str(),
+                     (long long)sprt_bytes_sent(int32_t(a)));
+      std::fprintf(
+          log, "}, \"arena_high_water\": %lld, \"arena_bytes\": %lld}\n",
+          (long long)sprt_arena_high_water(), (long long)model.arenaBytes);
+      std::fflush(log);
+    }
+  }
+  if (log)
+    std::fclose(log);
+
+  bool ok = true;
+  if (!flags.dumpParams.empty())
+    ok &= params.dump(flags.dumpParams, error);
+  if (ok && rank == 0 && !flags.dumpOutputs.empty()) {
+    std::vector<int64_t> shape{model.batch, model.seq};
+    uint64_t bytes = uint64_t(model.batch * model.seq) * sizeof(int64_t);
+    ok &= writeSafeTensors(
+        flags.dumpOutputs,
+        {{"input_ids", "I64", shape, batcher.globalIds(), bytes},
+         {"labels", "I64", shape, batcher.globalLabels(), bytes},
+         {"loss", "F32", {}, &loss, sizeof(float)}},
+        error);
+  }
+  if (!ok)
+    fail(error);
+  std::free(arena);
+  sprt_mesh_finalize();
+  MPI_Finalize();
+  return 0;
+}

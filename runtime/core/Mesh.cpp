@@ -1,0 +1,87 @@
+//===- Mesh.cpp - the mesh, per-axis communicators, byte counters ---------===//
+
+#include "Mesh.h"
+
+#include "sprt/runtime.h"
+
+#include <cstdio>
+#include <mpi.h>
+
+using namespace sprt;
+
+Mesh &sprt::mesh() {
+  static Mesh m;
+  return m;
+}
+
+extern "C" int sprt_mesh_init(int32_t numAxes, const int64_t *sizes) {
+  Mesh &m = mesh();
+  int worldSize, worldRank;
+  MPI_Comm_size(MPI_COMM_WORLD, &worldSize);
+  MPI_Comm_rank(MPI_COMM_WORLD, &worldRank);
+  int64_t total = 1;
+  for (int32_t a = 0; a < numAxes; ++a)
+    total *= sizes[a];
+  if (total != worldSize) {
+    std::fprintf(stderr,
+                 "sprt: rank %d: the program was compiled for %lld ranks "
+                 "but runs on %d (start it with mpirun -np %lld)\n",
+                 worldRank, (long long)total, worldSize, (long long)total);
+    return -1;
+  }
+  m.sizes.assign(sizes, sizes + numAxes);
+  m.worldRank = worldRank;
+  m.worldSize = worldSize;
+  m.coords.assign(numAxes, 0);
+  int64_t r = worldRank;
+  for (int32_t a = numAxes - 1; a >= 0; --a) {
+    m.coords[a] = r % sizes[a];
+    r /= sizes[a];
+  }
+  m.bytesSent.assign(numAxes, 0);
+  m.comms.assign(numAxes, MPI_COMM_NULL);
+  for (int32_t a = 0; a < numAxes; ++a) {
+    // Ranks that agree on every other coordinate form the axis's group.
+    int64_t color = 0;
+    for (int32_t b = 0; b < numAxes; ++b)
+      if (b != a)
+        color = color * sizes[b] + m.coords[b];
+    MPI_Comm_split(MPI_COMM_WORLD, int(color), int(m.coords[a]), &m.comms[a]);
+  }
+  return 0;
+}
+
+extern "C" void sprt_mesh_finalize(void) {
+  for (MPI_Comm &c : mesh().comms)
+    if (c != MPI_COMM_NULL)
+      MPI_Comm_free(&c);
+  mesh().comms.clear();
+}
+
+extern "C" int32_t sprt_mesh_num_axes(void) {
+  return int32_t(mesh().sizes.size());
+}
+extern "C" int64_t sprt_world_rank(void) { return mesh().worldRank; }
+extern "C" int64_t sprt_world_size(void) { return mesh().worldSize; }
+extern "C" int64_t sprt_axis_coord(int32_t axis) {
+  return axis < 0 ? 0 : mesh().coords.at(axis);
+}
+extern "C" int64_t sprt_axis_size(int32_t axis) {
+  return axis < 0 ? 1 : mesh().sizes.at(axis);
+}
+extern "C" int64_t sprt_bytes_sent(int32_t axis) {
+  return mesh().bytesSent.at(axis);
+}
+extern "C" void sprt_reset_bytes_sent(void) {
+  for (int64_t &b : mesh().bytesSent)
+    b = 0;
+}
+
+extern "C" void sprt_set_seed(uint64_t seed) { mesh().seed = seed; }
+extern "C" uint64_t sprt_get_seed(void) { return mesh().seed; }
+
+extern "C" void sprt_arena_use(int64_t end) {
+  if (end > mesh().arenaHighWater)
+    mesh().arenaHighWater = end;
+}
+extern "C" int64_t sprt_arena_high_water(void) { return mesh().arenaHighWater; }

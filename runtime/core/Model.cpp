@@ -1,0 +1,97 @@
+//===- Model.cpp - the compiled model's description -----------------------===//
+
+#include "Model.h"
+
+#include "sprt/runtime.h"
+
+#include <nlohmann/json.hpp>
+
+using namespace sprt;
+using nlohmann::json;
+
+int64_t ParamInfo::localElements() const {
+  int64_t n = 1;
+  for (int64_t d : localShape)
+    n *= d;
+  return n;
+}
+
+int64_t ParamInfo::globalIndex(int64_t i) const {
+  int64_t rank = int64_t(shape.size()), global = 0, stride = 1;
+  std::vector<int64_t> local(rank);
+  for (int64_t d = rank - 1; d >= 0; --d) {
+    local[d] = i % localShape[d];
+    i /= localShape[d];
+  }
+  std::vector<int64_t> g = local;
+  for (const Split &s : splits) {
+    // Each of the `blocks` blocks of the global dimension is split over the
+    // axis; this rank holds its part of every block.
+    int64_t localBlock = localShape[s.dim] / s.blocks;
+    int64_t globalBlock = shape[s.dim] / s.blocks;
+    int64_t block = local[s.dim] / localBlock,
+            within = local[s.dim] % localBlock;
+    g[s.dim] = block * globalBlock +
+               sprt_axis_coord(int32_t(s.axis)) * localBlock + within;
+  }
+  for (int64_t d = rank - 1; d >= 0; --d) {
+    global += g[d] * stride;
+    stride *= shape[d];
+  }
+  return global;
+}
+
+bool ParamInfo::ownsShard() const {
+  int64_t numAxes = sprt_mesh_num_axes();
+  for (int64_t a = 0; a < numAxes; ++a) {
+    bool splitHere = false;
+    for (const Split &s : splits)
+      splitHere |= s.axis == a;
+    if (!splitHere && sprt_axis_coord(int32_t(a)) != 0)
+      return false;
+  }
+  return true;
+}
+
+int64_t Model::numRanks() const {
+  int64_t n = 1;
+  for (int64_t s : axisSizes)
+    n *= s;
+  return n;
+}
+
+bool Model::parse(const char *text, std::string &error) {
+  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) {
+    error = "the program's model description is not valid JSON";
+    return false;
+  }
+  try {
+    modelType = j.value("model_type", "");
+    axes = j.at("mesh").at("axes").get<std::vector<std::string>>();
+    axisSizes = j.at("mesh").at("sizes").get<std::vector<int64_t>>();
+    seq = j.at("seq").get<int64_t>();
+    batch = j.at("batch").get<int64_t>();
+    vocab = j.at("vocab").get<int64_t>();
+    arenaBytes = j.at("arena_bytes").get<int64_t>();
+    batchAxis = j.at("batch_axis").get<int64_t>();
+    for (const json &p : j.at("params")) {
+      ParamInfo info;
+      info.name = p.at("name").get<std::string>();
+      info.shape = p.at("shape").get<std::vector<int64_t>>();
+      info.localShape = p.at("local_shape").get<std::vector<int64_t>>();
+      info.init = p.at("init").get<std::string>();
+      info.std = p.value("std", 0.0);
+      for (const json &s : p.at("splits"))
+        info.splits.push_back({s.at("dim").get<int64_t>(),
+                               s.at("axis").get<int64_t>(),
+                               s.at("blocks").get<int64_t>()});
+      params.push_back(std::move(info));
+    }
+  } catch (const std::exception &e) {
+    error = std::string("the program's model description is incomplete: ") +
+            e.what();
+    return false;
+  }
+  return true;
+}

@@ -1,0 +1,59 @@
+//===- Model.h - what the compiler says about the model ---------*- C++ -*-===//
+//
+// A compiled seqpar program exports `seqpar_model_json`, a JSON description
+// of its mesh, inputs, parameters and arena, and `seqpar_forward`, the step.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPRT_CORE_MODEL_H
+#define SPRT_CORE_MODEL_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+extern "C" {
+extern const char seqpar_model_json[];
+void seqpar_forward(char *arena, float **params, const int64_t *inputIds,
+                    const int64_t *labels, float *loss);
+}
+
+namespace sprt {
+
+/// One dimension of a tensor split over a mesh axis.
+struct Split {
+  int64_t dim = 0, axis = 0, blocks = 1;
+};
+
+struct ParamInfo {
+  std::string name, init;
+  double std = 0.0;
+  std::vector<int64_t> shape, localShape;
+  std::vector<Split> splits;
+
+  int64_t localElements() const;
+  /// The index in the global (row-major) tensor of local element `i` on
+  /// this rank.
+  int64_t globalIndex(int64_t i) const;
+  /// Whether this rank holds the copy of its shard written to dumps: the
+  /// one with coordinate 0 on every axis the parameter is replicated over.
+  bool ownsShard() const;
+};
+
+struct Model {
+  std::string modelType;
+  std::vector<std::string> axes;
+  std::vector<int64_t> axisSizes;
+  int64_t seq = 0, batch = 0, vocab = 0, arenaBytes = 0;
+  /// The mesh axis splitting the batch of the inputs, or -1.
+  int64_t batchAxis = -1;
+  std::vector<ParamInfo> params;
+
+  int64_t numRanks() const;
+  /// Parses seqpar_model_json; false with `error` set.
+  bool parse(const char *json, std::string &error);
+};
+
+} // namespace sprt
+
+#endif // SPRT_CORE_MODEL_H

@@ -1,0 +1,54 @@
+//===- Ops.cpp - forward ops that depend on where the shard sits ----------===//
+//
+// Compiled code knows which mesh axis splits which dimension; the rank's
+// coordinate on that axis is known only at run time. These wrappers turn the
+// two into the offsets the kernels take.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sprt/kernels.h"
+#include "sprt/runtime.h"
+
+extern "C" void sprt_op_position_ids(int64_t *out, int64_t S, int64_t B,
+                                     int32_t seqAxis) {
+  sprt_position_ids_i64(out, S, B, sprt_axis_coord(seqAxis) * S);
+}
+
+extern "C" void sprt_op_embedding(const int64_t *ids, const float *table,
+                                  float *out, int64_t T, int64_t V, int64_t H,
+                                  int32_t vocabAxis) {
+  sprt_embedding_f32(ids, table, out, T, V, H, sprt_axis_coord(vocabAxis) * V);
+}
+
+extern "C" void sprt_op_dropout(const float *x, float *y, int32_t rank,
+                                int64_t d0, int64_t d1, int64_t d2, int32_t a0,
+                                int32_t a1, int32_t a2, double rate,
+                                int64_t stream) {
+  int64_t shape[3] = {d0, d1, d2}, global[3], offset[3];
+  int32_t axes[3] = {a0, a1, a2};
+  for (int i = 0; i < 3; ++i) {
+    global[i] = shape[i] * sprt_axis_size(axes[i]);
+    offset[i] = shape[i] * sprt_axis_coord(axes[i]);
+  }
+  sprt_dropout_f32(x, y, nullptr, rank, shape, global, offset, rate,
+                   sprt_get_seed(), uint64_t(stream));
+}
+
+extern "C" void sprt_op_attention(
+    const float *q, const float *k, const float *v, const int64_t *positions,
+    float *out, int64_t S, int64_t B, int64_t heads, int64_t kvHeads,
+    int64_t headDim, int32_t causal, int64_t rotaryDim, double theta,
+    double dropoutRate, int64_t stream, int32_t batchAxis, int32_t headAxis) {
+  sprt_attention_f32(
+      q, k, v, positions, out, S, B, heads, kvHeads, headDim, causal, rotaryDim,
+      theta, dropoutRate, sprt_get_seed(), uint64_t(stream),
+      B * sprt_axis_size(batchAxis), B * sprt_axis_coord(batchAxis),
+      heads * sprt_axis_size(headAxis), heads * sprt_axis_coord(headAxis));
+}
+
+extern "C" void sprt_op_label_logit(const float *logits, const int64_t *labels,
+                                    float *out, int64_t T, int64_t V,
+                                    int32_t vocabAxis, int64_t ignoreIndex) {
+  sprt_label_logit_f32(logits, labels, out, T, V,
+                       sprt_axis_coord(vocabAxis) * V, ignoreIndex);
+}

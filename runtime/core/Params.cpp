@@ -1,0 +1,110 @@
+//===- Params.cpp - this rank's parameter shards --------------------------===//
+
+#include "Params.h"
+#include "SafeTensors.h"
+
+#include "sprt/kernels.h"
+#include "sprt/runtime.h"
+
+#include <cstring>
+#include <map>
+#include <mpi.h>
+
+using namespace sprt;
+
+static std::string shapeStr(const std::vector<int64_t> &s) {
+  std::string out = "[";
+  for (size_t i = 0; i < s.size(); ++i)
+    out += (i ? ", " : "") + std::to_string(s[i]);
+  return out + "]";
+}
+
+static int64_t numElements(const std::vector<int64_t> &s) {
+  int64_t n = 1;
+  for (int64_t d : s)
+    n *= d;
+  return n;
+}
+
+Params::Params(const Model &model) : model(model) {
+  for (const ParamInfo &p : model.params)
+    data.emplace_back(size_t(p.localElements()));
+  for (auto &d : data)
+    ptrs.push_back(d.data());
+}
+
+void Params::initialize(uint64_t seed) {
+  for (size_t i = 0; i < model.params.size(); ++i) {
+    const ParamInfo &p = model.params[i];
+    std::vector<float> &d = data[i];
+    if (p.init == "zeros" || p.init == "ones") {
+      std::fill(d.begin(), d.end(), p.init == "ones" ? 1.0f : 0.0f);
+      continue;
+    }
+    uint64_t stream = sprt_hash_name(p.name.c_str());
+    for (int64_t e = 0; e < int64_t(d.size()); ++e)
+      d[e] =
+          float(p.std) * sprt_normal(seed, stream, uint64_t(p.globalIndex(e)));
+  }
+}
+
+bool Params::load(const std::string &path, std::string &error) {
+  std::map<std::string, TensorInfo> tensors;
+  if (!readCheckpointIndex(path, tensors, error))
+    return false;
+  std::vector<char> bytes;
+  for (size_t i = 0; i < model.params.size(); ++i) {
+    const ParamInfo &p = model.params[i];
+    auto it = tensors.find(p.name);
+    if (it == tensors.end()) {
+      error = "checkpoint '" + path + "' has no tensor '" + p.name + "'";
+      return false;
+    }
+    const TensorInfo &t = it->second;
+    if (t.dtype != "F32") {
+      error = "checkpoint '" + path + "': tensor '" + p.name + "' is " +
+              t.dtype + ", the model needs F32";
+      return false;
+    }
+    if (t.shape != p.shape) {
+      error = "checkpoint '" + path + "': tensor '" + p.name + "' has shape " +
+              shapeStr(t.shape) + " but the model needs " + shapeStr(p.shape);
+      return false;
+    }
+    if (t.end - t.begin != uint64_t(numElements(p.shape)) * sizeof(float)) {
+      error = "checkpoint '" + path + "': tensor '" + p.name +
+              "' has the wrong number of bytes for its shape";
+      return false;
+    }
+    if (!readTensorData(t, bytes, error))
+      return false;
+    const float *whole = reinterpret_cast<const float *>(bytes.data());
+    for (int64_t e = 0; e < int64_t(data[i].size()); ++e)
+      data[i][e] = whole[p.globalIndex(e)];
+  }
+  return true;
+}
+
+bool Params::dump(const std::string &path, std::string &error) {
+  // Each element is written by exactly one rank (the owner of its shard),
+  // so a sum over the world assembles every parameter on rank 0.
+  std::vector<std::vector<float>> whole;
+  for (size_t i = 0; i < model.params.size(); ++i) {
+    const ParamInfo &p = model.params[i];
+    std::vector<float> full(size_t(numElements(p.shape)), 0.0f);
+    if (p.ownsShard())
+      for (int64_t e = 0; e < int64_t(data[i].size()); ++e)
+        full[p.globalIndex(e)] = data[i][e];
+    bool root = sprt_world_rank() == 0;
+    MPI_Reduce(root ? MPI_IN_PLACE : full.data(), full.data(), int(full.size()),
+               MPI_FLOAT, MPI_SUM, 0, MPI_COMM_WORLD);
+    whole.push_back(std::move(full));
+  }
+  if (sprt_world_rank() != 0)
+    return true;
+  std::vector<TensorToWrite> out;
+  for (size_t i = 0; i < model.params.size(); ++i)
+    out.push_back({model.params[i].name, "F32", model.params[i].shape,
+                   whole[i].data(), whole[i].size() * sizeof(float)});
+  return writeSafeTensors(path, out, error);
+}

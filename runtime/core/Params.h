@@ -1,0 +1,37 @@
+//===- Params.h - this rank's parameter shards ------------------*- C++ -*-===//
+
+#ifndef SPRT_CORE_PARAMS_H
+#define SPRT_CORE_PARAMS_H
+
+#include "Model.h"
+
+#include <string>
+#include <vector>
+
+namespace sprt {
+
+class Params {
+public:
+  explicit Params(const Model &model);
+
+  /// Draws every parameter from the seed: element e of parameter p is
+  /// std * normal(seed, hash(p.name), global index of e), so any layout
+  /// draws exactly the slice of the unsharded values.
+  void initialize(uint64_t seed);
+  /// Loads every parameter by its Hugging Face name from a safetensors file
+  /// or index, keeping this rank's shard. False with `error` set.
+  bool load(const std::string &path, std::string &error);
+  /// Writes every parameter, whole, under its name (rank 0 writes).
+  bool dump(const std::string &path, std::string &error);
+
+  float **pointers() { return ptrs.data(); }
+
+private:
+  const Model &model;
+  std::vector<std::vector<float>> data;
+  std::vector<float *> ptrs;
+};
+
+} // namespace sprt
+
+#endif // SPRT_CORE_PARAMS_H

@@ -1,0 +1,53 @@
+//===- SafeTensors.h - read and write .safetensors files --------*- C++ -*-===//
+//
+// The format: an 8-byte little-endian header length, a JSON header mapping
+// tensor names to {dtype, shape, data_offsets}, then the raw little-endian
+// data. Hugging Face sharded checkpoints add model.safetensors.index.json
+// whose "weight_map" maps tensor names to shard files.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPRT_CORE_SAFETENSORS_H
+#define SPRT_CORE_SAFETENSORS_H
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace sprt {
+
+struct TensorInfo {
+  std::string dtype; // "F32", "I64", ...
+  std::vector<int64_t> shape;
+  std::string file;
+  uint64_t begin = 0, end = 0; // absolute file offsets of the data
+};
+
+/// The tensors of a checkpoint: one .safetensors file, or a Hugging Face
+/// index (*.index.json) of several. Returns false with `error` set.
+bool readCheckpointIndex(const std::string &path,
+                         std::map<std::string, TensorInfo> &tensors,
+                         std::string &error);
+
+/// Reads a tensor's bytes. Returns false with `error` set.
+bool readTensorData(const TensorInfo &info, std::vector<char> &data,
+                    std::string &error);
+
+struct TensorToWrite {
+  std::string name, dtype;
+  std::vector<int64_t> shape;
+  const void *data;
+  uint64_t bytes;
+};
+
+/// Writes a .safetensors file to `path` through a temporary file renamed at
+/// the end, so a reader never sees a partial file. Returns false with
+/// `error` set.
+bool writeSafeTensors(const std::string &path,
+                      const std::vector<TensorToWrite> &tensors,
+                      std::string &error);
+
+} // namespace sprt
+
+#endif // SPRT_CORE_SAFETENSORS_H

@@ -1,0 +1,162 @@
+//===- Attention.cpp - CPU scaled dot-product attention -------------------===//
+//
+// sprt_attention_f32: per (batch, query head), the head's q, k, v rows are
+// gathered from the [S, B, heads * head_dim] activations into contiguous
+// [S, head_dim] panels (applying rotary embeddings on the way), then query
+// rows are processed in blocks: scores = q k^T (cblas_sgemm), masked softmax
+// with dropout in place, out = P v (cblas_sgemm, written straight into the
+// strided output). Under a causal mask a block of query rows [i0, i1) only
+// needs keys [0, i1), so the upper triangle is neither computed nor stored.
+//
+// Numerics follow Hugging Face's eager attention in f32: inv_freq, the
+// rotary angles and their cos/sin are computed in float, scores are scaled
+// by 1/sqrt(head_dim), softmax subtracts the row maximum.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sprt/kernels.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+namespace {
+
+constexpr int64_t kRowBlock = 128;
+
+// Copies head `h` of batch `b` out of a [S, B, nHeads * headDim] tensor into
+// dst [S, headDim], rotating the first 2 * half features of each row
+// (rotate-half: x1 = x[:half], x2 = x[half:2 half]; out = x * cos +
+// (-x2, x1) * sin).
+void gatherHead(const float *src, float *dst, int64_t S, int64_t B,
+                int64_t nHeads, int64_t headDim, int64_t b, int64_t h,
+                int64_t half, const float *cosT, const float *sinT) {
+  const int64_t rowStride = B * nHeads * headDim;
+  const float *base = src + b * nHeads * headDim + h * headDim;
+  for (int64_t s = 0; s < S; ++s) {
+    const float *in = base + s * rowStride;
+    float *o = dst + s * headDim;
+    std::memcpy(o, in, size_t(headDim) * sizeof(float));
+    if (half == 0)
+      continue;
+    const float *c = cosT + s * half, *sn = sinT + s * half;
+    for (int64_t i = 0; i < half; ++i) {
+      float x1 = in[i], x2 = in[i + half];
+      o[i] = x1 * c[i] + (-x2) * sn[i];
+      o[i + half] = x2 * c[i] + x1 * sn[i];
+    }
+  }
+}
+
+} // namespace
+
+extern "C" {
+
+void sprt_attention_f32(const float *q, const float *k, const float *v,
+                        const int64_t *positions, float *out, int64_t S,
+                        int64_t B, int64_t heads, int64_t kv_heads,
+                        int64_t head_dim, int32_t causal, int64_t rotary_dim,
+                        double theta, double dropout_rate, uint64_t seed,
+                        uint64_t stream, int64_t global_batch,
+                        int64_t batch_offset, int64_t global_heads,
+                        int64_t head_offset) {
+  (void)global_batch; // The global index only needs the heads extent.
+  if (S <= 0 || B <= 0 || heads <= 0 || kv_heads <= 0 || head_dim <= 0)
+    return;
+  const int64_t group = heads / kv_heads;
+  const int64_t outStride = B * heads * head_dim;
+
+  // Rotary tables in float, as Hugging Face: inv_freq[i] =
+  // 1 / theta^(float(2i) / rotary_dim), angle = float(pos) * inv_freq[i].
+  // rotary_dim is clamped to head_dim and must be even (an odd trailing
+  // feature is left unrotated).
+  const int64_t rd = std::min(std::max<int64_t>(rotary_dim, 0), head_dim);
+  const int64_t half = rd / 2;
+  std::vector<float> invFreq(static_cast<size_t>(half));
+  for (int64_t i = 0; i < half; ++i)
+    invFreq[i] = 1.0f / std::pow(float(theta), float(2 * i) / float(rd));
+  std::vector<float> cosT(size_t(S * half)), sinT(size_t(S * half));
+
+  const float scale = float(1.0 / std::sqrt(double(head_dim)));
+  const bool dropout = dropout_rate > 0.0;
+  const float keepScale =
+      dropout_rate < 1.0 ? float(1.0 / (1.0 - dropout_rate)) : 0.0f;
+
+  std::vector<float> qh(size_t(S * head_dim)), kh(size_t(S * head_dim)),
+      vh(size_t(S * head_dim));
+  const int64_t rowBlock = std::min(S, kRowBlock);
+  std::vector<float> P(size_t(rowBlock * S));
+
+  for (int64_t b = 0; b < B; ++b) {
+    for (int64_t s = 0; s < S; ++s) {
+      float pos = float(positions ? positions[s * B + b] : s);
+      for (int64_t i = 0; i < half; ++i) {
+        float a = pos * invFreq[i];
+        cosT[s * half + i] = std::cos(a);
+        sinT[s * half + i] = std::sin(a);
+      }
+    }
+    for (int64_t g = 0; g < kv_heads; ++g) {
+      gatherHead(k, kh.data(), S, B, kv_heads, head_dim, b, g, half,
+                 cosT.data(), sinT.data());
+      gatherHead(v, vh.data(), S, B, kv_heads, head_dim, b, g, 0, nullptr,
+                 nullptr);
+      for (int64_t r = 0; r < group; ++r) {
+        const int64_t h = g * group + r;
+        gatherHead(q, qh.data(), S, B, heads, head_dim, b, h, half, cosT.data(),
+                   sinT.data());
+        const uint64_t headBase = uint64_t(
+            ((b + batch_offset) * global_heads + h + head_offset) * S * S);
+        float *outHead = out + b * heads * head_dim + h * head_dim;
+
+        for (int64_t i0 = 0; i0 < S; i0 += rowBlock) {
+          const int64_t rows = std::min(rowBlock, S - i0);
+          // Keys this block can see: all of them, or [0, i0 + rows).
+          const int64_t nk = causal ? i0 + rows : S;
+          cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, blasint(rows),
+                      blasint(nk), blasint(head_dim), scale,
+                      qh.data() + i0 * head_dim, blasint(head_dim), kh.data(),
+                      blasint(head_dim), 0.0f, P.data(), blasint(nk));
+          for (int64_t r2 = 0; r2 < rows; ++r2) {
+            const int64_t i = i0 + r2;
+            float *p = P.data() + r2 * nk;
+            const int64_t last = causal ? i + 1 : nk; // visible keys [0,last)
+            float m = p[0];
+            for (int64_t j = 1; j < last; ++j)
+              m = std::max(m, p[j]);
+            double sum = 0.0;
+            for (int64_t j = 0; j < last; ++j) {
+              p[j] = std::exp(p[j] - m);
+              sum += double(p[j]);
+            }
+            const float inv = float(1.0 / sum);
+            for (int64_t j = 0; j < last; ++j)
+              p[j] *= inv;
+            for (int64_t j = last; j < nk; ++j)
+              p[j] = 0.0f;
+            if (dropout) {
+              // Masked probabilities are zero either way; only visible keys
+              // need a draw.
+              const uint64_t rowBase = headBase + uint64_t(i * S);
+              for (int64_t j = 0; j < last; ++j) {
+                bool keep =
+                    double(sprt_uniform(seed, stream, rowBase + uint64_t(j))) >=
+                    dropout_rate;
+                p[j] = keep ? p[j] * keepScale : 0.0f;
+              }
+            }
+          }
+          cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, blasint(rows),
+                      blasint(head_dim), blasint(nk), 1.0f, P.data(),
+                      blasint(nk), vh.data(), blasint(head_dim), 0.0f,
+                      outHead + i0 * outStride, blasint(outStride));
+        }
+      }
+    }
+  }
+}
+
+} // extern "C"

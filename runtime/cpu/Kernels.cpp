@@ -1,0 +1,342 @@
+//===- Kernels.cpp - CPU forward kernels (all but attention) --------------===//
+//
+// Row-major f32 kernels of sprt/kernels.h. GEMMs go through cblas_sgemm
+// (OpenBLAS); everything else is a loop over tokens with the feature
+// dimension innermost, so every pass streams through memory once.
+//
+// Reductions (norm statistics, softmax denominators, the loss mean) are
+// accumulated in double: the results are then at least as accurate as
+// torch's f32 kernels, and do not depend on the summation order of a shard.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sprt/kernels.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+namespace {
+
+float rowMax(const float *row, int64_t V) {
+  float m = -std::numeric_limits<float>::infinity();
+  for (int64_t v = 0; v < V; ++v)
+    m = std::max(m, row[v]);
+  return m;
+}
+
+float rowSumExp(const float *row, float max, int64_t V) {
+  double s = 0.0;
+  for (int64_t v = 0; v < V; ++v)
+    s += double(std::exp(row[v] - max));
+  return float(s);
+}
+
+float labelLogit(const float *row, int64_t label, int64_t V,
+                 int64_t vocab_offset, int64_t ignore_index) {
+  if (label == ignore_index)
+    return 0.0f;
+  int64_t c = label - vocab_offset;
+  return (c >= 0 && c < V) ? row[c] : 0.0f;
+}
+
+} // namespace
+
+extern "C" {
+
+void sprt_linear_f32(const float *x, const float *w, const float *bias,
+                     float *y, int64_t M, int64_t K, int64_t N,
+                     int32_t weight_in_out) {
+  if (M <= 0 || N <= 0)
+    return;
+  // With a bias, y starts as the broadcast bias and the GEMM accumulates into
+  // it (beta = 1), as torch's addmm does; otherwise beta = 0 overwrites y.
+  float beta = 0.0f;
+  if (bias) {
+    for (int64_t m = 0; m < M; ++m)
+      std::memcpy(y + m * N, bias, size_t(N) * sizeof(float));
+    beta = 1.0f;
+  }
+  if (K <= 0) {
+    if (!bias)
+      std::fill(y, y + M * N, 0.0f);
+    return;
+  }
+  const bool inOut = weight_in_out != 0;
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, inOut ? CblasNoTrans : CblasTrans,
+              blasint(M), blasint(N), blasint(K), 1.0f, x, blasint(K), w,
+              blasint(inOut ? N : K), beta, y, blasint(N));
+}
+
+void sprt_embedding_f32(const int64_t *ids, const float *table, float *y,
+                        int64_t T, int64_t V, int64_t H, int64_t vocab_offset) {
+  for (int64_t t = 0; t < T; ++t) {
+    int64_t r = ids[t] - vocab_offset;
+    float *out = y + t * H;
+    if (r >= 0 && r < V)
+      std::memcpy(out, table + r * H, size_t(H) * sizeof(float));
+    else
+      std::fill(out, out + H, 0.0f);
+  }
+}
+
+void sprt_layer_norm_f32(const float *x, const float *weight, const float *bias,
+                         float *y, int64_t T, int64_t H, double eps) {
+  if (H <= 0)
+    return;
+  for (int64_t t = 0; t < T; ++t) {
+    const float *xr = x + t * H;
+    float *yr = y + t * H;
+    // Two passes in double over a row that stays in cache: no cancellation
+    // in the variance even when |mean| >> std.
+    double sum = 0.0;
+    for (int64_t i = 0; i < H; ++i)
+      sum += xr[i];
+    const double mean = sum / double(H);
+    double sq = 0.0;
+    for (int64_t i = 0; i < H; ++i) {
+      double d = double(xr[i]) - mean;
+      sq += d * d;
+    }
+    const double rstd = 1.0 / std::sqrt(sq / double(H) + eps);
+    for (int64_t i = 0; i < H; ++i) {
+      double v = (double(xr[i]) - mean) * rstd;
+      if (weight)
+        v *= double(weight[i]);
+      if (bias)
+        v += double(bias[i]);
+      yr[i] = float(v);
+    }
+  }
+}
+
+void sprt_rms_norm_f32(const float *x, const float *weight, float *y, int64_t T,
+                       int64_t H, double eps) {
+  if (H <= 0)
+    return;
+  for (int64_t t = 0; t < T; ++t) {
+    const float *xr = x + t * H;
+    float *yr = y + t * H;
+    double sq = 0.0;
+    for (int64_t i = 0; i < H; ++i)
+      sq += double(xr[i]) * double(xr[i]);
+    const double r = 1.0 / std::sqrt(sq / double(H) + eps);
+    for (int64_t i = 0; i < H; ++i) {
+      double v = double(xr[i]) * r;
+      if (weight)
+        v *= double(weight[i]);
+      yr[i] = float(v);
+    }
+  }
+}
+
+void sprt_dropout_f32(const float *x, float *y, uint8_t *mask, int32_t rank,
+                      const int64_t *shape, const int64_t *global_shape,
+                      const int64_t *offset, double rate, uint64_t seed,
+                      uint64_t stream) {
+  int64_t n = 1;
+  for (int32_t d = 0; d < rank; ++d)
+    n *= shape[d];
+  if (n <= 0)
+    return;
+  if (rate <= 0.0) {
+    if (y != x)
+      std::memcpy(y, x, size_t(n) * sizeof(float));
+    if (mask)
+      std::memset(mask, 1, size_t(n));
+    return;
+  }
+  // rate >= 1 drops everything (no uniform draw reaches 1); the scale would
+  // be infinite, so dropped elements are written as plain zeros below.
+  const float scale = rate < 1.0 ? float(1.0 / (1.0 - rate)) : 0.0f;
+
+  // Row-major strides of the global tensor; the innermost local dimension is
+  // contiguous in the global index too, so each local row is one run of
+  // consecutive global indices starting at `base`.
+  std::vector<int64_t> gstride(size_t(std::max(rank, 1)), 1);
+  for (int32_t d = rank - 2; d >= 0; --d)
+    gstride[d] = gstride[d + 1] * global_shape[d + 1];
+  const int64_t inner = rank > 0 ? shape[rank - 1] : 1;
+  const int64_t outer = n / inner;
+  std::vector<int64_t> idx(size_t(std::max(rank, 1)), 0);
+
+  for (int64_t o = 0; o < outer; ++o) {
+    int64_t base = rank > 0 ? offset[rank - 1] : 0;
+    for (int32_t d = 0; d + 1 < rank; ++d)
+      base += (offset[d] + idx[d]) * gstride[d];
+    const float *xr = x + o * inner;
+    float *yr = y + o * inner;
+    uint8_t *mr = mask ? mask + o * inner : nullptr;
+    for (int64_t i = 0; i < inner; ++i) {
+      // The comparison is in double: the uniform is exact in float, rate is
+      // not rounded to float.
+      bool keep =
+          double(sprt_uniform(seed, stream, uint64_t(base + i))) >= rate;
+      yr[i] = keep ? xr[i] * scale : 0.0f;
+      if (mr)
+        mr[i] = keep ? 1 : 0;
+    }
+    // Advance the multi-index over the outer (all but last) dimensions.
+    for (int32_t d = rank - 2; d >= 0; --d) {
+      if (++idx[d] < shape[d])
+        break;
+      idx[d] = 0;
+    }
+  }
+}
+
+void sprt_gelu_f32(const float *x, float *y, int64_t n, int32_t tanh_approx) {
+  if (tanh_approx) {
+    const float kBeta = 0.7978845608028654f; // sqrt(2 / pi)
+    const float kKappa = 0.044715f;
+    for (int64_t i = 0; i < n; ++i) {
+      float v = x[i];
+      float inner = kBeta * (v + kKappa * v * v * v);
+      y[i] = 0.5f * v * (1.0f + std::tanh(inner));
+    }
+  } else {
+    const float kRsqrt2 = 0.7071067811865476f;
+    for (int64_t i = 0; i < n; ++i) {
+      float v = x[i];
+      y[i] = 0.5f * v * (1.0f + std::erf(v * kRsqrt2));
+    }
+  }
+}
+
+void sprt_silu_f32(const float *x, float *y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = x[i] / (1.0f + std::exp(-x[i]));
+}
+
+void sprt_mul_f32(const float *a, const float *b, float *y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = a[i] * b[i];
+}
+
+void sprt_add_f32(const float *a, const float *b, float *y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = a[i] + b[i];
+}
+
+void sprt_bias_add_f32(const float *x, const float *bias, float *y, int64_t T,
+                       int64_t H) {
+  for (int64_t t = 0; t < T; ++t) {
+    const float *xr = x + t * H;
+    float *yr = y + t * H;
+    for (int64_t i = 0; i < H; ++i)
+      yr[i] = xr[i] + bias[i];
+  }
+}
+
+void sprt_qkv_split_f32(const float *qkv, float *q, float *k, float *v,
+                        int64_t T, int64_t heads, int64_t kv_heads,
+                        int64_t head_dim, int32_t packing_heads) {
+  const int64_t qW = heads * head_dim, kvW = kv_heads * head_dim;
+  const int64_t rowW = qW + 2 * kvW;
+  const size_t hdBytes = size_t(head_dim) * sizeof(float);
+  for (int64_t t = 0; t < T; ++t) {
+    const float *in = qkv + t * rowW;
+    float *qr = q + t * qW, *kr = k + t * kvW, *vr = v + t * kvW;
+    if (!packing_heads) {
+      std::memcpy(qr, in, size_t(qW) * sizeof(float));
+      std::memcpy(kr, in + qW, size_t(kvW) * sizeof(float));
+      std::memcpy(vr, in + qW + kvW, size_t(kvW) * sizeof(float));
+      continue;
+    }
+    // Per-head packing. With heads == kv_heads (GPT-NeoX) every head is
+    // [q k v]; the layout generalises to grouped heads as Megatron packs
+    // them: per kv group [q_0 .. q_{factor-1} k v].
+    const int64_t factor = kv_heads > 0 ? heads / kv_heads : 0;
+    const int64_t groupW = (factor + 2) * head_dim;
+    for (int64_t g = 0; g < kv_heads; ++g) {
+      const float *grp = in + g * groupW;
+      std::memcpy(qr + g * factor * head_dim, grp,
+                  size_t(factor * head_dim) * sizeof(float));
+      std::memcpy(kr + g * head_dim, grp + factor * head_dim, hdBytes);
+      std::memcpy(vr + g * head_dim, grp + (factor + 1) * head_dim, hdBytes);
+    }
+  }
+}
+
+void sprt_repeat_heads_f32(const float *x, float *y, int64_t T, int64_t heads,
+                           int64_t head_dim, int64_t factor) {
+  const size_t hdBytes = size_t(head_dim) * sizeof(float);
+  for (int64_t t = 0; t < T; ++t) {
+    const float *xr = x + t * heads * head_dim;
+    float *yr = y + t * heads * factor * head_dim;
+    for (int64_t h = 0; h < heads; ++h)
+      for (int64_t r = 0; r < factor; ++r)
+        std::memcpy(yr + (h * factor + r) * head_dim, xr + h * head_dim,
+                    hdBytes);
+  }
+}
+
+void sprt_position_ids_i64(int64_t *out, int64_t S, int64_t B,
+                           int64_t seq_offset) {
+  for (int64_t s = 0; s < S; ++s)
+    for (int64_t b = 0; b < B; ++b)
+      out[s * B + b] = seq_offset + s;
+}
+
+void sprt_logits_max_f32(const float *logits, float *max, int64_t T,
+                         int64_t V) {
+  for (int64_t t = 0; t < T; ++t)
+    max[t] = rowMax(logits + t * V, V);
+}
+
+void sprt_logits_sumexp_f32(const float *logits, const float *max,
+                            float *sumexp, int64_t T, int64_t V) {
+  for (int64_t t = 0; t < T; ++t)
+    sumexp[t] = rowSumExp(logits + t * V, max[t], V);
+}
+
+void sprt_label_logit_f32(const float *logits, const int64_t *labels,
+                          float *out, int64_t T, int64_t V,
+                          int64_t vocab_offset, int64_t ignore_index) {
+  for (int64_t t = 0; t < T; ++t)
+    out[t] =
+        labelLogit(logits + t * V, labels[t], V, vocab_offset, ignore_index);
+}
+
+void sprt_cross_entropy_from_stats_f32(const float *max, const float *sumexp,
+                                       const float *label_logit,
+                                       const int64_t *labels, float *loss,
+                                       int64_t T, int64_t ignore_index) {
+  double acc = 0.0;
+  int64_t count = 0;
+  for (int64_t t = 0; t < T; ++t) {
+    if (labels[t] == ignore_index)
+      continue;
+    acc +=
+        std::log(double(sumexp[t])) + double(max[t]) - double(label_logit[t]);
+    ++count;
+  }
+  *loss = count ? float(acc / double(count)) : 0.0f;
+}
+
+void sprt_cross_entropy_f32(const float *logits, const int64_t *labels,
+                            float *loss, int64_t T, int64_t V,
+                            int64_t ignore_index) {
+  // The same per-row pieces as the vocabulary-parallel path, one row at a
+  // time, so a split run differs from this only in the order of the sumexp
+  // additions.
+  double acc = 0.0;
+  int64_t count = 0;
+  for (int64_t t = 0; t < T; ++t) {
+    if (labels[t] == ignore_index)
+      continue;
+    const float *row = logits + t * V;
+    float m = rowMax(row, V);
+    float s = rowSumExp(row, m, V);
+    float l = labelLogit(row, labels[t], V, 0, ignore_index);
+    acc += std::log(double(s)) + double(m) - double(l);
+    ++count;
+  }
+  *loss = count ? float(acc / double(count)) : 0.0f;
+}
+
+} // extern "C"

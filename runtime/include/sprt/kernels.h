@@ -1,0 +1,146 @@
+/*===- sprt/kernels.h - libsprt compute kernels (C ABI) -------------------===*
+ *
+ * Forward kernels for every tfm op, on row-major f32 buffers. Activations are
+ * [S, B, F] (sequence first); "tokens" T = S * B index the first two
+ * dimensions flattened (t = s * B + b). Shapes are the local (per-rank) ones;
+ * where a kernel needs to know where its shard sits in the global tensor
+ * (vocab-parallel embedding and loss, dropout masks keyed by global element
+ * index), it takes the offsets.
+ *
+ * Every kernel is a plain function of its arguments: no global state, no
+ * communication. Collectives are in sprt/runtime.h.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef SPRT_KERNELS_H
+#define SPRT_KERNELS_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*===-------------------------- random numbers ---------------------------===*/
+
+/* Philox4x32-10 (Salmon et al. 2011): four 32-bit words for a 128-bit
+ * counter and a 64-bit key. */
+void sprt_philox4x32(const uint32_t counter[4], const uint32_t key[2],
+                     uint32_t out[4]);
+
+/* Uniform float in [0, 1) for element `index` of random stream `stream`
+ * under `seed`: counter = (index, stream), key = seed; 24 bits of word 0. */
+float sprt_uniform(uint64_t seed, uint64_t stream, uint64_t index);
+
+/* Standard normal for element `index` of stream `stream` under `seed`
+ * (Box-Muller on words 0 and 1 of the same counter). */
+float sprt_normal(uint64_t seed, uint64_t stream, uint64_t index);
+
+/* 64-bit FNV-1a hash of a NUL-terminated string: the random stream of a
+ * parameter is the hash of its name, so it does not depend on layout. */
+uint64_t sprt_hash_name(const char *name);
+
+/*===----------------------------- kernels -------------------------------===*/
+
+/* y[M, N] = x[M, K] * W^T (+ bias[N]) for W stored [N, K] (weight_in_out = 0,
+ * torch.nn.Linear), or x * W for W stored [K, N] (weight_in_out = 1, GPT-2's
+ * Conv1D). bias may be NULL. Through cblas_sgemm. */
+void sprt_linear_f32(const float *x, const float *w, const float *bias,
+                     float *y, int64_t M, int64_t K, int64_t N,
+                     int32_t weight_in_out);
+
+/* y[t, :] = table[ids[t] - vocab_offset, :] for ids in
+ * [vocab_offset, vocab_offset + V), zeros otherwise (vocab-parallel lookup;
+ * vocab_offset = 0 and V = the whole vocabulary for an unsplit table). */
+void sprt_embedding_f32(const int64_t *ids, const float *table, float *y,
+                        int64_t T, int64_t V, int64_t H, int64_t vocab_offset);
+
+/* Layer normalisation over the last dimension (biased variance, as torch);
+ * bias may be NULL. */
+void sprt_layer_norm_f32(const float *x, const float *weight, const float *bias,
+                         float *y, int64_t T, int64_t H, double eps);
+
+/* y = x / sqrt(mean(x^2) + eps) * weight over the last dimension. */
+void sprt_rms_norm_f32(const float *x, const float *weight, float *y, int64_t T,
+                       int64_t H, double eps);
+
+/* Inverted dropout of a rank-`rank` tensor whose local shape is `shape`,
+ * sitting at `offset` inside a global tensor of shape `global_shape`:
+ * element e is kept iff sprt_uniform(seed, stream, global index of e) >=
+ * rate, and scaled by 1 / (1 - rate). mask (one byte per element, 1 = kept)
+ * may be NULL. rate = 0 copies. */
+void sprt_dropout_f32(const float *x, float *y, uint8_t *mask, int32_t rank,
+                      const int64_t *shape, const int64_t *global_shape,
+                      const int64_t *offset, double rate, uint64_t seed,
+                      uint64_t stream);
+
+/* gelu: exact x * Phi(x) (tanh_approx = 0) or GPT-2's tanh form. */
+void sprt_gelu_f32(const float *x, float *y, int64_t n, int32_t tanh_approx);
+void sprt_silu_f32(const float *x, float *y, int64_t n);
+void sprt_mul_f32(const float *a, const float *b, float *y, int64_t n);
+void sprt_add_f32(const float *a, const float *b, float *y, int64_t n);
+/* y[t, i] = x[t, i] + bias[i]. */
+void sprt_bias_add_f32(const float *x, const float *bias, float *y, int64_t T,
+                       int64_t H);
+
+/* Splits a fused [T, (heads + 2 kv_heads) * head_dim] projection into
+ * q [T, heads * head_dim], k and v [T, kv_heads * head_dim].
+ * packing_heads = 0: [q | k | v] (GPT-2); 1: per head [q k v] (GPT-NeoX,
+ * heads == kv_heads). */
+void sprt_qkv_split_f32(const float *qkv, float *q, float *k, float *v,
+                        int64_t T, int64_t heads, int64_t kv_heads,
+                        int64_t head_dim, int32_t packing_heads);
+
+/* y[t, (h * factor + r) * head_dim + d] = x[t, h * head_dim + d]. */
+void sprt_repeat_heads_f32(const float *x, float *y, int64_t T, int64_t heads,
+                           int64_t head_dim, int64_t factor);
+
+/* out[s, b] = seq_offset + s. */
+void sprt_position_ids_i64(int64_t *out, int64_t S, int64_t B,
+                           int64_t seq_offset);
+
+/* Scaled dot-product attention on q [S, B, heads * head_dim] and k, v
+ * [S, B, kv_heads * head_dim] into out [S, B, heads * head_dim]; query head
+ * h reads kv head h / (heads / kv_heads). Scores scaled by 1/sqrt(head_dim),
+ * future positions masked when causal. With rotary_dim > 0 the first
+ * rotary_dim features of every q and k head are rotated (rotate-half, as
+ * GPT-NeoX and Llama) by angle pos * theta^(-2i / rotary_dim), pos from
+ * positions [S, B] (or the sequence index if NULL). With dropout_rate > 0
+ * the probabilities are dropped out with sprt_uniform(seed, stream, index)
+ * where index = ((b + batch_offset) * global_heads + h + head_offset) * S * S
+ * + i * S + j, the element's index in the global [B, heads, S, S] tensor. */
+void sprt_attention_f32(const float *q, const float *k, const float *v,
+                        const int64_t *positions, float *out, int64_t S,
+                        int64_t B, int64_t heads, int64_t kv_heads,
+                        int64_t head_dim, int32_t causal, int64_t rotary_dim,
+                        double theta, double dropout_rate, uint64_t seed,
+                        uint64_t stream, int64_t global_batch,
+                        int64_t batch_offset, int64_t global_heads,
+                        int64_t head_offset);
+
+/* Vocabulary-parallel cross-entropy pieces on logits [T, V] (this rank's V
+ * columns, starting at vocab_offset in the full vocabulary). */
+void sprt_logits_max_f32(const float *logits, float *max, int64_t T, int64_t V);
+void sprt_logits_sumexp_f32(const float *logits, const float *max,
+                            float *sumexp, int64_t T, int64_t V);
+/* out[t] = logits[t, labels[t] - vocab_offset] when that column is local and
+ * labels[t] != ignore_index, else 0. */
+void sprt_label_logit_f32(const float *logits, const int64_t *labels,
+                          float *out, int64_t T, int64_t V,
+                          int64_t vocab_offset, int64_t ignore_index);
+/* *loss = mean over t with labels[t] != ignore_index of
+ * log(sumexp[t]) + max[t] - label_logit[t]; 0 if none. */
+void sprt_cross_entropy_from_stats_f32(const float *max, const float *sumexp,
+                                       const float *label_logit,
+                                       const int64_t *labels, float *loss,
+                                       int64_t T, int64_t ignore_index);
+/* The whole loss on unsplit logits [T, V]. */
+void sprt_cross_entropy_f32(const float *logits, const int64_t *labels,
+                            float *loss, int64_t T, int64_t V,
+                            int64_t ignore_index);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SPRT_KERNELS_H */

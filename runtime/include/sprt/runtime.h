@@ -1,0 +1,121 @@
+/*===- sprt/runtime.h - libsprt: mesh, collectives, layout-aware ops ------===*
+ *
+ * What compiled seqpar code calls besides the plain kernels of
+ * sprt/kernels.h: the mesh and its per-axis communicators, collectives along
+ * one mesh axis (MPI on the CPU backend), and the ops whose result depends on
+ * where this rank's shard sits in the global tensor (their `*_axis`
+ * arguments name the mesh axis, by index, that splits the dimension, or -1).
+ *
+ * Tensors passed to collectives are row-major with rank <= 4, given as
+ * (rank, d0, d1, d2, d3) in their LOCAL shape; unused dims are 1.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef SPRT_RUNTIME_H
+#define SPRT_RUNTIME_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*===------------------------------ mesh ---------------------------------===*/
+
+/* Sets up the mesh: `num_axes` axes of the given sizes, outermost first,
+ * the last axis varying fastest over consecutive ranks (tp ranks adjacent).
+ * MPI must be initialised and the world size must equal the product of the
+ * sizes. Returns 0, or -1 with a message on stderr. */
+int sprt_mesh_init(int32_t num_axes, const int64_t *sizes);
+void sprt_mesh_finalize(void);
+int32_t sprt_mesh_num_axes(void);
+int64_t sprt_world_rank(void);
+int64_t sprt_world_size(void);
+/* This rank's coordinate on, and the size of, mesh axis `axis`. */
+int64_t sprt_axis_coord(int32_t axis);
+int64_t sprt_axis_size(int32_t axis);
+/* Bytes this rank has sent on mesh axis `axis` (ring accounting). */
+int64_t sprt_bytes_sent(int32_t axis);
+void sprt_reset_bytes_sent(void);
+
+/* The seed of dropout masks (and everything else random in a run). */
+void sprt_set_seed(uint64_t seed);
+uint64_t sprt_get_seed(void);
+
+/*===-------------------------- collectives ------------------------------===*/
+
+enum { SPRT_SUM = 0, SPRT_MAX = 1, SPRT_MIN = 2, SPRT_MEAN = 3 };
+
+/* out = concatenation along `dim` of every axis rank's `in` (in rank order).
+ * The shape is in's. */
+void sprt_all_gather(const void *in, void *out, int64_t elem_bytes,
+                     int32_t rank, int64_t d0, int64_t d1, int64_t d2,
+                     int64_t d3, int32_t dim, int32_t axis);
+/* out = block `coord` along `dim` of the sum over the axis of `in` (f32).
+ * The shape is in's. */
+void sprt_reduce_scatter_f32(const float *in, float *out, int32_t rank,
+                             int64_t d0, int64_t d1, int64_t d2, int64_t d3,
+                             int32_t dim, int32_t axis);
+/* out = reduction over the axis of `in`, n f32 elements. */
+void sprt_all_reduce_f32(const float *in, float *out, int64_t n, int32_t kind,
+                         int32_t axis);
+/* out = block `coord` along `dim` of `in` (no communication). The shape is
+ * in's. */
+void sprt_local_slice(const void *in, void *out, int64_t elem_bytes,
+                      int32_t rank, int64_t d0, int64_t d1, int64_t d2,
+                      int64_t d3, int32_t dim, int32_t axis);
+/* Splits `in` along split_dim into axis-size blocks, sends block j to rank
+ * j, concatenates the received blocks along concat_dim. The shape is in's. */
+void sprt_all_to_all(const void *in, void *out, int64_t elem_bytes,
+                     int32_t rank, int64_t d0, int64_t d1, int64_t d2,
+                     int64_t d3, int32_t split_dim, int32_t concat_dim,
+                     int32_t axis);
+/* Sends to / receives from the rank `offset` steps along the axis. */
+void sprt_send(const void *in, int64_t bytes, int64_t offset, int32_t axis);
+void sprt_recv(void *out, int64_t bytes, int64_t offset, int32_t axis);
+
+/* Non-blocking forms: start, then wait on the returned handle. */
+int64_t sprt_all_gather_start(const void *in, void *out, int64_t elem_bytes,
+                              int32_t rank, int64_t d0, int64_t d1, int64_t d2,
+                              int64_t d3, int32_t dim, int32_t axis);
+int64_t sprt_all_reduce_start_f32(const float *in, float *out, int64_t n,
+                                  int32_t kind, int32_t axis);
+void sprt_wait(int64_t handle);
+
+/*===-------------------- layout-aware forward ops -----------------------===*/
+
+/* Positions of a [S, B] shard: seq_offset = coord(seq_axis) * S. */
+void sprt_op_position_ids(int64_t *out, int64_t S, int64_t B, int32_t seq_axis);
+/* Embedding of a table whose vocabulary may be split over vocab_axis. */
+void sprt_op_embedding(const int64_t *ids, const float *table, float *out,
+                       int64_t T, int64_t V, int64_t H, int32_t vocab_axis);
+/* Dropout of a local [d0, d1, d2] tensor (rank <= 3) whose dims are split
+ * over axes a0, a1, a2 (-1: whole), with the run's seed. */
+void sprt_op_dropout(const float *x, float *y, int32_t rank, int64_t d0,
+                     int64_t d1, int64_t d2, int32_t a0, int32_t a1, int32_t a2,
+                     double rate, int64_t stream);
+/* Attention on local heads (split over head_axis) of a local batch (split
+ * over batch_axis), with the run's seed. */
+void sprt_op_attention(const float *q, const float *k, const float *v,
+                       const int64_t *positions, float *out, int64_t S,
+                       int64_t B, int64_t heads, int64_t kv_heads,
+                       int64_t head_dim, int32_t causal, int64_t rotary_dim,
+                       double theta, double dropout_rate, int64_t stream,
+                       int32_t batch_axis, int32_t head_axis);
+/* Label logits of logits whose vocabulary may be split over vocab_axis. */
+void sprt_op_label_logit(const float *logits, const int64_t *labels, float *out,
+                         int64_t T, int64_t V, int32_t vocab_axis,
+                         int64_t ignore_index);
+
+/*===------------------------------ arena --------------------------------===*/
+
+/* Records that bytes [0, end) of the arena are in use: the high-water mark
+ * is the largest end recorded. */
+void sprt_arena_use(int64_t end);
+int64_t sprt_arena_high_water(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SPRT_RUNTIME_H */

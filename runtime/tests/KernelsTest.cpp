@@ -1,0 +1,801 @@
+//===- KernelsTest.cpp - libsprt CPU kernels vs reference loops -----------===//
+//
+// Every kernel of sprt/kernels.h except attention (AttentionTest.cpp) against
+// a straightforward reference written here, in double where arithmetic is
+// involved.
+//
+// Tolerances. f32 has unit roundoff u = 2^-24 ~ 6e-8.
+// - Kernels that only move data (embedding, qkv_split, repeat_heads,
+//   position ids, dropout's selection) and single f32 operations (mul, add,
+//   bias_add) must be bitwise equal to the same operation done here.
+// - Elementwise transcendental kernels (gelu, silu) are a handful of f32
+//   operations plus a libm call (<= 2 ulp): |err| <= 1e-6 |ref| + 1e-6. The
+//   absolute term covers gelu's 1 + erf(x) cancellation for x << 0, which
+//   torch's formula shares.
+// - Norms and the loss reduce in double and round once, so 1e-6 relative
+//   (plus 1e-6 absolute for outputs near zero) is ~16 u of headroom.
+// - A length-K f32 dot product has error <= K u sum_k |x_k w_k| in the worst
+//   case and ~sqrt(K) u sum|x w| in practice; the linear tests scale the
+//   tolerance by sum_k |x_k w_k| + |b| with rtol 1e-5 (K <= 70: sqrt(K) u
+//   ~ 5e-7, so the bound holds with 20x margin while still catching a wrong
+//   layout, which gives O(1) errors).
+//
+//===----------------------------------------------------------------------===//
+
+#include "sprt/kernels.h"
+
+#include "KernelTestUtil.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+using namespace sprt_test;
+
+namespace {
+
+//===------------------------------ Philox -------------------------------===//
+
+void expectPhilox(std::vector<uint32_t> ctr, std::vector<uint32_t> key,
+                  std::vector<uint32_t> expected) {
+  uint32_t out[4] = {0, 0, 0, 0};
+  sprt_philox4x32(ctr.data(), key.data(), out);
+  for (int i = 0; i < 4; ++i)
+    EXPECT_EQ(out[i], expected[i]) << "word " << i << std::hex << ": got 0x"
+                                   << out[i] << ", expected 0x" << expected[i];
+}
+
+// Known-answer vectors of Random123 (kat_vectors, philox4x32_10).
+TEST(Philox, KnownAnswerVectors) {
+  expectPhilox({0, 0, 0, 0}, {0, 0},
+               {0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8});
+  expectPhilox({0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff},
+               {0xffffffff, 0xffffffff},
+               {0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd});
+  expectPhilox({0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344},
+               {0xa4093822, 0x299f31d0},
+               {0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1});
+}
+
+// counter = {index lo, index hi, stream lo, stream hi}, key = {seed lo, seed
+// hi}, uniform = (word0 >> 8) 2^-24.
+TEST(Philox, UniformIsTop24BitsOfWord0) {
+  const uint64_t seeds[] = {0, 1, 0x123456789abcdef0ull};
+  const uint64_t streams[] = {0, 7, 0xfedcba9876543210ull};
+  const uint64_t indices[] = {0, 1, 12345, 0x1'0000'0003ull,
+                              0xffffffffffffffffull};
+  for (uint64_t seed : seeds)
+    for (uint64_t stream : streams)
+      for (uint64_t index : indices) {
+        uint32_t ctr[4] = {uint32_t(index), uint32_t(index >> 32),
+                           uint32_t(stream), uint32_t(stream >> 32)};
+        uint32_t key[2] = {uint32_t(seed), uint32_t(seed >> 32)};
+        uint32_t w[4];
+        sprt_philox4x32(ctr, key, w);
+        float expected = float(double(w[0] >> 8) / 16777216.0);
+        EXPECT_EQ(sprt_uniform(seed, stream, index), expected)
+            << seed << " " << stream << " " << index;
+      }
+}
+
+TEST(Philox, UniformRangeAndMoments) {
+  const int n = 100000;
+  double sum = 0.0, sumSq = 0.0;
+  float lo = 1.0f, hi = 0.0f;
+  for (int i = 0; i < n; ++i) {
+    float u = sprt_uniform(42, 3, uint64_t(i));
+    ASSERT_GE(u, 0.0f);
+    ASSERT_LT(u, 1.0f);
+    lo = std::min(lo, u);
+    hi = std::max(hi, u);
+    sum += u;
+    sumSq += double(u) * u;
+  }
+  double mean = sum / n, var = sumSq / n - mean * mean;
+  std::printf("[  stats   ] uniform: mean %.5f var %.5f min %.2g max %.7f\n",
+              mean, var, lo, hi);
+  // Standard error of the mean: sqrt(1/12 / n) = 9.1e-4; allow 5 sigma.
+  EXPECT_NEAR(mean, 0.5, 5 * std::sqrt(1.0 / 12.0 / n));
+  // Var of u^2-based estimate: sd(var_hat) ~ sqrt(1/180 / n) = 2.4e-4.
+  EXPECT_NEAR(var, 1.0 / 12.0, 5 * std::sqrt(1.0 / 180.0 / n));
+  EXPECT_LT(lo, 1e-3f);
+  EXPECT_GT(hi, 0.999f);
+}
+
+TEST(Philox, NormalMatchesBoxMuller) {
+  for (uint64_t index :
+       {uint64_t(0), uint64_t(1), uint64_t(99), uint64_t(0xabcdef012345ull)}) {
+    const uint64_t seed = 1234, stream = sprt_hash_name("h.0.attn.w");
+    uint32_t ctr[4] = {uint32_t(index), uint32_t(index >> 32), uint32_t(stream),
+                       uint32_t(stream >> 32)};
+    uint32_t key[2] = {uint32_t(seed), uint32_t(seed >> 32)};
+    uint32_t w[4];
+    sprt_philox4x32(ctr, key, w);
+    double u1 = (double(w[0]) + 1.0) / 4294967296.0; // (0, 1]
+    double u2 = double(w[1]) / 4294967296.0;         // [0, 1)
+    double z = std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
+    EXPECT_NEAR(sprt_normal(seed, stream, index), z, 1e-6 * (1 + std::fabs(z)))
+        << index;
+  }
+}
+
+TEST(Philox, NormalMoments) {
+  const int n = 100000;
+  double sum = 0.0, sumSq = 0.0, sum4 = 0.0;
+  for (int i = 0; i < n; ++i) {
+    float z = sprt_normal(7, 11, uint64_t(i));
+    ASSERT_TRUE(std::isfinite(z));
+    sum += z;
+    sumSq += double(z) * z;
+    sum4 += double(z) * z * z * z;
+  }
+  double mean = sum / n, var = sumSq / n - mean * mean;
+  double sd = std::sqrt(var), kurt = sum4 / n;
+  std::printf("[  stats   ] normal: mean %.5f std %.5f E[z^4] %.4f\n", mean, sd,
+              kurt);
+  // Standard errors: mean 1/sqrt(n) = 3.2e-3, std 1/sqrt(2n) = 2.2e-3,
+  // E[z^4] sqrt(96/n) = 3.1e-2. 5 sigma each.
+  EXPECT_NEAR(mean, 0.0, 5 / std::sqrt(double(n)));
+  EXPECT_NEAR(sd, 1.0, 5 / std::sqrt(2.0 * n));
+  EXPECT_NEAR(kurt, 3.0, 5 * std::sqrt(96.0 / n));
+}
+
+TEST(Philox, SeedsStreamsAndIndicesGiveDifferentDraws) {
+  float a = sprt_uniform(1, 2, 3);
+  EXPECT_NE(a, sprt_uniform(2, 2, 3));
+  EXPECT_NE(a, sprt_uniform(1, 3, 3));
+  EXPECT_NE(a, sprt_uniform(1, 2, 4));
+  // The high halves of the 64-bit inputs matter too.
+  EXPECT_NE(a, sprt_uniform(1 + (1ull << 32), 2, 3));
+  EXPECT_NE(a, sprt_uniform(1, 2 + (1ull << 32), 3));
+  EXPECT_NE(a, sprt_uniform(1, 2, 3 + (1ull << 32)));
+  EXPECT_EQ(a, sprt_uniform(1, 2, 3));
+}
+
+TEST(HashName, Fnv1a64) {
+  // Published FNV-1a 64-bit test vectors.
+  EXPECT_EQ(sprt_hash_name(""), 0xcbf29ce484222325ull);
+  EXPECT_EQ(sprt_hash_name("a"), 0xaf63dc4c8601ec8cull);
+  EXPECT_EQ(sprt_hash_name("foobar"), 0x85944171f73967e8ull);
+  // And an independent loop on a parameter-like name.
+  const char *name = "transformer.h.11.mlp.c_fc.weight";
+  uint64_t h = 14695981039346656037ull;
+  for (const char *p = name; *p; ++p)
+    h = (h ^ uint8_t(*p)) * 1099511628211ull;
+  EXPECT_EQ(sprt_hash_name(name), h);
+  EXPECT_NE(sprt_hash_name("h.0.w"), sprt_hash_name("h.1.w"));
+}
+
+//===------------------------------ linear -------------------------------===//
+
+void checkLinear(int64_t M, int64_t K, int64_t N, bool inOut, bool withBias) {
+  auto x = randomFloats(size_t(M * K), 1);
+  auto w = randomFloats(size_t(N * K), 2);
+  auto b = randomFloats(size_t(N), 3);
+  std::vector<float> y(size_t(M * N), std::nanf(""));
+  sprt_linear_f32(x.data(), w.data(), withBias ? b.data() : nullptr, y.data(),
+                  M, K, N, inOut);
+  std::vector<double> ref(size_t(M * N)), scale(size_t(M * N));
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t n = 0; n < N; ++n) {
+      double acc = withBias ? b[n] : 0.0;
+      double mag = withBias ? std::fabs(b[n]) : 0.0;
+      for (int64_t k = 0; k < K; ++k) {
+        double wv = inOut ? w[k * N + n] : w[n * K + k];
+        acc += double(x[m * K + k]) * wv;
+        mag += std::fabs(double(x[m * K + k]) * wv);
+      }
+      ref[m * N + n] = acc;
+      scale[m * N + n] = mag;
+    }
+  char what[96];
+  std::snprintf(what, sizeof what, "linear M=%ld K=%ld N=%ld %s %s", long(M),
+                long(K), long(N), inOut ? "[K,N]" : "[N,K]",
+                withBias ? "bias" : "no bias");
+  expectClose(what, y, ref, 1e-5, 0.0, &scale);
+}
+
+TEST(Linear, WeightOutInNoBias) {
+  checkLinear(5, 7, 3, false, false);
+  checkLinear(33, 70, 19, false, false);
+}
+TEST(Linear, WeightOutInBias) {
+  checkLinear(5, 7, 3, false, true);
+  checkLinear(33, 70, 19, false, true);
+}
+TEST(Linear, WeightInOutNoBias) {
+  checkLinear(5, 7, 3, true, false);
+  checkLinear(33, 70, 19, true, false);
+}
+TEST(Linear, WeightInOutBias) {
+  checkLinear(5, 7, 3, true, true);
+  checkLinear(33, 70, 19, true, true);
+}
+TEST(Linear, SingleRowAndColumn) {
+  checkLinear(1, 9, 4, false, true);
+  checkLinear(6, 9, 1, true, true);
+}
+
+//===----------------------------- embedding -----------------------------===//
+
+TEST(Embedding, UnsplitLookup) {
+  const int64_t V = 11, H = 6;
+  std::vector<int64_t> ids = {0, 3, 10, 3, 7, 1, 9, 0, 5};
+  const int64_t T = int64_t(ids.size());
+  auto table = randomFloats(size_t(V * H), 4);
+  std::vector<float> y(size_t(T * H), std::nanf("")), ref(size_t(T * H));
+  sprt_embedding_f32(ids.data(), table.data(), y.data(), T, V, H, 0);
+  for (int64_t t = 0; t < T; ++t)
+    for (int64_t i = 0; i < H; ++i)
+      ref[t * H + i] = table[ids[t] * H + i];
+  expectBitwiseEqual("embedding", y, ref);
+}
+
+TEST(Embedding, VocabParallelShardsSumToUnsplit) {
+  const int64_t V = 11, H = 5;
+  std::vector<int64_t> ids = {0, 3, 10, 3, 7, 4, 6, 9, 0, 5, 8, 2};
+  const int64_t T = int64_t(ids.size());
+  auto table = randomFloats(size_t(V * H), 5);
+  std::vector<float> full(size_t(T * H));
+  sprt_embedding_f32(ids.data(), table.data(), full.data(), T, V, H, 0);
+
+  // Uneven shards [0,4) [4,7) [7,11).
+  const int64_t bounds[] = {0, 4, 7, 11};
+  std::vector<float> sum(size_t(T * H), 0.0f);
+  for (int s = 0; s < 3; ++s) {
+    const int64_t lo = bounds[s], Vs = bounds[s + 1] - lo;
+    std::vector<float> y(size_t(T * H), std::nanf(""));
+    sprt_embedding_f32(ids.data(), table.data() + lo * H, y.data(), T, Vs, H,
+                       lo);
+    for (int64_t t = 0; t < T; ++t) {
+      bool local = ids[t] >= lo && ids[t] < lo + Vs;
+      for (int64_t i = 0; i < H; ++i) {
+        if (!local) {
+          EXPECT_EQ(y[t * H + i], 0.0f) << "shard " << s << " token " << t;
+        }
+        sum[t * H + i] += y[t * H + i];
+      }
+    }
+  }
+  // Exactly one shard contributes a non-zero row per token: x + 0 = x.
+  expectBitwiseEqual("embedding shards summed", sum, full);
+}
+
+//===------------------------------- norms -------------------------------===//
+
+// Rows with different scales, one with |mean| >> std to catch cancellation
+// in the variance.
+std::vector<float> normInput(int64_t T, int64_t H) {
+  auto x = randomNormals(size_t(T * H), 6);
+  for (int64_t i = 0; i < H; ++i) {
+    x[1 * H + i] = 1000.0f + x[1 * H + i];
+    x[2 * H + i] *= 1e-3f;
+    x[3 * H + i] = 50.0f * x[3 * H + i] - 20.0f;
+  }
+  return x;
+}
+
+void checkLayerNorm(bool withBias) {
+  const int64_t T = 5, H = 37;
+  const double eps = 1e-5;
+  auto x = normInput(T, H);
+  auto w = randomFloats(size_t(H), 7, 0.5f, 1.5f);
+  auto b = randomFloats(size_t(H), 8);
+  std::vector<float> y(size_t(T * H), std::nanf(""));
+  sprt_layer_norm_f32(x.data(), w.data(), withBias ? b.data() : nullptr,
+                      y.data(), T, H, eps);
+  std::vector<double> ref(size_t(T * H));
+  for (int64_t t = 0; t < T; ++t) {
+    double mean = 0.0, var = 0.0;
+    for (int64_t i = 0; i < H; ++i)
+      mean += x[t * H + i];
+    mean /= H;
+    for (int64_t i = 0; i < H; ++i)
+      var += (x[t * H + i] - mean) * (x[t * H + i] - mean);
+    var /= H; // biased, as torch
+    for (int64_t i = 0; i < H; ++i)
+      ref[t * H + i] = (x[t * H + i] - mean) / std::sqrt(var + eps) * w[i] +
+                       (withBias ? b[i] : 0.0);
+  }
+  expectClose(withBias ? "layer_norm with bias" : "layer_norm no bias", y, ref,
+              1e-6, 1e-6);
+}
+
+TEST(LayerNorm, WithBias) { checkLayerNorm(true); }
+TEST(LayerNorm, WithoutBias) { checkLayerNorm(false); }
+
+TEST(RmsNorm, MatchesReference) {
+  const int64_t T = 5, H = 37;
+  const double eps = 1e-6;
+  auto x = normInput(T, H);
+  auto w = randomFloats(size_t(H), 9, 0.5f, 1.5f);
+  std::vector<float> y(size_t(T * H), std::nanf(""));
+  sprt_rms_norm_f32(x.data(), w.data(), y.data(), T, H, eps);
+  std::vector<double> ref(size_t(T * H));
+  for (int64_t t = 0; t < T; ++t) {
+    double ms = 0.0;
+    for (int64_t i = 0; i < H; ++i)
+      ms += double(x[t * H + i]) * x[t * H + i];
+    ms /= H;
+    for (int64_t i = 0; i < H; ++i)
+      ref[t * H + i] = x[t * H + i] / std::sqrt(ms + eps) * w[i];
+  }
+  expectClose("rms_norm", y, ref, 1e-6, 1e-6);
+}
+
+//===------------------------------ dropout ------------------------------===//
+
+// Row-major strides of `shape`.
+std::vector<int64_t> stridesOf(const std::vector<int64_t> &shape) {
+  std::vector<int64_t> st(shape.size(), 1);
+  for (int d = int(shape.size()) - 2; d >= 0; --d)
+    st[d] = st[d + 1] * shape[d + 1];
+  return st;
+}
+
+int64_t numel(const std::vector<int64_t> &shape) {
+  int64_t n = 1;
+  for (int64_t s : shape)
+    n *= s;
+  return n;
+}
+
+TEST(Dropout, MatchesDefinition) {
+  const std::vector<int64_t> shape = {3, 4, 5};
+  const int64_t n = numel(shape);
+  const double rate = 0.3;
+  const uint64_t seed = 99, stream = 5;
+  auto x = randomFloats(size_t(n), 10);
+  std::vector<float> y(size_t(n), std::nanf(""));
+  std::vector<uint8_t> mask(size_t(n), 7);
+  const int64_t offset[3] = {0, 0, 0};
+  sprt_dropout_f32(x.data(), y.data(), mask.data(), 3, shape.data(),
+                   shape.data(), offset, rate, seed, stream);
+  const float scale = float(1.0 / (1.0 - rate));
+  int kept = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    bool keep = double(sprt_uniform(seed, stream, uint64_t(i))) >= rate;
+    kept += keep;
+    EXPECT_EQ(mask[i], keep ? 1 : 0) << i;
+    EXPECT_EQ(y[i], keep ? x[i] * scale : 0.0f) << i;
+  }
+  EXPECT_GT(kept, 0);
+  EXPECT_LT(kept, n);
+}
+
+TEST(Dropout, RateZeroCopiesRateOneDropsAll) {
+  const std::vector<int64_t> shape = {6, 7};
+  const int64_t n = numel(shape);
+  const int64_t offset[2] = {0, 0};
+  auto x = randomFloats(size_t(n), 11);
+  std::vector<float> y(size_t(n), std::nanf(""));
+  std::vector<uint8_t> mask(size_t(n), 7);
+  sprt_dropout_f32(x.data(), y.data(), mask.data(), 2, shape.data(),
+                   shape.data(), offset, 0.0, 1, 2);
+  expectBitwiseEqual("dropout rate 0", y, x);
+  for (uint8_t m : mask)
+    EXPECT_EQ(m, 1);
+  sprt_dropout_f32(x.data(), y.data(), nullptr, 2, shape.data(), shape.data(),
+                   offset, 1.0, 1, 2);
+  for (float v : y)
+    EXPECT_EQ(v, 0.0f);
+}
+
+TEST(Dropout, InPlaceAndNullMask) {
+  const std::vector<int64_t> shape = {4, 9};
+  const int64_t n = numel(shape);
+  const int64_t offset[2] = {0, 0};
+  auto x = randomFloats(size_t(n), 12);
+  std::vector<float> ref(static_cast<size_t>(n));
+  sprt_dropout_f32(x.data(), ref.data(), nullptr, 2, shape.data(), shape.data(),
+                   offset, 0.25, 3, 4);
+  sprt_dropout_f32(x.data(), x.data(), nullptr, 2, shape.data(), shape.data(),
+                   offset, 0.25, 3, 4);
+  expectBitwiseEqual("dropout in place", x, ref);
+}
+
+TEST(Dropout, ScalarAndVector) {
+  // rank 0: one element, global index 0.
+  float x = 2.0f, y = -1.0f;
+  uint8_t m = 7;
+  sprt_dropout_f32(&x, &y, &m, 0, nullptr, nullptr, nullptr, 0.5, 8, 9);
+  bool keep = double(sprt_uniform(8, 9, 0)) >= 0.5;
+  EXPECT_EQ(m, keep ? 1 : 0);
+  EXPECT_EQ(y, keep ? 4.0f : 0.0f);
+  // rank 1 shard [5, 12) of a length-20 vector.
+  const int64_t shape = 7, gshape = 20, off = 5;
+  auto xv = randomFloats(7, 13);
+  std::vector<float> yv(7);
+  sprt_dropout_f32(xv.data(), yv.data(), nullptr, 1, &shape, &gshape, &off, 0.5,
+                   8, 9);
+  for (int i = 0; i < 7; ++i) {
+    bool k = double(sprt_uniform(8, 9, uint64_t(5 + i))) >= 0.5;
+    EXPECT_EQ(yv[i], k ? xv[i] * 2.0f : 0.0f) << i;
+  }
+}
+
+// Dropout of a [4, 2, 8] tensor equals, slice by slice, dropout of its shards
+// run with their offsets inside the global shape.
+void checkShards(const std::vector<std::vector<int64_t>> &shardShapes,
+                 const std::vector<std::vector<int64_t>> &shardOffsets,
+                 const char *what) {
+  const std::vector<int64_t> g = {4, 2, 8};
+  const int64_t n = numel(g);
+  const auto gst = stridesOf(g);
+  const double rate = 0.4;
+  const uint64_t seed = 2024, stream = sprt_hash_name("h.3.attn.dropout");
+  const int64_t zero[3] = {0, 0, 0};
+  auto x = randomFloats(size_t(n), 14);
+  std::vector<float> full(static_cast<size_t>(n));
+  std::vector<uint8_t> fullMask(static_cast<size_t>(n));
+  sprt_dropout_f32(x.data(), full.data(), fullMask.data(), 3, g.data(),
+                   g.data(), zero, rate, seed, stream);
+
+  std::vector<int> covered(size_t(n), 0);
+  for (size_t s = 0; s < shardShapes.size(); ++s) {
+    const auto &sh = shardShapes[s];
+    const auto &off = shardOffsets[s];
+    const int64_t ns = numel(sh);
+    std::vector<float> xs(static_cast<size_t>(ns)),
+        ys(size_t(ns), std::nanf("")), want(static_cast<size_t>(ns));
+    std::vector<uint8_t> ms(size_t(ns), 7), wantMask(static_cast<size_t>(ns));
+    int64_t li = 0;
+    for (int64_t a = 0; a < sh[0]; ++a)
+      for (int64_t b = 0; b < sh[1]; ++b)
+        for (int64_t c = 0; c < sh[2]; ++c, ++li) {
+          int64_t gi = (off[0] + a) * gst[0] + (off[1] + b) * gst[1] +
+                       (off[2] + c) * gst[2];
+          xs[li] = x[gi];
+          want[li] = full[gi];
+          wantMask[li] = fullMask[gi];
+          covered[gi]++;
+        }
+    sprt_dropout_f32(xs.data(), ys.data(), ms.data(), 3, sh.data(), g.data(),
+                     off.data(), rate, seed, stream);
+    expectBitwiseEqual(std::string(what) + " shard " + std::to_string(s), ys,
+                       want);
+    EXPECT_EQ(ms, wantMask) << what << " shard " << s;
+  }
+  for (int c : covered)
+    ASSERT_EQ(c, 1) << what << ": shards must tile the tensor";
+}
+
+TEST(Dropout, ShardedAlongDim0) {
+  checkShards({{2, 2, 8}, {2, 2, 8}}, {{0, 0, 0}, {2, 0, 0}}, "dim 0 halves");
+  checkShards({{1, 2, 8}, {3, 2, 8}}, {{0, 0, 0}, {1, 0, 0}}, "dim 0 uneven");
+}
+
+TEST(Dropout, ShardedAlongDim2) {
+  checkShards({{4, 2, 4}, {4, 2, 4}}, {{0, 0, 0}, {0, 0, 4}}, "dim 2 halves");
+  checkShards({{4, 2, 3}, {4, 2, 5}}, {{0, 0, 0}, {0, 0, 3}}, "dim 2 uneven");
+}
+
+TEST(Dropout, ShardedAlongDims0And2) {
+  checkShards({{2, 2, 4}, {2, 2, 4}, {2, 2, 4}, {2, 2, 4}},
+              {{0, 0, 0}, {0, 0, 4}, {2, 0, 0}, {2, 0, 4}}, "2x2 grid");
+  checkShards({{4, 1, 8}, {4, 1, 8}}, {{0, 0, 0}, {0, 1, 0}}, "dim 1 halves");
+}
+
+TEST(Dropout, KeptFractionIsOneMinusRate) {
+  const std::vector<int64_t> shape = {100, 2, 500};
+  const int64_t n = numel(shape);
+  const int64_t offset[3] = {0, 0, 0};
+  std::vector<float> x(size_t(n), 1.0f), y(static_cast<size_t>(n));
+  std::vector<uint8_t> mask(static_cast<size_t>(n));
+  for (double rate : {0.1, 0.5, 0.9}) {
+    sprt_dropout_f32(x.data(), y.data(), mask.data(), 3, shape.data(),
+                     shape.data(), offset, rate, 17, 23);
+    int64_t kept = 0;
+    double sum = 0.0;
+    for (int64_t i = 0; i < n; ++i) {
+      kept += mask[i];
+      sum += y[i];
+    }
+    double frac = double(kept) / n;
+    std::printf("[  stats   ] dropout rate %.1f: kept %.5f, E[y] %.5f\n", rate,
+                frac, sum / n);
+    // Binomial: sd = sqrt(p (1 - p) / n) <= 1.6e-3 for n = 1e5; 5 sigma.
+    EXPECT_NEAR(frac, 1.0 - rate, 5 * std::sqrt(rate * (1 - rate) / n));
+    // Inverted scaling keeps the expectation: E[y] = frac / (1 - rate).
+    EXPECT_NEAR(sum / n, frac / (1.0 - rate), 1e-5);
+  }
+}
+
+//===---------------------------- elementwise ----------------------------===//
+
+std::vector<float> activationInput() {
+  auto x = randomFloats(4000, 15, -8.0f, 8.0f);
+  for (float v : {0.0f, -0.0f, 1e-4f, -1e-4f, 30.0f, -30.0f, 1.0f, -1.0f})
+    x.push_back(v);
+  return x;
+}
+
+TEST(Elementwise, GeluExact) {
+  auto x = activationInput();
+  std::vector<float> y(x.size());
+  sprt_gelu_f32(x.data(), y.data(), int64_t(x.size()), 0);
+  std::vector<double> ref(x.size());
+  for (size_t i = 0; i < x.size(); ++i)
+    ref[i] = 0.5 * x[i] * (1.0 + std::erf(x[i] / std::sqrt(2.0)));
+  expectClose("gelu exact", y, ref, 1e-6, 1e-6);
+}
+
+TEST(Elementwise, GeluTanh) {
+  auto x = activationInput();
+  std::vector<float> y(x.size());
+  sprt_gelu_f32(x.data(), y.data(), int64_t(x.size()), 1);
+  std::vector<double> ref(x.size());
+  for (size_t i = 0; i < x.size(); ++i) {
+    double v = x[i];
+    ref[i] =
+        0.5 * v *
+        (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (v + 0.044715 * v * v * v)));
+  }
+  expectClose("gelu tanh", y, ref, 1e-6, 1e-6);
+}
+
+TEST(Elementwise, Silu) {
+  auto x = activationInput();
+  std::vector<float> y(x.size());
+  sprt_silu_f32(x.data(), y.data(), int64_t(x.size()));
+  std::vector<double> ref(x.size());
+  for (size_t i = 0; i < x.size(); ++i)
+    ref[i] = x[i] / (1.0 + std::exp(-double(x[i])));
+  expectClose("silu", y, ref, 1e-6, 1e-6);
+}
+
+TEST(Elementwise, MulAddBiasAdd) {
+  const int64_t T = 7, H = 13;
+  auto a = randomFloats(size_t(T * H), 16);
+  auto b = randomFloats(size_t(T * H), 17);
+  auto bias = randomFloats(size_t(H), 18);
+  std::vector<float> y(size_t(T * H)), ref(size_t(T * H));
+  sprt_mul_f32(a.data(), b.data(), y.data(), T * H);
+  for (int64_t i = 0; i < T * H; ++i)
+    ref[i] = a[i] * b[i];
+  expectBitwiseEqual("mul", y, ref);
+  sprt_add_f32(a.data(), b.data(), y.data(), T * H);
+  for (int64_t i = 0; i < T * H; ++i)
+    ref[i] = a[i] + b[i];
+  expectBitwiseEqual("add", y, ref);
+  sprt_bias_add_f32(a.data(), bias.data(), y.data(), T, H);
+  for (int64_t t = 0; t < T; ++t)
+    for (int64_t i = 0; i < H; ++i)
+      ref[t * H + i] = a[t * H + i] + bias[i];
+  expectBitwiseEqual("bias_add", y, ref);
+}
+
+//===--------------------------- head reshaping --------------------------===//
+
+void checkQkvSplit(int64_t heads, int64_t kvHeads, int32_t packing) {
+  const int64_t T = 5, D = 3;
+  const int64_t W = (heads + 2 * kvHeads) * D;
+  auto qkv = randomFloats(size_t(T * W), 19);
+  std::vector<float> q(size_t(T * heads * D), std::nanf("")),
+      k(size_t(T * kvHeads * D), std::nanf("")),
+      v(size_t(T * kvHeads * D), std::nanf(""));
+  sprt_qkv_split_f32(qkv.data(), q.data(), k.data(), v.data(), T, heads,
+                     kvHeads, D, packing);
+  std::vector<float> rq(q.size()), rk(k.size()), rv(v.size());
+  const int64_t factor = heads / kvHeads;
+  for (int64_t t = 0; t < T; ++t) {
+    const float *row = qkv.data() + t * W;
+    for (int64_t h = 0; h < heads; ++h)
+      for (int64_t d = 0; d < D; ++d) {
+        // packing 0: [q | k | v]; packing 1: per kv group [q.. k v].
+        int64_t col = packing
+                          ? ((h / factor) * (factor + 2) + h % factor) * D + d
+                          : h * D + d;
+        rq[(t * heads + h) * D + d] = row[col];
+      }
+    for (int64_t g = 0; g < kvHeads; ++g)
+      for (int64_t d = 0; d < D; ++d) {
+        int64_t kc = packing ? (g * (factor + 2) + factor) * D + d
+                             : heads * D + g * D + d;
+        int64_t vc = packing ? (g * (factor + 2) + factor + 1) * D + d
+                             : (heads + kvHeads) * D + g * D + d;
+        rk[(t * kvHeads + g) * D + d] = row[kc];
+        rv[(t * kvHeads + g) * D + d] = row[vc];
+      }
+  }
+  expectBitwiseEqual("q", q, rq);
+  expectBitwiseEqual("k", k, rk);
+  expectBitwiseEqual("v", v, rv);
+}
+
+TEST(QkvSplit, PackedQKV) {
+  checkQkvSplit(4, 4, 0);
+  checkQkvSplit(4, 2, 0); // GQA
+  checkQkvSplit(4, 1, 0); // MQA
+}
+
+TEST(QkvSplit, PackedPerHead) {
+  checkQkvSplit(3, 3, 1); // GPT-NeoX: per head [q k v]
+}
+
+TEST(QkvSplit, PackedPerHeadGrouped) {
+  // Beyond the header's heads == kv_heads: Megatron's per-group packing.
+  checkQkvSplit(4, 2, 1);
+}
+
+TEST(QkvSplit, NeoXLayoutExplicit) {
+  // heads = 2, head_dim = 2: row = [q0 q0 k0 k0 v0 v0 q1 q1 k1 k1 v1 v1].
+  const float row[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+  float q[4], k[4], v[4];
+  sprt_qkv_split_f32(row, q, k, v, 1, 2, 2, 2, 1);
+  EXPECT_EQ(std::vector<float>(q, q + 4), (std::vector<float>{1, 2, 7, 8}));
+  EXPECT_EQ(std::vector<float>(k, k + 4), (std::vector<float>{3, 4, 9, 10}));
+  EXPECT_EQ(std::vector<float>(v, v + 4), (std::vector<float>{5, 6, 11, 12}));
+}
+
+TEST(RepeatHeads, MatchesDefinition) {
+  const int64_t T = 4, heads = 3, D = 5, factor = 4;
+  auto x = randomFloats(size_t(T * heads * D), 20);
+  std::vector<float> y(size_t(T * heads * factor * D), std::nanf("")),
+      ref(y.size());
+  sprt_repeat_heads_f32(x.data(), y.data(), T, heads, D, factor);
+  for (int64_t t = 0; t < T; ++t)
+    for (int64_t h = 0; h < heads; ++h)
+      for (int64_t r = 0; r < factor; ++r)
+        for (int64_t d = 0; d < D; ++d)
+          ref[(t * heads * factor + h * factor + r) * D + d] =
+              x[(t * heads + h) * D + d];
+  expectBitwiseEqual("repeat_heads", y, ref);
+}
+
+TEST(PositionIds, SequenceFirst) {
+  const int64_t S = 5, B = 3;
+  std::vector<int64_t> out(size_t(S * B), -1);
+  sprt_position_ids_i64(out.data(), S, B, 40);
+  for (int64_t s = 0; s < S; ++s)
+    for (int64_t b = 0; b < B; ++b)
+      EXPECT_EQ(out[s * B + b], 40 + s);
+}
+
+//===--------------------------- cross-entropy ---------------------------===//
+
+constexpr int64_t kIgnore = -100;
+
+struct CeProblem {
+  int64_t T = 9, V = 13;
+  std::vector<float> logits;
+  std::vector<int64_t> labels = {3, 0, kIgnore, 12, 7, 7, kIgnore, 5, 11};
+  CeProblem() {
+    logits = randomNormals(size_t(T * V), 21, 3.0f);
+    for (int64_t v = 0; v < V; ++v)
+      logits[4 * V + v] += 1000.0f; // needs the max subtraction
+  }
+};
+
+// Double log-softmax loss, mean over non-ignored labels.
+double referenceLoss(const CeProblem &p) {
+  double acc = 0.0;
+  int count = 0;
+  for (int64_t t = 0; t < p.T; ++t) {
+    if (p.labels[t] == kIgnore)
+      continue;
+    const float *row = p.logits.data() + t * p.V;
+    double m = row[0];
+    for (int64_t v = 1; v < p.V; ++v)
+      m = std::max(m, double(row[v]));
+    double s = 0.0;
+    for (int64_t v = 0; v < p.V; ++v)
+      s += std::exp(row[v] - m);
+    acc += std::log(s) + m - row[p.labels[t]];
+    ++count;
+  }
+  return count ? acc / count : 0.0;
+}
+
+TEST(CrossEntropy, PiecesMatchReference) {
+  CeProblem p;
+  std::vector<float> mx(size_t(p.T)), se(size_t(p.T)), ll(size_t(p.T));
+  sprt_logits_max_f32(p.logits.data(), mx.data(), p.T, p.V);
+  sprt_logits_sumexp_f32(p.logits.data(), mx.data(), se.data(), p.T, p.V);
+  sprt_label_logit_f32(p.logits.data(), p.labels.data(), ll.data(), p.T, p.V, 0,
+                       kIgnore);
+  std::vector<double> rse(size_t(p.T));
+  for (int64_t t = 0; t < p.T; ++t) {
+    const float *row = p.logits.data() + t * p.V;
+    float m = row[0];
+    for (int64_t v = 1; v < p.V; ++v)
+      m = std::max(m, row[v]);
+    EXPECT_EQ(mx[t], m) << t;
+    double s = 0.0;
+    for (int64_t v = 0; v < p.V; ++v)
+      s += std::exp(double(row[v]) - m);
+    rse[t] = s;
+    EXPECT_EQ(ll[t], p.labels[t] == kIgnore ? 0.0f : row[p.labels[t]]) << t;
+  }
+  expectClose("logits_sumexp", se, rse, 1e-6, 0.0);
+}
+
+TEST(CrossEntropy, UnsplitMatchesReference) {
+  CeProblem p;
+  float loss = std::nanf("");
+  sprt_cross_entropy_f32(p.logits.data(), p.labels.data(), &loss, p.T, p.V,
+                         kIgnore);
+  double ref = referenceLoss(p);
+  expectClose("cross_entropy", &loss, &ref, 1, 1e-6, 1e-6);
+}
+
+TEST(CrossEntropy, AllIgnoredIsZero) {
+  CeProblem p;
+  std::vector<int64_t> labels(size_t(p.T), kIgnore);
+  float loss = std::nanf("");
+  sprt_cross_entropy_f32(p.logits.data(), labels.data(), &loss, p.T, p.V,
+                         kIgnore);
+  EXPECT_EQ(loss, 0.0f);
+  std::vector<float> mx(size_t(p.T), 0.0f), se(size_t(p.T), 1.0f),
+      ll(size_t(p.T), 0.0f);
+  loss = std::nanf("");
+  sprt_cross_entropy_from_stats_f32(mx.data(), se.data(), ll.data(),
+                                    labels.data(), &loss, p.T, kIgnore);
+  EXPECT_EQ(loss, 0.0f);
+}
+
+// Megatron's vocabulary-parallel loss: the global max is the max of the shard
+// maxes; with it every shard's sumexp is a partial sum of the unsplit one;
+// the label logit lives on exactly one shard (zeros elsewhere).
+TEST(CrossEntropy, VocabParallelPiecesCombineToUnsplit) {
+  CeProblem p;
+  const int64_t bounds[] = {0, 5, 9, 13};
+  const int nShards = 3;
+  std::vector<std::vector<float>> shards(nShards);
+  std::vector<float> gmax(size_t(p.T), -INFINITY);
+  for (int s = 0; s < nShards; ++s) {
+    const int64_t lo = bounds[s], Vs = bounds[s + 1] - lo;
+    shards[s].resize(size_t(p.T * Vs));
+    for (int64_t t = 0; t < p.T; ++t)
+      for (int64_t v = 0; v < Vs; ++v)
+        shards[s][t * Vs + v] = p.logits[t * p.V + lo + v];
+    std::vector<float> mx(size_t(p.T));
+    sprt_logits_max_f32(shards[s].data(), mx.data(), p.T, Vs);
+    for (int64_t t = 0; t < p.T; ++t)
+      gmax[t] = std::max(gmax[t], mx[t]); // all_reduce(max)
+  }
+  std::vector<float> sumexp(size_t(p.T), 0.0f), label(size_t(p.T), 0.0f);
+  for (int s = 0; s < nShards; ++s) {
+    const int64_t lo = bounds[s], Vs = bounds[s + 1] - lo;
+    std::vector<float> se(size_t(p.T)), ll(size_t(p.T), std::nanf(""));
+    sprt_logits_sumexp_f32(shards[s].data(), gmax.data(), se.data(), p.T, Vs);
+    sprt_label_logit_f32(shards[s].data(), p.labels.data(), ll.data(), p.T, Vs,
+                         lo, kIgnore);
+    for (int64_t t = 0; t < p.T; ++t) {
+      bool local = p.labels[t] >= lo && p.labels[t] < lo + Vs;
+      if (!local) {
+        EXPECT_EQ(ll[t], 0.0f) << "shard " << s << " token " << t;
+      }
+      sumexp[t] += se[t]; // all_reduce(sum)
+      label[t] += ll[t];  // all_reduce(sum)
+    }
+  }
+
+  // The combined pieces against the unsplit ones.
+  std::vector<float> fmax(size_t(p.T)), fse(size_t(p.T)), fll(size_t(p.T));
+  sprt_logits_max_f32(p.logits.data(), fmax.data(), p.T, p.V);
+  sprt_logits_sumexp_f32(p.logits.data(), fmax.data(), fse.data(), p.T, p.V);
+  sprt_label_logit_f32(p.logits.data(), p.labels.data(), fll.data(), p.T, p.V,
+                       0, kIgnore);
+  expectBitwiseEqual("vocab-parallel max", gmax, fmax);
+  expectBitwiseEqual("vocab-parallel label logit", label, fll);
+  // Only the order (and roundings) of the additions differ: a few u.
+  std::vector<double> fseD(fse.begin(), fse.end());
+  expectClose("vocab-parallel sumexp", sumexp, fseD, 1e-6, 0.0);
+
+  float lossSplit = std::nanf(""), lossFull = std::nanf("");
+  sprt_cross_entropy_from_stats_f32(gmax.data(), sumexp.data(), label.data(),
+                                    p.labels.data(), &lossSplit, p.T, kIgnore);
+  sprt_cross_entropy_f32(p.logits.data(), p.labels.data(), &lossFull, p.T, p.V,
+                         kIgnore);
+  double full = lossFull, ref = referenceLoss(p);
+  expectClose("vocab-parallel loss vs unsplit", &lossSplit, &full, 1, 1e-6,
+              1e-6);
+  expectClose("vocab-parallel loss vs reference", &lossSplit, &ref, 1, 1e-6,
+              1e-6);
+}
+
+} // namespace

@@ -1,0 +1,215 @@
+//===- sp-compile.cpp - model IR to a sequence-parallel executable --------===//
+//
+//   sp-compile model.mlir --tp T [--sp] [--dp D] [--target cpu]
+//              [--emit mlir|llvm|obj|exe] [--report memory|comm] -o OUT
+//
+// Runs the pipeline in-process: sp-partition, then convert-sp-to-runtime,
+// translation to LLVM IR, code generation with the host's TargetMachine,
+// and a link with libsprt through the C++ compiler this build used.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LinkConfig.h"
+
+#include "seqpar/Conversion/Passes.h"
+#include "seqpar/Dialect/Dist/IR/Dist.h"
+#include "seqpar/Dialect/Dist/Transforms/Passes.h"
+#include "seqpar/Dialect/Tfm/IR/Tfm.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/TargetParser/Host.h"
+
+using namespace llvm;
+
+static cl::opt<std::string> input(cl::Positional, cl::Required,
+                                  cl::desc("<model.mlir>"));
+static cl::opt<int64_t> tp("tp", cl::desc("Tensor-parallel degree"),
+                           cl::init(1));
+static cl::opt<int64_t> dp("dp", cl::desc("Data-parallel degree"), cl::init(1));
+static cl::opt<bool> sp("sp", cl::desc("Sequence parallelism"));
+static cl::opt<bool> train("train", cl::desc("Build a training step"));
+static cl::opt<std::string> target("target", cl::desc("Runtime backend: cpu"),
+                                   cl::init("cpu"));
+static cl::opt<std::string>
+    emit("emit", cl::desc("What to produce: mlir, llvm, obj or exe"),
+         cl::init("exe"));
+static cl::opt<std::string>
+    report("report", cl::desc("Print a report instead: memory or comm"),
+           cl::init(""));
+static cl::opt<std::string> output("o", cl::desc("Output file"),
+                                   cl::value_desc("file"), cl::init("-"));
+
+static int fail(const Twine &message) {
+  WithColor::error(errs(), "sp-compile") << message << "\n";
+  return 1;
+}
+
+/// Writes `text` to the output (a temporary renamed on success).
+static int writeOutput(function_ref<void(raw_ostream &)> write) {
+  std::error_code ec;
+  ToolOutputFile out(output, ec, sys::fs::OF_Text);
+  if (ec)
+    return fail("cannot write '" + output + "': " + ec.message());
+  write(out.os());
+  out.os().flush();
+  if (out.os().has_error())
+    return fail("cannot write '" + output + "'");
+  out.keep();
+  return 0;
+}
+
+static int emitObject(llvm::Module &module, StringRef path) {
+  std::string error;
+  std::string triple = sys::getDefaultTargetTriple();
+  const Target *t = TargetRegistry::lookupTarget(triple, error);
+  if (!t)
+    return fail("no target for " + triple + ": " + error);
+  std::unique_ptr<TargetMachine> machine(t->createTargetMachine(
+      triple, sys::getHostCPUName(), "", TargetOptions(), Reloc::PIC_));
+  module.setTargetTriple(triple);
+  module.setDataLayout(machine->createDataLayout());
+  std::error_code ec;
+  ToolOutputFile out(path, ec, sys::fs::OF_None);
+  if (ec)
+    return fail("cannot write '" + path + "': " + ec.message());
+  legacy::PassManager pm;
+  if (machine->addPassesToEmitFile(pm, out.os(), nullptr,
+                                   CodeGenFileType::ObjectFile))
+    return fail("the target cannot emit an object file");
+  pm.run(module);
+  out.keep();
+  return 0;
+}
+
+static int link(StringRef object, StringRef exe) {
+  std::string compiler = SEQPAR_CXX_COMPILER;
+  SmallVector<std::string> args{compiler, object.str(), "-o", exe.str()};
+  SmallVector<StringRef> inputs;
+  StringRef(SEQPAR_LINK_INPUTS).split(inputs, ';', -1, false);
+  for (StringRef i : inputs)
+    args.push_back(i.str());
+  SmallVector<StringRef> argRefs(args.begin(), args.end());
+  std::string error;
+  int rc =
+      sys::ExecuteAndWait(compiler, argRefs, std::nullopt, {}, 0, 0, &error);
+  if (rc != 0)
+    return fail("linking '" + exe + "' with " + compiler + " failed" +
+                (error.empty() ? "" : ": " + error));
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  InitLLVM init(argc, argv);
+  cl::ParseCommandLineOptions(
+      argc, argv, "seqpar: model IR -> sequence-parallel program\n");
+  if (tp < 1 || dp < 1)
+    return fail("--tp and --dp must be >= 1");
+  if (target != "cpu")
+    return fail("--target " + target +
+                " is not available: this build has the cpu runtime only");
+  if (train)
+    return fail("--train is not implemented yet: sp-compile builds the "
+                "forward step (loss) only");
+  if (emit != "mlir" && emit != "llvm" && emit != "obj" && emit != "exe")
+    return fail("--emit must be mlir, llvm, obj or exe, got '" + emit + "'");
+  if (!report.empty() && report != "memory" && report != "comm")
+    return fail("--report must be memory or comm, got '" + report + "'");
+  if ((emit == "exe" || emit == "obj") && report.empty() && output == "-")
+    return fail("-o is required for --emit " + emit);
+
+  mlir::DialectRegistry registry;
+  registry.insert<mlir::func::FuncDialect, mlir::LLVM::LLVMDialect,
+                  seqpar::tfm::TfmDialect, seqpar::dist::DistDialect>();
+  mlir::registerBuiltinDialectTranslation(registry);
+  mlir::registerLLVMDialectTranslation(registry);
+  mlir::MLIRContext context(registry);
+
+  llvm::SourceMgr sourceMgr;
+  mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  auto file = MemoryBuffer::getFileOrSTDIN(input, /*IsText=*/true);
+  if (!file)
+    return fail("cannot read '" + input + "': " + file.getError().message());
+  sourceMgr.AddNewSourceBuffer(std::move(*file), SMLoc());
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return fail("'" + input + "' is not a valid tfm model");
+
+  mlir::PassManager pm(&context);
+  seqpar::dist::SpPartitionPassOptions partition;
+  partition.tp = tp;
+  partition.dp = dp;
+  partition.sequenceParallel = sp;
+  pm.addPass(seqpar::dist::createSpPartitionPass(partition));
+  std::string reportText;
+  if (!report.empty()) {
+    // The report pass writes its JSON to a file; keep it for -o.
+    SmallString<128> tmp;
+    sys::fs::createTemporaryFile("sp-report", "json", tmp);
+    seqpar::dist::SpReportPassOptions options;
+    options.memory = report == "memory";
+    options.comm = report == "comm";
+    options.output = tmp.str().str();
+    pm.addPass(seqpar::dist::createSpReportPass(options));
+    if (failed(pm.run(*module)))
+      return 1;
+    auto json = MemoryBuffer::getFile(tmp);
+    sys::fs::remove(tmp);
+    if (!json)
+      return fail("the report could not be read back");
+    reportText = (*json)->getBuffer().str();
+    return writeOutput([&](raw_ostream &os) { os << reportText; });
+  }
+  if (emit == "mlir") {
+    if (failed(pm.run(*module)))
+      return 1;
+    return writeOutput([&](raw_ostream &os) { module->print(os); });
+  }
+  pm.addPass(seqpar::createConvertSpToRuntimePass());
+  if (failed(pm.run(*module)))
+    return 1;
+
+  InitializeNativeTarget();
+  InitializeNativeTargetAsmPrinter();
+  LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      mlir::translateModuleToLLVMIR(*module, llvmContext, "seqpar");
+  if (!llvmModule)
+    return fail("translation to LLVM IR failed");
+  if (emit == "llvm")
+    return writeOutput(
+        [&](raw_ostream &os) { llvmModule->print(os, nullptr); });
+  if (emit == "obj")
+    return emitObject(*llvmModule, output);
+
+  SmallString<128> object;
+  if (std::error_code ec =
+          sys::fs::createTemporaryFile("seqpar-step", "o", object))
+    return fail("cannot create a temporary object file: " + ec.message());
+  int rc = emitObject(*llvmModule, object);
+  if (rc == 0)
+    rc = link(object, output);
+  sys::fs::remove(object);
+  return rc;
+}
