@@ -29,6 +29,7 @@ extern "C" int sprt_mesh_init(int32_t numAxes, const int64_t *sizes) {
                  worldRank, (long long)total, worldSize, (long long)total);
     return -1;
   }
+  sprt_mesh_finalize(); // a second init replaces the mesh
   m.sizes.assign(sizes, sizes + numAxes);
   m.worldRank = worldRank;
   m.worldSize = worldSize;

@@ -1,0 +1,212 @@
+//===- CollectivesTest.cpp - collectives under mpirun ---------------------===//
+//
+// Run with 2 and 4 ranks (ctest does both). Every rank fills its tensor with
+// values that encode (rank, index), so the expected result of each
+// collective can be computed locally and compared exactly.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sprt/runtime.h"
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+#include <numeric>
+#include <vector>
+
+namespace {
+int worldSize() {
+  int n;
+  MPI_Comm_size(MPI_COMM_WORLD, &n);
+  return n;
+}
+
+/// A one-axis mesh over the whole world.
+void lineMesh() {
+  int64_t n = worldSize();
+  ASSERT_EQ(sprt_mesh_init(1, &n), 0);
+}
+
+float value(int64_t rank, int64_t index) { return float(rank * 1000 + index); }
+
+/// [d0, d1, d2] filled with value(rank, flat index).
+std::vector<float> filled(int64_t rank, int64_t n) {
+  std::vector<float> v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i)
+    v[size_t(i)] = value(rank, i);
+  return v;
+}
+
+int64_t flat(int64_t i, int64_t j, int64_t k, int64_t d1, int64_t d2) {
+  return (i * d1 + j) * d2 + k;
+}
+} // namespace
+
+TEST(Collectives, MeshCoordinatesPutTheLastAxisInnermost) {
+  int n = worldSize();
+  if (n % 2 != 0)
+    GTEST_SKIP() << "needs an even number of ranks";
+  int64_t sizes[2] = {n / 2, 2};
+  ASSERT_EQ(sprt_mesh_init(2, sizes), 0);
+  int64_t r = sprt_world_rank();
+  EXPECT_EQ(sprt_axis_coord(0), r / 2);
+  EXPECT_EQ(sprt_axis_coord(1), r % 2);
+  // A sum over the inner axis adds the two adjacent ranks only.
+  float x = float(r), y = 0;
+  sprt_all_reduce_f32(&x, &y, 1, SPRT_SUM, 1);
+  EXPECT_EQ(y, float((r / 2) * 4 + 1));
+}
+
+TEST(Collectives, AllGatherAlongEachDimension) {
+  lineMesh();
+  int64_t n = worldSize(), r = sprt_world_rank();
+  const int64_t d[3] = {3, 2, 4};
+  for (int32_t dim = 0; dim < 3; ++dim) {
+    std::vector<float> in = filled(r, d[0] * d[1] * d[2]);
+    int64_t g[3] = {d[0], d[1], d[2]};
+    g[dim] *= n;
+    std::vector<float> out(in.size() * size_t(n), -1.0f);
+    sprt_reset_bytes_sent();
+    sprt_all_gather(in.data(), out.data(), 4, 3, d[0], d[1], d[2], 1, dim, 0);
+    EXPECT_EQ(sprt_bytes_sent(0), int64_t(in.size()) * 4 * (n - 1));
+    for (int64_t i = 0; i < g[0]; ++i)
+      for (int64_t j = 0; j < g[1]; ++j)
+        for (int64_t k = 0; k < g[2]; ++k) {
+          int64_t idx[3] = {i, j, k};
+          int64_t src = idx[dim] / d[dim];
+          idx[dim] %= d[dim];
+          EXPECT_EQ(out[size_t(flat(i, j, k, g[1], g[2]))],
+                    value(src, flat(idx[0], idx[1], idx[2], d[1], d[2])))
+              << "dim " << dim;
+        }
+  }
+}
+
+TEST(Collectives, ReduceScatterAlongEachDimension) {
+  lineMesh();
+  int64_t n = worldSize(), r = sprt_world_rank();
+  for (int32_t dim = 0; dim < 3; ++dim) {
+    int64_t g[3] = {2, 3, 2};
+    g[dim] *= n;
+    int64_t total = g[0] * g[1] * g[2];
+    std::vector<float> in = filled(r, total);
+    int64_t l[3] = {g[0], g[1], g[2]};
+    l[dim] /= n;
+    std::vector<float> out(size_t(total / n), -1.0f);
+    sprt_reduce_scatter_f32(in.data(), out.data(), 3, g[0], g[1], g[2], 1, dim,
+                            0);
+    for (int64_t i = 0; i < l[0]; ++i)
+      for (int64_t j = 0; j < l[1]; ++j)
+        for (int64_t k = 0; k < l[2]; ++k) {
+          int64_t idx[3] = {i, j, k};
+          idx[dim] += r * l[dim];
+          float want = 0;
+          for (int64_t s = 0; s < n; ++s)
+            want += value(s, flat(idx[0], idx[1], idx[2], g[1], g[2]));
+          EXPECT_EQ(out[size_t(flat(i, j, k, l[1], l[2]))], want)
+              << "dim " << dim;
+        }
+  }
+}
+
+TEST(Collectives, AllReduceKinds) {
+  lineMesh();
+  int64_t n = worldSize(), r = sprt_world_rank();
+  float x[2] = {float(r), float(-r)}, y[2];
+  sprt_all_reduce_f32(x, y, 2, SPRT_SUM, 0);
+  EXPECT_EQ(y[0], float(n * (n - 1) / 2));
+  sprt_all_reduce_f32(x, y, 2, SPRT_MAX, 0);
+  EXPECT_EQ(y[0], float(n - 1));
+  EXPECT_EQ(y[1], 0.0f);
+  sprt_all_reduce_f32(x, y, 2, SPRT_MIN, 0);
+  EXPECT_EQ(y[1], float(-(n - 1)));
+  sprt_all_reduce_f32(x, y, 2, SPRT_MEAN, 0);
+  EXPECT_FLOAT_EQ(y[0], float(n - 1) / 2.0f);
+  // In place.
+  sprt_all_reduce_f32(x, x, 2, SPRT_SUM, 0);
+  EXPECT_EQ(x[0], float(n * (n - 1) / 2));
+}
+
+TEST(Collectives, LocalSliceKeepsThisRanksBlock) {
+  lineMesh();
+  int64_t n = worldSize(), r = sprt_world_rank();
+  int64_t g[3] = {2, 2 * n, 3};
+  std::vector<float> in = filled(7, g[0] * g[1] * g[2]);
+  std::vector<float> out(in.size() / size_t(n));
+  sprt_reset_bytes_sent();
+  sprt_local_slice(in.data(), out.data(), 4, 3, g[0], g[1], g[2], 1, 1, 0);
+  EXPECT_EQ(sprt_bytes_sent(0), 0);
+  for (int64_t i = 0; i < 2; ++i)
+    for (int64_t j = 0; j < 2; ++j)
+      for (int64_t k = 0; k < 3; ++k)
+        EXPECT_EQ(out[size_t(flat(i, j, k, 2, 3))],
+                  value(7, flat(i, r * 2 + j, k, g[1], g[2])));
+}
+
+TEST(Collectives, AllToAllMovesSplitToConcat) {
+  lineMesh();
+  int64_t n = worldSize(), r = sprt_world_rank();
+  // Local [2, 1, 2n] split along dim 2, concatenated along dim 0:
+  // the result is [2n, 1, 2]; block s of dim 0 comes from rank s.
+  int64_t d0 = 2, d2 = 2 * n;
+  std::vector<float> in = filled(r, d0 * d2), out(in.size(), -1.0f);
+  sprt_all_to_all(in.data(), out.data(), 4, 3, d0, 1, d2, 1, 2, 0, 0);
+  for (int64_t i = 0; i < d0 * n; ++i)
+    for (int64_t k = 0; k < 2; ++k) {
+      int64_t src = i / d0, li = i % d0, lk = r * 2 + k;
+      EXPECT_EQ(out[size_t(i * 2 + k)], value(src, li * d2 + lk));
+    }
+}
+
+TEST(Collectives, SendRecvAroundTheRing) {
+  lineMesh();
+  int64_t n = worldSize(), r = sprt_world_rank();
+  float x = float(r), y = -1;
+  if (r % 2 == 0) {
+    sprt_send(&x, 4, 1, 0);
+    sprt_recv(&y, 4, -1, 0);
+  } else {
+    sprt_recv(&y, 4, -1, 0);
+    sprt_send(&x, 4, 1, 0);
+  }
+  EXPECT_EQ(y, float((r - 1 + n) % n));
+}
+
+TEST(Collectives, NonBlockingFormsMatchBlocking) {
+  lineMesh();
+  int64_t n = worldSize(), r = sprt_world_rank();
+  std::vector<float> in = filled(r, 2 * 3), a(in.size() * size_t(n)),
+                     b(a.size());
+  sprt_all_gather(in.data(), a.data(), 4, 2, 2, 3, 1, 1, 1, 0);
+  int64_t h =
+      sprt_all_gather_start(in.data(), b.data(), 4, 2, 2, 3, 1, 1, 1, 0);
+  sprt_wait(h);
+  EXPECT_EQ(a, b);
+  float x = float(r + 1), y = 0;
+  h = sprt_all_reduce_start_f32(&x, &y, 1, SPRT_MEAN, 0);
+  sprt_wait(h);
+  EXPECT_FLOAT_EQ(y, float(n + 1) / 2.0f);
+}
+
+TEST(Collectives, WrongWorldSizeIsAnError) {
+  int64_t n = worldSize() + 1;
+  EXPECT_EQ(sprt_mesh_init(1, &n), -1);
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  ::testing::InitGoogleTest(&argc, argv);
+  // Only rank 0 reports; every rank runs every test.
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank != 0) {
+    auto &listeners = ::testing::UnitTest::GetInstance()->listeners();
+    delete listeners.Release(listeners.default_result_printer());
+  }
+  int rc = RUN_ALL_TESTS();
+  // Every rank's failures count.
+  int worst = rc;
+  MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  sprt_mesh_finalize();
+  MPI_Finalize();
+  return worst;
+}
