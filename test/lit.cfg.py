@@ -16,6 +16,10 @@ config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%examples", os.path.join(config.seqpar_src_root, "examples")))
 config.environment["FILECHECK_OPTS"] = "-enable-var-scope"
+config.environment["SEQPAR_BIN"] = config.seqpar_tools_dir
+config.environment["OPENBLAS_NUM_THREADS"] = "1"
+# Debian's python3 has torch and numpy (the PyTorch reference runs on it).
+config.substitutions.append(("%torch_python", "/usr/bin/python3"))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
