@@ -7,6 +7,7 @@ packages=(
   libmlir-19-dev mlir-19-tools llvm-19-dev llvm-19-tools
   libgtest-dev clang-format
   libopenmpi-dev openmpi-bin libopenblas-dev nlohmann-json3-dev
+  python3-torch python3-numpy python3-matplotlib
 )
 
 missing=()

@@ -1,0 +1,47 @@
+// RUN: sp-opt %s -split-input-file -convert-sp-to-runtime -verify-diagnostics
+
+// The CPU runtime computes in f32.
+tfm.param @w : tensor<8x4xbf16> init normal(2.000000e-02)
+func.func @forward(%ids: tensor<4x1xi64>, %labels: tensor<4x1xi64>) -> tensor<f32> {
+  // expected-error @+1 {{'tfm.get_param' op uses 'bf16': the CPU runtime computes in f32 (import with --dtype f32)}}
+  %w = tfm.get_param @w : tensor<8x4xbf16>
+  %x = tfm.embedding %ids, %w : (tensor<4x1xi64>, tensor<8x4xbf16>) -> tensor<4x1x4xbf16>
+  %l = tfm.cross_entropy %x, %labels ignore_index -100 : (tensor<4x1x4xbf16>, tensor<4x1xi64>) -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// The step takes token ids and labels and returns the loss.
+tfm.param @w : tensor<8x4xf32> init normal(2.000000e-02)
+// expected-error @+1 {{'func.func' op must be (input_ids: [s, b] i64, labels: [s, b] i64) -> tensor<f32> to be lowered, got '(tensor<4x1xi64>) -> tensor<f32>'}}
+func.func @forward(%ids: tensor<4x1xi64>) -> tensor<f32> {
+  %w = tfm.get_param @w : tensor<8x4xf32>
+  %x = tfm.embedding %ids, %w : (tensor<4x1xi64>, tensor<8x4xf32>) -> tensor<4x1x4xf32>
+  %l = tfm.cross_entropy %x, %ids ignore_index -100 : (tensor<4x1x4xf32>, tensor<4x1xi64>) -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// expected-error @+1 {{convert-sp-to-runtime: the module has no @forward function}}
+module {
+  func.func @other() {
+    return
+  }
+}
+
+// -----
+
+// Fused collectives come from a later pass and have no lowering yet.
+dist.mesh @mesh ["tp" = 2]
+tfm.param @x : tensor<4x1x8xf32, #dist.layout<tp = S(0)>> init normal(2.000000e-02)
+tfm.param @w : tensor<8x8xf32> init normal(2.000000e-02)
+func.func @forward(%ids: tensor<4x1xi64>, %labels: tensor<4x1xi64>) -> tensor<f32> {
+  %x = tfm.get_param @x : tensor<2x1x8xf32, #dist.layout<tp = S(0)>>
+  %w = tfm.get_param @w : tensor<8x8xf32>
+  // expected-error @+1 {{'dist.all_gather_matmul' op has no lowering to the runtime yet}}
+  %y = dist.all_gather_matmul %x, %w on @mesh["tp"] dim 0 chunks 1 : (tensor<2x1x8xf32, #dist.layout<tp = S(0)>>, tensor<8x8xf32>) -> tensor<4x1x8xf32>
+  %l = tfm.cross_entropy %y, %labels ignore_index -100 : (tensor<4x1x8xf32>, tensor<4x1xi64>) -> tensor<f32>
+  return %l : tensor<f32>
+}

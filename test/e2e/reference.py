@@ -1,0 +1,799 @@
+#!/usr/bin/python3
+"""Independent PyTorch reference for the forward loss of seqpar programs.
+
+Written from the Hugging Face transformers model definitions
+(GPT2LMHeadModel, GPTNeoXForCausalLM, LlamaForCausalLM), not from seqpar's
+code, so that seqpar's numbers can be checked against it. Everything is
+computed in float64 with dropout off.
+
+Usage:
+
+  reference.py --config CONFIG.json --params PARAMS.safetensors \\
+               --outputs OUTPUTS.safetensors [--rtol 1e-5]
+      Computes the mean cross-entropy of the model's logits on the
+      "input_ids" of OUTPUTS against its "labels" (already shifted:
+      labels[b, t] is the target of position t; tokens with label -100 are
+      ignored) and compares it with the "loss" stored there. Prints
+      `reference loss R seqpar loss S relative error E` and exits 0 when
+      E <= rtol, 1 otherwise.
+
+  reference.py --config CONFIG.json --params PARAMS.safetensors \\
+               --ids-from OUTPUTS.safetensors --dump-loss
+      Prints the reference loss only (--dump-loss may be left out when
+      --ids-from is given).
+
+  reference.py --config CONFIG.json --init OUT.safetensors [--seed N]
+      Writes random float32 parameters under their Hugging Face names:
+      normal(0, initializer_range) for weights and embeddings (one
+      torch.Generator seeded with N, drawn in the order of the model's
+      named_parameters()), ones for norm weights, zeros for biases.
+
+Parameters are expected under their Hugging Face names in float32 (F64, F16
+and BF16 are accepted too). GPT-2 Conv1D weights are stored [in, out], the
+nn.Linear weights of GPT-NeoX and Llama [out, in]. With tied word embeddings
+there is no separate head tensor (an extra one is accepted only when it is
+identical to the embedding).
+
+Safetensors files are read and written with json + numpy only.
+
+Exit status: 0 success / match, 1 mismatch, 2 bad input (config, file,
+parameter), with a one-line error on stderr.
+"""
+
+import argparse
+import json
+import math
+import os
+import struct
+import sys
+
+import numpy as np
+
+try:
+    import torch
+except ImportError:  # pragma: no cover
+    sys.stderr.write("error: PyTorch is required (Debian: apt-get install python3-torch)\n")
+    sys.exit(2)
+
+
+class RefError(Exception):
+    """A bad input: printed as one line, exit status 2."""
+
+
+# ----------------------------------------------------------------------------
+# safetensors (json + numpy)
+# ----------------------------------------------------------------------------
+
+_ST_DTYPES = {
+    "F64": np.dtype("<f8"),
+    "F32": np.dtype("<f4"),
+    "F16": np.dtype("<f2"),
+    "BF16": np.dtype("<u2"),  # converted to float32 below
+    "I64": np.dtype("<i8"),
+    "I32": np.dtype("<i4"),
+    "I16": np.dtype("<i2"),
+    "I8": np.dtype("i1"),
+    "U8": np.dtype("u1"),
+    "BOOL": np.dtype("?"),
+}
+
+_NP_TO_ST = {
+    np.dtype("float64"): "F64",
+    np.dtype("float32"): "F32",
+    np.dtype("float16"): "F16",
+    np.dtype("int64"): "I64",
+    np.dtype("int32"): "I32",
+}
+
+
+def read_safetensors(path):
+    """Returns {name: numpy array} (BF16 widened to float32)."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise RefError(f"cannot read '{path}': {e.strerror}")
+    if len(data) < 8:
+        raise RefError(f"{path}: not a safetensors file (shorter than 8 bytes)")
+    (n,) = struct.unpack("<Q", data[:8])
+    if 8 + n > len(data):
+        raise RefError(f"{path}: header length {n} runs past the end of the file ({len(data)} bytes)")
+    try:
+        header = json.loads(data[8:8 + n].decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise RefError(f"{path}: bad JSON header: {e}")
+    if not isinstance(header, dict):
+        raise RefError(f"{path}: the header is not a JSON object")
+    body = memoryview(data)[8 + n:]
+    out = {}
+    for name, info in header.items():
+        if name == "__metadata__":
+            continue
+        try:
+            dtype_name = info["dtype"]
+            shape = [int(d) for d in info["shape"]]
+            begin, end = (int(x) for x in info["data_offsets"])
+        except (KeyError, TypeError, ValueError):
+            raise RefError(f"{path}: tensor '{name}': header entry needs dtype, shape and data_offsets")
+        if dtype_name not in _ST_DTYPES:
+            raise RefError(f"{path}: tensor '{name}': unsupported dtype {dtype_name}")
+        dt = _ST_DTYPES[dtype_name]
+        count = int(np.prod(shape, dtype=np.int64)) if shape else 1
+        if any(d < 0 for d in shape):
+            raise RefError(f"{path}: tensor '{name}': negative dimension in shape {shape}")
+        if not (0 <= begin <= end <= len(body)):
+            raise RefError(f"{path}: tensor '{name}': data_offsets [{begin}, {end}] outside the data ({len(body)} bytes)")
+        if end - begin != count * dt.itemsize:
+            raise RefError(f"{path}: tensor '{name}': {end - begin} bytes for shape {shape} of {dtype_name} "
+                           f"(expected {count * dt.itemsize})")
+        arr = np.frombuffer(body[begin:end], dtype=dt, count=count).reshape(shape)
+        if dtype_name == "BF16":
+            arr = (arr.astype(np.uint32) << 16).view(np.float32)
+        out[name] = arr.copy()
+    return out
+
+
+def write_safetensors(path, tensors, metadata=None):
+    """tensors: {name: numpy array}; written in the given order, header padded
+    with spaces to a multiple of 8."""
+    header = {}
+    offset = 0
+    blobs = []
+    for name, arr in tensors.items():
+        arr = np.ascontiguousarray(arr)
+        dt = arr.dtype.newbyteorder("<") if arr.dtype.byteorder == ">" else arr.dtype
+        if np.dtype(dt.name) not in _NP_TO_ST:
+            raise RefError(f"cannot write tensor '{name}' of dtype {arr.dtype}")
+        blob = arr.astype(dt.newbyteorder("<"), copy=False).tobytes()
+        header[name] = {
+            "dtype": _NP_TO_ST[np.dtype(dt.name)],
+            "shape": list(arr.shape),
+            "data_offsets": [offset, offset + len(blob)],
+        }
+        offset += len(blob)
+        blobs.append(blob)
+    if metadata:
+        header = {"__metadata__": {str(k): str(v) for k, v in metadata.items()}, **header}
+    hbytes = json.dumps(header, separators=(",", ":")).encode("utf-8")
+    hbytes += b" " * ((8 - len(hbytes) % 8) % 8)
+    tmp = path + ".tmp"
+    try:
+        with open(tmp, "wb") as f:
+            f.write(struct.pack("<Q", len(hbytes)))
+            f.write(hbytes)
+            for b in blobs:
+                f.write(b)
+        os.replace(tmp, path)
+    except OSError as e:
+        raise RefError(f"cannot write '{path}': {e.strerror}")
+
+
+# ----------------------------------------------------------------------------
+# config
+# ----------------------------------------------------------------------------
+
+class Config:
+    """Typed access to an HF config.json: required fields raise RefError
+    naming the field; optional ones take the Hugging Face default."""
+
+    def __init__(self, d, path):
+        self.d = d
+        self.path = path
+
+    def has(self, key):
+        return key in self.d and self.d[key] is not None
+
+    def _fail(self, key, what):
+        raise RefError(f"{self.path}: field '{key}' {what}")
+
+    def int(self, key, default=None, minimum=1):
+        if not self.has(key):
+            if default is None:
+                self._fail(key, "is missing")
+            return default
+        v = self.d[key]
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or int(v) != v:
+            self._fail(key, f"must be an integer, got {v!r}")
+        v = int(v)
+        if v < minimum:
+            self._fail(key, f"must be >= {minimum}, got {v}")
+        return v
+
+    def float(self, key, default=None, positive=False):
+        if not self.has(key):
+            if default is None:
+                self._fail(key, "is missing")
+            return float(default)
+        v = self.d[key]
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+            self._fail(key, f"must be a number, got {v!r}")
+        if positive and v <= 0:
+            self._fail(key, f"must be > 0, got {v}")
+        return float(v)
+
+    def bool(self, key, default):
+        if not self.has(key):
+            return default
+        v = self.d[key]
+        if not isinstance(v, bool):
+            self._fail(key, f"must be true or false, got {v!r}")
+        return v
+
+    def str(self, key, default):
+        if not self.has(key):
+            return default
+        v = self.d[key]
+        if not isinstance(v, str):
+            self._fail(key, f"must be a string, got {v!r}")
+        return v
+
+    def require_null(self, key, why):
+        if self.has(key):
+            self._fail(key, f"is {self.d[key]!r}: {why}")
+
+    def require_value(self, key, default, expected, why):
+        v = self.bool(key, default)
+        if v != expected:
+            self._fail(key, f"is {v!r}: {why}")
+
+
+def load_config(path):
+    try:
+        with open(path) as f:
+            d = json.load(f)
+    except OSError as e:
+        raise RefError(f"cannot read '{path}': {e.strerror}")
+    except json.JSONDecodeError as e:
+        raise RefError(f"{path}: bad JSON: {e}")
+    if not isinstance(d, dict):
+        raise RefError(f"{path}: not a JSON object")
+    cfg = Config(d, path)
+    mt = cfg.str("model_type", None)
+    if mt is None:
+        raise RefError(f"{path}: field 'model_type' is missing")
+    if mt not in FAMILIES:
+        raise RefError(f"{path}: field 'model_type' is '{mt}': supported are {', '.join(sorted(FAMILIES))}")
+    return FAMILIES[mt](cfg)
+
+
+# ----------------------------------------------------------------------------
+# building blocks (float64)
+# ----------------------------------------------------------------------------
+
+def activation(name, where):
+    """transformers.activations.ACT2FN, for the activations used here."""
+    if name in ("gelu", "gelu_python"):
+        return lambda x: 0.5 * x * (1.0 + torch.erf(x / math.sqrt(2.0)))
+    if name in ("gelu_new", "gelu_fast", "gelu_pytorch_tanh"):
+        c = math.sqrt(2.0 / math.pi)
+        return lambda x: 0.5 * x * (1.0 + torch.tanh(c * (x + 0.044715 * x * x * x)))
+    if name == "quick_gelu":
+        return lambda x: x * torch.sigmoid(1.702 * x)
+    if name in ("silu", "swish"):
+        return lambda x: x * torch.sigmoid(x)
+    if name == "relu":
+        return torch.relu
+    if name == "tanh":
+        return torch.tanh
+    raise RefError(f"{where}: activation '{name}' is not supported by the reference")
+
+
+def layer_norm(x, w, b, eps):
+    mean = x.mean(-1, keepdim=True)
+    var = ((x - mean) ** 2).mean(-1, keepdim=True)
+    return (x - mean) / torch.sqrt(var + eps) * w + b
+
+
+def rms_norm(x, w, eps):
+    var = (x * x).mean(-1, keepdim=True)
+    return x * torch.rsqrt(var + eps) * w
+
+
+def rotate_half(x):
+    half = x.shape[-1] // 2
+    return torch.cat((-x[..., half:], x[..., :half]), dim=-1)
+
+
+def rope_cos_sin(dim, base, seq):
+    """cos, sin of shape [seq, dim] (HF rotary embedding, rotate-half)."""
+    inv_freq = 1.0 / (base ** (torch.arange(0, dim, 2, dtype=torch.float64) / dim))
+    t = torch.arange(seq, dtype=torch.float64)
+    freqs = torch.outer(t, inv_freq)
+    emb = torch.cat((freqs, freqs), dim=-1)
+    return emb.cos(), emb.sin()
+
+
+def apply_rope(x, cos, sin):
+    """x [b, heads, s, dim]; cos/sin [s, dim]."""
+    return x * cos + rotate_half(x) * sin
+
+
+def causal_attention(q, k, v, scale):
+    """q [b, h, s, d], k/v [b, h, s, d] -> [b, h, s, d]."""
+    s = q.shape[-2]
+    scores = torch.matmul(q, k.transpose(-1, -2)) * scale
+    mask = torch.ones(s, s, dtype=torch.bool).triu(1)
+    scores = scores.masked_fill(mask, float("-inf"))
+    return torch.matmul(torch.softmax(scores, dim=-1), v)
+
+
+def split_heads(x, heads, hd):
+    b, s, _ = x.shape
+    return x.view(b, s, heads, hd).transpose(1, 2)
+
+
+def merge_heads(x):
+    b, h, s, d = x.shape
+    return x.transpose(1, 2).reshape(b, s, h * d)
+
+
+def linear(x, w, b=None):
+    """nn.Linear: w [out, in]."""
+    y = torch.matmul(x, w.t())
+    return y + b if b is not None else y
+
+
+def conv1d(x, w, b):
+    """GPT-2 Conv1D: w [in, out]."""
+    return torch.matmul(x, w) + b
+
+
+# ----------------------------------------------------------------------------
+# model families
+# ----------------------------------------------------------------------------
+
+class Family:
+    """A model: its parameter list (HF names, shapes, init kind, in the order
+    of named_parameters()) and its forward pass to logits."""
+
+    def __init__(self, cfg):
+        self.cfg = cfg
+        self.init_std = cfg.float("initializer_range", 0.02, positive=True)
+
+    # [(name, shape, kind)] with kind in {"normal", "ones", "zeros"}
+    def param_specs(self):
+        raise NotImplementedError
+
+    def head_names(self):
+        """(embedding name, head name) for tied-embedding handling."""
+        raise NotImplementedError
+
+    def dropout_fields(self):
+        return {}
+
+    def check_seq(self, seq):
+        pass
+
+    def logits(self, p, ids):
+        raise NotImplementedError
+
+
+class GPT2(Family):
+    name = "gpt2"
+
+    def __init__(self, cfg):
+        super().__init__(cfg)
+        self.vocab = cfg.int("vocab_size")
+        self.n_pos = cfg.int("n_positions")
+        self.hidden = cfg.int("n_embd")
+        self.layers = cfg.int("n_layer")
+        self.heads = cfg.int("n_head")
+        self.inner = cfg.int("n_inner", 4 * self.hidden)
+        self.eps = cfg.float("layer_norm_epsilon", 1e-5, positive=True)
+        self.act_name = cfg.str("activation_function", "gelu_new")
+        self.act = activation(self.act_name, f"{cfg.path}: field 'activation_function'")
+        self.tied = cfg.bool("tie_word_embeddings", True)
+        self.scale_weights = cfg.bool("scale_attn_weights", True)
+        self.scale_by_layer = cfg.bool("scale_attn_by_inverse_layer_idx", False)
+        cfg.require_value("add_cross_attention", False, False, "cross-attention is not a causal LM")
+        if self.hidden % self.heads:
+            raise RefError(f"{cfg.path}: field 'n_embd' ({self.hidden}) is not a multiple of 'n_head' ({self.heads})")
+        self.hd = self.hidden // self.heads
+
+    def dropout_fields(self):
+        c = self.cfg
+        return {k: c.float(k, 0.1) for k in ("resid_pdrop", "embd_pdrop", "attn_pdrop")}
+
+    def param_specs(self):
+        h, i, v = self.hidden, self.inner, self.vocab
+        s = [("transformer.wte.weight", [v, h], "normal"),
+             ("transformer.wpe.weight", [self.n_pos, h], "normal")]
+        for l in range(self.layers):
+            pre = f"transformer.h.{l}."
+            s += [(pre + "ln_1.weight", [h], "ones"), (pre + "ln_1.bias", [h], "zeros"),
+                  (pre + "attn.c_attn.weight", [h, 3 * h], "normal"),
+                  (pre + "attn.c_attn.bias", [3 * h], "zeros"),
+                  (pre + "attn.c_proj.weight", [h, h], "normal"),
+                  (pre + "attn.c_proj.bias", [h], "zeros"),
+                  (pre + "ln_2.weight", [h], "ones"), (pre + "ln_2.bias", [h], "zeros"),
+                  (pre + "mlp.c_fc.weight", [h, i], "normal"), (pre + "mlp.c_fc.bias", [i], "zeros"),
+                  (pre + "mlp.c_proj.weight", [i, h], "normal"), (pre + "mlp.c_proj.bias", [h], "zeros")]
+        s += [("transformer.ln_f.weight", [h], "ones"), ("transformer.ln_f.bias", [h], "zeros")]
+        if not self.tied:
+            s.append(("lm_head.weight", [v, h], "normal"))
+        return s
+
+    def head_names(self):
+        return "transformer.wte.weight", "lm_head.weight"
+
+    def check_seq(self, seq):
+        if seq > self.n_pos:
+            raise RefError(f"sequence length {seq} exceeds n_positions {self.n_pos}")
+
+    def logits(self, p, ids):
+        b, s = ids.shape
+        x = p["transformer.wte.weight"][ids] + p["transformer.wpe.weight"][torch.arange(s)]
+        for l in range(self.layers):
+            pre = f"transformer.h.{l}."
+            a = layer_norm(x, p[pre + "ln_1.weight"], p[pre + "ln_1.bias"], self.eps)
+            qkv = conv1d(a, p[pre + "attn.c_attn.weight"], p[pre + "attn.c_attn.bias"])
+            q, k, v = qkv.split(self.hidden, dim=-1)
+            q, k, v = (split_heads(t, self.heads, self.hd) for t in (q, k, v))
+            scale = 1.0 / math.sqrt(self.hd) if self.scale_weights else 1.0
+            if self.scale_by_layer:
+                scale /= float(l + 1)
+            o = merge_heads(causal_attention(q, k, v, scale))
+            x = x + conv1d(o, p[pre + "attn.c_proj.weight"], p[pre + "attn.c_proj.bias"])
+            m = layer_norm(x, p[pre + "ln_2.weight"], p[pre + "ln_2.bias"], self.eps)
+            m = self.act(conv1d(m, p[pre + "mlp.c_fc.weight"], p[pre + "mlp.c_fc.bias"]))
+            x = x + conv1d(m, p[pre + "mlp.c_proj.weight"], p[pre + "mlp.c_proj.bias"])
+        x = layer_norm(x, p["transformer.ln_f.weight"], p["transformer.ln_f.bias"], self.eps)
+        head = p["transformer.wte.weight"] if self.tied else p["lm_head.weight"]
+        return torch.matmul(x, head.t())
+
+
+class GPTNeoX(Family):
+    name = "gpt_neox"
+
+    def __init__(self, cfg):
+        super().__init__(cfg)
+        self.vocab = cfg.int("vocab_size")
+        self.hidden = cfg.int("hidden_size")
+        self.layers = cfg.int("num_hidden_layers")
+        self.heads = cfg.int("num_attention_heads")
+        self.inter = cfg.int("intermediate_size")
+        self.max_pos = cfg.int("max_position_embeddings", 0, minimum=0)
+        self.act = activation(cfg.str("hidden_act", "gelu"), f"{cfg.path}: field 'hidden_act'")
+        self.eps = cfg.float("layer_norm_eps", 1e-5, positive=True)
+        self.parallel = cfg.bool("use_parallel_residual", True)
+        self.tied = cfg.bool("tie_word_embeddings", False)
+        self.bias = cfg.bool("attention_bias", True)
+        rotary_pct = cfg.float("rotary_pct", cfg.float("partial_rotary_factor", 0.25))
+        if not (0.0 <= rotary_pct <= 1.0):
+            raise RefError(f"{cfg.path}: field 'rotary_pct' must be in [0, 1], got {rotary_pct}")
+        self.base = cfg.float("rotary_emb_base", cfg.float("rope_theta", 10000), positive=True)
+        cfg.require_null("rope_scaling", "rotary scaling is not implemented in the reference")
+        if self.hidden % self.heads:
+            raise RefError(f"{cfg.path}: field 'hidden_size' ({self.hidden}) is not a multiple of "
+                           f"'num_attention_heads' ({self.heads})")
+        self.hd = self.hidden // self.heads
+        self.rot = int(self.hd * rotary_pct)
+        if self.rot % 2:
+            raise RefError(f"{cfg.path}: rotary dims int(head_dim * rotary_pct) = {self.rot} is odd")
+
+    def dropout_fields(self):
+        c = self.cfg
+        return {k: c.float(k, 0.0) for k in ("hidden_dropout", "attention_dropout")}
+
+    def param_specs(self):
+        h, i, v = self.hidden, self.inter, self.vocab
+        s = [("gpt_neox.embed_in.weight", [v, h], "normal")]
+        for l in range(self.layers):
+            pre = f"gpt_neox.layers.{l}."
+            s += [(pre + "input_layernorm.weight", [h], "ones"),
+                  (pre + "input_layernorm.bias", [h], "zeros"),
+                  (pre + "post_attention_layernorm.weight", [h], "ones"),
+                  (pre + "post_attention_layernorm.bias", [h], "zeros"),
+                  (pre + "attention.query_key_value.weight", [3 * h, h], "normal")]
+            if self.bias:
+                s.append((pre + "attention.query_key_value.bias", [3 * h], "zeros"))
+            s.append((pre + "attention.dense.weight", [h, h], "normal"))
+            if self.bias:
+                s.append((pre + "attention.dense.bias", [h], "zeros"))
+            s += [(pre + "mlp.dense_h_to_4h.weight", [i, h], "normal"),
+                  (pre + "mlp.dense_h_to_4h.bias", [i], "zeros"),
+                  (pre + "mlp.dense_4h_to_h.weight", [h, i], "normal"),
+                  (pre + "mlp.dense_4h_to_h.bias", [h], "zeros")]
+        s += [("gpt_neox.final_layer_norm.weight", [h], "ones"),
+              ("gpt_neox.final_layer_norm.bias", [h], "zeros")]
+        if not self.tied:
+            s.append(("embed_out.weight", [v, h], "normal"))
+        return s
+
+    def head_names(self):
+        return "gpt_neox.embed_in.weight", "embed_out.weight"
+
+    def logits(self, p, ids):
+        b, s = ids.shape
+        cos, sin = rope_cos_sin(self.rot, self.base, s)
+        x = p["gpt_neox.embed_in.weight"][ids]
+        hd, r = self.hd, self.rot
+        for l in range(self.layers):
+            pre = f"gpt_neox.layers.{l}."
+            a = layer_norm(x, p[pre + "input_layernorm.weight"], p[pre + "input_layernorm.bias"], self.eps)
+            qkv = linear(a, p[pre + "attention.query_key_value.weight"],
+                         p.get(pre + "attention.query_key_value.bias"))
+            qkv = qkv.view(b, s, self.heads, 3 * hd).permute(0, 2, 1, 3)  # [b, heads, s, 3hd]
+            q, k, v = qkv[..., :hd], qkv[..., hd:2 * hd], qkv[..., 2 * hd:]
+            if r > 0:
+                q = torch.cat((apply_rope(q[..., :r], cos, sin), q[..., r:]), dim=-1)
+                k = torch.cat((apply_rope(k[..., :r], cos, sin), k[..., r:]), dim=-1)
+            o = merge_heads(causal_attention(q, k, v, 1.0 / math.sqrt(hd)))
+            attn = linear(o, p[pre + "attention.dense.weight"], p.get(pre + "attention.dense.bias"))
+
+            def mlp(y):
+                y = self.act(linear(y, p[pre + "mlp.dense_h_to_4h.weight"], p[pre + "mlp.dense_h_to_4h.bias"]))
+                return linear(y, p[pre + "mlp.dense_4h_to_h.weight"], p[pre + "mlp.dense_4h_to_h.bias"])
+
+            ln2w, ln2b = p[pre + "post_attention_layernorm.weight"], p[pre + "post_attention_layernorm.bias"]
+            if self.parallel:
+                x = x + attn + mlp(layer_norm(x, ln2w, ln2b, self.eps))
+            else:
+                x1 = x + attn
+                x = x1 + mlp(layer_norm(x1, ln2w, ln2b, self.eps))
+        x = layer_norm(x, p["gpt_neox.final_layer_norm.weight"], p["gpt_neox.final_layer_norm.bias"], self.eps)
+        head = p["gpt_neox.embed_in.weight"] if self.tied else p["embed_out.weight"]
+        return torch.matmul(x, head.t())
+
+
+class Llama(Family):
+    name = "llama"
+
+    def __init__(self, cfg):
+        super().__init__(cfg)
+        self.vocab = cfg.int("vocab_size")
+        self.hidden = cfg.int("hidden_size")
+        self.layers = cfg.int("num_hidden_layers")
+        self.heads = cfg.int("num_attention_heads")
+        self.kv_heads = cfg.int("num_key_value_heads", self.heads)
+        self.inter = cfg.int("intermediate_size")
+        self.max_pos = cfg.int("max_position_embeddings", 0, minimum=0)
+        self.act = activation(cfg.str("hidden_act", "silu"), f"{cfg.path}: field 'hidden_act'")
+        self.eps = cfg.float("rms_norm_eps", 1e-6, positive=True)
+        self.theta = cfg.float("rope_theta", 10000.0, positive=True)
+        self.tied = cfg.bool("tie_word_embeddings", False)
+        self.attn_bias = cfg.bool("attention_bias", False)
+        self.mlp_bias = cfg.bool("mlp_bias", False)
+        cfg.require_null("rope_scaling", "rotary scaling is not implemented in the reference")
+        if self.heads % self.kv_heads:
+            raise RefError(f"{cfg.path}: field 'num_attention_heads' ({self.heads}) is not a multiple of "
+                           f"'num_key_value_heads' ({self.kv_heads})")
+        if cfg.has("head_dim"):
+            self.hd = cfg.int("head_dim")
+        else:
+            if self.hidden % self.heads:
+                raise RefError(f"{cfg.path}: field 'hidden_size' ({self.hidden}) is not a multiple of "
+                               f"'num_attention_heads' ({self.heads})")
+            self.hd = self.hidden // self.heads
+        if self.hd % 2:
+            raise RefError(f"{cfg.path}: head_dim {self.hd} is odd (rotary needs pairs)")
+
+    def dropout_fields(self):
+        return {"attention_dropout": self.cfg.float("attention_dropout", 0.0)}
+
+    def param_specs(self):
+        h, i, v = self.hidden, self.inter, self.vocab
+        qd, kvd = self.heads * self.hd, self.kv_heads * self.hd
+        s = [("model.embed_tokens.weight", [v, h], "normal")]
+        for l in range(self.layers):
+            pre = f"model.layers.{l}."
+            for proj, shape in (("q_proj", [qd, h]), ("k_proj", [kvd, h]), ("v_proj", [kvd, h]),
+                                ("o_proj", [h, qd])):
+                s.append((pre + f"self_attn.{proj}.weight", shape, "normal"))
+                if self.attn_bias:
+                    s.append((pre + f"self_attn.{proj}.bias", [shape[0]], "zeros"))
+            for proj, shape in (("gate_proj", [i, h]), ("up_proj", [i, h]), ("down_proj", [h, i])):
+                s.append((pre + f"mlp.{proj}.weight", shape, "normal"))
+                if self.mlp_bias:
+                    s.append((pre + f"mlp.{proj}.bias", [shape[0]], "zeros"))
+            s += [(pre + "input_layernorm.weight", [h], "ones"),
+                  (pre + "post_attention_layernorm.weight", [h], "ones")]
+        s.append(("model.norm.weight", [h], "ones"))
+        if not self.tied:
+            s.append(("lm_head.weight", [v, h], "normal"))
+        return s
+
+    def head_names(self):
+        return "model.embed_tokens.weight", "lm_head.weight"
+
+    def logits(self, p, ids):
+        b, s = ids.shape
+        cos, sin = rope_cos_sin(self.hd, self.theta, s)
+        rep = self.heads // self.kv_heads
+        x = p["model.embed_tokens.weight"][ids]
+        for l in range(self.layers):
+            pre = f"model.layers.{l}."
+            a = rms_norm(x, p[pre + "input_layernorm.weight"], self.eps)
+            q = linear(a, p[pre + "self_attn.q_proj.weight"], p.get(pre + "self_attn.q_proj.bias"))
+            k = linear(a, p[pre + "self_attn.k_proj.weight"], p.get(pre + "self_attn.k_proj.bias"))
+            v = linear(a, p[pre + "self_attn.v_proj.weight"], p.get(pre + "self_attn.v_proj.bias"))
+            q = apply_rope(split_heads(q, self.heads, self.hd), cos, sin)
+            k = apply_rope(split_heads(k, self.kv_heads, self.hd), cos, sin)
+            v = split_heads(v, self.kv_heads, self.hd)
+            # repeat_kv: kv head j serves query heads j*rep .. j*rep+rep-1.
+            k = k.repeat_interleave(rep, dim=1)
+            v = v.repeat_interleave(rep, dim=1)
+            o = merge_heads(causal_attention(q, k, v, 1.0 / math.sqrt(self.hd)))
+            x = x + linear(o, p[pre + "self_attn.o_proj.weight"], p.get(pre + "self_attn.o_proj.bias"))
+            m = rms_norm(x, p[pre + "post_attention_layernorm.weight"], self.eps)
+            g = linear(m, p[pre + "mlp.gate_proj.weight"], p.get(pre + "mlp.gate_proj.bias"))
+            u = linear(m, p[pre + "mlp.up_proj.weight"], p.get(pre + "mlp.up_proj.bias"))
+            x = x + linear(self.act(g) * u, p[pre + "mlp.down_proj.weight"], p.get(pre + "mlp.down_proj.bias"))
+        x = rms_norm(x, p["model.norm.weight"], self.eps)
+        head = p["model.embed_tokens.weight"] if self.tied else p["lm_head.weight"]
+        return torch.matmul(x, head.t())
+
+
+FAMILIES = {"gpt2": GPT2, "gpt_neox": GPTNeoX, "llama": Llama}
+
+# Buffers that some Hugging Face checkpoints carry but that are not parameters.
+_IGNORED_SUFFIXES = (".attn.bias", ".attn.masked_bias", ".attention.bias",
+                     ".attention.masked_bias", ".rotary_emb.inv_freq")
+
+
+# ----------------------------------------------------------------------------
+# parameters, loss
+# ----------------------------------------------------------------------------
+
+def load_params(model, path):
+    raw = read_safetensors(path)
+    specs = model.param_specs()
+    params = {}
+    missing = []
+    for name, shape, _ in specs:
+        if name not in raw:
+            missing.append(name)
+            continue
+        arr = raw[name]
+        if list(arr.shape) != list(shape):
+            raise RefError(f"{path}: parameter '{name}' has shape {list(arr.shape)}, expected {shape}")
+        if arr.dtype.kind != "f":
+            raise RefError(f"{path}: parameter '{name}' has dtype {arr.dtype}, expected a float type")
+        t = torch.from_numpy(arr.astype(np.float64))
+        if not torch.isfinite(t).all():
+            raise RefError(f"{path}: parameter '{name}' holds non-finite values")
+        params[name] = t
+    if missing:
+        more = f" (and {len(missing) - 5} more)" if len(missing) > 5 else ""
+        raise RefError(f"{path}: missing parameter{'s' if len(missing) > 1 else ''} "
+                       f"{', '.join(missing[:5])}{more}")
+    expected = {n for n, _, _ in specs}
+    emb, head = model.head_names()
+    extra = []
+    for name in raw:
+        if name in expected or name.endswith(_IGNORED_SUFFIXES):
+            continue
+        if name == head and model.tied:
+            if raw[name].shape == raw[emb].shape and np.array_equal(raw[name], raw[emb]):
+                continue  # a tied head saved twice
+            raise RefError(f"{path}: '{head}' differs from '{emb}' but tie_word_embeddings is true")
+        extra.append(name)
+    if extra:
+        more = f" (and {len(extra) - 5} more)" if len(extra) > 5 else ""
+        raise RefError(f"{path}: unexpected tensor{'s' if len(extra) > 1 else ''} "
+                       f"{', '.join(sorted(extra)[:5])}{more} for this config")
+    return params
+
+
+def load_ids(path):
+    t = read_safetensors(path)
+    for k in ("input_ids", "labels"):
+        if k not in t:
+            raise RefError(f"{path}: tensor '{k}' is missing")
+        if t[k].dtype.kind not in "iu":
+            raise RefError(f"{path}: tensor '{k}' has dtype {t[k].dtype}, expected an integer type")
+        if t[k].ndim != 2:
+            raise RefError(f"{path}: tensor '{k}' has shape {list(t[k].shape)}, expected [batch, seq]")
+    if t["input_ids"].shape != t["labels"].shape:
+        raise RefError(f"{path}: input_ids {list(t['input_ids'].shape)} and labels "
+                       f"{list(t['labels'].shape)} differ in shape")
+    return t
+
+
+def reference_loss(model, params, ids, labels):
+    ids = torch.from_numpy(ids.astype(np.int64))
+    labels = torch.from_numpy(labels.astype(np.int64))
+    v = model.vocab
+    if ids.numel() and (ids.min() < 0 or ids.max() >= v):
+        raise RefError(f"input_ids outside [0, {v}): min {int(ids.min())} max {int(ids.max())}")
+    valid = labels != -100
+    if not valid.any():
+        raise RefError("every label is -100: the mean loss is undefined")
+    lv = labels[valid]
+    if lv.min() < 0 or lv.max() >= v:
+        raise RefError(f"labels outside [0, {v}) (other than -100): min {int(lv.min())} max {int(lv.max())}")
+    model.check_seq(ids.shape[1])
+    with torch.no_grad():
+        logits = model.logits(params, ids)  # [b, s, v] float64
+        logp = torch.log_softmax(logits, dim=-1)
+        nll = -logp[valid].gather(-1, lv.unsqueeze(-1)).squeeze(-1)
+        return float(nll.mean())
+
+
+def init_params(model, seed):
+    g = torch.Generator()
+    g.manual_seed(seed)
+    out = {}
+    for name, shape, kind in model.param_specs():
+        if kind == "normal":
+            t = torch.empty(shape, dtype=torch.float32).normal_(0.0, model.init_std, generator=g)
+        elif kind == "ones":
+            t = torch.ones(shape, dtype=torch.float32)
+        else:
+            t = torch.zeros(shape, dtype=torch.float32)
+        out[name] = t.numpy()
+    return out
+
+
+# ----------------------------------------------------------------------------
+# main
+# ----------------------------------------------------------------------------
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(
+        description="Independent float64 PyTorch reference for seqpar's forward loss "
+                    "(GPT-2, GPT-NeoX, Llama, Hugging Face semantics).")
+    ap.add_argument("--config", required=True, help="Hugging Face config.json")
+    ap.add_argument("--params", help="parameters (safetensors, Hugging Face names)")
+    ap.add_argument("--outputs", help="seqpar --dump-outputs file: input_ids, labels, loss")
+    ap.add_argument("--rtol", type=float, default=1e-5, help="relative tolerance (default 1e-5)")
+    ap.add_argument("--ids-from", help="take input_ids/labels from this file and print the reference loss")
+    ap.add_argument("--dump-loss", action="store_true", help="print only the reference loss")
+    ap.add_argument("--init", metavar="OUT", help="write random parameters to OUT.safetensors")
+    ap.add_argument("--seed", type=int, default=0, help="seed of --init (default 0)")
+    a = ap.parse_args(argv)
+
+    try:
+        model = load_config(a.config)
+        if a.init:
+            if a.params or a.outputs or a.ids_from:
+                raise RefError("--init does not take --params, --outputs or --ids-from")
+            if a.seed < 0:
+                raise RefError(f"--seed must be non-negative, got {a.seed}")
+            tensors = init_params(model, a.seed)
+            write_safetensors(a.init, tensors, {"format": "pt", "seed": a.seed})
+            n = sum(int(np.prod(t.shape)) for t in tensors.values())
+            print(f"wrote {len(tensors)} tensors ({n} parameters) to {a.init}")
+            return 0
+
+        if not a.params:
+            raise RefError("--params is required (or --init to write parameters)")
+        if a.dump_loss or a.ids_from:
+            src = a.ids_from or a.outputs
+            if not src:
+                raise RefError("--dump-loss needs --ids-from (or --outputs)")
+            t = load_ids(src)
+            params = load_params(model, a.params)
+            print(f"{reference_loss(model, params, t['input_ids'], t['labels']):.12g}")
+            return 0
+
+        if not a.outputs:
+            raise RefError("give --outputs (compare), --ids-from (dump the loss) or --init")
+        if not (a.rtol >= 0):
+            raise RefError(f"--rtol must be >= 0, got {a.rtol}")
+        t = load_ids(a.outputs)
+        if "loss" not in t:
+            raise RefError(f"{a.outputs}: tensor 'loss' is missing")
+        if t["loss"].size != 1 or t["loss"].dtype.kind != "f":
+            raise RefError(f"{a.outputs}: tensor 'loss' must be a float scalar, got {t['loss'].dtype} "
+                           f"of shape {list(t['loss'].shape)}")
+        drops = {k: v for k, v in model.dropout_fields().items() if v != 0.0}
+        if drops:
+            sys.stderr.write(f"warning: {a.config} has dropout "
+                             f"{', '.join(f'{k}={v:g}' for k, v in drops.items())}; the reference runs "
+                             f"without dropout, so a program trained with it will not match\n")
+        params = load_params(model, a.params)
+        ref = reference_loss(model, params, t["input_ids"], t["labels"])
+        got = float(t["loss"].reshape(()))
+        err = abs(got - ref) / abs(ref) if ref != 0 else abs(got - ref)
+        if not math.isfinite(got):
+            err = float("inf")
+        print(f"reference loss {ref:.9g} seqpar loss {got:.9g} relative error {err:.3e}")
+        return 0 if err <= a.rtol else 1
+    except RefError as e:
+        sys.stderr.write(f"error: {e}\n")
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
