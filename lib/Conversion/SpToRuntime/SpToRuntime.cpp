@@ -70,8 +70,9 @@ private:
   Value null() { return b.create<LLVM::ZeroOp>(loc, ptrTy); }
   Value ptr(Value tensor);
   Value optionalPtr(Value tensor) { return tensor ? ptr(tensor) : null(); }
-  /// rank, d0, d1, d2, d3 of a tensor's local shape (rank <= 4).
-  SmallVector<Value> dims(Value tensor);
+  /// The leading arguments of a collective: in, out, [element bytes,] and
+  /// in's local shape as rank, d0, d1, d2, d3 (rank <= 4).
+  SmallVector<Value> collectiveArgs(Value in, Value out, bool withElemBytes);
   LogicalResult lower(Operation *op);
 
   ModuleOp module;
@@ -242,17 +243,21 @@ Value Lowering::ptr(Value tensor) {
   llvm_unreachable("unknown buffer kind");
 }
 
-SmallVector<Value> Lowering::dims(Value tensor) {
-  auto t = cast<RankedTensorType>(tensor.getType());
-  SmallVector<Value> out{i32(t.getRank())};
-  for (int64_t d = 0; d < 4; ++d)
-    out.push_back(i64(d < t.getRank() ? t.getDimSize(d) : 1));
-  return out;
-}
-
 static int64_t elemBytes(Value v) {
   return llvm::divideCeil(
       cast<RankedTensorType>(v.getType()).getElementTypeBitWidth(), 8);
+}
+
+SmallVector<Value> Lowering::collectiveArgs(Value in, Value out,
+                                            bool withElemBytes) {
+  SmallVector<Value> args{ptr(in), ptr(out)};
+  if (withElemBytes)
+    args.push_back(i64(elemBytes(in)));
+  auto t = cast<RankedTensorType>(in.getType());
+  args.push_back(i32(t.getRank()));
+  for (int64_t d = 0; d < 4; ++d)
+    args.push_back(i64(d < t.getRank() ? t.getDimSize(d) : 1));
+  return args;
 }
 
 LogicalResult Lowering::lower(Operation *op) {
@@ -409,17 +414,14 @@ LogicalResult Lowering::lower(Operation *op) {
             return success();
           })
           .Case<AllGatherOp>([&](AllGatherOp o) {
-            SmallVector<Value> args{ptr(o.getInput()), ptr(o),
-                                    i64(elemBytes(o))};
-            llvm::append_range(args, dims(o.getInput()));
+            SmallVector<Value> args = collectiveArgs(o.getInput(), o, true);
             args.push_back(i32(o.getDim()));
             args.push_back(axisOf(o.getAxis()));
             call("sprt_all_gather", args);
             return success();
           })
           .Case<ReduceScatterOp>([&](ReduceScatterOp o) {
-            SmallVector<Value> args{ptr(o.getInput()), ptr(o)};
-            llvm::append_range(args, dims(o.getInput()));
+            SmallVector<Value> args = collectiveArgs(o.getInput(), o, false);
             args.push_back(i32(o.getDim()));
             args.push_back(axisOf(o.getAxis()));
             call("sprt_reduce_scatter_f32", args);
@@ -432,18 +434,14 @@ LogicalResult Lowering::lower(Operation *op) {
             return success();
           })
           .Case<LocalSliceOp>([&](LocalSliceOp o) {
-            SmallVector<Value> args{ptr(o.getInput()), ptr(o),
-                                    i64(elemBytes(o))};
-            llvm::append_range(args, dims(o.getInput()));
+            SmallVector<Value> args = collectiveArgs(o.getInput(), o, true);
             args.push_back(i32(o.getDim()));
             args.push_back(axisOf(o.getAxis()));
             call("sprt_local_slice", args);
             return success();
           })
           .Case<AllToAllOp>([&](AllToAllOp o) {
-            SmallVector<Value> args{ptr(o.getInput()), ptr(o),
-                                    i64(elemBytes(o))};
-            llvm::append_range(args, dims(o.getInput()));
+            SmallVector<Value> args = collectiveArgs(o.getInput(), o, true);
             args.push_back(i32(o.getSplitDim()));
             args.push_back(i32(o.getConcatDim()));
             args.push_back(axisOf(o.getAxis()));

@@ -250,24 +250,29 @@ struct CollectiveChecker {
 };
 } // namespace
 
-LogicalResult AllGatherOp::verifyWithAxisSize(int64_t n) {
-  CollectiveChecker c{*this, getAxis(), n};
-  auto in = c.type(getInput()), out = c.type(getResult());
-  int64_t d = getDim();
+/// A collective that changes one dimension by the axis size: gathered
+/// (multiplied) or scattered / sliced (divided), with its layout transition.
+static LogicalResult verifyOneDim(Operation *op, Value input, Value result,
+                                  StringRef axis, int64_t n, int64_t d,
+                                  bool gathers, Sharding from, Sharding to) {
+  CollectiveChecker c{op, axis, n};
+  auto in = c.type(input), out = c.type(result);
   if (failed(c.dimInRange("dim", d, in.getRank())) ||
-      failed(c.scaled(in, out, {{d, true}})))
+      failed(c.scaled(in, out, {{d, gathers}})))
     return failure();
-  return c.transition(in, out, Sharding::split(d), Sharding::replicated());
+  return c.transition(in, out, from, to);
+}
+
+LogicalResult AllGatherOp::verifyWithAxisSize(int64_t n) {
+  return verifyOneDim(*this, getInput(), getResult(), getAxis(), n, getDim(),
+                      /*gathers=*/true, Sharding::split(getDim()),
+                      Sharding::replicated());
 }
 
 LogicalResult ReduceScatterOp::verifyWithAxisSize(int64_t n) {
-  CollectiveChecker c{*this, getAxis(), n};
-  auto in = c.type(getInput()), out = c.type(getResult());
-  int64_t d = getDim();
-  if (failed(c.dimInRange("dim", d, in.getRank())) ||
-      failed(c.scaled(in, out, {{d, false}})))
-    return failure();
-  return c.transition(in, out, Sharding::partial(), Sharding::split(d));
+  return verifyOneDim(*this, getInput(), getResult(), getAxis(), n, getDim(),
+                      /*gathers=*/false, Sharding::partial(),
+                      Sharding::split(getDim()));
 }
 
 LogicalResult AllReduceOp::verifyWithAxisSize(int64_t n) {
@@ -294,13 +299,9 @@ LogicalResult AllToAllOp::verifyWithAxisSize(int64_t n) {
 }
 
 LogicalResult LocalSliceOp::verifyWithAxisSize(int64_t n) {
-  CollectiveChecker c{*this, getAxis(), n};
-  auto in = c.type(getInput()), out = c.type(getResult());
-  int64_t d = getDim();
-  if (failed(c.dimInRange("dim", d, in.getRank())) ||
-      failed(c.scaled(in, out, {{d, false}})))
-    return failure();
-  return c.transition(in, out, Sharding::replicated(), Sharding::split(d));
+  return verifyOneDim(*this, getInput(), getResult(), getAxis(), n, getDim(),
+                      /*gathers=*/false, Sharding::replicated(),
+                      Sharding::split(getDim()));
 }
 
 static LogicalResult verifyPeerOffset(Operation *op, int64_t offset,
