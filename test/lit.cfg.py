@@ -19,7 +19,10 @@ config.environment["FILECHECK_OPTS"] = "-enable-var-scope"
 config.environment["SEQPAR_BIN"] = config.seqpar_tools_dir
 config.environment["OPENBLAS_NUM_THREADS"] = "1"
 # Debian's python3 has torch and numpy (the PyTorch reference runs on it).
-config.substitutions.append(("%torch_python", "/usr/bin/python3"))
+import subprocess
+if subprocess.run(["/usr/bin/python3", "-c", "import torch, numpy"],
+                  capture_output=True).returncode == 0:
+    config.available_features.add("torch")
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()

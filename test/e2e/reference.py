@@ -654,9 +654,13 @@ def load_params(model, path):
             raise RefError(f"{path}: parameter '{name}' holds non-finite values")
         params[name] = t
     if missing:
+        emb, head = model.head_names()
+        hint = ""
+        if head in missing and not model.tied:
+            hint = f" (the config has tie_word_embeddings false, so '{head}' is a separate tensor)"
         more = f" (and {len(missing) - 5} more)" if len(missing) > 5 else ""
         raise RefError(f"{path}: missing parameter{'s' if len(missing) > 1 else ''} "
-                       f"{', '.join(missing[:5])}{more}")
+                       f"{', '.join(missing[:5])}{more}{hint}")
     expected = {n for n, _, _ in specs}
     emb, head = model.head_names()
     extra = []
@@ -710,17 +714,29 @@ def reference_loss(model, params, ids, labels):
         return float(nll.mean())
 
 
-def init_params(model, seed):
+def init_params(model, seed, weight_std=None):
+    """The model's own initialisation, or with weight_std a scrambled one
+    (weights normal(0, weight_std), norm weights 1 + normal(0, 0.2), biases
+    normal(0, 0.1)) under which the loss depends strongly on every detail of
+    the model, so that a small tolerance can tell implementations apart."""
     g = torch.Generator()
     g.manual_seed(seed)
     out = {}
     for name, shape, kind in model.param_specs():
-        if kind == "normal":
-            t = torch.empty(shape, dtype=torch.float32).normal_(0.0, model.init_std, generator=g)
+        t = torch.empty(shape, dtype=torch.float32)
+        if weight_std is not None:
+            if kind == "normal":
+                t.normal_(0.0, weight_std, generator=g)
+            elif kind == "ones":
+                t.normal_(1.0, 0.2, generator=g)
+            else:
+                t.normal_(0.0, 0.1, generator=g)
+        elif kind == "normal":
+            t.normal_(0.0, model.init_std, generator=g)
         elif kind == "ones":
-            t = torch.ones(shape, dtype=torch.float32)
+            t.fill_(1.0)
         else:
-            t = torch.zeros(shape, dtype=torch.float32)
+            t.fill_(0.0)
         out[name] = t.numpy()
     return out
 
@@ -741,6 +757,9 @@ def main(argv=None):
     ap.add_argument("--dump-loss", action="store_true", help="print only the reference loss")
     ap.add_argument("--init", metavar="OUT", help="write random parameters to OUT.safetensors")
     ap.add_argument("--seed", type=int, default=0, help="seed of --init (default 0)")
+    ap.add_argument("--scramble", type=float, metavar="STD",
+                    help="with --init: weights normal(0, STD), norm weights and "
+                         "biases perturbed (a loss sensitive to every detail)")
     a = ap.parse_args(argv)
 
     try:
@@ -750,7 +769,7 @@ def main(argv=None):
                 raise RefError("--init does not take --params, --outputs or --ids-from")
             if a.seed < 0:
                 raise RefError(f"--seed must be non-negative, got {a.seed}")
-            tensors = init_params(model, a.seed)
+            tensors = init_params(model, a.seed, a.scramble)
             write_safetensors(a.init, tensors, {"format": "pt", "seed": a.seed})
             n = sum(int(np.prod(t.shape)) for t in tensors.values())
             print(f"wrote {len(tensors)} tensors ({n} parameters) to {a.init}")
