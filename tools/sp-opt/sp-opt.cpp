@@ -8,6 +8,7 @@
 #include "seqpar/Dialect/Dist/IR/Dist.h"
 #include "seqpar/Dialect/Dist/Transforms/Passes.h"
 #include "seqpar/Dialect/Tfm/IR/Tfm.h"
+#include "seqpar/Dialect/Tfm/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -19,6 +20,7 @@ int main(int argc, char **argv) {
   registry.insert<mlir::func::FuncDialect, mlir::LLVM::LLVMDialect,
                   seqpar::tfm::TfmDialect, seqpar::dist::DistDialect>();
   seqpar::dist::registerDistPasses();
+  seqpar::tfm::registerTfmPasses();
   seqpar::registerSeqparConversionPasses();
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();

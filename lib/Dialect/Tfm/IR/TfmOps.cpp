@@ -1,5 +1,6 @@
 //===- TfmOps.cpp - tfm operation verifiers -------------------------------===//
 
+#include "ShapeFormat.h"
 #include "seqpar/Dialect/Tfm/IR/Tfm.h"
 
 #include "mlir/IR/Builders.h"
@@ -11,15 +12,6 @@ using namespace seqpar::tfm;
 
 static RankedTensorType tensorOf(Value v) {
   return cast<RankedTensorType>(v.getType());
-}
-
-static std::string shapeStr(ArrayRef<int64_t> shape) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  os << '[';
-  llvm::interleave(shape, os, ", ");
-  os << ']';
-  return s;
 }
 
 /// Shapes and element types must agree; encodings (layouts) are compared by

@@ -613,4 +613,6 @@ def Tfm_CrossEntropyOp : Tfm_Op<"cross_entropy", [Pure]> {
   let hasVerifier = 1;
 }
 
+include "seqpar/Dialect/Tfm/IR/TfmGradOps.td"
+
 #endif // SEQPAR_DIALECT_TFM_IR_TFMOPS_TD

@@ -1,0 +1,193 @@
+//===- TfmGradOps.cpp - verifiers of the backward ops ---------------------===//
+
+#include "ShapeFormat.h"
+#include "seqpar/Dialect/Tfm/IR/Tfm.h"
+
+using namespace mlir;
+using namespace seqpar::tfm;
+
+static RankedTensorType typeOf(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
+/// `got` must have shape `want` and element type `et`.
+static LogicalResult expectShape(Operation *op, StringRef what, Value got,
+                                 ArrayRef<int64_t> want, Type et) {
+  RankedTensorType t = typeOf(got);
+  if (t.getShape() != want || t.getElementType() != et)
+    return op->emitOpError() << what << " must have shape " << shapeStr(want)
+                             << " and element type " << et << ", got " << t;
+  return success();
+}
+
+static SmallVector<int64_t> withLast(ArrayRef<int64_t> shape, int64_t last) {
+  SmallVector<int64_t> s(shape);
+  s.back() = last;
+  return s;
+}
+
+LogicalResult LinearGradInputOp::verify() {
+  RankedTensorType dy = getDy().getType(), w = getWeight().getType();
+  if (w.getRank() != 2 || dy.getRank() < 1)
+    return emitOpError() << "the weight must have rank 2 and dy rank >= 1";
+  bool outIn = getWeightLayout() == WeightLayout::out_in;
+  int64_t in = w.getDimSize(outIn ? 1 : 0), out = w.getDimSize(outIn ? 0 : 1);
+  if (dy.getShape().back() != out)
+    return emitOpError() << "dy's last dimension must be the weight's " << out
+                         << " output features, got " << shapeStr(dy.getShape());
+  return expectShape(*this, "dx", getDx(), withLast(dy.getShape(), in),
+                     dy.getElementType());
+}
+
+LogicalResult LinearGradWeightOp::verify() {
+  RankedTensorType x = getInput().getType(), dy = getDy().getType();
+  if (x.getRank() < 1 || x.getShape().drop_back() != dy.getShape().drop_back())
+    return emitOpError() << "input " << shapeStr(x.getShape()) << " and dy "
+                         << shapeStr(dy.getShape())
+                         << " must have the same leading dimensions";
+  int64_t in = x.getShape().back(), out = dy.getShape().back();
+  SmallVector<int64_t> want = getWeightLayout() == WeightLayout::out_in
+                                  ? SmallVector<int64_t>{out, in}
+                                  : SmallVector<int64_t>{in, out};
+  return expectShape(*this, "dweight", getDweight(), want, x.getElementType());
+}
+
+LogicalResult BiasGradOp::verify() {
+  RankedTensorType dy = getDy().getType();
+  if (dy.getRank() < 1)
+    return emitOpError() << "dy must have rank >= 1";
+  return expectShape(*this, "dbias", getDbias(), {dy.getShape().back()},
+                     dy.getElementType());
+}
+
+/// Norm backward: dy like x, dx like x, weight-shaped gradients.
+static LogicalResult verifyNormGrad(Operation *op, APFloat eps, Value dy,
+                                    Value x, Value weight, Value dx,
+                                    ValueRange weightGrads) {
+  if (!(eps.convertToDouble() > 0.0))
+    return op->emitOpError() << "eps must be > 0";
+  RankedTensorType tx = typeOf(x);
+  if (typeOf(dy).getShape() != tx.getShape() || tx.getRank() < 1)
+    return op->emitOpError() << "dy and the input must have the same shape";
+  if (failed(expectShape(op, "dx", dx, tx.getShape(), tx.getElementType())))
+    return failure();
+  SmallVector<int64_t> h{tx.getShape().back()};
+  if (failed(expectShape(op, "the weight", weight, h, tx.getElementType())))
+    return failure();
+  for (Value g : weightGrads)
+    if (failed(expectShape(op, "a weight gradient", g, h, tx.getElementType())))
+      return failure();
+  return success();
+}
+
+LogicalResult LayerNormGradOp::verify() {
+  return verifyNormGrad(*this, getEps(), getDy(), getInput(), getWeight(),
+                        getDx(), {getDweight(), getDbias()});
+}
+
+LogicalResult RmsNormGradOp::verify() {
+  return verifyNormGrad(*this, getEps(), getDy(), getInput(), getWeight(),
+                        getDx(), {getDweight()});
+}
+
+LogicalResult EmbeddingGradOp::verify() {
+  RankedTensorType ids = getIds().getType(), dy = getDy().getType(),
+                   dt = getDtable().getType();
+  if (dy.getRank() != ids.getRank() + 1 ||
+      dy.getShape().drop_back() != ids.getShape())
+    return emitOpError() << "dy must have the ids' shape followed by the "
+                            "hidden size, got "
+                         << shapeStr(dy.getShape());
+  if (dt.getRank() != 2 || dt.getDimSize(1) != dy.getShape().back() ||
+      dt.getElementType() != dy.getElementType())
+    return emitOpError() << "the table gradient must be [vocab, "
+                         << dy.getShape().back() << "], got " << dt;
+  return success();
+}
+
+LogicalResult QkvConcatOp::verify() {
+  int64_t h = getNumHeads(), kv = getNumKvHeads(), d = getHeadDim();
+  if (h < 1 || kv < 1 || d < 1 || h % kv != 0)
+    return emitOpError() << "heads must be a positive multiple of kv_heads "
+                            "and head_dim positive";
+  RankedTensorType q = getDq().getType();
+  Type et = q.getElementType();
+  if (failed(expectShape(*this, "dq", getDq(), withLast(q.getShape(), h * d),
+                         et)) ||
+      failed(expectShape(*this, "dk", getDk(), withLast(q.getShape(), kv * d),
+                         et)) ||
+      failed(expectShape(*this, "dv", getDv(), withLast(q.getShape(), kv * d),
+                         et)))
+    return failure();
+  return expectShape(*this, "the result", getResult(),
+                     withLast(q.getShape(), (h + 2 * kv) * d), et);
+}
+
+LogicalResult RepeatHeadsGradOp::verify() {
+  int64_t h = getNumHeads(), d = getHeadDim(), f = getFactor();
+  if (h < 1 || d < 1 || f < 1)
+    return emitOpError() << "heads, head_dim and factor must be >= 1";
+  RankedTensorType dy = getDy().getType();
+  if (dy.getRank() < 1 || dy.getShape().back() != h * f * d)
+    return emitOpError() << "dy's last dimension must be heads * factor * "
+                            "head_dim = "
+                         << h * f * d;
+  return expectShape(*this, "dx", getDx(), withLast(dy.getShape(), h * d),
+                     dy.getElementType());
+}
+
+LogicalResult AttentionGradOp::verify() {
+  if (getDout().getType() != getQ().getType())
+    return emitOpError() << "dout must have q's type";
+  if (getDq().getType() != getQ().getType() ||
+      getDk().getType() != getK().getType() ||
+      getDv().getType() != getV().getType())
+    return emitOpError() << "dq, dk and dv must have the types of q, k and v";
+  return success();
+}
+
+LogicalResult CrossEntropyGradOp::verify() {
+  RankedTensorType logits = getLogits().getType();
+  if (logits.getRank() < 1 ||
+      getLabels().getType().getShape() != logits.getShape().drop_back())
+    return emitOpError() << "labels must have the logits' shape without the "
+                            "vocabulary";
+  if (getDlogits().getType() != logits)
+    return emitOpError() << "the result must have the logits' type";
+  return success();
+}
+
+LogicalResult CrossEntropyFromStatsGradOp::verify() {
+  ArrayRef<int64_t> shape = getLabels().getType().getShape();
+  for (Value v : {getSumexp(), getDsumexp(), getDlabelLogit()})
+    if (typeOf(v).getShape() != shape)
+      return emitOpError() << "sumexp and the gradients must have the labels' "
+                              "shape "
+                           << shapeStr(shape);
+  return success();
+}
+
+LogicalResult LogitsSumExpGradOp::verify() {
+  RankedTensorType logits = getLogits().getType();
+  if (logits.getRank() < 1)
+    return emitOpError() << "logits must have rank >= 1";
+  ArrayRef<int64_t> tokens = logits.getShape().drop_back();
+  if (getMax().getType().getShape() != tokens ||
+      getDsumexp().getType().getShape() != tokens)
+    return emitOpError() << "max and dsumexp must have shape "
+                         << shapeStr(tokens);
+  if (getDlogits().getType() != logits)
+    return emitOpError() << "the result must have the logits' type";
+  return success();
+}
+
+LogicalResult LabelLogitGradOp::verify() {
+  ArrayRef<int64_t> tokens = getLabels().getType().getShape();
+  RankedTensorType d = getDlogits().getType();
+  if (getDz().getType().getShape() != tokens ||
+      d.getRank() != int64_t(tokens.size()) + 1 ||
+      d.getShape().drop_back() != tokens)
+    return emitOpError() << "dz must have the labels' shape and the result "
+                            "that shape followed by the vocabulary";
+  return success();
+}
