@@ -1,0 +1,74 @@
+//===- Optimizer.cpp - CPU optimizer updates ------------------------------===//
+//
+// The optimizer kernels of sprt/grad_kernels.h: AdamW and SGD as torch.optim
+// defines them (single-tensor, non-fused path), the squared norm used for
+// gradient clipping and the in-place scale that applies the clip.
+//
+// Every element is updated in double from its f32 parameter, gradient and
+// state, and rounded once when stored; the hyper-parameters are never rounded
+// to float. torch computes the same formulas in f32, so results agree with
+// it to a few f32 ulps per step (and with a double reference to one
+// rounding of each stored value per step).
+//
+//===----------------------------------------------------------------------===//
+
+#include "sprt/grad_kernels.h"
+
+#include <cmath>
+
+extern "C" {
+
+void sprt_adamw_f32(float *param, const float *grad, float *m, float *v,
+                    int64_t n, double lr, double beta1, double beta2,
+                    double eps, double weight_decay, int64_t step) {
+  // torch.optim.adamw._single_tensor_adamw:
+  //   param.mul_(1 - lr * weight_decay)
+  //   exp_avg.lerp_(grad, 1 - beta1)
+  //   exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+  //   step_size = lr / (1 - beta1^step)
+  //   denom = exp_avg_sq.sqrt() / sqrt(1 - beta2^step) + eps
+  //   param.addcdiv_(exp_avg, denom, value=-step_size)
+  // The update reads the moments as stored (rounded to f32), as torch does.
+  const double t = double(step);
+  const double decay = 1.0 - lr * weight_decay;
+  const double stepSize = lr / (1.0 - std::pow(beta1, t));
+  const double bc2Sqrt = std::sqrt(1.0 - std::pow(beta2, t));
+  for (int64_t i = 0; i < n; ++i) {
+    const double g = grad[i];
+    const float mi = float(beta1 * double(m[i]) + (1.0 - beta1) * g);
+    const float vi = float(beta2 * double(v[i]) + (1.0 - beta2) * g * g);
+    m[i] = mi;
+    v[i] = vi;
+    const double denom = std::sqrt(double(vi)) / bc2Sqrt + eps;
+    param[i] = float(double(param[i]) * decay - stepSize * double(mi) / denom);
+  }
+}
+
+void sprt_sgd_f32(float *param, const float *grad, int64_t n, double lr,
+                  double weight_decay) {
+  for (int64_t i = 0; i < n; ++i) {
+    const double p = param[i];
+    param[i] = float(p - lr * (double(grad[i]) + weight_decay * p));
+  }
+}
+
+double sprt_sum_squares_f32(const float *x, int64_t n) {
+  // Squares of floats are exact in double (48 significant bits); only the
+  // additions round. Four independent partial sums break the dependency
+  // chain of one accumulator (and shorten each summation).
+  double s[4] = {0.0, 0.0, 0.0, 0.0};
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4)
+    for (int j = 0; j < 4; ++j)
+      s[j] += double(x[i + j]) * double(x[i + j]);
+  for (; i < n; ++i)
+    s[0] += double(x[i]) * double(x[i]);
+  return (s[0] + s[1]) + (s[2] + s[3]);
+}
+
+void sprt_scale_f32(float *x, int64_t n, double s) {
+  for (int64_t i = 0; i < n; ++i)
+    x[i] = float(double(x[i]) * s);
+}
+
+} // extern "C"

@@ -1,0 +1,118 @@
+/*===- sprt/grad_kernels.h - backward and optimizer kernels (C ABI) -------===*
+ *
+ * The backward of every forward kernel in sprt/kernels.h, and the optimizer
+ * updates. Same conventions: row-major f32, activations [S, B, F], T = S * B
+ * tokens, local shapes with offsets where the global position matters.
+ * Unless said otherwise, a kernel OVERWRITES its outputs (it does not
+ * accumulate into them). Dropout's backward is sprt_dropout_f32 applied to
+ * the incoming gradient with the same (seed, stream, offsets): the mask is
+ * regenerated from the counter-based generator, not stored.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef SPRT_GRAD_KERNELS_H
+#define SPRT_GRAD_KERNELS_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Backward of sprt_linear_f32 (y = x W^T for W [N, K], or y = x W for
+ * W [K, N] when weight_in_out). dx [M, K] = dy [M, N] times W (or W^T);
+ * dw has W's shape: dy^T x (or x^T dy). Through cblas_sgemm. */
+void sprt_linear_grad_input_f32(const float *dy, const float *w, float *dx,
+                                int64_t M, int64_t K, int64_t N,
+                                int32_t weight_in_out);
+void sprt_linear_grad_weight_f32(const float *x, const float *dy, float *dw,
+                                 int64_t M, int64_t K, int64_t N,
+                                 int32_t weight_in_out);
+/* db[i] = sum over t of dy[t, i]. */
+void sprt_bias_grad_f32(const float *dy, float *db, int64_t T, int64_t H);
+
+/* Backward of sprt_layer_norm_f32 (recomputes mean and variance from x).
+ * dw and db may be NULL (not wanted); bias presence does not matter. */
+void sprt_layer_norm_grad_f32(const float *dy, const float *x,
+                              const float *weight, float *dx, float *dw,
+                              float *db, int64_t T, int64_t H, double eps);
+/* Backward of sprt_rms_norm_f32; dw may be NULL. */
+void sprt_rms_norm_grad_f32(const float *dy, const float *x,
+                            const float *weight, float *dx, float *dw,
+                            int64_t T, int64_t H, double eps);
+
+/* dx = dy * gelu'(x) (exact or tanh form, as the forward). */
+void sprt_gelu_grad_f32(const float *dy, const float *x, float *dx, int64_t n,
+                        int32_t tanh_approx);
+/* dx = dy * silu'(x). */
+void sprt_silu_grad_f32(const float *dy, const float *x, float *dx,
+                        int64_t n);
+
+/* Backward of sprt_embedding_f32: dtable [V, H] (this rank's rows, starting
+ * at vocab_offset) = sum of dy[t, :] over tokens t with ids[t] in range. */
+void sprt_embedding_grad_f32(const int64_t *ids, const float *dy,
+                             float *dtable, int64_t T, int64_t V, int64_t H,
+                             int64_t vocab_offset);
+
+/* Backward of sprt_qkv_split_f32: packs dq, dk, dv back into dqkv. */
+void sprt_qkv_concat_f32(const float *dq, const float *dk, const float *dv,
+                         float *dqkv, int64_t T, int64_t heads,
+                         int64_t kv_heads, int64_t head_dim,
+                         int32_t packing_heads);
+/* Backward of sprt_repeat_heads_f32: dx[t, h, :] = sum over r of
+ * dy[t, h * factor + r, :]. */
+void sprt_repeat_heads_grad_f32(const float *dy, float *dx, int64_t T,
+                                int64_t heads, int64_t head_dim,
+                                int64_t factor);
+
+/* Backward of sprt_attention_f32 with the same arguments, recomputing the
+ * attention probabilities (and the dropout mask) from q and k: dq, dk, dv
+ * have the shapes of q, k, v (kv gradients summed over the query heads that
+ * share a kv head). Rotary is applied in the forward sense to q, k before
+ * the scores and its transpose to the gradients after. */
+void sprt_attention_grad_f32(const float *dout, const float *q, const float *k,
+                             const float *v, const int64_t *positions,
+                             float *dq, float *dk, float *dv, int64_t S,
+                             int64_t B, int64_t heads, int64_t kv_heads,
+                             int64_t head_dim, int32_t causal,
+                             int64_t rotary_dim, double theta,
+                             double dropout_rate, uint64_t seed,
+                             uint64_t stream, int64_t global_batch,
+                             int64_t batch_offset, int64_t global_heads,
+                             int64_t head_offset);
+
+/* Backward of sprt_cross_entropy_f32: dlogits[t, :] = (softmax(logits[t]) -
+ * onehot(labels[t])) * dloss / count for non-ignored t (0 for ignored ones),
+ * count = number of non-ignored tokens. dloss is a pointer to one float. */
+void sprt_cross_entropy_grad_f32(const float *logits, const int64_t *labels,
+                                 const float *dloss, float *dlogits, int64_t T,
+                                 int64_t V, int64_t ignore_index);
+/* The same on this rank's vocabulary columns [vocab_offset, +V), given the
+ * global per-token max and sumexp (as the forward pieces computed them). */
+void sprt_vocab_parallel_cross_entropy_grad_f32(
+    const float *logits, const float *max, const float *sumexp,
+    const int64_t *labels, const float *dloss, float *dlogits, int64_t T,
+    int64_t V, int64_t vocab_offset, int64_t ignore_index);
+
+/*===---------------------------- optimizer ------------------------------===*/
+
+/* torch.optim.AdamW, one step (step >= 1): m = b1 m + (1 - b1) g,
+ * v = b2 v + (1 - b2) g^2, p -= lr * (m / (1 - b1^step)) /
+ * (sqrt(v / (1 - b2^step)) + eps) + lr * weight_decay * p (decoupled decay,
+ * applied to p before the update as torch does). */
+void sprt_adamw_f32(float *param, const float *grad, float *m, float *v,
+                    int64_t n, double lr, double beta1, double beta2,
+                    double eps, double weight_decay, int64_t step);
+/* torch.optim.SGD without momentum: p -= lr * (g + weight_decay * p). */
+void sprt_sgd_f32(float *param, const float *grad, int64_t n, double lr,
+                  double weight_decay);
+/* sum of x[i]^2, accumulated in double. */
+double sprt_sum_squares_f32(const float *x, int64_t n);
+/* x *= s. */
+void sprt_scale_f32(float *x, int64_t n, double s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SPRT_GRAD_KERNELS_H */

@@ -1,0 +1,174 @@
+//===- OptimizerTest.cpp - libsprt optimizer kernels vs double references -===//
+//
+// AdamW and SGD against independent double-precision transcriptions of
+// torch.optim's single-tensor update rules, run for several steps with all
+// state kept in double; the squared norm and the scale against long double
+// and double arithmetic.
+//
+// Tolerances. The kernels compute each element in double and store f32
+// parameters and moments once per step, so after n steps the parameter is
+// off the all-double reference by at most ~n rounding errors of |p| plus
+// the effect of the rounded moments on the update (relative ~u, the update
+// being ~lr): |err| <= 1e-6 (|p| + lr) per check (3 steps: 3 u = 1.8e-7,
+// 5x margin). The moments get 1e-6 of the magnitude of their terms (m's
+// terms can cancel: the scale is the same recursion on |m|, |g|). Getting the
+// bias corrections, the order of the decoupled decay or eps's placement wrong
+// moves the parameters by >= 1e-4 with the hyper-parameters used here.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sprt/grad_kernels.h"
+
+#include "KernelTestUtil.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+using namespace sprt_test;
+
+namespace {
+
+using Vec = std::vector<double>;
+
+struct AdamWHyper {
+  double lr, beta1, beta2, eps, wd;
+};
+
+// torch/optim/adamw.py, _single_tensor_adamw (no amsgrad, no maximize):
+//   param.mul_(1 - lr * weight_decay)
+//   exp_avg.lerp_(grad, 1 - beta1)
+//   exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+//   bias_correction1 = 1 - beta1 ** step
+//   bias_correction2 = 1 - beta2 ** step
+//   step_size = lr / bias_correction1
+//   denom = (exp_avg_sq.sqrt() / sqrt(bias_correction2)).add_(eps)
+//   param.addcdiv_(exp_avg, denom, value=-step_size)
+void adamwRef(Vec &p, const std::vector<float> &g, Vec &m, Vec &v,
+              const AdamWHyper &hp, int step) {
+  for (size_t i = 0; i < p.size(); ++i) {
+    p[i] *= 1.0 - hp.lr * hp.wd;
+    m[i] += (double(g[i]) - m[i]) * (1.0 - hp.beta1); // lerp
+    v[i] = v[i] * hp.beta2 + (1.0 - hp.beta2) * double(g[i]) * g[i];
+    const double bc1 = 1.0 - std::pow(hp.beta1, step);
+    const double bc2 = 1.0 - std::pow(hp.beta2, step);
+    const double denom = std::sqrt(v[i]) / std::sqrt(bc2) + hp.eps;
+    p[i] -= hp.lr / bc1 * m[i] / denom;
+  }
+}
+
+void checkAdamW(const AdamWHyper &hp, const std::string &what) {
+  const size_t n = 1000;
+  auto p = randomNormals(n, 60);
+  std::vector<float> m(n, 0.0f), v(n, 0.0f);
+  Vec pRef(p.begin(), p.end()), mRef(n, 0.0), vRef(n, 0.0);
+  // m = b1 m + (1 - b1) g cancels when g and m have opposite signs; the
+  // scale of its error is the same recursion on magnitudes.
+  Vec mMag(n, 0.0);
+  for (int step = 1; step <= 3; ++step) {
+    // Gradients of varying scale, a few exact zeros (denominator = eps
+    // on the first step).
+    auto g = randomNormals(n, 61 + step, step == 2 ? 10.0f : 1.0f);
+    for (size_t i = 0; i < n; i += 97)
+      g[i] = 0.0f;
+    sprt_adamw_f32(p.data(), g.data(), m.data(), v.data(), int64_t(n), hp.lr,
+                   hp.beta1, hp.beta2, hp.eps, hp.wd, step);
+    adamwRef(pRef, g, mRef, vRef, hp, step);
+    Vec scale(n);
+    for (size_t i = 0; i < n; ++i) {
+      scale[i] = std::fabs(pRef[i]) + hp.lr;
+      mMag[i] = hp.beta1 * mMag[i] + (1.0 - hp.beta1) * std::fabs(g[i]);
+    }
+    const std::string tag = what + " step " + std::to_string(step);
+    expectClose(tag + " param", p, pRef, 1e-6, 0.0, &scale);
+    expectClose(tag + " exp_avg", m, mRef, 1e-6, 0.0, &mMag);
+    expectClose(tag + " exp_avg_sq", v, vRef, 1e-6, 0.0);
+  }
+}
+
+TEST(AdamW, ThreeStepsMatchTorchFormula) {
+  checkAdamW({1e-2, 0.9, 0.999, 1e-8, 0.1}, "adamw lr 1e-2 wd 0.1");
+}
+
+TEST(AdamW, LargeDecayAndEps) {
+  // A large lr * wd makes the order of decay and update visible
+  // (p (1 - lr wd) - lr u vs (p - lr u)(1 - lr wd) differ by lr^2 wd u =
+  // 5e-3 u), a large eps its placement outside the square root.
+  checkAdamW({0.1, 0.8, 0.95, 1e-2, 0.5}, "adamw lr 0.1 wd 0.5 eps 1e-2");
+}
+
+TEST(AdamW, FirstStepIsSignDescentPlusDecay) {
+  // Step 1 from zero moments: m_hat = g, v_hat = g^2, so
+  // p1 = p0 (1 - lr wd) - lr g / (|g| + eps).
+  const double lr = 1e-3, wd = 0.01, eps = 1e-8;
+  std::vector<float> p = {1.0f, -2.0f, 0.5f, 3.0f},
+                     g = {0.3f, -1e-3f, 0.0f, 7.0f};
+  std::vector<float> m(4, 0.0f), v(4, 0.0f);
+  Vec ref(4);
+  for (size_t i = 0; i < 4; ++i)
+    ref[i] = p[i] * (1 - lr * wd) - lr * g[i] / (std::fabs(g[i]) + eps);
+  sprt_adamw_f32(p.data(), g.data(), m.data(), v.data(), 4, lr, 0.9, 0.999, eps,
+                 wd, 1);
+  expectClose("adamw first step", p, ref, 1e-7, 0.0);
+}
+
+TEST(Sgd, MatchesTorchFormula) {
+  const size_t n = 1000;
+  for (double wd : {0.0, 0.05}) {
+    auto p = randomNormals(n, 70);
+    auto g = randomNormals(n, 71);
+    Vec ref(n), scale(n);
+    for (size_t i = 0; i < n; ++i) {
+      // torch: d_p = grad.add(param, alpha=weight_decay);
+      //        param.add_(d_p, alpha=-lr)
+      ref[i] = p[i] - 0.1 * (double(g[i]) + wd * p[i]);
+      scale[i] = std::fabs(ref[i]);
+    }
+    sprt_sgd_f32(p.data(), g.data(), int64_t(n), 0.1, wd);
+    // One rounding of the stored result: <= u |ref|.
+    expectClose(wd == 0.0 ? "sgd" : "sgd wd 0.05", p, ref, 1e-7, 0.0, &scale);
+  }
+}
+
+TEST(SumSquares, MatchesLongDouble) {
+  auto x = randomNormals(100003, 80, 3.0f);
+  long double ref = 0.0L;
+  for (float v : x)
+    ref += (long double)v * v;
+  double got = sprt_sum_squares_f32(x.data(), int64_t(x.size()));
+  std::printf("[ accuracy ] sum_squares n=100003 rel err %.3g\n",
+              double(std::fabs(got - ref) / ref));
+  // Exact squares, n double additions: <= n eps ~ 1e-11 worst case.
+  EXPECT_LE(std::fabs((long double)got - ref), 1e-11L * ref);
+  EXPECT_EQ(sprt_sum_squares_f32(x.data(), 0), 0.0);
+  const float three[] = {1.0f, -2.0f, 3.0f};
+  EXPECT_EQ(sprt_sum_squares_f32(three, 3), 14.0);
+}
+
+TEST(SumSquares, AccumulatesInDouble) {
+  // 2^24 + 1 ones: an f32 accumulator stops at 2^24.
+  std::vector<float> x((1u << 24) + 1, 1.0f);
+  EXPECT_EQ(sprt_sum_squares_f32(x.data(), int64_t(x.size())),
+            double((1u << 24) + 1));
+  // 1e6 squares of 0.1f: f32 accumulation would be off by ~1e-3 relative.
+  std::vector<float> y(1000000, 0.1f);
+  const double sq = double(0.1f) * double(0.1f);
+  EXPECT_NEAR(sprt_sum_squares_f32(y.data(), int64_t(y.size())), 1e6 * sq,
+              1e-10 * 1e6 * sq);
+}
+
+TEST(Scale, MultipliesInPlace) {
+  auto x = randomNormals(1000, 90);
+  for (double s : {0.5, 0.123456789, 3.0, 0.0}) {
+    auto y = x;
+    sprt_scale_f32(y.data(), int64_t(y.size()), s);
+    Vec ref(x.size());
+    for (size_t i = 0; i < x.size(); ++i)
+      ref[i] = double(x[i]) * s;
+    // One rounding: <= u |ref|.
+    expectClose("scale by " + std::to_string(s), y, ref, 1e-7, 0.0);
+  }
+}
+
+} // namespace
