@@ -283,6 +283,23 @@ LogicalResult AllReduceOp::verifyWithAxisSize(int64_t n) {
   return c.transition(in, out, Sharding::partial(), Sharding::replicated());
 }
 
+LogicalResult AllReduceCoalescedOp::verifyWithAxisSize(int64_t n) {
+  if (getInputs().empty() || getInputs().size() != getResults().size())
+    return emitOpError() << "needs at least one operand and one result per "
+                            "operand, got "
+                         << getInputs().size() << " and "
+                         << getResults().size();
+  CollectiveChecker c{*this, getAxis(), n};
+  for (auto [in, out] : llvm::zip(getInputs(), getResults())) {
+    auto ti = c.type(in), to = c.type(out);
+    if (failed(c.scaled(ti, to, {})) ||
+        failed(
+            c.transition(ti, to, Sharding::partial(), Sharding::replicated())))
+      return failure();
+  }
+  return success();
+}
+
 LogicalResult AllToAllOp::verifyWithAxisSize(int64_t n) {
   CollectiveChecker c{*this, getAxis(), n};
   auto in = c.type(getInput()), out = c.type(getResult());
@@ -396,6 +413,12 @@ int64_t ReduceScatterOp::getRingBytesSent(int64_t n) {
 }
 int64_t AllReduceOp::getRingBytesSent(int64_t n) {
   return 2 * (bytesOf(getInput()) / n * (n - 1));
+}
+int64_t AllReduceCoalescedOp::getRingBytesSent(int64_t n) {
+  int64_t bytes = 0;
+  for (Value v : getInputs())
+    bytes += bytesOf(v);
+  return 2 * (bytes / n * (n - 1));
 }
 int64_t AllToAllOp::getRingBytesSent(int64_t n) {
   return bytesOf(getInput()) / n * (n - 1);

@@ -5,6 +5,8 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
+using seqpar::tfm::AddOp;
+
 namespace seqpar::dist {
 #define GEN_PASS_DEF_SPVERIFYPASS
 #include "seqpar/Dialect/Dist/Transforms/Passes.h.inc"
@@ -53,6 +55,98 @@ static LogicalResult verifyParamShard(tfm::GetParamOp op, MeshOp mesh) {
   return success();
 }
 
+/// Function results are whole on every rank, except parameter gradients
+/// (`tfm.grad_of = @p`), which must have their parameter's layout: a partial
+/// gradient has not been reduced and would update each copy of the
+/// parameter differently (GPT-NeoX #1257).
+static LogicalResult verifyResults(func::ReturnOp ret, StringRef axis) {
+  auto func = ret->getParentOfType<func::FuncOp>();
+  for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
+    Sharding got = shardingOf(v, axis);
+    auto param = func.getResultAttrOfType<FlatSymbolRefAttr>(i, "tfm.grad_of");
+    if (!param) {
+      if (!got.isReplicated())
+        return ret.emitOpError()
+               << "returns value #" << i << " that is " << got.str()
+               << " on mesh axis '" << axis
+               << "'; a function result must be whole on every rank";
+      continue;
+    }
+    auto decl = SymbolTable::lookupNearestSymbolFrom<tfm::ParamOp>(ret, param);
+    if (!decl)
+      return ret.emitOpError() << "result #" << i << " is the gradient of "
+                               << param << ", which is not a tfm.param";
+    LayoutAttr layout = LayoutAttr::fromType(decl.getType());
+    Sharding want = layout ? layout.getSharding(axis) : Sharding();
+    if (got == want)
+      continue;
+    if (got.isPartial())
+      return ret.emitOpError()
+             << "the gradient of " << param << " is partial (P) on mesh axis '"
+             << axis << "': each rank holds only its contribution, so the "
+             << "copies of the parameter would diverge; all-reduce it over '"
+             << axis << "' first (sp-sync-grads)";
+    return ret.emitOpError() << "the gradient of " << param << " is "
+                             << got.str() << " on mesh axis '" << axis
+                             << "' but the parameter is " << want.str();
+  }
+  return success();
+}
+
+static bool isDataParallelReduction(Operation *op) {
+  auto coll = dyn_cast_or_null<CollectiveOpInterface>(op);
+  return coll && coll.getMeshAxis() == "dp" &&
+         isa<AllReduceOp, AllReduceCoalescedOp, ReduceScatterOp>(op);
+}
+
+/// The members of a tie group (copies of one weight) receive one gradient,
+/// the sum of every member's contributions, formed before any data-parallel
+/// reduction: adding reduced (and, with a distributed optimizer, differently
+/// partitioned) gradients is Megatron-LM #844.
+static LogicalResult verifyTieGroups(func::ReturnOp ret) {
+  auto func = ret->getParentOfType<func::FuncOp>();
+  llvm::StringMap<std::pair<FlatSymbolRefAttr, Value>> groups;
+  for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
+    auto param = func.getResultAttrOfType<FlatSymbolRefAttr>(i, "tfm.grad_of");
+    auto decl =
+        param ? SymbolTable::lookupNearestSymbolFrom<tfm::ParamOp>(ret, param)
+              : tfm::ParamOp();
+    if (!decl || !decl.getTieGroup())
+      continue;
+    StringRef group = *decl.getTieGroup();
+    auto [it, inserted] = groups.try_emplace(group, param, v);
+    if (!inserted && it->second.second != v)
+      return ret.emitOpError()
+             << "the members of tie group '" << group << "' (" << param
+             << " and " << it->second.first
+             << ") receive different gradients; they must share one, the "
+                "sum of every member's contributions";
+  }
+  for (auto &entry : groups) {
+    SmallVector<Value> work{entry.second.second};
+    while (!work.empty()) {
+      Operation *def = work.pop_back_val().getDefiningOp();
+      if (!def)
+        continue;
+      if (isa<AddOp>(def)) {
+        for (Value operand : def->getOperands()) {
+          if (isDataParallelReduction(operand.getDefiningOp()))
+            return def->emitOpError()
+                   << "adds gradients of tie group '" << entry.getKey()
+                   << "' after their data-parallel reduction over 'dp' "
+                      "(Megatron-LM #844): sum the members' contributions "
+                      "first, then reduce once";
+          work.push_back(operand);
+        }
+      } else if (isDataParallelReduction(def)) {
+        for (Value operand : def->getOperands())
+          work.push_back(operand);
+      }
+    }
+  }
+  return success();
+}
+
 static LogicalResult verifyOp(Operation *op, MeshOp mesh) {
   auto checkTypes = [&](ValueRange values, StringRef what) {
     for (auto [i, v] : llvm::enumerate(values))
@@ -69,15 +163,14 @@ static LogicalResult verifyOp(Operation *op, MeshOp mesh) {
   if (auto get = dyn_cast<tfm::GetParamOp>(op))
     if (failed(verifyParamShard(get, mesh)))
       return failure();
+  if (auto ret = dyn_cast<func::ReturnOp>(op))
+    if (failed(verifyTieGroups(ret)))
+      return failure();
   for (Attribute a : mesh.getAxisNames()) {
     StringRef axis = cast<StringAttr>(a).getValue();
-    if (isa<func::ReturnOp>(op)) {
-      for (auto [i, v] : llvm::enumerate(op->getOperands()))
-        if (!shardingOf(v, axis).isReplicated())
-          return op->emitOpError()
-                 << "returns value #" << i << " that is "
-                 << shardingOf(v, axis).str() << " on mesh axis '" << axis
-                 << "'; a function result must be whole on every rank";
+    if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+      if (failed(verifyResults(ret, axis)))
+        return failure();
       continue;
     }
     FailureOr<SmallVector<Sharding>> want = inferResultShardings(op, axis);

@@ -431,16 +431,31 @@ LogicalResult Autodiff::run() {
   // reads, as computed (possibly partial; sp-sync-grads reduces).
   SmallVector<Value> results{loss};
   SmallVector<Attribute> gradOf;
+  // Parameters of one tie group (copies of one weight) share one gradient:
+  // the sum of the contributions of every member, formed here, before any
+  // reduction (Megatron-LM #844).
+  auto sameGroup = [](ParamOp a, ParamOp c) {
+    return a == c || (a.getTieGroup() && a.getTieGroup() == c.getTieGroup());
+  };
   for (ParamOp p : params) {
     SmallVector<Value> parts;
     RankedTensorType readType;
-    for (auto get : body.getOps<GetParamOp>())
-      if (get.getName() == p.getSymName()) {
+    for (auto get : body.getOps<GetParamOp>()) {
+      auto target = module.lookupSymbol<ParamOp>(get.getName());
+      if (!sameGroup(p, target))
+        continue;
+      if (target == p)
         readType = get.getType();
-        auto it = cotangents.find(get.getResult());
-        if (it != cotangents.end())
-          llvm::append_range(parts, it->second);
-      }
+      auto it = cotangents.find(get.getResult());
+      if (it != cotangents.end())
+        llvm::append_range(parts, it->second);
+    }
+    if (!readType) {
+      // A member of a tie group that this function does not read directly.
+      for (auto get : body.getOps<GetParamOp>())
+        if (sameGroup(p, module.lookupSymbol<ParamOp>(get.getName())))
+          readType = get.getType();
+    }
     Value g;
     if (!readType)
       return p.emitOpError() << "is never read by @forward: it has no "

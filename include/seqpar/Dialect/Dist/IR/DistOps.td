@@ -153,6 +153,36 @@ def Dist_AllReduceOp : Dist_CollectiveOp<"all_reduce", [Pure]> {
   }];
 }
 
+def Dist_AllReduceCoalescedOp
+    : Dist_CollectiveOp<"all_reduce_coalesced", [Pure]> {
+  let summary = "all-reduces several tensors in one collective";
+  let description = [{
+    `dist.all_reduce` of every operand, packed into one buffer so that one
+    collective moves them all (gradient buckets): each operand P -> R.
+
+    ```mlir
+    %a, %b = dist.all_reduce_coalesced %x, %y on @mesh["dp"] sum
+        : (tensor<32xf32, #dist.layout<dp = P>>,
+           tensor<8x4xf32, #dist.layout<dp = P>>)
+        -> (tensor<32xf32>, tensor<8x4xf32>)
+    ```
+
+    **Constraints**
+    - the mesh exists and has the axis;
+    - at least one operand, and as many results as operands;
+    - each result has its operand's shape and element type;
+    - with layouts: each operand is P on the axis, its result R, other axes
+      unchanged.
+  }];
+  let arguments = (ins Variadic<Dist_Tensor>:$inputs, FlatSymbolRefAttr:$mesh,
+                       StrAttr:$axis, Dist_ReductionKind:$kind);
+  let results = (outs Variadic<Dist_Tensor>:$results);
+  let assemblyFormat = [{
+    $inputs `on` $mesh `[` $axis `]` $kind attr-dict `:`
+    functional-type($inputs, $results)
+  }];
+}
+
 def Dist_AllToAllOp : Dist_CollectiveOp<"all_to_all", [Pure]> {
   let summary = "re-splits a tensor from one dimension to another";
   let description = [{

@@ -49,6 +49,26 @@ def SpPartitionPass : Pass<"sp-partition", "::mlir::ModuleOp"> {
   ];
 }
 
+def SpSyncGradsPass : Pass<"sp-sync-grads", "::mlir::ModuleOp"> {
+  let summary = "Reduces parameter gradients to their parameters' layouts";
+  let description = [{
+    For every function result marked `tfm.grad_of = @p` (from tfm-autodiff),
+    inserts exactly the reductions the layouts require: a gradient that is
+    partial (P) on a mesh axis where its parameter is not is all-reduced
+    over that axis. That covers norm weights (and every replicated weight)
+    that saw sequence shards, all-reduced over tp, and every gradient over
+    dp. Axes other than "dp" are reduced first: the contributions of every
+    copy of a weight (its tie group, summed by autodiff) are complete
+    before the data-parallel reduction (Megatron-LM #844). Gradients are
+    coalesced into buckets of at most `bucket-bytes` per axis, one
+    `dist.all_reduce_coalesced` per bucket.
+  }];
+  let options = [
+    Option<"bucketBytes", "bucket-bytes", "int64_t", "25 * 1024 * 1024",
+           "The most bytes one coalesced all-reduce carries">,
+  ];
+}
+
 def SpVerifyPass : Pass<"sp-verify", "::mlir::ModuleOp"> {
   let summary = "Recomputes every layout and rejects inconsistent SPMD IR";
   let description = [{

@@ -1,0 +1,104 @@
+//===- SpSyncGrads.cpp - reduce gradients as their layouts require --------===//
+
+#include "seqpar/Dialect/Dist/Transforms/LayoutRules.h"
+#include "seqpar/Dialect/Dist/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+
+namespace seqpar::dist {
+#define GEN_PASS_DEF_SPSYNCGRADSPASS
+#include "seqpar/Dialect/Dist/Transforms/Passes.h.inc"
+} // namespace seqpar::dist
+
+using namespace mlir;
+using namespace seqpar;
+using namespace seqpar::dist;
+
+static int64_t bytesOf(Value v) {
+  auto t = cast<RankedTensorType>(v.getType());
+  return t.getNumElements() * llvm::divideCeil(t.getElementTypeBitWidth(), 8);
+}
+
+/// Reduces, over `axis`, the gradients (result indices `grads`) that are
+/// partial there, in buckets of at most `bucketBytes`.
+static void reduceOver(func::ReturnOp ret, MeshOp mesh, StringRef axis,
+                       int64_t bucketBytes) {
+  OpBuilder b(ret);
+  SmallVector<unsigned> pending;
+  int64_t bytes = 0;
+  auto flush = [&]() {
+    if (pending.empty())
+      return;
+    SmallVector<Value> inputs;
+    SmallVector<Type> types;
+    for (unsigned i : pending) {
+      Value g = ret.getOperand(i);
+      inputs.push_back(g);
+      LayoutAttr l = LayoutAttr::ofType(g.getType()).with(axis, Sharding());
+      auto t = cast<RankedTensorType>(g.getType());
+      types.push_back(RankedTensorType::get(
+          t.getShape(), t.getElementType(),
+          l.getAxes().empty() ? Attribute() : Attribute(l)));
+    }
+    auto reduce = b.create<AllReduceCoalescedOp>(
+        ret.getLoc(), types, inputs,
+        FlatSymbolRefAttr::get(mesh.getSymNameAttr()), b.getStringAttr(axis),
+        ReductionKindAttr::get(b.getContext(), ReductionKind::sum));
+    // A value returned for several parameters (a tie group) is reduced once.
+    for (auto [in, r] : llvm::zip(inputs, reduce.getResults()))
+      for (OpOperand &use : ret->getOpOperands())
+        if (use.get() == in)
+          use.set(r);
+    pending.clear();
+    bytes = 0;
+  };
+  auto func = ret->getParentOfType<func::FuncOp>();
+  for (unsigned i = 0; i < ret.getNumOperands(); ++i) {
+    if (!func.getResultAttr(i, "tfm.grad_of"))
+      continue;
+    Value g = ret.getOperand(i);
+    if (!shardingOf(g, axis).isPartial() ||
+        llvm::any_of(pending,
+                     [&](unsigned j) { return ret.getOperand(j) == g; }))
+      continue;
+    if (!pending.empty() && bytes + bytesOf(g) > bucketBytes)
+      flush();
+    pending.push_back(i);
+    bytes += bytesOf(g);
+  }
+  flush();
+}
+
+namespace {
+struct SpSyncGradsPass : dist::impl::SpSyncGradsPassBase<SpSyncGradsPass> {
+  using SpSyncGradsPassBase::SpSyncGradsPassBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto meshes = llvm::to_vector(module.getOps<MeshOp>());
+    if (meshes.empty())
+      return; // one rank: nothing to reduce
+    MeshOp mesh = meshes.front();
+    // Model-parallel axes first, data parallelism last.
+    SmallVector<StringRef> order;
+    for (Attribute a : mesh.getAxisNames())
+      if (cast<StringAttr>(a).getValue() != "dp")
+        order.push_back(cast<StringAttr>(a).getValue());
+    if (mesh.getAxisSize("dp"))
+      order.push_back("dp");
+    module.walk([&](func::ReturnOp ret) {
+      for (StringRef axis : order)
+        reduceOver(ret, mesh, axis, bucketBytes);
+    });
+    // The function's result types follow the reduced gradients.
+    module.walk([&](func::FuncOp func) {
+      if (func.isExternal())
+        return;
+      auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+      func.setType(FunctionType::get(func.getContext(), func.getArgumentTypes(),
+                                     ret.getOperandTypes()));
+    });
+  }
+};
+} // namespace
