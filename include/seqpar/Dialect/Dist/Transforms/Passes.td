@@ -9,6 +9,34 @@ include "mlir/Pass/PassBase.td"
 // Partitioning
 //===----------------------------------------------------------------------===//
 
+def SpOptimizerPass : Pass<"sp-optimizer", "::mlir::ModuleOp"> {
+  let summary = "The optimizer step of @train_step, in the IR";
+  let description = [{
+    After tfm-autodiff and sp-sync-grads, appends to `@train_step` the
+    global gradient norm and the update of every parameter shard, and makes
+    the step return `(loss, grad_norm, grad...)`. The norm counts every
+    element once whatever its layout: a split gradient's sum of squares is
+    partial and all-reduced over the axes that split it, a replicated one
+    is counted as is. With `grad-clip` > 0 every gradient is scaled by
+    `min(1, grad-clip / (norm + 1e-6))` (torch's clip_grad_norm_). `adamw`
+    is torch.optim.AdamW (fp32 moments kept by the runtime per shard),
+    `sgd` plain SGD. The gradients stay results so the runtime can dump
+    them (before the update).
+  }];
+  let options = [
+    Option<"optimizer", "optimizer", "std::string", "\"adamw\"",
+           "adamw or sgd">,
+    Option<"lr", "lr", "double", "1e-3", "Learning rate">,
+    Option<"beta1", "beta1", "double", "0.9", "AdamW beta1">,
+    Option<"beta2", "beta2", "double", "0.999", "AdamW beta2">,
+    Option<"eps", "eps", "double", "1e-8", "AdamW epsilon">,
+    Option<"weightDecay", "weight-decay", "double", "0.0",
+           "Decoupled weight decay (AdamW) or L2 (SGD)">,
+    Option<"gradClip", "grad-clip", "double", "0.0",
+           "Clip the global gradient norm to this (0: off)">,
+  ];
+}
+
 def SpPartitionPass : Pass<"sp-partition", "::mlir::ModuleOp"> {
   let summary = "Megatron tensor parallelism, optionally with sequence "
                 "parallelism, as layouts and collectives";

@@ -614,5 +614,6 @@ def Tfm_CrossEntropyOp : Tfm_Op<"cross_entropy", [Pure]> {
 }
 
 include "seqpar/Dialect/Tfm/IR/TfmGradOps.td"
+include "seqpar/Dialect/Tfm/IR/TfmOptimizerOps.td"
 
 #endif // SEQPAR_DIALECT_TFM_IR_TFMOPS_TD

@@ -1,0 +1,123 @@
+//===- TfmOptimizerOps.td - the optimizer step in the IR ----*- tablegen -*-===//
+//
+// Included from TfmOps.td. Produced by sp-optimizer: the gradient norm and
+// the parameter updates of a train step. The updates write the parameters
+// (and the optimizer state the runtime keeps for each parameter) in place.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SEQPAR_DIALECT_TFM_IR_TFMOPTIMIZEROPS_TD
+#define SEQPAR_DIALECT_TFM_IR_TFMOPTIMIZEROPS_TD
+
+def Tfm_SumSquaresOp : Tfm_GradOp<"sum_squares"> {
+  let summary = "the sum of the squares of a tensor's elements, in f32";
+  let description = [{
+    On a tensor split over a mesh axis the result is this rank's part of
+    the sum (partial over that axis); on a replicated one, the whole sum.
+
+    ```mlir
+    %s = tfm.sum_squares %g : tensor<16x32xf32, #dist.layout<tp = S(0)>>
+        -> tensor<f32, #dist.layout<tp = P>>
+    ```
+
+    **Constraints**
+    - the result is an f32 scalar.
+  }];
+  let arguments = (ins Tfm_FloatTensor:$input);
+  let results = (outs 0DTensorOf<[F32]>:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+}
+
+def Tfm_ClipScaleOp : Tfm_GradOp<"clip_scale"> {
+  let summary = "the global gradient norm and the factor that clips it";
+  let description = [{
+    From the sum of squares of every gradient element: `norm =
+    sqrt(sum_squares)` and, as torch.nn.utils.clip_grad_norm_, `scale =
+    min(1, max_norm / (norm + 1e-6))`; `max_norm = 0` disables clipping
+    (scale 1).
+
+    ```mlir
+    %scale, %norm = tfm.clip_scale %sumsq max_norm 1.000000e+00
+        : tensor<f32> -> tensor<f32>, tensor<f32>
+    ```
+
+    **Constraints**
+    - `max_norm` >= 0; operand and results are f32 scalars.
+  }];
+  let arguments = (ins 0DTensorOf<[F32]>:$sum_squares, F64Attr:$max_norm);
+  let results = (outs 0DTensorOf<[F32]>:$scale, 0DTensorOf<[F32]>:$norm);
+  let assemblyFormat = [{
+    $sum_squares `max_norm` $max_norm attr-dict `:` type($sum_squares) `->`
+    type($scale) `,` type($norm)
+  }];
+  let hasVerifier = 1;
+}
+
+class Tfm_UpdateOp<string mnemonic>
+    : Op<Tfm_Dialect, mnemonic, [
+        DeclareOpInterfaceMethods<SymbolUserOpInterface>,
+        MemoryEffects<[MemWrite]>]> {
+  let extraClassDeclaration = [{
+    /// The parameter's declaration.
+    ::seqpar::tfm::ParamOp getParamOp(
+        ::mlir::SymbolTableCollection &symbolTable);
+  }];
+}
+
+def Tfm_SgdUpdateOp : Tfm_UpdateOp<"sgd_update"> {
+  let summary = "p -= lr * (scale * g + weight_decay * p)";
+  let description = [{
+    torch.optim.SGD without momentum, on this rank's shard of the parameter,
+    with the gradient first multiplied by `scale` (gradient clipping).
+
+    ```mlir
+    tfm.sgd_update @w, %g scale %s lr 1.000000e-01 weight_decay 0.000000e+00
+        : tensor<8x8xf32>, tensor<f32>
+    ```
+
+    **Constraints**
+    - the symbol names a `tfm.param`, read in this function with the
+      gradient's type (the gradient has the parameter's layout);
+    - `lr` > 0 and `weight_decay` >= 0.
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$param, Tfm_FloatTensor:$grad,
+                       0DTensorOf<[F32]>:$scale, F64Attr:$lr,
+                       F64Attr:$weight_decay);
+  let assemblyFormat = [{
+    $param `,` $grad `scale` $scale `lr` $lr `weight_decay` $weight_decay
+    attr-dict `:` type($grad) `,` type($scale)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tfm_AdamWUpdateOp : Tfm_UpdateOp<"adamw_update"> {
+  let summary = "one AdamW step of a parameter (torch.optim.AdamW)";
+  let description = [{
+    Updates this rank's shard of the parameter and its first and second
+    moment estimates (fp32 state the runtime keeps per parameter, shaped
+    like the shard), with the gradient first multiplied by `scale`. The
+    step count is the run's.
+
+    ```mlir
+    tfm.adamw_update @w, %g scale %s lr 1.000000e-03 betas 9.000000e-01,
+        9.990000e-01 eps 1.000000e-08 weight_decay 1.000000e-02
+        : tensor<8x8xf32>, tensor<f32>
+    ```
+
+    **Constraints**
+    - the symbol names a `tfm.param`, read in this function with the
+      gradient's type;
+    - `lr` > 0, betas in [0, 1), `eps` > 0, `weight_decay` >= 0.
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$param, Tfm_FloatTensor:$grad,
+                       0DTensorOf<[F32]>:$scale, F64Attr:$lr, F64Attr:$beta1,
+                       F64Attr:$beta2, F64Attr:$eps, F64Attr:$weight_decay);
+  let assemblyFormat = [{
+    $param `,` $grad `scale` $scale `lr` $lr `betas` $beta1 `,` $beta2 `eps`
+    $eps `weight_decay` $weight_decay attr-dict `:` type($grad) `,`
+    type($scale)
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // SEQPAR_DIALECT_TFM_IR_TFMOPTIMIZEROPS_TD

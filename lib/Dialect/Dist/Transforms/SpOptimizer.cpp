@@ -1,0 +1,129 @@
+//===- SpOptimizer.cpp - gradient norm and parameter updates --------------===//
+
+#include "seqpar/Dialect/Dist/Transforms/LayoutRules.h"
+#include "seqpar/Dialect/Dist/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+
+#include <map>
+
+namespace seqpar::dist {
+#define GEN_PASS_DEF_SPOPTIMIZERPASS
+#include "seqpar/Dialect/Dist/Transforms/Passes.h.inc"
+} // namespace seqpar::dist
+
+using namespace mlir;
+using namespace seqpar;
+using namespace seqpar::dist;
+using namespace seqpar::tfm;
+
+namespace {
+struct SpOptimizerPass : dist::impl::SpOptimizerPassBase<SpOptimizerPass> {
+  using SpOptimizerPassBase::SpOptimizerPassBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (optimizer != "adamw" && optimizer != "sgd") {
+      module.emitError() << "sp-optimizer: optimizer must be adamw or sgd, "
+                            "got '"
+                         << optimizer << "'";
+      return signalPassFailure();
+    }
+    auto step = module.lookupSymbol<func::FuncOp>("train_step");
+    if (!step) {
+      module.emitError() << "sp-optimizer: the module has no @train_step "
+                            "(run tfm-autodiff first)";
+      return signalPassFailure();
+    }
+    if (failed(build(module, step)))
+      signalPassFailure();
+  }
+
+  LogicalResult build(ModuleOp module, func::FuncOp step) {
+    auto ret = cast<func::ReturnOp>(step.getBody().front().getTerminator());
+    OpBuilder b(ret);
+    Location loc = ret.getLoc();
+    auto f32 = RankedTensorType::get({}, b.getF32Type());
+    auto meshes = llvm::to_vector(module.getOps<MeshOp>());
+    MeshOp mesh = meshes.empty() ? MeshOp() : meshes.front();
+
+    // Sums of squares grouped by layout (each gradient counted once).
+    std::map<std::string, Value> groups;
+    SmallVector<std::pair<FlatSymbolRefAttr, Value>> grads;
+    llvm::DenseSet<Value> seen;
+    for (auto [i, g] : llvm::enumerate(ret.getOperands())) {
+      auto param =
+          step.getResultAttrOfType<FlatSymbolRefAttr>(i, "tfm.grad_of");
+      if (!param)
+        continue;
+      grads.push_back({param, g});
+      if (!seen.insert(g).second)
+        continue; // a tie group's one gradient, counted once
+      LayoutAttr gl = LayoutAttr::fromType(g.getType());
+      LayoutAttr sl;
+      if (gl)
+        for (auto [j, axis] : llvm::enumerate(gl.getAxes()))
+          if (gl.getSharding(j).isSplit())
+            sl = (sl ? sl : LayoutAttr::get(b.getContext(), {}))
+                     .with(axis.getValue(), Sharding::partial());
+      auto type = sl && !sl.getAxes().empty()
+                      ? RankedTensorType::get({}, b.getF32Type(), sl)
+                      : f32;
+      Value s = b.create<SumSquaresOp>(loc, type, g);
+      std::string key;
+      llvm::raw_string_ostream(key) << type;
+      Value &acc = groups[key];
+      acc = acc ? b.create<AddOp>(loc, acc, s).getResult() : s;
+    }
+    Value total;
+    for (auto &[key, partialSum] : groups) {
+      Value v = partialSum;
+      if (LayoutAttr l = LayoutAttr::fromType(v.getType()))
+        for (auto axis : l.getAxes()) {
+          LayoutAttr rest =
+              LayoutAttr::ofType(v.getType()).with(axis.getValue(), Sharding());
+          auto t = RankedTensorType::get(
+              {}, b.getF32Type(),
+              rest.getAxes().empty() ? Attribute() : Attribute(rest));
+          v = b.create<AllReduceOp>(
+              loc, t, v, FlatSymbolRefAttr::get(mesh.getSymNameAttr()), axis,
+              ReductionKindAttr::get(b.getContext(), ReductionKind::sum));
+        }
+      total = total ? b.create<AddOp>(loc, total, v).getResult() : v;
+    }
+    if (!total)
+      return step.emitOpError() << "has no parameter gradients to apply";
+    auto clip = b.create<ClipScaleOp>(loc, TypeRange{f32, f32}, total,
+                                      b.getF64FloatAttr(gradClip));
+
+    for (auto [param, g] : grads) {
+      if (optimizer == "sgd")
+        b.create<SgdUpdateOp>(loc, param, g, clip.getScale(),
+                              b.getF64FloatAttr(lr),
+                              b.getF64FloatAttr(weightDecay));
+      else
+        b.create<AdamWUpdateOp>(
+            loc, param, g, clip.getScale(), b.getF64FloatAttr(lr),
+            b.getF64FloatAttr(beta1), b.getF64FloatAttr(beta2),
+            b.getF64FloatAttr(eps), b.getF64FloatAttr(weightDecay));
+    }
+
+    // (loss, grad_norm, grad...): the norm goes in second place.
+    SmallVector<Value> results{ret.getOperand(0), clip.getNorm()};
+    SmallVector<DictionaryAttr> attrs{step.getResultAttrDict(0),
+                                      DictionaryAttr::get(b.getContext())};
+    for (unsigned i = 1; i < ret.getNumOperands(); ++i) {
+      results.push_back(ret.getOperand(i));
+      attrs.push_back(step.getResultAttrDict(i));
+    }
+    b.create<func::ReturnOp>(loc, results);
+    ret.erase();
+    step.setType(FunctionType::get(b.getContext(), step.getArgumentTypes(),
+                                   ValueRange(results).getTypes()));
+    step.setAllResultAttrs(attrs);
+    step->setAttr("tfm.optimizer", b.getStringAttr(optimizer));
+    return success();
+  }
+};
+} // namespace
