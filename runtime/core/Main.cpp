@@ -32,7 +32,7 @@ namespace {
 struct Flags {
   int64_t steps = 1;
   uint64_t seed = 1234;
-  std::string data, initFrom, log, dumpParams, dumpOutputs;
+  std::string data, initFrom, log, dumpParams, dumpOutputs, dumpGrads;
 };
 
 int rankOf() {
@@ -88,11 +88,14 @@ Flags parseFlags(int argc, char **argv) {
       f.dumpParams = value();
     } else if (a == "--dump-outputs") {
       f.dumpOutputs = value();
+    } else if (a == "--dump-grads") {
+      f.dumpGrads = value();
     } else if (a == "--help" || a == "-h") {
       if (rankOf() == 0)
         std::printf("usage: mpirun -np N %s [--steps K] [--seed S] "
                     "[--data FILE] [--init-from FILE] [--log FILE] "
-                    "[--dump-params FILE] [--dump-outputs FILE]\n",
+                    "[--dump-params FILE] [--dump-outputs FILE] "
+                    "[--dump-grads FILE]\n",
                     argv[0]);
       MPI_Finalize();
       std::exit(0);
@@ -151,14 +154,37 @@ int main(int argc, char **argv) {
       static_cast<char *>(std::aligned_alloc(64, arenaBytes ? arenaBytes : 64));
   std::memset(arena, 0, arenaBytes);
 
+  if (!flags.dumpGrads.empty() && !model.training())
+    fail("--dump-grads needs a training program (sp-compile --train)");
+  // AdamW's fp32 moments: two buffers per parameter shard, zero at first.
+  std::vector<std::vector<float>> stateData;
+  std::vector<float *> state;
+  if (model.optimizer == "adamw")
+    for (const ParamInfo &p : model.params)
+      for (int k = 0; k < 2; ++k) {
+        stateData.emplace_back(size_t(p.localElements()), 0.0f);
+        state.push_back(stateData.back().data());
+      }
+  std::vector<float> scalars(size_t(model.numScalars), 0.0f);
+  std::vector<float *> grads(model.grads.size(), nullptr);
+
   float loss = 0.0f;
   for (int64_t step = 1; step <= flags.steps; ++step) {
     batcher.build(step);
     sprt_reset_bytes_sent();
+    sprt_set_step(step);
     MPI_Barrier(MPI_COMM_WORLD);
     auto start = std::chrono::steady_clock::now();
-    seqpar_forward(arena, params.pointers(), batcher.localIds(),
-                   batcher.localLabels(), &loss);
+    seqpar_step(arena, params.pointers(), batcher.localIds(),
+                batcher.localLabels(), scalars.data(), grads.data(),
+                state.data());
+    loss = scalars[0];
+    if (step == flags.steps && !flags.dumpGrads.empty()) {
+      std::vector<const float *> local(grads.begin(), grads.end());
+      if (!Params::dumpSharded(model, model.grads, local, flags.dumpGrads,
+                               error))
+        fail(error);
+    }
     double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
             .count();
@@ -168,14 +194,19 @@ int main(int argc, char **argv) {
     for (size_t a = 0; a < model.axes.size(); ++a)
       comm +=
           " " + model.axes[a] + " " + humanBytes(sprt_bytes_sent(int32_t(a)));
-    std::printf("step %lld loss %.6f  [%lld/%lld, %.1f ms, sent%s]\n",
-                (long long)step, loss, (long long)step, (long long)flags.steps,
-                seconds * 1e3, comm.c_str());
+    std::string norm;
+    if (model.numScalars > 1)
+      norm = " grad_norm " + std::to_string(scalars[1]);
+    std::printf("step %lld loss %.6f%s  [%lld/%lld, %.1f ms, sent%s]\n",
+                (long long)step, loss, norm.c_str(), (long long)step,
+                (long long)flags.steps, seconds * 1e3, comm.c_str());
     std::fflush(stdout);
     if (log) {
       std::fprintf(log,
                    "{\"step\": %lld, \"loss\": %.9g, \"step_time_s\": %.6f",
                    (long long)step, loss, seconds);
+      if (model.numScalars > 1)
+        std::fprintf(log, ", \"grad_norm\": %.9g", scalars[1]);
       std::fprintf(log, ", \"bytes_sent\": {");
       for (size_t a = 0; a < model.axes.size(); ++a)
         std::fprintf(log, "%s\"%s\": %lld", a ? ", " : "",

@@ -15,6 +15,7 @@ struct Mesh {
   int worldRank = 0, worldSize = 1;
   uint64_t seed = 0;
   int64_t arenaHighWater = 0;
+  int64_t step = 1;
 
   MPI_Comm comm(int32_t axis) const { return comms.at(axis); }
 };

@@ -75,6 +75,9 @@ bool Model::parse(const char *text, std::string &error) {
     vocab = j.at("vocab").get<int64_t>();
     arenaBytes = j.at("arena_bytes").get<int64_t>();
     batchAxis = j.at("batch_axis").get<int64_t>();
+    numScalars = j.value("scalars", int64_t(1));
+    grads = j.value("grads", std::vector<int64_t>());
+    optimizer = j.value("optimizer", std::string());
     for (const json &p : j.at("params")) {
       ParamInfo info;
       info.name = p.at("name").get<std::string>();

@@ -14,8 +14,13 @@
 
 extern "C" {
 extern const char seqpar_model_json[];
-void seqpar_forward(char *arena, float **params, const int64_t *inputIds,
-                    const int64_t *labels, float *loss);
+/// One step: the forward (and, for a train step, the backward and the
+/// optimizer update). Writes the loss (and the gradient norm) to `scalars`
+/// and the addresses of the parameter gradients to `grads`; `state` holds
+/// the optimizer's moment buffers, two per parameter for AdamW.
+void seqpar_step(char *arena, float **params, const int64_t *inputIds,
+                 const int64_t *labels, float *scalars, float **grads,
+                 float **state);
 }
 
 namespace sprt {
@@ -48,6 +53,13 @@ struct Model {
   /// The mesh axis splitting the batch of the inputs, or -1.
   int64_t batchAxis = -1;
   std::vector<ParamInfo> params;
+  /// Scalars a step returns (1: the loss; 2: loss and gradient norm), the
+  /// parameter index of each gradient it returns, and its optimizer.
+  int64_t numScalars = 1;
+  std::vector<int64_t> grads;
+  std::string optimizer;
+
+  bool training() const { return !optimizer.empty(); }
 
   int64_t numRanks() const;
   /// Parses seqpar_model_json; false with `error` set.

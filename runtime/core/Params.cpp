@@ -86,25 +86,40 @@ bool Params::load(const std::string &path, std::string &error) {
 }
 
 bool Params::dump(const std::string &path, std::string &error) {
-  // Each element is written by exactly one rank (the owner of its shard),
-  // so a sum over the world assembles every parameter on rank 0.
-  std::vector<std::vector<float>> whole;
+  std::vector<int64_t> indices;
+  std::vector<const float *> local;
   for (size_t i = 0; i < model.params.size(); ++i) {
-    const ParamInfo &p = model.params[i];
+    indices.push_back(int64_t(i));
+    local.push_back(data[i].data());
+  }
+  return dumpSharded(model, indices, local, path, error);
+}
+
+bool Params::dumpSharded(const Model &model,
+                         const std::vector<int64_t> &indices,
+                         const std::vector<const float *> &local,
+                         const std::string &path, std::string &error) {
+  // Each element is written by exactly one rank (the owner of its shard),
+  // so a sum over the world assembles every tensor on rank 0.
+  std::vector<std::vector<float>> whole;
+  bool root = sprt_world_rank() == 0;
+  for (size_t k = 0; k < indices.size(); ++k) {
+    const ParamInfo &p = model.params[size_t(indices[k])];
     std::vector<float> full(size_t(numElements(p.shape)), 0.0f);
     if (p.ownsShard())
-      for (int64_t e = 0; e < int64_t(data[i].size()); ++e)
-        full[p.globalIndex(e)] = data[i][e];
-    bool root = sprt_world_rank() == 0;
+      for (int64_t e = 0; e < p.localElements(); ++e)
+        full[size_t(p.globalIndex(e))] = local[k][e];
     MPI_Reduce(root ? MPI_IN_PLACE : full.data(), full.data(), int(full.size()),
                MPI_FLOAT, MPI_SUM, 0, MPI_COMM_WORLD);
     whole.push_back(std::move(full));
   }
-  if (sprt_world_rank() != 0)
+  if (!root)
     return true;
   std::vector<TensorToWrite> out;
-  for (size_t i = 0; i < model.params.size(); ++i)
-    out.push_back({model.params[i].name, "F32", model.params[i].shape,
-                   whole[i].data(), whole[i].size() * sizeof(float)});
+  for (size_t k = 0; k < indices.size(); ++k) {
+    const ParamInfo &p = model.params[size_t(indices[k])];
+    out.push_back({p.name, "F32", p.shape, whole[k].data(),
+                   whole[k].size() * sizeof(float)});
+  }
   return writeSafeTensors(path, out, error);
 }

@@ -26,6 +26,13 @@ public:
 
   float **pointers() { return ptrs.data(); }
 
+  /// Writes tensors laid out like parameters `indices` (their shards at
+  /// `local`), whole, under the parameters' names (rank 0 writes).
+  static bool dumpSharded(const Model &model,
+                          const std::vector<int64_t> &indices,
+                          const std::vector<const float *> &local,
+                          const std::string &path, std::string &error);
+
 private:
   const Model &model;
   std::vector<std::vector<float>> data;

@@ -15,6 +15,7 @@
 #include "seqpar/Dialect/Dist/IR/Dist.h"
 #include "seqpar/Dialect/Dist/Transforms/Passes.h"
 #include "seqpar/Dialect/Tfm/IR/Tfm.h"
+#include "seqpar/Dialect/Tfm/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -49,6 +50,21 @@ static cl::opt<int64_t> tp("tp", cl::desc("Tensor-parallel degree"),
 static cl::opt<int64_t> dp("dp", cl::desc("Data-parallel degree"), cl::init(1));
 static cl::opt<bool> sp("sp", cl::desc("Sequence parallelism"));
 static cl::opt<bool> train("train", cl::desc("Build a training step"));
+static cl::opt<std::string>
+    optimizerName("optimizer", cl::desc("With --train: adamw or sgd"),
+                  cl::init("adamw"));
+static cl::opt<double> lr("lr", cl::desc("With --train: learning rate"),
+                          cl::init(1e-3));
+static cl::opt<double> beta1("beta1", cl::desc("AdamW beta1"), cl::init(0.9));
+static cl::opt<double> beta2("beta2", cl::desc("AdamW beta2"), cl::init(0.999));
+static cl::opt<double> adamEps("adam-eps", cl::desc("AdamW epsilon"),
+                               cl::init(1e-8));
+static cl::opt<double> weightDecay("weight-decay", cl::desc("Weight decay"),
+                                   cl::init(0.0));
+static cl::opt<double> gradClip("grad-clip",
+                                cl::desc("Clip the global gradient norm "
+                                         "(0: off)"),
+                                cl::init(0.0));
 static cl::opt<std::string> target("target", cl::desc("Runtime backend: cpu"),
                                    cl::init("cpu"));
 static cl::opt<std::string>
@@ -128,9 +144,6 @@ int main(int argc, char **argv) {
   if (target != "cpu")
     return fail("--target " + target +
                 " is not available: this build has the cpu runtime only");
-  if (train)
-    return fail("--train is not implemented yet: sp-compile builds the "
-                "forward step (loss) only");
   if (emit != "mlir" && emit != "llvm" && emit != "obj" && emit != "exe")
     return fail("--emit must be mlir, llvm, obj or exe, got '" + emit + "'");
   if (!report.empty() && report != "memory" && report != "comm")
@@ -180,6 +193,21 @@ int main(int argc, char **argv) {
       return fail("the report could not be read back");
     reportText = (*json)->getBuffer().str();
     return writeOutput([&](raw_ostream &os) { os << reportText; });
+  }
+  if (train) {
+    pm.addPass(seqpar::tfm::createTfmAutodiffPass());
+    seqpar::dist::SpSyncGradsPassOptions sync;
+    pm.addPass(seqpar::dist::createSpSyncGradsPass(sync));
+    seqpar::dist::SpOptimizerPassOptions opt;
+    opt.optimizer = optimizerName;
+    opt.lr = lr;
+    opt.beta1 = beta1;
+    opt.beta2 = beta2;
+    opt.eps = adamEps;
+    opt.weightDecay = weightDecay;
+    opt.gradClip = gradClip;
+    pm.addPass(seqpar::dist::createSpOptimizerPass(opt));
+    pm.addPass(seqpar::dist::createSpVerifyPass());
   }
   if (emit == "mlir") {
     if (failed(pm.run(*module)))

@@ -69,6 +69,9 @@ private:
   }
   Value null() { return b.create<LLVM::ZeroOp>(loc, ptrTy); }
   Value ptr(Value tensor);
+  /// Parameter `index`'s shard, and optimizer state table entry `index`.
+  Value paramPointer(int64_t index);
+  Value statePointer(int64_t index);
   Value optionalPtr(Value tensor) { return tensor ? ptr(tensor) : null(); }
   /// The leading arguments of a collective: in, out, [element bytes,] and
   /// in's local shape as rank, d0, d1, d2, d3 (rank <= 4).
@@ -89,9 +92,13 @@ private:
   DenseMap<Value, int64_t> bufferEnd;
   int64_t arenaBytes = 0;
   // The lowered function's arguments and cached parameter pointers.
-  Value arenaArg, paramsArg, lossArg;
+  Value arenaArg, paramsArg, scalarsArg, gradsArg, stateArg;
   SmallVector<Value, 2> inputArgs;
-  DenseMap<int64_t, Value> paramPtrs;
+  DenseMap<int64_t, Value> paramPtrs, statePtrs;
+  /// Results: the first numScalars are f32 scalars (loss, grad norm), then
+  /// (result index, parameter index) of each parameter gradient.
+  unsigned numScalars = 0;
+  SmallVector<std::pair<unsigned, int64_t>> gradResults;
 };
 } // namespace
 
@@ -175,12 +182,25 @@ LogicalResult Lowering::plan() {
     auto r = dyn_cast<RankedTensorType>(t);
     return r && r.getRank() == 2 && r.getElementType().isInteger(64);
   };
-  if (type.getNumInputs() != 2 || !isTokens(type.getInput(0)) ||
-      !isTokens(type.getInput(1)) || type.getNumResults() != 1 ||
-      cast<RankedTensorType>(type.getResult(0)).getRank() != 0)
+  // (input_ids, labels) -> (loss, [grad_norm,] grad...): scalars first,
+  // then parameter gradients (tfm.grad_of), as tfm-autodiff and
+  // sp-optimizer build them.
+  bool ok = type.getNumInputs() == 2 && isTokens(type.getInput(0)) &&
+            isTokens(type.getInput(1)) && type.getNumResults() >= 1;
+  for (unsigned i = 0; ok && i < type.getNumResults(); ++i) {
+    auto param = func.getResultAttrOfType<FlatSymbolRefAttr>(i, "tfm.grad_of");
+    bool scalar = cast<RankedTensorType>(type.getResult(i)).getRank() == 0;
+    if (param && i > 0)
+      gradResults.push_back({i, paramIndex.lookup(param.getValue())});
+    else if (scalar && gradResults.empty())
+      ++numScalars;
+    else
+      ok = false;
+  }
+  if (!ok)
     return func.emitOpError()
            << "must be (input_ids: [s, b] i64, labels: [s, b] i64) -> "
-              "tensor<f32> to be lowered, got "
+              "(tensor<f32>, ...) to be lowered, got "
            << type;
   for (BlockArgument arg : func.getArguments())
     buffers[arg] = {Buffer::Argument, arg.getArgNumber()};
@@ -220,22 +240,37 @@ void Lowering::call(StringRef name, ArrayRef<Value> args) {
   b.create<LLVM::CallOp>(loc, declare(name, types), args);
 }
 
+/// The pointer at entry `index` of a table of pointers, loaded once at the
+/// start of the step.
+static Value tableEntry(OpBuilder &b, Location loc, Type ptrTy, Value table,
+                        int64_t index, DenseMap<int64_t, Value> &cache) {
+  Value &cached = cache[index];
+  if (!cached) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(b.getInsertionBlock());
+    Value i = b.create<LLVM::ConstantOp>(loc, b.getI64Type(),
+                                         b.getI64IntegerAttr(index));
+    Value slot = b.create<LLVM::GEPOp>(loc, ptrTy, ptrTy, table, ValueRange{i});
+    cached = b.create<LLVM::LoadOp>(loc, ptrTy, slot);
+  }
+  return cached;
+}
+
+Value Lowering::paramPointer(int64_t index) {
+  return tableEntry(b, loc, ptrTy, paramsArg, index, paramPtrs);
+}
+
+Value Lowering::statePointer(int64_t index) {
+  return tableEntry(b, loc, ptrTy, stateArg, index, statePtrs);
+}
+
 Value Lowering::ptr(Value tensor) {
   Buffer buf = buffers.lookup(tensor);
   switch (buf.kind) {
   case Buffer::Argument:
     return inputArgs[buf.index];
-  case Buffer::Param: {
-    Value &cached = paramPtrs[buf.index];
-    if (!cached) {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(b.getInsertionBlock());
-      Value slot = b.create<LLVM::GEPOp>(loc, ptrTy, ptrTy, paramsArg,
-                                         ValueRange{i64(buf.index)});
-      cached = b.create<LLVM::LoadOp>(loc, ptrTy, slot);
-    }
-    return cached;
-  }
+  case Buffer::Param:
+    return paramPointer(buf.index);
   case Buffer::Arena:
     return b.create<LLVM::GEPOp>(loc, ptrTy, b.getI8Type(), arenaArg,
                                  ValueRange{i64(buf.index)});
@@ -459,10 +494,221 @@ LogicalResult Lowering::lower(Operation *op) {
                                i64(o.getOffset()), axisOf(o.getAxis())});
             return success();
           })
+          .Case<LinearGradInputOp>([&](LinearGradInputOp o) {
+            int64_t n = lastDim(o.getDy()), k = lastDim(o);
+            call("sprt_linear_grad_input_f32",
+                 {ptr(o.getDy()), ptr(o.getWeight()), ptr(o),
+                  i64(numElements(o) / k), i64(k), i64(n),
+                  i32(o.getWeightLayout() == WeightLayout::in_out)});
+            return success();
+          })
+          .Case<LinearGradWeightOp>([&](LinearGradWeightOp o) {
+            int64_t k = lastDim(o.getInput()), n = lastDim(o.getDy());
+            call("sprt_linear_grad_weight_f32",
+                 {ptr(o.getInput()), ptr(o.getDy()), ptr(o),
+                  i64(numElements(o.getInput()) / k), i64(k), i64(n),
+                  i32(o.getWeightLayout() == WeightLayout::in_out)});
+            return success();
+          })
+          .Case<BiasGradOp>([&](BiasGradOp o) {
+            int64_t h = lastDim(o.getDy());
+            call("sprt_bias_grad_f32",
+                 {ptr(o.getDy()), ptr(o), i64(numElements(o.getDy()) / h),
+                  i64(h)});
+            return success();
+          })
+          .Case<LayerNormGradOp>([&](LayerNormGradOp o) {
+            int64_t h = lastDim(o.getInput());
+            call("sprt_layer_norm_grad_f32",
+                 {ptr(o.getDy()), ptr(o.getInput()), ptr(o.getWeight()),
+                  ptr(o.getDx()), ptr(o.getDweight()), ptr(o.getDbias()),
+                  i64(numElements(o.getInput()) / h), i64(h),
+                  f64(o.getEps().convertToDouble())});
+            return success();
+          })
+          .Case<RmsNormGradOp>([&](RmsNormGradOp o) {
+            int64_t h = lastDim(o.getInput());
+            call("sprt_rms_norm_grad_f32",
+                 {ptr(o.getDy()), ptr(o.getInput()), ptr(o.getWeight()),
+                  ptr(o.getDx()), ptr(o.getDweight()),
+                  i64(numElements(o.getInput()) / h), i64(h),
+                  f64(o.getEps().convertToDouble())});
+            return success();
+          })
+          .Case<GeluGradOp>([&](GeluGradOp o) {
+            call("sprt_gelu_grad_f32",
+                 {ptr(o.getDy()), ptr(o.getInput()), ptr(o),
+                  i64(numElements(o)),
+                  i32(o.getApproximate() == GeluApproximation::tanh)});
+            return success();
+          })
+          .Case<SiluGradOp>([&](SiluGradOp o) {
+            call("sprt_silu_grad_f32", {ptr(o.getDy()), ptr(o.getInput()),
+                                        ptr(o), i64(numElements(o))});
+            return success();
+          })
+          .Case<ScaleOp>([&](ScaleOp o) {
+            call("sprt_op_scale",
+                 {ptr(o.getInput()), ptr(o), i64(numElements(o)),
+                  f64(o.getFactor().convertToDouble())});
+            return success();
+          })
+          .Case<FillOp>([&](FillOp o) {
+            call("sprt_fill_f32", {ptr(o), i64(numElements(o)),
+                                   f64(o.getValue().convertToDouble())});
+            return success();
+          })
+          .Case<EmbeddingGradOp>([&](EmbeddingGradOp o) {
+            call("sprt_op_embedding_grad",
+                 {ptr(o.getIds()), ptr(o.getDy()), ptr(o),
+                  i64(numElements(o.getIds())), i64(dim(o, 0)), i64(dim(o, 1)),
+                  i32(splitAxis(o, 0))});
+            return success();
+          })
+          .Case<QkvConcatOp>([&](QkvConcatOp o) {
+            call("sprt_qkv_concat_f32",
+                 {ptr(o.getDq()), ptr(o.getDk()), ptr(o.getDv()), ptr(o),
+                  i64(numElements(o) / lastDim(o)), i64(o.getNumHeads()),
+                  i64(o.getNumKvHeads()), i64(o.getHeadDim()),
+                  i32(o.getPacking() == QkvPacking::heads)});
+            return success();
+          })
+          .Case<RepeatHeadsGradOp>([&](RepeatHeadsGradOp o) {
+            call("sprt_repeat_heads_grad_f32",
+                 {ptr(o.getDy()), ptr(o), i64(numElements(o) / lastDim(o)),
+                  i64(o.getNumHeads()), i64(o.getHeadDim()),
+                  i64(o.getFactor())});
+            return success();
+          })
+          .Case<AttentionGradOp>([&](AttentionGradOp o) {
+            call("sprt_op_attention_grad",
+                 {ptr(o.getDout()),
+                  ptr(o.getQ()),
+                  ptr(o.getK()),
+                  ptr(o.getV()),
+                  optionalPtr(o.getPositions()),
+                  ptr(o.getDq()),
+                  ptr(o.getDk()),
+                  ptr(o.getDv()),
+                  i64(dim(o.getQ(), 0)),
+                  i64(dim(o.getQ(), 1)),
+                  i64(o.getNumHeads()),
+                  i64(o.getNumKvHeads()),
+                  i64(o.getHeadDim()),
+                  i32(o.getCausal()),
+                  i64(o.getRotaryDim()),
+                  f64(o.getRotaryTheta().convertToDouble()),
+                  f64(o.getDropoutRate().convertToDouble()),
+                  i64(o.getDropoutStream()),
+                  i32(splitAxis(o.getQ(), 1)),
+                  i32(splitAxis(o.getQ(), 2))});
+            return success();
+          })
+          .Case<CrossEntropyGradOp>([&](CrossEntropyGradOp o) {
+            int64_t v = lastDim(o.getLogits());
+            call("sprt_cross_entropy_grad_f32",
+                 {ptr(o.getLogits()), ptr(o.getLabels()), ptr(o.getDloss()),
+                  ptr(o), i64(numElements(o.getLabels())), i64(v),
+                  i64(o.getIgnoreIndex())});
+            return success();
+          })
+          .Case<CrossEntropyFromStatsGradOp>(
+              [&](CrossEntropyFromStatsGradOp o) {
+                call("sprt_cross_entropy_from_stats_grad_f32",
+                     {ptr(o.getSumexp()), ptr(o.getLabels()), ptr(o.getDloss()),
+                      ptr(o.getDsumexp()), ptr(o.getDlabelLogit()),
+                      i64(numElements(o.getLabels())),
+                      i64(o.getIgnoreIndex())});
+                return success();
+              })
+          .Case<LogitsSumExpGradOp>([&](LogitsSumExpGradOp o) {
+            int64_t v = lastDim(o.getLogits());
+            call("sprt_logits_sumexp_grad_f32",
+                 {ptr(o.getLogits()), ptr(o.getMax()), ptr(o.getDsumexp()),
+                  ptr(o), i64(numElements(o.getLogits()) / v), i64(v)});
+            return success();
+          })
+          .Case<LabelLogitGradOp>([&](LabelLogitGradOp o) {
+            int64_t v = lastDim(o);
+            call("sprt_op_label_logit_grad",
+                 {ptr(o.getLabels()), ptr(o.getDz()), ptr(o),
+                  i64(numElements(o.getLabels())), i64(v),
+                  i32(splitAxis(
+                      o, cast<RankedTensorType>(o.getType()).getRank() - 1)),
+                  i64(o.getIgnoreIndex())});
+            return success();
+          })
+          .Case<SumSquaresOp>([&](SumSquaresOp o) {
+            call("sprt_op_sum_squares",
+                 {ptr(o.getInput()), i64(numElements(o.getInput())), ptr(o)});
+            return success();
+          })
+          .Case<ClipScaleOp>([&](ClipScaleOp o) {
+            call("sprt_op_clip_scale",
+                 {ptr(o.getSumSquares()), f64(o.getMaxNorm().convertToDouble()),
+                  ptr(o.getScale()), ptr(o.getNorm())});
+            return success();
+          })
+          .Case<SgdUpdateOp>([&](SgdUpdateOp o) {
+            Value param = paramPointer(paramIndex.lookup(o.getParam()));
+            call("sprt_op_sgd", {param, ptr(o.getGrad()), ptr(o.getScale()),
+                                 i64(numElements(o.getGrad())),
+                                 f64(o.getLr().convertToDouble()),
+                                 f64(o.getWeightDecay().convertToDouble())});
+            return success();
+          })
+          .Case<AdamWUpdateOp>([&](AdamWUpdateOp o) {
+            int64_t index = paramIndex.lookup(o.getParam());
+            call("sprt_op_adamw",
+                 {paramPointer(index), ptr(o.getGrad()),
+                  statePointer(2 * index), statePointer(2 * index + 1),
+                  ptr(o.getScale()), i64(numElements(o.getGrad())),
+                  f64(o.getLr().convertToDouble()),
+                  f64(o.getBeta1().convertToDouble()),
+                  f64(o.getBeta2().convertToDouble()),
+                  f64(o.getEps().convertToDouble()),
+                  f64(o.getWeightDecay().convertToDouble())});
+            return success();
+          })
+          .Case<AllReduceCoalescedOp>([&](AllReduceCoalescedOp o) {
+            // Arrays of input and output pointers and sizes on the stack.
+            int64_t n = o.getInputs().size();
+            auto array = [&](Type element) {
+              return b.create<LLVM::AllocaOp>(loc, ptrTy, element, i64(n));
+            };
+            Value ins = array(ptrTy), outs = array(ptrTy),
+                  sizes = array(b.getI64Type());
+            for (int64_t i = 0; i < n; ++i) {
+              auto store = [&](Value base, Type element, Value v) {
+                Value slot = b.create<LLVM::GEPOp>(loc, ptrTy, element, base,
+                                                   ValueRange{i64(i)});
+                b.create<LLVM::StoreOp>(loc, v, slot);
+              };
+              store(ins, ptrTy, ptr(o.getInputs()[i]));
+              store(outs, ptrTy, ptr(o.getResults()[i]));
+              store(sizes, b.getI64Type(), i64(numElements(o.getInputs()[i])));
+            }
+            call("sprt_all_reduce_coalesced_f32",
+                 {i32(n), ins, outs, sizes, i32(int64_t(o.getKind())),
+                  axisOf(o.getAxis())});
+            return success();
+          })
           .Case<func::ReturnOp>([&](func::ReturnOp r) {
-            Value v = b.create<LLVM::LoadOp>(loc, b.getF32Type(),
-                                             ptr(r.getOperand(0)));
-            b.create<LLVM::StoreOp>(loc, v, lossArg);
+            // Scalars are copied out; gradients stay in the arena and their
+            // addresses are handed out (read before the next step).
+            for (unsigned i = 0; i < numScalars; ++i) {
+              Value v = b.create<LLVM::LoadOp>(loc, b.getF32Type(),
+                                               ptr(r.getOperand(i)));
+              Value slot = b.create<LLVM::GEPOp>(
+                  loc, ptrTy, b.getF32Type(), scalarsArg, ValueRange{i64(i)});
+              b.create<LLVM::StoreOp>(loc, v, slot);
+            }
+            for (auto [j, result] : llvm::enumerate(gradResults)) {
+              Value slot = b.create<LLVM::GEPOp>(loc, ptrTy, ptrTy, gradsArg,
+                                                 ValueRange{i64(int64_t(j))});
+              b.create<LLVM::StoreOp>(loc, ptr(r.getOperand(result.first)),
+                                      slot);
+            }
             return success();
           })
           .Default([](Operation *o) {
@@ -503,6 +749,9 @@ std::string Lowering::modelJson() {
       o["std"] = p.getInitStd()->convertToDouble();
     paramJson.push_back(std::move(o));
   }
+  llvm::json::Array gradJson;
+  for (auto [result, param] : gradResults)
+    gradJson.push_back(param);
   Value ids = func.getArgument(0);
   int32_t batchAxis = splitAxis(ids, 1);
   int64_t vocab = 0;
@@ -523,7 +772,13 @@ std::string Lowering::modelJson() {
       {"batch_axis", batchAxis},
       {"vocab", vocab},
       {"arena_bytes", arenaBytes},
-      {"params", std::move(paramJson)}};
+      {"params", std::move(paramJson)},
+      {"scalars", int64_t(numScalars)},
+      {"grads", std::move(gradJson)},
+      {"optimizer",
+       func->hasAttr("tfm.optimizer")
+           ? func->getAttrOfType<StringAttr>("tfm.optimizer").getValue()
+           : StringRef()}};
   std::string text;
   llvm::raw_string_ostream os(text);
   os << llvm::json::Value(std::move(model));
@@ -535,17 +790,20 @@ LogicalResult Lowering::run() {
     return failure();
   std::string json = modelJson();
 
-  // void seqpar_forward(ptr arena, ptr params, ptr ids, ptr labels, ptr loss)
+  // void seqpar_step(ptr arena, ptr params, ptr ids, ptr labels,
+  //                  ptr scalars_out, ptr grads_out, ptr optimizer_state)
   b.setInsertionPointToEnd(module.getBody());
-  auto fnTy =
-      LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(b.getContext()),
-                                  {ptrTy, ptrTy, ptrTy, ptrTy, ptrTy});
-  auto fn = b.create<LLVM::LLVMFuncOp>(func.getLoc(), "seqpar_forward", fnTy);
+  auto fnTy = LLVM::LLVMFunctionType::get(
+      LLVM::LLVMVoidType::get(b.getContext()),
+      {ptrTy, ptrTy, ptrTy, ptrTy, ptrTy, ptrTy, ptrTy});
+  auto fn = b.create<LLVM::LLVMFuncOp>(func.getLoc(), "seqpar_step", fnTy);
   Block *entry = fn.addEntryBlock(b);
   arenaArg = entry->getArgument(0);
   paramsArg = entry->getArgument(1);
   inputArgs = {entry->getArgument(2), entry->getArgument(3)};
-  lossArg = entry->getArgument(4);
+  scalarsArg = entry->getArgument(4);
+  gradsArg = entry->getArgument(5);
+  stateArg = entry->getArgument(6);
   b.setInsertionPointToStart(entry);
   for (Operation &op : func.getBody().getOps())
     if (failed(lower(&op)))
@@ -575,10 +833,13 @@ struct ConvertSpToRuntimePass
     : seqpar::impl::ConvertSpToRuntimePassBase<ConvertSpToRuntimePass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto forward = module.lookupSymbol<func::FuncOp>("forward");
+    // The train step when there is one, the forward otherwise.
+    auto forward = module.lookupSymbol<func::FuncOp>("train_step");
+    if (!forward)
+      forward = module.lookupSymbol<func::FuncOp>("forward");
     if (!forward) {
       module.emitError() << "convert-sp-to-runtime: the module has no "
-                            "@forward function";
+                            "@forward or @train_step function";
       return signalPassFailure();
     }
     if (failed(Lowering(module, forward).run()))

@@ -45,13 +45,12 @@ void sprt_rms_norm_grad_f32(const float *dy, const float *x,
 void sprt_gelu_grad_f32(const float *dy, const float *x, float *dx, int64_t n,
                         int32_t tanh_approx);
 /* dx = dy * silu'(x). */
-void sprt_silu_grad_f32(const float *dy, const float *x, float *dx,
-                        int64_t n);
+void sprt_silu_grad_f32(const float *dy, const float *x, float *dx, int64_t n);
 
 /* Backward of sprt_embedding_f32: dtable [V, H] (this rank's rows, starting
  * at vocab_offset) = sum of dy[t, :] over tokens t with ids[t] in range. */
-void sprt_embedding_grad_f32(const int64_t *ids, const float *dy,
-                             float *dtable, int64_t T, int64_t V, int64_t H,
+void sprt_embedding_grad_f32(const int64_t *ids, const float *dy, float *dtable,
+                             int64_t T, int64_t V, int64_t H,
                              int64_t vocab_offset);
 
 /* Backward of sprt_qkv_split_f32: packs dq, dk, dv back into dqkv. */
@@ -70,16 +69,13 @@ void sprt_repeat_heads_grad_f32(const float *dy, float *dx, int64_t T,
  * have the shapes of q, k, v (kv gradients summed over the query heads that
  * share a kv head). Rotary is applied in the forward sense to q, k before
  * the scores and its transpose to the gradients after. */
-void sprt_attention_grad_f32(const float *dout, const float *q, const float *k,
-                             const float *v, const int64_t *positions,
-                             float *dq, float *dk, float *dv, int64_t S,
-                             int64_t B, int64_t heads, int64_t kv_heads,
-                             int64_t head_dim, int32_t causal,
-                             int64_t rotary_dim, double theta,
-                             double dropout_rate, uint64_t seed,
-                             uint64_t stream, int64_t global_batch,
-                             int64_t batch_offset, int64_t global_heads,
-                             int64_t head_offset);
+void sprt_attention_grad_f32(
+    const float *dout, const float *q, const float *k, const float *v,
+    const int64_t *positions, float *dq, float *dk, float *dv, int64_t S,
+    int64_t B, int64_t heads, int64_t kv_heads, int64_t head_dim,
+    int32_t causal, int64_t rotary_dim, double theta, double dropout_rate,
+    uint64_t seed, uint64_t stream, int64_t global_batch, int64_t batch_offset,
+    int64_t global_heads, int64_t head_offset);
 
 /* Backward of sprt_cross_entropy_f32: dlogits[t, :] = (softmax(logits[t]) -
  * onehot(labels[t])) * dloss / count for non-ignored t (0 for ignored ones),
@@ -93,6 +89,28 @@ void sprt_vocab_parallel_cross_entropy_grad_f32(
     const float *logits, const float *max, const float *sumexp,
     const int64_t *labels, const float *dloss, float *dlogits, int64_t T,
     int64_t V, int64_t vocab_offset, int64_t ignore_index);
+
+/* Backward of the vocab-parallel loss pieces, op by op (the max has a zero
+ * gradient: its contributions through the loss and through sumexp cancel).
+ * For non-ignored tokens, count = their number:
+ *   dsumexp[t] = dloss / (count * sumexp[t]), dlabel_logit[t] = -dloss/count;
+ * 0 for ignored tokens. */
+void sprt_cross_entropy_from_stats_grad_f32(const float *sumexp,
+                                            const int64_t *labels,
+                                            const float *dloss, float *dsumexp,
+                                            float *dlabel_logit, int64_t T,
+                                            int64_t ignore_index);
+/* dlogits[t, v] = exp(logits[t, v] - max[t]) * dsumexp[t]. */
+void sprt_logits_sumexp_grad_f32(const float *logits, const float *max,
+                                 const float *dsumexp, float *dlogits,
+                                 int64_t T, int64_t V);
+/* dlogits = 0 except dlogits[t, labels[t] - vocab_offset] = dz[t] for labels
+ * in [vocab_offset, vocab_offset + V) other than ignore_index. */
+void sprt_label_logit_grad_f32(const int64_t *labels, const float *dz,
+                               float *dlogits, int64_t T, int64_t V,
+                               int64_t vocab_offset, int64_t ignore_index);
+/* x[i] = value. */
+void sprt_fill_f32(float *x, int64_t n, double value);
 
 /*===---------------------------- optimizer ------------------------------===*/
 

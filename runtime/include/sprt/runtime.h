@@ -107,6 +107,47 @@ void sprt_op_label_logit(const float *logits, const int64_t *labels, float *out,
                          int64_t T, int64_t V, int32_t vocab_axis,
                          int64_t ignore_index);
 
+/* Backward counterparts of the layout-aware ops above. */
+void sprt_op_embedding_grad(const int64_t *ids, const float *dy, float *dtable,
+                            int64_t T, int64_t V, int64_t H,
+                            int32_t vocab_axis);
+void sprt_op_label_logit_grad(const int64_t *labels, const float *dz,
+                              float *dlogits, int64_t T, int64_t V,
+                              int32_t vocab_axis, int64_t ignore_index);
+void sprt_op_attention_grad(const float *dout, const float *q, const float *k,
+                            const float *v, const int64_t *positions, float *dq,
+                            float *dk, float *dv, int64_t S, int64_t B,
+                            int64_t heads, int64_t kv_heads, int64_t head_dim,
+                            int32_t causal, int64_t rotary_dim, double theta,
+                            double dropout_rate, int64_t stream,
+                            int32_t batch_axis, int32_t head_axis);
+
+/* All-reduces `count` f32 tensors in one collective: ins[i] and outs[i]
+ * hold sizes[i] elements. */
+void sprt_all_reduce_coalesced_f32(int32_t count, const float *const *ins,
+                                   float *const *outs, const int64_t *sizes,
+                                   int32_t kind, int32_t axis);
+
+/*===---------------------------- training -------------------------------===*/
+
+/* The optimizer step being taken (1-based), set by main() before each step. */
+void sprt_set_step(int64_t step);
+int64_t sprt_get_step(void);
+/* y = x * s (n elements). */
+void sprt_op_scale(const float *x, float *y, int64_t n, double s);
+/* *out = sum of squares of x, as f32. */
+void sprt_op_sum_squares(const float *x, int64_t n, float *out);
+/* From the total sum of squares: *norm = sqrt, *scale = min(1, max_norm /
+ * (norm + 1e-6)), or 1 when max_norm is 0. */
+void sprt_op_clip_scale(const float *sum_squares, double max_norm, float *scale,
+                        float *norm);
+/* Optimizer updates of an n-element shard with the gradient times *scale. */
+void sprt_op_sgd(float *param, const float *grad, const float *scale, int64_t n,
+                 double lr, double weight_decay);
+void sprt_op_adamw(float *param, const float *grad, float *m, float *v,
+                   const float *scale, int64_t n, double lr, double beta1,
+                   double beta2, double eps, double weight_decay);
+
 /*===------------------------------ arena --------------------------------===*/
 
 /* Records that bytes [0, end) of the arena are in use: the high-water mark

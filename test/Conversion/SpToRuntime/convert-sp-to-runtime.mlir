@@ -7,8 +7,8 @@ dist.mesh @mesh ["dp" = 2, "tp" = 2]
 tfm.param @emb : tensor<64x8xf32, #dist.layout<tp = S(0)>> init normal(2.000000e-02)
 tfm.param @ln : tensor<8xf32> init ones
 tfm.param @fc : tensor<16x8xf32, #dist.layout<tp = S(0)>> init normal(1.000000e-02)
-// CHECK-LABEL: llvm.func @seqpar_forward(
-// CHECK-SAME: %[[ARENA:[^:]*]]: !llvm.ptr, %[[PARAMS:[^:]*]]: !llvm.ptr, %[[IDS:[^:]*]]: !llvm.ptr, %[[LABELS:[^:]*]]: !llvm.ptr, %[[LOSS:[^:]*]]: !llvm.ptr)
+// CHECK-LABEL: llvm.func @seqpar_step(
+// CHECK-SAME: %[[ARENA:[^:]*]]: !llvm.ptr, %[[PARAMS:[^:]*]]: !llvm.ptr, %[[IDS:[^:]*]]: !llvm.ptr, %[[LABELS:[^:]*]]: !llvm.ptr, %[[SCALARS:[^:]*]]: !llvm.ptr, %{{[^:]*}}: !llvm.ptr, %{{[^:]*}}: !llvm.ptr)
 func.func @forward(%ids: tensor<4x1xi64, #dist.layout<dp = S(1)>>, %labels: tensor<4x1xi64, #dist.layout<dp = S(1)>>) -> tensor<f32> {
   // Parameter 0's pointer, loaded from the table once.
   // CHECK: %[[ZERO:.*]] = llvm.mlir.constant(0 : i64) : i64
@@ -58,8 +58,11 @@ func.func @forward(%ids: tensor<4x1xi64, #dist.layout<dp = S(1)>>, %labels: tens
   // CHECK-NEXT: %[[DP:.*]] = llvm.mlir.constant(0 : i32) : i32
   // CHECK-NEXT: llvm.call @sprt_all_reduce_f32({{.*}}, %[[MEAN]], %[[DP]])
   %r = dist.all_reduce %l on @mesh["dp"] mean : tensor<f32, #dist.layout<dp = P>> -> tensor<f32>
+  // The loss is scalar 0 of the step's outputs.
   // CHECK: %[[V:.*]] = llvm.load %{{.*}} : !llvm.ptr -> f32
-  // CHECK-NEXT: llvm.store %[[V]], %[[LOSS]] : f32, !llvm.ptr
+  // CHECK-NEXT: %[[I0:.*]] = llvm.mlir.constant(0 : i64) : i64
+  // CHECK-NEXT: %[[SLOT:.*]] = llvm.getelementptr %[[SCALARS]][%[[I0]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+  // CHECK-NEXT: llvm.store %[[V]], %[[SLOT]] : f32, !llvm.ptr
   // CHECK-NEXT: llvm.return
   return %r : tensor<f32>
 }
