@@ -23,6 +23,9 @@ import subprocess
 if subprocess.run(["/usr/bin/python3", "-c", "import torch, numpy"],
                   capture_output=True).returncode == 0:
     config.available_features.add("torch")
+if subprocess.run(["/usr/bin/python3", "-c", "import matplotlib"],
+                  capture_output=True).returncode == 0:
+    config.available_features.add("matplotlib")
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()

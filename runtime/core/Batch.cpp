@@ -37,15 +37,20 @@ void Batcher::build(int64_t step) {
   ids.assign(size_t(B * S), 0);
   labels.assign(size_t(B * S), 0);
   uint64_t tokenStream = sprt_hash_name("seqpar.tokens");
+  uint64_t windowStream = sprt_hash_name("seqpar.windows");
   for (int64_t b = 0; b < B; ++b) {
-    // Sequence b of step `step` (1-based): consecutive windows of the text,
-    // wrapping around, or S + 1 random tokens.
+    // Sequence b of step `step` (1-based): S + 1 consecutive bytes of the
+    // text from a random position, or S + 1 random tokens.
     int64_t sequence = (step - 1) * B + b;
     for (int64_t s = 0; s <= S; ++s) {
       int64_t token;
       if (!text.empty()) {
-        int64_t windows = int64_t(text.size()) - S - 1;
-        int64_t start = (sequence * S) % windows;
+        // A window of the text at a position drawn from the seed.
+        int64_t windows = int64_t(text.size()) - S;
+        int64_t start =
+            int64_t(sprt_uniform(seed, windowStream, uint64_t(sequence)) *
+                    float(windows)) %
+            windows;
         token = text[size_t(start + s)];
       } else {
         uint64_t index = uint64_t(sequence * (S + 1) + s);
