@@ -17,6 +17,7 @@ class Batcher {
 public:
   Batcher(const Model &model, uint64_t seed) : model(model), seed(seed) {}
 
+  void setSeed(uint64_t s) { seed = s; }
   /// Byte-level tokens of a text file. False with `error` set.
   bool loadText(const std::string &path, std::string &error);
   void build(int64_t step);

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Batch.h"
+#include "Checkpoint.h"
 #include "Model.h"
 #include "Params.h"
 #include "SafeTensors.h"
@@ -33,6 +34,9 @@ struct Flags {
   int64_t steps = 1;
   uint64_t seed = 1234;
   std::string data, initFrom, log, dumpParams, dumpOutputs, dumpGrads;
+  std::string checkpointDir;
+  int64_t saveEvery = 0;
+  bool resume = false;
 };
 
 int rankOf() {
@@ -90,13 +94,24 @@ Flags parseFlags(int argc, char **argv) {
       f.dumpOutputs = value();
     } else if (a == "--dump-grads") {
       f.dumpGrads = value();
+    } else if (a == "--checkpoint-dir") {
+      f.checkpointDir = value();
+    } else if (a == "--save-every") {
+      if (!parseInt(value(), n) || n < 1)
+        fail("--save-every must be a positive integer, got '" +
+             std::string(argv[i]) + "'");
+      f.saveEvery = n;
+    } else if (a == "--resume") {
+      f.resume = true;
     } else if (a == "--help" || a == "-h") {
       if (rankOf() == 0)
-        std::printf("usage: mpirun -np N %s [--steps K] [--seed S] "
-                    "[--data FILE] [--init-from FILE] [--log FILE] "
-                    "[--dump-params FILE] [--dump-outputs FILE] "
-                    "[--dump-grads FILE]\n",
-                    argv[0]);
+        std::printf(
+            "usage: mpirun -np N %s [--steps K] [--seed S] "
+            "[--data FILE] [--init-from FILE] [--log FILE] "
+            "[--dump-params FILE] [--dump-outputs FILE] "
+            "[--dump-grads FILE] [--checkpoint-dir DIR [--save-every N] "
+            "[--resume]]\n",
+            argv[0]);
       MPI_Finalize();
       std::exit(0);
     } else {
@@ -165,11 +180,30 @@ int main(int argc, char **argv) {
         stateData.emplace_back(size_t(p.localElements()), 0.0f);
         state.push_back(stateData.back().data());
       }
+  if ((flags.saveEvery || flags.resume) && flags.checkpointDir.empty())
+    fail("--save-every and --resume need --checkpoint-dir");
+  if ((flags.saveEvery || flags.resume) && !model.training())
+    fail("checkpoints need a training program (sp-compile --train)");
+  int64_t first = 1;
+  if (flags.resume) {
+    ResumePoint at;
+    if (!resumeCheckpoint(flags.checkpointDir, model, params, state, at, error))
+      fail(error);
+    first = at.step + 1;
+    // The seed fixes the data order and every random number: the run goes
+    // on exactly as the one that saved.
+    flags.seed = at.seed;
+    sprt_set_seed(at.seed);
+    batcher.setSeed(at.seed);
+    if (rank == 0)
+      std::printf("resumed from step %lld of '%s'\n", (long long)at.step,
+                  flags.checkpointDir.c_str());
+  }
   std::vector<float> scalars(size_t(model.numScalars), 0.0f);
   std::vector<float *> grads(model.grads.size(), nullptr);
 
   float loss = 0.0f;
-  for (int64_t step = 1; step <= flags.steps; ++step) {
+  for (int64_t step = first; step <= flags.steps; ++step) {
     batcher.build(step);
     sprt_reset_bytes_sent();
     sprt_set_step(step);
@@ -179,9 +213,13 @@ int main(int argc, char **argv) {
                 batcher.localLabels(), scalars.data(), grads.data(),
                 state.data());
     loss = scalars[0];
+    if (flags.saveEvery && step % flags.saveEvery == 0 &&
+        !saveCheckpoint(flags.checkpointDir, step, flags.seed, flags.data,
+                        model, params, state, error))
+      fail(error);
     if (step == flags.steps && !flags.dumpGrads.empty()) {
       std::vector<const float *> local(grads.begin(), grads.end());
-      if (!Params::dumpSharded(model, model.grads, local, flags.dumpGrads,
+      if (!Params::dumpSharded(model, model.grads, "", local, flags.dumpGrads,
                                error))
         fail(error);
     }

@@ -49,38 +49,53 @@ void Params::initialize(uint64_t seed) {
 }
 
 bool Params::load(const std::string &path, std::string &error) {
+  std::vector<int64_t> indices;
+  std::vector<float *> local;
+  for (size_t i = 0; i < model.params.size(); ++i) {
+    indices.push_back(int64_t(i));
+    local.push_back(data[i].data());
+  }
+  return loadSharded(model, indices, "", local, path, error);
+}
+
+bool Params::loadSharded(const Model &model,
+                         const std::vector<int64_t> &indices,
+                         const std::string &suffix,
+                         const std::vector<float *> &local,
+                         const std::string &path, std::string &error) {
   std::map<std::string, TensorInfo> tensors;
   if (!readCheckpointIndex(path, tensors, error))
     return false;
   std::vector<char> bytes;
-  for (size_t i = 0; i < model.params.size(); ++i) {
-    const ParamInfo &p = model.params[i];
-    auto it = tensors.find(p.name);
+  for (size_t k = 0; k < indices.size(); ++k) {
+    const ParamInfo &p = model.params[size_t(indices[k])];
+    std::string name = p.name + suffix;
+    auto it = tensors.find(name);
     if (it == tensors.end()) {
-      error = "checkpoint '" + path + "' has no tensor '" + p.name + "'";
+      error = "checkpoint '" + path + "' has no tensor '" + name + "'";
       return false;
     }
     const TensorInfo &t = it->second;
     if (t.dtype != "F32") {
-      error = "checkpoint '" + path + "': tensor '" + p.name + "' is " +
-              t.dtype + ", the model needs F32";
+      error = "checkpoint '" + path + "': tensor '" + name + "' is " + t.dtype +
+              ", the model needs F32";
       return false;
     }
     if (t.shape != p.shape) {
-      error = "checkpoint '" + path + "': tensor '" + p.name + "' has shape " +
+      error = "checkpoint '" + path + "': tensor '" + name + "' has shape " +
               shapeStr(t.shape) + " but the model needs " + shapeStr(p.shape);
       return false;
     }
     if (t.end - t.begin != uint64_t(numElements(p.shape)) * sizeof(float)) {
-      error = "checkpoint '" + path + "': tensor '" + p.name +
+      error = "checkpoint '" + path + "': tensor '" + name +
               "' has the wrong number of bytes for its shape";
       return false;
     }
     if (!readTensorData(t, bytes, error))
       return false;
     const float *whole = reinterpret_cast<const float *>(bytes.data());
-    for (int64_t e = 0; e < int64_t(data[i].size()); ++e)
-      data[i][e] = whole[p.globalIndex(e)];
+    for (int64_t e = 0; e < p.localElements(); ++e)
+      local[k][e] = whole[p.globalIndex(e)];
   }
   return true;
 }
@@ -92,11 +107,12 @@ bool Params::dump(const std::string &path, std::string &error) {
     indices.push_back(int64_t(i));
     local.push_back(data[i].data());
   }
-  return dumpSharded(model, indices, local, path, error);
+  return dumpSharded(model, indices, "", local, path, error);
 }
 
 bool Params::dumpSharded(const Model &model,
                          const std::vector<int64_t> &indices,
+                         const std::string &suffix,
                          const std::vector<const float *> &local,
                          const std::string &path, std::string &error) {
   // Each element is written by exactly one rank (the owner of its shard),
@@ -118,7 +134,7 @@ bool Params::dumpSharded(const Model &model,
   std::vector<TensorToWrite> out;
   for (size_t k = 0; k < indices.size(); ++k) {
     const ParamInfo &p = model.params[size_t(indices[k])];
-    out.push_back({p.name, "F32", p.shape, whole[k].data(),
+    out.push_back({p.name + suffix, "F32", p.shape, whole[k].data(),
                    whole[k].size() * sizeof(float)});
   }
   return writeSafeTensors(path, out, error);

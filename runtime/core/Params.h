@@ -30,7 +30,15 @@ public:
   /// `local`), whole, under the parameters' names (rank 0 writes).
   static bool dumpSharded(const Model &model,
                           const std::vector<int64_t> &indices,
+                          const std::string &suffix,
                           const std::vector<const float *> &local,
+                          const std::string &path, std::string &error);
+  /// Loads tensors named like parameters `indices` (plus `suffix`) from a
+  /// checkpoint, keeping this rank's shard of each.
+  static bool loadSharded(const Model &model,
+                          const std::vector<int64_t> &indices,
+                          const std::string &suffix,
+                          const std::vector<float *> &local,
                           const std::string &path, std::string &error);
 
 private:

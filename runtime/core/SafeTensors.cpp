@@ -164,3 +164,24 @@ bool sprt::writeSafeTensors(const std::string &path,
   }
   return true;
 }
+
+bool sprt::mergeSafeTensors(const std::string &into, const std::string &from,
+                            std::string &error) {
+  std::map<std::string, TensorInfo> tensors;
+  if (!readHeader(into, tensors, error) || !readHeader(from, tensors, error))
+    return false;
+  std::vector<std::vector<char>> data;
+  std::vector<TensorToWrite> out;
+  data.reserve(tensors.size());
+  for (auto &[name, info] : tensors) {
+    data.emplace_back();
+    if (!readTensorData(info, data.back(), error))
+      return false;
+    out.push_back(
+        {name, info.dtype, info.shape, data.back().data(), data.back().size()});
+  }
+  if (!writeSafeTensors(into, out, error))
+    return false;
+  std::remove(from.c_str());
+  return true;
+}

@@ -48,6 +48,11 @@ bool writeSafeTensors(const std::string &path,
                       const std::vector<TensorToWrite> &tensors,
                       std::string &error);
 
+/// Rewrites `into` with its tensors and those of `from` (then removes
+/// `from`). False with `error` set.
+bool mergeSafeTensors(const std::string &into, const std::string &from,
+                      std::string &error);
+
 } // namespace sprt
 
 #endif // SPRT_CORE_SAFETENSORS_H
