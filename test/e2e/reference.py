@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Independent PyTorch reference for the forward loss of seqpar programs.
+"""Independent PyTorch reference for the forward loss and the parameter
+gradients of seqpar programs.
 
 Written from the Hugging Face transformers model definitions
 (GPT2LMHeadModel, GPTNeoXForCausalLM, LlamaForCausalLM), not from seqpar's
@@ -21,6 +22,22 @@ Usage:
                --ids-from OUTPUTS.safetensors --dump-loss
       Prints the reference loss only (--dump-loss may be left out when
       --ids-from is given).
+
+  reference.py --config CONFIG.json --params PARAMS.safetensors \\
+               --grads GRADS.safetensors --outputs OUTPUTS.safetensors \\
+               [--rtol 1e-5] [--per-tensor]
+      Gradient mode. PARAMS are the parameters the step used (for a 1-step
+      run, its --init-from file), GRADS its --dump-grads file, OUTPUTS its
+      --dump-outputs file. Computes with autograd in float64 the gradient of
+      the mean loss on OUTPUTS' tokens with respect to every parameter (a
+      tied embedding's gradient holds both its uses) and compares it with
+      GRADS tensor by tensor: relative error ||g - g_ref|| / ||g_ref||
+      (Frobenius; the absolute ||g|| where g_ref is zero; inf when g is not
+      finite). Prints the loss, one line per tensor family (the tensors of
+      one role across layers, `transformer.h.*.mlp.c_fc.weight`; with
+      --per-tensor every tensor too) and finally
+      `max relative gradient error E over N tensors`; exits 1 when
+      E > rtol. The config must have dropout 0 (exit 2 otherwise).
 
   reference.py --config CONFIG.json --init OUT.safetensors [--seed N]
       Writes random float32 parameters under their Hugging Face names:
@@ -44,6 +61,7 @@ import argparse
 import json
 import math
 import os
+import re
 import struct
 import sys
 
@@ -694,7 +712,8 @@ def load_ids(path):
     return t
 
 
-def reference_loss(model, params, ids, labels):
+def _tokens(model, ids, labels):
+    """Checks input_ids/labels; returns (ids, valid mask, valid labels)."""
     ids = torch.from_numpy(ids.astype(np.int64))
     labels = torch.from_numpy(labels.astype(np.int64))
     v = model.vocab
@@ -707,11 +726,135 @@ def reference_loss(model, params, ids, labels):
     if lv.min() < 0 or lv.max() >= v:
         raise RefError(f"labels outside [0, {v}) (other than -100): min {int(lv.min())} max {int(lv.max())}")
     model.check_seq(ids.shape[1])
+    return ids, valid, lv
+
+
+def loss_tensor(model, params, ids, labels):
+    """The mean cross-entropy over the tokens whose label is not -100, as a
+    float64 scalar tensor (differentiable in params)."""
+    ids, valid, lv = _tokens(model, ids, labels)
+    logits = model.logits(params, ids)  # [b, s, v] float64
+    logp = torch.log_softmax(logits, dim=-1)
+    nll = -logp[valid].gather(-1, lv.unsqueeze(-1)).squeeze(-1)
+    return nll.mean()
+
+
+def reference_loss(model, params, ids, labels):
     with torch.no_grad():
-        logits = model.logits(params, ids)  # [b, s, v] float64
-        logp = torch.log_softmax(logits, dim=-1)
-        nll = -logp[valid].gather(-1, lv.unsqueeze(-1)).squeeze(-1)
-        return float(nll.mean())
+        return float(loss_tensor(model, params, ids, labels))
+
+
+def reference_grads(model, params, ids, labels):
+    """(loss, {name: d loss / d param}) by autograd in float64. A tied
+    embedding is one leaf used twice, so its gradient holds both uses."""
+    leaves = {n: t.detach().clone().requires_grad_(True) for n, t in params.items()}
+    loss = loss_tensor(model, leaves, ids, labels)
+    names = list(leaves)
+    grads = torch.autograd.grad(loss, [leaves[n] for n in names], allow_unused=True)
+    out = {}
+    for n, g in zip(names, grads):
+        out[n] = torch.zeros_like(leaves[n]) if g is None else g.detach()
+    return float(loss.detach()), out
+
+
+def load_grads(model, path):
+    """The gradients in PATH under the parameters' names, float64 tensors.
+    Returns (grads, extra) where extra maps a tied head's separately stored
+    gradient (if any) to the embedding it must equal."""
+    raw = read_safetensors(path)
+    specs = model.param_specs()
+    emb, head = model.head_names()
+    grads, missing = {}, []
+    for name, shape, _ in specs:
+        if name not in raw:
+            missing.append(name)
+            continue
+        arr = raw[name]
+        if list(arr.shape) != list(shape):
+            raise RefError(f"{path}: gradient '{name}' has shape {list(arr.shape)}, expected {shape}")
+        if arr.dtype.kind != "f":
+            raise RefError(f"{path}: gradient '{name}' has dtype {arr.dtype}, expected a float type")
+        grads[name] = torch.from_numpy(arr.astype(np.float64))
+    if missing:
+        more = f" (and {len(missing) - 5} more)" if len(missing) > 5 else ""
+        raise RefError(f"{path}: missing gradient{'s' if len(missing) > 1 else ''} "
+                       f"{', '.join(missing[:5])}{more}")
+    expected = {n for n, _, _ in specs}
+    extra, unexpected = {}, []
+    for name in raw:
+        if name in expected or name.endswith(_IGNORED_SUFFIXES):
+            continue
+        if name == head and model.tied and list(raw[name].shape) == list(raw[emb].shape) \
+                and raw[name].dtype.kind == "f":
+            extra[name] = (emb, torch.from_numpy(raw[name].astype(np.float64)))
+            continue
+        unexpected.append(name)
+    if unexpected:
+        more = f" (and {len(unexpected) - 5} more)" if len(unexpected) > 5 else ""
+        raise RefError(f"{path}: unexpected tensor{'s' if len(unexpected) > 1 else ''} "
+                       f"{', '.join(sorted(unexpected)[:5])}{more} for this config")
+    return grads, extra
+
+
+def grad_rel_error(got, ref):
+    """||got - ref|| / ||ref|| (Frobenius); ||got - ref|| when ref is zero;
+    inf when got is not finite."""
+    if not torch.isfinite(got).all():
+        return float("inf")
+    diff = float(torch.linalg.norm((got - ref).reshape(-1)))
+    den = float(torch.linalg.norm(ref.reshape(-1)))
+    return diff / den if den > 0 else diff
+
+
+def tensor_family(name):
+    """transformer.h.3.attn.c_attn.weight -> transformer.h.*.attn.c_attn.weight"""
+    return re.sub(r"\.\d+\.", ".*.", name)
+
+
+def compare_grads(model, a, per_tensor=False):
+    """The gradient mode: prints a summary per tensor family and the maximum
+    error; returns the exit status."""
+    drops = {k: v for k, v in model.dropout_fields().items() if v != 0.0}
+    if drops:
+        raise RefError(f"{a.config} has dropout {', '.join(f'{k}={v:g}' for k, v in drops.items())}: "
+                       f"gradients can be compared only without dropout (set it to 0 in the config "
+                       f"the program was imported from)")
+    if not a.outputs:
+        raise RefError("--grads needs --outputs (the step's input_ids and labels)")
+    if not (a.rtol >= 0):
+        raise RefError(f"--rtol must be >= 0, got {a.rtol}")
+    t = load_ids(a.outputs)
+    params = load_params(model, a.params)
+    got, extra = load_grads(model, a.grads)
+    loss, ref = reference_grads(model, params, t["input_ids"], t["labels"])
+    if "loss" in t and t["loss"].size == 1 and t["loss"].dtype.kind == "f":
+        s = float(t["loss"].reshape(()))
+        lerr = abs(s - loss) / abs(loss) if loss != 0 else abs(s - loss)
+        print(f"reference loss {loss:.9g} seqpar loss {s:.9g} relative error {lerr:.3e}")
+    else:
+        print(f"reference loss {loss:.9g}")
+    errs = {}
+    for name, _, _ in model.param_specs():
+        errs[name] = (grad_rel_error(got[name], ref[name]), float(torch.linalg.norm(ref[name].reshape(-1))))
+    for name, (emb, g) in extra.items():
+        errs[name] = (grad_rel_error(g, ref[emb]), float(torch.linalg.norm(ref[emb].reshape(-1))))
+    families = {}
+    for name, e in errs.items():
+        families.setdefault(tensor_family(name), []).append((name, e))
+    width = max(len(f) for f in families)
+    for fam, items in families.items():
+        worst_name, (worst, _) = max(items, key=lambda x: x[1][0])
+        norms = [n for _, (_, n) in items]
+        where = f" (worst {worst_name})" if len(items) > 1 else ""
+        span = f"{min(norms):.3e}..{max(norms):.3e}" if len(items) > 1 else f"{norms[0]:.3e}"
+        print(f"gradient {fam:<{width}}  {len(items):2d} tensor{'s' if len(items) > 1 else ' '}  "
+              f"|g_ref| {span:<20}  max relative error {worst:.3e}{where}")
+        if per_tensor and len(items) > 1:
+            for name, (e, n) in items:
+                print(f"    {name:<{width}}  |g_ref| {n:.3e}  relative error {e:.3e}")
+    worst = max(e for e, _ in errs.values())
+    print(f"max relative gradient error {worst:.3e} over {len(errs)} tensors")
+    return 0 if worst <= a.rtol else 1
 
 
 def init_params(model, seed, weight_std=None):
@@ -760,13 +903,17 @@ def main(argv=None):
     ap.add_argument("--scramble", type=float, metavar="STD",
                     help="with --init: weights normal(0, STD), norm weights and "
                          "biases perturbed (a loss sensitive to every detail)")
+    ap.add_argument("--grads", help="seqpar --dump-grads file: compare every parameter's gradient "
+                                    "with autograd's (needs --params and --outputs)")
+    ap.add_argument("--per-tensor", action="store_true",
+                    help="with --grads: also print every tensor's error")
     a = ap.parse_args(argv)
 
     try:
         model = load_config(a.config)
         if a.init:
-            if a.params or a.outputs or a.ids_from:
-                raise RefError("--init does not take --params, --outputs or --ids-from")
+            if a.params or a.outputs or a.ids_from or a.grads:
+                raise RefError("--init does not take --params, --outputs, --ids-from or --grads")
             if a.seed < 0:
                 raise RefError(f"--seed must be non-negative, got {a.seed}")
             tensors = init_params(model, a.seed, a.scramble)
@@ -777,6 +924,10 @@ def main(argv=None):
 
         if not a.params:
             raise RefError("--params is required (or --init to write parameters)")
+        if a.grads:
+            if a.ids_from or a.dump_loss:
+                raise RefError("--grads does not take --ids-from or --dump-loss")
+            return compare_grads(model, a, a.per_tensor)
         if a.dump_loss or a.ids_from:
             src = a.ids_from or a.outputs
             if not src:

@@ -30,10 +30,11 @@ def import_model(config, out, seq=16, batch=2):
          "--batch", str(batch), "-o", out])
 
 
-def compile_model(model, out, tp=1, dp=1, sp=False):
+def compile_model(model, out, tp=1, dp=1, sp=False, extra=()):
     cmd = [tool("sp-compile"), model, "--tp", str(tp), "--dp", str(dp), "-o", out]
     if sp:
         cmd.append("--sp")
+    cmd += list(extra)
     run(cmd)
 
 
@@ -64,3 +65,13 @@ def dumped_loss(path):
 
 def rel_err(a, b):
     return abs(a - b) / max(abs(b), 1e-30)
+
+
+def frob_rel_err(got, ref):
+    """||got - ref|| / ||ref|| (Frobenius) of two flat value lists; the
+    absolute ||got - ref|| when ref is zero; inf when anything is not finite."""
+    diff = sum((g - r) ** 2 for g, r in zip(got, ref))
+    den = sum(r * r for r in ref)
+    if len(got) != len(ref) or diff != diff or diff == float("inf"):
+        return float("inf")
+    return (diff / den) ** 0.5 if den > 0 else diff ** 0.5

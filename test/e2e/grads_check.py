@@ -1,0 +1,145 @@
+"""seqpar's parameter gradients are the same in every partitioning, equal
+an independent PyTorch autograd's, and SGD applies them.
+
+For one config (dropout forced to 0): the reference writes scrambled
+parameters (reference.py --init --scramble 0.3); for each (tp, dp, sp) a
+training program (--train --optimizer sgd --lr 0.1, no weight decay, no
+clipping) loads them (--init-from), runs one step and dumps its gradients
+(before the update), its tokens and loss, and its parameters (after the
+update). Checks, per tensor, with relative error ||a - b|| / ||b||
+(Frobenius):
+  (a) every configuration's gradients equal the tp=1 dp=1 sp=off ones
+      (same tokens) to --rtol;
+  (b) the tp=1 dp=1 sp=off gradients, and those of one sequence-parallel
+      configuration, equal torch autograd's in float64 (reference.py
+      --grads) to --rtol;
+  (c) the dumped parameters equal init - lr * grad to --update-rtol.
+Prints one line per configuration and a final summary line; exits 1 on any
+failure."""
+import argparse
+import json
+import os
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(__file__))
+import seqpar_e2e as e2e
+
+TORCH_PYTHON = "/usr/bin/python3"
+REFERENCE = os.path.join(os.path.dirname(__file__), "reference.py")
+LR = 0.1
+
+p = argparse.ArgumentParser()
+p.add_argument("config")
+p.add_argument("--seq", type=int, default=16)
+p.add_argument("--batch", type=int, default=2)
+p.add_argument("--rtol", type=float, default=1e-5,
+               help="gradients: between configurations and against torch")
+p.add_argument("--update-rtol", type=float, default=1e-6,
+               help="parameters after the SGD step against init - lr * grad")
+p.add_argument("--torch-all", action="store_true",
+               help="compare every configuration with torch, not just two")
+args = p.parse_args()
+
+configs = [(1, 1, False), (2, 1, True), (4, 1, False), (2, 2, True),
+           (1, 2, False), (4, 1, True)]
+TORCH_CONFIGS = {(1, 1, False), (2, 2, True)}
+name = os.path.basename(args.config).replace(".json", "")
+
+
+def label(tp, dp, sp):
+    return f"tp={tp} dp={dp} sp={'on' if sp else 'off'}"
+
+
+def worst(errs, n=3):
+    top = sorted(errs.items(), key=lambda x: -x[1])[:n]
+    return ", ".join(f"{k} {v:.2e}" for k, v in top)
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    cfg = json.load(open(args.config))
+    for key in ("resid_pdrop", "embd_pdrop", "attn_pdrop", "hidden_dropout",
+                "attention_dropout"):
+        if key in cfg:
+            cfg[key] = 0.0
+    config = os.path.join(tmp, "config.json")
+    json.dump(cfg, open(config, "w"))
+    init = os.path.join(tmp, "init.safetensors")
+    e2e.run([TORCH_PYTHON, REFERENCE, "--config", config, "--init", init,
+             "--seed", "3", "--scramble", "0.3"])
+    init_t = e2e.read_safetensors(init)
+    model = os.path.join(tmp, "model.mlir")
+    e2e.import_model(config, model, args.seq, args.batch)
+    ok = True
+    base = None  # (tokens, grads) of the first configuration
+    for tp, dp, sp in configs:
+        prog = os.path.join(tmp, f"prog-{tp}-{dp}-{int(sp)}")
+        e2e.compile_model(model, prog, tp, dp, sp,
+                          ["--train", "--optimizer", "sgd", "--lr", str(LR)])
+        grads_f, out_f, params_f = (prog + ".grads.safetensors", prog + ".out.safetensors",
+                                    prog + ".params.safetensors")
+        e2e.launch(prog, tp * dp, "--steps", "1", "--seed", "11", "--init-from", init,
+                   "--dump-grads", grads_f, "--dump-outputs", out_f,
+                   "--dump-params", params_f)
+        grads = e2e.read_safetensors(grads_f)
+        outs = e2e.read_safetensors(out_f)
+        params = e2e.read_safetensors(params_f)
+        problems = []
+        parts = [f"loss {outs['loss'][1][0]:.7f}"]
+
+        # Every parameter has a gradient and an updated value, nothing more.
+        if set(grads) != set(init_t):
+            problems.append(f"gradient names differ from the parameters': missing "
+                            f"{sorted(set(init_t) - set(grads))[:5]}, extra "
+                            f"{sorted(set(grads) - set(init_t))[:5]}")
+        if set(params) != set(init_t):
+            problems.append(f"dumped parameter names differ from the loaded ones")
+        shared = [n for n in init_t if n in grads and n in params]
+        for n in shared:
+            if grads[n][0] != init_t[n][0] or params[n][0] != init_t[n][0]:
+                problems.append(f"{n}: shape {init_t[n][0]}, gradient {grads[n][0]}, "
+                                f"dumped {params[n][0]}")
+
+        # (a) the same gradients as tp=1 dp=1 sp=off, on the same tokens.
+        tokens = (outs["input_ids"], outs["labels"])
+        if base is None:
+            base = (tokens, grads)
+            parts.append(f"{len(grads)} gradients")
+        else:
+            if tokens != base[0]:
+                problems.append("its tokens differ from the first configuration's")
+            errs = {n: e2e.frob_rel_err(grads[n][1], base[1][n][1])
+                    for n in shared if n in base[1]}
+            m = max(errs.values()) if errs else float("inf")
+            parts.append(f"grads vs {label(*configs[0])} max rel err {m:.1e}")
+            if not m <= args.rtol:
+                problems.append(f"gradients differ from {label(*configs[0])}'s: {worst(errs)}")
+
+        # (c) one SGD step: init - lr * grad.
+        uerrs = {}
+        for n in shared:
+            expect = [w - LR * g for w, g in zip(init_t[n][1], grads[n][1])]
+            uerrs[n] = e2e.frob_rel_err(params[n][1], expect)
+        um = max(uerrs.values()) if uerrs else float("inf")
+        parts.append(f"sgd update rel err {um:.1e}")
+        if not um <= args.update_rtol:
+            problems.append(f"parameters after the step are not init - {LR} * grad: {worst(uerrs)}")
+
+        # (b) torch autograd on the parameters the step used.
+        if args.torch_all or (tp, dp, sp) in TORCH_CONFIGS:
+            r = e2e.run([TORCH_PYTHON, REFERENCE, "--config", config, "--params", init,
+                         "--grads", grads_f, "--outputs", out_f, "--rtol", str(args.rtol)],
+                        check=False)
+            last = r.stdout.strip().splitlines()[-1] if r.stdout.strip() else ""
+            if last.startswith("max relative gradient error "):
+                parts.append(f"torch max rel err {float(last.split()[4]):.1e}")
+            if r.returncode != 0:
+                problems.append("gradients differ from torch autograd's:\n" + r.stdout + r.stderr)
+
+        ok &= not problems
+        print(f"{name} {label(tp, dp, sp)}: {', '.join(parts)} "
+              f"{'OK' if not problems else 'MISMATCH'}")
+        for prob in problems:
+            print(f"  {prob.rstrip()}")
+print("all gradients match" if ok else "MISMATCH")
+sys.exit(0 if ok else 1)
