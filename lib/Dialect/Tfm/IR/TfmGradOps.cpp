@@ -35,6 +35,9 @@ LogicalResult LinearGradInputOp::verify() {
   if (dy.getShape().back() != out)
     return emitOpError() << "dy's last dimension must be the weight's " << out
                          << " output features, got " << shapeStr(dy.getShape());
+  if (w.getElementType() != dy.getElementType())
+    return emitOpError() << "the weight's element type " << w.getElementType()
+                         << " differs from dy's " << dy.getElementType();
   return expectShape(*this, "dx", getDx(), withLast(dy.getShape(), in),
                      dy.getElementType());
 }
@@ -45,6 +48,9 @@ LogicalResult LinearGradWeightOp::verify() {
     return emitOpError() << "input " << shapeStr(x.getShape()) << " and dy "
                          << shapeStr(dy.getShape())
                          << " must have the same leading dimensions";
+  if (x.getElementType() != dy.getElementType())
+    return emitOpError() << "dy's element type " << dy.getElementType()
+                         << " differs from the input's " << x.getElementType();
   int64_t in = x.getShape().back(), out = dy.getShape().back();
   SmallVector<int64_t> want = getWeightLayout() == WeightLayout::out_in
                                   ? SmallVector<int64_t>{out, in}
@@ -67,8 +73,10 @@ static LogicalResult verifyNormGrad(Operation *op, APFloat eps, Value dy,
   if (!(eps.convertToDouble() > 0.0))
     return op->emitOpError() << "eps must be > 0";
   RankedTensorType tx = typeOf(x);
-  if (typeOf(dy).getShape() != tx.getShape() || tx.getRank() < 1)
-    return op->emitOpError() << "dy and the input must have the same shape";
+  if (typeOf(dy).getShape() != tx.getShape() || tx.getRank() < 1 ||
+      typeOf(dy).getElementType() != tx.getElementType())
+    return op->emitOpError()
+           << "dy and the input must have the same shape and element type";
   if (failed(expectShape(op, "dx", dx, tx.getShape(), tx.getElementType())))
     return failure();
   SmallVector<int64_t> h{tx.getShape().back()};

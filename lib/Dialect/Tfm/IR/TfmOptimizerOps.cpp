@@ -20,11 +20,8 @@ static LogicalResult verifyUpdatedParam(Operation *op, FlatSymbolRefAttr name,
   Operation *func = op->getParentOp();
   bool read = false;
   func->walk([&](GetParamOp get) {
-    if (get.getNameAttr() == name) {
+    if (get.getNameAttr() == name && get.getType() == gradType)
       read = true;
-      if (get.getType() != gradType)
-        read = false;
-    }
   });
   if (!read)
     return op->emitOpError()

@@ -28,9 +28,10 @@ void RepeatHeadsOp::getSavedForBackward(Saved &) {}
 void LogitsMaxOp::getSavedForBackward(Saved &) {}
 void LabelLogitOp::getSavedForBackward(Saved &) {}
 
-// The gradient of the table needs the ids; they are integers, not
-// activations, and kept by the caller (the batch).
-void EmbeddingOp::getSavedForBackward(Saved &) {}
+// The gradient of the table scatters into the rows the ids name.
+void EmbeddingOp::getSavedForBackward(Saved &saved) {
+  saved.push_back(SavedTensor::of(getIds(), "token ids"));
+}
 
 void LayerNormOp::getSavedForBackward(Saved &saved) {
   saved.push_back(SavedTensor::of(getInput(), "norm input"));

@@ -421,8 +421,10 @@ LogicalResult Autodiff::run() {
     ops.push_back(&op);
 
   b.setInsertionPoint(ret);
-  contribute(loss, b.create<FillOp>(loss.getLoc(), gradType(loss.getType()),
-                                    b.getF64FloatAttr(1.0)));
+  auto seed = b.create<FillOp>(loss.getLoc(), gradType(loss.getType()),
+                               b.getF64FloatAttr(1.0));
+  seed->setAttr("tfm.backward_begins", b.getUnitAttr());
+  contribute(loss, seed);
   for (Operation *op : llvm::reverse(ops))
     if (failed(backward(op)))
       return failure();

@@ -37,7 +37,7 @@ func.func @forward(%ids: tensor<4x1xi64>, %labels: tensor<4x1xi64>) -> tensor<f3
 }
 // The forward, then the seed.
 // CHECK: %[[LOSS:.*]] = tfm.cross_entropy
-// CHECK: %[[ONE:.*]] = tfm.fill 1.000000e+00 : tensor<f32>
+// CHECK: %[[ONE:.*]] = tfm.fill 1.000000e+00 {tfm.backward_begins} : tensor<f32>
 // CHECK: %[[DL:.*]] = tfm.cross_entropy_grad %{{.*}}, %{{.*}}, %[[ONE]] ignore_index -100 : (tensor<4x1x8xf32>, tensor<4x1xi64>, tensor<f32>) -> tensor<4x1x8xf32>
 // all_gather's transpose: the replicated gradient is sliced (no traffic).
 // CHECK: %[[DY:.*]] = dist.local_slice %[[DL]] on @mesh["tp"] dim 0 : tensor<4x1x8xf32> -> tensor<2x1x8xf32, #dist.layout<tp = S(0)>>
@@ -78,7 +78,7 @@ func.func @forward(%ids: tensor<3x1xi64, #dist.layout<dp = S(1)>>, %labels: tens
   %m = dist.all_reduce %l on @mesh["dp"] mean : tensor<f32, #dist.layout<dp = P>> -> tensor<f32>
   return %m : tensor<f32>
 }
-// CHECK: %[[ONE:.*]] = tfm.fill 1.000000e+00 : tensor<f32>
+// CHECK: %[[ONE:.*]] = tfm.fill 1.000000e+00 {tfm.backward_begins} : tensor<f32>
 // CHECK: %[[HALF:.*]] = tfm.scale %[[ONE]] by 5.000000e-01 : tensor<f32>
 // CHECK: tfm.cross_entropy_grad %{{.*}}, %{{.*}}, %[[HALF]]
 // The tied read: the two gradients of @w are summed.
