@@ -30,6 +30,15 @@ static bool removeTree(const std::string &path) {
   return ::rmdir(path.c_str()) == 0 || errno == ENOENT;
 }
 
+/// The axis slicing each parameter's optimizer state (distributed
+/// optimizer), or -1.
+static std::vector<int64_t> sliceAxes(const Model &model) {
+  std::vector<int64_t> axes;
+  for (size_t i = 0; i < model.params.size(); ++i)
+    axes.push_back(model.stateShardAxis(int64_t(i)));
+  return axes;
+}
+
 /// The state tensors of the optimizer, as (indices, suffix, pointers).
 static void stateViews(const Model &model, const std::vector<float *> &state,
                        std::vector<int64_t> &indices,
@@ -82,9 +91,11 @@ bool sprt::saveCheckpoint(const std::string &dir, int64_t step, uint64_t seed,
     std::vector<const float *> m(views[0].begin(), views[0].end());
     std::vector<const float *> v(views[1].begin(), views[1].end());
     good &= Params::dumpSharded(model, indices, suffixes[0], m,
-                                tmp + "/optimizer.safetensors", localError);
+                                tmp + "/optimizer.safetensors", localError,
+                                sliceAxes(model));
     good &= Params::dumpSharded(model, indices, suffixes[1], v,
-                                tmp + "/optimizer2.safetensors", localError);
+                                tmp + "/optimizer2.safetensors", localError,
+                                sliceAxes(model));
   }
   if (root && good) {
     json meta = {{"format", "seqpar-checkpoint-1"},
@@ -148,7 +159,8 @@ bool sprt::resumeCheckpoint(const std::string &dir, const Model &model,
   stateViews(model, state, indices, suffixes, views);
   for (size_t k = 0; k < suffixes.size(); ++k)
     if (!Params::loadSharded(model, indices, suffixes[k], views[k],
-                             path + "/optimizer.safetensors", error))
+                             path + "/optimizer.safetensors", error,
+                             sliceAxes(model)))
       return false;
   return true;
 }

@@ -174,12 +174,17 @@ int main(int argc, char **argv) {
   // AdamW's fp32 moments: two buffers per parameter shard, zero at first.
   std::vector<std::vector<float>> stateData;
   std::vector<float *> state;
+  // With a distributed optimizer a parameter's state is this replica's
+  // slice of its shard.
   if (model.optimizer == "adamw")
-    for (const ParamInfo &p : model.params)
+    for (size_t i = 0; i < model.params.size(); ++i) {
+      int64_t n = model.params[i].localElements() /
+                  sprt_axis_size(int32_t(model.stateShardAxis(int64_t(i))));
       for (int k = 0; k < 2; ++k) {
-        stateData.emplace_back(size_t(p.localElements()), 0.0f);
+        stateData.emplace_back(size_t(n), 0.0f);
         state.push_back(stateData.back().data());
       }
+    }
   if ((flags.saveEvery || flags.resume) && flags.checkpointDir.empty())
     fail("--save-every and --resume need --checkpoint-dir");
   if ((flags.saveEvery || flags.resume) && !model.training())
@@ -220,7 +225,7 @@ int main(int argc, char **argv) {
     if (step == flags.steps && !flags.dumpGrads.empty()) {
       std::vector<const float *> local(grads.begin(), grads.end());
       if (!Params::dumpSharded(model, model.grads, "", local, flags.dumpGrads,
-                               error))
+                               error, model.gradShardAxes))
         fail(error);
     }
     double seconds =

@@ -41,16 +41,23 @@ int64_t ParamInfo::globalIndex(int64_t i) const {
   return global;
 }
 
-bool ParamInfo::ownsShard() const {
+bool ParamInfo::ownsShard(int64_t sliceAxis) const {
   int64_t numAxes = sprt_mesh_num_axes();
   for (int64_t a = 0; a < numAxes; ++a) {
     bool splitHere = false;
     for (const Split &s : splits)
       splitHere |= s.axis == a;
-    if (!splitHere && sprt_axis_coord(int32_t(a)) != 0)
+    if (!splitHere && a != sliceAxis && sprt_axis_coord(int32_t(a)) != 0)
       return false;
   }
   return true;
+}
+
+int64_t Model::stateShardAxis(int64_t index) const {
+  for (size_t k = 0; k < grads.size(); ++k)
+    if (grads[k] == index && k < gradShardAxes.size())
+      return gradShardAxes[k];
+  return -1;
 }
 
 int64_t Model::numRanks() const {
@@ -77,6 +84,8 @@ bool Model::parse(const char *text, std::string &error) {
     batchAxis = j.at("batch_axis").get<int64_t>();
     numScalars = j.value("scalars", int64_t(1));
     grads = j.value("grads", std::vector<int64_t>());
+    gradShardAxes =
+        j.value("grad_shard_axes", std::vector<int64_t>(grads.size(), -1));
     optimizer = j.value("optimizer", std::string());
     for (const json &p : j.at("params")) {
       ParamInfo info;

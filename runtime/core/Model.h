@@ -41,8 +41,9 @@ struct ParamInfo {
   /// this rank.
   int64_t globalIndex(int64_t i) const;
   /// Whether this rank holds the copy of its shard written to dumps: the
-  /// one with coordinate 0 on every axis the parameter is replicated over.
-  bool ownsShard() const;
+  /// one with coordinate 0 on every axis the parameter is replicated over
+  /// (except `sliceAxis`, which slices the shard further).
+  bool ownsShard(int64_t sliceAxis = -1) const;
 };
 
 struct Model {
@@ -57,7 +58,13 @@ struct Model {
   /// parameter index of each gradient it returns, and its optimizer.
   int64_t numScalars = 1;
   std::vector<int64_t> grads;
+  /// For each returned gradient, the mesh axis a distributed optimizer
+  /// slices it over (its first dimension), or -1.
+  std::vector<int64_t> gradShardAxes;
   std::string optimizer;
+
+  /// The axis that slices parameter `index`'s optimizer state, or -1.
+  int64_t stateShardAxis(int64_t index) const;
 
   bool training() const { return !optimizer.empty(); }
 

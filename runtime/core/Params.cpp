@@ -58,11 +58,23 @@ bool Params::load(const std::string &path, std::string &error) {
   return loadSharded(model, indices, "", local, path, error);
 }
 
+/// Elements of tensor k this rank holds, and the offset of the first in its
+/// parameter shard.
+static std::pair<int64_t, int64_t>
+sliceOf(const ParamInfo &p, const std::vector<int64_t> &sliceAxes, size_t k) {
+  int64_t axis = k < sliceAxes.size() ? sliceAxes[k] : -1;
+  if (axis < 0)
+    return {p.localElements(), 0};
+  int64_t n = p.localElements() / sprt_axis_size(int32_t(axis));
+  return {n, n * sprt_axis_coord(int32_t(axis))};
+}
+
 bool Params::loadSharded(const Model &model,
                          const std::vector<int64_t> &indices,
                          const std::string &suffix,
                          const std::vector<float *> &local,
-                         const std::string &path, std::string &error) {
+                         const std::string &path, std::string &error,
+                         const std::vector<int64_t> &sliceAxes) {
   std::map<std::string, TensorInfo> tensors;
   if (!readCheckpointIndex(path, tensors, error))
     return false;
@@ -94,8 +106,9 @@ bool Params::loadSharded(const Model &model,
     if (!readTensorData(t, bytes, error))
       return false;
     const float *whole = reinterpret_cast<const float *>(bytes.data());
-    for (int64_t e = 0; e < p.localElements(); ++e)
-      local[k][e] = whole[p.globalIndex(e)];
+    auto [n, first] = sliceOf(p, sliceAxes, k);
+    for (int64_t e = 0; e < n; ++e)
+      local[k][e] = whole[p.globalIndex(first + e)];
   }
   return true;
 }
@@ -114,7 +127,8 @@ bool Params::dumpSharded(const Model &model,
                          const std::vector<int64_t> &indices,
                          const std::string &suffix,
                          const std::vector<const float *> &local,
-                         const std::string &path, std::string &error) {
+                         const std::string &path, std::string &error,
+                         const std::vector<int64_t> &sliceAxes) {
   // Each element is written by exactly one rank (the owner of its shard),
   // so a sum over the world assembles every tensor on rank 0.
   std::vector<std::vector<float>> whole;
@@ -122,9 +136,11 @@ bool Params::dumpSharded(const Model &model,
   for (size_t k = 0; k < indices.size(); ++k) {
     const ParamInfo &p = model.params[size_t(indices[k])];
     std::vector<float> full(size_t(numElements(p.shape)), 0.0f);
-    if (p.ownsShard())
-      for (int64_t e = 0; e < p.localElements(); ++e)
-        full[size_t(p.globalIndex(e))] = local[k][e];
+    auto [n, first] = sliceOf(p, sliceAxes, k);
+    int64_t sliceAxis = k < sliceAxes.size() ? sliceAxes[k] : -1;
+    if (p.ownsShard(sliceAxis))
+      for (int64_t e = 0; e < n; ++e)
+        full[size_t(p.globalIndex(first + e))] = local[k][e];
     MPI_Reduce(root ? MPI_IN_PLACE : full.data(), full.data(), int(full.size()),
                MPI_FLOAT, MPI_SUM, 0, MPI_COMM_WORLD);
     whole.push_back(std::move(full));

@@ -28,18 +28,22 @@ public:
 
   /// Writes tensors laid out like parameters `indices` (their shards at
   /// `local`), whole, under the parameters' names (rank 0 writes).
+  /// A tensor k with sliceAxes[k] >= 0 holds only this rank's slice (along
+  /// the first dimension) of its shard (a distributed optimizer's).
   static bool dumpSharded(const Model &model,
                           const std::vector<int64_t> &indices,
                           const std::string &suffix,
                           const std::vector<const float *> &local,
-                          const std::string &path, std::string &error);
+                          const std::string &path, std::string &error,
+                          const std::vector<int64_t> &sliceAxes = {});
   /// Loads tensors named like parameters `indices` (plus `suffix`) from a
   /// checkpoint, keeping this rank's shard of each.
   static bool loadSharded(const Model &model,
                           const std::vector<int64_t> &indices,
                           const std::string &suffix,
                           const std::vector<float *> &local,
-                          const std::string &path, std::string &error);
+                          const std::string &path, std::string &error,
+                          const std::vector<int64_t> &sliceAxes = {});
 
 private:
   const Model &model;

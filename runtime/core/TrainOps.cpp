@@ -95,16 +95,57 @@ static const float *scaled(const float *grad, const float *scale, int64_t n,
 }
 
 extern "C" void sprt_op_sgd(float *param, const float *grad, const float *scale,
-                            int64_t n, double lr, double weightDecay) {
+                            int64_t n, double lr, double weightDecay,
+                            int32_t shardAxis) {
   std::vector<float> scratch;
-  sprt_sgd_f32(param, scaled(grad, scale, n, scratch), n, lr, weightDecay);
+  sprt_sgd_f32(param + sprt_axis_coord(shardAxis) * n,
+               scaled(grad, scale, n, scratch), n, lr, weightDecay);
 }
 
 extern "C" void sprt_op_adamw(float *param, const float *grad, float *m,
                               float *v, const float *scale, int64_t n,
                               double lr, double beta1, double beta2, double eps,
-                              double weightDecay) {
+                              double weightDecay, int32_t shardAxis) {
   std::vector<float> scratch;
-  sprt_adamw_f32(param, scaled(grad, scale, n, scratch), m, v, n, lr, beta1,
-                 beta2, eps, weightDecay, sprt_get_step());
+  sprt_adamw_f32(param + sprt_axis_coord(shardAxis) * n,
+                 scaled(grad, scale, n, scratch), m, v, n, lr, beta1, beta2,
+                 eps, weightDecay, sprt_get_step());
+}
+
+extern "C" void sprt_reduce_scatter_coalesced_f32(int32_t count,
+                                                  const float *const *ins,
+                                                  float *const *outs,
+                                                  const int64_t *sizes,
+                                                  int32_t axis) {
+  // Rank r's block of every tensor, in order, so that one reduce-scatter
+  // leaves each rank its blocks contiguous.
+  int64_t n = sprt_axis_size(axis), total = 0;
+  for (int32_t i = 0; i < count; ++i)
+    total += sizes[i];
+  std::vector<float> packed(static_cast<size_t>(total));
+  float *at = packed.data();
+  for (int64_t r = 0; r < n; ++r)
+    for (int32_t i = 0; i < count; ++i) {
+      int64_t block = sizes[i] / n;
+      at = std::copy(ins[i] + r * block, ins[i] + (r + 1) * block, at);
+    }
+  std::vector<float> mine(static_cast<size_t>(total / n));
+  mesh().bytesSent.at(axis) += total / n * (n - 1) * int64_t(sizeof(float));
+  MPI_Reduce_scatter_block(packed.data(), mine.data(), int(total / n),
+                           MPI_FLOAT, MPI_SUM, mesh().comm(axis));
+  const float *from = mine.data();
+  for (int32_t i = 0; i < count; ++i) {
+    int64_t block = sizes[i] / n;
+    std::copy(from, from + block, outs[i]);
+    from += block;
+  }
+}
+
+extern "C" void sprt_all_gather_param(void *data, int64_t n, int64_t elemBytes,
+                                      int32_t axis) {
+  int64_t size = sprt_axis_size(axis);
+  int64_t block = n / size * elemBytes;
+  mesh().bytesSent.at(axis) += block * (size - 1);
+  MPI_Allgather(MPI_IN_PLACE, 0, MPI_BYTE, data, int(block), MPI_BYTE,
+                mesh().comm(axis));
 }

@@ -61,6 +61,11 @@ static cl::opt<double> adamEps("adam-eps", cl::desc("AdamW epsilon"),
                                cl::init(1e-8));
 static cl::opt<double> weightDecay("weight-decay", cl::desc("Weight decay"),
                                    cl::init(0.0));
+static cl::opt<int64_t>
+    zero("zero",
+         cl::desc("With --train and --dp: 1 shards the optimizer "
+                  "state over dp (ZeRO-1)"),
+         cl::init(0));
 static cl::opt<double> gradClip("grad-clip",
                                 cl::desc("Clip the global gradient norm "
                                          "(0: off)"),
@@ -197,6 +202,7 @@ int main(int argc, char **argv) {
   if (train) {
     pm.addPass(seqpar::tfm::createTfmAutodiffPass());
     seqpar::dist::SpSyncGradsPassOptions sync;
+    sync.zero = zero;
     pm.addPass(seqpar::dist::createSpSyncGradsPass(sync));
     seqpar::dist::SpOptimizerPassOptions opt;
     opt.optimizer = optimizerName;

@@ -72,6 +72,13 @@ private:
   /// Parameter `index`'s shard, and optimizer state table entry `index`.
   Value paramPointer(int64_t index);
   Value statePointer(int64_t index);
+  /// Stack arrays of the pointers of `inputs` and `results` and of the
+  /// inputs' element counts, for the coalesced collectives.
+  std::tuple<Value, Value, Value> pointerArrays(ValueRange inputs,
+                                                ValueRange results);
+  /// The mesh axis over which a distributed optimizer shards this gradient
+  /// (its first dimension), or -1.
+  int32_t zeroShardAxis(Value grad) const;
   Value optionalPtr(Value tensor) { return tensor ? ptr(tensor) : null(); }
   /// The leading arguments of a collective: in, out, [element bytes,] and
   /// in's local shape as rank, d0, d1, d2, d3 (rank <= 4).
@@ -254,6 +261,33 @@ static Value tableEntry(OpBuilder &b, Location loc, Type ptrTy, Value table,
     cached = b.create<LLVM::LoadOp>(loc, ptrTy, slot);
   }
   return cached;
+}
+
+std::tuple<Value, Value, Value> Lowering::pointerArrays(ValueRange inputs,
+                                                        ValueRange results) {
+  int64_t n = inputs.size();
+  auto array = [&](Type element) -> Value {
+    return b.create<LLVM::AllocaOp>(loc, ptrTy, element, i64(n));
+  };
+  Value ins = array(ptrTy), outs = array(ptrTy), sizes = array(b.getI64Type());
+  for (int64_t i = 0; i < n; ++i) {
+    auto store = [&](Value base, Type element, Value v) {
+      Value slot =
+          b.create<LLVM::GEPOp>(loc, ptrTy, element, base, ValueRange{i64(i)});
+      b.create<LLVM::StoreOp>(loc, v, slot);
+    };
+    store(ins, ptrTy, ptr(inputs[i]));
+    store(outs, ptrTy, ptr(results[i]));
+    store(sizes, b.getI64Type(), i64(numElements(inputs[i])));
+  }
+  return {ins, outs, sizes};
+}
+
+int32_t Lowering::zeroShardAxis(Value grad) const {
+  if (!func->hasAttr("tfm.zero"))
+    return -1;
+  LayoutAttr l = LayoutAttr::fromType(grad.getType());
+  return l && l.getSharding("dp") == Sharding::split(0) ? axisIndex("dp") : -1;
 }
 
 Value Lowering::paramPointer(int64_t index) {
@@ -654,7 +688,8 @@ LogicalResult Lowering::lower(Operation *op) {
             call("sprt_op_sgd", {param, ptr(o.getGrad()), ptr(o.getScale()),
                                  i64(numElements(o.getGrad())),
                                  f64(o.getLr().convertToDouble()),
-                                 f64(o.getWeightDecay().convertToDouble())});
+                                 f64(o.getWeightDecay().convertToDouble()),
+                                 i32(zeroShardAxis(o.getGrad()))});
             return success();
           })
           .Case<AdamWUpdateOp>([&](AdamWUpdateOp o) {
@@ -667,27 +702,31 @@ LogicalResult Lowering::lower(Operation *op) {
                   f64(o.getBeta1().convertToDouble()),
                   f64(o.getBeta2().convertToDouble()),
                   f64(o.getEps().convertToDouble()),
-                  f64(o.getWeightDecay().convertToDouble())});
+                  f64(o.getWeightDecay().convertToDouble()),
+                  i32(zeroShardAxis(o.getGrad()))});
+            return success();
+          })
+          .Case<AllGatherParamOp>([&](AllGatherParamOp o) {
+            auto t = cast<RankedTensorType>(o.getType());
+            call("sprt_all_gather_param",
+                 {paramPointer(paramIndex.lookup(o.getParam())),
+                  i64(t.getNumElements()),
+                  i64(llvm::divideCeil(t.getElementTypeBitWidth(), 8)),
+                  axisOf(o.getAxis())});
+            return success();
+          })
+          .Case<ReduceScatterCoalescedOp>([&](ReduceScatterCoalescedOp o) {
+            auto [ins, outs, sizes] =
+                pointerArrays(o.getInputs(), o.getResults());
+            call("sprt_reduce_scatter_coalesced_f32",
+                 {i32(int64_t(o.getInputs().size())), ins, outs, sizes,
+                  axisOf(o.getAxis())});
             return success();
           })
           .Case<AllReduceCoalescedOp>([&](AllReduceCoalescedOp o) {
-            // Arrays of input and output pointers and sizes on the stack.
+            auto [ins, outs, sizes] =
+                pointerArrays(o.getInputs(), o.getResults());
             int64_t n = o.getInputs().size();
-            auto array = [&](Type element) {
-              return b.create<LLVM::AllocaOp>(loc, ptrTy, element, i64(n));
-            };
-            Value ins = array(ptrTy), outs = array(ptrTy),
-                  sizes = array(b.getI64Type());
-            for (int64_t i = 0; i < n; ++i) {
-              auto store = [&](Value base, Type element, Value v) {
-                Value slot = b.create<LLVM::GEPOp>(loc, ptrTy, element, base,
-                                                   ValueRange{i64(i)});
-                b.create<LLVM::StoreOp>(loc, v, slot);
-              };
-              store(ins, ptrTy, ptr(o.getInputs()[i]));
-              store(outs, ptrTy, ptr(o.getResults()[i]));
-              store(sizes, b.getI64Type(), i64(numElements(o.getInputs()[i])));
-            }
             call("sprt_all_reduce_coalesced_f32",
                  {i32(n), ins, outs, sizes, i32(int64_t(o.getKind())),
                   axisOf(o.getAxis())});
@@ -749,9 +788,12 @@ std::string Lowering::modelJson() {
       o["std"] = p.getInitStd()->convertToDouble();
     paramJson.push_back(std::move(o));
   }
-  llvm::json::Array gradJson;
-  for (auto [result, param] : gradResults)
+  llvm::json::Array gradJson, gradShardJson;
+  auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  for (auto [result, param] : gradResults) {
     gradJson.push_back(param);
+    gradShardJson.push_back(zeroShardAxis(ret.getOperand(result)));
+  }
   Value ids = func.getArgument(0);
   int32_t batchAxis = splitAxis(ids, 1);
   int64_t vocab = 0;
@@ -775,6 +817,7 @@ std::string Lowering::modelJson() {
       {"params", std::move(paramJson)},
       {"scalars", int64_t(numScalars)},
       {"grads", std::move(gradJson)},
+      {"grad_shard_axes", std::move(gradShardJson)},
       {"optimizer",
        func->hasAttr("tfm.optimizer")
            ? func->getAttrOfType<StringAttr>("tfm.optimizer").getValue()

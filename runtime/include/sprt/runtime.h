@@ -141,12 +141,25 @@ void sprt_op_sum_squares(const float *x, int64_t n, float *out);
  * (norm + 1e-6)), or 1 when max_norm is 0. */
 void sprt_op_clip_scale(const float *sum_squares, double max_norm, float *scale,
                         float *norm);
-/* Optimizer updates of an n-element shard with the gradient times *scale. */
+/* Optimizer updates of n elements with the gradient times *scale. With a
+ * distributed optimizer (shard_axis >= 0) the gradient and the state are
+ * this rank's slice along the parameter's first dimension: the update
+ * applies at param + coord(shard_axis) * n. */
 void sprt_op_sgd(float *param, const float *grad, const float *scale, int64_t n,
-                 double lr, double weight_decay);
+                 double lr, double weight_decay, int32_t shard_axis);
 void sprt_op_adamw(float *param, const float *grad, float *m, float *v,
                    const float *scale, int64_t n, double lr, double beta1,
-                   double beta2, double eps, double weight_decay);
+                   double beta2, double eps, double weight_decay,
+                   int32_t shard_axis);
+/* Reduce-scatters `count` f32 tensors along their first dimension in one
+ * collective: ins[i] holds sizes[i] elements, outs[i] sizes[i] / n. */
+void sprt_reduce_scatter_coalesced_f32(int32_t count, const float *const *ins,
+                                       float *const *outs, const int64_t *sizes,
+                                       int32_t axis);
+/* Gathers, in place, every rank's slice (along the first dimension) of an
+ * n-element tensor of elem_bytes-byte elements. */
+void sprt_all_gather_param(void *data, int64_t n, int64_t elem_bytes,
+                           int32_t axis);
 
 /*===------------------------------ arena --------------------------------===*/
 

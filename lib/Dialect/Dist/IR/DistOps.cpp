@@ -300,6 +300,34 @@ LogicalResult AllReduceCoalescedOp::verifyWithAxisSize(int64_t n) {
   return success();
 }
 
+LogicalResult ReduceScatterCoalescedOp::verifyWithAxisSize(int64_t n) {
+  if (getInputs().empty() || getInputs().size() != getResults().size())
+    return emitOpError() << "needs at least one operand and one result per "
+                            "operand, got "
+                         << getInputs().size() << " and "
+                         << getResults().size();
+  CollectiveChecker c{*this, getAxis(), n};
+  for (auto [in, out] : llvm::zip(getInputs(), getResults())) {
+    auto ti = c.type(in), to = c.type(out);
+    if (failed(c.dimInRange("dim", 0, ti.getRank())) ||
+        failed(c.scaled(ti, to, {{0, false}})) ||
+        failed(c.transition(ti, to, Sharding::partial(), Sharding::split(0))))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult AllGatherParamOp::verifyWithAxisSize(int64_t n) {
+  if (!SymbolTable::lookupNearestSymbolFrom(*this, getParamAttr()))
+    return emitOpError() << getParamAttr() << " does not name a tfm.param";
+  auto t = cast<RankedTensorType>(getType());
+  if (t.getRank() < 1 || t.getDimSize(0) % n != 0)
+    return emitOpError() << "the first dimension of " << t
+                         << " is not divisible by the size of axis '"
+                         << getAxis() << "' (" << n << ")";
+  return success();
+}
+
 LogicalResult AllToAllOp::verifyWithAxisSize(int64_t n) {
   CollectiveChecker c{*this, getAxis(), n};
   auto in = c.type(getInput()), out = c.type(getResult());
@@ -419,6 +447,18 @@ int64_t AllReduceCoalescedOp::getRingBytesSent(int64_t n) {
   for (Value v : getInputs())
     bytes += bytesOf(v);
   return 2 * (bytes / n * (n - 1));
+}
+int64_t ReduceScatterCoalescedOp::getRingBytesSent(int64_t n) {
+  int64_t bytes = 0;
+  for (Value v : getInputs())
+    bytes += bytesOf(v);
+  return bytes / n * (n - 1);
+}
+int64_t AllGatherParamOp::getRingBytesSent(int64_t n) {
+  auto t = cast<RankedTensorType>(getType());
+  int64_t bytes =
+      t.getNumElements() * llvm::divideCeil(t.getElementTypeBitWidth(), 8);
+  return bytes / n * (n - 1);
 }
 int64_t AllToAllOp::getRingBytesSent(int64_t n) {
   return bytesOf(getInput()) / n * (n - 1);

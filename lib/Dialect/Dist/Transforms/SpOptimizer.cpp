@@ -97,7 +97,19 @@ struct SpOptimizerPass : dist::impl::SpOptimizerPassBase<SpOptimizerPass> {
     auto clip = b.create<ClipScaleOp>(loc, TypeRange{f32, f32}, total,
                                       b.getF64FloatAttr(gradClip));
 
+    // With a distributed optimizer each replica updated one slice of the
+    // parameter: gather the slices back (once per parameter).
+    SmallVector<std::pair<FlatSymbolRefAttr, Type>> gathers;
     for (auto [param, g] : grads) {
+      if (mesh && step->hasAttr("tfm.zero") &&
+          shardingOf(g, "dp") == Sharding::split(0)) {
+        Type read;
+        step.walk([&](GetParamOp get) {
+          if (get.getNameAttr() == param)
+            read = get.getType();
+        });
+        gathers.push_back({param, read});
+      }
       if (optimizer == "sgd")
         b.create<SgdUpdateOp>(loc, param, g, clip.getScale(),
                               b.getF64FloatAttr(lr),
@@ -108,6 +120,11 @@ struct SpOptimizerPass : dist::impl::SpOptimizerPassBase<SpOptimizerPass> {
             b.getF64FloatAttr(beta1), b.getF64FloatAttr(beta2),
             b.getF64FloatAttr(eps), b.getF64FloatAttr(weightDecay));
     }
+
+    for (auto [param, type] : gathers)
+      b.create<AllGatherParamOp>(loc, param,
+                                 FlatSymbolRefAttr::get(mesh.getSymNameAttr()),
+                                 b.getStringAttr("dp"), TypeAttr::get(type));
 
     // (loss, grad_norm, grad...): the norm goes in second place.
     SmallVector<Value> results{ret.getOperand(0), clip.getNorm()};

@@ -20,10 +20,17 @@ static int64_t bytesOf(Value v) {
   return t.getNumElements() * llvm::divideCeil(t.getElementTypeBitWidth(), 8);
 }
 
+/// Whether a distributed optimizer can shard `g` over `axis`: its first
+/// dimension divides evenly.
+static bool shardable(Value g, MeshOp mesh, StringRef axis) {
+  auto t = cast<RankedTensorType>(g.getType());
+  return t.getRank() >= 1 && t.getDimSize(0) % *mesh.getAxisSize(axis) == 0;
+}
+
 /// Reduces, over `axis`, the gradients (result indices `grads`) that are
 /// partial there, in buckets of at most `bucketBytes`.
 static void reduceOver(func::ReturnOp ret, MeshOp mesh, StringRef axis,
-                       int64_t bucketBytes) {
+                       int64_t bucketBytes, bool scatter) {
   OpBuilder b(ret);
   SmallVector<unsigned> pending;
   int64_t bytes = 0;
@@ -41,12 +48,27 @@ static void reduceOver(func::ReturnOp ret, MeshOp mesh, StringRef axis,
           t.getShape(), t.getElementType(),
           l.getAxes().empty() ? Attribute() : Attribute(l)));
     }
-    auto reduce = b.create<AllReduceCoalescedOp>(
-        ret.getLoc(), types, inputs,
-        FlatSymbolRefAttr::get(mesh.getSymNameAttr()), b.getStringAttr(axis),
-        ReductionKindAttr::get(b.getContext(), ReductionKind::sum));
+    Operation *reduce;
+    auto meshRef = FlatSymbolRefAttr::get(mesh.getSymNameAttr());
+    if (scatter) {
+      int64_t n = *mesh.getAxisSize(axis);
+      for (auto [t, in] : llvm::zip(types, inputs)) {
+        auto rt = cast<RankedTensorType>(t);
+        SmallVector<int64_t> shape(rt.getShape());
+        shape[0] /= n;
+        LayoutAttr l =
+            LayoutAttr::ofType(in.getType()).with(axis, Sharding::split(0));
+        t = RankedTensorType::get(shape, rt.getElementType(), l);
+      }
+      reduce = b.create<ReduceScatterCoalescedOp>(
+          ret.getLoc(), types, inputs, meshRef, b.getStringAttr(axis));
+    } else {
+      reduce = b.create<AllReduceCoalescedOp>(
+          ret.getLoc(), types, inputs, meshRef, b.getStringAttr(axis),
+          ReductionKindAttr::get(b.getContext(), ReductionKind::sum));
+    }
     // A value returned for several parameters (a tie group) is reduced once.
-    for (auto [in, r] : llvm::zip(inputs, reduce.getResults()))
+    for (auto [in, r] : llvm::zip(inputs, reduce->getResults()))
       for (OpOperand &use : ret->getOpOperands())
         if (use.get() == in)
           use.set(r);
@@ -58,6 +80,8 @@ static void reduceOver(func::ReturnOp ret, MeshOp mesh, StringRef axis,
     if (!func.getResultAttr(i, "tfm.grad_of"))
       continue;
     Value g = ret.getOperand(i);
+    if (scatter && !shardable(g, mesh, axis))
+      continue; // all-reduced by the next call
     if (!shardingOf(g, axis).isPartial() ||
         llvm::any_of(pending,
                      [&](unsigned j) { return ret.getOperand(j) == g; }))
@@ -87,9 +111,21 @@ struct SpSyncGradsPass : dist::impl::SpSyncGradsPassBase<SpSyncGradsPass> {
         order.push_back(cast<StringAttr>(a).getValue());
     if (mesh.getAxisSize("dp"))
       order.push_back("dp");
+    if (zero != 0 && zero != 1) {
+      module.emitError() << "sp-sync-grads: zero must be 0 or 1, got "
+                         << static_cast<int64_t>(zero);
+      return signalPassFailure();
+    }
     module.walk([&](func::ReturnOp ret) {
-      for (StringRef axis : order)
-        reduceOver(ret, mesh, axis, bucketBytes);
+      for (StringRef axis : order) {
+        bool distributed = zero == 1 && axis == "dp";
+        if (distributed)
+          reduceOver(ret, mesh, axis, bucketBytes, /*scatter=*/true);
+        reduceOver(ret, mesh, axis, bucketBytes, /*scatter=*/false);
+      }
+      if (zero == 1 && mesh.getAxisSize("dp"))
+        ret->getParentOfType<func::FuncOp>()->setAttr(
+            "tfm.zero", UnitAttr::get(ret.getContext()));
     });
     // The function's result types follow the reduced gradients.
     module.walk([&](func::FuncOp func) {

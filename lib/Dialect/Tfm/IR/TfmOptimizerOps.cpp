@@ -19,8 +19,19 @@ static LogicalResult verifyUpdatedParam(Operation *op, FlatSymbolRefAttr name,
     return op->emitOpError() << name << " does not name a tfm.param";
   Operation *func = op->getParentOp();
   bool read = false;
+  // The gradient has the type the parameter is read with, or is a slice of
+  // it along the first dimension (a distributed optimizer's shard).
+  auto g = cast<RankedTensorType>(gradType);
   func->walk([&](GetParamOp get) {
-    if (get.getNameAttr() == name && get.getType() == gradType)
+    RankedTensorType t = get.getType();
+    if (get.getNameAttr() != name)
+      return;
+    if (t == g)
+      read = true;
+    else if (t.getRank() == g.getRank() && t.getRank() >= 1 &&
+             t.getElementType() == g.getElementType() &&
+             t.getShape().drop_front() == g.getShape().drop_front() &&
+             g.getDimSize(0) > 0 && t.getDimSize(0) % g.getDimSize(0) == 0)
       read = true;
   });
   if (!read)

@@ -183,6 +183,63 @@ def Dist_AllReduceCoalescedOp
   }];
 }
 
+def Dist_ReduceScatterCoalescedOp
+    : Dist_CollectiveOp<"reduce_scatter_coalesced", [Pure]> {
+  let summary = "reduce-scatters several tensors along dim 0 in one collective";
+  let description = [{
+    `dist.reduce_scatter` of every operand along its first dimension,
+    packed so that one collective moves them all (the gradient buckets of a
+    distributed optimizer, ZeRO-1): each operand P -> S(0).
+
+    ```mlir
+    %a, %b = dist.reduce_scatter_coalesced %x, %y on @mesh["dp"]
+        : (tensor<32xf32, #dist.layout<dp = P>>,
+           tensor<8x4xf32, #dist.layout<dp = P>>)
+        -> (tensor<16xf32, #dist.layout<dp = S(0)>>,
+            tensor<4x4xf32, #dist.layout<dp = S(0)>>)
+    ```
+
+    **Constraints**
+    - the mesh exists and has the axis;
+    - at least one operand, and as many results as operands;
+    - each result is its operand with the first dimension divided by the
+      axis size (which must divide it);
+    - with layouts: each operand is P on the axis, its result S(0), other
+      axes unchanged.
+  }];
+  let arguments = (ins Variadic<Dist_Tensor>:$inputs, FlatSymbolRefAttr:$mesh,
+                       StrAttr:$axis);
+  let results = (outs Variadic<Dist_Tensor>:$results);
+  let assemblyFormat = [{
+    $inputs `on` $mesh `[` $axis `]` attr-dict `:`
+    functional-type($inputs, $results)
+  }];
+}
+
+def Dist_AllGatherParamOp : Dist_CollectiveOp<"all_gather_param", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "all-gathers the updated slices of a parameter in place";
+  let description = [{
+    With a distributed optimizer (ZeRO-1) each rank of the axis updates one
+    slice of the parameter's first dimension; this op gathers every rank's
+    slice so that all hold the whole (local) parameter again.
+
+    ```mlir
+    dist.all_gather_param @w on @mesh["dp"] : tensor<64x32xf32>
+    ```
+
+    **Constraints**
+    - the mesh exists and has the axis;
+    - the symbol names a `tfm.param`; the type is how this function reads
+      it, and its first dimension is divisible by the axis size.
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$param, FlatSymbolRefAttr:$mesh,
+                       StrAttr:$axis, TypeAttrOf<Dist_Tensor>:$type);
+  let assemblyFormat = [{
+    $param `on` $mesh `[` $axis `]` attr-dict `:` $type
+  }];
+}
+
 def Dist_AllToAllOp : Dist_CollectiveOp<"all_to_all", [Pure]> {
   let summary = "re-splits a tensor from one dimension to another";
   let description = [{

@@ -89,11 +89,19 @@ def SpSyncGradsPass : Pass<"sp-sync-grads", "::mlir::ModuleOp"> {
     copy of a weight (its tie group, summed by autodiff) are complete
     before the data-parallel reduction (Megatron-LM #844). Gradients are
     coalesced into buckets of at most `bucket-bytes` per axis, one
-    `dist.all_reduce_coalesced` per bucket.
+    `dist.all_reduce_coalesced` per bucket. With `zero=1` the dp reduction
+    of every gradient whose first (local) dimension the dp size divides is a
+    `dist.reduce_scatter_coalesced` instead (marked `tfm.zero` on the
+    function): sp-optimizer then updates one slice per replica and
+    all-gathers the parameter.
   }];
   let options = [
     Option<"bucketBytes", "bucket-bytes", "int64_t", "25 * 1024 * 1024",
            "The most bytes one coalesced all-reduce carries">,
+    Option<"zero", "zero", "int64_t", "0",
+           "1: a distributed optimizer (ZeRO-1): gradients are "
+           "reduce-scattered over dp along their first dimension, so each "
+           "replica updates (and keeps optimizer state for) one slice">,
   ];
 }
 
