@@ -29,6 +29,7 @@ static LogicalResult verifyUpdatedParam(Operation *op, FlatSymbolRefAttr name,
     if (t == g)
       read = true;
     else if (t.getRank() == g.getRank() && t.getRank() >= 1 &&
+             t.getDimSize(0) != g.getDimSize(0) &&
              t.getElementType() == g.getElementType() &&
              t.getShape().drop_front() == g.getShape().drop_front() &&
              g.getDimSize(0) > 0 && t.getDimSize(0) % g.getDimSize(0) == 0)
