@@ -41,14 +41,17 @@ p.add_argument("--torch-all", action="store_true",
                help="compare every configuration with torch, not just two")
 args = p.parse_args()
 
-configs = [(1, 1, False), (2, 1, True), (4, 1, False), (2, 2, True),
-           (1, 2, False), (4, 1, True)]
-TORCH_CONFIGS = {(1, 1, False), (2, 2, True)}
+# (tp, dp, sequence parallel, zero): zero=1 is the distributed optimizer.
+configs = [(1, 1, False, 0), (2, 1, True, 0), (4, 1, False, 0),
+           (2, 2, True, 0), (1, 2, False, 0), (4, 1, True, 0),
+           (2, 2, True, 1), (1, 2, False, 1)]
+TORCH_CONFIGS = {(1, 1, False, 0), (2, 2, True, 0)}
 name = os.path.basename(args.config).replace(".json", "")
 
 
-def label(tp, dp, sp):
-    return f"tp={tp} dp={dp} sp={'on' if sp else 'off'}"
+def label(tp, dp, sp, zero=0):
+    return (f"tp={tp} dp={dp} sp={'on' if sp else 'off'}"
+            + (f" zero={zero}" if zero else ""))
 
 
 def worst(errs, n=3):
@@ -72,10 +75,11 @@ with tempfile.TemporaryDirectory() as tmp:
     e2e.import_model(config, model, args.seq, args.batch)
     ok = True
     base = None  # (tokens, grads) of the first configuration
-    for tp, dp, sp in configs:
-        prog = os.path.join(tmp, f"prog-{tp}-{dp}-{int(sp)}")
+    for tp, dp, sp, zero in configs:
+        prog = os.path.join(tmp, f"prog-{tp}-{dp}-{int(sp)}-{zero}")
         e2e.compile_model(model, prog, tp, dp, sp,
-                          ["--train", "--optimizer", "sgd", "--lr", str(LR)])
+                          ["--train", "--optimizer", "sgd", "--lr", str(LR),
+                           "--zero", str(zero)])
         grads_f, out_f, params_f = (prog + ".grads.safetensors", prog + ".out.safetensors",
                                     prog + ".params.safetensors")
         e2e.launch(prog, tp * dp, "--steps", "1", "--seed", "11", "--init-from", init,
@@ -126,7 +130,7 @@ with tempfile.TemporaryDirectory() as tmp:
             problems.append(f"parameters after the step are not init - {LR} * grad: {worst(uerrs)}")
 
         # (b) torch autograd on the parameters the step used.
-        if args.torch_all or (tp, dp, sp) in TORCH_CONFIGS:
+        if args.torch_all or (tp, dp, sp, zero) in TORCH_CONFIGS:
             r = e2e.run([TORCH_PYTHON, REFERENCE, "--config", config, "--params", init,
                          "--grads", grads_f, "--outputs", out_f, "--rtol", str(args.rtol)],
                         check=False)
@@ -137,7 +141,7 @@ with tempfile.TemporaryDirectory() as tmp:
                 problems.append("gradients differ from torch autograd's:\n" + r.stdout + r.stderr)
 
         ok &= not problems
-        print(f"{name} {label(tp, dp, sp)}: {', '.join(parts)} "
+        print(f"{name} {label(tp, dp, sp, zero)}: {', '.join(parts)} "
               f"{'OK' if not problems else 'MISMATCH'}")
         for prob in problems:
             print(f"  {prob.rstrip()}")
