@@ -127,9 +127,13 @@ def SpReportPass : Pass<"sp-report", "::mlir::ModuleOp"> {
   let description = [{
     `memory`: per layer and in total, the activation bytes each rank keeps
     for the backward pass, from the ops' SavedForBackwardOpInterface
-    declarations, in two accountings: the IR's element types
-    (`ir_bytes`), and Korthikanti et al. 2022's (`paper_bytes`: 2-byte
-    activations, 1-byte dropout masks). The input of a column-parallel GEMM
+    declarations, in two accountings: what seqpar's train step keeps, in
+    the IR's element types (`ir_bytes`; the softmax output and dropout masks
+    are recomputed by seqpar's backward, so they are not counted), and
+    Korthikanti et al. 2022's (`paper_bytes`: 2-byte activations, 1-byte
+    dropout masks, softmax and masks kept). On a module with a train step
+    the report adds `train_step_kept_bytes`: the bytes of the forward values
+    its backward really reads, which equals `ir_bytes`. The input of a column-parallel GEMM
     that was all-gathered along the sequence is kept as the sequence shard
     and re-gathered in the backward (the paper's choice), so its shard is
     counted.
