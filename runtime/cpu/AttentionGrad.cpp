@@ -28,6 +28,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "AttentionPanels.h"
 #include "sprt/grad_kernels.h"
 #include "sprt/kernels.h"
 
@@ -38,32 +39,9 @@
 #include <cstring>
 #include <vector>
 
+using namespace sprt::cpu;
+
 namespace {
-
-constexpr int64_t kRowBlock = 128; // as Attention.cpp
-
-// Attention.cpp's gatherHead: head `h` of batch `b` of a [S, B, nHeads *
-// headDim] tensor into dst [S, headDim], the first 2 * half features of each
-// row rotated (rotate-half: out = x * cos + (-x2, x1) * sin).
-void gatherHead(const float *src, float *dst, int64_t S, int64_t B,
-                int64_t nHeads, int64_t headDim, int64_t b, int64_t h,
-                int64_t half, const float *cosT, const float *sinT) {
-  const int64_t rowStride = B * nHeads * headDim;
-  const float *base = src + b * nHeads * headDim + h * headDim;
-  for (int64_t s = 0; s < S; ++s) {
-    const float *in = base + s * rowStride;
-    float *o = dst + s * headDim;
-    std::memcpy(o, in, size_t(headDim) * sizeof(float));
-    if (half == 0)
-      continue;
-    const float *c = cosT + s * half, *sn = sinT + s * half;
-    for (int64_t i = 0; i < half; ++i) {
-      float x1 = in[i], x2 = in[i + half];
-      o[i] = x1 * c[i] + (-x2) * sn[i];
-      o[i + half] = x2 * c[i] + x1 * sn[i];
-    }
-  }
-}
 
 // The transpose of gatherHead's rotation, in place on a gradient panel
 // g [S, headDim]: the rotation [[c, -s], [s, c]] of (x1, x2) has transpose

@@ -17,6 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "RowOps.h"
 #include "sprt/grad_kernels.h"
 #include "sprt/kernels.h"
 
@@ -28,22 +29,9 @@
 #include <limits>
 #include <vector>
 
+using namespace sprt::cpu;
+
 namespace {
-
-// The forward's row statistics (Kernels.cpp), for the softmax of the loss.
-float rowMax(const float *row, int64_t V) {
-  float m = -std::numeric_limits<float>::infinity();
-  for (int64_t v = 0; v < V; ++v)
-    m = std::max(m, row[v]);
-  return m;
-}
-
-float rowSumExp(const float *row, float max, int64_t V) {
-  double s = 0.0;
-  for (int64_t v = 0; v < V; ++v)
-    s += double(std::exp(row[v] - max));
-  return float(s);
-}
 
 // dlogits row of a token: (exp(row - max) / sumexp - onehot) * g, where the
 // label column `c` may lie outside [0, V) (not on this shard).

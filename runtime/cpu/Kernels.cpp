@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "sprt/kernels.h"
+#include "RowOps.h"
 
 #include <cblas.h>
 
@@ -20,21 +21,9 @@
 #include <limits>
 #include <vector>
 
+using namespace sprt::cpu;
+
 namespace {
-
-float rowMax(const float *row, int64_t V) {
-  float m = -std::numeric_limits<float>::infinity();
-  for (int64_t v = 0; v < V; ++v)
-    m = std::max(m, row[v]);
-  return m;
-}
-
-float rowSumExp(const float *row, float max, int64_t V) {
-  double s = 0.0;
-  for (int64_t v = 0; v < V; ++v)
-    s += double(std::exp(row[v] - max));
-  return float(s);
-}
 
 float labelLogit(const float *row, int64_t label, int64_t V,
                  int64_t vocab_offset, int64_t ignore_index) {

@@ -61,13 +61,7 @@ def worst(errs, n=3):
 
 
 with tempfile.TemporaryDirectory() as tmp:
-    cfg = json.load(open(args.config))
-    for key in ("resid_pdrop", "embd_pdrop", "attn_pdrop", "hidden_dropout",
-                "attention_dropout"):
-        if key in cfg:
-            cfg[key] = 0.0
-    config = os.path.join(tmp, "config.json")
-    json.dump(cfg, open(config, "w"))
+    config = e2e.without_dropout(args.config, tmp)
     init = os.path.join(tmp, "init.safetensors")
     e2e.run([TORCH_PYTHON, REFERENCE, "--config", config, "--init", init,
              "--seed", "3", "--scramble", "0.3"])

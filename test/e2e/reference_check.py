@@ -27,13 +27,7 @@ args = p.parse_args()
 configs = [(1, 1, False), (2, 1, True), (4, 1, False), (2, 2, True)]
 name = os.path.basename(args.config).replace(".json", "")
 with tempfile.TemporaryDirectory() as tmp:
-    cfg = json.load(open(args.config))
-    for key in ("resid_pdrop", "embd_pdrop", "attn_pdrop", "hidden_dropout",
-                "attention_dropout"):
-        if key in cfg:
-            cfg[key] = 0.0
-    config = os.path.join(tmp, "config.json")
-    json.dump(cfg, open(config, "w"))
+    config = e2e.without_dropout(args.config, tmp)
     init = os.path.join(tmp, "init.safetensors")
     e2e.run([TORCH_PYTHON, REFERENCE, "--config", config, "--init", init,
              "--seed", "3", "--scramble", "0.3"])

@@ -63,6 +63,19 @@ def dumped_loss(path):
     return read_safetensors(path)["loss"][1][0]
 
 
+def without_dropout(config, directory):
+    """A copy of a Hugging Face config with every dropout rate set to 0 (the
+    references compute the loss without dropout); returns its path."""
+    cfg = json.load(open(config))
+    for key in ("resid_pdrop", "embd_pdrop", "attn_pdrop", "hidden_dropout",
+                "attention_dropout"):
+        if key in cfg:
+            cfg[key] = 0.0
+    path = os.path.join(directory, "config.json")
+    json.dump(cfg, open(path, "w"))
+    return path
+
+
 def rel_err(a, b):
     return abs(a - b) / max(abs(b), 1e-30)
 
