@@ -98,12 +98,21 @@ bool sprt::saveCheckpoint(const std::string &dir, int64_t step, uint64_t seed,
                                 sliceAxes(model));
   }
   if (root && good) {
-    json meta = {{"format", "seqpar-checkpoint-1"},
-                 {"step", step},
-                 {"seed", seed},
-                 {"data", dataFile},
-                 {"optimizer", model.optimizer},
-                 {"model_type", model.modelType}};
+    // Batches and dropout masks are functions of (seed, step): the data
+    // position and the random generator's state are the step and the seed.
+    json meta = {
+        {"format", "seqpar-checkpoint-1"},
+        {"step", step},
+        {"seed", seed},
+        {"data", dataFile},
+        {"data_position", {{"sequences_consumed", step * model.batch}}},
+        {"rng",
+         {{"generator", "philox4x32-10"},
+          {"seed", seed},
+          {"counter", "global element index"}}},
+        {"optimizer", model.optimizer},
+        {"optimizer_step", step},
+        {"model_type", model.modelType}};
     std::ofstream(tmp + "/checkpoint.json") << meta.dump(2) << "\n";
     if (!suffixes.empty())
       good &= mergeSafeTensors(tmp + "/optimizer.safetensors",

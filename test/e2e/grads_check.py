@@ -44,8 +44,8 @@ args = p.parse_args()
 # (tp, dp, sequence parallel, zero): zero=1 is the distributed optimizer.
 configs = [(1, 1, False, 0), (2, 1, False, 0), (2, 1, True, 0),
            (4, 1, False, 0), (4, 1, True, 0), (1, 2, False, 0),
-           (2, 2, False, 0), (2, 2, True, 0), (2, 2, True, 1),
-           (1, 2, False, 1)]
+           (2, 2, False, 0), (2, 2, True, 0), (2, 2, False, 1),
+           (2, 2, True, 1), (1, 2, False, 1)]
 TORCH_CONFIGS = {(1, 1, False, 0), (2, 2, True, 0)}
 name = os.path.basename(args.config).replace(".json", "")
 

@@ -88,6 +88,8 @@ private:
   DenseMap<Value, SmallVector<Value, 2>> cotangents;
   /// Forward all-gathers repeated in the backward, one per forward gather.
   DenseMap<Operation *, Value> regathered;
+  /// The first op of the backward: the seed of reverse mode.
+  Operation *seed = nullptr;
 };
 } // namespace
 
@@ -401,6 +403,46 @@ LogicalResult Autodiff::backward(Operation *op) {
       });
 }
 
+/// What the backward reads from the forward must be what the forward ops
+/// declare they keep (SavedForBackwardOpInterface), the declaration the
+/// memory report counts: a backward rule reading anything else is a bug
+/// here, not a silent difference between the report and the run.
+static LogicalResult checkKeptValues(Block &body, Operation *begin) {
+  DenseSet<Value> declared;
+  for (Operation &op : body) {
+    if (&op == begin)
+      break;
+    auto decl = dyn_cast<SavedForBackwardOpInterface>(op);
+    if (!decl)
+      continue;
+    SmallVector<SavedTensor> saved;
+    decl.getSavedForBackward(saved);
+    for (const SavedTensor &t : saved)
+      if (t.value) {
+        declared.insert(t.value);
+        // An all-gathered value is kept as its shard (gathered again).
+        if (auto gather = t.value.getDefiningOp<AllGatherOp>())
+          declared.insert(gather.getInput());
+      }
+  }
+  bool backward = false;
+  for (Operation &op : body) {
+    backward |= &op == begin;
+    if (!backward || isa<func::ReturnOp>(op))
+      continue;
+    for (Value v : op.getOperands()) {
+      Operation *def = v.getDefiningOp();
+      if (!def || !def->isBeforeInBlock(begin) || isa<GetParamOp>(def) ||
+          declared.contains(v))
+        continue;
+      return op.emitOpError()
+             << "reads a forward value (from " << def->getName()
+             << ") that no op declares it keeps for the backward";
+    }
+  }
+  return success();
+}
+
 LogicalResult Autodiff::run() {
   FunctionType type = forward.getFunctionType();
   if (type.getNumResults() != 1 ||
@@ -476,6 +518,8 @@ LogicalResult Autodiff::run() {
   }
   b.create<func::ReturnOp>(ret.getLoc(), results);
   ret.erase();
+  if (failed(checkKeptValues(body, seed)))
+    return failure();
   step.setType(FunctionType::get(module.getContext(), body.getArgumentTypes(),
                                  ValueRange(results).getTypes()));
   for (auto [i, g] : llvm::enumerate(gradOf))
