@@ -5,6 +5,8 @@
 
 #include "Model.h"
 
+#include "sprt/runtime.h"
+
 #include <string>
 #include <vector>
 
@@ -25,6 +27,10 @@ public:
   const int64_t *globalIds() const { return ids.data(); }
   const int64_t *globalLabels() const { return labels.data(); }
   const int64_t *localIds() const { return localIdsBuf.data(); }
+  /// Tokens of this rank's part of a batch (sequence x local batch).
+  int64_t localTokens() const {
+    return model.seq * model.batch / sprt_axis_size(int32_t(model.batchAxis));
+  }
   const int64_t *localLabels() const { return localLabelsBuf.data(); }
 
 private:

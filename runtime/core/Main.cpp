@@ -17,6 +17,7 @@
 #include "Params.h"
 #include "SafeTensors.h"
 
+#include "sprt/device.h"
 #include "sprt/runtime.h"
 
 #include <chrono>
@@ -163,16 +164,19 @@ int main(int argc, char **argv) {
       !(log = std::fopen(flags.log.c_str(), "w")))
     fail("cannot write the metrics log '" + flags.log + "'");
 
-  // 64-byte aligned arena of the size the compiler computed.
-  size_t arenaBytes = size_t((model.arenaBytes + 63) / 64 * 64);
-  char *arena =
-      static_cast<char *>(std::aligned_alloc(64, arenaBytes ? arenaBytes : 64));
-  std::memset(arena, 0, arenaBytes);
+  // Device memory (sprt/device.h): the arena of the size the compiler
+  // computed, and the step's token inputs.
+  char *arena = static_cast<char *>(sprt_device_alloc(model.arenaBytes));
+  int64_t tokenBytes = batcher.localTokens() * int64_t(sizeof(int64_t));
+  auto *ids = static_cast<int64_t *>(sprt_device_alloc(tokenBytes));
+  auto *labels = static_cast<int64_t *>(sprt_device_alloc(tokenBytes));
+  if (!arena || !ids || !labels)
+    fail("cannot allocate " + std::to_string(model.arenaBytes) + " bytes of " +
+         sprt_backend_name() + " memory for the arena");
 
   if (!flags.dumpGrads.empty() && !model.training())
     fail("--dump-grads needs a training program (sp-compile --train)");
   // AdamW's fp32 moments: two buffers per parameter shard, zero at first.
-  std::vector<std::vector<float>> stateData;
   std::vector<float *> state;
   // With a distributed optimizer a parameter's state is this replica's
   // slice of its shard.
@@ -180,10 +184,9 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < model.params.size(); ++i) {
       int64_t n = model.params[i].localElements() /
                   sprt_axis_size(int32_t(model.stateShardAxis(int64_t(i))));
-      for (int k = 0; k < 2; ++k) {
-        stateData.emplace_back(size_t(n), 0.0f);
-        state.push_back(stateData.back().data());
-      }
+      for (int k = 0; k < 2; ++k)
+        state.push_back(static_cast<float *>(
+            sprt_device_alloc(n * int64_t(sizeof(float)))));
     }
   if ((flags.saveEvery || flags.resume) && flags.checkpointDir.empty())
     fail("--save-every and --resume need --checkpoint-dir");
@@ -214,9 +217,12 @@ int main(int argc, char **argv) {
     sprt_set_step(step);
     MPI_Barrier(MPI_COMM_WORLD);
     auto start = std::chrono::steady_clock::now();
-    seqpar_step(arena, params.pointers(), batcher.localIds(),
-                batcher.localLabels(), scalars.data(), grads.data(),
-                state.data());
+    sprt_stream_t stream = sprt_current_stream();
+    sprt_memcpy_to_device(ids, batcher.localIds(), tokenBytes, stream);
+    sprt_memcpy_to_device(labels, batcher.localLabels(), tokenBytes, stream);
+    seqpar_step(arena, params.pointers(), ids, labels, scalars.data(),
+                grads.data(), state.data());
+    sprt_stream_synchronize(stream);
     loss = scalars[0];
     if (flags.saveEvery && step % flags.saveEvery == 0 &&
         !saveCheckpoint(flags.checkpointDir, step, flags.seed, flags.data,
@@ -279,7 +285,11 @@ int main(int argc, char **argv) {
   }
   if (!ok)
     fail(error);
-  std::free(arena);
+  for (void *p : {static_cast<void *>(arena), static_cast<void *>(ids),
+                  static_cast<void *>(labels)})
+    sprt_device_free(p);
+  for (float *p : state)
+    sprt_device_free(p);
   sprt_mesh_finalize();
   MPI_Finalize();
   return 0;

@@ -3,6 +3,7 @@
 #include "Params.h"
 #include "SafeTensors.h"
 
+#include "sprt/device.h"
 #include "sprt/kernels.h"
 #include "sprt/runtime.h"
 
@@ -28,34 +29,40 @@ static int64_t numElements(const std::vector<int64_t> &s) {
 
 Params::Params(const Model &model) : model(model) {
   for (const ParamInfo &p : model.params)
-    data.emplace_back(size_t(p.localElements()));
-  for (auto &d : data)
-    ptrs.push_back(d.data());
+    ptrs.push_back(static_cast<float *>(
+        sprt_device_alloc(p.localElements() * int64_t(sizeof(float)))));
+}
+
+Params::~Params() {
+  for (float *p : ptrs)
+    sprt_device_free(p);
 }
 
 void Params::initialize(uint64_t seed) {
+  std::vector<float> host;
   for (size_t i = 0; i < model.params.size(); ++i) {
     const ParamInfo &p = model.params[i];
-    std::vector<float> &d = data[i];
+    host.assign(size_t(p.localElements()), 0.0f);
     if (p.init == "zeros" || p.init == "ones") {
-      std::fill(d.begin(), d.end(), p.init == "ones" ? 1.0f : 0.0f);
-      continue;
+      std::fill(host.begin(), host.end(), p.init == "ones" ? 1.0f : 0.0f);
+    } else {
+      uint64_t stream = sprt_hash_name(p.name.c_str());
+      for (int64_t e = 0; e < int64_t(host.size()); ++e)
+        host[e] = float(p.std) *
+                  sprt_normal(seed, stream, uint64_t(p.globalIndex(e)));
     }
-    uint64_t stream = sprt_hash_name(p.name.c_str());
-    for (int64_t e = 0; e < int64_t(d.size()); ++e)
-      d[e] =
-          float(p.std) * sprt_normal(seed, stream, uint64_t(p.globalIndex(e)));
+    sprt_memcpy_to_device(ptrs[i], host.data(),
+                          int64_t(host.size() * sizeof(float)),
+                          sprt_current_stream());
   }
+  sprt_stream_synchronize(sprt_current_stream());
 }
 
 bool Params::load(const std::string &path, std::string &error) {
   std::vector<int64_t> indices;
-  std::vector<float *> local;
-  for (size_t i = 0; i < model.params.size(); ++i) {
+  for (size_t i = 0; i < model.params.size(); ++i)
     indices.push_back(int64_t(i));
-    local.push_back(data[i].data());
-  }
-  return loadSharded(model, indices, "", local, path, error);
+  return loadSharded(model, indices, "", ptrs, path, error);
 }
 
 /// Elements of tensor k this rank holds, and the offset of the first in its
@@ -107,19 +114,21 @@ bool Params::loadSharded(const Model &model,
       return false;
     const float *whole = reinterpret_cast<const float *>(bytes.data());
     auto [n, first] = sliceOf(p, sliceAxes, k);
+    std::vector<float> host(static_cast<size_t>(n));
     for (int64_t e = 0; e < n; ++e)
-      local[k][e] = whole[p.globalIndex(first + e)];
+      host[size_t(e)] = whole[p.globalIndex(first + e)];
+    sprt_memcpy_to_device(local[k], host.data(), n * int64_t(sizeof(float)),
+                          sprt_current_stream());
+    sprt_stream_synchronize(sprt_current_stream());
   }
   return true;
 }
 
 bool Params::dump(const std::string &path, std::string &error) {
   std::vector<int64_t> indices;
-  std::vector<const float *> local;
-  for (size_t i = 0; i < model.params.size(); ++i) {
+  for (size_t i = 0; i < model.params.size(); ++i)
     indices.push_back(int64_t(i));
-    local.push_back(data[i].data());
-  }
+  std::vector<const float *> local(ptrs.begin(), ptrs.end());
   return dumpSharded(model, indices, "", local, path, error);
 }
 
@@ -138,9 +147,14 @@ bool Params::dumpSharded(const Model &model,
     std::vector<float> full(size_t(numElements(p.shape)), 0.0f);
     auto [n, first] = sliceOf(p, sliceAxes, k);
     int64_t sliceAxis = k < sliceAxes.size() ? sliceAxes[k] : -1;
-    if (p.ownsShard(sliceAxis))
+    if (p.ownsShard(sliceAxis)) {
+      std::vector<float> host(static_cast<size_t>(n));
+      sprt_memcpy_to_host(host.data(), local[k], n * int64_t(sizeof(float)),
+                          sprt_current_stream());
+      sprt_stream_synchronize(sprt_current_stream());
       for (int64_t e = 0; e < n; ++e)
-        full[size_t(p.globalIndex(first + e))] = local[k][e];
+        full[size_t(p.globalIndex(first + e))] = host[size_t(e)];
+    }
     MPI_Reduce(root ? MPI_IN_PLACE : full.data(), full.data(), int(full.size()),
                MPI_FLOAT, MPI_SUM, 0, MPI_COMM_WORLD);
     whole.push_back(std::move(full));

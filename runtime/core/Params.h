@@ -12,7 +12,11 @@ namespace sprt {
 
 class Params {
 public:
+  /// Device memory for every shard (sprt/device.h).
   explicit Params(const Model &model);
+  ~Params();
+  Params(const Params &) = delete;
+  Params &operator=(const Params &) = delete;
 
   /// Draws every parameter from the seed: element e of parameter p is
   /// std * normal(seed, hash(p.name), global index of e), so any layout
@@ -47,7 +51,6 @@ public:
 
 private:
   const Model &model;
-  std::vector<std::vector<float>> data;
   std::vector<float *> ptrs;
 };
 

@@ -3,6 +3,7 @@
 
 #include "Mesh.h"
 
+#include "sprt/device.h"
 #include "sprt/grad_kernels.h"
 #include "sprt/kernels.h"
 #include "sprt/runtime.h"
@@ -148,4 +149,8 @@ extern "C" void sprt_all_gather_param(void *data, int64_t n, int64_t elemBytes,
   mesh().bytesSent.at(axis) += block * (size - 1);
   MPI_Allgather(MPI_IN_PLACE, 0, MPI_BYTE, data, int(block), MPI_BYTE,
                 mesh().comm(axis));
+}
+
+extern "C" void sprt_copy_scalar_to_host(float *dst, const float *src) {
+  sprt_memcpy_to_host(dst, src, int64_t(sizeof(float)), sprt_current_stream());
 }

@@ -735,12 +735,11 @@ LogicalResult Lowering::lower(Operation *op) {
           .Case<func::ReturnOp>([&](func::ReturnOp r) {
             // Scalars are copied out; gradients stay in the arena and their
             // addresses are handed out (read before the next step).
+            // Through the runtime: the value is in device memory.
             for (unsigned i = 0; i < numScalars; ++i) {
-              Value v = b.create<LLVM::LoadOp>(loc, b.getF32Type(),
-                                               ptr(r.getOperand(i)));
               Value slot = b.create<LLVM::GEPOp>(
                   loc, ptrTy, b.getF32Type(), scalarsArg, ValueRange{i64(i)});
-              b.create<LLVM::StoreOp>(loc, v, slot);
+              call("sprt_copy_scalar_to_host", {slot, ptr(r.getOperand(i))});
             }
             for (auto [j, result] : llvm::enumerate(gradResults)) {
               Value slot = b.create<LLVM::GEPOp>(loc, ptrTy, ptrTy, gradsArg,

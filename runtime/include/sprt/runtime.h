@@ -161,6 +161,10 @@ void sprt_reduce_scatter_coalesced_f32(int32_t count, const float *const *ins,
 void sprt_all_gather_param(void *data, int64_t n, int64_t elem_bytes,
                            int32_t axis);
 
+/* Copies one f32 from device memory to the host, on the current stream (the
+ * step's scalar outputs: loss, gradient norm). */
+void sprt_copy_scalar_to_host(float *dst, const float *src);
+
 /*===------------------------------ arena --------------------------------===*/
 
 /* Records that bytes [0, end) of the arena are in use: the high-water mark

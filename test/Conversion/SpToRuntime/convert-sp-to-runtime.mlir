@@ -58,11 +58,10 @@ func.func @forward(%ids: tensor<4x1xi64, #dist.layout<dp = S(1)>>, %labels: tens
   // CHECK-NEXT: %[[DP:.*]] = llvm.mlir.constant(0 : i32) : i32
   // CHECK-NEXT: llvm.call @sprt_all_reduce_f32({{.*}}, %[[MEAN]], %[[DP]])
   %r = dist.all_reduce %l on @mesh["dp"] mean : tensor<f32, #dist.layout<dp = P>> -> tensor<f32>
-  // The loss is scalar 0 of the step's outputs.
-  // CHECK: %[[V:.*]] = llvm.load %{{.*}} : !llvm.ptr -> f32
-  // CHECK-NEXT: %[[I0:.*]] = llvm.mlir.constant(0 : i64) : i64
+  // The loss is scalar 0 of the step's outputs, copied from device memory.
+  // CHECK: %[[I0:.*]] = llvm.mlir.constant(0 : i64) : i64
   // CHECK-NEXT: %[[SLOT:.*]] = llvm.getelementptr %[[SCALARS]][%[[I0]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
-  // CHECK-NEXT: llvm.store %[[V]], %[[SLOT]] : f32, !llvm.ptr
+  // CHECK: llvm.call @sprt_copy_scalar_to_host(%[[SLOT]], %{{.*}}) : (!llvm.ptr, !llvm.ptr) -> ()
   // CHECK-NEXT: llvm.return
   return %r : tensor<f32>
 }

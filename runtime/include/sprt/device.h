@@ -1,0 +1,46 @@
+/*===- sprt/device.h - memory and streams, backend-neutral ----------------===*
+ *
+ * What compiled code and main() need from a backend besides kernels:
+ * device memory and an ordered queue of work. Every sprt_* kernel and
+ * collective is issued on the current stream of its backend and may run
+ * after the call returns; results are visible to the host after
+ * sprt_stream_synchronize. On the CPU backend, memory is host memory and the
+ * stream runs each call to completion before returning, so synchronizing is
+ * free; a CUDA backend implements the same calls with cudaMalloc, cudaStream
+ * and NCCL on that stream, behind the same compiled code.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef SPRT_DEVICE_H
+#define SPRT_DEVICE_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sprt_stream *sprt_stream_t;
+
+/* The backend this library was built for ("cpu"). */
+const char *sprt_backend_name(void);
+
+/* Zero-initialised device memory, 64-byte aligned; NULL if out of memory. */
+void *sprt_device_alloc(int64_t bytes);
+void sprt_device_free(void *ptr);
+
+/* The stream work is issued on, and waiting for all of it. */
+sprt_stream_t sprt_current_stream(void);
+void sprt_stream_synchronize(sprt_stream_t stream);
+
+/* Copies ordered on the stream. */
+void sprt_memcpy_to_device(void *dst, const void *src, int64_t bytes,
+                           sprt_stream_t stream);
+void sprt_memcpy_to_host(void *dst, const void *src, int64_t bytes,
+                         sprt_stream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SPRT_DEVICE_H */
