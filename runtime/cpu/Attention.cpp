@@ -48,10 +48,8 @@ void sprt_attention_f32(const float *q, const float *k, const float *v,
   // feature is left unrotated).
   const int64_t rd = std::min(std::max<int64_t>(rotary_dim, 0), head_dim);
   const int64_t half = rd / 2;
-  std::vector<float> invFreq(static_cast<size_t>(half));
-  for (int64_t i = 0; i < half; ++i)
-    invFreq[i] = 1.0f / std::pow(float(theta), float(2 * i) / float(rd));
-  std::vector<float> cosT(size_t(S * half)), sinT(size_t(S * half));
+  RotaryTables rotary(rd, theta, S);
+  const float *cosT = rotary.cosT.data(), *sinT = rotary.sinT.data();
 
   const float scale = float(1.0 / std::sqrt(double(head_dim)));
   const bool dropout = dropout_rate > 0.0;
@@ -64,23 +62,15 @@ void sprt_attention_f32(const float *q, const float *k, const float *v,
   std::vector<float> P(size_t(rowBlock * S));
 
   for (int64_t b = 0; b < B; ++b) {
-    for (int64_t s = 0; s < S; ++s) {
-      float pos = float(positions ? positions[s * B + b] : s);
-      for (int64_t i = 0; i < half; ++i) {
-        float a = pos * invFreq[i];
-        cosT[s * half + i] = std::cos(a);
-        sinT[s * half + i] = std::sin(a);
-      }
-    }
+    rotary.fill(positions, S, B, b);
     for (int64_t g = 0; g < kv_heads; ++g) {
-      gatherHead(k, kh.data(), S, B, kv_heads, head_dim, b, g, half,
-                 cosT.data(), sinT.data());
+      gatherHead(k, kh.data(), S, B, kv_heads, head_dim, b, g, half, cosT,
+                 sinT);
       gatherHead(v, vh.data(), S, B, kv_heads, head_dim, b, g, 0, nullptr,
                  nullptr);
       for (int64_t r = 0; r < group; ++r) {
         const int64_t h = g * group + r;
-        gatherHead(q, qh.data(), S, B, heads, head_dim, b, h, half, cosT.data(),
-                   sinT.data());
+        gatherHead(q, qh.data(), S, B, heads, head_dim, b, h, half, cosT, sinT);
         const uint64_t headBase = uint64_t(
             ((b + batch_offset) * global_heads + h + head_offset) * S * S);
         float *outHead = out + b * heads * head_dim + h * head_dim;
@@ -97,19 +87,7 @@ void sprt_attention_f32(const float *q, const float *k, const float *v,
             const int64_t i = i0 + r2;
             float *p = P.data() + r2 * nk;
             const int64_t last = causal ? i + 1 : nk; // visible keys [0,last)
-            float m = p[0];
-            for (int64_t j = 1; j < last; ++j)
-              m = std::max(m, p[j]);
-            double sum = 0.0;
-            for (int64_t j = 0; j < last; ++j) {
-              p[j] = std::exp(p[j] - m);
-              sum += double(p[j]);
-            }
-            const float inv = float(1.0 / sum);
-            for (int64_t j = 0; j < last; ++j)
-              p[j] *= inv;
-            for (int64_t j = last; j < nk; ++j)
-              p[j] = 0.0f;
+            softmaxRow(p, last, nk);
             if (dropout) {
               // Masked probabilities are zero either way; only visible keys
               // need a draw.

@@ -93,10 +93,8 @@ void sprt_attention_grad_f32(
   // Rotary tables exactly as the forward (float inv_freq, angle, cos, sin).
   const int64_t rd = std::min(std::max<int64_t>(rotary_dim, 0), head_dim);
   const int64_t half = rd / 2;
-  std::vector<float> invFreq(static_cast<size_t>(half));
-  for (int64_t i = 0; i < half; ++i)
-    invFreq[i] = 1.0f / std::pow(float(theta), float(2 * i) / float(rd));
-  std::vector<float> cosT(size_t(S * half)), sinT(size_t(S * half));
+  RotaryTables rotary(rd, theta, S);
+  const float *cosT = rotary.cosT.data(), *sinT = rotary.sinT.data();
 
   const float scale = float(1.0 / std::sqrt(double(head_dim)));
   const bool dropout = dropout_rate > 0.0;
@@ -116,24 +114,15 @@ void sprt_attention_grad_f32(
   std::vector<uint8_t> keep(dropout ? size_t(rowBlock * S) : 0);
 
   for (int64_t b = 0; b < B; ++b) {
-    for (int64_t s = 0; s < S; ++s) {
-      float pos = float(positions ? positions[s * B + b] : s);
-      for (int64_t i = 0; i < half; ++i) {
-        float a = pos * invFreq[i];
-        cosT[s * half + i] = std::cos(a);
-        sinT[s * half + i] = std::sin(a);
-      }
-    }
+    rotary.fill(positions, S, B, b);
     for (int64_t g = 0; g < kv_heads; ++g) {
-      gatherHead(k, kh.data(), S, B, kv_heads, D, b, g, half, cosT.data(),
-                 sinT.data());
+      gatherHead(k, kh.data(), S, B, kv_heads, D, b, g, half, cosT, sinT);
       gatherHead(v, vh.data(), S, B, kv_heads, D, b, g, 0, nullptr, nullptr);
       std::fill(dkAcc.begin(), dkAcc.end(), 0.0);
       std::fill(dvAcc.begin(), dvAcc.end(), 0.0);
       for (int64_t r = 0; r < group; ++r) {
         const int64_t h = g * group + r;
-        gatherHead(q, qh.data(), S, B, heads, D, b, h, half, cosT.data(),
-                   sinT.data());
+        gatherHead(q, qh.data(), S, B, heads, D, b, h, half, cosT, sinT);
         gatherHead(dout, doh.data(), S, B, heads, D, b, h, 0, nullptr, nullptr);
         std::fill(dkh.begin(), dkh.end(), 0.0f);
         std::fill(dvh.begin(), dvh.end(), 0.0f);
@@ -153,19 +142,7 @@ void sprt_attention_grad_f32(
             const int64_t i = i0 + r2;
             float *p = P.data() + r2 * nk, *pd = Pd.data() + r2 * nk;
             const int64_t last = causal ? i + 1 : nk;
-            float m = p[0];
-            for (int64_t j = 1; j < last; ++j)
-              m = std::max(m, p[j]);
-            double sum = 0.0;
-            for (int64_t j = 0; j < last; ++j) {
-              p[j] = std::exp(p[j] - m);
-              sum += double(p[j]);
-            }
-            const float inv = float(1.0 / sum);
-            for (int64_t j = 0; j < last; ++j)
-              p[j] *= inv;
-            for (int64_t j = last; j < nk; ++j)
-              p[j] = 0.0f;
+            softmaxRow(p, last, nk);
             if (dropout) {
               uint8_t *kp = keep.data() + r2 * nk;
               const uint64_t rowBase = headBase + uint64_t(i * S);
@@ -221,9 +198,9 @@ void sprt_attention_grad_f32(
                       blasint(D), 1.0f, dkh.data(), blasint(D));
         }
 
-        unrotate(dqh.data(), S, D, half, cosT.data(), sinT.data());
+        unrotate(dqh.data(), S, D, half, cosT, sinT);
         scatterHead(dqh.data(), dq, S, B, heads, D, b, h);
-        unrotate(dkh.data(), S, D, half, cosT.data(), sinT.data());
+        unrotate(dkh.data(), S, D, half, cosT, sinT);
         for (int64_t e = 0; e < S * D; ++e) {
           dkAcc[e] += double(dkh[e]);
           dvAcc[e] += double(dvh[e]);

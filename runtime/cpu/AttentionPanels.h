@@ -9,8 +9,11 @@
 #ifndef SPRT_CPU_ATTENTIONPANELS_H
 #define SPRT_CPU_ATTENTIONPANELS_H
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 namespace sprt::cpu {
 
@@ -38,6 +41,52 @@ inline void gatherHead(const float *src, float *dst, int64_t S, int64_t B,
       o[i + half] = x2 * c[i] + x1 * sn[i];
     }
   }
+}
+
+/// Rotary cos/sin tables in float, as Hugging Face computes them:
+/// inv_freq[i] = 1 / theta^(float(2i) / rotary_dim), angle = float(pos) *
+/// inv_freq[i]; one row of `half` entries per position.
+struct RotaryTables {
+  int64_t half;
+  std::vector<float> invFreq, cosT, sinT;
+
+  RotaryTables(int64_t rotaryDim, double theta, int64_t S)
+      : half(rotaryDim / 2), invFreq(size_t(half)), cosT(size_t(S * half)),
+        sinT(size_t(S * half)) {
+    for (int64_t i = 0; i < half; ++i)
+      invFreq[size_t(i)] =
+          1.0f / std::pow(float(theta), float(2 * i) / float(rotaryDim));
+  }
+
+  /// The tables of batch row `b`: positions [S, B], or the sequence index.
+  void fill(const int64_t *positions, int64_t S, int64_t B, int64_t b) {
+    for (int64_t s = 0; s < S; ++s) {
+      float pos = float(positions ? positions[s * B + b] : s);
+      for (int64_t i = 0; i < half; ++i) {
+        float a = pos * invFreq[size_t(i)];
+        cosT[size_t(s * half + i)] = std::cos(a);
+        sinT[size_t(s * half + i)] = std::sin(a);
+      }
+    }
+  }
+};
+
+/// Softmax of the first `last` scores of a row of `nk` in place (max
+/// subtracted, sum in double), the rest (masked keys) zero.
+inline void softmaxRow(float *p, int64_t last, int64_t nk) {
+  float m = p[0];
+  for (int64_t j = 1; j < last; ++j)
+    m = std::max(m, p[j]);
+  double sum = 0.0;
+  for (int64_t j = 0; j < last; ++j) {
+    p[j] = std::exp(p[j] - m);
+    sum += double(p[j]);
+  }
+  const float inv = float(1.0 / sum);
+  for (int64_t j = 0; j < last; ++j)
+    p[j] *= inv;
+  for (int64_t j = last; j < nk; ++j)
+    p[j] = 0.0f;
 }
 
 } // namespace sprt::cpu
