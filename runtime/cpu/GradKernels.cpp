@@ -18,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "RowOps.h"
+#include "Tanh.h"
 #include "sprt/grad_kernels.h"
 #include "sprt/kernels.h"
 
@@ -200,14 +201,14 @@ void sprt_gelu_grad_f32(const float *dy, const float *x, float *dx, int64_t n,
   if (tanh_approx) {
     // y = x/2 (1 + tanh(u)), u = beta (x + kappa x^3):
     // y' = (1 + tanh u)/2 + x/2 (1 - tanh^2 u) beta (1 + 3 kappa x^2).
-    const double kBeta = double(0.7978845608028654f);
-    const double kKappa = double(0.044715f);
+    const float kBeta = 0.7978845608028654f, kKappa = 0.044715f;
     for (int64_t i = 0; i < n; ++i) {
-      const double v = x[i];
-      const double th = std::tanh(kBeta * (v + kKappa * v * v * v));
-      const double d = 0.5 * (1.0 + th) + 0.5 * v * (1.0 - th * th) * kBeta *
-                                              (1.0 + 3.0 * kKappa * v * v);
-      dx[i] = float(double(dy[i]) * d);
+      const float v = x[i];
+      float th, sech2;
+      sprt::cpu::tanhAndSech2(kBeta * (v + kKappa * v * v * v), th, sech2);
+      const float d = 0.5f * (1.0f + th) +
+                      0.5f * v * sech2 * kBeta * (1.0f + 3.0f * kKappa * v * v);
+      dx[i] = dy[i] * d;
     }
   } else {
     // y = x/2 (1 + erf(c x)), c ~ 1/sqrt(2):

@@ -12,6 +12,7 @@
 
 #include "sprt/kernels.h"
 #include "RowOps.h"
+#include "Tanh.h"
 
 #include <cblas.h>
 
@@ -179,13 +180,14 @@ void sprt_dropout_f32(const float *x, float *y, uint8_t *mask, int32_t rank,
 }
 
 void sprt_gelu_f32(const float *x, float *y, int64_t n, int32_t tanh_approx) {
+  using sprt::cpu::fastTanh;
   if (tanh_approx) {
     const float kBeta = 0.7978845608028654f; // sqrt(2 / pi)
     const float kKappa = 0.044715f;
     for (int64_t i = 0; i < n; ++i) {
       float v = x[i];
       float inner = kBeta * (v + kKappa * v * v * v);
-      y[i] = 0.5f * v * (1.0f + std::tanh(inner));
+      y[i] = 0.5f * v * (1.0f + fastTanh(inner));
     }
   } else {
     const float kRsqrt2 = 0.7071067811865476f;
