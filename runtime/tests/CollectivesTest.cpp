@@ -187,6 +187,68 @@ TEST(Collectives, NonBlockingFormsMatchBlocking) {
   EXPECT_FLOAT_EQ(y, float(n + 1) / 2.0f);
 }
 
+TEST(Collectives, CoalescedAllReduceMatchesOneByOne) {
+  lineMesh();
+  int64_t n = worldSize(), r = sprt_world_rank();
+  std::vector<float> a = filled(r, 3), b = filled(r + 10, 5), ra(3), rb(5);
+  const float *ins[2] = {a.data(), b.data()};
+  float *outs[2] = {ra.data(), rb.data()};
+  int64_t sizes[2] = {3, 5};
+  sprt_reset_bytes_sent();
+  sprt_all_reduce_coalesced_f32(2, ins, outs, sizes, SPRT_SUM, 0);
+  EXPECT_EQ(sprt_bytes_sent(0), 2 * (8 * 4 / n) * (n - 1));
+  for (int64_t i = 0; i < 3; ++i) {
+    float want = 0;
+    for (int64_t s = 0; s < n; ++s)
+      want += value(s, i);
+    EXPECT_EQ(ra[size_t(i)], want);
+  }
+  for (int64_t i = 0; i < 5; ++i) {
+    float want = 0;
+    for (int64_t s = 0; s < n; ++s)
+      want += value(s + 10, i);
+    EXPECT_EQ(rb[size_t(i)], want);
+  }
+}
+
+TEST(Collectives, CoalescedReduceScatterKeepsEachTensorsBlock) {
+  lineMesh();
+  int64_t n = worldSize(), r = sprt_world_rank();
+  // Two tensors of 2n and 3n rows (one element each): rank r keeps rows
+  // [2r, 2r + 2) of the first and [3r, 3r + 3) of the second, summed.
+  std::vector<float> a = filled(r, 2 * n), b = filled(r + 7, 3 * n), ra(2),
+                     rb(3);
+  const float *ins[2] = {a.data(), b.data()};
+  float *outs[2] = {ra.data(), rb.data()};
+  int64_t sizes[2] = {2 * n, 3 * n};
+  sprt_reduce_scatter_coalesced_f32(2, ins, outs, sizes, 0);
+  for (int64_t i = 0; i < 2; ++i) {
+    float want = 0;
+    for (int64_t s = 0; s < n; ++s)
+      want += value(s, 2 * r + i);
+    EXPECT_EQ(ra[size_t(i)], want);
+  }
+  for (int64_t i = 0; i < 3; ++i) {
+    float want = 0;
+    for (int64_t s = 0; s < n; ++s)
+      want += value(s + 7, 3 * r + i);
+    EXPECT_EQ(rb[size_t(i)], want);
+  }
+}
+
+TEST(Collectives, AllGatherParamFillsInEveryRanksSlice) {
+  lineMesh();
+  int64_t n = worldSize(), r = sprt_world_rank();
+  // Each rank has updated only its slice of 4 rows x 2 columns.
+  std::vector<float> p(size_t(4 * n * 2), -1.0f);
+  for (int64_t i = 0; i < 8; ++i)
+    p[size_t(8 * r + i)] = value(r, i);
+  sprt_all_gather_param(p.data(), 8 * n, 4, 0);
+  for (int64_t s = 0; s < n; ++s)
+    for (int64_t i = 0; i < 8; ++i)
+      EXPECT_EQ(p[size_t(8 * s + i)], value(s, i));
+}
+
 TEST(Collectives, WrongWorldSizeIsAnError) {
   int64_t n = worldSize() + 1;
   EXPECT_EQ(sprt_mesh_init(1, &n), -1);
