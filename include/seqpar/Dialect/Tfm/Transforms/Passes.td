@@ -29,7 +29,11 @@ def TfmAutodiffPass : Pass<"tfm-autodiff", "::mlir::ModuleOp"> {
     shards gets a partial gradient, which sp-verify rejects until
     sp-sync-grads reduces it. Dropout's backward regenerates its mask from
     the counter-based generator; attention's backward recomputes its
-    probabilities.
+    probabilities. The seed of reverse mode (`tfm.fill 1.0`) carries the
+    unit attribute `tfm.backward_begins`: the ops before it are the forward.
+    The pass checks that the backward reads only forward values some op
+    declares it keeps (SavedForBackwardOpInterface), the declaration the
+    memory report counts.
   }];
   let dependentDialects = ["::seqpar::dist::DistDialect"];
 }
