@@ -283,5 +283,5 @@ FailureOr<SmallVector<Sharding>> dist::inferResultShardings(Operation *op,
             // tokens, to be averaged (all_reduce mean).
             return r.same(s.isReplicated() ? s : Sharding::partial());
           })
-      .Default([](Operation *) { return SmallVector<Sharding>(); });
+      .Default([&](Operation *o) { return inferGradResultShardings(o, axis); });
 }

@@ -22,6 +22,11 @@ Sharding shardingOf(mlir::Value v, llvm::StringRef axis);
 mlir::FailureOr<llvm::SmallVector<Sharding>>
 inferResultShardings(mlir::Operation *op, llvm::StringRef axis);
 
+/// The same for the backward and optimizer ops of a train step
+/// (GradLayoutRules.cpp); an empty vector for the ops it does not know.
+mlir::FailureOr<llvm::SmallVector<Sharding>>
+inferGradResultShardings(mlir::Operation *op, llvm::StringRef axis);
+
 /// sp-verify: every layout names axes of the module's mesh, parameter shards
 /// have the size the mesh gives them, every op's results have the layouts
 /// its rule derives from its operands on every axis, and functions return

@@ -1,0 +1,222 @@
+//===- GradLayoutRules.cpp - layout rules of the backward ops -------------===//
+//
+// The backward ops of a train step follow the same algebra as the forward
+// (LayoutRules.cpp): a gradient of a column-parallel GEMM's input is partial,
+// a sum over tokens split across ranks is partial, and so on. sp-verify
+// checks every backward op with these rules, so an autodiff mistake is a
+// diagnostic, not a wrong gradient.
+//
+//===----------------------------------------------------------------------===//
+
+#include "seqpar/Dialect/Dist/Transforms/LayoutRules.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace seqpar;
+using namespace seqpar::dist;
+using namespace seqpar::tfm;
+
+namespace {
+using Result = FailureOr<SmallVector<Sharding>>;
+
+struct GradRule {
+  Operation *op;
+  StringRef axis;
+
+  Sharding of(Value v) const { return shardingOf(v, axis); }
+  static int64_t last(Value v) {
+    return cast<RankedTensorType>(v.getType()).getRank() - 1;
+  }
+  /// Split along a dimension other than the last: tokens (sequence, batch).
+  static bool tokenSplit(Sharding s, Value v) {
+    return s.isSplit() && s.dim != last(v);
+  }
+
+  InFlightDiagnostic error(Value v, const Twine &what) const {
+    std::string name = "a value";
+    for (OpOperand &use : op->getOpOperands())
+      if (use.get() == v)
+        name = "operand #" + std::to_string(use.getOperandNumber());
+    return op->emitOpError() << name << " is " << of(v).str()
+                             << " on mesh axis '" << axis << "': " << what;
+  }
+
+  /// The sharding of a sum over tokens of values sharded like `s` (of `v`):
+  /// partial if the tokens are split, otherwise as is.
+  static Sharding summedOverTokens(Sharding s, Value v) {
+    return tokenSplit(s, v) ? Sharding::partial() : s;
+  }
+
+  static Result same(Sharding s, size_t n = 1) {
+    return SmallVector<Sharding>(n, s);
+  }
+};
+} // namespace
+
+static Result linearGradInput(GradRule r, LinearGradInputOp o) {
+  bool outIn = o.getWeightLayout() == WeightLayout::out_in;
+  int64_t inDim = outIn ? 1 : 0, outDim = outIn ? 0 : 1;
+  Sharding sdy = r.of(o.getDy()), sw = r.of(o.getWeight());
+  if (sw.isSplit() && sw.dim == outDim) {
+    if (sdy != Sharding::split(GradRule::last(o.getDy()), sw.blocks))
+      return r.error(o.getDy(), "the gradient of a column-parallel GEMM's "
+                                "output must be split like its features");
+    return GradRule::same(Sharding::partial());
+  }
+  if (sw.isSplit() && sw.dim == inDim) {
+    if (!sdy.isReplicated())
+      return r.error(o.getDy(), "the gradient of a row-parallel GEMM's "
+                                "output must be whole");
+    return GradRule::same(Sharding::split(GradRule::last(o.getDx())));
+  }
+  if (sdy.isSplit() && sdy.dim == GradRule::last(o.getDy()))
+    return r.error(o.getDy(), "features split across ranks need the weight "
+                              "split on its outputs");
+  return GradRule::same(sdy);
+}
+
+static Result linearGradWeight(GradRule r, LinearGradWeightOp o) {
+  bool outIn = o.getWeightLayout() == WeightLayout::out_in;
+  int64_t inDim = outIn ? 1 : 0, outDim = outIn ? 0 : 1;
+  Value x = o.getInput(), dy = o.getDy();
+  Sharding sx = r.of(x), sdy = r.of(dy);
+  if (sx.isSplit() && sx.dim == GradRule::last(x)) {
+    if (!sdy.isReplicated())
+      return r.error(dy, "with the input split on its features the output "
+                         "gradient must be whole");
+    return GradRule::same(Sharding::split(inDim, sx.blocks));
+  }
+  if (sdy.isSplit() && sdy.dim == GradRule::last(dy)) {
+    if (!sx.isReplicated())
+      return r.error(x, "with the output gradient split on its features "
+                        "the input must be whole");
+    return GradRule::same(Sharding::split(outDim, sdy.blocks));
+  }
+  if (sx.isPartial() && sdy.isPartial())
+    return r.error(dy, "a product of two partial values is not partial");
+  if (sx.isPartial() || sdy.isPartial())
+    return GradRule::same(Sharding::partial());
+  if (sx != sdy)
+    return r.error(dy, "must be split over the tokens like the input (" +
+                           sx.str() + ")");
+  return GradRule::same(GradRule::summedOverTokens(sx, x));
+}
+
+/// Norm backward: dy and x alike; dx alike; weight gradients summed over
+/// tokens.
+static Result normGrad(GradRule r, Operation *o, Value dy, Value x,
+                       unsigned weightGrads) {
+  Sharding s = r.of(x);
+  if (r.of(dy) != s)
+    return r.error(dy,
+                   "must be sharded like the norm's input (" + s.str() + ")");
+  if (s.isPartial() || (s.isSplit() && s.dim == GradRule::last(x)))
+    return r.error(x, "a norm's input is never partial nor split on its "
+                      "normalised dimension");
+  SmallVector<Sharding> out{s};
+  out.append(weightGrads, GradRule::summedOverTokens(s, x));
+  return out;
+}
+
+/// The result's own sharding when the operands leave a choice (a gradient
+/// of a table split over the vocabulary, or whole), else `fixed`.
+static Result declaredOr(GradRule r, Value result, Sharding fixed,
+                         Sharding allowed) {
+  Sharding declared = r.of(result);
+  if (declared == allowed)
+    return GradRule::same(allowed);
+  return GradRule::same(fixed);
+}
+
+FailureOr<SmallVector<Sharding>>
+dist::inferGradResultShardings(Operation *op, StringRef axis) {
+  GradRule r{op, axis};
+  return TypeSwitch<Operation *, Result>(op)
+      .Case<LinearGradInputOp>(
+          [&](LinearGradInputOp o) { return linearGradInput(r, o); })
+      .Case<LinearGradWeightOp>(
+          [&](LinearGradWeightOp o) { return linearGradWeight(r, o); })
+      .Case<BiasGradOp>([&](BiasGradOp o) -> Result {
+        Value dy = o.getDy();
+        Sharding s = r.of(dy);
+        if (s.isSplit() && s.dim == GradRule::last(dy))
+          return GradRule::same(Sharding::split(0, s.blocks));
+        return GradRule::same(GradRule::summedOverTokens(s, dy));
+      })
+      .Case<LayerNormGradOp>([&](LayerNormGradOp o) {
+        return normGrad(r, o, o.getDy(), o.getInput(), 2);
+      })
+      .Case<RmsNormGradOp>([&](RmsNormGradOp o) {
+        return normGrad(r, o, o.getDy(), o.getInput(), 1);
+      })
+      .Case<GeluGradOp, SiluGradOp>([&](Operation *o) -> Result {
+        Value dy = o->getOperand(0), x = o->getOperand(1);
+        if (r.of(x).isPartial())
+          return r.error(x, "a nonlinearity's input is never partial");
+        return GradRule::same(r.of(dy));
+      })
+      .Case<ScaleOp, RepeatHeadsGradOp>(
+          [&](Operation *o) { return GradRule::same(r.of(o->getOperand(0))); })
+      .Case<FillOp>([&](FillOp o) { return GradRule::same(r.of(o)); })
+      .Case<EmbeddingGradOp>([&](EmbeddingGradOp o) -> Result {
+        Sharding sdy = r.of(o.getDy());
+        if (sdy != r.of(o.getIds()) && !sdy.isPartial())
+          return r.error(o.getDy(), "must be split over the tokens like the "
+                                    "ids");
+        if (GradRule::tokenSplit(sdy, o.getDy()) || sdy.isPartial())
+          return GradRule::same(Sharding::partial());
+        // Whole tokens: the whole table's gradient or this rank's rows.
+        return declaredOr(r, o, Sharding::replicated(), Sharding::split(0));
+      })
+      .Case<QkvConcatOp>([&](QkvConcatOp o) -> Result {
+        Sharding s = r.of(o.getDq());
+        for (Value v : {o.getDk(), o.getDv()})
+          if (r.of(v) != s)
+            return r.error(v, "q, k and v gradients must be sharded alike");
+        if (s.isSplit() && s.dim == GradRule::last(o.getDq()))
+          return GradRule::same(Sharding::split(
+              s.dim, o.getPacking() == QkvPacking::blocks ? 3 : 1));
+        return GradRule::same(s);
+      })
+      .Case<AttentionGradOp>([&](AttentionGradOp o) -> Result {
+        Sharding s = r.of(o.getQ());
+        for (Value v : {o.getDout(), o.getK(), o.getV()})
+          if (r.of(v) != s)
+            return r.error(v, "must be sharded like q (" + s.str() + ")");
+        return GradRule::same(s, 3);
+      })
+      .Case<CrossEntropyGradOp>([&](CrossEntropyGradOp o) -> Result {
+        if (!r.of(o.getDloss()).isReplicated())
+          return r.error(o.getDloss(), "the loss gradient must be whole");
+        return GradRule::same(r.of(o.getLogits()));
+      })
+      .Case<CrossEntropyFromStatsGradOp>(
+          [&](CrossEntropyFromStatsGradOp o) -> Result {
+            if (!r.of(o.getDloss()).isReplicated())
+              return r.error(o.getDloss(), "the loss gradient must be whole");
+            return GradRule::same(r.of(o.getSumexp()), 2);
+          })
+      .Case<LogitsSumExpGradOp>([&](LogitsSumExpGradOp o) {
+        return GradRule::same(r.of(o.getLogits()));
+      })
+      .Case<LabelLogitGradOp>([&](LabelLogitGradOp o) -> Result {
+        Sharding s = r.of(o.getLabels());
+        if (s.isSplit())
+          return GradRule::same(s);
+        // Whole tokens: the whole vocabulary or this rank's columns.
+        return declaredOr(r, o, Sharding::replicated(),
+                          Sharding::split(GradRule::last(o)));
+      })
+      .Case<SumSquaresOp>([&](SumSquaresOp o) {
+        Sharding s = r.of(o.getInput());
+        return GradRule::same(s.isReplicated() ? s : Sharding::partial());
+      })
+      .Case<ClipScaleOp>([&](ClipScaleOp o) -> Result {
+        if (!r.of(o.getSumSquares()).isReplicated())
+          return r.error(o.getSumSquares(), "the clipping factor needs the "
+                                            "whole sum of squares");
+        return GradRule::same(Sharding::replicated(), 2);
+      })
+      .Default([](Operation *) { return SmallVector<Sharding>(); });
+}
