@@ -215,6 +215,7 @@ int main(int argc, char **argv) {
     pm.addPass(seqpar::dist::createSpOptimizerPass(opt));
     pm.addPass(seqpar::dist::createSpVerifyPass());
   }
+  pm.addPass(seqpar::dist::createSpPlanBuffersPass());
   if (emit == "mlir") {
     if (failed(pm.run(*module)))
       return 1;

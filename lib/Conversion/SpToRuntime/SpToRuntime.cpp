@@ -8,6 +8,7 @@
 
 #include "seqpar/Conversion/Passes.h"
 #include "seqpar/Dialect/Dist/IR/Dist.h"
+#include "seqpar/Dialect/Dist/Transforms/BufferPlan.h"
 #include "seqpar/Dialect/Tfm/IR/Tfm.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -25,8 +26,6 @@ using namespace mlir;
 using namespace seqpar;
 using namespace seqpar::dist;
 using namespace seqpar::tfm;
-
-static constexpr int64_t kAlign = 64;
 
 namespace {
 /// Where a tensor lives at run time.
@@ -211,20 +210,27 @@ LogicalResult Lowering::plan() {
            << type;
   for (BlockArgument arg : func.getArguments())
     buffers[arg] = {Buffer::Argument, arg.getArgNumber()};
-  for (Operation &op : func.getBody().getOps()) {
+  for (Operation &op : func.getBody().getOps())
     if (failed(checkTypes(&op)))
       return failure();
+  // The offsets sp-plan-buffers chose (checked again here), or without a
+  // plan one buffer after the other.
+  FailureOr<DenseMap<Value, int64_t>> planned = readBufferPlan(func);
+  if (failed(planned))
+    return failure();
+  for (Operation &op : func.getBody().getOps()) {
     if (auto get = dyn_cast<GetParamOp>(op)) {
       buffers[get] = {Buffer::Param, paramIndex.lookup(get.getName())};
       continue;
     }
     for (Value r : op.getResults()) {
-      auto t = cast<RankedTensorType>(r.getType());
-      int64_t bytes =
-          t.getNumElements() * llvm::divideCeil(t.getElementTypeBitWidth(), 8);
-      buffers[r] = {Buffer::Arena, arenaBytes};
-      bufferEnd[r] = arenaBytes + bytes;
-      arenaBytes += llvm::alignTo(bytes, kAlign);
+      int64_t bytes = tensorBytes(r);
+      int64_t offset = planned->empty() ? arenaBytes : planned->lookup(r);
+      buffers[r] = {Buffer::Arena, offset};
+      bufferEnd[r] = offset + bytes;
+      arenaBytes = planned->empty()
+                       ? arenaBytes + llvm::alignTo(bytes, kArenaAlign)
+                       : std::max(arenaBytes, offset + bytes);
     }
   }
   return success();

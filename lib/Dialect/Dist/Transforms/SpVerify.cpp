@@ -1,5 +1,6 @@
 //===- SpVerify.cpp - recompute and check every layout --------------------===//
 
+#include "seqpar/Dialect/Dist/Transforms/BufferPlan.h"
 #include "seqpar/Dialect/Dist/Transforms/LayoutRules.h"
 #include "seqpar/Dialect/Dist/Transforms/Passes.h"
 
@@ -227,7 +228,10 @@ namespace {
 struct SpVerifyPass : dist::impl::SpVerifyPassBase<SpVerifyPass> {
   void runOnOperation() override {
     if (failed(verifyLayouts(getOperation())))
-      signalPassFailure();
+      return signalPassFailure();
+    for (auto func : getOperation().getOps<func::FuncOp>())
+      if (!func.isExternal() && failed(readBufferPlan(func)))
+        return signalPassFailure();
   }
 };
 } // namespace

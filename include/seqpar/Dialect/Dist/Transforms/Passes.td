@@ -119,6 +119,27 @@ def SpVerifyPass : Pass<"sp-verify", "::mlir::ModuleOp"> {
 }
 
 //===----------------------------------------------------------------------===//
+// Buffers
+//===----------------------------------------------------------------------===//
+
+def SpPlanBuffersPass : Pass<"sp-plan-buffers", "::mlir::ModuleOp"> {
+  let summary = "One arena per rank: offsets from liveness";
+  let description = [{
+    Gives every tensor each function computes an offset in one arena per
+    rank, so that values live at the same time never share a byte (a value
+    is live from the op that writes it to the last op that reads it; the
+    function's results to its end). Values are packed first fit, in
+    decreasing size and in decreasing lifetime, keeping the smaller arena;
+    offsets are multiples of 64 bytes. Records `dist.arena_offsets` (one per
+    result) on each op and `dist.arena_bytes` (the arena's size) and
+    `dist.arena_max_live` (the most bytes live at any op, a lower bound of
+    every plan) on the function. The plan is checked before it is kept;
+    sp-verify and convert-sp-to-runtime check it again, so a hand-edited
+    overlap is an error at the op.
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // Reports
 //===----------------------------------------------------------------------===//
 

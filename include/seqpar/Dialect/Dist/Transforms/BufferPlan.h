@@ -1,0 +1,61 @@
+//===- BufferPlan.h - arena offsets from liveness ---------------*- C++ -*-===//
+//
+// Every tensor a step computes lives in one arena per rank. sp-plan-buffers
+// gives each value an offset so that values live at the same time never
+// overlap; the plan is recorded on the IR:
+//
+//   func.func @train_step(...) attributes {dist.arena_bytes = N : i64,
+//                                          dist.arena_max_live = L : i64}
+//   %y = tfm.gelu %x {dist.arena_offsets = array<i64: 4096>} : ...
+//
+// N is the arena's size (the highest byte any value reaches), L the most
+// bytes live at any op, a lower bound for every plan.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SEQPAR_DIALECT_DIST_TRANSFORMS_BUFFERPLAN_H
+#define SEQPAR_DIALECT_DIST_TRANSFORMS_BUFFERPLAN_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/DenseMap.h"
+
+namespace seqpar::dist {
+
+inline constexpr llvm::StringLiteral kArenaOffsetsAttr = "dist.arena_offsets";
+inline constexpr llvm::StringLiteral kArenaBytesAttr = "dist.arena_bytes";
+inline constexpr llvm::StringLiteral kArenaMaxLiveAttr = "dist.arena_max_live";
+/// Every offset is a multiple of this many bytes.
+inline constexpr int64_t kArenaAlign = 64;
+
+/// A value the arena holds and the ops (indices in the function body) from
+/// the one that writes it to the last that reads it; results the function
+/// returns live to its end.
+struct LiveValue {
+  mlir::Value value;
+  int64_t start, end, bytes;
+  bool overlapsInTime(const LiveValue &o) const {
+    return start <= o.end && o.start <= end;
+  }
+};
+
+/// The bytes of a tensor value.
+int64_t tensorBytes(mlir::Value v);
+
+/// The arena values of a single-block function (every op result except
+/// parameter references), in the order they are defined.
+mlir::FailureOr<llvm::SmallVector<LiveValue>>
+arenaValues(mlir::func::FuncOp func);
+
+/// The most bytes live at any op.
+int64_t maxLiveBytes(llvm::ArrayRef<LiveValue> values);
+
+/// The offsets recorded on `func` by sp-plan-buffers, checked: every arena
+/// value has one, aligned, inside the arena, and no two values live at the
+/// same time share a byte (a diagnostic at the op otherwise). An empty map
+/// when the function has no plan.
+mlir::FailureOr<llvm::DenseMap<mlir::Value, int64_t>>
+readBufferPlan(mlir::func::FuncOp func);
+
+} // namespace seqpar::dist
+
+#endif // SEQPAR_DIALECT_DIST_TRANSFORMS_BUFFERPLAN_H
