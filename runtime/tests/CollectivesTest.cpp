@@ -6,8 +6,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "sprt/kernels.h"
 #include "sprt/runtime.h"
 
+#include <cmath>
 #include <gtest/gtest.h>
 #include <mpi.h>
 #include <numeric>
@@ -247,6 +249,41 @@ TEST(Collectives, AllGatherParamFillsInEveryRanksSlice) {
   for (int64_t s = 0; s < n; ++s)
     for (int64_t i = 0; i < 8; ++i)
       EXPECT_EQ(p[size_t(8 * s + i)], value(s, i));
+}
+
+TEST(Collectives, AllGatherLinearMatchesGatherThenLinear) {
+  lineMesh();
+  int64_t n = worldSize(), r = sprt_world_rank();
+  const int64_t rows = 8, K = 5, N = 3; // [s/t = 4, b = 2, K] per rank
+  std::vector<float> x(rows * K), w(N * K), bias(N);
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = float((r * 37 + int64_t(i) * 11) % 17) / 8.0f - 1.0f;
+  for (size_t i = 0; i < w.size(); ++i)
+    w[i] = float((int64_t(i) * 7) % 13) / 6.0f - 1.0f;
+  for (size_t i = 0; i < bias.size(); ++i)
+    bias[i] = float(i) - 1.0f;
+  for (int32_t inOut : {0, 1}) {
+    // Reference: gather everything, then one GEMM.
+    std::vector<float> gathered(x.size() * size_t(n)), want(rows * n * N);
+    sprt_reset_bytes_sent();
+    sprt_all_gather(x.data(), gathered.data(), 4, 3, 4, 2, K, 1, 0, 0);
+    int64_t unfusedBytes = sprt_bytes_sent(0);
+    sprt_linear_f32(gathered.data(), w.data(), bias.data(), want.data(),
+                    rows * n, K, N, inOut);
+    for (int64_t chunks : {1, 2, 4, 8}) {
+      std::vector<float> got(want.size(), -7.0f);
+      sprt_reset_bytes_sent();
+      sprt_all_gather_linear_f32(x.data(), w.data(), bias.data(), got.data(),
+                                 rows, K, N, inOut, chunks, 0);
+      EXPECT_EQ(sprt_bytes_sent(0), unfusedBytes) << "chunks " << chunks;
+      for (size_t i = 0; i < want.size(); ++i)
+        ASSERT_NEAR(got[i], want[i], 1e-5f * (1.0f + std::abs(want[i])))
+            << "element " << i << ", chunks " << chunks << ", in_out " << inOut;
+    }
+  }
+  EXPECT_THROW(sprt_all_gather_linear_f32(x.data(), w.data(), nullptr, x.data(),
+                                          rows, K, N, 0, 3, 0),
+               std::invalid_argument);
 }
 
 TEST(Collectives, WrongWorldSizeIsAnError) {

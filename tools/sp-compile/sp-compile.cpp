@@ -70,6 +70,11 @@ static cl::opt<double> gradClip("grad-clip",
                                 cl::desc("Clip the global gradient norm "
                                          "(0: off)"),
                                 cl::init(0.0));
+static cl::opt<int64_t> fuseChunks(
+    "fuse-chunks",
+    cl::desc("Fuse each sequence all-gather with the column GEMM it feeds, "
+             "gathering in this many chunks (0: do not fuse)"),
+    cl::init(2));
 static cl::opt<std::string> target("target", cl::desc("Runtime backend: cpu"),
                                    cl::init("cpu"));
 static cl::opt<std::string>
@@ -214,6 +219,13 @@ int main(int argc, char **argv) {
     opt.gradClip = gradClip;
     pm.addPass(seqpar::dist::createSpOptimizerPass(opt));
     pm.addPass(seqpar::dist::createSpVerifyPass());
+  }
+  if (fuseChunks < 0)
+    return fail("--fuse-chunks must be >= 0, got " + Twine(fuseChunks));
+  if (fuseChunks > 0) {
+    seqpar::dist::SpFuseCollectiveMatmulPassOptions fuse;
+    fuse.chunks = fuseChunks;
+    pm.addPass(seqpar::dist::createSpFuseCollectiveMatmulPass(fuse));
   }
   pm.addPass(seqpar::dist::createSpPlanBuffersPass());
   if (emit == "mlir") {

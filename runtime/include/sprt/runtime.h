@@ -82,6 +82,15 @@ int64_t sprt_all_reduce_start_f32(const float *in, float *out, int64_t n,
                                   int32_t kind, int32_t axis);
 void sprt_wait(int64_t handle);
 
+/* y = linear(all_gather(x) along the leading dimension): x is `rows` rows of
+ * K (this rank's block), y the axis size times as many rows of N, weights as
+ * in sprt_linear_f32. The rows are gathered in `chunks` pieces (dividing
+ * rows), each piece's GEMMs overlapping the transfer of the next. */
+void sprt_all_gather_linear_f32(const float *x, const float *w,
+                                const float *bias, float *y, int64_t rows,
+                                int64_t K, int64_t N, int32_t weight_in_out,
+                                int64_t chunks, int32_t axis);
+
 /*===-------------------- layout-aware forward ops -----------------------===*/
 
 /* Positions of a [S, B] shard: seq_offset = coord(seq_axis) * S. */

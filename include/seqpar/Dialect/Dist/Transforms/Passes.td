@@ -118,6 +118,25 @@ def SpVerifyPass : Pass<"sp-verify", "::mlir::ModuleOp"> {
   }];
 }
 
+def SpFuseCollectiveMatmulPass
+    : Pass<"sp-fuse-collective-matmul", "::mlir::ModuleOp"> {
+  let summary = "Fuses each sequence all-gather with the column GEMM it feeds";
+  let description = [{
+    Replaces `tfm.linear(dist.all_gather(x) along dim 0)`, where the
+    gathered value feeds only that linear, by `dist.all_gather_matmul`: the
+    sequence shards are gathered in `chunks` pieces (the most, at most
+    `chunks`, that divide the local sequence) and the GEMM of each piece
+    runs while the next is in flight; the whole gathered input is never
+    stored. The ranks send the same bytes as before. A gathered value read
+    by several ops (Llama's gate and up projections) is left alone. Runs
+    after tfm-autodiff (the backward re-gathers its own copy).
+  }];
+  let options = [
+    Option<"chunks", "chunks", "int64_t", "2",
+           "Pieces each gather is split into (1: no overlap)">,
+  ];
+}
+
 //===----------------------------------------------------------------------===//
 // Buffers
 //===----------------------------------------------------------------------===//

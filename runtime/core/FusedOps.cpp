@@ -1,0 +1,49 @@
+//===- FusedOps.cpp - collectives fused with the GEMMs they feed ----------===//
+//
+// all_gather + linear along the leading dimension, in chunks: chunk i + 1 of
+// every rank is in flight while the GEMMs of chunk i run. The gathered rows
+// of each rank go straight to their place in the output, so the fused op
+// needs a workspace of two chunks, not the whole gathered input.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sprt/kernels.h"
+#include "sprt/runtime.h"
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+extern "C" void sprt_all_gather_linear_f32(const float *x, const float *w,
+                                           const float *bias, float *y,
+                                           int64_t rows, int64_t K, int64_t N,
+                                           int32_t weight_in_out,
+                                           int64_t chunks, int32_t axis) {
+  if (chunks < 1 || rows % chunks != 0)
+    throw std::invalid_argument("sprt: all_gather_linear of " +
+                                std::to_string(rows) + " rows in " +
+                                std::to_string(chunks) + " chunks");
+  int64_t n = sprt_axis_size(axis), chunkRows = rows / chunks;
+  int64_t chunkElems = chunkRows * K;
+  // Two chunks of every rank's rows: one being gathered, one being used.
+  static std::vector<float> workspace;
+  workspace.resize(size_t(2 * n * chunkElems));
+  auto start = [&](int64_t i) {
+    return sprt_all_gather_start(x + i * chunkElems,
+                                 workspace.data() + (i % 2) * n * chunkElems,
+                                 sizeof(float), 2, chunkRows, K, 1, 1, 0, axis);
+  };
+  int64_t pending = start(0);
+  for (int64_t i = 0; i < chunks; ++i) {
+    sprt_wait(pending);
+    if (i + 1 < chunks)
+      pending = start(i + 1);
+    const float *gathered = workspace.data() + (i % 2) * n * chunkElems;
+    // Rank r's chunk i is rows [r * rows + i * chunkRows, ...) of the
+    // gathered input, and of the output.
+    for (int64_t r = 0; r < n; ++r)
+      sprt_linear_f32(gathered + r * chunkElems, w, bias,
+                      y + (r * rows + i * chunkRows) * N, chunkRows, K, N,
+                      weight_in_out);
+  }
+}
