@@ -198,6 +198,20 @@ extern "C" int64_t sprt_all_reduce_start_f32(const float *in, float *out,
   return handle;
 }
 
+extern "C" int64_t sprt_reduce_scatter_start_f32(const float *in, float *out,
+                                                 int64_t n, int32_t axis) {
+  int64_t size = sprt_axis_size(axis);
+  if (n % size != 0)
+    throw std::invalid_argument("sprt: reduce_scatter of an indivisible dim");
+  count(axis, (n / size) * int64_t(sizeof(float)) * (size - 1));
+  auto p = std::make_unique<Pending>();
+  MPI_Ireduce_scatter_block(in, out, int(n / size), MPI_FLOAT, MPI_SUM,
+                            mesh().comm(axis), &p->request);
+  int64_t handle = nextHandle++;
+  pending()[handle] = std::move(p);
+  return handle;
+}
+
 extern "C" void sprt_local_slice(const void *in, void *out, int64_t elemBytes,
                                  int32_t rank, int64_t d0, int64_t d1,
                                  int64_t d2, int64_t d3, int32_t dim,

@@ -5,6 +5,10 @@
 // of each rank go straight to their place in the output, so the fused op
 // needs a workspace of two chunks, not the whole gathered input.
 //
+// linear + reduce_scatter, the other way round: the GEMMs of chunk i + 1
+// (the rows of chunk i + 1 of every rank's block) run while the partial sums
+// of chunk i are being reduced.
+//
 //===----------------------------------------------------------------------===//
 
 #include "sprt/kernels.h"
@@ -13,6 +17,13 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+static void checkChunks(const char *op, int64_t rows, int64_t chunks) {
+  if (chunks < 1 || rows % chunks != 0)
+    throw std::invalid_argument("sprt: " + std::string(op) + " of " +
+                                std::to_string(rows) + " rows in " +
+                                std::to_string(chunks) + " chunks");
+}
 
 extern "C" void sprt_all_gather_linear_f32(const float *x, const float *w,
                                            const float *bias, float *y,
@@ -46,4 +57,35 @@ extern "C" void sprt_all_gather_linear_f32(const float *x, const float *w,
                       y + (r * rows + i * chunkRows) * N, chunkRows, K, N,
                       weight_in_out);
   }
+}
+
+extern "C" void sprt_linear_reduce_scatter_f32(const float *x, const float *w,
+                                               const float *bias, float *y,
+                                               int64_t rows, int64_t K,
+                                               int64_t N, int32_t weight_in_out,
+                                               int64_t chunks, int32_t axis) {
+  checkChunks("linear_reduce_scatter", rows, chunks);
+  int64_t n = sprt_axis_size(axis), chunkRows = rows / chunks;
+  int64_t chunkElems = chunkRows * N;
+  // Two chunks of partial sums for every rank: one being reduced, one
+  // being computed.
+  static std::vector<float> workspace;
+  workspace.resize(size_t(2 * n * chunkElems));
+  int64_t pending = -1;
+  for (int64_t i = 0; i < chunks; ++i) {
+    float *partial = workspace.data() + (i % 2) * n * chunkElems;
+    // Rank r's chunk i: rows [r * rows + i * chunkRows, ...) of the input.
+    for (int64_t r = 0; r < n; ++r)
+      sprt_linear_f32(x + (r * rows + i * chunkRows) * K, w, nullptr,
+                      partial + r * chunkElems, chunkRows, K, N, weight_in_out);
+    if (pending >= 0)
+      sprt_wait(pending);
+    pending = sprt_reduce_scatter_start_f32(partial, y + i * chunkElems,
+                                            n * chunkElems, axis);
+  }
+  sprt_wait(pending);
+  if (bias)
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t j = 0; j < N; ++j)
+        y[r * N + j] += bias[j];
 }

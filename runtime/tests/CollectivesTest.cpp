@@ -286,6 +286,45 @@ TEST(Collectives, AllGatherLinearMatchesGatherThenLinear) {
                std::invalid_argument);
 }
 
+TEST(Collectives, LinearReduceScatterMatchesLinearThenReduceScatter) {
+  lineMesh();
+  int64_t n = worldSize(), r = sprt_world_rank();
+  const int64_t rows = 8, K = 5, N = 3; // this rank's block of the output
+  std::vector<float> x(n * rows * K), w(N * K), bias(N);
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = float((r * 41 + int64_t(i) * 13) % 19) / 9.0f - 1.0f;
+  for (size_t i = 0; i < w.size(); ++i)
+    w[i] = float((int64_t(i) * 5) % 11) / 5.0f - 1.0f;
+  for (size_t i = 0; i < bias.size(); ++i)
+    bias[i] = 0.5f * float(i) - 0.25f;
+  for (int32_t inOut : {0, 1}) {
+    // Reference: one GEMM over every row, reduce-scatter, then the bias.
+    std::vector<float> partial(n * rows * N), want(rows * N);
+    sprt_linear_f32(x.data(), w.data(), nullptr, partial.data(), n * rows, K, N,
+                    inOut);
+    sprt_reset_bytes_sent();
+    sprt_reduce_scatter_f32(partial.data(), want.data(), 2, n * rows, N, 1, 1,
+                            0, 0);
+    int64_t unfusedBytes = sprt_bytes_sent(0);
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < N; ++j)
+        want[size_t(i * N + j)] += bias[size_t(j)];
+    for (int64_t chunks : {1, 2, 4, 8}) {
+      std::vector<float> got(want.size(), -7.0f);
+      sprt_reset_bytes_sent();
+      sprt_linear_reduce_scatter_f32(x.data(), w.data(), bias.data(),
+                                     got.data(), rows, K, N, inOut, chunks, 0);
+      EXPECT_EQ(sprt_bytes_sent(0), unfusedBytes) << "chunks " << chunks;
+      for (size_t i = 0; i < want.size(); ++i)
+        ASSERT_NEAR(got[i], want[i], 1e-5f * (1.0f + std::abs(want[i])))
+            << "element " << i << ", chunks " << chunks << ", in_out " << inOut;
+    }
+  }
+  EXPECT_THROW(sprt_linear_reduce_scatter_f32(x.data(), w.data(), nullptr,
+                                              x.data(), rows, K, N, 0, 3, 0),
+               std::invalid_argument);
+}
+
 TEST(Collectives, WrongWorldSizeIsAnError) {
   int64_t n = worldSize() + 1;
   EXPECT_EQ(sprt_mesh_init(1, &n), -1);

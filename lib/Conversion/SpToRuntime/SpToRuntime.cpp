@@ -502,6 +502,21 @@ LogicalResult Lowering::lower(Operation *op) {
                   i64(o.getChunks()), axisOf(o.getAxis())});
             return success();
           })
+          .Case<MatmulReduceScatterOp>(
+              [&](MatmulReduceScatterOp o) -> LogicalResult {
+                if (o.getDim() != 0)
+                  return o.emitOpError()
+                         << "is lowered along dimension 0 only, got dim "
+                         << o.getDim();
+                int64_t k = lastDim(o.getInput()), n = lastDim(o);
+                call("sprt_linear_reduce_scatter_f32",
+                     {ptr(o.getInput()), ptr(o.getWeight()),
+                      optionalPtr(o.getBias()), ptr(o), i64(numElements(o) / n),
+                      i64(k), i64(n),
+                      i32(o.getWeightLayout() == WeightLayout::in_out),
+                      i64(o.getChunks()), axisOf(o.getAxis())});
+                return success();
+              })
           .Case<AllGatherOp>([&](AllGatherOp o) {
             SmallVector<Value> args = collectiveArgs(o.getInput(), o, true);
             args.push_back(i32(o.getDim()));

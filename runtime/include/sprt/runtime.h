@@ -80,6 +80,10 @@ int64_t sprt_all_gather_start(const void *in, void *out, int64_t elem_bytes,
                               int64_t d3, int32_t dim, int32_t axis);
 int64_t sprt_all_reduce_start_f32(const float *in, float *out, int64_t n,
                                   int32_t kind, int32_t axis);
+/* out = block `coord` of n / axis-size elements of the sum over the axis of
+ * the n f32 elements of `in` (the leading dimension split). */
+int64_t sprt_reduce_scatter_start_f32(const float *in, float *out, int64_t n,
+                                      int32_t axis);
 void sprt_wait(int64_t handle);
 
 /* y = linear(all_gather(x) along the leading dimension): x is `rows` rows of
@@ -90,6 +94,14 @@ void sprt_all_gather_linear_f32(const float *x, const float *w,
                                 const float *bias, float *y, int64_t rows,
                                 int64_t K, int64_t N, int32_t weight_in_out,
                                 int64_t chunks, int32_t axis);
+/* y = reduce_scatter(linear(x)) along the leading dimension (+ bias once,
+ * after the sum): x is the axis size times `rows` rows of K, y this rank's
+ * `rows` rows of N. The GEMM of each of `chunks` pieces (dividing rows)
+ * overlaps the reduction of the previous. */
+void sprt_linear_reduce_scatter_f32(const float *x, const float *w,
+                                    const float *bias, float *y, int64_t rows,
+                                    int64_t K, int64_t N, int32_t weight_in_out,
+                                    int64_t chunks, int32_t axis);
 
 /*===-------------------- layout-aware forward ops -----------------------===*/
 

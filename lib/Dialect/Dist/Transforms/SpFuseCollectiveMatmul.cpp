@@ -1,9 +1,10 @@
 //===- SpFuseCollectiveMatmul.cpp - all_gather + linear, chunked ----------===//
 //
 // Under sequence parallelism every column-parallel GEMM reads a norm output
-// all-gathered along the sequence. Fused, the gather goes in chunks and the
-// GEMM of one chunk overlaps the transfer of the next; the gathered input is
-// never materialised.
+// all-gathered along the sequence, and every row-parallel GEMM's partial
+// output is reduce-scattered along it. Fused, the collective goes in chunks
+// and the GEMM of one chunk overlaps the transfer of another; the gathered
+// input (or the whole partial output) is never materialised.
 //
 //===----------------------------------------------------------------------===//
 
@@ -53,6 +54,40 @@ static bool fuse(AllGatherOp gather, int64_t chunks) {
   return true;
 }
 
+/// Fuses a bias-free `linear` into the reduce_scatter that is its only user,
+/// and the bias_add that alone reads the result, if any; returns whether it
+/// did.
+static bool fuse(tfm::LinearOp linear, int64_t chunks) {
+  if (linear.getBias() || !linear->hasOneUse())
+    return false;
+  auto scatter = dyn_cast<ReduceScatterOp>(*linear->getUsers().begin());
+  if (!scatter || scatter.getDim() != 0)
+    return false;
+  tfm::BiasAddOp biasAdd;
+  if (scatter->hasOneUse())
+    biasAdd = dyn_cast<tfm::BiasAddOp>(*scatter->getUsers().begin());
+  if (biasAdd && biasAdd.getInput() != scatter.getResult())
+    biasAdd = nullptr;
+  Operation *last = biasAdd ? biasAdd.getOperation() : scatter.getOperation();
+  int64_t rows = scatter.getType().getDimSize(0);
+  OpBuilder b(last);
+  SmallVector<Location> locs{linear.getLoc(), scatter.getLoc()};
+  if (biasAdd)
+    locs.push_back(biasAdd.getLoc());
+  auto fused = b.create<MatmulReduceScatterOp>(
+      b.getFusedLoc(locs), last->getResult(0).getType(), linear.getInput(),
+      linear.getWeight(), biasAdd ? biasAdd.getBias() : Value(),
+      scatter.getMeshAttr(), scatter.getAxisAttr(), scatter.getDimAttr(),
+      b.getI64IntegerAttr(chunksFor(rows, chunks)),
+      linear.getWeightLayoutAttr());
+  last->getResult(0).replaceAllUsesWith(fused.getResult());
+  if (biasAdd)
+    biasAdd.erase();
+  scatter.erase();
+  linear.erase();
+  return true;
+}
+
 namespace {
 struct SpFuseCollectiveMatmulPass
     : dist::impl::SpFuseCollectiveMatmulPassBase<SpFuseCollectiveMatmulPass> {
@@ -65,7 +100,16 @@ struct SpFuseCollectiveMatmulPass
       return signalPassFailure();
     }
     SmallVector<AllGatherOp> gathers;
-    getOperation().walk([&](AllGatherOp g) { gathers.push_back(g); });
+    SmallVector<tfm::LinearOp> linears;
+    getOperation().walk([&](Operation *op) {
+      if (auto g = dyn_cast<AllGatherOp>(op))
+        gathers.push_back(g);
+      else if (auto l = dyn_cast<tfm::LinearOp>(op))
+        linears.push_back(l);
+    });
+    // Row-parallel GEMMs first: a fused gather erases its linear.
+    for (tfm::LinearOp l : linears)
+      fuse(l, chunks);
     for (AllGatherOp g : gathers)
       fuse(g, chunks);
   }

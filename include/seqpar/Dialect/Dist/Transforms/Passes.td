@@ -120,7 +120,8 @@ def SpVerifyPass : Pass<"sp-verify", "::mlir::ModuleOp"> {
 
 def SpFuseCollectiveMatmulPass
     : Pass<"sp-fuse-collective-matmul", "::mlir::ModuleOp"> {
-  let summary = "Fuses each sequence all-gather with the column GEMM it feeds";
+  let summary = "Fuses the sequence all-gathers and reduce-scatters with "
+                "their GEMMs";
   let description = [{
     Replaces `tfm.linear(dist.all_gather(x) along dim 0)`, where the
     gathered value feeds only that linear, by `dist.all_gather_matmul`: the
@@ -128,8 +129,13 @@ def SpFuseCollectiveMatmulPass
     `chunks`, that divide the local sequence) and the GEMM of each piece
     runs while the next is in flight; the whole gathered input is never
     stored. The ranks send the same bytes as before. A gathered value read
-    by several ops (Llama's gate and up projections) is left alone. Runs
-    after tfm-autodiff (the backward re-gathers its own copy).
+    by several ops (Llama's gate and up projections) is left alone.
+    Likewise a bias-free row-parallel `tfm.linear` whose partial result only
+    a `dist.reduce_scatter` along dim 0 reads becomes
+    `dist.matmul_reduce_scatter`, taking in the `tfm.bias_add` that alone
+    reads the scattered result: each chunk's GEMMs overlap the previous
+    chunk's reduction. Runs after tfm-autodiff (the backward's collectives
+    are not fused).
   }];
   let options = [
     Option<"chunks", "chunks", "int64_t", "2",
