@@ -30,10 +30,7 @@ extern "C" void sprt_all_gather_linear_f32(const float *x, const float *w,
                                            int64_t rows, int64_t K, int64_t N,
                                            int32_t weight_in_out,
                                            int64_t chunks, int32_t axis) {
-  if (chunks < 1 || rows % chunks != 0)
-    throw std::invalid_argument("sprt: all_gather_linear of " +
-                                std::to_string(rows) + " rows in " +
-                                std::to_string(chunks) + " chunks");
+  checkChunks("all_gather_linear", rows, chunks);
   int64_t n = sprt_axis_size(axis), chunkRows = rows / chunks;
   int64_t chunkElems = chunkRows * K;
   // Two chunks of every rank's rows: one being gathered, one being used.

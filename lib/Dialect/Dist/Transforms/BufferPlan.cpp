@@ -5,6 +5,8 @@
 
 #include "mlir/IR/BuiltinAttributes.h"
 
+#include <map>
+
 using namespace mlir;
 using namespace seqpar;
 using namespace seqpar::dist;
