@@ -34,4 +34,5 @@ run() { # name config partition import-flags...
 run "gpt2-124m s=256 b=4" gpt2-124m.json "tp=1" --seq-len 256 --batch 4
 run "pythia-1.4b s=512 b=1 tp=2+SP" pythia-1.4b.json "tp=2 sequence-parallel=true" --seq-len 512 --batch 1
 run "llama-3-8b s=512 b=1 tp=4+SP" llama-3-8b.json "tp=4 sequence-parallel=true" --seq-len 512 --batch 1
+run "llama-3-8b s=512 b=2 tp=4+SP dp=2" llama-3-8b.json "tp=4 dp=2 sequence-parallel=true" --seq-len 512 --batch 2
 run "gpt3-175b s=2048 b=1 tp=8+SP" paper-175b.json "tp=8 sequence-parallel=true"

@@ -1,6 +1,7 @@
 //===- BufferPlan.cpp - liveness and the check of an arena plan -----------===//
 
 #include "seqpar/Dialect/Dist/Transforms/BufferPlan.h"
+#include "seqpar/Dialect/Dist/IR/Dist.h"
 #include "seqpar/Dialect/Tfm/IR/Tfm.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -14,6 +15,25 @@ using namespace seqpar::dist;
 int64_t dist::tensorBytes(Value v) {
   auto t = cast<ShapedType>(v.getType());
   return t.getNumElements() * llvm::divideCeil(t.getElementTypeBitWidth(), 8);
+}
+
+std::optional<unsigned> dist::inPlaceOperand(OpResult r) {
+  Operation *op = r.getOwner();
+  std::optional<unsigned> operand;
+  if (isa<AllReduceOp, tfm::ScaleOp>(op))
+    operand = 0;
+  else if (isa<AllReduceCoalescedOp>(op))
+    operand = r.getResultNumber();
+  if (operand && tensorBytes(op->getOperand(*operand)) != tensorBytes(r))
+    return std::nullopt;
+  return operand;
+}
+
+bool dist::takesOver(const LiveValue &v, const LiveValue &operand) {
+  auto r = cast<OpResult>(v.value);
+  std::optional<unsigned> i = inPlaceOperand(r);
+  return i && r.getOwner()->getOperand(*i) == operand.value &&
+         operand.end == v.start;
 }
 
 FailureOr<SmallVector<LiveValue>> dist::arenaValues(func::FuncOp func) {
@@ -104,7 +124,7 @@ FailureOr<DenseMap<Value, int64_t>> dist::readBufferPlan(func::FuncOp func) {
     int64_t lo = offsets[v.value], hi = lo + v.bytes;
     for (const LiveValue *w : live) {
       int64_t wlo = offsets[w->value], whi = wlo + w->bytes;
-      if (lo < whi && wlo < hi) {
+      if (lo < whi && wlo < hi && !(takesOver(v, *w) && lo == wlo)) {
         InFlightDiagnostic d = v.value.getDefiningOp()->emitOpError()
                                << describe(v.value) << " at arena bytes [" << lo
                                << ", " << hi << ") overlaps "

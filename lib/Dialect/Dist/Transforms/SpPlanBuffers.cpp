@@ -1,7 +1,9 @@
 //===- SpPlanBuffers.cpp - arena offsets from liveness --------------------===//
 //
 // Offline dynamic storage allocation: every value has a fixed size and a
-// fixed live interval, so placing them is interval packing. Two greedy
+// fixed live interval, so placing them is interval packing. A result that
+// an in-place kernel can write over an operand dying at its op (the
+// gradient all-reduces, scaling) shares that operand's bytes. Two greedy
 // orders are tried, by decreasing size and by decreasing lifetime (the
 // better one differs between models), each value going
 // to the lowest aligned offset that no value live at the same time holds;
@@ -12,6 +14,8 @@
 
 #include "seqpar/Dialect/Dist/Transforms/BufferPlan.h"
 #include "seqpar/Dialect/Dist/Transforms/Passes.h"
+
+#include "llvm/ADT/DenseSet.h"
 
 namespace seqpar::dist {
 #define GEN_PASS_DEF_SPPLANBUFFERSPASS
@@ -48,30 +52,61 @@ static int64_t place(ArrayRef<LiveValue> values, ArrayRef<unsigned> order,
   return arena;
 }
 
+/// Groups the values into buffers: a value that takes over the bytes of an
+/// operand dying at its op (an in-place all-reduce or scaling) joins that
+/// operand's buffer, which then spans both. `bufferOf[i]` is value i's.
+static SmallVector<LiveValue>
+groupInPlace(ArrayRef<LiveValue> values, SmallVectorImpl<unsigned> &bufferOf) {
+  SmallVector<LiveValue> buffers;
+  DenseMap<Value, unsigned> indexOf;
+  DenseSet<unsigned> takenOver;
+  bufferOf.resize(values.size());
+  for (auto [i, v] : llvm::enumerate(values)) {
+    indexOf[v.value] = i;
+    if (std::optional<unsigned> o = inPlaceOperand(cast<OpResult>(v.value))) {
+      auto it = indexOf.find(v.value.getDefiningOp()->getOperand(*o));
+      if (it != indexOf.end() && takesOver(v, values[it->second]) &&
+          takenOver.insert(it->second).second) {
+        bufferOf[i] = bufferOf[it->second];
+        buffers[bufferOf[i]].end = std::max(buffers[bufferOf[i]].end, v.end);
+        continue;
+      }
+    }
+    bufferOf[i] = buffers.size();
+    buffers.push_back(v);
+  }
+  return buffers;
+}
+
 static LogicalResult planFunction(func::FuncOp func) {
   FailureOr<SmallVector<LiveValue>> values = arenaValues(func);
   if (failed(values))
     return failure();
-  SmallVector<unsigned> bySize(values->size());
-  for (unsigned i = 0; i < values->size(); ++i)
+  SmallVector<unsigned> bufferOf;
+  SmallVector<LiveValue> buffers = groupInPlace(*values, bufferOf);
+  SmallVector<unsigned> bySize(buffers.size());
+  for (unsigned i = 0; i < buffers.size(); ++i)
     bySize[i] = i;
   SmallVector<unsigned> byLifetime = bySize;
   llvm::stable_sort(bySize, [&](unsigned a, unsigned b) {
-    return (*values)[a].bytes > (*values)[b].bytes;
+    return buffers[a].bytes > buffers[b].bytes;
   });
   llvm::stable_sort(byLifetime, [&](unsigned a, unsigned b) {
-    const LiveValue &x = (*values)[a], &y = (*values)[b];
+    const LiveValue &x = buffers[a], &y = buffers[b];
     return x.end - x.start > y.end - y.start;
   });
-  SmallVector<int64_t> offsets, other;
+  SmallVector<int64_t> bufferOffsets, other;
   int64_t arena = INT64_MAX;
   for (ArrayRef<unsigned> order : {bySize, byLifetime}) {
-    int64_t bytes = place(*values, order, other);
+    int64_t bytes = place(buffers, order, other);
     if (bytes < arena) {
       arena = bytes;
-      offsets = other;
+      bufferOffsets = other;
     }
   }
+  SmallVector<int64_t> offsets;
+  for (unsigned b : bufferOf)
+    offsets.push_back(bufferOffsets[b]);
 
   MLIRContext *ctx = func.getContext();
   DenseMap<Operation *, SmallVector<int64_t>> perOp;
@@ -85,7 +120,7 @@ static LogicalResult planFunction(func::FuncOp func) {
   auto i64 = IntegerType::get(ctx, 64);
   func->setAttr(kArenaBytesAttr, IntegerAttr::get(i64, arena));
   func->setAttr(kArenaMaxLiveAttr,
-                IntegerAttr::get(i64, maxLiveBytes(*values)));
+                IntegerAttr::get(i64, maxLiveBytes(buffers)));
   return readBufferPlan(func);
 }
 

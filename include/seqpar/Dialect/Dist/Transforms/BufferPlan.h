@@ -19,6 +19,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/DenseMap.h"
 
+#include <optional>
+
 namespace seqpar::dist {
 
 inline constexpr llvm::StringLiteral kArenaOffsetsAttr = "dist.arena_offsets";
@@ -40,6 +42,15 @@ struct LiveValue {
 
 /// The bytes of a tensor value.
 int64_t tensorBytes(mlir::Value v);
+
+/// The operand whose bytes result `r` may take over when that operand dies
+/// at r's op: ops whose runtime kernel works in place (all-reduces, scaling)
+/// and whose result has the operand's size. None otherwise.
+std::optional<unsigned> inPlaceOperand(mlir::OpResult r);
+
+/// Whether `v` (defined at `v.start`) reuses the bytes of `operand`, which
+/// dies at the same op: a legal overlap.
+bool takesOver(const LiveValue &v, const LiveValue &operand);
 
 /// The arena values of a single-block function (every op result except
 /// parameter references), in the order they are defined.

@@ -153,7 +153,10 @@ def SpPlanBuffersPass : Pass<"sp-plan-buffers", "::mlir::ModuleOp"> {
     Gives every tensor each function computes an offset in one arena per
     rank, so that values live at the same time never share a byte (a value
     is live from the op that writes it to the last op that reads it; the
-    function's results to its end). Values are packed first fit, in
+    function's results to its end). The result of an in-place kernel
+    (`dist.all_reduce`, `dist.all_reduce_coalesced`, `tfm.scale`) shares
+    the bytes of a same-sized operand whose last reader it is. Values are
+    packed first fit, in
     decreasing size and in decreasing lifetime, keeping the smaller arena;
     offsets are multiples of 64 bytes. Records `dist.arena_offsets` (one per
     result) on each op and `dist.arena_bytes` (the arena's size) and
