@@ -338,6 +338,19 @@ SmallVector<Value> Lowering::collectiveArgs(Value in, Value out,
 LogicalResult Lowering::lower(Operation *op) {
   loc = op->getLoc();
   auto axisOf = [&](StringRef axis) { return i32(axisIndex(axis)); };
+  // all_gather_matmul and matmul_reduce_scatter: one runtime call with the
+  // GEMM's operands, the rows of this rank's block and the chunks.
+  auto collectiveLinear = [&](auto o, StringRef fn,
+                              int64_t rows) -> LogicalResult {
+    if (o.getDim() != 0)
+      return o.emitOpError()
+             << "is lowered along dimension 0 only, got dim " << o.getDim();
+    call(fn, {ptr(o.getInput()), ptr(o.getWeight()), optionalPtr(o.getBias()),
+              ptr(o), i64(rows), i64(lastDim(o.getInput())), i64(lastDim(o)),
+              i32(o.getWeightLayout() == WeightLayout::in_out),
+              i64(o.getChunks()), axisOf(o.getAxis())});
+    return success();
+  };
   LogicalResult result =
       TypeSwitch<Operation *, LogicalResult>(op)
           .Case<GetParamOp>([](auto) { return success(); })
@@ -488,35 +501,17 @@ LogicalResult Lowering::lower(Operation *op) {
                   i64(o.getIgnoreIndex())});
             return success();
           })
-          .Case<AllGatherMatmulOp>([&](AllGatherMatmulOp o) -> LogicalResult {
-            if (o.getDim() != 0)
-              return o.emitOpError()
-                     << "is lowered along dimension 0 only, got dim "
-                     << o.getDim();
-            int64_t k = lastDim(o.getInput()), n = lastDim(o);
-            call("sprt_all_gather_linear_f32",
-                 {ptr(o.getInput()), ptr(o.getWeight()),
-                  optionalPtr(o.getBias()), ptr(o),
-                  i64(numElements(o.getInput()) / k), i64(k), i64(n),
-                  i32(o.getWeightLayout() == WeightLayout::in_out),
-                  i64(o.getChunks()), axisOf(o.getAxis())});
-            return success();
+          .Case<AllGatherMatmulOp>([&](AllGatherMatmulOp o) {
+            // The rows of this rank's input block.
+            return collectiveLinear(o, "sprt_all_gather_linear_f32",
+                                    numElements(o.getInput()) /
+                                        lastDim(o.getInput()));
           })
-          .Case<MatmulReduceScatterOp>(
-              [&](MatmulReduceScatterOp o) -> LogicalResult {
-                if (o.getDim() != 0)
-                  return o.emitOpError()
-                         << "is lowered along dimension 0 only, got dim "
-                         << o.getDim();
-                int64_t k = lastDim(o.getInput()), n = lastDim(o);
-                call("sprt_linear_reduce_scatter_f32",
-                     {ptr(o.getInput()), ptr(o.getWeight()),
-                      optionalPtr(o.getBias()), ptr(o), i64(numElements(o) / n),
-                      i64(k), i64(n),
-                      i32(o.getWeightLayout() == WeightLayout::in_out),
-                      i64(o.getChunks()), axisOf(o.getAxis())});
-                return success();
-              })
+          .Case<MatmulReduceScatterOp>([&](MatmulReduceScatterOp o) {
+            // The rows of this rank's output block.
+            return collectiveLinear(o, "sprt_linear_reduce_scatter_f32",
+                                    numElements(o) / lastDim(o));
+          })
           .Case<AllGatherOp>([&](AllGatherOp o) {
             SmallVector<Value> args = collectiveArgs(o.getInput(), o, true);
             args.push_back(i32(o.getDim()));
