@@ -9,6 +9,8 @@
 #ifndef SPRT_CPU_ATTENTIONPANELS_H
 #define SPRT_CPU_ATTENTIONPANELS_H
 
+#include "Exp.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -77,11 +79,11 @@ inline void softmaxRow(float *p, int64_t last, int64_t nk) {
   float m = p[0];
   for (int64_t j = 1; j < last; ++j)
     m = std::max(m, p[j]);
+  for (int64_t j = 0; j < last; ++j) // vectorises
+    p[j] = vexp(p[j] - m);
   double sum = 0.0;
-  for (int64_t j = 0; j < last; ++j) {
-    p[j] = std::exp(p[j] - m);
+  for (int64_t j = 0; j < last; ++j)
     sum += double(p[j]);
-  }
   const float inv = float(1.0 / sum);
   for (int64_t j = 0; j < last; ++j)
     p[j] *= inv;

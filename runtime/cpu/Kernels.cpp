@@ -200,7 +200,7 @@ void sprt_gelu_f32(const float *x, float *y, int64_t n, int32_t tanh_approx) {
 
 void sprt_silu_f32(const float *x, float *y, int64_t n) {
   for (int64_t i = 0; i < n; ++i)
-    y[i] = x[i] / (1.0f + std::exp(-x[i]));
+    y[i] = x[i] / (1.0f + vexp(-x[i]));
 }
 
 void sprt_mul_f32(const float *a, const float *b, float *y, int64_t n) {
