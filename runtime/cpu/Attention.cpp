@@ -42,19 +42,12 @@ void sprt_attention_f32(const float *q, const float *k, const float *v,
   const int64_t group = heads / kv_heads;
   const int64_t outStride = B * heads * head_dim;
 
-  // Rotary tables in float, as Hugging Face: inv_freq[i] =
-  // 1 / theta^(float(2i) / rotary_dim), angle = float(pos) * inv_freq[i].
-  // rotary_dim is clamped to head_dim and must be even (an odd trailing
-  // feature is left unrotated).
-  const int64_t rd = std::min(std::max<int64_t>(rotary_dim, 0), head_dim);
-  const int64_t half = rd / 2;
-  RotaryTables rotary(rd, theta, S);
+  AttentionConstants constants(rotary_dim, head_dim, theta, S, dropout_rate);
+  RotaryTables &rotary = constants.rotary;
+  const int64_t half = rotary.half;
   const float *cosT = rotary.cosT.data(), *sinT = rotary.sinT.data();
-
-  const float scale = float(1.0 / std::sqrt(double(head_dim)));
-  const bool dropout = dropout_rate > 0.0;
-  const float keepScale =
-      dropout_rate < 1.0 ? float(1.0 / (1.0 - dropout_rate)) : 0.0f;
+  const float scale = constants.scale, keepScale = constants.keepScale;
+  const bool dropout = constants.dropout;
 
   std::vector<float> qh(size_t(S * head_dim)), kh(size_t(S * head_dim)),
       vh(size_t(S * head_dim));

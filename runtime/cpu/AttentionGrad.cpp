@@ -90,16 +90,13 @@ void sprt_attention_grad_f32(
   const int64_t group = heads / kv_heads;
   const int64_t D = head_dim;
 
-  // Rotary tables exactly as the forward (float inv_freq, angle, cos, sin).
-  const int64_t rd = std::min(std::max<int64_t>(rotary_dim, 0), head_dim);
-  const int64_t half = rd / 2;
-  RotaryTables rotary(rd, theta, S);
+  // Rotary tables, scales and dropout exactly as the forward.
+  AttentionConstants constants(rotary_dim, head_dim, theta, S, dropout_rate);
+  RotaryTables &rotary = constants.rotary;
+  const int64_t half = rotary.half;
   const float *cosT = rotary.cosT.data(), *sinT = rotary.sinT.data();
-
-  const float scale = float(1.0 / std::sqrt(double(head_dim)));
-  const bool dropout = dropout_rate > 0.0;
-  const float keepScale =
-      dropout_rate < 1.0 ? float(1.0 / (1.0 - dropout_rate)) : 0.0f;
+  const float scale = constants.scale, keepScale = constants.keepScale;
+  const bool dropout = constants.dropout;
 
   // Panels of the current (b, kv head) and query head.
   std::vector<float> qh(size_t(S * D)), kh(size_t(S * D)), vh(size_t(S * D)),

@@ -73,6 +73,25 @@ struct RotaryTables {
   }
 };
 
+/// What the forward and the backward derive alike from attention's
+/// arguments. Rotary tables in float, as Hugging Face: inv_freq[i] =
+/// 1 / theta^(float(2i) / rotary_dim), angle = float(pos) * inv_freq[i];
+/// rotary_dim is clamped to head_dim and must be even (an odd trailing
+/// feature is left unrotated). Scores are scaled by 1/sqrt(head_dim); kept
+/// dropout entries by 1 / (1 - rate).
+struct AttentionConstants {
+  RotaryTables rotary;
+  float scale, keepScale;
+  bool dropout;
+
+  AttentionConstants(int64_t rotaryDim, int64_t headDim, double theta,
+                     int64_t S, double dropoutRate)
+      : rotary(std::min(std::max<int64_t>(rotaryDim, 0), headDim), theta, S),
+        scale(float(1.0 / std::sqrt(double(headDim)))),
+        keepScale(dropoutRate < 1.0 ? float(1.0 / (1.0 - dropoutRate)) : 0.0f),
+        dropout(dropoutRate > 0.0) {}
+};
+
 /// Softmax of the first `last` scores of a row of `nk` in place (max
 /// subtracted, sum in double), the rest (masked keys) zero.
 inline void softmaxRow(float *p, int64_t last, int64_t nk) {

@@ -283,12 +283,18 @@ LogicalResult AllReduceOp::verifyWithAxisSize(int64_t n) {
   return c.transition(in, out, Sharding::partial(), Sharding::replicated());
 }
 
+/// A coalesced collective has at least one operand and a result for each.
+static LogicalResult verifyCoalescedCounts(Operation *op) {
+  if (op->getNumOperands() == 0 || op->getNumOperands() != op->getNumResults())
+    return op->emitOpError()
+           << "needs at least one operand and one result per operand, got "
+           << op->getNumOperands() << " and " << op->getNumResults();
+  return success();
+}
+
 LogicalResult AllReduceCoalescedOp::verifyWithAxisSize(int64_t n) {
-  if (getInputs().empty() || getInputs().size() != getResults().size())
-    return emitOpError() << "needs at least one operand and one result per "
-                            "operand, got "
-                         << getInputs().size() << " and "
-                         << getResults().size();
+  if (failed(verifyCoalescedCounts(*this)))
+    return failure();
   CollectiveChecker c{*this, getAxis(), n};
   for (auto [in, out] : llvm::zip(getInputs(), getResults())) {
     auto ti = c.type(in), to = c.type(out);
@@ -301,11 +307,8 @@ LogicalResult AllReduceCoalescedOp::verifyWithAxisSize(int64_t n) {
 }
 
 LogicalResult ReduceScatterCoalescedOp::verifyWithAxisSize(int64_t n) {
-  if (getInputs().empty() || getInputs().size() != getResults().size())
-    return emitOpError() << "needs at least one operand and one result per "
-                            "operand, got "
-                         << getInputs().size() << " and "
-                         << getResults().size();
+  if (failed(verifyCoalescedCounts(*this)))
+    return failure();
   CollectiveChecker c{*this, getAxis(), n};
   for (auto [in, out] : llvm::zip(getInputs(), getResults())) {
     auto ti = c.type(in), to = c.type(out);
