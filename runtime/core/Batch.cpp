@@ -1,6 +1,7 @@
 //===- Batch.cpp - token batches for each step ----------------------------===//
 
 #include "Batch.h"
+#include "FileIO.h"
 
 #include "sprt/kernels.h"
 #include "sprt/runtime.h"
@@ -17,9 +18,12 @@ bool Batcher::loadText(const std::string &path, std::string &error) {
             std::to_string(model.vocab) + " entries";
     return false;
   }
+  // A FIFO or a device would block or never end: regular files only.
+  std::string why = notRegularFile(path);
   std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = "cannot read the data file '" + path + "'";
+  if (!why.empty() || !in) {
+    error = "cannot read the data file '" + path + "'" +
+            (why.empty() ? "" : ": " + why);
     return false;
   }
   text.assign(std::istreambuf_iterator<char>(in),

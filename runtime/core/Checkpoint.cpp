@@ -1,20 +1,28 @@
 //===- Checkpoint.cpp - save and resume training --------------------------===//
 
 #include "Checkpoint.h"
+#include "Failure.h"
+#include "FileIO.h"
 #include "SafeTensors.h"
 
 #include "sprt/runtime.h"
 
 #include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
-#include <mpi.h>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <sys/stat.h>
 #include <unistd.h>
 
 using namespace sprt;
 using nlohmann::json;
+
+static const char kFormat[] = "seqpar-checkpoint";
+static constexpr int64_t kFormatVersion = 2;
+/// checkpoint.json is a few KiB; anything much larger is not one.
+static constexpr std::streamsize kMaxMetaBytes = 64 << 20;
 
 static std::string stepName(int64_t step) {
   char buf[32];
@@ -25,7 +33,9 @@ static std::string stepName(int64_t step) {
 static bool removeTree(const std::string &path) {
   // Only ever our own flat checkpoint directories: files, then the folder.
   for (const char *f :
-       {"model.safetensors", "optimizer.safetensors", "checkpoint.json"})
+       {"model.safetensors", "optimizer.safetensors", "optimizer2.safetensors",
+        "checkpoint.json", "model.safetensors.tmp", "optimizer.safetensors.tmp",
+        "optimizer2.safetensors.tmp", "checkpoint.json.tmp"})
     std::remove((path + "/" + f).c_str());
   return ::rmdir(path.c_str()) == 0 || errno == ENOENT;
 }
@@ -56,116 +66,265 @@ static void stateViews(const Model &model, const std::vector<float *> &state,
   }
 }
 
-bool sprt::saveCheckpoint(const std::string &dir, int64_t step, uint64_t seed,
+/// What identifies the model a checkpoint belongs to.
+static json identity(const Model &model) {
+  json params = json::array();
+  for (const ParamInfo &p : model.params)
+    params.push_back({{"name", p.name}, {"shape", p.shape}, {"dtype", "F32"}});
+  return {{"model_type", model.modelType}, {"parameters", params}};
+}
+
+bool sprt::saveCheckpoint(const std::string &dir, const ResumePoint &at,
                           const std::string &dataFile, const Model &model,
                           Params &params, const std::vector<float *> &state,
                           std::string &error) {
   bool root = sprt_world_rank() == 0;
-  std::string name = stepName(step), tmp = dir + "/." + name + ".tmp",
+  std::string name = stepName(at.step), tmp = dir + "/." + name + ".tmp",
               final = dir + "/" + name;
-  int ok = 1;
+  std::string localError;
+  bool ok = true;
   if (root) {
-    ::mkdir(dir.c_str(), 0755);
-    removeTree(tmp);
-    if (::mkdir(tmp.c_str(), 0755) != 0) {
-      error = "cannot create the checkpoint directory '" + tmp + "'";
-      ok = 0;
+    if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
+      localError = "cannot create the checkpoint directory '" + dir +
+                   "': " + std::strerror(errno);
+      ok = false;
+    } else {
+      removeTree(tmp);
+      if (::mkdir(tmp.c_str(), 0755) != 0) {
+        localError = "cannot create the checkpoint directory '" + tmp +
+                     "': " + std::strerror(errno);
+        ok = false;
+      }
     }
   }
-  MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  if (!ok) {
-    if (!root)
-      error = "rank 0 could not create the checkpoint directory '" + tmp + "'";
+  if (!allAgree(ok)) {
+    error =
+        root ? localError
+             : "rank 0 could not create the checkpoint directory '" + tmp + "'";
     return false;
   }
-  // Every rank takes part in assembling the whole tensors.
-  std::string localError;
-  bool good = params.dump(tmp + "/model.safetensors", localError);
+  // Every rank takes part in assembling the whole tensors; each file says
+  // which step it belongs to.
+  Metadata stepMeta{{"seqpar.step", std::to_string(at.step)}};
+  bool good = params.dump(tmp + "/model.safetensors", localError, stepMeta,
+                          /*finiteOnly=*/true);
   std::vector<int64_t> indices;
   std::vector<std::string> suffixes;
   std::vector<std::vector<float *>> views;
   stateViews(model, state, indices, suffixes, views);
-  if (!suffixes.empty()) {
-    // One file with both moments: dump each, then merge the two headers by
-    // writing the second under its own name.
+  if (good && !suffixes.empty()) {
+    // One file with both moments: dump each, then merge the second into the
+    // first.
     std::vector<const float *> m(views[0].begin(), views[0].end());
     std::vector<const float *> v(views[1].begin(), views[1].end());
-    good &= Params::dumpSharded(model, indices, suffixes[0], m,
-                                tmp + "/optimizer.safetensors", localError,
-                                sliceAxes(model));
-    good &= Params::dumpSharded(model, indices, suffixes[1], v,
-                                tmp + "/optimizer2.safetensors", localError,
-                                sliceAxes(model));
+    good = Params::dumpSharded(model, indices, suffixes[0], m,
+                               tmp + "/optimizer.safetensors", localError,
+                               sliceAxes(model), stepMeta, true) &&
+           Params::dumpSharded(model, indices, suffixes[1], v,
+                               tmp + "/optimizer2.safetensors", localError,
+                               sliceAxes(model), stepMeta, true);
   }
   if (root && good) {
     // Batches and dropout masks are functions of (seed, step): the data
     // position and the random generator's state are the step and the seed.
     json meta = {
-        {"format", "seqpar-checkpoint-1"},
-        {"step", step},
-        {"seed", seed},
+        {"format", kFormat},
+        {"format_version", kFormatVersion},
+        {"step", at.step},
+        {"seed", at.seed},
         {"data", dataFile},
-        {"data_position", {{"sequences_consumed", step * model.batch}}},
+        {"data_position", {{"sequences_consumed", at.step * model.batch}}},
         {"rng",
          {{"generator", "philox4x32-10"},
-          {"seed", seed},
+          {"seed", at.seed},
           {"counter", "global element index"}}},
         {"optimizer", model.optimizer},
-        {"optimizer_step", step},
-        {"model_type", model.modelType}};
-    std::ofstream(tmp + "/checkpoint.json") << meta.dump(2) << "\n";
-    if (!suffixes.empty())
-      good &= mergeSafeTensors(tmp + "/optimizer.safetensors",
-                               tmp + "/optimizer2.safetensors", localError);
-    removeTree(final);
-    if (good && std::rename(tmp.c_str(), final.c_str()) != 0) {
-      localError = "cannot rename '" + tmp + "' to '" + final + "'";
-      good = false;
-    }
+        {"optimizer_step", at.step - at.skipped},
+        {"skipped_steps", at.skipped},
+        {"model", identity(model)}};
+    good = writeFileAtomically(tmp + "/checkpoint.json", meta.dump(2) + "\n",
+                               localError);
+    if (good && !suffixes.empty())
+      good = mergeSafeTensors(tmp + "/optimizer.safetensors",
+                              tmp + "/optimizer2.safetensors", localError);
     if (good) {
-      std::ofstream(dir + "/latest.tmp") << name << "\n";
-      good &= std::rename((dir + "/latest.tmp").c_str(),
-                          (dir + "/latest").c_str()) == 0;
+      removeTree(final);
+      if (std::rename(tmp.c_str(), final.c_str()) != 0) {
+        localError = "cannot rename '" + tmp + "' to '" + final +
+                     "': " + std::strerror(errno);
+        good = false;
+      }
     }
+    if (good)
+      good = writeFileAtomically(dir + "/latest", name + "\n", localError);
+    if (!good)
+      removeTree(tmp);
   }
-  int all = good, every = 0;
-  MPI_Allreduce(&all, &every, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  if (!every)
-    error = localError.empty() ? "another rank failed to save the checkpoint"
-                               : localError;
-  return every;
+  if (allAgree(good))
+    return true;
+  error =
+      localError.empty() ? "rank 0 could not save the checkpoint" : localError;
+  return false;
 }
+
+namespace {
+/// Typed access to checkpoint.json: every missing or mistyped field is an
+/// error naming the file and the field.
+struct MetaReader {
+  const json &meta;
+  std::string file;
+  std::string error;
+
+  const json *field(const char *key, bool (json::*is)() const,
+                    const char *what) {
+    if (!error.empty())
+      return nullptr;
+    auto it = meta.find(key);
+    if (it == meta.end())
+      error = "'" + file + "': field '" + key + "' is missing";
+    else if (!((*it).*is)())
+      error = "'" + file + "': field '" + key + "' must be " + what + ", got " +
+              it->dump();
+    return error.empty() ? &*it : nullptr;
+  }
+  int64_t integer(const char *key) {
+    const json *v =
+        field(key, &json::is_number_integer, "a non-negative integer");
+    if (v && (v->is_number_unsigned() ? v->get<uint64_t>() > INT64_MAX
+                                      : v->get<int64_t>() < 0))
+      error = "'" + file + "': field '" + key +
+              "' must be a non-negative integer, got " + v->dump();
+    return error.empty() && v ? v->get<int64_t>() : 0;
+  }
+  uint64_t unsignedInt(const char *key) {
+    const json *v =
+        field(key, &json::is_number_unsigned, "a non-negative integer");
+    return v ? v->get<uint64_t>() : 0;
+  }
+  std::string string(const char *key) {
+    const json *v = field(key, &json::is_string, "a string");
+    return v ? v->get<std::string>() : std::string();
+  }
+};
+
+std::string shapeText(const json &shape) { return shape.dump(); }
+
+/// The first difference between the identity a checkpoint records and the
+/// program's, or "".
+std::string identityMismatch(const json &saved, const Model &model) {
+  json mine = identity(model);
+  if (!saved.is_object() || !saved.contains("model_type") ||
+      !saved.contains("parameters") || !saved["parameters"].is_array())
+    return "its field 'model' is not a model identity";
+  if (saved["model_type"] != mine["model_type"])
+    return "it is a " + saved["model_type"].dump() +
+           " model, this program's is " + mine["model_type"].dump();
+  const json &a = saved["parameters"], &b = mine["parameters"];
+  for (size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
+    if (i >= a.size())
+      return "it has no parameter " + b[i]["name"].dump();
+    if (i >= b.size())
+      return "it has a parameter " + a[i].value("name", json()).dump() +
+             " this program does not";
+    if (a[i] == b[i])
+      continue;
+    if (a[i].value("name", json()) != b[i]["name"])
+      return "its parameter " + std::to_string(i) + " is " +
+             a[i].value("name", json()).dump() + ", this program's is " +
+             b[i]["name"].dump();
+    return "parameter " + b[i]["name"].dump() + " is saved with shape " +
+           shapeText(a[i].value("shape", json())) + " and dtype " +
+           a[i].value("dtype", json()).dump() + ", this program's has " +
+           shapeText(b[i]["shape"]) + " and " + b[i]["dtype"].dump();
+  }
+  return "";
+}
+
+/// Checks that the tensor file `file` was saved at `step`.
+bool checkStep(const std::string &file, int64_t step, std::string &error) {
+  Metadata metadata;
+  if (!readMetadata(file, metadata, error))
+    return false;
+  auto it = metadata.find("seqpar.step");
+  if (it == metadata.end() || it->second != std::to_string(step)) {
+    error = "--resume: '" + file + "' was saved at step " +
+            (it == metadata.end() ? std::string("(unknown)") : it->second) +
+            ", not at the checkpoint's step " + std::to_string(step);
+    return false;
+  }
+  return true;
+}
+} // namespace
 
 bool sprt::resumeCheckpoint(const std::string &dir, const Model &model,
                             Params &params, const std::vector<float *> &state,
                             ResumePoint &at, std::string &error) {
-  std::ifstream latest(dir + "/latest");
+  std::string latestFile = dir + "/latest";
+  std::ifstream latest(latestFile);
   std::string name;
-  if (!latest || !(latest >> name)) {
+  if (!notRegularFile(latestFile).empty() || !latest || !(latest >> name)) {
     error = "--resume: no checkpoint in '" + dir + "' (no 'latest' file)";
     return false;
   }
-  std::string path = dir + "/" + name;
-  std::ifstream metaFile(path + "/checkpoint.json");
-  json meta = json::parse(metaFile, nullptr, /*allow_exceptions=*/false);
-  if (meta.is_discarded() || !meta.contains("step") || !meta.contains("seed")) {
-    error = "--resume: '" + path + "/checkpoint.json' is missing or invalid";
+  if (!std::regex_match(name, std::regex("step-[0-9]{8,}"))) {
+    error = "--resume: '" + latestFile +
+            "' does not name a checkpoint (step-NNNNNNNN)";
     return false;
   }
-  if (meta.value("optimizer", std::string()) != model.optimizer) {
-    error = "--resume: '" + path + "' was saved with optimizer '" +
-            meta.value("optimizer", std::string()) +
+  std::string path = dir + "/" + name, metaPath = path + "/checkpoint.json";
+  std::string why = notRegularFile(metaPath);
+  std::ifstream metaFile(metaPath);
+  std::string text(size_t(kMaxMetaBytes) + 1, '\0');
+  metaFile.read(text.data(), kMaxMetaBytes + 1);
+  text.resize(size_t(metaFile.gcount()));
+  json meta = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!why.empty() || text.size() > size_t(kMaxMetaBytes) ||
+      meta.is_discarded() || !meta.is_object()) {
+    error = "--resume: '" + metaPath + "' is " +
+            (!why.empty() ? "unreadable: " + why : "not a JSON object");
+    return false;
+  }
+  MetaReader r{meta, metaPath, ""};
+  std::string format = r.string("format");
+  int64_t version = r.integer("format_version");
+  if (r.error.empty() && (format != kFormat || version != kFormatVersion))
+    r.error = "'" + metaPath + "' has format '" + format + "' version " +
+              std::to_string(version) + "; this program reads '" + kFormat +
+              "' version " + std::to_string(kFormatVersion);
+  at.step = r.integer("step");
+  at.seed = r.unsignedInt("seed");
+  at.skipped = r.integer("skipped_steps");
+  std::string optimizer = r.string("optimizer");
+  if (r.error.empty() && at.skipped > at.step)
+    r.error = "'" + metaPath +
+              "': field 'skipped_steps' = " + std::to_string(at.skipped) +
+              " exceeds its step " + std::to_string(at.step);
+  if (r.error.empty() && !meta.contains("model"))
+    r.error = "'" + metaPath + "': field 'model' is missing";
+  if (!r.error.empty()) {
+    error = "--resume: " + r.error;
+    return false;
+  }
+  std::string mismatch = identityMismatch(meta["model"], model);
+  if (!mismatch.empty()) {
+    error = "--resume: '" + path + "' belongs to another model: " + mismatch;
+    return false;
+  }
+  if (optimizer != model.optimizer) {
+    error = "--resume: '" + path + "' was saved with optimizer '" + optimizer +
             "' but this program uses '" + model.optimizer + "'";
     return false;
   }
-  at.step = meta["step"].get<int64_t>();
-  at.seed = meta["seed"].get<uint64_t>();
-  if (!params.load(path + "/model.safetensors", error))
+  if (!checkStep(path + "/model.safetensors", at.step, error) ||
+      !params.load(path + "/model.safetensors", error))
     return false;
   std::vector<int64_t> indices;
   std::vector<std::string> suffixes;
   std::vector<std::vector<float *>> views;
   stateViews(model, state, indices, suffixes, views);
+  if (!suffixes.empty() &&
+      !checkStep(path + "/optimizer.safetensors", at.step, error))
+    return false;
   for (size_t k = 0; k < suffixes.size(); ++k)
     if (!Params::loadSharded(model, indices, suffixes[k], views[k],
                              path + "/optimizer.safetensors", error,

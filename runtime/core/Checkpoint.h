@@ -9,6 +9,13 @@
 // broken checkpoint behind. Tensors are stored whole, so a checkpoint saved
 // with one tp/dp layout loads into any other.
 //
+// Nothing in a checkpoint is trusted on --resume: checkpoint.json must have
+// the format and version this program writes, every field its type, and the
+// model's identity (model type, every parameter's name, shape and dtype)
+// must equal the program's; every tensor file must have been saved at the
+// same step (its metadata says so) and every tensor's bytes must match their
+// checksum. A step whose parameters are not all finite is never saved.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef SPRT_CORE_CHECKPOINT_H
@@ -21,13 +28,17 @@
 
 namespace sprt {
 
+/// Where a run stands: what a checkpoint records besides the tensors.
 struct ResumePoint {
   int64_t step = 0;
   uint64_t seed = 0;
+  /// Steps whose update was skipped (--on-nonfinite skip); AdamW's step
+  /// count is step - skipped.
+  int64_t skipped = 0;
 };
 
-/// Saves step `step` (collective: every rank calls it; rank 0 writes).
-bool saveCheckpoint(const std::string &dir, int64_t step, uint64_t seed,
+/// Saves step `at.step` (collective: every rank calls it; rank 0 writes).
+bool saveCheckpoint(const std::string &dir, const ResumePoint &at,
                     const std::string &dataFile, const Model &model,
                     Params &params, const std::vector<float *> &state,
                     std::string &error);

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Failure.h"
 #include "Mesh.h"
 
 #include "sprt/runtime.h"
@@ -74,6 +75,8 @@ MPI_Op mpiOp(int32_t kind) {
 /// Non-blocking operations in flight: the request and what to do after it.
 struct Pending {
   MPI_Request request = MPI_REQUEST_NULL;
+  const char *what = "";
+  int32_t axis = -1;
   std::vector<char> buffer;
   std::function<void()> finish;
 };
@@ -104,6 +107,8 @@ int64_t allGather(const void *in, void *out, int64_t elemBytes, int32_t rank,
                     static_cast<char *>(out));
     };
   }
+  p->what = "all_gather";
+  p->axis = axis;
   MPI_Iallgather(in, int(local.bytes()), MPI_BYTE, recv, int(local.bytes()),
                  MPI_BYTE, mesh().comm(axis), &p->request);
   int64_t handle = nextHandle++;
@@ -120,7 +125,7 @@ extern "C" void sprt_wait(int64_t handle) {
   auto it = pending().find(handle);
   if (it == pending().end())
     return;
-  MPI_Wait(&it->second->request, MPI_STATUS_IGNORE);
+  waitFor(it->second->request, it->second->what, it->second->axis);
   if (it->second->finish)
     it->second->finish();
   pending().erase(it);
@@ -163,8 +168,10 @@ extern "C" void sprt_reduce_scatter_f32(const float *in, float *out,
       extractBlock(send, full, r, n, packed.data() + r * blockBytes);
     send = packed.data();
   }
-  MPI_Reduce_scatter_block(send, out, int(blockBytes / sizeof(float)),
-                           MPI_FLOAT, MPI_SUM, mesh().comm(axis));
+  MPI_Request request;
+  MPI_Ireduce_scatter_block(send, out, int(blockBytes / sizeof(float)),
+                            MPI_FLOAT, MPI_SUM, mesh().comm(axis), &request);
+  waitFor(request, "reduce_scatter", axis);
 }
 
 static void finishReduce(float *out, int64_t n, int32_t kind, int32_t axis) {
@@ -179,8 +186,10 @@ extern "C" void sprt_all_reduce_f32(const float *in, float *out, int64_t n,
                                     int32_t kind, int32_t axis) {
   int64_t size = sprt_axis_size(axis);
   count(axis, 2 * (n * int64_t(sizeof(float)) / size) * (size - 1));
-  MPI_Allreduce(in == out ? MPI_IN_PLACE : in, out, int(n), MPI_FLOAT,
-                mpiOp(kind), mesh().comm(axis));
+  MPI_Request request;
+  MPI_Iallreduce(in == out ? MPI_IN_PLACE : in, out, int(n), MPI_FLOAT,
+                 mpiOp(kind), mesh().comm(axis), &request);
+  waitFor(request, "all_reduce", axis);
   finishReduce(out, n, kind, axis);
 }
 
@@ -190,6 +199,8 @@ extern "C" int64_t sprt_all_reduce_start_f32(const float *in, float *out,
   int64_t size = sprt_axis_size(axis);
   count(axis, 2 * (n * int64_t(sizeof(float)) / size) * (size - 1));
   auto p = std::make_unique<Pending>();
+  p->what = "all_reduce";
+  p->axis = axis;
   MPI_Iallreduce(in == out ? MPI_IN_PLACE : in, out, int(n), MPI_FLOAT,
                  mpiOp(kind), mesh().comm(axis), &p->request);
   p->finish = [out, n, kind, axis]() { finishReduce(out, n, kind, axis); };
@@ -205,6 +216,8 @@ extern "C" int64_t sprt_reduce_scatter_start_f32(const float *in, float *out,
     throw std::invalid_argument("sprt: reduce_scatter of an indivisible dim");
   count(axis, (n / size) * int64_t(sizeof(float)) * (size - 1));
   auto p = std::make_unique<Pending>();
+  p->what = "reduce_scatter";
+  p->axis = axis;
   MPI_Ireduce_scatter_block(in, out, int(n / size), MPI_FLOAT, MPI_SUM,
                             mesh().comm(axis), &p->request);
   int64_t handle = nextHandle++;
@@ -235,8 +248,10 @@ extern "C" void sprt_all_to_all(const void *in, void *out, int64_t elemBytes,
   for (int64_t j = 0; j < n; ++j)
     extractBlock(static_cast<const char *>(in), src, j, n,
                  send.data() + j * blockBytes);
-  MPI_Alltoall(send.data(), int(blockBytes), MPI_BYTE, recv.data(),
-               int(blockBytes), MPI_BYTE, mesh().comm(axis));
+  MPI_Request request;
+  MPI_Ialltoall(send.data(), int(blockBytes), MPI_BYTE, recv.data(),
+                int(blockBytes), MPI_BYTE, mesh().comm(axis), &request);
+  waitFor(request, "all_to_all", axis);
   int64_t outDims[4] = {d0, d1, d2, d3};
   outDims[splitDim] /= n;
   outDims[concatDim] *= n;
@@ -254,11 +269,16 @@ static int peer(int64_t offset, int32_t axis) {
 extern "C" void sprt_send(const void *in, int64_t bytes, int64_t offset,
                           int32_t axis) {
   count(axis, bytes);
-  MPI_Send(in, int(bytes), MPI_BYTE, peer(offset, axis), 0, mesh().comm(axis));
+  MPI_Request request;
+  MPI_Isend(in, int(bytes), MPI_BYTE, peer(offset, axis), 0, mesh().comm(axis),
+            &request);
+  waitFor(request, "send", axis);
 }
 
 extern "C" void sprt_recv(void *out, int64_t bytes, int64_t offset,
                           int32_t axis) {
-  MPI_Recv(out, int(bytes), MPI_BYTE, peer(offset, axis), 0, mesh().comm(axis),
-           MPI_STATUS_IGNORE);
+  MPI_Request request;
+  MPI_Irecv(out, int(bytes), MPI_BYTE, peer(offset, axis), 0, mesh().comm(axis),
+            &request);
+  waitFor(request, "recv", axis);
 }

@@ -3,16 +3,22 @@
 //   mpirun -np N ./prog [--steps K] [--seed S] [--data FILE]
 //                       [--init-from FILE.safetensors|INDEX.json]
 //                       [--log metrics.jsonl] [--dump-params FILE]
-//                       [--dump-outputs FILE]
+//                       [--dump-outputs FILE] [--dump-grads FILE]
+//                       [--checkpoint-dir DIR [--save-every N] [--resume]]
+//                       [--timeout SECONDS] [--on-nonfinite stop|skip]
 //
-// Every check that can fail is made by every rank on the same inputs before
-// any collective, so a bad flag or file makes every rank print the error and
-// exit 1 instead of leaving the others waiting.
+// Every check that can fail is made by every rank on the same inputs where
+// it can be, so a bad flag or file makes every rank print the error and exit
+// 1; a failure on one rank alone ends the job (Failure.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "Batch.h"
 #include "Checkpoint.h"
+#include "Failure.h"
+#include "FileIO.h"
+#include "Flags.h"
+#include "Mesh.h"
 #include "Model.h"
 #include "Params.h"
 #include "SafeTensors.h"
@@ -21,107 +27,15 @@
 #include "sprt/runtime.h"
 
 #include <chrono>
+#include <cmath>
+#include <csignal>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <fstream>
 #include <mpi.h>
 #include <string>
 
 using namespace sprt;
 
 namespace {
-struct Flags {
-  int64_t steps = 1;
-  uint64_t seed = 1234;
-  std::string data, initFrom, log, dumpParams, dumpOutputs, dumpGrads;
-  std::string checkpointDir;
-  int64_t saveEvery = 0;
-  bool resume = false;
-};
-
-int rankOf() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-
-/// Prints the error on this rank and exits 1 (every rank reaches this).
-[[noreturn]] void fail(const std::string &message) {
-  std::fprintf(stderr, "error: rank %d: %s\n", rankOf(), message.c_str());
-  std::fflush(stderr);
-  MPI_Finalize();
-  std::exit(1);
-}
-
-bool parseInt(const char *s, int64_t &out) {
-  char *end = nullptr;
-  long long v = std::strtoll(s, &end, 10);
-  if (!*s || *end)
-    return false;
-  out = v;
-  return true;
-}
-
-Flags parseFlags(int argc, char **argv) {
-  Flags f;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto value = [&]() -> const char * {
-      if (i + 1 >= argc)
-        fail("flag " + a + " needs a value");
-      return argv[++i];
-    };
-    int64_t n;
-    if (a == "--steps") {
-      if (!parseInt(value(), n) || n < 1)
-        fail("--steps must be a positive integer, got '" +
-             std::string(argv[i]) + "'");
-      f.steps = n;
-    } else if (a == "--seed") {
-      if (!parseInt(value(), n) || n < 0)
-        fail("--seed must be a non-negative integer, got '" +
-             std::string(argv[i]) + "'");
-      f.seed = uint64_t(n);
-    } else if (a == "--data") {
-      f.data = value();
-    } else if (a == "--init-from") {
-      f.initFrom = value();
-    } else if (a == "--log") {
-      f.log = value();
-    } else if (a == "--dump-params") {
-      f.dumpParams = value();
-    } else if (a == "--dump-outputs") {
-      f.dumpOutputs = value();
-    } else if (a == "--dump-grads") {
-      f.dumpGrads = value();
-    } else if (a == "--checkpoint-dir") {
-      f.checkpointDir = value();
-    } else if (a == "--save-every") {
-      if (!parseInt(value(), n) || n < 1)
-        fail("--save-every must be a positive integer, got '" +
-             std::string(argv[i]) + "'");
-      f.saveEvery = n;
-    } else if (a == "--resume") {
-      f.resume = true;
-    } else if (a == "--help" || a == "-h") {
-      if (rankOf() == 0)
-        std::printf(
-            "usage: mpirun -np N %s [--steps K] [--seed S] "
-            "[--data FILE] [--init-from FILE] [--log FILE] "
-            "[--dump-params FILE] [--dump-outputs FILE] "
-            "[--dump-grads FILE] [--checkpoint-dir DIR [--save-every N] "
-            "[--resume]]\n",
-            argv[0]);
-      MPI_Finalize();
-      std::exit(0);
-    } else {
-      fail("unknown flag '" + a + "' (see --help)");
-    }
-  }
-  return f;
-}
-
 std::string humanBytes(int64_t b) {
   char buf[32];
   if (b >= (1 << 20))
@@ -132,37 +46,115 @@ std::string humanBytes(int64_t b) {
     std::snprintf(buf, sizeof buf, "%lld B", (long long)b);
   return buf;
 }
+
+/// A number as JSON: NaN and Inf, which JSON cannot hold, become null.
+std::string jsonNumber(double x) {
+  if (!std::isfinite(x))
+    return "null";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9g", x);
+  return buf;
+}
+
+std::string text(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", x);
+  return buf;
+}
+
+/// What a step returned, and whether its update was applied.
+struct StepResult {
+  int64_t step = 0;
+  float loss = 0.0f, norm = 0.0f;
+  bool hasNorm = false, skipped = false;
+  double seconds = 0.0;
+};
+
+/// The metrics line of a step (valid JSON whatever the values).
+std::string metricsLine(const Model &model, const StepResult &r,
+                        int64_t skippedSoFar) {
+  std::string line = "{\"step\": " + std::to_string(r.step) +
+                     ", \"loss\": " + jsonNumber(r.loss) +
+                     ", \"step_time_s\": " + jsonNumber(r.seconds);
+  if (r.hasNorm)
+    line += ", \"grad_norm\": " + jsonNumber(r.norm);
+  if (skippedSoFar)
+    line += std::string(", \"skipped\": ") + (r.skipped ? "true" : "false") +
+            ", \"skipped_steps\": " + std::to_string(skippedSoFar);
+  line += ", \"bytes_sent\": {";
+  for (size_t a = 0; a < model.axes.size(); ++a)
+    line += (a ? ", \"" : "\"") + model.axes[a] +
+            "\": " + std::to_string(sprt_bytes_sent(int32_t(a)));
+  line +=
+      "}, \"arena_high_water\": " + std::to_string(sprt_arena_high_water()) +
+      ", \"arena_bytes\": " + std::to_string(model.arenaBytes) + "}\n";
+  return line;
+}
+
+/// What is not finite in a step's result, e.g. "the loss is nan", or "".
+std::string nonFinite(const StepResult &r) {
+  std::string what;
+  if (!std::isfinite(r.loss))
+    what = "the loss is " + text(r.loss);
+  if (r.hasNorm && !std::isfinite(r.norm))
+    what += (what.empty() ? "" : " and ") +
+            std::string("the gradient norm is ") + text(r.norm);
+  return what;
+}
 } // namespace
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
-  Flags flags = parseFlags(argc, argv);
+  initFailure();
+  // Past a file-size limit, writes fail with EFBIG (reported) instead of
+  // the signal killing the rank.
+  std::signal(SIGXFSZ, SIG_IGN);
+  Flags flags;
+  bool help = false;
   std::string error;
+  if (!parseFlags(argc, argv, flags, help, error))
+    fatal(error);
+  if (help) {
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0)
+      std::printf("%s", usage(argv[0]).c_str());
+    MPI_Finalize();
+    return 0;
+  }
+  setCollectiveTimeout(flags.timeout);
   Model model;
   if (!model.parse(seqpar_model_json, error))
-    fail(error);
+    fatal(error);
   if (sprt_mesh_init(int32_t(model.axisSizes.size()), model.axisSizes.data()) !=
       0) {
     MPI_Finalize();
     return 1;
   }
+  mesh().names = model.axes;
   sprt_set_seed(flags.seed);
   int rank = int(sprt_world_rank());
 
+  if (!model.training()) {
+    if (!flags.dumpGrads.empty())
+      fatal("--dump-grads needs a training program (sp-compile --train)");
+    if (!flags.checkpointDir.empty())
+      fatal("--checkpoint-dir needs a training program (sp-compile --train)");
+  }
+
   Batcher batcher(model, flags.seed);
   if (!flags.data.empty() && !batcher.loadText(flags.data, error))
-    fail(error);
+    fatal(error);
 
   Params params(model);
   if (flags.initFrom.empty())
     params.initialize(flags.seed);
   else if (!params.load(flags.initFrom, error))
-    fail(error);
+    fatal(error);
 
-  FILE *log = nullptr;
-  if (rank == 0 && !flags.log.empty() &&
-      !(log = std::fopen(flags.log.c_str(), "w")))
-    fail("cannot write the metrics log '" + flags.log + "'");
+  LineFile log;
+  if (rank == 0 && !flags.log.empty() && !log.open(flags.log, error))
+    fatal("cannot write the metrics log: " + error);
 
   // Device memory (sprt/device.h): the arena of the size the compiler
   // computed, and the step's token inputs.
@@ -171,11 +163,9 @@ int main(int argc, char **argv) {
   auto *ids = static_cast<int64_t *>(sprt_device_alloc(tokenBytes));
   auto *labels = static_cast<int64_t *>(sprt_device_alloc(tokenBytes));
   if (!arena || !ids || !labels)
-    fail("cannot allocate " + std::to_string(model.arenaBytes) + " bytes of " +
-         sprt_backend_name() + " memory for the arena");
+    fatal("cannot allocate " + std::to_string(model.arenaBytes) + " bytes of " +
+          sprt_backend_name() + " memory for the arena");
 
-  if (!flags.dumpGrads.empty() && !model.training())
-    fail("--dump-grads needs a training program (sp-compile --train)");
   // AdamW's fp32 moments: two buffers per parameter shard, zero at first.
   std::vector<float *> state;
   // With a distributed optimizer a parameter's state is this replica's
@@ -188,16 +178,14 @@ int main(int argc, char **argv) {
         state.push_back(static_cast<float *>(
             sprt_device_alloc(n * int64_t(sizeof(float)))));
     }
-  if ((flags.saveEvery || flags.resume) && flags.checkpointDir.empty())
-    fail("--save-every and --resume need --checkpoint-dir");
-  if ((flags.saveEvery || flags.resume) && !model.training())
-    fail("checkpoints need a training program (sp-compile --train)");
-  int64_t first = 1;
+  ResumePoint at{0, flags.seed, 0};
   if (flags.resume) {
-    ResumePoint at;
     if (!resumeCheckpoint(flags.checkpointDir, model, params, state, at, error))
-      fail(error);
-    first = at.step + 1;
+      fatal(error);
+    if (at.step >= flags.steps)
+      fatal("--resume: the checkpoint in '" + flags.checkpointDir +
+            "' is at step " + std::to_string(at.step) + " and --steps is " +
+            std::to_string(flags.steps) + ": nothing is left to run");
     // The seed fixes the data order and every random number: the run goes
     // on exactly as the one that saved.
     flags.seed = at.seed;
@@ -210,12 +198,13 @@ int main(int argc, char **argv) {
   std::vector<float> scalars(size_t(model.numScalars), 0.0f);
   std::vector<float *> grads(model.grads.size(), nullptr);
 
-  float loss = 0.0f;
-  for (int64_t step = first; step <= flags.steps; ++step) {
+  StepResult r;
+  for (int64_t step = at.step + 1; step <= flags.steps; ++step) {
     batcher.build(step);
     sprt_reset_bytes_sent();
     sprt_set_step(step);
-    MPI_Barrier(MPI_COMM_WORLD);
+    mesh().optimizerStep = step - at.skipped;
+    barrier();
     auto start = std::chrono::steady_clock::now();
     sprt_stream_t stream = sprt_current_stream();
     sprt_memcpy_to_device(ids, batcher.localIds(), tokenBytes, stream);
@@ -223,18 +212,38 @@ int main(int argc, char **argv) {
     seqpar_step(arena, params.pointers(), ids, labels, scalars.data(),
                 grads.data(), state.data());
     sprt_stream_synchronize(stream);
-    loss = scalars[0];
-    if (flags.saveEvery && step % flags.saveEvery == 0 &&
-        !saveCheckpoint(flags.checkpointDir, step, flags.seed, flags.data,
-                        model, params, state, error))
-      fail(error);
+    r.step = step;
+    r.loss = scalars[0];
+    r.hasNorm = model.numScalars > 1;
+    r.norm = r.hasNorm ? scalars[1] : 0.0f;
+    r.skipped = mesh().updateSkipped;
+    at.step = step;
+    // The loss and the norm are global: every rank takes the same branch.
+    std::string bad = nonFinite(r);
+    if (!bad.empty()) {
+      if (!flags.skipNonFinite)
+        fatal("step " + std::to_string(step) + ": " + bad +
+              "; stopping (--on-nonfinite stop)" +
+              (r.skipped ? "; this step's update was not applied" : ""));
+      if (model.training() && !r.skipped)
+        fatal("step " + std::to_string(step) + ": " + bad +
+              " but the gradients are finite and were applied: the step "
+              "cannot be skipped");
+      at.skipped += model.training();
+    }
+    bool save = !flags.checkpointDir.empty() &&
+                ((flags.saveEvery && step % flags.saveEvery == 0) ||
+                 step == flags.steps);
+    if (save && !saveCheckpoint(flags.checkpointDir, at, flags.data, model,
+                                params, state, error))
+      fatal(error);
     if (step == flags.steps && !flags.dumpGrads.empty()) {
       std::vector<const float *> local(grads.begin(), grads.end());
       if (!Params::dumpSharded(model, model.grads, "", local, flags.dumpGrads,
                                error, model.gradShardAxes))
-        fail(error);
+        fatal(error);
     }
-    double seconds =
+    r.seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
             .count();
     if (rank != 0)
@@ -243,48 +252,37 @@ int main(int argc, char **argv) {
     for (size_t a = 0; a < model.axes.size(); ++a)
       comm +=
           " " + model.axes[a] + " " + humanBytes(sprt_bytes_sent(int32_t(a)));
-    std::string norm;
-    if (model.numScalars > 1)
-      norm = " grad_norm " + std::to_string(scalars[1]);
-    std::printf("step %lld loss %.6f%s  [%lld/%lld, %.1f ms, sent%s]\n",
-                (long long)step, loss, norm.c_str(), (long long)step,
-                (long long)flags.steps, seconds * 1e3, comm.c_str());
+    std::string norm = r.hasNorm ? " grad_norm " + text(r.norm) : "";
+    std::string skipped = bad.empty() ? ""
+                                      : "  skipped: " + bad + " (" +
+                                            std::to_string(at.skipped) +
+                                            " skipped so far)";
+    std::printf("step %lld loss %.6f%s  [%lld/%lld, %.1f ms, sent%s]%s\n",
+                (long long)step, r.loss, norm.c_str(), (long long)step,
+                (long long)flags.steps, r.seconds * 1e3, comm.c_str(),
+                skipped.c_str());
     std::fflush(stdout);
-    if (log) {
-      std::fprintf(log,
-                   "{\"step\": %lld, \"loss\": %.9g, \"step_time_s\": %.6f",
-                   (long long)step, loss, seconds);
-      if (model.numScalars > 1)
-        std::fprintf(log, ", \"grad_norm\": %.9g", scalars[1]);
-      std::fprintf(log, ", \"bytes_sent\": {");
-      for (size_t a = 0; a < model.axes.size(); ++a)
-        std::fprintf(log, "%s\"%s\": %lld", a ? ", " : "",
-                     model.axes[a].c_str(),
-                     (long long)sprt_bytes_sent(int32_t(a)));
-      std::fprintf(
-          log, "}, \"arena_high_water\": %lld, \"arena_bytes\": %lld}\n",
-          (long long)sprt_arena_high_water(), (long long)model.arenaBytes);
-      std::fflush(log);
-    }
+    if (log.isOpen() && !log.append(metricsLine(model, r, at.skipped), error))
+      fatal("cannot write the metrics log: " + error);
   }
-  if (log)
-    std::fclose(log);
+  if (!log.close(error))
+    fatal("cannot write the metrics log: " + error);
 
-  bool ok = true;
-  if (!flags.dumpParams.empty())
-    ok &= params.dump(flags.dumpParams, error);
-  if (ok && rank == 0 && !flags.dumpOutputs.empty()) {
+  if (!flags.dumpParams.empty() && !params.dump(flags.dumpParams, error))
+    fatal(error);
+  if (!flags.dumpOutputs.empty()) {
     std::vector<int64_t> shape{model.batch, model.seq};
     uint64_t bytes = uint64_t(model.batch * model.seq) * sizeof(int64_t);
-    ok &= writeSafeTensors(
-        flags.dumpOutputs,
-        {{"input_ids", "I64", shape, batcher.globalIds(), bytes},
-         {"labels", "I64", shape, batcher.globalLabels(), bytes},
-         {"loss", "F32", {}, &loss, sizeof(float)}},
-        error);
+    bool ok = rank != 0 ||
+              writeSafeTensors(
+                  flags.dumpOutputs,
+                  {{"input_ids", "I64", shape, batcher.globalIds(), bytes},
+                   {"labels", "I64", shape, batcher.globalLabels(), bytes},
+                   {"loss", "F32", {}, &r.loss, sizeof(float)}},
+                  error);
+    if (!allAgree(ok))
+      fatal(ok ? "rank 0 could not write '" + flags.dumpOutputs + "'" : error);
   }
-  if (!ok)
-    fail(error);
   for (void *p : {static_cast<void *>(arena), static_cast<void *>(ids),
                   static_cast<void *>(labels)})
     sprt_device_free(p);

@@ -1,12 +1,14 @@
 //===- Params.cpp - this rank's parameter shards --------------------------===//
 
 #include "Params.h"
+#include "Failure.h"
 #include "SafeTensors.h"
 
 #include "sprt/device.h"
 #include "sprt/kernels.h"
 #include "sprt/runtime.h"
 
+#include <cmath>
 #include <cstring>
 #include <map>
 #include <mpi.h>
@@ -18,6 +20,19 @@ static std::string shapeStr(const std::vector<int64_t> &s) {
   for (size_t i = 0; i < s.size(); ++i)
     out += (i ? ", " : "") + std::to_string(s[i]);
   return out + "]";
+}
+
+/// The index of the first NaN or Inf of `x`, or -1.
+static int64_t firstNonFinite(const float *x, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    if (!std::isfinite(x[i]))
+      return i;
+  return -1;
+}
+
+static std::string nonFiniteAt(const float *x, int64_t i) {
+  return std::string(std::isnan(x[i]) ? "NaN" : "Inf") + " at element " +
+         std::to_string(i);
 }
 
 static int64_t numElements(const std::vector<int64_t> &s) {
@@ -113,6 +128,12 @@ bool Params::loadSharded(const Model &model,
     if (!readTensorData(t, bytes, error))
       return false;
     const float *whole = reinterpret_cast<const float *>(bytes.data());
+    int64_t bad = firstNonFinite(whole, numElements(p.shape));
+    if (bad >= 0) {
+      error = "checkpoint '" + path + "': tensor '" + name + "' holds " +
+              nonFiniteAt(whole, bad);
+      return false;
+    }
     auto [n, first] = sliceOf(p, sliceAxes, k);
     std::vector<float> host(static_cast<size_t>(n));
     for (int64_t e = 0; e < n; ++e)
@@ -124,12 +145,14 @@ bool Params::loadSharded(const Model &model,
   return true;
 }
 
-bool Params::dump(const std::string &path, std::string &error) {
+bool Params::dump(const std::string &path, std::string &error,
+                  const Metadata &metadata, bool finiteOnly) {
   std::vector<int64_t> indices;
   for (size_t i = 0; i < model.params.size(); ++i)
     indices.push_back(int64_t(i));
   std::vector<const float *> local(ptrs.begin(), ptrs.end());
-  return dumpSharded(model, indices, "", local, path, error);
+  return dumpSharded(model, indices, "", local, path, error, {}, metadata,
+                     finiteOnly);
 }
 
 bool Params::dumpSharded(const Model &model,
@@ -137,7 +160,8 @@ bool Params::dumpSharded(const Model &model,
                          const std::string &suffix,
                          const std::vector<const float *> &local,
                          const std::string &path, std::string &error,
-                         const std::vector<int64_t> &sliceAxes) {
+                         const std::vector<int64_t> &sliceAxes,
+                         const Metadata &metadata, bool finiteOnly) {
   // Each element is written by exactly one rank (the owner of its shard),
   // so a sum over the world assembles every tensor on rank 0.
   std::vector<std::vector<float>> whole;
@@ -155,17 +179,34 @@ bool Params::dumpSharded(const Model &model,
       for (int64_t e = 0; e < n; ++e)
         full[size_t(p.globalIndex(first + e))] = host[size_t(e)];
     }
-    MPI_Reduce(root ? MPI_IN_PLACE : full.data(), full.data(), int(full.size()),
-               MPI_FLOAT, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Request request;
+    MPI_Ireduce(root ? MPI_IN_PLACE : full.data(), full.data(),
+                int(full.size()), MPI_FLOAT, MPI_SUM, 0, MPI_COMM_WORLD,
+                &request);
+    waitFor(request, "reduce", -1);
     whole.push_back(std::move(full));
   }
-  if (!root)
-    return true;
-  std::vector<TensorToWrite> out;
-  for (size_t k = 0; k < indices.size(); ++k) {
-    const ParamInfo &p = model.params[size_t(indices[k])];
-    out.push_back({p.name + suffix, "F32", p.shape, whole[k].data(),
-                   whole[k].size() * sizeof(float)});
+  bool ok = true;
+  if (root) {
+    std::vector<TensorToWrite> out;
+    for (size_t k = 0; k < indices.size() && ok; ++k) {
+      const ParamInfo &p = model.params[size_t(indices[k])];
+      int64_t bad =
+          finiteOnly ? firstNonFinite(whole[k].data(), int64_t(whole[k].size()))
+                     : -1;
+      if (bad >= 0) {
+        error = "not writing '" + path + "': '" + p.name + suffix + "' holds " +
+                nonFiniteAt(whole[k].data(), bad);
+        ok = false;
+      }
+      out.push_back({p.name + suffix, "F32", p.shape, whole[k].data(),
+                     whole[k].size() * sizeof(float)});
+    }
+    ok = ok && writeSafeTensors(path, out, error, metadata);
   }
-  return writeSafeTensors(path, out, error);
+  if (allAgree(ok))
+    return true;
+  if (ok)
+    error = "rank 0 could not write '" + path + "'";
+  return false;
 }

@@ -4,6 +4,7 @@
 #define SPRT_CORE_PARAMS_H
 
 #include "Model.h"
+#include "SafeTensors.h"
 
 #include <string>
 #include <vector>
@@ -25,8 +26,10 @@ public:
   /// Loads every parameter by its Hugging Face name from a safetensors file
   /// or index, keeping this rank's shard. False with `error` set.
   bool load(const std::string &path, std::string &error);
-  /// Writes every parameter, whole, under its name (rank 0 writes).
-  bool dump(const std::string &path, std::string &error);
+  /// Writes every parameter, whole, under its name (rank 0 writes);
+  /// `finiteOnly` refuses (writing nothing) if one holds NaN or Inf.
+  bool dump(const std::string &path, std::string &error,
+            const Metadata &metadata = {}, bool finiteOnly = false);
 
   float **pointers() { return ptrs.data(); }
 
@@ -34,14 +37,16 @@ public:
   /// `local`), whole, under the parameters' names (rank 0 writes).
   /// A tensor k with sliceAxes[k] >= 0 holds only this rank's slice (along
   /// the first dimension) of its shard (a distributed optimizer's).
-  static bool dumpSharded(const Model &model,
-                          const std::vector<int64_t> &indices,
-                          const std::string &suffix,
-                          const std::vector<const float *> &local,
-                          const std::string &path, std::string &error,
-                          const std::vector<int64_t> &sliceAxes = {});
+  /// Returns rank 0's result on every rank.
+  static bool
+  dumpSharded(const Model &model, const std::vector<int64_t> &indices,
+              const std::string &suffix,
+              const std::vector<const float *> &local, const std::string &path,
+              std::string &error, const std::vector<int64_t> &sliceAxes = {},
+              const Metadata &metadata = {}, bool finiteOnly = false);
   /// Loads tensors named like parameters `indices` (plus `suffix`) from a
-  /// checkpoint, keeping this rank's shard of each.
+  /// checkpoint, keeping this rank's shard of each. Every value must be
+  /// finite.
   static bool loadSharded(const Model &model,
                           const std::vector<int64_t> &indices,
                           const std::string &suffix,

@@ -1,13 +1,20 @@
 //===- SafeTensors.cpp - read and write .safetensors files ----------------===//
 
 #include "SafeTensors.h"
+#include "FileIO.h"
 
+#include <cinttypes>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <xxhash.h>
 
 using namespace sprt;
 using nlohmann::json;
+
+/// The safetensors format's own bound on the header (the Rust reader's).
+static constexpr uint64_t kMaxHeaderBytes = 100u << 20;
+static const char kChecksumPrefix[] = "xxh3_64:";
 
 static bool endsWith(const std::string &s, const std::string &suffix) {
   return s.size() >= suffix.size() &&
@@ -19,9 +26,21 @@ static std::string dirOf(const std::string &path) {
   return slash == std::string::npos ? "." : path.substr(0, slash);
 }
 
+static std::string checksumOf(const void *data, size_t bytes) {
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016" PRIx64,
+                uint64_t(XXH3_64bits(data, bytes)));
+  return hex;
+}
+
 static bool readHeader(const std::string &file,
                        std::map<std::string, TensorInfo> &tensors,
-                       std::string &error) {
+                       std::string &error, Metadata *metadata = nullptr) {
+  std::string why = notRegularFile(file);
+  if (!why.empty()) {
+    error = "cannot open checkpoint '" + file + "': " + why;
+    return false;
+  }
   std::ifstream in(file, std::ios::binary);
   if (!in) {
     error = "cannot open checkpoint '" + file + "'";
@@ -42,12 +61,34 @@ static bool readHeader(const std::string &file,
     error = "checkpoint '" + file + "' has a header longer than the file";
     return false;
   }
+  if (headerLen > kMaxHeaderBytes) {
+    error = "checkpoint '" + file + "' has a header of " +
+            std::to_string(headerLen) + " bytes (at most " +
+            std::to_string(kMaxHeaderBytes) + ")";
+    return false;
+  }
   std::string header(headerLen, '\0');
   in.read(header.data(), std::streamsize(headerLen));
   json j = json::parse(header, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) {
+  if (!in || j.is_discarded() || !j.is_object()) {
     error = "checkpoint '" + file + "' has a malformed JSON header";
     return false;
+  }
+  Metadata meta;
+  if (j.contains("__metadata__")) {
+    const json &m = j["__metadata__"];
+    if (!m.is_object()) {
+      error = "checkpoint '" + file + "': \"__metadata__\" is not an object";
+      return false;
+    }
+    for (auto &[key, value] : m.items()) {
+      if (!value.is_string()) {
+        error =
+            "checkpoint '" + file + "': metadata '" + key + "' is not a string";
+        return false;
+      }
+      meta[key] = value.get<std::string>();
+    }
   }
   for (auto &[name, entry] : j.items()) {
     if (name == "__metadata__")
@@ -57,8 +98,10 @@ static bool readHeader(const std::string &file,
       info.dtype = entry.at("dtype").get<std::string>();
       info.shape = entry.at("shape").get<std::vector<int64_t>>();
       auto offsets = entry.at("data_offsets").get<std::vector<uint64_t>>();
-      info.begin = 8 + headerLen + offsets.at(0);
-      info.end = 8 + headerLen + offsets.at(1);
+      if (offsets.size() != 2 || offsets[0] > fileSize || offsets[1] > fileSize)
+        throw std::out_of_range("data_offsets");
+      info.begin = 8 + headerLen + offsets[0];
+      info.end = 8 + headerLen + offsets[1];
     } catch (const std::exception &) {
       error = "checkpoint '" + file + "': tensor '" + name +
               "' has a malformed header entry";
@@ -70,9 +113,21 @@ static bool readHeader(const std::string &file,
       return false;
     }
     info.file = file;
+    info.name = name;
+    auto sum = meta.find(kChecksumPrefix + name);
+    if (sum != meta.end())
+      info.checksum = sum->second;
     tensors[name] = info;
   }
+  if (metadata)
+    *metadata = std::move(meta);
   return true;
+}
+
+bool sprt::readMetadata(const std::string &file, Metadata &metadata,
+                        std::string &error) {
+  std::map<std::string, TensorInfo> tensors;
+  return readHeader(file, tensors, error, &metadata);
 }
 
 bool sprt::readCheckpointIndex(const std::string &path,
@@ -80,9 +135,11 @@ bool sprt::readCheckpointIndex(const std::string &path,
                                std::string &error) {
   if (!endsWith(path, ".json"))
     return readHeader(path, tensors, error);
+  std::string why = notRegularFile(path);
   std::ifstream in(path);
-  if (!in) {
-    error = "cannot open checkpoint index '" + path + "'";
+  if (!why.empty() || !in) {
+    error = "cannot open checkpoint index '" + path + "'" +
+            (why.empty() ? "" : ": " + why);
     return false;
   }
   json index = json::parse(in, nullptr, /*allow_exceptions=*/false);
@@ -121,55 +178,61 @@ bool sprt::readTensorData(const TensorInfo &info, std::vector<char> &data,
     error = "cannot read tensor data from '" + info.file + "'";
     return false;
   }
+  if (!info.checksum.empty()) {
+    std::string actual = checksumOf(data.data(), data.size());
+    if (actual != info.checksum) {
+      error = "checkpoint '" + info.file + "': tensor '" + info.name +
+              "' fails its checksum (stored xxh3_64 " + info.checksum +
+              ", read " + actual + "): the file is corrupt";
+      return false;
+    }
+  }
   return true;
 }
 
 bool sprt::writeSafeTensors(const std::string &path,
                             const std::vector<TensorToWrite> &tensors,
-                            std::string &error) {
+                            std::string &error, const Metadata &metadata) {
   json header = json::object();
+  json meta = {{"format", "pt"}, {"producer", "seqpar"}};
+  for (auto &[key, value] : metadata)
+    meta[key] = value;
   uint64_t offset = 0;
   for (const TensorToWrite &t : tensors) {
     header[t.name] = {{"dtype", t.dtype},
                       {"shape", t.shape},
                       {"data_offsets", {offset, offset + t.bytes}}};
+    meta[kChecksumPrefix + t.name] = checksumOf(t.data, t.bytes);
     offset += t.bytes;
   }
-  header["__metadata__"] = {{"format", "pt"}, {"producer", "seqpar"}};
+  header["__metadata__"] = meta;
   std::string text = header.dump();
   while ((8 + text.size()) % 8 != 0)
     text.push_back(' ');
-  std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    unsigned char lenBytes[8];
-    uint64_t len = text.size();
-    for (int i = 0; i < 8; ++i)
-      lenBytes[i] = (unsigned char)((len >> (8 * i)) & 0xff);
-    out.write(reinterpret_cast<const char *>(lenBytes), 8);
-    out.write(text.data(), std::streamsize(text.size()));
-    for (const TensorToWrite &t : tensors)
-      out.write(static_cast<const char *>(t.data), std::streamsize(t.bytes));
-    out.flush();
-    if (!out) {
-      error = "cannot write '" + tmp + "'";
-      std::remove(tmp.c_str());
-      return false;
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    error = "cannot rename '" + tmp + "' to '" + path + "'";
-    std::remove(tmp.c_str());
+  unsigned char lenBytes[8];
+  uint64_t len = text.size();
+  for (int i = 0; i < 8; ++i)
+    lenBytes[i] = (unsigned char)((len >> (8 * i)) & 0xff);
+  AtomicFile out;
+  if (!out.open(path, error) || !out.write(lenBytes, 8, error) ||
+      !out.write(text.data(), text.size(), error))
     return false;
-  }
-  return true;
+  for (const TensorToWrite &t : tensors)
+    if (!out.write(t.data, t.bytes, error))
+      return false;
+  return out.commit(error);
 }
 
 bool sprt::mergeSafeTensors(const std::string &into, const std::string &from,
                             std::string &error) {
   std::map<std::string, TensorInfo> tensors;
-  if (!readHeader(into, tensors, error) || !readHeader(from, tensors, error))
+  Metadata metadata;
+  if (!readHeader(into, tensors, error, &metadata) ||
+      !readHeader(from, tensors, error))
     return false;
+  for (auto it = metadata.begin(); it != metadata.end();)
+    it = it->first.rfind(kChecksumPrefix, 0) == 0 ? metadata.erase(it)
+                                                  : std::next(it);
   std::vector<std::vector<char>> data;
   std::vector<TensorToWrite> out;
   data.reserve(tensors.size());
@@ -180,7 +243,7 @@ bool sprt::mergeSafeTensors(const std::string &into, const std::string &from,
     out.push_back(
         {name, info.dtype, info.shape, data.back().data(), data.back().size()});
   }
-  if (!writeSafeTensors(into, out, error))
+  if (!writeSafeTensors(into, out, error, metadata))
     return false;
   std::remove(from.c_str());
   return true;

@@ -5,6 +5,11 @@
 // data. Hugging Face sharded checkpoints add model.safetensors.index.json
 // whose "weight_map" maps tensor names to shard files.
 //
+// Files seqpar writes carry, in the header's "__metadata__", an XXH3-64
+// checksum of every tensor's bytes ("xxh3_64:NAME": 16 hex digits), checked
+// whenever the tensor is read; files without them (Hugging Face's) are read
+// unchecked.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef SPRT_CORE_SAFETENSORS_H
@@ -18,11 +23,16 @@
 namespace sprt {
 
 struct TensorInfo {
+  std::string name;
   std::string dtype; // "F32", "I64", ...
   std::vector<int64_t> shape;
   std::string file;
   uint64_t begin = 0, end = 0; // absolute file offsets of the data
+  std::string checksum;        // XXH3-64 in hex, or empty if none stored
 };
+
+/// The "__metadata__" of a safetensors file (string to string).
+using Metadata = std::map<std::string, std::string>;
 
 /// The tensors of a checkpoint: one .safetensors file, or a Hugging Face
 /// index (*.index.json) of several. Returns false with `error` set.
@@ -30,7 +40,12 @@ bool readCheckpointIndex(const std::string &path,
                          std::map<std::string, TensorInfo> &tensors,
                          std::string &error);
 
-/// Reads a tensor's bytes. Returns false with `error` set.
+/// The metadata of one .safetensors file. False with `error` set.
+bool readMetadata(const std::string &file, Metadata &metadata,
+                  std::string &error);
+
+/// Reads a tensor's bytes and checks them against its stored checksum.
+/// Returns false with `error` set.
 bool readTensorData(const TensorInfo &info, std::vector<char> &data,
                     std::string &error);
 
@@ -42,14 +57,14 @@ struct TensorToWrite {
 };
 
 /// Writes a .safetensors file to `path` through a temporary file renamed at
-/// the end, so a reader never sees a partial file. Returns false with
-/// `error` set.
+/// the end, so a reader never sees a partial file, with every tensor's
+/// checksum and `metadata` in its header. Returns false with `error` set.
 bool writeSafeTensors(const std::string &path,
                       const std::vector<TensorToWrite> &tensors,
-                      std::string &error);
+                      std::string &error, const Metadata &metadata = {});
 
 /// Rewrites `into` with its tensors and those of `from` (then removes
-/// `from`). False with `error` set.
+/// `from`), keeping `into`'s metadata. False with `error` set.
 bool mergeSafeTensors(const std::string &into, const std::string &from,
                       std::string &error);
 

@@ -1,6 +1,7 @@
 //===- TrainOps.cpp - backward ops that need the shard's position, and the
 //                    optimizer step -----------------------------------===//
 
+#include "Failure.h"
 #include "Mesh.h"
 
 #include "sprt/device.h"
@@ -64,7 +65,11 @@ extern "C" void sprt_all_reduce_coalesced_f32(int32_t count,
   }
 }
 
-extern "C" void sprt_set_step(int64_t step) { mesh().step = step; }
+extern "C" void sprt_set_step(int64_t step) {
+  mesh().step = step;
+  mesh().optimizerStep = step;
+  mesh().updateSkipped = false;
+}
 extern "C" int64_t sprt_get_step(void) { return mesh().step; }
 
 extern "C" void sprt_op_scale(const float *x, float *y, int64_t n, double s) {
@@ -81,6 +86,13 @@ extern "C" void sprt_op_clip_scale(const float *sumSquares, double maxNorm,
                                    float *scale, float *norm) {
   double total = std::sqrt(double(*sumSquares));
   *norm = float(total);
+  // A NaN or Inf gradient would make every parameter NaN: the update is
+  // skipped and main() stops the run or counts the step (--on-nonfinite).
+  if (!std::isfinite(*norm)) {
+    mesh().updateSkipped = true;
+    *scale = 0.0f;
+    return;
+  }
   *scale =
       maxNorm > 0.0 ? float(std::min(1.0, maxNorm / (total + 1e-6))) : 1.0f;
 }
@@ -98,6 +110,8 @@ static const float *scaled(const float *grad, const float *scale, int64_t n,
 extern "C" void sprt_op_sgd(float *param, const float *grad, const float *scale,
                             int64_t n, double lr, double weightDecay,
                             int32_t shardAxis) {
+  if (mesh().updateSkipped)
+    return;
   std::vector<float> scratch;
   sprt_sgd_f32(param + sprt_axis_coord(shardAxis) * n,
                scaled(grad, scale, n, scratch), n, lr, weightDecay);
@@ -107,10 +121,12 @@ extern "C" void sprt_op_adamw(float *param, const float *grad, float *m,
                               float *v, const float *scale, int64_t n,
                               double lr, double beta1, double beta2, double eps,
                               double weightDecay, int32_t shardAxis) {
+  if (mesh().updateSkipped)
+    return;
   std::vector<float> scratch;
   sprt_adamw_f32(param + sprt_axis_coord(shardAxis) * n,
                  scaled(grad, scale, n, scratch), m, v, n, lr, beta1, beta2,
-                 eps, weightDecay, sprt_get_step());
+                 eps, weightDecay, mesh().optimizerStep);
 }
 
 extern "C" void sprt_reduce_scatter_coalesced_f32(int32_t count,
@@ -132,8 +148,10 @@ extern "C" void sprt_reduce_scatter_coalesced_f32(int32_t count,
     }
   std::vector<float> mine(static_cast<size_t>(total / n));
   mesh().bytesSent.at(axis) += total / n * (n - 1) * int64_t(sizeof(float));
-  MPI_Reduce_scatter_block(packed.data(), mine.data(), int(total / n),
-                           MPI_FLOAT, MPI_SUM, mesh().comm(axis));
+  MPI_Request request;
+  MPI_Ireduce_scatter_block(packed.data(), mine.data(), int(total / n),
+                            MPI_FLOAT, MPI_SUM, mesh().comm(axis), &request);
+  waitFor(request, "reduce_scatter", axis);
   const float *from = mine.data();
   for (int32_t i = 0; i < count; ++i) {
     int64_t block = sizes[i] / n;
@@ -147,8 +165,10 @@ extern "C" void sprt_all_gather_param(void *data, int64_t n, int64_t elemBytes,
   int64_t size = sprt_axis_size(axis);
   int64_t block = n / size * elemBytes;
   mesh().bytesSent.at(axis) += block * (size - 1);
-  MPI_Allgather(MPI_IN_PLACE, 0, MPI_BYTE, data, int(block), MPI_BYTE,
-                mesh().comm(axis));
+  MPI_Request request;
+  MPI_Iallgather(MPI_IN_PLACE, 0, MPI_BYTE, data, int(block), MPI_BYTE,
+                 mesh().comm(axis), &request);
+  waitFor(request, "all_gather", axis);
 }
 
 extern "C" void sprt_copy_scalar_to_host(float *dst, const float *src) {

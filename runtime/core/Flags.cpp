@@ -1,0 +1,121 @@
+//===- Flags.cpp - the flags of a compiled program ------------------------===//
+
+#include "Flags.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <set>
+
+using namespace sprt;
+
+/// A decimal integer in [lo, hi] and nothing else (no sign for unsigned
+/// flags, no spaces, no trailing characters, no silent clamping).
+static bool parseUnsigned(const char *s, uint64_t lo, uint64_t hi,
+                          uint64_t &out) {
+  if (*s < '0' || *s > '9')
+    return false;
+  char *end = nullptr;
+  errno = 0;
+  unsigned long long v = std::strtoull(s, &end, 10);
+  if (*end || errno == ERANGE || v < lo || v > hi)
+    return false;
+  out = v;
+  return true;
+}
+
+static bool parseSeconds(const char *s, double &out) {
+  char *end = nullptr;
+  errno = 0;
+  double v = std::strtod(s, &end);
+  if (end == s || *end || errno == ERANGE || !std::isfinite(v) || v <= 0.0)
+    return false;
+  out = v;
+  return true;
+}
+
+std::string sprt::usage(const char *argv0) {
+  return std::string("usage: mpirun -np N ") + argv0 +
+         " [--steps K] [--seed S] [--data FILE] [--init-from FILE] "
+         "[--log FILE] [--dump-params FILE] [--dump-outputs FILE] "
+         "[--dump-grads FILE] [--checkpoint-dir DIR [--save-every N] "
+         "[--resume]] [--timeout SECONDS] [--on-nonfinite stop|skip]\n";
+}
+
+bool sprt::parseFlags(int argc, char **argv, Flags &f, bool &help,
+                      std::string &error) {
+  static const std::set<std::string> valueFlags = {
+      "--steps",   "--seed",        "--data",           "--init-from",
+      "--log",     "--dump-params", "--dump-outputs",   "--dump-grads",
+      "--timeout", "--save-every",  "--checkpoint-dir", "--on-nonfinite"};
+  help = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--help" || a == "-h") {
+      help = true;
+      return true;
+    }
+    if (a == "--resume") {
+      f.resume = true;
+      continue;
+    }
+    if (!valueFlags.count(a)) {
+      error = "unknown flag '" + a + "' (see --help)";
+      return false;
+    }
+    if (i + 1 >= argc) {
+      error = "flag " + a + " needs a value";
+      return false;
+    }
+    const char *v = argv[++i];
+    auto bad = [&](const std::string &what) {
+      error = a + " must be " + what + ", got '" + v + "'";
+      return false;
+    };
+    uint64_t n;
+    if (a == "--steps") {
+      if (!parseUnsigned(v, 1, INT64_MAX, n))
+        return bad("a positive integer");
+      f.steps = int64_t(n);
+    } else if (a == "--seed") {
+      if (!parseUnsigned(v, 0, UINT64_MAX, n))
+        return bad("a non-negative integer");
+      f.seed = n;
+    } else if (a == "--save-every") {
+      if (!parseUnsigned(v, 1, INT64_MAX, n))
+        return bad("a positive integer");
+      f.saveEvery = int64_t(n);
+    } else if (a == "--timeout") {
+      if (!parseSeconds(v, f.timeout))
+        return bad("a positive number of seconds");
+    } else if (a == "--on-nonfinite") {
+      if (std::string(v) != "stop" && std::string(v) != "skip")
+        return bad("'stop' or 'skip'");
+      f.skipNonFinite = std::string(v) == "skip";
+    } else if (a == "--data") {
+      f.data = v;
+    } else if (a == "--init-from") {
+      f.initFrom = v;
+    } else if (a == "--log") {
+      f.log = v;
+    } else if (a == "--dump-params") {
+      f.dumpParams = v;
+    } else if (a == "--dump-outputs") {
+      f.dumpOutputs = v;
+    } else if (a == "--dump-grads") {
+      f.dumpGrads = v;
+    } else {
+      f.checkpointDir = v;
+    }
+  }
+  if ((f.saveEvery || f.resume) && f.checkpointDir.empty()) {
+    error = "--save-every and --resume need --checkpoint-dir";
+    return false;
+  }
+  if (f.resume && !f.initFrom.empty()) {
+    error = "--init-from and --resume conflict: a resumed run takes its "
+            "parameters from the checkpoint";
+    return false;
+  }
+  return true;
+}

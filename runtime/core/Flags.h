@@ -1,0 +1,36 @@
+//===- Flags.h - the flags of a compiled program ----------------*- C++ -*-===//
+
+#ifndef SPRT_CORE_FLAGS_H
+#define SPRT_CORE_FLAGS_H
+
+#include <cstdint>
+#include <string>
+
+namespace sprt {
+
+struct Flags {
+  int64_t steps = 1;
+  uint64_t seed = 1234;
+  std::string data, initFrom, log, dumpParams, dumpOutputs, dumpGrads;
+  std::string checkpointDir;
+  int64_t saveEvery = 0;
+  bool resume = false;
+  /// Seconds an MPI operation may take before the job is aborted.
+  double timeout = 600.0;
+  /// On a NaN or Inf loss or gradient norm: stop the run, or skip the
+  /// step's update and go on.
+  bool skipNonFinite = false;
+};
+
+/// Parses the command line strictly: an unknown flag, a missing value, a
+/// number out of range or with trailing characters, or flags that conflict
+/// are errors. Returns false with `error` set; sets `help` for --help.
+bool parseFlags(int argc, char **argv, Flags &flags, bool &help,
+                std::string &error);
+
+/// The usage line of `argv0`.
+std::string usage(const char *argv0);
+
+} // namespace sprt
+
+#endif // SPRT_CORE_FLAGS_H
