@@ -20,10 +20,13 @@ bool Batcher::loadText(const std::string &path, std::string &error) {
   }
   // A FIFO or a device would block or never end: regular files only.
   std::string why = notRegularFile(path);
+  if (!why.empty()) {
+    error = "cannot read the data file '" + path + "': " + why;
+    return false;
+  }
   std::ifstream in(path, std::ios::binary);
-  if (!why.empty() || !in) {
-    error = "cannot read the data file '" + path + "'" +
-            (why.empty() ? "" : ": " + why);
+  if (!in) {
+    error = "cannot read the data file '" + path + "'";
     return false;
   }
   text.assign(std::istreambuf_iterator<char>(in),

@@ -157,11 +157,11 @@ bool sprt::saveCheckpoint(const std::string &dir, const ResumePoint &at,
     }
     if (good)
       good = writeFileAtomically(dir + "/latest", name + "\n", localError);
-    if (!good)
-      removeTree(tmp);
   }
   if (allAgree(good))
     return true;
+  if (root)
+    removeTree(tmp);
   error =
       localError.empty() ? "rank 0 could not save the checkpoint" : localError;
   return false;
@@ -260,9 +260,11 @@ bool sprt::resumeCheckpoint(const std::string &dir, const Model &model,
                             Params &params, const std::vector<float *> &state,
                             ResumePoint &at, std::string &error) {
   std::string latestFile = dir + "/latest";
-  std::ifstream latest(latestFile);
   std::string name;
-  if (!notRegularFile(latestFile).empty() || !latest || !(latest >> name)) {
+  std::ifstream latest;
+  if (notRegularFile(latestFile).empty())
+    latest.open(latestFile);
+  if (!latest || !(latest >> name)) {
     error = "--resume: no checkpoint in '" + dir + "' (no 'latest' file)";
     return false;
   }
@@ -273,10 +275,13 @@ bool sprt::resumeCheckpoint(const std::string &dir, const Model &model,
   }
   std::string path = dir + "/" + name, metaPath = path + "/checkpoint.json";
   std::string why = notRegularFile(metaPath);
-  std::ifstream metaFile(metaPath);
-  std::string text(size_t(kMaxMetaBytes) + 1, '\0');
-  metaFile.read(text.data(), kMaxMetaBytes + 1);
-  text.resize(size_t(metaFile.gcount()));
+  std::string text;
+  if (why.empty()) {
+    std::ifstream metaFile(metaPath);
+    text.resize(size_t(kMaxMetaBytes) + 1);
+    metaFile.read(text.data(), kMaxMetaBytes + 1);
+    text.resize(size_t(metaFile.gcount()));
+  }
   json meta = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (!why.empty() || text.size() > size_t(kMaxMetaBytes) ||
       meta.is_discarded() || !meta.is_object()) {

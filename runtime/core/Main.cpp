@@ -56,9 +56,21 @@ std::string jsonNumber(double x) {
   return buf;
 }
 
+/// A scalar for messages: "nan" and "inf" without a sign for NaN.
 std::string text(double x) {
+  if (std::isnan(x))
+    return "nan";
   char buf[32];
   std::snprintf(buf, sizeof buf, "%g", x);
+  return buf;
+}
+
+/// The progress line's numbers: six decimals, or nan / inf.
+std::string fixed(double x) {
+  if (!std::isfinite(x))
+    return text(x);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6f", x);
   return buf;
 }
 
@@ -252,15 +264,15 @@ int main(int argc, char **argv) {
     for (size_t a = 0; a < model.axes.size(); ++a)
       comm +=
           " " + model.axes[a] + " " + humanBytes(sprt_bytes_sent(int32_t(a)));
-    std::string norm = r.hasNorm ? " grad_norm " + text(r.norm) : "";
+    std::string norm = r.hasNorm ? " grad_norm " + fixed(r.norm) : "";
     std::string skipped = bad.empty() ? ""
                                       : "  skipped: " + bad + " (" +
                                             std::to_string(at.skipped) +
                                             " skipped so far)";
-    std::printf("step %lld loss %.6f%s  [%lld/%lld, %.1f ms, sent%s]%s\n",
-                (long long)step, r.loss, norm.c_str(), (long long)step,
-                (long long)flags.steps, r.seconds * 1e3, comm.c_str(),
-                skipped.c_str());
+    std::printf("step %lld loss %s%s  [%lld/%lld, %.1f ms, sent%s]%s\n",
+                (long long)step, fixed(r.loss).c_str(), norm.c_str(),
+                (long long)step, (long long)flags.steps, r.seconds * 1e3,
+                comm.c_str(), skipped.c_str());
     std::fflush(stdout);
     if (log.isOpen() && !log.append(metricsLine(model, r, at.skipped), error))
       fatal("cannot write the metrics log: " + error);

@@ -136,10 +136,13 @@ bool sprt::readCheckpointIndex(const std::string &path,
   if (!endsWith(path, ".json"))
     return readHeader(path, tensors, error);
   std::string why = notRegularFile(path);
+  if (!why.empty()) {
+    error = "cannot open checkpoint index '" + path + "': " + why;
+    return false;
+  }
   std::ifstream in(path);
-  if (!why.empty() || !in) {
-    error = "cannot open checkpoint index '" + path + "'" +
-            (why.empty() ? "" : ": " + why);
+  if (!in) {
+    error = "cannot open checkpoint index '" + path + "'";
     return false;
   }
   json index = json::parse(in, nullptr, /*allow_exceptions=*/false);

@@ -1,5 +1,7 @@
-"""Writes a damaged copy of a safetensors checkpoint (a tensor dropped or its
-shape changed, for the checkpoint error tests), or with --shards N splits it
+"""Writes a damaged copy of a safetensors checkpoint (a tensor dropped, its
+shape changed or its values set, for the checkpoint error tests; --flip N
+copies the file byte for byte, metadata included, except the N-th byte from
+the end, which is inverted), or with --shards N splits it
 into a Hugging Face sharded checkpoint: model-0000i-of-0000N.safetensors and
 model.safetensors.index.json in the directory -o."""
 import argparse
@@ -10,9 +12,19 @@ p = argparse.ArgumentParser()
 p.add_argument("input")
 p.add_argument("--drop", action="append", default=[])
 p.add_argument("--reshape", action="append", default=[], help="NAME=d0,d1")
+p.add_argument("--fill", action="append", default=[], help="NAME=VALUE (F32)")
+p.add_argument("--flip", type=int, default=0)
 p.add_argument("--shards", type=int, default=0)
 p.add_argument("-o", required=True)
 args = p.parse_args()
+
+if args.flip:
+    with open(args.input, "rb") as f:
+        raw = bytearray(f.read())
+    raw[-args.flip] ^= 0xFF
+    with open(args.o, "wb") as f:
+        f.write(raw)
+    raise SystemExit(0)
 
 with open(args.input, "rb") as f:
     (n,) = struct.unpack("<Q", f.read(8))
@@ -20,6 +32,7 @@ with open(args.input, "rb") as f:
     data = f.read()
 shapes = {k: [int(d) for d in v.split(",")] for k, v in
           (r.split("=") for r in args.reshape)}
+fills = {k: float(v) for k, v in (r.split("=") for r in args.fill)}
 
 
 def write(path, names):
@@ -27,7 +40,10 @@ def write(path, names):
     for name in names:
         info = header[name]
         b, e = info["data_offsets"]
-        chunks.append(data[b:e])
+        chunk = data[b:e]
+        if name in fills:
+            chunk = struct.pack("<f", fills[name]) * ((e - b) // 4)
+        chunks.append(chunk)
         out_header[name] = {"dtype": info["dtype"],
                             "shape": shapes.get(name, info["shape"]),
                             "data_offsets": [offset, offset + e - b]}
