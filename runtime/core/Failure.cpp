@@ -6,6 +6,8 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
+#include <new>
 #include <sched.h>
 
 using namespace sprt;
@@ -56,9 +58,31 @@ std::string axisName(int32_t axis) {
 }
 } // namespace
 
+/// An exception nothing caught (std::bad_alloc in a kernel, say): one line
+/// naming it, then the job ends like any failure of one rank.
+[[noreturn]] static void onTerminate() {
+  std::string what = "an unknown exception";
+  if (std::exception_ptr e = std::current_exception()) {
+    try {
+      std::rethrow_exception(e);
+    } catch (const std::bad_alloc &) {
+      what = "out of memory (std::bad_alloc)";
+    } catch (const std::exception &x) {
+      what = x.what();
+    } catch (...) {
+    }
+  }
+  std::fprintf(stderr, "error: rank %d: internal error: %s; aborting the job\n",
+               worldRank(), what.c_str());
+  std::fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, 1);
+  std::abort();
+}
+
 void sprt::initFailure() {
   if (failComm == MPI_COMM_NULL)
     MPI_Comm_dup(MPI_COMM_WORLD, &failComm);
+  std::set_terminate(onTerminate);
 }
 
 void sprt::setCollectiveTimeout(double seconds) { timeoutSeconds = seconds; }
