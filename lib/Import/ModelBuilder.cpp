@@ -34,7 +34,7 @@ RankedTensorType ModelBuilder::activation(int64_t width) {
 Value ModelBuilder::param(StringRef name, ArrayRef<int64_t> shape,
                           InitKind init, double std) {
   auto type = RankedTensorType::get(shape, elementType);
-  if (!SymbolTable::lookupSymbolIn(module, name)) {
+  if (declared.insert(name).second) {
     FloatAttr stdAttr =
         init == InitKind::normal ? b.getF64FloatAttr(std) : FloatAttr();
     moduleBuilder.create<ParamOp>(NameLoc::get(b.getStringAttr(name)), name,

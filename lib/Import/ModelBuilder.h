@@ -8,6 +8,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/StringSet.h"
 
 namespace seqpar {
 
@@ -67,6 +68,9 @@ private:
   mlir::func::FuncOp forward;
   mlir::Location loc;
   int64_t nextStream = 0;
+  /// Names of the parameters declared so far. SymbolTable::lookupSymbolIn
+  /// scans the module, which made the import quadratic in the layer count.
+  llvm::StringSet<> declared;
 };
 
 } // namespace seqpar
