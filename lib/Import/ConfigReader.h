@@ -3,6 +3,7 @@
 #ifndef SEQPAR_LIB_IMPORT_CONFIGREADER_H
 #define SEQPAR_LIB_IMPORT_CONFIGREADER_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/JSON.h"
 
@@ -10,6 +11,17 @@
 #include <string>
 
 namespace seqpar {
+
+/// One dimension of a tensor the importer builds, with the input it comes
+/// from, so that a shape whose size overflows names that input.
+struct Dim {
+  int64_t value = 1;
+  /// How the dimension reads in a shape: "n_embd", "3 * n_embd", "--batch".
+  std::string name;
+  /// The config field or flag (spelled "--batch") to blame, and its value.
+  std::string origin;
+  int64_t originValue = 1;
+};
 
 /// Reads fields of a Hugging Face config. The first problem is recorded as a
 /// one-line message naming the field; later reads return harmless defaults so
@@ -23,6 +35,8 @@ public:
   int64_t positiveInt(llvm::StringRef key);
   /// An optional integer >= 1 (absent or null gives `fallback`).
   int64_t positiveInt(llvm::StringRef key, int64_t fallback);
+  /// A required layer count in [1, kMaxLayers].
+  int64_t layerCount(llvm::StringRef key);
   /// An optional number > 0.
   double positive(llvm::StringRef key, double fallback);
   /// An optional probability in [0, 1).
@@ -40,6 +54,23 @@ public:
 
   /// Records an error about `key` unless one is recorded already.
   void fail(llvm::StringRef key, const llvm::Twine &message);
+  /// Records "<input> = <value> <message>" for a field or a flag ("--batch").
+  void failInput(llvm::StringRef origin, int64_t value,
+                 const llvm::Twine &message);
+
+  /// Field `key`, read as `value`, as a dimension.
+  static Dim dim(llvm::StringRef key, int64_t value) {
+    return {value, key.str(), key.str(), value};
+  }
+  /// `factor * d`; records an error naming d's input if it overflows int64.
+  Dim scaled(int64_t factor, const Dim &d);
+  /// `a * b`; records an error naming the larger input if it overflows.
+  Dim product(const Dim &a, const Dim &b);
+  /// The number of elements of tensor `what` (e.g. "parameter 'wte.weight'")
+  /// of shape `dims`. If it, or its size in bytes at `elementBytes` each, is
+  /// not below 2^63, records an error naming the largest input and returns 0.
+  int64_t elements(const llvm::Twine &what, llvm::ArrayRef<Dim> dims,
+                   int64_t elementBytes);
   bool failed() const { return !error.empty(); }
   const std::string &getError() const { return error; }
 

@@ -16,8 +16,10 @@ struct ImportTarget {
 
   /// The sequence length to build for: --seq-len, or the config's maximum
   /// number of positions. Learned position tables cannot go beyond it.
-  int64_t seqLen(ConfigReader &cfg, llvm::StringRef maxKey,
-                 int64_t maxPositions, bool learnedPositions) const;
+  Dim seqLen(ConfigReader &cfg, llvm::StringRef maxKey, int64_t maxPositions,
+             bool learnedPositions) const;
+  /// --batch as a dimension.
+  Dim batch() const;
 };
 
 /// Each returns false with the error recorded in `cfg`.

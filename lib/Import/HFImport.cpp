@@ -11,20 +11,23 @@
 using namespace mlir;
 using namespace seqpar;
 
-int64_t ImportTarget::seqLen(ConfigReader &cfg, StringRef maxKey,
-                             int64_t maxPositions,
-                             bool learnedPositions) const {
+Dim ImportTarget::seqLen(ConfigReader &cfg, StringRef maxKey,
+                         int64_t maxPositions, bool learnedPositions) const {
   if (options.seqLen < 0) {
     cfg.fail(maxKey, "cannot be used with a negative --seq-len");
-    return 1;
+    return ConfigReader::dim(maxKey, 1);
   }
   if (options.seqLen == 0)
-    return maxPositions;
+    return ConfigReader::dim(maxKey, maxPositions);
   if (learnedPositions && options.seqLen > maxPositions)
     cfg.fail(maxKey, "= " + Twine(maxPositions) +
                          " is smaller than --seq-len " + Twine(options.seqLen) +
                          " (the learned position table has no more rows)");
-  return options.seqLen;
+  return {options.seqLen, "--seq-len", "--seq-len", options.seqLen};
+}
+
+Dim ImportTarget::batch() const {
+  return {options.batch, "--batch", "--batch", options.batch};
 }
 
 int64_t seqpar::headDim(ConfigReader &cfg, int64_t hidden, StringRef hiddenKey,
@@ -41,9 +44,48 @@ static llvm::Error error(const Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
+/// The byte offset of the first '[' or '{' (outside strings) that opens
+/// more than `maxDepth` levels, if any. llvm::json::parse recurses once per
+/// level, so this runs first, on the text: it over-approximates the parser
+/// (text after a syntax error is scanned too), never under.
+static std::optional<size_t> tooDeep(StringRef json, unsigned maxDepth) {
+  unsigned depth = 0;
+  for (size_t i = 0, e = json.size(); i < e; ++i) {
+    switch (json[i]) {
+    case '"':
+      // Skip the string, escapes included; an unterminated one ends the text.
+      for (++i; i < e && json[i] != '"'; ++i)
+        if (json[i] == '\\')
+          ++i;
+      break;
+    case '[':
+    case '{':
+      if (++depth > maxDepth)
+        return i;
+      break;
+    case ']':
+    case '}':
+      if (depth > 0)
+        --depth;
+      break;
+    default:
+      break;
+    }
+  }
+  return std::nullopt;
+}
+
 llvm::Expected<OwningOpRef<ModuleOp>>
 seqpar::importHFConfig(StringRef json, const HFImportOptions &options,
                        MLIRContext *context) {
+  if (json.size() > kMaxConfigBytes)
+    return error(
+        options.source + ": more than " + Twine(kMaxConfigBytes >> 20) +
+        " MiB, the size limit of a config (" + Twine(json.size()) + " bytes)");
+  if (std::optional<size_t> at = tooDeep(json, kMaxJsonDepth))
+    return error(options.source + ": JSON nested more than " +
+                 Twine(kMaxJsonDepth) + " levels deep at byte offset " +
+                 Twine(*at));
   llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(json);
   if (!parsed)
     return error(options.source +

@@ -20,9 +20,10 @@ bool seqpar::importGPT2(ConfigReader &cfg, const ImportTarget &target) {
   int64_t vocab = cfg.positiveInt("vocab_size");
   int64_t positions = cfg.positiveInt("n_positions");
   int64_t hidden = cfg.positiveInt("n_embd");
-  int64_t layers = cfg.positiveInt("n_layer");
+  int64_t layers = cfg.layerCount("n_layer");
   int64_t heads = cfg.positiveInt("n_head");
-  int64_t inner = cfg.positiveInt("n_inner", 4 * hidden);
+  // n_inner defaults to 4 * n_embd (0 stands for absent: it is positive).
+  int64_t inner = cfg.positiveInt("n_inner", 0);
   double eps = cfg.positive("layer_norm_epsilon", 1e-5);
   double std = cfg.positive("initializer_range", 0.02);
   double residDrop = cfg.probability("resid_pdrop", 0.1);
@@ -45,60 +46,66 @@ bool seqpar::importGPT2(ConfigReader &cfg, const ImportTarget &target) {
              "= \"" + act +
                  "\" is not supported (gelu, gelu_new, gelu_pytorch_tanh)");
   int64_t dim = headDim(cfg, hidden, "n_embd", heads, "n_head");
-  int64_t seq = target.seqLen(cfg, "n_positions", positions,
-                              /*learnedPositions=*/true);
+  Dim seq = target.seqLen(cfg, "n_positions", positions,
+                          /*learnedPositions=*/true);
+  Dim V = cfg.dim("vocab_size", vocab), P = cfg.dim("n_positions", positions);
+  Dim H = cfg.dim("n_embd", hidden), QKV = cfg.scaled(3, H);
+  Dim I = inner ? cfg.dim("n_inner", inner) : cfg.scaled(4, H);
+  Dim L = cfg.dim("n_layer", layers), N = cfg.dim("n_head", heads);
   if (cfg.failed())
     return false;
 
-  ModelBuilder m(target.module, target.elementType, seq, target.options.batch);
+  ModelBuilder m(target.module, target.elementType, cfg, seq, target.batch());
   // GPT-2 scales the residual projections by 1/sqrt(2 * n_layer).
   double projStd = std / std::sqrt(2.0 * layers);
 
   m.at("transformer.wte");
-  Value wte =
-      m.param("transformer.wte.weight", {vocab, hidden}, InitKind::normal, std);
-  Value h = m.embedding(m.inputIds(), wte);
+  Value wte = m.param("transformer.wte.weight", {V, H}, InitKind::normal, std);
+  Value h = m.embedding(m.inputIds(), wte, H);
   m.at("transformer.wpe");
-  Value wpe = m.param("transformer.wpe.weight", {positions, hidden},
-                      InitKind::normal, std);
-  h = m.add(h, m.embedding(m.positionIds(), wpe));
+  Value wpe = m.param("transformer.wpe.weight", {P, H}, InitKind::normal, std);
+  h = m.add(h, m.embedding(m.positionIds(), wpe, H));
   m.at("transformer.drop");
   h = m.dropout(h, embdDrop);
 
-  for (int64_t i = 0; i < layers; ++i) {
+  m.beginLayers();
+  for (int64_t i = 0; i < layers && !cfg.failed(); ++i) {
     std::string p = "transformer.h." + std::to_string(i);
     m.at(p + ".ln_1");
-    Value a = m.layerNorm(h, p + ".ln_1", eps);
+    Value a = m.layerNorm(h, p + ".ln_1", H, eps);
     m.at(p + ".attn");
-    Value qkv = m.linear(a, p + ".attn.c_attn", hidden, 3 * hidden, true,
+    Value qkv = m.linear(a, p + ".attn.c_attn", H, QKV, true,
                          WeightLayout::in_out, std);
     Value k, v;
-    Value q = m.qkvSplit(qkv, QkvPacking::blocks, heads, heads, dim, k, v);
-    a = m.attention(q, k, v, heads, heads, dim, /*rotaryDim=*/0, 10000.0,
-                    attnDrop);
-    a = m.linear(a, p + ".attn.c_proj", hidden, hidden, true,
-                 WeightLayout::in_out, projStd);
+    Value q =
+        m.qkvSplit(qkv, QkvPacking::blocks, heads, heads, dim, H, H, k, v);
+    a = m.attention(q, k, v, N, heads, dim, /*rotaryDim=*/0, 10000.0, attnDrop);
+    a = m.linear(a, p + ".attn.c_proj", H, H, true, WeightLayout::in_out,
+                 projStd);
     a = m.dropout(a, residDrop);
     h = m.add(h, a);
 
     m.at(p + ".ln_2");
-    Value f = m.layerNorm(h, p + ".ln_2", eps);
+    Value f = m.layerNorm(h, p + ".ln_2", H, eps);
     m.at(p + ".mlp");
-    f = m.linear(f, p + ".mlp.c_fc", hidden, inner, true, WeightLayout::in_out,
-                 std);
+    f = m.linear(f, p + ".mlp.c_fc", H, I, true, WeightLayout::in_out, std);
     f = m.gelu(f, approx);
-    f = m.linear(f, p + ".mlp.c_proj", inner, hidden, true,
-                 WeightLayout::in_out, projStd);
+    f = m.linear(f, p + ".mlp.c_proj", I, H, true, WeightLayout::in_out,
+                 projStd);
     f = m.dropout(f, residDrop);
     h = m.add(h, f);
+    if (i == 0)
+      m.checkLayerCount(L);
   }
+  if (cfg.failed())
+    return false;
 
   m.at("transformer.ln_f");
-  h = m.layerNorm(h, "transformer.ln_f", eps);
+  h = m.layerNorm(h, "transformer.ln_f", H, eps);
   m.at("lm_head");
-  Value logits = tied ? m.linearWith(h, wte, vocab)
-                      : m.linear(h, "lm_head", hidden, vocab, false,
-                                 WeightLayout::out_in, std);
+  Value logits =
+      tied ? m.linearWith(h, wte, V)
+           : m.linear(h, "lm_head", H, V, false, WeightLayout::out_in, std);
   m.finish(logits);
-  return true;
+  return !cfg.failed();
 }

@@ -18,7 +18,7 @@ using namespace seqpar::tfm;
 bool seqpar::importGPTNeoX(ConfigReader &cfg, const ImportTarget &target) {
   int64_t vocab = cfg.positiveInt("vocab_size");
   int64_t hidden = cfg.positiveInt("hidden_size");
-  int64_t layers = cfg.positiveInt("num_hidden_layers");
+  int64_t layers = cfg.layerCount("num_hidden_layers");
   int64_t heads = cfg.positiveInt("num_attention_heads");
   int64_t inner = cfg.positiveInt("intermediate_size");
   int64_t positions = cfg.positiveInt("max_position_embeddings", 2048);
@@ -48,56 +48,65 @@ bool seqpar::importGPTNeoX(ConfigReader &cfg, const ImportTarget &target) {
     cfg.fail("rotary_pct", "gives an odd number of rotary features (" +
                                Twine(rotaryDim) + " of head_dim " + Twine(dim) +
                                "); rotate-half needs an even number");
-  int64_t seq = target.seqLen(cfg, "max_position_embeddings", positions,
-                              /*learnedPositions=*/false);
+  Dim seq = target.seqLen(cfg, "max_position_embeddings", positions,
+                          /*learnedPositions=*/false);
+  Dim V = cfg.dim("vocab_size", vocab), H = cfg.dim("hidden_size", hidden);
+  Dim I = cfg.dim("intermediate_size", inner), QKV = cfg.scaled(3, H);
+  Dim L = cfg.dim("num_hidden_layers", layers);
+  Dim N = cfg.dim("num_attention_heads", heads);
   if (cfg.failed())
     return false;
 
-  ModelBuilder m(target.module, target.elementType, seq, target.options.batch);
+  ModelBuilder m(target.module, target.elementType, cfg, seq, target.batch());
   m.at("gpt_neox.embed_in");
-  Value embed = m.param("gpt_neox.embed_in.weight", {vocab, hidden},
-                        InitKind::normal, std);
-  Value h = m.embedding(m.inputIds(), embed);
+  Value embed =
+      m.param("gpt_neox.embed_in.weight", {V, H}, InitKind::normal, std);
+  Value h = m.embedding(m.inputIds(), embed, H);
   m.at("gpt_neox.emb_dropout");
   h = m.dropout(h, hiddenDrop);
 
-  for (int64_t i = 0; i < layers; ++i) {
+  m.beginLayers();
+  for (int64_t i = 0; i < layers && !cfg.failed(); ++i) {
     std::string p = "gpt_neox.layers." + std::to_string(i);
     m.at(p + ".input_layernorm");
-    Value a = m.layerNorm(h, p + ".input_layernorm", eps);
+    Value a = m.layerNorm(h, p + ".input_layernorm", H, eps);
     m.at(p + ".attention");
-    Value qkv = m.linear(a, p + ".attention.query_key_value", hidden,
-                         3 * hidden, bias, WeightLayout::out_in, std);
+    Value qkv = m.linear(a, p + ".attention.query_key_value", H, QKV, bias,
+                         WeightLayout::out_in, std);
     Value k, v;
-    Value q = m.qkvSplit(qkv, QkvPacking::heads, heads, heads, dim, k, v);
-    a = m.attention(q, k, v, heads, heads, dim, rotaryDim, theta, attnDrop);
-    a = m.linear(a, p + ".attention.dense", hidden, hidden, bias,
-                 WeightLayout::out_in, std);
+    Value q = m.qkvSplit(qkv, QkvPacking::heads, heads, heads, dim, H, H, k, v);
+    a = m.attention(q, k, v, N, heads, dim, rotaryDim, theta, attnDrop);
+    a = m.linear(a, p + ".attention.dense", H, H, bias, WeightLayout::out_in,
+                 std);
     m.at(p + ".post_attention_dropout");
     a = m.dropout(a, hiddenDrop);
 
     // The MLP reads ln2(x) of the block input (parallel) or of x + attn.
     Value mlpIn = parallel ? h : m.add(h, a);
     m.at(p + ".post_attention_layernorm");
-    Value f = m.layerNorm(mlpIn, p + ".post_attention_layernorm", eps);
+    Value f = m.layerNorm(mlpIn, p + ".post_attention_layernorm", H, eps);
     m.at(p + ".mlp");
-    f = m.linear(f, p + ".mlp.dense_h_to_4h", hidden, inner, true,
-                 WeightLayout::out_in, std);
+    f = m.linear(f, p + ".mlp.dense_h_to_4h", H, I, true, WeightLayout::out_in,
+                 std);
     f = m.gelu(f, approx);
-    f = m.linear(f, p + ".mlp.dense_4h_to_h", inner, hidden, true,
-                 WeightLayout::out_in, std);
+    f = m.linear(f, p + ".mlp.dense_4h_to_h", I, H, true, WeightLayout::out_in,
+                 std);
     m.at(p + ".post_mlp_dropout");
     f = m.dropout(f, hiddenDrop);
     // Summed in the order transformers uses (mlp + attn) + x.
     h = parallel ? m.add(m.add(f, a), h) : m.add(f, mlpIn);
+    if (i == 0)
+      m.checkLayerCount(L);
   }
+  if (cfg.failed())
+    return false;
 
   m.at("gpt_neox.final_layer_norm");
-  h = m.layerNorm(h, "gpt_neox.final_layer_norm", eps);
+  h = m.layerNorm(h, "gpt_neox.final_layer_norm", H, eps);
   m.at("embed_out");
-  Value logits = tied ? m.linearWith(h, embed, vocab)
-                      : m.linear(h, "embed_out", hidden, vocab, false,
-                                 WeightLayout::out_in, std);
+  Value logits =
+      tied ? m.linearWith(h, embed, V)
+           : m.linear(h, "embed_out", H, V, false, WeightLayout::out_in, std);
   m.finish(logits);
-  return true;
+  return !cfg.failed();
 }

@@ -17,7 +17,7 @@ using namespace seqpar::tfm;
 bool seqpar::importLlama(ConfigReader &cfg, const ImportTarget &target) {
   int64_t vocab = cfg.positiveInt("vocab_size");
   int64_t hidden = cfg.positiveInt("hidden_size");
-  int64_t layers = cfg.positiveInt("num_hidden_layers");
+  int64_t layers = cfg.layerCount("num_hidden_layers");
   int64_t heads = cfg.positiveInt("num_attention_heads");
   int64_t kvHeads = cfg.positiveInt("num_key_value_heads", heads);
   int64_t inner = cfg.positiveInt("intermediate_size");
@@ -41,55 +41,68 @@ bool seqpar::importLlama(ConfigReader &cfg, const ImportTarget &target) {
                                         Twine(kvHeads));
   // head_dim is explicit in newer configs; otherwise hidden / heads.
   int64_t dim = cfg.positiveInt("head_dim", 0);
-  if (dim == 0)
+  Dim D = cfg.dim("head_dim", dim);
+  if (dim == 0) {
     dim = headDim(cfg, hidden, "hidden_size", heads, "num_attention_heads");
-  int64_t seq = target.seqLen(cfg, "max_position_embeddings", positions,
-                              /*learnedPositions=*/false);
+    D = {dim, "hidden_size / num_attention_heads", "hidden_size", hidden};
+  }
+  Dim seq = target.seqLen(cfg, "max_position_embeddings", positions,
+                          /*learnedPositions=*/false);
+  Dim V = cfg.dim("vocab_size", vocab), H = cfg.dim("hidden_size", hidden);
+  Dim I = cfg.dim("intermediate_size", inner);
+  Dim L = cfg.dim("num_hidden_layers", layers);
+  Dim N = cfg.dim("num_attention_heads", heads);
+  Dim Q = cfg.product(N, D);
+  Dim KV = cfg.product(cfg.dim("num_key_value_heads", kvHeads), D);
   if (cfg.failed())
     return false;
 
-  ModelBuilder m(target.module, target.elementType, seq, target.options.batch);
+  ModelBuilder m(target.module, target.elementType, cfg, seq, target.batch());
   m.at("model.embed_tokens");
-  Value embed = m.param("model.embed_tokens.weight", {vocab, hidden},
-                        InitKind::normal, std);
-  Value h = m.embedding(m.inputIds(), embed);
+  Value embed =
+      m.param("model.embed_tokens.weight", {V, H}, InitKind::normal, std);
+  Value h = m.embedding(m.inputIds(), embed, H);
 
-  for (int64_t i = 0; i < layers; ++i) {
+  m.beginLayers();
+  for (int64_t i = 0; i < layers && !cfg.failed(); ++i) {
     std::string p = "model.layers." + std::to_string(i);
     m.at(p + ".input_layernorm");
-    Value a = m.rmsNorm(h, p + ".input_layernorm", eps);
+    Value a = m.rmsNorm(h, p + ".input_layernorm", H, eps);
     m.at(p + ".self_attn");
     std::string sa = p + ".self_attn";
-    Value q = m.linear(a, sa + ".q_proj", hidden, heads * dim, attnBias,
-                       WeightLayout::out_in, std);
-    Value k = m.linear(a, sa + ".k_proj", hidden, kvHeads * dim, attnBias,
-                       WeightLayout::out_in, std);
-    Value v = m.linear(a, sa + ".v_proj", hidden, kvHeads * dim, attnBias,
-                       WeightLayout::out_in, std);
-    a = m.attention(q, k, v, heads, kvHeads, dim, /*rotaryDim=*/dim, theta,
+    Value q =
+        m.linear(a, sa + ".q_proj", H, Q, attnBias, WeightLayout::out_in, std);
+    Value k =
+        m.linear(a, sa + ".k_proj", H, KV, attnBias, WeightLayout::out_in, std);
+    Value v =
+        m.linear(a, sa + ".v_proj", H, KV, attnBias, WeightLayout::out_in, std);
+    a = m.attention(q, k, v, N, kvHeads, dim, /*rotaryDim=*/dim, theta,
                     attnDrop);
-    a = m.linear(a, sa + ".o_proj", heads * dim, hidden, attnBias,
-                 WeightLayout::out_in, std);
+    a = m.linear(a, sa + ".o_proj", Q, H, attnBias, WeightLayout::out_in, std);
     h = m.add(h, a);
 
     m.at(p + ".post_attention_layernorm");
-    Value f = m.rmsNorm(h, p + ".post_attention_layernorm", eps);
+    Value f = m.rmsNorm(h, p + ".post_attention_layernorm", H, eps);
     m.at(p + ".mlp");
-    Value gate = m.linear(f, p + ".mlp.gate_proj", hidden, inner, mlpBias,
+    Value gate = m.linear(f, p + ".mlp.gate_proj", H, I, mlpBias,
                           WeightLayout::out_in, std);
-    Value up = m.linear(f, p + ".mlp.up_proj", hidden, inner, mlpBias,
+    Value up = m.linear(f, p + ".mlp.up_proj", H, I, mlpBias,
                         WeightLayout::out_in, std);
-    f = m.linear(m.mul(m.silu(gate), up), p + ".mlp.down_proj", inner, hidden,
-                 mlpBias, WeightLayout::out_in, std);
+    f = m.linear(m.mul(m.silu(gate), up), p + ".mlp.down_proj", I, H, mlpBias,
+                 WeightLayout::out_in, std);
     h = m.add(h, f);
+    if (i == 0)
+      m.checkLayerCount(L);
   }
+  if (cfg.failed())
+    return false;
 
   m.at("model.norm");
-  h = m.rmsNorm(h, "model.norm", eps);
+  h = m.rmsNorm(h, "model.norm", H, eps);
   m.at("lm_head");
-  Value logits = tied ? m.linearWith(h, embed, vocab)
-                      : m.linear(h, "lm_head", hidden, vocab, false,
-                                 WeightLayout::out_in, std);
+  Value logits =
+      tied ? m.linearWith(h, embed, V)
+           : m.linear(h, "lm_head", H, V, false, WeightLayout::out_in, std);
   m.finish(logits);
-  return true;
+  return !cfg.failed();
 }

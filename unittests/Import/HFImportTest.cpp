@@ -71,3 +71,62 @@ TEST(HFImport, ErrorsNameTheField) {
       llvm::toString(module.takeError()),
       "config.json: field 'n_embd' = 10 is not divisible by 'n_head' = 3");
 }
+
+static std::string importError(const std::string &json,
+                               seqpar::HFImportOptions options = {}) {
+  MLIRContext ctx;
+  auto module = seqpar::importHFConfig(json, options, &ctx);
+  if (module)
+    return "(imported)";
+  return llvm::toString(module.takeError());
+}
+
+static const char *kTiny =
+    R"({"model_type": "gpt2", "vocab_size": 16, "n_positions": 8,
+        "n_embd": 8, "n_layer": 1, "n_head": 2})";
+
+TEST(HFImport, NestingIsBoundedBeforeParsing) {
+  // The library checks depth itself: a fuzz driver or another tool calling
+  // importHFConfig gets the same bound as sp-import.
+  std::string deep(100000, '[');
+  EXPECT_EQ(importError(deep),
+            "config.json: JSON nested more than 64 levels deep at byte "
+            "offset 64");
+  std::string ok = std::string(64, '[') + std::string(64, ']');
+  EXPECT_EQ(importError(ok),
+            "config.json: expected a JSON object at the top level");
+  // Brackets in strings and escaped quotes do not count.
+  std::string inString =
+      R"({"model_type": "x\")" + std::string(100, '{') + R"("})";
+  EXPECT_EQ(importError(inString).substr(0, 40),
+            "config.json: field 'model_type' = \"x\"{{{");
+}
+
+TEST(HFImport, SizeIsBounded) {
+  std::string big(seqpar::kMaxConfigBytes + 1, ' ');
+  EXPECT_EQ(importError(big), "config.json: more than 16 MiB, the size limit "
+                              "of a config (16777217 bytes)");
+}
+
+TEST(HFImport, OverflowingBatchNamesTheFlag) {
+  seqpar::HFImportOptions options;
+  options.batch = int64_t(1) << 62;
+  EXPECT_EQ(importError(kTiny, options),
+            "--batch = 4611686018427387904 is too large: the input "
+            "'input_ids' [n_positions, --batch] = [8, 4611686018427387904] "
+            "has 2^63 or more elements");
+  // 2^59 tokens fit (2^62 bytes); 2^62 f32 activations [8, 2^56, 8] do not.
+  options.batch = int64_t(1) << 56;
+  EXPECT_EQ(importError(kTiny, options),
+            "--batch = 72057594037927936 is too large: the activation of "
+            "'transformer.wte' [n_positions, --batch, n_embd] = [8, "
+            "72057594037927936, 8] has 4611686018427387904 elements of 4 "
+            "bytes, which is 2^63 bytes or more");
+}
+
+TEST(HFImport, LayerCountIsBounded) {
+  std::string json = kTiny;
+  json.replace(json.find("\"n_layer\": 1"), 12, "\"n_layer\": 65537");
+  EXPECT_EQ(importError(json), "config.json: field 'n_layer' = 65537 is more "
+                               "than 65536, the most layers sp-import builds");
+}

@@ -9,6 +9,20 @@
 
 namespace seqpar {
 
+/// Limits on what importHFConfig reads and builds; each is an error naming the
+/// input. Published configs are a few KiB and nest at most 3 levels deep.
+/// A config larger than this is refused (sp-import reads at most this + 1
+/// bytes, so an endless input ends).
+inline constexpr size_t kMaxConfigBytes = 16 << 20;
+/// llvm::json::parse, printing and destroying a json::Value recurse once per
+/// level of nesting: the depth is checked on the text before parsing.
+inline constexpr unsigned kMaxJsonDepth = 64;
+/// A layer is ~20 ops and 12 to 16 parameters. 65536 GPT-2 layers (1.3M ops)
+/// take ~20 s of CPU and ~1.5 GB of memory to import, a module still worth
+/// building, and 500x the depth of the deepest published model (128 layers);
+/// a layer count beyond it is refused before anything is built.
+inline constexpr int64_t kMaxLayers = 65536;
+
 struct HFImportOptions {
   /// Sequence length of the forward function; 0 means the config's maximum
   /// number of positions.
