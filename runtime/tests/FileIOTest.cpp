@@ -1,0 +1,118 @@
+//===- FileIOTest.cpp - checked writes and strict flags -------------------===//
+
+#include "../core/FileIO.h"
+#include "../core/Flags.h"
+
+#include <cstdio>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <vector>
+
+using namespace sprt;
+
+namespace {
+std::string tempDir() {
+  char templ[] = "/tmp/sprt-fileio-XXXXXX";
+  return mkdtemp(templ);
+}
+
+std::string slurp(const std::string &path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+bool parse(std::vector<std::string> args, Flags &f, std::string &error) {
+  std::vector<char *> argv{const_cast<char *>("prog")};
+  for (std::string &a : args)
+    argv.push_back(a.data());
+  bool help = false;
+  return parseFlags(int(argv.size()), argv.data(), f, help, error);
+}
+} // namespace
+
+TEST(FileIO, RegularFilesOnly) {
+  std::string dir = tempDir();
+  EXPECT_EQ(notRegularFile(dir), "is a directory, not a file");
+  EXPECT_EQ(notRegularFile("/dev/null"), "is a device, not a regular file");
+  EXPECT_EQ(notRegularFile(dir + "/missing"), "No such file or directory");
+  std::string fifo = dir + "/fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_EQ(notRegularFile(fifo), "is a FIFO, not a regular file");
+  std::string error;
+  ASSERT_TRUE(writeFileAtomically(dir + "/f", "x", error)) << error;
+  EXPECT_EQ(notRegularFile(dir + "/f"), "");
+}
+
+TEST(FileIO, AtomicFileAppearsOnlyWhenCommitted) {
+  std::string dir = tempDir(), path = dir + "/out", error;
+  {
+    AtomicFile f;
+    ASSERT_TRUE(f.open(path, error)) << error;
+    ASSERT_TRUE(f.write("abc", 3, error)) << error;
+    EXPECT_NE(access(path.c_str(), F_OK), 0); // not there before commit
+  }
+  // Destroyed without commit: neither the file nor its temporary remain.
+  EXPECT_NE(access(path.c_str(), F_OK), 0);
+  EXPECT_NE(access((path + ".tmp").c_str(), F_OK), 0);
+  ASSERT_TRUE(writeFileAtomically(path, "hello\n", error)) << error;
+  EXPECT_EQ(slurp(path), "hello\n");
+  EXPECT_NE(access((path + ".tmp").c_str(), F_OK), 0);
+}
+
+TEST(FileIO, WritesToADeviceAreRefused) {
+  std::string error;
+  EXPECT_FALSE(writeFileAtomically("/dev/full", "x", error));
+  EXPECT_EQ(error, "cannot write '/dev/full': is a device, not a regular file");
+}
+
+TEST(FileIO, LineFileReportsAFullDisk) {
+  LineFile log;
+  std::string error;
+  ASSERT_TRUE(log.open("/dev/full", error)) << error;
+  EXPECT_FALSE(log.append("{}\n", error));
+  EXPECT_EQ(error, "cannot write '/dev/full': No space left on device");
+}
+
+TEST(Flags, NumbersAreStrict) {
+  Flags f;
+  std::string error;
+  EXPECT_TRUE(parse({"--steps", "9223372036854775807", "--seed",
+                     "18446744073709551615", "--timeout", "0.5"},
+                    f, error))
+      << error;
+  EXPECT_EQ(f.steps, INT64_MAX);
+  EXPECT_EQ(f.seed, UINT64_MAX);
+  EXPECT_EQ(f.timeout, 0.5);
+  for (const char *bad : {"9223372036854775808", "-1", "+3", " 3", "3 ", "3x",
+                          "", "0x10", "1e3"}) {
+    Flags g;
+    EXPECT_FALSE(parse({"--steps", bad}, g, error)) << bad;
+    EXPECT_EQ(error, "--steps must be a positive integer, got '" +
+                         std::string(bad) + "'");
+  }
+  EXPECT_FALSE(parse({"--seed", "18446744073709551616"}, f, error));
+  EXPECT_FALSE(parse({"--timeout", "inf"}, f, error));
+  EXPECT_FALSE(parse({"--timeout", "-1"}, f, error));
+  EXPECT_FALSE(parse({"--save-every", "0"}, f, error));
+}
+
+TEST(Flags, ConflictsAreErrors) {
+  Flags f;
+  std::string error;
+  EXPECT_FALSE(parse({"--resume"}, f, error));
+  EXPECT_EQ(error, "--save-every and --resume need --checkpoint-dir");
+  Flags g;
+  EXPECT_FALSE(parse(
+      {"--checkpoint-dir", "d", "--resume", "--init-from", "x.safetensors"}, g,
+      error));
+  EXPECT_EQ(error, "--init-from and --resume conflict: a resumed run takes "
+                   "its parameters from the checkpoint");
+  Flags h;
+  EXPECT_FALSE(parse({"--on-nonfinite", "ignore"}, h, error));
+  EXPECT_EQ(error, "--on-nonfinite must be 'stop' or 'skip', got 'ignore'");
+  Flags k;
+  EXPECT_TRUE(parse({"--on-nonfinite", "skip"}, k, error));
+  EXPECT_TRUE(k.skipNonFinite);
+}
