@@ -5,6 +5,7 @@
 #include "seqpar/Dialect/Dist/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 using seqpar::tfm::AddOp;
 
@@ -38,7 +39,9 @@ static LogicalResult verifyParamShard(tfm::GetParamOp op, MeshOp mesh) {
   for (auto [i, axis] : llvm::enumerate(layout.getAxes())) {
     Sharding s = layout.getSharding(i);
     int64_t n = *mesh.getAxisSize(axis.getValue());
-    if (s.isSplit() && global.getDimSize(s.dim) % (n * s.blocks) != 0)
+    // n * blocks beyond int64 exceeds every dimension: it cannot divide one.
+    std::optional<int64_t> parts = llvm::checkedMul<int64_t>(n, s.blocks);
+    if (s.isSplit() && (!parts || global.getDimSize(s.dim) % *parts != 0))
       return param.emitOpError()
              << "dimension " << s.dim << " (" << global.getDimSize(s.dim)
              << ") cannot be split into " << s.blocks << " block(s) over " << n

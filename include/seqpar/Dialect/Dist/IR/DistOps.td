@@ -10,7 +10,8 @@ include "mlir/IR/SymbolInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
 class Dist_Op<string mnemonic, list<Trait> traits = []>
-    : Op<Dist_Dialect, mnemonic, traits>;
+    : Op<Dist_Dialect, mnemonic,
+         !listconcat([Seqpar_CheckedTensorSizes], traits)>;
 
 def Dist_Tensor : RankedTensorOf<[F32, BF16, F16, I32, I64]>;
 

@@ -54,7 +54,7 @@ def Tfm_ClipScaleOp : Tfm_GradOp<"clip_scale"> {
 }
 
 class Tfm_UpdateOp<string mnemonic>
-    : Op<Tfm_Dialect, mnemonic, [
+    : Op<Tfm_Dialect, mnemonic, [Seqpar_CheckedTensorSizes,
         DeclareOpInterfaceMethods<SymbolUserOpInterface>,
         MemoryEffects<[MemWrite]>]> {
   let extraClassDeclaration = [{
