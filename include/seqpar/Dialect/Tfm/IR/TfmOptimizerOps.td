@@ -55,6 +55,7 @@ def Tfm_ClipScaleOp : Tfm_GradOp<"clip_scale"> {
 
 class Tfm_UpdateOp<string mnemonic>
     : Op<Tfm_Dialect, mnemonic, [Seqpar_CheckedTensorSizes,
+        Tfm_ParamUpdateOpInterface,
         DeclareOpInterfaceMethods<SymbolUserOpInterface>,
         MemoryEffects<[MemWrite]>]> {
   let extraClassDeclaration = [{
