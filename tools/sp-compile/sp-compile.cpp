@@ -5,7 +5,8 @@
 //
 // Runs the pipeline in-process: sp-partition, then convert-sp-to-runtime,
 // translation to LLVM IR, code generation with the host's TargetMachine,
-// and a link with libsprt through the C++ compiler this build used.
+// and a link with libsprt through the C++ compiler this build used. Every
+// numeric flag is checked first (checkFlags): decimal, finite, in range.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,14 +26,17 @@
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/Regex.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -41,40 +45,70 @@
 #include "llvm/Target/TargetOptions.h"
 #include "llvm/TargetParser/Host.h"
 
+#include <cmath>
+#include <cstdio>
+
 using namespace llvm;
+
+static int fail(const Twine &message) {
+  WithColor::error(errs(), "sp-compile") << message << "\n";
+  return 1;
+}
+
+namespace {
+/// Real flags are finite decimal numbers: digits with an optional point and
+/// exponent; no inf, nan, hexadecimal floats, or values past double.
+struct FiniteParser : cl::parser<double> {
+  using cl::parser<double>::parser;
+  bool parse(cl::Option &o, StringRef, StringRef arg, double &value) {
+    static const Regex decimal(
+        "^[-+]?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][-+]?[0-9]+)?$");
+    if (!decimal.match(arg) || arg.getAsDouble(value) || !std::isfinite(value))
+      return fail("--" + o.ArgStr + " must be a finite decimal number, got '" +
+                  arg + "'") != 0;
+    return false;
+  }
+};
+} // namespace
 
 static cl::opt<std::string> input(cl::Positional, cl::Required,
                                   cl::desc("<model.mlir>"));
-static cl::opt<int64_t> tp("tp", cl::desc("Tensor-parallel degree"),
-                           cl::init(1));
-static cl::opt<int64_t> dp("dp", cl::desc("Data-parallel degree"), cl::init(1));
+// Integer flags are read as text and parsed strictly by checkFlags
+// (cl::parser<int64_t> is final: a stricter parser cannot derive from it).
+static cl::opt<std::string> tpFlag("tp", cl::desc("Tensor-parallel degree"),
+                                   cl::value_desc("int"), cl::init("1"));
+static cl::opt<std::string> dpFlag("dp", cl::desc("Data-parallel degree"),
+                                   cl::value_desc("int"), cl::init("1"));
 static cl::opt<bool> sp("sp", cl::desc("Sequence parallelism"));
 static cl::opt<bool> train("train", cl::desc("Build a training step"));
 static cl::opt<std::string>
     optimizerName("optimizer", cl::desc("With --train: adamw or sgd"),
                   cl::init("adamw"));
-static cl::opt<double> lr("lr", cl::desc("With --train: learning rate"),
-                          cl::init(1e-3));
-static cl::opt<double> beta1("beta1", cl::desc("AdamW beta1"), cl::init(0.9));
-static cl::opt<double> beta2("beta2", cl::desc("AdamW beta2"), cl::init(0.999));
-static cl::opt<double> adamEps("adam-eps", cl::desc("AdamW epsilon"),
-                               cl::init(1e-8));
-static cl::opt<double> weightDecay("weight-decay", cl::desc("Weight decay"),
-                                   cl::init(0.0));
-static cl::opt<int64_t>
-    zero("zero",
-         cl::desc("With --train and --dp: 1 shards the optimizer "
-                  "state over dp (ZeRO-1)"),
-         cl::init(0));
-static cl::opt<double> gradClip("grad-clip",
-                                cl::desc("Clip the global gradient norm "
-                                         "(0: off)"),
-                                cl::init(0.0));
-static cl::opt<int64_t> fuseChunks(
-    "fuse-chunks",
+static cl::opt<double, false, FiniteParser>
+    lr("lr", cl::desc("With --train: learning rate"), cl::init(1e-3));
+static cl::opt<double, false, FiniteParser>
+    beta1("beta1", cl::desc("AdamW beta1"), cl::init(0.9));
+static cl::opt<double, false, FiniteParser>
+    beta2("beta2", cl::desc("AdamW beta2"), cl::init(0.999));
+static cl::opt<double, false, FiniteParser>
+    adamEps("adam-eps", cl::desc("AdamW epsilon"), cl::init(1e-8));
+static cl::opt<double, false, FiniteParser>
+    weightDecay("weight-decay", cl::desc("Weight decay"), cl::init(0.0));
+static cl::opt<std::string>
+    zeroFlag("zero", cl::value_desc("int"),
+             cl::desc("With --train and --dp: 1 shards the optimizer "
+                      "state over dp (ZeRO-1)"),
+             cl::init("0"));
+static cl::opt<double, false, FiniteParser>
+    gradClip("grad-clip",
+             cl::desc("Clip the global gradient norm "
+                      "(0: off)"),
+             cl::init(0.0));
+static cl::opt<std::string> fuseChunksFlag(
+    "fuse-chunks", cl::value_desc("int"),
     cl::desc("Fuse each sequence all-gather with the column GEMM it feeds, "
              "gathering in this many chunks (0: do not fuse)"),
-    cl::init(2));
+    cl::init("2"));
 static cl::opt<std::string> target("target", cl::desc("Runtime backend: cpu"),
                                    cl::init("cpu"));
 static cl::opt<std::string>
@@ -85,11 +119,6 @@ static cl::opt<std::string>
            cl::init(""));
 static cl::opt<std::string> output("o", cl::desc("Output file"),
                                    cl::value_desc("file"), cl::init("-"));
-
-static int fail(const Twine &message) {
-  WithColor::error(errs(), "sp-compile") << message << "\n";
-  return 1;
-}
 
 /// Writes `text` to the output (a temporary renamed on success).
 static int writeOutput(function_ref<void(raw_ostream &)> write) {
@@ -145,12 +174,72 @@ static int link(StringRef object, StringRef exe) {
   return 0;
 }
 
+/// `v` as %g prints it.
+static std::string str(double v) {
+  char text[32];
+  snprintf(text, sizeof text, "%g", v);
+  return text;
+}
+
+/// The values of the integer flags, set by checkFlags.
+static int64_t tp, dp, zero, fuseChunks;
+
+/// Parses an integer flag: plain decimal (an optional '-' and digits) within
+/// int64, no hexadecimal or octal, no trailing text, no wrap-around.
+static bool parseDecimal(StringRef flag, StringRef text, int64_t &value) {
+  StringRef digits = text.starts_with("-") ? text.drop_front() : text;
+  if (!digits.empty() && llvm::all_of(digits, isDigit) &&
+      !text.getAsInteger(10, value))
+    return true;
+  fail("--" + flag + " must be a decimal integer within int64, got '" + text +
+       "'");
+  return false;
+}
+
+/// The numeric flags parsed and in range, or an error naming the flag (exit
+/// code 1).
+static int checkFlags() {
+  if (!parseDecimal("tp", tpFlag, tp) || !parseDecimal("dp", dpFlag, dp) ||
+      !parseDecimal("zero", zeroFlag, zero) ||
+      !parseDecimal("fuse-chunks", fuseChunksFlag, fuseChunks))
+    return 1;
+  if (tp < 1)
+    return fail("--tp must be >= 1, got " + Twine(tp));
+  if (dp < 1)
+    return fail("--dp must be >= 1, got " + Twine(dp));
+  if (!checkedMul<int64_t>(tp, dp))
+    return fail("--tp * --dp = " + Twine(tp) + " * " + Twine(dp) +
+                " ranks overflows int64");
+  if (fuseChunks < 0)
+    return fail("--fuse-chunks must be >= 0, got " + Twine(fuseChunks));
+  if (zero != 0 && zero != 1)
+    return fail("--zero must be 0 or 1, got " + Twine(zero));
+  if (zero == 1 && !train)
+    return fail("--zero needs --train");
+  if (optimizerName != "adamw" && optimizerName != "sgd")
+    return fail("--optimizer must be adamw or sgd, got '" + optimizerName +
+                "'");
+  if (!(lr > 0))
+    return fail("--lr must be > 0, got " + str(lr));
+  for (auto [flag, beta] : {std::pair("--beta1", double(beta1)),
+                            std::pair("--beta2", double(beta2))})
+    if (!(beta >= 0 && beta < 1))
+      return fail(Twine(flag) + " must be in [0, 1), got " + str(beta));
+  if (!(adamEps > 0))
+    return fail("--adam-eps must be > 0, got " + str(adamEps));
+  if (!(weightDecay >= 0))
+    return fail("--weight-decay must be >= 0, got " + str(weightDecay));
+  if (!(gradClip >= 0))
+    return fail("--grad-clip must be >= 0 (0: off), got " + str(gradClip));
+  return 0;
+}
+
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   cl::ParseCommandLineOptions(
       argc, argv, "seqpar: model IR -> sequence-parallel program\n");
-  if (tp < 1 || dp < 1)
-    return fail("--tp and --dp must be >= 1");
+  if (int rc = checkFlags())
+    return rc;
   if (target != "cpu")
     return fail("--target " + target +
                 " is not available: this build has the cpu runtime only");
@@ -220,8 +309,6 @@ int main(int argc, char **argv) {
     pm.addPass(seqpar::dist::createSpOptimizerPass(opt));
     pm.addPass(seqpar::dist::createSpVerifyPass());
   }
-  if (fuseChunks < 0)
-    return fail("--fuse-chunks must be >= 0, got " + Twine(fuseChunks));
   if (fuseChunks > 0) {
     seqpar::dist::SpFuseCollectiveMatmulPassOptions fuse;
     fuse.chunks = fuseChunks;

@@ -15,6 +15,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/JSON.h"
 
 namespace seqpar {
@@ -223,14 +224,27 @@ LogicalResult Lowering::plan() {
       buffers[get] = {Buffer::Param, paramIndex.lookup(get.getName())};
       continue;
     }
-    for (Value r : op.getResults()) {
+    for (OpResult r : op.getResults()) {
+      std::string what = "result #" + std::to_string(r.getResultNumber());
+      if (failed(verifyTensorSize(&op, r.getType(), what)))
+        return failure();
       int64_t bytes = tensorBytes(r);
       int64_t offset = planned->empty() ? arenaBytes : planned->lookup(r);
+      // A plan was checked to end within its arena; one buffer after the
+      // other may pass int64.
+      std::optional<int64_t> end = llvm::checkedAdd<int64_t>(offset, bytes);
+      std::optional<int64_t> aligned = alignArena(bytes);
+      std::optional<int64_t> next =
+          !planned->empty() ? end
+          : aligned         ? llvm::checkedAdd<int64_t>(arenaBytes, *aligned)
+                            : std::nullopt;
+      if (!end || !next)
+        return op.emitOpError() << what << " (" << bytes
+                                << " bytes) cannot be placed: the arena would "
+                                   "exceed int64 bytes";
       buffers[r] = {Buffer::Arena, offset};
-      bufferEnd[r] = offset + bytes;
-      arenaBytes = planned->empty()
-                       ? arenaBytes + llvm::alignTo(bytes, kArenaAlign)
-                       : std::max(arenaBytes, offset + bytes);
+      bufferEnd[r] = *end;
+      arenaBytes = std::max(arenaBytes, *next);
     }
   }
   return success();
@@ -905,6 +919,14 @@ struct ConvertSpToRuntimePass
     : seqpar::impl::ConvertSpToRuntimePassBase<ConvertSpToRuntimePass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    // Lowering twice would lower nothing: say so instead.
+    for (StringRef name : {"seqpar_step", "seqpar_model_json"})
+      if (Operation *done = module.lookupSymbol(name)) {
+        done->emitOpError() << "convert-sp-to-runtime: the module is already "
+                               "lowered (it defines @"
+                            << name << ")";
+        return signalPassFailure();
+      }
     // The train step when there is one, the forward otherwise.
     auto forward = module.lookupSymbol<func::FuncOp>("train_step");
     if (!forward)

@@ -5,6 +5,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 using namespace mlir;
 using namespace seqpar;
@@ -63,6 +64,16 @@ LogicalResult MeshOp::verify() {
     if (size < 1)
       return emitOpError() << "axis '" << name << "' must have size >= 1, got "
                            << size;
+  }
+  int64_t ranks = 1;
+  for (int64_t size : sizes) {
+    std::optional<int64_t> next = llvm::checkedMul<int64_t>(ranks, size);
+    if (!next) {
+      auto diag = emitOpError() << "size (the product of its axis sizes ";
+      llvm::interleave(sizes, diag, " * ");
+      return diag << ") overflows int64";
+    }
+    ranks = *next;
   }
   return success();
 }
@@ -174,7 +185,18 @@ struct CollectiveChecker {
         return op->emitOpError() << "dimension " << dim << " (" << expected[dim]
                                  << ") is not divisible by the size of axis '"
                                  << axis << "' (" << n << ")";
-      expected[dim] = multiply ? expected[dim] * n : expected[dim] / n;
+      if (multiply) {
+        std::optional<int64_t> gathered =
+            llvm::checkedMul<int64_t>(expected[dim], n);
+        if (!gathered)
+          return op->emitOpError()
+                 << "dimension " << dim << " (" << expected[dim]
+                 << ") times the size of axis '" << axis << "' (" << n
+                 << ") overflows int64";
+        expected[dim] = *gathered;
+      } else {
+        expected[dim] /= n;
+      }
     }
     if (to.getShape() != ArrayRef<int64_t>(expected)) {
       auto diag = op->emitOpError() << "result shape must be [";
@@ -321,6 +343,8 @@ LogicalResult ReduceScatterCoalescedOp::verifyWithAxisSize(int64_t n) {
 }
 
 LogicalResult AllGatherParamOp::verifyWithAxisSize(int64_t n) {
+  if (failed(verifyTensorSize(*this, getType(), "type")))
+    return failure();
   if (!SymbolTable::lookupNearestSymbolFrom(*this, getParamAttr()))
     return emitOpError() << getParamAttr() << " does not name a tfm.param";
   auto t = cast<RankedTensorType>(getType());
@@ -378,7 +402,16 @@ LogicalResult AllGatherMatmulOp::verifyWithAxisSize(int64_t n) {
                             "input's gathered dimension")))
     return failure();
   SmallVector<int64_t> gathered(in.getShape());
-  gathered[d] *= n;
+  std::optional<int64_t> rows = llvm::checkedMul<int64_t>(gathered[d], n);
+  if (!rows)
+    return emitOpError() << "dimension " << d << " (" << gathered[d]
+                         << ") times the size of axis '" << getAxis() << "' ("
+                         << n << ") overflows int64";
+  gathered[d] = *rows;
+  if (failed(verifyTensorSize(
+          *this, RankedTensorType::get(gathered, in.getElementType()),
+          "the gathered input")))
+    return failure();
   auto shape = c.linearShape(gathered, c.type(getWeight()), getBias(),
                              getWeightLayout(), in.getElementType());
   if (failed(shape))
@@ -414,6 +447,8 @@ LogicalResult MatmulReduceScatterOp::verifyWithAxisSize(int64_t n) {
   if (failed(shape))
     return failure();
   auto full = RankedTensorType::get(*shape, in.getElementType());
+  if (failed(verifyTensorSize(*this, full, "the whole GEMM output")))
+    return failure();
   if (failed(c.scaled(full, out, {{d, false}})) ||
       failed(c.chunksDivide(getChunks(), out.getDimSize(d),
                             "result's scattered dimension")))
@@ -429,51 +464,61 @@ LogicalResult MatmulReduceScatterOp::verifyWithAxisSize(int64_t n) {
 // Ring communication volume
 //===----------------------------------------------------------------------===//
 
-static int64_t bytesOf(Value v) {
-  auto t = cast<RankedTensorType>(v.getType());
-  return t.getNumElements() * llvm::divideCeil(t.getElementTypeBitWidth(), 8);
+// Every count is checked: a tensor's bytes fit in int64 (its op verified
+// them), but a multiple or a sum of them may not.
+using Bytes = std::optional<int64_t>;
+
+static Bytes bytesOf(Value v) { return checkedByteSize(v); }
+
+static Bytes times(Bytes a, int64_t k) {
+  return a ? llvm::checkedMul<int64_t>(*a, k) : std::nullopt;
+}
+
+static Bytes sumOf(ValueRange values) {
+  Bytes total = 0;
+  for (Value v : values) {
+    Bytes b = bytesOf(v);
+    total = b && total ? llvm::checkedAdd<int64_t>(*total, *b) : std::nullopt;
+  }
+  return total;
+}
+
+/// (n - 1) / n of `bytes`: what a ring reduce-scatter of them sends.
+static Bytes ringShare(Bytes bytes, int64_t n) {
+  return bytes ? Bytes(*bytes / n * (n - 1)) : std::nullopt;
 }
 
 // A ring all-gather sends the local shard n - 1 times; a ring reduce-scatter
 // sends (n - 1) / n of the full tensor; an all-reduce is both.
-int64_t AllGatherOp::getRingBytesSent(int64_t n) {
-  return bytesOf(getInput()) * (n - 1);
+Bytes AllGatherOp::getRingBytesSent(int64_t n) {
+  return times(bytesOf(getInput()), n - 1);
 }
-int64_t ReduceScatterOp::getRingBytesSent(int64_t n) {
-  return bytesOf(getInput()) / n * (n - 1);
+Bytes ReduceScatterOp::getRingBytesSent(int64_t n) {
+  return ringShare(bytesOf(getInput()), n);
 }
-int64_t AllReduceOp::getRingBytesSent(int64_t n) {
-  return 2 * (bytesOf(getInput()) / n * (n - 1));
+Bytes AllReduceOp::getRingBytesSent(int64_t n) {
+  return times(ringShare(bytesOf(getInput()), n), 2);
 }
-int64_t AllReduceCoalescedOp::getRingBytesSent(int64_t n) {
-  int64_t bytes = 0;
-  for (Value v : getInputs())
-    bytes += bytesOf(v);
-  return 2 * (bytes / n * (n - 1));
+Bytes AllReduceCoalescedOp::getRingBytesSent(int64_t n) {
+  return times(ringShare(sumOf(getInputs()), n), 2);
 }
-int64_t ReduceScatterCoalescedOp::getRingBytesSent(int64_t n) {
-  int64_t bytes = 0;
-  for (Value v : getInputs())
-    bytes += bytesOf(v);
-  return bytes / n * (n - 1);
+Bytes ReduceScatterCoalescedOp::getRingBytesSent(int64_t n) {
+  return ringShare(sumOf(getInputs()), n);
 }
-int64_t AllGatherParamOp::getRingBytesSent(int64_t n) {
-  auto t = cast<RankedTensorType>(getType());
-  int64_t bytes =
-      t.getNumElements() * llvm::divideCeil(t.getElementTypeBitWidth(), 8);
-  return bytes / n * (n - 1);
+Bytes AllGatherParamOp::getRingBytesSent(int64_t n) {
+  return ringShare(checkedByteSize(cast<ShapedType>(getType())), n);
 }
-int64_t AllToAllOp::getRingBytesSent(int64_t n) {
-  return bytesOf(getInput()) / n * (n - 1);
+Bytes AllToAllOp::getRingBytesSent(int64_t n) {
+  return ringShare(bytesOf(getInput()), n);
 }
-int64_t LocalSliceOp::getRingBytesSent(int64_t) { return 0; }
-int64_t SendOp::getRingBytesSent(int64_t) { return bytesOf(getInput()); }
-int64_t RecvOp::getRingBytesSent(int64_t) { return 0; }
-int64_t AllGatherMatmulOp::getRingBytesSent(int64_t n) {
-  return bytesOf(getInput()) * (n - 1);
+Bytes LocalSliceOp::getRingBytesSent(int64_t) { return 0; }
+Bytes SendOp::getRingBytesSent(int64_t) { return bytesOf(getInput()); }
+Bytes RecvOp::getRingBytesSent(int64_t) { return 0; }
+Bytes AllGatherMatmulOp::getRingBytesSent(int64_t n) {
+  return times(bytesOf(getInput()), n - 1);
 }
-int64_t MatmulReduceScatterOp::getRingBytesSent(int64_t n) {
-  return bytesOf(getResult()) * (n - 1);
+Bytes MatmulReduceScatterOp::getRingBytesSent(int64_t n) {
+  return times(bytesOf(getResult()), n - 1);
 }
 
 #define GET_OP_CLASSES

@@ -5,6 +5,7 @@
 #include "seqpar/Dialect/Tfm/IR/Tfm.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 #include <map>
 
@@ -13,8 +14,15 @@ using namespace seqpar;
 using namespace seqpar::dist;
 
 int64_t dist::tensorBytes(Value v) {
-  auto t = cast<ShapedType>(v.getType());
-  return t.getNumElements() * llvm::divideCeil(t.getElementTypeBitWidth(), 8);
+  std::optional<int64_t> bytes = checkedByteSize(v);
+  assert(bytes && "the size of an arena value was not checked");
+  return *bytes;
+}
+
+std::optional<int64_t> dist::alignArena(int64_t bytes) {
+  std::optional<int64_t> up = llvm::checkedAdd<int64_t>(bytes, kArenaAlign - 1);
+  return up ? std::optional<int64_t>(*up / kArenaAlign * kArenaAlign)
+            : std::nullopt;
 }
 
 std::optional<unsigned> dist::inPlaceOperand(OpResult r) {
@@ -58,6 +66,11 @@ FailureOr<SmallVector<LiveValue>> dist::arenaValues(func::FuncOp func) {
         return op.emitOpError()
                << "result " << r.getType()
                << " has no static shape; it cannot be placed in the arena";
+      // The ops of tfm and dist checked this already; others may not have.
+      if (failed(verifyTensorSize(
+              &op, r.getType(),
+              "result #" + Twine(cast<OpResult>(r).getResultNumber()))))
+        return failure();
       LiveValue v{r, index[&op], index[&op], tensorBytes(r)};
       for (Operation *user : r.getUsers())
         v.end =
@@ -68,15 +81,27 @@ FailureOr<SmallVector<LiveValue>> dist::arenaValues(func::FuncOp func) {
   return values;
 }
 
-int64_t dist::maxLiveBytes(ArrayRef<LiveValue> values) {
-  std::map<int64_t, int64_t> delta;
+std::optional<int64_t> dist::maxLiveBytes(ArrayRef<LiveValue> values) {
+  // Values are added before they are removed at each point, so every partial
+  // sum is at most the most bytes live: checked additions suffice.
+  std::map<int64_t, std::pair<int64_t, int64_t>> delta; // (born, died)
   for (const LiveValue &v : values) {
-    delta[v.start] += v.bytes;
-    delta[v.end + 1] -= v.bytes;
+    std::optional<int64_t> born =
+        llvm::checkedAdd<int64_t>(delta[v.start].first, v.bytes);
+    std::optional<int64_t> died =
+        llvm::checkedAdd<int64_t>(delta[v.end + 1].second, v.bytes);
+    if (!born || !died)
+      return std::nullopt;
+    delta[v.start].first = *born;
+    delta[v.end + 1].second = *died;
   }
   int64_t live = 0, most = 0;
-  for (auto [at, d] : delta) {
-    live += d;
+  for (auto &[at, d] : delta) {
+    live -= d.second;
+    std::optional<int64_t> next = llvm::checkedAdd<int64_t>(live, d.first);
+    if (!next)
+      return std::nullopt;
+    live = *next;
     most = std::max(most, live);
   }
   return most;
@@ -109,11 +134,15 @@ FailureOr<DenseMap<Value, int64_t>> dist::readBufferPlan(func::FuncOp func) {
       return op->emitOpError()
              << describe(v.value) << " at arena offset " << offset
              << " is not a multiple of " << kArenaAlign << " bytes";
-    if (offset + v.bytes > arenaBytes)
+    std::optional<int64_t> end = llvm::checkedAdd<int64_t>(offset, v.bytes);
+    if (!end)
+      return op->emitOpError()
+             << describe(v.value) << " at arena offset " << offset << " with "
+             << v.bytes << " bytes ends past int64";
+    if (*end > arenaBytes)
       return op->emitOpError()
              << describe(v.value) << " at arena bytes [" << offset << ", "
-             << offset + v.bytes << ") ends past the arena of " << arenaBytes
-             << " bytes";
+             << *end << ") ends past the arena of " << arenaBytes << " bytes";
     offsets[v.value] = offset;
   }
   // Values in order of definition: each is checked against the earlier ones

@@ -36,8 +36,32 @@ struct SpOptimizerPass : dist::impl::SpOptimizerPassBase<SpOptimizerPass> {
                             "(run tfm-autodiff first)";
       return signalPassFailure();
     }
-    if (failed(build(module, step)))
+    if (failed(checkNotOptimized(step)) || failed(build(module, step)))
       signalPassFailure();
+  }
+
+  /// A step has one optimizer step: running the pass again would apply
+  /// every update twice per training step.
+  static LogicalResult checkNotOptimized(func::FuncOp step) {
+    ParamUpdateOpInterface update;
+    step.walk([&](ParamUpdateOpInterface u) {
+      update = u;
+      return WalkResult::interrupt();
+    });
+    if (update) {
+      InFlightDiagnostic diag =
+          step.emitOpError()
+          << "already has its optimizer step: parameter "
+          << update.getParamAttr() << " is already updated by '"
+          << update->getName() << "' (sp-optimizer runs once per step)";
+      diag.attachNote(update->getLoc()) << "the existing update";
+      return diag;
+    }
+    if (auto done = step->getAttrOfType<StringAttr>("tfm.optimizer"))
+      return step.emitOpError()
+             << "already has its optimizer step (tfm.optimizer = \""
+             << done.getValue() << "\"); sp-optimizer runs once per step";
+    return success();
   }
 
   LogicalResult build(ModuleOp module, func::FuncOp step) {

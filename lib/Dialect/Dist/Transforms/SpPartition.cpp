@@ -23,6 +23,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 namespace seqpar::dist {
 #define GEN_PASS_DEF_SPPARTITIONPASS
@@ -133,7 +134,9 @@ RankedTensorType Partitioner::localType(RankedTensorType global, Sharding s,
 
 LogicalResult Partitioner::divisible(Operation *op, int64_t global,
                                      int64_t blocks, const Twine &what) {
-  if (global % (tp * blocks) == 0)
+  // tp * blocks beyond int64 exceeds every dimension: it cannot divide one.
+  std::optional<int64_t> parts = llvm::checkedMul<int64_t>(tp, blocks);
+  if (parts && global % *parts == 0)
     return success();
   InFlightDiagnostic d = op->emitOpError() << "cannot split " << what << " ("
                                            << global << ") over tp = " << tp;
@@ -559,6 +562,12 @@ struct SpPartitionPass : dist::impl::SpPartitionPassBase<SpPartitionPass> {
     if (tp < 1) {
       module.emitError() << "sp-partition: tp must be >= 1, got "
                          << static_cast<int64_t>(tp);
+      return signalPassFailure();
+    }
+    if (!llvm::checkedMul<int64_t>(tp, dp)) {
+      module.emitError() << "sp-partition: the mesh size tp * dp = "
+                         << static_cast<int64_t>(tp) << " * "
+                         << static_cast<int64_t>(dp) << " overflows int64";
       return signalPassFailure();
     }
     if (!module.getOps<MeshOp>().empty()) {

@@ -16,6 +16,7 @@
 #include "seqpar/Dialect/Dist/Transforms/Passes.h"
 
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 namespace seqpar::dist {
 #define GEN_PASS_DEF_SPPLANBUFFERSPASS
@@ -26,9 +27,12 @@ using namespace mlir;
 using namespace seqpar;
 using namespace seqpar::dist;
 
-/// First fit in the given order; returns the arena size.
-static int64_t place(ArrayRef<LiveValue> values, ArrayRef<unsigned> order,
-                     SmallVectorImpl<int64_t> &offsets) {
+/// First fit in the given order; returns the arena size, or the buffer that
+/// no offset within int64 fits.
+static FailureOr<int64_t> place(ArrayRef<LiveValue> values,
+                                ArrayRef<unsigned> order,
+                                SmallVectorImpl<int64_t> &offsets,
+                                unsigned &unplaced) {
   offsets.assign(values.size(), -1);
   SmallVector<unsigned> placed;
   int64_t arena = 0;
@@ -39,14 +43,25 @@ static int64_t place(ArrayRef<LiveValue> values, ArrayRef<unsigned> order,
       if (values[j].overlapsInTime(v))
         taken.push_back({offsets[j], offsets[j] + values[j].bytes});
     llvm::sort(taken);
-    int64_t at = 0;
+    // Placed values end within int64; the next aligned offset may not.
+    std::optional<int64_t> at = 0;
     for (auto [lo, hi] : taken) {
-      if (at + v.bytes <= lo)
+      std::optional<int64_t> end = llvm::checkedAdd<int64_t>(*at, v.bytes);
+      if (end && *end <= lo)
         break;
-      at = std::max(at, int64_t(llvm::alignTo(hi, kArenaAlign)));
+      std::optional<int64_t> next = alignArena(hi);
+      at = next ? std::max(*at, *next) : next;
+      if (!at)
+        break;
     }
-    offsets[i] = at;
-    arena = std::max(arena, at + v.bytes);
+    std::optional<int64_t> end =
+        at ? llvm::checkedAdd<int64_t>(*at, v.bytes) : std::nullopt;
+    if (!end) {
+      unplaced = i;
+      return failure();
+    }
+    offsets[i] = *at;
+    arena = std::max(arena, *end);
     placed.push_back(i);
   }
   return arena;
@@ -96,14 +111,34 @@ static LogicalResult planFunction(func::FuncOp func) {
     return x.end - x.start > y.end - y.start;
   });
   SmallVector<int64_t> bufferOffsets, other;
-  int64_t arena = INT64_MAX;
+  std::optional<int64_t> arena;
+  std::optional<unsigned> unplaced;
   for (ArrayRef<unsigned> order : {bySize, byLifetime}) {
-    int64_t bytes = place(buffers, order, other);
-    if (bytes < arena) {
-      arena = bytes;
+    unsigned failedAt = 0;
+    FailureOr<int64_t> bytes = place(buffers, order, other, failedAt);
+    if (failed(bytes)) {
+      unplaced = unplaced.value_or(failedAt);
+      continue;
+    }
+    if (!arena || *bytes < *arena) {
+      arena = *bytes;
       bufferOffsets = other;
     }
   }
+  if (!arena) {
+    // Both orders overflow: report the value the first found no offset for.
+    const LiveValue &v = buffers[*unplaced];
+    auto r = cast<OpResult>(v.value);
+    return r.getOwner()->emitOpError()
+           << "result #" << r.getResultNumber() << " (" << v.bytes
+           << " bytes) cannot be placed: the arena of @" << func.getSymName()
+           << " would exceed int64 bytes";
+  }
+  // At most the arena's size, since values live together do not overlap.
+  std::optional<int64_t> maxLive = maxLiveBytes(buffers);
+  if (!maxLive)
+    return func.emitOpError() << "has more bytes live at one op than int64 "
+                                 "holds";
   SmallVector<int64_t> offsets;
   for (unsigned b : bufferOf)
     offsets.push_back(bufferOffsets[b]);
@@ -118,9 +153,8 @@ static LogicalResult planFunction(func::FuncOp func) {
   for (auto &[op, slots] : perOp)
     op->setAttr(kArenaOffsetsAttr, DenseI64ArrayAttr::get(ctx, slots));
   auto i64 = IntegerType::get(ctx, 64);
-  func->setAttr(kArenaBytesAttr, IntegerAttr::get(i64, arena));
-  func->setAttr(kArenaMaxLiveAttr,
-                IntegerAttr::get(i64, maxLiveBytes(buffers)));
+  func->setAttr(kArenaBytesAttr, IntegerAttr::get(i64, *arena));
+  func->setAttr(kArenaMaxLiveAttr, IntegerAttr::get(i64, *maxLive));
   return readBufferPlan(func);
 }
 

@@ -3,6 +3,8 @@
 #include "seqpar/Dialect/Dist/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Regex.h"
@@ -42,6 +44,19 @@ static int64_t elementBytes(Type t) {
   return llvm::divideCeil(t.getIntOrFloatBitWidth(), 8);
 }
 
+/// Adds `bytes` to `total`, or an error at `op` when either is unknown
+/// (negative) or the sum overflows int64; `what` names the count.
+static LogicalResult addBytes(int64_t &total, std::optional<int64_t> bytes,
+                              Operation *op, StringRef what) {
+  std::optional<int64_t> sum = bytes && *bytes >= 0
+                                   ? llvm::checkedAdd<int64_t>(total, *bytes)
+                                   : std::nullopt;
+  if (!sum)
+    return op->emitOpError() << what << " overflows int64 bytes at this op";
+  total = *sum;
+  return success();
+}
+
 namespace {
 struct Bytes {
   int64_t ir = 0, paper = 0;
@@ -76,8 +91,8 @@ static Operation *backwardBegin(func::FuncOp func) {
 /// Bytes of the forward values a train step's backward reads: what really
 /// stays live from the forward to the backward (parameters and the token
 /// inputs excluded).
-static int64_t keptByTrainStep(func::FuncOp func, Operation *begin) {
-  DenseSet<Value> kept;
+static FailureOr<int64_t> keptByTrainStep(func::FuncOp func, Operation *begin) {
+  SetVector<Value> kept;
   bool backward = false;
   for (Operation &op : func.getBody().getOps()) {
     backward |= &op == begin;
@@ -93,17 +108,17 @@ static int64_t keptByTrainStep(func::FuncOp func, Operation *begin) {
     }
   }
   int64_t bytes = 0;
-  for (Value v : kept) {
-    auto t = cast<RankedTensorType>(v.getType());
-    bytes += t.getNumElements() * elementBytes(t.getElementType());
-  }
+  for (Value v : kept)
+    if (failed(addBytes(bytes, checkedByteSize(v), v.getDefiningOp(),
+                        "the forward values the backward keeps")))
+      return failure();
   return bytes;
 }
 
 static LogicalResult memoryReport(func::FuncOp func,
-                                  PerLayer<MemoryEntry> &layers) {
+                                  PerLayer<MemoryEntry> &layers, Bytes &total) {
   DenseSet<Value> counted;
-  bool undeclared = false;
+  bool failedAtOp = false;
   Operation *begin = backwardBegin(func);
   WalkResult r = func.walk([&](Operation *op) {
     if (begin && !op->isBeforeInBlock(begin))
@@ -113,7 +128,7 @@ static LogicalResult memoryReport(func::FuncOp func,
     auto decl = dyn_cast<SavedForBackwardOpInterface>(op);
     if (!decl) {
       op->emitOpError() << "declares nothing about what its backward keeps";
-      undeclared = true;
+      failedAtOp = true;
       return WalkResult::interrupt();
     }
     SmallVector<SavedTensor> saved;
@@ -136,16 +151,26 @@ static LogicalResult memoryReport(func::FuncOp func,
       // the counter-based generator, probabilities from q and k), so they
       // count in the paper's accounting only.
       bool mask = t.kind == SavedTensor::Kind::Mask;
-      int64_t ir = t.value ? n * elementBytes(et) : 0;
-      int64_t paper = mask ? n : 2 * n;
-      entry.total.ir += ir;
-      entry.total.paper += paper;
-      entry.paperByKind[t.what.str()] += paper;
+      std::optional<int64_t> ir = 0, paper = n;
+      if (t.value)
+        ir = llvm::checkedMul<int64_t>(n, elementBytes(et));
+      if (!mask)
+        paper = llvm::checkedMul<int64_t>(n, 2);
+      // Every sum below is at most the totals, so checking these suffices.
+      if (failed(addBytes(total.ir, ir, op, "the activation memory report")) ||
+          failed(addBytes(total.paper, paper, op,
+                          "the activation memory report (paper accounting)"))) {
+        failedAtOp = true;
+        return WalkResult::interrupt();
+      }
+      entry.total.ir += *ir;
+      entry.total.paper += *paper;
+      entry.paperByKind[t.what.str()] += *paper;
     }
     return WalkResult::advance();
   });
   (void)r;
-  return failure(undeclared);
+  return failure(failedAtOp);
 }
 
 namespace {
@@ -155,12 +180,22 @@ struct CommEntry {
 };
 } // namespace
 
-static void commReport(func::FuncOp func, PerLayer<CommEntry> &layers) {
-  func.walk([&](CollectiveOpInterface op) {
+static LogicalResult commReport(func::FuncOp func, PerLayer<CommEntry> &layers,
+                                int64_t &total) {
+  WalkResult r = func.walk([&](CollectiveOpInterface op) {
     auto mesh =
         SymbolTable::lookupNearestSymbolFrom<MeshOp>(op, op.getMeshRef());
     int64_t n = *mesh.getAxisSize(op.getMeshAxis());
-    int64_t sent = op.getRingBytesSent(n);
+    std::optional<int64_t> bytes = op.getRingBytesSent(n);
+    if (!bytes) {
+      op->emitOpError() << "the bytes it sends on axis '" << op.getMeshAxis()
+                        << "' (" << n << " ranks) overflow int64";
+      return WalkResult::interrupt();
+    }
+    // Every layer's sum is at most the total.
+    if (failed(addBytes(total, bytes, op, "the communication report")))
+      return WalkResult::interrupt();
+    int64_t sent = *bytes;
     CommEntry &entry = layers[layerOf(op->getLoc())];
     entry.bytes += sent;
     llvm::json::Object c{{"op", op->getName().getStringRef()},
@@ -169,7 +204,9 @@ static void commReport(func::FuncOp func, PerLayer<CommEntry> &layers) {
     if (auto dim = op->getAttrOfType<IntegerAttr>("dim"))
       c["dim"] = dim.getInt();
     entry.collectives.push_back(std::move(c));
+    return WalkResult::advance();
   });
+  return failure(r.wasInterrupted());
 }
 
 namespace {
@@ -193,8 +230,9 @@ struct SpReportPass : dist::impl::SpReportPassBase<SpReportPass> {
     llvm::json::Array layers;
     if (memory) {
       PerLayer<MemoryEntry> entries;
+      Bytes checkedTotal;
       for (auto func : module.getOps<func::FuncOp>())
-        if (failed(memoryReport(func, entries)))
+        if (failed(memoryReport(func, entries, checkedTotal)))
           return signalPassFailure();
       Bytes total;
       for (auto &[layer, e] : entries) {
@@ -216,12 +254,18 @@ struct SpReportPass : dist::impl::SpReportPassBase<SpReportPass> {
       report["total"] = llvm::json::Object{{"ir_bytes", total.ir},
                                            {"paper_bytes", total.paper}};
       for (auto func : module.getOps<func::FuncOp>())
-        if (Operation *begin = backwardBegin(func))
-          report["train_step_kept_bytes"] = keptByTrainStep(func, begin);
+        if (Operation *begin = backwardBegin(func)) {
+          FailureOr<int64_t> kept = keptByTrainStep(func, begin);
+          if (failed(kept))
+            return signalPassFailure();
+          report["train_step_kept_bytes"] = *kept;
+        }
     } else {
       PerLayer<CommEntry> entries;
+      int64_t checkedTotal = 0;
       for (auto func : module.getOps<func::FuncOp>())
-        commReport(func, entries);
+        if (failed(commReport(func, entries, checkedTotal)))
+          return signalPassFailure();
       int64_t total = 0;
       for (auto &[layer, e] : entries) {
         llvm::json::Object o{

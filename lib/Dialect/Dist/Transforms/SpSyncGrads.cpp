@@ -5,6 +5,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 namespace seqpar::dist {
 #define GEN_PASS_DEF_SPSYNCGRADSPASS
@@ -15,10 +16,8 @@ using namespace mlir;
 using namespace seqpar;
 using namespace seqpar::dist;
 
-static int64_t bytesOf(Value v) {
-  auto t = cast<RankedTensorType>(v.getType());
-  return t.getNumElements() * llvm::divideCeil(t.getElementTypeBitWidth(), 8);
-}
+/// The bytes of a gradient (its op verified that they fit in int64).
+static int64_t bytesOf(Value v) { return *checkedByteSize(v); }
 
 /// Whether a distributed optimizer can shard `g` over `axis`: its first
 /// dimension divides evenly.
@@ -86,7 +85,9 @@ static void reduceOver(func::ReturnOp ret, MeshOp mesh, StringRef axis,
         llvm::any_of(pending,
                      [&](unsigned j) { return ret.getOperand(j) == g; }))
       continue;
-    if (!pending.empty() && bytes + bytesOf(g) > bucketBytes)
+    // A bucket whose bytes would pass int64 is full too.
+    std::optional<int64_t> more = llvm::checkedAdd<int64_t>(bytes, bytesOf(g));
+    if (!pending.empty() && (!more || *more > bucketBytes))
       flush();
     pending.push_back(i);
     bytes += bytesOf(g);

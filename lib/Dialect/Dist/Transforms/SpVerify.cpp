@@ -5,6 +5,8 @@
 #include "seqpar/Dialect/Dist/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 using seqpar::tfm::AddOp;
 
@@ -38,7 +40,9 @@ static LogicalResult verifyParamShard(tfm::GetParamOp op, MeshOp mesh) {
   for (auto [i, axis] : llvm::enumerate(layout.getAxes())) {
     Sharding s = layout.getSharding(i);
     int64_t n = *mesh.getAxisSize(axis.getValue());
-    if (s.isSplit() && global.getDimSize(s.dim) % (n * s.blocks) != 0)
+    // n * blocks beyond int64 exceeds every dimension: it cannot divide one.
+    std::optional<int64_t> parts = llvm::checkedMul<int64_t>(n, s.blocks);
+    if (s.isSplit() && (!parts || global.getDimSize(s.dim) % *parts != 0))
       return param.emitOpError()
              << "dimension " << s.dim << " (" << global.getDimSize(s.dim)
              << ") cannot be split into " << s.blocks << " block(s) over " << n
@@ -224,13 +228,91 @@ LogicalResult dist::verifyLayouts(ModuleOp module) {
   return failure(r.wasInterrupted());
 }
 
+/// "file:line:col" for a file location (possibly named or fused), the
+/// printed location otherwise.
+static std::string locationText(Location loc) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  FileLineColLoc file;
+  loc->walk([&](Location l) {
+    file = dyn_cast<FileLineColLoc>(l);
+    return file ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  if (file)
+    os << file.getFilename().getValue() << ":" << file.getLine() << ":"
+       << file.getColumn();
+  else
+    os << loc;
+  return s;
+}
+
+/// A step with an optimizer (update ops, or sp-optimizer's `tfm.optimizer`
+/// mark) updates every parameter it returns a gradient for (`tfm.grad_of`)
+/// exactly once per step, with that gradient, and no other parameter.
+static LogicalResult verifyParamUpdates(func::FuncOp func) {
+  SmallVector<tfm::ParamUpdateOpInterface> updates;
+  func.walk([&](tfm::ParamUpdateOpInterface u) { updates.push_back(u); });
+  if (updates.empty() && !func->hasAttr("tfm.optimizer"))
+    return success();
+  auto ret = cast<func::ReturnOp>(func.getBody().back().getTerminator());
+  // The gradient of each parameter: result index and value.
+  llvm::MapVector<Attribute, std::pair<unsigned, Value>> grads;
+  for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
+    auto param = func.getResultAttrOfType<FlatSymbolRefAttr>(i, "tfm.grad_of");
+    if (!param)
+      continue;
+    auto [it, inserted] = grads.insert({param, {unsigned(i), v}});
+    if (!inserted)
+      return func.emitOpError()
+             << "returns two gradients of parameter " << param << ", results #"
+             << it->second.first << " and #" << i;
+  }
+  DenseMap<Attribute, Operation *> updatedBy;
+  for (tfm::ParamUpdateOpInterface u : updates) {
+    FlatSymbolRefAttr param = u.getParamAttr();
+    auto [first, inserted] = updatedBy.insert({param, u});
+    if (!inserted) {
+      InFlightDiagnostic diag =
+          u->emitOpError()
+          << "updates parameter " << param << " a second time: the '"
+          << first->second->getName() << "' at "
+          << locationText(first->second->getLoc())
+          << " already updates it, and a parameter is updated exactly once "
+             "per step";
+      diag.attachNote(first->second->getLoc())
+          << "the first update of " << param;
+      return diag;
+    }
+    auto grad = grads.find(param);
+    if (grad == grads.end())
+      return u->emitOpError()
+             << "updates parameter " << param << ", but @" << func.getSymName()
+             << " returns no gradient of it (no result has tfm.grad_of = "
+             << param << ")";
+    if (u.getGrad() != grad->second.second)
+      return u->emitOpError()
+             << "updates parameter " << param
+             << " with a value that is not its gradient, result #"
+             << grad->second.first << " of @" << func.getSymName();
+  }
+  for (auto &[param, grad] : grads)
+    if (!updatedBy.count(param))
+      return func.emitOpError()
+             << "never updates parameter " << param
+             << ", whose gradient it returns as result #" << grad.first
+             << ": every parameter with a gradient is updated exactly once "
+                "per step";
+  return success();
+}
+
 namespace {
 struct SpVerifyPass : dist::impl::SpVerifyPassBase<SpVerifyPass> {
   void runOnOperation() override {
     if (failed(verifyLayouts(getOperation())))
       return signalPassFailure();
     for (auto func : getOperation().getOps<func::FuncOp>())
-      if (!func.isExternal() && failed(readBufferPlan(func)))
+      if (!func.isExternal() &&
+          (failed(verifyParamUpdates(func)) || failed(readBufferPlan(func))))
         return signalPassFailure();
   }
 };

@@ -3,6 +3,8 @@
 #include "ShapeFormat.h"
 #include "seqpar/Dialect/Tfm/IR/Tfm.h"
 
+#include "llvm/Support/CheckedArithmetic.h"
+
 using namespace mlir;
 using namespace seqpar::tfm;
 
@@ -118,6 +120,12 @@ LogicalResult QkvConcatOp::verify() {
   if (h < 1 || kv < 1 || d < 1 || h % kv != 0)
     return emitOpError() << "heads must be a positive multiple of kv_heads "
                             "and head_dim positive";
+  // kv_heads divides heads, so heads + 2 * kv_heads <= 3 * heads.
+  if (!llvm::checkedMul<int64_t>(h, 3))
+    return emitOpError() << "3 * heads = 3 * " << h << " overflows int64";
+  if (!llvm::checkedMul<int64_t>(h + 2 * kv, d))
+    return emitOpError() << "(heads + 2 * kv_heads) * head_dim = " << h + 2 * kv
+                         << " * " << d << " overflows int64";
   RankedTensorType q = getDq().getType();
   Type et = q.getElementType();
   if (failed(expectShape(*this, "dq", getDq(), withLast(q.getShape(), h * d),
@@ -135,6 +143,9 @@ LogicalResult RepeatHeadsGradOp::verify() {
   int64_t h = getNumHeads(), d = getHeadDim(), f = getFactor();
   if (h < 1 || d < 1 || f < 1)
     return emitOpError() << "heads, head_dim and factor must be >= 1";
+  if (!llvm::checkedMul<int64_t>(h, f) || !llvm::checkedMul<int64_t>(h * f, d))
+    return emitOpError() << "heads * factor * head_dim = " << h << " * " << f
+                         << " * " << d << " overflows int64";
   RankedTensorType dy = getDy().getType();
   if (dy.getRank() < 1 || dy.getShape().back() != h * f * d)
     return emitOpError() << "dy's last dimension must be heads * factor * "

@@ -6,6 +6,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OpImplementation.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 using namespace mlir;
 using namespace seqpar::tfm;
@@ -52,6 +53,23 @@ static LogicalResult verifyRate(Operation *op, StringRef name, double rate) {
   return success();
 }
 
+/// The product of `factors` (attributes such as heads and head_dim), or an
+/// error naming `what` when it overflows int64.
+static FailureOr<int64_t> product(Operation *op, ArrayRef<int64_t> factors,
+                                  StringRef what) {
+  int64_t p = 1;
+  for (int64_t f : factors) {
+    std::optional<int64_t> next = llvm::checkedMul<int64_t>(p, f);
+    if (!next) {
+      auto diag = op->emitOpError() << what << " = ";
+      llvm::interleave(factors, diag, " * ");
+      return diag << " overflows int64";
+    }
+    p = *next;
+  }
+  return p;
+}
+
 static LogicalResult verifyHeads(Operation *op, int64_t heads, int64_t kvHeads,
                                  int64_t headDim) {
   if (heads < 1 || kvHeads < 1 || headDim < 1)
@@ -75,6 +93,8 @@ LogicalResult ParamOp::verify() {
     if (ShapedType::isDynamic(d) || d < 1)
       return emitOpError()
              << "parameter shape must be static and positive, got " << type;
+  if (failed(seqpar::verifyTensorSize(*this, type, "type")))
+    return failure();
   bool isNormal = getInit() == InitKind::normal;
   if (isNormal && !getInitStd())
     return emitOpError() << "normal init needs a standard deviation";
@@ -255,6 +275,11 @@ LogicalResult QkvSplitOp::verify() {
     return emitOpError() << "'heads' packing needs heads == kv_heads, got " << h
                          << " and " << kv;
   RankedTensorType in = getInput().getType();
+  // kv_heads divides heads, so heads + 2 * kv_heads <= 3 * heads.
+  if (failed(product(*this, {3, h}, "3 * heads")) ||
+      failed(
+          product(*this, {h + 2 * kv, d}, "(heads + 2 * kv_heads) * head_dim")))
+    return failure();
   if (in.getRank() < 1 || in.getShape().back() != (h + 2 * kv) * d)
     return emitOpError() << "input's last dimension must be (heads + 2 * "
                             "kv_heads) * head_dim = "
@@ -282,6 +307,13 @@ LogicalResult AttentionOp::verify() {
   if (q.getRank() != 3)
     return emitOpError() << "q must have rank 3 [s, b, heads * head_dim], got "
                          << shapeStr(q.getShape());
+  // kv_heads divides heads: heads * head_dim bounds every width below, and
+  // the [b, heads, s, s] scores are what the memory report counts.
+  if (failed(product(*this, {h, d}, "heads * head_dim")) ||
+      failed(product(*this,
+                     {q.getDimSize(1), h, q.getDimSize(0), q.getDimSize(0)},
+                     "the attention scores [b, heads, s, s]")))
+    return failure();
   auto check = [&](StringRef name, RankedTensorType t,
                    int64_t width) -> LogicalResult {
     SmallVector<int64_t> expected{q.getDimSize(0), q.getDimSize(1), width};
@@ -333,6 +365,8 @@ LogicalResult RepeatHeadsOp::verify() {
     return emitOpError() << "heads, head_dim and factor must be >= 1, got " << h
                          << ", " << d << ", " << f;
   RankedTensorType in = getInput().getType(), res = getResult().getType();
+  if (failed(product(*this, {h, f, d}, "heads * factor * head_dim")))
+    return failure();
   if (in.getRank() < 1 || in.getShape().back() != h * d)
     return emitOpError() << "input's last dimension must be heads * head_dim = "
                          << h * d << ", got " << shapeStr(in.getShape());

@@ -534,6 +534,13 @@ struct TfmAutodiffPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     auto forward = module.lookupSymbol<func::FuncOp>("forward");
+    if (!forward)
+      if (auto step = module.lookupSymbol<func::FuncOp>("train_step")) {
+        step.emitOpError() << "tfm-autodiff: the module is already "
+                              "differentiated (it has @train_step and no "
+                              "@forward)";
+        return signalPassFailure();
+      }
     if (!forward) {
       module.emitError() << "tfm-autodiff: the module has no @forward function";
       return signalPassFailure();

@@ -28,8 +28,10 @@ def Dist_CollectiveOpInterface : OpInterface<"CollectiveOpInterface"> {
       (ins "int64_t":$axisSize)>,
     InterfaceMethod<[{
         Bytes each rank sends in a ring implementation on an axis of
-        `axisSize` ranks (element types as in the IR).
-      }], "int64_t", "getRingBytesSent", (ins "int64_t":$axisSize)>,
+        `axisSize` ranks (element types as in the IR), or std::nullopt when
+        the count overflows int64.
+      }], "std::optional<int64_t>", "getRingBytesSent",
+      (ins "int64_t":$axisSize)>,
   ];
 }
 

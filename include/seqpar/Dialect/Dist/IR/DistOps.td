@@ -10,7 +10,8 @@ include "mlir/IR/SymbolInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
 class Dist_Op<string mnemonic, list<Trait> traits = []>
-    : Op<Dist_Dialect, mnemonic, traits>;
+    : Op<Dist_Dialect, mnemonic,
+         !listconcat([Seqpar_CheckedTensorSizes], traits)>;
 
 def Dist_Tensor : RankedTensorOf<[F32, BF16, F16, I32, I64]>;
 
@@ -33,7 +34,11 @@ def Dist_MeshOp : Dist_Op<"mesh", [Symbol]> {
     **Constraints**
     - at least one axis;
     - axis names are non-empty and unique;
-    - axis sizes are >= 1.
+    - axis sizes are >= 1 and their product (the number of ranks) fits in
+      int64.
+
+    Like every tfm and dist op, the collectives check that each tensor type
+    they read or write has an element count and a byte size within int64.
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, StrArrayAttr:$axis_names,
                        DenseI64ArrayAttr:$axis_sizes);

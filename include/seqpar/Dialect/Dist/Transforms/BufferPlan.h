@@ -40,8 +40,13 @@ struct LiveValue {
   }
 };
 
-/// The bytes of a tensor value.
+/// The bytes of a tensor value whose size is known to fit in int64 (the
+/// verifiers of tfm and dist ops and arenaValues check it).
 int64_t tensorBytes(mlir::Value v);
+
+/// `bytes` rounded up to a multiple of kArenaAlign, or std::nullopt when
+/// that overflows int64.
+std::optional<int64_t> alignArena(int64_t bytes);
 
 /// The operand whose bytes result `r` may take over when that operand dies
 /// at r's op: ops whose runtime kernel works in place (all-reduces, scaling)
@@ -53,12 +58,14 @@ std::optional<unsigned> inPlaceOperand(mlir::OpResult r);
 bool takesOver(const LiveValue &v, const LiveValue &operand);
 
 /// The arena values of a single-block function (every op result except
-/// parameter references), in the order they are defined.
+/// parameter references), in the order they are defined. An error at the op
+/// of a result whose size overflows int64.
 mlir::FailureOr<llvm::SmallVector<LiveValue>>
 arenaValues(mlir::func::FuncOp func);
 
-/// The most bytes live at any op.
-int64_t maxLiveBytes(llvm::ArrayRef<LiveValue> values);
+/// The most bytes live at any op, or std::nullopt when a sum overflows
+/// int64.
+std::optional<int64_t> maxLiveBytes(llvm::ArrayRef<LiveValue> values);
 
 /// The offsets recorded on `func` by sp-plan-buffers, checked: every arena
 /// value has one, aligned, inside the arena, and no two values live at the

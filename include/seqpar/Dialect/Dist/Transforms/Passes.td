@@ -21,7 +21,8 @@ def SpOptimizerPass : Pass<"sp-optimizer", "::mlir::ModuleOp"> {
     `min(1, grad-clip / (norm + 1e-6))` (torch's clip_grad_norm_). `adamw`
     is torch.optim.AdamW (fp32 moments kept by the runtime per shard),
     `sgd` plain SGD. The gradients stay results so the runtime can dump
-    them (before the update).
+    them (before the update). A step that already has an update (or the
+    `tfm.optimizer` mark the pass sets) is an error: the pass runs once.
   }];
   let options = [
     Option<"optimizer", "optimizer", "std::string", "\"adamw\"",
@@ -114,7 +115,12 @@ def SpVerifyPass : Pass<"sp-verify", "::mlir::ModuleOp"> {
     split dimension with a whole weight, attention over a split sequence, a
     bias added to a partial sum, a parameter shard of the wrong size, or a
     partial or split value returned are rejected with a diagnostic naming
-    the value and the axis. Collectives check their own transitions.
+    the value and the axis. Collectives check their own transitions. A step
+    with an optimizer (update ops or `tfm.optimizer`) must update every
+    parameter it returns a gradient for exactly once, with that gradient:
+    a second update, a missing one, or an update of a parameter without a
+    gradient is an error naming the parameter (and both update sites).
+    A recorded arena plan is checked too.
   }];
 }
 

@@ -10,7 +10,8 @@
 #define SEQPAR_DIALECT_TFM_IR_TFMGRADOPS_TD
 
 class Tfm_GradOp<string mnemonic, list<Trait> traits = []>
-    : Op<Tfm_Dialect, mnemonic, !listconcat([Pure], traits)>;
+    : Op<Tfm_Dialect, mnemonic,
+         !listconcat([Seqpar_CheckedTensorSizes, Pure], traits)>;
 
 def Tfm_LinearGradInputOp : Tfm_GradOp<"linear_grad_input"> {
   let summary = "gradient of a linear layer with respect to its input";

@@ -23,4 +23,20 @@ def Tfm_SavedForBackwardOpInterface
   ];
 }
 
+def Tfm_ParamUpdateOpInterface : OpInterface<"ParamUpdateOpInterface"> {
+  let cppNamespace = "::seqpar::tfm";
+  let description = [{
+    An optimizer update: writes one parameter (and the optimizer state the
+    runtime keeps for it) in place from its gradient. sp-verify proves that a
+    train step updates each parameter it has a gradient for exactly once,
+    with that gradient; sp-optimizer refuses a step that already has one.
+  }];
+  let methods = [
+    InterfaceMethod<"The updated parameter.", "::mlir::FlatSymbolRefAttr",
+      "getParamAttr", (ins)>,
+    InterfaceMethod<"The gradient the update applies.", "::mlir::Value",
+      "getGrad", (ins)>,
+  ];
+}
+
 #endif // SEQPAR_DIALECT_TFM_IR_TFMINTERFACES_TD

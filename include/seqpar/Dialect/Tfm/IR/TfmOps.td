@@ -12,7 +12,7 @@ include "mlir/Interfaces/SideEffectInterfaces.td"
 
 /// Every tfm op that computes values declares what its backward keeps.
 class Tfm_Op<string mnemonic, list<Trait> traits = []>
-    : Op<Tfm_Dialect, mnemonic, !listconcat(traits, [
+    : Op<Tfm_Dialect, mnemonic, !listconcat([Seqpar_CheckedTensorSizes], traits, [
         DeclareOpInterfaceMethods<Tfm_SavedForBackwardOpInterface>])>;
 
 //===----------------------------------------------------------------------===//

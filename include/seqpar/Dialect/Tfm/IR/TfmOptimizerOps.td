@@ -54,7 +54,8 @@ def Tfm_ClipScaleOp : Tfm_GradOp<"clip_scale"> {
 }
 
 class Tfm_UpdateOp<string mnemonic>
-    : Op<Tfm_Dialect, mnemonic, [
+    : Op<Tfm_Dialect, mnemonic, [Seqpar_CheckedTensorSizes,
+        Tfm_ParamUpdateOpInterface,
         DeclareOpInterfaceMethods<SymbolUserOpInterface>,
         MemoryEffects<[MemWrite]>]> {
   let extraClassDeclaration = [{
