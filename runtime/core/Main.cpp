@@ -265,10 +265,12 @@ int main(int argc, char **argv) {
       comm +=
           " " + model.axes[a] + " " + humanBytes(sprt_bytes_sent(int32_t(a)));
     std::string norm = r.hasNorm ? " grad_norm " + fixed(r.norm) : "";
-    std::string skipped = bad.empty() ? ""
-                                      : "  skipped: " + bad + " (" +
-                                            std::to_string(at.skipped) +
-                                            " skipped so far)";
+    std::string skipped;
+    if (!bad.empty() && model.training())
+      skipped = "  skipped: " + bad + " (" + std::to_string(at.skipped) +
+                " skipped so far)";
+    else if (!bad.empty())
+      skipped = "  non-finite: " + bad;
     std::printf("step %lld loss %s%s  [%lld/%lld, %.1f ms, sent%s]%s\n",
                 (long long)step, fixed(r.loss).c_str(), norm.c_str(),
                 (long long)step, (long long)flags.steps, r.seconds * 1e3,
