@@ -3,8 +3,9 @@
 // main() for the replay drivers of the normal (non-libFuzzer) build: runs
 // LLVMFuzzerTestOneInput once on every file named on the command line, and
 // on every regular file directly inside a directory named there (in name
-// order, subdirectories skipped). Prints how many inputs ran; a crash or a
-// sanitizer finding in one of them ends the process as it would the fuzzer.
+// order; subdirectories and dot files skipped). Prints how many inputs ran; a
+// crash or a sanitizer finding in one of them ends the process as it would the
+// fuzzer.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +13,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdint>
@@ -52,7 +54,8 @@ int main(int argc, char **argv) {
     std::error_code ec;
     for (llvm::sys::fs::directory_iterator it(arg, ec), end; it != end && !ec;
          it.increment(ec))
-      if (llvm::sys::fs::is_regular_file(it->path()))
+      if (llvm::sys::fs::is_regular_file(it->path()) &&
+          !llvm::sys::path::filename(it->path()).starts_with("."))
         files.push_back(it->path());
     if (ec) {
       llvm::errs() << "replay: cannot list '" << arg << "': " << ec.message()
