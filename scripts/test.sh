@@ -59,9 +59,9 @@ run_ctest() { # LABEL BUILD_DIR
   summarize ctest "$logs/$1.xml" "$1"
 }
 
-# fuzz TARGET: a bounded libFuzzer run (fixed seed, so CI explores the same
-# inputs each time) from the committed corpus, in fork mode so that it goes
-# on after a crash. Each crash is replayed and matched against
+# fuzz TARGET: a bounded libFuzzer run from the committed corpus (-seed=1:
+# a fixed start, though fork mode's jobs still depend on timing), in fork
+# mode so that it goes on after a crash. Each crash is replayed and matched against
 # fuzz/known-crashes.txt: a known open bug is listed, any other crash, a
 # timeout, a leak or an out-of-memory fails the run and prints the reproducer.
 fuzz() {
