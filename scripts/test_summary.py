@@ -13,7 +13,9 @@ UNSUPPORTED is skipped (the reason is lit's: the features named in REQUIRES:
 that are missing, or the UNSUPPORTED: condition that holds).
 ctest: a test is skipped when ctest says so because of SKIP_RETURN_CODE or
 SKIP_REGULAR_EXPRESSION (gtest_discover_tests sets "[  SKIPPED ]", i.e.
-GTEST_SKIP; the reason is GTEST_SKIP's message) or the DISABLED property; a
+GTEST_SKIP; the reason is GTEST_SKIP's message) or the DISABLED property,
+or when a test that passed printed gtest's "[  SKIPPED ]" (a gtest binary run
+by add_test without that property, e.g. under mpirun); a
 test that could not run for another reason (a missing executable) fails, as
 ctest counts it.
 """
@@ -68,7 +70,11 @@ def ctest_summary(path, label):
         name = case.get("name")
         status = case.get("status")
         out = case.findtext("system-out") or ""
-        if status == "run":
+        if status == "run" and "[  SKIPPED ] " in out:
+            # A gtest binary added with add_test (not gtest_discover_tests)
+            # and no SKIP_REGULAR_EXPRESSION: judged as that property would.
+            skipped.append((name, gtest_skip_message(out) or "GTEST_SKIP"))
+        elif status == "run":
             passed += 1
         elif status == "fail":
             failed.append(name)
