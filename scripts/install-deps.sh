@@ -6,6 +6,7 @@ packages=(
   build-essential cmake ninja-build ccache git python3
   libmlir-19-dev mlir-19-tools llvm-19-dev llvm-19-tools
   libgtest-dev clang-format
+  clang-19 libclang-rt-19-dev libfuzzer-19-dev
   libopenmpi-dev openmpi-bin libopenblas-dev nlohmann-json3-dev libxxhash-dev
   python3-torch python3-numpy python3-matplotlib
 )

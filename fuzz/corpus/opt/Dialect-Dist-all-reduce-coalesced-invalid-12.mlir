@@ -1,0 +1,8 @@
+
+dist.mesh @mesh ["dp" = 2, "tp" = 4]
+func.func @axis_missing(%x: tensor<8x2xf32>) {
+  // expected-error @+1 {{axis 'cp' is not an axis of mesh @mesh (dp, tp)}}
+  %0 = dist.all_reduce_coalesced %x on @mesh["cp"] sum : (tensor<8x2xf32>) -> tensor<8x2xf32>
+  return
+}
+

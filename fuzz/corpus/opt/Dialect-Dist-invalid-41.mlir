@@ -1,0 +1,8 @@
+
+dist.mesh @mesh ["dp" = 2, "tp" = 4]
+func.func @element_type(%x: tensor<8x8xf32>) {
+  // expected-error @+1 {{element type changes from 'f32' to 'f16'}}
+  %0 = dist.reduce_scatter %x on @mesh["tp"] dim 0 : tensor<8x8xf32> -> tensor<2x8xf16>
+  return
+}
+

@@ -1,0 +1,9 @@
+
+tfm.param @w : tensor<8x8xf32> init normal(0.02)
+func.func @element_type(%g: tensor<8x8xbf16>, %s: tensor<f32>) {
+  %w = tfm.get_param @w : tensor<8x8xf32>
+  // expected-error @+1 {{updates @w with a gradient of type 'tensor<8x8xbf16>', which is not how the function reads it}}
+  tfm.sgd_update @w, %g scale %s lr 0.1 weight_decay 0.0 : tensor<8x8xbf16>, tensor<f32>
+  return
+}
+

@@ -1,0 +1,7 @@
+
+func.func @heads_multiple(%d: tensor<8x2x16xf32>) {
+  // expected-error @+1 {{heads must be a positive multiple of kv_heads and head_dim positive}}
+  %0 = tfm.qkv_concat %d, %d, %d packing blocks heads 4 kv_heads 3 head_dim 4 : tensor<8x2x16xf32>, tensor<8x2x16xf32>, tensor<8x2x16xf32> -> tensor<8x2x48xf32>
+  return
+}
+

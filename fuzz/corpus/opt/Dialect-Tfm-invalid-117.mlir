@@ -1,0 +1,7 @@
+
+func.func @silu_integer(%x: tensor<8x16xi64>) {
+  // expected-error @+1 {{operand #0 must be ranked tensor of 32-bit float or bfloat16 type or 16-bit float values, but got 'tensor<8x16xi64>'}}
+  %0 = tfm.silu %x : tensor<8x16xi64>
+  return
+}
+

@@ -1,0 +1,7 @@
+
+func.func @result_hidden(%ids: tensor<8x2xi64>, %t: tensor<64x16xf32>) {
+  // expected-error @+1 {{result shape must be [8, 2, 16] (ids shape + hidden), got [8, 2, 64]}}
+  %0 = tfm.embedding %ids, %t : (tensor<8x2xi64>, tensor<64x16xf32>) -> tensor<8x2x64xf32>
+  return
+}
+

@@ -1,0 +1,11 @@
+
+func.func @integer_input(%x: tensor<8x2x16xi64>) {
+  // expected-error @+1 {{operand #0 must be ranked tensor of 32-bit float or bfloat16 type or 16-bit float values, but got 'tensor<8x2x16xi64>'}}
+  %0 = tfm.dropout %x rate 0.1 stream 0 : tensor<8x2x16xi64>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// tfm.linear
+//===----------------------------------------------------------------------===//
+
