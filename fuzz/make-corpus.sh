@@ -36,8 +36,7 @@ for model in gpt2-tiny neox-tiny llama-tiny; do
     --sp-partition="tp=2 sequence-parallel=true" \
     >"$corpus/opt/model-$model-tp2-sp.mlir"
 done
-# Seeds that crash a target now reproduce an open bug (their reduced
-# reproducers are in fuzz/regressions/<target>/open/): left out until fixed,
-# since libFuzzer stops on a crashing seed.
-rm -f "$corpus/opt/Dialect-Tfm-ops-00.mlir" # partition-layout-without-mesh.mlir
+# A seed that crashes a target reproduces an open bug (its reduced reproducer
+# is in fuzz/regressions/<target>/open/): remove it here until it is fixed,
+# since libFuzzer stops on a crashing seed. None at present.
 echo "corpus: $(ls "$corpus/import" | wc -l) import, $(ls "$corpus/opt" | wc -l) opt inputs"

@@ -549,6 +549,33 @@ LogicalResult Partitioner::run(func::FuncOp func) {
 }
 
 namespace {
+/// sp-partition takes one-device IR: a type that already carries a layout
+/// means the module was partitioned (or written as if it were) and has no
+/// mesh to interpret the layout with.
+static LogicalResult checkOneDevice(ModuleOp module) {
+  auto hasLayout = [](Type t) { return bool(LayoutAttr::fromType(t)); };
+  WalkResult result = module.walk([&](Operation *op) {
+    SmallVector<Type> types(op->getResultTypes());
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          types.push_back(arg.getType());
+    if (auto param = dyn_cast<tfm::ParamOp>(op))
+      types.push_back(param.getType());
+    if (auto func = dyn_cast<func::FuncOp>(op))
+      llvm::append_range(types, func.getFunctionType().getResults());
+    for (Type t : types)
+      if (hasLayout(t)) {
+        op->emitOpError() << "has the distributed type " << t
+                          << " but sp-partition takes one-device IR (no "
+                             "#dist.layout) and the module has no dist.mesh";
+        return WalkResult::interrupt();
+      }
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
 struct SpPartitionPass : dist::impl::SpPartitionPassBase<SpPartitionPass> {
   using SpPartitionPassBase::SpPartitionPassBase;
 
@@ -575,6 +602,8 @@ struct SpPartitionPass : dist::impl::SpPartitionPassBase<SpPartitionPass> {
                             "(it has a dist.mesh)";
       return signalPassFailure();
     }
+    if (failed(checkOneDevice(module)))
+      return signalPassFailure();
     OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
     // dp outermost, so the tp ranks of a replica are adjacent (Megatron).
     SmallVector<StringRef> axes;
