@@ -99,13 +99,23 @@ public:
     spans.emplace(lo, hi);
   }
 
-  /// The end of a range that meets [at, at + bytes), if any.
-  std::optional<int64_t> blocking(int64_t at, int64_t bytes) const {
-    auto it = spans.upper_bound(at);
-    if (it != spans.begin() && std::prev(it)->second > at)
-      return std::prev(it)->second;
-    if (it != spans.end() && it->first < at + bytes)
-      return it->second;
+  /// A position in the ranges: the first that ends past some offset.
+  using Cursor = std::map<int64_t, int64_t>::const_iterator;
+  Cursor begin() const { return spans.begin(); }
+
+  /// The end of the range that meets [at, at + bytes), if any; `c` (at the
+  /// first range ending past an offset <= at) moves to the first ending past
+  /// at. Offsets only grow while a value is placed, so the cursor mostly
+  /// stays or steps once instead of searching the tree each time.
+  std::optional<int64_t> blocking(Cursor &c, int64_t at, int64_t bytes) const {
+    if (c != spans.end() && c->second <= at && ++c != spans.end() &&
+        c->second <= at) {
+      c = spans.upper_bound(at);
+      if (c != spans.begin() && std::prev(c)->second > at)
+        --c;
+    }
+    if (c != spans.end() && c->first < at + bytes)
+      return c->second;
     return std::nullopt;
   }
 
@@ -193,6 +203,7 @@ static int64_t placeFast(ArrayRef<LiveValue> values, ArrayRef<unsigned> order,
     ops = std::max(ops, v.end + 1);
   LiveBytes placed(ops);
   SmallVector<const Spans *> unions;
+  SmallVector<Spans::Cursor> cursors;
   int64_t arena = 0;
   for (unsigned i : order) {
     const LiveValue &v = values[i];
@@ -200,11 +211,14 @@ static int64_t placeFast(ArrayRef<LiveValue> values, ArrayRef<unsigned> order,
     // Empty values go at 0 (as the scan puts them) and hold no bytes.
     if (v.bytes > 0) {
       placed.unions(v, unions);
+      cursors.clear();
+      for (const Spans *s : unions)
+        cursors.push_back(s->begin());
       // Past every range that meets [at, at + bytes), until none does.
       for (bool moved = true; moved;) {
         moved = false;
-        for (const Spans *s : unions)
-          while (std::optional<int64_t> end = s->blocking(at, v.bytes)) {
+        for (auto [s, c] : llvm::zip(unions, cursors))
+          while (std::optional<int64_t> end = s->blocking(c, at, v.bytes)) {
             at = *alignArena(*end);
             moved = true;
           }
