@@ -102,6 +102,7 @@ public:
   /// A position in the ranges: the first that ends past some offset.
   using Cursor = std::map<int64_t, int64_t>::const_iterator;
   Cursor begin() const { return spans.begin(); }
+  bool atEnd(Cursor c) const { return c == spans.end(); }
 
   /// The end of the range that meets [at, at + bytes), if any; `c` (at the
   /// first range ending past an offset <= at) moves to the first ending past
@@ -214,14 +215,26 @@ static int64_t placeFast(ArrayRef<LiveValue> values, ArrayRef<unsigned> order,
       cursors.clear();
       for (const Spans *s : unions)
         cursors.push_back(s->begin());
-      // Past every range that meets [at, at + bytes), until none does.
+      // Past every range that meets [at, at + bytes), until none does (the
+      // lowest such offset, whatever the order the unions are looked at in).
+      // A union with no range ending past `at` is done with.
       for (bool moved = true; moved;) {
         moved = false;
-        for (auto [s, c] : llvm::zip(unions, cursors))
-          while (std::optional<int64_t> end = s->blocking(c, at, v.bytes)) {
+        for (size_t j = 0; j < unions.size();) {
+          while (std::optional<int64_t> end =
+                     unions[j]->blocking(cursors[j], at, v.bytes)) {
             at = *alignArena(*end);
             moved = true;
           }
+          if (unions[j]->atEnd(cursors[j])) {
+            unions[j] = unions.back();
+            unions.pop_back();
+            cursors[j] = cursors.back();
+            cursors.pop_back();
+          } else {
+            ++j;
+          }
+        }
       }
       placed.insert(v, at);
     }
