@@ -2,11 +2,14 @@
 //
 //   sp-compile model.mlir --tp T [--sp] [--dp D] [--target cpu]
 //              [--emit mlir|llvm|obj|exe] [--report memory|comm] -o OUT
+//              [--mlir-timing [--mlir-timing-display=list|tree]]
 //
 // Runs the pipeline in-process: sp-partition, then convert-sp-to-runtime,
 // translation to LLVM IR, code generation with the host's TargetMachine,
 // and a link with libsprt through the C++ compiler this build used. Every
 // numeric flag is checked first (checkFlags): decimal, finite, in range.
+// --mlir-timing prints, on stderr, the time of parsing, of each pass, of the
+// output and of each step after the pass pipeline (MLIR's timing report).
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,6 +26,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Support/Timing.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
@@ -236,6 +240,7 @@ static int checkFlags() {
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
+  mlir::registerDefaultTimingManagerCLOptions();
   cl::ParseCommandLineOptions(
       argc, argv, "seqpar: model IR -> sequence-parallel program\n");
   if (int rc = checkFlags())
@@ -257,6 +262,12 @@ int main(int argc, char **argv) {
   mlir::registerLLVMDialectTranslation(registry);
   mlir::MLIRContext context(registry);
 
+  // Timers for each step; the report is printed when `timingManager` goes.
+  mlir::DefaultTimingManager timingManager;
+  mlir::applyDefaultTimingManagerCLOptions(timingManager);
+  mlir::TimingScope timing = timingManager.getRootScope();
+  mlir::TimingScope parseTiming = timing.nest("Parse");
+
   llvm::SourceMgr sourceMgr;
   mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context);
   auto file = MemoryBuffer::getFileOrSTDIN(input, /*IsText=*/true);
@@ -267,8 +278,10 @@ int main(int argc, char **argv) {
       mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
   if (!module)
     return fail("'" + input + "' is not a valid tfm model");
+  parseTiming.stop();
 
   mlir::PassManager pm(&context);
+  pm.enableTiming(timing);
   seqpar::dist::SpPartitionPassOptions partition;
   partition.tp = tp;
   partition.dp = dp;
@@ -318,6 +331,7 @@ int main(int argc, char **argv) {
   if (emit == "mlir") {
     if (failed(pm.run(*module)))
       return 1;
+    mlir::TimingScope outputTiming = timing.nest("Output");
     return writeOutput([&](raw_ostream &os) { module->print(os); });
   }
   pm.addPass(seqpar::createConvertSpToRuntimePass());
@@ -327,10 +341,14 @@ int main(int argc, char **argv) {
   InitializeNativeTarget();
   InitializeNativeTargetAsmPrinter();
   LLVMContext llvmContext;
+  mlir::TimingScope translateTiming = timing.nest("Translate to LLVM IR");
   std::unique_ptr<llvm::Module> llvmModule =
       mlir::translateModuleToLLVMIR(*module, llvmContext, "seqpar");
   if (!llvmModule)
     return fail("translation to LLVM IR failed");
+  translateTiming.stop();
+  mlir::TimingScope outputTiming =
+      timing.nest(emit == "llvm" ? "Output" : "Code generation");
   if (emit == "llvm")
     return writeOutput(
         [&](raw_ostream &os) { llvmModule->print(os, nullptr); });
@@ -342,8 +360,11 @@ int main(int argc, char **argv) {
           sys::fs::createTemporaryFile("seqpar-step", "o", object))
     return fail("cannot create a temporary object file: " + ec.message());
   int rc = emitObject(*llvmModule, object);
-  if (rc == 0)
+  outputTiming.stop();
+  if (rc == 0) {
+    mlir::TimingScope linkTiming = timing.nest("Link");
     rc = link(object, output);
+  }
   sys::fs::remove(object);
   return rc;
 }

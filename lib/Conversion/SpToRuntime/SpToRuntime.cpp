@@ -95,6 +95,9 @@ private:
   SmallVector<int64_t> axisSizes;
   SmallVector<ParamOp> params;
   llvm::StringMap<int64_t> paramIndex;
+  /// The runtime functions declared so far, by name (a lookup in the module
+  /// scans it, once per call emitted).
+  llvm::StringMap<LLVM::LLVMFuncOp> declared;
   DenseMap<Value, Buffer> buffers;
   DenseMap<Value, int64_t> bufferEnd;
   int64_t arenaBytes = 0;
@@ -251,13 +254,16 @@ LogicalResult Lowering::plan() {
 }
 
 LLVM::LLVMFuncOp Lowering::declare(StringRef name, TypeRange args) {
-  if (auto f = module.lookupSymbol<LLVM::LLVMFuncOp>(name))
+  LLVM::LLVMFuncOp &f = declared[name];
+  if (f)
+    return f;
+  if ((f = module.lookupSymbol<LLVM::LLVMFuncOp>(name)))
     return f;
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(module.getBody());
   auto fnTy = LLVM::LLVMFunctionType::get(
       LLVM::LLVMVoidType::get(b.getContext()), SmallVector<Type>(args));
-  return b.create<LLVM::LLVMFuncOp>(loc, name, fnTy);
+  return f = b.create<LLVM::LLVMFuncOp>(loc, name, fnTy);
 }
 
 void Lowering::call(StringRef name, ArrayRef<Value> args) {

@@ -122,6 +122,9 @@ dist::verifyLayoutOnMesh(Type type, MeshOp mesh,
   return success();
 }
 
+static LogicalResult verifyAllGatherParam(AllGatherParamOp op, int64_t n,
+                                          SymbolTableCollection &symbolTable);
+
 LogicalResult
 dist::verifyCollectiveSymbolUses(CollectiveOpInterface op,
                                  SymbolTableCollection &symbolTable) {
@@ -152,6 +155,8 @@ dist::verifyCollectiveSymbolUses(CollectiveOpInterface op,
   for (auto [i, v] : llvm::enumerate(o->getResults()))
     if (failed(checkType(v.getType(), "result", i)))
       return failure();
+  if (auto gather = dyn_cast<AllGatherParamOp>(o))
+    return verifyAllGatherParam(gather, *size, symbolTable);
   return op.verifyWithAxisSize(*size);
 }
 
@@ -342,17 +347,27 @@ LogicalResult ReduceScatterCoalescedOp::verifyWithAxisSize(int64_t n) {
   return success();
 }
 
-LogicalResult AllGatherParamOp::verifyWithAxisSize(int64_t n) {
-  if (failed(verifyTensorSize(*this, getType(), "type")))
+/// AllGatherParamOp::verifyWithAxisSize, with the symbol tables of the
+/// verification sweep (a lookup without them scans the module, once per
+/// parameter gathered).
+static LogicalResult verifyAllGatherParam(AllGatherParamOp op, int64_t n,
+                                          SymbolTableCollection &symbolTable) {
+  if (failed(verifyTensorSize(op, op.getType(), "type")))
     return failure();
-  if (!SymbolTable::lookupNearestSymbolFrom(*this, getParamAttr()))
-    return emitOpError() << getParamAttr() << " does not name a tfm.param";
-  auto t = cast<RankedTensorType>(getType());
+  if (!symbolTable.lookupNearestSymbolFrom(op, op.getParamAttr()))
+    return op.emitOpError()
+           << op.getParamAttr() << " does not name a tfm.param";
+  auto t = cast<RankedTensorType>(op.getType());
   if (t.getRank() < 1 || t.getDimSize(0) % n != 0)
-    return emitOpError() << "the first dimension of " << t
-                         << " is not divisible by the size of axis '"
-                         << getAxis() << "' (" << n << ")";
+    return op.emitOpError() << "the first dimension of " << t
+                            << " is not divisible by the size of axis '"
+                            << op.getAxis() << "' (" << n << ")";
   return success();
+}
+
+LogicalResult AllGatherParamOp::verifyWithAxisSize(int64_t n) {
+  SymbolTableCollection symbolTable;
+  return verifyAllGatherParam(*this, n, symbolTable);
 }
 
 LogicalResult AllToAllOp::verifyWithAxisSize(int64_t n) {

@@ -124,16 +124,16 @@ struct SpOptimizerPass : dist::impl::SpOptimizerPassBase<SpOptimizerPass> {
     // With a distributed optimizer each replica updated one slice of the
     // parameter: gather the slices back (once per parameter).
     SmallVector<std::pair<FlatSymbolRefAttr, Type>> gathers;
+    // The type each parameter is read with (its last read), from one walk.
+    DenseMap<Attribute, Type> readTypes;
+    if (mesh && step->hasAttr("tfm.zero"))
+      step.walk([&](GetParamOp get) {
+        readTypes[get.getNameAttr()] = get.getType();
+      });
     for (auto [param, g] : grads) {
       if (mesh && step->hasAttr("tfm.zero") &&
-          shardingOf(g, "dp") == Sharding::split(0)) {
-        Type read;
-        step.walk([&](GetParamOp get) {
-          if (get.getNameAttr() == param)
-            read = get.getType();
-        });
-        gathers.push_back({param, read});
-      }
+          shardingOf(g, "dp") == Sharding::split(0))
+        gathers.push_back({param, readTypes.lookup(param)});
       if (optimizer == "sgd")
         b.create<SgdUpdateOp>(loc, param, g, clip.getScale(),
                               b.getF64FloatAttr(lr),

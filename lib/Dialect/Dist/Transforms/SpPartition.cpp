@@ -44,7 +44,10 @@ public:
   Partitioner(ModuleOp module, MeshOp mesh, int64_t tp, int64_t dp, bool sp)
       : module(module), mesh(mesh), tp(tp), dp(dp), sp(sp),
         b(module.getContext()),
-        meshRef(FlatSymbolRefAttr::get(mesh.getSymNameAttr())) {}
+        meshRef(FlatSymbolRefAttr::get(mesh.getSymNameAttr())) {
+    for (ParamOp p : module.getOps<ParamOp>())
+      decls[p.getSymNameAttr()] = p;
+  }
 
   LogicalResult run(func::FuncOp func);
 
@@ -114,6 +117,8 @@ private:
   DenseMap<std::pair<Value, Attribute>, Value> converted;
   /// "<parameter>|<sharding>" -> this rank's get_param of it.
   llvm::StringMap<Value> params;
+  /// The module's parameters by name (one lookup each, not a scan).
+  DenseMap<StringAttr, ParamOp> decls;
 };
 } // namespace
 
@@ -202,8 +207,7 @@ FailureOr<Value> Partitioner::param(Value old, Sharding want) {
   auto read = old.getDefiningOp<GetParamOp>();
   if (!read) // An activation used as a weight: convert like any value.
     return get(old, want);
-  auto decl =
-      SymbolTable::lookupNearestSymbolFrom<ParamOp>(read, read.getNameAttr());
+  ParamOp decl = decls.lookup(read.getNameAttr().getAttr());
   auto global = cast<RankedTensorType>(decl.getType());
   LayoutAttr declared = LayoutAttr::fromType(global);
   Sharding have = declared ? declared.getSharding(kAxis) : Sharding();

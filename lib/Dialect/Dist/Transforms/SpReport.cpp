@@ -182,9 +182,10 @@ struct CommEntry {
 
 static LogicalResult commReport(func::FuncOp func, PerLayer<CommEntry> &layers,
                                 int64_t &total) {
+  // One symbol table for the walk (a lookup without one scans the module).
+  SymbolTableCollection symbols;
   WalkResult r = func.walk([&](CollectiveOpInterface op) {
-    auto mesh =
-        SymbolTable::lookupNearestSymbolFrom<MeshOp>(op, op.getMeshRef());
+    auto mesh = symbols.lookupNearestSymbolFrom<MeshOp>(op, op.getMeshRef());
     int64_t n = *mesh.getAxisSize(op.getMeshAxis());
     std::optional<int64_t> bytes = op.getRingBytesSent(n);
     if (!bytes) {

@@ -32,7 +32,13 @@ static void reduceOver(func::ReturnOp ret, MeshOp mesh, StringRef axis,
                        int64_t bucketBytes, bool scatter) {
   OpBuilder b(ret);
   SmallVector<unsigned> pending;
+  DenseSet<Value> pendingValues;
   int64_t bytes = 0;
+  // The results each value is returned as, in order (one lookup per reduced
+  // value, where scanning the results for each was quadratic).
+  DenseMap<Value, SmallVector<unsigned, 1>> resultsOf;
+  for (OpOperand &use : ret->getOpOperands())
+    resultsOf[use.get()].push_back(use.getOperandNumber());
   auto flush = [&]() {
     if (pending.empty())
       return;
@@ -67,11 +73,15 @@ static void reduceOver(func::ReturnOp ret, MeshOp mesh, StringRef axis,
           ReductionKindAttr::get(b.getContext(), ReductionKind::sum));
     }
     // A value returned for several parameters (a tie group) is reduced once.
-    for (auto [in, r] : llvm::zip(inputs, reduce->getResults()))
-      for (OpOperand &use : ret->getOpOperands())
-        if (use.get() == in)
-          use.set(r);
+    for (auto [in, r] : llvm::zip(inputs, reduce->getResults())) {
+      SmallVector<unsigned, 1> results = resultsOf.lookup(in);
+      for (unsigned j : results)
+        ret->setOperand(j, r);
+      resultsOf.erase(in);
+      resultsOf[r] = std::move(results);
+    }
     pending.clear();
+    pendingValues.clear();
     bytes = 0;
   };
   auto func = ret->getParentOfType<func::FuncOp>();
@@ -81,15 +91,14 @@ static void reduceOver(func::ReturnOp ret, MeshOp mesh, StringRef axis,
     Value g = ret.getOperand(i);
     if (scatter && !shardable(g, mesh, axis))
       continue; // all-reduced by the next call
-    if (!shardingOf(g, axis).isPartial() ||
-        llvm::any_of(pending,
-                     [&](unsigned j) { return ret.getOperand(j) == g; }))
+    if (!shardingOf(g, axis).isPartial() || pendingValues.contains(g))
       continue;
     // A bucket whose bytes would pass int64 is full too.
     std::optional<int64_t> more = llvm::checkedAdd<int64_t>(bytes, bytesOf(g));
     if (!pending.empty() && (!more || *more > bucketBytes))
       flush();
     pending.push_back(i);
+    pendingValues.insert(g);
     bytes += bytesOf(g);
   }
   flush();

@@ -30,9 +30,10 @@ static int64_t localSize(LayoutAttr layout, MeshOp mesh, int64_t d,
   return global;
 }
 
-static LogicalResult verifyParamShard(tfm::GetParamOp op, MeshOp mesh) {
+static LogicalResult verifyParamShard(tfm::GetParamOp op, MeshOp mesh,
+                                      SymbolTableCollection &symbols) {
   auto param =
-      SymbolTable::lookupNearestSymbolFrom<tfm::ParamOp>(op, op.getNameAttr());
+      symbols.lookupNearestSymbolFrom<tfm::ParamOp>(op, op.getNameAttr());
   auto global = cast<RankedTensorType>(param.getType());
   LayoutAttr layout = LayoutAttr::fromType(global);
   if (!layout)
@@ -64,7 +65,8 @@ static LogicalResult verifyParamShard(tfm::GetParamOp op, MeshOp mesh) {
 /// (`tfm.grad_of = @p`), which must have their parameter's layout: a partial
 /// gradient has not been reduced and would update each copy of the
 /// parameter differently (GPT-NeoX #1257).
-static LogicalResult verifyResults(func::ReturnOp ret, StringRef axis) {
+static LogicalResult verifyResults(func::ReturnOp ret, StringRef axis,
+                                   SymbolTableCollection &symbols) {
   auto func = ret->getParentOfType<func::FuncOp>();
   for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
     Sharding got = shardingOf(v, axis);
@@ -77,7 +79,7 @@ static LogicalResult verifyResults(func::ReturnOp ret, StringRef axis) {
                << "'; a function result must be whole on every rank";
       continue;
     }
-    auto decl = SymbolTable::lookupNearestSymbolFrom<tfm::ParamOp>(ret, param);
+    auto decl = symbols.lookupNearestSymbolFrom<tfm::ParamOp>(ret, param);
     if (!decl)
       return ret.emitOpError() << "result #" << i << " is the gradient of "
                                << param << ", which is not a tfm.param";
@@ -113,14 +115,15 @@ static bool isDataParallelReduction(Operation *op) {
 /// the sum of every member's contributions, formed before any data-parallel
 /// reduction: adding reduced (and, with a distributed optimizer, differently
 /// partitioned) gradients is Megatron-LM #844.
-static LogicalResult verifyTieGroups(func::ReturnOp ret) {
+static LogicalResult verifyTieGroups(func::ReturnOp ret,
+                                     SymbolTableCollection &symbols) {
   auto func = ret->getParentOfType<func::FuncOp>();
   llvm::StringMap<std::pair<FlatSymbolRefAttr, Value>> groups;
   for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
     auto param = func.getResultAttrOfType<FlatSymbolRefAttr>(i, "tfm.grad_of");
-    auto decl =
-        param ? SymbolTable::lookupNearestSymbolFrom<tfm::ParamOp>(ret, param)
-              : tfm::ParamOp();
+    auto decl = param
+                    ? symbols.lookupNearestSymbolFrom<tfm::ParamOp>(ret, param)
+                    : tfm::ParamOp();
     if (!decl || !decl.getTieGroup())
       continue;
     StringRef group = *decl.getTieGroup();
@@ -134,9 +137,11 @@ static LogicalResult verifyTieGroups(func::ReturnOp ret) {
   }
   for (auto &entry : groups) {
     SmallVector<Value> work{entry.second.second};
+    // Each op once: a shared operand is not walked again (and passed).
+    DenseSet<Operation *> seen;
     while (!work.empty()) {
       Operation *def = work.pop_back_val().getDefiningOp();
-      if (!def)
+      if (!def || !seen.insert(def).second)
         continue;
       if (isa<AddOp>(def)) {
         for (Value operand : def->getOperands()) {
@@ -157,7 +162,8 @@ static LogicalResult verifyTieGroups(func::ReturnOp ret) {
   return success();
 }
 
-static LogicalResult verifyOp(Operation *op, MeshOp mesh) {
+static LogicalResult verifyOp(Operation *op, MeshOp mesh,
+                              SymbolTableCollection &symbols) {
   auto checkTypes = [&](ValueRange values, StringRef what) {
     for (auto [i, v] : llvm::enumerate(values))
       if (failed(verifyLayoutOnMesh(v.getType(), mesh, [&]() {
@@ -171,15 +177,15 @@ static LogicalResult verifyOp(Operation *op, MeshOp mesh) {
       failed(checkTypes(op->getResults(), "result")))
     return failure();
   if (auto get = dyn_cast<tfm::GetParamOp>(op))
-    if (failed(verifyParamShard(get, mesh)))
+    if (failed(verifyParamShard(get, mesh, symbols)))
       return failure();
   if (auto ret = dyn_cast<func::ReturnOp>(op))
-    if (failed(verifyTieGroups(ret)))
+    if (failed(verifyTieGroups(ret, symbols)))
       return failure();
   for (Attribute a : mesh.getAxisNames()) {
     StringRef axis = cast<StringAttr>(a).getValue();
     if (auto ret = dyn_cast<func::ReturnOp>(op)) {
-      if (failed(verifyResults(ret, axis)))
+      if (failed(verifyResults(ret, axis, symbols)))
         return failure();
       continue;
     }
@@ -219,9 +225,12 @@ LogicalResult dist::verifyLayouts(ModuleOp module) {
           return param.emitOpError() << "layout ";
         })))
       return failure();
+  // Symbols are looked up through tables built once (the IR does not change
+  // here): a lookup without one scans the module, once per parameter read.
+  SymbolTableCollection symbols;
   WalkResult r = module.walk([&](func::FuncOp func) {
     for (Operation &op : func.getBody().getOps())
-      if (failed(verifyOp(&op, mesh)))
+      if (failed(verifyOp(&op, mesh, symbols)))
         return WalkResult::interrupt();
     return WalkResult::advance();
   });

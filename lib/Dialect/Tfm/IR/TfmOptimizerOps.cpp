@@ -11,21 +11,75 @@ LogicalResult ClipScaleOp::verify() {
   return success();
 }
 
+namespace {
+/// The types each parameter is read with (get_param) within one parent op,
+/// shared by the update ops of one verification sweep (verifyUpdatedParam).
+struct ReadIndex {
+  Operation *parent = nullptr;
+  /// The update op whose verification used the index last.
+  Operation *last = nullptr;
+  DenseMap<Attribute, SmallVector<RankedTensorType, 1>> types;
+};
+} // namespace
+
+static bool isUpdate(Operation &op) {
+  return isa<SgdUpdateOp, AdamWUpdateOp>(op);
+}
+
+/// The update op before `op` among the ops of `op`'s parent (not nested
+/// deeper), in walk order; null if none.
+static Operation *previousUpdate(Operation *op) {
+  for (Operation *o = op->getPrevNode(); o; o = o->getPrevNode())
+    if (isUpdate(*o))
+      return o;
+  Region *region = op->getParentRegion();
+  for (Block *b = op->getBlock()->getPrevNode(); b; b = b->getPrevNode())
+    for (Operation &o : llvm::reverse(*b))
+      if (isUpdate(o))
+        return &o;
+  Operation *parent = op->getParentOp();
+  for (unsigned r = region->getRegionNumber(); r-- > 0;)
+    for (Block &b : llvm::reverse(parent->getRegion(r)))
+      for (Operation &o : llvm::reverse(b))
+        if (isUpdate(o))
+          return &o;
+  return nullptr;
+}
+
+/// The types `op`'s parent reads each parameter with. Symbol uses are
+/// verified in one sweep over the symbol table in walk order, stopping at
+/// the first failure, and the IR does not change during a sweep; so when the
+/// update op before `op` in its parent is the last one the index served, it
+/// was verified just before in this same sweep and the index is current.
+/// Otherwise (`op` comes first, or the index is of another parent) the
+/// parent is walked again. One walk per parent per sweep, where a walk per
+/// update op made verification quadratic in the number of parameters.
+static const ReadIndex &readsOf(Operation *op) {
+  static thread_local ReadIndex index;
+  Operation *parent = op->getParentOp();
+  Operation *previous = previousUpdate(op);
+  if (index.parent != parent || !previous || index.last != previous) {
+    index.parent = parent;
+    index.types.clear();
+    parent->walk([&](GetParamOp get) {
+      index.types[get.getNameAttr()].push_back(get.getType());
+    });
+  }
+  index.last = op;
+  return index;
+}
+
 /// The parameter exists and this function reads it with the gradient's type.
 static LogicalResult verifyUpdatedParam(Operation *op, FlatSymbolRefAttr name,
                                         Type gradType,
                                         SymbolTableCollection &symbolTable) {
   if (!symbolTable.lookupNearestSymbolFrom<ParamOp>(op, name))
     return op->emitOpError() << name << " does not name a tfm.param";
-  Operation *func = op->getParentOp();
   bool read = false;
   // The gradient has the type the parameter is read with, or is a slice of
   // it along the first dimension (a distributed optimizer's shard).
   auto g = cast<RankedTensorType>(gradType);
-  func->walk([&](GetParamOp get) {
-    RankedTensorType t = get.getType();
-    if (get.getNameAttr() != name)
-      return;
+  for (RankedTensorType t : readsOf(op).types.lookup(name)) {
     if (t == g)
       read = true;
     else if (t.getRank() == g.getRank() && t.getRank() >= 1 &&
@@ -34,7 +88,7 @@ static LogicalResult verifyUpdatedParam(Operation *op, FlatSymbolRefAttr name,
              t.getShape().drop_front() == g.getShape().drop_front() &&
              g.getDimSize(0) > 0 && t.getDimSize(0) % g.getDimSize(0) == 0)
       read = true;
-  });
+  }
   if (!read)
     return op->emitOpError()
            << "updates " << name << " with a gradient of type " << gradType

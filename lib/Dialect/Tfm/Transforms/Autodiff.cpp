@@ -478,28 +478,39 @@ LogicalResult Autodiff::run() {
   // Parameters of one tie group (copies of one weight) share one gradient:
   // the sum of the contributions of every member, formed here, before any
   // reduction (Megatron-LM #844).
-  auto sameGroup = [](ParamOp a, ParamOp c) {
-    return a == c || (a.getTieGroup() && a.getTieGroup() == c.getTieGroup());
+  // Reads are indexed once (in body order) by parameter and by group, the
+  // group of a parameter without a tie group being the parameter itself.
+  auto groupOf = [](ParamOp p) -> const void * {
+    if (StringAttr group = p.getTieGroupAttr())
+      return group.getAsOpaquePointer();
+    return p.getOperation();
   };
+  DenseMap<StringAttr, ParamOp> byName;
+  for (ParamOp p : params)
+    byName[p.getSymNameAttr()] = p;
+  DenseMap<const void *, SmallVector<GetParamOp>> groupReads;
+  DenseMap<Operation *, GetParamOp> lastRead;
+  for (auto get : body.getOps<GetParamOp>()) {
+    ParamOp target = byName.lookup(get.getNameAttr().getAttr());
+    if (!target)
+      continue; // not a tfm.param: the verifier rejects it
+    groupReads[groupOf(target)].push_back(get);
+    lastRead[target] = get;
+  }
   for (ParamOp p : params) {
     SmallVector<Value> parts;
     RankedTensorType readType;
-    for (auto get : body.getOps<GetParamOp>()) {
-      auto target = module.lookupSymbol<ParamOp>(get.getName());
-      if (!sameGroup(p, target))
-        continue;
-      if (target == p)
-        readType = get.getType();
+    ArrayRef<GetParamOp> reads = groupReads.lookup(groupOf(p));
+    for (GetParamOp get : reads) {
       auto it = cotangents.find(get.getResult());
       if (it != cotangents.end())
         llvm::append_range(parts, it->second);
     }
-    if (!readType) {
+    if (GetParamOp get = lastRead.lookup(p))
+      readType = get.getType();
+    else if (!reads.empty())
       // A member of a tie group that this function does not read directly.
-      for (auto get : body.getOps<GetParamOp>())
-        if (sameGroup(p, module.lookupSymbol<ParamOp>(get.getName())))
-          readType = get.getType();
-    }
+      readType = GetParamOp(reads.back()).getType();
     Value g;
     if (!readType)
       return p.emitOpError() << "is never read by @forward: it has no "
@@ -522,8 +533,17 @@ LogicalResult Autodiff::run() {
     return failure();
   step.setType(FunctionType::get(module.getContext(), body.getArgumentTypes(),
                                  ValueRange(results).getTypes()));
-  for (auto [i, g] : llvm::enumerate(gradOf))
-    step.setResultAttr(i + 1, "tfm.grad_of", g);
+  // All result attributes at once (one at a time copies the list each time).
+  if (!gradOf.empty()) {
+    SmallVector<DictionaryAttr> resultAttrs{step.getResultAttrDict(0)};
+    auto gradOfName = b.getStringAttr("tfm.grad_of");
+    for (auto [i, g] : llvm::enumerate(gradOf)) {
+      NamedAttrList attrs(step.getResultAttrDict(i + 1));
+      attrs.set(gradOfName, g);
+      resultAttrs.push_back(attrs.getDictionary(module.getContext()));
+    }
+    step.setAllResultAttrs(resultAttrs);
+  }
   forward.erase();
   return success();
 }
