@@ -91,6 +91,15 @@ def Dist_AllGatherOp : Dist_CollectiveOp<"all_gather", [Pure]> {
       dimension and the element type are unchanged;
     - with layouts: the operand is S(dim) on the axis, the result R, other
       axes unchanged.
+
+    **Canonicalization** (lib/Dialect/Dist/IR/DistFolds.cpp): folds to its
+    operand on an axis of size 1 when the types are identical, and
+    `all_gather(local_slice(x))` on the same axis and dim to `x`;
+    `all_gather(reduce_scatter(x))` on the same dim, the shard used only
+    there, becomes `all_reduce sum(x)`; `all_gather(all_to_all(x, split d,
+    concat c), d)` becomes `all_gather(x, c)`. With layouts a collective
+    always changes the layout of its axis, so on an axis of size 1 it is
+    kept: the dialect has no layout cast.
   }];
   let arguments = (ins Dist_Tensor:$input, FlatSymbolRefAttr:$mesh,
                        StrAttr:$axis, I64Attr:$dim);
@@ -99,6 +108,8 @@ def Dist_AllGatherOp : Dist_CollectiveOp<"all_gather", [Pure]> {
     $input `on` $mesh `[` $axis `]` `dim` $dim attr-dict `:` type($input)
     `->` type($result)
   }];
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
 }
 
 def Dist_ReduceScatterOp : Dist_CollectiveOp<"reduce_scatter", [Pure]> {
@@ -120,6 +131,9 @@ def Dist_ReduceScatterOp : Dist_CollectiveOp<"reduce_scatter", [Pure]> {
       dimension and the element type are unchanged;
     - with layouts: the operand is P on the axis, the result S(dim), other
       axes unchanged.
+
+    **Canonicalization**: folds to its operand on an axis of size 1 when the
+    types are identical.
   }];
   let arguments = (ins Dist_Tensor:$input, FlatSymbolRefAttr:$mesh,
                        StrAttr:$axis, I64Attr:$dim);
@@ -128,6 +142,7 @@ def Dist_ReduceScatterOp : Dist_CollectiveOp<"reduce_scatter", [Pure]> {
     $input `on` $mesh `[` $axis `]` `dim` $dim attr-dict `:` type($input)
     `->` type($result)
   }];
+  let hasFolder = 1;
 }
 
 def Dist_AllReduceOp : Dist_CollectiveOp<"all_reduce", [Pure]> {
@@ -148,6 +163,9 @@ def Dist_AllReduceOp : Dist_CollectiveOp<"all_reduce", [Pure]> {
     - operand and result have the same shape and element type;
     - with layouts: the operand is P on the axis, the result R, other axes
       unchanged.
+
+    **Canonicalization**: folds to its operand on an axis of size 1 when the
+    types are identical (any kind).
   }];
   let arguments = (ins Dist_Tensor:$input, FlatSymbolRefAttr:$mesh,
                        StrAttr:$axis, Dist_ReductionKind:$kind);
@@ -156,6 +174,7 @@ def Dist_AllReduceOp : Dist_CollectiveOp<"all_reduce", [Pure]> {
     $input `on` $mesh `[` $axis `]` $kind attr-dict `:` type($input) `->`
     type($result)
   }];
+  let hasFolder = 1;
 }
 
 def Dist_AllReduceCoalescedOp
@@ -266,6 +285,12 @@ def Dist_AllToAllOp : Dist_CollectiveOp<"all_to_all", [Pure]> {
       the element type unchanged;
     - with layouts: the operand is S(concat_dim) on the axis, the result
       S(split_dim), other axes unchanged.
+
+    **Canonicalization**: folds to its operand on an axis of size 1 when the
+    types are identical, and `all_to_all(all_to_all(x))` that splits back
+    the dimension the first concatenated to `x`;
+    `all_to_all(local_slice(x, c), split d, concat c)` becomes
+    `local_slice(x, d)`.
   }];
   let arguments = (ins Dist_Tensor:$input, FlatSymbolRefAttr:$mesh,
                        StrAttr:$axis, I64Attr:$split_dim, I64Attr:$concat_dim);
@@ -274,6 +299,8 @@ def Dist_AllToAllOp : Dist_CollectiveOp<"all_to_all", [Pure]> {
     $input `on` $mesh `[` $axis `]` `split` $split_dim `concat` $concat_dim
     attr-dict `:` type($input) `->` type($result)
   }];
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
 }
 
 def Dist_LocalSliceOp : Dist_CollectiveOp<"local_slice", [Pure]> {
@@ -294,6 +321,13 @@ def Dist_LocalSliceOp : Dist_CollectiveOp<"local_slice", [Pure]> {
       dimension and the element type are unchanged;
     - with layouts: the operand is R on the axis, the result S(dim), other
       axes unchanged.
+
+    **Canonicalization**: folds to its operand on an axis of size 1 when the
+    types are identical, and `local_slice(all_gather(x))` on the same axis
+    and dim to `x`; `local_slice(all_reduce sum(x))`, the slice the sum's
+    only user, becomes `reduce_scatter(x)`; `local_slice(all_gather(x, c),
+    d)` with d != c, the gather used only there, becomes `all_to_all(x,
+    split d, concat c)`.
   }];
   let arguments = (ins Dist_Tensor:$input, FlatSymbolRefAttr:$mesh,
                        StrAttr:$axis, I64Attr:$dim);
@@ -302,6 +336,8 @@ def Dist_LocalSliceOp : Dist_CollectiveOp<"local_slice", [Pure]> {
     $input `on` $mesh `[` $axis `]` `dim` $dim attr-dict `:` type($input)
     `->` type($result)
   }];
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
 }
 
 def Dist_SendOp : Dist_CollectiveOp<"send"> {
