@@ -1,7 +1,7 @@
 //===- Model.h - what the compiler says about the model ---------*- C++ -*-===//
 //
 // A compiled seqpar program exports `seqpar_model_json`, a JSON description
-// of its mesh, inputs, parameters and arena, and `seqpar_forward`, the step.
+// of its mesh, inputs, parameters and arena, and `seqpar_step`, one step.
 //
 //===----------------------------------------------------------------------===//
 
