@@ -1,13 +1,16 @@
 //===- sp-compile.cpp - model IR to a sequence-parallel executable --------===//
 //
 //   sp-compile model.mlir --tp T [--sp] [--dp D] [--target cpu]
-//              [--emit mlir|llvm|obj|exe] [--report memory|comm] -o OUT
+//              [--train ...] [--emit mlir|llvm|obj|exe]
+//              [--report memory|comm] -o OUT
 //              [--mlir-timing [--mlir-timing-display=list|tree]]
 //
-// Runs the pipeline in-process: sp-partition, then convert-sp-to-runtime,
-// translation to LLVM IR, code generation with the host's TargetMachine,
-// and a link with libsprt through the C++ compiler this build used. Every
-// numeric flag is checked first (checkFlags): decimal, finite, in range.
+// Runs the pipeline in-process: lib/Pipelines' inference or train pipeline
+// (the same sp-opt runs as --sp-inference-pipeline / --sp-train-pipeline),
+// ending in convert-sp-to-runtime unless --emit mlir; then translation to
+// LLVM IR, code generation with the host's TargetMachine, and a link with
+// libsprt through the C++ compiler this build used. Every numeric flag is
+// checked first (checkFlags): decimal, finite, in range.
 // --mlir-timing prints, on stderr, the time of parsing, of each pass, of the
 // output and of each step after the pass pipeline (MLIR's timing report).
 //
@@ -15,11 +18,10 @@
 
 #include "LinkConfig.h"
 
-#include "seqpar/Conversion/Passes.h"
 #include "seqpar/Dialect/Dist/IR/Dist.h"
 #include "seqpar/Dialect/Dist/Transforms/Passes.h"
 #include "seqpar/Dialect/Tfm/IR/Tfm.h"
-#include "seqpar/Dialect/Tfm/Transforms/Passes.h"
+#include "seqpar/Pipelines/Pipelines.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -119,7 +121,9 @@ static cl::opt<std::string>
     emit("emit", cl::desc("What to produce: mlir, llvm, obj or exe"),
          cl::init("exe"));
 static cl::opt<std::string>
-    report("report", cl::desc("Print a report instead: memory or comm"),
+    report("report",
+           cl::desc("Print a report instead: memory or comm (of the "
+                    "training step with --train)"),
            cl::init(""));
 static cl::opt<std::string> output("o", cl::desc("Output file"),
                                    cl::value_desc("file"), cl::init("-"));
@@ -280,63 +284,58 @@ int main(int argc, char **argv) {
     return fail("'" + input + "' is not a valid tfm model");
   parseTiming.stop();
 
+  // The pipeline comes from lib/Pipelines, as sp-opt's
+  // --sp-inference-pipeline and --sp-train-pipeline do.
+  seqpar::PipelineOptions options;
+  options.tp = tp;
+  options.dp = dp;
+  options.sequenceParallel = sp.getValue();
+  options.train = train.getValue();
+  options.optimizer = optimizerName.getValue();
+  options.lr = lr.getValue();
+  options.beta1 = beta1.getValue();
+  options.beta2 = beta2.getValue();
+  options.eps = adamEps.getValue();
+  options.weightDecay = weightDecay.getValue();
+  options.gradClip = gradClip.getValue();
+  options.zero = zero;
+  options.fuseChunks = fuseChunks;
+  options.lowerToRuntime = emit != "mlir";
   mlir::PassManager pm(&context);
   pm.enableTiming(timing);
-  seqpar::dist::SpPartitionPassOptions partition;
-  partition.tp = tp;
-  partition.dp = dp;
-  partition.sequenceParallel = sp;
-  pm.addPass(seqpar::dist::createSpPartitionPass(partition));
-  std::string reportText;
   if (!report.empty()) {
-    // The report pass writes its JSON to a file; keep it for -o.
+    // The report reads the program sp-compile builds before its lowering
+    // stage: the partitioned forward or, with --train, the verified training
+    // step. The report pass writes its JSON to a file; keep it for -o.
+    seqpar::buildPartitionStage(pm, options);
+    if (train)
+      seqpar::buildTrainStage(pm, options);
     SmallString<128> tmp;
-    sys::fs::createTemporaryFile("sp-report", "json", tmp);
-    seqpar::dist::SpReportPassOptions options;
-    options.memory = report == "memory";
-    options.comm = report == "comm";
-    options.output = tmp.str().str();
-    pm.addPass(seqpar::dist::createSpReportPass(options));
-    if (failed(pm.run(*module)))
+    if (std::error_code ec =
+            sys::fs::createTemporaryFile("sp-report", "json", tmp))
+      return fail("cannot create a temporary report file: " + ec.message());
+    seqpar::dist::SpReportPassOptions reportOptions;
+    reportOptions.memory = report == "memory";
+    reportOptions.comm = report == "comm";
+    reportOptions.output = tmp.str().str();
+    pm.addPass(seqpar::dist::createSpReportPass(reportOptions));
+    if (failed(pm.run(*module))) {
+      sys::fs::remove(tmp);
       return 1;
+    }
     auto json = MemoryBuffer::getFile(tmp);
     sys::fs::remove(tmp);
     if (!json)
       return fail("the report could not be read back");
-    reportText = (*json)->getBuffer().str();
-    return writeOutput([&](raw_ostream &os) { os << reportText; });
+    return writeOutput([&](raw_ostream &os) { os << (*json)->getBuffer(); });
   }
-  if (train) {
-    pm.addPass(seqpar::tfm::createTfmAutodiffPass());
-    seqpar::dist::SpSyncGradsPassOptions sync;
-    sync.zero = zero;
-    pm.addPass(seqpar::dist::createSpSyncGradsPass(sync));
-    seqpar::dist::SpOptimizerPassOptions opt;
-    opt.optimizer = optimizerName;
-    opt.lr = lr;
-    opt.beta1 = beta1;
-    opt.beta2 = beta2;
-    opt.eps = adamEps;
-    opt.weightDecay = weightDecay;
-    opt.gradClip = gradClip;
-    pm.addPass(seqpar::dist::createSpOptimizerPass(opt));
-    pm.addPass(seqpar::dist::createSpVerifyPass());
-  }
-  if (fuseChunks > 0) {
-    seqpar::dist::SpFuseCollectiveMatmulPassOptions fuse;
-    fuse.chunks = fuseChunks;
-    pm.addPass(seqpar::dist::createSpFuseCollectiveMatmulPass(fuse));
-  }
-  pm.addPass(seqpar::dist::createSpPlanBuffersPass());
+  seqpar::buildPipeline(pm, options);
+  if (failed(pm.run(*module)))
+    return 1;
   if (emit == "mlir") {
-    if (failed(pm.run(*module)))
-      return 1;
     mlir::TimingScope outputTiming = timing.nest("Output");
     return writeOutput([&](raw_ostream &os) { module->print(os); });
   }
-  pm.addPass(seqpar::createConvertSpToRuntimePass());
-  if (failed(pm.run(*module)))
-    return 1;
 
   InitializeNativeTarget();
   InitializeNativeTargetAsmPrinter();

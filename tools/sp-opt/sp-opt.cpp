@@ -9,6 +9,7 @@
 #include "seqpar/Dialect/Dist/Transforms/Passes.h"
 #include "seqpar/Dialect/Tfm/IR/Tfm.h"
 #include "seqpar/Dialect/Tfm/Transforms/Passes.h"
+#include "seqpar/Pipelines/Pipelines.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -22,6 +23,7 @@ int main(int argc, char **argv) {
   seqpar::dist::registerDistPasses();
   seqpar::tfm::registerTfmPasses();
   seqpar::registerSeqparConversionPasses();
+  seqpar::registerPipelines();
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
   mlir::registerSymbolDCEPass();

@@ -1,0 +1,119 @@
+//===- Pipelines.h - the pass pipelines sp-compile runs ---------*- C++ -*-===//
+//
+// The pipelines sp-compile runs, built by library functions so that sp-opt
+// can run them too (--sp-inference-pipeline=, --sp-train-pipeline=) and any
+// stage sp-compile reaches can be reproduced:
+//
+//   inference: sp-partition, [sp-fuse-collective-matmul], sp-plan-buffers,
+//              [convert-sp-to-runtime]
+//   train:     sp-partition, tfm-autodiff, sp-sync-grads, sp-optimizer,
+//              sp-verify, [sp-fuse-collective-matmul], sp-plan-buffers,
+//              [convert-sp-to-runtime]
+//
+// The stages are exposed on their own (the front stages end where an
+// analysis such as sp-report reads the program; the back stage prepares it
+// for execution).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SEQPAR_PIPELINES_PIPELINES_H
+#define SEQPAR_PIPELINES_PIPELINES_H
+
+#include "mlir/Pass/PassOptions.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+#include <optional>
+#include <string>
+
+namespace mlir {
+class OpPassManager;
+} // namespace mlir
+
+namespace seqpar {
+
+/// The options of sp-compile's pipelines, named as in the passes they set.
+struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
+  Option<int64_t> tp{*this, "tp", llvm::cl::desc("Tensor-parallel degree"),
+                     llvm::cl::init(1)};
+  Option<int64_t> dp{*this, "dp", llvm::cl::desc("Data-parallel degree"),
+                     llvm::cl::init(1)};
+  Option<bool> sequenceParallel{
+      *this, "sequence-parallel",
+      llvm::cl::desc("Shard the non-tensor-parallel regions along the "
+                     "sequence"),
+      llvm::cl::init(false)};
+  Option<bool> train{
+      *this, "train",
+      llvm::cl::desc("Build a training step (implied by the train pipeline)"),
+      llvm::cl::init(false)};
+  Option<std::string> optimizer{*this, "optimizer",
+                                llvm::cl::desc("Training: adamw or sgd"),
+                                llvm::cl::init("adamw")};
+  Option<double> lr{*this, "lr", llvm::cl::desc("Training: learning rate"),
+                    llvm::cl::init(1e-3)};
+  Option<double> beta1{*this, "beta1", llvm::cl::desc("AdamW beta1"),
+                       llvm::cl::init(0.9)};
+  Option<double> beta2{*this, "beta2", llvm::cl::desc("AdamW beta2"),
+                       llvm::cl::init(0.999)};
+  Option<double> eps{*this, "eps", llvm::cl::desc("AdamW epsilon"),
+                     llvm::cl::init(1e-8)};
+  Option<double> weightDecay{*this, "weight-decay",
+                             llvm::cl::desc("Weight decay"),
+                             llvm::cl::init(0.0)};
+  Option<double> gradClip{
+      *this, "grad-clip",
+      llvm::cl::desc("Clip the global gradient norm (0: off)"),
+      llvm::cl::init(0.0)};
+  Option<int64_t> zero{
+      *this, "zero",
+      llvm::cl::desc("Training: 1 shards the optimizer state over dp"),
+      llvm::cl::init(0)};
+  Option<int64_t> fuseChunks{
+      *this, "fuse-chunks",
+      llvm::cl::desc("Fuse each sequence all-gather with the column GEMM it "
+                     "feeds, in this many chunks (0: do not fuse)"),
+      llvm::cl::init(2)};
+  Option<bool> lowerToRuntime{
+      *this, "lower-to-runtime",
+      llvm::cl::desc("End with convert-sp-to-runtime (as sp-compile does "
+                     "for --emit llvm, obj and exe)"),
+      llvm::cl::init(false)};
+};
+
+/// Why `options` do not describe a pipeline (one line naming the option), or
+/// none. `train` says which pipeline they are for.
+std::optional<std::string> checkPipelineOptions(const PipelineOptions &options,
+                                                bool train);
+
+/// sp-partition with the options' mesh.
+void buildPartitionStage(mlir::OpPassManager &pm,
+                         const PipelineOptions &options);
+
+/// The training passes after sp-partition: tfm-autodiff, sp-sync-grads,
+/// sp-optimizer and sp-verify.
+void buildTrainStage(mlir::OpPassManager &pm, const PipelineOptions &options);
+
+/// What every program goes through last: sp-fuse-collective-matmul (unless
+/// fuse-chunks is 0), sp-plan-buffers and, with lower-to-runtime,
+/// convert-sp-to-runtime.
+void buildLoweringStage(mlir::OpPassManager &pm,
+                        const PipelineOptions &options);
+
+/// The forward (inference) program: partition and lowering stages.
+void buildInferencePipeline(mlir::OpPassManager &pm,
+                            const PipelineOptions &options);
+
+/// The training step: partition, train and lowering stages.
+void buildTrainPipeline(mlir::OpPassManager &pm,
+                        const PipelineOptions &options);
+
+/// The train pipeline if options.train, else the inference pipeline.
+void buildPipeline(mlir::OpPassManager &pm, const PipelineOptions &options);
+
+/// Registers --sp-inference-pipeline and --sp-train-pipeline; each rejects
+/// options checkPipelineOptions rejects.
+void registerPipelines();
+
+} // namespace seqpar
+
+#endif // SEQPAR_PIPELINES_PIPELINES_H

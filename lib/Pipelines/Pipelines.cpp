@@ -1,0 +1,159 @@
+//===- Pipelines.cpp - the pass pipelines sp-compile runs -----------------===//
+
+#include "seqpar/Pipelines/Pipelines.h"
+
+#include "seqpar/Conversion/Passes.h"
+#include "seqpar/Dialect/Dist/Transforms/Passes.h"
+#include "seqpar/Dialect/Tfm/Transforms/Passes.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/CheckedArithmetic.h"
+
+#include <cmath>
+#include <cstdio>
+
+using namespace mlir;
+using namespace seqpar;
+
+/// `v` as %g prints it.
+static std::string str(double v) {
+  char text[32];
+  snprintf(text, sizeof text, "%g", v);
+  return text;
+}
+
+std::optional<std::string>
+seqpar::checkPipelineOptions(const PipelineOptions &o, bool train) {
+  auto error = [](const Twine &message) { return message.str(); };
+  if (o.tp < 1)
+    return error("tp must be >= 1, got " + Twine(o.tp));
+  if (o.dp < 1)
+    return error("dp must be >= 1, got " + Twine(o.dp));
+  if (!llvm::checkedMul<int64_t>(o.tp, o.dp))
+    return error("tp * dp = " + Twine(o.tp) + " * " + Twine(o.dp) +
+                 " ranks overflows int64");
+  if (o.fuseChunks < 0)
+    return error("fuse-chunks must be >= 0, got " + Twine(o.fuseChunks));
+  if (o.zero != 0 && o.zero != 1)
+    return error("zero must be 0 or 1, got " + Twine(o.zero));
+  if (!train && o.train)
+    return error("train=true needs the train pipeline");
+  if (!train && o.zero == 1)
+    return error("zero=1 needs the train pipeline");
+  if (o.optimizer != "adamw" && o.optimizer != "sgd")
+    return error("optimizer must be adamw or sgd, got '" + o.optimizer + "'");
+  auto finite = [](double v) { return std::isfinite(v); };
+  if (!(finite(o.lr) && o.lr > 0))
+    return error("lr must be finite and > 0, got " + str(o.lr));
+  for (auto [name, beta] : {std::pair("beta1", double(o.beta1)),
+                            std::pair("beta2", double(o.beta2))})
+    if (!(beta >= 0 && beta < 1))
+      return error(Twine(name) + " must be in [0, 1), got " + str(beta));
+  if (!(finite(o.eps) && o.eps > 0))
+    return error("eps must be finite and > 0, got " + str(o.eps));
+  if (!(finite(o.weightDecay) && o.weightDecay >= 0))
+    return error("weight-decay must be finite and >= 0, got " +
+                 str(o.weightDecay));
+  if (!(finite(o.gradClip) && o.gradClip >= 0))
+    return error("grad-clip must be finite and >= 0 (0: off), got " +
+                 str(o.gradClip));
+  return std::nullopt;
+}
+
+void seqpar::buildPartitionStage(OpPassManager &pm,
+                                 const PipelineOptions &options) {
+  dist::SpPartitionPassOptions partition;
+  partition.tp = options.tp;
+  partition.dp = options.dp;
+  partition.sequenceParallel = options.sequenceParallel;
+  pm.addPass(dist::createSpPartitionPass(partition));
+}
+
+void seqpar::buildTrainStage(OpPassManager &pm,
+                             const PipelineOptions &options) {
+  pm.addPass(tfm::createTfmAutodiffPass());
+  dist::SpSyncGradsPassOptions sync;
+  sync.zero = options.zero;
+  pm.addPass(dist::createSpSyncGradsPass(sync));
+  dist::SpOptimizerPassOptions opt;
+  opt.optimizer = options.optimizer;
+  opt.lr = options.lr;
+  opt.beta1 = options.beta1;
+  opt.beta2 = options.beta2;
+  opt.eps = options.eps;
+  opt.weightDecay = options.weightDecay;
+  opt.gradClip = options.gradClip;
+  pm.addPass(dist::createSpOptimizerPass(opt));
+  pm.addPass(dist::createSpVerifyPass());
+}
+
+void seqpar::buildLoweringStage(OpPassManager &pm,
+                                const PipelineOptions &options) {
+  if (options.fuseChunks > 0) {
+    dist::SpFuseCollectiveMatmulPassOptions fuse;
+    fuse.chunks = options.fuseChunks;
+    pm.addPass(dist::createSpFuseCollectiveMatmulPass(fuse));
+  }
+  pm.addPass(dist::createSpPlanBuffersPass());
+  if (options.lowerToRuntime)
+    pm.addPass(createConvertSpToRuntimePass());
+}
+
+void seqpar::buildInferencePipeline(OpPassManager &pm,
+                                    const PipelineOptions &options) {
+  buildPartitionStage(pm, options);
+  buildLoweringStage(pm, options);
+}
+
+void seqpar::buildTrainPipeline(OpPassManager &pm,
+                                const PipelineOptions &options) {
+  buildPartitionStage(pm, options);
+  buildTrainStage(pm, options);
+  buildLoweringStage(pm, options);
+}
+
+void seqpar::buildPipeline(OpPassManager &pm, const PipelineOptions &options) {
+  if (options.train)
+    buildTrainPipeline(pm, options);
+  else
+    buildInferencePipeline(pm, options);
+}
+
+/// Registers `name`: parses its options, checks them, builds with `build`.
+static void registerPipeline(StringRef name, StringRef description, bool train,
+                             void (*build)(OpPassManager &,
+                                           const PipelineOptions &)) {
+  std::string arg = name.str();
+  registerPassPipeline(
+      name, description,
+      [arg, train,
+       build](OpPassManager &pm, StringRef text,
+              function_ref<LogicalResult(const Twine &)> errorHandler) {
+        PipelineOptions options;
+        if (failed(options.parseFromString(text)))
+          return failure();
+        if (std::optional<std::string> error =
+                checkPipelineOptions(options, train))
+          return errorHandler("--" + arg + ": " + *error);
+        build(pm, options);
+        return success();
+      },
+      [](function_ref<void(const detail::PassOptions &)> optHandler) {
+        optHandler(PipelineOptions());
+      });
+}
+
+void seqpar::registerPipelines() {
+  registerPipeline("sp-inference-pipeline",
+                   "sp-compile's pipeline for a forward program: "
+                   "sp-partition, sp-fuse-collective-matmul, sp-plan-buffers "
+                   "[, convert-sp-to-runtime]",
+                   /*train=*/false, buildInferencePipeline);
+  registerPipeline("sp-train-pipeline",
+                   "sp-compile --train's pipeline: sp-partition, "
+                   "tfm-autodiff, sp-sync-grads, sp-optimizer, sp-verify, "
+                   "sp-fuse-collective-matmul, sp-plan-buffers "
+                   "[, convert-sp-to-runtime]",
+                   /*train=*/true, buildTrainPipeline);
+}
