@@ -500,7 +500,8 @@ LogicalResult Autodiff::run() {
   for (ParamOp p : params) {
     SmallVector<Value> parts;
     RankedTensorType readType;
-    ArrayRef<GetParamOp> reads = groupReads.lookup(groupOf(p));
+    // A copy: lookup returns by value (a reference would dangle).
+    SmallVector<GetParamOp> reads = groupReads.lookup(groupOf(p));
     for (GetParamOp get : reads) {
       auto it = cotangents.find(get.getResult());
       if (it != cotangents.end())
