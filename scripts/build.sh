@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # Configures (once) and builds seqpar into build/ with Ninja.
+# SEQPAR_BUILD_DIR names another build directory and SEQPAR_CMAKE_ARGS adds
+# configure options (scripts/build-sanitized.sh uses both).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${SEQPAR_BUILD_DIR:-$root/build}
@@ -14,6 +16,6 @@ if [ ! -f "$build/build.ninja" ]; then
     -DCMAKE_BUILD_TYPE=Release \
     -DMLIR_DIR=$llvm/lib/cmake/mlir \
     -DLLVM_EXTERNAL_LIT=$llvm/build/utils/lit/lit.py \
-    "${launcher[@]}"
+    "${launcher[@]}" ${SEQPAR_CMAKE_ARGS:-}
 fi
 ninja -C "$build" "$@"
