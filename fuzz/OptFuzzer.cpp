@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "seqpar/Dialect/Dist/IR/Dist.h"
+#include "seqpar/InitAll.h"
 #include "seqpar/Dialect/Dist/Transforms/Passes.h"
 #include "seqpar/Dialect/Tfm/IR/Tfm.h"
 
@@ -45,8 +46,7 @@ static mlir::LogicalResult runVerify(mlir::MLIRContext &context,
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   mlir::DialectRegistry registry;
-  registry.insert<mlir::func::FuncDialect, mlir::LLVM::LLVMDialect,
-                  seqpar::tfm::TfmDialect, seqpar::dist::DistDialect>();
+  seqpar::registerAllDialects(registry);
   mlir::MLIRContext context(registry, mlir::MLIRContext::Threading::DISABLED);
   context.getDiagEngine().registerHandler(
       [](mlir::Diagnostic &) { return mlir::success(); });

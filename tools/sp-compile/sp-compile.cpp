@@ -19,6 +19,7 @@
 #include "LinkConfig.h"
 
 #include "seqpar/Dialect/Dist/IR/Dist.h"
+#include "seqpar/InitAll.h"
 #include "seqpar/Dialect/Dist/Transforms/Passes.h"
 #include "seqpar/Dialect/Tfm/IR/Tfm.h"
 #include "seqpar/Pipelines/Pipelines.h"
@@ -260,8 +261,7 @@ int main(int argc, char **argv) {
     return fail("-o is required for --emit " + emit);
 
   mlir::DialectRegistry registry;
-  registry.insert<mlir::func::FuncDialect, mlir::LLVM::LLVMDialect,
-                  seqpar::tfm::TfmDialect, seqpar::dist::DistDialect>();
+  seqpar::registerAllDialects(registry);
   mlir::registerBuiltinDialectTranslation(registry);
   mlir::registerLLVMDialectTranslation(registry);
   mlir::MLIRContext context(registry);

@@ -6,6 +6,7 @@
 
 #include "seqpar/Conversion/Passes.h"
 #include "seqpar/Dialect/Dist/IR/Dist.h"
+#include "seqpar/InitAll.h"
 #include "seqpar/Dialect/Dist/Transforms/Passes.h"
 #include "seqpar/Dialect/Tfm/IR/Tfm.h"
 #include "seqpar/Dialect/Tfm/Transforms/Passes.h"
@@ -18,8 +19,7 @@
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
-  registry.insert<mlir::func::FuncDialect, mlir::LLVM::LLVMDialect,
-                  seqpar::tfm::TfmDialect, seqpar::dist::DistDialect>();
+  seqpar::registerAllDialects(registry);
   seqpar::dist::registerDistPasses();
   seqpar::tfm::registerTfmPasses();
   seqpar::registerSeqparConversionPasses();

@@ -9,6 +9,7 @@
 
 include "mlir/IR/OpBase.td"
 include "mlir/IR/EnumAttr.td"
+include "seqpar/Dialect/Common/SeqparTraits.td"
 
 def Tfm_Dialect : Dialect {
   let name = "tfm";
@@ -69,17 +70,5 @@ def Tfm_Float : AnyTypeOf<[F32, BF16, F16]>;
 def Tfm_FloatTensor : RankedTensorOf<[F32, BF16, F16]>;
 def Tfm_IndexTensor : RankedTensorOf<[I32, I64]>;
 def Tfm_Scalar : 0DTensorOf<[F32]>;
-
-//===----------------------------------------------------------------------===//
-// Traits
-//===----------------------------------------------------------------------===//
-
-// Every operand and result tensor type of the op has an element count and a
-// byte size that fit in int64, checked before the op's own verifier
-// (seqpar/Dialect/Tfm/IR/TensorSizes.h). Every tfm and dist op has it.
-def Seqpar_CheckedTensorSizes : NativeOpTrait<"CheckedTensorSizes"> {
-  let cppNamespace = "::seqpar::OpTrait";
-}
-
 
 #endif // SEQPAR_DIALECT_TFM_IR_TFMDIALECT_TD

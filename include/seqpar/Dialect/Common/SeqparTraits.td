@@ -1,0 +1,19 @@
+//===- SeqparTraits.td - traits shared by tfm and dist -----*- tablegen -*-===//
+//
+// Included by both dialects' ODS, so neither includes the other's.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SEQPAR_DIALECT_COMMON_SEQPARTRAITS_TD
+#define SEQPAR_DIALECT_COMMON_SEQPARTRAITS_TD
+
+include "mlir/IR/OpBase.td"
+
+// Every operand and result tensor type of the op has an element count and a
+// byte size that fit in int64, checked before the op's own verifier
+// (seqpar/Dialect/Tfm/IR/TensorSizes.h). Every tfm and dist op has it.
+def Seqpar_CheckedTensorSizes : NativeOpTrait<"CheckedTensorSizes"> {
+  let cppNamespace = "::seqpar::OpTrait";
+}
+
+#endif // SEQPAR_DIALECT_COMMON_SEQPARTRAITS_TD

@@ -1,0 +1,16 @@
+//===- InitAll.cpp - the dialects and interfaces seqpar's tools use -------===//
+
+#include "seqpar/InitAll.h"
+
+#include "seqpar/Dialect/Dist/IR/Dist.h"
+#include "seqpar/Dialect/Tfm/IR/Tfm.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/DialectRegistry.h"
+
+void seqpar::registerAllDialects(mlir::DialectRegistry &registry) {
+  registry.insert<mlir::func::FuncDialect, mlir::LLVM::LLVMDialect,
+                  tfm::TfmDialect, dist::DistDialect>();
+  // External models, one line per library that attaches some.
+}
