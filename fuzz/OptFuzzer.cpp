@@ -10,9 +10,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "seqpar/Dialect/Dist/IR/Dist.h"
-#include "seqpar/InitAll.h"
 #include "seqpar/Dialect/Dist/Transforms/Passes.h"
 #include "seqpar/Dialect/Tfm/IR/Tfm.h"
+#include "seqpar/InitAll.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"

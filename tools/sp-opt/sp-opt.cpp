@@ -6,10 +6,10 @@
 
 #include "seqpar/Conversion/Passes.h"
 #include "seqpar/Dialect/Dist/IR/Dist.h"
-#include "seqpar/InitAll.h"
 #include "seqpar/Dialect/Dist/Transforms/Passes.h"
 #include "seqpar/Dialect/Tfm/IR/Tfm.h"
 #include "seqpar/Dialect/Tfm/Transforms/Passes.h"
+#include "seqpar/InitAll.h"
 #include "seqpar/Pipelines/Pipelines.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
