@@ -2,6 +2,7 @@
 
 #include "seqpar/InitAll.h"
 
+#include "seqpar/Conversion/RuntimeLoweringInterface.h"
 #include "seqpar/Dialect/Dist/IR/Dist.h"
 #include "seqpar/Dialect/Tfm/IR/Tfm.h"
 
@@ -13,4 +14,5 @@ void seqpar::registerAllDialects(mlir::DialectRegistry &registry) {
   registry.insert<mlir::func::FuncDialect, mlir::LLVM::LLVMDialect,
                   tfm::TfmDialect, dist::DistDialect>();
   // External models, one line per library that attaches some.
+  seqpar::registerRuntimeLoweringModels(registry);
 }

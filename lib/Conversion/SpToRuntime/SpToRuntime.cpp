@@ -3,10 +3,14 @@
 // One call per op, on buffers at fixed arena offsets. The runtime ABI is
 // runtime/include/sprt/{kernels,runtime}.h: pointers are `ptr`, sizes and
 // attributes i64, flags and mesh-axis indices i32, floating attributes f64.
+// Which call is the op's RuntimeLoweringOpInterface (TfmToRuntime.cpp,
+// DistToRuntime.cpp); this pass places the buffers, reads the parameters,
+// the mesh and the step's signature, and emits the step around the calls.
 //
 //===----------------------------------------------------------------------===//
 
 #include "seqpar/Conversion/Passes.h"
+#include "seqpar/Conversion/RuntimeLoweringInterface.h"
 #include "seqpar/Dialect/Dist/IR/Dist.h"
 #include "seqpar/Dialect/Dist/Transforms/BufferPlan.h"
 #include "seqpar/Dialect/Tfm/IR/Tfm.h"
@@ -14,7 +18,6 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
-#include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/JSON.h"
 
@@ -35,7 +38,7 @@ struct Buffer {
   int64_t index; // arena offset, parameter index, or argument number
 };
 
-class Lowering {
+class Lowering final : public RuntimeEmitter {
 public:
   Lowering(ModuleOp module, func::FuncOp func)
       : module(module), func(func), b(module.getContext()),
@@ -43,46 +46,44 @@ public:
 
   LogicalResult run();
 
+  // RuntimeEmitter, through which each op's RuntimeLoweringOpInterface
+  // emits its calls.
+  Value ptr(Value tensor) override;
+  Value i64(int64_t v) override {
+    return b.create<LLVM::ConstantOp>(loc, b.getI64Type(),
+                                      b.getI64IntegerAttr(v));
+  }
+  Value i32(int64_t v) override {
+    return b.create<LLVM::ConstantOp>(loc, b.getI32Type(),
+                                      b.getI32IntegerAttr(int32_t(v)));
+  }
+  Value f64(double v) override {
+    return b.create<LLVM::ConstantOp>(loc, b.getF64Type(),
+                                      b.getF64FloatAttr(v));
+  }
+  Value null() override { return b.create<LLVM::ZeroOp>(loc, ptrTy); }
+  void call(StringRef name, ArrayRef<Value> args) override;
+  int32_t axisIndex(StringRef axis) const override;
+  int32_t splitAxis(Value v, int64_t dim) const override;
+  int64_t paramIndex(StringRef name) const override {
+    return paramIndices.lookup(name);
+  }
+  Value paramPointer(int64_t index) override;
+  Value statePointer(int64_t index) override;
+  int32_t zeroShardAxis(Value grad) const override;
+  std::tuple<Value, Value, Value> pointerArrays(ValueRange inputs,
+                                                ValueRange results) override;
+
 private:
   // Analysis.
   LogicalResult checkTypes(Operation *op);
   LogicalResult plan();
-  int32_t axisIndex(StringRef axis) const;
-  /// The mesh axis (index) that splits dimension `dim` of `v`, or -1.
-  int32_t splitAxis(Value v, int64_t dim) const;
   std::string modelJson();
 
   // Emission.
   LLVM::LLVMFuncOp declare(StringRef name, TypeRange args);
-  void call(StringRef name, ArrayRef<Value> args);
-  Value i64(int64_t v) {
-    return b.create<LLVM::ConstantOp>(loc, b.getI64Type(),
-                                      b.getI64IntegerAttr(v));
-  }
-  Value i32(int64_t v) {
-    return b.create<LLVM::ConstantOp>(loc, b.getI32Type(),
-                                      b.getI32IntegerAttr(int32_t(v)));
-  }
-  Value f64(double v) {
-    return b.create<LLVM::ConstantOp>(loc, b.getF64Type(),
-                                      b.getF64FloatAttr(v));
-  }
-  Value null() { return b.create<LLVM::ZeroOp>(loc, ptrTy); }
-  Value ptr(Value tensor);
-  /// Parameter `index`'s shard, and optimizer state table entry `index`.
-  Value paramPointer(int64_t index);
-  Value statePointer(int64_t index);
-  /// Stack arrays of the pointers of `inputs` and `results` and of the
-  /// inputs' element counts, for the coalesced collectives.
-  std::tuple<Value, Value, Value> pointerArrays(ValueRange inputs,
-                                                ValueRange results);
-  /// The mesh axis over which a distributed optimizer shards this gradient
-  /// (its first dimension), or -1.
-  int32_t zeroShardAxis(Value grad) const;
-  Value optionalPtr(Value tensor) { return tensor ? ptr(tensor) : null(); }
-  /// The leading arguments of a collective: in, out, [element bytes,] and
-  /// in's local shape as rank, d0, d1, d2, d3 (rank <= 4).
-  SmallVector<Value> collectiveArgs(Value in, Value out, bool withElemBytes);
+  /// Copies the scalar results out and hands out the gradients' addresses.
+  LogicalResult lowerReturn(func::ReturnOp r);
   LogicalResult lower(Operation *op);
 
   ModuleOp module;
@@ -94,7 +95,7 @@ private:
   SmallVector<std::string> axes;
   SmallVector<int64_t> axisSizes;
   SmallVector<ParamOp> params;
-  llvm::StringMap<int64_t> paramIndex;
+  llvm::StringMap<int64_t> paramIndices;
   /// The runtime functions declared so far, by name (a lookup in the module
   /// scans it, once per call emitted).
   llvm::StringMap<LLVM::LLVMFuncOp> declared;
@@ -111,18 +112,6 @@ private:
   SmallVector<std::pair<unsigned, int64_t>> gradResults;
 };
 } // namespace
-
-static int64_t numElements(Value v) {
-  return cast<RankedTensorType>(v.getType()).getNumElements();
-}
-
-static int64_t lastDim(Value v) {
-  return cast<RankedTensorType>(v.getType()).getShape().back();
-}
-
-static int64_t dim(Value v, int64_t d) {
-  return cast<RankedTensorType>(v.getType()).getDimSize(d);
-}
 
 int32_t Lowering::axisIndex(StringRef axis) const {
   for (auto [i, name] : llvm::enumerate(axes))
@@ -184,7 +173,7 @@ LogicalResult Lowering::plan() {
     }
   }
   for (ParamOp p : module.getOps<ParamOp>()) {
-    paramIndex[p.getSymName()] = int64_t(params.size());
+    paramIndices[p.getSymName()] = int64_t(params.size());
     params.push_back(p);
   }
   FunctionType type = func.getFunctionType();
@@ -201,7 +190,7 @@ LogicalResult Lowering::plan() {
     auto param = func.getResultAttrOfType<FlatSymbolRefAttr>(i, "tfm.grad_of");
     bool scalar = cast<RankedTensorType>(type.getResult(i)).getRank() == 0;
     if (param && i > 0)
-      gradResults.push_back({i, paramIndex.lookup(param.getValue())});
+      gradResults.push_back({i, paramIndex(param.getValue())});
     else if (scalar && gradResults.empty())
       ++numScalars;
     else
@@ -224,7 +213,7 @@ LogicalResult Lowering::plan() {
     return failure();
   for (Operation &op : func.getBody().getOps()) {
     if (auto get = dyn_cast<GetParamOp>(op)) {
-      buffers[get] = {Buffer::Param, paramIndex.lookup(get.getName())};
+      buffers[get] = {Buffer::Param, paramIndex(get.getName())};
       continue;
     }
     for (OpResult r : op.getResults()) {
@@ -338,471 +327,32 @@ Value Lowering::ptr(Value tensor) {
   llvm_unreachable("unknown buffer kind");
 }
 
-static int64_t elemBytes(Value v) {
-  return llvm::divideCeil(
-      cast<RankedTensorType>(v.getType()).getElementTypeBitWidth(), 8);
-}
-
-SmallVector<Value> Lowering::collectiveArgs(Value in, Value out,
-                                            bool withElemBytes) {
-  SmallVector<Value> args{ptr(in), ptr(out)};
-  if (withElemBytes)
-    args.push_back(i64(elemBytes(in)));
-  auto t = cast<RankedTensorType>(in.getType());
-  args.push_back(i32(t.getRank()));
-  for (int64_t d = 0; d < 4; ++d)
-    args.push_back(i64(d < t.getRank() ? t.getDimSize(d) : 1));
-  return args;
+LogicalResult Lowering::lowerReturn(func::ReturnOp r) {
+  // Scalars are copied out; gradients stay in the arena and their
+  // addresses are handed out (read before the next step).
+  // Through the runtime: the value is in device memory.
+  for (unsigned i = 0; i < numScalars; ++i) {
+    Value slot = b.create<LLVM::GEPOp>(loc, ptrTy, b.getF32Type(), scalarsArg,
+                                       ValueRange{i64(i)});
+    call("sprt_copy_scalar_to_host", {slot, ptr(r.getOperand(i))});
+  }
+  for (auto [j, result] : llvm::enumerate(gradResults)) {
+    Value slot = b.create<LLVM::GEPOp>(loc, ptrTy, ptrTy, gradsArg,
+                                       ValueRange{i64(int64_t(j))});
+    b.create<LLVM::StoreOp>(loc, ptr(r.getOperand(result.first)), slot);
+  }
+  return success();
 }
 
 LogicalResult Lowering::lower(Operation *op) {
   loc = op->getLoc();
-  auto axisOf = [&](StringRef axis) { return i32(axisIndex(axis)); };
-  // all_gather_matmul and matmul_reduce_scatter: one runtime call with the
-  // GEMM's operands, the rows of this rank's block and the chunks.
-  auto collectiveLinear = [&](auto o, StringRef fn,
-                              int64_t rows) -> LogicalResult {
-    if (o.getDim() != 0)
-      return o.emitOpError()
-             << "is lowered along dimension 0 only, got dim " << o.getDim();
-    call(fn, {ptr(o.getInput()), ptr(o.getWeight()), optionalPtr(o.getBias()),
-              ptr(o), i64(rows), i64(lastDim(o.getInput())), i64(lastDim(o)),
-              i32(o.getWeightLayout() == WeightLayout::in_out),
-              i64(o.getChunks()), axisOf(o.getAxis())});
-    return success();
-  };
-  LogicalResult result =
-      TypeSwitch<Operation *, LogicalResult>(op)
-          .Case<GetParamOp>([](auto) { return success(); })
-          .Case<PositionIdsOp>([&](PositionIdsOp o) {
-            call(
-                "sprt_op_position_ids",
-                {ptr(o), i64(dim(o, 0)), i64(dim(o, 1)), i32(splitAxis(o, 0))});
-            return success();
-          })
-          .Case<EmbeddingOp>([&](EmbeddingOp o) {
-            call("sprt_op_embedding",
-                 {ptr(o.getIds()), ptr(o.getTable()), ptr(o),
-                  i64(numElements(o.getIds())), i64(dim(o.getTable(), 0)),
-                  i64(dim(o.getTable(), 1)), i32(splitAxis(o.getTable(), 0))});
-            return success();
-          })
-          .Case<LayerNormOp>([&](LayerNormOp o) {
-            int64_t h = lastDim(o);
-            call("sprt_layer_norm_f32",
-                 {ptr(o.getInput()), ptr(o.getWeight()),
-                  optionalPtr(o.getBias()), ptr(o), i64(numElements(o) / h),
-                  i64(h), f64(o.getEps().convertToDouble())});
-            return success();
-          })
-          .Case<RmsNormOp>([&](RmsNormOp o) {
-            int64_t h = lastDim(o);
-            call("sprt_rms_norm_f32", {ptr(o.getInput()), ptr(o.getWeight()),
-                                       ptr(o), i64(numElements(o) / h), i64(h),
-                                       f64(o.getEps().convertToDouble())});
-            return success();
-          })
-          .Case<DropoutOp>([&](DropoutOp o) -> LogicalResult {
-            auto t = o.getType();
-            if (t.getRank() > 3)
-              return o.emitOpError() << "dropout lowers for rank <= 3";
-            SmallVector<Value> args{ptr(o.getInput()), ptr(o),
-                                    i32(t.getRank())};
-            for (int64_t d = 0; d < 3; ++d)
-              args.push_back(i64(d < t.getRank() ? t.getDimSize(d) : 1));
-            for (int64_t d = 0; d < 3; ++d)
-              args.push_back(i32(d < t.getRank() ? splitAxis(o, d) : -1));
-            args.push_back(f64(o.getRate().convertToDouble()));
-            args.push_back(i64(o.getStream()));
-            call("sprt_op_dropout", args);
-            return success();
-          })
-          .Case<GeluOp>([&](GeluOp o) {
-            call("sprt_gelu_f32",
-                 {ptr(o.getInput()), ptr(o), i64(numElements(o)),
-                  i32(o.getApproximate() == GeluApproximation::tanh)});
-            return success();
-          })
-          .Case<SiluOp>([&](SiluOp o) {
-            call("sprt_silu_f32",
-                 {ptr(o.getInput()), ptr(o), i64(numElements(o))});
-            return success();
-          })
-          .Case<MulOp, AddOp>([&](Operation *o) {
-            call(isa<MulOp>(o) ? "sprt_mul_f32" : "sprt_add_f32",
-                 {ptr(o->getOperand(0)), ptr(o->getOperand(1)),
-                  ptr(o->getResult(0)), i64(numElements(o->getResult(0)))});
-            return success();
-          })
-          .Case<BiasAddOp>([&](BiasAddOp o) {
-            int64_t h = lastDim(o);
-            call("sprt_bias_add_f32",
-                 {ptr(o.getInput()), ptr(o.getBias()), ptr(o),
-                  i64(numElements(o) / h), i64(h)});
-            return success();
-          })
-          .Case<LinearOp>([&](LinearOp o) {
-            int64_t k = lastDim(o.getInput()), n = lastDim(o);
-            call("sprt_linear_f32",
-                 {ptr(o.getInput()), ptr(o.getWeight()),
-                  optionalPtr(o.getBias()), ptr(o),
-                  i64(numElements(o.getInput()) / k), i64(k), i64(n),
-                  i32(o.getWeightLayout() == WeightLayout::in_out)});
-            return success();
-          })
-          .Case<QkvSplitOp>([&](QkvSplitOp o) {
-            call("sprt_qkv_split_f32",
-                 {ptr(o.getInput()), ptr(o.getQ()), ptr(o.getK()),
-                  ptr(o.getV()),
-                  i64(numElements(o.getInput()) / lastDim(o.getInput())),
-                  i64(o.getNumHeads()), i64(o.getNumKvHeads()),
-                  i64(o.getHeadDim()),
-                  i32(o.getPacking() == QkvPacking::heads)});
-            return success();
-          })
-          .Case<RepeatHeadsOp>([&](RepeatHeadsOp o) {
-            call("sprt_repeat_heads_f32",
-                 {ptr(o.getInput()), ptr(o),
-                  i64(numElements(o.getInput()) / lastDim(o.getInput())),
-                  i64(o.getNumHeads()), i64(o.getHeadDim()),
-                  i64(o.getFactor())});
-            return success();
-          })
-          .Case<AttentionOp>([&](AttentionOp o) {
-            call("sprt_op_attention",
-                 {ptr(o.getQ()), ptr(o.getK()), ptr(o.getV()),
-                  optionalPtr(o.getPositions()), ptr(o), i64(dim(o, 0)),
-                  i64(dim(o, 1)), i64(o.getNumHeads()), i64(o.getNumKvHeads()),
-                  i64(o.getHeadDim()), i32(o.getCausal()),
-                  i64(o.getRotaryDim()),
-                  f64(o.getRotaryTheta().convertToDouble()),
-                  f64(o.getDropoutRate().convertToDouble()),
-                  i64(o.getDropoutStream()), i32(splitAxis(o.getQ(), 1)),
-                  i32(splitAxis(o.getQ(), 2))});
-            return success();
-          })
-          .Case<LogitsMaxOp>([&](LogitsMaxOp o) {
-            int64_t v = lastDim(o.getLogits());
-            call("sprt_logits_max_f32",
-                 {ptr(o.getLogits()), ptr(o),
-                  i64(numElements(o.getLogits()) / v), i64(v)});
-            return success();
-          })
-          .Case<LogitsSumExpOp>([&](LogitsSumExpOp o) {
-            int64_t v = lastDim(o.getLogits());
-            call("sprt_logits_sumexp_f32",
-                 {ptr(o.getLogits()), ptr(o.getMax()), ptr(o),
-                  i64(numElements(o.getLogits()) / v), i64(v)});
-            return success();
-          })
-          .Case<LabelLogitOp>([&](LabelLogitOp o) {
-            Value l = o.getLogits();
-            int64_t v = lastDim(l);
-            call("sprt_op_label_logit",
-                 {ptr(l), ptr(o.getLabels()), ptr(o), i64(numElements(l) / v),
-                  i64(v),
-                  i32(splitAxis(
-                      l, cast<RankedTensorType>(l.getType()).getRank() - 1)),
-                  i64(o.getIgnoreIndex())});
-            return success();
-          })
-          .Case<CrossEntropyFromStatsOp>([&](CrossEntropyFromStatsOp o) {
-            call("sprt_cross_entropy_from_stats_f32",
-                 {ptr(o.getMax()), ptr(o.getSumexp()), ptr(o.getLabelLogit()),
-                  ptr(o.getLabels()), ptr(o), i64(numElements(o.getLabels())),
-                  i64(o.getIgnoreIndex())});
-            return success();
-          })
-          .Case<CrossEntropyOp>([&](CrossEntropyOp o) {
-            int64_t v = lastDim(o.getLogits());
-            call("sprt_cross_entropy_f32",
-                 {ptr(o.getLogits()), ptr(o.getLabels()), ptr(o),
-                  i64(numElements(o.getLabels())), i64(v),
-                  i64(o.getIgnoreIndex())});
-            return success();
-          })
-          .Case<AllGatherMatmulOp>([&](AllGatherMatmulOp o) {
-            // The rows of this rank's input block.
-            return collectiveLinear(o, "sprt_all_gather_linear_f32",
-                                    numElements(o.getInput()) /
-                                        lastDim(o.getInput()));
-          })
-          .Case<MatmulReduceScatterOp>([&](MatmulReduceScatterOp o) {
-            // The rows of this rank's output block.
-            return collectiveLinear(o, "sprt_linear_reduce_scatter_f32",
-                                    numElements(o) / lastDim(o));
-          })
-          .Case<AllGatherOp>([&](AllGatherOp o) {
-            SmallVector<Value> args = collectiveArgs(o.getInput(), o, true);
-            args.push_back(i32(o.getDim()));
-            args.push_back(axisOf(o.getAxis()));
-            call("sprt_all_gather", args);
-            return success();
-          })
-          .Case<ReduceScatterOp>([&](ReduceScatterOp o) {
-            SmallVector<Value> args = collectiveArgs(o.getInput(), o, false);
-            args.push_back(i32(o.getDim()));
-            args.push_back(axisOf(o.getAxis()));
-            call("sprt_reduce_scatter_f32", args);
-            return success();
-          })
-          .Case<AllReduceOp>([&](AllReduceOp o) {
-            call("sprt_all_reduce_f32",
-                 {ptr(o.getInput()), ptr(o), i64(numElements(o)),
-                  i32(int64_t(o.getKind())), axisOf(o.getAxis())});
-            return success();
-          })
-          .Case<LocalSliceOp>([&](LocalSliceOp o) {
-            SmallVector<Value> args = collectiveArgs(o.getInput(), o, true);
-            args.push_back(i32(o.getDim()));
-            args.push_back(axisOf(o.getAxis()));
-            call("sprt_local_slice", args);
-            return success();
-          })
-          .Case<AllToAllOp>([&](AllToAllOp o) {
-            SmallVector<Value> args = collectiveArgs(o.getInput(), o, true);
-            args.push_back(i32(o.getSplitDim()));
-            args.push_back(i32(o.getConcatDim()));
-            args.push_back(axisOf(o.getAxis()));
-            call("sprt_all_to_all", args);
-            return success();
-          })
-          .Case<SendOp>([&](SendOp o) {
-            Value in = o.getInput();
-            call("sprt_send", {ptr(in), i64(numElements(in) * elemBytes(in)),
-                               i64(o.getOffset()), axisOf(o.getAxis())});
-            return success();
-          })
-          .Case<RecvOp>([&](RecvOp o) {
-            call("sprt_recv", {ptr(o), i64(numElements(o) * elemBytes(o)),
-                               i64(o.getOffset()), axisOf(o.getAxis())});
-            return success();
-          })
-          .Case<LinearGradInputOp>([&](LinearGradInputOp o) {
-            int64_t n = lastDim(o.getDy()), k = lastDim(o);
-            call("sprt_linear_grad_input_f32",
-                 {ptr(o.getDy()), ptr(o.getWeight()), ptr(o),
-                  i64(numElements(o) / k), i64(k), i64(n),
-                  i32(o.getWeightLayout() == WeightLayout::in_out)});
-            return success();
-          })
-          .Case<LinearGradWeightOp>([&](LinearGradWeightOp o) {
-            int64_t k = lastDim(o.getInput()), n = lastDim(o.getDy());
-            call("sprt_linear_grad_weight_f32",
-                 {ptr(o.getInput()), ptr(o.getDy()), ptr(o),
-                  i64(numElements(o.getInput()) / k), i64(k), i64(n),
-                  i32(o.getWeightLayout() == WeightLayout::in_out)});
-            return success();
-          })
-          .Case<BiasGradOp>([&](BiasGradOp o) {
-            int64_t h = lastDim(o.getDy());
-            call("sprt_bias_grad_f32",
-                 {ptr(o.getDy()), ptr(o), i64(numElements(o.getDy()) / h),
-                  i64(h)});
-            return success();
-          })
-          .Case<LayerNormGradOp>([&](LayerNormGradOp o) {
-            int64_t h = lastDim(o.getInput());
-            call("sprt_layer_norm_grad_f32",
-                 {ptr(o.getDy()), ptr(o.getInput()), ptr(o.getWeight()),
-                  ptr(o.getDx()), ptr(o.getDweight()), ptr(o.getDbias()),
-                  i64(numElements(o.getInput()) / h), i64(h),
-                  f64(o.getEps().convertToDouble())});
-            return success();
-          })
-          .Case<RmsNormGradOp>([&](RmsNormGradOp o) {
-            int64_t h = lastDim(o.getInput());
-            call("sprt_rms_norm_grad_f32",
-                 {ptr(o.getDy()), ptr(o.getInput()), ptr(o.getWeight()),
-                  ptr(o.getDx()), ptr(o.getDweight()),
-                  i64(numElements(o.getInput()) / h), i64(h),
-                  f64(o.getEps().convertToDouble())});
-            return success();
-          })
-          .Case<GeluGradOp>([&](GeluGradOp o) {
-            call("sprt_gelu_grad_f32",
-                 {ptr(o.getDy()), ptr(o.getInput()), ptr(o),
-                  i64(numElements(o)),
-                  i32(o.getApproximate() == GeluApproximation::tanh)});
-            return success();
-          })
-          .Case<SiluGradOp>([&](SiluGradOp o) {
-            call("sprt_silu_grad_f32", {ptr(o.getDy()), ptr(o.getInput()),
-                                        ptr(o), i64(numElements(o))});
-            return success();
-          })
-          .Case<ScaleOp>([&](ScaleOp o) {
-            call("sprt_op_scale",
-                 {ptr(o.getInput()), ptr(o), i64(numElements(o)),
-                  f64(o.getFactor().convertToDouble())});
-            return success();
-          })
-          .Case<FillOp>([&](FillOp o) {
-            call("sprt_fill_f32", {ptr(o), i64(numElements(o)),
-                                   f64(o.getValue().convertToDouble())});
-            return success();
-          })
-          .Case<EmbeddingGradOp>([&](EmbeddingGradOp o) {
-            call("sprt_op_embedding_grad",
-                 {ptr(o.getIds()), ptr(o.getDy()), ptr(o),
-                  i64(numElements(o.getIds())), i64(dim(o, 0)), i64(dim(o, 1)),
-                  i32(splitAxis(o, 0))});
-            return success();
-          })
-          .Case<QkvConcatOp>([&](QkvConcatOp o) {
-            call("sprt_qkv_concat_f32",
-                 {ptr(o.getDq()), ptr(o.getDk()), ptr(o.getDv()), ptr(o),
-                  i64(numElements(o) / lastDim(o)), i64(o.getNumHeads()),
-                  i64(o.getNumKvHeads()), i64(o.getHeadDim()),
-                  i32(o.getPacking() == QkvPacking::heads)});
-            return success();
-          })
-          .Case<RepeatHeadsGradOp>([&](RepeatHeadsGradOp o) {
-            call("sprt_repeat_heads_grad_f32",
-                 {ptr(o.getDy()), ptr(o), i64(numElements(o) / lastDim(o)),
-                  i64(o.getNumHeads()), i64(o.getHeadDim()),
-                  i64(o.getFactor())});
-            return success();
-          })
-          .Case<AttentionGradOp>([&](AttentionGradOp o) {
-            call("sprt_op_attention_grad",
-                 {ptr(o.getDout()),
-                  ptr(o.getQ()),
-                  ptr(o.getK()),
-                  ptr(o.getV()),
-                  optionalPtr(o.getPositions()),
-                  ptr(o.getDq()),
-                  ptr(o.getDk()),
-                  ptr(o.getDv()),
-                  i64(dim(o.getQ(), 0)),
-                  i64(dim(o.getQ(), 1)),
-                  i64(o.getNumHeads()),
-                  i64(o.getNumKvHeads()),
-                  i64(o.getHeadDim()),
-                  i32(o.getCausal()),
-                  i64(o.getRotaryDim()),
-                  f64(o.getRotaryTheta().convertToDouble()),
-                  f64(o.getDropoutRate().convertToDouble()),
-                  i64(o.getDropoutStream()),
-                  i32(splitAxis(o.getQ(), 1)),
-                  i32(splitAxis(o.getQ(), 2))});
-            return success();
-          })
-          .Case<CrossEntropyGradOp>([&](CrossEntropyGradOp o) {
-            int64_t v = lastDim(o.getLogits());
-            call("sprt_cross_entropy_grad_f32",
-                 {ptr(o.getLogits()), ptr(o.getLabels()), ptr(o.getDloss()),
-                  ptr(o), i64(numElements(o.getLabels())), i64(v),
-                  i64(o.getIgnoreIndex())});
-            return success();
-          })
-          .Case<CrossEntropyFromStatsGradOp>(
-              [&](CrossEntropyFromStatsGradOp o) {
-                call("sprt_cross_entropy_from_stats_grad_f32",
-                     {ptr(o.getSumexp()), ptr(o.getLabels()), ptr(o.getDloss()),
-                      ptr(o.getDsumexp()), ptr(o.getDlabelLogit()),
-                      i64(numElements(o.getLabels())),
-                      i64(o.getIgnoreIndex())});
-                return success();
-              })
-          .Case<LogitsSumExpGradOp>([&](LogitsSumExpGradOp o) {
-            int64_t v = lastDim(o.getLogits());
-            call("sprt_logits_sumexp_grad_f32",
-                 {ptr(o.getLogits()), ptr(o.getMax()), ptr(o.getDsumexp()),
-                  ptr(o), i64(numElements(o.getLogits()) / v), i64(v)});
-            return success();
-          })
-          .Case<LabelLogitGradOp>([&](LabelLogitGradOp o) {
-            int64_t v = lastDim(o);
-            call("sprt_op_label_logit_grad",
-                 {ptr(o.getLabels()), ptr(o.getDz()), ptr(o),
-                  i64(numElements(o.getLabels())), i64(v),
-                  i32(splitAxis(
-                      o, cast<RankedTensorType>(o.getType()).getRank() - 1)),
-                  i64(o.getIgnoreIndex())});
-            return success();
-          })
-          .Case<SumSquaresOp>([&](SumSquaresOp o) {
-            call("sprt_op_sum_squares",
-                 {ptr(o.getInput()), i64(numElements(o.getInput())), ptr(o)});
-            return success();
-          })
-          .Case<ClipScaleOp>([&](ClipScaleOp o) {
-            call("sprt_op_clip_scale",
-                 {ptr(o.getSumSquares()), f64(o.getMaxNorm().convertToDouble()),
-                  ptr(o.getScale()), ptr(o.getNorm())});
-            return success();
-          })
-          .Case<SgdUpdateOp>([&](SgdUpdateOp o) {
-            Value param = paramPointer(paramIndex.lookup(o.getParam()));
-            call("sprt_op_sgd", {param, ptr(o.getGrad()), ptr(o.getScale()),
-                                 i64(numElements(o.getGrad())),
-                                 f64(o.getLr().convertToDouble()),
-                                 f64(o.getWeightDecay().convertToDouble()),
-                                 i32(zeroShardAxis(o.getGrad()))});
-            return success();
-          })
-          .Case<AdamWUpdateOp>([&](AdamWUpdateOp o) {
-            int64_t index = paramIndex.lookup(o.getParam());
-            call("sprt_op_adamw",
-                 {paramPointer(index), ptr(o.getGrad()),
-                  statePointer(2 * index), statePointer(2 * index + 1),
-                  ptr(o.getScale()), i64(numElements(o.getGrad())),
-                  f64(o.getLr().convertToDouble()),
-                  f64(o.getBeta1().convertToDouble()),
-                  f64(o.getBeta2().convertToDouble()),
-                  f64(o.getEps().convertToDouble()),
-                  f64(o.getWeightDecay().convertToDouble()),
-                  i32(zeroShardAxis(o.getGrad()))});
-            return success();
-          })
-          .Case<AllGatherParamOp>([&](AllGatherParamOp o) {
-            auto t = cast<RankedTensorType>(o.getType());
-            call("sprt_all_gather_param",
-                 {paramPointer(paramIndex.lookup(o.getParam())),
-                  i64(t.getNumElements()),
-                  i64(llvm::divideCeil(t.getElementTypeBitWidth(), 8)),
-                  axisOf(o.getAxis())});
-            return success();
-          })
-          .Case<ReduceScatterCoalescedOp>([&](ReduceScatterCoalescedOp o) {
-            auto [ins, outs, sizes] =
-                pointerArrays(o.getInputs(), o.getResults());
-            call("sprt_reduce_scatter_coalesced_f32",
-                 {i32(int64_t(o.getInputs().size())), ins, outs, sizes,
-                  axisOf(o.getAxis())});
-            return success();
-          })
-          .Case<AllReduceCoalescedOp>([&](AllReduceCoalescedOp o) {
-            auto [ins, outs, sizes] =
-                pointerArrays(o.getInputs(), o.getResults());
-            int64_t n = o.getInputs().size();
-            call("sprt_all_reduce_coalesced_f32",
-                 {i32(n), ins, outs, sizes, i32(int64_t(o.getKind())),
-                  axisOf(o.getAxis())});
-            return success();
-          })
-          .Case<func::ReturnOp>([&](func::ReturnOp r) {
-            // Scalars are copied out; gradients stay in the arena and their
-            // addresses are handed out (read before the next step).
-            // Through the runtime: the value is in device memory.
-            for (unsigned i = 0; i < numScalars; ++i) {
-              Value slot = b.create<LLVM::GEPOp>(
-                  loc, ptrTy, b.getF32Type(), scalarsArg, ValueRange{i64(i)});
-              call("sprt_copy_scalar_to_host", {slot, ptr(r.getOperand(i))});
-            }
-            for (auto [j, result] : llvm::enumerate(gradResults)) {
-              Value slot = b.create<LLVM::GEPOp>(loc, ptrTy, ptrTy, gradsArg,
-                                                 ValueRange{i64(int64_t(j))});
-              b.create<LLVM::StoreOp>(loc, ptr(r.getOperand(result.first)),
-                                      slot);
-            }
-            return success();
-          })
-          .Default([](Operation *o) {
-            return o->emitOpError() << "has no lowering to the runtime yet";
-          });
-  if (failed(result))
+  if (auto r = dyn_cast<func::ReturnOp>(op))
+    return lowerReturn(r);
+  auto lowering = dyn_cast<RuntimeLoweringOpInterface>(op);
+  if (!lowering)
+    return op->emitOpError() << "has no runtime lowering (it does not "
+                                "implement RuntimeLoweringOpInterface)";
+  if (failed(lowering.lowerToRuntime(*this)))
     return failure();
   // The arena's high-water mark, as the program fills it.
   for (Value r : op->getResults())

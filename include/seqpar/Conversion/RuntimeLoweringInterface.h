@@ -1,0 +1,98 @@
+//===- RuntimeLoweringInterface.h - op -> libsprt call ----------*- C++ -*-===//
+//
+// RuntimeLoweringOpInterface: how convert-sp-to-runtime lowers one op to
+// calls into libsprt, and RuntimeEmitter, the pass state an implementation
+// emits through. The runtime ABI (runtime/include/sprt/{kernels,runtime}.h):
+// pointers are `ptr`, sizes and attributes i64, flags and mesh-axis indices
+// i32, floating attributes f64.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SEQPAR_CONVERSION_RUNTIMELOWERINGINTERFACE_H
+#define SEQPAR_CONVERSION_RUNTIMELOWERINGINTERFACE_H
+
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/Value.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <tuple>
+
+namespace mlir {
+class DialectRegistry;
+} // namespace mlir
+
+namespace seqpar {
+
+/// What convert-sp-to-runtime provides to an op's lowering: the buffers of
+/// its operands and results, constants, calls, and the step's mesh,
+/// parameter and optimizer-state tables. Every value is emitted at the
+/// insertion point of the op being lowered, in the order of the calls made
+/// here (C++ evaluates a braced argument list left to right).
+class RuntimeEmitter {
+public:
+  virtual ~RuntimeEmitter();
+
+  /// The buffer of `tensor` (an arena slot, a parameter or a step input).
+  virtual mlir::Value ptr(mlir::Value tensor) = 0;
+  /// ptr(tensor), or a null pointer for an absent optional operand.
+  mlir::Value optionalPtr(mlir::Value tensor) {
+    return tensor ? ptr(tensor) : null();
+  }
+  virtual mlir::Value i64(int64_t v) = 0;
+  /// An i32 constant (a flag, a rank or a mesh-axis index); `v` is
+  /// truncated.
+  virtual mlir::Value i32(int64_t v) = 0;
+  virtual mlir::Value f64(double v) = 0;
+  virtual mlir::Value null() = 0;
+  /// Calls the runtime function `name` (declared once per module, returning
+  /// void, with the types of `args`).
+  virtual void call(llvm::StringRef name, llvm::ArrayRef<mlir::Value> args) = 0;
+
+  /// The index of mesh axis `axis` (-1 if the mesh has none).
+  virtual int32_t axisIndex(llvm::StringRef axis) const = 0;
+  /// axisIndex(axis) as an i32 constant.
+  mlir::Value axisOf(llvm::StringRef axis) { return i32(axisIndex(axis)); }
+  /// The mesh axis (index) that splits dimension `dim` of `v`, or -1.
+  virtual int32_t splitAxis(mlir::Value v, int64_t dim) const = 0;
+
+  /// The index of parameter `name` in the step's parameter table.
+  virtual int64_t paramIndex(llvm::StringRef name) const = 0;
+  /// Parameter `index`'s shard, and optimizer state table entry `index`
+  /// (two per parameter for AdamW: 2 * index and 2 * index + 1).
+  virtual mlir::Value paramPointer(int64_t index) = 0;
+  virtual mlir::Value statePointer(int64_t index) = 0;
+  /// The mesh axis over which a distributed optimizer shards this gradient
+  /// (its first dimension), or -1.
+  virtual int32_t zeroShardAxis(mlir::Value grad) const = 0;
+
+  /// Stack arrays of the pointers of `inputs` and `results` and of the
+  /// inputs' element counts, for the coalesced collectives.
+  virtual std::tuple<mlir::Value, mlir::Value, mlir::Value>
+  pointerArrays(mlir::ValueRange inputs, mlir::ValueRange results) = 0;
+  /// The leading arguments of a collective: in, out, [element bytes,] and
+  /// in's local shape as rank, d0, d1, d2, d3 (rank <= 4).
+  llvm::SmallVector<mlir::Value> collectiveArgs(mlir::Value in, mlir::Value out,
+                                                bool withElemBytes);
+
+  /// Shapes of (ranked tensor) values: the element count, the last
+  /// dimension, dimension `d`, and the bytes of one element.
+  static int64_t numElements(mlir::Value v);
+  static int64_t lastDim(mlir::Value v);
+  static int64_t dim(mlir::Value v, int64_t d);
+  static int64_t elemBytes(mlir::Value v);
+};
+
+/// Attaches RuntimeLoweringOpInterface to every tfm op (forward, gradient
+/// and optimizer ops) and every dist op a step may contain, as external
+/// models. seqpar::registerAllDialects calls this.
+void registerRuntimeLoweringModels(mlir::DialectRegistry &registry);
+/// The two halves of it, one per dialect.
+void registerTfmRuntimeLoweringModels(mlir::DialectRegistry &registry);
+void registerDistRuntimeLoweringModels(mlir::DialectRegistry &registry);
+
+} // namespace seqpar
+
+#include "seqpar/Conversion/RuntimeLoweringInterface.h.inc"
+
+#endif // SEQPAR_CONVERSION_RUNTIMELOWERINGINTERFACE_H

@@ -1,0 +1,151 @@
+//===- DistToRuntime.cpp - dist ops -> libsprt collectives ----------------===//
+//
+// RuntimeLoweringOpInterface for the dist collectives: one call into the
+// runtime's collectives (runtime/include/sprt/runtime.h) per op, attached as
+// external models so that dist does not depend on the runtime ABI.
+//
+//===----------------------------------------------------------------------===//
+
+#include "seqpar/Conversion/RuntimeLoweringInterface.h"
+#include "seqpar/Dialect/Dist/IR/Dist.h"
+#include "seqpar/Dialect/Tfm/IR/Tfm.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace seqpar;
+using namespace seqpar::dist;
+
+/// all_gather_matmul and matmul_reduce_scatter: one runtime call with the
+/// GEMM's operands, the rows of this rank's block and the chunks.
+template <typename OpT>
+static LogicalResult collectiveLinear(OpT o, RuntimeEmitter &e, StringRef fn,
+                                      int64_t rows) {
+  if (o.getDim() != 0)
+    return o.emitOpError() << "is lowered along dimension 0 only, got dim "
+                           << o.getDim();
+  e.call(fn, {e.ptr(o.getInput()), e.ptr(o.getWeight()),
+              e.optionalPtr(o.getBias()), e.ptr(o), e.i64(rows),
+              e.i64(e.lastDim(o.getInput())), e.i64(e.lastDim(o)),
+              e.i32(o.getWeightLayout() == tfm::WeightLayout::in_out),
+              e.i64(o.getChunks()), e.axisOf(o.getAxis())});
+  return success();
+}
+
+static LogicalResult lowerOp(AllGatherMatmulOp o, RuntimeEmitter &e) {
+  // The rows of this rank's input block.
+  return collectiveLinear(o, e, "sprt_all_gather_linear_f32",
+                          e.numElements(o.getInput()) /
+                              e.lastDim(o.getInput()));
+}
+
+static LogicalResult lowerOp(MatmulReduceScatterOp o, RuntimeEmitter &e) {
+  // The rows of this rank's output block.
+  return collectiveLinear(o, e, "sprt_linear_reduce_scatter_f32",
+                          e.numElements(o) / e.lastDim(o));
+}
+
+static LogicalResult lowerOp(AllGatherOp o, RuntimeEmitter &e) {
+  SmallVector<Value> args = e.collectiveArgs(o.getInput(), o, true);
+  args.push_back(e.i32(o.getDim()));
+  args.push_back(e.axisOf(o.getAxis()));
+  e.call("sprt_all_gather", args);
+  return success();
+}
+
+static LogicalResult lowerOp(ReduceScatterOp o, RuntimeEmitter &e) {
+  SmallVector<Value> args = e.collectiveArgs(o.getInput(), o, false);
+  args.push_back(e.i32(o.getDim()));
+  args.push_back(e.axisOf(o.getAxis()));
+  e.call("sprt_reduce_scatter_f32", args);
+  return success();
+}
+
+static LogicalResult lowerOp(AllReduceOp o, RuntimeEmitter &e) {
+  e.call("sprt_all_reduce_f32",
+         {e.ptr(o.getInput()), e.ptr(o), e.i64(e.numElements(o)),
+          e.i32(int64_t(o.getKind())), e.axisOf(o.getAxis())});
+  return success();
+}
+
+static LogicalResult lowerOp(LocalSliceOp o, RuntimeEmitter &e) {
+  SmallVector<Value> args = e.collectiveArgs(o.getInput(), o, true);
+  args.push_back(e.i32(o.getDim()));
+  args.push_back(e.axisOf(o.getAxis()));
+  e.call("sprt_local_slice", args);
+  return success();
+}
+
+static LogicalResult lowerOp(AllToAllOp o, RuntimeEmitter &e) {
+  SmallVector<Value> args = e.collectiveArgs(o.getInput(), o, true);
+  args.push_back(e.i32(o.getSplitDim()));
+  args.push_back(e.i32(o.getConcatDim()));
+  args.push_back(e.axisOf(o.getAxis()));
+  e.call("sprt_all_to_all", args);
+  return success();
+}
+
+static LogicalResult lowerOp(SendOp o, RuntimeEmitter &e) {
+  Value in = o.getInput();
+  e.call("sprt_send", {e.ptr(in), e.i64(e.numElements(in) * e.elemBytes(in)),
+                       e.i64(o.getOffset()), e.axisOf(o.getAxis())});
+  return success();
+}
+
+static LogicalResult lowerOp(RecvOp o, RuntimeEmitter &e) {
+  e.call("sprt_recv", {e.ptr(o), e.i64(e.numElements(o) * e.elemBytes(o)),
+                       e.i64(o.getOffset()), e.axisOf(o.getAxis())});
+  return success();
+}
+
+static LogicalResult lowerOp(AllGatherParamOp o, RuntimeEmitter &e) {
+  auto t = cast<RankedTensorType>(o.getType());
+  e.call("sprt_all_gather_param",
+         {e.paramPointer(e.paramIndex(o.getParam())), e.i64(t.getNumElements()),
+          e.i64(llvm::divideCeil(t.getElementTypeBitWidth(), 8)),
+          e.axisOf(o.getAxis())});
+  return success();
+}
+
+static LogicalResult lowerOp(ReduceScatterCoalescedOp o, RuntimeEmitter &e) {
+  auto [ins, outs, sizes] = e.pointerArrays(o.getInputs(), o.getResults());
+  e.call("sprt_reduce_scatter_coalesced_f32",
+         {e.i32(int64_t(o.getInputs().size())), ins, outs, sizes,
+          e.axisOf(o.getAxis())});
+  return success();
+}
+
+static LogicalResult lowerOp(AllReduceCoalescedOp o, RuntimeEmitter &e) {
+  auto [ins, outs, sizes] = e.pointerArrays(o.getInputs(), o.getResults());
+  int64_t n = o.getInputs().size();
+  e.call("sprt_all_reduce_coalesced_f32",
+         {e.i32(n), ins, outs, sizes, e.i32(int64_t(o.getKind())),
+          e.axisOf(o.getAxis())});
+  return success();
+}
+
+namespace {
+/// An op lowered by its lowerOp overload above.
+template <typename OpT>
+struct DistLowering
+    : RuntimeLoweringOpInterface::ExternalModel<DistLowering<OpT>, OpT> {
+  LogicalResult lowerToRuntime(Operation *op, RuntimeEmitter &emitter) const {
+    return lowerOp(cast<OpT>(op), emitter);
+  }
+};
+} // namespace
+
+template <typename... OpTs> static void attachDistLowerings(MLIRContext *ctx) {
+  (OpTs::template attachInterface<DistLowering<OpTs>>(*ctx), ...);
+}
+
+void seqpar::registerDistRuntimeLoweringModels(DialectRegistry &registry) {
+  // Every dist op but dist.mesh, which the pass reads as the module's mesh.
+  registry.addExtension(+[](MLIRContext *ctx, DistDialect *) {
+    attachDistLowerings<AllGatherOp, ReduceScatterOp, AllReduceOp,
+                        AllReduceCoalescedOp, ReduceScatterCoalescedOp,
+                        AllGatherParamOp, AllToAllOp, LocalSliceOp, SendOp,
+                        RecvOp, AllGatherMatmulOp, MatmulReduceScatterOp>(ctx);
+  });
+}

@@ -1,0 +1,451 @@
+//===- TfmToRuntime.cpp - tfm ops -> libsprt kernels ----------------------===//
+//
+// RuntimeLoweringOpInterface for the tfm ops (forward, gradient and
+// optimizer ops): one call into libsprt's kernels
+// (runtime/include/sprt/kernels.h) per op, attached as external models so
+// that tfm does not depend on the runtime ABI.
+//
+// A new unary elementwise op with a kernel `void k(const float *in,
+// float *out, int64_t n)` and a gradient kernel `void k_grad(const float *dy,
+// const float *x, float *dx, int64_t n)` needs no code here beyond naming
+// both kernels below and attaching UnaryKernelLowering and
+// UnaryGradKernelLowering in registerTfmRuntimeLoweringModels.
+//
+//===----------------------------------------------------------------------===//
+
+#include "seqpar/Conversion/RuntimeLoweringInterface.h"
+#include "seqpar/Dialect/Tfm/IR/Tfm.h"
+
+#include "mlir/IR/DialectRegistry.h"
+
+using namespace mlir;
+using namespace seqpar;
+using namespace seqpar::tfm;
+
+namespace {
+/// A unary elementwise op (`$input` -> one result of the same type) computed
+/// by `Kernel(in, out, n)`.
+template <typename OpT, const char *Kernel>
+struct UnaryKernelLowering : RuntimeLoweringOpInterface::ExternalModel<
+                                 UnaryKernelLowering<OpT, Kernel>, OpT> {
+  LogicalResult lowerToRuntime(Operation *op, RuntimeEmitter &e) const {
+    auto o = cast<OpT>(op);
+    e.call(Kernel, {e.ptr(o.getInput()), e.ptr(o), e.i64(e.numElements(o))});
+    return success();
+  }
+};
+
+/// The gradient of a unary elementwise op (`$dy`, `$input` -> `dx` of the
+/// same type) computed by `Kernel(dy, x, dx, n)`.
+template <typename OpT, const char *Kernel>
+struct UnaryGradKernelLowering
+    : RuntimeLoweringOpInterface::ExternalModel<
+          UnaryGradKernelLowering<OpT, Kernel>, OpT> {
+  LogicalResult lowerToRuntime(Operation *op, RuntimeEmitter &e) const {
+    auto o = cast<OpT>(op);
+    e.call(Kernel, {e.ptr(o.getDy()), e.ptr(o.getInput()), e.ptr(o),
+                    e.i64(e.numElements(o))});
+    return success();
+  }
+};
+
+/// A binary elementwise op (two operands and a result of one type) computed
+/// by `Kernel(a, b, out, n)`.
+template <typename OpT, const char *Kernel>
+struct BinaryKernelLowering : RuntimeLoweringOpInterface::ExternalModel<
+                                  BinaryKernelLowering<OpT, Kernel>, OpT> {
+  LogicalResult lowerToRuntime(Operation *op, RuntimeEmitter &e) const {
+    Value out = op->getResult(0);
+    e.call(Kernel, {e.ptr(op->getOperand(0)), e.ptr(op->getOperand(1)),
+                    e.ptr(out), e.i64(e.numElements(out))});
+    return success();
+  }
+};
+
+// The kernels of the elementwise ops.
+constexpr char kSilu[] = "sprt_silu_f32";
+constexpr char kSiluGrad[] = "sprt_silu_grad_f32";
+constexpr char kMul[] = "sprt_mul_f32";
+constexpr char kAdd[] = "sprt_add_f32";
+} // namespace
+
+// The other ops, one lowerOp overload each.
+
+/// tfm.get_param: no call; its buffer is the parameter table's entry, which
+/// the emitter loads once where an op first reads it.
+static LogicalResult lowerOp(GetParamOp, RuntimeEmitter &) { return success(); }
+
+static LogicalResult lowerOp(PositionIdsOp o, RuntimeEmitter &e) {
+  e.call("sprt_op_position_ids",
+         {e.ptr(o), e.i64(e.dim(o, 0)), e.i64(e.dim(o, 1)),
+          e.i32(e.splitAxis(o, 0))});
+  return success();
+}
+
+static LogicalResult lowerOp(EmbeddingOp o, RuntimeEmitter &e) {
+  e.call("sprt_op_embedding",
+         {e.ptr(o.getIds()), e.ptr(o.getTable()), e.ptr(o),
+          e.i64(e.numElements(o.getIds())), e.i64(e.dim(o.getTable(), 0)),
+          e.i64(e.dim(o.getTable(), 1)), e.i32(e.splitAxis(o.getTable(), 0))});
+  return success();
+}
+
+static LogicalResult lowerOp(LayerNormOp o, RuntimeEmitter &e) {
+  int64_t h = e.lastDim(o);
+  e.call("sprt_layer_norm_f32",
+         {e.ptr(o.getInput()), e.ptr(o.getWeight()), e.optionalPtr(o.getBias()),
+          e.ptr(o), e.i64(e.numElements(o) / h), e.i64(h),
+          e.f64(o.getEps().convertToDouble())});
+  return success();
+}
+
+static LogicalResult lowerOp(RmsNormOp o, RuntimeEmitter &e) {
+  int64_t h = e.lastDim(o);
+  e.call("sprt_rms_norm_f32", {e.ptr(o.getInput()), e.ptr(o.getWeight()),
+                               e.ptr(o), e.i64(e.numElements(o) / h), e.i64(h),
+                               e.f64(o.getEps().convertToDouble())});
+  return success();
+}
+
+static LogicalResult lowerOp(DropoutOp o, RuntimeEmitter &e) {
+  auto t = o.getType();
+  if (t.getRank() > 3)
+    return o.emitOpError() << "dropout lowers for rank <= 3";
+  SmallVector<Value> args{e.ptr(o.getInput()), e.ptr(o), e.i32(t.getRank())};
+  for (int64_t d = 0; d < 3; ++d)
+    args.push_back(e.i64(d < t.getRank() ? t.getDimSize(d) : 1));
+  for (int64_t d = 0; d < 3; ++d)
+    args.push_back(e.i32(d < t.getRank() ? e.splitAxis(o, d) : -1));
+  args.push_back(e.f64(o.getRate().convertToDouble()));
+  args.push_back(e.i64(o.getStream()));
+  e.call("sprt_op_dropout", args);
+  return success();
+}
+
+static LogicalResult lowerOp(GeluOp o, RuntimeEmitter &e) {
+  e.call("sprt_gelu_f32",
+         {e.ptr(o.getInput()), e.ptr(o), e.i64(e.numElements(o)),
+          e.i32(o.getApproximate() == GeluApproximation::tanh)});
+  return success();
+}
+
+static LogicalResult lowerOp(BiasAddOp o, RuntimeEmitter &e) {
+  int64_t h = e.lastDim(o);
+  e.call("sprt_bias_add_f32",
+         {e.ptr(o.getInput()), e.ptr(o.getBias()), e.ptr(o),
+          e.i64(e.numElements(o) / h), e.i64(h)});
+  return success();
+}
+
+static LogicalResult lowerOp(LinearOp o, RuntimeEmitter &e) {
+  int64_t k = e.lastDim(o.getInput()), n = e.lastDim(o);
+  e.call("sprt_linear_f32",
+         {e.ptr(o.getInput()), e.ptr(o.getWeight()), e.optionalPtr(o.getBias()),
+          e.ptr(o), e.i64(e.numElements(o.getInput()) / k), e.i64(k), e.i64(n),
+          e.i32(o.getWeightLayout() == WeightLayout::in_out)});
+  return success();
+}
+
+static LogicalResult lowerOp(QkvSplitOp o, RuntimeEmitter &e) {
+  e.call("sprt_qkv_split_f32",
+         {e.ptr(o.getInput()), e.ptr(o.getQ()), e.ptr(o.getK()),
+          e.ptr(o.getV()),
+          e.i64(e.numElements(o.getInput()) / e.lastDim(o.getInput())),
+          e.i64(o.getNumHeads()), e.i64(o.getNumKvHeads()),
+          e.i64(o.getHeadDim()), e.i32(o.getPacking() == QkvPacking::heads)});
+  return success();
+}
+
+static LogicalResult lowerOp(RepeatHeadsOp o, RuntimeEmitter &e) {
+  e.call("sprt_repeat_heads_f32",
+         {e.ptr(o.getInput()), e.ptr(o),
+          e.i64(e.numElements(o.getInput()) / e.lastDim(o.getInput())),
+          e.i64(o.getNumHeads()), e.i64(o.getHeadDim()), e.i64(o.getFactor())});
+  return success();
+}
+
+static LogicalResult lowerOp(AttentionOp o, RuntimeEmitter &e) {
+  e.call("sprt_op_attention",
+         {e.ptr(o.getQ()), e.ptr(o.getK()), e.ptr(o.getV()),
+          e.optionalPtr(o.getPositions()), e.ptr(o), e.i64(e.dim(o, 0)),
+          e.i64(e.dim(o, 1)), e.i64(o.getNumHeads()), e.i64(o.getNumKvHeads()),
+          e.i64(o.getHeadDim()), e.i32(o.getCausal()), e.i64(o.getRotaryDim()),
+          e.f64(o.getRotaryTheta().convertToDouble()),
+          e.f64(o.getDropoutRate().convertToDouble()),
+          e.i64(o.getDropoutStream()), e.i32(e.splitAxis(o.getQ(), 1)),
+          e.i32(e.splitAxis(o.getQ(), 2))});
+  return success();
+}
+
+static LogicalResult lowerOp(LogitsMaxOp o, RuntimeEmitter &e) {
+  int64_t v = e.lastDim(o.getLogits());
+  e.call("sprt_logits_max_f32",
+         {e.ptr(o.getLogits()), e.ptr(o),
+          e.i64(e.numElements(o.getLogits()) / v), e.i64(v)});
+  return success();
+}
+
+static LogicalResult lowerOp(LogitsSumExpOp o, RuntimeEmitter &e) {
+  int64_t v = e.lastDim(o.getLogits());
+  e.call("sprt_logits_sumexp_f32",
+         {e.ptr(o.getLogits()), e.ptr(o.getMax()), e.ptr(o),
+          e.i64(e.numElements(o.getLogits()) / v), e.i64(v)});
+  return success();
+}
+
+static LogicalResult lowerOp(LabelLogitOp o, RuntimeEmitter &e) {
+  Value l = o.getLogits();
+  int64_t v = e.lastDim(l);
+  e.call(
+      "sprt_op_label_logit",
+      {e.ptr(l), e.ptr(o.getLabels()), e.ptr(o), e.i64(e.numElements(l) / v),
+       e.i64(v),
+       e.i32(e.splitAxis(l, cast<RankedTensorType>(l.getType()).getRank() - 1)),
+       e.i64(o.getIgnoreIndex())});
+  return success();
+}
+
+static LogicalResult lowerOp(CrossEntropyFromStatsOp o, RuntimeEmitter &e) {
+  e.call("sprt_cross_entropy_from_stats_f32",
+         {e.ptr(o.getMax()), e.ptr(o.getSumexp()), e.ptr(o.getLabelLogit()),
+          e.ptr(o.getLabels()), e.ptr(o), e.i64(e.numElements(o.getLabels())),
+          e.i64(o.getIgnoreIndex())});
+  return success();
+}
+
+static LogicalResult lowerOp(CrossEntropyOp o, RuntimeEmitter &e) {
+  int64_t v = e.lastDim(o.getLogits());
+  e.call("sprt_cross_entropy_f32",
+         {e.ptr(o.getLogits()), e.ptr(o.getLabels()), e.ptr(o),
+          e.i64(e.numElements(o.getLabels())), e.i64(v),
+          e.i64(o.getIgnoreIndex())});
+  return success();
+}
+
+static LogicalResult lowerOp(LinearGradInputOp o, RuntimeEmitter &e) {
+  int64_t n = e.lastDim(o.getDy()), k = e.lastDim(o);
+  e.call("sprt_linear_grad_input_f32",
+         {e.ptr(o.getDy()), e.ptr(o.getWeight()), e.ptr(o),
+          e.i64(e.numElements(o) / k), e.i64(k), e.i64(n),
+          e.i32(o.getWeightLayout() == WeightLayout::in_out)});
+  return success();
+}
+
+static LogicalResult lowerOp(LinearGradWeightOp o, RuntimeEmitter &e) {
+  int64_t k = e.lastDim(o.getInput()), n = e.lastDim(o.getDy());
+  e.call("sprt_linear_grad_weight_f32",
+         {e.ptr(o.getInput()), e.ptr(o.getDy()), e.ptr(o),
+          e.i64(e.numElements(o.getInput()) / k), e.i64(k), e.i64(n),
+          e.i32(o.getWeightLayout() == WeightLayout::in_out)});
+  return success();
+}
+
+static LogicalResult lowerOp(BiasGradOp o, RuntimeEmitter &e) {
+  int64_t h = e.lastDim(o.getDy());
+  e.call("sprt_bias_grad_f32", {e.ptr(o.getDy()), e.ptr(o),
+                                e.i64(e.numElements(o.getDy()) / h), e.i64(h)});
+  return success();
+}
+
+static LogicalResult lowerOp(LayerNormGradOp o, RuntimeEmitter &e) {
+  int64_t h = e.lastDim(o.getInput());
+  e.call("sprt_layer_norm_grad_f32",
+         {e.ptr(o.getDy()), e.ptr(o.getInput()), e.ptr(o.getWeight()),
+          e.ptr(o.getDx()), e.ptr(o.getDweight()), e.ptr(o.getDbias()),
+          e.i64(e.numElements(o.getInput()) / h), e.i64(h),
+          e.f64(o.getEps().convertToDouble())});
+  return success();
+}
+
+static LogicalResult lowerOp(RmsNormGradOp o, RuntimeEmitter &e) {
+  int64_t h = e.lastDim(o.getInput());
+  e.call("sprt_rms_norm_grad_f32",
+         {e.ptr(o.getDy()), e.ptr(o.getInput()), e.ptr(o.getWeight()),
+          e.ptr(o.getDx()), e.ptr(o.getDweight()),
+          e.i64(e.numElements(o.getInput()) / h), e.i64(h),
+          e.f64(o.getEps().convertToDouble())});
+  return success();
+}
+
+static LogicalResult lowerOp(GeluGradOp o, RuntimeEmitter &e) {
+  e.call("sprt_gelu_grad_f32",
+         {e.ptr(o.getDy()), e.ptr(o.getInput()), e.ptr(o),
+          e.i64(e.numElements(o)),
+          e.i32(o.getApproximate() == GeluApproximation::tanh)});
+  return success();
+}
+
+static LogicalResult lowerOp(ScaleOp o, RuntimeEmitter &e) {
+  e.call("sprt_op_scale",
+         {e.ptr(o.getInput()), e.ptr(o), e.i64(e.numElements(o)),
+          e.f64(o.getFactor().convertToDouble())});
+  return success();
+}
+
+static LogicalResult lowerOp(FillOp o, RuntimeEmitter &e) {
+  e.call("sprt_fill_f32", {e.ptr(o), e.i64(e.numElements(o)),
+                           e.f64(o.getValue().convertToDouble())});
+  return success();
+}
+
+static LogicalResult lowerOp(EmbeddingGradOp o, RuntimeEmitter &e) {
+  e.call("sprt_op_embedding_grad",
+         {e.ptr(o.getIds()), e.ptr(o.getDy()), e.ptr(o),
+          e.i64(e.numElements(o.getIds())), e.i64(e.dim(o, 0)),
+          e.i64(e.dim(o, 1)), e.i32(e.splitAxis(o, 0))});
+  return success();
+}
+
+static LogicalResult lowerOp(QkvConcatOp o, RuntimeEmitter &e) {
+  e.call("sprt_qkv_concat_f32",
+         {e.ptr(o.getDq()), e.ptr(o.getDk()), e.ptr(o.getDv()), e.ptr(o),
+          e.i64(e.numElements(o) / e.lastDim(o)), e.i64(o.getNumHeads()),
+          e.i64(o.getNumKvHeads()), e.i64(o.getHeadDim()),
+          e.i32(o.getPacking() == QkvPacking::heads)});
+  return success();
+}
+
+static LogicalResult lowerOp(RepeatHeadsGradOp o, RuntimeEmitter &e) {
+  e.call("sprt_repeat_heads_grad_f32",
+         {e.ptr(o.getDy()), e.ptr(o), e.i64(e.numElements(o) / e.lastDim(o)),
+          e.i64(o.getNumHeads()), e.i64(o.getHeadDim()), e.i64(o.getFactor())});
+  return success();
+}
+
+static LogicalResult lowerOp(AttentionGradOp o, RuntimeEmitter &e) {
+  e.call("sprt_op_attention_grad", {e.ptr(o.getDout()),
+                                    e.ptr(o.getQ()),
+                                    e.ptr(o.getK()),
+                                    e.ptr(o.getV()),
+                                    e.optionalPtr(o.getPositions()),
+                                    e.ptr(o.getDq()),
+                                    e.ptr(o.getDk()),
+                                    e.ptr(o.getDv()),
+                                    e.i64(e.dim(o.getQ(), 0)),
+                                    e.i64(e.dim(o.getQ(), 1)),
+                                    e.i64(o.getNumHeads()),
+                                    e.i64(o.getNumKvHeads()),
+                                    e.i64(o.getHeadDim()),
+                                    e.i32(o.getCausal()),
+                                    e.i64(o.getRotaryDim()),
+                                    e.f64(o.getRotaryTheta().convertToDouble()),
+                                    e.f64(o.getDropoutRate().convertToDouble()),
+                                    e.i64(o.getDropoutStream()),
+                                    e.i32(e.splitAxis(o.getQ(), 1)),
+                                    e.i32(e.splitAxis(o.getQ(), 2))});
+  return success();
+}
+
+static LogicalResult lowerOp(CrossEntropyGradOp o, RuntimeEmitter &e) {
+  int64_t v = e.lastDim(o.getLogits());
+  e.call("sprt_cross_entropy_grad_f32",
+         {e.ptr(o.getLogits()), e.ptr(o.getLabels()), e.ptr(o.getDloss()),
+          e.ptr(o), e.i64(e.numElements(o.getLabels())), e.i64(v),
+          e.i64(o.getIgnoreIndex())});
+  return success();
+}
+
+static LogicalResult lowerOp(CrossEntropyFromStatsGradOp o, RuntimeEmitter &e) {
+  e.call("sprt_cross_entropy_from_stats_grad_f32",
+         {e.ptr(o.getSumexp()), e.ptr(o.getLabels()), e.ptr(o.getDloss()),
+          e.ptr(o.getDsumexp()), e.ptr(o.getDlabelLogit()),
+          e.i64(e.numElements(o.getLabels())), e.i64(o.getIgnoreIndex())});
+  return success();
+}
+
+static LogicalResult lowerOp(LogitsSumExpGradOp o, RuntimeEmitter &e) {
+  int64_t v = e.lastDim(o.getLogits());
+  e.call("sprt_logits_sumexp_grad_f32",
+         {e.ptr(o.getLogits()), e.ptr(o.getMax()), e.ptr(o.getDsumexp()),
+          e.ptr(o), e.i64(e.numElements(o.getLogits()) / v), e.i64(v)});
+  return success();
+}
+
+static LogicalResult lowerOp(LabelLogitGradOp o, RuntimeEmitter &e) {
+  int64_t v = e.lastDim(o);
+  e.call(
+      "sprt_op_label_logit_grad",
+      {e.ptr(o.getLabels()), e.ptr(o.getDz()), e.ptr(o),
+       e.i64(e.numElements(o.getLabels())), e.i64(v),
+       e.i32(e.splitAxis(o, cast<RankedTensorType>(o.getType()).getRank() - 1)),
+       e.i64(o.getIgnoreIndex())});
+  return success();
+}
+
+static LogicalResult lowerOp(SumSquaresOp o, RuntimeEmitter &e) {
+  e.call("sprt_op_sum_squares",
+         {e.ptr(o.getInput()), e.i64(e.numElements(o.getInput())), e.ptr(o)});
+  return success();
+}
+
+static LogicalResult lowerOp(ClipScaleOp o, RuntimeEmitter &e) {
+  e.call("sprt_op_clip_scale",
+         {e.ptr(o.getSumSquares()), e.f64(o.getMaxNorm().convertToDouble()),
+          e.ptr(o.getScale()), e.ptr(o.getNorm())});
+  return success();
+}
+
+static LogicalResult lowerOp(SgdUpdateOp o, RuntimeEmitter &e) {
+  Value param = e.paramPointer(e.paramIndex(o.getParam()));
+  e.call("sprt_op_sgd",
+         {param, e.ptr(o.getGrad()), e.ptr(o.getScale()),
+          e.i64(e.numElements(o.getGrad())), e.f64(o.getLr().convertToDouble()),
+          e.f64(o.getWeightDecay().convertToDouble()),
+          e.i32(e.zeroShardAxis(o.getGrad()))});
+  return success();
+}
+
+static LogicalResult lowerOp(AdamWUpdateOp o, RuntimeEmitter &e) {
+  int64_t index = e.paramIndex(o.getParam());
+  e.call("sprt_op_adamw",
+         {e.paramPointer(index), e.ptr(o.getGrad()), e.statePointer(2 * index),
+          e.statePointer(2 * index + 1), e.ptr(o.getScale()),
+          e.i64(e.numElements(o.getGrad())), e.f64(o.getLr().convertToDouble()),
+          e.f64(o.getBeta1().convertToDouble()),
+          e.f64(o.getBeta2().convertToDouble()),
+          e.f64(o.getEps().convertToDouble()),
+          e.f64(o.getWeightDecay().convertToDouble()),
+          e.i32(e.zeroShardAxis(o.getGrad()))});
+  return success();
+}
+
+namespace {
+/// An op lowered by its lowerOp overload above.
+template <typename OpT>
+struct TfmLowering
+    : RuntimeLoweringOpInterface::ExternalModel<TfmLowering<OpT>, OpT> {
+  LogicalResult lowerToRuntime(Operation *op, RuntimeEmitter &emitter) const {
+    return lowerOp(cast<OpT>(op), emitter);
+  }
+};
+} // namespace
+
+template <typename... OpTs> static void attachTfmLowerings(MLIRContext *ctx) {
+  (OpTs::template attachInterface<TfmLowering<OpTs>>(*ctx), ...);
+}
+
+void seqpar::registerTfmRuntimeLoweringModels(DialectRegistry &registry) {
+  // Every tfm op but tfm.param, which the pass reads as the parameter table.
+  registry.addExtension(+[](MLIRContext *ctx, TfmDialect *) {
+    SiluOp::attachInterface<UnaryKernelLowering<SiluOp, kSilu>>(*ctx);
+    SiluGradOp::attachInterface<UnaryGradKernelLowering<SiluGradOp, kSiluGrad>>(
+        *ctx);
+    MulOp::attachInterface<BinaryKernelLowering<MulOp, kMul>>(*ctx);
+    AddOp::attachInterface<BinaryKernelLowering<AddOp, kAdd>>(*ctx);
+    // Forward ops.
+    attachTfmLowerings<GetParamOp, PositionIdsOp, EmbeddingOp, LayerNormOp,
+                       RmsNormOp, DropoutOp, LinearOp, QkvSplitOp, AttentionOp,
+                       GeluOp, BiasAddOp, RepeatHeadsOp, LogitsMaxOp,
+                       LogitsSumExpOp, LabelLogitOp, CrossEntropyFromStatsOp,
+                       CrossEntropyOp>(ctx);
+    // Gradient ops.
+    attachTfmLowerings<
+        LinearGradInputOp, LinearGradWeightOp, BiasGradOp, LayerNormGradOp,
+        RmsNormGradOp, GeluGradOp, ScaleOp, FillOp, EmbeddingGradOp,
+        QkvConcatOp, RepeatHeadsGradOp, AttentionGradOp, CrossEntropyGradOp,
+        CrossEntropyFromStatsGradOp, LogitsSumExpGradOp, LabelLogitGradOp>(ctx);
+    // Optimizer ops.
+    attachTfmLowerings<SumSquaresOp, ClipScaleOp, SgdUpdateOp, AdamWUpdateOp>(
+        ctx);
+  });
+}

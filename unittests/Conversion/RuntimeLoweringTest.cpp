@@ -1,0 +1,172 @@
+//===- RuntimeLoweringTest.cpp - RuntimeLoweringOpInterface coverage ------===//
+
+#include "seqpar/Conversion/RuntimeLoweringInterface.h"
+#include "seqpar/Dialect/Dist/IR/Dist.h"
+#include "seqpar/Dialect/Tfm/IR/Tfm.h"
+#include "seqpar/InitAll.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringSet.h"
+
+#include "gtest/gtest.h"
+
+using namespace mlir;
+using namespace seqpar;
+
+namespace {
+
+/// The registered ops of `dialect` in `ctx`.
+SmallVector<RegisteredOperationName> opsOf(MLIRContext &ctx,
+                                           StringRef dialect) {
+  SmallVector<RegisteredOperationName> ops;
+  for (RegisteredOperationName op : ctx.getRegisteredOperations())
+    if (op.getDialectNamespace() == dialect)
+      ops.push_back(op);
+  return ops;
+}
+
+// Every tfm and dist op that can reach convert-sp-to-runtime, that is every
+// op that may stand in a function body, lowers. The exceptions are the two
+// symbols the pass reads at module level: tfm.param (the parameter table,
+// in declaration order) and dist.mesh (the mesh axes). As symbols they
+// cannot stand in a function body (a func.func is no symbol table).
+TEST(RuntimeLowering, EveryTfmAndDistOpImplementsIt) {
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  MLIRContext ctx(registry);
+  ctx.loadDialect<tfm::TfmDialect, dist::DistDialect>();
+  const llvm::StringSet<> moduleLevel = {"tfm.param", "dist.mesh"};
+  for (StringRef dialect : {"tfm", "dist"}) {
+    SmallVector<RegisteredOperationName> ops = opsOf(ctx, dialect);
+    // The dialect's ops are all there (tfm: 20 forward, 17 gradient, 4
+    // optimizer ops and tfm.param; dist: 12 collectives and dist.mesh).
+    EXPECT_GE(ops.size(), dialect == "tfm" ? 42u : 13u) << dialect.str();
+    for (RegisteredOperationName op : ops) {
+      bool lowers = op.hasInterface<RuntimeLoweringOpInterface>();
+      if (moduleLevel.contains(op.getStringRef())) {
+        EXPECT_FALSE(lowers) << op.getStringRef().str();
+        EXPECT_TRUE(op.hasInterface<SymbolOpInterface>())
+            << op.getStringRef().str();
+      } else {
+        EXPECT_TRUE(lowers)
+            << op.getStringRef().str() << " has no RuntimeLoweringOpInterface";
+      }
+    }
+  }
+  for (const auto &name : moduleLevel)
+    EXPECT_TRUE(RegisteredOperationName::lookup(name.getKey(), &ctx))
+        << name.getKey().str();
+}
+
+// The lowerings are external models of the conversion library: the dialects
+// alone (tfm's and dist's ODS) do not implement the interface.
+TEST(RuntimeLowering, DialectsAloneDoNotImplementIt) {
+  MLIRContext ctx;
+  ctx.loadDialect<tfm::TfmDialect, dist::DistDialect>();
+  for (StringRef dialect : {"tfm", "dist"}) {
+    SmallVector<RegisteredOperationName> ops = opsOf(ctx, dialect);
+    EXPECT_FALSE(ops.empty()) << dialect.str();
+    for (RegisteredOperationName op : ops)
+      EXPECT_FALSE(op.hasInterface<RuntimeLoweringOpInterface>())
+          << op.getStringRef().str();
+  }
+}
+
+/// Records the calls an op's lowering makes, as text: every value the
+/// emitter hands out is a block argument of a scratch block, named after
+/// what it stands for.
+class RecordingEmitter : public RuntimeEmitter {
+public:
+  explicit RecordingEmitter(MLIRContext *ctx)
+      : ctx(ctx), loc(UnknownLoc::get(ctx)) {}
+
+  Value ptr(Value tensor) override {
+    return make("ptr(" + describe(tensor) + ")", IndexType::get(ctx));
+  }
+  Value i64(int64_t v) override {
+    return make("i64 " + std::to_string(v), IntegerType::get(ctx, 64));
+  }
+  Value i32(int64_t v) override {
+    return make("i32 " + std::to_string(v), IntegerType::get(ctx, 32));
+  }
+  Value f64(double v) override {
+    return make("f64 " + std::to_string(v), Float64Type::get(ctx));
+  }
+  Value null() override { return make("null", IndexType::get(ctx)); }
+  void call(StringRef name, ArrayRef<Value> args) override {
+    std::string text = name.str() + "(";
+    for (auto [i, a] : llvm::enumerate(args))
+      text += (i ? ", " : "") + names.lookup(a);
+    calls.push_back(text + ")");
+  }
+  int32_t axisIndex(StringRef) const override { return -1; }
+  int32_t splitAxis(Value, int64_t) const override { return -1; }
+  int64_t paramIndex(StringRef) const override { return 0; }
+  Value paramPointer(int64_t) override { return null(); }
+  Value statePointer(int64_t) override { return null(); }
+  int32_t zeroShardAxis(Value) const override { return -1; }
+  std::tuple<Value, Value, Value> pointerArrays(ValueRange,
+                                                ValueRange) override {
+    return {null(), null(), null()};
+  }
+
+  SmallVector<std::string> calls;
+
+private:
+  Value make(std::string name, Type type) {
+    Value v = scratch.addArgument(type, loc);
+    names[v] = std::move(name);
+    return v;
+  }
+  /// A function argument as %argN, an op's result as its op name.
+  static std::string describe(Value v) {
+    if (auto arg = dyn_cast<BlockArgument>(v))
+      return "%arg" + std::to_string(arg.getArgNumber());
+    return v.getDefiningOp()->getName().getStringRef().str();
+  }
+
+  MLIRContext *ctx;
+  Location loc;
+  Block scratch;
+  llvm::DenseMap<Value, std::string> names;
+};
+
+// The shared elementwise models: one kernel call on the operand and result
+// buffers and the element count, in the runtime's argument order.
+TEST(RuntimeLowering, ElementwiseTemplates) {
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  MLIRContext ctx(registry);
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(R"mlir(
+    func.func @f(%x: tensor<2x3x4xf32>, %dy: tensor<2x3x4xf32>) {
+      %s = tfm.silu %x : tensor<2x3x4xf32>
+      %g = tfm.silu_grad %dy, %x : tensor<2x3x4xf32>
+      %m = tfm.mul %x, %dy : tensor<2x3x4xf32>
+      %a = tfm.add %dy, %x : tensor<2x3x4xf32>
+      return
+    }
+  )mlir",
+                                                             &ctx);
+  ASSERT_TRUE(module);
+  RecordingEmitter emitter(&ctx);
+  module->walk([&](RuntimeLoweringOpInterface op) {
+    EXPECT_TRUE(succeeded(op.lowerToRuntime(emitter)));
+  });
+  ASSERT_EQ(emitter.calls.size(), 4u);
+  EXPECT_EQ(emitter.calls[0],
+            "sprt_silu_f32(ptr(%arg0), ptr(tfm.silu), i64 24)");
+  EXPECT_EQ(emitter.calls[1], "sprt_silu_grad_f32(ptr(%arg1), ptr(%arg0), "
+                              "ptr(tfm.silu_grad), i64 24)");
+  EXPECT_EQ(emitter.calls[2],
+            "sprt_mul_f32(ptr(%arg0), ptr(%arg1), ptr(tfm.mul), i64 24)");
+  EXPECT_EQ(emitter.calls[3],
+            "sprt_add_f32(ptr(%arg1), ptr(%arg0), ptr(tfm.add), i64 24)");
+}
+
+} // namespace
