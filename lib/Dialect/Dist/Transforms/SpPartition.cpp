@@ -55,7 +55,7 @@ public:
 
   LogicalResult run(func::FuncOp func);
 
-  // PartitionContext.
+  // PartitionContext: the pass's state, then its placement policy.
   OpBuilder &builder() override { return b; }
   Value lookup(Value old) override { return mapped.lookup(old); }
   /// The new value of `old`, converted to `want` with a collective.
@@ -71,7 +71,7 @@ public:
   /// The local type of a value of global type `global` that is `s` on tp
   /// and, if `batched` and dp > 1, split along the batch over dp.
   RankedTensorType localType(RankedTensorType global, Sharding s,
-                             bool batched = false) const override;
+                             bool batched) const override;
   RankedTensorType typeWith(Value oldValue, Sharding s) const override {
     return localType(cast<RankedTensorType>(oldValue.getType()), s,
                      isBatched(oldValue));
@@ -239,7 +239,8 @@ FailureOr<Value> Partitioner::param(Value old, Sharding want) {
         LayoutAttr::get(b.getContext(), {{kAxis, want}})));
   auto unsharded =
       RankedTensorType::get(global.getShape(), global.getElementType());
-  cached = b.create<GetParamOp>(read.getLoc(), localType(unsharded, want),
+  cached = b.create<GetParamOp>(read.getLoc(),
+                                localType(unsharded, want, /*batched=*/false),
                                 read.getName());
   return cached;
 }
