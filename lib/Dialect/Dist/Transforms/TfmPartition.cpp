@@ -192,14 +192,16 @@ static LogicalResult partitionAttention(PartitionContext &ctx, AttentionOp op) {
       return ctx.get(old, heads2);
     // (tp > 1 here: tp = 1 divides every kv count.)
     // Fewer kv heads than ranks: every rank computed all kv heads; repeat
-    // each tp / kv times and keep this rank's one.
+    // each tp / kv times and keep this rank's one. The repeat keeps the
+    // layout on the other axes (the batch split over dp).
     Value whole = ctx.get(old, Sharding::replicated());
     auto t = cast<RankedTensorType>(whole.getType());
     SmallVector<int64_t> shape(t.getShape());
     shape.back() *= tp / kv;
     Value repeated = b.create<RepeatHeadsOp>(
-        op.getLoc(), RankedTensorType::get(shape, t.getElementType()), whole,
-        kv, op.getHeadDim(), tp / kv);
+        op.getLoc(),
+        RankedTensorType::get(shape, t.getElementType(), t.getEncoding()),
+        whole, kv, op.getHeadDim(), tp / kv);
     return ctx.convert(repeated, heads2, op.getLoc());
   };
   Value k = kvShard(op.getK()), v = kvShard(op.getV());
