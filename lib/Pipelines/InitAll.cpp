@@ -4,6 +4,7 @@
 
 #include "seqpar/Conversion/RuntimeLoweringInterface.h"
 #include "seqpar/Dialect/Dist/IR/Dist.h"
+#include "seqpar/Dialect/Dist/Transforms/TfmModels.h"
 #include "seqpar/Dialect/Tfm/IR/Tfm.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -14,5 +15,6 @@ void seqpar::registerAllDialects(mlir::DialectRegistry &registry) {
   registry.insert<mlir::func::FuncDialect, mlir::LLVM::LLVMDialect,
                   tfm::TfmDialect, dist::DistDialect>();
   // External models, one line per library that attaches some.
+  dist::registerTfmModels(registry);
   seqpar::registerRuntimeLoweringModels(registry);
 }

@@ -12,6 +12,7 @@ using namespace seqpar::dist;
 #include "seqpar/Dialect/Dist/IR/DistEnums.cpp.inc"
 #include "seqpar/Dialect/Dist/IR/DistInterfaces.cpp.inc"
 #include "seqpar/Dialect/Dist/IR/DistOpsDialect.cpp.inc"
+#include "seqpar/Dialect/Dist/IR/ShardingInterfaces.cpp.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "seqpar/Dialect/Dist/IR/DistAttrs.cpp.inc"

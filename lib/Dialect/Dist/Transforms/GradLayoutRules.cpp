@@ -4,13 +4,13 @@
 // (LayoutRules.cpp): a gradient of a column-parallel GEMM's input is partial,
 // a sum over tokens split across ranks is partial, and so on. sp-verify
 // checks every backward op with these rules, so an autodiff mistake is a
-// diagnostic, not a wrong gradient.
+// diagnostic, not a wrong gradient. Attached to the backward and optimizer
+// ops as ShardingRuleOpInterface external models, like the forward rules.
 //
 //===----------------------------------------------------------------------===//
 
 #include "seqpar/Dialect/Dist/Transforms/LayoutRules.h"
-
-#include "llvm/ADT/TypeSwitch.h"
+#include "seqpar/Dialect/Dist/Transforms/TfmModels.h"
 
 using namespace mlir;
 using namespace seqpar;
@@ -129,94 +129,142 @@ static Result declaredOr(GradRule r, Value result, Sharding fixed,
   return GradRule::same(fixed);
 }
 
-FailureOr<SmallVector<Sharding>>
-dist::inferGradResultShardings(Operation *op, StringRef axis) {
-  GradRule r{op, axis};
-  return TypeSwitch<Operation *, Result>(op)
-      .Case<LinearGradInputOp>(
-          [&](LinearGradInputOp o) { return linearGradInput(r, o); })
-      .Case<LinearGradWeightOp>(
-          [&](LinearGradWeightOp o) { return linearGradWeight(r, o); })
-      .Case<BiasGradOp>([&](BiasGradOp o) -> Result {
-        Value dy = o.getDy();
-        Sharding s = r.of(dy);
-        if (s.isSplit() && s.dim == GradRule::last(dy))
-          return GradRule::same(Sharding::split(0, s.blocks));
-        return GradRule::same(GradRule::summedOverTokens(s, dy));
-      })
-      .Case<LayerNormGradOp>([&](LayerNormGradOp o) {
-        return normGrad(r, o, o.getDy(), o.getInput(), 2);
-      })
-      .Case<RmsNormGradOp>([&](RmsNormGradOp o) {
-        return normGrad(r, o, o.getDy(), o.getInput(), 1);
-      })
-      .Case<GeluGradOp, SiluGradOp>([&](Operation *o) -> Result {
-        Value dy = o->getOperand(0), x = o->getOperand(1);
-        if (r.of(x).isPartial())
-          return r.error(x, "a nonlinearity's input is never partial");
-        return GradRule::same(r.of(dy));
-      })
-      .Case<ScaleOp, RepeatHeadsGradOp>(
-          [&](Operation *o) { return GradRule::same(r.of(o->getOperand(0))); })
-      .Case<FillOp>([&](FillOp o) { return GradRule::same(r.of(o)); })
-      .Case<EmbeddingGradOp>([&](EmbeddingGradOp o) -> Result {
-        Sharding sdy = r.of(o.getDy());
-        if (sdy != r.of(o.getIds()) && !sdy.isPartial())
-          return r.error(o.getDy(), "must be split over the tokens like the "
-                                    "ids");
-        if (GradRule::tokenSplit(sdy, o.getDy()) || sdy.isPartial())
-          return GradRule::same(Sharding::partial());
-        // Whole tokens: the whole table's gradient or this rank's rows.
-        return declaredOr(r, o, Sharding::replicated(), Sharding::split(0));
-      })
-      .Case<QkvConcatOp>([&](QkvConcatOp o) -> Result {
-        Sharding s = r.of(o.getDq());
-        for (Value v : {o.getDk(), o.getDv()})
-          if (r.of(v) != s)
-            return r.error(v, "q, k and v gradients must be sharded alike");
-        if (s.isSplit() && s.dim == GradRule::last(o.getDq()))
-          return GradRule::same(Sharding::split(
-              s.dim, o.getPacking() == QkvPacking::blocks ? 3 : 1));
-        return GradRule::same(s);
-      })
-      .Case<AttentionGradOp>([&](AttentionGradOp o) -> Result {
-        Sharding s = r.of(o.getQ());
-        for (Value v : {o.getDout(), o.getK(), o.getV()})
-          if (r.of(v) != s)
-            return r.error(v, "must be sharded like q (" + s.str() + ")");
-        return GradRule::same(s, 3);
-      })
-      .Case<CrossEntropyGradOp>([&](CrossEntropyGradOp o) -> Result {
-        if (!r.of(o.getDloss()).isReplicated())
-          return r.error(o.getDloss(), "the loss gradient must be whole");
-        return GradRule::same(r.of(o.getLogits()));
-      })
-      .Case<CrossEntropyFromStatsGradOp>(
-          [&](CrossEntropyFromStatsGradOp o) -> Result {
-            if (!r.of(o.getDloss()).isReplicated())
-              return r.error(o.getDloss(), "the loss gradient must be whole");
-            return GradRule::same(r.of(o.getSumexp()), 2);
-          })
-      .Case<LogitsSumExpGradOp>([&](LogitsSumExpGradOp o) {
-        return GradRule::same(r.of(o.getLogits()));
-      })
-      .Case<LabelLogitGradOp>([&](LabelLogitGradOp o) -> Result {
-        Sharding s = r.of(o.getLabels());
-        if (s.isSplit())
-          return GradRule::same(s);
-        // Whole tokens: the whole vocabulary or this rank's columns.
-        return declaredOr(r, o, Sharding::replicated(),
-                          Sharding::split(GradRule::last(o)));
-      })
-      .Case<SumSquaresOp>([&](SumSquaresOp o) {
-        Sharding s = r.of(o.getInput());
-        return GradRule::same(s.isReplicated() ? s : Sharding::partial());
-      })
-      .Case<ClipScaleOp>([&](ClipScaleOp o) -> Result {
-        if (!r.of(o.getSumSquares()).isReplicated())
-          return r.error(o.getSumSquares(), "the clipping factor needs the "
-                                            "whole sum of squares");
-        return GradRule::same(Sharding::replicated(), 2);
-      })
-      .Default([](Operation *) { return SmallVector<Sharding>(); });
+static Result biasGradRule(GradRule r, BiasGradOp o) {
+  Value dy = o.getDy();
+  Sharding s = r.of(dy);
+  if (s.isSplit() && s.dim == GradRule::last(dy))
+    return GradRule::same(Sharding::split(0, s.blocks));
+  return GradRule::same(GradRule::summedOverTokens(s, dy));
+}
+
+static Result layerNormGradRule(GradRule r, LayerNormGradOp o) {
+  return normGrad(r, o, o.getDy(), o.getInput(), 2);
+}
+
+static Result rmsNormGradRule(GradRule r, RmsNormGradOp o) {
+  return normGrad(r, o, o.getDy(), o.getInput(), 1);
+}
+
+/// The backward of a unary elementwise op (dy, x) -> dx: dx like dy; the
+/// forward input is never partial.
+static Result unaryElementwiseGradRule(GradRule r, Operation *o) {
+  Value dy = o->getOperand(0), x = o->getOperand(1);
+  if (r.of(x).isPartial())
+    return r.error(x, "a nonlinearity's input is never partial");
+  return GradRule::same(r.of(dy));
+}
+
+/// Linear in their one tensor operand: the result like it.
+static Result likeOperandRule(GradRule r, Operation *o) {
+  return GradRule::same(r.of(o->getOperand(0)));
+}
+
+static Result fillRule(GradRule r, FillOp o) { return GradRule::same(r.of(o)); }
+
+static Result embeddingGradRule(GradRule r, EmbeddingGradOp o) {
+  Sharding sdy = r.of(o.getDy());
+  if (sdy != r.of(o.getIds()) && !sdy.isPartial())
+    return r.error(o.getDy(), "must be split over the tokens like the "
+                              "ids");
+  if (GradRule::tokenSplit(sdy, o.getDy()) || sdy.isPartial())
+    return GradRule::same(Sharding::partial());
+  // Whole tokens: the whole table's gradient or this rank's rows.
+  return declaredOr(r, o, Sharding::replicated(), Sharding::split(0));
+}
+
+static Result qkvConcatRule(GradRule r, QkvConcatOp o) {
+  Sharding s = r.of(o.getDq());
+  for (Value v : {o.getDk(), o.getDv()})
+    if (r.of(v) != s)
+      return r.error(v, "q, k and v gradients must be sharded alike");
+  if (s.isSplit() && s.dim == GradRule::last(o.getDq()))
+    return GradRule::same(
+        Sharding::split(s.dim, o.getPacking() == QkvPacking::blocks ? 3 : 1));
+  return GradRule::same(s);
+}
+
+static Result attentionGradRule(GradRule r, AttentionGradOp o) {
+  Sharding s = r.of(o.getQ());
+  for (Value v : {o.getDout(), o.getK(), o.getV()})
+    if (r.of(v) != s)
+      return r.error(v, "must be sharded like q (" + s.str() + ")");
+  return GradRule::same(s, 3);
+}
+
+static Result crossEntropyGradRule(GradRule r, CrossEntropyGradOp o) {
+  if (!r.of(o.getDloss()).isReplicated())
+    return r.error(o.getDloss(), "the loss gradient must be whole");
+  return GradRule::same(r.of(o.getLogits()));
+}
+
+static Result crossEntropyFromStatsGradRule(GradRule r,
+                                            CrossEntropyFromStatsGradOp o) {
+  if (!r.of(o.getDloss()).isReplicated())
+    return r.error(o.getDloss(), "the loss gradient must be whole");
+  return GradRule::same(r.of(o.getSumexp()), 2);
+}
+
+static Result logitsSumExpGradRule(GradRule r, LogitsSumExpGradOp o) {
+  return GradRule::same(r.of(o.getLogits()));
+}
+
+static Result labelLogitGradRule(GradRule r, LabelLogitGradOp o) {
+  Sharding s = r.of(o.getLabels());
+  if (s.isSplit())
+    return GradRule::same(s);
+  // Whole tokens: the whole vocabulary or this rank's columns.
+  return declaredOr(r, o, Sharding::replicated(),
+                    Sharding::split(GradRule::last(o)));
+}
+
+static Result sumSquaresRule(GradRule r, SumSquaresOp o) {
+  Sharding s = r.of(o.getInput());
+  return GradRule::same(s.isReplicated() ? s : Sharding::partial());
+}
+
+static Result clipScaleRule(GradRule r, ClipScaleOp o) {
+  if (!r.of(o.getSumSquares()).isReplicated())
+    return r.error(o.getSumSquares(), "the clipping factor needs the "
+                                      "whole sum of squares");
+  return GradRule::same(Sharding::replicated(), 2);
+}
+
+namespace {
+/// The sharding rule of `OpT` is `Fn(GradRule, OpT)` (or `Fn(GradRule,
+/// Operation *)` for a rule shared by several ops).
+template <typename OpT, auto Fn>
+struct GradRuleModel
+    : ShardingRuleOpInterface::ExternalModel<GradRuleModel<OpT, Fn>, OpT> {
+  Result inferResultShardings(Operation *op, StringRef axis) const {
+    return Fn(GradRule{op, axis}, cast<OpT>(op));
+  }
+};
+
+/// Attaches the rule `Fn` to each of `OpTs`.
+template <auto Fn, typename... OpTs> void attachRule(MLIRContext *ctx) {
+  (OpTs::template attachInterface<GradRuleModel<OpTs, Fn>>(*ctx), ...);
+}
+} // namespace
+
+void dist::registerTfmGradShardingRuleModels(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *ctx, TfmDialect *) {
+    attachRule<linearGradInput, LinearGradInputOp>(ctx);
+    attachRule<linearGradWeight, LinearGradWeightOp>(ctx);
+    attachRule<biasGradRule, BiasGradOp>(ctx);
+    attachRule<layerNormGradRule, LayerNormGradOp>(ctx);
+    attachRule<rmsNormGradRule, RmsNormGradOp>(ctx);
+    // The backward of a new unary elementwise op is one more name here.
+    attachRule<unaryElementwiseGradRule, GeluGradOp, SiluGradOp>(ctx);
+    attachRule<likeOperandRule, ScaleOp, RepeatHeadsGradOp>(ctx);
+    attachRule<fillRule, FillOp>(ctx);
+    attachRule<embeddingGradRule, EmbeddingGradOp>(ctx);
+    attachRule<qkvConcatRule, QkvConcatOp>(ctx);
+    attachRule<attentionGradRule, AttentionGradOp>(ctx);
+    attachRule<crossEntropyGradRule, CrossEntropyGradOp>(ctx);
+    attachRule<crossEntropyFromStatsGradRule, CrossEntropyFromStatsGradOp>(ctx);
+    attachRule<logitsSumExpGradRule, LogitsSumExpGradOp>(ctx);
+    attachRule<labelLogitGradRule, LabelLogitGradOp>(ctx);
+    attachRule<sumSquaresRule, SumSquaresOp>(ctx);
+    attachRule<clipScaleRule, ClipScaleOp>(ctx);
+  });
 }

@@ -3,13 +3,14 @@
 // The layout algebra of DESIGN.md section 3, one mesh axis at a time. Each
 // tfm op accepts some combinations of R / S(d) / P operands and produces a
 // determined layout; everything else is a bug in the SPMD program and gets a
-// diagnostic that names the operand and the axis.
+// diagnostic that names the operand and the axis. The rules are attached to
+// the tfm ops as ShardingRuleOpInterface external models (one line per op
+// below; ops sharing a rule share its function).
 //
 //===----------------------------------------------------------------------===//
 
 #include "seqpar/Dialect/Dist/Transforms/LayoutRules.h"
-
-#include "llvm/ADT/TypeSwitch.h"
+#include "seqpar/Dialect/Dist/Transforms/TfmModels.h"
 
 using namespace mlir;
 using namespace seqpar;
@@ -166,122 +167,189 @@ static Result perTokenRule(Rule r, Value logits, ArrayRef<Value> perToken) {
                                                      : tokens);
 }
 
+/// Parameter reads and position ids: layouts are declared by the type; only
+/// partial sources are wrong.
+static Result sourceRule(Rule r, Operation *o) {
+  Value res = o->getResult(0);
+  if (r.of(res).isPartial())
+    return o->emitOpError()
+           << "result cannot be partial on mesh axis '" << r.axis << "'";
+  return r.same(r.of(res));
+}
+
+static Result embeddingRule(Rule r, EmbeddingOp e) {
+  Sharding st = r.of(e.getTable()), si = r.of(e.getIds());
+  if (si.isPartial())
+    return r.error(e.getIds(), "token ids cannot be partial");
+  if (Rule::isSplitOn(st, 0)) {
+    if (!si.isReplicated())
+      return r.error(e.getIds(), "a vocab-parallel lookup needs every "
+                                 "token id on every rank");
+    return r.same(Sharding::partial());
+  }
+  if (Rule::isSplitOn(st, 1))
+    return si.isReplicated()
+               ? r.same(Sharding::split(Rule::rank(e.getIds())))
+               : Result(r.error(e.getIds(), "ids must be whole when "
+                                            "the hidden size is split"));
+  return r.same(si);
+}
+
+static Result layerNormRule(Rule r, LayerNormOp n) {
+  return normRule(r, n.getInput(), n.getWeight(), n.getBias());
+}
+
+static Result rmsNormRule(Rule r, RmsNormOp n) {
+  return normRule(r, n.getInput(), n.getWeight(), Value());
+}
+
+/// Unary elementwise ops (dropout, gelu, silu, ...): any layout but partial
+/// (the op is not linear), kept.
+static Result unaryElementwiseRule(Rule r, Operation *o) {
+  Value x = o->getOperand(0);
+  if (failed(r.notPartial(x, "a nonlinear op of a partial value is "
+                             "not the op of the sum")))
+    return failure();
+  return r.same(r.of(x));
+}
+
+static Result repeatHeadsRule(Rule r, RepeatHeadsOp o) {
+  Value x = o.getInput();
+  if (failed(r.notPartial(x, "a nonlinear op of a partial value is "
+                             "not the op of the sum")))
+    return failure();
+  if (Rule::isSplitOn(r.of(x), Rule::rank(x) - 1))
+    return r.error(x, "heads to repeat must be whole");
+  return r.same(r.of(x));
+}
+
+/// Binary elementwise ops: both operands alike, the result alike. A sum of
+/// partial values is partial; a product is not (`linear` false).
+static Result binaryElementwiseRule(Rule r, Operation *o, bool linear) {
+  Value a = o->getOperand(0), b = o->getOperand(1);
+  if (r.of(a) != r.of(b))
+    return r.error(b, "both operands must have the same layout (the "
+                      "other is " +
+                          r.of(a).str() + ")");
+  if (!linear && failed(r.notPartial(a, "a product of partial values is not "
+                                        "the product of the sums")))
+    return failure();
+  return r.same(r.of(a));
+}
+
+static Result sumRule(Rule r, Operation *o) {
+  return binaryElementwiseRule(r, o, /*linear=*/true);
+}
+
+static Result productRule(Rule r, Operation *o) {
+  return binaryElementwiseRule(r, o, /*linear=*/false);
+}
+
+static Result biasAddRule(Rule r, BiasAddOp o) {
+  Value x = o.getInput();
+  Sharding s = r.of(x);
+  if (s.isPartial())
+    return r.error(x, "a bias added to a partial value would be "
+                      "counted once per rank");
+  Sharding want = Rule::isSplitOn(s, Rule::rank(x) - 1)
+                      ? Sharding::split(0, s.blocks)
+                      : Sharding::replicated();
+  if (r.of(o.getBias()) != want)
+    return r.error(o.getBias(), "the bias must be " + want.str() +
+                                    " to match the input's features");
+  return r.same(s);
+}
+
+static Result qkvSplitRule(Rule r, QkvSplitOp q) {
+  Value x = q.getInput();
+  Sharding s = r.of(x);
+  if (s.isPartial())
+    return r.error(x, "cannot split a partial projection into heads");
+  if (Rule::isSplitOn(s, Rule::rank(x) - 1)) {
+    int64_t want = q.getPacking() == QkvPacking::blocks ? 3 : 1;
+    if (s.blocks != want)
+      return r.error(x, "'" + stringifyQkvPacking(q.getPacking()) +
+                            "' packing needs the fused features split "
+                            "in " +
+                            Twine(want) + " block(s)");
+    return r.same(Sharding::split(s.dim), 3);
+  }
+  return r.same(s, 3);
+}
+
+static Result logitsMaxRule(Rule r, LogitsMaxOp o) {
+  return perTokenRule(r, o.getLogits(), {});
+}
+
+static Result logitsSumExpRule(Rule r, LogitsSumExpOp o) {
+  return perTokenRule(r, o.getLogits(), {o.getMax()});
+}
+
+static Result labelLogitRule(Rule r, LabelLogitOp o) {
+  return perTokenRule(r, o.getLogits(), {o.getLabels()});
+}
+
+/// The loss, from logits or from the vocab-parallel statistics.
+static Result crossEntropyRule(Rule r, Operation *o) {
+  Value logits = o->getOperand(0);
+  Sharding s = r.of(logits);
+  if (isa<CrossEntropyOp>(o) && Rule::isSplitOn(s, Rule::rank(logits) - 1))
+    return r.error(logits, "a split vocabulary needs the "
+                           "vocab-parallel cross-entropy");
+  if (s.isPartial())
+    return r.error(logits, "the loss needs complete statistics; "
+                           "reduce them first");
+  for (Value v : o->getOperands())
+    if (r.of(v) != s)
+      return r.error(v, "every per-token input must be " + s.str() +
+                            " like the first");
+  // Tokens split over the axis: each rank's mean over its own
+  // tokens, to be averaged (all_reduce mean).
+  return r.same(s.isReplicated() ? s : Sharding::partial());
+}
+
+namespace {
+/// The sharding rule of `OpT` is `Fn(Rule, OpT)` (or `Fn(Rule, Operation *)`
+/// for a rule shared by several ops).
+template <typename OpT, auto Fn>
+struct RuleModel
+    : ShardingRuleOpInterface::ExternalModel<RuleModel<OpT, Fn>, OpT> {
+  Result inferResultShardings(Operation *op, StringRef axis) const {
+    return Fn(Rule{op, axis}, cast<OpT>(op));
+  }
+};
+
+/// Attaches the rule `Fn` to each of `OpTs`.
+template <auto Fn, typename... OpTs> void attachRule(MLIRContext *ctx) {
+  (OpTs::template attachInterface<RuleModel<OpTs, Fn>>(*ctx), ...);
+}
+} // namespace
+
+void dist::registerTfmShardingRuleModels(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *ctx, TfmDialect *) {
+    attachRule<sourceRule, GetParamOp, PositionIdsOp>(ctx);
+    attachRule<embeddingRule, EmbeddingOp>(ctx);
+    attachRule<layerNormRule, LayerNormOp>(ctx);
+    attachRule<rmsNormRule, RmsNormOp>(ctx);
+    // A new unary elementwise op (a nonlinearity) is one more name here.
+    attachRule<unaryElementwiseRule, DropoutOp, GeluOp, SiluOp>(ctx);
+    attachRule<repeatHeadsRule, RepeatHeadsOp>(ctx);
+    attachRule<sumRule, AddOp>(ctx);
+    attachRule<productRule, MulOp>(ctx);
+    attachRule<biasAddRule, BiasAddOp>(ctx);
+    attachRule<linearRule, LinearOp>(ctx);
+    attachRule<qkvSplitRule, QkvSplitOp>(ctx);
+    attachRule<attentionRule, AttentionOp>(ctx);
+    attachRule<logitsMaxRule, LogitsMaxOp>(ctx);
+    attachRule<logitsSumExpRule, LogitsSumExpOp>(ctx);
+    attachRule<labelLogitRule, LabelLogitOp>(ctx);
+    attachRule<crossEntropyRule, CrossEntropyFromStatsOp, CrossEntropyOp>(ctx);
+  });
+}
+
 FailureOr<SmallVector<Sharding>> dist::inferResultShardings(Operation *op,
                                                             StringRef axis) {
-  Rule r{op, axis};
-  return TypeSwitch<Operation *, Result>(op)
-      .Case<GetParamOp, PositionIdsOp>([&](Operation *o) -> Result {
-        // Layouts are declared by the type; only partial sources are wrong.
-        Value res = o->getResult(0);
-        if (r.of(res).isPartial())
-          return o->emitOpError()
-                 << "result cannot be partial on mesh axis '" << axis << "'";
-        return r.same(r.of(res));
-      })
-      .Case<EmbeddingOp>([&](EmbeddingOp e) -> Result {
-        Sharding st = r.of(e.getTable()), si = r.of(e.getIds());
-        if (si.isPartial())
-          return r.error(e.getIds(), "token ids cannot be partial");
-        if (Rule::isSplitOn(st, 0)) {
-          if (!si.isReplicated())
-            return r.error(e.getIds(), "a vocab-parallel lookup needs every "
-                                       "token id on every rank");
-          return r.same(Sharding::partial());
-        }
-        if (Rule::isSplitOn(st, 1))
-          return si.isReplicated()
-                     ? r.same(Sharding::split(Rule::rank(e.getIds())))
-                     : Result(r.error(e.getIds(), "ids must be whole when "
-                                                  "the hidden size is split"));
-        return r.same(si);
-      })
-      .Case<LayerNormOp>([&](LayerNormOp n) {
-        return normRule(r, n.getInput(), n.getWeight(), n.getBias());
-      })
-      .Case<RmsNormOp>([&](RmsNormOp n) {
-        return normRule(r, n.getInput(), n.getWeight(), Value());
-      })
-      .Case<DropoutOp, GeluOp, SiluOp, RepeatHeadsOp>(
-          [&](Operation *o) -> Result {
-            Value x = o->getOperand(0);
-            if (failed(r.notPartial(x, "a nonlinear op of a partial value is "
-                                       "not the op of the sum")))
-              return failure();
-            if (isa<RepeatHeadsOp>(o) &&
-                Rule::isSplitOn(r.of(x), Rule::rank(x) - 1))
-              return r.error(x, "heads to repeat must be whole");
-            return r.same(r.of(x));
-          })
-      .Case<AddOp, MulOp>([&](Operation *o) -> Result {
-        Value a = o->getOperand(0), b = o->getOperand(1);
-        if (r.of(a) != r.of(b))
-          return r.error(b, "both operands must have the same layout (the "
-                            "other is " +
-                                r.of(a).str() + ")");
-        if (isa<MulOp>(o) &&
-            failed(r.notPartial(a, "a product of partial values is not the "
-                                   "product of the sums")))
-          return failure();
-        return r.same(r.of(a));
-      })
-      .Case<BiasAddOp>([&](BiasAddOp o) -> Result {
-        Value x = o.getInput();
-        Sharding s = r.of(x);
-        if (s.isPartial())
-          return r.error(x, "a bias added to a partial value would be "
-                            "counted once per rank");
-        Sharding want = Rule::isSplitOn(s, Rule::rank(x) - 1)
-                            ? Sharding::split(0, s.blocks)
-                            : Sharding::replicated();
-        if (r.of(o.getBias()) != want)
-          return r.error(o.getBias(), "the bias must be " + want.str() +
-                                          " to match the input's features");
-        return r.same(s);
-      })
-      .Case<LinearOp>([&](LinearOp l) { return linearRule(r, l); })
-      .Case<QkvSplitOp>([&](QkvSplitOp q) -> Result {
-        Value x = q.getInput();
-        Sharding s = r.of(x);
-        if (s.isPartial())
-          return r.error(x, "cannot split a partial projection into heads");
-        if (Rule::isSplitOn(s, Rule::rank(x) - 1)) {
-          int64_t want = q.getPacking() == QkvPacking::blocks ? 3 : 1;
-          if (s.blocks != want)
-            return r.error(x, "'" + stringifyQkvPacking(q.getPacking()) +
-                                  "' packing needs the fused features split "
-                                  "in " +
-                                  Twine(want) + " block(s)");
-          return r.same(Sharding::split(s.dim), 3);
-        }
-        return r.same(s, 3);
-      })
-      .Case<AttentionOp>([&](AttentionOp a) { return attentionRule(r, a); })
-      .Case<LogitsMaxOp>(
-          [&](LogitsMaxOp o) { return perTokenRule(r, o.getLogits(), {}); })
-      .Case<LogitsSumExpOp>([&](LogitsSumExpOp o) {
-        return perTokenRule(r, o.getLogits(), {o.getMax()});
-      })
-      .Case<LabelLogitOp>([&](LabelLogitOp o) {
-        return perTokenRule(r, o.getLogits(), {o.getLabels()});
-      })
-      .Case<CrossEntropyFromStatsOp, CrossEntropyOp>(
-          [&](Operation *o) -> Result {
-            Value logits = o->getOperand(0);
-            Sharding s = r.of(logits);
-            if (isa<CrossEntropyOp>(o) &&
-                Rule::isSplitOn(s, Rule::rank(logits) - 1))
-              return r.error(logits, "a split vocabulary needs the "
-                                     "vocab-parallel cross-entropy");
-            if (s.isPartial())
-              return r.error(logits, "the loss needs complete statistics; "
-                                     "reduce them first");
-            for (Value v : o->getOperands())
-              if (r.of(v) != s)
-                return r.error(v, "every per-token input must be " + s.str() +
-                                      " like the first");
-            // Tokens split over the axis: each rank's mean over its own
-            // tokens, to be averaged (all_reduce mean).
-            return r.same(s.isReplicated() ? s : Sharding::partial());
-          })
-      .Default([&](Operation *o) { return inferGradResultShardings(o, axis); });
+  if (auto rule = dyn_cast<ShardingRuleOpInterface>(op))
+    return rule.inferResultShardings(axis);
+  return SmallVector<Sharding>();
 }

@@ -15,14 +15,18 @@
 //   LM head + loss    column-parallel over the vocabulary, vocab-parallel
 //                     cross-entropy (max and sum-exp all-reduced)
 //
+// That placement policy is this file's (Partitioner, a PartitionContext);
+// how each op is rewritten for it is the op's PartitionOpInterface (the tfm
+// ops': TfmPartition.cpp).
+//
 //===----------------------------------------------------------------------===//
 
+#include "seqpar/Dialect/Dist/IR/PartitionContext.h"
 #include "seqpar/Dialect/Dist/Transforms/LayoutRules.h"
 #include "seqpar/Dialect/Dist/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
-#include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/CheckedArithmetic.h"
 
 namespace seqpar::dist {
@@ -39,79 +43,82 @@ static constexpr StringLiteral kAxis = "tp";
 static constexpr StringLiteral kDataAxis = "dp";
 
 namespace {
-class Partitioner {
+class Partitioner final : public PartitionContext {
 public:
   Partitioner(ModuleOp module, MeshOp mesh, int64_t tp, int64_t dp, bool sp)
       : module(module), mesh(mesh), tp(tp), dp(dp), sp(sp),
         b(module.getContext()),
-        meshRef(FlatSymbolRefAttr::get(mesh.getSymNameAttr())) {
+        meshSym(FlatSymbolRefAttr::get(mesh.getSymNameAttr())) {
     for (ParamOp p : module.getOps<ParamOp>())
       decls[p.getSymNameAttr()] = p;
   }
 
   LogicalResult run(func::FuncOp func);
 
-private:
-  /// The layout of the residual stream: whole (TP) or sequence shards (SP).
-  Sharding stream() const {
-    return sp && tp > 1 ? Sharding::split(0) : Sharding::replicated();
-  }
-  /// Activations split on their features or vocabulary (S(last)), or
-  /// replicated when there is a single tp rank.
-  Sharding features(int64_t last, int64_t blocks = 1) const {
-    return tp > 1 ? Sharding::split(last, blocks) : Sharding::replicated();
-  }
+  // PartitionContext: the pass's state, then its placement policy.
+  OpBuilder &builder() override { return b; }
+  Value lookup(Value old) override { return mapped.lookup(old); }
+  /// The new value of `old`, converted to `want` with a collective.
+  Value get(Value old, Sharding want) override;
+  Value convert(Value v, Sharding want, Location loc) override;
+  /// This rank's shard of the parameter read by `old` (a tfm.get_param).
+  FailureOr<Value> param(Value old, Sharding want) override;
+  void map(Value old, Value v) override { mapped[old] = v; }
+  using PartitionContext::map;
+  /// Same op, operands converted to `want`, results of layout `want`.
+  void cloneWith(Operation *op, Sharding want) override;
 
   /// The local type of a value of global type `global` that is `s` on tp
   /// and, if `batched` and dp > 1, split along the batch over dp.
   RankedTensorType localType(RankedTensorType global, Sharding s,
-                             bool batched = false) const;
-  /// Everything computed from the token ids is batched; parameters are not.
-  static bool isBatched(Value oldValue) {
-    return !oldValue.getDefiningOp<GetParamOp>() &&
-           cast<RankedTensorType>(oldValue.getType()).getRank() >= 2;
-  }
-  RankedTensorType typeWith(Value oldValue, Sharding s) const {
+                             bool batched) const override;
+  RankedTensorType typeWith(Value oldValue, Sharding s) const override {
     return localType(cast<RankedTensorType>(oldValue.getType()), s,
                      isBatched(oldValue));
   }
   /// `global` split on `d` over tp in `blocks` blocks, or an error at `op`.
   LogicalResult divisible(Operation *op, int64_t global, int64_t blocks,
-                          const Twine &what);
+                          const Twine &what) override;
 
-  /// The new value of `old`, converted to `want` with a collective.
-  Value get(Value old, Sharding want);
-  Value convert(Value v, Sharding want, Location loc);
-  Value emitConversion(Value v, Sharding have, Sharding want, Location loc);
-  /// This rank's shard of the parameter read by `old` (a tfm.get_param).
-  FailureOr<Value> param(Value old, Sharding want);
-  FailureOr<Value> optionalParam(Value old, Sharding want) {
-    return old ? param(old, want) : FailureOr<Value>(Value());
+  int64_t tpSize() const override { return tp; }
+  int64_t dpSize() const override { return dp; }
+  FlatSymbolRefAttr meshRef() const override { return meshSym; }
+  StringRef tpAxis() const override { return kAxis; }
+  StringRef dpAxis() const override { return kDataAxis; }
+
+  bool sequenceParallel() const override { return sp; }
+  /// The layout of the residual stream: whole (TP) or sequence shards (SP).
+  Sharding stream() const override {
+    return sp && tp > 1 ? Sharding::split(0) : Sharding::replicated();
   }
-
-  LogicalResult partitionEmbedding(EmbeddingOp op);
-  LogicalResult partitionLinear(LinearOp op);
-  LogicalResult partitionQkvSplit(QkvSplitOp op);
-  LogicalResult partitionAttention(AttentionOp op);
-  LogicalResult partitionCrossEntropy(CrossEntropyOp op);
-  RankedTensorType lossType(CrossEntropyOp op);
-  Value replicaMean(Value loss);
-  LogicalResult partitionOp(Operation *op);
-  /// Same op, operands converted to `want`, results of layout `want`.
-  void cloneWith(Operation *op, Sharding want);
-
+  /// Activations split on their features or vocabulary (S(last)), or
+  /// replicated when there is a single tp rank.
+  Sharding features(int64_t last) const override {
+    return tp > 1 ? Sharding::split(last) : Sharding::replicated();
+  }
   /// Whether the result of a linear can stay split on its features: it feeds
   /// only ops that work on local heads / features / vocabulary.
-  bool feedsSplitConsumers(Value v) const;
+  bool feedsSplitConsumers(Value v) override;
   /// How the column split of a fused projection's features is blocked.
-  int64_t outputBlocks(LinearOp op) const;
+  int64_t outputBlocks(Value v) override;
+  RankedTensorType lossType(Value oldLoss) override;
+  Value replicaMean(Value loss) override;
+
+private:
+  /// Everything computed from the token ids is batched; parameters are not.
+  static bool isBatched(Value oldValue) {
+    return !oldValue.getDefiningOp<GetParamOp>() &&
+           cast<RankedTensorType>(oldValue.getType()).getRank() >= 2;
+  }
+  Value emitConversion(Value v, Sharding have, Sharding want, Location loc);
+  LogicalResult partitionOp(Operation *op);
 
   ModuleOp module;
   MeshOp mesh;
   int64_t tp, dp;
   bool sp;
   OpBuilder b;
-  FlatSymbolRefAttr meshRef;
+  FlatSymbolRefAttr meshSym;
   DenseMap<Value, Value> mapped;
   /// (value, target layout) -> the converted value.
   DenseMap<std::pair<Value, Attribute>, Value> converted;
@@ -176,21 +183,21 @@ Value Partitioner::emitConversion(Value v, Sharding have, Sharding want,
   StringAttr axis = b.getStringAttr(kAxis);
   if (have.isSplit() && want.isReplicated()) {
     shape[have.dim] *= tp;
-    return b.create<AllGatherOp>(loc, make(want), v, meshRef, axis,
+    return b.create<AllGatherOp>(loc, make(want), v, meshSym, axis,
                                  b.getI64IntegerAttr(have.dim));
   }
   if (have.isPartial() && want.isReplicated())
     return b.create<AllReduceOp>(
-        loc, make(want), v, meshRef, axis,
+        loc, make(want), v, meshSym, axis,
         ReductionKindAttr::get(b.getContext(), ReductionKind::sum));
   if (have.isPartial() && want.isSplit()) {
     shape[want.dim] /= tp;
-    return b.create<ReduceScatterOp>(loc, make(want), v, meshRef, axis,
+    return b.create<ReduceScatterOp>(loc, make(want), v, meshSym, axis,
                                      b.getI64IntegerAttr(want.dim));
   }
   if (have.isReplicated() && want.isSplit()) {
     shape[want.dim] /= tp;
-    return b.create<LocalSliceOp>(loc, make(want), v, meshRef, axis,
+    return b.create<LocalSliceOp>(loc, make(want), v, meshSym, axis,
                                   b.getI64IntegerAttr(want.dim));
   }
   // S(a) -> S(b) goes through R: never needed by the rules above.
@@ -232,28 +239,24 @@ FailureOr<Value> Partitioner::param(Value old, Sharding want) {
         LayoutAttr::get(b.getContext(), {{kAxis, want}})));
   auto unsharded =
       RankedTensorType::get(global.getShape(), global.getElementType());
-  cached = b.create<GetParamOp>(read.getLoc(), localType(unsharded, want),
+  cached = b.create<GetParamOp>(read.getLoc(),
+                                localType(unsharded, want, /*batched=*/false),
                                 read.getName());
   return cached;
 }
 
-bool Partitioner::feedsSplitConsumers(Value v) const {
-  return llvm::all_of(v.getUsers(), [&](Operation *user) {
-    if (auto attn = dyn_cast<AttentionOp>(user)) {
-      // k / v are split only when tp divides the kv heads.
-      if (v == attn.getQ())
-        return true;
-      return attn.getNumKvHeads() % tp == 0;
-    }
-    return isa<QkvSplitOp, GeluOp, SiluOp, MulOp, CrossEntropyOp>(user);
+bool Partitioner::feedsSplitConsumers(Value v) {
+  return llvm::all_of(v.getUses(), [&](OpOperand &use) {
+    auto user = dyn_cast<PartitionOpInterface>(use.getOwner());
+    return user && user.worksOnSplitFeatures(use, *this);
   });
 }
 
-int64_t Partitioner::outputBlocks(LinearOp op) const {
-  for (Operation *user : op.getResult().getUsers())
-    if (auto split = dyn_cast<QkvSplitOp>(user))
-      if (split.getPacking() == QkvPacking::blocks)
-        return 3;
+int64_t Partitioner::outputBlocks(Value v) {
+  for (OpOperand &use : v.getUses())
+    if (auto user = dyn_cast<PartitionOpInterface>(use.getOwner()))
+      if (int64_t blocks = user.getSplitFeatureBlocks(use); blocks != 1)
+        return blocks;
   return 1;
 }
 
@@ -271,185 +274,10 @@ void Partitioner::cloneWith(Operation *op, Sharding want) {
     mapped[o] = n;
 }
 
-LogicalResult Partitioner::partitionEmbedding(EmbeddingOp op) {
-  // Position tables are small and indexed by position: replicated, looked up
-  // with this rank's positions. Token tables are vocab-parallel.
-  bool positional = isa_and_nonnull<PositionIdsOp>(op.getIds().getDefiningOp());
-  if (positional || tp == 1) {
-    FailureOr<Value> table = param(op.getTable(), Sharding::replicated());
-    if (failed(table))
-      return failure();
-    mapped[op] = b.create<EmbeddingOp>(op.getLoc(), typeWith(op, stream()),
-                                       get(op.getIds(), stream()), *table);
-    return success();
-  }
-  if (sp && tp > 1 &&
-      failed(divisible(op, op.getType().getDimSize(0), 1, "the sequence")))
-    return failure();
-  FailureOr<Value> table = param(op.getTable(), Sharding::split(0));
-  if (failed(table))
-    return failure();
-  Value partial =
-      b.create<EmbeddingOp>(op.getLoc(), typeWith(op, Sharding::partial()),
-                            get(op.getIds(), Sharding::replicated()), *table);
-  mapped[op] = convert(partial, stream(), op.getLoc());
-  return success();
-}
-
-LogicalResult Partitioner::partitionLinear(LinearOp op) {
-  Value x = mapped.lookup(op.getInput());
-  bool outIn = op.getWeightLayout() == WeightLayout::out_in;
-  int64_t inDim = outIn ? 1 : 0, outDim = outIn ? 0 : 1;
-  int64_t last = op.getType().getRank() - 1;
-  Sharding sx = shardingOf(x, kAxis);
-
-  if (sx.isSplit() && sx.dim == last) {
-    // Row-parallel: partial products, reduced into the residual stream.
-    FailureOr<Value> w = param(op.getWeight(), Sharding::split(inDim));
-    if (failed(w))
-      return failure();
-    Value y = b.create<LinearOp>(op.getLoc(), typeWith(op, Sharding::partial()),
-                                 x, *w, Value(), op.getWeightLayout());
-    y = convert(y, stream(), op.getLoc());
-    if (Value bias = op.getBias()) {
-      FailureOr<Value> bv = param(bias, Sharding::replicated());
-      if (failed(bv))
-        return failure();
-      y = b.create<BiasAddOp>(op.getLoc(), y, *bv);
-    }
-    mapped[op] = y;
-    return success();
-  }
-
-  Value input = get(op.getInput(), Sharding::replicated());
-  if (tp == 1 || !feedsSplitConsumers(op.getResult())) {
-    FailureOr<Value> w = param(op.getWeight(), Sharding::replicated());
-    FailureOr<Value> bias = optionalParam(op.getBias(), Sharding::replicated());
-    if (failed(w) || failed(bias))
-      return failure();
-    mapped[op] =
-        b.create<LinearOp>(op.getLoc(), typeWith(op, Sharding::replicated()),
-                           input, *w, *bias, op.getWeightLayout());
-    return success();
-  }
-  // Column-parallel.
-  int64_t blocks = outputBlocks(op);
-  if (failed(divisible(op, op.getOutFeatures(), blocks, "output features")))
-    return failure();
-  FailureOr<Value> w = param(op.getWeight(), Sharding::split(outDim, blocks));
-  FailureOr<Value> bias =
-      optionalParam(op.getBias(), Sharding::split(0, blocks));
-  if (failed(w) || failed(bias))
-    return failure();
-  mapped[op] = b.create<LinearOp>(op.getLoc(),
-                                  typeWith(op, Sharding::split(last, blocks)),
-                                  input, *w, *bias, op.getWeightLayout());
-  return success();
-}
-
-LogicalResult Partitioner::partitionQkvSplit(QkvSplitOp op) {
-  Value x = mapped.lookup(op.getInput());
-  Sharding sx = shardingOf(x, kAxis);
-  if (!sx.isSplit()) {
-    cloneWith(op, sx);
-    return success();
-  }
-  if (op.getNumHeads() % tp != 0 || op.getNumKvHeads() % tp != 0)
-    return op.emitOpError()
-           << "cannot split " << op.getNumHeads() << " heads and "
-           << op.getNumKvHeads()
-           << " kv heads of a fused projection over tp = " << tp;
-  Sharding out = Sharding::split(sx.dim);
-  auto split = b.create<QkvSplitOp>(op.getLoc(),
-                                    TypeRange{typeWith(op.getQ(), out),
-                                              typeWith(op.getK(), out),
-                                              typeWith(op.getV(), out)},
-                                    x, op.getPacking(), op.getNumHeads() / tp,
-                                    op.getNumKvHeads() / tp, op.getHeadDim());
-  for (auto [o, n] : llvm::zip(op.getResults(), split.getResults()))
-    mapped[o] = n;
-  return success();
-}
-
-LogicalResult Partitioner::partitionAttention(AttentionOp op) {
-  int64_t heads = op.getNumHeads(), kv = op.getNumKvHeads();
-  if (heads % tp != 0)
-    return op.emitOpError()
-           << "cannot split " << heads << " attention heads over tp = " << tp;
-  if (kv % tp != 0 && tp % kv != 0)
-    return op.emitOpError()
-           << "cannot place " << kv << " kv heads on tp = " << tp
-           << " ranks: tp must divide the kv heads or be a multiple of them";
-  Sharding heads2 = features(2);
-  Value q = get(op.getQ(), heads2);
-  auto kvShard = [&](Value old) -> Value {
-    if (kv % tp == 0)
-      return get(old, heads2);
-    // (tp > 1 here: tp = 1 divides every kv count.)
-    // Fewer kv heads than ranks: every rank computed all kv heads; repeat
-    // each tp / kv times and keep this rank's one.
-    Value whole = get(old, Sharding::replicated());
-    auto t = cast<RankedTensorType>(whole.getType());
-    SmallVector<int64_t> shape(t.getShape());
-    shape.back() *= tp / kv;
-    Value repeated = b.create<RepeatHeadsOp>(
-        op.getLoc(), RankedTensorType::get(shape, t.getElementType()), whole,
-        kv, op.getHeadDim(), tp / kv);
-    return convert(repeated, heads2, op.getLoc());
-  };
-  Value k = kvShard(op.getK()), v = kvShard(op.getV());
-  Value positions = op.getPositions()
-                        ? get(op.getPositions(), Sharding::replicated())
-                        : Value();
-  auto attn = b.create<AttentionOp>(
-      op.getLoc(), typeWith(op, heads2), q, k, v, positions, heads / tp,
-      kv % tp == 0 ? kv / tp : 1, op.getHeadDim(), op.getCausal(),
-      op.getRotaryDim(), op.getRotaryTheta(), op.getDropoutRate(),
-      op.getDropoutStream());
-  mapped[op] = attn;
-  return success();
-}
-
-LogicalResult Partitioner::partitionCrossEntropy(CrossEntropyOp op) {
-  Value logits = mapped.lookup(op.getLogits());
-  Value labels = get(op.getLabels(), Sharding::replicated());
-  int64_t last = op.getLogits().getType().getRank() - 1;
-  if (shardingOf(logits, kAxis) != Sharding::split(last)) {
-    mapped[op] = replicaMean(b.create<CrossEntropyOp>(
-        op.getLoc(), lossType(op), get(op.getLogits(), Sharding()), labels,
-        op.getIgnoreIndexAttr()));
-    return success();
-  }
-  // Megatron's vocab-parallel cross-entropy: full logits are never gathered.
-  Location loc = op.getLoc();
-  auto perToken = [&](Sharding s) {
-    auto l = cast<RankedTensorType>(op.getLogits().getType());
-    return localType(
-        RankedTensorType::get(l.getShape().drop_back(), b.getF32Type()), s,
-        /*batched=*/true);
-  };
-  StringAttr axis = b.getStringAttr(kAxis);
-  Value localMax =
-      b.create<LogitsMaxOp>(loc, perToken(Sharding::partial()), logits);
-  Value max = b.create<AllReduceOp>(
-      loc, perToken(Sharding()), localMax, meshRef, axis,
-      ReductionKindAttr::get(b.getContext(), ReductionKind::max));
-  Value sumExp =
-      b.create<LogitsSumExpOp>(loc, perToken(Sharding::partial()), logits, max);
-  sumExp = convert(sumExp, Sharding(), loc);
-  Value target =
-      b.create<LabelLogitOp>(loc, perToken(Sharding::partial()), logits, labels,
-                             op.getIgnoreIndexAttr());
-  target = convert(target, Sharding(), loc);
-  mapped[op] = replicaMean(b.create<CrossEntropyFromStatsOp>(
-      loc, lossType(op), max, sumExp, target, labels, op.getIgnoreIndexAttr()));
-  return success();
-}
-
-RankedTensorType Partitioner::lossType(CrossEntropyOp op) {
+RankedTensorType Partitioner::lossType(Value oldLoss) {
   // Each data-parallel replica's mean over its own tokens: partial over dp.
   if (dp == 1)
-    return op.getType();
+    return cast<RankedTensorType>(oldLoss.getType());
   return RankedTensorType::get(
       {}, b.getF32Type(),
       LayoutAttr::get(b.getContext(), {{kDataAxis, Sharding::partial()}}));
@@ -460,66 +288,22 @@ Value Partitioner::replicaMean(Value loss) {
     return loss;
   // The loss is averaged over the replicas (Megatron's data parallelism).
   return b.create<AllReduceOp>(
-      loss.getLoc(), RankedTensorType::get({}, b.getF32Type()), loss, meshRef,
+      loss.getLoc(), RankedTensorType::get({}, b.getF32Type()), loss, meshSym,
       b.getStringAttr(kDataAxis),
       ReductionKindAttr::get(b.getContext(), ReductionKind::mean));
 }
 
 LogicalResult Partitioner::partitionOp(Operation *op) {
-  return TypeSwitch<Operation *, LogicalResult>(op)
-      .Case<GetParamOp>([&](GetParamOp) {
-        // Created on demand by the users, in the layout they need.
-        return success();
-      })
-      .Case<PositionIdsOp>([&](PositionIdsOp p) {
-        if (sp && tp > 1 &&
-            failed(divisible(p, p.getType().getDimSize(0), 1, "the sequence")))
-          return failure();
-        mapped[p] = b.create<PositionIdsOp>(p.getLoc(), typeWith(p, stream()));
-        return success();
-      })
-      .Case<EmbeddingOp>([&](EmbeddingOp e) { return partitionEmbedding(e); })
-      .Case<LayerNormOp, RmsNormOp>([&](Operation *n) -> LogicalResult {
-        Value x = get(n->getOperand(0), stream());
-        SmallVector<Value> operands{x};
-        for (Value p : n->getOperands().drop_front()) {
-          FailureOr<Value> v = param(p, Sharding::replicated());
-          if (failed(v))
-            return failure();
-          operands.push_back(*v);
-        }
-        OperationState state(n->getLoc(), n->getName(), operands,
-                             TypeRange{x.getType()}, n->getAttrs());
-        mapped[n->getResult(0)] = b.create(state)->getResult(0);
-        return success();
-      })
-      .Case<DropoutOp, GeluOp, SiluOp>([&](Operation *u) {
-        // Elementwise on whatever layout the input has (never partial).
-        Sharding s = shardingOf(mapped.lookup(u->getOperand(0)), kAxis);
-        cloneWith(u, s.isPartial() ? stream() : s);
-        return success();
-      })
-      .Case<AddOp, MulOp>([&](Operation *e) {
-        Sharding a = shardingOf(mapped.lookup(e->getOperand(0)), kAxis);
-        Sharding c = shardingOf(mapped.lookup(e->getOperand(1)), kAxis);
-        cloneWith(e, a == c && !a.isPartial() ? a : stream());
-        return success();
-      })
-      .Case<LinearOp>([&](LinearOp l) { return partitionLinear(l); })
-      .Case<QkvSplitOp>([&](QkvSplitOp q) { return partitionQkvSplit(q); })
-      .Case<AttentionOp>([&](AttentionOp a) { return partitionAttention(a); })
-      .Case<CrossEntropyOp>(
-          [&](CrossEntropyOp c) { return partitionCrossEntropy(c); })
-      .Case<func::ReturnOp>([&](func::ReturnOp r) {
-        SmallVector<Value> values;
-        for (Value v : r.getOperands())
-          values.push_back(get(v, Sharding::replicated()));
-        b.create<func::ReturnOp>(r.getLoc(), values);
-        return success();
-      })
-      .Default([&](Operation *o) {
-        return o->emitOpError() << "is not supported by sp-partition";
-      });
+  if (auto r = dyn_cast<func::ReturnOp>(op)) {
+    SmallVector<Value> values;
+    for (Value v : r.getOperands())
+      values.push_back(get(v, Sharding::replicated()));
+    b.create<func::ReturnOp>(r.getLoc(), values);
+    return success();
+  }
+  if (auto partitionable = dyn_cast<PartitionOpInterface>(op))
+    return partitionable.partition(*this);
+  return op->emitOpError() << "is not supported by sp-partition";
 }
 
 LogicalResult Partitioner::run(func::FuncOp func) {

@@ -60,6 +60,14 @@ struct Sharding {
 #include "seqpar/Dialect/Dist/IR/DistInterfaces.h.inc"
 
 namespace seqpar::dist {
+/// sp-partition's state and policy as the per-op rewrites see it
+/// (PartitionContext.h).
+class PartitionContext;
+} // namespace seqpar::dist
+
+#include "seqpar/Dialect/Dist/IR/ShardingInterfaces.h.inc"
+
+namespace seqpar::dist {
 class MeshOp;
 /// Checks that the layout of `type` (if any) names only axes of `mesh`, splits
 /// dimensions below the rank, and cuts blocks that divide the local size.
