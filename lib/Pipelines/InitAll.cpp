@@ -3,6 +3,7 @@
 #include "seqpar/InitAll.h"
 
 #include "seqpar/Dialect/Dist/IR/Dist.h"
+#include "seqpar/Dialect/Dist/IR/DistBackward.h"
 #include "seqpar/Dialect/Tfm/IR/Tfm.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -13,4 +14,5 @@ void seqpar::registerAllDialects(mlir::DialectRegistry &registry) {
   registry.insert<mlir::func::FuncDialect, mlir::LLVM::LLVMDialect,
                   tfm::TfmDialect, dist::DistDialect>();
   // External models, one line per library that attaches some.
+  dist::registerDifferentiableOpModels(registry);
 }
