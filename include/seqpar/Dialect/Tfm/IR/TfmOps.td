@@ -353,6 +353,9 @@ def Tfm_AttentionOp : Tfm_Op<"attention", [Pure, Tfm_Differentiable]> {
 // Elementwise
 //===----------------------------------------------------------------------===//
 
+// A unary elementwise op y = f(x). Its backward is one line in
+// TfmBackward.cpp: `return unaryBackward<FooGradOp>(*this, ctx);`, FooGradOp
+// (TfmGradOps.td) computing dx from (dy, x).
 class Tfm_UnaryOp<string mnemonic, list<Trait> traits = []>
     : Tfm_Op<mnemonic, !listconcat([Pure, SameOperandsAndResultType,
                                     Tfm_Differentiable], traits)> {
@@ -361,6 +364,8 @@ class Tfm_UnaryOp<string mnemonic, list<Trait> traits = []>
   let assemblyFormat = "$input attr-dict `:` type($input)";
 }
 
+// A binary elementwise op y = f(a, b) of one type. Its backward in
+// TfmBackward.cpp gives binaryBackward each operand's gradient from dy.
 class Tfm_BinaryOp<string mnemonic, list<Trait> traits = []>
     : Tfm_Op<mnemonic, !listconcat([Pure, SameOperandsAndResultType,
                                     Commutative, Tfm_Differentiable], traits)> {
