@@ -4,6 +4,7 @@
 
 #include "seqpar/Conversion/RuntimeLoweringInterface.h"
 #include "seqpar/Dialect/Dist/IR/Dist.h"
+#include "seqpar/Dialect/Dist/IR/DistBackward.h"
 #include "seqpar/Dialect/Dist/Transforms/TfmModels.h"
 #include "seqpar/Dialect/Tfm/IR/Tfm.h"
 
@@ -17,4 +18,5 @@ void seqpar::registerAllDialects(mlir::DialectRegistry &registry) {
   // External models, one line per library that attaches some.
   dist::registerTfmModels(registry);
   seqpar::registerRuntimeLoweringModels(registry);
+  dist::registerDifferentiableOpModels(registry);
 }

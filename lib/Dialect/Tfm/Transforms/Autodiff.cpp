@@ -15,6 +15,11 @@
 // gradients are returned as computed, partial where the layouts make them
 // so: sp-sync-grads reduces them.
 //
+// What each op's backward is belongs to the op (DifferentiableOpInterface:
+// tfm's ops in TfmBackward.cpp, the transposes of dist collectives in
+// DistBackward.cpp); this pass provides the BackwardContext they build
+// through and keeps the policy above.
+//
 //===----------------------------------------------------------------------===//
 
 #include "seqpar/Dialect/Dist/IR/Dist.h"
@@ -24,7 +29,6 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
-#include "llvm/ADT/TypeSwitch.h"
 
 namespace seqpar::tfm {
 #define GEN_PASS_DEF_TFMAUTODIFFPASS
@@ -37,7 +41,7 @@ using namespace seqpar::dist;
 using namespace seqpar::tfm;
 
 namespace {
-class Autodiff {
+class Autodiff final : public BackwardContext {
 public:
   Autodiff(ModuleOp module, func::FuncOp forward)
       : module(module), forward(forward), b(module.getContext()) {
@@ -52,6 +56,30 @@ public:
 
   LogicalResult run();
 
+  // BackwardContext, for the ops' backward rules.
+  OpBuilder &getBuilder() override { return b; }
+  /// The type of the gradient of a value of type `t`: P becomes R.
+  RankedTensorType gradType(Type t) const override;
+  /// `t` with P on every axis where `tokens` (a value split along some of
+  /// its non-feature dimensions) is split: a sum over local tokens.
+  RankedTensorType partialOverTokens(RankedTensorType t, Value tokens,
+                                     int64_t featureDim) const override;
+  /// `t` with P on every axis where `w` is split on `contracted`.
+  RankedTensorType partialWhereSplit(RankedTensorType t, Value w,
+                                     int64_t contracted) const override;
+  void contribute(Value v, Value g) override;
+  /// The complete gradient of `v` in gradType(v), or null if v has none.
+  Value gradient(Value v) override;
+  /// The complete gradient of `v`, or zeros.
+  Value gradientOrZeros(Value v) override;
+  SmallVector<Value, 2> getContributions(Value v) override {
+    return cotangents.lookup(v);
+  }
+  Value sum(ArrayRef<Value> values, Location loc) override;
+  /// An all-gathered value is kept as its shard: its gather is repeated
+  /// (once per forward gather).
+  Value reread(Value v) override;
+
 private:
   // Layout helpers.
   static LayoutAttr layoutOf(Type t) { return LayoutAttr::ofType(t); }
@@ -59,24 +87,8 @@ private:
     Attribute enc = l.getAxes().empty() ? Attribute() : l;
     return RankedTensorType::get(t.getShape(), t.getElementType(), enc);
   }
-  /// The type of the gradient of a value of type `t`: P becomes R.
-  RankedTensorType gradType(Type t) const;
-  /// `t` with P on every axis where `tokens` (a value split along some of
-  /// its non-feature dimensions) is split: a sum over local tokens.
-  RankedTensorType partialOverTokens(RankedTensorType t, Value tokens,
-                                     int64_t featureDim) const;
-  /// `t` with P on every axis where `w` is split on `contracted`.
-  RankedTensorType partialWhereSplit(RankedTensorType t, Value w,
-                                     int64_t contracted) const;
 
-  // Cotangents.
-  void contribute(Value v, Value g);
-  /// The complete gradient of `v` in gradType(v), or null if v has none.
-  Value gradient(Value v);
-  /// The complete gradient of `v`, or zeros.
-  Value gradientOrZeros(Value v);
   Value convertPartial(Value g, LayoutAttr target, Location loc);
-  Value sum(ArrayRef<Value> values, Location loc);
 
   LogicalResult backward(Operation *op);
 
@@ -169,238 +181,40 @@ Value Autodiff::gradientOrZeros(Value v) {
                           b.getF64FloatAttr(0.0));
 }
 
+Value Autodiff::reread(Value v) {
+  auto gather = v.getDefiningOp<AllGatherOp>();
+  if (!gather)
+    return v;
+  Value &again = regathered[gather];
+  if (!again)
+    again = b.clone(*gather)->getResult(0);
+  return again;
+}
+
+/// Whether the transposes of dist collectives (external models, attached by
+/// seqpar::registerAllDialects) are registered in `ctx`.
+static bool hasDistTransposes(MLIRContext *ctx) {
+  std::optional<RegisteredOperationName> gather =
+      RegisteredOperationName::lookup(AllGatherOp::getOperationName(), ctx);
+  return gather && gather->hasInterface<DifferentiableOpInterface>();
+}
+
 LogicalResult Autodiff::backward(Operation *op) {
-  Location loc = op->getLoc();
   // Ops none of whose results received a gradient contribute nothing.
   if (llvm::none_of(op->getResults(),
                     [&](Value r) { return cotangents.count(r); }))
     return success();
-  return TypeSwitch<Operation *, LogicalResult>(op)
-      .Case<GetParamOp, PositionIdsOp, LogitsMaxOp>(
-          [](auto) { return success(); })
-      .Case<LinearOp>([&](LinearOp o) {
-        Value dy = gradient(o);
-        bool outIn = o.getWeightLayout() == WeightLayout::out_in;
-        int64_t outDim = outIn ? 0 : 1;
-        auto xType = cast<RankedTensorType>(o.getInput().getType());
-        // Contracting over output features split across ranks: partial.
-        contribute(o.getInput(),
-                   b.create<LinearGradInputOp>(
-                       loc, partialWhereSplit(xType, o.getWeight(), outDim), dy,
-                       o.getWeight(), o.getWeightLayoutAttr()));
-        int64_t last = xType.getRank() - 1;
-        auto wType = cast<RankedTensorType>(o.getWeight().getType());
-        // An all-gathered input is kept as its shard and gathered again
-        // here (Korthikanti et al. 2022, 4.2.2), as the memory report says.
-        Value x = o.getInput();
-        if (auto gather = x.getDefiningOp<AllGatherOp>()) {
-          Value &again = regathered[gather];
-          if (!again)
-            again = b.clone(*gather)->getResult(0);
-          x = again;
-        }
-        contribute(o.getWeight(), b.create<LinearGradWeightOp>(
-                                      loc, partialOverTokens(wType, x, last), x,
-                                      dy, o.getWeightLayoutAttr()));
-        if (Value bias = o.getBias())
-          contribute(bias,
-                     b.create<BiasGradOp>(
-                         loc,
-                         partialOverTokens(
-                             cast<RankedTensorType>(bias.getType()), dy, last),
-                         dy));
-        return success();
-      })
-      .Case<BiasAddOp>([&](BiasAddOp o) {
-        Value dy = gradient(o);
-        contribute(o.getInput(), dy);
-        contribute(
-            o.getBias(),
-            b.create<BiasGradOp>(loc,
-                                 partialOverTokens(o.getBias().getType(), dy,
-                                                   o.getType().getRank() - 1),
-                                 dy));
-        return success();
-      })
-      .Case<LayerNormOp>([&](LayerNormOp o) {
-        Value dy = gradient(o);
-        int64_t last = o.getType().getRank() - 1;
-        auto wType =
-            partialOverTokens(o.getWeight().getType(), o.getInput(), last);
-        auto grad = b.create<LayerNormGradOp>(
-            loc, TypeRange{gradType(o.getInput().getType()), wType, wType}, dy,
-            o.getInput(), o.getWeight(), o.getEpsAttr());
-        contribute(o.getInput(), grad.getDx());
-        contribute(o.getWeight(), grad.getDweight());
-        if (o.getBias())
-          contribute(o.getBias(), grad.getDbias());
-        return success();
-      })
-      .Case<RmsNormOp>([&](RmsNormOp o) {
-        Value dy = gradient(o);
-        auto wType = partialOverTokens(o.getWeight().getType(), o.getInput(),
-                                       o.getType().getRank() - 1);
-        auto grad = b.create<RmsNormGradOp>(
-            loc, TypeRange{gradType(o.getInput().getType()), wType}, dy,
-            o.getInput(), o.getWeight(), o.getEpsAttr());
-        contribute(o.getInput(), grad.getDx());
-        contribute(o.getWeight(), grad.getDweight());
-        return success();
-      })
-      .Case<DropoutOp>([&](DropoutOp o) {
-        // The same mask, regenerated from the counter-based generator.
-        contribute(o.getInput(),
-                   b.create<DropoutOp>(loc, gradient(o), o.getRateAttr(),
-                                       o.getStreamAttr()));
-        return success();
-      })
-      .Case<GeluOp>([&](GeluOp o) {
-        contribute(o.getInput(),
-                   b.create<GeluGradOp>(loc, gradient(o), o.getInput(),
-                                        o.getApproximateAttr()));
-        return success();
-      })
-      .Case<SiluOp>([&](SiluOp o) {
-        contribute(o.getInput(),
-                   b.create<SiluGradOp>(loc, gradient(o), o.getInput()));
-        return success();
-      })
-      .Case<MulOp>([&](MulOp o) {
-        Value dy = gradient(o);
-        contribute(o.getLhs(), b.create<MulOp>(loc, dy, o.getRhs()));
-        contribute(o.getRhs(), b.create<MulOp>(loc, dy, o.getLhs()));
-        return success();
-      })
-      .Case<AddOp>([&](AddOp o) {
-        Value dy = gradient(o);
-        contribute(o.getLhs(), dy);
-        contribute(o.getRhs(), dy);
-        return success();
-      })
-      .Case<EmbeddingOp>([&](EmbeddingOp o) {
-        Value dy = gradient(o);
-        int64_t last = o.getType().getRank() - 1;
-        contribute(o.getTable(),
-                   b.create<EmbeddingGradOp>(
-                       loc, partialOverTokens(o.getTable().getType(), dy, last),
-                       o.getIds(), dy));
-        return success();
-      })
-      .Case<QkvSplitOp>([&](QkvSplitOp o) {
-        Value dq = gradientOrZeros(o.getQ()), dk = gradientOrZeros(o.getK()),
-              dv = gradientOrZeros(o.getV());
-        contribute(
-            o.getInput(),
-            b.create<QkvConcatOp>(loc, gradType(o.getInput().getType()), dq, dk,
-                                  dv, o.getPackingAttr(), o.getNumHeadsAttr(),
-                                  o.getNumKvHeadsAttr(), o.getHeadDimAttr()));
-        return success();
-      })
-      .Case<RepeatHeadsOp>([&](RepeatHeadsOp o) {
-        contribute(o.getInput(), b.create<RepeatHeadsGradOp>(
-                                     loc, gradType(o.getInput().getType()),
-                                     gradient(o), o.getNumHeadsAttr(),
-                                     o.getHeadDimAttr(), o.getFactorAttr()));
-        return success();
-      })
-      .Case<AttentionOp>([&](AttentionOp o) {
-        auto grad = b.create<AttentionGradOp>(
-            loc,
-            TypeRange{gradType(o.getQ().getType()),
-                      gradType(o.getK().getType()),
-                      gradType(o.getV().getType())},
-            gradient(o), o.getQ(), o.getK(), o.getV(), o.getPositions(),
-            o.getNumHeadsAttr(), o.getNumKvHeadsAttr(), o.getHeadDimAttr(),
-            o.getCausalAttr(), o.getRotaryDimAttr(), o.getRotaryThetaAttr(),
-            o.getDropoutRateAttr(), o.getDropoutStreamAttr());
-        contribute(o.getQ(), grad.getDq());
-        contribute(o.getK(), grad.getDk());
-        contribute(o.getV(), grad.getDv());
-        return success();
-      })
-      .Case<CrossEntropyOp>([&](CrossEntropyOp o) {
-        contribute(o.getLogits(),
-                   b.create<CrossEntropyGradOp>(
-                       loc, gradType(o.getLogits().getType()), o.getLogits(),
-                       o.getLabels(), gradient(o), o.getIgnoreIndexAttr()));
-        return success();
-      })
-      .Case<CrossEntropyFromStatsOp>([&](CrossEntropyFromStatsOp o) {
-        auto grad = b.create<CrossEntropyFromStatsGradOp>(
-            loc,
-            TypeRange{gradType(o.getSumexp().getType()),
-                      gradType(o.getLabelLogit().getType())},
-            o.getSumexp(), o.getLabels(), gradient(o), o.getIgnoreIndexAttr());
-        contribute(o.getSumexp(), grad.getDsumexp());
-        contribute(o.getLabelLogit(), grad.getDlabelLogit());
-        return success();
-      })
-      .Case<LogitsSumExpOp>([&](LogitsSumExpOp o) {
-        contribute(o.getLogits(), b.create<LogitsSumExpGradOp>(
-                                      loc, gradType(o.getLogits().getType()),
-                                      o.getLogits(), o.getMax(), gradient(o)));
-        return success();
-      })
-      .Case<LabelLogitOp>([&](LabelLogitOp o) {
-        contribute(o.getLogits(),
-                   b.create<LabelLogitGradOp>(
-                       loc, gradType(o.getLogits().getType()), o.getLabels(),
-                       gradient(o), o.getIgnoreIndexAttr()));
-        return success();
-      })
-      .Case<AllGatherOp>([&](AllGatherOp o) -> LogicalResult {
-        // Partial contributions are reduce-scattered straight into the
-        // shard (the backward of sequence parallelism's all-gather).
-        auto &parts = cotangents[o.getResult()];
-        auto allPartial = llvm::all_of(parts, [&](Value g) {
-          return layoutOf(g.getType()).getSharding(o.getAxis()).isPartial();
-        });
-        auto inType = gradType(o.getInput().getType());
-        if (allPartial) {
-          Value total = sum(parts, loc);
-          contribute(o.getInput(), b.create<ReduceScatterOp>(
-                                       loc, inType, total, o.getMeshAttr(),
-                                       o.getAxisAttr(), o.getDimAttr()));
-          return success();
-        }
-        contribute(o.getInput(), b.create<LocalSliceOp>(
-                                     loc, inType, gradient(o), o.getMeshAttr(),
-                                     o.getAxisAttr(), o.getDimAttr()));
-        return success();
-      })
-      .Case<ReduceScatterOp, LocalSliceOp>([&](Operation *c) {
-        auto coll = cast<CollectiveOpInterface>(c);
-        Value x = c->getOperand(0);
-        contribute(x,
-                   b.create<AllGatherOp>(
-                       loc, gradType(x.getType()), gradient(c->getResult(0)),
-                       coll.getMeshRef(), b.getStringAttr(coll.getMeshAxis()),
-                       c->getAttrOfType<IntegerAttr>("dim")));
-        return success();
-      })
-      .Case<AllReduceOp>([&](AllReduceOp o) -> LogicalResult {
-        Value dy = gradient(o);
-        switch (o.getKind()) {
-        case ReductionKind::sum:
-          contribute(o.getInput(), dy);
-          return success();
-        case ReductionKind::mean: {
-          MeshOp mesh =
-              SymbolTable::lookupNearestSymbolFrom<MeshOp>(o, o.getMeshAttr());
-          double n = double(*mesh.getAxisSize(o.getAxis()));
-          contribute(o.getInput(),
-                     b.create<ScaleOp>(loc, dy, b.getF64FloatAttr(1.0 / n)));
-          return success();
-        }
-        default:
-          // A max or min selects; its only use here (the loss's max) has a
-          // zero gradient.
-          return success();
-        }
-      })
-      .Default([](Operation *o) {
-        return o->emitOpError() << "has no gradient rule in tfm-autodiff";
-      });
+  if (auto rule = dyn_cast<DifferentiableOpInterface>(op))
+    return rule.buildBackward(*this);
+  // A context built without registerAllDialects lacks the dist transposes:
+  // say so rather than blame the op.
+  if (isa<DistDialect>(op->getDialect()) &&
+      !hasDistTransposes(op->getContext()))
+    return op->emitOpError()
+           << "has no gradient rule in tfm-autodiff: the transposes of dist "
+              "collectives are not registered in this context (build it with "
+              "seqpar::registerAllDialects)";
+  return op->emitOpError() << "has no gradient rule in tfm-autodiff";
 }
 
 /// What the backward reads from the forward must be what the forward ops

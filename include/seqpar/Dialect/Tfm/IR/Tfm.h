@@ -11,6 +11,7 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include "seqpar/Dialect/Tfm/IR/BackwardContext.h"
 #include "seqpar/Dialect/Tfm/IR/TensorSizes.h"
 #include "seqpar/Dialect/Tfm/IR/TfmEnums.h.inc"
 

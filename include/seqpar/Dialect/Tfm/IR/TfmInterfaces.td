@@ -39,4 +39,39 @@ def Tfm_ParamUpdateOpInterface : OpInterface<"ParamUpdateOpInterface"> {
   ];
 }
 
+def Tfm_DifferentiableOpInterface : OpInterface<"DifferentiableOpInterface"> {
+  let cppNamespace = "::seqpar::tfm";
+  let description = [{
+    An op that tfm-autodiff can differentiate: its backward rule reads the
+    gradient of its results and contributes gradients to its operands,
+    through the BackwardContext tfm-autodiff implements (BackwardContext.h).
+    tfm's forward ops implement it in TfmBackward.cpp; the dist collectives
+    that sp-partition puts in a forward get their transposes as external
+    models attached by dist (registerDifferentiableOpModels, from
+    seqpar::registerAllDialects). tfm-autodiff calls it, in reverse order,
+    on every op one of whose results received a gradient; an op without it
+    is an error.
+  }];
+  let methods = [
+    InterfaceMethod<[{
+        Builds the op's backward at the context's insertion point.
+      }], "::mlir::LogicalResult", "buildBackward",
+      (ins "::seqpar::tfm::BackwardContext &":$ctx)>,
+  ];
+}
+
+// An op with a backward rule of its own (buildBackward, TfmBackward.cpp).
+def Tfm_Differentiable
+    : DeclareOpInterfaceMethods<Tfm_DifferentiableOpInterface>;
+
+// An op whose backward propagates nothing to its operands: it has none (a
+// parameter read: its gradient is the parameter's, which tfm-autodiff
+// collects) or none that is differentiable (integer ids, a max subtracted
+// for stability only).
+def Tfm_NoBackwardImpl : NativeOpTrait<"NoBackward"> {
+  let cppNamespace = "::seqpar::OpTrait";
+}
+def Tfm_NoBackward
+    : TraitList<[Tfm_NoBackwardImpl, Tfm_DifferentiableOpInterface]>;
+
 #endif // SEQPAR_DIALECT_TFM_IR_TFMINTERFACES_TD

@@ -57,7 +57,7 @@ def Tfm_ParamOp : Op<Tfm_Dialect, "param", [Symbol]> {
   let hasVerifier = 1;
 }
 
-def Tfm_GetParamOp : Tfm_Op<"get_param", [Pure,
+def Tfm_GetParamOp : Tfm_Op<"get_param", [Pure, Tfm_NoBackward,
     DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "reads a parameter declared by tfm.param";
   let description = [{
@@ -91,7 +91,7 @@ def Tfm_GetParamOp : Tfm_Op<"get_param", [Pure,
 // Embeddings and positions
 //===----------------------------------------------------------------------===//
 
-def Tfm_PositionIdsOp : Tfm_Op<"position_ids", [Pure]> {
+def Tfm_PositionIdsOp : Tfm_Op<"position_ids", [Pure, Tfm_NoBackward]> {
   let summary = "the position of every token of the sequence";
   let description = [{
     Produces `[s, b]` integers where element `(i, j)` is `i`: the global
@@ -110,7 +110,7 @@ def Tfm_PositionIdsOp : Tfm_Op<"position_ids", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Tfm_EmbeddingOp : Tfm_Op<"embedding", [Pure]> {
+def Tfm_EmbeddingOp : Tfm_Op<"embedding", [Pure, Tfm_Differentiable]> {
   let summary = "looks up rows of an embedding table";
   let description = [{
     `result[i, j, :] = table[ids[i, j], :]`. When the table is split over the
@@ -138,7 +138,7 @@ def Tfm_EmbeddingOp : Tfm_Op<"embedding", [Pure]> {
 // Normalisation and dropout
 //===----------------------------------------------------------------------===//
 
-def Tfm_LayerNormOp : Tfm_Op<"layer_norm", [Pure]> {
+def Tfm_LayerNormOp : Tfm_Op<"layer_norm", [Pure, Tfm_Differentiable]> {
   let summary = "layer normalisation over the last dimension";
   let description = [{
     `y = (x - mean(x)) / sqrt(var(x) + eps) * weight + bias`, with mean and
@@ -166,7 +166,7 @@ def Tfm_LayerNormOp : Tfm_Op<"layer_norm", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Tfm_RmsNormOp : Tfm_Op<"rms_norm", [Pure]> {
+def Tfm_RmsNormOp : Tfm_Op<"rms_norm", [Pure, Tfm_Differentiable]> {
   let summary = "root-mean-square normalisation over the last dimension";
   let description = [{
     `y = x / sqrt(mean(x^2) + eps) * weight` over the last dimension (Llama).
@@ -191,7 +191,8 @@ def Tfm_RmsNormOp : Tfm_Op<"rms_norm", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Tfm_DropoutOp : Tfm_Op<"dropout", [SameOperandsAndResultType]> {
+def Tfm_DropoutOp : Tfm_Op<"dropout", [SameOperandsAndResultType,
+    Tfm_Differentiable]> {
   let summary = "inverted dropout with a counter-based random stream";
   let description = [{
     Zeroes each element with probability `rate` and scales the others by
@@ -219,7 +220,7 @@ def Tfm_DropoutOp : Tfm_Op<"dropout", [SameOperandsAndResultType]> {
 // Linear layers and attention
 //===----------------------------------------------------------------------===//
 
-def Tfm_LinearOp : Tfm_Op<"linear", [Pure]> {
+def Tfm_LinearOp : Tfm_Op<"linear", [Pure, Tfm_Differentiable]> {
   let summary = "matrix multiplication over the last dimension, optional bias";
   let description = [{
     `y = x W^T + b` for a `[out, in]` weight (torch.nn.Linear, the default
@@ -259,7 +260,7 @@ def Tfm_LinearOp : Tfm_Op<"linear", [Pure]> {
   }];
 }
 
-def Tfm_QkvSplitOp : Tfm_Op<"qkv_split", [Pure]> {
+def Tfm_QkvSplitOp : Tfm_Op<"qkv_split", [Pure, Tfm_Differentiable]> {
   let summary = "splits a fused QKV projection into queries, keys and values";
   let description = [{
     Takes the output of a fused QKV linear, `[..., (heads + 2 kv_heads) *
@@ -296,7 +297,7 @@ def Tfm_QkvSplitOp : Tfm_Op<"qkv_split", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Tfm_AttentionOp : Tfm_Op<"attention", [Pure]> {
+def Tfm_AttentionOp : Tfm_Op<"attention", [Pure, Tfm_Differentiable]> {
   let summary = "multi-head scaled dot-product attention with rotary and GQA";
   let description = [{
     Scaled dot-product attention of `[s, b, heads * head_dim]` queries over
@@ -352,22 +353,29 @@ def Tfm_AttentionOp : Tfm_Op<"attention", [Pure]> {
 // Elementwise
 //===----------------------------------------------------------------------===//
 
+// A unary elementwise op y = f(x). Its backward is one line in
+// TfmBackward.cpp: `return unaryBackward<FooGradOp>(*this, ctx);`, FooGradOp
+// (TfmGradOps.td) computing dx from (dy, x).
 class Tfm_UnaryOp<string mnemonic, list<Trait> traits = []>
-    : Tfm_Op<mnemonic, !listconcat([Pure, SameOperandsAndResultType], traits)> {
+    : Tfm_Op<mnemonic, !listconcat([Pure, SameOperandsAndResultType,
+                                    Tfm_Differentiable], traits)> {
   let arguments = (ins Tfm_FloatTensor:$input);
   let results = (outs Tfm_FloatTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input)";
 }
 
+// A binary elementwise op y = f(a, b) of one type. Its backward in
+// TfmBackward.cpp gives binaryBackward each operand's gradient from dy.
 class Tfm_BinaryOp<string mnemonic, list<Trait> traits = []>
     : Tfm_Op<mnemonic, !listconcat([Pure, SameOperandsAndResultType,
-                                    Commutative], traits)> {
+                                    Commutative, Tfm_Differentiable], traits)> {
   let arguments = (ins Tfm_FloatTensor:$lhs, Tfm_FloatTensor:$rhs);
   let results = (outs Tfm_FloatTensor:$result);
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($result)";
 }
 
-def Tfm_GeluOp : Tfm_Op<"gelu", [Pure, SameOperandsAndResultType]> {
+def Tfm_GeluOp : Tfm_Op<"gelu", [Pure, SameOperandsAndResultType,
+    Tfm_Differentiable]> {
   let summary = "Gaussian error linear unit, exact or tanh-approximated";
   let description = [{
     `approximate = none` is `x * Phi(x)` (torch's default, GPT-NeoX
@@ -422,7 +430,7 @@ def Tfm_AddOp : Tfm_BinaryOp<"add"> {
   }];
 }
 
-def Tfm_BiasAddOp : Tfm_Op<"bias_add", [Pure,
+def Tfm_BiasAddOp : Tfm_Op<"bias_add", [Pure, Tfm_Differentiable,
     AllTypesMatch<["input", "result"]>]> {
   let summary = "adds a bias vector along the last dimension";
   let description = [{
@@ -445,7 +453,7 @@ def Tfm_BiasAddOp : Tfm_Op<"bias_add", [Pure,
   let hasVerifier = 1;
 }
 
-def Tfm_RepeatHeadsOp : Tfm_Op<"repeat_heads", [Pure]> {
+def Tfm_RepeatHeadsOp : Tfm_Op<"repeat_heads", [Pure, Tfm_Differentiable]> {
   let summary = "repeats every head of a key or value tensor";
   let description = [{
     Turns `[..., heads * head_dim]` into `[..., heads * factor * head_dim]`
@@ -480,7 +488,7 @@ def Tfm_RepeatHeadsOp : Tfm_Op<"repeat_heads", [Pure]> {
 // Vocabulary-parallel cross-entropy
 //===----------------------------------------------------------------------===//
 
-def Tfm_LogitsMaxOp : Tfm_Op<"logits_max", [Pure]> {
+def Tfm_LogitsMaxOp : Tfm_Op<"logits_max", [Pure, Tfm_NoBackward]> {
   let summary = "maximum logit of every token";
   let description = [{
     `m[t] = max_v logits[t, v]` in f32. On logits split over the vocabulary
@@ -500,7 +508,7 @@ def Tfm_LogitsMaxOp : Tfm_Op<"logits_max", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Tfm_LogitsSumExpOp : Tfm_Op<"logits_sumexp", [Pure]> {
+def Tfm_LogitsSumExpOp : Tfm_Op<"logits_sumexp", [Pure, Tfm_Differentiable]> {
   let summary = "sum of exp(logit - max) of every token";
   let description = [{
     `se[t] = sum_v exp(logits[t, v] - max[t])` in f32, with `max` the global
@@ -525,7 +533,7 @@ def Tfm_LogitsSumExpOp : Tfm_Op<"logits_sumexp", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Tfm_LabelLogitOp : Tfm_Op<"label_logit", [Pure]> {
+def Tfm_LabelLogitOp : Tfm_Op<"label_logit", [Pure, Tfm_Differentiable]> {
   let summary = "the logit of every token's label";
   let description = [{
     `z[t] = logits[t, labels[t]]` in f32, 0 for ignored labels (and any
@@ -551,7 +559,8 @@ def Tfm_LabelLogitOp : Tfm_Op<"label_logit", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Tfm_CrossEntropyFromStatsOp : Tfm_Op<"cross_entropy_from_stats", [Pure]> {
+def Tfm_CrossEntropyFromStatsOp : Tfm_Op<"cross_entropy_from_stats",
+    [Pure, Tfm_Differentiable]> {
   let summary = "mean cross-entropy from per-token max, sum-exp and label logit";
   let description = [{
     `loss = mean over tokens with label != ignore_index of
@@ -585,7 +594,7 @@ def Tfm_CrossEntropyFromStatsOp : Tfm_Op<"cross_entropy_from_stats", [Pure]> {
 // Loss
 //===----------------------------------------------------------------------===//
 
-def Tfm_CrossEntropyOp : Tfm_Op<"cross_entropy", [Pure]> {
+def Tfm_CrossEntropyOp : Tfm_Op<"cross_entropy", [Pure, Tfm_Differentiable]> {
   let summary = "mean token cross-entropy of logits against labels";
   let description = [{
     `loss = mean over tokens with label != ignore_index of

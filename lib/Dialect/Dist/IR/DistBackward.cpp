@@ -1,0 +1,110 @@
+//===- DistBackward.cpp - transposes of dist collectives ------------------===//
+//
+// The backward of each collective sp-partition puts in a forward, attached
+// to the op as tfm's DifferentiableOpInterface (an external model: tfm's ODS
+// does not know dist): all_gather <-> reduce_scatter (or local_slice, for a
+// replicated gradient), local_slice -> all_gather, all_reduce sum ->
+// identity, all_reduce mean -> a scale.
+//
+//===----------------------------------------------------------------------===//
+
+#include "seqpar/Dialect/Dist/IR/DistBackward.h"
+#include "seqpar/Dialect/Dist/IR/Dist.h"
+
+#include "mlir/IR/DialectRegistry.h"
+
+using namespace mlir;
+using namespace seqpar;
+using namespace seqpar::dist;
+using tfm::BackwardContext;
+using tfm::DifferentiableOpInterface;
+
+namespace {
+
+/// all_gather: S(dim) -> R. Its transpose reduce-scatters partial
+/// contributions straight into the shard (the backward of sequence
+/// parallelism's all-gather); a replicated gradient is sliced.
+struct AllGatherTranspose
+    : DifferentiableOpInterface::ExternalModel<AllGatherTranspose,
+                                               AllGatherOp> {
+  LogicalResult buildBackward(Operation *op, BackwardContext &ctx) const {
+    auto o = cast<AllGatherOp>(op);
+    OpBuilder &b = ctx.getBuilder();
+    SmallVector<Value, 2> parts = ctx.getContributions(o.getResult());
+    bool allPartial = llvm::all_of(parts, [&](Value g) {
+      return LayoutAttr::ofType(g.getType())
+          .getSharding(o.getAxis())
+          .isPartial();
+    });
+    auto inType = ctx.gradType(o.getInput().getType());
+    if (allPartial) {
+      Value total = ctx.sum(parts, o.getLoc());
+      ctx.contribute(o.getInput(),
+                     b.create<ReduceScatterOp>(o.getLoc(), inType, total,
+                                               o.getMeshAttr(), o.getAxisAttr(),
+                                               o.getDimAttr()));
+      return success();
+    }
+    ctx.contribute(o.getInput(),
+                   b.create<LocalSliceOp>(
+                       o.getLoc(), inType, ctx.gradient(o.getResult()),
+                       o.getMeshAttr(), o.getAxisAttr(), o.getDimAttr()));
+    return success();
+  }
+};
+
+/// reduce_scatter (P -> S(dim)) and local_slice (R -> S(dim)): the
+/// transpose of each is an all_gather of the gradient along `dim`.
+template <typename OpT>
+struct GatherTranspose
+    : DifferentiableOpInterface::ExternalModel<GatherTranspose<OpT>, OpT> {
+  LogicalResult buildBackward(Operation *op, BackwardContext &ctx) const {
+    auto o = cast<OpT>(op);
+    Value x = o.getInput();
+    ctx.contribute(x, ctx.getBuilder().create<AllGatherOp>(
+                          o.getLoc(), ctx.gradType(x.getType()),
+                          ctx.gradient(o.getResult()), o.getMeshAttr(),
+                          o.getAxisAttr(), o.getDimAttr()));
+    return success();
+  }
+};
+
+/// all_reduce: a sum's transpose is the identity, a mean's a scale by
+/// 1 / axis size. A max or min selects; its only use in a forward (the
+/// loss's max, subtracted for stability) has a zero gradient.
+struct AllReduceTranspose
+    : DifferentiableOpInterface::ExternalModel<AllReduceTranspose,
+                                               AllReduceOp> {
+  LogicalResult buildBackward(Operation *op, BackwardContext &ctx) const {
+    auto o = cast<AllReduceOp>(op);
+    Value dy = ctx.gradient(o.getResult());
+    switch (o.getKind()) {
+    case ReductionKind::sum:
+      ctx.contribute(o.getInput(), dy);
+      return success();
+    case ReductionKind::mean: {
+      MeshOp mesh =
+          SymbolTable::lookupNearestSymbolFrom<MeshOp>(o, o.getMeshAttr());
+      double n = double(*mesh.getAxisSize(o.getAxis()));
+      OpBuilder &b = ctx.getBuilder();
+      ctx.contribute(
+          o.getInput(),
+          b.create<tfm::ScaleOp>(o.getLoc(), dy, b.getF64FloatAttr(1.0 / n)));
+      return success();
+    }
+    default:
+      return success();
+    }
+  }
+};
+
+} // namespace
+
+void dist::registerDifferentiableOpModels(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *ctx, DistDialect *) {
+    AllGatherOp::attachInterface<AllGatherTranspose>(*ctx);
+    ReduceScatterOp::attachInterface<GatherTranspose<ReduceScatterOp>>(*ctx);
+    LocalSliceOp::attachInterface<GatherTranspose<LocalSliceOp>>(*ctx);
+    AllReduceOp::attachInterface<AllReduceTranspose>(*ctx);
+  });
+}
