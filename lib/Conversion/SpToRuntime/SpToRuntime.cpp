@@ -169,14 +169,15 @@ LogicalResult Lowering::checkTypes(Operation *op) {
 }
 
 LogicalResult Lowering::plan() {
-  auto meshes = llvm::to_vector(module.getOps<MeshOp>());
-  if (meshes.size() > 1)
-    return meshes[1].emitOpError() << "a module has at most one mesh";
-  if (meshes.empty()) {
-    axes = {"tp"};
+  FailureOr<MeshOp> found = getMesh(module);
+  if (failed(found))
+    return failure();
+  mesh = *found;
+  if (!mesh) {
+    // One rank: a mesh of one axis of size 1 for the runtime.
+    axes = {"world"};
     axisSizes = {1};
   } else {
-    mesh = meshes.front();
     for (auto [name, size] :
          llvm::zip(mesh.getAxisNames(), mesh.getAxisSizes())) {
       axes.push_back(cast<StringAttr>(name).getValue().str());
@@ -312,8 +313,13 @@ std::tuple<Value, Value, Value> Lowering::pointerArrays(ValueRange inputs,
 int32_t Lowering::zeroShardAxis(Value grad) const {
   if (!func->hasAttr("tfm.zero"))
     return -1;
+  MeshOp m = mesh; // a handle: the const of this method is not the IR's
+  std::optional<StringRef> data =
+      m ? m.getAxisWithRole(AxisRole::data) : std::nullopt;
   LayoutAttr l = LayoutAttr::fromType(grad.getType());
-  return l && l.getSharding("dp") == Sharding::split(0) ? axisIndex("dp") : -1;
+  return data && l && l.getSharding(*data) == Sharding::split(0)
+             ? axisIndex(*data)
+             : -1;
 }
 
 Value Lowering::paramPointer(int64_t index) {

@@ -69,8 +69,10 @@ struct SpOptimizerPass : dist::impl::SpOptimizerPassBase<SpOptimizerPass> {
     OpBuilder b(ret);
     Location loc = ret.getLoc();
     auto f32 = RankedTensorType::get({}, b.getF32Type());
-    auto meshes = llvm::to_vector(module.getOps<MeshOp>());
-    MeshOp mesh = meshes.empty() ? MeshOp() : meshes.front();
+    FailureOr<MeshOp> found = getMesh(module);
+    if (failed(found))
+      return failure();
+    MeshOp mesh = *found;
 
     // Sums of squares grouped by layout (each gradient counted once).
     std::map<std::string, Value> groups;
@@ -130,9 +132,13 @@ struct SpOptimizerPass : dist::impl::SpOptimizerPassBase<SpOptimizerPass> {
       step.walk([&](GetParamOp get) {
         readTypes[get.getNameAttr()] = get.getType();
       });
+    // A distributed optimizer shards over the data axis (sp-sync-grads
+    // marks the step tfm.zero only when the mesh has one).
+    std::optional<StringRef> data =
+        mesh ? mesh.getAxisWithRole(AxisRole::data) : std::nullopt;
     for (auto [param, g] : grads) {
-      if (mesh && step->hasAttr("tfm.zero") &&
-          shardingOf(g, "dp") == Sharding::split(0))
+      if (data && step->hasAttr("tfm.zero") &&
+          shardingOf(g, *data) == Sharding::split(0))
         gathers.push_back({param, readTypes.lookup(param)});
       if (optimizer == "sgd")
         b.create<SgdUpdateOp>(loc, param, g, clip.getScale(),
@@ -148,7 +154,7 @@ struct SpOptimizerPass : dist::impl::SpOptimizerPassBase<SpOptimizerPass> {
     for (auto [param, type] : gathers)
       b.create<AllGatherParamOp>(loc, param,
                                  FlatSymbolRefAttr::get(mesh.getSymNameAttr()),
-                                 b.getStringAttr("dp"), TypeAttr::get(type));
+                                 b.getStringAttr(*data), TypeAttr::get(type));
 
     // (loss, grad_norm, grad...): the norm goes in second place.
     SmallVector<Value> results{ret.getOperand(0), clip.getNorm()};

@@ -61,7 +61,7 @@ func.func @train_step(%loss: tensor<f32>, %dw: tensor<4x8xf32>, %db: tensor<8xf3
 // ADAMW-NEXT: tfm.adamw_update @ln.weight, %{{[a-z0-9]+}} scale %[[SCALE]] lr 1.000000e-03 {{.*}} : tensor<8xf32>, tensor<f32>
 // ADAMW-NEXT: return
 // ADAMW-NOT: dist.all_reduce
-dist.mesh @mesh ["tp" = 2]
+dist.mesh @mesh ["tp" = 2] roles [tensor]
 tfm.param @fc.weight : tensor<8x8xf32, #dist.layout<tp = S(1)>> init normal(2.000000e-02)
 tfm.param @proj.weight : tensor<8x8xf32, #dist.layout<tp = S(0)>> init normal(2.000000e-02)
 tfm.param @ln.weight : tensor<8xf32> init ones
@@ -123,7 +123,7 @@ func.func @train_step(%loss: tensor<f32>, %dtied: tensor<16x8xf32>)
 // ADAMW-NEXT: tfm.adamw_update @c
 // ADAMW-NEXT: dist.all_gather_param @w on @mesh["dp"] : tensor<4x8xf32>
 // ADAMW-NOT: all_gather_param
-dist.mesh @mesh ["dp" = 2, "tp" = 1]
+dist.mesh @mesh ["dp" = 2, "tp" = 1] roles [data, tensor]
 tfm.param @w : tensor<4x8xf32> init ones
 tfm.param @c : tensor<3xf32> init ones
 func.func @train_step(%loss: tensor<f32>, %dw: tensor<2x8xf32, #dist.layout<dp = S(0)>>, %dc: tensor<3xf32>)

@@ -22,7 +22,7 @@
 // ZERO-NOT: attributes {tfm.zero}
 // ZERO-NEXT: dist.all_reduce_coalesced %{{[a-z0-9]+}} on @mesh["tp"] sum
 // ZERO-NEXT: return
-dist.mesh @mesh ["tp" = 2]
+dist.mesh @mesh ["tp" = 2] roles [tensor]
 tfm.param @ln.weight : tensor<8xf32> init ones
 tfm.param @fc.weight : tensor<8x8xf32, #dist.layout<tp = S(1)>> init normal(2.000000e-02)
 func.func @train_step(%dw: tensor<8xf32, #dist.layout<tp = P>>, %dfc: tensor<8x4xf32, #dist.layout<tp = S(1)>>)
@@ -57,7 +57,7 @@ func.func @train_step(%dw: tensor<8xf32, #dist.layout<tp = P>>, %dfc: tensor<8x4
 // ZERO-NEXT: %[[RS:[0-9]+]]:2 = dist.reduce_scatter_coalesced %[[TP]], %{{[a-z0-9]+}} on @mesh["dp"] : (tensor<8xf32, #dist.layout<dp = P>>, tensor<4x8xf32, #dist.layout<dp = P>>) -> (tensor<4xf32, #dist.layout<dp = S(0)>>, tensor<2x8xf32, #dist.layout<dp = S(0)>>)
 // ZERO-NEXT: %[[AR:[0-9]+]] = dist.all_reduce_coalesced %{{[a-z0-9]+}} on @mesh["dp"] sum : (tensor<3xf32, #dist.layout<dp = P>>) -> tensor<3xf32>
 // ZERO-NEXT: return %{{[a-z0-9]+}}, %[[RS]]#0, %[[RS]]#1, %[[AR]] :
-dist.mesh @mesh ["dp" = 2, "tp" = 2]
+dist.mesh @mesh ["dp" = 2, "tp" = 2] roles [data, tensor]
 tfm.param @a : tensor<8xf32> init ones
 tfm.param @b : tensor<4x8xf32> init ones
 tfm.param @c : tensor<3xf32> init ones
@@ -81,7 +81,7 @@ func.func @train_step(%loss: tensor<f32>, %da: tensor<8xf32, #dist.layout<dp = P
 // ZERO-SAME: attributes {tfm.zero}
 // ZERO-NEXT: %[[RS:[0-9]+]] = dist.reduce_scatter_coalesced %{{[a-z0-9]+}} on @mesh["dp"] : (tensor<16x8xf32, #dist.layout<dp = P>>) -> tensor<8x8xf32, #dist.layout<dp = S(0)>>
 // ZERO-NEXT: return %{{[a-z0-9]+}}, %[[RS]], %[[RS]] :
-dist.mesh @mesh ["dp" = 2, "tp" = 1]
+dist.mesh @mesh ["dp" = 2, "tp" = 1] roles [data, tensor]
 tfm.param @wte : tensor<16x8xf32> init ones
 tfm.param @head : tensor<16x8xf32> init ones
 func.func @train_step(%loss: tensor<f32>, %dt: tensor<16x8xf32, #dist.layout<dp = P>>)

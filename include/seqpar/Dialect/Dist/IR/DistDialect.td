@@ -39,4 +39,18 @@ def Dist_ReductionKind : I32EnumAttr<"ReductionKind",
   let cppNamespace = "::seqpar::dist";
 }
 
+// What a mesh axis is for. Passes find the axis they work on by its role
+// (MeshOp::getAxisWithRole), never by its name.
+def Dist_AxisRole : I32EnumAttr<"AxisRole", "what a mesh axis parallelises", [
+    // Replicas of the model, each on its own slice of the batch.
+    I32EnumAttrCase<"data", 0>,
+    // Megatron tensor parallelism (and sequence parallelism inside it).
+    I32EnumAttrCase<"tensor", 1>,
+    // Context parallelism: the sequence split through attention.
+    I32EnumAttrCase<"context", 2>,
+    // Pipeline stages.
+    I32EnumAttrCase<"pipeline", 3>]> {
+  let cppNamespace = "::seqpar::dist";
+}
+
 #endif // SEQPAR_DIALECT_DIST_IR_DISTDIALECT_TD
