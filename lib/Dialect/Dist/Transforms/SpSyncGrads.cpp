@@ -86,7 +86,7 @@ static void reduceOver(func::ReturnOp ret, MeshOp mesh, StringRef axis,
   };
   auto func = ret->getParentOfType<func::FuncOp>();
   for (unsigned i = 0; i < ret.getNumOperands(); ++i) {
-    if (!func.getResultAttr(i, "tfm.grad_of"))
+    if (!func.getResultAttr(i, tfm::TfmDialect::GradOfAttrHelper::getNameStr()))
       continue;
     Value g = ret.getOperand(i);
     if (scatter && !shardable(g, mesh, axis))
@@ -138,7 +138,8 @@ struct SpSyncGradsPass : dist::impl::SpSyncGradsPassBase<SpSyncGradsPass> {
       }
       if (zero == 1 && data)
         ret->getParentOfType<func::FuncOp>()->setAttr(
-            "tfm.zero", UnitAttr::get(ret.getContext()));
+            tfm::TfmDialect::ZeroAttrHelper::getNameStr(),
+            UnitAttr::get(ret.getContext()));
     });
     // The function's result types follow the reduced gradients.
     module.walk([&](func::FuncOp func) {

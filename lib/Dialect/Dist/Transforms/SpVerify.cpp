@@ -71,7 +71,8 @@ static LogicalResult verifyResults(func::ReturnOp ret, MeshOp mesh,
   auto func = ret->getParentOfType<func::FuncOp>();
   for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
     Sharding got = shardingOf(v, axis);
-    auto param = func.getResultAttrOfType<FlatSymbolRefAttr>(i, "tfm.grad_of");
+    auto param = func.getResultAttrOfType<FlatSymbolRefAttr>(
+        i, tfm::TfmDialect::GradOfAttrHelper::getNameStr());
     if (!param) {
       if (!got.isReplicated())
         return ret.emitOpError()
@@ -90,8 +91,9 @@ static LogicalResult verifyResults(func::ReturnOp ret, MeshOp mesh,
       continue;
     // A distributed optimizer (ZeRO-1) gets each replica's slice of the
     // summed gradient: reduced, then split along the first dimension.
-    if (func->hasAttr("tfm.zero") && mesh.getAxisRole(axis) == AxisRole::data &&
-        want.isReplicated() && got == Sharding::split(0))
+    if (func->hasAttr(tfm::TfmDialect::ZeroAttrHelper::getNameStr()) &&
+        mesh.getAxisRole(axis) == AxisRole::data && want.isReplicated() &&
+        got == Sharding::split(0))
       continue;
     if (got.isPartial())
       return ret.emitOpError()
@@ -121,7 +123,8 @@ static LogicalResult verifyTieGroups(func::ReturnOp ret, MeshOp mesh,
   auto func = ret->getParentOfType<func::FuncOp>();
   llvm::StringMap<std::pair<FlatSymbolRefAttr, Value>> groups;
   for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
-    auto param = func.getResultAttrOfType<FlatSymbolRefAttr>(i, "tfm.grad_of");
+    auto param = func.getResultAttrOfType<FlatSymbolRefAttr>(
+        i, tfm::TfmDialect::GradOfAttrHelper::getNameStr());
     auto decl = param
                     ? symbols.lookupNearestSymbolFrom<tfm::ParamOp>(ret, param)
                     : tfm::ParamOp();
@@ -264,13 +267,15 @@ static std::string locationText(Location loc) {
 static LogicalResult verifyParamUpdates(func::FuncOp func) {
   SmallVector<tfm::ParamUpdateOpInterface> updates;
   func.walk([&](tfm::ParamUpdateOpInterface u) { updates.push_back(u); });
-  if (updates.empty() && !func->hasAttr("tfm.optimizer"))
+  if (updates.empty() &&
+      !func->hasAttr(tfm::TfmDialect::OptimizerAttrHelper::getNameStr()))
     return success();
   auto ret = cast<func::ReturnOp>(func.getBody().back().getTerminator());
   // The gradient of each parameter: result index and value.
   llvm::MapVector<Attribute, std::pair<unsigned, Value>> grads;
   for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
-    auto param = func.getResultAttrOfType<FlatSymbolRefAttr>(i, "tfm.grad_of");
+    auto param = func.getResultAttrOfType<FlatSymbolRefAttr>(
+        i, tfm::TfmDialect::GradOfAttrHelper::getNameStr());
     if (!param)
       continue;
     auto [it, inserted] = grads.insert({param, {unsigned(i), v}});

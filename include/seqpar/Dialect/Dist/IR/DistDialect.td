@@ -28,6 +28,16 @@ def Dist_Dialect : Dialect {
     only shape-checked.
   }];
   let useDefaultAttributePrinterParser = 1;
+  let discardableAttrs = (ins
+    // On each op whose results the arena holds (sp-plan-buffers): the byte
+    // offset of each result.
+    "::mlir::DenseI64ArrayAttr":$arena_offsets,
+    // On the planned function: the arena's size and the most bytes live at
+    // once.
+    "::mlir::IntegerAttr":$arena_bytes,
+    "::mlir::IntegerAttr":$arena_max_live
+  );
+  let hasOperationAttrVerify = 1;
 }
 
 def Dist_ReductionKind : I32EnumAttr<"ReductionKind",
