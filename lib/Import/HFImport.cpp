@@ -115,7 +115,8 @@ seqpar::importHFConfig(StringRef json, const HFImportOptions &options,
     return error(options.source + ": field 'model_type' is missing");
 
   OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(context));
-  (*module)->setAttr("tfm.model_type", b.getStringAttr(*modelType));
+  (*module)->setAttr(tfm::TfmDialect::ModelTypeAttrHelper::getNameStr(),
+                     b.getStringAttr(*modelType));
   ImportTarget target{*module, elementType, options};
   bool ok;
   if (*modelType == "gpt2")

@@ -23,8 +23,11 @@ ModelBuilder::ModelBuilder(ModuleOp module, Type elementType, ConfigReader &cfg,
   // Parameters are declared before the function that reads them.
   forward = moduleBuilder.create<func::FuncOp>(
       loc, "forward", b.getFunctionType({tokens, tokens}, {lossType}));
-  forward.setArgAttr(0, "tfm.name", b.getStringAttr("input_ids"));
-  forward.setArgAttr(1, "tfm.name", b.getStringAttr("labels"));
+  forward->setAttr(TfmDialect::ForwardAttrHelper::getNameStr(),
+                   b.getUnitAttr());
+  StringRef name = TfmDialect::NameAttrHelper::getNameStr();
+  forward.setArgAttr(0, name, b.getStringAttr("input_ids"));
+  forward.setArgAttr(1, name, b.getStringAttr("labels"));
   b.setInsertionPointToStart(forward.addEntryBlock());
   moduleBuilder.setInsertionPoint(forward);
 }

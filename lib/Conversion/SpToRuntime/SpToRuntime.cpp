@@ -158,14 +158,15 @@ LogicalResult Lowering::checkTypes(Operation *op) {
 }
 
 LogicalResult Lowering::plan() {
-  auto meshes = llvm::to_vector(module.getOps<MeshOp>());
-  if (meshes.size() > 1)
-    return meshes[1].emitOpError() << "a module has at most one mesh";
-  if (meshes.empty()) {
-    axes = {"tp"};
+  FailureOr<MeshOp> found = getMesh(module);
+  if (failed(found))
+    return failure();
+  mesh = *found;
+  if (!mesh) {
+    // One rank: a mesh of one axis of size 1 for the runtime.
+    axes = {"world"};
     axisSizes = {1};
   } else {
-    mesh = meshes.front();
     for (auto [name, size] :
          llvm::zip(mesh.getAxisNames(), mesh.getAxisSizes())) {
       axes.push_back(cast<StringAttr>(name).getValue().str());
@@ -187,7 +188,8 @@ LogicalResult Lowering::plan() {
   bool ok = type.getNumInputs() == 2 && isTokens(type.getInput(0)) &&
             isTokens(type.getInput(1)) && type.getNumResults() >= 1;
   for (unsigned i = 0; ok && i < type.getNumResults(); ++i) {
-    auto param = func.getResultAttrOfType<FlatSymbolRefAttr>(i, "tfm.grad_of");
+    auto param = func.getResultAttrOfType<FlatSymbolRefAttr>(
+        i, TfmDialect::GradOfAttrHelper::getNameStr());
     bool scalar = cast<RankedTensorType>(type.getResult(i)).getRank() == 0;
     if (param && i > 0)
       gradResults.push_back({i, paramIndex(param.getValue())});
@@ -299,10 +301,15 @@ std::tuple<Value, Value, Value> Lowering::pointerArrays(ValueRange inputs,
 }
 
 int32_t Lowering::zeroShardAxis(Value grad) const {
-  if (!func->hasAttr("tfm.zero"))
+  if (!func->hasAttr(TfmDialect::ZeroAttrHelper::getNameStr()))
     return -1;
+  MeshOp m = mesh; // a handle: the const of this method is not the IR's
+  std::optional<StringRef> data =
+      m ? m.getAxisWithRole(AxisRole::data) : std::nullopt;
   LayoutAttr l = LayoutAttr::fromType(grad.getType());
-  return l && l.getSharding("dp") == Sharding::split(0) ? axisIndex("dp") : -1;
+  return data && l && l.getSharding(*data) == Sharding::split(0)
+             ? axisIndex(*data)
+             : -1;
 }
 
 Value Lowering::paramPointer(int64_t index) {
@@ -403,8 +410,11 @@ std::string Lowering::modelJson() {
     }
   llvm::json::Object model{
       {"model_type",
-       module->hasAttr("tfm.model_type")
-           ? module->getAttrOfType<StringAttr>("tfm.model_type").getValue()
+       module->hasAttr(TfmDialect::ModelTypeAttrHelper::getNameStr())
+           ? module
+                 ->getAttrOfType<StringAttr>(
+                     TfmDialect::ModelTypeAttrHelper::getNameStr())
+                 .getValue()
            : StringRef()},
       {"mesh", llvm::json::Object{{"axes", llvm::json::Array(axes)},
                                   {"sizes", llvm::json::Array(axisSizes)}}},
@@ -417,10 +427,11 @@ std::string Lowering::modelJson() {
       {"scalars", int64_t(numScalars)},
       {"grads", std::move(gradJson)},
       {"grad_shard_axes", std::move(gradShardJson)},
-      {"optimizer",
-       func->hasAttr("tfm.optimizer")
-           ? func->getAttrOfType<StringAttr>("tfm.optimizer").getValue()
-           : StringRef()}};
+      {"optimizer", func->hasAttr(TfmDialect::OptimizerAttrHelper::getNameStr())
+                        ? func->getAttrOfType<StringAttr>(
+                                  TfmDialect::OptimizerAttrHelper::getNameStr())
+                              .getValue()
+                        : StringRef()}};
   std::string text;
   llvm::raw_string_ostream os(text);
   os << llvm::json::Value(std::move(model));
@@ -484,15 +495,20 @@ struct ConvertSpToRuntimePass
         return signalPassFailure();
       }
     // The train step when there is one, the forward otherwise.
-    auto forward = module.lookupSymbol<func::FuncOp>("train_step");
-    if (!forward)
-      forward = module.lookupSymbol<func::FuncOp>("forward");
-    if (!forward) {
+    StringRef pass = "convert-sp-to-runtime";
+    FailureOr<Operation *> step = TfmDialect::getMarkedFunction(
+        module, TfmDialect::TrainStepAttrHelper::getNameStr(), pass);
+    FailureOr<Operation *> forward = TfmDialect::getMarkedFunction(
+        module, TfmDialect::ForwardAttrHelper::getNameStr(), pass);
+    if (failed(step) || failed(forward))
+      return signalPassFailure();
+    Operation *entry = *step ? *step : *forward;
+    if (!entry) {
       module.emitError() << "convert-sp-to-runtime: the module has no "
-                            "@forward or @train_step function";
+                            "function marked tfm.forward or tfm.train_step";
       return signalPassFailure();
     }
-    if (failed(Lowering(module, forward).run()))
+    if (failed(Lowering(module, cast<func::FuncOp>(entry)).run()))
       signalPassFailure();
   }
 };

@@ -2,7 +2,7 @@
 
 // The CPU runtime computes in f32.
 tfm.param @w : tensor<8x4xbf16> init normal(2.000000e-02)
-func.func @forward(%ids: tensor<4x1xi64>, %labels: tensor<4x1xi64>) -> tensor<f32> {
+func.func @forward(%ids: tensor<4x1xi64>, %labels: tensor<4x1xi64>) -> tensor<f32> attributes {tfm.forward} {
   // expected-error @+1 {{'tfm.get_param' op uses 'bf16': the CPU runtime computes in f32 (import with --dtype f32)}}
   %w = tfm.get_param @w : tensor<8x4xbf16>
   %x = tfm.embedding %ids, %w : (tensor<4x1xi64>, tensor<8x4xbf16>) -> tensor<4x1x4xbf16>
@@ -15,7 +15,7 @@ func.func @forward(%ids: tensor<4x1xi64>, %labels: tensor<4x1xi64>) -> tensor<f3
 // The step takes token ids and labels and returns the loss.
 tfm.param @w : tensor<8x4xf32> init normal(2.000000e-02)
 // expected-error @+1 {{'func.func' op must be (input_ids: [s, b] i64, labels: [s, b] i64) -> (tensor<f32>, ...) to be lowered, got '(tensor<4x1xi64>) -> tensor<f32>'}}
-func.func @forward(%ids: tensor<4x1xi64>) -> tensor<f32> {
+func.func @forward(%ids: tensor<4x1xi64>) -> tensor<f32> attributes {tfm.forward} {
   %w = tfm.get_param @w : tensor<8x4xf32>
   %x = tfm.embedding %ids, %w : (tensor<4x1xi64>, tensor<8x4xf32>) -> tensor<4x1x4xf32>
   %l = tfm.cross_entropy %x, %ids ignore_index -100 : (tensor<4x1x4xf32>, tensor<4x1xi64>) -> tensor<f32>
@@ -24,7 +24,7 @@ func.func @forward(%ids: tensor<4x1xi64>) -> tensor<f32> {
 
 // -----
 
-// expected-error @+1 {{convert-sp-to-runtime: the module has no @forward or @train_step function}}
+// expected-error @+1 {{convert-sp-to-runtime: the module has no function marked tfm.forward or tfm.train_step}}
 module {
   func.func @other() {
     return
@@ -37,7 +37,7 @@ module {
 dist.mesh @mesh ["tp" = 2]
 tfm.param @x : tensor<4x2x8xf32, #dist.layout<tp = S(1)>> init normal(2.000000e-02)
 tfm.param @w : tensor<8x8xf32> init normal(2.000000e-02)
-func.func @forward(%ids: tensor<4x2xi64>, %labels: tensor<4x2xi64>) -> tensor<f32> {
+func.func @forward(%ids: tensor<4x2xi64>, %labels: tensor<4x2xi64>) -> tensor<f32> attributes {tfm.forward} {
   %x = tfm.get_param @x : tensor<4x1x8xf32, #dist.layout<tp = S(1)>>
   %w = tfm.get_param @w : tensor<8x8xf32>
   // expected-error @+1 {{'dist.all_gather_matmul' op is lowered along dimension 0 only, got dim 1}}
@@ -52,7 +52,7 @@ func.func @forward(%ids: tensor<4x2xi64>, %labels: tensor<4x2xi64>) -> tensor<f3
 dist.mesh @mesh ["tp" = 2]
 tfm.param @x : tensor<4x2x8xf32> init normal(2.000000e-02)
 tfm.param @w : tensor<8x8xf32> init normal(2.000000e-02)
-func.func @forward(%ids: tensor<4x1xi64>, %labels: tensor<4x1xi64>) -> tensor<f32> {
+func.func @forward(%ids: tensor<4x1xi64>, %labels: tensor<4x1xi64>) -> tensor<f32> attributes {tfm.forward} {
   %x = tfm.get_param @x : tensor<4x2x8xf32>
   %w = tfm.get_param @w : tensor<8x8xf32>
   // expected-error @+1 {{'dist.matmul_reduce_scatter' op is lowered along dimension 0 only, got dim 1}}

@@ -44,6 +44,26 @@ dist.mesh @m ["dp" = -2]
 // expected-error @+1 {{expected string}}
 dist.mesh @m [dp = 2]
 
+// -----
+
+// expected-error @+1 {{'dist.mesh' op has 1 roles for 2 axes}}
+dist.mesh @m ["dp" = 2, "tp" = 4] roles [data]
+
+// -----
+
+// expected-error @+1 {{'dist.mesh' op role 'tensor' is given to more than one axis}}
+dist.mesh @m ["a" = 2, "b" = 4] roles [tensor, tensor]
+
+// -----
+
+// expected-error @+1 {{unknown mesh axis role 'model' (data, tensor, context, pipeline)}}
+dist.mesh @m ["tp" = 2] roles [model]
+
+// -----
+
+// expected-error @+1 {{'dist.mesh' op axis 'tp' has the invalid role 7}}
+"dist.mesh"() <{sym_name = "m", axis_names = ["tp"], axis_sizes = array<i64: 2>, axis_roles = array<i32: 7>}> : () -> ()
+
 //===----------------------------------------------------------------------===//
 // #dist.layout
 //===----------------------------------------------------------------------===//

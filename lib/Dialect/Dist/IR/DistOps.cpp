@@ -15,9 +15,10 @@ using namespace seqpar::dist;
 // MeshOp
 //===----------------------------------------------------------------------===//
 
-/// `[` ("name" `=` size) % `,` `]`
+/// `[` ("name" `=` size) % `,` `]` (`roles` `[` role % `,` `]`)?
 static ParseResult parseMeshAxes(OpAsmParser &parser, ArrayAttr &names,
-                                 DenseI64ArrayAttr &sizes) {
+                                 DenseI64ArrayAttr &sizes,
+                                 DenseI32ArrayAttr &roles) {
   SmallVector<Attribute> nameAttrs;
   SmallVector<int64_t> sizeValues;
   auto parseAxis = [&]() -> ParseResult {
@@ -34,16 +35,42 @@ static ParseResult parseMeshAxes(OpAsmParser &parser, ArrayAttr &names,
     return failure();
   names = parser.getBuilder().getArrayAttr(nameAttrs);
   sizes = parser.getBuilder().getDenseI64ArrayAttr(sizeValues);
+  if (failed(parser.parseOptionalKeyword("roles")))
+    return success();
+  SmallVector<int32_t> roleValues;
+  auto parseRole = [&]() -> ParseResult {
+    StringRef keyword;
+    SMLoc at = parser.getCurrentLocation();
+    if (parser.parseKeyword(&keyword))
+      return failure();
+    std::optional<AxisRole> role = symbolizeAxisRole(keyword);
+    if (!role)
+      return parser.emitError(at) << "unknown mesh axis role '" << keyword
+                                  << "' (data, tensor, context, pipeline)";
+    roleValues.push_back(int32_t(*role));
+    return success();
+  };
+  if (parser.parseCommaSeparatedList(OpAsmParser::Delimiter::Square, parseRole))
+    return failure();
+  roles = parser.getBuilder().getDenseI32ArrayAttr(roleValues);
   return success();
 }
 
 static void printMeshAxes(OpAsmPrinter &printer, Operation *, ArrayAttr names,
-                          DenseI64ArrayAttr sizes) {
+                          DenseI64ArrayAttr sizes, DenseI32ArrayAttr roles) {
   printer << '[';
   llvm::interleaveComma(
       llvm::zip(names, sizes.asArrayRef()), printer, [&](auto axis) {
         printer << std::get<0>(axis) << " = " << std::get<1>(axis);
       });
+  printer << ']';
+  if (!roles)
+    return;
+  printer << " roles [";
+  llvm::interleaveComma(roles.asArrayRef(), printer, [&](int32_t role) {
+    std::optional<AxisRole> r = symbolizeAxisRole(role);
+    printer << (r ? stringifyAxisRole(*r) : StringRef("<invalid>"));
+  });
   printer << ']';
 }
 
@@ -65,6 +92,24 @@ LogicalResult MeshOp::verify() {
       return emitOpError() << "axis '" << name << "' must have size >= 1, got "
                            << size;
   }
+  if (DenseI32ArrayAttr roles = getAxisRolesAttr()) {
+    if (roles.size() != int64_t(sizes.size()))
+      return emitOpError() << "has " << roles.size() << " roles for "
+                           << sizes.size() << " axes";
+    SmallVector<bool> seenRole(getMaxEnumValForAxisRole() + 1, false);
+    for (auto [nameAttr, role] :
+         llvm::zip(getAxisNames(), roles.asArrayRef())) {
+      std::optional<AxisRole> r = symbolizeAxisRole(role);
+      if (!r)
+        return emitOpError()
+               << "axis '" << cast<StringAttr>(nameAttr).getValue()
+               << "' has the invalid role " << role;
+      if (seenRole[role])
+        return emitOpError() << "role '" << stringifyAxisRole(*r)
+                             << "' is given to more than one axis";
+      seenRole[role] = true;
+    }
+  }
   int64_t ranks = 1;
   for (int64_t size : sizes) {
     std::optional<int64_t> next = llvm::checkedMul<int64_t>(ranks, size);
@@ -82,6 +127,38 @@ std::optional<int64_t> MeshOp::getAxisSize(StringRef axis) {
   for (auto [nameAttr, size] : llvm::zip(getAxisNames(), getAxisSizes()))
     if (cast<StringAttr>(nameAttr).getValue() == axis)
       return size;
+  return std::nullopt;
+}
+
+FailureOr<MeshOp> dist::getMesh(ModuleOp module) {
+  MeshOp mesh;
+  for (MeshOp m : module.getOps<MeshOp>()) {
+    if (mesh)
+      return m.emitOpError()
+             << "is a second mesh, but layouts do not name their mesh: the "
+                "SPMD passes take a module with at most one";
+    mesh = m;
+  }
+  return mesh;
+}
+
+std::optional<AxisRole> MeshOp::getAxisRole(StringRef axis) {
+  DenseI32ArrayAttr roles = getAxisRolesAttr();
+  if (!roles)
+    return std::nullopt;
+  for (auto [nameAttr, role] : llvm::zip(getAxisNames(), roles.asArrayRef()))
+    if (cast<StringAttr>(nameAttr).getValue() == axis)
+      return symbolizeAxisRole(role);
+  return std::nullopt;
+}
+
+std::optional<StringRef> MeshOp::getAxisWithRole(AxisRole role) {
+  DenseI32ArrayAttr roles = getAxisRolesAttr();
+  if (!roles)
+    return std::nullopt;
+  for (auto [nameAttr, r] : llvm::zip(getAxisNames(), roles.asArrayRef()))
+    if (r == int32_t(role))
+      return cast<StringAttr>(nameAttr).getValue();
   return std::nullopt;
 }
 

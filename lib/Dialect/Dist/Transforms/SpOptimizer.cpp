@@ -30,12 +30,18 @@ struct SpOptimizerPass : dist::impl::SpOptimizerPassBase<SpOptimizerPass> {
                          << optimizer << "'";
       return signalPassFailure();
     }
-    auto step = module.lookupSymbol<func::FuncOp>("train_step");
-    if (!step) {
-      module.emitError() << "sp-optimizer: the module has no @train_step "
-                            "(run tfm-autodiff first)";
+    FailureOr<Operation *> found = tfm::TfmDialect::getMarkedFunction(
+        module, tfm::TfmDialect::TrainStepAttrHelper::getNameStr(),
+        "sp-optimizer");
+    if (failed(found))
+      return signalPassFailure();
+    if (!*found) {
+      module.emitError() << "sp-optimizer: the module has no train step (no "
+                            "function marked tfm.train_step; run tfm-autodiff "
+                            "first)";
       return signalPassFailure();
     }
+    auto step = cast<func::FuncOp>(*found);
     if (failed(checkNotOptimized(step)) || failed(build(module, step)))
       signalPassFailure();
   }
@@ -57,7 +63,8 @@ struct SpOptimizerPass : dist::impl::SpOptimizerPassBase<SpOptimizerPass> {
       diag.attachNote(update->getLoc()) << "the existing update";
       return diag;
     }
-    if (auto done = step->getAttrOfType<StringAttr>("tfm.optimizer"))
+    if (auto done = step->getAttrOfType<StringAttr>(
+            tfm::TfmDialect::OptimizerAttrHelper::getNameStr()))
       return step.emitOpError()
              << "already has its optimizer step (tfm.optimizer = \""
              << done.getValue() << "\"); sp-optimizer runs once per step";
@@ -69,16 +76,18 @@ struct SpOptimizerPass : dist::impl::SpOptimizerPassBase<SpOptimizerPass> {
     OpBuilder b(ret);
     Location loc = ret.getLoc();
     auto f32 = RankedTensorType::get({}, b.getF32Type());
-    auto meshes = llvm::to_vector(module.getOps<MeshOp>());
-    MeshOp mesh = meshes.empty() ? MeshOp() : meshes.front();
+    FailureOr<MeshOp> found = getMesh(module);
+    if (failed(found))
+      return failure();
+    MeshOp mesh = *found;
 
     // Sums of squares grouped by layout (each gradient counted once).
     std::map<std::string, Value> groups;
     SmallVector<std::pair<FlatSymbolRefAttr, Value>> grads;
     llvm::DenseSet<Value> seen;
     for (auto [i, g] : llvm::enumerate(ret.getOperands())) {
-      auto param =
-          step.getResultAttrOfType<FlatSymbolRefAttr>(i, "tfm.grad_of");
+      auto param = step.getResultAttrOfType<FlatSymbolRefAttr>(
+          i, tfm::TfmDialect::GradOfAttrHelper::getNameStr());
       if (!param)
         continue;
       grads.push_back({param, g});
@@ -126,13 +135,18 @@ struct SpOptimizerPass : dist::impl::SpOptimizerPassBase<SpOptimizerPass> {
     SmallVector<std::pair<FlatSymbolRefAttr, Type>> gathers;
     // The type each parameter is read with (its last read), from one walk.
     DenseMap<Attribute, Type> readTypes;
-    if (mesh && step->hasAttr("tfm.zero"))
+    if (mesh && step->hasAttr(tfm::TfmDialect::ZeroAttrHelper::getNameStr()))
       step.walk([&](GetParamOp get) {
         readTypes[get.getNameAttr()] = get.getType();
       });
+    // A distributed optimizer shards over the data axis (sp-sync-grads
+    // marks the step tfm.zero only when the mesh has one).
+    std::optional<StringRef> data =
+        mesh ? mesh.getAxisWithRole(AxisRole::data) : std::nullopt;
     for (auto [param, g] : grads) {
-      if (mesh && step->hasAttr("tfm.zero") &&
-          shardingOf(g, "dp") == Sharding::split(0))
+      if (data &&
+          step->hasAttr(tfm::TfmDialect::ZeroAttrHelper::getNameStr()) &&
+          shardingOf(g, *data) == Sharding::split(0))
         gathers.push_back({param, readTypes.lookup(param)});
       if (optimizer == "sgd")
         b.create<SgdUpdateOp>(loc, param, g, clip.getScale(),
@@ -148,7 +162,7 @@ struct SpOptimizerPass : dist::impl::SpOptimizerPassBase<SpOptimizerPass> {
     for (auto [param, type] : gathers)
       b.create<AllGatherParamOp>(loc, param,
                                  FlatSymbolRefAttr::get(mesh.getSymNameAttr()),
-                                 b.getStringAttr("dp"), TypeAttr::get(type));
+                                 b.getStringAttr(*data), TypeAttr::get(type));
 
     // (loss, grad_norm, grad...): the norm goes in second place.
     SmallVector<Value> results{ret.getOperand(0), clip.getNorm()};
@@ -163,7 +177,8 @@ struct SpOptimizerPass : dist::impl::SpOptimizerPassBase<SpOptimizerPass> {
     step.setType(FunctionType::get(b.getContext(), step.getArgumentTypes(),
                                    ValueRange(results).getTypes()));
     step.setAllResultAttrs(attrs);
-    step->setAttr("tfm.optimizer", b.getStringAttr(optimizer));
+    step->setAttr(tfm::TfmDialect::OptimizerAttrHelper::getNameStr(),
+                  b.getStringAttr(optimizer));
     return success();
   }
 };

@@ -396,15 +396,18 @@ struct SpPartitionPass : dist::impl::SpPartitionPassBase<SpPartitionPass> {
     // dp outermost, so the tp ranks of a replica are adjacent (Megatron).
     SmallVector<StringRef> axes;
     SmallVector<int64_t> sizes;
+    SmallVector<int32_t> roles;
     if (dp > 1) {
       axes.push_back(kDataAxis);
       sizes.push_back(dp);
+      roles.push_back(int32_t(AxisRole::data));
     }
     axes.push_back(kAxis);
     sizes.push_back(tp);
-    auto mesh =
-        b.create<MeshOp>(module.getLoc(), "mesh", b.getStrArrayAttr(axes),
-                         b.getDenseI64ArrayAttr(sizes));
+    roles.push_back(int32_t(AxisRole::tensor));
+    auto mesh = b.create<MeshOp>(
+        module.getLoc(), "mesh", b.getStrArrayAttr(axes),
+        b.getDenseI64ArrayAttr(sizes), b.getDenseI32ArrayAttr(roles));
     // With one rank there is nothing to split: the mesh is all that changes.
     if (tp > 1 || dp > 1) {
       Partitioner partitioner(module, mesh, tp, dp, sequenceParallel);

@@ -83,7 +83,7 @@ static Value keptValue(Value v) {
 /// The first op of a train step's backward (tfm-autodiff marks the seed).
 static Operation *backwardBegin(func::FuncOp func) {
   for (Operation &op : func.getBody().getOps())
-    if (op.hasAttr("tfm.backward_begins"))
+    if (op.hasAttr(tfm::TfmDialect::BackwardBeginsAttrHelper::getNameStr()))
       return &op;
   return nullptr;
 }

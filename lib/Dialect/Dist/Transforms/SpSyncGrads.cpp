@@ -86,7 +86,7 @@ static void reduceOver(func::ReturnOp ret, MeshOp mesh, StringRef axis,
   };
   auto func = ret->getParentOfType<func::FuncOp>();
   for (unsigned i = 0; i < ret.getNumOperands(); ++i) {
-    if (!func.getResultAttr(i, "tfm.grad_of"))
+    if (!func.getResultAttr(i, tfm::TfmDialect::GradOfAttrHelper::getNameStr()))
       continue;
     Value g = ret.getOperand(i);
     if (scatter && !shardable(g, mesh, axis))
@@ -110,32 +110,36 @@ struct SpSyncGradsPass : dist::impl::SpSyncGradsPassBase<SpSyncGradsPass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto meshes = llvm::to_vector(module.getOps<MeshOp>());
-    if (meshes.empty())
+    FailureOr<MeshOp> found = getMesh(module);
+    if (failed(found))
+      return signalPassFailure();
+    MeshOp mesh = *found;
+    if (!mesh)
       return; // one rank: nothing to reduce
-    MeshOp mesh = meshes.front();
-    // Model-parallel axes first, data parallelism last.
-    SmallVector<StringRef> order;
-    for (Attribute a : mesh.getAxisNames())
-      if (cast<StringAttr>(a).getValue() != "dp")
-        order.push_back(cast<StringAttr>(a).getValue());
-    if (mesh.getAxisSize("dp"))
-      order.push_back("dp");
     if (zero != 0 && zero != 1) {
       module.emitError() << "sp-sync-grads: zero must be 0 or 1, got "
                          << static_cast<int64_t>(zero);
       return signalPassFailure();
     }
+    // Model-parallel axes first, data parallelism last.
+    std::optional<StringRef> data = mesh.getAxisWithRole(AxisRole::data);
+    SmallVector<StringRef> order;
+    for (Attribute a : mesh.getAxisNames())
+      if (cast<StringAttr>(a).getValue() != data)
+        order.push_back(cast<StringAttr>(a).getValue());
+    if (data)
+      order.push_back(*data);
     module.walk([&](func::ReturnOp ret) {
       for (StringRef axis : order) {
-        bool distributed = zero == 1 && axis == "dp";
+        bool distributed = zero == 1 && axis == data;
         if (distributed)
           reduceOver(ret, mesh, axis, bucketBytes, /*scatter=*/true);
         reduceOver(ret, mesh, axis, bucketBytes, /*scatter=*/false);
       }
-      if (zero == 1 && mesh.getAxisSize("dp"))
+      if (zero == 1 && data)
         ret->getParentOfType<func::FuncOp>()->setAttr(
-            "tfm.zero", UnitAttr::get(ret.getContext()));
+            tfm::TfmDialect::ZeroAttrHelper::getNameStr(),
+            UnitAttr::get(ret.getContext()));
     });
     // The function's result types follow the reduced gradients.
     module.walk([&](func::FuncOp func) {

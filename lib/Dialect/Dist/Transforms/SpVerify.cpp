@@ -65,12 +65,14 @@ static LogicalResult verifyParamShard(tfm::GetParamOp op, MeshOp mesh,
 /// (`tfm.grad_of = @p`), which must have their parameter's layout: a partial
 /// gradient has not been reduced and would update each copy of the
 /// parameter differently (GPT-NeoX #1257).
-static LogicalResult verifyResults(func::ReturnOp ret, StringRef axis,
+static LogicalResult verifyResults(func::ReturnOp ret, MeshOp mesh,
+                                   StringRef axis,
                                    SymbolTableCollection &symbols) {
   auto func = ret->getParentOfType<func::FuncOp>();
   for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
     Sharding got = shardingOf(v, axis);
-    auto param = func.getResultAttrOfType<FlatSymbolRefAttr>(i, "tfm.grad_of");
+    auto param = func.getResultAttrOfType<FlatSymbolRefAttr>(
+        i, tfm::TfmDialect::GradOfAttrHelper::getNameStr());
     if (!param) {
       if (!got.isReplicated())
         return ret.emitOpError()
@@ -89,7 +91,8 @@ static LogicalResult verifyResults(func::ReturnOp ret, StringRef axis,
       continue;
     // A distributed optimizer (ZeRO-1) gets each replica's slice of the
     // summed gradient: reduced, then split along the first dimension.
-    if (func->hasAttr("tfm.zero") && axis == "dp" && want.isReplicated() &&
+    if (func->hasAttr(tfm::TfmDialect::ZeroAttrHelper::getNameStr()) &&
+        mesh.getAxisRole(axis) == AxisRole::data && want.isReplicated() &&
         got == Sharding::split(0))
       continue;
     if (got.isPartial())
@@ -105,9 +108,9 @@ static LogicalResult verifyResults(func::ReturnOp ret, StringRef axis,
   return success();
 }
 
-static bool isDataParallelReduction(Operation *op) {
+static bool isDataParallelReduction(Operation *op, MeshOp mesh) {
   auto coll = dyn_cast_or_null<CollectiveOpInterface>(op);
-  return coll && coll.getMeshAxis() == "dp" &&
+  return coll && mesh.getAxisRole(coll.getMeshAxis()) == AxisRole::data &&
          isa<AllReduceOp, AllReduceCoalescedOp, ReduceScatterOp>(op);
 }
 
@@ -115,12 +118,13 @@ static bool isDataParallelReduction(Operation *op) {
 /// the sum of every member's contributions, formed before any data-parallel
 /// reduction: adding reduced (and, with a distributed optimizer, differently
 /// partitioned) gradients is Megatron-LM #844.
-static LogicalResult verifyTieGroups(func::ReturnOp ret,
+static LogicalResult verifyTieGroups(func::ReturnOp ret, MeshOp mesh,
                                      SymbolTableCollection &symbols) {
   auto func = ret->getParentOfType<func::FuncOp>();
   llvm::StringMap<std::pair<FlatSymbolRefAttr, Value>> groups;
   for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
-    auto param = func.getResultAttrOfType<FlatSymbolRefAttr>(i, "tfm.grad_of");
+    auto param = func.getResultAttrOfType<FlatSymbolRefAttr>(
+        i, tfm::TfmDialect::GradOfAttrHelper::getNameStr());
     auto decl = param
                     ? symbols.lookupNearestSymbolFrom<tfm::ParamOp>(ret, param)
                     : tfm::ParamOp();
@@ -145,15 +149,17 @@ static LogicalResult verifyTieGroups(func::ReturnOp ret,
         continue;
       if (isa<AddOp>(def)) {
         for (Value operand : def->getOperands()) {
-          if (isDataParallelReduction(operand.getDefiningOp()))
+          if (isDataParallelReduction(operand.getDefiningOp(), mesh))
             return def->emitOpError()
                    << "adds gradients of tie group '" << entry.getKey()
-                   << "' after their data-parallel reduction over 'dp' "
-                      "(Megatron-LM #844): sum the members' contributions "
+                   << "' after their data-parallel reduction over '"
+                   << cast<CollectiveOpInterface>(operand.getDefiningOp())
+                          .getMeshAxis()
+                   << "' (Megatron-LM #844): sum the members' contributions "
                       "first, then reduce once";
           work.push_back(operand);
         }
-      } else if (isDataParallelReduction(def)) {
+      } else if (isDataParallelReduction(def, mesh)) {
         for (Value operand : def->getOperands())
           work.push_back(operand);
       }
@@ -180,12 +186,12 @@ static LogicalResult verifyOp(Operation *op, MeshOp mesh,
     if (failed(verifyParamShard(get, mesh, symbols)))
       return failure();
   if (auto ret = dyn_cast<func::ReturnOp>(op))
-    if (failed(verifyTieGroups(ret, symbols)))
+    if (failed(verifyTieGroups(ret, mesh, symbols)))
       return failure();
   for (Attribute a : mesh.getAxisNames()) {
     StringRef axis = cast<StringAttr>(a).getValue();
     if (auto ret = dyn_cast<func::ReturnOp>(op)) {
-      if (failed(verifyResults(ret, axis, symbols)))
+      if (failed(verifyResults(ret, mesh, axis, symbols)))
         return failure();
       continue;
     }
@@ -204,10 +210,11 @@ static LogicalResult verifyOp(Operation *op, MeshOp mesh,
 }
 
 LogicalResult dist::verifyLayouts(ModuleOp module) {
-  auto meshes = llvm::to_vector(module.getOps<MeshOp>());
-  if (meshes.size() > 1)
-    return meshes[1].emitOpError() << "a module has at most one mesh";
-  if (meshes.empty()) {
+  FailureOr<MeshOp> found = getMesh(module);
+  if (failed(found))
+    return failure();
+  MeshOp mesh = *found;
+  if (!mesh) {
     WalkResult r = module.walk([&](Operation *op) {
       auto hasLayout = [](Type t) { return bool(LayoutAttr::fromType(t)); };
       if (llvm::any_of(op->getOperandTypes(), hasLayout) ||
@@ -219,7 +226,6 @@ LogicalResult dist::verifyLayouts(ModuleOp module) {
     });
     return failure(r.wasInterrupted());
   }
-  MeshOp mesh = meshes.front();
   for (auto param : module.getOps<tfm::ParamOp>())
     if (failed(verifyLayoutOnMesh(param.getType(), mesh, [&]() {
           return param.emitOpError() << "layout ";
@@ -261,13 +267,15 @@ static std::string locationText(Location loc) {
 static LogicalResult verifyParamUpdates(func::FuncOp func) {
   SmallVector<tfm::ParamUpdateOpInterface> updates;
   func.walk([&](tfm::ParamUpdateOpInterface u) { updates.push_back(u); });
-  if (updates.empty() && !func->hasAttr("tfm.optimizer"))
+  if (updates.empty() &&
+      !func->hasAttr(tfm::TfmDialect::OptimizerAttrHelper::getNameStr()))
     return success();
   auto ret = cast<func::ReturnOp>(func.getBody().back().getTerminator());
   // The gradient of each parameter: result index and value.
   llvm::MapVector<Attribute, std::pair<unsigned, Value>> grads;
   for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
-    auto param = func.getResultAttrOfType<FlatSymbolRefAttr>(i, "tfm.grad_of");
+    auto param = func.getResultAttrOfType<FlatSymbolRefAttr>(
+        i, tfm::TfmDialect::GradOfAttrHelper::getNameStr());
     if (!param)
       continue;
     auto [it, inserted] = grads.insert({param, {unsigned(i), v}});

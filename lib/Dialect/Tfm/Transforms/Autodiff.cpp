@@ -269,6 +269,8 @@ LogicalResult Autodiff::run() {
   b.setInsertionPointAfter(forward);
   auto step = cast<func::FuncOp>(b.clone(*forward));
   step.setSymName("train_step");
+  step->removeAttr(TfmDialect::ForwardAttrHelper::getNameStr());
+  step->setAttr(TfmDialect::TrainStepAttrHelper::getNameStr(), b.getUnitAttr());
   Block &body = step.getBody().front();
   auto ret = cast<func::ReturnOp>(body.getTerminator());
   Value loss = ret.getOperand(0);
@@ -279,7 +281,8 @@ LogicalResult Autodiff::run() {
   b.setInsertionPoint(ret);
   auto seed = b.create<FillOp>(loss.getLoc(), gradType(loss.getType()),
                                b.getF64FloatAttr(1.0));
-  seed->setAttr("tfm.backward_begins", b.getUnitAttr());
+  seed->setAttr(TfmDialect::BackwardBeginsAttrHelper::getNameStr(),
+                b.getUnitAttr());
   contribute(loss, seed);
   for (Operation *op : llvm::reverse(ops))
     if (failed(backward(op)))
@@ -351,7 +354,8 @@ LogicalResult Autodiff::run() {
   // All result attributes at once (one at a time copies the list each time).
   if (!gradOf.empty()) {
     SmallVector<DictionaryAttr> resultAttrs{step.getResultAttrDict(0)};
-    auto gradOfName = b.getStringAttr("tfm.grad_of");
+    auto gradOfName =
+        b.getStringAttr(TfmDialect::GradOfAttrHelper::getNameStr());
     for (auto [i, g] : llvm::enumerate(gradOf)) {
       NamedAttrList attrs(step.getResultAttrDict(i + 1));
       attrs.set(gradOfName, g);
@@ -368,19 +372,25 @@ struct TfmAutodiffPass
     : seqpar::tfm::impl::TfmAutodiffPassBase<TfmAutodiffPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto forward = module.lookupSymbol<func::FuncOp>("forward");
-    if (!forward)
-      if (auto step = module.lookupSymbol<func::FuncOp>("train_step")) {
-        step.emitOpError() << "tfm-autodiff: the module is already "
-                              "differentiated (it has @train_step and no "
-                              "@forward)";
-        return signalPassFailure();
-      }
-    if (!forward) {
-      module.emitError() << "tfm-autodiff: the module has no @forward function";
+    StringRef pass = "tfm-autodiff";
+    FailureOr<Operation *> forward = TfmDialect::getMarkedFunction(
+        module, TfmDialect::ForwardAttrHelper::getNameStr(), pass);
+    FailureOr<Operation *> step = TfmDialect::getMarkedFunction(
+        module, TfmDialect::TrainStepAttrHelper::getNameStr(), pass);
+    if (failed(forward) || failed(step))
+      return signalPassFailure();
+    if (!*forward && *step) {
+      cast<func::FuncOp>(*step).emitOpError()
+          << "tfm-autodiff: the module is already differentiated (it has "
+             "a function marked tfm.train_step and none marked tfm.forward)";
       return signalPassFailure();
     }
-    if (failed(Autodiff(module, forward).run()))
+    if (!*forward) {
+      module.emitError() << "tfm-autodiff: the module has no function marked "
+                            "tfm.forward";
+      return signalPassFailure();
+    }
+    if (failed(Autodiff(module, cast<func::FuncOp>(*forward)).run()))
       signalPassFailure();
   }
 };

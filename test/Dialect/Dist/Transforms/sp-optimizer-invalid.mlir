@@ -5,7 +5,7 @@
 tfm.param @w : tensor<4xf32> init ones
 // expected-error @+1 {{'func.func' op already has its optimizer step: parameter @w is already updated by 'tfm.sgd_update' (sp-optimizer runs once per step)}}
 func.func @train_step(%loss: tensor<f32>, %dw: tensor<4xf32>, %s: tensor<f32>)
-    -> (tensor<f32>, tensor<4xf32> {tfm.grad_of = @w}) {
+    -> (tensor<f32>, tensor<4xf32> {tfm.grad_of = @w}) attributes {tfm.train_step} {
   %w = tfm.get_param @w : tensor<4xf32>
   // expected-note @+1 {{the existing update}}
   tfm.sgd_update @w, %dw scale %s lr 1.000000e-01 weight_decay 0.000000e+00 : tensor<4xf32>, tensor<f32>
@@ -18,7 +18,7 @@ func.func @train_step(%loss: tensor<f32>, %dw: tensor<4xf32>, %s: tensor<f32>)
 tfm.param @w : tensor<4xf32> init ones
 // expected-error @+1 {{'func.func' op already has its optimizer step (tfm.optimizer = "adamw"); sp-optimizer runs once per step}}
 func.func @train_step(%loss: tensor<f32>, %dw: tensor<4xf32>)
-    -> (tensor<f32>, tensor<4xf32> {tfm.grad_of = @w}) attributes {tfm.optimizer = "adamw"} {
+    -> (tensor<f32>, tensor<4xf32> {tfm.grad_of = @w}) attributes {tfm.train_step, tfm.optimizer = "adamw"} {
   %w = tfm.get_param @w : tensor<4xf32>
   return %loss, %dw : tensor<f32>, tensor<4xf32>
 }
@@ -27,6 +27,6 @@ func.func @train_step(%loss: tensor<f32>, %dw: tensor<4xf32>)
 
 // A step that returns no gradient has nothing to update.
 // expected-error @+1 {{'func.func' op has no parameter gradients to apply}}
-func.func @train_step(%loss: tensor<f32>) -> tensor<f32> {
+func.func @train_step(%loss: tensor<f32>) -> tensor<f32> attributes {tfm.train_step} {
   return %loss : tensor<f32>
 }

@@ -10,7 +10,7 @@
 // Single device: both gradients are whole, one sum.
 // SGD-LABEL: func.func @train_step
 // SGD-SAME: (%[[LOSS:[a-z0-9]+]]: tensor<f32>, %[[DW:[a-z0-9]+]]: tensor<4x8xf32>, %[[DB:[a-z0-9]+]]: tensor<8xf32>)
-// SGD-SAME: -> (tensor<f32>, tensor<f32>, tensor<4x8xf32> {tfm.grad_of = @w}, tensor<8xf32> {tfm.grad_of = @b}) attributes {tfm.optimizer = "sgd"}
+// SGD-SAME: -> (tensor<f32>, tensor<f32>, tensor<4x8xf32> {tfm.grad_of = @w}, tensor<8xf32> {tfm.grad_of = @b}) attributes {tfm.optimizer = "sgd", tfm.train_step}
 // SGD: %[[S0:[0-9]+]] = tfm.sum_squares %[[DW]] : tensor<4x8xf32> -> tensor<f32>
 // SGD-NEXT: %[[S1:[0-9]+]] = tfm.sum_squares %[[DB]] : tensor<8xf32> -> tensor<f32>
 // SGD-NEXT: %[[SUM:[0-9]+]] = tfm.add %[[S0]], %[[S1]] : tensor<f32>
@@ -19,7 +19,7 @@
 // SGD-NEXT: tfm.sgd_update @b, %[[DB]] scale %[[SCALE]] lr 1.000000e-01 weight_decay 1.000000e-02 : tensor<8xf32>, tensor<f32>
 // SGD-NEXT: return %[[LOSS]], %[[NORM]], %[[DW]], %[[DB]] : tensor<f32>, tensor<f32>, tensor<4x8xf32>, tensor<8xf32>
 // ADAMW-LABEL: func.func @train_step
-// ADAMW-SAME: attributes {tfm.optimizer = "adamw"}
+// ADAMW-SAME: attributes {tfm.optimizer = "adamw", tfm.train_step}
 // ADAMW: %[[SUM:[0-9]+]] = tfm.add
 // ADAMW-NEXT: %[[SCALE:[a-z0-9_]+]], %[[NORM:[a-z0-9_]+]] = tfm.clip_scale %[[SUM]] max_norm 1.000000e+00 : tensor<f32> -> tensor<f32>, tensor<f32>
 // ADAMW-NEXT: tfm.adamw_update @w, %{{[a-z0-9]+}} scale %[[SCALE]] lr 1.000000e-03 betas 9.000000e-01, 0.99899999999999999 eps 1.000000e-08 weight_decay 0.000000e+00 : tensor<4x8xf32>, tensor<f32>
@@ -28,7 +28,7 @@
 tfm.param @w : tensor<4x8xf32> init ones
 tfm.param @b : tensor<8xf32> init zeros
 func.func @train_step(%loss: tensor<f32>, %dw: tensor<4x8xf32>, %db: tensor<8xf32>)
-    -> (tensor<f32>, tensor<4x8xf32> {tfm.grad_of = @w}, tensor<8xf32> {tfm.grad_of = @b}) {
+    -> (tensor<f32>, tensor<4x8xf32> {tfm.grad_of = @w}, tensor<8xf32> {tfm.grad_of = @b}) attributes {tfm.train_step} {
   %w = tfm.get_param @w : tensor<4x8xf32>
   %b = tfm.get_param @b : tensor<8xf32>
   return %loss, %dw, %db : tensor<f32>, tensor<4x8xf32>, tensor<8xf32>
@@ -61,12 +61,12 @@ func.func @train_step(%loss: tensor<f32>, %dw: tensor<4x8xf32>, %db: tensor<8xf3
 // ADAMW-NEXT: tfm.adamw_update @ln.weight, %{{[a-z0-9]+}} scale %[[SCALE]] lr 1.000000e-03 {{.*}} : tensor<8xf32>, tensor<f32>
 // ADAMW-NEXT: return
 // ADAMW-NOT: dist.all_reduce
-dist.mesh @mesh ["tp" = 2]
+dist.mesh @mesh ["tp" = 2] roles [tensor]
 tfm.param @fc.weight : tensor<8x8xf32, #dist.layout<tp = S(1)>> init normal(2.000000e-02)
 tfm.param @proj.weight : tensor<8x8xf32, #dist.layout<tp = S(0)>> init normal(2.000000e-02)
 tfm.param @ln.weight : tensor<8xf32> init ones
 func.func @train_step(%loss: tensor<f32>, %dfc: tensor<8x4xf32, #dist.layout<tp = S(1)>>, %dproj: tensor<4x8xf32, #dist.layout<tp = S(0)>>, %dln: tensor<8xf32>)
-    -> (tensor<f32>, tensor<8x4xf32, #dist.layout<tp = S(1)>> {tfm.grad_of = @fc.weight}, tensor<4x8xf32, #dist.layout<tp = S(0)>> {tfm.grad_of = @proj.weight}, tensor<8xf32> {tfm.grad_of = @ln.weight}) {
+    -> (tensor<f32>, tensor<8x4xf32, #dist.layout<tp = S(1)>> {tfm.grad_of = @fc.weight}, tensor<4x8xf32, #dist.layout<tp = S(0)>> {tfm.grad_of = @proj.weight}, tensor<8xf32> {tfm.grad_of = @ln.weight}) attributes {tfm.train_step} {
   %fc = tfm.get_param @fc.weight : tensor<8x4xf32, #dist.layout<tp = S(1)>>
   %proj = tfm.get_param @proj.weight : tensor<4x8xf32, #dist.layout<tp = S(0)>>
   %ln = tfm.get_param @ln.weight : tensor<8xf32>
@@ -92,7 +92,7 @@ func.func @train_step(%loss: tensor<f32>, %dfc: tensor<8x4xf32, #dist.layout<tp 
 tfm.param @wte : tensor<16x8xf32> init ones
 tfm.param @head : tensor<16x8xf32> init ones
 func.func @train_step(%loss: tensor<f32>, %dtied: tensor<16x8xf32>)
-    -> (tensor<f32>, tensor<16x8xf32> {tfm.grad_of = @wte}, tensor<16x8xf32> {tfm.grad_of = @head}) {
+    -> (tensor<f32>, tensor<16x8xf32> {tfm.grad_of = @wte}, tensor<16x8xf32> {tfm.grad_of = @head}) attributes {tfm.train_step} {
   %wte = tfm.get_param @wte : tensor<16x8xf32>
   %head = tfm.get_param @head : tensor<16x8xf32>
   return %loss, %dtied, %dtied : tensor<f32>, tensor<16x8xf32>, tensor<16x8xf32>
@@ -107,7 +107,7 @@ func.func @train_step(%loss: tensor<f32>, %dtied: tensor<16x8xf32>)
 // updated whole and not gathered.
 // SGD-LABEL: func.func @train_step
 // SGD-SAME: (%[[LOSS:[a-z0-9]+]]: tensor<f32>, %[[DW:[a-z0-9]+]]: tensor<2x8xf32, #dist.layout<dp = S(0)>>, %[[DC:[a-z0-9]+]]: tensor<3xf32>)
-// SGD-SAME: attributes {tfm.optimizer = "sgd", tfm.zero}
+// SGD-SAME: attributes {tfm.optimizer = "sgd", tfm.train_step, tfm.zero}
 // SGD: %[[S0:[0-9]+]] = tfm.sum_squares %[[DW]] : tensor<2x8xf32, #dist.layout<dp = S(0)>> -> tensor<f32, #dist.layout<dp = P>>
 // SGD-NEXT: %[[S1:[0-9]+]] = tfm.sum_squares %[[DC]] : tensor<3xf32> -> tensor<f32>
 // SGD-NEXT: %[[RED:[0-9]+]] = dist.all_reduce %[[S0]] on @mesh["dp"] sum : tensor<f32, #dist.layout<dp = P>> -> tensor<f32>
@@ -118,16 +118,16 @@ func.func @train_step(%loss: tensor<f32>, %dtied: tensor<16x8xf32>)
 // SGD-NEXT: dist.all_gather_param @w on @mesh["dp"] : tensor<4x8xf32>
 // SGD-NEXT: return %[[LOSS]], %[[NORM]], %[[DW]], %[[DC]] :
 // ADAMW-LABEL: func.func @train_step
-// ADAMW-SAME: attributes {tfm.optimizer = "adamw", tfm.zero}
+// ADAMW-SAME: attributes {tfm.optimizer = "adamw", tfm.train_step, tfm.zero}
 // ADAMW: tfm.adamw_update @w
 // ADAMW-NEXT: tfm.adamw_update @c
 // ADAMW-NEXT: dist.all_gather_param @w on @mesh["dp"] : tensor<4x8xf32>
 // ADAMW-NOT: all_gather_param
-dist.mesh @mesh ["dp" = 2, "tp" = 1]
+dist.mesh @mesh ["dp" = 2, "tp" = 1] roles [data, tensor]
 tfm.param @w : tensor<4x8xf32> init ones
 tfm.param @c : tensor<3xf32> init ones
 func.func @train_step(%loss: tensor<f32>, %dw: tensor<2x8xf32, #dist.layout<dp = S(0)>>, %dc: tensor<3xf32>)
-    -> (tensor<f32>, tensor<2x8xf32, #dist.layout<dp = S(0)>> {tfm.grad_of = @w}, tensor<3xf32> {tfm.grad_of = @c}) attributes {tfm.zero} {
+    -> (tensor<f32>, tensor<2x8xf32, #dist.layout<dp = S(0)>> {tfm.grad_of = @w}, tensor<3xf32> {tfm.grad_of = @c}) attributes {tfm.train_step, tfm.zero} {
   %w = tfm.get_param @w : tensor<4x8xf32>
   %c = tfm.get_param @c : tensor<3xf32>
   return %loss, %dw, %dc : tensor<f32>, tensor<2x8xf32, #dist.layout<dp = S(0)>>, tensor<3xf32>

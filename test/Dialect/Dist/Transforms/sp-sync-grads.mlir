@@ -19,14 +19,14 @@
 // BUCKETS-NEXT: dist.all_reduce_coalesced %{{[a-z0-9]+}} on @mesh["tp"] sum
 // BUCKETS-NEXT: return
 // ZERO-LABEL: func.func @train_step
-// ZERO-NOT: attributes {tfm.zero}
+// ZERO-NOT: tfm.zero
 // ZERO-NEXT: dist.all_reduce_coalesced %{{[a-z0-9]+}} on @mesh["tp"] sum
 // ZERO-NEXT: return
-dist.mesh @mesh ["tp" = 2]
+dist.mesh @mesh ["tp" = 2] roles [tensor]
 tfm.param @ln.weight : tensor<8xf32> init ones
 tfm.param @fc.weight : tensor<8x8xf32, #dist.layout<tp = S(1)>> init normal(2.000000e-02)
 func.func @train_step(%dw: tensor<8xf32, #dist.layout<tp = P>>, %dfc: tensor<8x4xf32, #dist.layout<tp = S(1)>>)
-    -> (tensor<8xf32, #dist.layout<tp = P>> {tfm.grad_of = @ln.weight}, tensor<8x4xf32, #dist.layout<tp = S(1)>> {tfm.grad_of = @fc.weight}) {
+    -> (tensor<8xf32, #dist.layout<tp = P>> {tfm.grad_of = @ln.weight}, tensor<8x4xf32, #dist.layout<tp = S(1)>> {tfm.grad_of = @fc.weight}) attributes {tfm.train_step} {
   return %dw, %dfc : tensor<8xf32, #dist.layout<tp = P>>, tensor<8x4xf32, #dist.layout<tp = S(1)>>
 }
 
@@ -52,17 +52,17 @@ func.func @train_step(%dw: tensor<8xf32, #dist.layout<tp = P>>, %dfc: tensor<8x4
 // along dimension 0 (each replica keeps one slice), c (3 rows, not
 // divisible by dp) is all-reduced whole, and the step is marked tfm.zero.
 // ZERO-LABEL: func.func @train_step
-// ZERO-SAME: -> (tensor<f32>, tensor<4xf32, #dist.layout<dp = S(0)>> {tfm.grad_of = @a}, tensor<2x8xf32, #dist.layout<dp = S(0)>> {tfm.grad_of = @b}, tensor<3xf32> {tfm.grad_of = @c}) attributes {tfm.zero}
+// ZERO-SAME: -> (tensor<f32>, tensor<4xf32, #dist.layout<dp = S(0)>> {tfm.grad_of = @a}, tensor<2x8xf32, #dist.layout<dp = S(0)>> {tfm.grad_of = @b}, tensor<3xf32> {tfm.grad_of = @c}) attributes {tfm.train_step, tfm.zero}
 // ZERO-NEXT: %[[TP:[0-9]+]] = dist.all_reduce_coalesced %{{[a-z0-9]+}} on @mesh["tp"] sum
 // ZERO-NEXT: %[[RS:[0-9]+]]:2 = dist.reduce_scatter_coalesced %[[TP]], %{{[a-z0-9]+}} on @mesh["dp"] : (tensor<8xf32, #dist.layout<dp = P>>, tensor<4x8xf32, #dist.layout<dp = P>>) -> (tensor<4xf32, #dist.layout<dp = S(0)>>, tensor<2x8xf32, #dist.layout<dp = S(0)>>)
 // ZERO-NEXT: %[[AR:[0-9]+]] = dist.all_reduce_coalesced %{{[a-z0-9]+}} on @mesh["dp"] sum : (tensor<3xf32, #dist.layout<dp = P>>) -> tensor<3xf32>
 // ZERO-NEXT: return %{{[a-z0-9]+}}, %[[RS]]#0, %[[RS]]#1, %[[AR]] :
-dist.mesh @mesh ["dp" = 2, "tp" = 2]
+dist.mesh @mesh ["dp" = 2, "tp" = 2] roles [data, tensor]
 tfm.param @a : tensor<8xf32> init ones
 tfm.param @b : tensor<4x8xf32> init ones
 tfm.param @c : tensor<3xf32> init ones
 func.func @train_step(%loss: tensor<f32>, %da: tensor<8xf32, #dist.layout<dp = P, tp = P>>, %db: tensor<4x8xf32, #dist.layout<dp = P>>, %dc: tensor<3xf32, #dist.layout<dp = P>>)
-    -> (tensor<f32>, tensor<8xf32, #dist.layout<dp = P, tp = P>> {tfm.grad_of = @a}, tensor<4x8xf32, #dist.layout<dp = P>> {tfm.grad_of = @b}, tensor<3xf32, #dist.layout<dp = P>> {tfm.grad_of = @c}) {
+    -> (tensor<f32>, tensor<8xf32, #dist.layout<dp = P, tp = P>> {tfm.grad_of = @a}, tensor<4x8xf32, #dist.layout<dp = P>> {tfm.grad_of = @b}, tensor<3xf32, #dist.layout<dp = P>> {tfm.grad_of = @c}) attributes {tfm.train_step} {
   return %loss, %da, %db, %dc : tensor<f32>, tensor<8xf32, #dist.layout<dp = P, tp = P>>, tensor<4x8xf32, #dist.layout<dp = P>>, tensor<3xf32, #dist.layout<dp = P>>
 }
 
@@ -78,13 +78,13 @@ func.func @train_step(%loss: tensor<f32>, %da: tensor<8xf32, #dist.layout<dp = P
 // BUCKETS-NEXT: %[[R:[0-9]+]] = dist.all_reduce_coalesced %{{[a-z0-9]+}} on @mesh["dp"] sum
 // BUCKETS-NEXT: return %{{[a-z0-9]+}}, %[[R]], %[[R]] :
 // ZERO-LABEL: func.func @train_step
-// ZERO-SAME: attributes {tfm.zero}
+// ZERO-SAME: attributes {tfm.train_step, tfm.zero}
 // ZERO-NEXT: %[[RS:[0-9]+]] = dist.reduce_scatter_coalesced %{{[a-z0-9]+}} on @mesh["dp"] : (tensor<16x8xf32, #dist.layout<dp = P>>) -> tensor<8x8xf32, #dist.layout<dp = S(0)>>
 // ZERO-NEXT: return %{{[a-z0-9]+}}, %[[RS]], %[[RS]] :
-dist.mesh @mesh ["dp" = 2, "tp" = 1]
+dist.mesh @mesh ["dp" = 2, "tp" = 1] roles [data, tensor]
 tfm.param @wte : tensor<16x8xf32> init ones
 tfm.param @head : tensor<16x8xf32> init ones
 func.func @train_step(%loss: tensor<f32>, %dt: tensor<16x8xf32, #dist.layout<dp = P>>)
-    -> (tensor<f32>, tensor<16x8xf32, #dist.layout<dp = P>> {tfm.grad_of = @wte}, tensor<16x8xf32, #dist.layout<dp = P>> {tfm.grad_of = @head}) {
+    -> (tensor<f32>, tensor<16x8xf32, #dist.layout<dp = P>> {tfm.grad_of = @wte}, tensor<16x8xf32, #dist.layout<dp = P>> {tfm.grad_of = @head}) attributes {tfm.train_step} {
   return %loss, %dt, %dt : tensor<f32>, tensor<16x8xf32, #dist.layout<dp = P>>, tensor<16x8xf32, #dist.layout<dp = P>>
 }

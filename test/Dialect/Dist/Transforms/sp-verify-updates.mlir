@@ -14,7 +14,7 @@ tfm.param @a : tensor<4xf32> init zeros tie "t"
 tfm.param @b : tensor<4xf32> init zeros tie "t"
 func.func @train_step(%gw: tensor<8xf32>, %gt: tensor<4xf32>, %s: tensor<f32>)
     -> (tensor<8xf32> {tfm.grad_of = @w}, tensor<4xf32> {tfm.grad_of = @a},
-        tensor<4xf32> {tfm.grad_of = @b}) attributes {tfm.optimizer = "sgd"} {
+        tensor<4xf32> {tfm.grad_of = @b}) attributes {tfm.train_step, tfm.optimizer = "sgd"} {
   %w = tfm.get_param @w : tensor<8xf32>
   %a = tfm.get_param @a : tensor<4xf32>
   %b = tfm.get_param @b : tensor<4xf32>
@@ -38,7 +38,7 @@ func.func @gradients_only(%gw: tensor<8xf32>) -> (tensor<8xf32> {tfm.grad_of = @
 // Two updates of one parameter (sp-optimizer run twice, or a hand edit).
 tfm.param @w : tensor<8xf32> init zeros
 func.func @train_step(%gw: tensor<8xf32>, %s: tensor<f32>)
-    -> (tensor<8xf32> {tfm.grad_of = @w}) attributes {tfm.optimizer = "adamw"} {
+    -> (tensor<8xf32> {tfm.grad_of = @w}) attributes {tfm.train_step, tfm.optimizer = "adamw"} {
   %w = tfm.get_param @w : tensor<8xf32>
   // expected-note @+1 {{the first update of @w}}
   tfm.adamw_update @w, %gw scale %s lr 1.0e-3 betas 0.9, 0.999 eps 1.0e-8 weight_decay 0.0 : tensor<8xf32>, tensor<f32>
@@ -55,7 +55,7 @@ tfm.param @v : tensor<4xf32> init zeros
 // expected-error @+1 {{'func.func' op never updates parameter @v, whose gradient it returns as result #1: every parameter with a gradient is updated exactly once per step}}
 func.func @train_step(%gw: tensor<8xf32>, %gv: tensor<4xf32>, %s: tensor<f32>)
     -> (tensor<8xf32> {tfm.grad_of = @w}, tensor<4xf32> {tfm.grad_of = @v})
-    attributes {tfm.optimizer = "sgd"} {
+    attributes {tfm.train_step, tfm.optimizer = "sgd"} {
   %w = tfm.get_param @w : tensor<8xf32>
   %v = tfm.get_param @v : tensor<4xf32>
   tfm.sgd_update @w, %gw scale %s lr 0.1 weight_decay 0.0 : tensor<8xf32>, tensor<f32>
@@ -68,7 +68,7 @@ func.func @train_step(%gw: tensor<8xf32>, %gv: tensor<4xf32>, %s: tensor<f32>)
 tfm.param @w : tensor<8xf32> init zeros
 // expected-error @+1 {{'func.func' op never updates parameter @w, whose gradient it returns as result #0}}
 func.func @train_step(%gw: tensor<8xf32>) -> (tensor<8xf32> {tfm.grad_of = @w})
-    attributes {tfm.optimizer = "sgd"} {
+    attributes {tfm.train_step, tfm.optimizer = "sgd"} {
   return %gw : tensor<8xf32>
 }
 
@@ -78,7 +78,7 @@ func.func @train_step(%gw: tensor<8xf32>) -> (tensor<8xf32> {tfm.grad_of = @w})
 tfm.param @w : tensor<8xf32> init zeros
 tfm.param @v : tensor<8xf32> init zeros
 func.func @train_step(%gw: tensor<8xf32>, %s: tensor<f32>)
-    -> (tensor<8xf32> {tfm.grad_of = @w}) attributes {tfm.optimizer = "sgd"} {
+    -> (tensor<8xf32> {tfm.grad_of = @w}) attributes {tfm.train_step, tfm.optimizer = "sgd"} {
   %w = tfm.get_param @w : tensor<8xf32>
   %v = tfm.get_param @v : tensor<8xf32>
   tfm.sgd_update @w, %gw scale %s lr 0.1 weight_decay 0.0 : tensor<8xf32>, tensor<f32>
@@ -94,7 +94,7 @@ tfm.param @w : tensor<8xf32> init zeros
 tfm.param @v : tensor<8xf32> init zeros
 func.func @train_step(%gw: tensor<8xf32>, %gv: tensor<8xf32>, %s: tensor<f32>)
     -> (tensor<8xf32> {tfm.grad_of = @w}, tensor<8xf32> {tfm.grad_of = @v})
-    attributes {tfm.optimizer = "sgd"} {
+    attributes {tfm.train_step, tfm.optimizer = "sgd"} {
   %w = tfm.get_param @w : tensor<8xf32>
   %v = tfm.get_param @v : tensor<8xf32>
   // expected-error @+1 {{'tfm.sgd_update' op updates parameter @w with a value that is not its gradient, result #0 of @train_step}}
@@ -110,7 +110,7 @@ tfm.param @w : tensor<8xf32> init zeros
 // expected-error @+1 {{'func.func' op returns two gradients of parameter @w, results #0 and #1}}
 func.func @train_step(%g0: tensor<8xf32>, %g1: tensor<8xf32>, %s: tensor<f32>)
     -> (tensor<8xf32> {tfm.grad_of = @w}, tensor<8xf32> {tfm.grad_of = @w})
-    attributes {tfm.optimizer = "sgd"} {
+    attributes {tfm.train_step, tfm.optimizer = "sgd"} {
   %w = tfm.get_param @w : tensor<8xf32>
   tfm.sgd_update @w, %g0 scale %s lr 0.1 weight_decay 0.0 : tensor<8xf32>, tensor<f32>
   return %g0, %g1 : tensor<8xf32>, tensor<8xf32>

@@ -17,7 +17,7 @@ tfm.param @emb : tensor<32x8xf32, #dist.layout<tp = S(0)>> init normal(2.000000e
 // CHECK-SAME: tensor<8x8xf32, #dist.layout<tp = S(1)>> {tfm.grad_of = @down},
 // CHECK-SAME: tensor<16x8xf32, #dist.layout<tp = S(0)>> {tfm.grad_of = @emb})
 // CHECK-NOT: func.func @forward
-func.func @forward(%ids: tensor<4x1xi64>, %labels: tensor<4x1xi64>) -> tensor<f32> {
+func.func @forward(%ids: tensor<4x1xi64>, %labels: tensor<4x1xi64>) -> tensor<f32> attributes {tfm.forward} {
   %e = tfm.get_param @emb : tensor<16x8xf32, #dist.layout<tp = S(0)>>
   %x0 = tfm.embedding %ids, %e : (tensor<4x1xi64>, tensor<16x8xf32, #dist.layout<tp = S(0)>>) -> tensor<4x1x8xf32, #dist.layout<tp = P>>
   %x = dist.reduce_scatter %x0 on @mesh["tp"] dim 0 : tensor<4x1x8xf32, #dist.layout<tp = P>> -> tensor<2x1x8xf32, #dist.layout<tp = S(0)>>
@@ -70,7 +70,7 @@ dist.mesh @mesh ["dp" = 2, "tp" = 1]
 tfm.param @w : tensor<4x8xf32> init normal(2.000000e-02)
 // CHECK-LABEL: func.func @train_step(
 // CHECK-SAME: tensor<4x8xf32, #dist.layout<dp = P>> {tfm.grad_of = @w}
-func.func @forward(%ids: tensor<3x1xi64, #dist.layout<dp = S(1)>>, %labels: tensor<3x1xi64, #dist.layout<dp = S(1)>>) -> tensor<f32> {
+func.func @forward(%ids: tensor<3x1xi64, #dist.layout<dp = S(1)>>, %labels: tensor<3x1xi64, #dist.layout<dp = S(1)>>) -> tensor<f32> attributes {tfm.forward} {
   %w = tfm.get_param @w : tensor<4x8xf32>
   %x = tfm.embedding %ids, %w : (tensor<3x1xi64, #dist.layout<dp = S(1)>>, tensor<4x8xf32>) -> tensor<3x1x8xf32, #dist.layout<dp = S(1)>>
   %logits = tfm.linear %x, %w : (tensor<3x1x8xf32, #dist.layout<dp = S(1)>>, tensor<4x8xf32>) -> tensor<3x1x4xf32, #dist.layout<dp = S(1)>>

@@ -6,6 +6,7 @@
 #include "seqpar/Dialect/Tfm/IR/Tfm.h"
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpDefinition.h"
@@ -86,5 +87,12 @@ verifyCollectiveSymbolUses(CollectiveOpInterface op,
 
 #define GET_OP_CLASSES
 #include "seqpar/Dialect/Dist/IR/DistOps.h.inc"
+
+namespace seqpar::dist {
+/// The mesh of an SPMD module (null if it has none). Layouts do not name
+/// their mesh, so the SPMD passes take at most one: with two, a diagnostic
+/// at the second and failure. The one place that checks it.
+mlir::FailureOr<MeshOp> getMesh(mlir::ModuleOp module);
+} // namespace seqpar::dist
 
 #endif // SEQPAR_DIALECT_DIST_IR_DIST_H

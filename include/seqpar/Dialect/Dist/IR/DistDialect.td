@@ -28,6 +28,16 @@ def Dist_Dialect : Dialect {
     only shape-checked.
   }];
   let useDefaultAttributePrinterParser = 1;
+  let discardableAttrs = (ins
+    // On each op whose results the arena holds (sp-plan-buffers): the byte
+    // offset of each result.
+    "::mlir::DenseI64ArrayAttr":$arena_offsets,
+    // On the planned function: the arena's size and the most bytes live at
+    // once.
+    "::mlir::IntegerAttr":$arena_bytes,
+    "::mlir::IntegerAttr":$arena_max_live
+  );
+  let hasOperationAttrVerify = 1;
 }
 
 def Dist_ReductionKind : I32EnumAttr<"ReductionKind",
@@ -36,6 +46,20 @@ def Dist_ReductionKind : I32EnumAttr<"ReductionKind",
     I32EnumAttrCase<"max", 1>,
     I32EnumAttrCase<"min", 2>,
     I32EnumAttrCase<"mean", 3>]> {
+  let cppNamespace = "::seqpar::dist";
+}
+
+// What a mesh axis is for. Passes find the axis they work on by its role
+// (MeshOp::getAxisWithRole), never by its name.
+def Dist_AxisRole : I32EnumAttr<"AxisRole", "what a mesh axis parallelises", [
+    // Replicas of the model, each on its own slice of the batch.
+    I32EnumAttrCase<"data", 0>,
+    // Megatron tensor parallelism (and sequence parallelism inside it).
+    I32EnumAttrCase<"tensor", 1>,
+    // Context parallelism: the sequence split through attention.
+    I32EnumAttrCase<"context", 2>,
+    // Pipeline stages.
+    I32EnumAttrCase<"pipeline", 3>]> {
   let cppNamespace = "::seqpar::dist";
 }
 

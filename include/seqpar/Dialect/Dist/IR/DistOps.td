@@ -27,23 +27,32 @@ def Dist_MeshOp : Dist_Op<"mesh", [Symbol]> {
     `["dp"=2, "tp"=4]` puts the 4 tensor-parallel ranks of a replica next to
     each other, as Megatron-LM does.
 
+    Each axis may carry a role (`data`, `tensor`, `context`, `pipeline`),
+    listed after the axes in the same order: passes find the axis they work
+    on by its role, never by its name, so the names are the user's choice.
+    An axis without a role (a mesh written without `roles`) is one no pass
+    assigns work to.
+
     ```mlir
-    dist.mesh @mesh ["dp" = 2, "tp" = 4]
+    dist.mesh @mesh ["dp" = 2, "tp" = 4] roles [data, tensor]
     ```
 
     **Constraints**
     - at least one axis;
     - axis names are non-empty and unique;
     - axis sizes are >= 1 and their product (the number of ranks) fits in
-      int64.
+      int64;
+    - `roles`, if present, has one role per axis and each role at most once.
 
     Like every tfm and dist op, the collectives check that each tensor type
     they read or write has an element count and a byte size within int64.
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, StrArrayAttr:$axis_names,
-                       DenseI64ArrayAttr:$axis_sizes);
+                       DenseI64ArrayAttr:$axis_sizes,
+                       OptionalAttr<DenseI32ArrayAttr>:$axis_roles);
   let assemblyFormat = [{
-    $sym_name custom<MeshAxes>($axis_names, $axis_sizes) attr-dict
+    $sym_name custom<MeshAxes>($axis_names, $axis_sizes, $axis_roles)
+    attr-dict
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
@@ -51,6 +60,10 @@ def Dist_MeshOp : Dist_Op<"mesh", [Symbol]> {
     std::optional<int64_t> getAxisSize(::llvm::StringRef axis);
     /// The number of ranks of the whole mesh.
     int64_t getNumRanks();
+    /// The role of `axis`, or std::nullopt if it has none (or no such axis).
+    std::optional<AxisRole> getAxisRole(::llvm::StringRef axis);
+    /// The name of the axis with `role`, or std::nullopt if none has it.
+    std::optional<::llvm::StringRef> getAxisWithRole(AxisRole role);
   }];
 }
 

@@ -16,6 +16,8 @@
 #ifndef SEQPAR_DIALECT_DIST_TRANSFORMS_BUFFERPLAN_H
 #define SEQPAR_DIALECT_DIST_TRANSFORMS_BUFFERPLAN_H
 
+#include "seqpar/Dialect/Dist/IR/Dist.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/DenseMap.h"
 
@@ -23,9 +25,12 @@
 
 namespace seqpar::dist {
 
-inline constexpr llvm::StringLiteral kArenaOffsetsAttr = "dist.arena_offsets";
-inline constexpr llvm::StringLiteral kArenaBytesAttr = "dist.arena_bytes";
-inline constexpr llvm::StringLiteral kArenaMaxLiveAttr = "dist.arena_max_live";
+inline constexpr llvm::StringLiteral kArenaOffsetsAttr =
+    DistDialect::ArenaOffsetsAttrHelper::getNameStr();
+inline constexpr llvm::StringLiteral kArenaBytesAttr =
+    DistDialect::ArenaBytesAttrHelper::getNameStr();
+inline constexpr llvm::StringLiteral kArenaMaxLiveAttr =
+    DistDialect::ArenaMaxLiveAttrHelper::getNameStr();
 /// Every offset is a multiple of this many bytes.
 inline constexpr int64_t kArenaAlign = 64;
 

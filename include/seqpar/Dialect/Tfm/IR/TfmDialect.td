@@ -23,6 +23,45 @@ def Tfm_Dialect : Dialect {
     Parameters are module-level symbols (`tfm.param`) named exactly as in the
     Hugging Face checkpoint, read inside functions with `tfm.get_param`.
     Element types are f32, bf16 and f16.
+
+    **Attributes the passes exchange** (declared here, checked by the
+    dialect wherever they appear):
+    - `tfm.forward` (unit, on a function): the model's forward function,
+      `(input_ids, labels) -> loss`, that sp-partition partitions and
+      tfm-autodiff differentiates; set by sp-import.
+    - `tfm.train_step` (unit, on a function): the train step tfm-autodiff
+      builds, `-> (loss, [grad_norm,] grad...)`.
+    - `tfm.grad_of = @param` (on a function result): the result is the
+      gradient of that `tfm.param`.
+    - `tfm.backward_begins` (unit, on a `tfm.fill`): the seed of reverse
+      mode; every op before it is forward.
+    - `tfm.zero` (unit, on a train step): gradients are reduce-scattered
+      over the data axis and each replica updates its slice (ZeRO-1).
+    - `tfm.optimizer = "adamw" | "sgd"` (on a train step): sp-optimizer ran.
+    - `tfm.model_type` (string, on the module): the Hugging Face model_type.
+    - `tfm.name` (string, on a function argument): the argument's name for
+      the runtime (`input_ids`, `labels`).
+  }];
+  let discardableAttrs = (ins
+    "::mlir::UnitAttr":$forward,
+    "::mlir::UnitAttr":$train_step,
+    "::mlir::FlatSymbolRefAttr":$grad_of,
+    "::mlir::UnitAttr":$backward_begins,
+    "::mlir::UnitAttr":$zero,
+    "::mlir::StringAttr":$optimizer,
+    "::mlir::StringAttr":$model_type,
+    "::mlir::StringAttr":$name
+  );
+  let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
+  let extraClassDeclaration = [{
+    /// The function of `module` marked with the unit attribute `marker`
+    /// (ForwardAttrHelper::getNameStr() or TrainStepAttrHelper's), or null
+    /// if none is; a second one is an error at it, prefixed with `pass`.
+    static ::mlir::FailureOr<::mlir::Operation *>
+    getMarkedFunction(::mlir::Operation *module, ::llvm::StringRef marker,
+                      ::llvm::StringRef pass);
   }];
 }
 

@@ -1,0 +1,114 @@
+//===- TfmAttributes.cpp - the attributes passes exchange -----------------===//
+//
+// The discardable attributes of TfmDialect.td, checked where they appear:
+// each on the kind of operation (or function argument / result) it is
+// declared for, with the type it is declared with.
+//
+//===----------------------------------------------------------------------===//
+
+#include "seqpar/Dialect/Tfm/IR/Tfm.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+using namespace mlir;
+using namespace seqpar::tfm;
+
+/// `what` for a diagnostic: "'tfm.zero'".
+static std::string quoted(NamedAttribute attr) {
+  return ("'" + attr.getName().getValue() + "'").str();
+}
+
+LogicalResult TfmDialect::verifyOperationAttribute(Operation *op,
+                                                   NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  auto expect = [&](bool placed, StringRef where) -> LogicalResult {
+    if (!placed)
+      return op->emitOpError()
+             << "carries " << quoted(attr) << ", which belongs on " << where;
+    return success();
+  };
+  auto unit = [&]() -> LogicalResult {
+    if (!isa<UnitAttr>(attr.getValue()))
+      return op->emitOpError() << quoted(attr) << " must be a unit attribute";
+    return success();
+  };
+  bool isFunction = isa<FunctionOpInterface>(op);
+  if (name == ForwardAttrHelper::getNameStr() ||
+      name == TrainStepAttrHelper::getNameStr() ||
+      name == ZeroAttrHelper::getNameStr())
+    return failure(failed(expect(isFunction, "a function")) || failed(unit()));
+  if (name == BackwardBeginsAttrHelper::getNameStr())
+    return failure(failed(expect(isa<FillOp>(op), "a tfm.fill")) ||
+                   failed(unit()));
+  if (name == OptimizerAttrHelper::getNameStr()) {
+    if (failed(expect(isFunction, "a function")))
+      return failure();
+    auto value = dyn_cast<StringAttr>(attr.getValue());
+    if (!value || (value.getValue() != "adamw" && value.getValue() != "sgd"))
+      return op->emitOpError()
+             << quoted(attr) << " must be \"adamw\" or \"sgd\", got "
+             << attr.getValue();
+    return success();
+  }
+  if (name == ModelTypeAttrHelper::getNameStr()) {
+    if (failed(expect(isa<ModuleOp>(op), "the module")))
+      return failure();
+    if (!isa<StringAttr>(attr.getValue()))
+      return op->emitOpError() << quoted(attr) << " must be a string";
+    return success();
+  }
+  if (name == GradOfAttrHelper::getNameStr() ||
+      name == NameAttrHelper::getNameStr())
+    return op->emitOpError()
+           << "carries " << quoted(attr) << ", which belongs on a function "
+           << (name == NameAttrHelper::getNameStr() ? "argument" : "result");
+  return op->emitOpError() << "carries the unknown attribute " << quoted(attr)
+                           << " (see the tfm dialect's attributes)";
+}
+
+LogicalResult TfmDialect::verifyRegionArgAttribute(Operation *op, unsigned,
+                                                   unsigned argIndex,
+                                                   NamedAttribute attr) {
+  if (attr.getName().getValue() != NameAttrHelper::getNameStr())
+    return op->emitOpError()
+           << "argument #" << argIndex << " carries " << quoted(attr)
+           << ", which is not an argument attribute";
+  if (!isa<StringAttr>(attr.getValue()))
+    return op->emitOpError() << "argument #" << argIndex << ": " << quoted(attr)
+                             << " must be a string";
+  return success();
+}
+
+LogicalResult TfmDialect::verifyRegionResultAttribute(Operation *op, unsigned,
+                                                      unsigned resultIndex,
+                                                      NamedAttribute attr) {
+  if (attr.getName().getValue() != GradOfAttrHelper::getNameStr())
+    return op->emitOpError()
+           << "result #" << resultIndex << " carries " << quoted(attr)
+           << ", which is not a result attribute";
+  if (!isa<FlatSymbolRefAttr>(attr.getValue()))
+    return op->emitOpError()
+           << "result #" << resultIndex << ": " << quoted(attr)
+           << " must name a tfm.param (@name)";
+  return success();
+}
+
+FailureOr<Operation *> TfmDialect::getMarkedFunction(Operation *module,
+                                                     StringRef marker,
+                                                     StringRef pass) {
+  Operation *found = nullptr;
+  for (Region &region : module->getRegions())
+    for (Block &block : region)
+      for (Operation &op : block) {
+        if (!isa<FunctionOpInterface>(op) || !op.hasAttr(marker))
+          continue;
+        if (found)
+          return op.emitOpError()
+                 << pass << ": a second function marked " << marker
+                 << " (the first is @"
+                 << cast<FunctionOpInterface>(found).getName() << ")";
+        found = &op;
+      }
+  return found;
+}

@@ -1,0 +1,90 @@
+// RUN: sp-opt %s -split-input-file -verify-diagnostics
+// RUN: not sp-opt %s -split-input-file --tfm-autodiff 2>&1 | FileCheck %s --check-prefix=AUTODIFF
+
+// The attributes passes exchange are declared by their dialect (tfm:
+// TfmDialect.td, dist: DistDialect.td) and checked wherever they appear:
+// one case per rule.
+
+// expected-error @+1 {{'func.func' op 'tfm.forward' must be a unit attribute}}
+func.func @f() attributes {tfm.forward = 1} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tfm.fill' op carries 'tfm.zero', which belongs on a function}}
+%0 = tfm.fill 0.0 {tfm.zero} : tensor<f32>
+
+// -----
+
+// expected-error @+1 {{'func.func' op 'tfm.optimizer' must be "adamw" or "sgd", got "lamb"}}
+func.func @f() attributes {tfm.optimizer = "lamb"} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op carries 'tfm.model_type', which belongs on the module}}
+func.func @f() attributes {tfm.model_type = "gpt2"} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op carries 'tfm.grad_of', which belongs on a function result}}
+func.func @f() attributes {tfm.grad_of = @w} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op carries the unknown attribute 'tfm.gradof' (see the tfm dialect's attributes)}}
+func.func @f() attributes {tfm.gradof = @w} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op result #0: 'tfm.grad_of' must name a tfm.param (@name)}}
+func.func @f(%x: tensor<f32>) -> (tensor<f32> {tfm.grad_of = "w"}) {
+  return %x : tensor<f32>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op argument #0 carries 'tfm.grad_of', which is not an argument attribute}}
+func.func @f(%x: tensor<f32> {tfm.grad_of = @w}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op carries 'tfm.backward_begins', which belongs on a tfm.fill}}
+func.func @f() attributes {tfm.backward_begins} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tfm.fill' op 'dist.arena_offsets' must be an array<i64> of one offset per result (1)}}
+%0 = tfm.fill 0.0 {dist.arena_offsets = array<i64: 0, 64>} : tensor<f32>
+
+// -----
+
+// expected-error @+1 {{'func.func' op 'dist.arena_bytes' must be a non-negative integer}}
+func.func @f() attributes {dist.arena_bytes = -64} {
+  return
+}
+
+// -----
+
+// Two functions marked as the forward: tfm-autodiff does not guess.
+// AUTODIFF: error: 'func.func' op tfm-autodiff: a second function marked tfm.forward (the first is @f)
+func.func @f(%ids: tensor<4x1xi64>, %labels: tensor<4x1xi64>) -> tensor<f32> attributes {tfm.forward} {
+  %0 = tfm.fill 0.0 : tensor<f32>
+  return %0 : tensor<f32>
+}
+func.func @g(%ids: tensor<4x1xi64>, %labels: tensor<4x1xi64>) -> tensor<f32> attributes {tfm.forward} {
+  %0 = tfm.fill 0.0 : tensor<f32>
+  return %0 : tensor<f32>
+}
