@@ -6,7 +6,7 @@
 dist.mesh @mesh ["pp" = 2, "tp" = 4]
 // CHECK-LABEL: llvm.func @seqpar_step(
 // CHECK-SAME: %[[ARENA:[^:]*]]: !llvm.ptr
-func.func @forward(%ids: tensor<4x2xi64>, %labels: tensor<4x2xi64>) -> tensor<f32> {
+func.func @forward(%ids: tensor<4x2xi64>, %labels: tensor<4x2xi64>) -> tensor<f32> attributes {tfm.forward} {
   // recv(out, bytes = 8*2*8*4, offset -1, axis pp)
   // CHECK: %[[R:.*]] = llvm.getelementptr %[[ARENA]]
   // CHECK-NEXT: %[[RB:.*]] = llvm.mlir.constant(512 : i64) : i64

@@ -39,16 +39,15 @@ using namespace seqpar;
 using namespace seqpar::dist;
 using namespace seqpar::tfm;
 
-static constexpr StringLiteral kAxis = "tp";
-static constexpr StringLiteral kDataAxis = "dp";
-
 namespace {
 class Partitioner final : public PartitionContext {
 public:
   Partitioner(ModuleOp module, MeshOp mesh, int64_t tp, int64_t dp, bool sp)
       : module(module), mesh(mesh), tp(tp), dp(dp), sp(sp),
         b(module.getContext()),
-        meshSym(FlatSymbolRefAttr::get(mesh.getSymNameAttr())) {
+        meshSym(FlatSymbolRefAttr::get(mesh.getSymNameAttr())),
+        tensorAxisName(*mesh.getAxisWithRole(AxisRole::tensor)),
+        dataAxisName(mesh.getAxisWithRole(AxisRole::data).value_or("")) {
     for (ParamOp p : module.getOps<ParamOp>())
       decls[p.getSymNameAttr()] = p;
   }
@@ -83,8 +82,8 @@ public:
   int64_t tpSize() const override { return tp; }
   int64_t dpSize() const override { return dp; }
   FlatSymbolRefAttr meshRef() const override { return meshSym; }
-  StringRef tpAxis() const override { return kAxis; }
-  StringRef dpAxis() const override { return kDataAxis; }
+  StringRef tpAxis() const override { return tensorAxisName; }
+  StringRef dpAxis() const override { return dataAxisName; }
 
   bool sequenceParallel() const override { return sp; }
   /// The layout of the residual stream: whole (TP) or sequence shards (SP).
@@ -119,6 +118,8 @@ private:
   bool sp;
   OpBuilder b;
   FlatSymbolRefAttr meshSym;
+  /// The mesh axes the partitioner places work on, found by their roles.
+  StringRef tensorAxisName, dataAxisName;
   DenseMap<Value, Value> mapped;
   /// (value, target layout) -> the converted value.
   DenseMap<std::pair<Value, Attribute>, Value> converted;
@@ -132,12 +133,12 @@ private:
 RankedTensorType Partitioner::localType(RankedTensorType global, Sharding s,
                                         bool batched) const {
   SmallVector<int64_t> shape(global.getShape());
-  SmallVector<std::pair<StringRef, Sharding>> entries{{kAxis, s}};
+  SmallVector<std::pair<StringRef, Sharding>> entries{{tensorAxisName, s}};
   if (s.isSplit())
     shape[s.dim] /= tp;
   if (batched && dp > 1) {
     shape[1] /= dp;
-    entries.push_back({kDataAxis, Sharding::split(1)});
+    entries.push_back({dataAxisName, Sharding::split(1)});
   }
   LayoutAttr layout = LayoutAttr::get(b.getContext(), entries);
   Attribute encoding = layout.getAxes().empty() ? Attribute() : layout;
@@ -158,13 +159,13 @@ LogicalResult Partitioner::divisible(Operation *op, int64_t global,
 }
 
 Value Partitioner::convert(Value v, Sharding want, Location loc) {
-  Sharding have = shardingOf(v, kAxis);
+  Sharding have = shardingOf(v, tensorAxisName);
   if (have == want)
     return v;
   // Several users of one value (Llama's q/k/v projections of one norm
   // output) share one collective.
   Value &cached =
-      converted[{v, LayoutAttr::get(b.getContext(), {{kAxis, want}})}];
+      converted[{v, LayoutAttr::get(b.getContext(), {{tensorAxisName, want}})}];
   if (!cached)
     cached = emitConversion(v, have, want, loc);
   return cached;
@@ -176,11 +177,11 @@ Value Partitioner::emitConversion(Value v, Sharding have, Sharding want,
   SmallVector<int64_t> shape(t.getShape());
   // Only the tp entry changes; the batch stays split over dp.
   auto make = [&](Sharding s) {
-    LayoutAttr layout = LayoutAttr::ofType(t).with(kAxis, s);
+    LayoutAttr layout = LayoutAttr::ofType(t).with(tensorAxisName, s);
     Attribute enc = layout.getAxes().empty() ? Attribute() : layout;
     return RankedTensorType::get(shape, t.getElementType(), enc);
   };
-  StringAttr axis = b.getStringAttr(kAxis);
+  StringAttr axis = b.getStringAttr(tensorAxisName);
   if (have.isSplit() && want.isReplicated()) {
     shape[have.dim] *= tp;
     return b.create<AllGatherOp>(loc, make(want), v, meshSym, axis,
@@ -217,7 +218,7 @@ FailureOr<Value> Partitioner::param(Value old, Sharding want) {
   ParamOp decl = decls.lookup(read.getNameAttr().getAttr());
   auto global = cast<RankedTensorType>(decl.getType());
   LayoutAttr declared = LayoutAttr::fromType(global);
-  Sharding have = declared ? declared.getSharding(kAxis) : Sharding();
+  Sharding have = declared ? declared.getSharding(tensorAxisName) : Sharding();
   if (declared && have != want) {
     // Already declared with another layout by an earlier user: convert.
     FailureOr<Value> first = param(old, have);
@@ -236,7 +237,7 @@ FailureOr<Value> Partitioner::param(Value old, Sharding want) {
   if (!declared && !want.isReplicated())
     decl.setType(RankedTensorType::get(
         global.getShape(), global.getElementType(),
-        LayoutAttr::get(b.getContext(), {{kAxis, want}})));
+        LayoutAttr::get(b.getContext(), {{tensorAxisName, want}})));
   auto unsharded =
       RankedTensorType::get(global.getShape(), global.getElementType());
   cached = b.create<GetParamOp>(read.getLoc(),
@@ -280,7 +281,7 @@ RankedTensorType Partitioner::lossType(Value oldLoss) {
     return cast<RankedTensorType>(oldLoss.getType());
   return RankedTensorType::get(
       {}, b.getF32Type(),
-      LayoutAttr::get(b.getContext(), {{kDataAxis, Sharding::partial()}}));
+      LayoutAttr::get(b.getContext(), {{dataAxisName, Sharding::partial()}}));
 }
 
 Value Partitioner::replicaMean(Value loss) {
@@ -289,7 +290,7 @@ Value Partitioner::replicaMean(Value loss) {
   // The loss is averaged over the replicas (Megatron's data parallelism).
   return b.create<AllReduceOp>(
       loss.getLoc(), RankedTensorType::get({}, b.getF32Type()), loss, meshSym,
-      b.getStringAttr(kDataAxis),
+      b.getStringAttr(dataAxisName),
       ReductionKindAttr::get(b.getContext(), ReductionKind::mean));
 }
 
@@ -397,12 +398,19 @@ struct SpPartitionPass : dist::impl::SpPartitionPassBase<SpPartitionPass> {
     SmallVector<StringRef> axes;
     SmallVector<int64_t> sizes;
     SmallVector<int32_t> roles;
+    if (tensorAxis.empty() || dataAxis.empty() ||
+        tensorAxis.getValue() == dataAxis.getValue()) {
+      module.emitError() << "sp-partition: tensor-axis and data-axis must be "
+                            "non-empty and different, got '"
+                         << tensorAxis << "' and '" << dataAxis << "'";
+      return signalPassFailure();
+    }
     if (dp > 1) {
-      axes.push_back(kDataAxis);
+      axes.push_back(dataAxis);
       sizes.push_back(dp);
       roles.push_back(int32_t(AxisRole::data));
     }
-    axes.push_back(kAxis);
+    axes.push_back(tensorAxis);
     sizes.push_back(tp);
     roles.push_back(int32_t(AxisRole::tensor));
     auto mesh = b.create<MeshOp>(

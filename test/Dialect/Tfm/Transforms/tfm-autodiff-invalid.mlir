@@ -11,7 +11,7 @@
 // CHECK: error: 'dist.all_to_all' op has no gradient rule in tfm-autodiff{{$}}
 dist.mesh @mesh ["tp" = 2]
 tfm.param @emb : tensor<16x8xf32> init normal(2.000000e-02)
-func.func @forward(%ids: tensor<4x1xi64>, %labels: tensor<8x1xi64>) -> tensor<f32> {
+func.func @forward(%ids: tensor<4x1xi64>, %labels: tensor<8x1xi64>) -> tensor<f32> attributes {tfm.forward} {
   %e = tfm.get_param @emb : tensor<16x8xf32>
   %x = tfm.embedding %ids, %e : (tensor<4x1xi64>, tensor<16x8xf32>) -> tensor<4x1x8xf32>
   // expected-error @+1 {{'dist.all_to_all' op has no gradient rule in tfm-autodiff}}
@@ -25,7 +25,7 @@ func.func @forward(%ids: tensor<4x1xi64>, %labels: tensor<8x1xi64>) -> tensor<f3
 // A backward op in a forward: backward ops have no backward of their own.
 // CHECK: error: 'tfm.gelu_grad' op has no gradient rule in tfm-autodiff{{$}}
 tfm.param @emb : tensor<16x8xf32> init normal(2.000000e-02)
-func.func @forward(%ids: tensor<4x1xi64>, %labels: tensor<4x1xi64>) -> tensor<f32> {
+func.func @forward(%ids: tensor<4x1xi64>, %labels: tensor<4x1xi64>) -> tensor<f32> attributes {tfm.forward} {
   %e = tfm.get_param @emb : tensor<16x8xf32>
   %x = tfm.embedding %ids, %e : (tensor<4x1xi64>, tensor<16x8xf32>) -> tensor<4x1x8xf32>
   // expected-error @+1 {{'tfm.gelu_grad' op has no gradient rule in tfm-autodiff}}

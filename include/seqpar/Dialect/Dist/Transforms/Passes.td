@@ -43,10 +43,11 @@ def SpPartitionPass : Pass<"sp-partition", "::mlir::ModuleOp"> {
                 "parallelism, as layouts and collectives";
   let description = [{
     Rewrites the single-device `@forward` of a tfm module into the per-rank
-    SPMD program of Megatron-LM on a mesh `["tp" = tp]` (`["dp" = dp,
-    "tp" = tp]` with data parallelism), adding the `dist.mesh @mesh`. With
-    dp > 1 every activation (and the token ids and labels) is split along the
-    batch over "dp", and the loss is the mean of the replicas' losses. Linear layers are classified by their place in the
+    SPMD program of Megatron-LM on a mesh `["tp" = tp] roles [tensor]`
+    (`["dp" = dp, "tp" = tp] roles [data, tensor]` with data parallelism),
+    adding the `dist.mesh @mesh`; `tensor-axis` and `data-axis` rename the
+    axes. With dp > 1 every activation (and the token ids and labels) is
+    split along the batch over the data axis, and the loss is the mean of the replicas' losses. Linear layers are classified by their place in the
     dataflow: a linear whose input is whole and whose result feeds
     attention heads, an activation or the loss is column-parallel (weight
     split on its output features; GPT-2's fused `[q | k | v]` weight in
@@ -75,6 +76,11 @@ def SpPartitionPass : Pass<"sp-partition", "::mlir::ModuleOp"> {
            "Data-parallel degree: replicas, each on its slice of the batch">,
     Option<"sequenceParallel", "sequence-parallel", "bool", "false",
            "Split norms, dropout and residual adds along the sequence">,
+    Option<"tensorAxis", "tensor-axis", "std::string", "\"tp\"",
+           "Name of the mesh axis with role tensor (the passes after "
+           "sp-partition find it by its role)">,
+    Option<"dataAxis", "data-axis", "std::string", "\"dp\"",
+           "Name of the mesh axis with role data (present when dp > 1)">,
   ];
 }
 
