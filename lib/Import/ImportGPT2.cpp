@@ -38,13 +38,15 @@ bool seqpar::importGPT2(ConfigReader &cfg, const ImportTarget &target) {
   cfg.requireBool("add_cross_attention", false,
                   "seqpar builds decoder-only models");
   GeluApproximation approx = GeluApproximation::tanh;
+  bool relu = act == "relu";
   if (act == "gelu")
     approx = GeluApproximation::none;
   else if (act != "gelu_new" && act != "gelu_pytorch_tanh" &&
-           act != "gelu_fast")
+           act != "gelu_fast" && !relu)
     cfg.fail("activation_function",
              "= \"" + act +
-                 "\" is not supported (gelu, gelu_new, gelu_pytorch_tanh)");
+                 "\" is not supported (gelu, gelu_new, gelu_pytorch_tanh, "
+                 "relu)");
   int64_t dim = headDim(cfg, hidden, "n_embd", heads, "n_head");
   Dim seq = target.seqLen(cfg, "n_positions", positions,
                           /*learnedPositions=*/true);
@@ -89,7 +91,7 @@ bool seqpar::importGPT2(ConfigReader &cfg, const ImportTarget &target) {
     Value f = m.layerNorm(h, p + ".ln_2", H, eps);
     m.at(p + ".mlp");
     f = m.linear(f, p + ".mlp.c_fc", H, I, true, WeightLayout::in_out, std);
-    f = m.gelu(f, approx);
+    f = relu ? m.relu(f) : m.gelu(f, approx);
     f = m.linear(f, p + ".mlp.c_proj", I, H, true, WeightLayout::in_out,
                  projStd);
     f = m.dropout(f, residDrop);

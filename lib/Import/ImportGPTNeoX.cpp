@@ -34,12 +34,13 @@ bool seqpar::importGPTNeoX(ConfigReader &cfg, const ImportTarget &target) {
   std::string act = cfg.string("hidden_act").value_or("gelu");
   cfg.requireNull("rope_scaling", "rotary scaling is not implemented");
   GeluApproximation approx = GeluApproximation::none;
+  bool relu = act == "relu";
   if (act == "gelu_new" || act == "gelu_fast" || act == "gelu_pytorch_tanh")
     approx = GeluApproximation::tanh;
-  else if (act != "gelu")
+  else if (act != "gelu" && !relu)
     cfg.fail("hidden_act", "= \"" + act +
                                "\" is not supported (gelu, gelu_new, "
-                               "gelu_fast, gelu_pytorch_tanh)");
+                               "gelu_fast, gelu_pytorch_tanh, relu)");
   int64_t dim =
       headDim(cfg, hidden, "hidden_size", heads, "num_attention_heads");
   // transformers: rotary_ndims = int(head_size * rotary_pct).
@@ -88,7 +89,7 @@ bool seqpar::importGPTNeoX(ConfigReader &cfg, const ImportTarget &target) {
     m.at(p + ".mlp");
     f = m.linear(f, p + ".mlp.dense_h_to_4h", H, I, true, WeightLayout::out_in,
                  std);
-    f = m.gelu(f, approx);
+    f = relu ? m.relu(f) : m.gelu(f, approx);
     f = m.linear(f, p + ".mlp.dense_4h_to_h", I, H, true, WeightLayout::out_in,
                  std);
     m.at(p + ".post_mlp_dropout");

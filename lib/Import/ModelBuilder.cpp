@@ -172,6 +172,7 @@ Value ModelBuilder::gelu(Value x, GeluApproximation approximate) {
 }
 
 Value ModelBuilder::silu(Value x) { return b.create<SiluOp>(loc, x); }
+Value ModelBuilder::relu(Value x) { return b.create<ReluOp>(loc, x); }
 
 Value ModelBuilder::add(Value a, Value c) { return b.create<AddOp>(loc, a, c); }
 

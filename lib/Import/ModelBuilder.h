@@ -64,6 +64,7 @@ public:
                         double dropoutRate);
   mlir::Value gelu(mlir::Value x, tfm::GeluApproximation approximate);
   mlir::Value silu(mlir::Value x);
+  mlir::Value relu(mlir::Value x);
   mlir::Value add(mlir::Value a, mlir::Value b);
   mlir::Value mul(mlir::Value a, mlir::Value b);
   /// Cross-entropy of the logits against the labels, returned by @forward.

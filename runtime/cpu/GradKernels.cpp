@@ -234,6 +234,13 @@ void sprt_silu_grad_f32(const float *dy, const float *x, float *dx, int64_t n) {
   }
 }
 
+void sprt_relu_grad_f32(const float *dy, const float *x, float *dx, int64_t n) {
+  // relu'(0) = 0, as torch's threshold_backward (x <= 0 gives 0, so a NaN
+  // x passes dy through).
+  for (int64_t i = 0; i < n; ++i)
+    dx[i] = x[i] <= 0.0f ? 0.0f : dy[i];
+}
+
 //===----------------------------- embedding -----------------------------===//
 
 void sprt_embedding_grad_f32(const int64_t *ids, const float *dy, float *dtable,

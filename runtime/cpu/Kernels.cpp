@@ -203,6 +203,12 @@ void sprt_silu_f32(const float *x, float *y, int64_t n) {
     y[i] = x[i] / (1.0f + vexp(-x[i]));
 }
 
+void sprt_relu_f32(const float *x, float *y, int64_t n) {
+  // x < 0 ? 0 : x, not max: a NaN input propagates, as torch.relu.
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = x[i] < 0.0f ? 0.0f : x[i];
+}
+
 void sprt_mul_f32(const float *a, const float *b, float *y, int64_t n) {
   for (int64_t i = 0; i < n; ++i)
     y[i] = a[i] * b[i];

@@ -419,6 +419,24 @@ TEST(ActivationGrad, Silu) {
   checkActivationGrad("silu grad", silu, sprt_silu_grad_f32);
 }
 
+TEST(ActivationGrad, Relu) {
+  // Exact: dx = dy where x > 0, else 0, relu'(0) = 0 as torch's
+  // threshold_backward; the input has 0, -0, +-1e-4 and negatives.
+  auto x = activationInput();
+  auto dy = randomNormals(x.size(), 45);
+  std::vector<float> dx(x.size(), std::nanf(""));
+  sprt_relu_grad_f32(dy.data(), x.data(), dx.data(), int64_t(x.size()));
+  int zeros = 0, negatives = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    float ref = x[i] > 0.0f ? dy[i] : 0.0f;
+    zeros += x[i] == 0.0f;
+    negatives += x[i] < 0.0f;
+    EXPECT_EQ(dx[i], ref) << "relu grad at x=" << x[i] << " dy=" << dy[i];
+  }
+  EXPECT_EQ(zeros, 2);
+  EXPECT_GT(negatives, 100);
+}
+
 TEST(ActivationGrad, ExtremeInputsAreFinite) {
   // exp(-x) overflows for x << 0 and tanh/erf saturate for |x| >> 0: the
   // derivatives are exactly 0 (left) and 1 (right), never NaN.

@@ -564,6 +564,25 @@ TEST(Elementwise, Silu) {
   expectClose("silu", y, ref, 1e-6, 1e-6);
 }
 
+TEST(Elementwise, Relu) {
+  // Exact: max(x, 0) per element; the input has 0, -0, +-1e-4 and negatives.
+  auto x = activationInput();
+  std::vector<float> y(x.size(), std::nanf(""));
+  sprt_relu_f32(x.data(), y.data(), int64_t(x.size()));
+  int negatives = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    float ref = x[i] > 0.0f ? x[i] : 0.0f;
+    negatives += x[i] < 0.0f;
+    EXPECT_EQ(y[i], ref) << "relu at x=" << x[i];
+  }
+  EXPECT_GT(negatives, 100);
+  // NaN propagates, as torch.relu.
+  const float nan = std::nanf("");
+  float out = 0.0f;
+  sprt_relu_f32(&nan, &out, 1);
+  EXPECT_TRUE(std::isnan(out));
+}
+
 TEST(Elementwise, MulAddBiasAdd) {
   const int64_t T = 7, H = 13;
   auto a = randomFloats(size_t(T * H), 16);

@@ -39,6 +39,9 @@ p.add_argument("--update-rtol", type=float, default=1e-6,
                help="parameters after the SGD step against init - lr * grad")
 p.add_argument("--torch-all", action="store_true",
                help="compare every configuration with torch, not just two")
+p.add_argument("--configs", nargs="+", metavar="TP,DP,SP,ZERO",
+               help="the configurations to run, the first being the base of "
+               "(a), e.g. 1,1,0,0 2,1,1,0 (default: all of those below)")
 args = p.parse_args()
 
 # (tp, dp, sequence parallel, zero): zero=1 is the distributed optimizer.
@@ -47,6 +50,9 @@ configs = [(1, 1, False, 0), (2, 1, False, 0), (2, 1, True, 0),
            (2, 2, False, 0), (2, 2, True, 0), (2, 2, False, 1),
            (2, 2, True, 1), (1, 2, False, 1)]
 TORCH_CONFIGS = {(1, 1, False, 0), (2, 2, True, 0)}
+if args.configs:
+    configs = [(int(tp), int(dp), sp == "1", int(zero))
+               for tp, dp, sp, zero in (c.split(",") for c in args.configs)]
 name = os.path.basename(args.config).replace(".json", "")
 
 

@@ -22,9 +22,15 @@ p = argparse.ArgumentParser()
 p.add_argument("config")
 p.add_argument("--rtol", type=float, default=1e-6)
 p.add_argument("--batch", type=int, default=2)
+p.add_argument("--configs", nargs="+", metavar="TP,DP,SP",
+               help="the partitionings to run, e.g. 1,1,0 2,1,1 "
+               "(default: those below)")
 args = p.parse_args()
 
 configs = [(1, 1, False), (2, 1, True), (4, 1, False), (2, 2, True)]
+if args.configs:
+    configs = [(int(tp), int(dp), sp == "1")
+               for tp, dp, sp in (c.split(",") for c in args.configs)]
 name = os.path.basename(args.config).replace(".json", "")
 with tempfile.TemporaryDirectory() as tmp:
     config = e2e.without_dropout(args.config, tmp)

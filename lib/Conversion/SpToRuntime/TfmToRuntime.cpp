@@ -65,6 +65,8 @@ struct BinaryKernelLowering : RuntimeLoweringOpInterface::ExternalModel<
 // The kernels of the elementwise ops.
 constexpr char kSilu[] = "sprt_silu_f32";
 constexpr char kSiluGrad[] = "sprt_silu_grad_f32";
+constexpr char kRelu[] = "sprt_relu_f32";
+constexpr char kReluGrad[] = "sprt_relu_grad_f32";
 constexpr char kMul[] = "sprt_mul_f32";
 constexpr char kAdd[] = "sprt_add_f32";
 } // namespace
@@ -429,6 +431,9 @@ void seqpar::registerTfmRuntimeLoweringModels(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, TfmDialect *) {
     SiluOp::attachInterface<UnaryKernelLowering<SiluOp, kSilu>>(*ctx);
     SiluGradOp::attachInterface<UnaryGradKernelLowering<SiluGradOp, kSiluGrad>>(
+        *ctx);
+    ReluOp::attachInterface<UnaryKernelLowering<ReluOp, kRelu>>(*ctx);
+    ReluGradOp::attachInterface<UnaryGradKernelLowering<ReluGradOp, kReluGrad>>(
         *ctx);
     MulOp::attachInterface<BinaryKernelLowering<MulOp, kMul>>(*ctx);
     AddOp::attachInterface<BinaryKernelLowering<AddOp, kAdd>>(*ctx);

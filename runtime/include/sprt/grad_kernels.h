@@ -46,6 +46,8 @@ void sprt_gelu_grad_f32(const float *dy, const float *x, float *dx, int64_t n,
                         int32_t tanh_approx);
 /* dx = dy * silu'(x). */
 void sprt_silu_grad_f32(const float *dy, const float *x, float *dx, int64_t n);
+/* dx = dy where x > 0, else 0 (0 at x = 0, as torch). */
+void sprt_relu_grad_f32(const float *dy, const float *x, float *dx, int64_t n);
 
 /* Backward of sprt_embedding_f32: dtable [V, H] (this rank's rows, starting
  * at vocab_offset) = sum of dy[t, :] over tokens t with ids[t] in range. */

@@ -77,6 +77,8 @@ void sprt_dropout_f32(const float *x, float *y, uint8_t *mask, int32_t rank,
 /* gelu: exact x * Phi(x) (tanh_approx = 0) or GPT-2's tanh form. */
 void sprt_gelu_f32(const float *x, float *y, int64_t n, int32_t tanh_approx);
 void sprt_silu_f32(const float *x, float *y, int64_t n);
+/* relu: max(x, 0); NaN stays NaN. */
+void sprt_relu_f32(const float *x, float *y, int64_t n);
 void sprt_mul_f32(const float *a, const float *b, float *y, int64_t n);
 void sprt_add_f32(const float *a, const float *b, float *y, int64_t n);
 /* y[t, i] = x[t, i] + bias[i]. */

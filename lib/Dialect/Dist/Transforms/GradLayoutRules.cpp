@@ -255,6 +255,7 @@ void dist::registerTfmGradShardingRuleModels(DialectRegistry &registry) {
     attachRule<rmsNormGradRule, RmsNormGradOp>(ctx);
     // The backward of a new unary elementwise op is one more name here.
     attachRule<unaryElementwiseGradRule, GeluGradOp, SiluGradOp>(ctx);
+    attachRule<unaryElementwiseGradRule, ReluGradOp>(ctx);
     attachRule<likeOperandRule, ScaleOp, RepeatHeadsGradOp>(ctx);
     attachRule<fillRule, FillOp>(ctx);
     attachRule<embeddingGradRule, EmbeddingGradOp>(ctx);

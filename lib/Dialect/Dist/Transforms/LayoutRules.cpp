@@ -333,6 +333,7 @@ void dist::registerTfmShardingRuleModels(DialectRegistry &registry) {
     attachRule<rmsNormRule, RmsNormOp>(ctx);
     // A new unary elementwise op (a nonlinearity) is one more name here.
     attachRule<unaryElementwiseRule, DropoutOp, GeluOp, SiluOp>(ctx);
+    attachRule<unaryElementwiseRule, ReluOp>(ctx);
     attachRule<repeatHeadsRule, RepeatHeadsOp>(ctx);
     attachRule<sumRule, AddOp>(ctx);
     attachRule<productRule, MulOp>(ctx);

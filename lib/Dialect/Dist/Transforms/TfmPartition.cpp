@@ -327,6 +327,7 @@ void dist::registerTfmPartitionModels(DialectRegistry &registry) {
     attachPartition<partitionUnaryElementwise, false, DropoutOp>(ctx);
     // A new nonlinearity (tfm.relu) is one more name here.
     attachPartition<partitionUnaryElementwise, true, GeluOp, SiluOp>(ctx);
+    attachPartition<partitionUnaryElementwise, true, ReluOp>(ctx);
     // The residual add works on the stream; the SwiGLU product on the split
     // features of its two column-parallel GEMMs.
     attachPartition<partitionBinaryElementwise, false, AddOp>(ctx);

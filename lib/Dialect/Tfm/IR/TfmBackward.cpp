@@ -55,6 +55,10 @@ LogicalResult SiluOp::buildBackward(BackwardContext &ctx) {
   return unaryBackward<SiluGradOp>(*this, ctx);
 }
 
+LogicalResult ReluOp::buildBackward(BackwardContext &ctx) {
+  return unaryBackward<ReluGradOp>(*this, ctx);
+}
+
 LogicalResult AddOp::buildBackward(BackwardContext &ctx) {
   return binaryBackward(*this, ctx, [](Value dy, Value, Value) { return dy; });
 }

@@ -79,6 +79,10 @@ void SiluOp::getSavedForBackward(Saved &saved) {
   saved.push_back(SavedTensor::of(getInput(), "activation input"));
 }
 
+void ReluOp::getSavedForBackward(Saved &saved) {
+  saved.push_back(SavedTensor::of(getInput(), "activation input"));
+}
+
 void MulOp::getSavedForBackward(Saved &saved) {
   saved.push_back(SavedTensor::of(getLhs(), "product operand"));
   saved.push_back(SavedTensor::of(getRhs(), "product operand"));

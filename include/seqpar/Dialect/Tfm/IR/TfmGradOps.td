@@ -169,6 +169,21 @@ def Tfm_SiluGradOp : Tfm_GradOp<"silu_grad", [AllTypesMatch<["dy", "input", "dx"
   let assemblyFormat = "$dy `,` $input attr-dict `:` type($dy)";
 }
 
+def Tfm_ReluGradOp : Tfm_GradOp<"relu_grad", [AllTypesMatch<["dy", "input", "dx"]>]> {
+  let summary = "dy where x > 0, else 0";
+  let description = [{
+    ```mlir
+    %dx = tfm.relu_grad %dy, %x : tensor<16x2x64xf32>
+    ```
+
+    **Constraints**
+    - `dy`, `x` and the result have the same type.
+  }];
+  let arguments = (ins Tfm_FloatTensor:$dy, Tfm_FloatTensor:$input);
+  let results = (outs Tfm_FloatTensor:$dx);
+  let assemblyFormat = "$dy `,` $input attr-dict `:` type($dy)";
+}
+
 def Tfm_ScaleOp : Tfm_GradOp<"scale", [SameOperandsAndResultType]> {
   let summary = "multiplies every element by a constant";
   let description = [{

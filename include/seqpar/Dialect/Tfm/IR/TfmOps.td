@@ -406,6 +406,18 @@ def Tfm_SiluOp : Tfm_UnaryOp<"silu"> {
   }];
 }
 
+def Tfm_ReluOp : Tfm_UnaryOp<"relu"> {
+  let summary = "rectified linear unit, max(x, 0)";
+  let description = [{
+    ```mlir
+    %y = tfm.relu %x : tensor<128x2x3072xf32>
+    ```
+
+    **Constraints**
+    - the result type equals the input type.
+  }];
+}
+
 def Tfm_MulOp : Tfm_BinaryOp<"mul"> {
   let summary = "elementwise product";
   let description = [{
