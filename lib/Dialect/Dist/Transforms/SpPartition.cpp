@@ -297,8 +297,14 @@ Value Partitioner::replicaMean(Value loss) {
 LogicalResult Partitioner::partitionOp(Operation *op) {
   if (auto r = dyn_cast<func::ReturnOp>(op)) {
     SmallVector<Value> values;
-    for (Value v : r.getOperands())
-      values.push_back(get(v, Sharding::replicated()));
+    for (Value v : r.getOperands()) {
+      // A parameter returned as it is read is read whole; parameter reads
+      // are created on demand by their users, so it has no mapped value.
+      FailureOr<Value> whole = param(v, Sharding::replicated());
+      if (failed(whole))
+        return failure();
+      values.push_back(*whole);
+    }
     b.create<func::ReturnOp>(r.getLoc(), values);
     return success();
   }
