@@ -41,7 +41,7 @@ public:
                     tfm::InitKind init, double std = 0.0);
   /// A linear layer with parameters `<prefix>.weight` (and `<prefix>.bias`).
   mlir::Value linear(mlir::Value x, llvm::StringRef prefix, const Dim &in,
-                     const Dim &out, bool bias, tfm::WeightLayout layout,
+                     const Dim &out, bool bias, seqpar::WeightLayout layout,
                      double std);
   /// A linear layer with an existing weight (a tied LM head).
   mlir::Value linearWith(mlir::Value x, mlir::Value weight, const Dim &out);

@@ -28,7 +28,7 @@ static LogicalResult collectiveLinear(OpT o, RuntimeEmitter &e, StringRef fn,
   e.call(fn, {e.ptr(o.getInput()), e.ptr(o.getWeight()),
               e.optionalPtr(o.getBias()), e.ptr(o), e.i64(rows),
               e.i64(e.lastDim(o.getInput())), e.i64(e.lastDim(o)),
-              e.i32(o.getWeightLayout() == tfm::WeightLayout::in_out),
+              e.i32(o.getWeightLayout() == seqpar::WeightLayout::in_out),
               e.i64(o.getChunks()), e.axisOf(o.getAxis())});
   return success();
 }

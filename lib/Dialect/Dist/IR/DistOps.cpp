@@ -316,11 +316,11 @@ struct CollectiveChecker {
   /// weight, plus the bias; returns the GEMM output shape.
   FailureOr<SmallVector<int64_t>> linearShape(ArrayRef<int64_t> lhs,
                                               RankedTensorType w, Value bias,
-                                              tfm::WeightLayout layout,
+                                              seqpar::WeightLayout layout,
                                               Type elementType) {
     if (w.getRank() != 2)
       return op->emitOpError() << "weight must have rank 2, got " << w;
-    bool outIn = layout == tfm::WeightLayout::out_in;
+    bool outIn = layout == seqpar::WeightLayout::out_in;
     int64_t in = w.getDimSize(outIn ? 1 : 0), out = w.getDimSize(outIn ? 0 : 1);
     if (in != lhs.back())
       return op->emitOpError()

@@ -52,6 +52,7 @@ struct Sharding {
 
 } // namespace seqpar::dist
 
+#include "seqpar/Dialect/Common/SeqparEnums.h"
 #include "seqpar/Dialect/Dist/IR/DistEnums.h.inc"
 #include "seqpar/Dialect/Dist/IR/DistOpsDialect.h.inc"
 

@@ -5,7 +5,8 @@
 
 include "seqpar/Dialect/Dist/IR/DistAttrs.td"
 include "seqpar/Dialect/Dist/IR/DistInterfaces.td"
-include "seqpar/Dialect/Tfm/IR/TfmDialect.td"
+include "seqpar/Dialect/Common/SeqparEnums.td"
+include "seqpar/Dialect/Common/SeqparTraits.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
@@ -433,8 +434,8 @@ def Dist_AllGatherMatmulOp : Dist_CollectiveOp<"all_gather_matmul", [Pure]> {
                        Optional<Dist_Tensor>:$bias, FlatSymbolRefAttr:$mesh,
                        StrAttr:$axis, I64Attr:$dim,
                        DefaultValuedAttr<I64Attr, "1">:$chunks,
-                       DefaultValuedAttr<Tfm_WeightLayout,
-                         "::seqpar::tfm::WeightLayout::out_in">:$weight_layout);
+                       DefaultValuedAttr<Seqpar_WeightLayout,
+                         "::seqpar::WeightLayout::out_in">:$weight_layout);
   let results = (outs Dist_Tensor:$result);
   let assemblyFormat = [{
     $input `,` $weight (`,` $bias^)? `on` $mesh `[` $axis `]` `dim` $dim
@@ -473,8 +474,8 @@ def Dist_MatmulReduceScatterOp
                        Optional<Dist_Tensor>:$bias, FlatSymbolRefAttr:$mesh,
                        StrAttr:$axis, I64Attr:$dim,
                        DefaultValuedAttr<I64Attr, "1">:$chunks,
-                       DefaultValuedAttr<Tfm_WeightLayout,
-                         "::seqpar::tfm::WeightLayout::out_in">:$weight_layout);
+                       DefaultValuedAttr<Seqpar_WeightLayout,
+                         "::seqpar::WeightLayout::out_in">:$weight_layout);
   let results = (outs Dist_Tensor:$result);
   let assemblyFormat = [{
     $input `,` $weight (`,` $bias^)? `on` $mesh `[` $axis `]` `dim` $dim

@@ -83,15 +83,6 @@ def Tfm_GeluApproximation : I32EnumAttr<"GeluApproximation",
   let cppNamespace = "::seqpar::tfm";
 }
 
-def Tfm_WeightLayout : I32EnumAttr<"WeightLayout",
-    "storage order of a linear weight", [
-    // torch.nn.Linear: [out_features, in_features].
-    I32EnumAttrCase<"out_in", 0>,
-    // GPT-2's Conv1D: [in_features, out_features].
-    I32EnumAttrCase<"in_out", 1>]> {
-  let cppNamespace = "::seqpar::tfm";
-}
-
 def Tfm_QkvPacking : I32EnumAttr<"QkvPacking",
     "how a fused QKV projection orders its output features", [
     // [q (all heads) | k (all kv heads) | v (all kv heads)]: GPT-2's c_attn.

@@ -29,8 +29,8 @@ def Tfm_LinearGradInputOp : Tfm_GradOp<"linear_grad_input"> {
       element types agree.
   }];
   let arguments = (ins Tfm_FloatTensor:$dy, Tfm_FloatTensor:$weight,
-                       DefaultValuedAttr<Tfm_WeightLayout,
-                         "::seqpar::tfm::WeightLayout::out_in">:$weight_layout);
+                       DefaultValuedAttr<Seqpar_WeightLayout,
+                         "::seqpar::WeightLayout::out_in">:$weight_layout);
   let results = (outs Tfm_FloatTensor:$dx);
   let assemblyFormat = [{
     $dy `,` $weight (`weight_layout` $weight_layout^)? attr-dict `:`
@@ -56,8 +56,8 @@ def Tfm_LinearGradWeightOp : Tfm_GradOp<"linear_grad_weight"> {
       dimension of `x` and `out` that of `dy`.
   }];
   let arguments = (ins Tfm_FloatTensor:$input, Tfm_FloatTensor:$dy,
-                       DefaultValuedAttr<Tfm_WeightLayout,
-                         "::seqpar::tfm::WeightLayout::out_in">:$weight_layout);
+                       DefaultValuedAttr<Seqpar_WeightLayout,
+                         "::seqpar::WeightLayout::out_in">:$weight_layout);
   let results = (outs Tfm_FloatTensor:$dweight);
   let assemblyFormat = [{
     $input `,` $dy (`weight_layout` $weight_layout^)? attr-dict `:`

@@ -3,6 +3,7 @@
 #ifndef SEQPAR_DIALECT_TFM_IR_TFMOPS_TD
 #define SEQPAR_DIALECT_TFM_IR_TFMOPS_TD
 
+include "seqpar/Dialect/Common/SeqparEnums.td"
 include "seqpar/Dialect/Tfm/IR/TfmDialect.td"
 include "seqpar/Dialect/Tfm/IR/TfmInterfaces.td"
 include "mlir/IR/OpBase.td"
@@ -245,8 +246,8 @@ def Tfm_LinearOp : Tfm_Op<"linear", [Pure, Tfm_Differentiable]> {
   }];
   let arguments = (ins Tfm_FloatTensor:$input, Tfm_FloatTensor:$weight,
                        Optional<Tfm_FloatTensor>:$bias,
-                       DefaultValuedAttr<Tfm_WeightLayout,
-                         "::seqpar::tfm::WeightLayout::out_in">:$weight_layout);
+                       DefaultValuedAttr<Seqpar_WeightLayout,
+                         "::seqpar::WeightLayout::out_in">:$weight_layout);
   let results = (outs Tfm_FloatTensor:$result);
   let assemblyFormat = [{
     $input `,` $weight (`,` $bias^)? (`weight_layout` $weight_layout^)?
