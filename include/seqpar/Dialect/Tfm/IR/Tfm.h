@@ -11,9 +11,9 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include "seqpar/Dialect/Common/SeqparEnums.h"
 #include "seqpar/Dialect/Tfm/IR/BackwardContext.h"
 #include "seqpar/Dialect/Tfm/IR/TensorSizes.h"
-#include "seqpar/Dialect/Common/SeqparEnums.h"
 #include "seqpar/Dialect/Tfm/IR/TfmEnums.h.inc"
 
 namespace seqpar::tfm {
