@@ -8,7 +8,7 @@ from lit.llvm import llvm_config
 config.name = "SEQPAR"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test"]
-config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "seqpar_lit.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.seqpar_obj_root, "test")
 
@@ -35,3 +35,23 @@ llvm_config.use_default_substitutions()
 tool_dirs = [config.seqpar_tools_dir, config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(["sp-compile", "sp-opt", "sp-import"], tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+
+# The CUDA backend: "cuda-toolkit" when this build has it, "cuda-gpu" when
+# sp-device-probe (built with it) also finds a usable GPU; otherwise the
+# probe's message (the CUDA error) is the reason the GPU tests are skipped.
+config.cuda_probe_message = "this build has no CUDA backend"
+if config.seqpar_have_cuda:
+    config.available_features.add("cuda-toolkit")
+    probe = subprocess.run([os.path.join(config.seqpar_tools_dir, "sp-device-probe")],
+                           capture_output=True, text=True)
+    config.cuda_probe_message = " ".join((probe.stdout + probe.stderr).split())
+    if probe.returncode == 0:
+        config.available_features.add("cuda-gpu")
+
+# The runtime backend the end-to-end tests compile for (lit --param
+# target=cuda): the drivers pass it to sp-compile as --target.
+config.seqpar_target = lit_config.params.get("target", "cpu")
+if config.seqpar_target not in ("cpu", "cuda"):
+    lit_config.fatal("--param target must be cpu or cuda")
+config.environment["SEQPAR_TARGET"] = config.seqpar_target
+config.available_features.add("target-" + config.seqpar_target)

@@ -34,7 +34,8 @@ with tempfile.TemporaryDirectory() as tmp:
         prog = os.path.join(tmp, f"prog-{tp}")
         e2e.run([e2e.tool("sp-compile"), model, "--train", "--optimizer",
                  "sgd", "--lr", "0.3", "--grad-clip", "1.0", "--tp",
-                 str(tp), "-o", prog] + (["--sp"] if sp else []))
+                 str(tp), "--target", e2e.TARGET, "-o", prog] +
+                (["--sp"] if sp else []))
         log = prog + ".jsonl"
         e2e.launch(prog, tp, "--steps", str(args.steps), "--seed", "1",
                    "--data", TEXT, "--log", log)

@@ -10,6 +10,8 @@ import subprocess
 import sys
 
 BIN = os.environ.get("SEQPAR_BIN", "")
+# The runtime backend programs are compiled for (lit --param target=...).
+TARGET = os.environ.get("SEQPAR_TARGET", "cpu")
 MPIRUN = ["mpirun", "--allow-run-as-root", "--oversubscribe"]
 ENV = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMPI_MCA_rmaps_base_oversubscribe="1")
 
@@ -31,7 +33,8 @@ def import_model(config, out, seq=16, batch=2):
 
 
 def compile_model(model, out, tp=1, dp=1, sp=False, extra=()):
-    cmd = [tool("sp-compile"), model, "--tp", str(tp), "--dp", str(dp), "-o", out]
+    cmd = [tool("sp-compile"), model, "--tp", str(tp), "--dp", str(dp),
+           "--target", TARGET, "-o", out]
     if sp:
         cmd.append("--sp")
     cmd += list(extra)

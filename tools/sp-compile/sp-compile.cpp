@@ -1,6 +1,6 @@
 //===- sp-compile.cpp - model IR to a sequence-parallel executable --------===//
 //
-//   sp-compile model.mlir --tp T [--sp] [--dp D] [--target cpu]
+//   sp-compile model.mlir --tp T [--sp] [--dp D] [--target cpu|cuda]
 //              [--train ...] [--emit mlir|llvm|obj|exe]
 //              [--report memory|comm] -o OUT
 //              [--mlir-timing [--mlir-timing-display=list|tree]]
@@ -9,7 +9,10 @@
 // (the same sp-opt runs as --sp-inference-pipeline / --sp-train-pipeline),
 // ending in convert-sp-to-runtime unless --emit mlir; then translation to
 // LLVM IR, code generation with the host's TargetMachine, and a link with
-// libsprt through the C++ compiler this build used. Every numeric flag is
+// libsprt through the C++ compiler this build used. The program is the same
+// for every target (one runtime ABI); --target picks the runtime backend it
+// is linked with: cpu (OpenBLAS + MPI) or, in a build that found the CUDA
+// toolkit, cuda (cuBLAS + CUDA kernels + NCCL). Every numeric flag is
 // checked first (checkFlags): decimal, finite, in range.
 // --mlir-timing prints, on stderr, the time of parsing, of each pass, of the
 // output and of each step after the pass pipeline (MLIR's timing report).
@@ -116,8 +119,9 @@ static cl::opt<std::string> fuseChunksFlag(
     cl::desc("Fuse each sequence all-gather with the column GEMM it feeds, "
              "gathering in this many chunks (0: do not fuse)"),
     cl::init("2"));
-static cl::opt<std::string> target("target", cl::desc("Runtime backend: cpu"),
-                                   cl::init("cpu"));
+static cl::opt<std::string>
+    target("target", cl::desc("Runtime backend to link: cpu or cuda"),
+           cl::init("cpu"));
 static cl::opt<std::string>
     emit("emit", cl::desc("What to produce: mlir, llvm, obj or exe"),
          cl::init("exe"));
@@ -166,11 +170,23 @@ static int emitObject(llvm::Module &module, StringRef path) {
   return 0;
 }
 
+/// What a program for `target` is linked with (LinkConfig.h), or null when
+/// this build has no such backend.
+static const char *linkInputs(StringRef target) {
+  if (target == "cpu")
+    return SEQPAR_LINK_INPUTS_CPU;
+#ifdef SEQPAR_LINK_INPUTS_CUDA
+  if (target == "cuda")
+    return SEQPAR_LINK_INPUTS_CUDA;
+#endif
+  return nullptr;
+}
+
 static int link(StringRef object, StringRef exe) {
   std::string compiler = SEQPAR_CXX_COMPILER;
   SmallVector<std::string> args{compiler, object.str(), "-o", exe.str()};
   SmallVector<StringRef> inputs;
-  StringRef(SEQPAR_LINK_INPUTS).split(inputs, ';', -1, false);
+  StringRef(linkInputs(target)).split(inputs, ';', -1, false);
   for (StringRef i : inputs)
     args.push_back(i.str());
   SmallVector<StringRef> argRefs(args.begin(), args.end());
@@ -250,9 +266,13 @@ int main(int argc, char **argv) {
       argc, argv, "seqpar: model IR -> sequence-parallel program\n");
   if (int rc = checkFlags())
     return rc;
-  if (target != "cpu")
+  if (target != "cpu" && target != "cuda")
+    return fail("--target must be cpu or cuda, got '" + target + "'");
+  if (!linkInputs(target))
     return fail("--target " + target +
-                " is not available: this build has the cpu runtime only");
+                " is not available: this build of seqpar found no CUDA "
+                "toolkit (configure with CUDA installed, "
+                "-DSEQPAR_ENABLE_CUDA=ON)");
   if (emit != "mlir" && emit != "llvm" && emit != "obj" && emit != "exe")
     return fail("--emit must be mlir, llvm, obj or exe, got '" + emit + "'");
   if (!report.empty() && report != "memory" && report != "comm")
