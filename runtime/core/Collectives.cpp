@@ -1,18 +1,21 @@
-//===- Collectives.cpp - collectives along one mesh axis over MPI ---------===//
+//===- Collectives.cpp - collectives along one mesh axis ------------------===//
 //
 // Every collective works on a row-major tensor viewed as [outer, n, inner]
-// around the dimension it splits or joins, so that MPI always moves
-// contiguous blocks: blocks are packed before and unpacked after when the
-// dimension is not the outermost one.
+// around the dimension it splits or joins, so that the communication layer
+// (Comm.h) always moves contiguous blocks: blocks are packed into staging
+// buffers before and unpacked after (sprt_copy_2d on the compute stream)
+// when the dimension is not the outermost one.
 //
 //===----------------------------------------------------------------------===//
 
-#include "Failure.h"
+#include "Collectives.h"
 #include "Mesh.h"
+#include "Staging.h"
 
+#include "sprt/device.h"
+#include "sprt/grad_kernels.h"
 #include "sprt/runtime.h"
 
-#include <cstring>
 #include <functional>
 #include <map>
 #include <memory>
@@ -43,42 +46,42 @@ struct View {
 /// dimension of `in` into the contiguous `out`.
 void extractBlock(const char *in, const View &v, int64_t index, int64_t count,
                   char *out) {
-  int64_t m = v.mid / count, rowBytes = m * v.inner;
-  for (int64_t o = 0; o < v.outer; ++o)
-    std::memcpy(out + o * rowBytes, in + (o * v.mid + index * m) * v.inner,
-                rowBytes);
+  int64_t rowBytes = v.mid / count * v.inner;
+  sprt_copy_2d(out, rowBytes, in + index * rowBytes, v.mid * v.inner, rowBytes,
+               v.outer, sprt_current_stream());
 }
 
 /// The inverse: writes the contiguous block `in` as block `index` of
 /// `count` along the middle dimension of `out` (whose view is `v`).
 void insertBlock(const char *in, const View &v, int64_t index, int64_t count,
                  char *out) {
-  int64_t m = v.mid / count, rowBytes = m * v.inner;
-  for (int64_t o = 0; o < v.outer; ++o)
-    std::memcpy(out + (o * v.mid + index * m) * v.inner, in + o * rowBytes,
-                rowBytes);
+  int64_t rowBytes = v.mid / count * v.inner;
+  sprt_copy_2d(out + index * rowBytes, v.mid * v.inner, in, rowBytes, rowBytes,
+               v.outer, sprt_current_stream());
 }
 
-void count(int32_t axis, int64_t bytes) { mesh().bytesSent.at(axis) += bytes; }
-
-MPI_Op mpiOp(int32_t kind) {
+ReduceOp reduceOp(int32_t kind) {
   switch (kind) {
   case SPRT_MAX:
-    return MPI_MAX;
+    return ReduceOp::Max;
   case SPRT_MIN:
-    return MPI_MIN;
-  default:
-    return MPI_SUM;
+    return ReduceOp::Min;
+  default: // SPRT_SUM, and SPRT_MEAN's sum before the division
+    return ReduceOp::Sum;
   }
 }
 
-/// Non-blocking operations in flight: the request and what to do after it.
+/// The operations started and not yet waited for: the request, what to do
+/// after it (unpacking, MEAN's division), the staging buffers it holds.
 struct Pending {
-  MPI_Request request = MPI_REQUEST_NULL;
-  const char *what = "";
-  int32_t axis = -1;
-  std::vector<char> buffer;
+  CommHandle request;
   std::function<void()> finish;
+  std::vector<void *> buffers;
+
+  void *stage(int64_t bytes) {
+    buffers.push_back(staging().acquire(bytes));
+    return buffers.back();
+  }
 };
 std::map<int64_t, std::unique_ptr<Pending>> &pending() {
   static std::map<int64_t, std::unique_ptr<Pending>> p;
@@ -86,7 +89,17 @@ std::map<int64_t, std::unique_ptr<Pending>> &pending() {
 }
 int64_t nextHandle = 1;
 
-/// Gathers `in` along `dim` into `out`, through `p` when non-blocking.
+/// Registers `p` (its request started) and waits for it when `blocking`.
+int64_t track(std::unique_ptr<Pending> p, bool blocking) {
+  int64_t handle = nextHandle++;
+  pending()[handle] = std::move(p);
+  if (!blocking)
+    return handle;
+  sprt_wait(handle);
+  return 0;
+}
+
+/// Gathers `in` along `dim` into `out`.
 int64_t allGather(const void *in, void *out, int64_t elemBytes, int32_t rank,
                   const int64_t dims[4], int32_t dim, int32_t axis,
                   bool blocking) {
@@ -94,41 +107,52 @@ int64_t allGather(const void *in, void *out, int64_t elemBytes, int32_t rank,
   View local(elemBytes, rank, dims, dim);
   View global = local;
   global.mid *= n;
-  count(axis, local.bytes() * (n - 1));
+  countBytes(axis, local.bytes() * (n - 1));
   auto p = std::make_unique<Pending>();
   char *recv = static_cast<char *>(out);
   if (local.outer != 1) {
-    p->buffer.resize(local.bytes() * n);
-    recv = p->buffer.data();
-    Pending *raw = p.get();
-    p->finish = [raw, global, n, out, local]() {
+    recv = static_cast<char *>(p->stage(local.bytes() * n));
+    p->finish = [recv, global, n, out, local]() {
       for (int64_t r = 0; r < n; ++r)
-        insertBlock(raw->buffer.data() + r * local.bytes(), global, r, n,
+        insertBlock(recv + r * local.bytes(), global, r, n,
                     static_cast<char *>(out));
     };
   }
-  p->what = "all_gather";
-  p->axis = axis;
-  MPI_Iallgather(in, int(local.bytes()), MPI_BYTE, recv, int(local.bytes()),
-                 MPI_BYTE, mesh().comm(axis), &p->request);
-  int64_t handle = nextHandle++;
-  pending()[handle] = std::move(p);
-  if (blocking) {
-    sprt_wait(handle);
-    return 0;
-  }
-  return handle;
+  p->request = mesh().comm(axis).startAllGather(in, recv, local.bytes());
+  return track(std::move(p), blocking);
+}
+
+/// Reduces `in` (n f32) over the axis into `out`.
+int64_t allReduce(const float *in, float *out, int64_t n, int32_t kind,
+                  int32_t axis, bool blocking) {
+  int64_t size = sprt_axis_size(axis);
+  countBytes(axis, 2 * (n * int64_t(sizeof(float)) / size) * (size - 1));
+  auto p = std::make_unique<Pending>();
+  if (kind == SPRT_MEAN)
+    p->finish = [out, n, size]() {
+      // The f32 reciprocal, so the product rounds as x * (1.0f / size).
+      sprt_scale_f32(out, n, double(1.0f / float(size)));
+    };
+  p->request = mesh().comm(axis).startAllReduce(in, out, n, reduceOp(kind));
+  return track(std::move(p), blocking);
 }
 } // namespace
+
+void sprt::countBytes(int32_t axis, int64_t bytes) {
+  mesh().bytesSent.at(size_t(axis)) += bytes;
+}
 
 extern "C" void sprt_wait(int64_t handle) {
   auto it = pending().find(handle);
   if (it == pending().end())
     return;
-  waitFor(it->second->request, it->second->what, it->second->axis);
-  if (it->second->finish)
-    it->second->finish();
+  std::unique_ptr<Pending> p = std::move(it->second);
   pending().erase(it);
+  p->request->wait();
+  if (p->finish)
+    p->finish();
+  for (void *b : p->buffers)
+    staging().release(b);
 }
 
 extern "C" void sprt_all_gather(const void *in, void *out, int64_t elemBytes,
@@ -159,54 +183,29 @@ extern "C" void sprt_reduce_scatter_f32(const float *in, float *out,
   if (full.mid % n != 0)
     throw std::invalid_argument("sprt: reduce_scatter of an indivisible dim");
   int64_t blockBytes = full.bytes() / n;
-  count(axis, blockBytes * (n - 1));
-  const char *send = reinterpret_cast<const char *>(in);
-  std::vector<char> packed;
+  countBytes(axis, blockBytes * (n - 1));
+  const float *send = in;
+  std::unique_ptr<StagingBuffer> packed;
   if (full.outer != 1) {
-    packed.resize(full.bytes());
+    packed = std::make_unique<StagingBuffer>(full.bytes());
     for (int64_t r = 0; r < n; ++r)
-      extractBlock(send, full, r, n, packed.data() + r * blockBytes);
-    send = packed.data();
+      extractBlock(reinterpret_cast<const char *>(in), full, r, n,
+                   packed->as<char>() + r * blockBytes);
+    send = packed->as<float>();
   }
-  MPI_Request request;
-  MPI_Ireduce_scatter_block(send, out, int(blockBytes / sizeof(float)),
-                            MPI_FLOAT, MPI_SUM, mesh().comm(axis), &request);
-  waitFor(request, "reduce_scatter", axis);
-}
-
-static void finishReduce(float *out, int64_t n, int32_t kind, int32_t axis) {
-  if (kind != SPRT_MEAN)
-    return;
-  float scale = 1.0f / float(sprt_axis_size(axis));
-  for (int64_t i = 0; i < n; ++i)
-    out[i] *= scale;
+  mesh().comm(axis).reduceScatter(send, out,
+                                  blockBytes / int64_t(sizeof(float)));
 }
 
 extern "C" void sprt_all_reduce_f32(const float *in, float *out, int64_t n,
                                     int32_t kind, int32_t axis) {
-  int64_t size = sprt_axis_size(axis);
-  count(axis, 2 * (n * int64_t(sizeof(float)) / size) * (size - 1));
-  MPI_Request request;
-  MPI_Iallreduce(in == out ? MPI_IN_PLACE : in, out, int(n), MPI_FLOAT,
-                 mpiOp(kind), mesh().comm(axis), &request);
-  waitFor(request, "all_reduce", axis);
-  finishReduce(out, n, kind, axis);
+  allReduce(in, out, n, kind, axis, /*blocking=*/true);
 }
 
 extern "C" int64_t sprt_all_reduce_start_f32(const float *in, float *out,
                                              int64_t n, int32_t kind,
                                              int32_t axis) {
-  int64_t size = sprt_axis_size(axis);
-  count(axis, 2 * (n * int64_t(sizeof(float)) / size) * (size - 1));
-  auto p = std::make_unique<Pending>();
-  p->what = "all_reduce";
-  p->axis = axis;
-  MPI_Iallreduce(in == out ? MPI_IN_PLACE : in, out, int(n), MPI_FLOAT,
-                 mpiOp(kind), mesh().comm(axis), &p->request);
-  p->finish = [out, n, kind, axis]() { finishReduce(out, n, kind, axis); };
-  int64_t handle = nextHandle++;
-  pending()[handle] = std::move(p);
-  return handle;
+  return allReduce(in, out, n, kind, axis, /*blocking=*/false);
 }
 
 extern "C" int64_t sprt_reduce_scatter_start_f32(const float *in, float *out,
@@ -214,15 +213,10 @@ extern "C" int64_t sprt_reduce_scatter_start_f32(const float *in, float *out,
   int64_t size = sprt_axis_size(axis);
   if (n % size != 0)
     throw std::invalid_argument("sprt: reduce_scatter of an indivisible dim");
-  count(axis, (n / size) * int64_t(sizeof(float)) * (size - 1));
+  countBytes(axis, (n / size) * int64_t(sizeof(float)) * (size - 1));
   auto p = std::make_unique<Pending>();
-  p->what = "reduce_scatter";
-  p->axis = axis;
-  MPI_Ireduce_scatter_block(in, out, int(n / size), MPI_FLOAT, MPI_SUM,
-                            mesh().comm(axis), &p->request);
-  int64_t handle = nextHandle++;
-  pending()[handle] = std::move(p);
-  return handle;
+  p->request = mesh().comm(axis).startReduceScatter(in, out, n / size);
+  return track(std::move(p), /*blocking=*/false);
 }
 
 extern "C" void sprt_local_slice(const void *in, void *out, int64_t elemBytes,
@@ -243,21 +237,18 @@ extern "C" void sprt_all_to_all(const void *in, void *out, int64_t elemBytes,
   int64_t dims[4] = {d0, d1, d2, d3};
   View src(elemBytes, rank, dims, splitDim);
   int64_t blockBytes = src.bytes() / n;
-  count(axis, blockBytes * (n - 1));
-  std::vector<char> send(src.bytes()), recv(src.bytes());
+  countBytes(axis, blockBytes * (n - 1));
+  StagingBuffer send(src.bytes()), recv(src.bytes());
   for (int64_t j = 0; j < n; ++j)
     extractBlock(static_cast<const char *>(in), src, j, n,
-                 send.data() + j * blockBytes);
-  MPI_Request request;
-  MPI_Ialltoall(send.data(), int(blockBytes), MPI_BYTE, recv.data(),
-                int(blockBytes), MPI_BYTE, mesh().comm(axis), &request);
-  waitFor(request, "all_to_all", axis);
+                 send.as<char>() + j * blockBytes);
+  mesh().comm(axis).allToAll(send.as<char>(), recv.as<char>(), blockBytes);
   int64_t outDims[4] = {d0, d1, d2, d3};
   outDims[splitDim] /= n;
   outDims[concatDim] *= n;
   View dst(elemBytes, rank, outDims, concatDim);
   for (int64_t r = 0; r < n; ++r)
-    insertBlock(recv.data() + r * blockBytes, dst, r, n,
+    insertBlock(recv.as<char>() + r * blockBytes, dst, r, n,
                 static_cast<char *>(out));
 }
 
@@ -268,17 +259,11 @@ static int peer(int64_t offset, int32_t axis) {
 
 extern "C" void sprt_send(const void *in, int64_t bytes, int64_t offset,
                           int32_t axis) {
-  count(axis, bytes);
-  MPI_Request request;
-  MPI_Isend(in, int(bytes), MPI_BYTE, peer(offset, axis), 0, mesh().comm(axis),
-            &request);
-  waitFor(request, "send", axis);
+  countBytes(axis, bytes);
+  mesh().comm(axis).send(in, bytes, peer(offset, axis));
 }
 
 extern "C" void sprt_recv(void *out, int64_t bytes, int64_t offset,
                           int32_t axis) {
-  MPI_Request request;
-  MPI_Irecv(out, int(bytes), MPI_BYTE, peer(offset, axis), 0, mesh().comm(axis),
-            &request);
-  waitFor(request, "recv", axis);
+  mesh().comm(axis).recv(out, bytes, peer(offset, axis));
 }

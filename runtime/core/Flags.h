@@ -15,7 +15,7 @@ struct Flags {
   std::string checkpointDir;
   int64_t saveEvery = 0;
   bool resume = false;
-  /// Seconds an MPI operation may take before the job is aborted.
+  /// Seconds a collective may take before the job is aborted.
   double timeout = 600.0;
   /// On a NaN or Inf loss or gradient norm: stop the run, or skip the
   /// step's update and go on.

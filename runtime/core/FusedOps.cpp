@@ -3,20 +3,28 @@
 // all_gather + linear along the leading dimension, in chunks: chunk i + 1 of
 // every rank is in flight while the GEMMs of chunk i run. The gathered rows
 // of each rank go straight to their place in the output, so the fused op
-// needs a workspace of two chunks, not the whole gathered input.
+// needs a workspace of two chunks, not the whole gathered input (device
+// memory from the staging pool).
 //
 // linear + reduce_scatter, the other way round: the GEMMs of chunk i + 1
 // (the rows of chunk i + 1 of every rank's block) run while the partial sums
 // of chunk i are being reduced.
 //
+// The overlap comes from the communication layer's start / wait: on a GPU
+// the collective runs on the communication stream while the GEMMs run on
+// the compute stream.
+//
 //===----------------------------------------------------------------------===//
+
+#include "Staging.h"
 
 #include "sprt/kernels.h"
 #include "sprt/runtime.h"
 
 #include <stdexcept>
 #include <string>
-#include <vector>
+
+using namespace sprt;
 
 static void checkChunks(const char *op, int64_t rows, int64_t chunks) {
   if (chunks < 1 || rows % chunks != 0)
@@ -34,11 +42,11 @@ extern "C" void sprt_all_gather_linear_f32(const float *x, const float *w,
   int64_t n = sprt_axis_size(axis), chunkRows = rows / chunks;
   int64_t chunkElems = chunkRows * K;
   // Two chunks of every rank's rows: one being gathered, one being used.
-  static std::vector<float> workspace;
-  workspace.resize(size_t(2 * n * chunkElems));
+  StagingBuffer staged(2 * n * chunkElems * int64_t(sizeof(float)));
+  float *workspace = staged.as<float>();
   auto start = [&](int64_t i) {
     return sprt_all_gather_start(x + i * chunkElems,
-                                 workspace.data() + (i % 2) * n * chunkElems,
+                                 workspace + (i % 2) * n * chunkElems,
                                  sizeof(float), 2, chunkRows, K, 1, 1, 0, axis);
   };
   int64_t pending = start(0);
@@ -46,7 +54,7 @@ extern "C" void sprt_all_gather_linear_f32(const float *x, const float *w,
     sprt_wait(pending);
     if (i + 1 < chunks)
       pending = start(i + 1);
-    const float *gathered = workspace.data() + (i % 2) * n * chunkElems;
+    const float *gathered = workspace + (i % 2) * n * chunkElems;
     // Rank r's chunk i is rows [r * rows + i * chunkRows, ...) of the
     // gathered input, and of the output.
     for (int64_t r = 0; r < n; ++r)
@@ -66,11 +74,11 @@ extern "C" void sprt_linear_reduce_scatter_f32(const float *x, const float *w,
   int64_t chunkElems = chunkRows * N;
   // Two chunks of partial sums for every rank: one being reduced, one
   // being computed.
-  static std::vector<float> workspace;
-  workspace.resize(size_t(2 * n * chunkElems));
+  StagingBuffer staged(2 * n * chunkElems * int64_t(sizeof(float)));
+  float *workspace = staged.as<float>();
   int64_t pending = -1;
   for (int64_t i = 0; i < chunks; ++i) {
-    float *partial = workspace.data() + (i % 2) * n * chunkElems;
+    float *partial = workspace + (i % 2) * n * chunkElems;
     // Rank r's chunk i: rows [r * rows + i * chunkRows, ...) of the input.
     for (int64_t r = 0; r < n; ++r)
       sprt_linear_f32(x + (r * rows + i * chunkRows) * K, w, nullptr,
@@ -82,7 +90,5 @@ extern "C" void sprt_linear_reduce_scatter_f32(const float *x, const float *w,
   }
   sprt_wait(pending);
   if (bias)
-    for (int64_t r = 0; r < rows; ++r)
-      for (int64_t j = 0; j < N; ++j)
-        y[r * N + j] += bias[j];
+    sprt_bias_add_f32(y, bias, y, rows, N);
 }

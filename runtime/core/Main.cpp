@@ -15,6 +15,7 @@
 
 #include "Batch.h"
 #include "Checkpoint.h"
+#include "Comm.h"
 #include "Failure.h"
 #include "FileIO.h"
 #include "Flags.h"
@@ -30,7 +31,6 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
-#include <mpi.h>
 #include <string>
 
 using namespace sprt;
@@ -116,7 +116,7 @@ std::string nonFinite(const StepResult &r) {
 } // namespace
 
 int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
+  World::init(&argc, &argv);
   initFailure();
   // Past a file-size limit, writes fail with EFBIG (reported) instead of
   // the signal killing the rank.
@@ -127,20 +127,22 @@ int main(int argc, char **argv) {
   if (!parseFlags(argc, argv, flags, help, error))
     fatal(error);
   if (help) {
-    int rank = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (rank == 0)
+    if (World::rank() == 0)
       std::printf("%s", usage(argv[0]).c_str());
-    MPI_Finalize();
+    World::finalize();
     return 0;
   }
   setCollectiveTimeout(flags.timeout);
   Model model;
   if (!model.parse(seqpar_model_json, error))
     fatal(error);
+  // This rank's device, before the mesh (whose communicators may live on
+  // it).
+  if (const char *deviceError = sprt_device_init(World::localRank()))
+    fatal(std::string(sprt_backend_name()) + " backend: " + deviceError);
   if (sprt_mesh_init(int32_t(model.axisSizes.size()), model.axisSizes.data()) !=
       0) {
-    MPI_Finalize();
+    World::finalize();
     return 1;
   }
   mesh().names = model.axes;
@@ -228,7 +230,9 @@ int main(int argc, char **argv) {
     r.loss = scalars[0];
     r.hasNorm = model.numScalars > 1;
     r.norm = r.hasNorm ? scalars[1] : 0.0f;
-    r.skipped = mesh().updateSkipped;
+    // A non-finite gradient norm made the optimizers skip the update (the
+    // clipping factor was NaN).
+    r.skipped = r.hasNorm && !std::isfinite(r.norm);
     at.step = step;
     // The loss and the norm are global: every rank takes the same branch.
     std::string bad = nonFinite(r);
@@ -303,6 +307,6 @@ int main(int argc, char **argv) {
   for (float *p : state)
     sprt_device_free(p);
   sprt_mesh_finalize();
-  MPI_Finalize();
+  World::finalize();
   return 0;
 }

@@ -1,11 +1,11 @@
 //===- Mesh.cpp - the mesh, per-axis communicators, byte counters ---------===//
 
 #include "Mesh.h"
+#include "Staging.h"
 
 #include "sprt/runtime.h"
 
 #include <cstdio>
-#include <mpi.h>
 
 using namespace sprt;
 
@@ -16,9 +16,7 @@ Mesh &sprt::mesh() {
 
 extern "C" int sprt_mesh_init(int32_t numAxes, const int64_t *sizes) {
   Mesh &m = mesh();
-  int worldSize, worldRank;
-  MPI_Comm_size(MPI_COMM_WORLD, &worldSize);
-  MPI_Comm_rank(MPI_COMM_WORLD, &worldRank);
+  int worldSize = World::size(), worldRank = World::rank();
   int64_t total = 1;
   for (int32_t a = 0; a < numAxes; ++a)
     total *= sizes[a];
@@ -40,22 +38,20 @@ extern "C" int sprt_mesh_init(int32_t numAxes, const int64_t *sizes) {
     r /= sizes[a];
   }
   m.bytesSent.assign(numAxes, 0);
-  m.comms.assign(numAxes, MPI_COMM_NULL);
+  m.comms.clear();
   for (int32_t a = 0; a < numAxes; ++a) {
     // Ranks that agree on every other coordinate form the axis's group.
     int64_t color = 0;
     for (int32_t b = 0; b < numAxes; ++b)
       if (b != a)
         color = color * sizes[b] + m.coords[b];
-    MPI_Comm_split(MPI_COMM_WORLD, int(color), int(m.coords[a]), &m.comms[a]);
+    m.comms.push_back(World::split(color, m.coords[a], a));
   }
   return 0;
 }
 
 extern "C" void sprt_mesh_finalize(void) {
-  for (MPI_Comm &c : mesh().comms)
-    if (c != MPI_COMM_NULL)
-      MPI_Comm_free(&c);
+  staging().freeAll();
   mesh().comms.clear();
 }
 

@@ -1,6 +1,7 @@
 //===- Params.cpp - this rank's parameter shards --------------------------===//
 
 #include "Params.h"
+#include "Comm.h"
 #include "Failure.h"
 #include "SafeTensors.h"
 
@@ -11,7 +12,6 @@
 #include <cmath>
 #include <cstring>
 #include <map>
-#include <mpi.h>
 
 using namespace sprt;
 
@@ -179,11 +179,7 @@ bool Params::dumpSharded(const Model &model,
       for (int64_t e = 0; e < n; ++e)
         full[size_t(p.globalIndex(first + e))] = host[size_t(e)];
     }
-    MPI_Request request;
-    MPI_Ireduce(root ? MPI_IN_PLACE : full.data(), full.data(),
-                int(full.size()), MPI_FLOAT, MPI_SUM, 0, MPI_COMM_WORLD,
-                &request);
-    waitFor(request, "reduce", -1);
+    World::reduceSumToRoot(full.data(), int64_t(full.size()));
     whole.push_back(std::move(full));
   }
   bool ok = true;

@@ -1,17 +1,14 @@
 //===- TrainOps.cpp - backward ops that need the shard's position, and the
 //                    optimizer step -----------------------------------===//
 
-#include "Failure.h"
+#include "Collectives.h"
 #include "Mesh.h"
+#include "Staging.h"
 
 #include "sprt/device.h"
 #include "sprt/grad_kernels.h"
 #include "sprt/kernels.h"
 #include "sprt/runtime.h"
-
-#include <algorithm>
-#include <cmath>
-#include <vector>
 
 using namespace sprt;
 
@@ -43,6 +40,12 @@ extern "C" void sprt_op_attention_grad(
       heads * sprt_axis_size(headAxis), heads * sprt_axis_coord(headAxis));
 }
 
+/// Copies n f32 elements from device to device memory.
+static void copyFloats(float *dst, const float *src, int64_t n) {
+  int64_t bytes = n * int64_t(sizeof(float));
+  sprt_copy_2d(dst, bytes, src, bytes, bytes, 1, sprt_current_stream());
+}
+
 extern "C" void sprt_all_reduce_coalesced_f32(int32_t count,
                                               const float *const *ins,
                                               float *const *outs,
@@ -51,16 +54,17 @@ extern "C" void sprt_all_reduce_coalesced_f32(int32_t count,
   int64_t total = 0;
   for (int32_t i = 0; i < count; ++i)
     total += sizes[i];
-  std::vector<float> buffer(static_cast<size_t>(total));
+  StagingBuffer staged(total * int64_t(sizeof(float)));
+  float *buffer = staged.as<float>();
   int64_t at = 0;
   for (int32_t i = 0; i < count; ++i) {
-    std::copy(ins[i], ins[i] + sizes[i], buffer.begin() + at);
+    copyFloats(buffer + at, ins[i], sizes[i]);
     at += sizes[i];
   }
-  sprt_all_reduce_f32(buffer.data(), buffer.data(), total, kind, axis);
+  sprt_all_reduce_f32(buffer, buffer, total, kind, axis);
   at = 0;
   for (int32_t i = 0; i < count; ++i) {
-    std::copy(buffer.begin() + at, buffer.begin() + at + sizes[i], outs[i]);
+    copyFloats(outs[i], buffer + at, sizes[i]);
     at += sizes[i];
   }
 }
@@ -68,65 +72,40 @@ extern "C" void sprt_all_reduce_coalesced_f32(int32_t count,
 extern "C" void sprt_set_step(int64_t step) {
   mesh().step = step;
   mesh().optimizerStep = step;
-  mesh().updateSkipped = false;
 }
 extern "C" int64_t sprt_get_step(void) { return mesh().step; }
 
 extern "C" void sprt_op_scale(const float *x, float *y, int64_t n, double s) {
   if (x != y)
-    std::copy(x, x + n, y);
+    copyFloats(y, x, n);
   sprt_scale_f32(y, n, s);
 }
 
 extern "C" void sprt_op_sum_squares(const float *x, int64_t n, float *out) {
-  *out = float(sprt_sum_squares_f32(x, n));
+  sprt_sum_squares_f32(x, n, out);
 }
 
 extern "C" void sprt_op_clip_scale(const float *sumSquares, double maxNorm,
                                    float *scale, float *norm) {
-  double total = std::sqrt(double(*sumSquares));
-  *norm = float(total);
-  // A NaN or Inf gradient would make every parameter NaN: the update is
-  // skipped and main() stops the run or counts the step (--on-nonfinite).
-  if (!std::isfinite(*norm)) {
-    mesh().updateSkipped = true;
-    *scale = 0.0f;
-    return;
-  }
-  *scale =
-      maxNorm > 0.0 ? float(std::min(1.0, maxNorm / (total + 1e-6))) : 1.0f;
-}
-
-/// The gradient times the clipping factor, in a scratch buffer when needed.
-static const float *scaled(const float *grad, const float *scale, int64_t n,
-                           std::vector<float> &scratch) {
-  if (*scale == 1.0f)
-    return grad;
-  scratch.assign(grad, grad + n);
-  sprt_scale_f32(scratch.data(), n, *scale);
-  return scratch.data();
+  // A non-finite norm makes the scale NaN: the optimizers skip the update,
+  // and main() sees the norm and stops the run or counts the step
+  // (--on-nonfinite).
+  sprt_clip_scale_f32(sumSquares, maxNorm, scale, norm);
 }
 
 extern "C" void sprt_op_sgd(float *param, const float *grad, const float *scale,
                             int64_t n, double lr, double weightDecay,
                             int32_t shardAxis) {
-  if (mesh().updateSkipped)
-    return;
-  std::vector<float> scratch;
-  sprt_sgd_f32(param + sprt_axis_coord(shardAxis) * n,
-               scaled(grad, scale, n, scratch), n, lr, weightDecay);
+  sprt_sgd_f32(param + sprt_axis_coord(shardAxis) * n, grad, scale, n, lr,
+               weightDecay);
 }
 
 extern "C" void sprt_op_adamw(float *param, const float *grad, float *m,
                               float *v, const float *scale, int64_t n,
                               double lr, double beta1, double beta2, double eps,
                               double weightDecay, int32_t shardAxis) {
-  if (mesh().updateSkipped)
-    return;
-  std::vector<float> scratch;
-  sprt_adamw_f32(param + sprt_axis_coord(shardAxis) * n,
-                 scaled(grad, scale, n, scratch), m, v, n, lr, beta1, beta2,
-                 eps, weightDecay, mesh().optimizerStep);
+  sprt_adamw_f32(param + sprt_axis_coord(shardAxis) * n, grad, m, v, scale, n,
+                 lr, beta1, beta2, eps, weightDecay, mesh().optimizerStep);
 }
 
 extern "C" void sprt_reduce_scatter_coalesced_f32(int32_t count,
@@ -139,23 +118,22 @@ extern "C" void sprt_reduce_scatter_coalesced_f32(int32_t count,
   int64_t n = sprt_axis_size(axis), total = 0;
   for (int32_t i = 0; i < count; ++i)
     total += sizes[i];
-  std::vector<float> packed(static_cast<size_t>(total));
-  float *at = packed.data();
+  StagingBuffer packed(total * int64_t(sizeof(float)));
+  StagingBuffer mine(total / n * int64_t(sizeof(float)));
+  float *at = packed.as<float>();
   for (int64_t r = 0; r < n; ++r)
     for (int32_t i = 0; i < count; ++i) {
       int64_t block = sizes[i] / n;
-      at = std::copy(ins[i] + r * block, ins[i] + (r + 1) * block, at);
+      copyFloats(at, ins[i] + r * block, block);
+      at += block;
     }
-  std::vector<float> mine(static_cast<size_t>(total / n));
-  mesh().bytesSent.at(axis) += total / n * (n - 1) * int64_t(sizeof(float));
-  MPI_Request request;
-  MPI_Ireduce_scatter_block(packed.data(), mine.data(), int(total / n),
-                            MPI_FLOAT, MPI_SUM, mesh().comm(axis), &request);
-  waitFor(request, "reduce_scatter", axis);
-  const float *from = mine.data();
+  countBytes(axis, total / n * (n - 1) * int64_t(sizeof(float)));
+  mesh().comm(axis).reduceScatter(packed.as<float>(), mine.as<float>(),
+                                  total / n);
+  const float *from = mine.as<float>();
   for (int32_t i = 0; i < count; ++i) {
     int64_t block = sizes[i] / n;
-    std::copy(from, from + block, outs[i]);
+    copyFloats(outs[i], from, block);
     from += block;
   }
 }
@@ -164,11 +142,12 @@ extern "C" void sprt_all_gather_param(void *data, int64_t n, int64_t elemBytes,
                                       int32_t axis) {
   int64_t size = sprt_axis_size(axis);
   int64_t block = n / size * elemBytes;
-  mesh().bytesSent.at(axis) += block * (size - 1);
-  MPI_Request request;
-  MPI_Iallgather(MPI_IN_PLACE, 0, MPI_BYTE, data, int(block), MPI_BYTE,
-                 mesh().comm(axis), &request);
-  waitFor(request, "all_gather", axis);
+  countBytes(axis, block * (size - 1));
+  // In place: this rank's slice is already where the gathered tensor has
+  // it.
+  char *whole = static_cast<char *>(data);
+  mesh().comm(axis).allGather(whole + sprt_axis_coord(axis) * block, whole,
+                              block);
 }
 
 extern "C" void sprt_copy_scalar_to_host(float *dst, const float *src) {

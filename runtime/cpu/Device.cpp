@@ -15,6 +15,8 @@ struct sprt_stream {};
 
 extern "C" const char *sprt_backend_name(void) { return "cpu"; }
 
+extern "C" const char *sprt_device_init(int64_t) { return nullptr; }
+
 extern "C" void *sprt_device_alloc(int64_t bytes) {
   size_t rounded = size_t((bytes + 63) / 64 * 64);
   void *p = std::aligned_alloc(64, rounded ? rounded : 64);
@@ -40,4 +42,19 @@ extern "C" void sprt_memcpy_to_device(void *dst, const void *src, int64_t bytes,
 extern "C" void sprt_memcpy_to_host(void *dst, const void *src, int64_t bytes,
                                     sprt_stream_t) {
   std::memcpy(dst, src, size_t(bytes));
+}
+
+extern "C" void sprt_copy_2d(void *dst, int64_t dstPitch, const void *src,
+                             int64_t srcPitch, int64_t widthBytes,
+                             int64_t height, sprt_stream_t) {
+  if (widthBytes <= 0 || height <= 0)
+    return;
+  if (widthBytes == dstPitch && widthBytes == srcPitch) {
+    std::memcpy(dst, src, size_t(widthBytes * height));
+    return;
+  }
+  for (int64_t i = 0; i < height; ++i)
+    std::memcpy(static_cast<char *>(dst) + i * dstPitch,
+                static_cast<const char *>(src) + i * srcPitch,
+                size_t(widthBytes));
 }

@@ -2,7 +2,13 @@
 //
 // The optimizer kernels of sprt/grad_kernels.h: AdamW and SGD as torch.optim
 // defines them (single-tensor, non-fused path), the squared norm used for
-// gradient clipping and the in-place scale that applies the clip.
+// gradient clipping, the clipping factor and an in-place scale.
+//
+// The optimizers take the clipping factor as device memory (on this backend,
+// host memory) and multiply each gradient element by it in f32, which is
+// what scaling the gradient first and updating after gives bit for bit; a
+// NaN factor marks a step whose gradient norm is not finite: nothing
+// changes.
 //
 // Every element is updated in double from its f32 parameter, gradient and
 // state, and rounded once when stored; the hyper-parameters are never rounded
@@ -14,13 +20,18 @@
 
 #include "sprt/grad_kernels.h"
 
+#include <algorithm>
 #include <cmath>
 
 extern "C" {
 
 void sprt_adamw_f32(float *param, const float *grad, float *m, float *v,
-                    int64_t n, double lr, double beta1, double beta2,
-                    double eps, double weight_decay, int64_t step) {
+                    const float *scale, int64_t n, double lr, double beta1,
+                    double beta2, double eps, double weight_decay,
+                    int64_t step) {
+  const float s = *scale;
+  if (std::isnan(s))
+    return;
   // torch.optim.adamw._single_tensor_adamw:
   //   param.mul_(1 - lr * weight_decay)
   //   exp_avg.lerp_(grad, 1 - beta1)
@@ -34,7 +45,7 @@ void sprt_adamw_f32(float *param, const float *grad, float *m, float *v,
   const double stepSize = lr / (1.0 - std::pow(beta1, t));
   const double bc2Sqrt = std::sqrt(1.0 - std::pow(beta2, t));
   for (int64_t i = 0; i < n; ++i) {
-    const double g = grad[i];
+    const double g = grad[i] * s;
     const float mi = float(beta1 * double(m[i]) + (1.0 - beta1) * g);
     const float vi = float(beta2 * double(v[i]) + (1.0 - beta2) * g * g);
     m[i] = mi;
@@ -44,15 +55,18 @@ void sprt_adamw_f32(float *param, const float *grad, float *m, float *v,
   }
 }
 
-void sprt_sgd_f32(float *param, const float *grad, int64_t n, double lr,
-                  double weight_decay) {
+void sprt_sgd_f32(float *param, const float *grad, const float *scale,
+                  int64_t n, double lr, double weight_decay) {
+  const float s = *scale;
+  if (std::isnan(s))
+    return;
   for (int64_t i = 0; i < n; ++i) {
     const double p = param[i];
-    param[i] = float(p - lr * (double(grad[i]) + weight_decay * p));
+    param[i] = float(p - lr * (double(grad[i] * s) + weight_decay * p));
   }
 }
 
-double sprt_sum_squares_f32(const float *x, int64_t n) {
+void sprt_sum_squares_f32(const float *x, int64_t n, float *out) {
   // Squares of floats are exact in double (48 significant bits); only the
   // additions round. Four independent partial sums break the dependency
   // chain of one accumulator (and shorten each summation).
@@ -63,7 +77,22 @@ double sprt_sum_squares_f32(const float *x, int64_t n) {
       s[j] += double(x[i + j]) * double(x[i + j]);
   for (; i < n; ++i)
     s[0] += double(x[i]) * double(x[i]);
-  return (s[0] + s[1]) + (s[2] + s[3]);
+  *out = float((s[0] + s[1]) + (s[2] + s[3]));
+}
+
+void sprt_clip_scale_f32(const float *sum_squares, double max_norm,
+                         float *scale, float *norm) {
+  const double total = std::sqrt(double(*sum_squares));
+  *norm = float(total);
+  // A NaN or Inf gradient would make every parameter NaN: the optimizers
+  // skip the update, and main() stops the run or counts the step
+  // (--on-nonfinite), seeing the norm.
+  if (!std::isfinite(total)) {
+    *scale = NAN;
+    return;
+  }
+  *scale =
+      max_norm > 0.0 ? float(std::min(1.0, max_norm / (total + 1e-6))) : 1.0f;
 }
 
 void sprt_scale_f32(float *x, int64_t n, double s) {

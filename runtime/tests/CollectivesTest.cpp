@@ -189,6 +189,34 @@ TEST(Collectives, NonBlockingFormsMatchBlocking) {
   EXPECT_FLOAT_EQ(y, float(n + 1) / 2.0f);
 }
 
+TEST(Collectives, OperationsInFlightKeepTheirOwnStagingBuffers) {
+  // Gathers along dimension 1 unpack from a staging buffer when waited for:
+  // three in flight at once (waited out of order), with a blocking
+  // all-to-all (two more buffers) between, each give the blocking result.
+  lineMesh();
+  int64_t n = worldSize(), r = sprt_world_rank();
+  std::vector<std::vector<float>> in, want, got;
+  std::vector<int64_t> handles;
+  for (int64_t k = 0; k < 3; ++k) {
+    in.push_back(filled(r + 10 * k, 2 * (3 + k)));
+    want.emplace_back(in.back().size() * size_t(n), -1.0f);
+    got.emplace_back(want.back().size(), -2.0f);
+    sprt_all_gather(in[k].data(), want[k].data(), 4, 2, 2, 3 + k, 1, 1, 1, 0);
+  }
+  for (int64_t k = 0; k < 3; ++k)
+    handles.push_back(sprt_all_gather_start(in[k].data(), got[k].data(), 4, 2,
+                                            2, 3 + k, 1, 1, 1, 0));
+  std::vector<float> a = filled(r, 2 * n * 3), b(a.size()), c(a.size());
+  sprt_all_to_all(a.data(), b.data(), 4, 2, 2 * n, 3, 1, 1, 0, 1, 0);
+  sprt_wait(handles[1]);
+  sprt_wait(handles[2]);
+  sprt_wait(handles[0]);
+  for (int64_t k = 0; k < 3; ++k)
+    EXPECT_EQ(got[size_t(k)], want[size_t(k)]) << k;
+  sprt_all_to_all(a.data(), c.data(), 4, 2, 2 * n, 3, 1, 1, 0, 1, 0);
+  EXPECT_EQ(b, c);
+}
+
 TEST(Collectives, CoalescedAllReduceMatchesOneByOne) {
   lineMesh();
   int64_t n = worldSize(), r = sprt_world_rank();

@@ -3,7 +3,8 @@
 // AdamW and SGD against independent double-precision transcriptions of
 // torch.optim's single-tensor update rules, run for several steps with all
 // state kept in double; the squared norm and the scale against long double
-// and double arithmetic.
+// and double arithmetic; the clipping factor's application (an f32 multiply
+// of each gradient element) and its NaN skip; the clipping factor.
 //
 // Tolerances. The kernels compute each element in double and store f32
 // parameters and moments once per step, so after n steps the parameter is
@@ -31,6 +32,9 @@ using namespace sprt_test;
 namespace {
 
 using Vec = std::vector<double>;
+
+/// The clipping factor of an unclipped step.
+const float kOne = 1.0f;
 
 struct AdamWHyper {
   double lr, beta1, beta2, eps, wd;
@@ -72,8 +76,8 @@ void checkAdamW(const AdamWHyper &hp, const std::string &what) {
     auto g = randomNormals(n, 61 + step, step == 2 ? 10.0f : 1.0f);
     for (size_t i = 0; i < n; i += 97)
       g[i] = 0.0f;
-    sprt_adamw_f32(p.data(), g.data(), m.data(), v.data(), int64_t(n), hp.lr,
-                   hp.beta1, hp.beta2, hp.eps, hp.wd, step);
+    sprt_adamw_f32(p.data(), g.data(), m.data(), v.data(), &kOne, int64_t(n),
+                   hp.lr, hp.beta1, hp.beta2, hp.eps, hp.wd, step);
     adamwRef(pRef, g, mRef, vRef, hp, step);
     Vec scale(n);
     for (size_t i = 0; i < n; ++i) {
@@ -108,8 +112,8 @@ TEST(AdamW, FirstStepIsSignDescentPlusDecay) {
   Vec ref(4);
   for (size_t i = 0; i < 4; ++i)
     ref[i] = p[i] * (1 - lr * wd) - lr * g[i] / (std::fabs(g[i]) + eps);
-  sprt_adamw_f32(p.data(), g.data(), m.data(), v.data(), 4, lr, 0.9, 0.999, eps,
-                 wd, 1);
+  sprt_adamw_f32(p.data(), g.data(), m.data(), v.data(), &kOne, 4, lr, 0.9,
+                 0.999, eps, wd, 1);
   expectClose("adamw first step", p, ref, 1e-7, 0.0);
 }
 
@@ -125,10 +129,16 @@ TEST(Sgd, MatchesTorchFormula) {
       ref[i] = p[i] - 0.1 * (double(g[i]) + wd * p[i]);
       scale[i] = std::fabs(ref[i]);
     }
-    sprt_sgd_f32(p.data(), g.data(), int64_t(n), 0.1, wd);
+    sprt_sgd_f32(p.data(), g.data(), &kOne, int64_t(n), 0.1, wd);
     // One rounding of the stored result: <= u |ref|.
     expectClose(wd == 0.0 ? "sgd" : "sgd wd 0.05", p, ref, 1e-7, 0.0, &scale);
   }
+}
+
+float sumSquares(const std::vector<float> &x) {
+  float out = -1.0f;
+  sprt_sum_squares_f32(x.data(), int64_t(x.size()), &out);
+  return out;
 }
 
 TEST(SumSquares, MatchesLongDouble) {
@@ -136,26 +146,101 @@ TEST(SumSquares, MatchesLongDouble) {
   long double ref = 0.0L;
   for (float v : x)
     ref += (long double)v * v;
-  double got = sprt_sum_squares_f32(x.data(), int64_t(x.size()));
+  float got = sumSquares(x);
   std::printf("[ accuracy ] sum_squares n=100003 rel err %.3g\n",
               double(std::fabs(got - ref) / ref));
-  // Exact squares, n double additions: <= n eps ~ 1e-11 worst case.
-  EXPECT_LE(std::fabs((long double)got - ref), 1e-11L * ref);
-  EXPECT_EQ(sprt_sum_squares_f32(x.data(), 0), 0.0);
-  const float three[] = {1.0f, -2.0f, 3.0f};
-  EXPECT_EQ(sprt_sum_squares_f32(three, 3), 14.0);
+  // Exact squares, n double additions (<= n eps ~ 1e-11 worst case), then
+  // one rounding to f32 (<= 2^-24).
+  EXPECT_LE(std::fabs((long double)got - ref), (0x1p-24L + 1e-11L) * ref);
+  EXPECT_EQ(sumSquares({}), 0.0f);
+  EXPECT_EQ(sumSquares({1.0f, -2.0f, 3.0f}), 14.0f);
 }
 
 TEST(SumSquares, AccumulatesInDouble) {
-  // 2^24 + 1 ones: an f32 accumulator stops at 2^24.
-  std::vector<float> x((1u << 24) + 1, 1.0f);
-  EXPECT_EQ(sprt_sum_squares_f32(x.data(), int64_t(x.size())),
-            double((1u << 24) + 1));
-  // 1e6 squares of 0.1f: f32 accumulation would be off by ~1e-3 relative.
+  // 4096^2 = 2^24, then 2^20 ones: an f32 accumulator stops at 2^24
+  // (2^24 + 1 rounds to even); the exact sum is an f32.
+  std::vector<float> x((1u << 20) + 1, 1.0f);
+  x[0] = 4096.0f;
+  EXPECT_EQ(sumSquares(x), float((1u << 24) + (1u << 20)));
+  // 1e6 squares of 0.1f: f32 accumulation would be off by ~1e-3 relative,
+  // one rounding of the double sum by <= 2^-24.
   std::vector<float> y(1000000, 0.1f);
   const double sq = double(0.1f) * double(0.1f);
-  EXPECT_NEAR(sprt_sum_squares_f32(y.data(), int64_t(y.size())), 1e6 * sq,
-              1e-10 * 1e6 * sq);
+  EXPECT_NEAR(sumSquares(y), 1e6 * sq, 0x1p-24 * 1e6 * sq);
+}
+
+TEST(ClipScale, NormAndFactor) {
+  // torch.nn.utils.clip_grad_norm_: coef = max_norm / (norm + 1e-6), <= 1.
+  float sumsq = 25.0f, scale = 0.0f, norm = 0.0f;
+  sprt_clip_scale_f32(&sumsq, 1.0, &scale, &norm);
+  EXPECT_EQ(norm, 5.0f);
+  EXPECT_EQ(scale, float(1.0 / (5.0 + 1e-6)));
+  sprt_clip_scale_f32(&sumsq, 10.0, &scale, &norm);
+  EXPECT_EQ(scale, 1.0f);
+  sprt_clip_scale_f32(&sumsq, 0.0, &scale, &norm); // clipping off
+  EXPECT_EQ(scale, 1.0f);
+  for (float bad : {INFINITY, NAN}) {
+    sprt_clip_scale_f32(&bad, 0.0, &scale, &norm);
+    EXPECT_TRUE(std::isnan(scale)) << bad;
+    EXPECT_FALSE(std::isfinite(norm)) << bad;
+    sprt_clip_scale_f32(&bad, 1.0, &scale, &norm);
+    EXPECT_TRUE(std::isnan(scale)) << bad;
+  }
+}
+
+TEST(Optimizers, ScaleMultipliesEachGradientInF32) {
+  // Updating with *scale gives the bits of scaling the gradient first (f32
+  // multiply) and updating with a factor of 1.
+  const size_t n = 1000;
+  const float scale = 0.3183099f;
+  auto p0 = randomNormals(n, 100);
+  auto g = randomNormals(n, 101, 5.0f);
+  std::vector<float> gScaled(n);
+  for (size_t i = 0; i < n; ++i)
+    gScaled[i] = g[i] * scale;
+  auto p = p0, pRef = p0;
+  sprt_sgd_f32(p.data(), g.data(), &scale, int64_t(n), 0.1, 0.01);
+  sprt_sgd_f32(pRef.data(), gScaled.data(), &kOne, int64_t(n), 0.1, 0.01);
+  EXPECT_EQ(p, pRef);
+  p = p0;
+  pRef = p0;
+  std::vector<float> m(n, 0.1f), v(n, 0.2f), mRef = m, vRef = v;
+  for (int step = 1; step <= 2; ++step) {
+    sprt_adamw_f32(p.data(), g.data(), m.data(), v.data(), &scale, int64_t(n),
+                   1e-2, 0.9, 0.999, 1e-8, 0.1, step);
+    sprt_adamw_f32(pRef.data(), gScaled.data(), mRef.data(), vRef.data(), &kOne,
+                   int64_t(n), 1e-2, 0.9, 0.999, 1e-8, 0.1, step);
+  }
+  EXPECT_EQ(p, pRef);
+  EXPECT_EQ(m, mRef);
+  EXPECT_EQ(v, vRef);
+  // And the factor is applied: a different one moves the parameters.
+  EXPECT_NE(p, p0);
+}
+
+TEST(Optimizers, NaNScaleSkipsTheUpdate) {
+  // The factor of a step whose gradient norm is not finite: parameters and
+  // moments stay as they were, even where the gradient itself is finite.
+  const size_t n = 257;
+  const float nan = NAN;
+  auto p0 = randomNormals(n, 110);
+  auto g = randomNormals(n, 111);
+  g[3] = INFINITY;
+  g[7] = NAN;
+  auto p = p0;
+  sprt_sgd_f32(p.data(), g.data(), &nan, int64_t(n), 0.1, 0.01);
+  EXPECT_EQ(p, p0);
+  std::vector<float> m(n, 0.1f), v(n, 0.2f), m0 = m, v0 = v;
+  sprt_adamw_f32(p.data(), g.data(), m.data(), v.data(), &nan, int64_t(n), 1e-2,
+                 0.9, 0.999, 1e-8, 0.1, 1);
+  EXPECT_EQ(p, p0);
+  EXPECT_EQ(m, m0);
+  EXPECT_EQ(v, v0);
+  // A factor of 1 with the same gradients does update (and spreads NaN).
+  sprt_adamw_f32(p.data(), g.data(), m.data(), v.data(), &kOne, int64_t(n),
+                 1e-2, 0.9, 0.999, 1e-8, 0.1, 1);
+  EXPECT_NE(p[0], p0[0]);
+  EXPECT_TRUE(std::isnan(p[7]));
 }
 
 TEST(Scale, MultipliesInPlace) {

@@ -22,8 +22,15 @@ extern "C" {
 
 typedef struct sprt_stream *sprt_stream_t;
 
-/* The backend this library was built for ("cpu"). */
+/* The backend this library was built for ("cpu", "cuda"). */
 const char *sprt_backend_name(void);
+
+/* Selects this rank's device: device local_rank % (number of devices), where
+ * local_rank is the rank's index among the ranks of its node. NULL on
+ * success, else a message naming the error (a static string). Called once,
+ * before any other call of this header. The CPU backend has nothing to
+ * select. */
+const char *sprt_device_init(int64_t local_rank);
 
 /* Zero-initialised device memory, 64-byte aligned; NULL if out of memory. */
 void *sprt_device_alloc(int64_t bytes);
@@ -38,6 +45,12 @@ void sprt_memcpy_to_device(void *dst, const void *src, int64_t bytes,
                            sprt_stream_t stream);
 void sprt_memcpy_to_host(void *dst, const void *src, int64_t bytes,
                          sprt_stream_t stream);
+/* Device-to-device copy of `height` rows of width_bytes bytes: row i goes
+ * from src + i * src_pitch to dst + i * dst_pitch (pitches in bytes). The
+ * collectives pack and unpack blocks with it. */
+void sprt_copy_2d(void *dst, int64_t dst_pitch, const void *src,
+                  int64_t src_pitch, int64_t width_bytes, int64_t height,
+                  sprt_stream_t stream);
 
 #ifdef __cplusplus
 }

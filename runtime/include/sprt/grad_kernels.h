@@ -116,18 +116,28 @@ void sprt_fill_f32(float *x, int64_t n, double value);
 
 /*===---------------------------- optimizer ------------------------------===*/
 
+/* The optimizers update with g = grad[i] * *scale (a float multiply; scale
+ * is device memory, from sprt_clip_scale_f32) and change nothing (param, m,
+ * v) when *scale is NaN: a non-finite gradient norm skips the step. */
 /* torch.optim.AdamW, one step (step >= 1): m = b1 m + (1 - b1) g,
  * v = b2 v + (1 - b2) g^2, p -= lr * (m / (1 - b1^step)) /
  * (sqrt(v / (1 - b2^step)) + eps) + lr * weight_decay * p (decoupled decay,
  * applied to p before the update as torch does). */
 void sprt_adamw_f32(float *param, const float *grad, float *m, float *v,
-                    int64_t n, double lr, double beta1, double beta2,
-                    double eps, double weight_decay, int64_t step);
+                    const float *scale, int64_t n, double lr, double beta1,
+                    double beta2, double eps, double weight_decay,
+                    int64_t step);
 /* torch.optim.SGD without momentum: p -= lr * (g + weight_decay * p). */
-void sprt_sgd_f32(float *param, const float *grad, int64_t n, double lr,
-                  double weight_decay);
-/* sum of x[i]^2, accumulated in double. */
-double sprt_sum_squares_f32(const float *x, int64_t n);
+void sprt_sgd_f32(float *param, const float *grad, const float *scale,
+                  int64_t n, double lr, double weight_decay);
+/* *out = sum of x[i]^2, accumulated in double, rounded to f32 once. */
+void sprt_sum_squares_f32(const float *x, int64_t n, float *out);
+/* From the global sum of squares: *norm = sqrt(*sum_squares); *scale = NaN
+ * when the norm is not finite (the update is skipped), else
+ * min(1, max_norm / (norm + 1e-6)) (torch.nn.utils.clip_grad_norm_), or 1
+ * when max_norm <= 0 (no clipping). */
+void sprt_clip_scale_f32(const float *sum_squares, double max_norm,
+                         float *scale, float *norm);
 /* x *= s. */
 void sprt_scale_f32(float *x, int64_t n, double s);
 

@@ -1,0 +1,123 @@
+//===- MpiComm.cpp - the communication layer over MPI ---------------------===//
+//
+// Device memory is host memory on the ranks this serves (the CPU backend):
+// MPI reads and writes the buffers directly. Work already issued on the
+// compute stream is waited for before each start, so a backend whose stream
+// runs ahead of the host still hands MPI finished data.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Comm.h"
+#include "MpiWorld.h"
+
+#include "sprt/device.h"
+
+using namespace sprt;
+
+namespace {
+class MpiRequest : public CommRequest {
+public:
+  MpiRequest(const char *what, int32_t axis) : what(what), axis(axis) {}
+  ~MpiRequest() override {
+    // A request nobody waited for still completes before its buffers go.
+    if (request != MPI_REQUEST_NULL)
+      waitMpi(request, what, axis);
+  }
+  void wait() override { waitMpi(request, what, axis); }
+
+  MPI_Request request = MPI_REQUEST_NULL;
+
+private:
+  const char *what;
+  int32_t axis;
+};
+
+MPI_Op mpiOp(ReduceOp op) {
+  switch (op) {
+  case ReduceOp::Max:
+    return MPI_MAX;
+  case ReduceOp::Min:
+    return MPI_MIN;
+  case ReduceOp::Sum:
+    break;
+  }
+  return MPI_SUM;
+}
+
+class MpiComm : public Comm {
+public:
+  MpiComm(MPI_Comm comm, int32_t axis) : comm(comm), axis(axis) {
+    MPI_Comm_rank(comm, &myRank);
+    MPI_Comm_size(comm, &mySize);
+  }
+  ~MpiComm() override {
+    // A mesh still set up at exit (no sprt_mesh_finalize) outlives MPI.
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (!finalized)
+      MPI_Comm_free(&comm);
+  }
+
+  int rank() const override { return myRank; }
+  int size() const override { return mySize; }
+
+  CommHandle startAllGather(const void *in, void *out, int64_t bytes) override {
+    auto r = start("all_gather");
+    bool inPlace = in == static_cast<char *>(out) + myRank * bytes;
+    MPI_Iallgather(inPlace ? MPI_IN_PLACE : in, int(bytes), MPI_BYTE, out,
+                   int(bytes), MPI_BYTE, comm, &r->request);
+    return r;
+  }
+
+  CommHandle startReduceScatter(const float *in, float *out,
+                                int64_t count) override {
+    auto r = start("reduce_scatter");
+    MPI_Ireduce_scatter_block(in, out, int(count), MPI_FLOAT, MPI_SUM, comm,
+                              &r->request);
+    return r;
+  }
+
+  CommHandle startAllReduce(const float *in, float *out, int64_t n,
+                            ReduceOp op) override {
+    auto r = start("all_reduce");
+    MPI_Iallreduce(in == out ? MPI_IN_PLACE : in, out, int(n), MPI_FLOAT,
+                   mpiOp(op), comm, &r->request);
+    return r;
+  }
+
+  CommHandle startAllToAll(const void *in, void *out, int64_t bytes) override {
+    auto r = start("all_to_all");
+    MPI_Ialltoall(in, int(bytes), MPI_BYTE, out, int(bytes), MPI_BYTE, comm,
+                  &r->request);
+    return r;
+  }
+
+  CommHandle startSend(const void *in, int64_t bytes, int peer) override {
+    auto r = start("send");
+    MPI_Isend(in, int(bytes), MPI_BYTE, peer, 0, comm, &r->request);
+    return r;
+  }
+
+  CommHandle startRecv(void *out, int64_t bytes, int peer) override {
+    auto r = start("recv");
+    MPI_Irecv(out, int(bytes), MPI_BYTE, peer, 0, comm, &r->request);
+    return r;
+  }
+
+private:
+  std::unique_ptr<MpiRequest> start(const char *what) {
+    sprt_stream_synchronize(sprt_current_stream());
+    return std::make_unique<MpiRequest>(what, axis);
+  }
+
+  MPI_Comm comm;
+  int32_t axis;
+  int myRank = 0, mySize = 1;
+};
+} // namespace
+
+const char *World::name() { return "mpi"; }
+
+std::unique_ptr<Comm> World::split(int64_t color, int64_t key, int32_t axis) {
+  return std::make_unique<MpiComm>(splitMpi(color, key), axis);
+}

@@ -1,0 +1,29 @@
+//===- MpiWorld.h - MPI under both implementations --------------*- C++ -*-===//
+//
+// The World of Comm.h is MPI in both implementations (NCCL exchanges its
+// unique ids over it too); these are the pieces they share.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPRT_COMM_MPIWORLD_H
+#define SPRT_COMM_MPIWORLD_H
+
+#include <cstdint>
+#include <mpi.h>
+#include <string>
+
+namespace sprt {
+
+/// Completes `request`, or ends the job when it takes longer than the
+/// timeout, naming `what` and `axis` (-1: the world) and this rank.
+void waitMpi(MPI_Request &request, const char *what, int32_t axis);
+
+/// Prints "error: rank R: <message>; aborting the job" and ends the job.
+[[noreturn]] void commFailure(const std::string &message);
+
+/// The MPI communicator of mesh axis `axis`'s ranks, like World::split.
+MPI_Comm splitMpi(int64_t color, int64_t key);
+
+} // namespace sprt
+
+#endif // SPRT_COMM_MPIWORLD_H

@@ -1,0 +1,177 @@
+//===- NcclComm.cpp - the communication layer over NCCL -------------------===//
+//
+// One NCCL communicator per mesh axis: the axis's rank 0 draws a unique id
+// and broadcasts it over an MPI communicator of the axis's ranks (the
+// device of each rank chosen before, by sprt_device_init). Every operation
+// runs on one communication stream shared by the axes (so that the ranks
+// issue them in the same order):
+//   start: record an event on the compute stream, make the communication
+//          stream wait for it, issue the NCCL call there, record `done`;
+//   wait:  the compute stream waits for `done` (the host does not).
+// Host control (World) is MPI, as in sprt_comm_mpi (MpiWorld.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Comm.h"
+#include "MpiWorld.h"
+
+#include "sprt/device.h"
+
+#include <cuda_runtime.h>
+#include <nccl.h>
+
+using namespace sprt;
+
+namespace {
+void check(cudaError_t e, const char *what) {
+  if (e != cudaSuccess)
+    commFailure(std::string("CUDA error in ") + what + ": " +
+                cudaGetErrorString(e) + " (" + cudaGetErrorName(e) + ")");
+}
+
+void check(ncclResult_t r, const char *what) {
+  if (r != ncclSuccess)
+    commFailure(std::string("NCCL error in ") + what + ": " +
+                ncclGetErrorString(r));
+}
+
+cudaStream_t computeStream() {
+  return reinterpret_cast<cudaStream_t>(sprt_current_stream());
+}
+
+/// The communication stream, created with the first communicator and
+/// destroyed with the last.
+cudaStream_t commStream = nullptr;
+int commStreamUsers = 0;
+
+class NcclRequest : public CommRequest {
+public:
+  NcclRequest(cudaEvent_t done, const char *what) : done(done), what(what) {}
+  ~NcclRequest() override {
+    // Later work is ordered after the operation even if nobody waited.
+    if (done)
+      wait();
+  }
+  void wait() override {
+    check(cudaStreamWaitEvent(computeStream(), done, 0), what);
+    check(cudaEventDestroy(done), what);
+    done = nullptr;
+  }
+
+private:
+  cudaEvent_t done;
+  const char *what;
+};
+
+class NcclComm : public Comm {
+public:
+  NcclComm(int64_t color, int64_t key) {
+    MPI_Comm axis = splitMpi(color, key);
+    MPI_Comm_rank(axis, &myRank);
+    MPI_Comm_size(axis, &mySize);
+    ncclUniqueId id;
+    if (myRank == 0)
+      check(ncclGetUniqueId(&id), "ncclGetUniqueId");
+    MPI_Request request;
+    MPI_Ibcast(&id, int(sizeof id), MPI_BYTE, 0, axis, &request);
+    waitMpi(request, "broadcast of the NCCL id", -1);
+    MPI_Comm_free(&axis);
+    check(ncclCommInitRank(&comm, mySize, id, myRank), "ncclCommInitRank");
+    if (commStreamUsers++ == 0)
+      check(cudaStreamCreateWithFlags(&commStream, cudaStreamNonBlocking),
+            "cudaStreamCreateWithFlags");
+  }
+  ~NcclComm() override {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (finalized) // a mesh left at exit: the process is ending
+      return;
+    check(cudaStreamSynchronize(commStream), "cudaStreamSynchronize");
+    check(ncclCommDestroy(comm), "ncclCommDestroy");
+    if (--commStreamUsers == 0) {
+      check(cudaStreamDestroy(commStream), "cudaStreamDestroy");
+      commStream = nullptr;
+    }
+  }
+
+  int rank() const override { return myRank; }
+  int size() const override { return mySize; }
+
+  CommHandle startAllGather(const void *in, void *out, int64_t bytes) override {
+    return run("ncclAllGather", [&] {
+      return ncclAllGather(in, out, size_t(bytes), ncclInt8, comm, commStream);
+    });
+  }
+
+  CommHandle startReduceScatter(const float *in, float *out,
+                                int64_t count) override {
+    return run("ncclReduceScatter", [&] {
+      return ncclReduceScatter(in, out, size_t(count), ncclFloat32, ncclSum,
+                               comm, commStream);
+    });
+  }
+
+  CommHandle startAllReduce(const float *in, float *out, int64_t n,
+                            ReduceOp op) override {
+    ncclRedOp_t ncclOp = op == ReduceOp::Max   ? ncclMax
+                         : op == ReduceOp::Min ? ncclMin
+                                               : ncclSum;
+    return run("ncclAllReduce", [&] {
+      return ncclAllReduce(in, out, size_t(n), ncclFloat32, ncclOp, comm,
+                           commStream);
+    });
+  }
+
+  CommHandle startAllToAll(const void *in, void *out, int64_t bytes) override {
+    return run("all_to_all (ncclSend / ncclRecv)", [&] {
+      ncclResult_t r = ncclGroupStart();
+      for (int p = 0; p < mySize && r == ncclSuccess; ++p) {
+        r = ncclSend(static_cast<const char *>(in) + p * bytes, size_t(bytes),
+                     ncclInt8, p, comm, commStream);
+        if (r == ncclSuccess)
+          r = ncclRecv(static_cast<char *>(out) + p * bytes, size_t(bytes),
+                       ncclInt8, p, comm, commStream);
+      }
+      ncclResult_t end = ncclGroupEnd();
+      return r == ncclSuccess ? end : r;
+    });
+  }
+
+  CommHandle startSend(const void *in, int64_t bytes, int peer) override {
+    return run("ncclSend", [&] {
+      return ncclSend(in, size_t(bytes), ncclInt8, peer, comm, commStream);
+    });
+  }
+
+  CommHandle startRecv(void *out, int64_t bytes, int peer) override {
+    return run("ncclRecv", [&] {
+      return ncclRecv(out, size_t(bytes), ncclInt8, peer, comm, commStream);
+    });
+  }
+
+private:
+  /// Orders `issue` (the NCCL call on the communication stream) after the
+  /// work on the compute stream so far, and returns its request.
+  template <typename Issue> CommHandle run(const char *what, Issue issue) {
+    cudaEvent_t ready, done;
+    check(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming), what);
+    check(cudaEventRecord(ready, computeStream()), what);
+    check(cudaStreamWaitEvent(commStream, ready, 0), what);
+    // Released once recorded work completes.
+    check(cudaEventDestroy(ready), what);
+    check(issue(), what);
+    check(cudaEventCreateWithFlags(&done, cudaEventDisableTiming), what);
+    check(cudaEventRecord(done, commStream), what);
+    return std::make_unique<NcclRequest>(done, what);
+  }
+
+  ncclComm_t comm = nullptr;
+  int myRank = 0, mySize = 1;
+};
+} // namespace
+
+const char *World::name() { return "nccl"; }
+
+std::unique_ptr<Comm> World::split(int64_t color, int64_t key, int32_t) {
+  return std::make_unique<NcclComm>(color, key);
+}
