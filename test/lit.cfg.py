@@ -40,12 +40,12 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 # sp-device-probe (built with it) also finds a usable GPU; otherwise the
 # probe's message (the CUDA error) is the reason the GPU tests are skipped.
 config.cuda_probe_message = "this build has no CUDA backend"
-if config.seqpar_have_cuda:
+probe = os.path.join(config.seqpar_tools_dir, "sp-device-probe")
+if config.seqpar_have_cuda and os.path.exists(probe):
     config.available_features.add("cuda-toolkit")
-    probe = subprocess.run([os.path.join(config.seqpar_tools_dir, "sp-device-probe")],
-                           capture_output=True, text=True)
-    config.cuda_probe_message = " ".join((probe.stdout + probe.stderr).split())
-    if probe.returncode == 0:
+    result = subprocess.run([probe], capture_output=True, text=True, timeout=60)
+    config.cuda_probe_message = " ".join((result.stdout + result.stderr).split())
+    if result.returncode == 0:
         config.available_features.add("cuda-gpu")
 
 # The runtime backend the end-to-end tests compile for (lit --param
