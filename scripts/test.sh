@@ -45,11 +45,13 @@ summarize() {
   record "$3" $(head -1 <<<"$out")
 }
 
-run_lit() { # LABEL BUILD_DIR
-  echo "== $1"
+run_lit() { # LABEL BUILD_DIR [LIT ARGS...]
+  local label=$1 dir=$2
+  shift 2
+  echo "== $label"
   step_start=$SECONDS
-  python3 $llvm/build/utils/lit/lit.py -v -o "$logs/$1.json" "$2/test"
-  summarize lit "$logs/$1.json" "$1"
+  python3 $llvm/build/utils/lit/lit.py -v -o "$logs/$label.json" "$@" "$dir/test"
+  summarize lit "$logs/$label.json" "$label"
 }
 
 run_ctest() { # LABEL BUILD_DIR
@@ -119,6 +121,13 @@ if ! "$root/scripts/build.sh"; then
 fi
 
 run_lit lit "$build"
+# The end-to-end numerics again with programs compiled for the CUDA backend,
+# in a build that has it: each is skipped, with the CUDA error as the reason,
+# where there is no GPU (test/e2e/lit.local.cfg).
+if [ -x "$build/bin/sp-device-probe" ]; then
+  run_lit lit-cuda-e2e "$build" --param target=cuda \
+    --filter 'e2e/(grads|forward-matrix|reference|relu|convergence)\.test'
+fi
 run_ctest ctest "$build"
 
 echo "== clang-format"
