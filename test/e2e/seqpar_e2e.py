@@ -32,9 +32,9 @@ def import_model(config, out, seq=16, batch=2):
          "--batch", str(batch), "-o", out])
 
 
-def compile_model(model, out, tp=1, dp=1, sp=False, extra=()):
+def compile_model(model, out, tp=1, dp=1, sp=False, extra=(), target=None):
     cmd = [tool("sp-compile"), model, "--tp", str(tp), "--dp", str(dp),
-           "--target", TARGET, "-o", out]
+           "--target", target or TARGET, "-o", out]
     if sp:
         cmd.append("--sp")
     cmd += list(extra)
