@@ -9,5 +9,5 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 llvm=/usr/lib/llvm-19
 export SEQPAR_BUILD_DIR=${SEQPAR_ASAN_BUILD_DIR:-$root/build-asan}
 export SEQPAR_CMAKE_ARGS="-DCMAKE_C_COMPILER=$llvm/bin/clang \
--DCMAKE_CXX_COMPILER=$llvm/bin/clang++ -DSEQPAR_SANITIZE=ON -DSEQPAR_FUZZ=ON"
+-DCMAKE_CXX_COMPILER=$llvm/bin/clang++ -DSEQPAR_SANITIZE=ON -DSEQPAR_FUZZ=ON -DSEQPAR_ENABLE_CUDA=OFF"
 exec "$root/scripts/build.sh" "$@"

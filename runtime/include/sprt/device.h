@@ -22,8 +22,14 @@ extern "C" {
 
 typedef struct sprt_stream *sprt_stream_t;
 
-/* The backend this library was built for ("cpu"). */
+/* The backend this library was built for ("cpu" or "cuda"). */
 const char *sprt_backend_name(void);
+
+/* Selects and initialises the device of a process: device
+ * local_rank % (device count), its compute stream and libraries. NULL on
+ * success, else a message naming the error (CUDA: "CUDA error: <string>
+ * (<name>)", or "no CUDA device" when there is none). CPU: always NULL. */
+const char *sprt_device_init(int64_t local_rank);
 
 /* Zero-initialised device memory, 64-byte aligned; NULL if out of memory. */
 void *sprt_device_alloc(int64_t bytes);
@@ -38,6 +44,13 @@ void sprt_memcpy_to_device(void *dst, const void *src, int64_t bytes,
                            sprt_stream_t stream);
 void sprt_memcpy_to_host(void *dst, const void *src, int64_t bytes,
                          sprt_stream_t stream);
+
+/* Device-to-device strided copy ordered on the stream: `height` rows of
+ * `width_bytes` bytes, rows `src_pitch` / `dst_pitch` bytes apart (the
+ * collectives pack and unpack with it). */
+void sprt_copy_2d(void *dst, int64_t dst_pitch, const void *src,
+                  int64_t src_pitch, int64_t width_bytes, int64_t height,
+                  sprt_stream_t stream);
 
 #ifdef __cplusplus
 }
