@@ -5,7 +5,7 @@ cd "$(dirname "$0")/.."
 bad=()
 while IFS= read -r f; do
   clang-format --dry-run -Werror "$f" >/dev/null 2>&1 || bad+=("$f")
-done < <(git ls-files '*.cpp' '*.h' '*.c' '*.cu')
+done < <(git ls-files '*.cpp' '*.h' '*.c' '*.cu' '*.cuh')
 if [ ${#bad[@]} -ne 0 ]; then
   echo "not clang-formatted (run clang-format -i): ${bad[*]}"
   exit 1

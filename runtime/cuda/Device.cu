@@ -1,0 +1,200 @@
+//===- Device.cu - the CUDA backend's device, memory and stream -----------===//
+//
+// sprt/device.h on CUDA: one device per process (local_rank % count), one
+// non-blocking compute stream created at init that every kernel, cuBLAS call
+// and copy of this backend is ordered on, and one cuBLAS handle bound to it.
+// Allocations are cudaMalloc'd and zeroed on the stream (cudaMemsetAsync),
+// so they read as zero to any later work on it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Common.cuh"
+#include "sprt/device.h"
+
+#include <cstdio>
+#include <mutex>
+
+namespace sprt::cuda {
+namespace {
+
+struct DeviceState {
+  bool ready = false;
+  int device = -1;
+  cudaStream_t stream = nullptr;
+  cublasHandle_t cublas = nullptr;
+  std::string error; // the last init failure, returned by sprt_device_init
+  void *scratch[int(Scratch::Count)] = {};
+  size_t scratchBytes[int(Scratch::Count)] = {};
+};
+
+DeviceState &state() {
+  static DeviceState s;
+  return s;
+}
+
+std::mutex &initMutex() {
+  static std::mutex m;
+  return m;
+}
+
+std::string cudaMessage(cudaError_t err) {
+  return std::string("CUDA error: ") + cudaGetErrorString(err) + " (" +
+         cudaGetErrorName(err) + ")";
+}
+
+// Initialises the device; returns the empty string or the failure message.
+std::string initDevice(int64_t localRank) {
+  DeviceState &s = state();
+  if (s.ready)
+    return {};
+  int count = 0;
+  cudaError_t err = cudaGetDeviceCount(&count);
+  if (err != cudaSuccess) {
+    cudaGetLastError(); // clear the sticky-free error state
+    return cudaMessage(err);
+  }
+  if (count <= 0)
+    return "no CUDA device";
+  const int device = int(((localRank % count) + count) % count);
+  if ((err = cudaSetDevice(device)) != cudaSuccess)
+    return cudaMessage(err);
+  cudaStream_t stream = nullptr;
+  if ((err = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking)) !=
+      cudaSuccess)
+    return cudaMessage(err);
+  cublasHandle_t handle = nullptr;
+  cublasStatus_t st = cublasCreate(&handle);
+  if (st == CUBLAS_STATUS_SUCCESS)
+    st = cublasSetStream(handle, stream);
+  // fp32 GEMMs in fp32: CUBLAS_DEFAULT_MATH never uses TF32 tensor cores for
+  // cublasSgemm (only CUBLAS_TF32_TENSOR_OP_MATH would); set explicitly so
+  // that no library default can change it.
+  if (st == CUBLAS_STATUS_SUCCESS)
+    st = cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH);
+  if (st != CUBLAS_STATUS_SUCCESS)
+    return std::string("cuBLAS error: ") + cublasGetStatusString(st) + " (" +
+           cublasGetStatusName(st) + ")";
+  s.device = device;
+  s.stream = stream;
+  s.cublas = handle;
+  s.ready = true;
+  return {};
+}
+
+DeviceState &ready() {
+  DeviceState &s = state();
+  if (s.ready)
+    return s;
+  std::lock_guard<std::mutex> lock(initMutex());
+  std::string err = initDevice(0);
+  if (!err.empty())
+    throw std::runtime_error("sprt cuda backend: " + err);
+  return s;
+}
+
+cudaStream_t streamOf(sprt_stream_t s) {
+  return s ? reinterpret_cast<cudaStream_t>(s) : stream();
+}
+
+} // namespace
+
+void throwCudaError(cudaError_t err, const char *what) {
+  cudaGetLastError(); // clear a non-sticky error so later calls can proceed
+  throw std::runtime_error(cudaMessage(err) + " in " + what);
+}
+
+void throwCublasError(cublasStatus_t status, const char *what) {
+  throw std::runtime_error(std::string("cuBLAS error: ") +
+                           cublasGetStatusString(status) + " (" +
+                           cublasGetStatusName(status) + ") in " + what);
+}
+
+cudaStream_t stream() { return ready().stream; }
+cublasHandle_t cublas() { return ready().cublas; }
+
+void checkRows(int64_t rows, const char *what) {
+  if (rows > int64_t(0x7fffffff))
+    throw std::runtime_error(std::string("sprt cuda backend: ") + what +
+                             ": too many rows for one grid");
+}
+
+void *scratch(Scratch slot, size_t bytes) {
+  DeviceState &s = ready();
+  const int i = int(slot);
+  if (s.scratchBytes[i] >= bytes && s.scratch[i])
+    return s.scratch[i];
+  if (s.scratch[i])
+    SPRT_CUDA_CHECK(cudaFree(s.scratch[i])); // synchronises the device
+  s.scratch[i] = nullptr;
+  s.scratchBytes[i] = 0;
+  size_t rounded = (bytes + 255) / 256 * 256;
+  SPRT_CUDA_CHECK(cudaMalloc(&s.scratch[i], rounded ? rounded : 256));
+  s.scratchBytes[i] = rounded;
+  return s.scratch[i];
+}
+
+} // namespace sprt::cuda
+
+using namespace sprt::cuda;
+
+extern "C" const char *sprt_backend_name(void) { return "cuda"; }
+
+extern "C" const char *sprt_device_init(int64_t local_rank) {
+  std::lock_guard<std::mutex> lock(initMutex());
+  DeviceState &s = state();
+  s.error = initDevice(local_rank);
+  return s.error.empty() ? nullptr : s.error.c_str();
+}
+
+extern "C" void *sprt_device_alloc(int64_t bytes) {
+  cudaStream_t st = stream();
+  size_t rounded = size_t((bytes + 63) / 64 * 64);
+  if (rounded == 0)
+    rounded = 64;
+  void *p = nullptr;
+  cudaError_t err = cudaMalloc(&p, rounded);
+  if (err == cudaErrorMemoryAllocation) {
+    cudaGetLastError();
+    return nullptr;
+  }
+  SPRT_CUDA_CHECK(err);
+  SPRT_CUDA_CHECK(cudaMemsetAsync(p, 0, rounded, st));
+  return p;
+}
+
+extern "C" void sprt_device_free(void *ptr) {
+  if (ptr)
+    SPRT_CUDA_CHECK(cudaFree(ptr));
+}
+
+extern "C" sprt_stream_t sprt_current_stream(void) {
+  return reinterpret_cast<sprt_stream_t>(stream());
+}
+
+extern "C" void sprt_stream_synchronize(sprt_stream_t s) {
+  SPRT_CUDA_CHECK(cudaStreamSynchronize(streamOf(s)));
+}
+
+extern "C" void sprt_memcpy_to_device(void *dst, const void *src, int64_t bytes,
+                                      sprt_stream_t s) {
+  if (bytes > 0)
+    SPRT_CUDA_CHECK(cudaMemcpyAsync(dst, src, size_t(bytes),
+                                    cudaMemcpyHostToDevice, streamOf(s)));
+}
+
+extern "C" void sprt_memcpy_to_host(void *dst, const void *src, int64_t bytes,
+                                    sprt_stream_t s) {
+  if (bytes > 0)
+    SPRT_CUDA_CHECK(cudaMemcpyAsync(dst, src, size_t(bytes),
+                                    cudaMemcpyDeviceToHost, streamOf(s)));
+}
+
+extern "C" void sprt_copy_2d(void *dst, int64_t dst_pitch, const void *src,
+                             int64_t src_pitch, int64_t width_bytes,
+                             int64_t height, sprt_stream_t s) {
+  if (width_bytes <= 0 || height <= 0)
+    return;
+  SPRT_CUDA_CHECK(cudaMemcpy2DAsync(
+      dst, size_t(dst_pitch), src, size_t(src_pitch), size_t(width_bytes),
+      size_t(height), cudaMemcpyDeviceToDevice, streamOf(s)));
+}

@@ -1,0 +1,88 @@
+//===- Dropout.cu - CUDA inverted dropout ---------------------------------===//
+//
+// sprt_dropout_f32 with the CPU backend's rule: element e of the local
+// tensor is kept iff sprt::philox::uniform(seed, stream, global index of e) >=
+// rate (compared in double), and scaled by 1 / (1 - rate). The draw is the
+// shared header's Philox, so masks are bit-identical to the CPU's.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Common.cuh"
+#include "sprt/kernels.h"
+#include "sprt/philox.h"
+
+using namespace sprt::cuda;
+
+namespace {
+
+constexpr int kMaxRank = 8;
+
+// The local shape and, per dimension, the offset of the shard and the stride
+// of the global tensor (row-major), passed by value.
+struct DropoutGeometry {
+  int32_t rank;
+  int64_t shape[kMaxRank], offset[kMaxRank], gstride[kMaxRank];
+};
+
+__global__ void dropoutKernel(const float *__restrict__ x,
+                              float *__restrict__ y, uint8_t *__restrict__ mask,
+                              int64_t n, DropoutGeometry geo, double rate,
+                              float scale, uint64_t seed, uint64_t stream) {
+  SPRT_FOR_EACH(e, n) {
+    // Global index: the local multi-index of e plus the shard's offsets,
+    // against the global strides.
+    int64_t rest = e, global = 0;
+    for (int32_t d = geo.rank - 1; d >= 0; --d) {
+      const int64_t idx = rest % geo.shape[d];
+      rest /= geo.shape[d];
+      global += (geo.offset[d] + idx) * geo.gstride[d];
+    }
+    const bool keep =
+        sprt::philox::dropoutKeep(seed, stream, uint64_t(global), rate);
+    y[e] = keep ? x[e] * scale : 0.0f;
+    if (mask)
+      mask[e] = keep ? 1 : 0;
+  }
+}
+
+} // namespace
+
+extern "C" void sprt_dropout_f32(const float *x, float *y, uint8_t *mask,
+                                 int32_t rank, const int64_t *shape,
+                                 const int64_t *global_shape,
+                                 const int64_t *offset, double rate,
+                                 uint64_t seed, uint64_t stream) {
+  int64_t n = 1;
+  for (int32_t d = 0; d < rank; ++d)
+    n *= shape[d];
+  if (n <= 0)
+    return;
+  cudaStream_t st = sprt::cuda::stream();
+  if (rate <= 0.0) {
+    if (y != x)
+      SPRT_CUDA_CHECK(cudaMemcpyAsync(y, x, size_t(n) * sizeof(float),
+                                      cudaMemcpyDeviceToDevice, st));
+    if (mask)
+      SPRT_CUDA_CHECK(cudaMemsetAsync(mask, 1, size_t(n), st));
+    return;
+  }
+  if (rank > kMaxRank)
+    throw std::runtime_error("sprt cuda backend: sprt_dropout_f32: rank " +
+                             std::to_string(rank) + " > " +
+                             std::to_string(kMaxRank));
+  DropoutGeometry geo{};
+  geo.rank = rank;
+  int64_t stride = 1;
+  for (int32_t d = rank - 1; d >= 0; --d) {
+    geo.shape[d] = shape[d];
+    geo.offset[d] = offset[d];
+    geo.gstride[d] = stride;
+    stride *= global_shape[d];
+  }
+  // rate >= 1 drops everything (no uniform draw reaches 1); dropped
+  // elements are plain zeros, so the infinite scale is never used.
+  const float scale = rate < 1.0 ? float(1.0 / (1.0 - rate)) : 0.0f;
+  dropoutKernel<<<gridFor(n), kThreads, 0, st>>>(x, y, mask, n, geo, rate,
+                                                 scale, seed, stream);
+  SPRT_CUDA_CHECK_LAUNCH("dropoutKernel");
+}

@@ -1,0 +1,176 @@
+//===- Elementwise.cu - CUDA forward kernels that move or map elements ----===//
+//
+// Activations, elementwise arithmetic, head reshaping, position ids and the
+// embedding lookup of sprt/kernels.h, plus sprt_fill_f32 and sprt_scale_f32:
+// one thread per element (grid-stride loops), the same formulas as the CPU
+// backend's Kernels.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Common.cuh"
+#include "DeviceMath.cuh"
+#include "Elementwise.cuh"
+#include "sprt/grad_kernels.h"
+#include "sprt/kernels.h"
+
+using namespace sprt::cuda;
+
+namespace {
+
+__global__ void geluKernel(const float *__restrict__ x, float *__restrict__ y,
+                           int64_t n, int32_t tanhApprox) {
+  SPRT_FOR_EACH(i, n) {
+    const float v = x[i];
+    if (tanhApprox) {
+      const float kBeta = 0.7978845608028654f, kKappa = 0.044715f;
+      float th, sech2;
+      tanhAndSech2(kBeta * (v + kKappa * v * v * v), th, sech2);
+      y[i] = 0.5f * v * (1.0f + th);
+    } else {
+      y[i] = 0.5f * v * (1.0f + erff(v * 0.7071067811865476f));
+    }
+  }
+}
+
+__global__ void siluKernel(const float *__restrict__ x, float *__restrict__ y,
+                           int64_t n) {
+  SPRT_FOR_EACH(i, n) { y[i] = x[i] / (1.0f + vexp(-x[i])); }
+}
+
+__global__ void reluKernel(const float *__restrict__ x, float *__restrict__ y,
+                           int64_t n) {
+  // x < 0 ? 0 : x, not max: NaN propagates, as torch.relu.
+  SPRT_FOR_EACH(i, n) { y[i] = x[i] < 0.0f ? 0.0f : x[i]; }
+}
+
+__global__ void mulKernel(const float *a, const float *b, float *y, int64_t n) {
+  SPRT_FOR_EACH(i, n) { y[i] = a[i] * b[i]; }
+}
+
+__global__ void addKernel(const float *a, const float *b, float *y, int64_t n) {
+  SPRT_FOR_EACH(i, n) { y[i] = a[i] + b[i]; }
+}
+
+__global__ void biasAddKernel(const float *x, const float *__restrict__ bias,
+                              float *y, int64_t T, int64_t H) {
+  SPRT_FOR_EACH(e, T * H) { y[e] = x[e] + bias[e % H]; }
+}
+
+__global__ void fillKernel(float *x, int64_t n, float value) {
+  SPRT_FOR_EACH(i, n) { x[i] = value; }
+}
+
+__global__ void scaleKernel(float *x, int64_t n, double s) {
+  SPRT_FOR_EACH(i, n) { x[i] = float(double(x[i]) * s); }
+}
+
+__global__ void qkvSplitKernel(const float *__restrict__ qkv,
+                               float *__restrict__ q, float *__restrict__ k,
+                               float *__restrict__ v, int64_t T, int64_t heads,
+                               int64_t kvHeads, int64_t headDim,
+                               int32_t packingHeads) {
+  const int64_t qW = heads * headDim, kvW = kvHeads * headDim;
+  const int64_t rowW = qW + 2 * kvW;
+  SPRT_FOR_EACH(e, T * rowW) {
+    const int64_t t = e / rowW, c = e % rowW;
+    QkvSlot s = qkvSlot(c, heads, kvHeads, headDim, packingHeads);
+    float *dst = s.part == 0 ? q + t * qW : (s.part == 1 ? k : v) + t * kvW;
+    dst[s.col] = qkv[e];
+  }
+}
+
+__global__ void repeatHeadsKernel(const float *__restrict__ x,
+                                  float *__restrict__ y, int64_t T,
+                                  int64_t heads, int64_t headDim,
+                                  int64_t factor) {
+  // y[t, (h * factor + r) * headDim + d] = x[t, h * headDim + d].
+  const int64_t rowW = heads * factor * headDim;
+  SPRT_FOR_EACH(e, T * rowW) {
+    const int64_t t = e / rowW, c = e % rowW;
+    const int64_t d = c % headDim, h = c / headDim / factor;
+    y[e] = x[t * heads * headDim + h * headDim + d];
+  }
+}
+
+__global__ void positionIdsKernel(int64_t *out, int64_t S, int64_t B,
+                                  int64_t seqOffset) {
+  SPRT_FOR_EACH(e, S * B) { out[e] = seqOffset + e / B; }
+}
+
+__global__ void embeddingKernel(const int64_t *__restrict__ ids,
+                                const float *__restrict__ table,
+                                float *__restrict__ y, int64_t T, int64_t V,
+                                int64_t H, int64_t vocabOffset) {
+  SPRT_FOR_EACH(e, T * H) {
+    const int64_t t = e / H, i = e % H;
+    const int64_t r = ids[t] - vocabOffset;
+    y[e] = (r >= 0 && r < V) ? table[r * H + i] : 0.0f;
+  }
+}
+
+} // namespace
+
+extern "C" {
+
+void sprt_gelu_f32(const float *x, float *y, int64_t n, int32_t tanh_approx) {
+  SPRT_LAUNCH(geluKernel, n, x, y, n, tanh_approx);
+}
+
+void sprt_silu_f32(const float *x, float *y, int64_t n) {
+  SPRT_LAUNCH(siluKernel, n, x, y, n);
+}
+
+void sprt_relu_f32(const float *x, float *y, int64_t n) {
+  SPRT_LAUNCH(reluKernel, n, x, y, n);
+}
+
+void sprt_mul_f32(const float *a, const float *b, float *y, int64_t n) {
+  SPRT_LAUNCH(mulKernel, n, a, b, y, n);
+}
+
+void sprt_add_f32(const float *a, const float *b, float *y, int64_t n) {
+  SPRT_LAUNCH(addKernel, n, a, b, y, n);
+}
+
+void sprt_bias_add_f32(const float *x, const float *bias, float *y, int64_t T,
+                       int64_t H) {
+  SPRT_LAUNCH(biasAddKernel, T * H, x, bias, y, T, H);
+}
+
+void sprt_fill_f32(float *x, int64_t n, double value) {
+  SPRT_LAUNCH(fillKernel, n, x, n, float(value));
+}
+
+void sprt_scale_f32(float *x, int64_t n, double s) {
+  SPRT_LAUNCH(scaleKernel, n, x, n, s);
+}
+
+void sprt_qkv_split_f32(const float *qkv, float *q, float *k, float *v,
+                        int64_t T, int64_t heads, int64_t kv_heads,
+                        int64_t head_dim, int32_t packing_heads) {
+  const int64_t n = T * (heads + 2 * kv_heads) * head_dim;
+  if (kv_heads <= 0 || head_dim <= 0)
+    return;
+  SPRT_LAUNCH(qkvSplitKernel, n, qkv, q, k, v, T, heads, kv_heads, head_dim,
+              packing_heads);
+}
+
+void sprt_repeat_heads_f32(const float *x, float *y, int64_t T, int64_t heads,
+                           int64_t head_dim, int64_t factor) {
+  if (head_dim <= 0 || factor <= 0)
+    return;
+  SPRT_LAUNCH(repeatHeadsKernel, T * heads * factor * head_dim, x, y, T, heads,
+              head_dim, factor);
+}
+
+void sprt_position_ids_i64(int64_t *out, int64_t S, int64_t B,
+                           int64_t seq_offset) {
+  SPRT_LAUNCH(positionIdsKernel, S * B, out, S, B, seq_offset);
+}
+
+void sprt_embedding_f32(const int64_t *ids, const float *table, float *y,
+                        int64_t T, int64_t V, int64_t H, int64_t vocab_offset) {
+  SPRT_LAUNCH(embeddingKernel, T * H, ids, table, y, T, V, H, vocab_offset);
+}
+
+} // extern "C"

@@ -1,0 +1,171 @@
+//===- ElementwiseGrad.cu - CUDA backward kernels of elementwise ops ------===//
+//
+// Activation derivatives (in double on the forward's formulas, as the CPU
+// backend's GradKernels.cpp), the embedding's scatter-add (atomicAdd, so the
+// summation order of tokens sharing a row varies run to run), the inverse of
+// the qkv split, the sum over repeated heads and the bias gradient (column
+// sums in double in token order, as the CPU).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Common.cuh"
+#include "DeviceMath.cuh"
+#include "Elementwise.cuh"
+#include "sprt/grad_kernels.h"
+
+using namespace sprt::cuda;
+
+namespace {
+
+__global__ void geluGradKernel(const float *__restrict__ dy,
+                               const float *__restrict__ x,
+                               float *__restrict__ dx, int64_t n,
+                               int32_t tanhApprox) {
+  SPRT_FOR_EACH(i, n) {
+    if (tanhApprox) {
+      // y' = (1 + tanh u)/2 + x/2 (1 - tanh^2 u) beta (1 + 3 kappa x^2).
+      const float kBeta = 0.7978845608028654f, kKappa = 0.044715f;
+      const float v = x[i];
+      float th, sech2;
+      tanhAndSech2(kBeta * (v + kKappa * v * v * v), th, sech2);
+      const float d = 0.5f * (1.0f + th) +
+                      0.5f * v * sech2 * kBeta * (1.0f + 3.0f * kKappa * v * v);
+      dx[i] = dy[i] * d;
+    } else {
+      // y' = (1 + erf(c x))/2 + x c exp(-(c x)^2) / sqrt(pi).
+      const double kC = double(0.7071067811865476f);
+      const double kRsqrtPi = 0.5641895835477563;
+      const double v = x[i], cv = kC * v;
+      const double d =
+          0.5 * (1.0 + erf(cv)) + v * kC * kRsqrtPi * exp(-cv * cv);
+      dx[i] = float(double(dy[i]) * d);
+    }
+  }
+}
+
+__global__ void siluGradKernel(const float *__restrict__ dy,
+                               const float *__restrict__ x,
+                               float *__restrict__ dx, int64_t n) {
+  SPRT_FOR_EACH(i, n) {
+    const double v = x[i];
+    const double s = 1.0 / (1.0 + exp(-v));
+    dx[i] = float(double(dy[i]) * s * (1.0 + v * (1.0 - s)));
+  }
+}
+
+__global__ void reluGradKernel(const float *__restrict__ dy,
+                               const float *__restrict__ x,
+                               float *__restrict__ dx, int64_t n) {
+  SPRT_FOR_EACH(i, n) { dx[i] = x[i] <= 0.0f ? 0.0f : dy[i]; }
+}
+
+__global__ void embeddingGradKernel(const int64_t *__restrict__ ids,
+                                    const float *__restrict__ dy,
+                                    float *__restrict__ dtable, int64_t T,
+                                    int64_t V, int64_t H, int64_t vocabOffset) {
+  SPRT_FOR_EACH(e, T * H) {
+    const int64_t t = e / H, i = e % H;
+    const int64_t r = ids[t] - vocabOffset;
+    if (r >= 0 && r < V)
+      atomicAdd(dtable + r * H + i, dy[e]);
+  }
+}
+
+__global__ void qkvConcatKernel(const float *__restrict__ dq,
+                                const float *__restrict__ dk,
+                                const float *__restrict__ dv,
+                                float *__restrict__ dqkv, int64_t T,
+                                int64_t heads, int64_t kvHeads, int64_t headDim,
+                                int32_t packingHeads) {
+  const int64_t qW = heads * headDim, kvW = kvHeads * headDim;
+  const int64_t rowW = qW + 2 * kvW;
+  SPRT_FOR_EACH(e, T * rowW) {
+    const int64_t t = e / rowW, c = e % rowW;
+    QkvSlot s = qkvSlot(c, heads, kvHeads, headDim, packingHeads);
+    const float *src =
+        s.part == 0 ? dq + t * qW : (s.part == 1 ? dk : dv) + t * kvW;
+    dqkv[e] = src[s.col];
+  }
+}
+
+__global__ void repeatHeadsGradKernel(const float *__restrict__ dy,
+                                      float *__restrict__ dx, int64_t T,
+                                      int64_t heads, int64_t headDim,
+                                      int64_t factor) {
+  // dx[t, h, d] = sum over r (increasing, in double) of dy[t, h*factor+r, d].
+  const int64_t rowW = heads * headDim;
+  SPRT_FOR_EACH(e, T * rowW) {
+    const int64_t t = e / rowW, c = e % rowW;
+    const int64_t h = c / headDim, d = c % headDim;
+    const float *src = dy + t * rowW * factor + h * factor * headDim + d;
+    double acc = 0.0;
+    for (int64_t r = 0; r < factor; ++r)
+      acc += double(src[r * headDim]);
+    dx[e] = float(acc);
+  }
+}
+
+__global__ void biasGradKernel(const float *__restrict__ dy,
+                               float *__restrict__ db, int64_t T, int64_t H) {
+  // One thread per column: neighbouring threads read neighbouring floats of
+  // each row, and the sum runs over tokens in order, in double.
+  SPRT_FOR_EACH(i, H) {
+    double acc = 0.0;
+    for (int64_t t = 0; t < T; ++t)
+      acc += double(dy[t * H + i]);
+    db[i] = float(acc);
+  }
+}
+
+} // namespace
+
+extern "C" {
+
+void sprt_gelu_grad_f32(const float *dy, const float *x, float *dx, int64_t n,
+                        int32_t tanh_approx) {
+  SPRT_LAUNCH(geluGradKernel, n, dy, x, dx, n, tanh_approx);
+}
+
+void sprt_silu_grad_f32(const float *dy, const float *x, float *dx, int64_t n) {
+  SPRT_LAUNCH(siluGradKernel, n, dy, x, dx, n);
+}
+
+void sprt_relu_grad_f32(const float *dy, const float *x, float *dx, int64_t n) {
+  SPRT_LAUNCH(reluGradKernel, n, dy, x, dx, n);
+}
+
+void sprt_embedding_grad_f32(const int64_t *ids, const float *dy, float *dtable,
+                             int64_t T, int64_t V, int64_t H,
+                             int64_t vocab_offset) {
+  if (V <= 0 || H <= 0)
+    return;
+  SPRT_CUDA_CHECK(
+      cudaMemsetAsync(dtable, 0, size_t(V * H) * sizeof(float), stream()));
+  SPRT_LAUNCH(embeddingGradKernel, T * H, ids, dy, dtable, T, V, H,
+              vocab_offset);
+}
+
+void sprt_qkv_concat_f32(const float *dq, const float *dk, const float *dv,
+                         float *dqkv, int64_t T, int64_t heads,
+                         int64_t kv_heads, int64_t head_dim,
+                         int32_t packing_heads) {
+  if (kv_heads <= 0 || head_dim <= 0)
+    return;
+  SPRT_LAUNCH(qkvConcatKernel, T * (heads + 2 * kv_heads) * head_dim, dq, dk,
+              dv, dqkv, T, heads, kv_heads, head_dim, packing_heads);
+}
+
+void sprt_repeat_heads_grad_f32(const float *dy, float *dx, int64_t T,
+                                int64_t heads, int64_t head_dim,
+                                int64_t factor) {
+  if (head_dim <= 0)
+    return;
+  SPRT_LAUNCH(repeatHeadsGradKernel, T * heads * head_dim, dy, dx, T, heads,
+              head_dim, factor);
+}
+
+void sprt_bias_grad_f32(const float *dy, float *db, int64_t T, int64_t H) {
+  SPRT_LAUNCH(biasGradKernel, H, dy, db, T, H);
+}
+
+} // extern "C"

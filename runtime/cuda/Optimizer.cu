@@ -1,0 +1,129 @@
+//===- Optimizer.cu - CUDA optimizer updates and gradient norm ------------===//
+//
+// AdamW and SGD as runtime/cpu/Optimizer.cpp computes them (each element in
+// double from its f32 state, rounded once when stored), with the boundary's
+// device scalars: g = grad[i] * *scale (a float multiply) and, when *scale
+// is NaN (a non-finite gradient norm), nothing changes. The squared norm is
+// a deterministic two-pass reduction in double (per-block partials, then one
+// block sums them in a fixed order); the clip factor is computed on the
+// device, so no scalar goes through the host.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Common.cuh"
+#include "sprt/grad_kernels.h"
+
+using namespace sprt::cuda;
+
+namespace {
+
+constexpr unsigned kMaxPartials = 1024;
+
+__global__ void sumSquaresPartials(const float *__restrict__ x, int64_t n,
+                                   double *__restrict__ partials) {
+  __shared__ double red[32];
+  double s = 0.0;
+  SPRT_FOR_EACH(i, n) { s += double(x[i]) * double(x[i]); }
+  s = blockSum(s, red);
+  if (threadIdx.x == 0)
+    partials[blockIdx.x] = s;
+}
+
+__global__ void sumPartials(const double *__restrict__ partials, unsigned count,
+                            float *__restrict__ out) {
+  __shared__ double red[32];
+  double s = 0.0;
+  for (unsigned i = threadIdx.x; i < count; i += blockDim.x)
+    s += partials[i];
+  s = blockSum(s, red);
+  if (threadIdx.x == 0)
+    *out = float(s);
+}
+
+__global__ void clipScaleKernel(const float *__restrict__ sumSquares,
+                                double maxNorm, float *__restrict__ scale,
+                                float *__restrict__ norm) {
+  const double nrm = sqrt(double(*sumSquares));
+  *norm = float(nrm);
+  if (!isfinite(nrm))
+    *scale = __int_as_float(0x7fc00000); // quiet NaN: the step is skipped
+  else
+    *scale = maxNorm > 0.0 ? float(fmin(1.0, maxNorm / (nrm + 1e-6))) : 1.0f;
+}
+
+__global__ void sgdKernel(float *__restrict__ param,
+                          const float *__restrict__ grad,
+                          const float *__restrict__ scale, int64_t n, double lr,
+                          double weightDecay) {
+  const float s = *scale;
+  if (isnan(s))
+    return;
+  SPRT_FOR_EACH(i, n) {
+    const double p = param[i];
+    const float g = grad[i] * s;
+    param[i] = float(p - lr * (double(g) + weightDecay * p));
+  }
+}
+
+__global__ void adamwKernel(float *__restrict__ param,
+                            const float *__restrict__ grad,
+                            float *__restrict__ m, float *__restrict__ v,
+                            const float *__restrict__ scale, int64_t n,
+                            double beta1, double beta2, double eps,
+                            double decay, double stepSize, double bc2Sqrt) {
+  const float s = *scale;
+  if (isnan(s))
+    return;
+  SPRT_FOR_EACH(i, n) {
+    const double g = double(grad[i] * s);
+    const float mi = float(beta1 * double(m[i]) + (1.0 - beta1) * g);
+    const float vi = float(beta2 * double(v[i]) + (1.0 - beta2) * g * g);
+    m[i] = mi;
+    v[i] = vi;
+    const double denom = sqrt(double(vi)) / bc2Sqrt + eps;
+    param[i] = float(double(param[i]) * decay - stepSize * double(mi) / denom);
+  }
+}
+
+} // namespace
+
+extern "C" {
+
+void sprt_sum_squares_f32(const float *x, int64_t n, float *out) {
+  const unsigned blocks =
+      n > 0 ? (gridFor(n) < kMaxPartials ? gridFor(n) : kMaxPartials) : 0;
+  double *partials = static_cast<double *>(
+      scratch(Scratch::Reduce, kMaxPartials * sizeof(double)));
+  if (blocks) {
+    sumSquaresPartials<<<blocks, kThreads, 0, stream()>>>(x, n, partials);
+    SPRT_CUDA_CHECK_LAUNCH("sumSquaresPartials");
+  }
+  sumPartials<<<1, kThreads, 0, stream()>>>(partials, blocks, out);
+  SPRT_CUDA_CHECK_LAUNCH("sumPartials");
+}
+
+void sprt_clip_scale_f32(const float *sum_squares, double max_norm,
+                         float *scale, float *norm) {
+  clipScaleKernel<<<1, 1, 0, stream()>>>(sum_squares, max_norm, scale, norm);
+  SPRT_CUDA_CHECK_LAUNCH("clipScaleKernel");
+}
+
+void sprt_sgd_f32(float *param, const float *grad, const float *scale,
+                  int64_t n, double lr, double weight_decay) {
+  SPRT_LAUNCH(sgdKernel, n, param, grad, scale, n, lr, weight_decay);
+}
+
+void sprt_adamw_f32(float *param, const float *grad, float *m, float *v,
+                    const float *scale, int64_t n, double lr, double beta1,
+                    double beta2, double eps, double weight_decay,
+                    int64_t step) {
+  // torch.optim.adamw._single_tensor_adamw, as the CPU backend.
+  const double t = double(step);
+  const double decay = 1.0 - lr * weight_decay;
+  const double stepSize = lr / (1.0 - std::pow(beta1, t));
+  const double bc2Sqrt = std::sqrt(1.0 - std::pow(beta2, t));
+  SPRT_LAUNCH(adamwKernel, n, param, grad, m, v, scale, n, beta1, beta2, eps,
+              decay, stepSize, bc2Sqrt);
+}
+
+} // extern "C"

@@ -1,0 +1,123 @@
+//===- Conformance.h - the backend conformance suite's helpers --*- C++ -*-===//
+//
+// The conformance suite is written once against the backend boundary (every
+// pointer a device pointer) and compiled once per backend: inputs go up with
+// sprt_memcpy_to_device into sprt_device_alloc'd buffers, the kernel runs on
+// the backend's stream, results come back with sprt_memcpy_to_host +
+// sprt_stream_synchronize and are compared with plain loops written in the
+// tests (double unless the definition says float).
+//
+// Every test derives from DeviceTest, whose SetUp initialises the device
+// once (sprt_device_init(0)) and GTEST_SKIPs the test with the backend's
+// message when that fails (a CUDA build on a machine without a GPU), so
+// ctest reports those tests as skipped, not passed.
+//
+// Tolerances. The kernels compute in fp32 and the references in double, so
+// each check allows the kernel's own rounding: elementwise maps a few ulp
+// (libm and CUDA's math functions differ by <= 2 ulp, e.g. erff, expf,
+// cosf), reductions O(u sqrt(n)) of the sum of magnitudes (condition-aware
+// scales where cancellation is possible). The CPU and CUDA backends order
+// their reductions differently (block trees, cuBLAS tiling, atomics in the
+// embedding gradient), so the tolerances are not set to what one backend's
+// order happens to give; each test states its bound.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPRT_TESTS_CONFORMANCE_H
+#define SPRT_TESTS_CONFORMANCE_H
+
+#include "../KernelTestUtil.h"
+#include "sprt/device.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace sprt_conformance {
+
+/// sprt_device_init(0) once; the failure message, or empty on success.
+inline const std::string &deviceInitError() {
+  static const std::string error = [] {
+    const char *msg = sprt_device_init(0);
+    return msg ? std::string(msg) : std::string();
+  }();
+  return error;
+}
+
+class DeviceTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    const std::string &err = deviceInitError();
+    if (!err.empty())
+      GTEST_SKIP() << "backend '" << sprt_backend_name()
+                   << "' has no device: " << err;
+  }
+};
+
+/// A device buffer of n elements of T, freed on destruction.
+template <typename T> class DeviceBuffer {
+public:
+  explicit DeviceBuffer(size_t n) : n(n) {
+    ptr = static_cast<T *>(sprt_device_alloc(int64_t(bytes())));
+    if (!ptr)
+      throw std::bad_alloc();
+  }
+  explicit DeviceBuffer(const std::vector<T> &host)
+      : DeviceBuffer(host.size()) {
+    upload(host);
+  }
+  DeviceBuffer(const DeviceBuffer &) = delete;
+  DeviceBuffer &operator=(const DeviceBuffer &) = delete;
+  ~DeviceBuffer() { sprt_device_free(ptr); }
+
+  void upload(const std::vector<T> &host) {
+    sprt_memcpy_to_device(ptr, host.data(), int64_t(bytes()),
+                          sprt_current_stream());
+  }
+  std::vector<T> download() const {
+    std::vector<T> host(n);
+    sprt_memcpy_to_host(host.data(), ptr, int64_t(bytes()),
+                        sprt_current_stream());
+    sprt_stream_synchronize(sprt_current_stream());
+    return host;
+  }
+  T *get() const { return ptr; }
+  operator T *() const { return ptr; }
+  size_t size() const { return n; }
+
+private:
+  size_t bytes() const { return n * sizeof(T); }
+  T *ptr;
+  size_t n;
+};
+
+/// An output buffer pre-filled with NaN, so elements a kernel fails to
+/// write are caught.
+inline std::vector<float> nans(size_t n) {
+  return std::vector<float>(n, std::numeric_limits<float>::quiet_NaN());
+}
+
+inline std::vector<double> toDouble(const std::vector<float> &v) {
+  return std::vector<double>(v.begin(), v.end());
+}
+
+/// Labels in [lo, hi) with every `ignoreEvery`-th one ignore_index.
+inline std::vector<int64_t> randomLabels(size_t n, int64_t lo, int64_t hi,
+                                         uint32_t seed, int64_t ignoreIndex,
+                                         size_t ignoreEvery) {
+  std::mt19937 gen(seed);
+  std::uniform_int_distribution<int64_t> dist(lo, hi - 1);
+  std::vector<int64_t> v(n);
+  for (size_t i = 0; i < n; ++i)
+    v[i] = (ignoreEvery && i % ignoreEvery == ignoreEvery - 1) ? ignoreIndex
+                                                               : dist(gen);
+  return v;
+}
+
+} // namespace sprt_conformance
+
+#endif // SPRT_TESTS_CONFORMANCE_H

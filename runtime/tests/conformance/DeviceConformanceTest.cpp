@@ -1,0 +1,45 @@
+//===- DeviceConformanceTest.cpp - memory, copies, backend name -----------===//
+
+#include "Conformance.h"
+
+#include <cstring>
+
+using namespace sprt_conformance;
+
+namespace {
+
+using Device = DeviceTest;
+
+TEST_F(Device, BackendNameIsTheLinkedOne) {
+  EXPECT_STREQ(sprt_backend_name(), SPRT_EXPECTED_BACKEND);
+}
+
+TEST_F(Device, InitIsRepeatable) { EXPECT_EQ(sprt_device_init(0), nullptr); }
+
+TEST_F(Device, AllocIsZeroedAndRoundTrips) {
+  DeviceBuffer<float> buf(1000);
+  for (float x : buf.download())
+    ASSERT_EQ(x, 0.0f);
+  auto host = sprt_test::randomFloats(1000, 3);
+  buf.upload(host);
+  sprt_test::expectBitwiseEqual("round trip", buf.download(), host);
+}
+
+TEST_F(Device, Copy2dStridedRows) {
+  // 5 rows of 7 floats out of rows of 11, into rows of 9.
+  const int64_t rows = 5, width = 7, srcPitch = 11, dstPitch = 9;
+  auto src = sprt_test::randomFloats(size_t(rows * srcPitch), 4);
+  DeviceBuffer<float> dSrc(src), dDst(nans(size_t(rows * dstPitch)));
+  sprt_copy_2d(dDst, dstPitch * 4, dSrc, srcPitch * 4, width * 4, rows,
+               sprt_current_stream());
+  auto got = dDst.download();
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < dstPitch; ++c) {
+      if (c < width)
+        EXPECT_EQ(got[r * dstPitch + c], src[r * srcPitch + c]);
+      else
+        EXPECT_TRUE(std::isnan(got[r * dstPitch + c])) << "padding written";
+    }
+}
+
+} // namespace

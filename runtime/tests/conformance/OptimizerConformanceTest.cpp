@@ -1,0 +1,114 @@
+//===- OptimizerConformanceTest.cpp - AdamW, SGD, gradient norm -----------===//
+//
+// The device-scalar optimizer ABI (sprt/grad_kernels.h):
+// the clip scale is read from device memory, g = grad * scale is a float
+// multiply, and a NaN scale (non-finite norm) leaves param, m and v
+// untouched. References in double from the stored float state; bound: one
+// float rounding per stored value (2 ulp: 2.4e-7 relative) plus the
+// reference's own double arithmetic.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Conformance.h"
+#include "sprt/grad_kernels.h"
+
+using namespace sprt_conformance;
+using sprt_test::expectBitwiseEqual;
+using sprt_test::expectClose;
+using sprt_test::randomFloats;
+
+namespace {
+
+using Optimizer = DeviceTest;
+
+TEST_F(Optimizer, SumSquaresAndClipScale) {
+  const int64_t n = 300001; // many blocks and a ragged tail
+  auto x = randomFloats(size_t(n), 91);
+  double ref = 0.0;
+  for (float v : x)
+    ref += double(v) * double(v);
+  DeviceBuffer<float> dX(x), dSum(nans(1)), dScale(nans(1)), dNorm(nans(1));
+  sprt_sum_squares_f32(dX, n, dSum);
+  expectClose("sum_squares", dSum.download(), {ref}, 1e-7, 0.0);
+
+  // max_norm below the norm clips, above it keeps 1, 0 disables clipping.
+  // The clip factor from the sum the kernel produced (its last bit depends on
+  // the backend's summation order).
+  const double norm = std::sqrt(double(dSum.download()[0]));
+  for (double maxNorm : {norm / 3.0, norm * 2.0, 0.0}) {
+    sprt_clip_scale_f32(dSum, maxNorm, dScale, dNorm);
+    const double scale =
+        maxNorm > 0 ? std::min(1.0, maxNorm / (norm + 1e-6)) : 1.0;
+    EXPECT_EQ(dNorm.download()[0], float(norm));
+    EXPECT_EQ(dScale.download()[0], float(scale)) << "max_norm " << maxNorm;
+  }
+  // A non-finite sum gives a NaN scale.
+  for (float bad : {INFINITY, NAN}) {
+    DeviceBuffer<float> dBad(std::vector<float>{bad});
+    sprt_clip_scale_f32(dBad, 1.0, dScale, dNorm);
+    EXPECT_TRUE(std::isnan(dScale.download()[0])) << bad;
+  }
+  DeviceBuffer<float> dEmpty(1);
+  sprt_sum_squares_f32(dEmpty, 0, dSum);
+  EXPECT_EQ(dSum.download()[0], 0.0f);
+}
+
+TEST_F(Optimizer, SgdWithScaleAndNanSkip) {
+  const int64_t n = 1000;
+  auto p = randomFloats(size_t(n), 92), g = randomFloats(size_t(n), 93);
+  const double lr = 0.05, wd = 0.01;
+  const float scale = 0.37f;
+  std::vector<double> ref(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    const double gi = double(g[i] * scale); // the float multiply
+    ref[i] = p[i] - lr * (gi + wd * p[i]);
+  }
+  DeviceBuffer<float> dP(p), dG(g), dScale(std::vector<float>{scale}),
+      dNan(std::vector<float>{NAN});
+  sprt_sgd_f32(dP, dG, dNan, n, lr, wd);
+  expectBitwiseEqual("sgd skipped on NaN scale", dP.download(), p);
+  sprt_sgd_f32(dP, dG, dScale, n, lr, wd);
+  expectClose("sgd", dP.download(), ref, 1.2e-7, 1e-9);
+}
+
+TEST_F(Optimizer, AdamwThreeStepsWithScaleAndNanSkip) {
+  const int64_t n = 777;
+  auto p = randomFloats(size_t(n), 94);
+  std::vector<float> m(size_t(n), 0.0f), v(size_t(n), 0.0f);
+  const double lr = 1e-3, b1 = 0.9, b2 = 0.95, eps = 1e-8, wd = 0.1;
+  DeviceBuffer<float> dP(p), dM(m), dV(v), dNan(std::vector<float>{NAN});
+  for (int64_t step = 1; step <= 3; ++step) {
+    auto g = randomFloats(size_t(n), 95 + uint32_t(step), -2.0f, 2.0f);
+    const float scale = step == 2 ? 1.0f : 0.5f;
+    DeviceBuffer<float> dG(g), dScale(std::vector<float>{scale});
+    // A skipped step in between changes nothing.
+    sprt_adamw_f32(dP, dG, dM, dV, dNan, n, lr, b1, b2, eps, wd, step);
+    expectBitwiseEqual("adamw skip p", dP.download(), p);
+    expectBitwiseEqual("adamw skip m", dM.download(), m);
+    expectBitwiseEqual("adamw skip v", dV.download(), v);
+
+    std::vector<double> refP(static_cast<size_t>(n)),
+        refM(static_cast<size_t>(n)), refV(static_cast<size_t>(n));
+    const double bc1 = 1.0 - std::pow(b1, double(step)),
+                 bc2 = 1.0 - std::pow(b2, double(step));
+    for (int64_t i = 0; i < n; ++i) {
+      const double gi = double(g[i] * scale);
+      refM[i] = b1 * m[i] + (1 - b1) * gi;
+      refV[i] = b2 * v[i] + (1 - b2) * gi * gi;
+      // The update reads the moments as stored (rounded to float).
+      const double mi = float(refM[i]), vi = float(refV[i]);
+      refP[i] = p[i] * (1 - lr * wd) -
+                lr / bc1 * mi / (std::sqrt(vi) / std::sqrt(bc2) + eps);
+    }
+    sprt_adamw_f32(dP, dG, dM, dV, dScale, n, lr, b1, b2, eps, wd, step);
+    p = dP.download();
+    m = dM.download();
+    v = dV.download();
+    const std::string what = "adamw step " + std::to_string(step);
+    expectClose(what + " m", m, refM, 1.2e-7, 1e-12);
+    expectClose(what + " v", v, refV, 1.2e-7, 1e-12);
+    expectClose(what + " p", p, refP, 1.2e-7, 1e-9);
+  }
+}
+
+} // namespace
