@@ -194,7 +194,24 @@ extern "C" void sprt_copy_2d(void *dst, int64_t dst_pitch, const void *src,
                              int64_t height, sprt_stream_t s) {
   if (width_bytes <= 0 || height <= 0)
     return;
+  cudaStream_t st = streamOf(s);
+  // cudaMemcpy2D rejects pitches above cudaDevAttrMaxPitch (2^31 - 1 bytes):
+  // a contiguous block (copyFloats' one row of a whole tensor) is one 1-D
+  // copy, and rows too far apart are copied one by one.
+  if (height == 1 || (dst_pitch == width_bytes && src_pitch == width_bytes)) {
+    SPRT_CUDA_CHECK(cudaMemcpyAsync(dst, src, size_t(width_bytes * height),
+                                    cudaMemcpyDeviceToDevice, st));
+    return;
+  }
+  if (dst_pitch > INT32_MAX || src_pitch > INT32_MAX) {
+    for (int64_t i = 0; i < height; ++i)
+      SPRT_CUDA_CHECK(
+          cudaMemcpyAsync(static_cast<char *>(dst) + i * dst_pitch,
+                          static_cast<const char *>(src) + i * src_pitch,
+                          size_t(width_bytes), cudaMemcpyDeviceToDevice, st));
+    return;
+  }
   SPRT_CUDA_CHECK(cudaMemcpy2DAsync(
       dst, size_t(dst_pitch), src, size_t(src_pitch), size_t(width_bytes),
-      size_t(height), cudaMemcpyDeviceToDevice, streamOf(s)));
+      size_t(height), cudaMemcpyDeviceToDevice, st));
 }

@@ -42,4 +42,21 @@ TEST_F(Device, Copy2dStridedRows) {
     }
 }
 
+TEST_F(Device, Copy2dContiguousAndOneRow) {
+  // Pitches equal to the width (one block), and one row whose pitches say
+  // nothing (TrainOps' copyFloats): both are plain copies of width * height.
+  const int64_t rows = 6, width = 13;
+  auto src = sprt_test::randomFloats(size_t(rows * width), 5);
+  DeviceBuffer<float> dSrc(src), dDst(nans(src.size() + 1));
+  sprt_copy_2d(dDst, width * 4, dSrc, width * 4, width * 4, rows,
+               sprt_current_stream());
+  auto got = dDst.download();
+  for (size_t i = 0; i < src.size(); ++i)
+    EXPECT_EQ(got[i], src[i]);
+  EXPECT_TRUE(std::isnan(got.back())) << "past the end written";
+  DeviceBuffer<float> dRow(nans(src.size()));
+  sprt_copy_2d(dRow, 0, dSrc, 1, rows * width * 4, 1, sprt_current_stream());
+  sprt_test::expectBitwiseEqual("one row", dRow.download(), src);
+}
+
 } // namespace
