@@ -9,7 +9,8 @@
 //
 // Shapes exercise the CUDA kernels' tiling: S not a multiple of the 8-row
 // blocks or 32-key tiles, head_dim not a multiple of 32, partial rotary,
-// GQA and MQA, explicit positions, dropout inside a head and batch shard.
+// GQA and MQA, explicit positions, dropout inside a head and batch shard,
+// head_dim up to 256 (the CUDA kernels' dynamic shared memory above 48 KiB).
 //
 // Bounds: forward 1e-5 + 1e-5 |ref| (as AttentionTest: f32 dot products of
 // <= 64 terms and S-term sums of O(1) values, ~1e-6); gradients
@@ -256,6 +257,36 @@ TEST_F(Attention, LongerSequenceManyTiles) {
   c.D = 32;
   c.rotaryDim = 32;
   check("causal S=300", c);
+}
+
+// Llama-sized heads: four features per lane, and the CUDA backward's
+// shared memory past the 48 KiB default (cudaFuncSetAttribute).
+TEST_F(Attention, HeadDim128GqaRotaryDropout) {
+  Config c;
+  c.S = 40;
+  c.B = 1;
+  c.heads = 4;
+  c.kvHeads = 2;
+  c.D = 128;
+  c.rotaryDim = 128;
+  c.theta = 500000.0;
+  c.positions = true;
+  c.rate = 0.1;
+  check("head_dim 128", c);
+}
+
+// The largest head the CUDA kernels take: every lane's eight features, and
+// the forward's shared memory past 48 KiB too.
+TEST_F(Attention, HeadDim256NonCausalPartialRotary) {
+  Config c;
+  c.S = 33;
+  c.B = 1;
+  c.heads = 2;
+  c.kvHeads = 1;
+  c.D = 256;
+  c.causal = false;
+  c.rotaryDim = 64;
+  check("head_dim 256", c);
 }
 
 } // namespace
