@@ -14,8 +14,9 @@ using namespace sprt::cuda;
 
 namespace sprt::cuda {
 
-__global__ void countLabels(const int64_t *labels, int64_t T,
-                            int64_t ignoreIndex, int64_t *count) {
+__global__ void __launch_bounds__(kReduceThreads)
+    countLabels(const int64_t *labels, int64_t T, int64_t ignoreIndex,
+                int64_t *count) {
   __shared__ double red[32];
   double c = 0.0; // exact below 2^53 tokens
   for (int64_t t = threadIdx.x; t < T; t += blockDim.x)
@@ -75,13 +76,13 @@ __global__ void labelLogitKernel(const float *__restrict__ logits,
 
 // *loss = mean over non-ignored tokens of terms[t] (or of log(sumexp) + max -
 // label_logit when terms is NULL); 0 if there are none. One block.
-__global__ void meanLossKernel(const double *__restrict__ terms,
-                               const float *__restrict__ max,
-                               const float *__restrict__ sumexp,
-                               const float *__restrict__ labelLogits,
-                               const int64_t *__restrict__ labels,
-                               float *__restrict__ loss, int64_t T,
-                               int64_t ignoreIndex) {
+__global__ void __launch_bounds__(kReduceThreads)
+    meanLossKernel(const double *__restrict__ terms,
+                   const float *__restrict__ max,
+                   const float *__restrict__ sumexp,
+                   const float *__restrict__ labelLogits,
+                   const int64_t *__restrict__ labels, float *__restrict__ loss,
+                   int64_t T, int64_t ignoreIndex) {
   __shared__ double red[32];
   double acc = 0.0, count = 0.0;
   for (int64_t t = threadIdx.x; t < T; t += blockDim.x) {

@@ -14,7 +14,9 @@
 
 namespace sprt::cuda {
 
-/// Threads of the one-block reductions over tokens.
+/// Threads of the one-block reductions over tokens (their kernels are
+/// declared with __launch_bounds__(kReduceThreads): at 1024 threads a kernel
+/// compiled for more than 64 registers a thread would not launch).
 constexpr int kReduceThreads = 1024;
 
 __device__ inline float rowMax(const float *row, int64_t V, float *red) {
