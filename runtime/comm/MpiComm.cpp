@@ -12,6 +12,10 @@
 
 #include "sprt/device.h"
 
+#include <climits>
+#include <stdexcept>
+#include <string>
+
 using namespace sprt;
 
 namespace {
@@ -31,6 +35,17 @@ private:
   const char *what;
   int32_t axis;
 };
+
+/// MPI's element counts are ints: a larger message is an error naming the
+/// collective, never a count that wraps around.
+int mpiCount(int64_t n, const char *what, const char *unit) {
+  if (n < 0 || n > INT_MAX)
+    throw std::length_error(std::string("sprt: ") + what + " of " +
+                            std::to_string(n) + " " + unit +
+                            " per rank exceeds the MPI count limit (" +
+                            std::to_string(INT_MAX) + ")");
+  return int(n);
+}
 
 MPI_Op mpiOp(ReduceOp op) {
   switch (op) {
@@ -64,43 +79,48 @@ public:
   CommHandle startAllGather(const void *in, void *out, int64_t bytes) override {
     auto r = start("all_gather");
     bool inPlace = in == static_cast<char *>(out) + myRank * bytes;
-    MPI_Iallgather(inPlace ? MPI_IN_PLACE : in, int(bytes), MPI_BYTE, out,
-                   int(bytes), MPI_BYTE, comm, &r->request);
+    int n = mpiCount(bytes, "all_gather", "bytes");
+    MPI_Iallgather(inPlace ? MPI_IN_PLACE : in, n, MPI_BYTE, out, n, MPI_BYTE,
+                   comm, &r->request);
     return r;
   }
 
   CommHandle startReduceScatter(const float *in, float *out,
                                 int64_t count) override {
     auto r = start("reduce_scatter");
-    MPI_Ireduce_scatter_block(in, out, int(count), MPI_FLOAT, MPI_SUM, comm,
-                              &r->request);
+    MPI_Ireduce_scatter_block(in, out,
+                              mpiCount(count, "reduce_scatter", "floats"),
+                              MPI_FLOAT, MPI_SUM, comm, &r->request);
     return r;
   }
 
   CommHandle startAllReduce(const float *in, float *out, int64_t n,
                             ReduceOp op) override {
     auto r = start("all_reduce");
-    MPI_Iallreduce(in == out ? MPI_IN_PLACE : in, out, int(n), MPI_FLOAT,
-                   mpiOp(op), comm, &r->request);
+    MPI_Iallreduce(in == out ? MPI_IN_PLACE : in, out,
+                   mpiCount(n, "all_reduce", "floats"), MPI_FLOAT, mpiOp(op),
+                   comm, &r->request);
     return r;
   }
 
   CommHandle startAllToAll(const void *in, void *out, int64_t bytes) override {
     auto r = start("all_to_all");
-    MPI_Ialltoall(in, int(bytes), MPI_BYTE, out, int(bytes), MPI_BYTE, comm,
-                  &r->request);
+    int n = mpiCount(bytes, "all_to_all", "bytes");
+    MPI_Ialltoall(in, n, MPI_BYTE, out, n, MPI_BYTE, comm, &r->request);
     return r;
   }
 
   CommHandle startSend(const void *in, int64_t bytes, int peer) override {
     auto r = start("send");
-    MPI_Isend(in, int(bytes), MPI_BYTE, peer, 0, comm, &r->request);
+    MPI_Isend(in, mpiCount(bytes, "send", "bytes"), MPI_BYTE, peer, 0, comm,
+              &r->request);
     return r;
   }
 
   CommHandle startRecv(void *out, int64_t bytes, int peer) override {
     auto r = start("recv");
-    MPI_Irecv(out, int(bytes), MPI_BYTE, peer, 0, comm, &r->request);
+    MPI_Irecv(out, mpiCount(bytes, "recv", "bytes"), MPI_BYTE, peer, 0, comm,
+              &r->request);
     return r;
   }
 

@@ -8,8 +8,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "MpiWorld.h"
+
 #include "Comm.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -130,17 +132,28 @@ void World::barrier() {
   waitMpi(request, "barrier", -1);
 }
 
+// MPI counts are ints: the blocking control operations go in pieces of at
+// most kMaxCount elements, so any size works.
+static constexpr int64_t kMaxCount = int64_t(1) << 30;
+
 void World::reduceSumToRoot(float *data, int64_t n) {
-  MPI_Request request;
-  MPI_Ireduce(World::rank() == 0 ? MPI_IN_PLACE : data, data, int(n), MPI_FLOAT,
-              MPI_SUM, 0, MPI_COMM_WORLD, &request);
-  waitMpi(request, "reduce", -1);
+  for (int64_t at = 0; at < n; at += kMaxCount) {
+    int count = int(std::min(kMaxCount, n - at));
+    MPI_Request request;
+    MPI_Ireduce(World::rank() == 0 ? MPI_IN_PLACE : data + at, data + at, count,
+                MPI_FLOAT, MPI_SUM, 0, MPI_COMM_WORLD, &request);
+    waitMpi(request, "reduce", -1);
+  }
 }
 
 void World::broadcast(void *data, int64_t bytes, int root) {
-  MPI_Request request;
-  MPI_Ibcast(data, int(bytes), MPI_BYTE, root, MPI_COMM_WORLD, &request);
-  waitMpi(request, "broadcast", -1);
+  for (int64_t at = 0; at < bytes; at += kMaxCount) {
+    int count = int(std::min(kMaxCount, bytes - at));
+    MPI_Request request;
+    MPI_Ibcast(static_cast<char *>(data) + at, count, MPI_BYTE, root,
+               MPI_COMM_WORLD, &request);
+    waitMpi(request, "broadcast", -1);
+  }
 }
 
 bool World::failTogether(double seconds) {
