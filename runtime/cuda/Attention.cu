@@ -80,30 +80,15 @@ using namespace sprt::cuda;
 
 namespace {
 
-// Shared memory: kT [kTile][D + 1], vT [kTile][D], q rows [kWarps][D].
-size_t forwardSharedBytes(int64_t D) {
-  return size_t(kTile * paddedStride(D) + kTile * D + kWarps * D) *
-         sizeof(float);
-}
-
 __global__ void __launch_bounds__(kWarps * 32)
     attentionForward(const AttnParams p, float *__restrict__ out) {
   extern __shared__ float smem[];
-  const int64_t D = p.D;
-  float *kT = smem, *vT = kT + kTile * paddedStride(D), *qRows = vT + kTile * D;
-  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  const int64_t h = blockIdx.y, i0 = int64_t(blockIdx.x) * kWarps;
-  const int64_t i = i0 + warp;
-  const bool active = i < p.S;
-  float *qRow = qRows + warp * D;
-  if (active)
-    loadRow(p, p.q, p.heads, i, h, true, qRow, lane, 32);
-  const int64_t rowsEnd = i0 + kWarps < p.S ? i0 + kWarps : p.S;
-  const int64_t keyEnd = p.causal ? rowsEnd : p.S;
   float acc[kChunks], m, l;
-  attendRow(p, h, i, active, qRow, kT, vT, keyEnd, acc, m, l);
-  if (!active)
+  const int64_t i = forwardRow(p, smem, acc, m, l);
+  if (i >= p.S)
     return;
+  const int64_t D = p.D, h = blockIdx.y;
+  const int lane = threadIdx.x & 31;
   const float inv = 1.0f / l;
   float *o = out + ((i * p.B + blockIdx.z) * p.heads + h) * D;
 #pragma unroll
@@ -129,7 +114,7 @@ extern "C" void sprt_attention_f32(
       q, k, v, nullptr, positions, S, B, heads, kv_heads, head_dim, causal,
       rotary_dim, theta, dropout_rate, seed, stream, batch_offset, global_heads,
       head_offset, "sprt_attention_f32");
-  const size_t smem = forwardSharedBytes(head_dim);
+  const size_t smem = forwardRowSharedBytes(head_dim);
   allowSharedMemory(reinterpret_cast<const void *>(&attentionForward), smem,
                     "sprt_attention_f32: shared memory");
   const dim3 grid(unsigned((S + kWarps - 1) / kWarps), unsigned(heads),

@@ -187,6 +187,35 @@ __device__ inline void attendRow(const AttnParams &p, int64_t h, int64_t i,
   }
 }
 
+/// Shared memory of a block of forwardRow: kT [kTile][D + 1], vT [kTile][D],
+/// q rows [kWarps][D].
+inline size_t forwardRowSharedBytes(int64_t D) {
+  return size_t(kTile * paddedStride(D) + kTile * D + kWarps * D) *
+         sizeof(float);
+}
+
+/// The forward of the calling warp's query row i = blockIdx.x * kWarps +
+/// warp, of head blockIdx.y and batch blockIdx.z (attendRow on the block's
+/// shared memory smem, forwardRowSharedBytes): the unnormalised output in
+/// acc, m and l. Returns i; a warp whose row is past S still loads its share
+/// of the tiles (every thread reaches the barriers) and returns i >= S.
+__device__ inline int64_t forwardRow(const AttnParams &p, float *smem,
+                                     float acc[kChunks], float &m, float &l) {
+  const int64_t D = p.D;
+  float *kT = smem, *vT = kT + kTile * paddedStride(D), *qRows = vT + kTile * D;
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const int64_t h = blockIdx.y, i0 = int64_t(blockIdx.x) * kWarps;
+  const int64_t i = i0 + warp;
+  const bool active = i < p.S;
+  float *qRow = qRows + warp * D;
+  if (active)
+    loadRow(p, p.q, p.heads, i, h, true, qRow, lane, 32);
+  const int64_t rowsEnd = i0 + kWarps < p.S ? i0 + kWarps : p.S;
+  const int64_t keyEnd = p.causal ? rowsEnd : p.S;
+  attendRow(p, h, i, active, qRow, kT, vT, keyEnd, acc, m, l);
+  return i;
+}
+
 } // namespace sprt::cuda
 
 #endif // SPRT_CUDA_ATTENTIONCOMMON_CUH

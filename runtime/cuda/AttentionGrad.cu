@@ -30,29 +30,15 @@ struct RowStats {
   float m, l, delta;
 };
 
-size_t statsSharedBytes(int64_t D) {
-  return size_t(kTile * paddedStride(D) + kTile * D + kWarps * D) *
-         sizeof(float);
-}
-
 __global__ void __launch_bounds__(kWarps * 32)
     rowStats(const AttnParams p, RowStats *__restrict__ stats) {
   extern __shared__ float smem[];
-  const int64_t D = p.D;
-  float *kT = smem, *vT = kT + kTile * paddedStride(D), *qRows = vT + kTile * D;
-  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  const int64_t h = blockIdx.y, i0 = int64_t(blockIdx.x) * kWarps;
-  const int64_t i = i0 + warp;
-  const bool active = i < p.S;
-  float *qRow = qRows + warp * D;
-  if (active)
-    loadRow(p, p.q, p.heads, i, h, true, qRow, lane, 32);
-  const int64_t rowsEnd = i0 + kWarps < p.S ? i0 + kWarps : p.S;
-  const int64_t keyEnd = p.causal ? rowsEnd : p.S;
   float acc[kChunks], m, l;
-  attendRow(p, h, i, active, qRow, kT, vT, keyEnd, acc, m, l);
-  if (!active)
+  const int64_t i = forwardRow(p, smem, acc, m, l);
+  if (i >= p.S)
     return;
+  const int64_t D = p.D, h = blockIdx.y;
+  const int lane = threadIdx.x & 31;
   const float inv = 1.0f / l;
   const float *dO = p.dout + ((i * p.B + blockIdx.z) * p.heads + h) * D;
   float delta = 0.0f;
@@ -296,7 +282,7 @@ extern "C" void sprt_attention_grad_f32(
       Scratch::AttentionStats, size_t(B * heads * S) * sizeof(RowStats)));
   const unsigned rowTiles = unsigned((S + kWarps - 1) / kWarps);
 
-  size_t smem = statsSharedBytes(head_dim);
+  size_t smem = forwardRowSharedBytes(head_dim);
   allowSharedMemory(reinterpret_cast<const void *>(&rowStats), smem,
                     "sprt_attention_grad_f32: shared memory");
   rowStats<<<dim3(rowTiles, unsigned(heads), unsigned(B)), kWarps * 32, smem,
