@@ -4,7 +4,7 @@
 // every rank is in flight while the GEMMs of chunk i run. The gathered rows
 // of each rank go straight to their place in the output, so the fused op
 // needs a workspace of two chunks, not the whole gathered input (device
-// memory from the staging pool).
+// memory from the workspace pool, Staging.h).
 //
 // linear + reduce_scatter, the other way round: the GEMMs of chunk i + 1
 // (the rows of chunk i + 1 of every rank's block) run while the partial sums
@@ -42,7 +42,8 @@ extern "C" void sprt_all_gather_linear_f32(const float *x, const float *w,
   int64_t n = sprt_axis_size(axis), chunkRows = rows / chunks;
   int64_t chunkElems = chunkRows * K;
   // Two chunks of every rank's rows: one being gathered, one being used.
-  StagingBuffer staged(2 * n * chunkElems * int64_t(sizeof(float)));
+  StagingBuffer staged(2 * n * chunkElems * int64_t(sizeof(float)),
+                       workspaces());
   float *workspace = staged.as<float>();
   auto start = [&](int64_t i) {
     return sprt_all_gather_start(x + i * chunkElems,
@@ -74,7 +75,8 @@ extern "C" void sprt_linear_reduce_scatter_f32(const float *x, const float *w,
   int64_t chunkElems = chunkRows * N;
   // Two chunks of partial sums for every rank: one being reduced, one
   // being computed.
-  StagingBuffer staged(2 * n * chunkElems * int64_t(sizeof(float)));
+  StagingBuffer staged(2 * n * chunkElems * int64_t(sizeof(float)),
+                       workspaces());
   float *workspace = staged.as<float>();
   int64_t pending = -1;
   for (int64_t i = 0; i < chunks; ++i) {

@@ -19,6 +19,7 @@
 #include "Failure.h"
 #include "FileIO.h"
 #include "Flags.h"
+#include "Memory.h"
 #include "Mesh.h"
 #include "Model.h"
 #include "Params.h"
@@ -32,6 +33,8 @@
 #include <csignal>
 #include <cstdio>
 #include <string>
+
+#include <sys/resource.h>
 
 using namespace sprt;
 
@@ -74,6 +77,42 @@ std::string fixed(double x) {
   return buf;
 }
 
+/// The process's peak resident set (getrusage: ru_maxrss, KiB on Linux) in
+/// bytes.
+int64_t maxResidentBytes() {
+  struct rusage usage;
+  if (getrusage(RUSAGE_SELF, &usage) != 0)
+    return -1;
+  return int64_t(usage.ru_maxrss) * 1024;
+}
+
+/// The allocator's figures as JSON: the total peak and live bytes, the
+/// process's peak resident set, and each category's peak.
+std::string memoryJson() {
+  MemoryStats m = memoryTracker().stats();
+  std::string json =
+      "{\"peak_bytes\": " + std::to_string(m.peakTotal) +
+      ", \"live_bytes\": " + std::to_string(m.liveTotal) +
+      ", \"max_rss_bytes\": " + std::to_string(maxResidentBytes()) +
+      ", \"by_category\": {";
+  for (int c = 0; c < kNumMemoryCategories; ++c)
+    json += std::string(c ? ", \"" : "\"") +
+            memoryCategoryName(MemoryCategory(c)) +
+            "\": " + std::to_string(m.peak[c]);
+  return json + "}}";
+}
+
+/// The exit line: the measured peaks, the plan's arena, the resident set.
+std::string memoryLine(const Model &model) {
+  MemoryStats m = memoryTracker().stats();
+  std::string line = "memory: peak " + humanBytes(m.peakTotal) + " (";
+  for (int c = 0; c < kNumMemoryCategories; ++c)
+    line += std::string(c ? ", " : "") + memoryCategoryName(MemoryCategory(c)) +
+            " " + humanBytes(m.peak[c]);
+  return line + ") on rank 0; planned arena " + humanBytes(model.arenaBytes) +
+         "; peak resident " + humanBytes(maxResidentBytes()) + "\n";
+}
+
 /// What a step returned, and whether its update was applied.
 struct StepResult {
   int64_t step = 0;
@@ -97,9 +136,8 @@ std::string metricsLine(const Model &model, const StepResult &r,
   for (size_t a = 0; a < model.axes.size(); ++a)
     line += (a ? ", \"" : "\"") + model.axes[a] +
             "\": " + std::to_string(sprt_bytes_sent(int32_t(a)));
-  line +=
-      "}, \"arena_high_water\": " + std::to_string(sprt_arena_high_water()) +
-      ", \"arena_bytes\": " + std::to_string(model.arenaBytes) + "}\n";
+  line += "}, \"memory\": " + memoryJson() +
+          ", \"arena_bytes\": " + std::to_string(model.arenaBytes) + "}\n";
   return line;
 }
 
@@ -140,6 +178,8 @@ int main(int argc, char **argv) {
   // it).
   if (const char *deviceError = sprt_device_init(World::localRank()))
     fatal(std::string(sprt_backend_name()) + " backend: " + deviceError);
+  // The backend's own scratch is counted with the runtime's allocations.
+  trackBackendScratch();
   if (sprt_mesh_init(int32_t(model.axisSizes.size()), model.axisSizes.data()) !=
       0) {
     World::finalize();
@@ -170,15 +210,21 @@ int main(int argc, char **argv) {
   if (rank == 0 && !flags.log.empty() && !log.open(flags.log, error))
     fatal("cannot write the metrics log: " + error);
 
-  // Device memory (sprt/device.h): the arena of the size the compiler
-  // computed, and the step's token inputs.
-  char *arena = static_cast<char *>(sprt_device_alloc(model.arenaBytes));
-  int64_t tokenBytes = batcher.localTokens() * int64_t(sizeof(int64_t));
-  auto *ids = static_cast<int64_t *>(sprt_device_alloc(tokenBytes));
-  auto *labels = static_cast<int64_t *>(sprt_device_alloc(tokenBytes));
-  if (!arena || !ids || !labels)
+  // Device memory (Memory.h): the arena of the size the compiler computed,
+  // and the step's token inputs.
+  char *arena =
+      static_cast<char *>(allocate(model.arenaBytes, MemoryCategory::Arena));
+  if (!arena)
     fatal("cannot allocate " + std::to_string(model.arenaBytes) + " bytes of " +
           sprt_backend_name() + " memory for the arena");
+  int64_t tokenBytes = batcher.localTokens() * int64_t(sizeof(int64_t));
+  auto *ids =
+      static_cast<int64_t *>(allocate(tokenBytes, MemoryCategory::Tokens));
+  auto *labels =
+      static_cast<int64_t *>(allocate(tokenBytes, MemoryCategory::Tokens));
+  if (!ids || !labels)
+    fatal("cannot allocate " + std::to_string(2 * tokenBytes) + " bytes of " +
+          sprt_backend_name() + " memory for the token inputs");
 
   // AdamW's fp32 moments: two buffers per parameter shard, zero at first.
   std::vector<float *> state;
@@ -188,9 +234,14 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < model.params.size(); ++i) {
       int64_t n = model.params[i].localElements() /
                   sprt_axis_size(int32_t(model.stateShardAxis(int64_t(i))));
-      for (int k = 0; k < 2; ++k)
-        state.push_back(static_cast<float *>(
-            sprt_device_alloc(n * int64_t(sizeof(float)))));
+      for (int k = 0; k < 2; ++k) {
+        state.push_back(static_cast<float *>(allocate(
+            n * int64_t(sizeof(float)), MemoryCategory::OptimizerState)));
+        if (!state.back())
+          fatal("cannot allocate " +
+                std::to_string(n * int64_t(sizeof(float))) + " bytes of " +
+                sprt_backend_name() + " memory for the optimizer state");
+      }
     }
   ResumePoint at{0, flags.seed, 0};
   if (flags.resume) {
@@ -301,11 +352,15 @@ int main(int argc, char **argv) {
     if (!allAgree(ok))
       fatal(ok ? "rank 0 could not write '" + flags.dumpOutputs + "'" : error);
   }
+  if (rank == 0) {
+    std::printf("%s", memoryLine(model).c_str());
+    std::fflush(stdout);
+  }
   for (void *p : {static_cast<void *>(arena), static_cast<void *>(ids),
                   static_cast<void *>(labels)})
-    sprt_device_free(p);
+    release(p);
   for (float *p : state)
-    sprt_device_free(p);
+    release(p);
   sprt_mesh_finalize();
   World::finalize();
   return 0;

@@ -52,6 +52,7 @@ extern "C" int sprt_mesh_init(int32_t numAxes, const int64_t *sizes) {
 
 extern "C" void sprt_mesh_finalize(void) {
   staging().freeAll();
+  workspaces().freeAll();
   mesh().comms.clear();
 }
 
@@ -76,9 +77,3 @@ extern "C" void sprt_reset_bytes_sent(void) {
 
 extern "C" void sprt_set_seed(uint64_t seed) { mesh().seed = seed; }
 extern "C" uint64_t sprt_get_seed(void) { return mesh().seed; }
-
-extern "C" void sprt_arena_use(int64_t end) {
-  if (end > mesh().arenaHighWater)
-    mesh().arenaHighWater = end;
-}
-extern "C" int64_t sprt_arena_high_water(void) { return mesh().arenaHighWater; }

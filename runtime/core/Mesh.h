@@ -20,7 +20,6 @@ struct Mesh {
   std::vector<std::unique_ptr<Comm>> comms;
   int worldRank = 0, worldSize = 1;
   uint64_t seed = 0;
-  int64_t arenaHighWater = 0;
   int64_t step = 1;
   /// AdamW's step count: the steps whose update was applied, this one
   /// included (main() counts the skipped ones).

@@ -3,6 +3,7 @@
 #include "Params.h"
 #include "Comm.h"
 #include "Failure.h"
+#include "Memory.h"
 #include "SafeTensors.h"
 
 #include "sprt/device.h"
@@ -43,14 +44,19 @@ static int64_t numElements(const std::vector<int64_t> &s) {
 }
 
 Params::Params(const Model &model) : model(model) {
-  for (const ParamInfo &p : model.params)
-    ptrs.push_back(static_cast<float *>(
-        sprt_device_alloc(p.localElements() * int64_t(sizeof(float)))));
+  for (const ParamInfo &p : model.params) {
+    int64_t bytes = p.localElements() * int64_t(sizeof(float));
+    ptrs.push_back(
+        static_cast<float *>(allocate(bytes, MemoryCategory::Parameters)));
+    if (!ptrs.back())
+      fatal("cannot allocate " + std::to_string(bytes) + " bytes of " +
+            sprt_backend_name() + " memory for parameter '" + p.name + "'");
+  }
 }
 
 Params::~Params() {
   for (float *p : ptrs)
-    sprt_device_free(p);
+    release(p);
 }
 
 void Params::initialize(uint64_t seed) {

@@ -10,7 +10,12 @@
 using namespace sprt;
 
 Staging &sprt::staging() {
-  static Staging s;
+  static Staging s(MemoryCategory::Staging);
+  return s;
+}
+
+Staging &sprt::workspaces() {
+  static Staging s(MemoryCategory::Workspace);
   return s;
 }
 
@@ -28,17 +33,19 @@ void *Staging::acquire(int64_t bytes) {
   }
   if (!best) {
     if (largest) {
-      sprt_device_free(largest->data);
+      release(largest->data);
       best = largest;
     } else {
       buffers.push_back({nullptr, 0, false});
       best = &buffers.back();
     }
     best->bytes = bytes > 64 ? bytes : 64;
-    best->data = sprt_device_alloc(best->bytes);
+    best->data = allocate(best->bytes, category);
     if (!best->data)
       fatal("cannot allocate " + std::to_string(best->bytes) + " bytes of " +
-            sprt_backend_name() + " memory for a collective's staging buffer");
+            sprt_backend_name() + " memory for a " +
+            (category == MemoryCategory::Staging ? "collective's staging buffer"
+                                                 : "workspace"));
   }
   best->held = true;
   return best->data;
@@ -52,6 +59,6 @@ void Staging::release(void *buffer) {
 
 void Staging::freeAll() {
   for (Buffer &b : buffers)
-    sprt_device_free(b.data);
+    release(b.data);
   buffers.clear();
 }

@@ -54,7 +54,7 @@ extern "C" void sprt_all_reduce_coalesced_f32(int32_t count,
   int64_t total = 0;
   for (int32_t i = 0; i < count; ++i)
     total += sizes[i];
-  StagingBuffer staged(total * int64_t(sizeof(float)));
+  StagingBuffer staged(total * int64_t(sizeof(float)), workspaces());
   float *buffer = staged.as<float>();
   int64_t at = 0;
   for (int32_t i = 0; i < count; ++i) {
@@ -118,8 +118,8 @@ extern "C" void sprt_reduce_scatter_coalesced_f32(int32_t count,
   int64_t n = sprt_axis_size(axis), total = 0;
   for (int32_t i = 0; i < count; ++i)
     total += sizes[i];
-  StagingBuffer packed(total * int64_t(sizeof(float)));
-  StagingBuffer mine(total / n * int64_t(sizeof(float)));
+  StagingBuffer packed(total * int64_t(sizeof(float)), workspaces());
+  StagingBuffer mine(total / n * int64_t(sizeof(float)), workspaces());
   float *at = packed.as<float>();
   for (int64_t r = 0; r < n; ++r)
     for (int32_t i = 0; i < count; ++i) {

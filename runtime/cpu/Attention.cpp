@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "AttentionPanels.h"
+#include "Scratch.h"
 #include "sprt/kernels.h"
 
 #include <cblas.h>
@@ -49,10 +50,10 @@ void sprt_attention_f32(const float *q, const float *k, const float *v,
   const float scale = constants.scale, keepScale = constants.keepScale;
   const bool dropout = constants.dropout;
 
-  std::vector<float> qh(size_t(S * head_dim)), kh(size_t(S * head_dim)),
+  ScratchVector<float> qh(size_t(S * head_dim)), kh(size_t(S * head_dim)),
       vh(size_t(S * head_dim));
   const int64_t rowBlock = std::min(S, kRowBlock);
-  std::vector<float> P(size_t(rowBlock * S));
+  ScratchVector<float> P(size_t(rowBlock * S));
 
   for (int64_t b = 0; b < B; ++b) {
     rotary.fill(positions, S, B, b);

@@ -29,6 +29,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "AttentionPanels.h"
+#include "Scratch.h"
 #include "sprt/grad_kernels.h"
 #include "sprt/kernels.h"
 
@@ -99,16 +100,16 @@ void sprt_attention_grad_f32(
   const bool dropout = constants.dropout;
 
   // Panels of the current (b, kv head) and query head.
-  std::vector<float> qh(size_t(S * D)), kh(size_t(S * D)), vh(size_t(S * D)),
+  ScratchVector<float> qh(size_t(S * D)), kh(size_t(S * D)), vh(size_t(S * D)),
       doh(size_t(S * D)), dqh(size_t(S * D)), dkh(size_t(S * D)),
       dvh(size_t(S * D));
-  std::vector<double> dkAcc(size_t(S * D)), dvAcc(size_t(S * D));
+  ScratchVector<double> dkAcc(size_t(S * D)), dvAcc(size_t(S * D));
   // One block of rows: probabilities, dropped-out probabilities (reused for
   // dS), the gradient w.r.t. the dropped-out probabilities, the keep mask.
   const int64_t rowBlock = std::min(S, kRowBlock);
-  std::vector<float> P(size_t(rowBlock * S)), Pd(size_t(rowBlock * S)),
+  ScratchVector<float> P(size_t(rowBlock * S)), Pd(size_t(rowBlock * S)),
       dP(size_t(rowBlock * S));
-  std::vector<uint8_t> keep(dropout ? size_t(rowBlock * S) : 0);
+  ScratchVector<uint8_t> keep(dropout ? size_t(rowBlock * S) : 0);
 
   for (int64_t b = 0; b < B; ++b) {
     rotary.fill(positions, S, B, b);

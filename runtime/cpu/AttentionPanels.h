@@ -10,6 +10,7 @@
 #define SPRT_CPU_ATTENTIONPANELS_H
 
 #include "Exp.h"
+#include "Scratch.h"
 
 #include <algorithm>
 #include <cmath>
@@ -50,7 +51,7 @@ inline void gatherHead(const float *src, float *dst, int64_t S, int64_t B,
 /// inv_freq[i]; one row of `half` entries per position.
 struct RotaryTables {
   int64_t half;
-  std::vector<float> invFreq, cosT, sinT;
+  ScratchVector<float> invFreq, cosT, sinT;
 
   RotaryTables(int64_t rotaryDim, double theta, int64_t S)
       : half(rotaryDim / 2), invFreq(size_t(half)), cosT(size_t(S * half)),

@@ -7,7 +7,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "sprt/device.h"
+#include "Scratch.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 
@@ -26,6 +28,17 @@ extern "C" void *sprt_device_alloc(int64_t bytes) {
 }
 
 extern "C" void sprt_device_free(void *ptr) { std::free(ptr); }
+
+static std::atomic<sprt_scratch_observer_t> scratchObserver{nullptr};
+
+extern "C" void sprt_set_scratch_observer(sprt_scratch_observer_t observer) {
+  scratchObserver.store(observer);
+}
+
+void sprt::cpu::reportScratch(int64_t deltaBytes) {
+  if (sprt_scratch_observer_t observer = scratchObserver.load())
+    observer(deltaBytes);
+}
 
 extern "C" sprt_stream_t sprt_current_stream(void) {
   static sprt_stream stream;

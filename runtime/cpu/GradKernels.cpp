@@ -18,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "RowOps.h"
+#include "Scratch.h"
 #include "Tanh.h"
 #include "sprt/grad_kernels.h"
 #include "sprt/kernels.h"
@@ -96,7 +97,7 @@ void sprt_linear_grad_weight_f32(const float *x, const float *dy, float *dw,
 void sprt_bias_grad_f32(const float *dy, float *db, int64_t T, int64_t H) {
   if (H <= 0)
     return;
-  std::vector<double> acc(size_t(H), 0.0);
+  ScratchVector<double> acc(size_t(H), 0.0);
   for (int64_t t = 0; t < T; ++t) {
     const float *r = dy + t * H;
     for (int64_t i = 0; i < H; ++i)
@@ -116,7 +117,7 @@ void sprt_layer_norm_grad_f32(const float *dy, const float *x,
                               float *db, int64_t T, int64_t H, double eps) {
   if (H <= 0)
     return;
-  std::vector<double> dwAcc(dw ? size_t(H) : 0, 0.0),
+  ScratchVector<double> dwAcc(dw ? size_t(H) : 0, 0.0),
       dbAcc(db ? size_t(H) : 0, 0.0), xhat(static_cast<size_t>(H)),
       g(static_cast<size_t>(H));
   const double invH = 1.0 / double(H);
@@ -166,7 +167,7 @@ void sprt_rms_norm_grad_f32(const float *dy, const float *x,
                             int64_t T, int64_t H, double eps) {
   if (H <= 0)
     return;
-  std::vector<double> dwAcc(dw ? size_t(H) : 0, 0.0);
+  ScratchVector<double> dwAcc(dw ? size_t(H) : 0, 0.0);
   const double invH = 1.0 / double(H);
   for (int64_t t = 0; t < T; ++t) {
     const float *xr = x + t * H, *dyr = dy + t * H;
@@ -302,7 +303,7 @@ void sprt_repeat_heads_grad_f32(const float *dy, float *dx, int64_t T,
   // Sum over r in increasing order, in double, rounded once (the attention
   // backward sums its per-head kv gradients the same way, so a GQA gradient
   // equals this applied to the MHA gradient on repeated k/v, bitwise).
-  std::vector<double> acc(static_cast<size_t>(head_dim));
+  ScratchVector<double> acc(static_cast<size_t>(head_dim));
   for (int64_t t = 0; t < T; ++t) {
     const float *yr = dy + t * heads * factor * head_dim;
     float *xr = dx + t * heads * head_dim;

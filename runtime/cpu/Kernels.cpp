@@ -12,6 +12,7 @@
 
 #include "sprt/kernels.h"
 #include "RowOps.h"
+#include "Scratch.h"
 #include "Tanh.h"
 
 #include <cblas.h>
@@ -147,12 +148,12 @@ void sprt_dropout_f32(const float *x, float *y, uint8_t *mask, int32_t rank,
   // Row-major strides of the global tensor; the innermost local dimension is
   // contiguous in the global index too, so each local row is one run of
   // consecutive global indices starting at `base`.
-  std::vector<int64_t> gstride(size_t(std::max(rank, 1)), 1);
+  ScratchVector<int64_t> gstride(size_t(std::max(rank, 1)), 1);
   for (int32_t d = rank - 2; d >= 0; --d)
     gstride[d] = gstride[d + 1] * global_shape[d + 1];
   const int64_t inner = rank > 0 ? shape[rank - 1] : 1;
   const int64_t outer = n / inner;
-  std::vector<int64_t> idx(size_t(std::max(rank, 1)), 0);
+  ScratchVector<int64_t> idx(size_t(std::max(rank, 1)), 0);
 
   for (int64_t o = 0; o < outer; ++o) {
     int64_t base = rank > 0 ? offset[rank - 1] : 0;

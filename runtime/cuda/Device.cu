@@ -11,6 +11,7 @@
 #include "Common.cuh"
 #include "sprt/device.h"
 
+#include <atomic>
 #include <cstdio>
 #include <mutex>
 
@@ -92,6 +93,14 @@ DeviceState &ready() {
   return s;
 }
 
+std::atomic<sprt_scratch_observer_t> scratchObserver{nullptr};
+
+// Tells the scratch observer (sprt/device.h) about a scratch slot's bytes.
+void reportScratch(int64_t deltaBytes) {
+  if (sprt_scratch_observer_t observer = scratchObserver.load())
+    observer(deltaBytes);
+}
+
 cudaStream_t streamOf(sprt_stream_t s) {
   return s ? reinterpret_cast<cudaStream_t>(s) : stream();
 }
@@ -123,13 +132,18 @@ void *scratch(Scratch slot, size_t bytes) {
   const int i = int(slot);
   if (s.scratchBytes[i] >= bytes && s.scratch[i])
     return s.scratch[i];
-  if (s.scratch[i])
+  if (s.scratch[i]) {
     SPRT_CUDA_CHECK(cudaFree(s.scratch[i])); // synchronises the device
+    reportScratch(-int64_t(s.scratchBytes[i]));
+  }
   s.scratch[i] = nullptr;
   s.scratchBytes[i] = 0;
   size_t rounded = (bytes + 255) / 256 * 256;
-  SPRT_CUDA_CHECK(cudaMalloc(&s.scratch[i], rounded ? rounded : 256));
+  if (rounded == 0)
+    rounded = 256;
+  SPRT_CUDA_CHECK(cudaMalloc(&s.scratch[i], rounded));
   s.scratchBytes[i] = rounded;
+  reportScratch(int64_t(rounded));
   return s.scratch[i];
 }
 
@@ -165,6 +179,10 @@ extern "C" void *sprt_device_alloc(int64_t bytes) {
 extern "C" void sprt_device_free(void *ptr) {
   if (ptr)
     SPRT_CUDA_CHECK(cudaFree(ptr));
+}
+
+extern "C" void sprt_set_scratch_observer(sprt_scratch_observer_t observer) {
+  scratchObserver.store(observer);
 }
 
 extern "C" sprt_stream_t sprt_current_stream(void) {

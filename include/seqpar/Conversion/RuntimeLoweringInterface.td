@@ -12,9 +12,8 @@ def RuntimeLoweringOpInterface : OpInterface<"RuntimeLoweringOpInterface"> {
     into libsprt (runtime/include/sprt/{kernels,runtime}.h) that compute its
     results. The pass owns everything that is not one op's business (the
     buffer of every tensor, the parameter and optimizer-state tables, the
-    mesh axes, the arena high-water mark after each op) and hands it to the
-    implementation through a `RuntimeEmitter`
-    (seqpar/Conversion/RuntimeLoweringInterface.h).
+    mesh axes) and hands it to the implementation through a
+    `RuntimeEmitter` (seqpar/Conversion/RuntimeLoweringInterface.h).
 
     The tfm and dist ops implement it as external models attached by the
     conversion library (`seqpar::registerRuntimeLoweringModels`, called from

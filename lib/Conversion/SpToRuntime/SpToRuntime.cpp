@@ -100,7 +100,6 @@ private:
   /// scans it, once per call emitted).
   llvm::StringMap<LLVM::LLVMFuncOp> declared;
   DenseMap<Value, Buffer> buffers;
-  DenseMap<Value, int64_t> bufferEnd;
   int64_t arenaBytes = 0;
   // The lowered function's arguments and cached parameter pointers.
   Value arenaArg, paramsArg, scalarsArg, gradsArg, stateArg;
@@ -237,7 +236,6 @@ LogicalResult Lowering::plan() {
                                 << " bytes) cannot be placed: the arena would "
                                    "exceed int64 bytes";
       buffers[r] = {Buffer::Arena, offset};
-      bufferEnd[r] = *end;
       arenaBytes = std::max(arenaBytes, *next);
     }
   }
@@ -359,13 +357,7 @@ LogicalResult Lowering::lower(Operation *op) {
   if (!lowering)
     return op->emitOpError() << "has no runtime lowering (it does not "
                                 "implement RuntimeLoweringOpInterface)";
-  if (failed(lowering.lowerToRuntime(*this)))
-    return failure();
-  // The arena's high-water mark, as the program fills it.
-  for (Value r : op->getResults())
-    if (bufferEnd.count(r))
-      call("sprt_arena_use", {i64(bufferEnd.lookup(r))});
-  return success();
+  return lowering.lowerToRuntime(*this);
 }
 
 std::string Lowering::modelJson() {

@@ -36,6 +36,14 @@ const char *sprt_device_init(int64_t local_rank);
 void *sprt_device_alloc(int64_t bytes);
 void sprt_device_free(void *ptr);
 
+/* Memory a backend allocates for itself (kernel temporaries, cached
+ * scratch buffers) is reported to the observer as it comes and goes:
+ * observer(+bytes) when allocated, observer(-bytes) when freed, so that the
+ * runtime's allocator counts it (runtime/core/Memory.h). Set it before the
+ * first kernel runs; NULL (the default) stops the reports. */
+typedef void (*sprt_scratch_observer_t)(int64_t delta_bytes);
+void sprt_set_scratch_observer(sprt_scratch_observer_t observer);
+
 /* The stream work is issued on, and waiting for all of it. */
 sprt_stream_t sprt_current_stream(void);
 void sprt_stream_synchronize(sprt_stream_t stream);

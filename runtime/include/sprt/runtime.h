@@ -186,13 +186,6 @@ void sprt_all_gather_param(void *data, int64_t n, int64_t elem_bytes,
  * step's scalar outputs: loss, gradient norm). */
 void sprt_copy_scalar_to_host(float *dst, const float *src);
 
-/*===------------------------------ arena --------------------------------===*/
-
-/* Records that bytes [0, end) of the arena are in use: the high-water mark
- * is the largest end recorded. */
-void sprt_arena_use(int64_t end);
-int64_t sprt_arena_high_water(void);
-
 #ifdef __cplusplus
 }
 #endif

@@ -22,7 +22,6 @@ func.func @forward(%ids: tensor<4x1xi64, #dist.layout<dp = S(1)>>, %labels: tens
   // CHECK-NEXT: %[[H:.*]] = llvm.mlir.constant(8 : i64) : i64
   // CHECK-NEXT: %[[AX:.*]] = llvm.mlir.constant(1 : i32) : i32
   // CHECK-NEXT: llvm.call @sprt_op_embedding(%[[IDS]], %[[EMB]], %[[X]], %[[T]], %[[V]], %[[H]], %[[AX]])
-  // CHECK: llvm.call @sprt_arena_use
   %x = tfm.embedding %ids, %e : (tensor<4x1xi64, #dist.layout<dp = S(1)>>, tensor<32x8xf32, #dist.layout<tp = S(0)>>) -> tensor<4x1x8xf32, #dist.layout<dp = S(1), tp = P>>
   // CHECK: llvm.call @sprt_reduce_scatter_f32
   %s = dist.reduce_scatter %x on @mesh["tp"] dim 0 : tensor<4x1x8xf32, #dist.layout<dp = S(1), tp = P>> -> tensor<2x1x8xf32, #dist.layout<dp = S(1), tp = S(0)>>

@@ -1,0 +1,76 @@
+//===- Memory.h - the runtime's device allocator ----------------*- C++ -*-===//
+//
+// Every byte of device memory the runtime asks a backend for goes through
+// allocate() / release(), which count the live bytes of each category and
+// of the total and keep their peaks: the figures main() reports (JSONL
+// metrics, the exit line) are measured here, never copied from the
+// compiler's plan. The backend reports the scratch it allocates for itself
+// (kernel temporaries, cached workspaces) through
+// sprt_set_scratch_observer (sprt/device.h), counted as Scratch.
+//
+// The total peak is the largest sum of live bytes at any moment, not the
+// sum of the categories' peaks. Bytes are those asked for: a backend rounds
+// an allocation up to 64 bytes (sprt_device_alloc), at most 63 more each.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPRT_CORE_MEMORY_H
+#define SPRT_CORE_MEMORY_H
+
+#include <cstdint>
+#include <mutex>
+#include <unordered_map>
+
+namespace sprt {
+
+/// What device memory holds. Gradients live in the arena (the compiler
+/// plans them with the other values of the step).
+enum class MemoryCategory : int {
+  Arena,          ///< the step's planned arena (one allocation)
+  Parameters,     ///< this rank's parameter shards
+  OptimizerState, ///< AdamW's moments
+  Tokens,         ///< the step's input ids and labels
+  Staging,        ///< collectives' pack / unpack buffers
+  Workspace,      ///< fused ops' chunks, coalesced buckets
+  Scratch,        ///< the backend's own kernel temporaries
+  Count
+};
+constexpr int kNumMemoryCategories = int(MemoryCategory::Count);
+
+/// The category's name in the metrics ("optimizer_state").
+const char *memoryCategoryName(MemoryCategory category);
+
+/// Live and peak bytes per category and in total.
+struct MemoryStats {
+  int64_t live[kNumMemoryCategories] = {};
+  int64_t peak[kNumMemoryCategories] = {};
+  int64_t liveTotal = 0, peakTotal = 0;
+};
+
+/// Counts bytes as they come and go (thread-safe).
+class MemoryTracker {
+public:
+  /// `delta` bytes more (or fewer, when negative) live in `category`.
+  void record(MemoryCategory category, int64_t delta);
+  MemoryStats stats() const;
+
+private:
+  mutable std::mutex mutex;
+  MemoryStats counts;
+};
+
+/// The process's tracker: allocate() / release() and the backend's scratch.
+MemoryTracker &memoryTracker();
+
+/// Zeroed device memory (sprt_device_alloc) of `bytes` bytes counted under
+/// `category`; NULL if the backend is out of memory.
+void *allocate(int64_t bytes, MemoryCategory category);
+/// Frees memory from allocate() (NULL is ignored); throws std::logic_error
+/// on a pointer allocate() did not return.
+void release(void *ptr);
+/// Has the backend report its scratch to memoryTracker().
+void trackBackendScratch();
+
+} // namespace sprt
+
+#endif // SPRT_CORE_MEMORY_H

@@ -1,0 +1,112 @@
+"""Checks the device memory a GPT-2 training program measured (the last line
+of its JSONL metrics, rank 0's figures) against what it must be, computed
+here from the Hugging Face config and the mesh:
+
+    memory_check.py CONFIG.json METRICS.jsonl --tp T --dp D --zero Z
+                    --batch B --seq S [--baseline TINY.jsonl]
+
+- arena: exactly the plan's arena_bytes (the arena is one allocation);
+- parameters: 4 bytes x this rank's parameter count under Megatron's
+  tensor parallelism (vocabulary-parallel embedding, column-parallel c_attn
+  and c_fc, row-parallel c_proj with replicated biases, replicated norms
+  and position embedding; tied lm_head);
+- optimizer_state: AdamW's two moments of every local element, each
+  parameter's divided over dp with --zero 1;
+- tokens: input ids and labels, int64, of this replica's batch rows;
+- the other categories present, and the total peak at least the largest
+  category and at most their sum;
+- with --baseline (the tiny model's metrics on the same mesh): the peak
+  resident set (getrusage) at least the device peak (on the CPU backend
+  device memory is host memory, zeroed so resident) and at most the device
+  peak + what the tiny program's process holds besides its device memory
+  (binary, libraries, MPI's shared-memory transport: measured, not assumed)
+  + a slack for host memory that grows with the model: Params::initialize's
+  host copy of one parameter shard (the largest), MPI's temporaries for a
+  reduction of one workspace bucket (at most the workspace peak), and 2 MiB
+  for the heap's and pages' rounding.
+
+Prints one line per check ("ok" or "MISMATCH") and exits 1 on a mismatch."""
+import argparse
+import json
+import sys
+
+CATEGORIES = ["arena", "parameters", "optimizer_state", "tokens", "staging",
+              "workspace", "scratch"]
+
+
+def local_params(config, tp):
+    """This rank's parameter shards' element counts (GPT-2, Megatron)."""
+    V, H = config["vocab_size"], config["n_embd"]
+    P, L = config["n_positions"], config["n_layer"]
+    I = config.get("n_inner") or 4 * H
+    sizes = [V // tp * H, P * H]
+    for _ in range(L):
+        sizes += [H, H,                          # ln_1
+                  H * 3 * H // tp, 3 * H // tp,  # c_attn (column)
+                  H // tp * H, H,                # attn.c_proj (row)
+                  H, H,                          # ln_2
+                  H * I // tp, I // tp,          # c_fc (column)
+                  I // tp * H, H]                # mlp.c_proj (row)
+    return sizes + [H, H]                        # ln_f
+
+
+def last_memory(path):
+    with open(path) as f:
+        lines = [l for l in f if l.strip()]
+    record = json.loads(lines[-1])
+    return record["memory"], record["arena_bytes"]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("config")
+    ap.add_argument("metrics")
+    ap.add_argument("--tp", type=int, required=True)
+    ap.add_argument("--dp", type=int, default=1)
+    ap.add_argument("--zero", type=int, default=0)
+    ap.add_argument("--batch", type=int, required=True)
+    ap.add_argument("--seq", type=int, required=True)
+    ap.add_argument("--baseline")
+    args = ap.parse_args()
+    with open(args.config) as f:
+        config = json.load(f)
+    memory, arena_bytes = last_memory(args.metrics)
+    peaks = memory["by_category"]
+    sizes = local_params(config, args.tp)
+    state_div = args.dp if args.zero else 1
+    expected = {
+        "arena": arena_bytes,
+        "parameters": 4 * sum(sizes),
+        "optimizer_state": 2 * 4 * sum(n // state_div for n in sizes),
+        "tokens": 2 * 8 * args.batch * args.seq // args.dp,
+    }
+    ok = True
+
+    def check(what, good, detail):
+        nonlocal ok
+        ok = ok and good
+        print(f"{what}: {'ok' if good else 'MISMATCH'} ({detail})")
+
+    check("categories", sorted(peaks) == sorted(CATEGORIES),
+          ", ".join(f"{c} {peaks.get(c)}" for c in CATEGORIES))
+    for c, want in expected.items():
+        check(c, peaks.get(c) == want, f"measured {peaks.get(c)}, want {want}")
+    total = memory["peak_bytes"]
+    check("total peak", max(peaks.values()) <= total <= sum(peaks.values()),
+          f"{total} between {max(peaks.values())} and {sum(peaks.values())}")
+    if args.baseline:
+        base, _ = last_memory(args.baseline)
+        held = base["max_rss_bytes"] - base["peak_bytes"]
+        slack = 4 * max(sizes) + peaks["workspace"] + (2 << 20)
+        rss = memory["max_rss_bytes"]
+        check("rss >= device peak", rss >= total,
+              f"peak resident {rss}, device peak {total}")
+        check("rss <= device peak + baseline + slack",
+              rss <= total + held + slack,
+              f"peak resident {rss} <= {total} + {held} + {slack}; "
+              f"over the device peak by {rss - total}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
