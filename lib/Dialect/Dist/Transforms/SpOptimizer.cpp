@@ -100,7 +100,7 @@ struct SpOptimizerPass : dist::impl::SpOptimizerPassBase<SpOptimizerPass> {
       if (gl)
         for (auto [j, axis] : llvm::enumerate(gl.getAxes()))
           if (gl.getSharding(j).isSplit())
-            sl = (sl ? sl : LayoutAttr::get(b.getContext(), meshRef, {}))
+            sl = (sl ? sl : LayoutAttr::get(b.getContext(), gl.getMesh(), {}))
                      .with(axis.getValue(), Sharding::partial());
       auto type = sl && !sl.getAxes().empty()
                       ? RankedTensorType::get({}, b.getF32Type(), sl)
