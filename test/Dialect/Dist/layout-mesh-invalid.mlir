@@ -70,3 +70,10 @@ tfm.param @w : tensor<8x8xf32, #dist.layout<@grid, tp = S(0)>> init normal(2.000
 func.func @param_other_mesh() {
   return
 }
+
+// -----
+
+// The SPMD passes take one mesh, which every layout names (dist::getMesh).
+dist.mesh @mesh ["tp" = 2]
+// expected-error @+1 {{'dist.mesh' op is a second mesh, but the SPMD passes take a module with at most one (mesh @mesh is the first)}}
+dist.mesh @grid ["tp" = 2]
