@@ -11,8 +11,8 @@
 dist.mesh @mesh ["dp" = 2] roles [data]
 tfm.param @wte : tensor<8x4xf32> init normal(2.000000e-02) tie "embeddings"
 tfm.param @lm_head : tensor<8x4xf32> init normal(2.000000e-02) tie "embeddings"
-func.func @train_step(%g1: tensor<8x4xf32, #dist.layout<dp = P>>, %g2: tensor<8x4xf32, #dist.layout<dp = P>>) -> (tensor<8x4xf32> {tfm.grad_of = @wte}, tensor<8x4xf32> {tfm.grad_of = @lm_head}) attributes {tfm.train_step} {
-  %r1, %r2 = dist.all_reduce_coalesced %g1, %g2 on @mesh["dp"] sum : (tensor<8x4xf32, #dist.layout<dp = P>>, tensor<8x4xf32, #dist.layout<dp = P>>) -> (tensor<8x4xf32>, tensor<8x4xf32>)
+func.func @train_step(%g1: tensor<8x4xf32, #dist.layout<@mesh, dp = P>>, %g2: tensor<8x4xf32, #dist.layout<@mesh, dp = P>>) -> (tensor<8x4xf32> {tfm.grad_of = @wte}, tensor<8x4xf32> {tfm.grad_of = @lm_head}) attributes {tfm.train_step} {
+  %r1, %r2 = dist.all_reduce_coalesced %g1, %g2 on @mesh["dp"] sum : (tensor<8x4xf32, #dist.layout<@mesh, dp = P>>, tensor<8x4xf32, #dist.layout<@mesh, dp = P>>) -> (tensor<8x4xf32>, tensor<8x4xf32>)
   // expected-error @+1 {{'tfm.add' op adds gradients of tie group 'embeddings' after their data-parallel reduction over 'dp' (Megatron-LM #844): sum the members' contributions first, then reduce once}}
   %sum = tfm.add %r1, %r2 : tensor<8x4xf32>
   return %sum, %sum : tensor<8x4xf32>, tensor<8x4xf32>
@@ -24,8 +24,8 @@ func.func @train_step(%g1: tensor<8x4xf32, #dist.layout<dp = P>>, %g2: tensor<8x
 dist.mesh @mesh ["dp" = 2] roles [data]
 tfm.param @wte : tensor<8x4xf32> init normal(2.000000e-02) tie "embeddings"
 tfm.param @lm_head : tensor<8x4xf32> init normal(2.000000e-02) tie "embeddings"
-func.func @train_step(%g1: tensor<8x4xf32, #dist.layout<dp = P>>, %g2: tensor<8x4xf32, #dist.layout<dp = P>>) -> (tensor<8x4xf32> {tfm.grad_of = @wte}, tensor<8x4xf32> {tfm.grad_of = @lm_head}) attributes {tfm.train_step} {
-  %r1, %r2 = dist.all_reduce_coalesced %g1, %g2 on @mesh["dp"] sum : (tensor<8x4xf32, #dist.layout<dp = P>>, tensor<8x4xf32, #dist.layout<dp = P>>) -> (tensor<8x4xf32>, tensor<8x4xf32>)
+func.func @train_step(%g1: tensor<8x4xf32, #dist.layout<@mesh, dp = P>>, %g2: tensor<8x4xf32, #dist.layout<@mesh, dp = P>>) -> (tensor<8x4xf32> {tfm.grad_of = @wte}, tensor<8x4xf32> {tfm.grad_of = @lm_head}) attributes {tfm.train_step} {
+  %r1, %r2 = dist.all_reduce_coalesced %g1, %g2 on @mesh["dp"] sum : (tensor<8x4xf32, #dist.layout<@mesh, dp = P>>, tensor<8x4xf32, #dist.layout<@mesh, dp = P>>) -> (tensor<8x4xf32>, tensor<8x4xf32>)
   // expected-error @+1 {{'func.return' op the members of tie group 'embeddings' (@lm_head and @wte) receive different gradients; they must share one, the sum of every member's contributions}}
   return %r1, %r2 : tensor<8x4xf32>, tensor<8x4xf32>
 }
@@ -36,9 +36,9 @@ func.func @train_step(%g1: tensor<8x4xf32, #dist.layout<dp = P>>, %g2: tensor<8x
 dist.mesh @mesh ["dp" = 2] roles [data]
 tfm.param @wte : tensor<8x4xf32> init normal(2.000000e-02) tie "embeddings"
 tfm.param @lm_head : tensor<8x4xf32> init normal(2.000000e-02) tie "embeddings"
-func.func @train_step(%g1: tensor<8x4xf32, #dist.layout<dp = P>>, %g2: tensor<8x4xf32, #dist.layout<dp = P>>) -> (tensor<8x4xf32> {tfm.grad_of = @wte}, tensor<8x4xf32> {tfm.grad_of = @lm_head}) attributes {tfm.train_step} {
-  %sum = tfm.add %g1, %g2 : tensor<8x4xf32, #dist.layout<dp = P>>
-  %r = dist.all_reduce_coalesced %sum on @mesh["dp"] sum : (tensor<8x4xf32, #dist.layout<dp = P>>) -> tensor<8x4xf32>
+func.func @train_step(%g1: tensor<8x4xf32, #dist.layout<@mesh, dp = P>>, %g2: tensor<8x4xf32, #dist.layout<@mesh, dp = P>>) -> (tensor<8x4xf32> {tfm.grad_of = @wte}, tensor<8x4xf32> {tfm.grad_of = @lm_head}) attributes {tfm.train_step} {
+  %sum = tfm.add %g1, %g2 : tensor<8x4xf32, #dist.layout<@mesh, dp = P>>
+  %r = dist.all_reduce_coalesced %sum on @mesh["dp"] sum : (tensor<8x4xf32, #dist.layout<@mesh, dp = P>>) -> tensor<8x4xf32>
   return %r, %r : tensor<8x4xf32>, tensor<8x4xf32>
 }
 
@@ -49,9 +49,9 @@ func.func @train_step(%g1: tensor<8x4xf32, #dist.layout<dp = P>>, %g2: tensor<8x
 dist.mesh @mesh ["replica" = 2, "model" = 2] roles [data, tensor]
 tfm.param @wte : tensor<8x4xf32> init normal(2.000000e-02) tie "embeddings"
 tfm.param @lm_head : tensor<8x4xf32> init normal(2.000000e-02) tie "embeddings"
-func.func @train_step(%g1: tensor<8x4xf32, #dist.layout<replica = P>>, %g2: tensor<8x4xf32, #dist.layout<replica = P>>) -> (tensor<8x4xf32> {tfm.grad_of = @wte}, tensor<8x4xf32> {tfm.grad_of = @lm_head}) attributes {tfm.train_step} {
-  %r1 = dist.all_reduce %g1 on @mesh["replica"] sum : tensor<8x4xf32, #dist.layout<replica = P>> -> tensor<8x4xf32>
-  %r2 = dist.all_reduce %g2 on @mesh["replica"] sum : tensor<8x4xf32, #dist.layout<replica = P>> -> tensor<8x4xf32>
+func.func @train_step(%g1: tensor<8x4xf32, #dist.layout<@mesh, replica = P>>, %g2: tensor<8x4xf32, #dist.layout<@mesh, replica = P>>) -> (tensor<8x4xf32> {tfm.grad_of = @wte}, tensor<8x4xf32> {tfm.grad_of = @lm_head}) attributes {tfm.train_step} {
+  %r1 = dist.all_reduce %g1 on @mesh["replica"] sum : tensor<8x4xf32, #dist.layout<@mesh, replica = P>> -> tensor<8x4xf32>
+  %r2 = dist.all_reduce %g2 on @mesh["replica"] sum : tensor<8x4xf32, #dist.layout<@mesh, replica = P>> -> tensor<8x4xf32>
   // expected-error @+1 {{'tfm.add' op adds gradients of tie group 'embeddings' after their data-parallel reduction over 'replica' (Megatron-LM #844): sum the members' contributions first, then reduce once}}
   %sum = tfm.add %r1, %r2 : tensor<8x4xf32>
   return %sum, %sum : tensor<8x4xf32>, tensor<8x4xf32>

@@ -7,8 +7,8 @@ func.func @forward(%ids: tensor<4x1xi64>, %labels: tensor<4x1xi64>) -> tensor<f3
   %x = tfm.get_param @x : tensor<4x2x8xf32>
   %w = tfm.get_param @w : tensor<8x8xf32>
   // expected-error @+1 {{'dist.matmul_reduce_scatter' op is lowered along dimension 0 only, got dim 1}}
-  %y = dist.matmul_reduce_scatter %x, %w on @mesh["tp"] dim 1 chunks 1 : (tensor<4x2x8xf32>, tensor<8x8xf32>) -> tensor<4x1x8xf32, #dist.layout<tp = S(1)>>
-  %l = tfm.cross_entropy %y, %labels ignore_index -100 : (tensor<4x1x8xf32, #dist.layout<tp = S(1)>>, tensor<4x1xi64>) -> tensor<f32>
+  %y = dist.matmul_reduce_scatter %x, %w on @mesh["tp"] dim 1 chunks 1 : (tensor<4x2x8xf32>, tensor<8x8xf32>) -> tensor<4x1x8xf32, #dist.layout<@mesh, tp = S(1)>>
+  %l = tfm.cross_entropy %y, %labels ignore_index -100 : (tensor<4x1x8xf32, #dist.layout<@mesh, tp = S(1)>>, tensor<4x1xi64>) -> tensor<f32>
   return %l : tensor<f32>
 }
 

@@ -1,8 +1,8 @@
 
 // Returning a partial loss.
 dist.mesh @mesh ["tp" = 2]
-func.func @return_partial(%l: tensor<f32, #dist.layout<tp = P>>) -> tensor<f32, #dist.layout<tp = P>> {
+func.func @return_partial(%l: tensor<f32, #dist.layout<@mesh, tp = P>>) -> tensor<f32, #dist.layout<@mesh, tp = P>> {
   // expected-error @+1 {{'func.return' op returns value #0 that is P on mesh axis 'tp'; a function result must be whole on every rank}}
-  return %l : tensor<f32, #dist.layout<tp = P>>
+  return %l : tensor<f32, #dist.layout<@mesh, tp = P>>
 }
 

@@ -9,21 +9,21 @@
 // CHECK-LABEL: func.func @mlp_backward
 dist.mesh @mesh ["tp" = 2]
 func.func @mlp_backward(%g: tensor<4x1x8xf32>,
-                        %a: tensor<4x1x8xf32, #dist.layout<tp = S(2)>>,
-                        %w1: tensor<8x8xf32, #dist.layout<tp = S(0)>>,
-                        %w2: tensor<8x8xf32, #dist.layout<tp = S(1)>>,
+                        %a: tensor<4x1x8xf32, #dist.layout<@mesh, tp = S(2)>>,
+                        %w1: tensor<8x8xf32, #dist.layout<@mesh, tp = S(0)>>,
+                        %w2: tensor<8x8xf32, #dist.layout<@mesh, tp = S(1)>>,
                         %dy: tensor<4x1x8xf32>)
     -> tensor<4x1x8xf32> {
   // Row-parallel GEMM: the whole output gradient gives a feature-split
   // input gradient and a column-split weight gradient.
   // CHECK: tfm.linear_grad_input
-  %da = tfm.linear_grad_input %dy, %w2 : (tensor<4x1x8xf32>, tensor<8x8xf32, #dist.layout<tp = S(1)>>) -> tensor<4x1x8xf32, #dist.layout<tp = S(2)>>
-  %dw2 = tfm.linear_grad_weight %a, %dy : (tensor<4x1x8xf32, #dist.layout<tp = S(2)>>, tensor<4x1x8xf32>) -> tensor<8x8xf32, #dist.layout<tp = S(1)>>
+  %da = tfm.linear_grad_input %dy, %w2 : (tensor<4x1x8xf32>, tensor<8x8xf32, #dist.layout<@mesh, tp = S(1)>>) -> tensor<4x1x8xf32, #dist.layout<@mesh, tp = S(2)>>
+  %dw2 = tfm.linear_grad_weight %a, %dy : (tensor<4x1x8xf32, #dist.layout<@mesh, tp = S(2)>>, tensor<4x1x8xf32>) -> tensor<8x8xf32, #dist.layout<@mesh, tp = S(1)>>
   // Column-parallel GEMM: the input gradient is partial (the g of f/g).
-  %dg = tfm.linear_grad_input %da, %w1 : (tensor<4x1x8xf32, #dist.layout<tp = S(2)>>, tensor<8x8xf32, #dist.layout<tp = S(0)>>) -> tensor<4x1x8xf32, #dist.layout<tp = P>>
-  %dw1 = tfm.linear_grad_weight %g, %da : (tensor<4x1x8xf32>, tensor<4x1x8xf32, #dist.layout<tp = S(2)>>) -> tensor<8x8xf32, #dist.layout<tp = S(0)>>
+  %dg = tfm.linear_grad_input %da, %w1 : (tensor<4x1x8xf32, #dist.layout<@mesh, tp = S(2)>>, tensor<8x8xf32, #dist.layout<@mesh, tp = S(0)>>) -> tensor<4x1x8xf32, #dist.layout<@mesh, tp = P>>
+  %dw1 = tfm.linear_grad_weight %g, %da : (tensor<4x1x8xf32>, tensor<4x1x8xf32, #dist.layout<@mesh, tp = S(2)>>) -> tensor<8x8xf32, #dist.layout<@mesh, tp = S(0)>>
   // CHECK: dist.all_reduce
-  %r = dist.all_reduce %dg on @mesh["tp"] sum : tensor<4x1x8xf32, #dist.layout<tp = P>> -> tensor<4x1x8xf32>
+  %r = dist.all_reduce %dg on @mesh["tp"] sum : tensor<4x1x8xf32, #dist.layout<@mesh, tp = P>> -> tensor<4x1x8xf32>
   return %r : tensor<4x1x8xf32>
 }
 

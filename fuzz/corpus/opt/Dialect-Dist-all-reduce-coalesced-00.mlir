@@ -36,27 +36,27 @@ func.func @no_layouts(%x: tensor<8x2xf32>, %y: tensor<32xbf16>,
 // A gradient bucket as sp-sync-grads builds it: every operand is P on the
 // axis, the layouts on the other axes go through unchanged.
 // CHECK-LABEL: func.func @bucket
-// CHECK-SAME: (%[[W:[a-z0-9]+]]: tensor<16x32xf32, #dist.layout<dp = P, tp = S(0)>>, %[[B:[a-z0-9]+]]: tensor<32xf32, #dist.layout<dp = P, tp = P>>, %[[N:[a-z0-9]+]]: tensor<32xf32, #dist.layout<dp = P>>)
-func.func @bucket(%w: tensor<16x32xf32, #dist.layout<dp = P, tp = S(0)>>,
-                  %b: tensor<32xf32, #dist.layout<dp = P, tp = P>>,
-                  %n: tensor<32xf32, #dist.layout<dp = P>>)
-    -> (tensor<16x32xf32, #dist.layout<tp = S(0)>>,
-        tensor<32xf32, #dist.layout<tp = P>>, tensor<32xf32>,
-        tensor<32xf32, #dist.layout<>>) {
-  // CHECK: %[[DP:.*]]:3 = dist.all_reduce_coalesced %[[W]], %[[B]], %[[N]] on @mesh["dp"] sum : (tensor<16x32xf32, #dist.layout<dp = P, tp = S(0)>>, tensor<32xf32, #dist.layout<dp = P, tp = P>>, tensor<32xf32, #dist.layout<dp = P>>) -> (tensor<16x32xf32, #dist.layout<tp = S(0)>>, tensor<32xf32, #dist.layout<tp = P>>, tensor<32xf32>)
+// CHECK-SAME: (%[[W:[a-z0-9]+]]: tensor<16x32xf32, #dist.layout<@mesh, dp = P, tp = S(0)>>, %[[B:[a-z0-9]+]]: tensor<32xf32, #dist.layout<@mesh, dp = P, tp = P>>, %[[N:[a-z0-9]+]]: tensor<32xf32, #dist.layout<@mesh, dp = P>>)
+func.func @bucket(%w: tensor<16x32xf32, #dist.layout<@mesh, dp = P, tp = S(0)>>,
+                  %b: tensor<32xf32, #dist.layout<@mesh, dp = P, tp = P>>,
+                  %n: tensor<32xf32, #dist.layout<@mesh, dp = P>>)
+    -> (tensor<16x32xf32, #dist.layout<@mesh, tp = S(0)>>,
+        tensor<32xf32, #dist.layout<@mesh, tp = P>>, tensor<32xf32>,
+        tensor<32xf32, #dist.layout<@mesh>>) {
+  // CHECK: %[[DP:.*]]:3 = dist.all_reduce_coalesced %[[W]], %[[B]], %[[N]] on @mesh["dp"] sum : (tensor<16x32xf32, #dist.layout<@mesh, dp = P, tp = S(0)>>, tensor<32xf32, #dist.layout<@mesh, dp = P, tp = P>>, tensor<32xf32, #dist.layout<@mesh, dp = P>>) -> (tensor<16x32xf32, #dist.layout<@mesh, tp = S(0)>>, tensor<32xf32, #dist.layout<@mesh, tp = P>>, tensor<32xf32>)
   %0:3 = dist.all_reduce_coalesced %w, %b, %n on @mesh["dp"] sum
-      : (tensor<16x32xf32, #dist.layout<dp = P, tp = S(0)>>,
-         tensor<32xf32, #dist.layout<dp = P, tp = P>>,
-         tensor<32xf32, #dist.layout<dp = P>>)
-      -> (tensor<16x32xf32, #dist.layout<tp = S(0)>>,
-          tensor<32xf32, #dist.layout<tp = P>>, tensor<32xf32>)
+      : (tensor<16x32xf32, #dist.layout<@mesh, dp = P, tp = S(0)>>,
+         tensor<32xf32, #dist.layout<@mesh, dp = P, tp = P>>,
+         tensor<32xf32, #dist.layout<@mesh, dp = P>>)
+      -> (tensor<16x32xf32, #dist.layout<@mesh, tp = S(0)>>,
+          tensor<32xf32, #dist.layout<@mesh, tp = P>>, tensor<32xf32>)
   // Then over tp; the empty layout (replicated everywhere) stays printed.
-  // CHECK: %[[TP:.*]] = dist.all_reduce_coalesced %[[DP]]#1 on @mesh["tp"] sum : (tensor<32xf32, #dist.layout<tp = P>>) -> tensor<32xf32, #dist.layout<>>
+  // CHECK: %[[TP:.*]] = dist.all_reduce_coalesced %[[DP]]#1 on @mesh["tp"] sum : (tensor<32xf32, #dist.layout<@mesh, tp = P>>) -> tensor<32xf32, #dist.layout<@mesh>>
   %1 = dist.all_reduce_coalesced %0#1 on @mesh["tp"] sum
-      : (tensor<32xf32, #dist.layout<tp = P>>) -> tensor<32xf32, #dist.layout<>>
+      : (tensor<32xf32, #dist.layout<@mesh, tp = P>>) -> tensor<32xf32, #dist.layout<@mesh>>
   // CHECK: return %[[DP]]#0, %[[DP]]#1, %[[DP]]#2, %[[TP]]
   return %0#0, %0#1, %0#2, %1
-      : tensor<16x32xf32, #dist.layout<tp = S(0)>>,
-        tensor<32xf32, #dist.layout<tp = P>>, tensor<32xf32>,
-        tensor<32xf32, #dist.layout<>>
+      : tensor<16x32xf32, #dist.layout<@mesh, tp = S(0)>>,
+        tensor<32xf32, #dist.layout<@mesh, tp = P>>, tensor<32xf32>,
+        tensor<32xf32, #dist.layout<@mesh>>
 }

@@ -1,6 +1,6 @@
 
 // expected-error @+1 {{layout axis names must be non-empty}}
-func.func @empty_axis(%x: tensor<4xf32, #dist.layout<"" = P>>) {
+func.func @empty_axis(%x: tensor<4xf32, #dist.layout<@mesh, "" = P>>) {
   return
 }
 

@@ -1,6 +1,6 @@
 
 // expected-error @+1 {{block count of axis 'tp' must be >= 1}}
-func.func @zero_blocks(%x: tensor<4xf32, #dist.layout<tp = S(0, blocks = 0)>>) {
+func.func @zero_blocks(%x: tensor<4xf32, #dist.layout<@mesh, tp = S(0, blocks = 0)>>) {
   return
 }
 

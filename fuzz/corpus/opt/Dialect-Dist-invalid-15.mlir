@@ -1,6 +1,6 @@
 
 // expected-error @+1 {{expected '('}}
-func.func @split_without_dim(%x: tensor<4xf32, #dist.layout<tp = S>>) {
+func.func @split_without_dim(%x: tensor<4xf32, #dist.layout<@mesh, tp = S>>) {
   return
 }
 

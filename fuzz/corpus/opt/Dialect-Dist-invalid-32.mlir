@@ -2,8 +2,8 @@
 // A type without a layout is replicated once the other side has one.
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
 func.func @unannotated_operand(%x: tensor<2x8xf32>) {
-  // expected-error @+1 {{operand must be S(0) on axis 'tp', its layout is #dist.layout<>}}
-  %0 = dist.all_gather %x on @mesh["tp"] dim 0 : tensor<2x8xf32> -> tensor<8x8xf32, #dist.layout<>>
+  // expected-error @+1 {{operand must be S(0) on axis 'tp', its layout is #dist.layout<@mesh>}}
+  %0 = dist.all_gather %x on @mesh["tp"] dim 0 : tensor<2x8xf32> -> tensor<8x8xf32, #dist.layout<@mesh>>
   return
 }
 

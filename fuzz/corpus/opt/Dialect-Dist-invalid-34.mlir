@@ -1,8 +1,8 @@
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @operand_split_other_dim(%x: tensor<2x8xf32, #dist.layout<tp = S(1)>>) {
-  // expected-error @+1 {{operand must be S(0) on axis 'tp', its layout is #dist.layout<tp = S(1)>}}
-  %0 = dist.all_gather %x on @mesh["tp"] dim 0 : tensor<2x8xf32, #dist.layout<tp = S(1)>> -> tensor<8x8xf32, #dist.layout<>>
+func.func @operand_split_other_dim(%x: tensor<2x8xf32, #dist.layout<@mesh, tp = S(1)>>) {
+  // expected-error @+1 {{operand must be S(0) on axis 'tp', its layout is #dist.layout<@mesh, tp = S(1)>}}
+  %0 = dist.all_gather %x on @mesh["tp"] dim 0 : tensor<2x8xf32, #dist.layout<@mesh, tp = S(1)>> -> tensor<8x8xf32, #dist.layout<@mesh>>
   return
 }
 

@@ -1,8 +1,8 @@
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
 func.func @unannotated_operand(%x: tensor<8x8xf32>) {
-  // expected-error @+1 {{operand must be P on axis 'tp', its layout is #dist.layout<>}}
-  %0 = dist.all_reduce %x on @mesh["tp"] sum : tensor<8x8xf32> -> tensor<8x8xf32, #dist.layout<>>
+  // expected-error @+1 {{operand must be P on axis 'tp', its layout is #dist.layout<@mesh>}}
+  %0 = dist.all_reduce %x on @mesh["tp"] sum : tensor<8x8xf32> -> tensor<8x8xf32, #dist.layout<@mesh>>
   return
 }
 

@@ -7,31 +7,31 @@
 // sp-sync-grads must reduce it.
 dist.mesh @mesh ["tp" = 2]
 tfm.param @norm : tensor<8xf32> init ones
-tfm.param @up : tensor<16x8xf32, #dist.layout<tp = S(0)>> init normal(2.000000e-02)
-tfm.param @down : tensor<8x16xf32, #dist.layout<tp = S(1)>> init normal(2.000000e-02)
-tfm.param @emb : tensor<32x8xf32, #dist.layout<tp = S(0)>> init normal(2.000000e-02)
+tfm.param @up : tensor<16x8xf32, #dist.layout<@mesh, tp = S(0)>> init normal(2.000000e-02)
+tfm.param @down : tensor<8x16xf32, #dist.layout<@mesh, tp = S(1)>> init normal(2.000000e-02)
+tfm.param @emb : tensor<32x8xf32, #dist.layout<@mesh, tp = S(0)>> init normal(2.000000e-02)
 // CHECK-LABEL: func.func @train_step(
 // CHECK-SAME: -> (tensor<f32>,
-// CHECK-SAME: tensor<8xf32, #dist.layout<tp = P>> {tfm.grad_of = @norm},
-// CHECK-SAME: tensor<8x8xf32, #dist.layout<tp = S(0)>> {tfm.grad_of = @up},
-// CHECK-SAME: tensor<8x8xf32, #dist.layout<tp = S(1)>> {tfm.grad_of = @down},
-// CHECK-SAME: tensor<16x8xf32, #dist.layout<tp = S(0)>> {tfm.grad_of = @emb})
+// CHECK-SAME: tensor<8xf32, #dist.layout<@mesh, tp = P>> {tfm.grad_of = @norm},
+// CHECK-SAME: tensor<8x8xf32, #dist.layout<@mesh, tp = S(0)>> {tfm.grad_of = @up},
+// CHECK-SAME: tensor<8x8xf32, #dist.layout<@mesh, tp = S(1)>> {tfm.grad_of = @down},
+// CHECK-SAME: tensor<16x8xf32, #dist.layout<@mesh, tp = S(0)>> {tfm.grad_of = @emb})
 // CHECK-NOT: func.func @forward
 func.func @forward(%ids: tensor<4x1xi64>, %labels: tensor<4x1xi64>) -> tensor<f32> {
-  %e = tfm.get_param @emb : tensor<16x8xf32, #dist.layout<tp = S(0)>>
-  %x0 = tfm.embedding %ids, %e : (tensor<4x1xi64>, tensor<16x8xf32, #dist.layout<tp = S(0)>>) -> tensor<4x1x8xf32, #dist.layout<tp = P>>
-  %x = dist.reduce_scatter %x0 on @mesh["tp"] dim 0 : tensor<4x1x8xf32, #dist.layout<tp = P>> -> tensor<2x1x8xf32, #dist.layout<tp = S(0)>>
+  %e = tfm.get_param @emb : tensor<16x8xf32, #dist.layout<@mesh, tp = S(0)>>
+  %x0 = tfm.embedding %ids, %e : (tensor<4x1xi64>, tensor<16x8xf32, #dist.layout<@mesh, tp = S(0)>>) -> tensor<4x1x8xf32, #dist.layout<@mesh, tp = P>>
+  %x = dist.reduce_scatter %x0 on @mesh["tp"] dim 0 : tensor<4x1x8xf32, #dist.layout<@mesh, tp = P>> -> tensor<2x1x8xf32, #dist.layout<@mesh, tp = S(0)>>
   %w = tfm.get_param @norm : tensor<8xf32>
-  %n = tfm.rms_norm %x, %w eps 1.0e-06 : (tensor<2x1x8xf32, #dist.layout<tp = S(0)>>, tensor<8xf32>) -> tensor<2x1x8xf32, #dist.layout<tp = S(0)>>
-  %g = dist.all_gather %n on @mesh["tp"] dim 0 : tensor<2x1x8xf32, #dist.layout<tp = S(0)>> -> tensor<4x1x8xf32>
-  %wu = tfm.get_param @up : tensor<8x8xf32, #dist.layout<tp = S(0)>>
-  %h = tfm.linear %g, %wu : (tensor<4x1x8xf32>, tensor<8x8xf32, #dist.layout<tp = S(0)>>) -> tensor<4x1x8xf32, #dist.layout<tp = S(2)>>
-  %a = tfm.silu %h : tensor<4x1x8xf32, #dist.layout<tp = S(2)>>
-  %wd = tfm.get_param @down : tensor<8x8xf32, #dist.layout<tp = S(1)>>
-  %p = tfm.linear %a, %wd : (tensor<4x1x8xf32, #dist.layout<tp = S(2)>>, tensor<8x8xf32, #dist.layout<tp = S(1)>>) -> tensor<4x1x8xf32, #dist.layout<tp = P>>
-  %r = dist.reduce_scatter %p on @mesh["tp"] dim 0 : tensor<4x1x8xf32, #dist.layout<tp = P>> -> tensor<2x1x8xf32, #dist.layout<tp = S(0)>>
-  %y = tfm.add %x, %r : tensor<2x1x8xf32, #dist.layout<tp = S(0)>>
-  %l = dist.all_gather %y on @mesh["tp"] dim 0 : tensor<2x1x8xf32, #dist.layout<tp = S(0)>> -> tensor<4x1x8xf32>
+  %n = tfm.rms_norm %x, %w eps 1.0e-06 : (tensor<2x1x8xf32, #dist.layout<@mesh, tp = S(0)>>, tensor<8xf32>) -> tensor<2x1x8xf32, #dist.layout<@mesh, tp = S(0)>>
+  %g = dist.all_gather %n on @mesh["tp"] dim 0 : tensor<2x1x8xf32, #dist.layout<@mesh, tp = S(0)>> -> tensor<4x1x8xf32>
+  %wu = tfm.get_param @up : tensor<8x8xf32, #dist.layout<@mesh, tp = S(0)>>
+  %h = tfm.linear %g, %wu : (tensor<4x1x8xf32>, tensor<8x8xf32, #dist.layout<@mesh, tp = S(0)>>) -> tensor<4x1x8xf32, #dist.layout<@mesh, tp = S(2)>>
+  %a = tfm.silu %h : tensor<4x1x8xf32, #dist.layout<@mesh, tp = S(2)>>
+  %wd = tfm.get_param @down : tensor<8x8xf32, #dist.layout<@mesh, tp = S(1)>>
+  %p = tfm.linear %a, %wd : (tensor<4x1x8xf32, #dist.layout<@mesh, tp = S(2)>>, tensor<8x8xf32, #dist.layout<@mesh, tp = S(1)>>) -> tensor<4x1x8xf32, #dist.layout<@mesh, tp = P>>
+  %r = dist.reduce_scatter %p on @mesh["tp"] dim 0 : tensor<4x1x8xf32, #dist.layout<@mesh, tp = P>> -> tensor<2x1x8xf32, #dist.layout<@mesh, tp = S(0)>>
+  %y = tfm.add %x, %r : tensor<2x1x8xf32, #dist.layout<@mesh, tp = S(0)>>
+  %l = dist.all_gather %y on @mesh["tp"] dim 0 : tensor<2x1x8xf32, #dist.layout<@mesh, tp = S(0)>> -> tensor<4x1x8xf32>
   %loss = tfm.cross_entropy %l, %labels ignore_index -100 : (tensor<4x1x8xf32>, tensor<4x1xi64>) -> tensor<f32>
   return %loss : tensor<f32>
 }
@@ -40,24 +40,24 @@ func.func @forward(%ids: tensor<4x1xi64>, %labels: tensor<4x1xi64>) -> tensor<f3
 // CHECK: %[[ONE:.*]] = tfm.fill 1.000000e+00 {tfm.backward_begins} : tensor<f32>
 // CHECK: %[[DL:.*]] = tfm.cross_entropy_grad %{{.*}}, %{{.*}}, %[[ONE]] ignore_index -100 : (tensor<4x1x8xf32>, tensor<4x1xi64>, tensor<f32>) -> tensor<4x1x8xf32>
 // all_gather's transpose: the replicated gradient is sliced (no traffic).
-// CHECK: %[[DY:.*]] = dist.local_slice %[[DL]] on @mesh["tp"] dim 0 : tensor<4x1x8xf32> -> tensor<2x1x8xf32, #dist.layout<tp = S(0)>>
+// CHECK: %[[DY:.*]] = dist.local_slice %[[DL]] on @mesh["tp"] dim 0 : tensor<4x1x8xf32> -> tensor<2x1x8xf32, #dist.layout<@mesh, tp = S(0)>>
 // reduce_scatter's transpose: all_gather.
-// CHECK: %[[DP:.*]] = dist.all_gather %[[DY]] on @mesh["tp"] dim 0 : tensor<2x1x8xf32, #dist.layout<tp = S(0)>> -> tensor<4x1x8xf32>
+// CHECK: %[[DP:.*]] = dist.all_gather %[[DY]] on @mesh["tp"] dim 0 : tensor<2x1x8xf32, #dist.layout<@mesh, tp = S(0)>> -> tensor<4x1x8xf32>
 // Row-parallel backward: input gradient split on features, weight gradient split like the weight.
-// CHECK: %[[DA:.*]] = tfm.linear_grad_input %[[DP]], %{{.*}} : (tensor<4x1x8xf32>, tensor<8x8xf32, #dist.layout<tp = S(1)>>) -> tensor<4x1x8xf32, #dist.layout<tp = S(2)>>
-// CHECK: tfm.linear_grad_weight %{{.*}}, %[[DP]] : (tensor<4x1x8xf32, #dist.layout<tp = S(2)>>, tensor<4x1x8xf32>) -> tensor<8x8xf32, #dist.layout<tp = S(1)>>
-// CHECK: %[[DH:.*]] = tfm.silu_grad %[[DA]], %{{.*}} : tensor<4x1x8xf32, #dist.layout<tp = S(2)>>
+// CHECK: %[[DA:.*]] = tfm.linear_grad_input %[[DP]], %{{.*}} : (tensor<4x1x8xf32>, tensor<8x8xf32, #dist.layout<@mesh, tp = S(1)>>) -> tensor<4x1x8xf32, #dist.layout<@mesh, tp = S(2)>>
+// CHECK: tfm.linear_grad_weight %{{.*}}, %[[DP]] : (tensor<4x1x8xf32, #dist.layout<@mesh, tp = S(2)>>, tensor<4x1x8xf32>) -> tensor<8x8xf32, #dist.layout<@mesh, tp = S(1)>>
+// CHECK: %[[DH:.*]] = tfm.silu_grad %[[DA]], %{{.*}} : tensor<4x1x8xf32, #dist.layout<@mesh, tp = S(2)>>
 // Column-parallel backward: a partial input gradient ...
-// CHECK: %[[DG:.*]] = tfm.linear_grad_input %[[DH]], %{{.*}} : (tensor<4x1x8xf32, #dist.layout<tp = S(2)>>, tensor<8x8xf32, #dist.layout<tp = S(0)>>) -> tensor<4x1x8xf32, #dist.layout<tp = P>>
+// CHECK: %[[DG:.*]] = tfm.linear_grad_input %[[DH]], %{{.*}} : (tensor<4x1x8xf32, #dist.layout<@mesh, tp = S(2)>>, tensor<8x8xf32, #dist.layout<@mesh, tp = S(0)>>) -> tensor<4x1x8xf32, #dist.layout<@mesh, tp = P>>
 // ... and the weight gradient from the input gathered again from its shard.
-// CHECK: %[[AGAIN:.*]] = dist.all_gather %{{.*}} on @mesh["tp"] dim 0 : tensor<2x1x8xf32, #dist.layout<tp = S(0)>> -> tensor<4x1x8xf32>
-// CHECK: tfm.linear_grad_weight %[[AGAIN]], %[[DH]] : (tensor<4x1x8xf32>, tensor<4x1x8xf32, #dist.layout<tp = S(2)>>) -> tensor<8x8xf32, #dist.layout<tp = S(0)>>
+// CHECK: %[[AGAIN:.*]] = dist.all_gather %{{.*}} on @mesh["tp"] dim 0 : tensor<2x1x8xf32, #dist.layout<@mesh, tp = S(0)>> -> tensor<4x1x8xf32>
+// CHECK: tfm.linear_grad_weight %[[AGAIN]], %[[DH]] : (tensor<4x1x8xf32>, tensor<4x1x8xf32, #dist.layout<@mesh, tp = S(2)>>) -> tensor<8x8xf32, #dist.layout<@mesh, tp = S(0)>>
 // The all_gather's transpose reduce-scatters the partial gradient.
-// CHECK: %[[DN:.*]] = dist.reduce_scatter %[[DG]] on @mesh["tp"] dim 0 : tensor<4x1x8xf32, #dist.layout<tp = P>> -> tensor<2x1x8xf32, #dist.layout<tp = S(0)>>
-// CHECK: %[[DX:.*]], %[[DW:.*]] = tfm.rms_norm_grad %[[DN]], %{{.*}}, %{{.*}} eps 9.9999999999999995E-7 : (tensor<2x1x8xf32, #dist.layout<tp = S(0)>>, tensor<2x1x8xf32, #dist.layout<tp = S(0)>>, tensor<8xf32>) -> (tensor<2x1x8xf32, #dist.layout<tp = S(0)>>, tensor<8xf32, #dist.layout<tp = P>>)
+// CHECK: %[[DN:.*]] = dist.reduce_scatter %[[DG]] on @mesh["tp"] dim 0 : tensor<4x1x8xf32, #dist.layout<@mesh, tp = P>> -> tensor<2x1x8xf32, #dist.layout<@mesh, tp = S(0)>>
+// CHECK: %[[DX:.*]], %[[DW:.*]] = tfm.rms_norm_grad %[[DN]], %{{.*}}, %{{.*}} eps 9.9999999999999995E-7 : (tensor<2x1x8xf32, #dist.layout<@mesh, tp = S(0)>>, tensor<2x1x8xf32, #dist.layout<@mesh, tp = S(0)>>, tensor<8xf32>) -> (tensor<2x1x8xf32, #dist.layout<@mesh, tp = S(0)>>, tensor<8xf32, #dist.layout<@mesh, tp = P>>)
 // The residual's two gradients add, then the embedding's reduce_scatter transposes.
 // CHECK: %[[DSUM:.*]] = tfm.add
 // CHECK: %[[DE:.*]] = dist.all_gather %[[DSUM]] on @mesh["tp"] dim 0
-// CHECK: tfm.embedding_grad %{{.*}}, %[[DE]] : (tensor<4x1xi64>, tensor<4x1x8xf32>) -> tensor<16x8xf32, #dist.layout<tp = S(0)>>
+// CHECK: tfm.embedding_grad %{{.*}}, %[[DE]] : (tensor<4x1xi64>, tensor<4x1x8xf32>) -> tensor<16x8xf32, #dist.layout<@mesh, tp = S(0)>>
 // CHECK: return %[[LOSS]], %[[DW]],
 

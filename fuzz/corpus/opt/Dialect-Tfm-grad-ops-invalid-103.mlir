@@ -1,8 +1,8 @@
 
 // The gradient must carry the parameter's layout.
-tfm.param @w : tensor<16x48xf32, #dist.layout<tp = S(1)>> init normal(0.02)
+tfm.param @w : tensor<16x48xf32, #dist.layout<@mesh, tp = S(1)>> init normal(0.02)
 func.func @layout_dropped(%g: tensor<16x24xf32>, %s: tensor<f32>) {
-  %w = tfm.get_param @w : tensor<16x24xf32, #dist.layout<tp = S(1)>>
+  %w = tfm.get_param @w : tensor<16x24xf32, #dist.layout<@mesh, tp = S(1)>>
   // expected-error @+1 {{updates @w with a gradient of type 'tensor<16x24xf32>', which is not how the function reads it}}
   tfm.sgd_update @w, %g scale %s lr 0.1 weight_decay 0.0 : tensor<16x24xf32>, tensor<f32>
   return

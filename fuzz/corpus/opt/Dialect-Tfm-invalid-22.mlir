@@ -1,8 +1,8 @@
 
-tfm.param @p : tensor<16x48xf32, #dist.layout<tp = S(1)>> init zeros
+tfm.param @p : tensor<16x48xf32, #dist.layout<@mesh, tp = S(1)>> init zeros
 func.func @shard_larger() {
   // expected-error @+1 {{is not a shard of the type of @p}}
-  %0 = tfm.get_param @p : tensor<16x96xf32, #dist.layout<tp = S(1)>>
+  %0 = tfm.get_param @p : tensor<16x96xf32, #dist.layout<@mesh, tp = S(1)>>
   return
 }
 

@@ -1,5 +1,5 @@
 
-tfm.param @p : tensor<16x48xf32, #dist.layout<tp = S(1)>> init zeros
+tfm.param @p : tensor<16x48xf32, #dist.layout<@mesh, tp = S(1)>> init zeros
 func.func @shard_layout_dropped() {
   // expected-error @+1 {{result type 'tensor<16x12xf32>' is not a shard of the type of @p}}
   %0 = tfm.get_param @p : tensor<16x12xf32>

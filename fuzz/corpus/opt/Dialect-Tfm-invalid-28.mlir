@@ -1,8 +1,8 @@
 
 tfm.param @p : tensor<16x48xf32> init zeros
 func.func @shard_layout_added() {
-  // expected-error @+1 {{result type 'tensor<16x12xf32, #dist.layout<tp = S(1)>>' is not a shard of the type of @p, 'tensor<16x48xf32>'}}
-  %0 = tfm.get_param @p : tensor<16x12xf32, #dist.layout<tp = S(1)>>
+  // expected-error @+1 {{result type 'tensor<16x12xf32, #dist.layout<@mesh, tp = S(1)>>' is not a shard of the type of @p, 'tensor<16x48xf32>'}}
+  %0 = tfm.get_param @p : tensor<16x12xf32, #dist.layout<@mesh, tp = S(1)>>
   return
 }
 

@@ -145,6 +145,12 @@ LogicalResult Lowering::checkTypes(Operation *op) {
     if (tensor.getRank() > 4)
       return op->emitOpError() << "uses a rank-" << tensor.getRank()
                                << " tensor; the runtime takes rank <= 4";
+    // Layouts are read by axis index on the module's mesh.
+    if (mesh)
+      return verifyLayoutOnMesh(t, mesh, [&]() {
+        return op->emitOpError()
+               << "cannot be lowered: the layout of " << t << " ";
+      });
     return success();
   };
   for (Type t : op->getOperandTypes())

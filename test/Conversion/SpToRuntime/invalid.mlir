@@ -35,13 +35,13 @@ module {
 
 // The fused all_gather + linear is lowered along the leading dimension only.
 dist.mesh @mesh ["tp" = 2]
-tfm.param @x : tensor<4x2x8xf32, #dist.layout<tp = S(1)>> init normal(2.000000e-02)
+tfm.param @x : tensor<4x2x8xf32, #dist.layout<@mesh, tp = S(1)>> init normal(2.000000e-02)
 tfm.param @w : tensor<8x8xf32> init normal(2.000000e-02)
 func.func @forward(%ids: tensor<4x2xi64>, %labels: tensor<4x2xi64>) -> tensor<f32> attributes {tfm.forward} {
-  %x = tfm.get_param @x : tensor<4x1x8xf32, #dist.layout<tp = S(1)>>
+  %x = tfm.get_param @x : tensor<4x1x8xf32, #dist.layout<@mesh, tp = S(1)>>
   %w = tfm.get_param @w : tensor<8x8xf32>
   // expected-error @+1 {{'dist.all_gather_matmul' op is lowered along dimension 0 only, got dim 1}}
-  %y = dist.all_gather_matmul %x, %w on @mesh["tp"] dim 1 chunks 1 : (tensor<4x1x8xf32, #dist.layout<tp = S(1)>>, tensor<8x8xf32>) -> tensor<4x2x8xf32>
+  %y = dist.all_gather_matmul %x, %w on @mesh["tp"] dim 1 chunks 1 : (tensor<4x1x8xf32, #dist.layout<@mesh, tp = S(1)>>, tensor<8x8xf32>) -> tensor<4x2x8xf32>
   %l = tfm.cross_entropy %y, %labels ignore_index -100 : (tensor<4x2x8xf32>, tensor<4x2xi64>) -> tensor<f32>
   return %l : tensor<f32>
 }
@@ -56,8 +56,21 @@ func.func @forward(%ids: tensor<4x1xi64>, %labels: tensor<4x1xi64>) -> tensor<f3
   %x = tfm.get_param @x : tensor<4x2x8xf32>
   %w = tfm.get_param @w : tensor<8x8xf32>
   // expected-error @+1 {{'dist.matmul_reduce_scatter' op is lowered along dimension 0 only, got dim 1}}
-  %y = dist.matmul_reduce_scatter %x, %w on @mesh["tp"] dim 1 chunks 1 : (tensor<4x2x8xf32>, tensor<8x8xf32>) -> tensor<4x1x8xf32, #dist.layout<tp = S(1)>>
-  %l = tfm.cross_entropy %y, %labels ignore_index -100 : (tensor<4x1x8xf32, #dist.layout<tp = S(1)>>, tensor<4x1xi64>) -> tensor<f32>
+  %y = dist.matmul_reduce_scatter %x, %w on @mesh["tp"] dim 1 chunks 1 : (tensor<4x2x8xf32>, tensor<8x8xf32>) -> tensor<4x1x8xf32, #dist.layout<@mesh, tp = S(1)>>
+  %l = tfm.cross_entropy %y, %labels ignore_index -100 : (tensor<4x1x8xf32, #dist.layout<@mesh, tp = S(1)>>, tensor<4x1xi64>) -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// Layouts are read on the module's mesh: one naming another is not lowered.
+dist.mesh @mesh ["tp" = 2]
+tfm.param @w : tensor<8x4xf32, #dist.layout<@grid, tp = S(1)>> init normal(2.000000e-02)
+func.func @forward(%ids: tensor<4x1xi64>, %labels: tensor<4x1xi64>) -> tensor<f32> attributes {tfm.forward} {
+  // expected-error @+1 {{'tfm.get_param' op cannot be lowered: the layout of 'tensor<8x2xf32, #dist.layout<@grid, tp = S(1)>>' names mesh @grid but is used on mesh @mesh}}
+  %w = tfm.get_param @w : tensor<8x2xf32, #dist.layout<@grid, tp = S(1)>>
+  %x = tfm.embedding %ids, %w : (tensor<4x1xi64>, tensor<8x2xf32, #dist.layout<@grid, tp = S(1)>>) -> tensor<4x1x2xf32, #dist.layout<@grid, tp = S(2)>>
+  %l = tfm.cross_entropy %x, %labels ignore_index -100 : (tensor<4x1x2xf32, #dist.layout<@grid, tp = S(2)>>, tensor<4x1xi64>) -> tensor<f32>
   return %l : tensor<f32>
 }
 

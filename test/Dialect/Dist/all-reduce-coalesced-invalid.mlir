@@ -67,27 +67,27 @@ func.func @element_type(%x: tensor<8x2xf32>, %y: tensor<4xf32>) {
 // -----
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @result_not_replicated(%x: tensor<8x2xf32, #dist.layout<dp = P>>, %y: tensor<4xf32, #dist.layout<dp = P>>) {
-  // expected-error @+1 {{result must be R on axis 'dp', its layout is #dist.layout<dp = P>}}
-  %0:2 = dist.all_reduce_coalesced %x, %y on @mesh["dp"] sum : (tensor<8x2xf32, #dist.layout<dp = P>>, tensor<4xf32, #dist.layout<dp = P>>) -> (tensor<8x2xf32>, tensor<4xf32, #dist.layout<dp = P>>)
+func.func @result_not_replicated(%x: tensor<8x2xf32, #dist.layout<@mesh, dp = P>>, %y: tensor<4xf32, #dist.layout<@mesh, dp = P>>) {
+  // expected-error @+1 {{result must be R on axis 'dp', its layout is #dist.layout<@mesh, dp = P>}}
+  %0:2 = dist.all_reduce_coalesced %x, %y on @mesh["dp"] sum : (tensor<8x2xf32, #dist.layout<@mesh, dp = P>>, tensor<4xf32, #dist.layout<@mesh, dp = P>>) -> (tensor<8x2xf32>, tensor<4xf32, #dist.layout<@mesh, dp = P>>)
   return
 }
 
 // -----
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @result_split(%x: tensor<8x2xf32, #dist.layout<dp = P>>) {
-  // expected-error @+1 {{result must be R on axis 'dp', its layout is #dist.layout<dp = S(0)>}}
-  %0 = dist.all_reduce_coalesced %x on @mesh["dp"] sum : (tensor<8x2xf32, #dist.layout<dp = P>>) -> tensor<8x2xf32, #dist.layout<dp = S(0)>>
+func.func @result_split(%x: tensor<8x2xf32, #dist.layout<@mesh, dp = P>>) {
+  // expected-error @+1 {{result must be R on axis 'dp', its layout is #dist.layout<@mesh, dp = S(0)>}}
+  %0 = dist.all_reduce_coalesced %x on @mesh["dp"] sum : (tensor<8x2xf32, #dist.layout<@mesh, dp = P>>) -> tensor<8x2xf32, #dist.layout<@mesh, dp = S(0)>>
   return
 }
 
 // -----
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @operand_not_partial(%x: tensor<8x2xf32, #dist.layout<dp = P>>, %y: tensor<4xf32, #dist.layout<dp = S(0)>>) {
-  // expected-error @+1 {{operand must be P on axis 'dp', its layout is #dist.layout<dp = S(0)>}}
-  %0:2 = dist.all_reduce_coalesced %x, %y on @mesh["dp"] sum : (tensor<8x2xf32, #dist.layout<dp = P>>, tensor<4xf32, #dist.layout<dp = S(0)>>) -> (tensor<8x2xf32>, tensor<4xf32>)
+func.func @operand_not_partial(%x: tensor<8x2xf32, #dist.layout<@mesh, dp = P>>, %y: tensor<4xf32, #dist.layout<@mesh, dp = S(0)>>) {
+  // expected-error @+1 {{operand must be P on axis 'dp', its layout is #dist.layout<@mesh, dp = S(0)>}}
+  %0:2 = dist.all_reduce_coalesced %x, %y on @mesh["dp"] sum : (tensor<8x2xf32, #dist.layout<@mesh, dp = P>>, tensor<4xf32, #dist.layout<@mesh, dp = S(0)>>) -> (tensor<8x2xf32>, tensor<4xf32>)
   return
 }
 
@@ -95,17 +95,17 @@ func.func @operand_not_partial(%x: tensor<8x2xf32, #dist.layout<dp = P>>, %y: te
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
 func.func @unannotated_operand(%x: tensor<8x2xf32>) {
-  // expected-error @+1 {{operand must be P on axis 'dp', its layout is #dist.layout<>}}
-  %0 = dist.all_reduce_coalesced %x on @mesh["dp"] sum : (tensor<8x2xf32>) -> tensor<8x2xf32, #dist.layout<>>
+  // expected-error @+1 {{operand must be P on axis 'dp', its layout is #dist.layout<@mesh>}}
+  %0 = dist.all_reduce_coalesced %x on @mesh["dp"] sum : (tensor<8x2xf32>) -> tensor<8x2xf32, #dist.layout<@mesh>>
   return
 }
 
 // -----
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @other_axis_changes(%x: tensor<16x32xf32, #dist.layout<dp = P, tp = S(0)>>) {
-  // expected-error @+1 {{layouts on axes other than 'dp' must not change: #dist.layout<dp = P, tp = S(0)> vs #dist.layout<tp = S(1)>}}
-  %0 = dist.all_reduce_coalesced %x on @mesh["dp"] sum : (tensor<16x32xf32, #dist.layout<dp = P, tp = S(0)>>) -> tensor<16x32xf32, #dist.layout<tp = S(1)>>
+func.func @other_axis_changes(%x: tensor<16x32xf32, #dist.layout<@mesh, dp = P, tp = S(0)>>) {
+  // expected-error @+1 {{layouts on axes other than 'dp' must not change: #dist.layout<@mesh, dp = P, tp = S(0)> vs #dist.layout<@mesh, tp = S(1)>}}
+  %0 = dist.all_reduce_coalesced %x on @mesh["dp"] sum : (tensor<16x32xf32, #dist.layout<@mesh, dp = P, tp = S(0)>>) -> tensor<16x32xf32, #dist.layout<@mesh, tp = S(1)>>
   return
 }
 
@@ -129,9 +129,9 @@ func.func @not_a_mesh(%x: tensor<8x2xf32>) {
 // -----
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @layout_axis_missing(%x: tensor<8x2xf32, #dist.layout<dp = P>>, %y: tensor<4xf32, #dist.layout<cp = S(0), dp = P>>) {
+func.func @layout_axis_missing(%x: tensor<8x2xf32, #dist.layout<@mesh, dp = P>>, %y: tensor<4xf32, #dist.layout<@mesh, cp = S(0), dp = P>>) {
   // expected-error @+1 {{layout of operand #1 names axis 'cp' that mesh @mesh does not have}}
-  %0:2 = dist.all_reduce_coalesced %x, %y on @mesh["dp"] sum : (tensor<8x2xf32, #dist.layout<dp = P>>, tensor<4xf32, #dist.layout<cp = S(0), dp = P>>) -> (tensor<8x2xf32>, tensor<4xf32, #dist.layout<cp = S(0)>>)
+  %0:2 = dist.all_reduce_coalesced %x, %y on @mesh["dp"] sum : (tensor<8x2xf32, #dist.layout<@mesh, dp = P>>, tensor<4xf32, #dist.layout<@mesh, cp = S(0), dp = P>>) -> (tensor<8x2xf32>, tensor<4xf32, #dist.layout<@mesh, cp = S(0)>>)
   return
 }
 

@@ -95,13 +95,13 @@ dist.mesh @mesh ["tp" = 1]
 // CHECK: dist.all_gather
 // CHECK: dist.all_reduce
 // CHECK: dist.local_slice
-func.func @unit_axis_with_layouts(%x: tensor<4x8xf32, #dist.layout<tp = S(0)>>,
-                                  %p: tensor<4x8xf32, #dist.layout<tp = P>>)
-    -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32, #dist.layout<tp = S(1)>>) {
-  %0 = dist.all_gather %x on @mesh["tp"] dim 0 : tensor<4x8xf32, #dist.layout<tp = S(0)>> -> tensor<4x8xf32>
-  %1 = dist.all_reduce %p on @mesh["tp"] sum : tensor<4x8xf32, #dist.layout<tp = P>> -> tensor<4x8xf32>
-  %2 = dist.local_slice %1 on @mesh["tp"] dim 1 : tensor<4x8xf32> -> tensor<4x8xf32, #dist.layout<tp = S(1)>>
-  return %0, %1, %2 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32, #dist.layout<tp = S(1)>>
+func.func @unit_axis_with_layouts(%x: tensor<4x8xf32, #dist.layout<@mesh, tp = S(0)>>,
+                                  %p: tensor<4x8xf32, #dist.layout<@mesh, tp = P>>)
+    -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32, #dist.layout<@mesh, tp = S(1)>>) {
+  %0 = dist.all_gather %x on @mesh["tp"] dim 0 : tensor<4x8xf32, #dist.layout<@mesh, tp = S(0)>> -> tensor<4x8xf32>
+  %1 = dist.all_reduce %p on @mesh["tp"] sum : tensor<4x8xf32, #dist.layout<@mesh, tp = P>> -> tensor<4x8xf32>
+  %2 = dist.local_slice %1 on @mesh["tp"] dim 1 : tensor<4x8xf32> -> tensor<4x8xf32, #dist.layout<@mesh, tp = S(1)>>
+  return %0, %1, %2 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32, #dist.layout<@mesh, tp = S(1)>>
 }
 
 // -----
@@ -125,12 +125,12 @@ func.func @all_reduce_size_two(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
 // CHECK-LABEL: func.func @gather_of_slice
-// CHECK-SAME: (%[[X:.*]]: tensor<8x4xf32, #dist.layout<dp = S(1)>>)
+// CHECK-SAME: (%[[X:.*]]: tensor<8x4xf32, #dist.layout<@mesh, dp = S(1)>>)
 // CHECK-NEXT: return %[[X]]
-func.func @gather_of_slice(%x: tensor<8x4xf32, #dist.layout<dp = S(1)>>) -> tensor<8x4xf32, #dist.layout<dp = S(1)>> {
-  %0 = dist.local_slice %x on @mesh["tp"] dim 0 : tensor<8x4xf32, #dist.layout<dp = S(1)>> -> tensor<2x4xf32, #dist.layout<dp = S(1), tp = S(0)>>
-  %1 = dist.all_gather %0 on @mesh["tp"] dim 0 : tensor<2x4xf32, #dist.layout<dp = S(1), tp = S(0)>> -> tensor<8x4xf32, #dist.layout<dp = S(1)>>
-  return %1 : tensor<8x4xf32, #dist.layout<dp = S(1)>>
+func.func @gather_of_slice(%x: tensor<8x4xf32, #dist.layout<@mesh, dp = S(1)>>) -> tensor<8x4xf32, #dist.layout<@mesh, dp = S(1)>> {
+  %0 = dist.local_slice %x on @mesh["tp"] dim 0 : tensor<8x4xf32, #dist.layout<@mesh, dp = S(1)>> -> tensor<2x4xf32, #dist.layout<@mesh, dp = S(1), tp = S(0)>>
+  %1 = dist.all_gather %0 on @mesh["tp"] dim 0 : tensor<2x4xf32, #dist.layout<@mesh, dp = S(1), tp = S(0)>> -> tensor<8x4xf32, #dist.layout<@mesh, dp = S(1)>>
+  return %1 : tensor<8x4xf32, #dist.layout<@mesh, dp = S(1)>>
 }
 
 // -----
@@ -185,22 +185,22 @@ dist.mesh @mesh ["tp" = 2]
 // CHECK: %[[S:.*]] = dist.local_slice %[[X]] on @mesh["tp"] dim 0
 // CHECK-NOT: dist.all_gather
 // CHECK: return %[[X]], %[[S]]
-func.func @gather_of_slice_two_users(%x: tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<2x4xf32, #dist.layout<tp = S(0)>>) {
-  %0 = dist.local_slice %x on @mesh["tp"] dim 0 : tensor<4x4xf32> -> tensor<2x4xf32, #dist.layout<tp = S(0)>>
-  %1 = dist.all_gather %0 on @mesh["tp"] dim 0 : tensor<2x4xf32, #dist.layout<tp = S(0)>> -> tensor<4x4xf32>
-  return %1, %0 : tensor<4x4xf32>, tensor<2x4xf32, #dist.layout<tp = S(0)>>
+func.func @gather_of_slice_two_users(%x: tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<2x4xf32, #dist.layout<@mesh, tp = S(0)>>) {
+  %0 = dist.local_slice %x on @mesh["tp"] dim 0 : tensor<4x4xf32> -> tensor<2x4xf32, #dist.layout<@mesh, tp = S(0)>>
+  %1 = dist.all_gather %0 on @mesh["tp"] dim 0 : tensor<2x4xf32, #dist.layout<@mesh, tp = S(0)>> -> tensor<4x4xf32>
+  return %1, %0 : tensor<4x4xf32>, tensor<2x4xf32, #dist.layout<@mesh, tp = S(0)>>
 }
 
 // -----
 
 dist.mesh @mesh ["tp" = 2]
 // CHECK-LABEL: func.func @slice_of_gather
-// CHECK-SAME: (%[[X:.*]]: tensor<4x2x8xf32, #dist.layout<tp = S(0)>>)
+// CHECK-SAME: (%[[X:.*]]: tensor<4x2x8xf32, #dist.layout<@mesh, tp = S(0)>>)
 // CHECK-NEXT: return %[[X]]
-func.func @slice_of_gather(%x: tensor<4x2x8xf32, #dist.layout<tp = S(0)>>) -> tensor<4x2x8xf32, #dist.layout<tp = S(0)>> {
-  %0 = dist.all_gather %x on @mesh["tp"] dim 0 : tensor<4x2x8xf32, #dist.layout<tp = S(0)>> -> tensor<8x2x8xf32>
-  %1 = dist.local_slice %0 on @mesh["tp"] dim 0 : tensor<8x2x8xf32> -> tensor<4x2x8xf32, #dist.layout<tp = S(0)>>
-  return %1 : tensor<4x2x8xf32, #dist.layout<tp = S(0)>>
+func.func @slice_of_gather(%x: tensor<4x2x8xf32, #dist.layout<@mesh, tp = S(0)>>) -> tensor<4x2x8xf32, #dist.layout<@mesh, tp = S(0)>> {
+  %0 = dist.all_gather %x on @mesh["tp"] dim 0 : tensor<4x2x8xf32, #dist.layout<@mesh, tp = S(0)>> -> tensor<8x2x8xf32>
+  %1 = dist.local_slice %0 on @mesh["tp"] dim 0 : tensor<8x2x8xf32> -> tensor<4x2x8xf32, #dist.layout<@mesh, tp = S(0)>>
+  return %1 : tensor<4x2x8xf32, #dist.layout<@mesh, tp = S(0)>>
 }
 
 // -----
@@ -223,13 +223,13 @@ func.func @slice_of_gather_other_axis(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 // through R, which its rules never take).
 dist.mesh @mesh ["dp" = 2, "tp" = 2]
 // CHECK-LABEL: func.func @slice_of_gather_other_dim
-// CHECK-SAME: (%[[X:.*]]: tensor<4x2x8xf32, #dist.layout<dp = S(1), tp = S(0)>>)
-// CHECK-NEXT: %[[A:.*]] = dist.all_to_all %[[X]] on @mesh["tp"] split 2 concat 0 : tensor<4x2x8xf32, #dist.layout<dp = S(1), tp = S(0)>> -> tensor<8x2x4xf32, #dist.layout<dp = S(1), tp = S(2)>>
+// CHECK-SAME: (%[[X:.*]]: tensor<4x2x8xf32, #dist.layout<@mesh, dp = S(1), tp = S(0)>>)
+// CHECK-NEXT: %[[A:.*]] = dist.all_to_all %[[X]] on @mesh["tp"] split 2 concat 0 : tensor<4x2x8xf32, #dist.layout<@mesh, dp = S(1), tp = S(0)>> -> tensor<8x2x4xf32, #dist.layout<@mesh, dp = S(1), tp = S(2)>>
 // CHECK-NEXT: return %[[A]]
-func.func @slice_of_gather_other_dim(%x: tensor<4x2x8xf32, #dist.layout<dp = S(1), tp = S(0)>>) -> tensor<8x2x4xf32, #dist.layout<dp = S(1), tp = S(2)>> {
-  %0 = dist.all_gather %x on @mesh["tp"] dim 0 : tensor<4x2x8xf32, #dist.layout<dp = S(1), tp = S(0)>> -> tensor<8x2x8xf32, #dist.layout<dp = S(1)>>
-  %1 = dist.local_slice %0 on @mesh["tp"] dim 2 : tensor<8x2x8xf32, #dist.layout<dp = S(1)>> -> tensor<8x2x4xf32, #dist.layout<dp = S(1), tp = S(2)>>
-  return %1 : tensor<8x2x4xf32, #dist.layout<dp = S(1), tp = S(2)>>
+func.func @slice_of_gather_other_dim(%x: tensor<4x2x8xf32, #dist.layout<@mesh, dp = S(1), tp = S(0)>>) -> tensor<8x2x4xf32, #dist.layout<@mesh, dp = S(1), tp = S(2)>> {
+  %0 = dist.all_gather %x on @mesh["tp"] dim 0 : tensor<4x2x8xf32, #dist.layout<@mesh, dp = S(1), tp = S(0)>> -> tensor<8x2x8xf32, #dist.layout<@mesh, dp = S(1)>>
+  %1 = dist.local_slice %0 on @mesh["tp"] dim 2 : tensor<8x2x8xf32, #dist.layout<@mesh, dp = S(1)>> -> tensor<8x2x4xf32, #dist.layout<@mesh, dp = S(1), tp = S(2)>>
+  return %1 : tensor<8x2x4xf32, #dist.layout<@mesh, dp = S(1), tp = S(2)>>
 }
 
 // -----
@@ -242,10 +242,10 @@ dist.mesh @mesh ["tp" = 2]
 // CHECK: %[[S:.*]] = dist.local_slice %[[G]] on @mesh["tp"] dim 1
 // CHECK-NOT: dist.all_to_all
 // CHECK: return %[[S]], %[[G]]
-func.func @slice_of_gather_other_dim_two_users(%x: tensor<4x8xf32, #dist.layout<tp = S(0)>>) -> (tensor<8x4xf32, #dist.layout<tp = S(1)>>, tensor<8x8xf32>) {
-  %0 = dist.all_gather %x on @mesh["tp"] dim 0 : tensor<4x8xf32, #dist.layout<tp = S(0)>> -> tensor<8x8xf32>
-  %1 = dist.local_slice %0 on @mesh["tp"] dim 1 : tensor<8x8xf32> -> tensor<8x4xf32, #dist.layout<tp = S(1)>>
-  return %1, %0 : tensor<8x4xf32, #dist.layout<tp = S(1)>>, tensor<8x8xf32>
+func.func @slice_of_gather_other_dim_two_users(%x: tensor<4x8xf32, #dist.layout<@mesh, tp = S(0)>>) -> (tensor<8x4xf32, #dist.layout<@mesh, tp = S(1)>>, tensor<8x8xf32>) {
+  %0 = dist.all_gather %x on @mesh["tp"] dim 0 : tensor<4x8xf32, #dist.layout<@mesh, tp = S(0)>> -> tensor<8x8xf32>
+  %1 = dist.local_slice %0 on @mesh["tp"] dim 1 : tensor<8x8xf32> -> tensor<8x4xf32, #dist.layout<@mesh, tp = S(1)>>
+  return %1, %0 : tensor<8x4xf32, #dist.layout<@mesh, tp = S(1)>>, tensor<8x8xf32>
 }
 
 // -----
@@ -257,12 +257,12 @@ func.func @slice_of_gather_other_dim_two_users(%x: tensor<4x8xf32, #dist.layout<
 // S(0) -> S(2) -> S(0): the second exchange sends every block back.
 dist.mesh @mesh ["cp" = 2]
 // CHECK-LABEL: func.func @all_to_all_round_trip
-// CHECK-SAME: (%[[X:.*]]: tensor<4x2x8xf32, #dist.layout<cp = S(0)>>)
+// CHECK-SAME: (%[[X:.*]]: tensor<4x2x8xf32, #dist.layout<@mesh, cp = S(0)>>)
 // CHECK-NEXT: return %[[X]]
-func.func @all_to_all_round_trip(%x: tensor<4x2x8xf32, #dist.layout<cp = S(0)>>) -> tensor<4x2x8xf32, #dist.layout<cp = S(0)>> {
-  %0 = dist.all_to_all %x on @mesh["cp"] split 2 concat 0 : tensor<4x2x8xf32, #dist.layout<cp = S(0)>> -> tensor<8x2x4xf32, #dist.layout<cp = S(2)>>
-  %1 = dist.all_to_all %0 on @mesh["cp"] split 0 concat 2 : tensor<8x2x4xf32, #dist.layout<cp = S(2)>> -> tensor<4x2x8xf32, #dist.layout<cp = S(0)>>
-  return %1 : tensor<4x2x8xf32, #dist.layout<cp = S(0)>>
+func.func @all_to_all_round_trip(%x: tensor<4x2x8xf32, #dist.layout<@mesh, cp = S(0)>>) -> tensor<4x2x8xf32, #dist.layout<@mesh, cp = S(0)>> {
+  %0 = dist.all_to_all %x on @mesh["cp"] split 2 concat 0 : tensor<4x2x8xf32, #dist.layout<@mesh, cp = S(0)>> -> tensor<8x2x4xf32, #dist.layout<@mesh, cp = S(2)>>
+  %1 = dist.all_to_all %0 on @mesh["cp"] split 0 concat 2 : tensor<8x2x4xf32, #dist.layout<@mesh, cp = S(2)>> -> tensor<4x2x8xf32, #dist.layout<@mesh, cp = S(0)>>
+  return %1 : tensor<4x2x8xf32, #dist.layout<@mesh, cp = S(0)>>
 }
 
 // -----
@@ -273,10 +273,10 @@ dist.mesh @mesh ["cp" = 2]
 // CHECK: %[[A:.*]] = dist.all_to_all %{{.*}} on @mesh["cp"] split 2 concat 0
 // CHECK: %[[B:.*]] = dist.all_to_all %[[A]] on @mesh["cp"] split 1 concat 2
 // CHECK: return %[[B]]
-func.func @all_to_all_chain(%x: tensor<4x2x8xf32, #dist.layout<cp = S(0)>>) -> tensor<8x1x8xf32, #dist.layout<cp = S(1)>> {
-  %0 = dist.all_to_all %x on @mesh["cp"] split 2 concat 0 : tensor<4x2x8xf32, #dist.layout<cp = S(0)>> -> tensor<8x2x4xf32, #dist.layout<cp = S(2)>>
-  %1 = dist.all_to_all %0 on @mesh["cp"] split 1 concat 2 : tensor<8x2x4xf32, #dist.layout<cp = S(2)>> -> tensor<8x1x8xf32, #dist.layout<cp = S(1)>>
-  return %1 : tensor<8x1x8xf32, #dist.layout<cp = S(1)>>
+func.func @all_to_all_chain(%x: tensor<4x2x8xf32, #dist.layout<@mesh, cp = S(0)>>) -> tensor<8x1x8xf32, #dist.layout<@mesh, cp = S(1)>> {
+  %0 = dist.all_to_all %x on @mesh["cp"] split 2 concat 0 : tensor<4x2x8xf32, #dist.layout<@mesh, cp = S(0)>> -> tensor<8x2x4xf32, #dist.layout<@mesh, cp = S(2)>>
+  %1 = dist.all_to_all %0 on @mesh["cp"] split 1 concat 2 : tensor<8x2x4xf32, #dist.layout<@mesh, cp = S(2)>> -> tensor<8x1x8xf32, #dist.layout<@mesh, cp = S(1)>>
+  return %1 : tensor<8x1x8xf32, #dist.layout<@mesh, cp = S(1)>>
 }
 
 // -----
@@ -299,12 +299,12 @@ func.func @all_to_all_other_axis(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 dist.mesh @mesh ["tp" = 2]
 // CHECK-LABEL: func.func @all_to_all_of_slice
 // CHECK-SAME: (%[[X:.*]]: tensor<8x8xf32>)
-// CHECK-NEXT: %[[S:.*]] = dist.local_slice %[[X]] on @mesh["tp"] dim 1 : tensor<8x8xf32> -> tensor<8x4xf32, #dist.layout<tp = S(1)>>
+// CHECK-NEXT: %[[S:.*]] = dist.local_slice %[[X]] on @mesh["tp"] dim 1 : tensor<8x8xf32> -> tensor<8x4xf32, #dist.layout<@mesh, tp = S(1)>>
 // CHECK-NEXT: return %[[S]]
-func.func @all_to_all_of_slice(%x: tensor<8x8xf32>) -> tensor<8x4xf32, #dist.layout<tp = S(1)>> {
-  %0 = dist.local_slice %x on @mesh["tp"] dim 0 : tensor<8x8xf32> -> tensor<4x8xf32, #dist.layout<tp = S(0)>>
-  %1 = dist.all_to_all %0 on @mesh["tp"] split 1 concat 0 : tensor<4x8xf32, #dist.layout<tp = S(0)>> -> tensor<8x4xf32, #dist.layout<tp = S(1)>>
-  return %1 : tensor<8x4xf32, #dist.layout<tp = S(1)>>
+func.func @all_to_all_of_slice(%x: tensor<8x8xf32>) -> tensor<8x4xf32, #dist.layout<@mesh, tp = S(1)>> {
+  %0 = dist.local_slice %x on @mesh["tp"] dim 0 : tensor<8x8xf32> -> tensor<4x8xf32, #dist.layout<@mesh, tp = S(0)>>
+  %1 = dist.all_to_all %0 on @mesh["tp"] split 1 concat 0 : tensor<4x8xf32, #dist.layout<@mesh, tp = S(0)>> -> tensor<8x4xf32, #dist.layout<@mesh, tp = S(1)>>
+  return %1 : tensor<8x4xf32, #dist.layout<@mesh, tp = S(1)>>
 }
 
 // -----
@@ -326,12 +326,12 @@ func.func @all_to_all_of_slice_other_axis(%x: tensor<8x8xf32>) -> tensor<8x4xf32
 // S(0) -> S(1) -> R is S(0) -> R: one gather.
 dist.mesh @mesh ["tp" = 2]
 // CHECK-LABEL: func.func @gather_of_all_to_all
-// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32, #dist.layout<tp = S(0)>>)
-// CHECK-NEXT: %[[G:.*]] = dist.all_gather %[[X]] on @mesh["tp"] dim 0 : tensor<4x8xf32, #dist.layout<tp = S(0)>> -> tensor<8x8xf32>
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32, #dist.layout<@mesh, tp = S(0)>>)
+// CHECK-NEXT: %[[G:.*]] = dist.all_gather %[[X]] on @mesh["tp"] dim 0 : tensor<4x8xf32, #dist.layout<@mesh, tp = S(0)>> -> tensor<8x8xf32>
 // CHECK-NEXT: return %[[G]]
-func.func @gather_of_all_to_all(%x: tensor<4x8xf32, #dist.layout<tp = S(0)>>) -> tensor<8x8xf32> {
-  %0 = dist.all_to_all %x on @mesh["tp"] split 1 concat 0 : tensor<4x8xf32, #dist.layout<tp = S(0)>> -> tensor<8x4xf32, #dist.layout<tp = S(1)>>
-  %1 = dist.all_gather %0 on @mesh["tp"] dim 1 : tensor<8x4xf32, #dist.layout<tp = S(1)>> -> tensor<8x8xf32>
+func.func @gather_of_all_to_all(%x: tensor<4x8xf32, #dist.layout<@mesh, tp = S(0)>>) -> tensor<8x8xf32> {
+  %0 = dist.all_to_all %x on @mesh["tp"] split 1 concat 0 : tensor<4x8xf32, #dist.layout<@mesh, tp = S(0)>> -> tensor<8x4xf32, #dist.layout<@mesh, tp = S(1)>>
+  %1 = dist.all_gather %0 on @mesh["tp"] dim 1 : tensor<8x4xf32, #dist.layout<@mesh, tp = S(1)>> -> tensor<8x8xf32>
   return %1 : tensor<8x8xf32>
 }
 
@@ -358,13 +358,13 @@ func.func @gather_of_all_to_all_other_dim(%x: tensor<4x8xf32>) -> tensor<16x4xf3
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
 // CHECK-LABEL: func.func @all_reduce_then_slice
-// CHECK-SAME: (%[[X:.*]]: tensor<8x2x4xf32, #dist.layout<dp = S(1), tp = P>>)
-// CHECK-NEXT: %[[R:.*]] = dist.reduce_scatter %[[X]] on @mesh["tp"] dim 0 : tensor<8x2x4xf32, #dist.layout<dp = S(1), tp = P>> -> tensor<2x2x4xf32, #dist.layout<dp = S(1), tp = S(0)>>
+// CHECK-SAME: (%[[X:.*]]: tensor<8x2x4xf32, #dist.layout<@mesh, dp = S(1), tp = P>>)
+// CHECK-NEXT: %[[R:.*]] = dist.reduce_scatter %[[X]] on @mesh["tp"] dim 0 : tensor<8x2x4xf32, #dist.layout<@mesh, dp = S(1), tp = P>> -> tensor<2x2x4xf32, #dist.layout<@mesh, dp = S(1), tp = S(0)>>
 // CHECK-NEXT: return %[[R]]
-func.func @all_reduce_then_slice(%x: tensor<8x2x4xf32, #dist.layout<dp = S(1), tp = P>>) -> tensor<2x2x4xf32, #dist.layout<dp = S(1), tp = S(0)>> {
-  %0 = dist.all_reduce %x on @mesh["tp"] sum : tensor<8x2x4xf32, #dist.layout<dp = S(1), tp = P>> -> tensor<8x2x4xf32, #dist.layout<dp = S(1)>>
-  %1 = dist.local_slice %0 on @mesh["tp"] dim 0 : tensor<8x2x4xf32, #dist.layout<dp = S(1)>> -> tensor<2x2x4xf32, #dist.layout<dp = S(1), tp = S(0)>>
-  return %1 : tensor<2x2x4xf32, #dist.layout<dp = S(1), tp = S(0)>>
+func.func @all_reduce_then_slice(%x: tensor<8x2x4xf32, #dist.layout<@mesh, dp = S(1), tp = P>>) -> tensor<2x2x4xf32, #dist.layout<@mesh, dp = S(1), tp = S(0)>> {
+  %0 = dist.all_reduce %x on @mesh["tp"] sum : tensor<8x2x4xf32, #dist.layout<@mesh, dp = S(1), tp = P>> -> tensor<8x2x4xf32, #dist.layout<@mesh, dp = S(1)>>
+  %1 = dist.local_slice %0 on @mesh["tp"] dim 0 : tensor<8x2x4xf32, #dist.layout<@mesh, dp = S(1)>> -> tensor<2x2x4xf32, #dist.layout<@mesh, dp = S(1), tp = S(0)>>
+  return %1 : tensor<2x2x4xf32, #dist.layout<@mesh, dp = S(1), tp = S(0)>>
 }
 
 // -----
@@ -380,15 +380,15 @@ dist.mesh @mesh ["tp" = 2]
 // CHECK: dist.all_reduce %{{.*}} mean
 // CHECK: dist.local_slice
 // CHECK-NOT: dist.reduce_scatter
-func.func @all_reduce_then_slice_not_sum(%x: tensor<8xf32, #dist.layout<tp = P>>)
-    -> (tensor<4xf32, #dist.layout<tp = S(0)>>, tensor<4xf32, #dist.layout<tp = S(0)>>, tensor<4xf32, #dist.layout<tp = S(0)>>) {
-  %0 = dist.all_reduce %x on @mesh["tp"] max : tensor<8xf32, #dist.layout<tp = P>> -> tensor<8xf32>
-  %1 = dist.local_slice %0 on @mesh["tp"] dim 0 : tensor<8xf32> -> tensor<4xf32, #dist.layout<tp = S(0)>>
-  %2 = dist.all_reduce %x on @mesh["tp"] min : tensor<8xf32, #dist.layout<tp = P>> -> tensor<8xf32>
-  %3 = dist.local_slice %2 on @mesh["tp"] dim 0 : tensor<8xf32> -> tensor<4xf32, #dist.layout<tp = S(0)>>
-  %4 = dist.all_reduce %x on @mesh["tp"] mean : tensor<8xf32, #dist.layout<tp = P>> -> tensor<8xf32>
-  %5 = dist.local_slice %4 on @mesh["tp"] dim 0 : tensor<8xf32> -> tensor<4xf32, #dist.layout<tp = S(0)>>
-  return %1, %3, %5 : tensor<4xf32, #dist.layout<tp = S(0)>>, tensor<4xf32, #dist.layout<tp = S(0)>>, tensor<4xf32, #dist.layout<tp = S(0)>>
+func.func @all_reduce_then_slice_not_sum(%x: tensor<8xf32, #dist.layout<@mesh, tp = P>>)
+    -> (tensor<4xf32, #dist.layout<@mesh, tp = S(0)>>, tensor<4xf32, #dist.layout<@mesh, tp = S(0)>>, tensor<4xf32, #dist.layout<@mesh, tp = S(0)>>) {
+  %0 = dist.all_reduce %x on @mesh["tp"] max : tensor<8xf32, #dist.layout<@mesh, tp = P>> -> tensor<8xf32>
+  %1 = dist.local_slice %0 on @mesh["tp"] dim 0 : tensor<8xf32> -> tensor<4xf32, #dist.layout<@mesh, tp = S(0)>>
+  %2 = dist.all_reduce %x on @mesh["tp"] min : tensor<8xf32, #dist.layout<@mesh, tp = P>> -> tensor<8xf32>
+  %3 = dist.local_slice %2 on @mesh["tp"] dim 0 : tensor<8xf32> -> tensor<4xf32, #dist.layout<@mesh, tp = S(0)>>
+  %4 = dist.all_reduce %x on @mesh["tp"] mean : tensor<8xf32, #dist.layout<@mesh, tp = P>> -> tensor<8xf32>
+  %5 = dist.local_slice %4 on @mesh["tp"] dim 0 : tensor<8xf32> -> tensor<4xf32, #dist.layout<@mesh, tp = S(0)>>
+  return %1, %3, %5 : tensor<4xf32, #dist.layout<@mesh, tp = S(0)>>, tensor<4xf32, #dist.layout<@mesh, tp = S(0)>>, tensor<4xf32, #dist.layout<@mesh, tp = S(0)>>
 }
 
 // -----
@@ -401,10 +401,10 @@ dist.mesh @mesh ["tp" = 2]
 // CHECK: %[[S:.*]] = dist.local_slice %[[R]] on @mesh["tp"] dim 0
 // CHECK-NOT: dist.reduce_scatter
 // CHECK: return %[[S]], %[[R]]
-func.func @all_reduce_then_slice_two_users(%x: tensor<8xf32, #dist.layout<tp = P>>) -> (tensor<4xf32, #dist.layout<tp = S(0)>>, tensor<8xf32>) {
-  %0 = dist.all_reduce %x on @mesh["tp"] sum : tensor<8xf32, #dist.layout<tp = P>> -> tensor<8xf32>
-  %1 = dist.local_slice %0 on @mesh["tp"] dim 0 : tensor<8xf32> -> tensor<4xf32, #dist.layout<tp = S(0)>>
-  return %1, %0 : tensor<4xf32, #dist.layout<tp = S(0)>>, tensor<8xf32>
+func.func @all_reduce_then_slice_two_users(%x: tensor<8xf32, #dist.layout<@mesh, tp = P>>) -> (tensor<4xf32, #dist.layout<@mesh, tp = S(0)>>, tensor<8xf32>) {
+  %0 = dist.all_reduce %x on @mesh["tp"] sum : tensor<8xf32, #dist.layout<@mesh, tp = P>> -> tensor<8xf32>
+  %1 = dist.local_slice %0 on @mesh["tp"] dim 0 : tensor<8xf32> -> tensor<4xf32, #dist.layout<@mesh, tp = S(0)>>
+  return %1, %0 : tensor<4xf32, #dist.layout<@mesh, tp = S(0)>>, tensor<8xf32>
 }
 
 // -----
@@ -415,10 +415,10 @@ dist.mesh @mesh ["dp" = 2, "tp" = 2]
 // CHECK: %[[R:.*]] = dist.all_reduce %{{.*}} on @mesh["dp"] sum
 // CHECK: %[[S:.*]] = dist.local_slice %[[R]] on @mesh["tp"] dim 0
 // CHECK: return %[[S]]
-func.func @all_reduce_then_slice_other_axis(%x: tensor<8xf32, #dist.layout<dp = P>>) -> tensor<4xf32, #dist.layout<tp = S(0)>> {
-  %0 = dist.all_reduce %x on @mesh["dp"] sum : tensor<8xf32, #dist.layout<dp = P>> -> tensor<8xf32>
-  %1 = dist.local_slice %0 on @mesh["tp"] dim 0 : tensor<8xf32> -> tensor<4xf32, #dist.layout<tp = S(0)>>
-  return %1 : tensor<4xf32, #dist.layout<tp = S(0)>>
+func.func @all_reduce_then_slice_other_axis(%x: tensor<8xf32, #dist.layout<@mesh, dp = P>>) -> tensor<4xf32, #dist.layout<@mesh, tp = S(0)>> {
+  %0 = dist.all_reduce %x on @mesh["dp"] sum : tensor<8xf32, #dist.layout<@mesh, dp = P>> -> tensor<8xf32>
+  %1 = dist.local_slice %0 on @mesh["tp"] dim 0 : tensor<8xf32> -> tensor<4xf32, #dist.layout<@mesh, tp = S(0)>>
+  return %1 : tensor<4xf32, #dist.layout<@mesh, tp = S(0)>>
 }
 
 // -----
@@ -429,13 +429,13 @@ func.func @all_reduce_then_slice_other_axis(%x: tensor<8xf32, #dist.layout<dp = 
 
 dist.mesh @mesh ["dp" = 2, "tp" = 2]
 // CHECK-LABEL: func.func @reduce_scatter_then_gather
-// CHECK-SAME: (%[[X:.*]]: tensor<8x1x4xf32, #dist.layout<dp = S(1), tp = P>>)
-// CHECK-NEXT: %[[R:.*]] = dist.all_reduce %[[X]] on @mesh["tp"] sum : tensor<8x1x4xf32, #dist.layout<dp = S(1), tp = P>> -> tensor<8x1x4xf32, #dist.layout<dp = S(1)>>
+// CHECK-SAME: (%[[X:.*]]: tensor<8x1x4xf32, #dist.layout<@mesh, dp = S(1), tp = P>>)
+// CHECK-NEXT: %[[R:.*]] = dist.all_reduce %[[X]] on @mesh["tp"] sum : tensor<8x1x4xf32, #dist.layout<@mesh, dp = S(1), tp = P>> -> tensor<8x1x4xf32, #dist.layout<@mesh, dp = S(1)>>
 // CHECK-NEXT: return %[[R]]
-func.func @reduce_scatter_then_gather(%x: tensor<8x1x4xf32, #dist.layout<dp = S(1), tp = P>>) -> tensor<8x1x4xf32, #dist.layout<dp = S(1)>> {
-  %0 = dist.reduce_scatter %x on @mesh["tp"] dim 0 : tensor<8x1x4xf32, #dist.layout<dp = S(1), tp = P>> -> tensor<4x1x4xf32, #dist.layout<dp = S(1), tp = S(0)>>
-  %1 = dist.all_gather %0 on @mesh["tp"] dim 0 : tensor<4x1x4xf32, #dist.layout<dp = S(1), tp = S(0)>> -> tensor<8x1x4xf32, #dist.layout<dp = S(1)>>
-  return %1 : tensor<8x1x4xf32, #dist.layout<dp = S(1)>>
+func.func @reduce_scatter_then_gather(%x: tensor<8x1x4xf32, #dist.layout<@mesh, dp = S(1), tp = P>>) -> tensor<8x1x4xf32, #dist.layout<@mesh, dp = S(1)>> {
+  %0 = dist.reduce_scatter %x on @mesh["tp"] dim 0 : tensor<8x1x4xf32, #dist.layout<@mesh, dp = S(1), tp = P>> -> tensor<4x1x4xf32, #dist.layout<@mesh, dp = S(1), tp = S(0)>>
+  %1 = dist.all_gather %0 on @mesh["tp"] dim 0 : tensor<4x1x4xf32, #dist.layout<@mesh, dp = S(1), tp = S(0)>> -> tensor<8x1x4xf32, #dist.layout<@mesh, dp = S(1)>>
+  return %1 : tensor<8x1x4xf32, #dist.layout<@mesh, dp = S(1)>>
 }
 
 // -----
@@ -448,10 +448,10 @@ dist.mesh @mesh ["tp" = 2]
 // CHECK: %[[G:.*]] = dist.all_gather %[[S]] on @mesh["tp"] dim 0
 // CHECK-NOT: dist.all_reduce
 // CHECK: return %[[G]], %[[S]]
-func.func @reduce_scatter_then_gather_two_users(%x: tensor<8x4xf32, #dist.layout<tp = P>>) -> (tensor<8x4xf32>, tensor<4x4xf32, #dist.layout<tp = S(0)>>) {
-  %0 = dist.reduce_scatter %x on @mesh["tp"] dim 0 : tensor<8x4xf32, #dist.layout<tp = P>> -> tensor<4x4xf32, #dist.layout<tp = S(0)>>
-  %1 = dist.all_gather %0 on @mesh["tp"] dim 0 : tensor<4x4xf32, #dist.layout<tp = S(0)>> -> tensor<8x4xf32>
-  return %1, %0 : tensor<8x4xf32>, tensor<4x4xf32, #dist.layout<tp = S(0)>>
+func.func @reduce_scatter_then_gather_two_users(%x: tensor<8x4xf32, #dist.layout<@mesh, tp = P>>) -> (tensor<8x4xf32>, tensor<4x4xf32, #dist.layout<@mesh, tp = S(0)>>) {
+  %0 = dist.reduce_scatter %x on @mesh["tp"] dim 0 : tensor<8x4xf32, #dist.layout<@mesh, tp = P>> -> tensor<4x4xf32, #dist.layout<@mesh, tp = S(0)>>
+  %1 = dist.all_gather %0 on @mesh["tp"] dim 0 : tensor<4x4xf32, #dist.layout<@mesh, tp = S(0)>> -> tensor<8x4xf32>
+  return %1, %0 : tensor<8x4xf32>, tensor<4x4xf32, #dist.layout<@mesh, tp = S(0)>>
 }
 
 // -----

@@ -71,21 +71,21 @@ dist.mesh @m ["tp" = 2] roles [model]
 // -----
 
 // expected-error @+1 {{expected R, P or S(dim) for axis 'tp', got 'Q'}}
-func.func @bad_kind(%x: tensor<4xf32, #dist.layout<tp = Q>>) {
+func.func @bad_kind(%x: tensor<4xf32, #dist.layout<@mesh, tp = Q>>) {
   return
 }
 
 // -----
 
 // expected-error @+1 {{split dimension of axis 'tp' must be >= 0}}
-func.func @negative_dim(%x: tensor<4xf32, #dist.layout<tp = S(-1)>>) {
+func.func @negative_dim(%x: tensor<4xf32, #dist.layout<@mesh, tp = S(-1)>>) {
   return
 }
 
 // -----
 
 // expected-error @+1 {{axis 'tp' given twice}}
-func.func @axis_twice(%x: tensor<4x4xf32, #dist.layout<tp = S(0), dp = P, tp = S(1)>>) {
+func.func @axis_twice(%x: tensor<4x4xf32, #dist.layout<@mesh, tp = S(0), dp = P, tp = S(1)>>) {
   return
 }
 
@@ -93,35 +93,35 @@ func.func @axis_twice(%x: tensor<4x4xf32, #dist.layout<tp = S(0), dp = P, tp = S
 
 // An axis given twice is an error even when one of the entries is R.
 // expected-error @+1 {{axis 'tp' given twice}}
-func.func @axis_twice_replicated(%x: tensor<4xf32, #dist.layout<tp = R, "tp" = P>>) {
+func.func @axis_twice_replicated(%x: tensor<4xf32, #dist.layout<@mesh, tp = R, "tp" = P>>) {
   return
 }
 
 // -----
 
 // expected-error @+1 {{layout axis names must be non-empty}}
-func.func @empty_axis(%x: tensor<4xf32, #dist.layout<"" = P>>) {
+func.func @empty_axis(%x: tensor<4xf32, #dist.layout<@mesh, "" = P>>) {
   return
 }
 
 // -----
 
 // expected-error @+1 {{block count of axis 'tp' must be >= 1}}
-func.func @zero_blocks(%x: tensor<4xf32, #dist.layout<tp = S(0, blocks = 0)>>) {
+func.func @zero_blocks(%x: tensor<4xf32, #dist.layout<@mesh, tp = S(0, blocks = 0)>>) {
   return
 }
 
 // -----
 
 // expected-error @+1 {{expected 'blocks'}}
-func.func @blocks_unnamed(%x: tensor<4xf32, #dist.layout<tp = S(0, 2)>>) {
+func.func @blocks_unnamed(%x: tensor<4xf32, #dist.layout<@mesh, tp = S(0, 2)>>) {
   return
 }
 
 // -----
 
 // expected-error @+1 {{expected '('}}
-func.func @split_without_dim(%x: tensor<4xf32, #dist.layout<tp = S>>) {
+func.func @split_without_dim(%x: tensor<4xf32, #dist.layout<@mesh, tp = S>>) {
   return
 }
 
@@ -166,45 +166,45 @@ func.func @recv_axis_missing() {
 // -----
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @operand_layout_axis(%x: tensor<2x8xf32, #dist.layout<cp = S(1), tp = S(0)>>) {
+func.func @operand_layout_axis(%x: tensor<2x8xf32, #dist.layout<@mesh, cp = S(1), tp = S(0)>>) {
   // expected-error @+1 {{layout of operand #0 names axis 'cp' that mesh @mesh does not have}}
-  %0 = dist.all_gather %x on @mesh["tp"] dim 0 : tensor<2x8xf32, #dist.layout<cp = S(1), tp = S(0)>> -> tensor<8x8xf32, #dist.layout<cp = S(1)>>
+  %0 = dist.all_gather %x on @mesh["tp"] dim 0 : tensor<2x8xf32, #dist.layout<@mesh, cp = S(1), tp = S(0)>> -> tensor<8x8xf32, #dist.layout<@mesh, cp = S(1)>>
   return
 }
 
 // -----
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @result_layout_axis(%x: tensor<8x8xf32, #dist.layout<>>) {
+func.func @result_layout_axis(%x: tensor<8x8xf32, #dist.layout<@mesh>>) {
   // expected-error @+1 {{layout of result #0 names axis 'sp' that mesh @mesh does not have}}
-  %0 = dist.local_slice %x on @mesh["tp"] dim 0 : tensor<8x8xf32, #dist.layout<>> -> tensor<2x8xf32, #dist.layout<sp = P, tp = S(0)>>
+  %0 = dist.local_slice %x on @mesh["tp"] dim 0 : tensor<8x8xf32, #dist.layout<@mesh>> -> tensor<2x8xf32, #dist.layout<@mesh, sp = P, tp = S(0)>>
   return
 }
 
 // -----
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @send_layout_axis(%x: tensor<8x8xf32, #dist.layout<pp = S(0)>>) {
+func.func @send_layout_axis(%x: tensor<8x8xf32, #dist.layout<@mesh, pp = S(0)>>) {
   // expected-error @+1 {{layout of operand #0 names axis 'pp' that mesh @mesh does not have}}
-  dist.send %x on @mesh["tp"] offset 1 : tensor<8x8xf32, #dist.layout<pp = S(0)>>
+  dist.send %x on @mesh["tp"] offset 1 : tensor<8x8xf32, #dist.layout<@mesh, pp = S(0)>>
   return
 }
 
 // -----
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @weight_layout_axis(%x: tensor<2x8xf32, #dist.layout<tp = S(0)>>, %w: tensor<6x8xf32, #dist.layout<cp = S(0)>>) {
+func.func @weight_layout_axis(%x: tensor<2x8xf32, #dist.layout<@mesh, tp = S(0)>>, %w: tensor<6x8xf32, #dist.layout<@mesh, cp = S(0)>>) {
   // expected-error @+1 {{layout of operand #1 names axis 'cp' that mesh @mesh does not have}}
-  %0 = dist.all_gather_matmul %x, %w on @mesh["tp"] dim 0 chunks 1 : (tensor<2x8xf32, #dist.layout<tp = S(0)>>, tensor<6x8xf32, #dist.layout<cp = S(0)>>) -> tensor<8x6xf32, #dist.layout<>>
+  %0 = dist.all_gather_matmul %x, %w on @mesh["tp"] dim 0 chunks 1 : (tensor<2x8xf32, #dist.layout<@mesh, tp = S(0)>>, tensor<6x8xf32, #dist.layout<@mesh, cp = S(0)>>) -> tensor<8x6xf32, #dist.layout<@mesh>>
   return
 }
 
 // -----
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @operand_split_beyond_rank(%x: tensor<8x8xf32, #dist.layout<dp = S(2), tp = P>>) {
+func.func @operand_split_beyond_rank(%x: tensor<8x8xf32, #dist.layout<@mesh, dp = S(2), tp = P>>) {
   // expected-error @+1 {{layout of operand #0 splits dimension 2 of a rank-2 tensor on axis 'dp'}}
-  %0 = dist.all_reduce %x on @mesh["tp"] sum : tensor<8x8xf32, #dist.layout<dp = S(2), tp = P>> -> tensor<8x8xf32, #dist.layout<dp = S(2)>>
+  %0 = dist.all_reduce %x on @mesh["tp"] sum : tensor<8x8xf32, #dist.layout<@mesh, dp = S(2), tp = P>> -> tensor<8x8xf32, #dist.layout<@mesh, dp = S(2)>>
   return
 }
 
@@ -213,16 +213,16 @@ func.func @operand_split_beyond_rank(%x: tensor<8x8xf32, #dist.layout<dp = S(2),
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
 func.func @result_split_beyond_rank() {
   // expected-error @+1 {{layout of result #0 splits dimension 5 of a rank-2 tensor on axis 'tp'}}
-  %0 = dist.recv on @mesh["tp"] offset 1 : tensor<8x8xf32, #dist.layout<tp = S(5)>>
+  %0 = dist.recv on @mesh["tp"] offset 1 : tensor<8x8xf32, #dist.layout<@mesh, tp = S(5)>>
   return
 }
 
 // -----
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @blocks_not_dividing(%x: tensor<2x8xf32>, %w: tensor<8x8xf32, #dist.layout<tp = S(1, blocks = 3)>>) {
+func.func @blocks_not_dividing(%x: tensor<2x8xf32>, %w: tensor<8x8xf32, #dist.layout<@mesh, tp = S(1, blocks = 3)>>) {
   // expected-error @+1 {{layout of operand #1 cuts dimension 1 of local size 8 into 3 blocks on axis 'tp'}}
-  %0 = dist.all_gather_matmul %x, %w on @mesh["tp"] dim 0 chunks 1 weight_layout in_out : (tensor<2x8xf32>, tensor<8x8xf32, #dist.layout<tp = S(1, blocks = 3)>>) -> tensor<8x8xf32>
+  %0 = dist.all_gather_matmul %x, %w on @mesh["tp"] dim 0 chunks 1 weight_layout in_out : (tensor<2x8xf32>, tensor<8x8xf32, #dist.layout<@mesh, tp = S(1, blocks = 3)>>) -> tensor<8x8xf32>
   return
 }
 
@@ -280,8 +280,8 @@ func.func @element_type(%x: tensor<2x8xf32>) {
 // A type without a layout is replicated once the other side has one.
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
 func.func @unannotated_operand(%x: tensor<2x8xf32>) {
-  // expected-error @+1 {{operand must be S(0) on axis 'tp', its layout is #dist.layout<>}}
-  %0 = dist.all_gather %x on @mesh["tp"] dim 0 : tensor<2x8xf32> -> tensor<8x8xf32, #dist.layout<>>
+  // expected-error @+1 {{operand must be S(0) on axis 'tp', its layout is #dist.layout<@mesh>}}
+  %0 = dist.all_gather %x on @mesh["tp"] dim 0 : tensor<2x8xf32> -> tensor<8x8xf32, #dist.layout<@mesh>>
   return
 }
 
@@ -289,45 +289,45 @@ func.func @unannotated_operand(%x: tensor<2x8xf32>) {
 
 // A blocked split is not the plain split the gather undoes.
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @operand_blocked(%x: tensor<2x8xf32, #dist.layout<tp = S(0, blocks = 2)>>) {
-  // expected-error @+1 {{operand must be S(0) on axis 'tp', its layout is #dist.layout<tp = S(0, blocks = 2)>}}
-  %0 = dist.all_gather %x on @mesh["tp"] dim 0 : tensor<2x8xf32, #dist.layout<tp = S(0, blocks = 2)>> -> tensor<8x8xf32>
+func.func @operand_blocked(%x: tensor<2x8xf32, #dist.layout<@mesh, tp = S(0, blocks = 2)>>) {
+  // expected-error @+1 {{operand must be S(0) on axis 'tp', its layout is #dist.layout<@mesh, tp = S(0, blocks = 2)>}}
+  %0 = dist.all_gather %x on @mesh["tp"] dim 0 : tensor<2x8xf32, #dist.layout<@mesh, tp = S(0, blocks = 2)>> -> tensor<8x8xf32>
   return
 }
 
 // -----
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @operand_split_other_dim(%x: tensor<2x8xf32, #dist.layout<tp = S(1)>>) {
-  // expected-error @+1 {{operand must be S(0) on axis 'tp', its layout is #dist.layout<tp = S(1)>}}
-  %0 = dist.all_gather %x on @mesh["tp"] dim 0 : tensor<2x8xf32, #dist.layout<tp = S(1)>> -> tensor<8x8xf32, #dist.layout<>>
+func.func @operand_split_other_dim(%x: tensor<2x8xf32, #dist.layout<@mesh, tp = S(1)>>) {
+  // expected-error @+1 {{operand must be S(0) on axis 'tp', its layout is #dist.layout<@mesh, tp = S(1)>}}
+  %0 = dist.all_gather %x on @mesh["tp"] dim 0 : tensor<2x8xf32, #dist.layout<@mesh, tp = S(1)>> -> tensor<8x8xf32, #dist.layout<@mesh>>
   return
 }
 
 // -----
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @operand_replicated(%x: tensor<2x8xf32, #dist.layout<dp = S(0)>>) {
-  // expected-error @+1 {{operand must be S(0) on axis 'tp', its layout is #dist.layout<dp = S(0)>}}
-  %0 = dist.all_gather %x on @mesh["tp"] dim 0 : tensor<2x8xf32, #dist.layout<dp = S(0)>> -> tensor<8x8xf32, #dist.layout<dp = S(0)>>
+func.func @operand_replicated(%x: tensor<2x8xf32, #dist.layout<@mesh, dp = S(0)>>) {
+  // expected-error @+1 {{operand must be S(0) on axis 'tp', its layout is #dist.layout<@mesh, dp = S(0)>}}
+  %0 = dist.all_gather %x on @mesh["tp"] dim 0 : tensor<2x8xf32, #dist.layout<@mesh, dp = S(0)>> -> tensor<8x8xf32, #dist.layout<@mesh, dp = S(0)>>
   return
 }
 
 // -----
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @result_not_replicated(%x: tensor<2x8xf32, #dist.layout<tp = S(0)>>) {
-  // expected-error @+1 {{result must be R on axis 'tp', its layout is #dist.layout<tp = P>}}
-  %0 = dist.all_gather %x on @mesh["tp"] dim 0 : tensor<2x8xf32, #dist.layout<tp = S(0)>> -> tensor<8x8xf32, #dist.layout<tp = P>>
+func.func @result_not_replicated(%x: tensor<2x8xf32, #dist.layout<@mesh, tp = S(0)>>) {
+  // expected-error @+1 {{result must be R on axis 'tp', its layout is #dist.layout<@mesh, tp = P>}}
+  %0 = dist.all_gather %x on @mesh["tp"] dim 0 : tensor<2x8xf32, #dist.layout<@mesh, tp = S(0)>> -> tensor<8x8xf32, #dist.layout<@mesh, tp = P>>
   return
 }
 
 // -----
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @other_axis_changes(%x: tensor<2x8xf32, #dist.layout<dp = S(1), tp = S(0)>>) {
-  // expected-error @+1 {{layouts on axes other than 'tp' must not change: #dist.layout<dp = S(1), tp = S(0)> vs #dist.layout<>}}
-  %0 = dist.all_gather %x on @mesh["tp"] dim 0 : tensor<2x8xf32, #dist.layout<dp = S(1), tp = S(0)>> -> tensor<8x8xf32, #dist.layout<>>
+func.func @other_axis_changes(%x: tensor<2x8xf32, #dist.layout<@mesh, dp = S(1), tp = S(0)>>) {
+  // expected-error @+1 {{layouts on axes other than 'tp' must not change: #dist.layout<@mesh, dp = S(1), tp = S(0)> vs #dist.layout<@mesh>}}
+  %0 = dist.all_gather %x on @mesh["tp"] dim 0 : tensor<2x8xf32, #dist.layout<@mesh, dp = S(1), tp = S(0)>> -> tensor<8x8xf32, #dist.layout<@mesh>>
   return
 }
 
@@ -374,36 +374,36 @@ func.func @element_type(%x: tensor<8x8xf32>) {
 // -----
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @unannotated_result(%x: tensor<8x8xf32, #dist.layout<tp = P>>) {
-  // expected-error @+1 {{result must be S(0) on axis 'tp', its layout is #dist.layout<>}}
-  %0 = dist.reduce_scatter %x on @mesh["tp"] dim 0 : tensor<8x8xf32, #dist.layout<tp = P>> -> tensor<2x8xf32>
+func.func @unannotated_result(%x: tensor<8x8xf32, #dist.layout<@mesh, tp = P>>) {
+  // expected-error @+1 {{result must be S(0) on axis 'tp', its layout is #dist.layout<@mesh>}}
+  %0 = dist.reduce_scatter %x on @mesh["tp"] dim 0 : tensor<8x8xf32, #dist.layout<@mesh, tp = P>> -> tensor<2x8xf32>
   return
 }
 
 // -----
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @operand_not_partial(%x: tensor<8x8xf32, #dist.layout<>>) {
-  // expected-error @+1 {{operand must be P on axis 'tp', its layout is #dist.layout<>}}
-  %0 = dist.reduce_scatter %x on @mesh["tp"] dim 0 : tensor<8x8xf32, #dist.layout<>> -> tensor<2x8xf32, #dist.layout<tp = S(0)>>
+func.func @operand_not_partial(%x: tensor<8x8xf32, #dist.layout<@mesh>>) {
+  // expected-error @+1 {{operand must be P on axis 'tp', its layout is #dist.layout<@mesh>}}
+  %0 = dist.reduce_scatter %x on @mesh["tp"] dim 0 : tensor<8x8xf32, #dist.layout<@mesh>> -> tensor<2x8xf32, #dist.layout<@mesh, tp = S(0)>>
   return
 }
 
 // -----
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @result_wrong_split(%x: tensor<8x8xf32, #dist.layout<tp = P>>) {
-  // expected-error @+1 {{result must be S(0) on axis 'tp', its layout is #dist.layout<tp = S(1)>}}
-  %0 = dist.reduce_scatter %x on @mesh["tp"] dim 0 : tensor<8x8xf32, #dist.layout<tp = P>> -> tensor<2x8xf32, #dist.layout<tp = S(1)>>
+func.func @result_wrong_split(%x: tensor<8x8xf32, #dist.layout<@mesh, tp = P>>) {
+  // expected-error @+1 {{result must be S(0) on axis 'tp', its layout is #dist.layout<@mesh, tp = S(1)>}}
+  %0 = dist.reduce_scatter %x on @mesh["tp"] dim 0 : tensor<8x8xf32, #dist.layout<@mesh, tp = P>> -> tensor<2x8xf32, #dist.layout<@mesh, tp = S(1)>>
   return
 }
 
 // -----
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @other_axis_changes(%x: tensor<8x8xf32, #dist.layout<dp = P, tp = P>>) {
-  // expected-error @+1 {{layouts on axes other than 'tp' must not change: #dist.layout<dp = P, tp = P> vs #dist.layout<dp = S(1), tp = S(0)>}}
-  %0 = dist.reduce_scatter %x on @mesh["tp"] dim 0 : tensor<8x8xf32, #dist.layout<dp = P, tp = P>> -> tensor<2x8xf32, #dist.layout<dp = S(1), tp = S(0)>>
+func.func @other_axis_changes(%x: tensor<8x8xf32, #dist.layout<@mesh, dp = P, tp = P>>) {
+  // expected-error @+1 {{layouts on axes other than 'tp' must not change: #dist.layout<@mesh, dp = P, tp = P> vs #dist.layout<@mesh, dp = S(1), tp = S(0)>}}
+  %0 = dist.reduce_scatter %x on @mesh["tp"] dim 0 : tensor<8x8xf32, #dist.layout<@mesh, dp = P, tp = P>> -> tensor<2x8xf32, #dist.layout<@mesh, dp = S(1), tp = S(0)>>
   return
 }
 
@@ -433,35 +433,35 @@ func.func @element_type(%x: tensor<8x8xi32>) {
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
 func.func @unannotated_operand(%x: tensor<8x8xf32>) {
-  // expected-error @+1 {{operand must be P on axis 'tp', its layout is #dist.layout<>}}
-  %0 = dist.all_reduce %x on @mesh["tp"] sum : tensor<8x8xf32> -> tensor<8x8xf32, #dist.layout<>>
+  // expected-error @+1 {{operand must be P on axis 'tp', its layout is #dist.layout<@mesh>}}
+  %0 = dist.all_reduce %x on @mesh["tp"] sum : tensor<8x8xf32> -> tensor<8x8xf32, #dist.layout<@mesh>>
   return
 }
 
 // -----
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @operand_not_partial(%x: tensor<8x8xf32, #dist.layout<tp = S(0)>>) {
-  // expected-error @+1 {{operand must be P on axis 'tp', its layout is #dist.layout<tp = S(0)>}}
-  %0 = dist.all_reduce %x on @mesh["tp"] sum : tensor<8x8xf32, #dist.layout<tp = S(0)>> -> tensor<8x8xf32, #dist.layout<>>
+func.func @operand_not_partial(%x: tensor<8x8xf32, #dist.layout<@mesh, tp = S(0)>>) {
+  // expected-error @+1 {{operand must be P on axis 'tp', its layout is #dist.layout<@mesh, tp = S(0)>}}
+  %0 = dist.all_reduce %x on @mesh["tp"] sum : tensor<8x8xf32, #dist.layout<@mesh, tp = S(0)>> -> tensor<8x8xf32, #dist.layout<@mesh>>
   return
 }
 
 // -----
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @result_not_replicated(%x: tensor<8x8xf32, #dist.layout<tp = P>>) {
-  // expected-error @+1 {{result must be R on axis 'tp', its layout is #dist.layout<tp = P>}}
-  %0 = dist.all_reduce %x on @mesh["tp"] min : tensor<8x8xf32, #dist.layout<tp = P>> -> tensor<8x8xf32, #dist.layout<tp = P>>
+func.func @result_not_replicated(%x: tensor<8x8xf32, #dist.layout<@mesh, tp = P>>) {
+  // expected-error @+1 {{result must be R on axis 'tp', its layout is #dist.layout<@mesh, tp = P>}}
+  %0 = dist.all_reduce %x on @mesh["tp"] min : tensor<8x8xf32, #dist.layout<@mesh, tp = P>> -> tensor<8x8xf32, #dist.layout<@mesh, tp = P>>
   return
 }
 
 // -----
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @other_axis_changes(%x: tensor<8x8xf32, #dist.layout<dp = P, tp = P>>) {
-  // expected-error @+1 {{layouts on axes other than 'tp' must not change: #dist.layout<dp = P, tp = P> vs #dist.layout<>}}
-  %0 = dist.all_reduce %x on @mesh["tp"] sum : tensor<8x8xf32, #dist.layout<dp = P, tp = P>> -> tensor<8x8xf32, #dist.layout<>>
+func.func @other_axis_changes(%x: tensor<8x8xf32, #dist.layout<@mesh, dp = P, tp = P>>) {
+  // expected-error @+1 {{layouts on axes other than 'tp' must not change: #dist.layout<@mesh, dp = P, tp = P> vs #dist.layout<@mesh>}}
+  %0 = dist.all_reduce %x on @mesh["tp"] sum : tensor<8x8xf32, #dist.layout<@mesh, dp = P, tp = P>> -> tensor<8x8xf32, #dist.layout<@mesh>>
   return
 }
 
@@ -544,36 +544,36 @@ func.func @element_type(%x: tensor<8x8xbf16>) {
 // -----
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @unannotated_result(%x: tensor<8x8xf32, #dist.layout<tp = S(0)>>) {
-  // expected-error @+1 {{result must be S(1) on axis 'tp', its layout is #dist.layout<>}}
-  %0 = dist.all_to_all %x on @mesh["tp"] split 1 concat 0 : tensor<8x8xf32, #dist.layout<tp = S(0)>> -> tensor<32x2xf32>
+func.func @unannotated_result(%x: tensor<8x8xf32, #dist.layout<@mesh, tp = S(0)>>) {
+  // expected-error @+1 {{result must be S(1) on axis 'tp', its layout is #dist.layout<@mesh>}}
+  %0 = dist.all_to_all %x on @mesh["tp"] split 1 concat 0 : tensor<8x8xf32, #dist.layout<@mesh, tp = S(0)>> -> tensor<32x2xf32>
   return
 }
 
 // -----
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @operand_wrong_split(%x: tensor<8x8xf32, #dist.layout<tp = S(1)>>) {
-  // expected-error @+1 {{operand must be S(0) on axis 'tp', its layout is #dist.layout<tp = S(1)>}}
-  %0 = dist.all_to_all %x on @mesh["tp"] split 1 concat 0 : tensor<8x8xf32, #dist.layout<tp = S(1)>> -> tensor<32x2xf32, #dist.layout<tp = S(1)>>
+func.func @operand_wrong_split(%x: tensor<8x8xf32, #dist.layout<@mesh, tp = S(1)>>) {
+  // expected-error @+1 {{operand must be S(0) on axis 'tp', its layout is #dist.layout<@mesh, tp = S(1)>}}
+  %0 = dist.all_to_all %x on @mesh["tp"] split 1 concat 0 : tensor<8x8xf32, #dist.layout<@mesh, tp = S(1)>> -> tensor<32x2xf32, #dist.layout<@mesh, tp = S(1)>>
   return
 }
 
 // -----
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @result_wrong_split(%x: tensor<8x8xf32, #dist.layout<tp = S(0)>>) {
-  // expected-error @+1 {{result must be S(1) on axis 'tp', its layout is #dist.layout<>}}
-  %0 = dist.all_to_all %x on @mesh["tp"] split 1 concat 0 : tensor<8x8xf32, #dist.layout<tp = S(0)>> -> tensor<32x2xf32, #dist.layout<>>
+func.func @result_wrong_split(%x: tensor<8x8xf32, #dist.layout<@mesh, tp = S(0)>>) {
+  // expected-error @+1 {{result must be S(1) on axis 'tp', its layout is #dist.layout<@mesh>}}
+  %0 = dist.all_to_all %x on @mesh["tp"] split 1 concat 0 : tensor<8x8xf32, #dist.layout<@mesh, tp = S(0)>> -> tensor<32x2xf32, #dist.layout<@mesh>>
   return
 }
 
 // -----
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @other_axis_changes(%x: tensor<8x8xf32, #dist.layout<tp = S(0)>>) {
-  // expected-error @+1 {{layouts on axes other than 'tp' must not change: #dist.layout<tp = S(0)> vs #dist.layout<dp = P, tp = S(1)>}}
-  %0 = dist.all_to_all %x on @mesh["tp"] split 1 concat 0 : tensor<8x8xf32, #dist.layout<tp = S(0)>> -> tensor<32x2xf32, #dist.layout<dp = P, tp = S(1)>>
+func.func @other_axis_changes(%x: tensor<8x8xf32, #dist.layout<@mesh, tp = S(0)>>) {
+  // expected-error @+1 {{layouts on axes other than 'tp' must not change: #dist.layout<@mesh, tp = S(0)> vs #dist.layout<@mesh, dp = P, tp = S(1)>}}
+  %0 = dist.all_to_all %x on @mesh["tp"] split 1 concat 0 : tensor<8x8xf32, #dist.layout<@mesh, tp = S(0)>> -> tensor<32x2xf32, #dist.layout<@mesh, dp = P, tp = S(1)>>
   return
 }
 
@@ -620,36 +620,36 @@ func.func @element_type(%x: tensor<8x8xi64>) {
 // -----
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @unannotated_result(%x: tensor<8x8xf32, #dist.layout<>>) {
-  // expected-error @+1 {{result must be S(0) on axis 'tp', its layout is #dist.layout<>}}
-  %0 = dist.local_slice %x on @mesh["tp"] dim 0 : tensor<8x8xf32, #dist.layout<>> -> tensor<2x8xf32>
+func.func @unannotated_result(%x: tensor<8x8xf32, #dist.layout<@mesh>>) {
+  // expected-error @+1 {{result must be S(0) on axis 'tp', its layout is #dist.layout<@mesh>}}
+  %0 = dist.local_slice %x on @mesh["tp"] dim 0 : tensor<8x8xf32, #dist.layout<@mesh>> -> tensor<2x8xf32>
   return
 }
 
 // -----
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @operand_not_replicated(%x: tensor<8x8xf32, #dist.layout<tp = P>>) {
-  // expected-error @+1 {{operand must be R on axis 'tp', its layout is #dist.layout<tp = P>}}
-  %0 = dist.local_slice %x on @mesh["tp"] dim 0 : tensor<8x8xf32, #dist.layout<tp = P>> -> tensor<2x8xf32, #dist.layout<tp = S(0)>>
+func.func @operand_not_replicated(%x: tensor<8x8xf32, #dist.layout<@mesh, tp = P>>) {
+  // expected-error @+1 {{operand must be R on axis 'tp', its layout is #dist.layout<@mesh, tp = P>}}
+  %0 = dist.local_slice %x on @mesh["tp"] dim 0 : tensor<8x8xf32, #dist.layout<@mesh, tp = P>> -> tensor<2x8xf32, #dist.layout<@mesh, tp = S(0)>>
   return
 }
 
 // -----
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @result_wrong_split(%x: tensor<8x8xf32, #dist.layout<>>) {
-  // expected-error @+1 {{result must be S(0) on axis 'tp', its layout is #dist.layout<>}}
-  %0 = dist.local_slice %x on @mesh["tp"] dim 0 : tensor<8x8xf32, #dist.layout<>> -> tensor<2x8xf32, #dist.layout<>>
+func.func @result_wrong_split(%x: tensor<8x8xf32, #dist.layout<@mesh>>) {
+  // expected-error @+1 {{result must be S(0) on axis 'tp', its layout is #dist.layout<@mesh>}}
+  %0 = dist.local_slice %x on @mesh["tp"] dim 0 : tensor<8x8xf32, #dist.layout<@mesh>> -> tensor<2x8xf32, #dist.layout<@mesh>>
   return
 }
 
 // -----
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @other_axis_changes(%x: tensor<8x8xf32, #dist.layout<dp = S(1)>>) {
-  // expected-error @+1 {{layouts on axes other than 'tp' must not change: #dist.layout<dp = S(1)> vs #dist.layout<tp = S(0)>}}
-  %0 = dist.local_slice %x on @mesh["tp"] dim 0 : tensor<8x8xf32, #dist.layout<dp = S(1)>> -> tensor<2x8xf32, #dist.layout<tp = S(0)>>
+func.func @other_axis_changes(%x: tensor<8x8xf32, #dist.layout<@mesh, dp = S(1)>>) {
+  // expected-error @+1 {{layouts on axes other than 'tp' must not change: #dist.layout<@mesh, dp = S(1)> vs #dist.layout<@mesh, tp = S(0)>}}
+  %0 = dist.local_slice %x on @mesh["tp"] dim 0 : tensor<8x8xf32, #dist.layout<@mesh, dp = S(1)>> -> tensor<2x8xf32, #dist.layout<@mesh, tp = S(0)>>
   return
 }
 
@@ -742,7 +742,7 @@ func.func @recv_mesh_missing() {
 dist.mesh @mesh ["pp" = 4]
 func.func @recv_layout_axis() {
   // expected-error @+1 {{layout of result #0 names axis 'tp' that mesh @mesh does not have}}
-  %0 = dist.recv on @mesh["pp"] offset 1 : tensor<8x8xf32, #dist.layout<tp = S(0)>>
+  %0 = dist.recv on @mesh["pp"] offset 1 : tensor<8x8xf32, #dist.layout<@mesh, tp = S(0)>>
   return
 }
 
@@ -881,36 +881,36 @@ func.func @result_element(%x: tensor<2x2x8xbf16>, %w: tensor<6x8xbf16>) {
 // -----
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @input_not_split(%x: tensor<2x2x8xf32, #dist.layout<tp = S(1)>>, %w: tensor<6x8xf32>) {
-  // expected-error @+1 {{input must be S(0) on axis 'tp', its layout is #dist.layout<tp = S(1)>}}
-  %0 = dist.all_gather_matmul %x, %w on @mesh["tp"] dim 0 chunks 1 : (tensor<2x2x8xf32, #dist.layout<tp = S(1)>>, tensor<6x8xf32>) -> tensor<8x2x6xf32, #dist.layout<>>
+func.func @input_not_split(%x: tensor<2x2x8xf32, #dist.layout<@mesh, tp = S(1)>>, %w: tensor<6x8xf32>) {
+  // expected-error @+1 {{input must be S(0) on axis 'tp', its layout is #dist.layout<@mesh, tp = S(1)>}}
+  %0 = dist.all_gather_matmul %x, %w on @mesh["tp"] dim 0 chunks 1 : (tensor<2x2x8xf32, #dist.layout<@mesh, tp = S(1)>>, tensor<6x8xf32>) -> tensor<8x2x6xf32, #dist.layout<@mesh>>
   return
 }
 
 // -----
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @input_replicated(%x: tensor<2x2x8xf32, #dist.layout<>>, %w: tensor<6x8xf32>) {
-  // expected-error @+1 {{input must be S(0) on axis 'tp', its layout is #dist.layout<>}}
-  %0 = dist.all_gather_matmul %x, %w on @mesh["tp"] dim 0 chunks 1 : (tensor<2x2x8xf32, #dist.layout<>>, tensor<6x8xf32>) -> tensor<8x2x6xf32, #dist.layout<>>
+func.func @input_replicated(%x: tensor<2x2x8xf32, #dist.layout<@mesh>>, %w: tensor<6x8xf32>) {
+  // expected-error @+1 {{input must be S(0) on axis 'tp', its layout is #dist.layout<@mesh>}}
+  %0 = dist.all_gather_matmul %x, %w on @mesh["tp"] dim 0 chunks 1 : (tensor<2x2x8xf32, #dist.layout<@mesh>>, tensor<6x8xf32>) -> tensor<8x2x6xf32, #dist.layout<@mesh>>
   return
 }
 
 // -----
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @result_partial(%x: tensor<2x2x8xf32, #dist.layout<tp = S(0)>>, %w: tensor<6x8xf32>) {
+func.func @result_partial(%x: tensor<2x2x8xf32, #dist.layout<@mesh, tp = S(0)>>, %w: tensor<6x8xf32>) {
   // expected-error @+1 {{result must not be P on axis 'tp' after the gather}}
-  %0 = dist.all_gather_matmul %x, %w on @mesh["tp"] dim 0 chunks 1 : (tensor<2x2x8xf32, #dist.layout<tp = S(0)>>, tensor<6x8xf32>) -> tensor<8x2x6xf32, #dist.layout<tp = P>>
+  %0 = dist.all_gather_matmul %x, %w on @mesh["tp"] dim 0 chunks 1 : (tensor<2x2x8xf32, #dist.layout<@mesh, tp = S(0)>>, tensor<6x8xf32>) -> tensor<8x2x6xf32, #dist.layout<@mesh, tp = P>>
   return
 }
 
 // -----
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @result_still_split(%x: tensor<2x2x8xf32, #dist.layout<tp = S(0)>>, %w: tensor<6x8xf32>) {
+func.func @result_still_split(%x: tensor<2x2x8xf32, #dist.layout<@mesh, tp = S(0)>>, %w: tensor<6x8xf32>) {
   // expected-error @+1 {{result must not be S(0) on axis 'tp' after the gather}}
-  %0 = dist.all_gather_matmul %x, %w on @mesh["tp"] dim 0 chunks 1 : (tensor<2x2x8xf32, #dist.layout<tp = S(0)>>, tensor<6x8xf32>) -> tensor<8x2x6xf32, #dist.layout<tp = S(0)>>
+  %0 = dist.all_gather_matmul %x, %w on @mesh["tp"] dim 0 chunks 1 : (tensor<2x2x8xf32, #dist.layout<@mesh, tp = S(0)>>, tensor<6x8xf32>) -> tensor<8x2x6xf32, #dist.layout<@mesh, tp = S(0)>>
   return
 }
 
@@ -1048,17 +1048,17 @@ func.func @chunks_not_dividing(%x: tensor<8x2x8xf32>, %w: tensor<6x8xf32>) {
 // -----
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @result_not_split(%x: tensor<8x2x2xf32, #dist.layout<tp = S(2)>>, %w: tensor<6x2xf32, #dist.layout<tp = S(1)>>) {
-  // expected-error @+1 {{result must be S(0) on axis 'tp', its layout is #dist.layout<tp = P>}}
-  %0 = dist.matmul_reduce_scatter %x, %w on @mesh["tp"] dim 0 chunks 1 : (tensor<8x2x2xf32, #dist.layout<tp = S(2)>>, tensor<6x2xf32, #dist.layout<tp = S(1)>>) -> tensor<2x2x6xf32, #dist.layout<tp = P>>
+func.func @result_not_split(%x: tensor<8x2x2xf32, #dist.layout<@mesh, tp = S(2)>>, %w: tensor<6x2xf32, #dist.layout<@mesh, tp = S(1)>>) {
+  // expected-error @+1 {{result must be S(0) on axis 'tp', its layout is #dist.layout<@mesh, tp = P>}}
+  %0 = dist.matmul_reduce_scatter %x, %w on @mesh["tp"] dim 0 chunks 1 : (tensor<8x2x2xf32, #dist.layout<@mesh, tp = S(2)>>, tensor<6x2xf32, #dist.layout<@mesh, tp = S(1)>>) -> tensor<2x2x6xf32, #dist.layout<@mesh, tp = P>>
   return
 }
 
 // -----
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @result_split_other_dim(%x: tensor<8x2x2xf32, #dist.layout<tp = S(2)>>, %w: tensor<6x2xf32, #dist.layout<tp = S(1)>>) {
-  // expected-error @+1 {{result must be S(0) on axis 'tp', its layout is #dist.layout<tp = S(1)>}}
-  %0 = dist.matmul_reduce_scatter %x, %w on @mesh["tp"] dim 0 chunks 1 : (tensor<8x2x2xf32, #dist.layout<tp = S(2)>>, tensor<6x2xf32, #dist.layout<tp = S(1)>>) -> tensor<2x2x6xf32, #dist.layout<tp = S(1)>>
+func.func @result_split_other_dim(%x: tensor<8x2x2xf32, #dist.layout<@mesh, tp = S(2)>>, %w: tensor<6x2xf32, #dist.layout<@mesh, tp = S(1)>>) {
+  // expected-error @+1 {{result must be S(0) on axis 'tp', its layout is #dist.layout<@mesh, tp = S(1)>}}
+  %0 = dist.matmul_reduce_scatter %x, %w on @mesh["tp"] dim 0 chunks 1 : (tensor<8x2x2xf32, #dist.layout<@mesh, tp = S(2)>>, tensor<6x2xf32, #dist.layout<@mesh, tp = S(1)>>) -> tensor<2x2x6xf32, #dist.layout<@mesh, tp = S(1)>>
   return
 }

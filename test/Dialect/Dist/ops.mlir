@@ -23,24 +23,24 @@ dist.mesh @roles ["stage" = 2, "ctx" = 2, "replica" = 2, "model" = 2] roles [pip
 // R entries are dropped, the others printed sorted by axis name; a layout of
 // only R entries is the empty layout (which stays distinct from no layout).
 // CHECK-LABEL: func.func @layouts
-// CHECK-SAME: tensor<4x8xf32, #dist.layout<cp = P, dp = S(1), tp = S(0)>>
-// CHECK-SAME: tensor<4x8xf32, #dist.layout<>>
-// CHECK-SAME: tensor<4x8xf32, #dist.layout<>>
+// CHECK-SAME: tensor<4x8xf32, #dist.layout<@mesh, cp = P, dp = S(1), tp = S(0)>>
+// CHECK-SAME: tensor<4x8xf32, #dist.layout<@mesh>>
+// CHECK-SAME: tensor<4x8xf32, #dist.layout<@mesh>>
 // CHECK-SAME: tensor<4x8xf32>
-// CHECK-SAME: tensor<4x8xf32, #dist.layout<"my axis" = S(1), tp = P>>
-// CHECK-SAME: tensor<4x8xf32, #dist.layout<dp = S(0)>>
-// CHECK-SAME: tensor<4x18xf32, #dist.layout<dp = S(0), tp = S(1, blocks = 3)>>
-// CHECK-SAME: tensor<4x8xf32, #dist.layout<tp = S(1)>>)
+// CHECK-SAME: tensor<4x8xf32, #dist.layout<@mesh, "my axis" = S(1), tp = P>>
+// CHECK-SAME: tensor<4x8xf32, #dist.layout<@mesh, dp = S(0)>>
+// CHECK-SAME: tensor<4x18xf32, #dist.layout<@mesh, dp = S(0), tp = S(1, blocks = 3)>>
+// CHECK-SAME: tensor<4x8xf32, #dist.layout<@mesh, tp = S(1)>>)
 func.func @layouts(
-    %a: tensor<4x8xf32, #dist.layout<tp = S(0), pp = R, dp = S(1), cp = P>>,
-    %b: tensor<4x8xf32, #dist.layout<dp = R, tp = R>>,
-    %c: tensor<4x8xf32, #dist.layout<>>,
+    %a: tensor<4x8xf32, #dist.layout<@mesh, tp = S(0), pp = R, dp = S(1), cp = P>>,
+    %b: tensor<4x8xf32, #dist.layout<@mesh, dp = R, tp = R>>,
+    %c: tensor<4x8xf32, #dist.layout<@mesh>>,
     %d: tensor<4x8xf32>,
-    %e: tensor<4x8xf32, #dist.layout<tp = P, "my axis" = S(1)>>,
-    %f: tensor<4x8xf32, #dist.layout<"dp" = S(0)>>,
-    %g: tensor<4x18xf32, #dist.layout<tp = S(1, blocks = 3), dp = S(0)>>,
+    %e: tensor<4x8xf32, #dist.layout<@mesh, tp = P, "my axis" = S(1)>>,
+    %f: tensor<4x8xf32, #dist.layout<@mesh, "dp" = S(0)>>,
+    %g: tensor<4x18xf32, #dist.layout<@mesh, tp = S(1, blocks = 3), dp = S(0)>>,
     // blocks = 1 is a plain split and is not printed.
-    %h: tensor<4x8xf32, #dist.layout<tp = S(1, blocks = 1)>>) {
+    %h: tensor<4x8xf32, #dist.layout<@mesh, tp = S(1, blocks = 1)>>) {
   return
 }
 
@@ -49,36 +49,36 @@ func.func @layouts(
 //===----------------------------------------------------------------------===//
 
 // CHECK-LABEL: func.func @all_gather
-// CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<2x3x8xf32>, %[[XL:[a-z0-9]+]]: tensor<2x3x8xbf16, #dist.layout<dp = S(1), tp = S(0)>>, %[[I:[a-z0-9]+]]: tensor<5x3xi64>)
+// CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<2x3x8xf32>, %[[XL:[a-z0-9]+]]: tensor<2x3x8xbf16, #dist.layout<@mesh, dp = S(1), tp = S(0)>>, %[[I:[a-z0-9]+]]: tensor<5x3xi64>)
 func.func @all_gather(
     %x: tensor<2x3x8xf32>,
-    %xl: tensor<2x3x8xbf16, #dist.layout<dp = S(1), tp = S(0)>>,
+    %xl: tensor<2x3x8xbf16, #dist.layout<@mesh, dp = S(1), tp = S(0)>>,
     %i: tensor<5x3xi64>)
-    -> (tensor<8x3x8xf32>, tensor<8x3x8xbf16, #dist.layout<dp = S(1)>>,
+    -> (tensor<8x3x8xf32>, tensor<8x3x8xbf16, #dist.layout<@mesh, dp = S(1)>>,
         tensor<5x6xi64>) {
   // CHECK: %[[A:.*]] = dist.all_gather %[[X]] on @mesh["tp"] dim 0 : tensor<2x3x8xf32> -> tensor<8x3x8xf32>
   %0 = dist.all_gather %x on @mesh["tp"] dim 0
       : tensor<2x3x8xf32> -> tensor<8x3x8xf32>
-  // CHECK: %[[B:.*]] = dist.all_gather %[[XL]] on @mesh["tp"] dim 0 : tensor<2x3x8xbf16, #dist.layout<dp = S(1), tp = S(0)>> -> tensor<8x3x8xbf16, #dist.layout<dp = S(1)>>
+  // CHECK: %[[B:.*]] = dist.all_gather %[[XL]] on @mesh["tp"] dim 0 : tensor<2x3x8xbf16, #dist.layout<@mesh, dp = S(1), tp = S(0)>> -> tensor<8x3x8xbf16, #dist.layout<@mesh, dp = S(1)>>
   %1 = dist.all_gather %xl on @mesh["tp"] dim 0
-      : tensor<2x3x8xbf16, #dist.layout<dp = S(1), tp = S(0)>>
-      -> tensor<8x3x8xbf16, #dist.layout<dp = S(1)>>
+      : tensor<2x3x8xbf16, #dist.layout<@mesh, dp = S(1), tp = S(0)>>
+      -> tensor<8x3x8xbf16, #dist.layout<@mesh, dp = S(1)>>
   // CHECK: %[[C:.*]] = dist.all_gather %[[I]] on @cube["cp"] dim 1 : tensor<5x3xi64> -> tensor<5x6xi64>
   %2 = dist.all_gather %i on @cube["cp"] dim 1
       : tensor<5x3xi64> -> tensor<5x6xi64>
   // CHECK: return %[[A]], %[[B]], %[[C]]
   return %0, %1, %2 : tensor<8x3x8xf32>,
-      tensor<8x3x8xbf16, #dist.layout<dp = S(1)>>, tensor<5x6xi64>
+      tensor<8x3x8xbf16, #dist.layout<@mesh, dp = S(1)>>, tensor<5x6xi64>
 }
 
 // Without a layout a type is replicated, so an all_gather may drop it.
 // CHECK-LABEL: func.func @all_gather_to_unannotated
-// CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<2x8xf32, #dist.layout<tp = S(0)>>)
-func.func @all_gather_to_unannotated(%x: tensor<2x8xf32, #dist.layout<tp = S(0)>>)
+// CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<2x8xf32, #dist.layout<@mesh, tp = S(0)>>)
+func.func @all_gather_to_unannotated(%x: tensor<2x8xf32, #dist.layout<@mesh, tp = S(0)>>)
     -> tensor<8x8xf32> {
-  // CHECK: %[[A:.*]] = dist.all_gather %[[X]] on @mesh["tp"] dim 0 : tensor<2x8xf32, #dist.layout<tp = S(0)>> -> tensor<8x8xf32>
+  // CHECK: %[[A:.*]] = dist.all_gather %[[X]] on @mesh["tp"] dim 0 : tensor<2x8xf32, #dist.layout<@mesh, tp = S(0)>> -> tensor<8x8xf32>
   %0 = dist.all_gather %x on @mesh["tp"] dim 0
-      : tensor<2x8xf32, #dist.layout<tp = S(0)>> -> tensor<8x8xf32>
+      : tensor<2x8xf32, #dist.layout<@mesh, tp = S(0)>> -> tensor<8x8xf32>
   // CHECK: return %[[A]]
   return %0 : tensor<8x8xf32>
 }
@@ -88,19 +88,19 @@ func.func @all_gather_to_unannotated(%x: tensor<2x8xf32, #dist.layout<tp = S(0)>
 //===----------------------------------------------------------------------===//
 
 // CHECK-LABEL: func.func @reduce_scatter
-// CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<8x2x8xf32>, %[[XL:[a-z0-9]+]]: tensor<8x2x8xf16, #dist.layout<tp = P>>)
+// CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<8x2x8xf32>, %[[XL:[a-z0-9]+]]: tensor<8x2x8xf16, #dist.layout<@mesh, tp = P>>)
 func.func @reduce_scatter(%x: tensor<8x2x8xf32>,
-                          %xl: tensor<8x2x8xf16, #dist.layout<tp = P>>)
-    -> (tensor<8x2x2xf32>, tensor<2x2x8xf16, #dist.layout<tp = S(0)>>) {
+                          %xl: tensor<8x2x8xf16, #dist.layout<@mesh, tp = P>>)
+    -> (tensor<8x2x2xf32>, tensor<2x2x8xf16, #dist.layout<@mesh, tp = S(0)>>) {
   // CHECK: %[[A:.*]] = dist.reduce_scatter %[[X]] on @mesh["tp"] dim 2 : tensor<8x2x8xf32> -> tensor<8x2x2xf32>
   %0 = dist.reduce_scatter %x on @mesh["tp"] dim 2
       : tensor<8x2x8xf32> -> tensor<8x2x2xf32>
-  // CHECK: %[[B:.*]] = dist.reduce_scatter %[[XL]] on @mesh["tp"] dim 0 : tensor<8x2x8xf16, #dist.layout<tp = P>> -> tensor<2x2x8xf16, #dist.layout<tp = S(0)>>
+  // CHECK: %[[B:.*]] = dist.reduce_scatter %[[XL]] on @mesh["tp"] dim 0 : tensor<8x2x8xf16, #dist.layout<@mesh, tp = P>> -> tensor<2x2x8xf16, #dist.layout<@mesh, tp = S(0)>>
   %1 = dist.reduce_scatter %xl on @mesh["tp"] dim 0
-      : tensor<8x2x8xf16, #dist.layout<tp = P>>
-      -> tensor<2x2x8xf16, #dist.layout<tp = S(0)>>
+      : tensor<8x2x8xf16, #dist.layout<@mesh, tp = P>>
+      -> tensor<2x2x8xf16, #dist.layout<@mesh, tp = S(0)>>
   // CHECK: return %[[A]], %[[B]]
-  return %0, %1 : tensor<8x2x2xf32>, tensor<2x2x8xf16, #dist.layout<tp = S(0)>>
+  return %0, %1 : tensor<8x2x2xf32>, tensor<2x2x8xf16, #dist.layout<@mesh, tp = S(0)>>
 }
 
 //===----------------------------------------------------------------------===//
@@ -108,19 +108,19 @@ func.func @reduce_scatter(%x: tensor<8x2x8xf32>,
 //===----------------------------------------------------------------------===//
 
 // CHECK-LABEL: func.func @all_reduce
-// CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<8x2xf32>, %[[XL:[a-z0-9]+]]: tensor<8x2xf32, #dist.layout<dp = S(0), tp = P>>, %[[XP:[a-z0-9]+]]: tensor<8x2xf32, #dist.layout<dp = P>>)
+// CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<8x2xf32>, %[[XL:[a-z0-9]+]]: tensor<8x2xf32, #dist.layout<@mesh, dp = S(0), tp = P>>, %[[XP:[a-z0-9]+]]: tensor<8x2xf32, #dist.layout<@mesh, dp = P>>)
 func.func @all_reduce(%x: tensor<8x2xf32>,
-                      %xl: tensor<8x2xf32, #dist.layout<dp = S(0), tp = P>>,
-                      %xp: tensor<8x2xf32, #dist.layout<dp = P>>) {
+                      %xl: tensor<8x2xf32, #dist.layout<@mesh, dp = S(0), tp = P>>,
+                      %xp: tensor<8x2xf32, #dist.layout<@mesh, dp = P>>) {
   // CHECK: dist.all_reduce %[[X]] on @mesh["tp"] sum : tensor<8x2xf32> -> tensor<8x2xf32>
   %0 = dist.all_reduce %x on @mesh["tp"] sum : tensor<8x2xf32> -> tensor<8x2xf32>
-  // CHECK: dist.all_reduce %[[XL]] on @mesh["tp"] max : tensor<8x2xf32, #dist.layout<dp = S(0), tp = P>> -> tensor<8x2xf32, #dist.layout<dp = S(0)>>
+  // CHECK: dist.all_reduce %[[XL]] on @mesh["tp"] max : tensor<8x2xf32, #dist.layout<@mesh, dp = S(0), tp = P>> -> tensor<8x2xf32, #dist.layout<@mesh, dp = S(0)>>
   %1 = dist.all_reduce %xl on @mesh["tp"] max
-      : tensor<8x2xf32, #dist.layout<dp = S(0), tp = P>>
-      -> tensor<8x2xf32, #dist.layout<dp = S(0)>>
-  // CHECK: dist.all_reduce %[[XP]] on @mesh["dp"] min : tensor<8x2xf32, #dist.layout<dp = P>> -> tensor<8x2xf32, #dist.layout<>>
+      : tensor<8x2xf32, #dist.layout<@mesh, dp = S(0), tp = P>>
+      -> tensor<8x2xf32, #dist.layout<@mesh, dp = S(0)>>
+  // CHECK: dist.all_reduce %[[XP]] on @mesh["dp"] min : tensor<8x2xf32, #dist.layout<@mesh, dp = P>> -> tensor<8x2xf32, #dist.layout<@mesh>>
   %2 = dist.all_reduce %xp on @mesh["dp"] min
-      : tensor<8x2xf32, #dist.layout<dp = P>> -> tensor<8x2xf32, #dist.layout<>>
+      : tensor<8x2xf32, #dist.layout<@mesh, dp = P>> -> tensor<8x2xf32, #dist.layout<@mesh>>
   return
 }
 
@@ -129,32 +129,32 @@ func.func @all_reduce(%x: tensor<8x2xf32>,
 //===----------------------------------------------------------------------===//
 
 // CHECK-LABEL: func.func @all_to_all
-// CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<8x2x8xf32>, %[[XL:[a-z0-9]+]]: tensor<2x2x16xbf16, #dist.layout<dp = P, tp = S(0)>>)
+// CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<8x2x8xf32>, %[[XL:[a-z0-9]+]]: tensor<2x2x16xbf16, #dist.layout<@mesh, dp = P, tp = S(0)>>)
 func.func @all_to_all(%x: tensor<8x2x8xf32>,
-                      %xl: tensor<2x2x16xbf16, #dist.layout<dp = P, tp = S(0)>>)
-    -> (tensor<32x2x2xf32>, tensor<8x2x4xbf16, #dist.layout<dp = P, tp = S(2)>>) {
+                      %xl: tensor<2x2x16xbf16, #dist.layout<@mesh, dp = P, tp = S(0)>>)
+    -> (tensor<32x2x2xf32>, tensor<8x2x4xbf16, #dist.layout<@mesh, dp = P, tp = S(2)>>) {
   // CHECK: %[[A:.*]] = dist.all_to_all %[[X]] on @mesh["tp"] split 2 concat 0 : tensor<8x2x8xf32> -> tensor<32x2x2xf32>
   %0 = dist.all_to_all %x on @mesh["tp"] split 2 concat 0
       : tensor<8x2x8xf32> -> tensor<32x2x2xf32>
-  // CHECK: %[[B:.*]] = dist.all_to_all %[[XL]] on @mesh["tp"] split 2 concat 0 : tensor<2x2x16xbf16, #dist.layout<dp = P, tp = S(0)>> -> tensor<8x2x4xbf16, #dist.layout<dp = P, tp = S(2)>>
+  // CHECK: %[[B:.*]] = dist.all_to_all %[[XL]] on @mesh["tp"] split 2 concat 0 : tensor<2x2x16xbf16, #dist.layout<@mesh, dp = P, tp = S(0)>> -> tensor<8x2x4xbf16, #dist.layout<@mesh, dp = P, tp = S(2)>>
   %1 = dist.all_to_all %xl on @mesh["tp"] split 2 concat 0
-      : tensor<2x2x16xbf16, #dist.layout<dp = P, tp = S(0)>>
-      -> tensor<8x2x4xbf16, #dist.layout<dp = P, tp = S(2)>>
+      : tensor<2x2x16xbf16, #dist.layout<@mesh, dp = P, tp = S(0)>>
+      -> tensor<8x2x4xbf16, #dist.layout<@mesh, dp = P, tp = S(2)>>
   // CHECK: return %[[A]], %[[B]]
   return %0, %1 : tensor<32x2x2xf32>,
-      tensor<8x2x4xbf16, #dist.layout<dp = P, tp = S(2)>>
+      tensor<8x2x4xbf16, #dist.layout<@mesh, dp = P, tp = S(2)>>
 }
 
 // The reverse exchange, from head shards back to sequence shards.
 // CHECK-LABEL: func.func @all_to_all_back
-// CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<8x2x4xf32, #dist.layout<cp = S(2)>>)
-func.func @all_to_all_back(%x: tensor<8x2x4xf32, #dist.layout<cp = S(2)>>)
-    -> tensor<4x2x8xf32, #dist.layout<cp = S(0)>> {
-  // CHECK: dist.all_to_all %[[X]] on @cube["cp"] split 0 concat 2 : tensor<8x2x4xf32, #dist.layout<cp = S(2)>> -> tensor<4x2x8xf32, #dist.layout<cp = S(0)>>
+// CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<8x2x4xf32, #dist.layout<@cube, cp = S(2)>>)
+func.func @all_to_all_back(%x: tensor<8x2x4xf32, #dist.layout<@cube, cp = S(2)>>)
+    -> tensor<4x2x8xf32, #dist.layout<@cube, cp = S(0)>> {
+  // CHECK: dist.all_to_all %[[X]] on @cube["cp"] split 0 concat 2 : tensor<8x2x4xf32, #dist.layout<@cube, cp = S(2)>> -> tensor<4x2x8xf32, #dist.layout<@cube, cp = S(0)>>
   %0 = dist.all_to_all %x on @cube["cp"] split 0 concat 2
-      : tensor<8x2x4xf32, #dist.layout<cp = S(2)>>
-      -> tensor<4x2x8xf32, #dist.layout<cp = S(0)>>
-  return %0 : tensor<4x2x8xf32, #dist.layout<cp = S(0)>>
+      : tensor<8x2x4xf32, #dist.layout<@cube, cp = S(2)>>
+      -> tensor<4x2x8xf32, #dist.layout<@cube, cp = S(0)>>
+  return %0 : tensor<4x2x8xf32, #dist.layout<@cube, cp = S(0)>>
 }
 
 //===----------------------------------------------------------------------===//
@@ -162,42 +162,42 @@ func.func @all_to_all_back(%x: tensor<8x2x4xf32, #dist.layout<cp = S(2)>>)
 //===----------------------------------------------------------------------===//
 
 // CHECK-LABEL: func.func @local_slice
-// CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<8x2x8xf32>, %[[XL:[a-z0-9]+]]: tensor<8x2x8xf32, #dist.layout<>>, %[[I:[a-z0-9]+]]: tensor<8x2xi32, #dist.layout<dp = S(1)>>)
+// CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<8x2x8xf32>, %[[XL:[a-z0-9]+]]: tensor<8x2x8xf32, #dist.layout<@mesh>>, %[[I:[a-z0-9]+]]: tensor<8x2xi32, #dist.layout<@mesh, dp = S(1)>>)
 func.func @local_slice(%x: tensor<8x2x8xf32>,
-                       %xl: tensor<8x2x8xf32, #dist.layout<>>,
-                       %i: tensor<8x2xi32, #dist.layout<dp = S(1)>>) {
+                       %xl: tensor<8x2x8xf32, #dist.layout<@mesh>>,
+                       %i: tensor<8x2xi32, #dist.layout<@mesh, dp = S(1)>>) {
   // CHECK: dist.local_slice %[[X]] on @mesh["tp"] dim 0 : tensor<8x2x8xf32> -> tensor<2x2x8xf32>
   %0 = dist.local_slice %x on @mesh["tp"] dim 0
       : tensor<8x2x8xf32> -> tensor<2x2x8xf32>
-  // CHECK: dist.local_slice %[[XL]] on @mesh["tp"] dim 2 : tensor<8x2x8xf32, #dist.layout<>> -> tensor<8x2x2xf32, #dist.layout<tp = S(2)>>
+  // CHECK: dist.local_slice %[[XL]] on @mesh["tp"] dim 2 : tensor<8x2x8xf32, #dist.layout<@mesh>> -> tensor<8x2x2xf32, #dist.layout<@mesh, tp = S(2)>>
   %1 = dist.local_slice %xl on @mesh["tp"] dim 2
-      : tensor<8x2x8xf32, #dist.layout<>>
-      -> tensor<8x2x2xf32, #dist.layout<tp = S(2)>>
-  // CHECK: dist.local_slice %[[I]] on @mesh["tp"] dim 0 : tensor<8x2xi32, #dist.layout<dp = S(1)>> -> tensor<2x2xi32, #dist.layout<dp = S(1), tp = S(0)>>
+      : tensor<8x2x8xf32, #dist.layout<@mesh>>
+      -> tensor<8x2x2xf32, #dist.layout<@mesh, tp = S(2)>>
+  // CHECK: dist.local_slice %[[I]] on @mesh["tp"] dim 0 : tensor<8x2xi32, #dist.layout<@mesh, dp = S(1)>> -> tensor<2x2xi32, #dist.layout<@mesh, dp = S(1), tp = S(0)>>
   %2 = dist.local_slice %i on @mesh["tp"] dim 0
-      : tensor<8x2xi32, #dist.layout<dp = S(1)>>
-      -> tensor<2x2xi32, #dist.layout<dp = S(1), tp = S(0)>>
+      : tensor<8x2xi32, #dist.layout<@mesh, dp = S(1)>>
+      -> tensor<2x2xi32, #dist.layout<@mesh, dp = S(1), tp = S(0)>>
   return
 }
 
 // CHECK-LABEL: func.func @local_slice_from_unannotated
 // CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<8x8xf32>)
 func.func @local_slice_from_unannotated(%x: tensor<8x8xf32>)
-    -> tensor<8x2xf32, #dist.layout<tp = S(1)>> {
-  // CHECK: %[[A:.*]] = dist.local_slice %[[X]] on @mesh["tp"] dim 1 : tensor<8x8xf32> -> tensor<8x2xf32, #dist.layout<tp = S(1)>>
+    -> tensor<8x2xf32, #dist.layout<@mesh, tp = S(1)>> {
+  // CHECK: %[[A:.*]] = dist.local_slice %[[X]] on @mesh["tp"] dim 1 : tensor<8x8xf32> -> tensor<8x2xf32, #dist.layout<@mesh, tp = S(1)>>
   %0 = dist.local_slice %x on @mesh["tp"] dim 1
-      : tensor<8x8xf32> -> tensor<8x2xf32, #dist.layout<tp = S(1)>>
+      : tensor<8x8xf32> -> tensor<8x2xf32, #dist.layout<@mesh, tp = S(1)>>
   // CHECK: return %[[A]]
-  return %0 : tensor<8x2xf32, #dist.layout<tp = S(1)>>
+  return %0 : tensor<8x2xf32, #dist.layout<@mesh, tp = S(1)>>
 }
 
 // CHECK-LABEL: func.func @all_reduce_to_unannotated
-// CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<8x8xf32, #dist.layout<tp = P>>)
-func.func @all_reduce_to_unannotated(%x: tensor<8x8xf32, #dist.layout<tp = P>>)
+// CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<8x8xf32, #dist.layout<@mesh, tp = P>>)
+func.func @all_reduce_to_unannotated(%x: tensor<8x8xf32, #dist.layout<@mesh, tp = P>>)
     -> tensor<8x8xf32> {
-  // CHECK: %[[A:.*]] = dist.all_reduce %[[X]] on @mesh["tp"] sum : tensor<8x8xf32, #dist.layout<tp = P>> -> tensor<8x8xf32>
+  // CHECK: %[[A:.*]] = dist.all_reduce %[[X]] on @mesh["tp"] sum : tensor<8x8xf32, #dist.layout<@mesh, tp = P>> -> tensor<8x8xf32>
   %0 = dist.all_reduce %x on @mesh["tp"] sum
-      : tensor<8x8xf32, #dist.layout<tp = P>> -> tensor<8x8xf32>
+      : tensor<8x8xf32, #dist.layout<@mesh, tp = P>> -> tensor<8x8xf32>
   // CHECK: return %[[A]]
   return %0 : tensor<8x8xf32>
 }
@@ -207,23 +207,23 @@ func.func @all_reduce_to_unannotated(%x: tensor<8x8xf32, #dist.layout<tp = P>>)
 //===----------------------------------------------------------------------===//
 
 // CHECK-LABEL: func.func @send_recv
-// CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<8x2x8xf32>, %[[XL:[a-z0-9]+]]: tensor<8x2x8xbf16, #dist.layout<tp = S(2)>>)
+// CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<8x2x8xf32>, %[[XL:[a-z0-9]+]]: tensor<8x2x8xbf16, #dist.layout<@mesh, tp = S(2)>>)
 func.func @send_recv(%x: tensor<8x2x8xf32>,
-                     %xl: tensor<8x2x8xbf16, #dist.layout<tp = S(2)>>)
-    -> (tensor<8x2x8xf32>, tensor<8x2x8xbf16, #dist.layout<tp = S(2)>>) {
+                     %xl: tensor<8x2x8xbf16, #dist.layout<@mesh, tp = S(2)>>)
+    -> (tensor<8x2x8xf32>, tensor<8x2x8xbf16, #dist.layout<@mesh, tp = S(2)>>) {
   // CHECK: dist.send %[[X]] on @cube["pp"] offset 1 : tensor<8x2x8xf32>
   dist.send %x on @cube["pp"] offset 1 : tensor<8x2x8xf32>
   // CHECK: %[[R:.*]] = dist.recv on @cube["pp"] offset -1 : tensor<8x2x8xf32>
   %0 = dist.recv on @cube["pp"] offset -1 : tensor<8x2x8xf32>
   // Offsets up to (but excluding) the axis size in either direction.
-  // CHECK: dist.send %[[XL]] on @mesh["tp"] offset -3 : tensor<8x2x8xbf16, #dist.layout<tp = S(2)>>
+  // CHECK: dist.send %[[XL]] on @mesh["tp"] offset -3 : tensor<8x2x8xbf16, #dist.layout<@mesh, tp = S(2)>>
   dist.send %xl on @mesh["tp"] offset -3
-      : tensor<8x2x8xbf16, #dist.layout<tp = S(2)>>
-  // CHECK: %[[RL:.*]] = dist.recv on @mesh["tp"] offset 3 : tensor<8x2x8xbf16, #dist.layout<tp = S(2)>>
+      : tensor<8x2x8xbf16, #dist.layout<@mesh, tp = S(2)>>
+  // CHECK: %[[RL:.*]] = dist.recv on @mesh["tp"] offset 3 : tensor<8x2x8xbf16, #dist.layout<@mesh, tp = S(2)>>
   %1 = dist.recv on @mesh["tp"] offset 3
-      : tensor<8x2x8xbf16, #dist.layout<tp = S(2)>>
+      : tensor<8x2x8xbf16, #dist.layout<@mesh, tp = S(2)>>
   // CHECK: return %[[R]], %[[RL]]
-  return %0, %1 : tensor<8x2x8xf32>, tensor<8x2x8xbf16, #dist.layout<tp = S(2)>>
+  return %0, %1 : tensor<8x2x8xf32>, tensor<8x2x8xbf16, #dist.layout<@mesh, tp = S(2)>>
 }
 
 //===----------------------------------------------------------------------===//
@@ -256,49 +256,49 @@ func.func @all_gather_matmul(%x: tensor<2x2x8xf32>, %w_oi: tensor<6x8xf32>,
 // Column-parallel: the sequence-sharded input is gathered, the weight and
 // bias hold this rank's output features, the result is split along them.
 // CHECK-LABEL: func.func @all_gather_matmul_layouts
-// CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<2x2x8xbf16, #dist.layout<tp = S(0)>>, %[[W:[a-z0-9]+]]: tensor<8x6xbf16, #dist.layout<tp = S(1)>>, %[[B:[a-z0-9]+]]: tensor<6xbf16, #dist.layout<tp = S(0)>>)
+// CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<2x2x8xbf16, #dist.layout<@mesh, tp = S(0)>>, %[[W:[a-z0-9]+]]: tensor<8x6xbf16, #dist.layout<@mesh, tp = S(1)>>, %[[B:[a-z0-9]+]]: tensor<6xbf16, #dist.layout<@mesh, tp = S(0)>>)
 func.func @all_gather_matmul_layouts(
-    %x: tensor<2x2x8xbf16, #dist.layout<tp = S(0)>>,
-    %w: tensor<8x6xbf16, #dist.layout<tp = S(1)>>,
-    %b: tensor<6xbf16, #dist.layout<tp = S(0)>>)
-    -> (tensor<8x2x6xbf16, #dist.layout<tp = S(2)>>,
-        tensor<8x2x6xbf16, #dist.layout<>>) {
-  // CHECK: %[[A:.*]] = dist.all_gather_matmul %[[X]], %[[W]], %[[B]] on @mesh["tp"] dim 0 chunks 2 weight_layout in_out : (tensor<2x2x8xbf16, #dist.layout<tp = S(0)>>, tensor<8x6xbf16, #dist.layout<tp = S(1)>>, tensor<6xbf16, #dist.layout<tp = S(0)>>) -> tensor<8x2x6xbf16, #dist.layout<tp = S(2)>>
+    %x: tensor<2x2x8xbf16, #dist.layout<@mesh, tp = S(0)>>,
+    %w: tensor<8x6xbf16, #dist.layout<@mesh, tp = S(1)>>,
+    %b: tensor<6xbf16, #dist.layout<@mesh, tp = S(0)>>)
+    -> (tensor<8x2x6xbf16, #dist.layout<@mesh, tp = S(2)>>,
+        tensor<8x2x6xbf16, #dist.layout<@mesh>>) {
+  // CHECK: %[[A:.*]] = dist.all_gather_matmul %[[X]], %[[W]], %[[B]] on @mesh["tp"] dim 0 chunks 2 weight_layout in_out : (tensor<2x2x8xbf16, #dist.layout<@mesh, tp = S(0)>>, tensor<8x6xbf16, #dist.layout<@mesh, tp = S(1)>>, tensor<6xbf16, #dist.layout<@mesh, tp = S(0)>>) -> tensor<8x2x6xbf16, #dist.layout<@mesh, tp = S(2)>>
   %0 = dist.all_gather_matmul %x, %w, %b on @mesh["tp"] dim 0 chunks 2
       weight_layout in_out
-      : (tensor<2x2x8xbf16, #dist.layout<tp = S(0)>>,
-         tensor<8x6xbf16, #dist.layout<tp = S(1)>>,
-         tensor<6xbf16, #dist.layout<tp = S(0)>>)
-      -> tensor<8x2x6xbf16, #dist.layout<tp = S(2)>>
+      : (tensor<2x2x8xbf16, #dist.layout<@mesh, tp = S(0)>>,
+         tensor<8x6xbf16, #dist.layout<@mesh, tp = S(1)>>,
+         tensor<6xbf16, #dist.layout<@mesh, tp = S(0)>>)
+      -> tensor<8x2x6xbf16, #dist.layout<@mesh, tp = S(2)>>
   // A replicated result is allowed too.
-  // CHECK: %[[R:.*]] = dist.all_gather_matmul %[[X]], %[[W]] on @mesh["tp"] dim 0 chunks 1 weight_layout in_out : (tensor<2x2x8xbf16, #dist.layout<tp = S(0)>>, tensor<8x6xbf16, #dist.layout<tp = S(1)>>) -> tensor<8x2x6xbf16, #dist.layout<>>
+  // CHECK: %[[R:.*]] = dist.all_gather_matmul %[[X]], %[[W]] on @mesh["tp"] dim 0 chunks 1 weight_layout in_out : (tensor<2x2x8xbf16, #dist.layout<@mesh, tp = S(0)>>, tensor<8x6xbf16, #dist.layout<@mesh, tp = S(1)>>) -> tensor<8x2x6xbf16, #dist.layout<@mesh>>
   %1 = dist.all_gather_matmul %x, %w on @mesh["tp"] dim 0 chunks 1
       weight_layout in_out
-      : (tensor<2x2x8xbf16, #dist.layout<tp = S(0)>>,
-         tensor<8x6xbf16, #dist.layout<tp = S(1)>>)
-      -> tensor<8x2x6xbf16, #dist.layout<>>
+      : (tensor<2x2x8xbf16, #dist.layout<@mesh, tp = S(0)>>,
+         tensor<8x6xbf16, #dist.layout<@mesh, tp = S(1)>>)
+      -> tensor<8x2x6xbf16, #dist.layout<@mesh>>
   // CHECK: return %[[A]], %[[R]]
-  return %0, %1 : tensor<8x2x6xbf16, #dist.layout<tp = S(2)>>,
-      tensor<8x2x6xbf16, #dist.layout<>>
+  return %0, %1 : tensor<8x2x6xbf16, #dist.layout<@mesh, tp = S(2)>>,
+      tensor<8x2x6xbf16, #dist.layout<@mesh>>
 }
 
 // GPT-2's fused [q | k | v] weight: each rank holds its part of every block.
 // CHECK-LABEL: func.func @all_gather_matmul_blocked_weight
-// CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<2x2x8xf32, #dist.layout<tp = S(0)>>, %[[W:[a-z0-9]+]]: tensor<8x6xf32, #dist.layout<tp = S(1, blocks = 3)>>, %[[B:[a-z0-9]+]]: tensor<6xf32, #dist.layout<tp = S(0, blocks = 3)>>)
+// CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<2x2x8xf32, #dist.layout<@mesh, tp = S(0)>>, %[[W:[a-z0-9]+]]: tensor<8x6xf32, #dist.layout<@mesh, tp = S(1, blocks = 3)>>, %[[B:[a-z0-9]+]]: tensor<6xf32, #dist.layout<@mesh, tp = S(0, blocks = 3)>>)
 func.func @all_gather_matmul_blocked_weight(
-    %x: tensor<2x2x8xf32, #dist.layout<tp = S(0)>>,
-    %w: tensor<8x6xf32, #dist.layout<tp = S(1, blocks = 3)>>,
-    %b: tensor<6xf32, #dist.layout<tp = S(0, blocks = 3)>>)
-    -> tensor<8x2x6xf32, #dist.layout<tp = S(2, blocks = 3)>> {
-  // CHECK: %[[A:.*]] = dist.all_gather_matmul %[[X]], %[[W]], %[[B]] on @mesh["tp"] dim 0 chunks 1 weight_layout in_out : (tensor<2x2x8xf32, #dist.layout<tp = S(0)>>, tensor<8x6xf32, #dist.layout<tp = S(1, blocks = 3)>>, tensor<6xf32, #dist.layout<tp = S(0, blocks = 3)>>) -> tensor<8x2x6xf32, #dist.layout<tp = S(2, blocks = 3)>>
+    %x: tensor<2x2x8xf32, #dist.layout<@mesh, tp = S(0)>>,
+    %w: tensor<8x6xf32, #dist.layout<@mesh, tp = S(1, blocks = 3)>>,
+    %b: tensor<6xf32, #dist.layout<@mesh, tp = S(0, blocks = 3)>>)
+    -> tensor<8x2x6xf32, #dist.layout<@mesh, tp = S(2, blocks = 3)>> {
+  // CHECK: %[[A:.*]] = dist.all_gather_matmul %[[X]], %[[W]], %[[B]] on @mesh["tp"] dim 0 chunks 1 weight_layout in_out : (tensor<2x2x8xf32, #dist.layout<@mesh, tp = S(0)>>, tensor<8x6xf32, #dist.layout<@mesh, tp = S(1, blocks = 3)>>, tensor<6xf32, #dist.layout<@mesh, tp = S(0, blocks = 3)>>) -> tensor<8x2x6xf32, #dist.layout<@mesh, tp = S(2, blocks = 3)>>
   %0 = dist.all_gather_matmul %x, %w, %b on @mesh["tp"] dim 0 chunks 1
       weight_layout in_out
-      : (tensor<2x2x8xf32, #dist.layout<tp = S(0)>>,
-         tensor<8x6xf32, #dist.layout<tp = S(1, blocks = 3)>>,
-         tensor<6xf32, #dist.layout<tp = S(0, blocks = 3)>>)
-      -> tensor<8x2x6xf32, #dist.layout<tp = S(2, blocks = 3)>>
+      : (tensor<2x2x8xf32, #dist.layout<@mesh, tp = S(0)>>,
+         tensor<8x6xf32, #dist.layout<@mesh, tp = S(1, blocks = 3)>>,
+         tensor<6xf32, #dist.layout<@mesh, tp = S(0, blocks = 3)>>)
+      -> tensor<8x2x6xf32, #dist.layout<@mesh, tp = S(2, blocks = 3)>>
   // CHECK: return %[[A]]
-  return %0 : tensor<8x2x6xf32, #dist.layout<tp = S(2, blocks = 3)>>
+  return %0 : tensor<8x2x6xf32, #dist.layout<@mesh, tp = S(2, blocks = 3)>>
 }
 
 //===----------------------------------------------------------------------===//
@@ -331,16 +331,16 @@ func.func @matmul_reduce_scatter(%x: tensor<8x2x8xf32>, %w_oi: tensor<6x8xf32>,
 // Row-parallel: the input and weight hold this rank's input features, the
 // reduced result is sequence-sharded.
 // CHECK-LABEL: func.func @matmul_reduce_scatter_layouts
-// CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<8x2x2xf16, #dist.layout<tp = S(2)>>, %[[W:[a-z0-9]+]]: tensor<6x2xf16, #dist.layout<tp = S(1)>>, %[[B:[a-z0-9]+]]: tensor<6xf16>)
+// CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<8x2x2xf16, #dist.layout<@mesh, tp = S(2)>>, %[[W:[a-z0-9]+]]: tensor<6x2xf16, #dist.layout<@mesh, tp = S(1)>>, %[[B:[a-z0-9]+]]: tensor<6xf16>)
 func.func @matmul_reduce_scatter_layouts(
-    %x: tensor<8x2x2xf16, #dist.layout<tp = S(2)>>,
-    %w: tensor<6x2xf16, #dist.layout<tp = S(1)>>, %b: tensor<6xf16>)
-    -> tensor<2x2x6xf16, #dist.layout<tp = S(0)>> {
-  // CHECK: %[[R:.*]] = dist.matmul_reduce_scatter %[[X]], %[[W]], %[[B]] on @mesh["tp"] dim 0 chunks 2 : (tensor<8x2x2xf16, #dist.layout<tp = S(2)>>, tensor<6x2xf16, #dist.layout<tp = S(1)>>, tensor<6xf16>) -> tensor<2x2x6xf16, #dist.layout<tp = S(0)>>
+    %x: tensor<8x2x2xf16, #dist.layout<@mesh, tp = S(2)>>,
+    %w: tensor<6x2xf16, #dist.layout<@mesh, tp = S(1)>>, %b: tensor<6xf16>)
+    -> tensor<2x2x6xf16, #dist.layout<@mesh, tp = S(0)>> {
+  // CHECK: %[[R:.*]] = dist.matmul_reduce_scatter %[[X]], %[[W]], %[[B]] on @mesh["tp"] dim 0 chunks 2 : (tensor<8x2x2xf16, #dist.layout<@mesh, tp = S(2)>>, tensor<6x2xf16, #dist.layout<@mesh, tp = S(1)>>, tensor<6xf16>) -> tensor<2x2x6xf16, #dist.layout<@mesh, tp = S(0)>>
   %0 = dist.matmul_reduce_scatter %x, %w, %b on @mesh["tp"] dim 0 chunks 2
-      : (tensor<8x2x2xf16, #dist.layout<tp = S(2)>>,
-         tensor<6x2xf16, #dist.layout<tp = S(1)>>, tensor<6xf16>)
-      -> tensor<2x2x6xf16, #dist.layout<tp = S(0)>>
+      : (tensor<8x2x2xf16, #dist.layout<@mesh, tp = S(2)>>,
+         tensor<6x2xf16, #dist.layout<@mesh, tp = S(1)>>, tensor<6xf16>)
+      -> tensor<2x2x6xf16, #dist.layout<@mesh, tp = S(0)>>
   // CHECK: return %[[R]]
-  return %0 : tensor<2x2x6xf16, #dist.layout<tp = S(0)>>
+  return %0 : tensor<2x2x6xf16, #dist.layout<@mesh, tp = S(0)>>
 }

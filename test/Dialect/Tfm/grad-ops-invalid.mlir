@@ -920,20 +920,20 @@ func.func @reads_another(%g: tensor<8x8xf32>, %s: tensor<f32>) {
 
 // The function reads this rank's shard: a gradient of the whole parameter
 // does not match it.
-tfm.param @w : tensor<16x48xf32, #dist.layout<tp = S(1)>> init normal(0.02)
-func.func @whole_vs_shard(%g: tensor<16x48xf32, #dist.layout<tp = S(1)>>, %s: tensor<f32>) {
-  %w = tfm.get_param @w : tensor<16x24xf32, #dist.layout<tp = S(1)>>
-  // expected-error @+1 {{updates @w with a gradient of type 'tensor<16x48xf32, #dist.layout<tp = S(1)>>', which is not how the function reads it}}
-  tfm.sgd_update @w, %g scale %s lr 0.1 weight_decay 0.0 : tensor<16x48xf32, #dist.layout<tp = S(1)>>, tensor<f32>
+tfm.param @w : tensor<16x48xf32, #dist.layout<@mesh, tp = S(1)>> init normal(0.02)
+func.func @whole_vs_shard(%g: tensor<16x48xf32, #dist.layout<@mesh, tp = S(1)>>, %s: tensor<f32>) {
+  %w = tfm.get_param @w : tensor<16x24xf32, #dist.layout<@mesh, tp = S(1)>>
+  // expected-error @+1 {{updates @w with a gradient of type 'tensor<16x48xf32, #dist.layout<@mesh, tp = S(1)>>', which is not how the function reads it}}
+  tfm.sgd_update @w, %g scale %s lr 0.1 weight_decay 0.0 : tensor<16x48xf32, #dist.layout<@mesh, tp = S(1)>>, tensor<f32>
   return
 }
 
 // -----
 
 // The gradient must carry the parameter's layout.
-tfm.param @w : tensor<16x48xf32, #dist.layout<tp = S(1)>> init normal(0.02)
+tfm.param @w : tensor<16x48xf32, #dist.layout<@mesh, tp = S(1)>> init normal(0.02)
 func.func @layout_dropped(%g: tensor<16x24xf32>, %s: tensor<f32>) {
-  %w = tfm.get_param @w : tensor<16x24xf32, #dist.layout<tp = S(1)>>
+  %w = tfm.get_param @w : tensor<16x24xf32, #dist.layout<@mesh, tp = S(1)>>
   // expected-error @+1 {{updates @w with a gradient of type 'tensor<16x24xf32>', which is not how the function reads it}}
   tfm.sgd_update @w, %g scale %s lr 0.1 weight_decay 0.0 : tensor<16x24xf32>, tensor<f32>
   return
@@ -1075,10 +1075,10 @@ func.func @not_read(%g: tensor<8x8xf32>, %s: tensor<f32>) {
 // -----
 
 // A shard of another size than the one the function reads.
-tfm.param @w : tensor<16x48xf32, #dist.layout<tp = S(1)>> init normal(0.02)
-func.func @shard_shape(%g: tensor<16x12xf32, #dist.layout<tp = S(1)>>, %s: tensor<f32>) {
-  %w = tfm.get_param @w : tensor<16x24xf32, #dist.layout<tp = S(1)>>
-  // expected-error @+1 {{updates @w with a gradient of type 'tensor<16x12xf32, #dist.layout<tp = S(1)>>', which is not how the function reads it}}
-  tfm.adamw_update @w, %g scale %s lr 1.0e-03 betas 0.9, 0.999 eps 1.0e-08 weight_decay 0.0 : tensor<16x12xf32, #dist.layout<tp = S(1)>>, tensor<f32>
+tfm.param @w : tensor<16x48xf32, #dist.layout<@mesh, tp = S(1)>> init normal(0.02)
+func.func @shard_shape(%g: tensor<16x12xf32, #dist.layout<@mesh, tp = S(1)>>, %s: tensor<f32>) {
+  %w = tfm.get_param @w : tensor<16x24xf32, #dist.layout<@mesh, tp = S(1)>>
+  // expected-error @+1 {{updates @w with a gradient of type 'tensor<16x12xf32, #dist.layout<@mesh, tp = S(1)>>', which is not how the function reads it}}
+  tfm.adamw_update @w, %g scale %s lr 1.0e-03 betas 0.9, 0.999 eps 1.0e-08 weight_decay 0.0 : tensor<16x12xf32, #dist.layout<@mesh, tp = S(1)>>, tensor<f32>
   return
 }

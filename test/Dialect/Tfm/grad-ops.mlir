@@ -9,8 +9,8 @@
 tfm.param @w : tensor<8x8xf32> init normal(0.02)
 // CHECK: tfm.param @norm : tensor<8xbf16> init ones{{$}}
 tfm.param @norm : tensor<8xbf16> init ones
-// CHECK: tfm.param @sharded : tensor<16x48xf32, #dist.layout<tp = S(1)>> init normal(2.000000e-02){{$}}
-tfm.param @sharded : tensor<16x48xf32, #dist.layout<tp = S(1)>> init normal(0.02)
+// CHECK: tfm.param @sharded : tensor<16x48xf32, #dist.layout<@mesh, tp = S(1)>> init normal(2.000000e-02){{$}}
+tfm.param @sharded : tensor<16x48xf32, #dist.layout<@mesh, tp = S(1)>> init normal(0.02)
 
 //===----------------------------------------------------------------------===//
 // Backward ops
@@ -145,31 +145,31 @@ func.func @scale(%s: tensor<f32>, %x: tensor<8x2x16xbf16>)
 
 // The seed of reverse mode and the zero gradient of an unread parameter.
 // CHECK-LABEL: func.func @fill
-func.func @fill() -> (tensor<f32>, tensor<16x48xf32, #dist.layout<tp = S(1)>>) {
+func.func @fill() -> (tensor<f32>, tensor<16x48xf32, #dist.layout<@mesh, tp = S(1)>>) {
   // CHECK: %[[ONE:.*]] = tfm.fill 1.000000e+00 : tensor<f32>
   %one = tfm.fill 1.0 : tensor<f32>
-  // CHECK: %[[ZERO:.*]] = tfm.fill 0.000000e+00 : tensor<16x48xf32, #dist.layout<tp = S(1)>>
-  %zero = tfm.fill 0.0 : tensor<16x48xf32, #dist.layout<tp = S(1)>>
+  // CHECK: %[[ZERO:.*]] = tfm.fill 0.000000e+00 : tensor<16x48xf32, #dist.layout<@mesh, tp = S(1)>>
+  %zero = tfm.fill 0.0 : tensor<16x48xf32, #dist.layout<@mesh, tp = S(1)>>
   // CHECK: return %[[ONE]], %[[ZERO]]
-  return %one, %zero : tensor<f32>, tensor<16x48xf32, #dist.layout<tp = S(1)>>
+  return %one, %zero : tensor<f32>, tensor<16x48xf32, #dist.layout<@mesh, tp = S(1)>>
 }
 
 // CHECK-LABEL: func.func @embedding_grad
 // CHECK-SAME: (%[[IDS:[a-z0-9_]+]]: tensor<8x2xi64>, %[[DY:[a-z0-9_]+]]: tensor<8x2x16xf32>, %[[IDS32:[a-z0-9_]+]]: tensor<8xi32>, %[[DYH:[a-z0-9_]+]]: tensor<8x16xf16>)
 func.func @embedding_grad(%ids: tensor<8x2xi64>, %dy: tensor<8x2x16xf32>,
                           %ids32: tensor<8xi32>, %dyh: tensor<8x16xf16>)
-    -> (tensor<64x16xf32>, tensor<32x16xf16, #dist.layout<tp = S(0)>>) {
+    -> (tensor<64x16xf32>, tensor<32x16xf16, #dist.layout<@mesh, tp = S(0)>>) {
   // CHECK: %[[A:.*]] = tfm.embedding_grad %[[IDS]], %[[DY]] : (tensor<8x2xi64>, tensor<8x2x16xf32>) -> tensor<64x16xf32>
   %0 = tfm.embedding_grad %ids, %dy
       : (tensor<8x2xi64>, tensor<8x2x16xf32>) -> tensor<64x16xf32>
   // Only this rank's rows of a table split over the vocabulary.
-  // CHECK: %[[B:.*]] = tfm.embedding_grad %[[IDS32]], %[[DYH]] : (tensor<8xi32>, tensor<8x16xf16>) -> tensor<32x16xf16, #dist.layout<tp = S(0)>>
+  // CHECK: %[[B:.*]] = tfm.embedding_grad %[[IDS32]], %[[DYH]] : (tensor<8xi32>, tensor<8x16xf16>) -> tensor<32x16xf16, #dist.layout<@mesh, tp = S(0)>>
   %1 = tfm.embedding_grad %ids32, %dyh
       : (tensor<8xi32>, tensor<8x16xf16>)
-      -> tensor<32x16xf16, #dist.layout<tp = S(0)>>
+      -> tensor<32x16xf16, #dist.layout<@mesh, tp = S(0)>>
   // CHECK: return %[[A]], %[[B]]
   return %0, %1
-      : tensor<64x16xf32>, tensor<32x16xf16, #dist.layout<tp = S(0)>>
+      : tensor<64x16xf32>, tensor<32x16xf16, #dist.layout<@mesh, tp = S(0)>>
 }
 
 // CHECK-LABEL: func.func @qkv_concat
@@ -317,22 +317,22 @@ func.func @label_logit_grad(%labels: tensor<8x2xi64>, %dz: tensor<8x2xf32>,
 
 // A split gradient's sum of squares is partial over the axis that splits it.
 // CHECK-LABEL: func.func @sum_squares
-// CHECK-SAME: (%[[G:[a-z0-9_]+]]: tensor<16x32xf32>, %[[GS:[a-z0-9_]+]]: tensor<16x32xf32, #dist.layout<tp = S(0)>>, %[[GB:[a-z0-9_]+]]: tensor<8xbf16>)
+// CHECK-SAME: (%[[G:[a-z0-9_]+]]: tensor<16x32xf32>, %[[GS:[a-z0-9_]+]]: tensor<16x32xf32, #dist.layout<@mesh, tp = S(0)>>, %[[GB:[a-z0-9_]+]]: tensor<8xbf16>)
 func.func @sum_squares(%g: tensor<16x32xf32>,
-                       %gs: tensor<16x32xf32, #dist.layout<tp = S(0)>>,
+                       %gs: tensor<16x32xf32, #dist.layout<@mesh, tp = S(0)>>,
                        %gb: tensor<8xbf16>)
-    -> (tensor<f32>, tensor<f32, #dist.layout<tp = P>>, tensor<f32>) {
+    -> (tensor<f32>, tensor<f32, #dist.layout<@mesh, tp = P>>, tensor<f32>) {
   // CHECK: %[[A:.*]] = tfm.sum_squares %[[G]] : tensor<16x32xf32> -> tensor<f32>
   %0 = tfm.sum_squares %g : tensor<16x32xf32> -> tensor<f32>
-  // CHECK: %[[B:.*]] = tfm.sum_squares %[[GS]] : tensor<16x32xf32, #dist.layout<tp = S(0)>> -> tensor<f32, #dist.layout<tp = P>>
-  %1 = tfm.sum_squares %gs : tensor<16x32xf32, #dist.layout<tp = S(0)>>
-      -> tensor<f32, #dist.layout<tp = P>>
+  // CHECK: %[[B:.*]] = tfm.sum_squares %[[GS]] : tensor<16x32xf32, #dist.layout<@mesh, tp = S(0)>> -> tensor<f32, #dist.layout<@mesh, tp = P>>
+  %1 = tfm.sum_squares %gs : tensor<16x32xf32, #dist.layout<@mesh, tp = S(0)>>
+      -> tensor<f32, #dist.layout<@mesh, tp = P>>
   // Reduced-precision gradients are summed in f32.
   // CHECK: %[[C:.*]] = tfm.sum_squares %[[GB]] : tensor<8xbf16> -> tensor<f32>
   %2 = tfm.sum_squares %gb : tensor<8xbf16> -> tensor<f32>
   // CHECK: return %[[A]], %[[B]], %[[C]]
   return %0, %1, %2
-      : tensor<f32>, tensor<f32, #dist.layout<tp = P>>, tensor<f32>
+      : tensor<f32>, tensor<f32, #dist.layout<@mesh, tp = P>>, tensor<f32>
 }
 
 // CHECK-LABEL: func.func @clip_scale
@@ -353,39 +353,39 @@ func.func @clip_scale(%sumsq: tensor<f32>)
 // The updates name parameters that the function reads with the gradient's
 // type: the whole parameter or, once partitioned, this rank's shard.
 // CHECK-LABEL: func.func @sgd_update
-// CHECK-SAME: (%[[G:[a-z0-9_]+]]: tensor<8x8xf32>, %[[GN:[a-z0-9_]+]]: tensor<8xbf16>, %[[GS:[a-z0-9_]+]]: tensor<16x24xf32, #dist.layout<tp = S(1)>>, %[[S:[a-z0-9_]+]]: tensor<f32>)
+// CHECK-SAME: (%[[G:[a-z0-9_]+]]: tensor<8x8xf32>, %[[GN:[a-z0-9_]+]]: tensor<8xbf16>, %[[GS:[a-z0-9_]+]]: tensor<16x24xf32, #dist.layout<@mesh, tp = S(1)>>, %[[S:[a-z0-9_]+]]: tensor<f32>)
 func.func @sgd_update(%g: tensor<8x8xf32>, %gn: tensor<8xbf16>,
-                      %gs: tensor<16x24xf32, #dist.layout<tp = S(1)>>,
+                      %gs: tensor<16x24xf32, #dist.layout<@mesh, tp = S(1)>>,
                       %s: tensor<f32>) {
   %w = tfm.get_param @w : tensor<8x8xf32>
   %n = tfm.get_param @norm : tensor<8xbf16>
-  %ws = tfm.get_param @sharded : tensor<16x24xf32, #dist.layout<tp = S(1)>>
+  %ws = tfm.get_param @sharded : tensor<16x24xf32, #dist.layout<@mesh, tp = S(1)>>
   // CHECK: tfm.sgd_update @w, %[[G]] scale %[[S]] lr 1.000000e-01 weight_decay 0.000000e+00 : tensor<8x8xf32>, tensor<f32>
   tfm.sgd_update @w, %g scale %s lr 0.1 weight_decay 0.0
       : tensor<8x8xf32>, tensor<f32>
   // CHECK: tfm.sgd_update @norm, %[[GN]] scale %[[S]] lr 1.000000e-02 weight_decay 1.000000e-02 : tensor<8xbf16>, tensor<f32>
   tfm.sgd_update @norm, %gn scale %s lr 0.01 weight_decay 0.01
       : tensor<8xbf16>, tensor<f32>
-  // CHECK: tfm.sgd_update @sharded, %[[GS]] scale %[[S]] lr 1.000000e+00 weight_decay 0.000000e+00 : tensor<16x24xf32, #dist.layout<tp = S(1)>>, tensor<f32>
+  // CHECK: tfm.sgd_update @sharded, %[[GS]] scale %[[S]] lr 1.000000e+00 weight_decay 0.000000e+00 : tensor<16x24xf32, #dist.layout<@mesh, tp = S(1)>>, tensor<f32>
   tfm.sgd_update @sharded, %gs scale %s lr 1.0 weight_decay 0.0
-      : tensor<16x24xf32, #dist.layout<tp = S(1)>>, tensor<f32>
+      : tensor<16x24xf32, #dist.layout<@mesh, tp = S(1)>>, tensor<f32>
   return
 }
 
 // CHECK-LABEL: func.func @adamw_update
-// CHECK-SAME: (%[[G:[a-z0-9_]+]]: tensor<8x8xf32>, %[[GS:[a-z0-9_]+]]: tensor<16x24xf32, #dist.layout<tp = S(1)>>, %[[S:[a-z0-9_]+]]: tensor<f32>)
+// CHECK-SAME: (%[[G:[a-z0-9_]+]]: tensor<8x8xf32>, %[[GS:[a-z0-9_]+]]: tensor<16x24xf32, #dist.layout<@mesh, tp = S(1)>>, %[[S:[a-z0-9_]+]]: tensor<f32>)
 func.func @adamw_update(%g: tensor<8x8xf32>,
-                        %gs: tensor<16x24xf32, #dist.layout<tp = S(1)>>,
+                        %gs: tensor<16x24xf32, #dist.layout<@mesh, tp = S(1)>>,
                         %s: tensor<f32>) {
   %w = tfm.get_param @w : tensor<8x8xf32>
-  %ws = tfm.get_param @sharded : tensor<16x24xf32, #dist.layout<tp = S(1)>>
+  %ws = tfm.get_param @sharded : tensor<16x24xf32, #dist.layout<@mesh, tp = S(1)>>
   // 0.999 has no exact six-digit form and prints in full.
   // CHECK: tfm.adamw_update @w, %[[G]] scale %[[S]] lr 1.000000e-03 betas 9.000000e-01, 0.99899999999999999 eps 1.000000e-08 weight_decay 1.000000e-02 : tensor<8x8xf32>, tensor<f32>
   tfm.adamw_update @w, %g scale %s lr 1.0e-03 betas 0.9, 0.999 eps 1.0e-08
       weight_decay 1.0e-02 : tensor<8x8xf32>, tensor<f32>
   // Betas of 0 and weight decay 0 are allowed.
-  // CHECK: tfm.adamw_update @sharded, %[[GS]] scale %[[S]] lr 5.000000e-01 betas 0.000000e+00, 0.000000e+00 eps 1.000000e+00 weight_decay 0.000000e+00 : tensor<16x24xf32, #dist.layout<tp = S(1)>>, tensor<f32>
+  // CHECK: tfm.adamw_update @sharded, %[[GS]] scale %[[S]] lr 5.000000e-01 betas 0.000000e+00, 0.000000e+00 eps 1.000000e+00 weight_decay 0.000000e+00 : tensor<16x24xf32, #dist.layout<@mesh, tp = S(1)>>, tensor<f32>
   tfm.adamw_update @sharded, %gs scale %s lr 0.5 betas 0.0, 0.0 eps 1.0
-      weight_decay 0.0 : tensor<16x24xf32, #dist.layout<tp = S(1)>>, tensor<f32>
+      weight_decay 0.0 : tensor<16x24xf32, #dist.layout<@mesh, tp = S(1)>>, tensor<f32>
   return
 }

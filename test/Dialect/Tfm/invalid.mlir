@@ -144,61 +144,61 @@ func.func @shard_without_layout() {
 
 // -----
 
-tfm.param @p : tensor<16x48xf32, #dist.layout<tp = S(1)>> init zeros
+tfm.param @p : tensor<16x48xf32, #dist.layout<@mesh, tp = S(1)>> init zeros
 func.func @shard_not_dividing() {
-  // expected-error @+1 {{result type 'tensor<16x10xf32, #dist.layout<tp = S(1)>>' is not a shard of the type of @p, 'tensor<16x48xf32, #dist.layout<tp = S(1)>>'}}
-  %0 = tfm.get_param @p : tensor<16x10xf32, #dist.layout<tp = S(1)>>
+  // expected-error @+1 {{result type 'tensor<16x10xf32, #dist.layout<@mesh, tp = S(1)>>' is not a shard of the type of @p, 'tensor<16x48xf32, #dist.layout<@mesh, tp = S(1)>>'}}
+  %0 = tfm.get_param @p : tensor<16x10xf32, #dist.layout<@mesh, tp = S(1)>>
   return
 }
 
 // -----
 
-tfm.param @p : tensor<16x48xf32, #dist.layout<tp = S(1)>> init zeros
+tfm.param @p : tensor<16x48xf32, #dist.layout<@mesh, tp = S(1)>> init zeros
 func.func @shard_larger() {
   // expected-error @+1 {{is not a shard of the type of @p}}
-  %0 = tfm.get_param @p : tensor<16x96xf32, #dist.layout<tp = S(1)>>
+  %0 = tfm.get_param @p : tensor<16x96xf32, #dist.layout<@mesh, tp = S(1)>>
   return
 }
 
 // -----
 
-tfm.param @p : tensor<16x48xf32, #dist.layout<tp = S(1)>> init zeros
+tfm.param @p : tensor<16x48xf32, #dist.layout<@mesh, tp = S(1)>> init zeros
 func.func @shard_zero_dim() {
   // expected-error @+1 {{is not a shard of the type of @p}}
-  %0 = tfm.get_param @p : tensor<16x0xf32, #dist.layout<tp = S(1)>>
+  %0 = tfm.get_param @p : tensor<16x0xf32, #dist.layout<@mesh, tp = S(1)>>
   return
 }
 
 // -----
 
-tfm.param @p : tensor<16x48xf32, #dist.layout<tp = S(1)>> init zeros
+tfm.param @p : tensor<16x48xf32, #dist.layout<@mesh, tp = S(1)>> init zeros
 func.func @shard_rank() {
-  // expected-error @+1 {{result type 'tensor<768xf32, #dist.layout<tp = S(1)>>' is not a shard of the type of @p}}
-  %0 = tfm.get_param @p : tensor<768xf32, #dist.layout<tp = S(1)>>
+  // expected-error @+1 {{result type 'tensor<768xf32, #dist.layout<@mesh, tp = S(1)>>' is not a shard of the type of @p}}
+  %0 = tfm.get_param @p : tensor<768xf32, #dist.layout<@mesh, tp = S(1)>>
   return
 }
 
 // -----
 
-tfm.param @p : tensor<16x48xf32, #dist.layout<tp = S(1)>> init zeros
+tfm.param @p : tensor<16x48xf32, #dist.layout<@mesh, tp = S(1)>> init zeros
 func.func @shard_element() {
-  // expected-error @+1 {{result type 'tensor<16x12xbf16, #dist.layout<tp = S(1)>>' is not a shard of the type of @p}}
-  %0 = tfm.get_param @p : tensor<16x12xbf16, #dist.layout<tp = S(1)>>
+  // expected-error @+1 {{result type 'tensor<16x12xbf16, #dist.layout<@mesh, tp = S(1)>>' is not a shard of the type of @p}}
+  %0 = tfm.get_param @p : tensor<16x12xbf16, #dist.layout<@mesh, tp = S(1)>>
   return
 }
 
 // -----
 
-tfm.param @p : tensor<16x48xf32, #dist.layout<tp = S(1)>> init zeros
+tfm.param @p : tensor<16x48xf32, #dist.layout<@mesh, tp = S(1)>> init zeros
 func.func @shard_other_layout() {
-  // expected-error @+1 {{result type 'tensor<4x48xf32, #dist.layout<tp = S(0)>>' is not a shard of the type of @p, 'tensor<16x48xf32, #dist.layout<tp = S(1)>>'}}
-  %0 = tfm.get_param @p : tensor<4x48xf32, #dist.layout<tp = S(0)>>
+  // expected-error @+1 {{result type 'tensor<4x48xf32, #dist.layout<@mesh, tp = S(0)>>' is not a shard of the type of @p, 'tensor<16x48xf32, #dist.layout<@mesh, tp = S(1)>>'}}
+  %0 = tfm.get_param @p : tensor<4x48xf32, #dist.layout<@mesh, tp = S(0)>>
   return
 }
 
 // -----
 
-tfm.param @p : tensor<16x48xf32, #dist.layout<tp = S(1)>> init zeros
+tfm.param @p : tensor<16x48xf32, #dist.layout<@mesh, tp = S(1)>> init zeros
 func.func @shard_layout_dropped() {
   // expected-error @+1 {{result type 'tensor<16x12xf32>' is not a shard of the type of @p}}
   %0 = tfm.get_param @p : tensor<16x12xf32>
@@ -209,8 +209,8 @@ func.func @shard_layout_dropped() {
 
 tfm.param @p : tensor<16x48xf32> init zeros
 func.func @shard_layout_added() {
-  // expected-error @+1 {{result type 'tensor<16x12xf32, #dist.layout<tp = S(1)>>' is not a shard of the type of @p, 'tensor<16x48xf32>'}}
-  %0 = tfm.get_param @p : tensor<16x12xf32, #dist.layout<tp = S(1)>>
+  // expected-error @+1 {{result type 'tensor<16x12xf32, #dist.layout<@mesh, tp = S(1)>>' is not a shard of the type of @p, 'tensor<16x48xf32>'}}
+  %0 = tfm.get_param @p : tensor<16x12xf32, #dist.layout<@mesh, tp = S(1)>>
   return
 }
 

@@ -27,8 +27,8 @@ tfm.param @brain : tensor<8xbf16> init zeros
 // CHECK: tfm.param @scalar : tensor<f32> init ones{{$}}
 tfm.param @scalar : tensor<f32> init ones
 // After partitioning a parameter carries its layout with the global shape.
-// CHECK: tfm.param @sharded : tensor<16x48xf32, #dist.layout<tp = S(1)>> init normal(2.000000e-02){{$}}
-tfm.param @sharded : tensor<16x48xf32, #dist.layout<tp = S(1)>> init normal(0.02)
+// CHECK: tfm.param @sharded : tensor<16x48xf32, #dist.layout<@mesh, tp = S(1)>> init normal(2.000000e-02){{$}}
+tfm.param @sharded : tensor<16x48xf32, #dist.layout<@mesh, tp = S(1)>> init normal(0.02)
 
 // CHECK-LABEL: func.func @get_param
 func.func @get_param() -> (tensor<64x16xf32>, tensor<8x4xf16>, tensor<8xbf16>) {
@@ -46,15 +46,15 @@ func.func @get_param() -> (tensor<64x16xf32>, tensor<8x4xf16>, tensor<8xbf16>) {
 // trivially, the whole parameter).
 // CHECK-LABEL: func.func @get_param_shard
 func.func @get_param_shard()
-    -> (tensor<16x12xf32, #dist.layout<tp = S(1)>>,
-        tensor<16x48xf32, #dist.layout<tp = S(1)>>) {
-  // CHECK: %[[S:.*]] = tfm.get_param @sharded : tensor<16x12xf32, #dist.layout<tp = S(1)>>
-  %s = tfm.get_param @sharded : tensor<16x12xf32, #dist.layout<tp = S(1)>>
-  // CHECK: %[[G:.*]] = tfm.get_param @sharded : tensor<16x48xf32, #dist.layout<tp = S(1)>>
-  %g = tfm.get_param @sharded : tensor<16x48xf32, #dist.layout<tp = S(1)>>
+    -> (tensor<16x12xf32, #dist.layout<@mesh, tp = S(1)>>,
+        tensor<16x48xf32, #dist.layout<@mesh, tp = S(1)>>) {
+  // CHECK: %[[S:.*]] = tfm.get_param @sharded : tensor<16x12xf32, #dist.layout<@mesh, tp = S(1)>>
+  %s = tfm.get_param @sharded : tensor<16x12xf32, #dist.layout<@mesh, tp = S(1)>>
+  // CHECK: %[[G:.*]] = tfm.get_param @sharded : tensor<16x48xf32, #dist.layout<@mesh, tp = S(1)>>
+  %g = tfm.get_param @sharded : tensor<16x48xf32, #dist.layout<@mesh, tp = S(1)>>
   // CHECK: return %[[S]], %[[G]]
-  return %s, %g : tensor<16x12xf32, #dist.layout<tp = S(1)>>,
-      tensor<16x48xf32, #dist.layout<tp = S(1)>>
+  return %s, %g : tensor<16x12xf32, #dist.layout<@mesh, tp = S(1)>>,
+      tensor<16x48xf32, #dist.layout<@mesh, tp = S(1)>>
 }
 
 // CHECK-LABEL: func.func @position_ids

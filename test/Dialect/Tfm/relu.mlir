@@ -6,15 +6,15 @@
 // the second RUN line goes through the generic form.
 
 // CHECK-LABEL: func.func @relu
-// CHECK-SAME: (%[[X:[a-z0-9_]+]]: tensor<8x2x16xf32>, %[[H:[a-z0-9_]+]]: tensor<4x1x8xbf16, #dist.layout<tp = S(2)>>)
-func.func @relu(%x: tensor<8x2x16xf32>, %h: tensor<4x1x8xbf16, #dist.layout<tp = S(2)>>)
-    -> (tensor<8x2x16xf32>, tensor<4x1x8xbf16, #dist.layout<tp = S(2)>>) {
+// CHECK-SAME: (%[[X:[a-z0-9_]+]]: tensor<8x2x16xf32>, %[[H:[a-z0-9_]+]]: tensor<4x1x8xbf16, #dist.layout<@mesh, tp = S(2)>>)
+func.func @relu(%x: tensor<8x2x16xf32>, %h: tensor<4x1x8xbf16, #dist.layout<@mesh, tp = S(2)>>)
+    -> (tensor<8x2x16xf32>, tensor<4x1x8xbf16, #dist.layout<@mesh, tp = S(2)>>) {
   // CHECK: %[[A:.*]] = tfm.relu %[[X]] : tensor<8x2x16xf32>
   %0 = tfm.relu %x : tensor<8x2x16xf32>
-  // CHECK: %[[B:.*]] = tfm.relu %[[H]] : tensor<4x1x8xbf16, #dist.layout<tp = S(2)>>
-  %1 = tfm.relu %h : tensor<4x1x8xbf16, #dist.layout<tp = S(2)>>
+  // CHECK: %[[B:.*]] = tfm.relu %[[H]] : tensor<4x1x8xbf16, #dist.layout<@mesh, tp = S(2)>>
+  %1 = tfm.relu %h : tensor<4x1x8xbf16, #dist.layout<@mesh, tp = S(2)>>
   // CHECK: return %[[A]], %[[B]]
-  return %0, %1 : tensor<8x2x16xf32>, tensor<4x1x8xbf16, #dist.layout<tp = S(2)>>
+  return %0, %1 : tensor<8x2x16xf32>, tensor<4x1x8xbf16, #dist.layout<@mesh, tp = S(2)>>
 }
 
 // CHECK-LABEL: func.func @relu_grad

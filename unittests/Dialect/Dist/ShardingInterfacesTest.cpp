@@ -59,15 +59,15 @@ OwningOpRef<ModuleOp> parse(MLIRContext &ctx, StringRef text) {
 // A gelu of a partial value (not the gelu of the sum) and one of a value
 // split on its features (fine: split like the input).
 constexpr StringLiteral kGelu = R"mlir(
-func.func @partial(%x: tensor<4x2x8xf32, #dist.layout<tp = P>>)
-    -> tensor<4x2x8xf32, #dist.layout<tp = P>> {
-  %y = tfm.gelu %x approximate tanh : tensor<4x2x8xf32, #dist.layout<tp = P>>
-  return %y : tensor<4x2x8xf32, #dist.layout<tp = P>>
+func.func @partial(%x: tensor<4x2x8xf32, #dist.layout<@mesh, tp = P>>)
+    -> tensor<4x2x8xf32, #dist.layout<@mesh, tp = P>> {
+  %y = tfm.gelu %x approximate tanh : tensor<4x2x8xf32, #dist.layout<@mesh, tp = P>>
+  return %y : tensor<4x2x8xf32, #dist.layout<@mesh, tp = P>>
 }
-func.func @split(%x: tensor<4x2x4xf32, #dist.layout<tp = S(2)>>)
-    -> tensor<4x2x4xf32, #dist.layout<tp = S(2)>> {
-  %y = tfm.gelu %x approximate tanh : tensor<4x2x4xf32, #dist.layout<tp = S(2)>>
-  return %y : tensor<4x2x4xf32, #dist.layout<tp = S(2)>>
+func.func @split(%x: tensor<4x2x4xf32, #dist.layout<@mesh, tp = S(2)>>)
+    -> tensor<4x2x4xf32, #dist.layout<@mesh, tp = S(2)>> {
+  %y = tfm.gelu %x approximate tanh : tensor<4x2x4xf32, #dist.layout<@mesh, tp = S(2)>>
+  return %y : tensor<4x2x4xf32, #dist.layout<@mesh, tp = S(2)>>
 }
 )mlir";
 

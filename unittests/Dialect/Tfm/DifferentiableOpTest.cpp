@@ -139,8 +139,8 @@ tfm.param @emb : tensor<16x8xf32> init normal(2.000000e-02)
 func.func @forward(%ids: tensor<4x1xi64>, %labels: tensor<4x1xi64>) -> tensor<f32> attributes {tfm.forward} {
   %e = tfm.get_param @emb : tensor<16x8xf32>
   %x = tfm.embedding %ids, %e : (tensor<4x1xi64>, tensor<16x8xf32>) -> tensor<4x1x8xf32>
-  %s = dist.local_slice %x on @mesh["tp"] dim 0 : tensor<4x1x8xf32> -> tensor<2x1x8xf32, #dist.layout<tp = S(0)>>
-  %l = dist.all_gather %s on @mesh["tp"] dim 0 : tensor<2x1x8xf32, #dist.layout<tp = S(0)>> -> tensor<4x1x8xf32>
+  %s = dist.local_slice %x on @mesh["tp"] dim 0 : tensor<4x1x8xf32> -> tensor<2x1x8xf32, #dist.layout<@mesh, tp = S(0)>>
+  %l = dist.all_gather %s on @mesh["tp"] dim 0 : tensor<2x1x8xf32, #dist.layout<@mesh, tp = S(0)>> -> tensor<4x1x8xf32>
   %loss = tfm.cross_entropy %l, %labels ignore_index -100 : (tensor<4x1x8xf32>, tensor<4x1xi64>) -> tensor<f32>
   return %loss : tensor<f32>
 }

@@ -16,7 +16,7 @@ static int64_t encode(Sharding s) {
   return s.isPartial() ? LayoutAttr::kPartial : s.dim;
 }
 
-LayoutAttr LayoutAttr::get(MLIRContext *ctx,
+LayoutAttr LayoutAttr::get(MLIRContext *ctx, FlatSymbolRefAttr mesh,
                            ArrayRef<std::pair<StringRef, Sharding>> entries) {
   SmallVector<std::pair<StringRef, Sharding>> sorted;
   for (auto &e : entries)
@@ -30,7 +30,8 @@ LayoutAttr LayoutAttr::get(MLIRContext *ctx,
     shardings.push_back(encode(s));
     blocks.push_back(s.isSplit() ? s.blocks : 1);
   }
-  return get(ctx, axes, shardings, blocks);
+  assert((mesh || axes.empty()) && "a layout with entries names its mesh");
+  return get(ctx, mesh, axes, shardings, blocks);
 }
 
 LayoutAttr LayoutAttr::fromType(Type type) {
@@ -39,10 +40,10 @@ LayoutAttr LayoutAttr::fromType(Type type) {
                 : LayoutAttr();
 }
 
-LayoutAttr LayoutAttr::ofType(Type type) {
+LayoutAttr LayoutAttr::ofType(Type type, FlatSymbolRefAttr mesh) {
   if (LayoutAttr layout = fromType(type))
     return layout;
-  return get(type.getContext(), {}, {}, {});
+  return get(type.getContext(), mesh, {}, {}, {});
 }
 
 Sharding LayoutAttr::getSharding(size_t i) const {
@@ -57,15 +58,22 @@ Sharding LayoutAttr::getSharding(StringRef axis) const {
 }
 
 LayoutAttr LayoutAttr::with(StringRef axis, Sharding sharding) const {
+  return with(getMesh(), axis, sharding);
+}
+
+LayoutAttr LayoutAttr::with(FlatSymbolRefAttr mesh, StringRef axis,
+                            Sharding sharding) const {
+  assert((!getMesh() || getMesh() == mesh) && "a layout keeps its mesh");
   SmallVector<std::pair<StringRef, Sharding>> entries;
   for (auto [i, name] : llvm::enumerate(getAxes()))
     if (name.getValue() != axis)
       entries.push_back({name.getValue(), getSharding(i)});
   entries.push_back({axis, sharding});
-  return get(getContext(), entries);
+  return get(getContext(), mesh, entries);
 }
 
 LogicalResult LayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 FlatSymbolRefAttr mesh,
                                  ArrayRef<StringAttr> axes,
                                  ArrayRef<int64_t> shardings,
                                  ArrayRef<int64_t> blocks) {
@@ -73,6 +81,8 @@ LogicalResult LayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "layout has " << axes.size() << " axes but "
                        << shardings.size() << " shardings and " << blocks.size()
                        << " block counts";
+  if (!mesh && !axes.empty())
+    return emitError() << "a layout with entries must name its mesh";
   for (auto [i, axis] : llvm::enumerate(axes)) {
     if (!axis || axis.getValue().empty())
       return emitError() << "layout axis names must be non-empty";
@@ -91,9 +101,11 @@ LogicalResult LayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
-/// `<` (axis `=` (R | P | S `(` dim (`,` `blocks` `=` k)? `)`)) % `,` `>`
+/// `<` (`@`mesh (`,` entry)*)? `>`, an entry being
+/// axis `=` (R | P | S `(` dim (`,` `blocks` `=` k)? `)`).
 Attribute LayoutAttr::parse(AsmParser &parser, Type) {
   SmallVector<std::pair<std::string, Sharding>> entries;
+  FlatSymbolRefAttr mesh;
   llvm::SMLoc loc = parser.getCurrentLocation();
   auto parseEntry = [&]() -> ParseResult {
     std::string axis;
@@ -138,21 +150,37 @@ Attribute LayoutAttr::parse(AsmParser &parser, Type) {
     entries.push_back({axis, s});
     return success();
   };
-  if (parser.parseCommaSeparatedList(AsmParser::Delimiter::LessGreater,
-                                     parseEntry))
+  if (parser.parseLess())
     return {};
+  if (failed(parser.parseOptionalGreater())) {
+    llvm::SMLoc meshLoc = parser.getCurrentLocation();
+    StringAttr meshName;
+    if (failed(parser.parseOptionalSymbolName(meshName)))
+      return parser.emitError(meshLoc)
+                 << "expected the layout's mesh (@name) before its entries: "
+                    "#dist.layout<@mesh, axis = S(d) | P | R, ...>",
+             Attribute();
+    mesh = FlatSymbolRefAttr::get(meshName);
+    while (succeeded(parser.parseOptionalComma()))
+      if (failed(parseEntry()))
+        return {};
+    if (parser.parseGreater())
+      return {};
+  }
   SmallVector<std::pair<StringRef, Sharding>> refs;
   for (auto &e : entries)
     refs.push_back({e.first, e.second});
-  return LayoutAttr::get(parser.getContext(), refs);
+  return LayoutAttr::get(parser.getContext(), mesh, refs);
 }
 
 void LayoutAttr::print(AsmPrinter &printer) const {
   printer << '<';
-  llvm::interleaveComma(llvm::seq<size_t>(0, getAxes().size()), printer,
-                        [&](size_t i) {
-                          printer.printKeywordOrString(getAxes()[i].getValue());
-                          printer << " = " << getSharding(i).str();
-                        });
+  if (getMesh())
+    printer.printSymbolName(getMesh().getValue());
+  for (size_t i = 0, e = getAxes().size(); i < e; ++i) {
+    printer << ", ";
+    printer.printKeywordOrString(getAxes()[i].getValue());
+    printer << " = " << getSharding(i).str();
+  }
   printer << '>';
 }

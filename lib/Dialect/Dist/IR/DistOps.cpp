@@ -135,8 +135,9 @@ FailureOr<MeshOp> dist::getMesh(ModuleOp module) {
   for (MeshOp m : module.getOps<MeshOp>()) {
     if (mesh)
       return m.emitOpError()
-             << "is a second mesh, but layouts do not name their mesh: the "
-                "SPMD passes take a module with at most one";
+             << "is a second mesh, but the SPMD passes take a module with at "
+                "most one (mesh @"
+             << mesh.getSymName() << " is the first)";
     mesh = m;
   }
   return mesh;
@@ -179,6 +180,9 @@ dist::verifyLayoutOnMesh(Type type, MeshOp mesh,
   LayoutAttr layout = LayoutAttr::fromType(type);
   if (!layout)
     return success();
+  if (layout.getMesh() && layout.getMesh().getAttr() != mesh.getSymNameAttr())
+    return emitError() << "names mesh " << layout.getMesh()
+                       << " but is used on mesh @" << mesh.getSymName();
   auto t = cast<RankedTensorType>(type);
   for (auto [i, axis] : llvm::enumerate(layout.getAxes())) {
     if (!mesh.getAxisSize(axis.getValue()))
@@ -297,7 +301,11 @@ struct CollectiveChecker {
     // is replicated on every axis.
     if (!LayoutAttr::fromType(in) && !LayoutAttr::fromType(out))
       return success();
-    LayoutAttr lin = LayoutAttr::ofType(in), lout = LayoutAttr::ofType(out);
+    // The mesh of an unannotated side is the op's (the other side's layout
+    // names it too: verifyCollectiveSymbolUses checked that).
+    FlatSymbolRefAttr mesh = cast<CollectiveOpInterface>(op).getMeshRef();
+    LayoutAttr lin = LayoutAttr::ofType(in, mesh),
+               lout = LayoutAttr::ofType(out, mesh);
     if (lin.getSharding(axis) != from)
       return op->emitOpError()
              << "operand must be " << from.str() << " on axis '" << axis

@@ -80,6 +80,8 @@ struct SpOptimizerPass : dist::impl::SpOptimizerPassBase<SpOptimizerPass> {
     if (failed(found))
       return failure();
     MeshOp mesh = *found;
+    auto meshRef =
+        mesh ? FlatSymbolRefAttr::get(mesh.getSymNameAttr()) : nullptr;
 
     // Sums of squares grouped by layout (each gradient counted once).
     std::map<std::string, Value> groups;
@@ -98,7 +100,7 @@ struct SpOptimizerPass : dist::impl::SpOptimizerPassBase<SpOptimizerPass> {
       if (gl)
         for (auto [j, axis] : llvm::enumerate(gl.getAxes()))
           if (gl.getSharding(j).isSplit())
-            sl = (sl ? sl : LayoutAttr::get(b.getContext(), {}))
+            sl = (sl ? sl : LayoutAttr::get(b.getContext(), gl.getMesh(), {}))
                      .with(axis.getValue(), Sharding::partial());
       auto type = sl && !sl.getAxes().empty()
                       ? RankedTensorType::get({}, b.getF32Type(), sl)
@@ -114,13 +116,13 @@ struct SpOptimizerPass : dist::impl::SpOptimizerPassBase<SpOptimizerPass> {
       Value v = partialSum;
       if (LayoutAttr l = LayoutAttr::fromType(v.getType()))
         for (auto axis : l.getAxes()) {
-          LayoutAttr rest =
-              LayoutAttr::ofType(v.getType()).with(axis.getValue(), Sharding());
+          LayoutAttr rest = LayoutAttr::ofType(v.getType(), meshRef)
+                                .with(axis.getValue(), Sharding());
           auto t = RankedTensorType::get(
               {}, b.getF32Type(),
               rest.getAxes().empty() ? Attribute() : Attribute(rest));
           v = b.create<AllReduceOp>(
-              loc, t, v, FlatSymbolRefAttr::get(mesh.getSymNameAttr()), axis,
+              loc, t, v, meshRef, axis,
               ReductionKindAttr::get(b.getContext(), ReductionKind::sum));
         }
       total = total ? b.create<AddOp>(loc, total, v).getResult() : v;

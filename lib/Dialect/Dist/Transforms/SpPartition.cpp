@@ -140,7 +140,7 @@ RankedTensorType Partitioner::localType(RankedTensorType global, Sharding s,
     shape[1] /= dp;
     entries.push_back({dataAxisName, Sharding::split(1)});
   }
-  LayoutAttr layout = LayoutAttr::get(b.getContext(), entries);
+  LayoutAttr layout = LayoutAttr::get(b.getContext(), meshSym, entries);
   Attribute encoding = layout.getAxes().empty() ? Attribute() : layout;
   return RankedTensorType::get(shape, global.getElementType(), encoding);
 }
@@ -164,8 +164,8 @@ Value Partitioner::convert(Value v, Sharding want, Location loc) {
     return v;
   // Several users of one value (Llama's q/k/v projections of one norm
   // output) share one collective.
-  Value &cached =
-      converted[{v, LayoutAttr::get(b.getContext(), {{tensorAxisName, want}})}];
+  Value &cached = converted[{
+      v, LayoutAttr::get(b.getContext(), meshSym, {{tensorAxisName, want}})}];
   if (!cached)
     cached = emitConversion(v, have, want, loc);
   return cached;
@@ -177,7 +177,7 @@ Value Partitioner::emitConversion(Value v, Sharding have, Sharding want,
   SmallVector<int64_t> shape(t.getShape());
   // Only the tp entry changes; the batch stays split over dp.
   auto make = [&](Sharding s) {
-    LayoutAttr layout = LayoutAttr::ofType(t).with(tensorAxisName, s);
+    LayoutAttr layout = LayoutAttr::ofType(t, meshSym).with(tensorAxisName, s);
     Attribute enc = layout.getAxes().empty() ? Attribute() : layout;
     return RankedTensorType::get(shape, t.getElementType(), enc);
   };
@@ -237,7 +237,7 @@ FailureOr<Value> Partitioner::param(Value old, Sharding want) {
   if (!declared && !want.isReplicated())
     decl.setType(RankedTensorType::get(
         global.getShape(), global.getElementType(),
-        LayoutAttr::get(b.getContext(), {{tensorAxisName, want}})));
+        LayoutAttr::get(b.getContext(), meshSym, {{tensorAxisName, want}})));
   auto unsharded =
       RankedTensorType::get(global.getShape(), global.getElementType());
   cached = b.create<GetParamOp>(read.getLoc(),
@@ -281,7 +281,8 @@ RankedTensorType Partitioner::lossType(Value oldLoss) {
     return cast<RankedTensorType>(oldLoss.getType());
   return RankedTensorType::get(
       {}, b.getF32Type(),
-      LayoutAttr::get(b.getContext(), {{dataAxisName, Sharding::partial()}}));
+      LayoutAttr::get(b.getContext(), meshSym,
+                      {{dataAxisName, Sharding::partial()}}));
 }
 
 Value Partitioner::replicaMean(Value loss) {

@@ -39,6 +39,7 @@ static void reduceOver(func::ReturnOp ret, MeshOp mesh, StringRef axis,
   DenseMap<Value, SmallVector<unsigned, 1>> resultsOf;
   for (OpOperand &use : ret->getOpOperands())
     resultsOf[use.get()].push_back(use.getOperandNumber());
+  auto meshRef = FlatSymbolRefAttr::get(mesh.getSymNameAttr());
   auto flush = [&]() {
     if (pending.empty())
       return;
@@ -47,22 +48,22 @@ static void reduceOver(func::ReturnOp ret, MeshOp mesh, StringRef axis,
     for (unsigned i : pending) {
       Value g = ret.getOperand(i);
       inputs.push_back(g);
-      LayoutAttr l = LayoutAttr::ofType(g.getType()).with(axis, Sharding());
+      LayoutAttr l =
+          LayoutAttr::ofType(g.getType(), meshRef).with(axis, Sharding());
       auto t = cast<RankedTensorType>(g.getType());
       types.push_back(RankedTensorType::get(
           t.getShape(), t.getElementType(),
           l.getAxes().empty() ? Attribute() : Attribute(l)));
     }
     Operation *reduce;
-    auto meshRef = FlatSymbolRefAttr::get(mesh.getSymNameAttr());
     if (scatter) {
       int64_t n = *mesh.getAxisSize(axis);
       for (auto [t, in] : llvm::zip(types, inputs)) {
         auto rt = cast<RankedTensorType>(t);
         SmallVector<int64_t> shape(rt.getShape());
         shape[0] /= n;
-        LayoutAttr l =
-            LayoutAttr::ofType(in.getType()).with(axis, Sharding::split(0));
+        LayoutAttr l = LayoutAttr::ofType(in.getType(), meshRef)
+                           .with(axis, Sharding::split(0));
         t = RankedTensorType::get(shape, rt.getElementType(), l);
       }
       reduce = b.create<ReduceScatterCoalescedOp>(

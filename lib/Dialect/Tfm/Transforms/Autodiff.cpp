@@ -82,7 +82,8 @@ public:
 
 private:
   // Layout helpers.
-  static LayoutAttr layoutOf(Type t) { return LayoutAttr::ofType(t); }
+  /// The layout of `t`; an unannotated type's names the module's mesh.
+  LayoutAttr layoutOf(Type t) const { return LayoutAttr::ofType(t, meshRef); }
   RankedTensorType withLayout(RankedTensorType t, LayoutAttr l) const {
     Attribute enc = l.getAxes().empty() ? Attribute() : l;
     return RankedTensorType::get(t.getShape(), t.getElementType(), enc);

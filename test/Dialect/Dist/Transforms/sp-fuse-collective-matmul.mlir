@@ -11,21 +11,21 @@
 // An all-gather along the sequence read by one column GEMM: fused, the
 // bias and weight layout carried over.
 // CHECK-LABEL: func.func @gather_column
-// CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<6x1x8xf32, #dist.layout<tp = S(0)>>, %[[W:[a-z0-9]+]]: tensor<8x4xf32, #dist.layout<tp = S(1)>>, %[[B:[a-z0-9]+]]: tensor<4xf32, #dist.layout<tp = S(0)>>)
+// CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<6x1x8xf32, #dist.layout<@mesh, tp = S(0)>>, %[[W:[a-z0-9]+]]: tensor<8x4xf32, #dist.layout<@mesh, tp = S(1)>>, %[[B:[a-z0-9]+]]: tensor<4xf32, #dist.layout<@mesh, tp = S(0)>>)
 // CHECK-NOT: dist.all_gather {{.*}}
 // CHECK-NOT: tfm.linear
 // CHECK: %[[Y:[0-9]+]] = dist.all_gather_matmul %[[X]], %[[W]], %[[B]] on @mesh["tp"] dim 0 chunks 2 weight_layout in_out
-// CHECK-SAME: : (tensor<6x1x8xf32, #dist.layout<tp = S(0)>>, tensor<8x4xf32, #dist.layout<tp = S(1)>>, tensor<4xf32, #dist.layout<tp = S(0)>>) -> tensor<12x1x4xf32, #dist.layout<tp = S(2)>>
+// CHECK-SAME: : (tensor<6x1x8xf32, #dist.layout<@mesh, tp = S(0)>>, tensor<8x4xf32, #dist.layout<@mesh, tp = S(1)>>, tensor<4xf32, #dist.layout<@mesh, tp = S(0)>>) -> tensor<12x1x4xf32, #dist.layout<@mesh, tp = S(2)>>
 // CHECK-NEXT: return %[[Y]]
 // CHUNKS4-LABEL: func.func @gather_column
 // CHUNKS4: dist.all_gather_matmul {{.*}} dim 0 chunks 3 weight_layout in_out
 // CHUNKS64-LABEL: func.func @gather_column
 // CHUNKS64: dist.all_gather_matmul {{.*}} dim 0 chunks 6 weight_layout in_out
 dist.mesh @mesh ["tp" = 2]
-func.func @gather_column(%x: tensor<6x1x8xf32, #dist.layout<tp = S(0)>>, %w: tensor<8x4xf32, #dist.layout<tp = S(1)>>, %b: tensor<4xf32, #dist.layout<tp = S(0)>>) -> tensor<12x1x4xf32, #dist.layout<tp = S(2)>> {
-  %g = dist.all_gather %x on @mesh["tp"] dim 0 : tensor<6x1x8xf32, #dist.layout<tp = S(0)>> -> tensor<12x1x8xf32>
-  %y = tfm.linear %g, %w, %b weight_layout in_out : (tensor<12x1x8xf32>, tensor<8x4xf32, #dist.layout<tp = S(1)>>, tensor<4xf32, #dist.layout<tp = S(0)>>) -> tensor<12x1x4xf32, #dist.layout<tp = S(2)>>
-  return %y : tensor<12x1x4xf32, #dist.layout<tp = S(2)>>
+func.func @gather_column(%x: tensor<6x1x8xf32, #dist.layout<@mesh, tp = S(0)>>, %w: tensor<8x4xf32, #dist.layout<@mesh, tp = S(1)>>, %b: tensor<4xf32, #dist.layout<@mesh, tp = S(0)>>) -> tensor<12x1x4xf32, #dist.layout<@mesh, tp = S(2)>> {
+  %g = dist.all_gather %x on @mesh["tp"] dim 0 : tensor<6x1x8xf32, #dist.layout<@mesh, tp = S(0)>> -> tensor<12x1x8xf32>
+  %y = tfm.linear %g, %w, %b weight_layout in_out : (tensor<12x1x8xf32>, tensor<8x4xf32, #dist.layout<@mesh, tp = S(1)>>, tensor<4xf32, #dist.layout<@mesh, tp = S(0)>>) -> tensor<12x1x4xf32, #dist.layout<@mesh, tp = S(2)>>
+  return %y : tensor<12x1x4xf32, #dist.layout<@mesh, tp = S(2)>>
 }
 
 // -----
@@ -33,8 +33,8 @@ func.func @gather_column(%x: tensor<6x1x8xf32, #dist.layout<tp = S(0)>>, %w: ten
 // One gather read by two GEMMs (Llama's q and k of one norm output): the
 // gathered input is needed whole twice, so nothing is fused.
 // CHECK-LABEL: func.func @gather_two_gemms
-// CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<6x1x8xf32, #dist.layout<tp = S(0)>>, %[[WQ:[a-z0-9]+]]: tensor<4x8xf32, #dist.layout<tp = S(0)>>, %[[WK:[a-z0-9]+]]: tensor<4x8xf32, #dist.layout<tp = S(0)>>)
-// CHECK-NEXT: %[[G:[0-9]+]] = dist.all_gather %[[X]] on @mesh["tp"] dim 0 : tensor<6x1x8xf32, #dist.layout<tp = S(0)>> -> tensor<12x1x8xf32>
+// CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<6x1x8xf32, #dist.layout<@mesh, tp = S(0)>>, %[[WQ:[a-z0-9]+]]: tensor<4x8xf32, #dist.layout<@mesh, tp = S(0)>>, %[[WK:[a-z0-9]+]]: tensor<4x8xf32, #dist.layout<@mesh, tp = S(0)>>)
+// CHECK-NEXT: %[[G:[0-9]+]] = dist.all_gather %[[X]] on @mesh["tp"] dim 0 : tensor<6x1x8xf32, #dist.layout<@mesh, tp = S(0)>> -> tensor<12x1x8xf32>
 // CHECK-NEXT: %[[Q:[0-9]+]] = tfm.linear %[[G]], %[[WQ]] :
 // CHECK-NEXT: %[[K:[0-9]+]] = tfm.linear %[[G]], %[[WK]] :
 // CHECK-NEXT: return %[[Q]], %[[K]]
@@ -44,11 +44,11 @@ func.func @gather_column(%x: tensor<6x1x8xf32, #dist.layout<tp = S(0)>>, %w: ten
 // CHUNKS64-LABEL: func.func @gather_two_gemms
 // CHUNKS64-NOT: _matmul
 dist.mesh @mesh ["tp" = 2]
-func.func @gather_two_gemms(%x: tensor<6x1x8xf32, #dist.layout<tp = S(0)>>, %wq: tensor<4x8xf32, #dist.layout<tp = S(0)>>, %wk: tensor<4x8xf32, #dist.layout<tp = S(0)>>) -> (tensor<12x1x4xf32, #dist.layout<tp = S(2)>>, tensor<12x1x4xf32, #dist.layout<tp = S(2)>>) {
-  %g = dist.all_gather %x on @mesh["tp"] dim 0 : tensor<6x1x8xf32, #dist.layout<tp = S(0)>> -> tensor<12x1x8xf32>
-  %q = tfm.linear %g, %wq : (tensor<12x1x8xf32>, tensor<4x8xf32, #dist.layout<tp = S(0)>>) -> tensor<12x1x4xf32, #dist.layout<tp = S(2)>>
-  %k = tfm.linear %g, %wk : (tensor<12x1x8xf32>, tensor<4x8xf32, #dist.layout<tp = S(0)>>) -> tensor<12x1x4xf32, #dist.layout<tp = S(2)>>
-  return %q, %k : tensor<12x1x4xf32, #dist.layout<tp = S(2)>>, tensor<12x1x4xf32, #dist.layout<tp = S(2)>>
+func.func @gather_two_gemms(%x: tensor<6x1x8xf32, #dist.layout<@mesh, tp = S(0)>>, %wq: tensor<4x8xf32, #dist.layout<@mesh, tp = S(0)>>, %wk: tensor<4x8xf32, #dist.layout<@mesh, tp = S(0)>>) -> (tensor<12x1x4xf32, #dist.layout<@mesh, tp = S(2)>>, tensor<12x1x4xf32, #dist.layout<@mesh, tp = S(2)>>) {
+  %g = dist.all_gather %x on @mesh["tp"] dim 0 : tensor<6x1x8xf32, #dist.layout<@mesh, tp = S(0)>> -> tensor<12x1x8xf32>
+  %q = tfm.linear %g, %wq : (tensor<12x1x8xf32>, tensor<4x8xf32, #dist.layout<@mesh, tp = S(0)>>) -> tensor<12x1x4xf32, #dist.layout<@mesh, tp = S(2)>>
+  %k = tfm.linear %g, %wk : (tensor<12x1x8xf32>, tensor<4x8xf32, #dist.layout<@mesh, tp = S(0)>>) -> tensor<12x1x4xf32, #dist.layout<@mesh, tp = S(2)>>
+  return %q, %k : tensor<12x1x4xf32, #dist.layout<@mesh, tp = S(2)>>, tensor<12x1x4xf32, #dist.layout<@mesh, tp = S(2)>>
 }
 
 // -----
@@ -56,22 +56,22 @@ func.func @gather_two_gemms(%x: tensor<6x1x8xf32, #dist.layout<tp = S(0)>>, %wq:
 // A row GEMM, the reduce-scatter of its partial output and the bias added
 // after it: one fused op that adds the bias once, after the reduction.
 // CHECK-LABEL: func.func @row_scatter_bias
-// CHECK-SAME: (%[[A:[a-z0-9]+]]: tensor<12x1x4xf32, #dist.layout<tp = S(2)>>, %[[W:[a-z0-9]+]]: tensor<4x8xf32, #dist.layout<tp = S(0)>>, %[[B:[a-z0-9]+]]: tensor<8xf32>)
+// CHECK-SAME: (%[[A:[a-z0-9]+]]: tensor<12x1x4xf32, #dist.layout<@mesh, tp = S(2)>>, %[[W:[a-z0-9]+]]: tensor<4x8xf32, #dist.layout<@mesh, tp = S(0)>>, %[[B:[a-z0-9]+]]: tensor<8xf32>)
 // CHECK-NOT: tfm.linear
 // CHECK-NOT: dist.reduce_scatter
 // CHECK: %[[Y:[0-9]+]] = dist.matmul_reduce_scatter %[[A]], %[[W]], %[[B]] on @mesh["tp"] dim 0 chunks 2 weight_layout in_out
-// CHECK-SAME: : (tensor<12x1x4xf32, #dist.layout<tp = S(2)>>, tensor<4x8xf32, #dist.layout<tp = S(0)>>, tensor<8xf32>) -> tensor<6x1x8xf32, #dist.layout<tp = S(0)>>
+// CHECK-SAME: : (tensor<12x1x4xf32, #dist.layout<@mesh, tp = S(2)>>, tensor<4x8xf32, #dist.layout<@mesh, tp = S(0)>>, tensor<8xf32>) -> tensor<6x1x8xf32, #dist.layout<@mesh, tp = S(0)>>
 // CHECK-NEXT: return %[[Y]]
 // CHUNKS4-LABEL: func.func @row_scatter_bias
 // CHUNKS4: dist.matmul_reduce_scatter {{.*}} dim 0 chunks 3 weight_layout in_out
 // CHUNKS64-LABEL: func.func @row_scatter_bias
 // CHUNKS64: dist.matmul_reduce_scatter {{.*}} dim 0 chunks 6 weight_layout in_out
 dist.mesh @mesh ["tp" = 2]
-func.func @row_scatter_bias(%a: tensor<12x1x4xf32, #dist.layout<tp = S(2)>>, %w: tensor<4x8xf32, #dist.layout<tp = S(0)>>, %b: tensor<8xf32>) -> tensor<6x1x8xf32, #dist.layout<tp = S(0)>> {
-  %p = tfm.linear %a, %w weight_layout in_out : (tensor<12x1x4xf32, #dist.layout<tp = S(2)>>, tensor<4x8xf32, #dist.layout<tp = S(0)>>) -> tensor<12x1x8xf32, #dist.layout<tp = P>>
-  %s = dist.reduce_scatter %p on @mesh["tp"] dim 0 : tensor<12x1x8xf32, #dist.layout<tp = P>> -> tensor<6x1x8xf32, #dist.layout<tp = S(0)>>
-  %y = tfm.bias_add %s, %b : tensor<6x1x8xf32, #dist.layout<tp = S(0)>>, tensor<8xf32>
-  return %y : tensor<6x1x8xf32, #dist.layout<tp = S(0)>>
+func.func @row_scatter_bias(%a: tensor<12x1x4xf32, #dist.layout<@mesh, tp = S(2)>>, %w: tensor<4x8xf32, #dist.layout<@mesh, tp = S(0)>>, %b: tensor<8xf32>) -> tensor<6x1x8xf32, #dist.layout<@mesh, tp = S(0)>> {
+  %p = tfm.linear %a, %w weight_layout in_out : (tensor<12x1x4xf32, #dist.layout<@mesh, tp = S(2)>>, tensor<4x8xf32, #dist.layout<@mesh, tp = S(0)>>) -> tensor<12x1x8xf32, #dist.layout<@mesh, tp = P>>
+  %s = dist.reduce_scatter %p on @mesh["tp"] dim 0 : tensor<12x1x8xf32, #dist.layout<@mesh, tp = P>> -> tensor<6x1x8xf32, #dist.layout<@mesh, tp = S(0)>>
+  %y = tfm.bias_add %s, %b : tensor<6x1x8xf32, #dist.layout<@mesh, tp = S(0)>>, tensor<8xf32>
+  return %y : tensor<6x1x8xf32, #dist.layout<@mesh, tp = S(0)>>
 }
 
 // -----
@@ -79,18 +79,18 @@ func.func @row_scatter_bias(%a: tensor<12x1x4xf32, #dist.layout<tp = S(2)>>, %w:
 // A bias-free row GEMM (Llama's o_proj) with the default out_in weight: the
 // fused op has no bias and no weight_layout.
 // CHECK-LABEL: func.func @row_scatter
-// CHECK-SAME: (%[[A:[a-z0-9]+]]: tensor<12x1x4xf32, #dist.layout<tp = S(2)>>, %[[W:[a-z0-9]+]]: tensor<8x4xf32, #dist.layout<tp = S(1)>>)
-// CHECK-NEXT: %[[Y:[0-9]+]] = dist.matmul_reduce_scatter %[[A]], %[[W]] on @mesh["tp"] dim 0 chunks 2 : (tensor<12x1x4xf32, #dist.layout<tp = S(2)>>, tensor<8x4xf32, #dist.layout<tp = S(1)>>) -> tensor<6x1x8xf32, #dist.layout<tp = S(0)>>
+// CHECK-SAME: (%[[A:[a-z0-9]+]]: tensor<12x1x4xf32, #dist.layout<@mesh, tp = S(2)>>, %[[W:[a-z0-9]+]]: tensor<8x4xf32, #dist.layout<@mesh, tp = S(1)>>)
+// CHECK-NEXT: %[[Y:[0-9]+]] = dist.matmul_reduce_scatter %[[A]], %[[W]] on @mesh["tp"] dim 0 chunks 2 : (tensor<12x1x4xf32, #dist.layout<@mesh, tp = S(2)>>, tensor<8x4xf32, #dist.layout<@mesh, tp = S(1)>>) -> tensor<6x1x8xf32, #dist.layout<@mesh, tp = S(0)>>
 // CHECK-NEXT: return %[[Y]]
 // CHUNKS4-LABEL: func.func @row_scatter
 // CHUNKS4: dist.matmul_reduce_scatter {{.*}} dim 0 chunks 3 :
 // CHUNKS64-LABEL: func.func @row_scatter
 // CHUNKS64: dist.matmul_reduce_scatter {{.*}} dim 0 chunks 6 :
 dist.mesh @mesh ["tp" = 2]
-func.func @row_scatter(%a: tensor<12x1x4xf32, #dist.layout<tp = S(2)>>, %w: tensor<8x4xf32, #dist.layout<tp = S(1)>>) -> tensor<6x1x8xf32, #dist.layout<tp = S(0)>> {
-  %p = tfm.linear %a, %w : (tensor<12x1x4xf32, #dist.layout<tp = S(2)>>, tensor<8x4xf32, #dist.layout<tp = S(1)>>) -> tensor<12x1x8xf32, #dist.layout<tp = P>>
-  %s = dist.reduce_scatter %p on @mesh["tp"] dim 0 : tensor<12x1x8xf32, #dist.layout<tp = P>> -> tensor<6x1x8xf32, #dist.layout<tp = S(0)>>
-  return %s : tensor<6x1x8xf32, #dist.layout<tp = S(0)>>
+func.func @row_scatter(%a: tensor<12x1x4xf32, #dist.layout<@mesh, tp = S(2)>>, %w: tensor<8x4xf32, #dist.layout<@mesh, tp = S(1)>>) -> tensor<6x1x8xf32, #dist.layout<@mesh, tp = S(0)>> {
+  %p = tfm.linear %a, %w : (tensor<12x1x4xf32, #dist.layout<@mesh, tp = S(2)>>, tensor<8x4xf32, #dist.layout<@mesh, tp = S(1)>>) -> tensor<12x1x8xf32, #dist.layout<@mesh, tp = P>>
+  %s = dist.reduce_scatter %p on @mesh["tp"] dim 0 : tensor<12x1x8xf32, #dist.layout<@mesh, tp = P>> -> tensor<6x1x8xf32, #dist.layout<@mesh, tp = S(0)>>
+  return %s : tensor<6x1x8xf32, #dist.layout<@mesh, tp = S(0)>>
 }
 
 // -----
@@ -98,7 +98,7 @@ func.func @row_scatter(%a: tensor<12x1x4xf32, #dist.layout<tp = S(2)>>, %w: tens
 // A partial GEMM output also read by something else than its reduce-scatter
 // must be materialised whole: nothing is fused.
 // CHECK-LABEL: func.func @row_two_readers
-// CHECK-SAME: (%[[A:[a-z0-9]+]]: tensor<12x1x4xf32, #dist.layout<tp = S(2)>>, %[[W:[a-z0-9]+]]: tensor<8x4xf32, #dist.layout<tp = S(1)>>)
+// CHECK-SAME: (%[[A:[a-z0-9]+]]: tensor<12x1x4xf32, #dist.layout<@mesh, tp = S(2)>>, %[[W:[a-z0-9]+]]: tensor<8x4xf32, #dist.layout<@mesh, tp = S(1)>>)
 // CHECK-NEXT: %[[P:[0-9]+]] = tfm.linear %[[A]], %[[W]] :
 // CHECK-NEXT: %[[S:[0-9]+]] = dist.reduce_scatter %[[P]] on @mesh["tp"] dim 0 :
 // CHECK-NEXT: %[[R:[0-9]+]] = dist.all_reduce %[[P]] on @mesh["tp"] sum :
@@ -108,9 +108,9 @@ func.func @row_scatter(%a: tensor<12x1x4xf32, #dist.layout<tp = S(2)>>, %w: tens
 // CHUNKS64-LABEL: func.func @row_two_readers
 // CHUNKS64-NOT: _matmul
 dist.mesh @mesh ["tp" = 2]
-func.func @row_two_readers(%a: tensor<12x1x4xf32, #dist.layout<tp = S(2)>>, %w: tensor<8x4xf32, #dist.layout<tp = S(1)>>) -> (tensor<6x1x8xf32, #dist.layout<tp = S(0)>>, tensor<12x1x8xf32>) {
-  %p = tfm.linear %a, %w : (tensor<12x1x4xf32, #dist.layout<tp = S(2)>>, tensor<8x4xf32, #dist.layout<tp = S(1)>>) -> tensor<12x1x8xf32, #dist.layout<tp = P>>
-  %s = dist.reduce_scatter %p on @mesh["tp"] dim 0 : tensor<12x1x8xf32, #dist.layout<tp = P>> -> tensor<6x1x8xf32, #dist.layout<tp = S(0)>>
-  %r = dist.all_reduce %p on @mesh["tp"] sum : tensor<12x1x8xf32, #dist.layout<tp = P>> -> tensor<12x1x8xf32>
-  return %s, %r : tensor<6x1x8xf32, #dist.layout<tp = S(0)>>, tensor<12x1x8xf32>
+func.func @row_two_readers(%a: tensor<12x1x4xf32, #dist.layout<@mesh, tp = S(2)>>, %w: tensor<8x4xf32, #dist.layout<@mesh, tp = S(1)>>) -> (tensor<6x1x8xf32, #dist.layout<@mesh, tp = S(0)>>, tensor<12x1x8xf32>) {
+  %p = tfm.linear %a, %w : (tensor<12x1x4xf32, #dist.layout<@mesh, tp = S(2)>>, tensor<8x4xf32, #dist.layout<@mesh, tp = S(1)>>) -> tensor<12x1x8xf32, #dist.layout<@mesh, tp = P>>
+  %s = dist.reduce_scatter %p on @mesh["tp"] dim 0 : tensor<12x1x8xf32, #dist.layout<@mesh, tp = P>> -> tensor<6x1x8xf32, #dist.layout<@mesh, tp = S(0)>>
+  %r = dist.all_reduce %p on @mesh["tp"] sum : tensor<12x1x8xf32, #dist.layout<@mesh, tp = P>> -> tensor<12x1x8xf32>
+  return %s, %r : tensor<6x1x8xf32, #dist.layout<@mesh, tp = S(0)>>, tensor<12x1x8xf32>
 }

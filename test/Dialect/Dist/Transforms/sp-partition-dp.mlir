@@ -8,15 +8,15 @@
 // is split over dp, parameters are not; the per-replica loss is partial
 // over dp and averaged (all_reduce mean).
 // DP-LABEL: func.func @norm_head_loss
-// DP-SAME: (%[[X:[a-z0-9]+]]: tensor<4x1x8xf32, #dist.layout<dp = S(1)>>, %[[L:[a-z0-9]+]]: tensor<4x1xi64, #dist.layout<dp = S(1)>>) -> tensor<f32>
+// DP-SAME: (%[[X:[a-z0-9]+]]: tensor<4x1x8xf32, #dist.layout<@mesh, dp = S(1)>>, %[[L:[a-z0-9]+]]: tensor<4x1xi64, #dist.layout<@mesh, dp = S(1)>>) -> tensor<f32>
 // DP-NEXT: %[[LW:[0-9]+]] = tfm.get_param @ln.weight : tensor<8xf32>
 // DP-NEXT: %[[N:[0-9]+]] = tfm.rms_norm %[[X]], %[[LW]]
-// DP-SAME: -> tensor<4x1x8xf32, #dist.layout<dp = S(1)>>
+// DP-SAME: -> tensor<4x1x8xf32, #dist.layout<@mesh, dp = S(1)>>
 // DP-NEXT: %[[W:[0-9]+]] = tfm.get_param @head.weight : tensor<16x8xf32>
-// DP-NEXT: %[[Z:[0-9]+]] = tfm.linear %[[N]], %[[W]] : (tensor<4x1x8xf32, #dist.layout<dp = S(1)>>, tensor<16x8xf32>) -> tensor<4x1x16xf32, #dist.layout<dp = S(1)>>
+// DP-NEXT: %[[Z:[0-9]+]] = tfm.linear %[[N]], %[[W]] : (tensor<4x1x8xf32, #dist.layout<@mesh, dp = S(1)>>, tensor<16x8xf32>) -> tensor<4x1x16xf32, #dist.layout<@mesh, dp = S(1)>>
 // DP-NEXT: %[[LOSS:[0-9]+]] = tfm.cross_entropy %[[Z]], %[[L]] ignore_index -100
-// DP-SAME: -> tensor<f32, #dist.layout<dp = P>>
-// DP-NEXT: %[[MEAN:[0-9]+]] = dist.all_reduce %[[LOSS]] on @mesh["dp"] mean : tensor<f32, #dist.layout<dp = P>> -> tensor<f32>
+// DP-SAME: -> tensor<f32, #dist.layout<@mesh, dp = P>>
+// DP-NEXT: %[[MEAN:[0-9]+]] = dist.all_reduce %[[LOSS]] on @mesh["dp"] mean : tensor<f32, #dist.layout<@mesh, dp = P>> -> tensor<f32>
 // DP-NEXT: return %[[MEAN]] : tensor<f32>
 //
 // tp=2 dp=2 with sequence parallelism: both entries in one layout, the
@@ -25,19 +25,19 @@
 // after the vocab-parallel cross-entropy.
 // MESH: dist.mesh @mesh ["dp" = 2, "tp" = 2]
 // MESH-LABEL: func.func @norm_head_loss
-// MESH-SAME: (%[[X:[a-z0-9]+]]: tensor<4x1x8xf32, #dist.layout<dp = S(1)>>, %[[L:[a-z0-9]+]]: tensor<4x1xi64, #dist.layout<dp = S(1)>>) -> tensor<f32>
-// MESH-NEXT: %[[XS:[0-9]+]] = dist.local_slice %[[X]] on @mesh["tp"] dim 0 : tensor<4x1x8xf32, #dist.layout<dp = S(1)>> -> tensor<2x1x8xf32, #dist.layout<dp = S(1), tp = S(0)>>
+// MESH-SAME: (%[[X:[a-z0-9]+]]: tensor<4x1x8xf32, #dist.layout<@mesh, dp = S(1)>>, %[[L:[a-z0-9]+]]: tensor<4x1xi64, #dist.layout<@mesh, dp = S(1)>>) -> tensor<f32>
+// MESH-NEXT: %[[XS:[0-9]+]] = dist.local_slice %[[X]] on @mesh["tp"] dim 0 : tensor<4x1x8xf32, #dist.layout<@mesh, dp = S(1)>> -> tensor<2x1x8xf32, #dist.layout<@mesh, dp = S(1), tp = S(0)>>
 // MESH: %[[N:[0-9]+]] = tfm.rms_norm %[[XS]]
-// MESH-SAME: -> tensor<2x1x8xf32, #dist.layout<dp = S(1), tp = S(0)>>
-// MESH-NEXT: %[[G:[0-9]+]] = dist.all_gather %[[N]] on @mesh["tp"] dim 0 : tensor<2x1x8xf32, #dist.layout<dp = S(1), tp = S(0)>> -> tensor<4x1x8xf32, #dist.layout<dp = S(1)>>
-// MESH-NEXT: %[[W:[0-9]+]] = tfm.get_param @head.weight : tensor<8x8xf32, #dist.layout<tp = S(0)>>
+// MESH-SAME: -> tensor<2x1x8xf32, #dist.layout<@mesh, dp = S(1), tp = S(0)>>
+// MESH-NEXT: %[[G:[0-9]+]] = dist.all_gather %[[N]] on @mesh["tp"] dim 0 : tensor<2x1x8xf32, #dist.layout<@mesh, dp = S(1), tp = S(0)>> -> tensor<4x1x8xf32, #dist.layout<@mesh, dp = S(1)>>
+// MESH-NEXT: %[[W:[0-9]+]] = tfm.get_param @head.weight : tensor<8x8xf32, #dist.layout<@mesh, tp = S(0)>>
 // MESH-NEXT: %[[Z:[0-9]+]] = tfm.linear %[[G]], %[[W]]
-// MESH-SAME: -> tensor<4x1x8xf32, #dist.layout<dp = S(1), tp = S(2)>>
+// MESH-SAME: -> tensor<4x1x8xf32, #dist.layout<@mesh, dp = S(1), tp = S(2)>>
 // MESH-NEXT: tfm.logits_max %[[Z]]
-// MESH-NEXT: dist.all_reduce %{{[0-9]+}} on @mesh["tp"] max : tensor<4x1xf32, #dist.layout<dp = S(1), tp = P>> -> tensor<4x1xf32, #dist.layout<dp = S(1)>>
+// MESH-NEXT: dist.all_reduce %{{[0-9]+}} on @mesh["tp"] max : tensor<4x1xf32, #dist.layout<@mesh, dp = S(1), tp = P>> -> tensor<4x1xf32, #dist.layout<@mesh, dp = S(1)>>
 // MESH: %[[LOSS:[0-9]+]] = tfm.cross_entropy_from_stats
-// MESH-SAME: -> tensor<f32, #dist.layout<dp = P>>
-// MESH-NEXT: %[[MEAN:[0-9]+]] = dist.all_reduce %[[LOSS]] on @mesh["dp"] mean : tensor<f32, #dist.layout<dp = P>> -> tensor<f32>
+// MESH-SAME: -> tensor<f32, #dist.layout<@mesh, dp = P>>
+// MESH-NEXT: %[[MEAN:[0-9]+]] = dist.all_reduce %[[LOSS]] on @mesh["dp"] mean : tensor<f32, #dist.layout<@mesh, dp = P>> -> tensor<f32>
 // MESH-NEXT: return %[[MEAN]] : tensor<f32>
 tfm.param @ln.weight : tensor<8xf32> init ones
 tfm.param @head.weight : tensor<16x8xf32> init normal(2.000000e-02)

@@ -6,15 +6,15 @@
 // layout (each replica repeats its own batch rows) before each rank slices
 // its one kv head. The loss is returned, averaged over the dp replicas.
 // CHECK-LABEL: func.func @gqa_loss
-// CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<4x1x8xf32, #dist.layout<dp = S(1)>>, %{{[a-z0-9]+}}: tensor<4x1xi64, #dist.layout<dp = S(1)>>) -> tensor<f32>
-// CHECK: %[[K:[0-9]+]] = tfm.linear %[[X]], %{{[0-9]+}} : (tensor<4x1x8xf32, #dist.layout<dp = S(1)>>, tensor<4x8xf32>) -> tensor<4x1x4xf32, #dist.layout<dp = S(1)>>
-// CHECK: %[[V:[0-9]+]] = tfm.linear %[[X]], %{{[0-9]+}} : (tensor<4x1x8xf32, #dist.layout<dp = S(1)>>, tensor<4x8xf32>) -> tensor<4x1x4xf32, #dist.layout<dp = S(1)>>
-// CHECK-NEXT: %[[KR:[0-9]+]] = tfm.repeat_heads %[[K]] heads 2 head_dim 2 factor 2 : tensor<4x1x4xf32, #dist.layout<dp = S(1)>> -> tensor<4x1x8xf32, #dist.layout<dp = S(1)>>
-// CHECK-NEXT: %[[KS:[0-9]+]] = dist.local_slice %[[KR]] on @mesh["tp"] dim 2 : tensor<4x1x8xf32, #dist.layout<dp = S(1)>> -> tensor<4x1x2xf32, #dist.layout<dp = S(1), tp = S(2)>>
-// CHECK-NEXT: %[[VR:[0-9]+]] = tfm.repeat_heads %[[V]] heads 2 head_dim 2 factor 2 : tensor<4x1x4xf32, #dist.layout<dp = S(1)>> -> tensor<4x1x8xf32, #dist.layout<dp = S(1)>>
+// CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<4x1x8xf32, #dist.layout<@mesh, dp = S(1)>>, %{{[a-z0-9]+}}: tensor<4x1xi64, #dist.layout<@mesh, dp = S(1)>>) -> tensor<f32>
+// CHECK: %[[K:[0-9]+]] = tfm.linear %[[X]], %{{[0-9]+}} : (tensor<4x1x8xf32, #dist.layout<@mesh, dp = S(1)>>, tensor<4x8xf32>) -> tensor<4x1x4xf32, #dist.layout<@mesh, dp = S(1)>>
+// CHECK: %[[V:[0-9]+]] = tfm.linear %[[X]], %{{[0-9]+}} : (tensor<4x1x8xf32, #dist.layout<@mesh, dp = S(1)>>, tensor<4x8xf32>) -> tensor<4x1x4xf32, #dist.layout<@mesh, dp = S(1)>>
+// CHECK-NEXT: %[[KR:[0-9]+]] = tfm.repeat_heads %[[K]] heads 2 head_dim 2 factor 2 : tensor<4x1x4xf32, #dist.layout<@mesh, dp = S(1)>> -> tensor<4x1x8xf32, #dist.layout<@mesh, dp = S(1)>>
+// CHECK-NEXT: %[[KS:[0-9]+]] = dist.local_slice %[[KR]] on @mesh["tp"] dim 2 : tensor<4x1x8xf32, #dist.layout<@mesh, dp = S(1)>> -> tensor<4x1x2xf32, #dist.layout<@mesh, dp = S(1), tp = S(2)>>
+// CHECK-NEXT: %[[VR:[0-9]+]] = tfm.repeat_heads %[[V]] heads 2 head_dim 2 factor 2 : tensor<4x1x4xf32, #dist.layout<@mesh, dp = S(1)>> -> tensor<4x1x8xf32, #dist.layout<@mesh, dp = S(1)>>
 // CHECK-NEXT: %[[VS:[0-9]+]] = dist.local_slice %[[VR]] on @mesh["tp"] dim 2
 // CHECK-NEXT: tfm.attention %{{[0-9]+}}, %[[KS]], %[[VS]] heads 1 kv_heads 1 head_dim 2 {causal}
-// CHECK: %[[L:[0-9]+]] = dist.all_reduce %{{[0-9]+}} on @mesh["dp"] mean : tensor<f32, #dist.layout<dp = P>> -> tensor<f32>
+// CHECK: %[[L:[0-9]+]] = dist.all_reduce %{{[0-9]+}} on @mesh["dp"] mean : tensor<f32, #dist.layout<@mesh, dp = P>> -> tensor<f32>
 // CHECK-NEXT: return %[[L]] : tensor<f32>
 tfm.param @q.weight : tensor<8x8xf32> init normal(2.000000e-02)
 tfm.param @k.weight : tensor<4x8xf32> init normal(2.000000e-02)

@@ -14,14 +14,14 @@
 // TP-SAME: (%[[X:[a-z0-9]+]]: tensor<4x2x8xf32>) -> tensor<4x2x8xf32>
 // TP-NOT: dist.
 // TP: %[[N:[0-9]+]] = tfm.layer_norm %[[X]], %{{[0-9]+}}, %{{[0-9]+}} eps 1.000000e-05 : (tensor<4x2x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<4x2x8xf32>
-// TP-NEXT: %[[W1:[0-9]+]] = tfm.get_param @fc.weight : tensor<8x8xf32, #dist.layout<tp = S(1)>>
-// TP-NEXT: %[[B1:[0-9]+]] = tfm.get_param @fc.bias : tensor<8xf32, #dist.layout<tp = S(0)>>
+// TP-NEXT: %[[W1:[0-9]+]] = tfm.get_param @fc.weight : tensor<8x8xf32, #dist.layout<@mesh, tp = S(1)>>
+// TP-NEXT: %[[B1:[0-9]+]] = tfm.get_param @fc.bias : tensor<8xf32, #dist.layout<@mesh, tp = S(0)>>
 // TP-NEXT: %[[H:[0-9]+]] = tfm.linear %[[N]], %[[W1]], %[[B1]] weight_layout in_out
-// TP-SAME: -> tensor<4x2x8xf32, #dist.layout<tp = S(2)>>
-// TP-NEXT: %[[A:[0-9]+]] = tfm.gelu %[[H]] approximate tanh : tensor<4x2x8xf32, #dist.layout<tp = S(2)>>
-// TP-NEXT: %[[W2:[0-9]+]] = tfm.get_param @proj.weight : tensor<8x8xf32, #dist.layout<tp = S(0)>>
-// TP-NEXT: %[[P:[0-9]+]] = tfm.linear %[[A]], %[[W2]] weight_layout in_out : (tensor<4x2x8xf32, #dist.layout<tp = S(2)>>, tensor<8x8xf32, #dist.layout<tp = S(0)>>) -> tensor<4x2x8xf32, #dist.layout<tp = P>>
-// TP-NEXT: %[[R:[0-9]+]] = dist.all_reduce %[[P]] on @mesh["tp"] sum : tensor<4x2x8xf32, #dist.layout<tp = P>> -> tensor<4x2x8xf32>
+// TP-SAME: -> tensor<4x2x8xf32, #dist.layout<@mesh, tp = S(2)>>
+// TP-NEXT: %[[A:[0-9]+]] = tfm.gelu %[[H]] approximate tanh : tensor<4x2x8xf32, #dist.layout<@mesh, tp = S(2)>>
+// TP-NEXT: %[[W2:[0-9]+]] = tfm.get_param @proj.weight : tensor<8x8xf32, #dist.layout<@mesh, tp = S(0)>>
+// TP-NEXT: %[[P:[0-9]+]] = tfm.linear %[[A]], %[[W2]] weight_layout in_out : (tensor<4x2x8xf32, #dist.layout<@mesh, tp = S(2)>>, tensor<8x8xf32, #dist.layout<@mesh, tp = S(0)>>) -> tensor<4x2x8xf32, #dist.layout<@mesh, tp = P>>
+// TP-NEXT: %[[R:[0-9]+]] = dist.all_reduce %[[P]] on @mesh["tp"] sum : tensor<4x2x8xf32, #dist.layout<@mesh, tp = P>> -> tensor<4x2x8xf32>
 // TP-NEXT: %[[B2:[0-9]+]] = tfm.get_param @proj.bias : tensor<8xf32>
 // TP-NEXT: %[[Y:[0-9]+]] = tfm.bias_add %[[R]], %[[B2]] : tensor<4x2x8xf32>, tensor<8xf32>
 // TP-NEXT: return %[[Y]] : tensor<4x2x8xf32>
@@ -31,18 +31,18 @@
 // and the result is gathered whole to be returned.
 // SP-LABEL: func.func @norm_mlp
 // SP-SAME: (%[[X:[a-z0-9]+]]: tensor<4x2x8xf32>) -> tensor<4x2x8xf32>
-// SP-NEXT: %[[XS:[0-9]+]] = dist.local_slice %[[X]] on @mesh["tp"] dim 0 : tensor<4x2x8xf32> -> tensor<2x2x8xf32, #dist.layout<tp = S(0)>>
-// SP: %[[N:[0-9]+]] = tfm.layer_norm %[[XS]], %{{[0-9]+}}, %{{[0-9]+}} eps 1.000000e-05 : (tensor<2x2x8xf32, #dist.layout<tp = S(0)>>, tensor<8xf32>, tensor<8xf32>) -> tensor<2x2x8xf32, #dist.layout<tp = S(0)>>
-// SP-NEXT: %[[G:[0-9]+]] = dist.all_gather %[[N]] on @mesh["tp"] dim 0 : tensor<2x2x8xf32, #dist.layout<tp = S(0)>> -> tensor<4x2x8xf32>
+// SP-NEXT: %[[XS:[0-9]+]] = dist.local_slice %[[X]] on @mesh["tp"] dim 0 : tensor<4x2x8xf32> -> tensor<2x2x8xf32, #dist.layout<@mesh, tp = S(0)>>
+// SP: %[[N:[0-9]+]] = tfm.layer_norm %[[XS]], %{{[0-9]+}}, %{{[0-9]+}} eps 1.000000e-05 : (tensor<2x2x8xf32, #dist.layout<@mesh, tp = S(0)>>, tensor<8xf32>, tensor<8xf32>) -> tensor<2x2x8xf32, #dist.layout<@mesh, tp = S(0)>>
+// SP-NEXT: %[[G:[0-9]+]] = dist.all_gather %[[N]] on @mesh["tp"] dim 0 : tensor<2x2x8xf32, #dist.layout<@mesh, tp = S(0)>> -> tensor<4x2x8xf32>
 // SP: %[[H:[0-9]+]] = tfm.linear %[[G]], %{{[0-9]+}}, %{{[0-9]+}} weight_layout in_out
-// SP-SAME: -> tensor<4x2x8xf32, #dist.layout<tp = S(2)>>
+// SP-SAME: -> tensor<4x2x8xf32, #dist.layout<@mesh, tp = S(2)>>
 // SP-NEXT: %[[A:[0-9]+]] = tfm.gelu %[[H]]
 // SP: %[[P:[0-9]+]] = tfm.linear %[[A]], %{{[0-9]+}} weight_layout in_out
-// SP-SAME: -> tensor<4x2x8xf32, #dist.layout<tp = P>>
-// SP-NEXT: %[[RS:[0-9]+]] = dist.reduce_scatter %[[P]] on @mesh["tp"] dim 0 : tensor<4x2x8xf32, #dist.layout<tp = P>> -> tensor<2x2x8xf32, #dist.layout<tp = S(0)>>
+// SP-SAME: -> tensor<4x2x8xf32, #dist.layout<@mesh, tp = P>>
+// SP-NEXT: %[[RS:[0-9]+]] = dist.reduce_scatter %[[P]] on @mesh["tp"] dim 0 : tensor<4x2x8xf32, #dist.layout<@mesh, tp = P>> -> tensor<2x2x8xf32, #dist.layout<@mesh, tp = S(0)>>
 // SP-NEXT: %[[B2:[0-9]+]] = tfm.get_param @proj.bias : tensor<8xf32>
-// SP-NEXT: %[[Y:[0-9]+]] = tfm.bias_add %[[RS]], %[[B2]] : tensor<2x2x8xf32, #dist.layout<tp = S(0)>>, tensor<8xf32>
-// SP-NEXT: %[[YG:[0-9]+]] = dist.all_gather %[[Y]] on @mesh["tp"] dim 0 : tensor<2x2x8xf32, #dist.layout<tp = S(0)>> -> tensor<4x2x8xf32>
+// SP-NEXT: %[[Y:[0-9]+]] = tfm.bias_add %[[RS]], %[[B2]] : tensor<2x2x8xf32, #dist.layout<@mesh, tp = S(0)>>, tensor<8xf32>
+// SP-NEXT: %[[YG:[0-9]+]] = dist.all_gather %[[Y]] on @mesh["tp"] dim 0 : tensor<2x2x8xf32, #dist.layout<@mesh, tp = S(0)>> -> tensor<4x2x8xf32>
 // SP-NEXT: return %[[YG]] : tensor<4x2x8xf32>
 // SP-NOT: dist.all_reduce
 tfm.param @ln.weight : tensor<8xf32> init ones
@@ -72,14 +72,14 @@ func.func @norm_mlp(%x: tensor<4x2x8xf32>) -> tensor<4x2x8xf32> {
 // exponentials and the label's logit are each all-reduced over tp.
 // TP-LABEL: func.func @head_loss
 // TP-SAME: (%[[X:[a-z0-9]+]]: tensor<4x2x8xf32>, %[[L:[a-z0-9]+]]: tensor<4x2xi64>) -> tensor<f32>
-// TP-NEXT: %[[W:[0-9]+]] = tfm.get_param @head.weight : tensor<8x8xf32, #dist.layout<tp = S(0)>>
-// TP-NEXT: %[[Z:[0-9]+]] = tfm.linear %[[X]], %[[W]] : (tensor<4x2x8xf32>, tensor<8x8xf32, #dist.layout<tp = S(0)>>) -> tensor<4x2x8xf32, #dist.layout<tp = S(2)>>
-// TP-NEXT: %[[M:[0-9]+]] = tfm.logits_max %[[Z]] : tensor<4x2x8xf32, #dist.layout<tp = S(2)>> -> tensor<4x2xf32, #dist.layout<tp = P>>
-// TP-NEXT: %[[MR:[0-9]+]] = dist.all_reduce %[[M]] on @mesh["tp"] max : tensor<4x2xf32, #dist.layout<tp = P>> -> tensor<4x2xf32>
+// TP-NEXT: %[[W:[0-9]+]] = tfm.get_param @head.weight : tensor<8x8xf32, #dist.layout<@mesh, tp = S(0)>>
+// TP-NEXT: %[[Z:[0-9]+]] = tfm.linear %[[X]], %[[W]] : (tensor<4x2x8xf32>, tensor<8x8xf32, #dist.layout<@mesh, tp = S(0)>>) -> tensor<4x2x8xf32, #dist.layout<@mesh, tp = S(2)>>
+// TP-NEXT: %[[M:[0-9]+]] = tfm.logits_max %[[Z]] : tensor<4x2x8xf32, #dist.layout<@mesh, tp = S(2)>> -> tensor<4x2xf32, #dist.layout<@mesh, tp = P>>
+// TP-NEXT: %[[MR:[0-9]+]] = dist.all_reduce %[[M]] on @mesh["tp"] max : tensor<4x2xf32, #dist.layout<@mesh, tp = P>> -> tensor<4x2xf32>
 // TP-NEXT: %[[S:[0-9]+]] = tfm.logits_sumexp %[[Z]], %[[MR]] :
-// TP-NEXT: %[[SR:[0-9]+]] = dist.all_reduce %[[S]] on @mesh["tp"] sum : tensor<4x2xf32, #dist.layout<tp = P>> -> tensor<4x2xf32>
+// TP-NEXT: %[[SR:[0-9]+]] = dist.all_reduce %[[S]] on @mesh["tp"] sum : tensor<4x2xf32, #dist.layout<@mesh, tp = P>> -> tensor<4x2xf32>
 // TP-NEXT: %[[T:[0-9]+]] = tfm.label_logit %[[Z]], %[[L]] ignore_index -100 :
-// TP-NEXT: %[[TR:[0-9]+]] = dist.all_reduce %[[T]] on @mesh["tp"] sum : tensor<4x2xf32, #dist.layout<tp = P>> -> tensor<4x2xf32>
+// TP-NEXT: %[[TR:[0-9]+]] = dist.all_reduce %[[T]] on @mesh["tp"] sum : tensor<4x2xf32, #dist.layout<@mesh, tp = P>> -> tensor<4x2xf32>
 // TP-NEXT: %[[LOSS:[0-9]+]] = tfm.cross_entropy_from_stats %[[MR]], %[[SR]], %[[TR]], %[[L]] ignore_index -100 :
 // TP-SAME: -> tensor<f32>
 // TP-NEXT: return %[[LOSS]] : tensor<f32>

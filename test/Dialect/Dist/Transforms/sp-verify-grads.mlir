@@ -9,21 +9,21 @@
 // CHECK-LABEL: func.func @mlp_backward
 dist.mesh @mesh ["tp" = 2]
 func.func @mlp_backward(%g: tensor<4x1x8xf32>,
-                        %a: tensor<4x1x8xf32, #dist.layout<tp = S(2)>>,
-                        %w1: tensor<8x8xf32, #dist.layout<tp = S(0)>>,
-                        %w2: tensor<8x8xf32, #dist.layout<tp = S(1)>>,
+                        %a: tensor<4x1x8xf32, #dist.layout<@mesh, tp = S(2)>>,
+                        %w1: tensor<8x8xf32, #dist.layout<@mesh, tp = S(0)>>,
+                        %w2: tensor<8x8xf32, #dist.layout<@mesh, tp = S(1)>>,
                         %dy: tensor<4x1x8xf32>)
     -> tensor<4x1x8xf32> {
   // Row-parallel GEMM: the whole output gradient gives a feature-split
   // input gradient and a column-split weight gradient.
   // CHECK: tfm.linear_grad_input
-  %da = tfm.linear_grad_input %dy, %w2 : (tensor<4x1x8xf32>, tensor<8x8xf32, #dist.layout<tp = S(1)>>) -> tensor<4x1x8xf32, #dist.layout<tp = S(2)>>
-  %dw2 = tfm.linear_grad_weight %a, %dy : (tensor<4x1x8xf32, #dist.layout<tp = S(2)>>, tensor<4x1x8xf32>) -> tensor<8x8xf32, #dist.layout<tp = S(1)>>
+  %da = tfm.linear_grad_input %dy, %w2 : (tensor<4x1x8xf32>, tensor<8x8xf32, #dist.layout<@mesh, tp = S(1)>>) -> tensor<4x1x8xf32, #dist.layout<@mesh, tp = S(2)>>
+  %dw2 = tfm.linear_grad_weight %a, %dy : (tensor<4x1x8xf32, #dist.layout<@mesh, tp = S(2)>>, tensor<4x1x8xf32>) -> tensor<8x8xf32, #dist.layout<@mesh, tp = S(1)>>
   // Column-parallel GEMM: the input gradient is partial (the g of f/g).
-  %dg = tfm.linear_grad_input %da, %w1 : (tensor<4x1x8xf32, #dist.layout<tp = S(2)>>, tensor<8x8xf32, #dist.layout<tp = S(0)>>) -> tensor<4x1x8xf32, #dist.layout<tp = P>>
-  %dw1 = tfm.linear_grad_weight %g, %da : (tensor<4x1x8xf32>, tensor<4x1x8xf32, #dist.layout<tp = S(2)>>) -> tensor<8x8xf32, #dist.layout<tp = S(0)>>
+  %dg = tfm.linear_grad_input %da, %w1 : (tensor<4x1x8xf32, #dist.layout<@mesh, tp = S(2)>>, tensor<8x8xf32, #dist.layout<@mesh, tp = S(0)>>) -> tensor<4x1x8xf32, #dist.layout<@mesh, tp = P>>
+  %dw1 = tfm.linear_grad_weight %g, %da : (tensor<4x1x8xf32>, tensor<4x1x8xf32, #dist.layout<@mesh, tp = S(2)>>) -> tensor<8x8xf32, #dist.layout<@mesh, tp = S(0)>>
   // CHECK: dist.all_reduce
-  %r = dist.all_reduce %dg on @mesh["tp"] sum : tensor<4x1x8xf32, #dist.layout<tp = P>> -> tensor<4x1x8xf32>
+  %r = dist.all_reduce %dg on @mesh["tp"] sum : tensor<4x1x8xf32, #dist.layout<@mesh, tp = P>> -> tensor<4x1x8xf32>
   return %r : tensor<4x1x8xf32>
 }
 
@@ -32,10 +32,10 @@ func.func @mlp_backward(%g: tensor<4x1x8xf32>,
 // The input gradient of a column-parallel GEMM declared whole: the
 // all-reduce (or reduce-scatter under SP) in the backward is missing.
 dist.mesh @mesh ["tp" = 2]
-func.func @missing_backward_reduce(%da: tensor<4x1x8xf32, #dist.layout<tp = S(2)>>,
-                                   %w1: tensor<8x8xf32, #dist.layout<tp = S(0)>>) -> tensor<4x1x8xf32> {
+func.func @missing_backward_reduce(%da: tensor<4x1x8xf32, #dist.layout<@mesh, tp = S(2)>>,
+                                   %w1: tensor<8x8xf32, #dist.layout<@mesh, tp = S(0)>>) -> tensor<4x1x8xf32> {
   // expected-error @+1 {{'tfm.linear_grad_input' op result #0 is R on mesh axis 'tp' but its operands make it P}}
-  %dg = tfm.linear_grad_input %da, %w1 : (tensor<4x1x8xf32, #dist.layout<tp = S(2)>>, tensor<8x8xf32, #dist.layout<tp = S(0)>>) -> tensor<4x1x8xf32>
+  %dg = tfm.linear_grad_input %da, %w1 : (tensor<4x1x8xf32, #dist.layout<@mesh, tp = S(2)>>, tensor<8x8xf32, #dist.layout<@mesh, tp = S(0)>>) -> tensor<4x1x8xf32>
   return %dg : tensor<4x1x8xf32>
 }
 
@@ -45,10 +45,10 @@ func.func @missing_backward_reduce(%da: tensor<4x1x8xf32, #dist.layout<tp = S(2)
 // features.
 dist.mesh @mesh ["tp" = 2]
 func.func @column_dy_whole(%dy: tensor<4x1x8xf32>,
-                           %w1: tensor<8x8xf32, #dist.layout<tp = S(0)>>) -> tensor<4x1x8xf32, #dist.layout<tp = P>> {
+                           %w1: tensor<8x8xf32, #dist.layout<@mesh, tp = S(0)>>) -> tensor<4x1x8xf32, #dist.layout<@mesh, tp = P>> {
   // expected-error @+1 {{'tfm.linear_grad_input' op operand #0 is R on mesh axis 'tp': the gradient of a column-parallel GEMM's output must be split like its features}}
-  %dg = tfm.linear_grad_input %dy, %w1 : (tensor<4x1x8xf32>, tensor<8x8xf32, #dist.layout<tp = S(0)>>) -> tensor<4x1x8xf32, #dist.layout<tp = P>>
-  return %dg : tensor<4x1x8xf32, #dist.layout<tp = P>>
+  %dg = tfm.linear_grad_input %dy, %w1 : (tensor<4x1x8xf32>, tensor<8x8xf32, #dist.layout<@mesh, tp = S(0)>>) -> tensor<4x1x8xf32, #dist.layout<@mesh, tp = P>>
+  return %dg : tensor<4x1x8xf32, #dist.layout<@mesh, tp = P>>
 }
 
 // -----
@@ -58,24 +58,24 @@ func.func @column_dy_whole(%dy: tensor<4x1x8xf32>,
 // partial; declaring it whole skips the all-reduce over tp and the replicas
 // drift apart.
 dist.mesh @mesh ["tp" = 2]
-func.func @sp_norm_weight_grad(%dy: tensor<2x1x8xf32, #dist.layout<tp = S(0)>>,
-                               %x: tensor<2x1x8xf32, #dist.layout<tp = S(0)>>,
+func.func @sp_norm_weight_grad(%dy: tensor<2x1x8xf32, #dist.layout<@mesh, tp = S(0)>>,
+                               %x: tensor<2x1x8xf32, #dist.layout<@mesh, tp = S(0)>>,
                                %w: tensor<8xf32>, %b: tensor<8xf32>)
-    -> (tensor<2x1x8xf32, #dist.layout<tp = S(0)>>, tensor<8xf32>, tensor<8xf32>) {
+    -> (tensor<2x1x8xf32, #dist.layout<@mesh, tp = S(0)>>, tensor<8xf32>, tensor<8xf32>) {
   // expected-error @+1 {{'tfm.layer_norm_grad' op result #1 is R on mesh axis 'tp' but its operands make it P}}
-  %dx, %dw, %db = tfm.layer_norm_grad %dy, %x, %w eps 1.0e-05 : (tensor<2x1x8xf32, #dist.layout<tp = S(0)>>, tensor<2x1x8xf32, #dist.layout<tp = S(0)>>, tensor<8xf32>) -> (tensor<2x1x8xf32, #dist.layout<tp = S(0)>>, tensor<8xf32>, tensor<8xf32>)
-  return %dx, %dw, %db : tensor<2x1x8xf32, #dist.layout<tp = S(0)>>, tensor<8xf32>, tensor<8xf32>
+  %dx, %dw, %db = tfm.layer_norm_grad %dy, %x, %w eps 1.0e-05 : (tensor<2x1x8xf32, #dist.layout<@mesh, tp = S(0)>>, tensor<2x1x8xf32, #dist.layout<@mesh, tp = S(0)>>, tensor<8xf32>) -> (tensor<2x1x8xf32, #dist.layout<@mesh, tp = S(0)>>, tensor<8xf32>, tensor<8xf32>)
+  return %dx, %dw, %db : tensor<2x1x8xf32, #dist.layout<@mesh, tp = S(0)>>, tensor<8xf32>, tensor<8xf32>
 }
 
 // -----
 
 // A norm's backward fed a partial gradient.
 dist.mesh @mesh ["tp" = 2]
-func.func @norm_grad_partial(%dy: tensor<4x1x8xf32, #dist.layout<tp = P>>,
+func.func @norm_grad_partial(%dy: tensor<4x1x8xf32, #dist.layout<@mesh, tp = P>>,
                              %x: tensor<4x1x8xf32>, %w: tensor<8xf32>)
     -> tensor<4x1x8xf32> {
   // expected-error @+1 {{'tfm.rms_norm_grad' op operand #0 is P on mesh axis 'tp': must be sharded like the norm's input (R)}}
-  %dx, %dw = tfm.rms_norm_grad %dy, %x, %w eps 1.0e-06 : (tensor<4x1x8xf32, #dist.layout<tp = P>>, tensor<4x1x8xf32>, tensor<8xf32>) -> (tensor<4x1x8xf32>, tensor<8xf32>)
+  %dx, %dw = tfm.rms_norm_grad %dy, %x, %w eps 1.0e-06 : (tensor<4x1x8xf32, #dist.layout<@mesh, tp = P>>, tensor<4x1x8xf32>, tensor<8xf32>) -> (tensor<4x1x8xf32>, tensor<8xf32>)
   return %dx : tensor<4x1x8xf32>
 }
 
@@ -84,11 +84,11 @@ func.func @norm_grad_partial(%dy: tensor<4x1x8xf32, #dist.layout<tp = P>>,
 // Weight gradient from an input and an output gradient split over
 // different tokens.
 dist.mesh @mesh ["tp" = 2]
-func.func @tokens_mismatch(%x: tensor<2x2x8xf32, #dist.layout<tp = S(0)>>,
-                           %dy: tensor<2x2x8xf32, #dist.layout<tp = S(1)>>) -> tensor<8x8xf32, #dist.layout<tp = P>> {
+func.func @tokens_mismatch(%x: tensor<2x2x8xf32, #dist.layout<@mesh, tp = S(0)>>,
+                           %dy: tensor<2x2x8xf32, #dist.layout<@mesh, tp = S(1)>>) -> tensor<8x8xf32, #dist.layout<@mesh, tp = P>> {
   // expected-error @+1 {{'tfm.linear_grad_weight' op operand #1 is S(1) on mesh axis 'tp': must be split over the tokens like the input (S(0))}}
-  %dw = tfm.linear_grad_weight %x, %dy : (tensor<2x2x8xf32, #dist.layout<tp = S(0)>>, tensor<2x2x8xf32, #dist.layout<tp = S(1)>>) -> tensor<8x8xf32, #dist.layout<tp = P>>
-  return %dw : tensor<8x8xf32, #dist.layout<tp = P>>
+  %dw = tfm.linear_grad_weight %x, %dy : (tensor<2x2x8xf32, #dist.layout<@mesh, tp = S(0)>>, tensor<2x2x8xf32, #dist.layout<@mesh, tp = S(1)>>) -> tensor<8x8xf32, #dist.layout<@mesh, tp = P>>
+  return %dw : tensor<8x8xf32, #dist.layout<@mesh, tp = P>>
 }
 
 // -----
@@ -96,8 +96,8 @@ func.func @tokens_mismatch(%x: tensor<2x2x8xf32, #dist.layout<tp = S(0)>>,
 // The loss gradient must be whole on every rank.
 dist.mesh @mesh ["tp" = 2]
 func.func @ce_grad_partial(%logits: tensor<4x1x16xf32>, %labels: tensor<4x1xi64>,
-                           %dl: tensor<f32, #dist.layout<tp = P>>) -> tensor<4x1x16xf32> {
+                           %dl: tensor<f32, #dist.layout<@mesh, tp = P>>) -> tensor<4x1x16xf32> {
   // expected-error @+1 {{'tfm.cross_entropy_grad' op operand #2 is P on mesh axis 'tp': the loss gradient must be whole}}
-  %d = tfm.cross_entropy_grad %logits, %labels, %dl ignore_index -100 : (tensor<4x1x16xf32>, tensor<4x1xi64>, tensor<f32, #dist.layout<tp = P>>) -> tensor<4x1x16xf32>
+  %d = tfm.cross_entropy_grad %logits, %labels, %dl ignore_index -100 : (tensor<4x1x16xf32>, tensor<4x1xi64>, tensor<f32, #dist.layout<@mesh, tp = P>>) -> tensor<4x1x16xf32>
   return %d : tensor<4x1x16xf32>
 }

@@ -71,8 +71,9 @@ class PartitionContext;
 
 namespace seqpar::dist {
 class MeshOp;
-/// Checks that the layout of `type` (if any) names only axes of `mesh`, splits
-/// dimensions below the rank, and cuts blocks that divide the local size.
+/// Checks that the layout of `type` (if any) names `mesh` (or no mesh, the
+/// empty layout), only axes of it, splits dimensions below the rank, and cuts
+/// blocks that divide the local size.
 /// `emitError` starts a diagnostic that the message completes.
 mlir::LogicalResult
 verifyLayoutOnMesh(mlir::Type type, MeshOp mesh,
@@ -90,9 +91,9 @@ verifyCollectiveSymbolUses(CollectiveOpInterface op,
 #include "seqpar/Dialect/Dist/IR/DistOps.h.inc"
 
 namespace seqpar::dist {
-/// The mesh of an SPMD module (null if it has none). Layouts do not name
-/// their mesh, so the SPMD passes take at most one: with two, a diagnostic
-/// at the second and failure. The one place that checks it.
+/// The mesh of an SPMD module (null if it has none). The SPMD passes take at
+/// most one (each layout names it; verifyLayoutOnMesh checks that): with two,
+/// a diagnostic at the second and failure. The one place that checks it.
 mlir::FailureOr<MeshOp> getMesh(mlir::ModuleOp module);
 } // namespace seqpar::dist
 

@@ -94,7 +94,7 @@ def Dist_AllGatherOp : Dist_CollectiveOp<"all_gather", [Pure]> {
 
     ```mlir
     %y = dist.all_gather %x on @mesh["tp"] dim 0
-        : tensor<128x2x768xf32, #dist.layout<tp = S(0)>>
+        : tensor<128x2x768xf32, #dist.layout<@mesh, tp = S(0)>>
         -> tensor<512x2x768xf32>
     ```
 
@@ -134,8 +134,8 @@ def Dist_ReduceScatterOp : Dist_CollectiveOp<"reduce_scatter", [Pure]> {
 
     ```mlir
     %y = dist.reduce_scatter %x on @mesh["tp"] dim 0
-        : tensor<512x2x768xf32, #dist.layout<tp = P>>
-        -> tensor<128x2x768xf32, #dist.layout<tp = S(0)>>
+        : tensor<512x2x768xf32, #dist.layout<@mesh, tp = P>>
+        -> tensor<128x2x768xf32, #dist.layout<@mesh, tp = S(0)>>
     ```
 
     **Constraints**
@@ -169,7 +169,7 @@ def Dist_AllReduceOp : Dist_CollectiveOp<"all_reduce", [Pure]> {
 
     ```mlir
     %y = dist.all_reduce %x on @mesh["tp"] sum
-        : tensor<512x2x768xf32, #dist.layout<tp = P>> -> tensor<512x2x768xf32>
+        : tensor<512x2x768xf32, #dist.layout<@mesh, tp = P>> -> tensor<512x2x768xf32>
     ```
 
     **Constraints**
@@ -200,8 +200,8 @@ def Dist_AllReduceCoalescedOp
 
     ```mlir
     %a, %b = dist.all_reduce_coalesced %x, %y on @mesh["dp"] sum
-        : (tensor<32xf32, #dist.layout<dp = P>>,
-           tensor<8x4xf32, #dist.layout<dp = P>>)
+        : (tensor<32xf32, #dist.layout<@mesh, dp = P>>,
+           tensor<8x4xf32, #dist.layout<@mesh, dp = P>>)
         -> (tensor<32xf32>, tensor<8x4xf32>)
     ```
 
@@ -231,10 +231,10 @@ def Dist_ReduceScatterCoalescedOp
 
     ```mlir
     %a, %b = dist.reduce_scatter_coalesced %x, %y on @mesh["dp"]
-        : (tensor<32xf32, #dist.layout<dp = P>>,
-           tensor<8x4xf32, #dist.layout<dp = P>>)
-        -> (tensor<16xf32, #dist.layout<dp = S(0)>>,
-            tensor<4x4xf32, #dist.layout<dp = S(0)>>)
+        : (tensor<32xf32, #dist.layout<@mesh, dp = P>>,
+           tensor<8x4xf32, #dist.layout<@mesh, dp = P>>)
+        -> (tensor<16xf32, #dist.layout<@mesh, dp = S(0)>>,
+            tensor<4x4xf32, #dist.layout<@mesh, dp = S(0)>>)
     ```
 
     **Constraints**
@@ -325,7 +325,7 @@ def Dist_LocalSliceOp : Dist_CollectiveOp<"local_slice", [Pure]> {
 
     ```mlir
     %y = dist.local_slice %x on @mesh["tp"] dim 0
-        : tensor<512x2x768xf32> -> tensor<128x2x768xf32, #dist.layout<tp = S(0)>>
+        : tensor<512x2x768xf32> -> tensor<128x2x768xf32, #dist.layout<@mesh, tp = S(0)>>
     ```
 
     **Constraints**
@@ -413,10 +413,10 @@ def Dist_AllGatherMatmulOp : Dist_CollectiveOp<"all_gather_matmul", [Pure]> {
     ```mlir
     %y = dist.all_gather_matmul %x, %w, %b on @mesh["tp"] dim 0 chunks 4
         weight_layout in_out
-        : (tensor<128x2x768xf32, #dist.layout<tp = S(0)>>,
-           tensor<768x768xf32, #dist.layout<tp = S(1)>>,
-           tensor<768xf32, #dist.layout<tp = S(0)>>)
-        -> tensor<512x2x768xf32, #dist.layout<tp = S(2)>>
+        : (tensor<128x2x768xf32, #dist.layout<@mesh, tp = S(0)>>,
+           tensor<768x768xf32, #dist.layout<@mesh, tp = S(1)>>,
+           tensor<768xf32, #dist.layout<@mesh, tp = S(0)>>)
+        -> tensor<512x2x768xf32, #dist.layout<@mesh, tp = S(2)>>
     ```
 
     **Constraints**
@@ -455,9 +455,9 @@ def Dist_MatmulReduceScatterOp
 
     ```mlir
     %y = dist.matmul_reduce_scatter %x, %w on @mesh["tp"] dim 0 chunks 1
-        : (tensor<512x2x768xf32, #dist.layout<tp = S(2)>>,
-           tensor<768x3072xf32, #dist.layout<tp = S(1)>>)
-        -> tensor<128x2x768xf32, #dist.layout<tp = S(0)>>
+        : (tensor<512x2x768xf32, #dist.layout<@mesh, tp = S(2)>>,
+           tensor<768x3072xf32, #dist.layout<@mesh, tp = S(1)>>)
+        -> tensor<128x2x768xf32, #dist.layout<@mesh, tp = S(0)>>
     ```
 
     **Constraints**

@@ -73,8 +73,8 @@ def Tfm_GetParamOp : Tfm_Op<"get_param", [Pure, Tfm_NoBackward,
     local shape.
 
     ```mlir
-    tfm.param @w : tensor<768x3072xf32, #dist.layout<tp = S(1)>> init normal(0.02)
-    %w = tfm.get_param @w : tensor<768x768xf32, #dist.layout<tp = S(1)>>
+    tfm.param @w : tensor<768x3072xf32, #dist.layout<@mesh, tp = S(1)>> init normal(0.02)
+    %w = tfm.get_param @w : tensor<768x768xf32, #dist.layout<@mesh, tp = S(1)>>
     ```
 
     **Constraints**

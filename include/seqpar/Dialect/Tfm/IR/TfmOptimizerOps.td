@@ -16,8 +16,8 @@ def Tfm_SumSquaresOp : Tfm_GradOp<"sum_squares"> {
     the sum (partial over that axis); on a replicated one, the whole sum.
 
     ```mlir
-    %s = tfm.sum_squares %g : tensor<16x32xf32, #dist.layout<tp = S(0)>>
-        -> tensor<f32, #dist.layout<tp = P>>
+    %s = tfm.sum_squares %g : tensor<16x32xf32, #dist.layout<@mesh, tp = S(0)>>
+        -> tensor<f32, #dist.layout<@mesh, tp = P>>
     ```
 
     **Constraints**
