@@ -221,10 +221,13 @@ struct SpReportPass : dist::impl::SpReportPassBase<SpReportPass> {
       return signalPassFailure();
     }
     llvm::json::Object report{{"report", memory ? "memory" : "comm"}};
+    FailureOr<MeshOp> mesh = getMesh(module);
+    if (failed(mesh))
+      return signalPassFailure();
     llvm::json::Object meshJson;
-    for (MeshOp mesh : module.getOps<MeshOp>())
+    if (*mesh)
       for (auto [name, size] :
-           llvm::zip(mesh.getAxisNames(), mesh.getAxisSizes()))
+           llvm::zip(mesh->getAxisNames(), mesh->getAxisSizes()))
         meshJson[cast<StringAttr>(name).getValue()] = size;
     report["mesh"] = std::move(meshJson);
 

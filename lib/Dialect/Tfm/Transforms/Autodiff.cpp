@@ -43,15 +43,14 @@ using namespace seqpar::tfm;
 namespace {
 class Autodiff final : public BackwardContext {
 public:
-  Autodiff(ModuleOp module, func::FuncOp forward)
+  /// `mesh` is the module's (dist::getMesh), null for one device.
+  Autodiff(ModuleOp module, func::FuncOp forward, MeshOp mesh)
       : module(module), forward(forward), b(module.getContext()) {
-    for (MeshOp mesh : module.getOps<MeshOp>())
-      for (Attribute a : mesh.getAxisNames())
-        axes.push_back(cast<StringAttr>(a).getValue().str());
-    meshRef = module.getOps<MeshOp>().empty()
-                  ? FlatSymbolRefAttr()
-                  : FlatSymbolRefAttr::get(
-                        (*module.getOps<MeshOp>().begin()).getSymNameAttr());
+    if (!mesh)
+      return;
+    for (Attribute a : mesh.getAxisNames())
+      axes.push_back(cast<StringAttr>(a).getValue().str());
+    meshRef = FlatSymbolRefAttr::get(mesh.getSymNameAttr());
   }
 
   LogicalResult run();
@@ -391,7 +390,9 @@ struct TfmAutodiffPass
                             "tfm.forward";
       return signalPassFailure();
     }
-    if (failed(Autodiff(module, cast<func::FuncOp>(*forward)).run()))
+    FailureOr<MeshOp> mesh = getMesh(module);
+    if (failed(mesh) ||
+        failed(Autodiff(module, cast<func::FuncOp>(*forward), *mesh).run()))
       signalPassFailure();
   }
 };

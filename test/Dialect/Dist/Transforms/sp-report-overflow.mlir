@@ -21,3 +21,10 @@ func.func @total(%x: tensor<1152921504606846976xf32, #dist.layout<@mesh, tp = P>
   %b = dist.all_reduce %w on @mesh["tp"] sum : tensor<1152921504606846976xf32, #dist.layout<@mesh, tp = P>> -> tensor<1152921504606846976xf32>
   return %a, %b : tensor<1152921504606846976xf32>, tensor<1152921504606846976xf32>
 }
+
+// -----
+
+// sp-report takes the module's one mesh (dist::getMesh).
+dist.mesh @mesh ["tp" = 2]
+// expected-error @+1 {{'dist.mesh' op is a second mesh, but the SPMD passes take a module with at most one (mesh @mesh is the first)}}
+dist.mesh @grid ["tp" = 2]
