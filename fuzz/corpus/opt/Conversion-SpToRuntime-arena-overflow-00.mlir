@@ -4,7 +4,7 @@
 // after the other; an arena past int64 bytes is an error at the value that
 // does not fit, never a wrapped offset. Each embedding is 2^62 bytes.
 tfm.param @w : tensor<8x4xf32> init normal(2.000000e-02)
-func.func @forward(%ids: tensor<536870912x536870912xi64>, %labels: tensor<536870912x536870912xi64>) -> tensor<f32> {
+func.func @forward(%ids: tensor<536870912x536870912xi64>, %labels: tensor<536870912x536870912xi64>) -> tensor<f32> attributes {tfm.forward} {
   %w = tfm.get_param @w : tensor<8x4xf32>
   %x = tfm.embedding %ids, %w : (tensor<536870912x536870912xi64>, tensor<8x4xf32>) -> tensor<536870912x536870912x4xf32>
   // expected-error @+1 {{'tfm.embedding' op result #0 (4611686018427387904 bytes) cannot be placed: the arena would exceed int64 bytes}}

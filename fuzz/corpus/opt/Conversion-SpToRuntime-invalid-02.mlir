@@ -1,5 +1,5 @@
 
-// expected-error @+1 {{convert-sp-to-runtime: the module has no @forward or @train_step function}}
+// expected-error @+1 {{convert-sp-to-runtime: the module has no function marked tfm.forward or tfm.train_step}}
 module {
   func.func @other() {
     return

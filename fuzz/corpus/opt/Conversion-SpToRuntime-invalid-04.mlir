@@ -3,7 +3,7 @@
 dist.mesh @mesh ["tp" = 2]
 tfm.param @x : tensor<4x2x8xf32> init normal(2.000000e-02)
 tfm.param @w : tensor<8x8xf32> init normal(2.000000e-02)
-func.func @forward(%ids: tensor<4x1xi64>, %labels: tensor<4x1xi64>) -> tensor<f32> {
+func.func @forward(%ids: tensor<4x1xi64>, %labels: tensor<4x1xi64>) -> tensor<f32> attributes {tfm.forward} {
   %x = tfm.get_param @x : tensor<4x2x8xf32>
   %w = tfm.get_param @w : tensor<8x8xf32>
   // expected-error @+1 {{'dist.matmul_reduce_scatter' op is lowered along dimension 0 only, got dim 1}}

@@ -7,3 +7,4 @@ func.func @total(%x: tensor<1152921504606846976xf32, #dist.layout<@mesh, tp = P>
   %b = dist.all_reduce %w on @mesh["tp"] sum : tensor<1152921504606846976xf32, #dist.layout<@mesh, tp = P>> -> tensor<1152921504606846976xf32>
   return %a, %b : tensor<1152921504606846976xf32>, tensor<1152921504606846976xf32>
 }
+

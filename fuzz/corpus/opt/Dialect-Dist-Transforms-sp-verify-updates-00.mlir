@@ -14,7 +14,7 @@ tfm.param @a : tensor<4xf32> init zeros tie "t"
 tfm.param @b : tensor<4xf32> init zeros tie "t"
 func.func @train_step(%gw: tensor<8xf32>, %gt: tensor<4xf32>, %s: tensor<f32>)
     -> (tensor<8xf32> {tfm.grad_of = @w}, tensor<4xf32> {tfm.grad_of = @a},
-        tensor<4xf32> {tfm.grad_of = @b}) attributes {tfm.optimizer = "sgd"} {
+        tensor<4xf32> {tfm.grad_of = @b}) attributes {tfm.train_step, tfm.optimizer = "sgd"} {
   %w = tfm.get_param @w : tensor<8xf32>
   %a = tfm.get_param @a : tensor<4xf32>
   %b = tfm.get_param @b : tensor<4xf32>

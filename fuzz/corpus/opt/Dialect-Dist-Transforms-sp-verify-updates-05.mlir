@@ -3,7 +3,7 @@
 tfm.param @w : tensor<8xf32> init zeros
 tfm.param @v : tensor<8xf32> init zeros
 func.func @train_step(%gw: tensor<8xf32>, %s: tensor<f32>)
-    -> (tensor<8xf32> {tfm.grad_of = @w}) attributes {tfm.optimizer = "sgd"} {
+    -> (tensor<8xf32> {tfm.grad_of = @w}) attributes {tfm.train_step, tfm.optimizer = "sgd"} {
   %w = tfm.get_param @w : tensor<8xf32>
   %v = tfm.get_param @v : tensor<8xf32>
   tfm.sgd_update @w, %gw scale %s lr 0.1 weight_decay 0.0 : tensor<8xf32>, tensor<f32>

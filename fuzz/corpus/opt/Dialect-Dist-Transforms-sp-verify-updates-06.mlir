@@ -4,7 +4,7 @@ tfm.param @w : tensor<8xf32> init zeros
 tfm.param @v : tensor<8xf32> init zeros
 func.func @train_step(%gw: tensor<8xf32>, %gv: tensor<8xf32>, %s: tensor<f32>)
     -> (tensor<8xf32> {tfm.grad_of = @w}, tensor<8xf32> {tfm.grad_of = @v})
-    attributes {tfm.optimizer = "sgd"} {
+    attributes {tfm.train_step, tfm.optimizer = "sgd"} {
   %w = tfm.get_param @w : tensor<8xf32>
   %v = tfm.get_param @v : tensor<8xf32>
   // expected-error @+1 {{'tfm.sgd_update' op updates parameter @w with a value that is not its gradient, result #0 of @train_step}}

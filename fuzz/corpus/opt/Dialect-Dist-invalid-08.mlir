@@ -1,6 +1,4 @@
 
-// expected-error @+1 {{expected R, P or S(dim) for axis 'tp', got 'Q'}}
-func.func @bad_kind(%x: tensor<4xf32, #dist.layout<@mesh, tp = Q>>) {
-  return
-}
+// expected-error @+1 {{'dist.mesh' op has 1 roles for 2 axes}}
+dist.mesh @m ["dp" = 2, "tp" = 4] roles [data]
 

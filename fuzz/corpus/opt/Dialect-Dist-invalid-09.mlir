@@ -1,6 +1,4 @@
 
-// expected-error @+1 {{split dimension of axis 'tp' must be >= 0}}
-func.func @negative_dim(%x: tensor<4xf32, #dist.layout<@mesh, tp = S(-1)>>) {
-  return
-}
+// expected-error @+1 {{'dist.mesh' op role 'tensor' is given to more than one axis}}
+dist.mesh @m ["a" = 2, "b" = 4] roles [tensor, tensor]
 

@@ -1,6 +1,4 @@
 
-// expected-error @+1 {{axis 'tp' given twice}}
-func.func @axis_twice(%x: tensor<4x4xf32, #dist.layout<@mesh, tp = S(0), dp = P, tp = S(1)>>) {
-  return
-}
+// expected-error @+1 {{unknown mesh axis role 'model' (data, tensor, context, pipeline)}}
+dist.mesh @m ["tp" = 2] roles [model]
 

@@ -1,8 +1,8 @@
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @dim_is_last(%x: tensor<8x2x8xf32>, %w: tensor<8x8xf32>) {
-  // expected-error @+1 {{dim 2 is out of range}}
-  %0 = dist.matmul_reduce_scatter %x, %w on @mesh["tp"] dim 2 chunks 1 : (tensor<8x2x8xf32>, tensor<8x8xf32>) -> tensor<8x2x2xf32>
+func.func @input_replicated(%x: tensor<2x2x8xf32, #dist.layout<@mesh>>, %w: tensor<6x8xf32>) {
+  // expected-error @+1 {{input must be S(0) on axis 'tp', its layout is #dist.layout<@mesh>}}
+  %0 = dist.all_gather_matmul %x, %w on @mesh["tp"] dim 0 chunks 1 : (tensor<2x2x8xf32, #dist.layout<@mesh>>, tensor<6x8xf32>) -> tensor<8x2x6xf32, #dist.layout<@mesh>>
   return
 }
 

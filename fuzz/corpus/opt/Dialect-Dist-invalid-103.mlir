@@ -1,8 +1,12 @@
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @in_features_out_in(%x: tensor<8x2x8xf32>, %w: tensor<8x6xf32>) {
-  // expected-error @+1 {{weight has 6 input features but the input's last dimension is 8}}
-  %0 = dist.matmul_reduce_scatter %x, %w on @mesh["tp"] dim 0 chunks 1 : (tensor<8x2x8xf32>, tensor<8x6xf32>) -> tensor<2x2x8xf32>
+func.func @result_still_split(%x: tensor<2x2x8xf32, #dist.layout<@mesh, tp = S(0)>>, %w: tensor<6x8xf32>) {
+  // expected-error @+1 {{result must not be S(0) on axis 'tp' after the gather}}
+  %0 = dist.all_gather_matmul %x, %w on @mesh["tp"] dim 0 chunks 1 : (tensor<2x2x8xf32, #dist.layout<@mesh, tp = S(0)>>, tensor<6x8xf32>) -> tensor<8x2x6xf32, #dist.layout<@mesh, tp = S(0)>>
   return
 }
+
+//===----------------------------------------------------------------------===//
+// dist.matmul_reduce_scatter
+//===----------------------------------------------------------------------===//
 

@@ -1,8 +1,8 @@
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @not_divisible(%x: tensor<6x2x8xf32>, %w: tensor<6x8xf32>) {
-  // expected-error @+1 {{dimension 0 (6) is not divisible by the size of axis 'tp' (4)}}
-  %0 = dist.matmul_reduce_scatter %x, %w on @mesh["tp"] dim 0 chunks 1 : (tensor<6x2x8xf32>, tensor<6x8xf32>) -> tensor<1x2x6xf32>
+func.func @in_features_in_out(%x: tensor<8x2x8xf32>, %w: tensor<6x8xf32>) {
+  // expected-error @+1 {{weight has 6 input features but the input's last dimension is 8}}
+  %0 = dist.matmul_reduce_scatter %x, %w on @mesh["tp"] dim 0 chunks 1 weight_layout in_out : (tensor<8x2x8xf32>, tensor<6x8xf32>) -> tensor<2x2x8xf32>
   return
 }
 

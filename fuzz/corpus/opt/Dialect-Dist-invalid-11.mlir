@@ -1,7 +1,8 @@
 
-// An axis given twice is an error even when one of the entries is R.
-// expected-error @+1 {{axis 'tp' given twice}}
-func.func @axis_twice_replicated(%x: tensor<4xf32, #dist.layout<@mesh, tp = R, "tp" = P>>) {
-  return
-}
+// expected-error @+1 {{'dist.mesh' op axis 'tp' has the invalid role 7}}
+"dist.mesh"() <{sym_name = "m", axis_names = ["tp"], axis_sizes = array<i64: 2>, axis_roles = array<i32: 7>}> : () -> ()
+
+//===----------------------------------------------------------------------===//
+// #dist.layout
+//===----------------------------------------------------------------------===//
 

@@ -1,6 +1,6 @@
 
-// expected-error @+1 {{layout axis names must be non-empty}}
-func.func @empty_axis(%x: tensor<4xf32, #dist.layout<@mesh, "" = P>>) {
+// expected-error @+1 {{expected R, P or S(dim) for axis 'tp', got 'Q'}}
+func.func @bad_kind(%x: tensor<4xf32, #dist.layout<@mesh, tp = Q>>) {
   return
 }
 

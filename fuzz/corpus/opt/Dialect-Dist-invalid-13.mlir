@@ -1,6 +1,6 @@
 
-// expected-error @+1 {{block count of axis 'tp' must be >= 1}}
-func.func @zero_blocks(%x: tensor<4xf32, #dist.layout<@mesh, tp = S(0, blocks = 0)>>) {
+// expected-error @+1 {{split dimension of axis 'tp' must be >= 0}}
+func.func @negative_dim(%x: tensor<4xf32, #dist.layout<@mesh, tp = S(-1)>>) {
   return
 }
 

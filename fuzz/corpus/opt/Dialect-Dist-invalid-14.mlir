@@ -1,6 +1,6 @@
 
-// expected-error @+1 {{expected 'blocks'}}
-func.func @blocks_unnamed(%x: tensor<4xf32, #dist.layout<@mesh, tp = S(0, 2)>>) {
+// expected-error @+1 {{axis 'tp' given twice}}
+func.func @axis_twice(%x: tensor<4x4xf32, #dist.layout<@mesh, tp = S(0), dp = P, tp = S(1)>>) {
   return
 }
 

@@ -1,7 +1,6 @@
 
-func.func @not_a_mesh(%x: tensor<2x8xf32>) {
-  // expected-error @+1 {{'not_a_mesh' does not name a dist.mesh}}
-  dist.send %x on @not_a_mesh["tp"] offset 1 : tensor<2x8xf32>
+// expected-error @+1 {{block count of axis 'tp' must be >= 1}}
+func.func @zero_blocks(%x: tensor<4xf32, #dist.layout<@mesh, tp = S(0, blocks = 0)>>) {
   return
 }
 

@@ -1,8 +1,6 @@
 
-dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @axis_missing(%x: tensor<8x8xf32>) {
-  // expected-error @+1 {{axis 'cp' is not an axis of mesh @mesh (dp, tp)}}
-  %0 = dist.all_reduce %x on @mesh["cp"] sum : tensor<8x8xf32> -> tensor<8x8xf32>
+// expected-error @+1 {{expected 'blocks'}}
+func.func @blocks_unnamed(%x: tensor<4xf32, #dist.layout<@mesh, tp = S(0, 2)>>) {
   return
 }
 

@@ -1,8 +1,7 @@
 
-dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @result_layout_axis(%x: tensor<8x8xf32, #dist.layout<@mesh>>) {
-  // expected-error @+1 {{layout of result #0 names axis 'sp' that mesh @mesh does not have}}
-  %0 = dist.local_slice %x on @mesh["tp"] dim 0 : tensor<8x8xf32, #dist.layout<@mesh>> -> tensor<2x8xf32, #dist.layout<@mesh, sp = P, tp = S(0)>>
+func.func @not_a_mesh(%x: tensor<2x8xf32>) {
+  // expected-error @+1 {{'not_a_mesh' does not name a dist.mesh}}
+  dist.send %x on @not_a_mesh["tp"] offset 1 : tensor<2x8xf32>
   return
 }
 

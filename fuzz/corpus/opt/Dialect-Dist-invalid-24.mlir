@@ -1,8 +1,8 @@
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @operand_split_beyond_rank(%x: tensor<8x8xf32, #dist.layout<@mesh, dp = S(2), tp = P>>) {
-  // expected-error @+1 {{layout of operand #0 splits dimension 2 of a rank-2 tensor on axis 'dp'}}
-  %0 = dist.all_reduce %x on @mesh["tp"] sum : tensor<8x8xf32, #dist.layout<@mesh, dp = S(2), tp = P>> -> tensor<8x8xf32, #dist.layout<@mesh, dp = S(2)>>
+func.func @operand_layout_axis(%x: tensor<2x8xf32, #dist.layout<@mesh, cp = S(1), tp = S(0)>>) {
+  // expected-error @+1 {{layout of operand #0 names axis 'cp' that mesh @mesh does not have}}
+  %0 = dist.all_gather %x on @mesh["tp"] dim 0 : tensor<2x8xf32, #dist.layout<@mesh, cp = S(1), tp = S(0)>> -> tensor<8x8xf32, #dist.layout<@mesh, cp = S(1)>>
   return
 }
 

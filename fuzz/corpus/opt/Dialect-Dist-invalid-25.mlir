@@ -1,8 +1,8 @@
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @result_split_beyond_rank() {
-  // expected-error @+1 {{layout of result #0 splits dimension 5 of a rank-2 tensor on axis 'tp'}}
-  %0 = dist.recv on @mesh["tp"] offset 1 : tensor<8x8xf32, #dist.layout<@mesh, tp = S(5)>>
+func.func @result_layout_axis(%x: tensor<8x8xf32, #dist.layout<@mesh>>) {
+  // expected-error @+1 {{layout of result #0 names axis 'sp' that mesh @mesh does not have}}
+  %0 = dist.local_slice %x on @mesh["tp"] dim 0 : tensor<8x8xf32, #dist.layout<@mesh>> -> tensor<2x8xf32, #dist.layout<@mesh, sp = P, tp = S(0)>>
   return
 }
 

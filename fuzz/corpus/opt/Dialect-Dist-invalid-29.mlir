@@ -1,8 +1,8 @@
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @wrong_factor(%x: tensor<2x8xf32>) {
-  // expected-error @+1 {{result shape must be [8, 8] for axis 'tp' of size 4, got 'tensor<4x8xf32>'}}
-  %0 = dist.all_gather %x on @mesh["tp"] dim 0 : tensor<2x8xf32> -> tensor<4x8xf32>
+func.func @result_split_beyond_rank() {
+  // expected-error @+1 {{layout of result #0 splits dimension 5 of a rank-2 tensor on axis 'tp'}}
+  %0 = dist.recv on @mesh["tp"] offset 1 : tensor<8x8xf32, #dist.layout<@mesh, tp = S(5)>>
   return
 }
 

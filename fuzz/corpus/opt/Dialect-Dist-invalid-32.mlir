@@ -1,9 +1,8 @@
 
-// A type without a layout is replicated once the other side has one.
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @unannotated_operand(%x: tensor<2x8xf32>) {
-  // expected-error @+1 {{operand must be S(0) on axis 'tp', its layout is #dist.layout<@mesh>}}
-  %0 = dist.all_gather %x on @mesh["tp"] dim 0 : tensor<2x8xf32> -> tensor<8x8xf32, #dist.layout<@mesh>>
+func.func @dim_negative(%x: tensor<2x8xf32>) {
+  // expected-error @+1 {{dim -1 is out of range for a rank-2 tensor}}
+  %0 = dist.all_gather %x on @mesh["tp"] dim -1 : tensor<2x8xf32> -> tensor<2x8xf32>
   return
 }
 

@@ -1,9 +1,8 @@
 
-// A blocked split is not the plain split the gather undoes.
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @operand_blocked(%x: tensor<2x8xf32, #dist.layout<@mesh, tp = S(0, blocks = 2)>>) {
-  // expected-error @+1 {{operand must be S(0) on axis 'tp', its layout is #dist.layout<@mesh, tp = S(0, blocks = 2)>}}
-  %0 = dist.all_gather %x on @mesh["tp"] dim 0 : tensor<2x8xf32, #dist.layout<@mesh, tp = S(0, blocks = 2)>> -> tensor<8x8xf32>
+func.func @wrong_factor(%x: tensor<2x8xf32>) {
+  // expected-error @+1 {{result shape must be [8, 8] for axis 'tp' of size 4, got 'tensor<4x8xf32>'}}
+  %0 = dist.all_gather %x on @mesh["tp"] dim 0 : tensor<2x8xf32> -> tensor<4x8xf32>
   return
 }
 

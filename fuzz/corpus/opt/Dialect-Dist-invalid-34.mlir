@@ -1,8 +1,8 @@
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @operand_split_other_dim(%x: tensor<2x8xf32, #dist.layout<@mesh, tp = S(1)>>) {
-  // expected-error @+1 {{operand must be S(0) on axis 'tp', its layout is #dist.layout<@mesh, tp = S(1)>}}
-  %0 = dist.all_gather %x on @mesh["tp"] dim 0 : tensor<2x8xf32, #dist.layout<@mesh, tp = S(1)>> -> tensor<8x8xf32, #dist.layout<@mesh>>
+func.func @other_dim_changes(%x: tensor<2x8xf32>) {
+  // expected-error @+1 {{result shape must be [8, 8] for axis 'tp' of size 4, got 'tensor<8x2xf32>'}}
+  %0 = dist.all_gather %x on @mesh["tp"] dim 0 : tensor<2x8xf32> -> tensor<8x2xf32>
   return
 }
 

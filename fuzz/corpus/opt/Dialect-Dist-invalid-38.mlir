@@ -1,8 +1,8 @@
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @dim_out_of_range(%x: tensor<8x8xf32>) {
-  // expected-error @+1 {{dim 3 is out of range for a rank-2 tensor}}
-  %0 = dist.reduce_scatter %x on @mesh["tp"] dim 3 : tensor<8x8xf32> -> tensor<8x8xf32>
+func.func @operand_split_other_dim(%x: tensor<2x8xf32, #dist.layout<@mesh, tp = S(1)>>) {
+  // expected-error @+1 {{operand must be S(0) on axis 'tp', its layout is #dist.layout<@mesh, tp = S(1)>}}
+  %0 = dist.all_gather %x on @mesh["tp"] dim 0 : tensor<2x8xf32, #dist.layout<@mesh, tp = S(1)>> -> tensor<8x8xf32, #dist.layout<@mesh>>
   return
 }
 

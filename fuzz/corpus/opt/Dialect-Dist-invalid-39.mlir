@@ -1,8 +1,8 @@
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @not_divisible(%x: tensor<6x8xf32>) {
-  // expected-error @+1 {{dimension 0 (6) is not divisible by the size of axis 'tp' (4)}}
-  %0 = dist.reduce_scatter %x on @mesh["tp"] dim 0 : tensor<6x8xf32> -> tensor<1x8xf32>
+func.func @operand_replicated(%x: tensor<2x8xf32, #dist.layout<@mesh, dp = S(0)>>) {
+  // expected-error @+1 {{operand must be S(0) on axis 'tp', its layout is #dist.layout<@mesh, dp = S(0)>}}
+  %0 = dist.all_gather %x on @mesh["tp"] dim 0 : tensor<2x8xf32, #dist.layout<@mesh, dp = S(0)>> -> tensor<8x8xf32, #dist.layout<@mesh, dp = S(0)>>
   return
 }
 

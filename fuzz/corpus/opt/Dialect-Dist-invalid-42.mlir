@@ -1,8 +1,8 @@
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @unannotated_result(%x: tensor<8x8xf32, #dist.layout<@mesh, tp = P>>) {
-  // expected-error @+1 {{result must be S(0) on axis 'tp', its layout is #dist.layout<@mesh>}}
-  %0 = dist.reduce_scatter %x on @mesh["tp"] dim 0 : tensor<8x8xf32, #dist.layout<@mesh, tp = P>> -> tensor<2x8xf32>
+func.func @dim_out_of_range(%x: tensor<8x8xf32>) {
+  // expected-error @+1 {{dim 3 is out of range for a rank-2 tensor}}
+  %0 = dist.reduce_scatter %x on @mesh["tp"] dim 3 : tensor<8x8xf32> -> tensor<8x8xf32>
   return
 }
 

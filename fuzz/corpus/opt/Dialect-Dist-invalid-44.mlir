@@ -1,8 +1,8 @@
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @result_wrong_split(%x: tensor<8x8xf32, #dist.layout<@mesh, tp = P>>) {
-  // expected-error @+1 {{result must be S(0) on axis 'tp', its layout is #dist.layout<@mesh, tp = S(1)>}}
-  %0 = dist.reduce_scatter %x on @mesh["tp"] dim 0 : tensor<8x8xf32, #dist.layout<@mesh, tp = P>> -> tensor<2x8xf32, #dist.layout<@mesh, tp = S(1)>>
+func.func @wrong_shape(%x: tensor<8x8xf32>) {
+  // expected-error @+1 {{result shape must be [2, 8] for axis 'tp' of size 4, got 'tensor<4x8xf32>'}}
+  %0 = dist.reduce_scatter %x on @mesh["tp"] dim 0 : tensor<8x8xf32> -> tensor<4x8xf32>
   return
 }
 

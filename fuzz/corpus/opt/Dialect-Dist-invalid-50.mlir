@@ -1,8 +1,8 @@
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @result_not_replicated(%x: tensor<8x8xf32, #dist.layout<@mesh, tp = P>>) {
-  // expected-error @+1 {{result must be R on axis 'tp', its layout is #dist.layout<@mesh, tp = P>}}
-  %0 = dist.all_reduce %x on @mesh["tp"] min : tensor<8x8xf32, #dist.layout<@mesh, tp = P>> -> tensor<8x8xf32, #dist.layout<@mesh, tp = P>>
+func.func @shape_changes(%x: tensor<8x8xf32>) {
+  // expected-error @+1 {{result shape must be [8, 8] for axis 'tp' of size 4, got 'tensor<2x8xf32>'}}
+  %0 = dist.all_reduce %x on @mesh["tp"] sum : tensor<8x8xf32> -> tensor<2x8xf32>
   return
 }
 

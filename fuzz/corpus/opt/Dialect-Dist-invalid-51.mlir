@@ -1,8 +1,8 @@
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @other_axis_changes(%x: tensor<8x8xf32, #dist.layout<@mesh, dp = P, tp = P>>) {
-  // expected-error @+1 {{layouts on axes other than 'tp' must not change: #dist.layout<@mesh, dp = P, tp = P> vs #dist.layout<@mesh>}}
-  %0 = dist.all_reduce %x on @mesh["tp"] sum : tensor<8x8xf32, #dist.layout<@mesh, dp = P, tp = P>> -> tensor<8x8xf32, #dist.layout<@mesh>>
+func.func @element_type(%x: tensor<8x8xi32>) {
+  // expected-error @+1 {{element type changes from 'i32' to 'i64'}}
+  %0 = dist.all_reduce %x on @mesh["tp"] max : tensor<8x8xi32> -> tensor<8x8xi64>
   return
 }
 

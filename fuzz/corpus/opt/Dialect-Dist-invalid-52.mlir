@@ -1,12 +1,8 @@
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @bad_kind(%x: tensor<8x8xf32>) {
-  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'kind' [sum, max, min, mean]}}
-  %0 = dist.all_reduce %x on @mesh["tp"] prod : tensor<8x8xf32> -> tensor<8x8xf32>
+func.func @unannotated_operand(%x: tensor<8x8xf32>) {
+  // expected-error @+1 {{operand must be P on axis 'tp', its layout is #dist.layout<@mesh>}}
+  %0 = dist.all_reduce %x on @mesh["tp"] sum : tensor<8x8xf32> -> tensor<8x8xf32, #dist.layout<@mesh>>
   return
 }
-
-//===----------------------------------------------------------------------===//
-// dist.all_to_all
-//===----------------------------------------------------------------------===//
 

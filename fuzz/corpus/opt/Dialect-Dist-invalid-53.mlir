@@ -1,8 +1,8 @@
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @split_out_of_range(%x: tensor<8x8xf32>) {
-  // expected-error @+1 {{split 2 is out of range for a rank-2 tensor}}
-  %0 = dist.all_to_all %x on @mesh["tp"] split 2 concat 0 : tensor<8x8xf32> -> tensor<8x8xf32>
+func.func @operand_not_partial(%x: tensor<8x8xf32, #dist.layout<@mesh, tp = S(0)>>) {
+  // expected-error @+1 {{operand must be P on axis 'tp', its layout is #dist.layout<@mesh, tp = S(0)>}}
+  %0 = dist.all_reduce %x on @mesh["tp"] sum : tensor<8x8xf32, #dist.layout<@mesh, tp = S(0)>> -> tensor<8x8xf32, #dist.layout<@mesh>>
   return
 }
 

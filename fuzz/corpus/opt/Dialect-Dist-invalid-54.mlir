@@ -1,8 +1,8 @@
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @concat_out_of_range(%x: tensor<8x8xf32>) {
-  // expected-error @+1 {{concat -1 is out of range for a rank-2 tensor}}
-  %0 = dist.all_to_all %x on @mesh["tp"] split 1 concat -1 : tensor<8x8xf32> -> tensor<8x8xf32>
+func.func @result_not_replicated(%x: tensor<8x8xf32, #dist.layout<@mesh, tp = P>>) {
+  // expected-error @+1 {{result must be R on axis 'tp', its layout is #dist.layout<@mesh, tp = P>}}
+  %0 = dist.all_reduce %x on @mesh["tp"] min : tensor<8x8xf32, #dist.layout<@mesh, tp = P>> -> tensor<8x8xf32, #dist.layout<@mesh, tp = P>>
   return
 }
 

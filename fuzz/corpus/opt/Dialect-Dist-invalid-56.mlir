@@ -1,8 +1,12 @@
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @not_divisible(%x: tensor<8x6xf32>) {
-  // expected-error @+1 {{dimension 1 (6) is not divisible by the size of axis 'tp' (4)}}
-  %0 = dist.all_to_all %x on @mesh["tp"] split 1 concat 0 : tensor<8x6xf32> -> tensor<32x1xf32>
+func.func @bad_kind(%x: tensor<8x8xf32>) {
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'kind' [sum, max, min, mean]}}
+  %0 = dist.all_reduce %x on @mesh["tp"] prod : tensor<8x8xf32> -> tensor<8x8xf32>
   return
 }
+
+//===----------------------------------------------------------------------===//
+// dist.all_to_all
+//===----------------------------------------------------------------------===//
 

@@ -1,8 +1,8 @@
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @element_type(%x: tensor<8x8xbf16>) {
-  // expected-error @+1 {{element type changes from 'bf16' to 'f32'}}
-  %0 = dist.all_to_all %x on @mesh["tp"] split 1 concat 0 : tensor<8x8xbf16> -> tensor<32x2xf32>
+func.func @split_equals_concat(%x: tensor<8x8xf32>) {
+  // expected-error @+1 {{split and concat dimensions must differ, both are 1}}
+  %0 = dist.all_to_all %x on @mesh["tp"] split 1 concat 1 : tensor<8x8xf32> -> tensor<8x8xf32>
   return
 }
 

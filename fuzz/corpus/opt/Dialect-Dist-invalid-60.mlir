@@ -1,8 +1,8 @@
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @unannotated_result(%x: tensor<8x8xf32, #dist.layout<@mesh, tp = S(0)>>) {
-  // expected-error @+1 {{result must be S(1) on axis 'tp', its layout is #dist.layout<@mesh>}}
-  %0 = dist.all_to_all %x on @mesh["tp"] split 1 concat 0 : tensor<8x8xf32, #dist.layout<@mesh, tp = S(0)>> -> tensor<32x2xf32>
+func.func @not_divisible(%x: tensor<8x6xf32>) {
+  // expected-error @+1 {{dimension 1 (6) is not divisible by the size of axis 'tp' (4)}}
+  %0 = dist.all_to_all %x on @mesh["tp"] split 1 concat 0 : tensor<8x6xf32> -> tensor<32x1xf32>
   return
 }
 

@@ -1,8 +1,8 @@
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @operand_wrong_split(%x: tensor<8x8xf32, #dist.layout<@mesh, tp = S(1)>>) {
-  // expected-error @+1 {{operand must be S(0) on axis 'tp', its layout is #dist.layout<@mesh, tp = S(1)>}}
-  %0 = dist.all_to_all %x on @mesh["tp"] split 1 concat 0 : tensor<8x8xf32, #dist.layout<@mesh, tp = S(1)>> -> tensor<32x2xf32, #dist.layout<@mesh, tp = S(1)>>
+func.func @wrong_shape(%x: tensor<8x8xf32>) {
+  // expected-error @+1 {{result shape must be [32, 2] for axis 'tp' of size 4, got 'tensor<2x32xf32>'}}
+  %0 = dist.all_to_all %x on @mesh["tp"] split 1 concat 0 : tensor<8x8xf32> -> tensor<2x32xf32>
   return
 }
 

@@ -1,8 +1,8 @@
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @result_wrong_split(%x: tensor<8x8xf32, #dist.layout<@mesh, tp = S(0)>>) {
-  // expected-error @+1 {{result must be S(1) on axis 'tp', its layout is #dist.layout<@mesh>}}
-  %0 = dist.all_to_all %x on @mesh["tp"] split 1 concat 0 : tensor<8x8xf32, #dist.layout<@mesh, tp = S(0)>> -> tensor<32x2xf32, #dist.layout<@mesh>>
+func.func @other_dim_changes(%x: tensor<8x3x8xf32>) {
+  // expected-error @+1 {{result shape must be [32, 3, 2] for axis 'tp' of size 4, got 'tensor<32x1x2xf32>'}}
+  %0 = dist.all_to_all %x on @mesh["tp"] split 2 concat 0 : tensor<8x3x8xf32> -> tensor<32x1x2xf32>
   return
 }
 

@@ -1,8 +1,8 @@
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @dim_out_of_range(%x: tensor<8x8xf32>) {
-  // expected-error @+1 {{dim 2 is out of range for a rank-2 tensor}}
-  %0 = dist.local_slice %x on @mesh["tp"] dim 2 : tensor<8x8xf32> -> tensor<8x8xf32>
+func.func @unannotated_result(%x: tensor<8x8xf32, #dist.layout<@mesh, tp = S(0)>>) {
+  // expected-error @+1 {{result must be S(1) on axis 'tp', its layout is #dist.layout<@mesh>}}
+  %0 = dist.all_to_all %x on @mesh["tp"] split 1 concat 0 : tensor<8x8xf32, #dist.layout<@mesh, tp = S(0)>> -> tensor<32x2xf32>
   return
 }
 

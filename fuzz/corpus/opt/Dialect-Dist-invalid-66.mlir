@@ -1,8 +1,8 @@
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @wrong_shape(%x: tensor<8x8xf32>) {
-  // expected-error @+1 {{result shape must be [8, 4] for axis 'dp' of size 2, got 'tensor<8x2xf32>'}}
-  %0 = dist.local_slice %x on @mesh["dp"] dim 1 : tensor<8x8xf32> -> tensor<8x2xf32>
+func.func @result_wrong_split(%x: tensor<8x8xf32, #dist.layout<@mesh, tp = S(0)>>) {
+  // expected-error @+1 {{result must be S(1) on axis 'tp', its layout is #dist.layout<@mesh>}}
+  %0 = dist.all_to_all %x on @mesh["tp"] split 1 concat 0 : tensor<8x8xf32, #dist.layout<@mesh, tp = S(0)>> -> tensor<32x2xf32, #dist.layout<@mesh>>
   return
 }
 

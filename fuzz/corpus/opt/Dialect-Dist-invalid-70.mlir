@@ -1,8 +1,8 @@
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @result_wrong_split(%x: tensor<8x8xf32, #dist.layout<@mesh>>) {
-  // expected-error @+1 {{result must be S(0) on axis 'tp', its layout is #dist.layout<@mesh>}}
-  %0 = dist.local_slice %x on @mesh["tp"] dim 0 : tensor<8x8xf32, #dist.layout<@mesh>> -> tensor<2x8xf32, #dist.layout<@mesh>>
+func.func @wrong_shape(%x: tensor<8x8xf32>) {
+  // expected-error @+1 {{result shape must be [8, 4] for axis 'dp' of size 2, got 'tensor<8x2xf32>'}}
+  %0 = dist.local_slice %x on @mesh["dp"] dim 1 : tensor<8x8xf32> -> tensor<8x2xf32>
   return
 }
 

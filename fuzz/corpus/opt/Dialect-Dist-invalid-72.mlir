@@ -1,8 +1,8 @@
 
-dist.mesh @mesh ["pp" = 4]
-func.func @send_offset_zero(%x: tensor<8x8xf32>) {
-  // expected-error @+1 {{offset must be non-zero and within (-4, 4) for axis 'pp', got 0}}
-  dist.send %x on @mesh["pp"] offset 0 : tensor<8x8xf32>
+dist.mesh @mesh ["dp" = 2, "tp" = 4]
+func.func @unannotated_result(%x: tensor<8x8xf32, #dist.layout<@mesh>>) {
+  // expected-error @+1 {{result must be S(0) on axis 'tp', its layout is #dist.layout<@mesh>}}
+  %0 = dist.local_slice %x on @mesh["tp"] dim 0 : tensor<8x8xf32, #dist.layout<@mesh>> -> tensor<2x8xf32>
   return
 }
 

@@ -1,8 +1,8 @@
 
-dist.mesh @mesh ["pp" = 4]
-func.func @send_offset_too_large(%x: tensor<8x8xf32>) {
-  // expected-error @+1 {{offset must be non-zero and within (-4, 4) for axis 'pp', got 4}}
-  dist.send %x on @mesh["pp"] offset 4 : tensor<8x8xf32>
+dist.mesh @mesh ["dp" = 2, "tp" = 4]
+func.func @operand_not_replicated(%x: tensor<8x8xf32, #dist.layout<@mesh, tp = P>>) {
+  // expected-error @+1 {{operand must be R on axis 'tp', its layout is #dist.layout<@mesh, tp = P>}}
+  %0 = dist.local_slice %x on @mesh["tp"] dim 0 : tensor<8x8xf32, #dist.layout<@mesh, tp = P>> -> tensor<2x8xf32, #dist.layout<@mesh, tp = S(0)>>
   return
 }
 

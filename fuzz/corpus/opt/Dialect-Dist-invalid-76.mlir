@@ -1,7 +1,8 @@
 
-func.func @send_mesh_missing(%x: tensor<8x8xf32>) {
-  // expected-error @+1 {{'mesh' does not name a dist.mesh}}
-  dist.send %x on @mesh["pp"] offset 1 : tensor<8x8xf32>
+dist.mesh @mesh ["pp" = 4]
+func.func @send_offset_zero(%x: tensor<8x8xf32>) {
+  // expected-error @+1 {{offset must be non-zero and within (-4, 4) for axis 'pp', got 0}}
+  dist.send %x on @mesh["pp"] offset 0 : tensor<8x8xf32>
   return
 }
 

@@ -1,12 +1,8 @@
 
 dist.mesh @mesh ["pp" = 4]
-func.func @recv_layout_axis() {
-  // expected-error @+1 {{layout of result #0 names axis 'tp' that mesh @mesh does not have}}
-  %0 = dist.recv on @mesh["pp"] offset 1 : tensor<8x8xf32, #dist.layout<@mesh, tp = S(0)>>
+func.func @recv_offset_zero() {
+  // expected-error @+1 {{offset must be non-zero and within (-4, 4) for axis 'pp', got 0}}
+  %0 = dist.recv on @mesh["pp"] offset 0 : tensor<8x8xf32>
   return
 }
-
-//===----------------------------------------------------------------------===//
-// dist.all_gather_matmul
-//===----------------------------------------------------------------------===//
 

@@ -1,8 +1,8 @@
 
-dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @dim_out_of_range(%x: tensor<2x2x8xf32>, %w: tensor<6x8xf32>) {
-  // expected-error @+1 {{dim 5 is out of range}}
-  %0 = dist.all_gather_matmul %x, %w on @mesh["tp"] dim 5 chunks 1 : (tensor<2x2x8xf32>, tensor<6x8xf32>) -> tensor<8x2x6xf32>
+dist.mesh @mesh ["pp" = 4]
+func.func @recv_offset_too_large() {
+  // expected-error @+1 {{offset must be non-zero and within (-4, 4) for axis 'pp', got 7}}
+  %0 = dist.recv on @mesh["pp"] offset 7 : tensor<8x8xf32>
   return
 }
 

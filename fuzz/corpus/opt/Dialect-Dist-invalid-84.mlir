@@ -1,8 +1,7 @@
 
-dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @chunks_zero(%x: tensor<2x2x8xf32>, %w: tensor<6x8xf32>) {
-  // expected-error @+1 {{chunks (0) must be >= 1 and divide the input's gathered dimension (2)}}
-  %0 = dist.all_gather_matmul %x, %w on @mesh["tp"] dim 0 chunks 0 : (tensor<2x2x8xf32>, tensor<6x8xf32>) -> tensor<8x2x6xf32>
+func.func @recv_mesh_missing() {
+  // expected-error @+1 {{'mesh' does not name a dist.mesh}}
+  %0 = dist.recv on @mesh["pp"] offset 1 : tensor<8x8xf32>
   return
 }
 

@@ -1,8 +1,12 @@
 
-dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @chunks_not_dividing(%x: tensor<2x2x8xf32>, %w: tensor<6x8xf32>) {
-  // expected-error @+1 {{chunks (4) must be >= 1 and divide the input's gathered dimension (2)}}
-  %0 = dist.all_gather_matmul %x, %w on @mesh["tp"] dim 0 chunks 4 : (tensor<2x2x8xf32>, tensor<6x8xf32>) -> tensor<8x2x6xf32>
+dist.mesh @mesh ["pp" = 4]
+func.func @recv_layout_axis() {
+  // expected-error @+1 {{layout of result #0 names axis 'tp' that mesh @mesh does not have}}
+  %0 = dist.recv on @mesh["pp"] offset 1 : tensor<8x8xf32, #dist.layout<@mesh, tp = S(0)>>
   return
 }
+
+//===----------------------------------------------------------------------===//
+// dist.all_gather_matmul
+//===----------------------------------------------------------------------===//
 

@@ -1,8 +1,9 @@
 
+// The last (contracted) dimension cannot be gathered.
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @in_features_out_in(%x: tensor<2x2x8xf32>, %w: tensor<8x6xf32>) {
-  // expected-error @+1 {{weight has 6 input features but the input's last dimension is 8}}
-  %0 = dist.all_gather_matmul %x, %w on @mesh["tp"] dim 0 chunks 1 : (tensor<2x2x8xf32>, tensor<8x6xf32>) -> tensor<8x2x8xf32>
+func.func @dim_is_last(%x: tensor<2x2x8xf32>, %w: tensor<6x32xf32>) {
+  // expected-error @+1 {{dim 2 is out of range}}
+  %0 = dist.all_gather_matmul %x, %w on @mesh["tp"] dim 2 chunks 1 : (tensor<2x2x8xf32>, tensor<6x32xf32>) -> tensor<2x2x6xf32>
   return
 }
 

@@ -1,8 +1,8 @@
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @weight_element(%x: tensor<2x2x8xf32>, %w: tensor<6x8xbf16>) {
-  // expected-error @+1 {{weight element type 'bf16' differs from the input's 'f32'}}
-  %0 = dist.all_gather_matmul %x, %w on @mesh["tp"] dim 0 chunks 1 : (tensor<2x2x8xf32>, tensor<6x8xbf16>) -> tensor<8x2x6xf32>
+func.func @chunks_not_dividing(%x: tensor<2x2x8xf32>, %w: tensor<6x8xf32>) {
+  // expected-error @+1 {{chunks (4) must be >= 1 and divide the input's gathered dimension (2)}}
+  %0 = dist.all_gather_matmul %x, %w on @mesh["tp"] dim 0 chunks 4 : (tensor<2x2x8xf32>, tensor<6x8xf32>) -> tensor<8x2x6xf32>
   return
 }
 

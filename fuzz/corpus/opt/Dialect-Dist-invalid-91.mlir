@@ -1,8 +1,8 @@
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @bias_rank(%x: tensor<2x2x8xf32>, %w: tensor<8x6xf32>, %b: tensor<1x6xf32>) {
-  // expected-error @+1 {{bias must have shape [6], got 'tensor<1x6xf32>'}}
-  %0 = dist.all_gather_matmul %x, %w, %b on @mesh["tp"] dim 0 chunks 1 weight_layout in_out : (tensor<2x2x8xf32>, tensor<8x6xf32>, tensor<1x6xf32>) -> tensor<8x2x6xf32>
+func.func @in_features_out_in(%x: tensor<2x2x8xf32>, %w: tensor<8x6xf32>) {
+  // expected-error @+1 {{weight has 6 input features but the input's last dimension is 8}}
+  %0 = dist.all_gather_matmul %x, %w on @mesh["tp"] dim 0 chunks 1 : (tensor<2x2x8xf32>, tensor<8x6xf32>) -> tensor<8x2x8xf32>
   return
 }
 

@@ -1,8 +1,8 @@
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @input_not_split(%x: tensor<2x2x8xf32, #dist.layout<@mesh, tp = S(1)>>, %w: tensor<6x8xf32>) {
-  // expected-error @+1 {{input must be S(0) on axis 'tp', its layout is #dist.layout<@mesh, tp = S(1)>}}
-  %0 = dist.all_gather_matmul %x, %w on @mesh["tp"] dim 0 chunks 1 : (tensor<2x2x8xf32, #dist.layout<@mesh, tp = S(1)>>, tensor<6x8xf32>) -> tensor<8x2x6xf32, #dist.layout<@mesh>>
+func.func @bias_element(%x: tensor<2x2x8xf32>, %w: tensor<6x8xf32>, %b: tensor<6xf16>) {
+  // expected-error @+1 {{bias element type 'f16' differs from the input's 'f32'}}
+  %0 = dist.all_gather_matmul %x, %w, %b on @mesh["tp"] dim 0 chunks 1 : (tensor<2x2x8xf32>, tensor<6x8xf32>, tensor<6xf16>) -> tensor<8x2x6xf32>
   return
 }
 

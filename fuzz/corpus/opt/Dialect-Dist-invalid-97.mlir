@@ -1,8 +1,9 @@
 
+// The result is gathered along dim: not the input's local size.
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @input_replicated(%x: tensor<2x2x8xf32, #dist.layout<@mesh>>, %w: tensor<6x8xf32>) {
-  // expected-error @+1 {{input must be S(0) on axis 'tp', its layout is #dist.layout<@mesh>}}
-  %0 = dist.all_gather_matmul %x, %w on @mesh["tp"] dim 0 chunks 1 : (tensor<2x2x8xf32, #dist.layout<@mesh>>, tensor<6x8xf32>) -> tensor<8x2x6xf32, #dist.layout<@mesh>>
+func.func @result_not_gathered(%x: tensor<2x2x8xf32>, %w: tensor<6x8xf32>) {
+  // expected-error @+1 {{result must have shape [8, 2, 6] and element type 'f32', got 'tensor<2x2x6xf32>'}}
+  %0 = dist.all_gather_matmul %x, %w on @mesh["tp"] dim 0 chunks 1 : (tensor<2x2x8xf32>, tensor<6x8xf32>) -> tensor<2x2x6xf32>
   return
 }
 

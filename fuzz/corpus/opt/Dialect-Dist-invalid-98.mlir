@@ -1,8 +1,8 @@
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
-func.func @result_partial(%x: tensor<2x2x8xf32, #dist.layout<@mesh, tp = S(0)>>, %w: tensor<6x8xf32>) {
-  // expected-error @+1 {{result must not be P on axis 'tp' after the gather}}
-  %0 = dist.all_gather_matmul %x, %w on @mesh["tp"] dim 0 chunks 1 : (tensor<2x2x8xf32, #dist.layout<@mesh, tp = S(0)>>, tensor<6x8xf32>) -> tensor<8x2x6xf32, #dist.layout<@mesh, tp = P>>
+func.func @result_out_features(%x: tensor<2x2x8xf32>, %w: tensor<8x6xf32>) {
+  // expected-error @+1 {{result must have shape [8, 2, 6] and element type 'f32', got 'tensor<8x2x8xf32>'}}
+  %0 = dist.all_gather_matmul %x, %w on @mesh["tp"] dim 0 chunks 1 weight_layout in_out : (tensor<2x2x8xf32>, tensor<8x6xf32>) -> tensor<8x2x8xf32>
   return
 }
 

@@ -12,6 +12,9 @@ dist.mesh @single ["x" = 1]
 // Axes keep their declared (not sorted) order.
 // CHECK: dist.mesh @cube ["pp" = 2, "cp" = 2, "dp" = 2]{{$}}
 dist.mesh @cube ["pp" = 2, "cp" = 2, "dp" = 2]
+// Roles, one per axis in the axes' order, whatever the axes are called.
+// CHECK: dist.mesh @roles ["stage" = 2, "ctx" = 2, "replica" = 2, "model" = 2] roles [pipeline, context, data, tensor]{{$}}
+dist.mesh @roles ["stage" = 2, "ctx" = 2, "replica" = 2, "model" = 2] roles [pipeline, context, data, tensor]
 
 //===----------------------------------------------------------------------===//
 // #dist.layout

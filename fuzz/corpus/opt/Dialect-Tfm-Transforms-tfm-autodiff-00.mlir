@@ -17,7 +17,7 @@ tfm.param @emb : tensor<32x8xf32, #dist.layout<@mesh, tp = S(0)>> init normal(2.
 // CHECK-SAME: tensor<8x8xf32, #dist.layout<@mesh, tp = S(1)>> {tfm.grad_of = @down},
 // CHECK-SAME: tensor<16x8xf32, #dist.layout<@mesh, tp = S(0)>> {tfm.grad_of = @emb})
 // CHECK-NOT: func.func @forward
-func.func @forward(%ids: tensor<4x1xi64>, %labels: tensor<4x1xi64>) -> tensor<f32> {
+func.func @forward(%ids: tensor<4x1xi64>, %labels: tensor<4x1xi64>) -> tensor<f32> attributes {tfm.forward} {
   %e = tfm.get_param @emb : tensor<16x8xf32, #dist.layout<@mesh, tp = S(0)>>
   %x0 = tfm.embedding %ids, %e : (tensor<4x1xi64>, tensor<16x8xf32, #dist.layout<@mesh, tp = S(0)>>) -> tensor<4x1x8xf32, #dist.layout<@mesh, tp = P>>
   %x = dist.reduce_scatter %x0 on @mesh["tp"] dim 0 : tensor<4x1x8xf32, #dist.layout<@mesh, tp = P>> -> tensor<2x1x8xf32, #dist.layout<@mesh, tp = S(0)>>

@@ -6,7 +6,7 @@ dist.mesh @mesh ["dp" = 2, "tp" = 1]
 tfm.param @w : tensor<4x8xf32> init normal(2.000000e-02)
 // CHECK-LABEL: func.func @train_step(
 // CHECK-SAME: tensor<4x8xf32, #dist.layout<@mesh, dp = P>> {tfm.grad_of = @w}
-func.func @forward(%ids: tensor<3x1xi64, #dist.layout<@mesh, dp = S(1)>>, %labels: tensor<3x1xi64, #dist.layout<@mesh, dp = S(1)>>) -> tensor<f32> {
+func.func @forward(%ids: tensor<3x1xi64, #dist.layout<@mesh, dp = S(1)>>, %labels: tensor<3x1xi64, #dist.layout<@mesh, dp = S(1)>>) -> tensor<f32> attributes {tfm.forward} {
   %w = tfm.get_param @w : tensor<4x8xf32>
   %x = tfm.embedding %ids, %w : (tensor<3x1xi64, #dist.layout<@mesh, dp = S(1)>>, tensor<4x8xf32>) -> tensor<3x1x8xf32, #dist.layout<@mesh, dp = S(1)>>
   %logits = tfm.linear %x, %w : (tensor<3x1x8xf32, #dist.layout<@mesh, dp = S(1)>>, tensor<4x8xf32>) -> tensor<3x1x4xf32, #dist.layout<@mesh, dp = S(1)>>

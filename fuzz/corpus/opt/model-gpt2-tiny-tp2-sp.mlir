@@ -1,5 +1,5 @@
 module attributes {tfm.model_type = "gpt2"} {
-  dist.mesh @mesh ["tp" = 2]
+  dist.mesh @mesh ["tp" = 2] roles [tensor]
   tfm.param @transformer.wte.weight : tensor<256x32xf32, #dist.layout<@mesh, tp = S(0)>> init normal(2.000000e-02)
   tfm.param @transformer.wpe.weight : tensor<64x32xf32> init normal(2.000000e-02)
   tfm.param @transformer.h.0.ln_1.weight : tensor<32xf32> init ones
@@ -28,7 +28,7 @@ module attributes {tfm.model_type = "gpt2"} {
   tfm.param @transformer.h.1.mlp.c_proj.bias : tensor<32xf32> init zeros
   tfm.param @transformer.ln_f.weight : tensor<32xf32> init ones
   tfm.param @transformer.ln_f.bias : tensor<32xf32> init zeros
-  func.func @forward(%arg0: tensor<8x2xi64> {tfm.name = "input_ids"}, %arg1: tensor<8x2xi64> {tfm.name = "labels"}) -> tensor<f32> {
+  func.func @forward(%arg0: tensor<8x2xi64> {tfm.name = "input_ids"}, %arg1: tensor<8x2xi64> {tfm.name = "labels"}) -> tensor<f32> attributes {tfm.forward} {
     %0 = tfm.get_param @transformer.wte.weight : tensor<128x32xf32, #dist.layout<@mesh, tp = S(0)>>
     %1 = tfm.embedding %arg0, %0 : (tensor<8x2xi64>, tensor<128x32xf32, #dist.layout<@mesh, tp = S(0)>>) -> tensor<8x2x32xf32, #dist.layout<@mesh, tp = P>>
     %2 = dist.reduce_scatter %1 on @mesh["tp"] dim 0 : tensor<8x2x32xf32, #dist.layout<@mesh, tp = P>> -> tensor<4x2x32xf32, #dist.layout<@mesh, tp = S(0)>>

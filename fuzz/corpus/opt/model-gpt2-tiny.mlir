@@ -27,7 +27,7 @@ module attributes {tfm.model_type = "gpt2"} {
   tfm.param @transformer.h.1.mlp.c_proj.bias : tensor<32xf32> init zeros
   tfm.param @transformer.ln_f.weight : tensor<32xf32> init ones
   tfm.param @transformer.ln_f.bias : tensor<32xf32> init zeros
-  func.func @forward(%arg0: tensor<8x2xi64> {tfm.name = "input_ids"}, %arg1: tensor<8x2xi64> {tfm.name = "labels"}) -> tensor<f32> {
+  func.func @forward(%arg0: tensor<8x2xi64> {tfm.name = "input_ids"}, %arg1: tensor<8x2xi64> {tfm.name = "labels"}) -> tensor<f32> attributes {tfm.forward} {
     %0 = tfm.get_param @transformer.wte.weight : tensor<256x32xf32>
     %1 = tfm.embedding %arg0, %0 : (tensor<8x2xi64>, tensor<256x32xf32>) -> tensor<8x2x32xf32>
     %2 = tfm.get_param @transformer.wpe.weight : tensor<64x32xf32>

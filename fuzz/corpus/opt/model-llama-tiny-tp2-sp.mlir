@@ -1,5 +1,5 @@
 module attributes {tfm.model_type = "llama"} {
-  dist.mesh @mesh ["tp" = 2]
+  dist.mesh @mesh ["tp" = 2] roles [tensor]
   tfm.param @model.embed_tokens.weight : tensor<256x32xf32, #dist.layout<@mesh, tp = S(0)>> init normal(2.000000e-02)
   tfm.param @model.layers.0.input_layernorm.weight : tensor<32xf32> init ones
   tfm.param @model.layers.0.self_attn.q_proj.weight : tensor<32x32xf32, #dist.layout<@mesh, tp = S(0)>> init normal(2.000000e-02)
@@ -21,7 +21,7 @@ module attributes {tfm.model_type = "llama"} {
   tfm.param @model.layers.1.mlp.down_proj.weight : tensor<32x88xf32, #dist.layout<@mesh, tp = S(1)>> init normal(2.000000e-02)
   tfm.param @model.norm.weight : tensor<32xf32> init ones
   tfm.param @lm_head.weight : tensor<256x32xf32, #dist.layout<@mesh, tp = S(0)>> init normal(2.000000e-02)
-  func.func @forward(%arg0: tensor<8x2xi64> {tfm.name = "input_ids"}, %arg1: tensor<8x2xi64> {tfm.name = "labels"}) -> tensor<f32> {
+  func.func @forward(%arg0: tensor<8x2xi64> {tfm.name = "input_ids"}, %arg1: tensor<8x2xi64> {tfm.name = "labels"}) -> tensor<f32> attributes {tfm.forward} {
     %0 = tfm.get_param @model.embed_tokens.weight : tensor<128x32xf32, #dist.layout<@mesh, tp = S(0)>>
     %1 = tfm.embedding %arg0, %0 : (tensor<8x2xi64>, tensor<128x32xf32, #dist.layout<@mesh, tp = S(0)>>) -> tensor<8x2x32xf32, #dist.layout<@mesh, tp = P>>
     %2 = dist.reduce_scatter %1 on @mesh["tp"] dim 0 : tensor<8x2x32xf32, #dist.layout<@mesh, tp = P>> -> tensor<4x2x32xf32, #dist.layout<@mesh, tp = S(0)>>

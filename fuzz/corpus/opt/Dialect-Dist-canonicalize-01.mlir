@@ -1,0 +1,10 @@
+
+dist.mesh @mesh ["dp" = 2, "tp" = 1]
+// CHECK-LABEL: func.func @unit_reduce_scatter
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>)
+// CHECK-NEXT: return %[[X]]
+func.func @unit_reduce_scatter(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %0 = dist.reduce_scatter %x on @mesh["tp"] dim 1 : tensor<4x8xf32> -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+

@@ -1,0 +1,6 @@
+
+func.func @relu_grad_result_type(%dy: tensor<8x2x88xf32>, %x: tensor<8x2x88xf32>) {
+  // expected-error @+1 {{'tfm.relu_grad' op failed to verify that all of {dy, input, dx} have same type}}
+  %0 = "tfm.relu_grad"(%dy, %x) : (tensor<8x2x88xf32>, tensor<8x2x88xf32>) -> tensor<8x2x88xf16>
+  return
+}
