@@ -40,6 +40,7 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 # sp-device-probe (built with it) also finds a usable GPU; otherwise the
 # probe's message (the CUDA error) is the reason the GPU tests are skipped.
 config.cuda_probe_message = "this build has no CUDA backend"
+config.cuda_devices = 0
 probe = os.path.join(config.seqpar_tools_dir, "sp-device-probe")
 if config.seqpar_have_cuda and os.path.exists(probe):
     config.available_features.add("cuda-toolkit")
@@ -47,6 +48,9 @@ if config.seqpar_have_cuda and os.path.exists(probe):
     config.cuda_probe_message = " ".join((result.stdout + result.stderr).split())
     if result.returncode == 0:
         config.available_features.add("cuda-gpu")
+        import re
+        found = re.search(r"(\d+) device", result.stdout)
+        config.cuda_devices = int(found.group(1)) if found else 1
 
 # The runtime backend the end-to-end tests compile for (lit --param
 # target=cuda): the drivers pass it to sp-compile as --target.
