@@ -36,6 +36,10 @@ tool_dirs = [config.seqpar_tools_dir, config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(["sp-compile", "sp-opt", "sp-import"], tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
+# An ASan + UBSan build (scripts/build-sanitized.sh): "asan".
+if config.seqpar_sanitize:
+    config.available_features.add("asan")
+
 # The CUDA backend: "cuda-toolkit" when this build has it, "cuda-gpu" when
 # sp-device-probe (built with it) also finds a usable GPU; otherwise the
 # probe's message (the CUDA error) is the reason the GPU tests are skipped.
