@@ -95,4 +95,17 @@ void registerDistRuntimeLoweringModels(mlir::DialectRegistry &registry);
 
 #include "seqpar/Conversion/RuntimeLoweringInterface.h.inc"
 
+namespace seqpar {
+/// The external model of an op whose lowering is the function `Lower`.
+template <typename OpT, mlir::LogicalResult (*Lower)(OpT, RuntimeEmitter &)>
+struct FunctionLowering
+    : RuntimeLoweringOpInterface::ExternalModel<FunctionLowering<OpT, Lower>,
+                                                OpT> {
+  mlir::LogicalResult lowerToRuntime(mlir::Operation *op,
+                                     RuntimeEmitter &emitter) const {
+    return Lower(llvm::cast<OpT>(op), emitter);
+  }
+};
+} // namespace seqpar
+
 #endif // SEQPAR_CONVERSION_RUNTIMELOWERINGINTERFACE_H

@@ -125,19 +125,9 @@ static LogicalResult lowerOp(AllReduceCoalescedOp o, RuntimeEmitter &e) {
   return success();
 }
 
-namespace {
-/// An op lowered by its lowerOp overload above.
-template <typename OpT>
-struct DistLowering
-    : RuntimeLoweringOpInterface::ExternalModel<DistLowering<OpT>, OpT> {
-  LogicalResult lowerToRuntime(Operation *op, RuntimeEmitter &emitter) const {
-    return lowerOp(cast<OpT>(op), emitter);
-  }
-};
-} // namespace
-
+/// Attaches, to each op, its lowerOp overload above.
 template <typename... OpTs> static void attachDistLowerings(MLIRContext *ctx) {
-  (OpTs::template attachInterface<DistLowering<OpTs>>(*ctx), ...);
+  (OpTs::template attachInterface<FunctionLowering<OpTs, lowerOp>>(*ctx), ...);
 }
 
 void seqpar::registerDistRuntimeLoweringModels(DialectRegistry &registry) {

@@ -411,19 +411,9 @@ static LogicalResult lowerOp(AdamWUpdateOp o, RuntimeEmitter &e) {
   return success();
 }
 
-namespace {
-/// An op lowered by its lowerOp overload above.
-template <typename OpT>
-struct TfmLowering
-    : RuntimeLoweringOpInterface::ExternalModel<TfmLowering<OpT>, OpT> {
-  LogicalResult lowerToRuntime(Operation *op, RuntimeEmitter &emitter) const {
-    return lowerOp(cast<OpT>(op), emitter);
-  }
-};
-} // namespace
-
+/// Attaches, to each op, its lowerOp overload above.
 template <typename... OpTs> static void attachTfmLowerings(MLIRContext *ctx) {
-  (OpTs::template attachInterface<TfmLowering<OpTs>>(*ctx), ...);
+  (OpTs::template attachInterface<FunctionLowering<OpTs, lowerOp>>(*ctx), ...);
 }
 
 void seqpar::registerTfmRuntimeLoweringModels(DialectRegistry &registry) {
