@@ -78,6 +78,31 @@ func.func @f() attributes {dist.arena_bytes = -64} {
 
 // -----
 
+// Only ops whose kernel may need a workspace (WorkspaceOpInterface) carry
+// its offset.
+// expected-error @+1 {{'tfm.fill' op carries 'dist.workspace_offset', but its runtime kernel has no workspace to place}}
+%0 = tfm.fill 0.0 {dist.workspace_offset = 0 : i64} : tensor<4xf32>
+
+// -----
+
+dist.mesh @mesh ["tp" = 2]
+func.func @f(%x: tensor<2x4xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{'dist.all_gather' op 'dist.workspace_offset' must be a non-negative i64 offset}}
+  %g = dist.all_gather %x on @mesh["tp"] dim 1 {dist.workspace_offset = -64 : i64} : tensor<2x4xf32> -> tensor<2x8xf32>
+  return %g : tensor<2x8xf32>
+}
+
+// -----
+
+dist.mesh @mesh ["tp" = 2]
+func.func @f(%x: tensor<2x4xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{'dist.all_gather' op 'dist.workspace_offset' must be a non-negative i64 offset}}
+  %g = dist.all_gather %x on @mesh["tp"] dim 1 {dist.workspace_offset = 64 : i32} : tensor<2x4xf32> -> tensor<2x8xf32>
+  return %g : tensor<2x8xf32>
+}
+
+// -----
+
 // Two functions marked as the forward: tfm-autodiff does not guess.
 // AUTODIFF: error: 'func.func' op tfm-autodiff: a second function marked tfm.forward (the first is @f)
 func.func @f(%ids: tensor<4x1xi64>, %labels: tensor<4x1xi64>) -> tensor<f32> attributes {tfm.forward} {

@@ -53,6 +53,18 @@ LogicalResult DistDialect::verifyOperationAttribute(Operation *op,
              << "'" << name << "' must be a non-negative integer";
     return success();
   }
+  if (name == WorkspaceOffsetAttrHelper::getNameStr()) {
+    auto offset = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!isa<WorkspaceOpInterface>(op))
+      return op->emitOpError()
+             << "carries '" << name
+             << "', but its runtime kernel has no workspace to place";
+    if (!offset || !offset.getType().isSignlessInteger(64) ||
+        offset.getInt() < 0)
+      return op->emitOpError()
+             << "'" << name << "' must be a non-negative i64 offset";
+    return success();
+  }
   return op->emitOpError() << "carries the unknown attribute '" << name
                            << "' (see the dist dialect's attributes)";
 }

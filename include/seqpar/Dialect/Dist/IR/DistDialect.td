@@ -35,7 +35,11 @@ def Dist_Dialect : Dialect {
     // On the planned function: the arena's size and the most bytes live at
     // once.
     "::mlir::IntegerAttr":$arena_bytes,
-    "::mlir::IntegerAttr":$arena_max_live
+    "::mlir::IntegerAttr":$arena_max_live,
+    // On each op with a workspace (WorkspaceOpInterface, a non-zero
+    // getWorkspaceBytes()) in a planned function: the workspace's byte
+    // offset in the arena.
+    "::mlir::IntegerAttr":$workspace_offset
   );
   let hasOperationAttrVerify = 1;
 }

@@ -35,4 +35,25 @@ def Dist_CollectiveOpInterface : OpInterface<"CollectiveOpInterface"> {
   ];
 }
 
+def Dist_WorkspaceOpInterface : OpInterface<"WorkspaceOpInterface"> {
+  let cppNamespace = "::seqpar::dist";
+  let description = [{
+    An op whose runtime kernel needs device memory beyond its operands and
+    results: the fused collective GEMMs' chunk buffers, the coalesced
+    collectives' buckets, the pack / unpack buffers of a collective that
+    moves strided blocks. sp-plan-buffers places the workspace in the arena,
+    live only at the op, and records its offset as `dist.workspace_offset`;
+    the lowering passes `arena + offset` and the byte count to the runtime,
+    which checks that it is at least what the kernel computes for itself.
+  }];
+  let methods = [
+    InterfaceMethod<[{
+        The bytes the op's runtime kernel uses beyond its operands and
+        results (0: none), from the op's types, dimensions and chunks; the
+        mesh axis size is the ratio the verified types fix. Saturates at
+        INT64_MAX where the count overflows (the planner cannot place it).
+      }], "int64_t", "getWorkspaceBytes", (ins)>,
+  ];
+}
+
 #endif // SEQPAR_DIALECT_DIST_IR_DISTINTERFACES_TD

@@ -86,7 +86,8 @@ class Dist_CollectiveOp<string mnemonic, list<Trait> traits = []>
   }];
 }
 
-def Dist_AllGatherOp : Dist_CollectiveOp<"all_gather", [Pure]> {
+def Dist_AllGatherOp : Dist_CollectiveOp<"all_gather", [Pure,
+    DeclareOpInterfaceMethods<Dist_WorkspaceOpInterface>]> {
   let summary = "concatenates the shards of every rank along a dimension";
   let description = [{
     Every rank of the axis contributes its local tensor; the result is their
@@ -97,6 +98,11 @@ def Dist_AllGatherOp : Dist_CollectiveOp<"all_gather", [Pure]> {
         : tensor<128x2x768xf32, #dist.layout<@mesh, tp = S(0)>>
         -> tensor<512x2x768xf32>
     ```
+
+    **Workspace** (WorkspaceOpInterface, placed in the arena by
+    sp-plan-buffers): none when the dimensions before `dim` are all 1 (every
+    rank's block is contiguous in the result); otherwise the result's bytes,
+    into which the blocks are received before being unpacked.
 
     **Constraints**
     - the mesh exists and has the axis;
@@ -126,7 +132,8 @@ def Dist_AllGatherOp : Dist_CollectiveOp<"all_gather", [Pure]> {
   let hasCanonicalizer = 1;
 }
 
-def Dist_ReduceScatterOp : Dist_CollectiveOp<"reduce_scatter", [Pure]> {
+def Dist_ReduceScatterOp : Dist_CollectiveOp<"reduce_scatter", [Pure,
+    DeclareOpInterfaceMethods<Dist_WorkspaceOpInterface>]> {
   let summary = "sums partial values and leaves each rank one shard";
   let description = [{
     Sums the operands of every rank of the axis and splits the sum along
@@ -137,6 +144,10 @@ def Dist_ReduceScatterOp : Dist_CollectiveOp<"reduce_scatter", [Pure]> {
         : tensor<512x2x768xf32, #dist.layout<@mesh, tp = P>>
         -> tensor<128x2x768xf32, #dist.layout<@mesh, tp = S(0)>>
     ```
+
+    **Workspace**: none when the dimensions before `dim` are all 1;
+    otherwise the operand's bytes, into which each rank's strided block is
+    packed before the reduction.
 
     **Constraints**
     - the mesh exists and has the axis;
@@ -192,7 +203,8 @@ def Dist_AllReduceOp : Dist_CollectiveOp<"all_reduce", [Pure]> {
 }
 
 def Dist_AllReduceCoalescedOp
-    : Dist_CollectiveOp<"all_reduce_coalesced", [Pure]> {
+    : Dist_CollectiveOp<"all_reduce_coalesced", [Pure,
+      DeclareOpInterfaceMethods<Dist_WorkspaceOpInterface>]> {
   let summary = "all-reduces several tensors in one collective";
   let description = [{
     `dist.all_reduce` of every operand, packed into one buffer so that one
@@ -204,6 +216,9 @@ def Dist_AllReduceCoalescedOp
            tensor<8x4xf32, #dist.layout<@mesh, dp = P>>)
         -> (tensor<32xf32>, tensor<8x4xf32>)
     ```
+
+    **Workspace**: the operands' bytes together (the bucket reduced in
+    place); none for a single operand, reduced straight into its result.
 
     **Constraints**
     - the mesh exists and has the axis;
@@ -222,7 +237,8 @@ def Dist_AllReduceCoalescedOp
 }
 
 def Dist_ReduceScatterCoalescedOp
-    : Dist_CollectiveOp<"reduce_scatter_coalesced", [Pure]> {
+    : Dist_CollectiveOp<"reduce_scatter_coalesced", [Pure,
+      DeclareOpInterfaceMethods<Dist_WorkspaceOpInterface>]> {
   let summary = "reduce-scatters several tensors along dim 0 in one collective";
   let description = [{
     `dist.reduce_scatter` of every operand along its first dimension,
@@ -236,6 +252,10 @@ def Dist_ReduceScatterCoalescedOp
         -> (tensor<16xf32, #dist.layout<@mesh, dp = S(0)>>,
             tensor<4x4xf32, #dist.layout<@mesh, dp = S(0)>>)
     ```
+
+    **Workspace**: the operands' bytes together (rank r's blocks of every
+    operand packed in order) plus one axis-size-th of them (this rank's
+    reduced blocks, unpacked into the results); none for a single operand.
 
     **Constraints**
     - the mesh exists and has the axis;
@@ -278,7 +298,8 @@ def Dist_AllGatherParamOp : Dist_CollectiveOp<"all_gather_param", [
   }];
 }
 
-def Dist_AllToAllOp : Dist_CollectiveOp<"all_to_all", [Pure]> {
+def Dist_AllToAllOp : Dist_CollectiveOp<"all_to_all", [Pure,
+    DeclareOpInterfaceMethods<Dist_WorkspaceOpInterface>]> {
   let summary = "re-splits a tensor from one dimension to another";
   let description = [{
     Each rank splits its local tensor along `split_dim` into axis-size
@@ -290,6 +311,11 @@ def Dist_AllToAllOp : Dist_CollectiveOp<"all_to_all", [Pure]> {
     %y = dist.all_to_all %x on @mesh["cp"] split 2 concat 0
         : tensor<256x2x1024xf32> -> tensor<512x2x512xf32>
     ```
+
+    **Workspace**: the operand's bytes when the dimensions before
+    `split_dim` are not all 1 (the blocks sent are packed), plus as many when
+    the result's dimensions before `concat_dim` are not all 1 (the blocks
+    received are unpacked).
 
     **Constraints**
     - the mesh exists and has the axis;
@@ -402,7 +428,8 @@ def Dist_RecvOp : Dist_CollectiveOp<"recv"> {
 // Fused communication and computation
 //===----------------------------------------------------------------------===//
 
-def Dist_AllGatherMatmulOp : Dist_CollectiveOp<"all_gather_matmul", [Pure]> {
+def Dist_AllGatherMatmulOp : Dist_CollectiveOp<"all_gather_matmul", [Pure,
+    DeclareOpInterfaceMethods<Dist_WorkspaceOpInterface>]> {
   let summary = "all_gather followed by a linear, chunked to overlap";
   let description = [{
     `linear(all_gather(input, dim), weight, bias)`: the sequence-parallel
@@ -418,6 +445,11 @@ def Dist_AllGatherMatmulOp : Dist_CollectiveOp<"all_gather_matmul", [Pure]> {
            tensor<768xf32, #dist.layout<@mesh, tp = S(0)>>)
         -> tensor<512x2x768xf32, #dist.layout<@mesh, tp = S(2)>>
     ```
+
+    **Workspace**: min(`chunks`, 2) chunks of the gathered input: with
+    one chunk the whole gathered input, otherwise two (one being gathered
+    while the GEMMs read the other), i.e. 2 / `chunks` of it: axis size x
+    (rows / `chunks`) x `in` elements.
 
     **Constraints**
     - the mesh exists and has the axis;
@@ -445,7 +477,8 @@ def Dist_AllGatherMatmulOp : Dist_CollectiveOp<"all_gather_matmul", [Pure]> {
 }
 
 def Dist_MatmulReduceScatterOp
-    : Dist_CollectiveOp<"matmul_reduce_scatter", [Pure]> {
+    : Dist_CollectiveOp<"matmul_reduce_scatter", [Pure,
+      DeclareOpInterfaceMethods<Dist_WorkspaceOpInterface>]> {
   let summary = "a linear whose partial result is reduce-scattered, chunked";
   let description = [{
     `reduce_scatter(linear(input, weight), dim) + bias`: the output of a
@@ -459,6 +492,10 @@ def Dist_MatmulReduceScatterOp
            tensor<768x3072xf32, #dist.layout<@mesh, tp = S(1)>>)
         -> tensor<128x2x768xf32, #dist.layout<@mesh, tp = S(0)>>
     ```
+
+    **Workspace**: min(`chunks`, 2) chunks of partial sums of every rank's
+    block (one being reduced while the next is computed): axis size x
+    (rows of the result / `chunks`) x `out` elements.
 
     **Constraints**
     - the mesh exists and has the axis;
