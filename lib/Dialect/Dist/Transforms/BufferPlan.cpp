@@ -38,7 +38,20 @@ std::optional<unsigned> dist::inPlaceOperand(OpResult r) {
   return operand;
 }
 
+int64_t dist::workspaceBytes(Operation *op) {
+  auto w = dyn_cast<WorkspaceOpInterface>(op);
+  return w ? w.getWorkspaceBytes() : 0;
+}
+
+std::optional<int64_t> dist::workspaceOffset(Operation *op) {
+  if (auto attr = op->getAttrOfType<IntegerAttr>(kWorkspaceOffsetAttr))
+    return attr.getInt();
+  return std::nullopt;
+}
+
 bool dist::takesOver(const LiveValue &v, const LiveValue &operand) {
+  if (v.isWorkspace() || operand.isWorkspace())
+    return false;
   auto r = cast<OpResult>(v.value);
   std::optional<unsigned> i = inPlaceOperand(r);
   return i && r.getOwner()->getOperand(*i) == operand.value &&
@@ -78,6 +91,9 @@ FailureOr<SmallVector<LiveValue>> dist::arenaValues(func::FuncOp func) {
             std::max(v.end, index.lookup(body.findAncestorOpInBlock(*user)));
       values.push_back(v);
     }
+    // Live while the op runs: with its operands and results, no longer.
+    if (int64_t bytes = workspaceBytes(&op))
+      values.push_back({Value(), index[&op], index[&op], bytes, &op});
   }
   return values;
 }
@@ -108,10 +124,13 @@ std::optional<int64_t> dist::maxLiveBytes(ArrayRef<LiveValue> values) {
   return most;
 }
 
-static std::string describe(Value v) {
-  auto r = cast<OpResult>(v);
-  return "result #" + std::to_string(r.getResultNumber()) + " of '" +
-         r.getOwner()->getName().getStringRef().str() + "'";
+static std::string describe(const LiveValue &v) {
+  std::string op = "'" + v.getOwner()->getName().getStringRef().str() + "'";
+  if (v.isWorkspace())
+    return "the workspace of " + op;
+  return "result #" +
+         std::to_string(cast<OpResult>(v.value).getResultNumber()) + " of " +
+         op;
 }
 
 /// Whether two values live at the same time may share bytes (other than a
@@ -123,7 +142,10 @@ static std::string describe(Value v) {
 /// one only if it does with its neighbours by offset. Only "no" is exact:
 /// readBufferPlan then checks value by value for its diagnostic.
 static bool mayShareBytes(ArrayRef<LiveValue> values,
-                          const DenseMap<Value, int64_t> &offsets) {
+                          ArrayRef<int64_t> offsets) {
+  auto offsetOf = [&](const LiveValue *v) {
+    return offsets[v - values.data()];
+  };
   // Live values by offset; values at one offset have the same bytes.
   std::map<int64_t, SmallVector<const LiveValue *, 1>> live;
   using Death = std::pair<int64_t, const LiveValue *>;
@@ -135,12 +157,12 @@ static bool mayShareBytes(ArrayRef<LiveValue> values,
     while (!deaths.empty() && deaths.top().first < v.start) {
       const LiveValue *w = deaths.top().second;
       deaths.pop();
-      auto at = live.find(offsets.lookup(w->value));
+      auto at = live.find(offsetOf(w));
       llvm::erase(at->second, w);
       if (at->second.empty())
         live.erase(at);
     }
-    int64_t lo = offsets.lookup(v.value), hi = lo + v.bytes;
+    int64_t lo = offsetOf(&v), hi = lo + v.bytes;
     auto next = live.lower_bound(lo);
     if (next != live.begin()) {
       const LiveValue *w = std::prev(next)->second.front();
@@ -161,6 +183,41 @@ static bool mayShareBytes(ArrayRef<LiveValue> values,
   return false;
 }
 
+/// The offset `v` has in the plan, checked: recorded, aligned, inside the
+/// arena.
+static FailureOr<int64_t> readOffset(const LiveValue &v, int64_t arenaBytes) {
+  Operation *op = v.getOwner();
+  int64_t offset;
+  if (v.isWorkspace()) {
+    std::optional<int64_t> recorded = workspaceOffset(op);
+    if (!recorded)
+      return op->emitOpError()
+             << "needs '" << kWorkspaceOffsetAttr << "' for its workspace of "
+             << v.bytes << " bytes: the function has an arena plan";
+    offset = *recorded;
+  } else {
+    auto attr = op->getAttrOfType<DenseI64ArrayAttr>(kArenaOffsetsAttr);
+    if (!attr || attr.size() != int64_t(op->getNumResults()))
+      return op->emitOpError() << "needs '" << kArenaOffsetsAttr << "' with "
+                               << op->getNumResults()
+                               << " offset(s): the function has an arena plan";
+    offset = attr[cast<OpResult>(v.value).getResultNumber()];
+  }
+  if (offset < 0 || offset % kArenaAlign != 0)
+    return op->emitOpError()
+           << describe(v) << " at arena offset " << offset
+           << " is not a multiple of " << kArenaAlign << " bytes";
+  std::optional<int64_t> end = llvm::checkedAdd<int64_t>(offset, v.bytes);
+  if (!end)
+    return op->emitOpError() << describe(v) << " at arena offset " << offset
+                             << " with " << v.bytes << " bytes ends past int64";
+  if (*end > arenaBytes)
+    return op->emitOpError()
+           << describe(v) << " at arena bytes [" << offset << ", " << *end
+           << ") ends past the arena of " << arenaBytes << " bytes";
+  return offset;
+}
+
 FailureOr<DenseMap<Value, int64_t>> dist::readBufferPlan(func::FuncOp func) {
   DenseMap<Value, int64_t> offsets;
   auto sizeAttr = func->getAttrOfType<IntegerAttr>(kArenaBytesAttr);
@@ -170,46 +227,41 @@ FailureOr<DenseMap<Value, int64_t>> dist::readBufferPlan(func::FuncOp func) {
   FailureOr<SmallVector<LiveValue>> values = arenaValues(func);
   if (failed(values))
     return failure();
+  // A workspace offset on an op that has none is a stale plan.
+  for (Operation &op : func.getBody().front())
+    if (op.hasAttr(kWorkspaceOffsetAttr) && workspaceBytes(&op) == 0)
+      return op.emitOpError() << "has '" << kWorkspaceOffsetAttr
+                              << "' but its kernel needs no workspace";
+  SmallVector<int64_t> at;
   for (const LiveValue &v : *values) {
-    Operation *op = v.value.getDefiningOp();
-    auto attr = op->getAttrOfType<DenseI64ArrayAttr>(kArenaOffsetsAttr);
-    if (!attr || attr.size() != int64_t(op->getNumResults()))
-      return op->emitOpError() << "needs '" << kArenaOffsetsAttr << "' with "
-                               << op->getNumResults()
-                               << " offset(s): the function has an arena plan";
-    int64_t offset = attr[cast<OpResult>(v.value).getResultNumber()];
-    if (offset < 0 || offset % kArenaAlign != 0)
-      return op->emitOpError()
-             << describe(v.value) << " at arena offset " << offset
-             << " is not a multiple of " << kArenaAlign << " bytes";
-    std::optional<int64_t> end = llvm::checkedAdd<int64_t>(offset, v.bytes);
-    if (!end)
-      return op->emitOpError()
-             << describe(v.value) << " at arena offset " << offset << " with "
-             << v.bytes << " bytes ends past int64";
-    if (*end > arenaBytes)
-      return op->emitOpError()
-             << describe(v.value) << " at arena bytes [" << offset << ", "
-             << *end << ") ends past the arena of " << arenaBytes << " bytes";
-    offsets[v.value] = offset;
+    FailureOr<int64_t> offset = readOffset(v, arenaBytes);
+    if (failed(offset))
+      return failure();
+    at.push_back(*offset);
+    if (!v.isWorkspace())
+      offsets[v.value] = *offset;
   }
-  if (!mayShareBytes(*values, offsets))
+  if (!mayShareBytes(*values, at))
     return offsets;
   // Values in order of definition: each is checked against the earlier ones
   // still live when it is written.
   SmallVector<const LiveValue *> live;
   for (const LiveValue &v : *values) {
     llvm::erase_if(live, [&](const LiveValue *w) { return w->end < v.start; });
-    int64_t lo = offsets[v.value], hi = lo + v.bytes;
+    int64_t lo = at[&v - values->data()], hi = lo + v.bytes;
     for (const LiveValue *w : live) {
-      int64_t wlo = offsets[w->value], whi = wlo + w->bytes;
+      int64_t wlo = at[w - values->data()], whi = wlo + w->bytes;
       if (lo < whi && wlo < hi && !(takesOver(v, *w) && lo == wlo)) {
-        InFlightDiagnostic d = v.value.getDefiningOp()->emitOpError()
-                               << describe(v.value) << " at arena bytes [" << lo
-                               << ", " << hi << ") overlaps "
-                               << describe(w->value) << " at [" << wlo << ", "
-                               << whi << "), which is still live";
-        d.attachNote(w->value.getLoc()) << "the other value is defined here";
+        InFlightDiagnostic d = v.getOwner()->emitOpError()
+                               << describe(v) << " at arena bytes [" << lo
+                               << ", " << hi << ") overlaps " << describe(*w)
+                               << " at [" << wlo << ", " << whi
+                               << "), which is still live";
+        if (w->isWorkspace())
+          d.attachNote(w->getOwner()->getLoc())
+              << "the other is the workspace of this op";
+        else
+          d.attachNote(w->value.getLoc()) << "the other value is defined here";
         return failure();
       }
     }

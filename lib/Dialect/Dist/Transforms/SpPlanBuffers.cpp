@@ -8,7 +8,9 @@
 // better one differs between models), each value going
 // to the lowest aligned offset that no value live at the same time holds;
 // the smaller arena wins. The result is checked (readBufferPlan) before it
-// is kept.
+// is kept. The workspace an op's kernel needs (WorkspaceOpInterface) is one
+// more interval, live at that op only, so that it reuses bytes of values
+// dead there and never meets the op's operands and results.
 //
 // Placing a value must see every value live with it, and in a training
 // step the activations kept for the backward are live together: looking at
@@ -271,6 +273,11 @@ groupInPlace(ArrayRef<LiveValue> values, SmallVectorImpl<unsigned> &bufferOf) {
   DenseSet<unsigned> takenOver;
   bufferOf.resize(values.size());
   for (auto [i, v] : llvm::enumerate(values)) {
+    if (v.isWorkspace()) {
+      bufferOf[i] = buffers.size();
+      buffers.push_back(v);
+      continue;
+    }
     indexOf[v.value] = i;
     if (std::optional<unsigned> o = inPlaceOperand(cast<OpResult>(v.value))) {
       auto it = indexOf.find(v.value.getDefiningOp()->getOperand(*o));
@@ -322,11 +329,13 @@ static LogicalResult planFunction(func::FuncOp func) {
   if (!arena) {
     // Both orders overflow: report the value the first found no offset for.
     const LiveValue &v = buffers[*unplaced];
-    auto r = cast<OpResult>(v.value);
-    return r.getOwner()->emitOpError()
-           << "result #" << r.getResultNumber() << " (" << v.bytes
-           << " bytes) cannot be placed: the arena of @" << func.getSymName()
-           << " would exceed int64 bytes";
+    InFlightDiagnostic d = v.getOwner()->emitOpError();
+    if (v.isWorkspace())
+      d << "workspace";
+    else
+      d << "result #" << cast<OpResult>(v.value).getResultNumber();
+    return d << " (" << v.bytes << " bytes) cannot be placed: the arena of @"
+             << func.getSymName() << " would exceed int64 bytes";
   }
   // At most the arena's size, since values live together do not overlap.
   std::optional<int64_t> maxLive = maxLiveBytes(buffers);
@@ -339,14 +348,19 @@ static LogicalResult planFunction(func::FuncOp func) {
 
   MLIRContext *ctx = func.getContext();
   DenseMap<Operation *, SmallVector<int64_t>> perOp;
+  auto i64 = IntegerType::get(ctx, 64);
   for (auto [v, offset] : llvm::zip(*values, offsets)) {
+    if (v.isWorkspace()) {
+      v.workspaceOf->setAttr(kWorkspaceOffsetAttr,
+                             IntegerAttr::get(i64, offset));
+      continue;
+    }
     SmallVector<int64_t> &slots = perOp[v.value.getDefiningOp()];
     slots.resize(v.value.getDefiningOp()->getNumResults(), 0);
     slots[cast<OpResult>(v.value).getResultNumber()] = offset;
   }
   for (auto &[op, slots] : perOp)
     op->setAttr(kArenaOffsetsAttr, DenseI64ArrayAttr::get(ctx, slots));
-  auto i64 = IntegerType::get(ctx, 64);
   func->setAttr(kArenaBytesAttr, IntegerAttr::get(i64, *arena));
   func->setAttr(kArenaMaxLiveAttr, IntegerAttr::get(i64, *maxLive));
   return readBufferPlan(func);

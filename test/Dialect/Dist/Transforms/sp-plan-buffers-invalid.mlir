@@ -80,3 +80,80 @@ func.func @operand_still_read(%x: tensor<4x8xf32>) -> tensor<4x8xf32>
   %c = tfm.add %a, %b {dist.arena_offsets = array<i64: 128>} : tensor<4x8xf32>
   return %c : tensor<4x8xf32>
 }
+
+// -----
+
+// A kernel's workspace (WorkspaceOpInterface) is live at its op, with the
+// op's operands and results: here it is placed over the fused GEMM's input.
+dist.mesh @mesh ["tp" = 2]
+func.func @workspace_over_operand(%x: tensor<4x2x8xf32>, %w: tensor<16x8xf32>) -> tensor<8x2x16xf32>
+    attributes {dist.arena_bytes = 1280 : i64, dist.arena_max_live = 1792 : i64} {
+  // expected-note @+1 {{the other value is defined here}}
+  %a = tfm.silu %x {dist.arena_offsets = array<i64: 0>} : tensor<4x2x8xf32>
+  // expected-error @+1 {{'dist.all_gather_matmul' op the workspace of 'dist.all_gather_matmul' at arena bytes [0, 512) overlaps result #0 of 'tfm.silu' at [0, 256), which is still live}}
+  %y = dist.all_gather_matmul %a, %w on @mesh["tp"] dim 0 chunks 2 {dist.arena_offsets = array<i64: 256>, dist.workspace_offset = 0 : i64} : (tensor<4x2x8xf32>, tensor<16x8xf32>) -> tensor<8x2x16xf32>
+  return %y : tensor<8x2x16xf32>
+}
+
+// -----
+
+// A value written while a workspace is in use may not take its bytes: the
+// second result of the coalesced all-reduce over its own bucket.
+dist.mesh @mesh ["tp" = 2]
+func.func @result_over_workspace(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
+    attributes {dist.arena_bytes = 640 : i64, dist.arena_max_live = 512 : i64} {
+  %a = tfm.silu %x {dist.arena_offsets = array<i64: 0>} : tensor<4x8xf32>
+  %b = tfm.silu %x {dist.arena_offsets = array<i64: 128>} : tensor<4x8xf32>
+  // expected-error @+2 {{the workspace of 'dist.all_reduce_coalesced' at arena bytes [256, 512) overlaps result #1 of 'dist.all_reduce_coalesced' at [384, 512), which is still live}}
+  // expected-note @+1 {{the other value is defined here}}
+  %r:2 = dist.all_reduce_coalesced %a, %b on @mesh["tp"] sum {dist.arena_offsets = array<i64: 0, 384>, dist.workspace_offset = 256 : i64} : (tensor<4x8xf32>, tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
+  return %r#0, %r#1 : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+dist.mesh @mesh ["tp" = 2]
+func.func @workspace_misaligned(%x: tensor<2x4x8xf32>) -> tensor<2x8x8xf32>
+    attributes {dist.arena_bytes = 2048 : i64, dist.arena_max_live = 1280 : i64} {
+  %a = tfm.silu %x {dist.arena_offsets = array<i64: 0>} : tensor<2x4x8xf32>
+  // expected-error @+1 {{the workspace of 'dist.all_gather' at arena offset 800 is not a multiple of 64 bytes}}
+  %g = dist.all_gather %a on @mesh["tp"] dim 1 {dist.arena_offsets = array<i64: 256>, dist.workspace_offset = 800 : i64} : tensor<2x4x8xf32> -> tensor<2x8x8xf32>
+  return %g : tensor<2x8x8xf32>
+}
+
+// -----
+
+dist.mesh @mesh ["tp" = 2]
+func.func @workspace_outside(%x: tensor<2x4x8xf32>) -> tensor<2x8x8xf32>
+    attributes {dist.arena_bytes = 1024 : i64, dist.arena_max_live = 1280 : i64} {
+  %a = tfm.silu %x {dist.arena_offsets = array<i64: 0>} : tensor<2x4x8xf32>
+  // expected-error @+1 {{the workspace of 'dist.all_gather' at arena bytes [768, 1280) ends past the arena of 1024 bytes}}
+  %g = dist.all_gather %a on @mesh["tp"] dim 1 {dist.arena_offsets = array<i64: 256>, dist.workspace_offset = 768 : i64} : tensor<2x4x8xf32> -> tensor<2x8x8xf32>
+  return %g : tensor<2x8x8xf32>
+}
+
+// -----
+
+// A collective on a strided dimension added after planning has no
+// workspace.
+dist.mesh @mesh ["tp" = 2]
+func.func @workspace_missing(%x: tensor<2x4x8xf32>) -> tensor<2x8x8xf32>
+    attributes {dist.arena_bytes = 1280 : i64, dist.arena_max_live = 1280 : i64} {
+  %a = tfm.silu %x {dist.arena_offsets = array<i64: 0>} : tensor<2x4x8xf32>
+  // expected-error @+1 {{'dist.all_gather' op needs 'dist.workspace_offset' for its workspace of 512 bytes: the function has an arena plan}}
+  %g = dist.all_gather %a on @mesh["tp"] dim 1 {dist.arena_offsets = array<i64: 256>} : tensor<2x4x8xf32> -> tensor<2x8x8xf32>
+  return %g : tensor<2x8x8xf32>
+}
+
+// -----
+
+// Along the first dimension the gather needs no workspace: an offset for
+// one is a stale plan.
+dist.mesh @mesh ["tp" = 2]
+func.func @workspace_not_needed(%x: tensor<2x4x8xf32>) -> tensor<4x4x8xf32>
+    attributes {dist.arena_bytes = 1024 : i64, dist.arena_max_live = 768 : i64} {
+  %a = tfm.silu %x {dist.arena_offsets = array<i64: 0>} : tensor<2x4x8xf32>
+  // expected-error @+1 {{'dist.all_gather' op has 'dist.workspace_offset' but its kernel needs no workspace}}
+  %g = dist.all_gather %a on @mesh["tp"] dim 0 {dist.arena_offsets = array<i64: 256>, dist.workspace_offset = 768 : i64} : tensor<2x4x8xf32> -> tensor<4x4x8xf32>
+  return %g : tensor<4x4x8xf32>
+}

@@ -11,6 +11,13 @@
 // N is the arena's size (the highest byte any value reaches), L the most
 // bytes live at any op, a lower bound for every plan.
 //
+// An op whose runtime kernel needs memory beyond its operands and results
+// (WorkspaceOpInterface) gets a workspace in the same arena, live only at
+// that op, at the offset it records:
+//
+//   %y = dist.all_gather_matmul ... {dist.arena_offsets = array<i64: 0>,
+//                                    dist.workspace_offset = 8192 : i64}
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef SEQPAR_DIALECT_DIST_TRANSFORMS_BUFFERPLAN_H
@@ -31,19 +38,31 @@ inline constexpr llvm::StringLiteral kArenaBytesAttr =
     DistDialect::ArenaBytesAttrHelper::getNameStr();
 inline constexpr llvm::StringLiteral kArenaMaxLiveAttr =
     DistDialect::ArenaMaxLiveAttrHelper::getNameStr();
+inline constexpr llvm::StringLiteral kWorkspaceOffsetAttr =
+    DistDialect::WorkspaceOffsetAttrHelper::getNameStr();
 /// Every offset is a multiple of this many bytes.
 inline constexpr int64_t kArenaAlign = 64;
 
 /// A value the arena holds and the ops (indices in the function body) from
 /// the one that writes it to the last that reads it; results the function
-/// returns live to its end.
+/// returns live to its end. Or the workspace of op `workspaceOf`: no value,
+/// live at that op only.
 struct LiveValue {
   mlir::Value value;
   int64_t start, end, bytes;
+  mlir::Operation *workspaceOf = nullptr;
   bool overlapsInTime(const LiveValue &o) const {
     return start <= o.end && o.start <= end;
   }
+  bool isWorkspace() const { return workspaceOf != nullptr; }
+  /// The op that writes the value, or whose workspace it is.
+  mlir::Operation *getOwner() const {
+    return workspaceOf ? workspaceOf : value.getDefiningOp();
+  }
 };
+
+/// The bytes of `op`'s workspace (WorkspaceOpInterface), 0 if it has none.
+int64_t workspaceBytes(mlir::Operation *op);
 
 /// The bytes of a tensor value whose size is known to fit in int64 (the
 /// verifiers of tfm and dist ops and arenaValues check it).
@@ -63,8 +82,9 @@ std::optional<unsigned> inPlaceOperand(mlir::OpResult r);
 bool takesOver(const LiveValue &v, const LiveValue &operand);
 
 /// The arena values of a single-block function (every op result except
-/// parameter references), in the order they are defined. An error at the op
-/// of a result whose size overflows int64.
+/// parameter references, and every op's non-empty workspace, after the op's
+/// results), in the order they are defined. An error at the op of a result
+/// whose size overflows int64.
 mlir::FailureOr<llvm::SmallVector<LiveValue>>
 arenaValues(mlir::func::FuncOp func);
 
@@ -73,11 +93,15 @@ arenaValues(mlir::func::FuncOp func);
 std::optional<int64_t> maxLiveBytes(llvm::ArrayRef<LiveValue> values);
 
 /// The offsets recorded on `func` by sp-plan-buffers, checked: every arena
-/// value has one, aligned, inside the arena, and no two values live at the
-/// same time share a byte (a diagnostic at the op otherwise). An empty map
-/// when the function has no plan.
+/// value and every workspace has one, aligned, inside the arena, and no two
+/// live at the same time share a byte (a diagnostic at the op otherwise).
+/// The values' offsets; an empty map when the function has no plan (the
+/// workspaces' offsets, checked too, are read with workspaceOffset).
 mlir::FailureOr<llvm::DenseMap<mlir::Value, int64_t>>
 readBufferPlan(mlir::func::FuncOp func);
+
+/// The offset `op`'s workspace has in its function's plan, if recorded.
+std::optional<int64_t> workspaceOffset(mlir::Operation *op);
 
 } // namespace seqpar::dist
 

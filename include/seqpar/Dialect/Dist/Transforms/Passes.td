@@ -173,7 +173,12 @@ def SpPlanBuffersPass : Pass<"sp-plan-buffers", "::mlir::ModuleOp"> {
     offsets are multiples of 64 bytes. Records `dist.arena_offsets` (one per
     result) on each op and `dist.arena_bytes` (the arena's size) and
     `dist.arena_max_live` (the most bytes live at any op, a lower bound of
-    every plan) on the function. The plan is checked before it is kept;
+    every plan) on the function. The workspace an op's runtime kernel
+    needs beyond its operands and results (`WorkspaceOpInterface`: the
+    fused collective GEMMs' chunks, the coalesced collectives' buckets, the
+    pack buffers of a collective on a strided dimension) is placed the same
+    way, live only at its op, and recorded as `dist.workspace_offset`.
+    The plan is checked before it is kept;
     sp-verify and convert-sp-to-runtime check it again, so a hand-edited
     overlap is an error at the op.
   }];
