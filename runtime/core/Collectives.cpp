@@ -2,15 +2,17 @@
 //
 // Every collective works on a row-major tensor viewed as [outer, n, inner]
 // around the dimension it splits or joins, so that the communication layer
-// (Comm.h) always moves contiguous blocks: blocks are packed into staging
-// buffers before and unpacked after (sprt_copy_2d on the compute stream)
-// when the dimension is not the outermost one.
+// (Comm.h) always moves contiguous blocks: blocks are packed into the
+// call's workspace before and unpacked after (sprt_copy_2d on the compute
+// stream) when the dimension is not the outermost one. The workspace is the
+// caller's (planned in the arena, Workspace.h); a non-blocking collective
+// uses it until it is waited for.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Collectives.h"
 #include "Mesh.h"
-#include "Staging.h"
+#include "Workspace.h"
 
 #include "sprt/device.h"
 #include "sprt/grad_kernels.h"
@@ -71,17 +73,11 @@ ReduceOp reduceOp(int32_t kind) {
   }
 }
 
-/// The operations started and not yet waited for: the request, what to do
-/// after it (unpacking, MEAN's division), the staging buffers it holds.
+/// The operations started and not yet waited for: the request and what to
+/// do after it (unpacking, MEAN's division).
 struct Pending {
   CommHandle request;
   std::function<void()> finish;
-  std::vector<void *> buffers;
-
-  void *stage(int64_t bytes) {
-    buffers.push_back(staging().acquire(bytes));
-    return buffers.back();
-  }
 };
 std::map<int64_t, std::unique_ptr<Pending>> &pending() {
   static std::map<int64_t, std::unique_ptr<Pending>> p;
@@ -99,19 +95,23 @@ int64_t track(std::unique_ptr<Pending> p, bool blocking) {
   return 0;
 }
 
-/// Gathers `in` along `dim` into `out`.
+/// Gathers `in` along `dim` into `out`; a strided `dim` is received into
+/// the workspace and unpacked.
 int64_t allGather(const void *in, void *out, int64_t elemBytes, int32_t rank,
                   const int64_t dims[4], int32_t dim, int32_t axis,
-                  bool blocking) {
+                  bool blocking, void *workspace, int64_t workspaceBytes) {
   int64_t n = sprt_axis_size(axis);
   View local(elemBytes, rank, dims, dim);
   View global = local;
   global.mid *= n;
+  char *staged = takeWorkspace(
+      "all_gather", blocking ? "sprt_all_gather" : "sprt_all_gather_start",
+      workspace, workspaceBytes, local.outer != 1 ? local.bytes() * n : 0);
   countBytes(axis, local.bytes() * (n - 1));
   auto p = std::make_unique<Pending>();
   char *recv = static_cast<char *>(out);
   if (local.outer != 1) {
-    recv = static_cast<char *>(p->stage(local.bytes() * n));
+    recv = staged;
     p->finish = [recv, global, n, out, local]() {
       for (int64_t r = 0; r < n; ++r)
         insertBlock(recv + r * local.bytes(), global, r, n,
@@ -151,47 +151,51 @@ extern "C" void sprt_wait(int64_t handle) {
   p->request->wait();
   if (p->finish)
     p->finish();
-  for (void *b : p->buffers)
-    staging().release(b);
 }
 
 extern "C" void sprt_all_gather(const void *in, void *out, int64_t elemBytes,
                                 int32_t rank, int64_t d0, int64_t d1,
                                 int64_t d2, int64_t d3, int32_t dim,
-                                int32_t axis) {
+                                int32_t axis, void *workspace,
+                                int64_t workspace_bytes) {
   int64_t dims[4] = {d0, d1, d2, d3};
-  allGather(in, out, elemBytes, rank, dims, dim, axis, /*blocking=*/true);
+  allGather(in, out, elemBytes, rank, dims, dim, axis, /*blocking=*/true,
+            workspace, workspace_bytes);
 }
 
 extern "C" int64_t sprt_all_gather_start(const void *in, void *out,
                                          int64_t elemBytes, int32_t rank,
                                          int64_t d0, int64_t d1, int64_t d2,
-                                         int64_t d3, int32_t dim,
-                                         int32_t axis) {
+                                         int64_t d3, int32_t dim, int32_t axis,
+                                         void *workspace,
+                                         int64_t workspace_bytes) {
   int64_t dims[4] = {d0, d1, d2, d3};
   return allGather(in, out, elemBytes, rank, dims, dim, axis,
-                   /*blocking=*/false);
+                   /*blocking=*/false, workspace, workspace_bytes);
 }
 
 extern "C" void sprt_reduce_scatter_f32(const float *in, float *out,
                                         int32_t rank, int64_t d0, int64_t d1,
                                         int64_t d2, int64_t d3, int32_t dim,
-                                        int32_t axis) {
+                                        int32_t axis, void *workspace,
+                                        int64_t workspace_bytes) {
   int64_t n = sprt_axis_size(axis);
   int64_t dims[4] = {d0, d1, d2, d3};
   View full(sizeof(float), rank, dims, dim);
   if (full.mid % n != 0)
     throw std::invalid_argument("sprt: reduce_scatter of an indivisible dim");
+  // Each rank's strided block packed in rank order.
+  char *packed =
+      takeWorkspace("reduce_scatter", "sprt_reduce_scatter_f32", workspace,
+                    workspace_bytes, full.outer != 1 ? full.bytes() : 0);
   int64_t blockBytes = full.bytes() / n;
   countBytes(axis, blockBytes * (n - 1));
   const float *send = in;
-  std::unique_ptr<StagingBuffer> packed;
   if (full.outer != 1) {
-    packed = std::make_unique<StagingBuffer>(full.bytes());
     for (int64_t r = 0; r < n; ++r)
       extractBlock(reinterpret_cast<const char *>(in), full, r, n,
-                   packed->as<char>() + r * blockBytes);
-    send = packed->as<float>();
+                   packed + r * blockBytes);
+    send = reinterpret_cast<const float *>(packed);
   }
   mesh().comm(axis).reduceScatter(send, out,
                                   blockBytes / int64_t(sizeof(float)));
@@ -232,24 +236,38 @@ extern "C" void sprt_local_slice(const void *in, void *out, int64_t elemBytes,
 extern "C" void sprt_all_to_all(const void *in, void *out, int64_t elemBytes,
                                 int32_t rank, int64_t d0, int64_t d1,
                                 int64_t d2, int64_t d3, int32_t splitDim,
-                                int32_t concatDim, int32_t axis) {
+                                int32_t concatDim, int32_t axis,
+                                void *workspace, int64_t workspace_bytes) {
   int64_t n = sprt_axis_size(axis);
   int64_t dims[4] = {d0, d1, d2, d3};
   View src(elemBytes, rank, dims, splitDim);
-  int64_t blockBytes = src.bytes() / n;
-  countBytes(axis, blockBytes * (n - 1));
-  StagingBuffer send(src.bytes()), recv(src.bytes());
-  for (int64_t j = 0; j < n; ++j)
-    extractBlock(static_cast<const char *>(in), src, j, n,
-                 send.as<char>() + j * blockBytes);
-  mesh().comm(axis).allToAll(send.as<char>(), recv.as<char>(), blockBytes);
   int64_t outDims[4] = {d0, d1, d2, d3};
   outDims[splitDim] /= n;
   outDims[concatDim] *= n;
   View dst(elemBytes, rank, outDims, concatDim);
-  for (int64_t r = 0; r < n; ++r)
-    insertBlock(recv.as<char>() + r * blockBytes, dst, r, n,
-                static_cast<char *>(out));
+  // Blocks go out of, and come into, the tensors themselves where they are
+  // contiguous (the dimensions before the split / concatenated one all 1),
+  // through the workspace otherwise: the packed blocks sent, then those
+  // received.
+  bool packIn = src.outer != 1, unpackOut = dst.outer != 1;
+  char *staged =
+      takeWorkspace("all_to_all", "sprt_all_to_all", workspace, workspace_bytes,
+                    (packIn ? src.bytes() : 0) + (unpackOut ? src.bytes() : 0));
+  int64_t blockBytes = src.bytes() / n;
+  countBytes(axis, blockBytes * (n - 1));
+  const char *send = static_cast<const char *>(in);
+  if (packIn) {
+    for (int64_t j = 0; j < n; ++j)
+      extractBlock(static_cast<const char *>(in), src, j, n,
+                   staged + j * blockBytes);
+    send = staged;
+  }
+  char *recv = unpackOut ? staged + (packIn ? src.bytes() : 0)
+                         : static_cast<char *>(out);
+  mesh().comm(axis).allToAll(send, recv, blockBytes);
+  if (unpackOut)
+    for (int64_t r = 0; r < n; ++r)
+      insertBlock(recv + r * blockBytes, dst, r, n, static_cast<char *>(out));
 }
 
 static int peer(int64_t offset, int32_t axis) {

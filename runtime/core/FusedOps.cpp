@@ -3,24 +3,34 @@
 // all_gather + linear along the leading dimension, in chunks: chunk i + 1 of
 // every rank is in flight while the GEMMs of chunk i run. The gathered rows
 // of each rank go straight to their place in the output, so the fused op
-// needs a workspace of two chunks, not the whole gathered input (device
-// memory from the workspace pool, Staging.h).
+// needs a workspace of min(chunks, 2) chunks of every rank's rows (one being
+// gathered, one being used), not the whole gathered input: with one chunk
+// that is the gathered input, with c >= 2 chunks 2 / c of it.
 //
 // linear + reduce_scatter, the other way round: the GEMMs of chunk i + 1
 // (the rows of chunk i + 1 of every rank's block) run while the partial sums
-// of chunk i are being reduced.
+// of chunk i are being reduced, in a workspace of min(chunks, 2) chunks of
+// partial sums of every rank's block.
+//
+// The workspace is the caller's (planned in the arena: WorkspaceOpInterface
+// of dist.all_gather_matmul / dist.matmul_reduce_scatter computes the same
+// bytes); each function computes what it needs and checks it (Workspace.h).
 //
 // The overlap comes from the communication layer's start / wait: on a GPU
 // the collective runs on the communication stream while the GEMMs run on
-// the compute stream.
+// the compute stream. A chunk buffer is written again only by work ordered
+// after the last use of its previous chunk (a gather started after that
+// chunk's GEMMs were issued; GEMMs issued after that chunk's reduction was
+// waited for).
 //
 //===----------------------------------------------------------------------===//
 
-#include "Staging.h"
+#include "Workspace.h"
 
 #include "sprt/kernels.h"
 #include "sprt/runtime.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -33,29 +43,38 @@ static void checkChunks(const char *op, int64_t rows, int64_t chunks) {
                                 std::to_string(chunks) + " chunks");
 }
 
-extern "C" void sprt_all_gather_linear_f32(const float *x, const float *w,
-                                           const float *bias, float *y,
-                                           int64_t rows, int64_t K, int64_t N,
-                                           int32_t weight_in_out,
-                                           int64_t chunks, int32_t axis) {
+/// The chunk buffers: min(chunks, 2) of `chunkElems` f32 for each of `n`
+/// ranks.
+static int64_t chunkBufferBytes(int64_t chunks, int64_t n, int64_t chunkElems) {
+  return std::min<int64_t>(chunks, 2) * n * chunkElems * int64_t(sizeof(float));
+}
+
+extern "C" void
+sprt_all_gather_linear_f32(const float *x, const float *w, const float *bias,
+                           float *y, int64_t rows, int64_t K, int64_t N,
+                           int32_t weight_in_out, int64_t chunks, int32_t axis,
+                           void *workspace, int64_t workspace_bytes) {
   checkChunks("all_gather_linear", rows, chunks);
   int64_t n = sprt_axis_size(axis), chunkRows = rows / chunks;
   int64_t chunkElems = chunkRows * K;
-  // Two chunks of every rank's rows: one being gathered, one being used.
-  StagingBuffer staged(2 * n * chunkElems * int64_t(sizeof(float)),
-                       workspaces());
-  float *workspace = staged.as<float>();
+  int64_t slots = std::min<int64_t>(chunks, 2);
+  auto *gatheredChunks = reinterpret_cast<float *>(takeWorkspace(
+      "all_gather_matmul", "sprt_all_gather_linear_f32", workspace,
+      workspace_bytes, chunkBufferBytes(chunks, n, chunkElems)));
+  auto slot = [&](int64_t i) {
+    return gatheredChunks + (i % slots) * n * chunkElems;
+  };
   auto start = [&](int64_t i) {
-    return sprt_all_gather_start(x + i * chunkElems,
-                                 workspace + (i % 2) * n * chunkElems,
-                                 sizeof(float), 2, chunkRows, K, 1, 1, 0, axis);
+    // Along the leading dimension: contiguous, no workspace of its own.
+    return sprt_all_gather_start(x + i * chunkElems, slot(i), sizeof(float), 2,
+                                 chunkRows, K, 1, 1, 0, axis, nullptr, 0);
   };
   int64_t pending = start(0);
   for (int64_t i = 0; i < chunks; ++i) {
     sprt_wait(pending);
     if (i + 1 < chunks)
       pending = start(i + 1);
-    const float *gathered = workspace + (i % 2) * n * chunkElems;
+    const float *gathered = slot(i);
     // Rank r's chunk i is rows [r * rows + i * chunkRows, ...) of the
     // gathered input, and of the output.
     for (int64_t r = 0; r < n; ++r)
@@ -65,22 +84,20 @@ extern "C" void sprt_all_gather_linear_f32(const float *x, const float *w,
   }
 }
 
-extern "C" void sprt_linear_reduce_scatter_f32(const float *x, const float *w,
-                                               const float *bias, float *y,
-                                               int64_t rows, int64_t K,
-                                               int64_t N, int32_t weight_in_out,
-                                               int64_t chunks, int32_t axis) {
+extern "C" void sprt_linear_reduce_scatter_f32(
+    const float *x, const float *w, const float *bias, float *y, int64_t rows,
+    int64_t K, int64_t N, int32_t weight_in_out, int64_t chunks, int32_t axis,
+    void *workspace, int64_t workspace_bytes) {
   checkChunks("linear_reduce_scatter", rows, chunks);
   int64_t n = sprt_axis_size(axis), chunkRows = rows / chunks;
   int64_t chunkElems = chunkRows * N;
-  // Two chunks of partial sums for every rank: one being reduced, one
-  // being computed.
-  StagingBuffer staged(2 * n * chunkElems * int64_t(sizeof(float)),
-                       workspaces());
-  float *workspace = staged.as<float>();
+  int64_t slots = std::min<int64_t>(chunks, 2);
+  auto *partials = reinterpret_cast<float *>(takeWorkspace(
+      "matmul_reduce_scatter", "sprt_linear_reduce_scatter_f32", workspace,
+      workspace_bytes, chunkBufferBytes(chunks, n, chunkElems)));
   int64_t pending = -1;
   for (int64_t i = 0; i < chunks; ++i) {
-    float *partial = workspace + (i % 2) * n * chunkElems;
+    float *partial = partials + (i % slots) * n * chunkElems;
     // Rank r's chunk i: rows [r * rows + i * chunkRows, ...) of the input.
     for (int64_t r = 0; r < n; ++r)
       sprt_linear_f32(x + (r * rows + i * chunkRows) * K, w, nullptr,

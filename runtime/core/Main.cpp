@@ -24,6 +24,7 @@
 #include "Model.h"
 #include "Params.h"
 #include "SafeTensors.h"
+#include "Workspace.h"
 
 #include "sprt/device.h"
 #include "sprt/runtime.h"
@@ -87,7 +88,8 @@ int64_t maxResidentBytes() {
 }
 
 /// The allocator's figures as JSON: the total peak and live bytes, the
-/// process's peak resident set, and each category's peak.
+/// process's peak resident set, each category's peak, and the most
+/// workspace bytes (in the arena) any call needed, overall and per dist op.
 std::string memoryJson() {
   MemoryStats m = memoryTracker().stats();
   std::string json =
@@ -99,6 +101,15 @@ std::string memoryJson() {
     json += std::string(c ? ", \"" : "\"") +
             memoryCategoryName(MemoryCategory(c)) +
             "\": " + std::to_string(m.peak[c]);
+  WorkspaceUse w = workspaceUse();
+  json += "}, \"workspace_used_bytes\": " + std::to_string(w.most) +
+          ", \"workspace_used_by_op\": {";
+  bool first = true;
+  for (const auto &[op, bytes] : w.byOp) {
+    json += std::string(first ? "\"" : ", \"") + op +
+            "\": " + std::to_string(bytes);
+    first = false;
+  }
   return json + "}}";
 }
 
@@ -110,7 +121,9 @@ std::string memoryLine(const Model &model) {
     line += std::string(c ? ", " : "") + memoryCategoryName(MemoryCategory(c)) +
             " " + humanBytes(m.peak[c]);
   return line + ") on rank 0; planned arena " + humanBytes(model.arenaBytes) +
-         "; peak resident " + humanBytes(maxResidentBytes()) + "\n";
+         "; workspace used " + humanBytes(workspaceUse().most) + ", planned " +
+         humanBytes(model.workspaceBytes) + " (in the arena); peak resident " +
+         humanBytes(maxResidentBytes()) + "\n";
 }
 
 /// What a step returned, and whether its update was applied.
@@ -137,7 +150,9 @@ std::string metricsLine(const Model &model, const StepResult &r,
     line += (a ? ", \"" : "\"") + model.axes[a] +
             "\": " + std::to_string(sprt_bytes_sent(int32_t(a)));
   line += "}, \"memory\": " + memoryJson() +
-          ", \"arena_bytes\": " + std::to_string(model.arenaBytes) + "}\n";
+          ", \"arena_bytes\": " + std::to_string(model.arenaBytes) +
+          ", \"workspace_bytes\": " + std::to_string(model.workspaceBytes) +
+          "}\n";
   return line;
 }
 

@@ -18,10 +18,6 @@ const char *sprt::memoryCategoryName(MemoryCategory category) {
     return "optimizer_state";
   case MemoryCategory::Tokens:
     return "tokens";
-  case MemoryCategory::Staging:
-    return "staging";
-  case MemoryCategory::Workspace:
-    return "workspace";
   case MemoryCategory::Scratch:
     return "scratch";
   case MemoryCategory::Count:

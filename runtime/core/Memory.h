@@ -24,14 +24,14 @@
 namespace sprt {
 
 /// What device memory holds. Gradients live in the arena (the compiler
-/// plans them with the other values of the step).
+/// plans them with the other values of the step), and so do the kernels'
+/// workspaces (fused chunks, coalesced buckets, pack buffers: Workspace.h),
+/// which the runtime measures by use, not by allocation.
 enum class MemoryCategory : int {
   Arena,          ///< the step's planned arena (one allocation)
   Parameters,     ///< this rank's parameter shards
   OptimizerState, ///< AdamW's moments
   Tokens,         ///< the step's input ids and labels
-  Staging,        ///< collectives' pack / unpack buffers
-  Workspace,      ///< fused ops' chunks, coalesced buckets
   Scratch,        ///< the backend's own kernel temporaries
   Count
 };

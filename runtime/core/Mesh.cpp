@@ -1,7 +1,6 @@
 //===- Mesh.cpp - the mesh, per-axis communicators, byte counters ---------===//
 
 #include "Mesh.h"
-#include "Staging.h"
 
 #include "sprt/runtime.h"
 
@@ -50,11 +49,7 @@ extern "C" int sprt_mesh_init(int32_t numAxes, const int64_t *sizes) {
   return 0;
 }
 
-extern "C" void sprt_mesh_finalize(void) {
-  staging().freeAll();
-  workspaces().freeAll();
-  mesh().comms.clear();
-}
+extern "C" void sprt_mesh_finalize(void) { mesh().comms.clear(); }
 
 extern "C" int32_t sprt_mesh_num_axes(void) {
   return int32_t(mesh().sizes.size());

@@ -51,6 +51,8 @@ struct Model {
   std::vector<std::string> axes;
   std::vector<int64_t> axisSizes;
   int64_t seq = 0, batch = 0, vocab = 0, arenaBytes = 0;
+  /// The largest workspace the plan gives one op (inside the arena).
+  int64_t workspaceBytes = 0;
   /// The mesh axis splitting the batch of the inputs, or -1.
   int64_t batchAxis = -1;
   std::vector<ParamInfo> params;

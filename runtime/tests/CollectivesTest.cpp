@@ -6,6 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "../core/Workspace.h"
+
 #include "sprt/kernels.h"
 #include "sprt/runtime.h"
 
@@ -13,6 +15,8 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 #include <numeric>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace {
@@ -41,6 +45,35 @@ std::vector<float> filled(int64_t rank, int64_t n) {
 int64_t flat(int64_t i, int64_t j, int64_t k, int64_t d1, int64_t d2) {
   return (i * d1 + j) * d2 + k;
 }
+
+/// A caller-provided workspace of `bytes` bytes followed by guard floats
+/// that the kernel must leave alone.
+struct GuardedWorkspace {
+  static constexpr float kGuard = -12345.0f;
+  static constexpr size_t kGuardFloats = 16;
+  int64_t bytes;
+  std::vector<float> data;
+
+  explicit GuardedWorkspace(int64_t bytes)
+      : bytes(bytes), data(size_t(bytes / 4) + kGuardFloats, kGuard) {}
+  void *get() { return data.data(); }
+  bool guardIntact() const {
+    for (size_t i = size_t(bytes / 4); i < data.size(); ++i)
+      if (data[i] != kGuard)
+        return false;
+    return true;
+  }
+};
+
+/// The message of the std::invalid_argument `call` throws, or "".
+template <typename F> std::string invalidArgument(F call) {
+  try {
+    call();
+  } catch (const std::invalid_argument &e) {
+    return e.what();
+  }
+  return "";
+}
 } // namespace
 
 TEST(Collectives, MeshCoordinatesPutTheLastAxisInnermost) {
@@ -68,7 +101,11 @@ TEST(Collectives, AllGatherAlongEachDimension) {
     g[dim] *= n;
     std::vector<float> out(in.size() * size_t(n), -1.0f);
     sprt_reset_bytes_sent();
-    sprt_all_gather(in.data(), out.data(), 4, 3, d[0], d[1], d[2], 1, dim, 0);
+    // Dimensions after the first are strided: received into the
+    // workspace (out's bytes), then unpacked.
+    std::vector<char> workspace(dim == 0 ? 0 : out.size() * 4);
+    sprt_all_gather(in.data(), out.data(), 4, 3, d[0], d[1], d[2], 1, dim, 0,
+                    workspace.data(), int64_t(workspace.size()));
     EXPECT_EQ(sprt_bytes_sent(0), int64_t(in.size()) * 4 * (n - 1));
     for (int64_t i = 0; i < g[0]; ++i)
       for (int64_t j = 0; j < g[1]; ++j)
@@ -94,8 +131,9 @@ TEST(Collectives, ReduceScatterAlongEachDimension) {
     int64_t l[3] = {g[0], g[1], g[2]};
     l[dim] /= n;
     std::vector<float> out(size_t(total / n), -1.0f);
+    std::vector<char> workspace(dim == 0 ? 0 : in.size() * 4);
     sprt_reduce_scatter_f32(in.data(), out.data(), 3, g[0], g[1], g[2], 1, dim,
-                            0);
+                            0, workspace.data(), int64_t(workspace.size()));
     for (int64_t i = 0; i < l[0]; ++i)
       for (int64_t j = 0; j < l[1]; ++j)
         for (int64_t k = 0; k < l[2]; ++k) {
@@ -151,7 +189,11 @@ TEST(Collectives, AllToAllMovesSplitToConcat) {
   // the result is [2n, 1, 2]; block s of dim 0 comes from rank s.
   int64_t d0 = 2, d2 = 2 * n;
   std::vector<float> in = filled(r, d0 * d2), out(in.size(), -1.0f);
-  sprt_all_to_all(in.data(), out.data(), 4, 3, d0, 1, d2, 1, 2, 0, 0);
+  // Split along a strided dimension (packed), concatenated along the first
+  // (received in place): one tensor's bytes of workspace.
+  std::vector<char> workspace(in.size() * 4);
+  sprt_all_to_all(in.data(), out.data(), 4, 3, d0, 1, d2, 1, 2, 0, 0,
+                  workspace.data(), int64_t(workspace.size()));
   for (int64_t i = 0; i < d0 * n; ++i)
     for (int64_t k = 0; k < 2; ++k) {
       int64_t src = i / d0, li = i % d0, lk = r * 2 + k;
@@ -178,9 +220,12 @@ TEST(Collectives, NonBlockingFormsMatchBlocking) {
   int64_t n = worldSize(), r = sprt_world_rank();
   std::vector<float> in = filled(r, 2 * 3), a(in.size() * size_t(n)),
                      b(a.size());
-  sprt_all_gather(in.data(), a.data(), 4, 2, 2, 3, 1, 1, 1, 0);
+  std::vector<char> workspace(a.size() * 4);
+  sprt_all_gather(in.data(), a.data(), 4, 2, 2, 3, 1, 1, 1, 0, workspace.data(),
+                  int64_t(workspace.size()));
   int64_t h =
-      sprt_all_gather_start(in.data(), b.data(), 4, 2, 2, 3, 1, 1, 1, 0);
+      sprt_all_gather_start(in.data(), b.data(), 4, 2, 2, 3, 1, 1, 1, 0,
+                            workspace.data(), int64_t(workspace.size()));
   sprt_wait(h);
   EXPECT_EQ(a, b);
   float x = float(r + 1), y = 0;
@@ -189,31 +234,41 @@ TEST(Collectives, NonBlockingFormsMatchBlocking) {
   EXPECT_FLOAT_EQ(y, float(n + 1) / 2.0f);
 }
 
-TEST(Collectives, OperationsInFlightKeepTheirOwnStagingBuffers) {
-  // Gathers along dimension 1 unpack from a staging buffer when waited for:
+TEST(Collectives, OperationsInFlightKeepTheirOwnWorkspaces) {
+  // Gathers along dimension 1 unpack from their workspace when waited for:
   // three in flight at once (waited out of order), with a blocking
-  // all-to-all (two more buffers) between, each give the blocking result.
+  // all-to-all (a workspace of its own) between, each give the blocking
+  // result.
   lineMesh();
   int64_t n = worldSize(), r = sprt_world_rank();
   std::vector<std::vector<float>> in, want, got;
+  std::vector<std::vector<char>> workspaces;
   std::vector<int64_t> handles;
   for (int64_t k = 0; k < 3; ++k) {
     in.push_back(filled(r + 10 * k, 2 * (3 + k)));
     want.emplace_back(in.back().size() * size_t(n), -1.0f);
     got.emplace_back(want.back().size(), -2.0f);
-    sprt_all_gather(in[k].data(), want[k].data(), 4, 2, 2, 3 + k, 1, 1, 1, 0);
+    workspaces.emplace_back(want.back().size() * 4);
+    sprt_all_gather(in[k].data(), want[k].data(), 4, 2, 2, 3 + k, 1, 1, 1, 0,
+                    workspaces[k].data(), int64_t(workspaces[k].size()));
   }
   for (int64_t k = 0; k < 3; ++k)
-    handles.push_back(sprt_all_gather_start(in[k].data(), got[k].data(), 4, 2,
-                                            2, 3 + k, 1, 1, 1, 0));
+    handles.push_back(sprt_all_gather_start(
+        in[k].data(), got[k].data(), 4, 2, 2, 3 + k, 1, 1, 1, 0,
+        workspaces[k].data(), int64_t(workspaces[k].size())));
   std::vector<float> a = filled(r, 2 * n * 3), b(a.size()), c(a.size());
-  sprt_all_to_all(a.data(), b.data(), 4, 2, 2 * n, 3, 1, 1, 0, 1, 0);
+  // [2n, 3] split along 0 (contiguous), concatenated along 1 (strided):
+  // the received blocks are unpacked from the workspace.
+  std::vector<char> exchange(a.size() * 4);
+  sprt_all_to_all(a.data(), b.data(), 4, 2, 2 * n, 3, 1, 1, 0, 1, 0,
+                  exchange.data(), int64_t(exchange.size()));
   sprt_wait(handles[1]);
   sprt_wait(handles[2]);
   sprt_wait(handles[0]);
   for (int64_t k = 0; k < 3; ++k)
     EXPECT_EQ(got[size_t(k)], want[size_t(k)]) << k;
-  sprt_all_to_all(a.data(), c.data(), 4, 2, 2 * n, 3, 1, 1, 0, 1, 0);
+  sprt_all_to_all(a.data(), c.data(), 4, 2, 2 * n, 3, 1, 1, 0, 1, 0,
+                  exchange.data(), int64_t(exchange.size()));
   EXPECT_EQ(b, c);
 }
 
@@ -225,7 +280,9 @@ TEST(Collectives, CoalescedAllReduceMatchesOneByOne) {
   float *outs[2] = {ra.data(), rb.data()};
   int64_t sizes[2] = {3, 5};
   sprt_reset_bytes_sent();
-  sprt_all_reduce_coalesced_f32(2, ins, outs, sizes, SPRT_SUM, 0);
+  std::vector<float> bucket(8);
+  sprt_all_reduce_coalesced_f32(2, ins, outs, sizes, SPRT_SUM, 0, bucket.data(),
+                                8 * 4);
   EXPECT_EQ(sprt_bytes_sent(0), 2 * (8 * 4 / n) * (n - 1));
   for (int64_t i = 0; i < 3; ++i) {
     float want = 0;
@@ -251,7 +308,10 @@ TEST(Collectives, CoalescedReduceScatterKeepsEachTensorsBlock) {
   const float *ins[2] = {a.data(), b.data()};
   float *outs[2] = {ra.data(), rb.data()};
   int64_t sizes[2] = {2 * n, 3 * n};
-  sprt_reduce_scatter_coalesced_f32(2, ins, outs, sizes, 0);
+  // Both tensors' blocks packed (5n), then this rank's reduced blocks (5).
+  std::vector<float> bucket(size_t(5 * n + 5));
+  sprt_reduce_scatter_coalesced_f32(2, ins, outs, sizes, 0, bucket.data(),
+                                    int64_t(bucket.size()) * 4);
   for (int64_t i = 0; i < 2; ++i) {
     float want = 0;
     for (int64_t s = 0; s < n; ++s)
@@ -294,24 +354,60 @@ TEST(Collectives, AllGatherLinearMatchesGatherThenLinear) {
     // Reference: gather everything, then one GEMM.
     std::vector<float> gathered(x.size() * size_t(n)), want(rows * n * N);
     sprt_reset_bytes_sent();
-    sprt_all_gather(x.data(), gathered.data(), 4, 3, 4, 2, K, 1, 0, 0);
+    sprt_all_gather(x.data(), gathered.data(), 4, 3, 4, 2, K, 1, 0, 0, nullptr,
+                    0);
     int64_t unfusedBytes = sprt_bytes_sent(0);
     sprt_linear_f32(gathered.data(), w.data(), bias.data(), want.data(),
                     rows * n, K, N, inOut);
     for (int64_t chunks : {1, 2, 4, 8}) {
+      // min(chunks, 2) chunks of every rank's rows: the whole gathered
+      // input with one chunk, 2 / chunks of it otherwise.
+      int64_t need = std::min<int64_t>(chunks, 2) * n * (rows / chunks) * K * 4;
+      EXPECT_EQ(need, int64_t(gathered.size()) * 4 *
+                          std::min<int64_t>(chunks, 2) / chunks);
+      GuardedWorkspace workspace(need);
       std::vector<float> got(want.size(), -7.0f);
       sprt_reset_bytes_sent();
+      sprt::resetWorkspaceUse();
       sprt_all_gather_linear_f32(x.data(), w.data(), bias.data(), got.data(),
-                                 rows, K, N, inOut, chunks, 0);
+                                 rows, K, N, inOut, chunks, 0, workspace.get(),
+                                 need);
       EXPECT_EQ(sprt_bytes_sent(0), unfusedBytes) << "chunks " << chunks;
+      EXPECT_TRUE(workspace.guardIntact()) << "chunks " << chunks;
+      EXPECT_EQ(sprt::workspaceUse().byOp["all_gather_matmul"], need);
+      EXPECT_EQ(sprt::workspaceUse().most, need);
       for (size_t i = 0; i < want.size(); ++i)
         ASSERT_NEAR(got[i], want[i], 1e-5f * (1.0f + std::abs(want[i])))
             << "element " << i << ", chunks " << chunks << ", in_out " << inOut;
     }
   }
   EXPECT_THROW(sprt_all_gather_linear_f32(x.data(), w.data(), nullptr, x.data(),
-                                          rows, K, N, 0, 3, 0),
+                                          rows, K, N, 0, 3, 0, nullptr, 0),
                std::invalid_argument);
+}
+
+TEST(Collectives, AllGatherLinearRejectsATooSmallWorkspace) {
+  lineMesh();
+  int64_t n = worldSize();
+  const int64_t rows = 8, K = 5, N = 3;
+  std::vector<float> x(rows * K, 1.0f), w(N * K, 1.0f), y(rows * n * N);
+  // Four chunks: two of them, n * 2 rows of K.
+  int64_t need = 2 * n * 2 * K * 4;
+  std::vector<char> workspace(static_cast<size_t>(need));
+  std::string error = invalidArgument([&] {
+    sprt_all_gather_linear_f32(x.data(), w.data(), nullptr, y.data(), rows, K,
+                               N, 0, 4, 0, workspace.data(), need - 4);
+  });
+  EXPECT_EQ(error, "sprt: dist.all_gather_matmul (sprt_all_gather_linear_f32) "
+                   "needs a workspace of " +
+                       std::to_string(need) + " bytes, was given " +
+                       std::to_string(need - 4) + " bytes");
+  error = invalidArgument([&] {
+    sprt_all_gather_linear_f32(x.data(), w.data(), nullptr, y.data(), rows, K,
+                               N, 0, 4, 0, nullptr, need);
+  });
+  EXPECT_NE(error.find("was given none (a null pointer)"), std::string::npos)
+      << error;
 }
 
 TEST(Collectives, LinearReduceScatterMatchesLinearThenReduceScatter) {
@@ -332,25 +428,112 @@ TEST(Collectives, LinearReduceScatterMatchesLinearThenReduceScatter) {
                     inOut);
     sprt_reset_bytes_sent();
     sprt_reduce_scatter_f32(partial.data(), want.data(), 2, n * rows, N, 1, 1,
-                            0, 0);
+                            0, 0, nullptr, 0);
     int64_t unfusedBytes = sprt_bytes_sent(0);
     for (int64_t i = 0; i < rows; ++i)
       for (int64_t j = 0; j < N; ++j)
         want[size_t(i * N + j)] += bias[size_t(j)];
     for (int64_t chunks : {1, 2, 4, 8}) {
+      // min(chunks, 2) chunks of partial sums of every rank's block.
+      int64_t need = std::min<int64_t>(chunks, 2) * n * (rows / chunks) * N * 4;
+      EXPECT_EQ(need, int64_t(partial.size()) * 4 *
+                          std::min<int64_t>(chunks, 2) / chunks);
+      GuardedWorkspace workspace(need);
       std::vector<float> got(want.size(), -7.0f);
       sprt_reset_bytes_sent();
+      sprt::resetWorkspaceUse();
       sprt_linear_reduce_scatter_f32(x.data(), w.data(), bias.data(),
-                                     got.data(), rows, K, N, inOut, chunks, 0);
+                                     got.data(), rows, K, N, inOut, chunks, 0,
+                                     workspace.get(), need);
       EXPECT_EQ(sprt_bytes_sent(0), unfusedBytes) << "chunks " << chunks;
+      EXPECT_TRUE(workspace.guardIntact()) << "chunks " << chunks;
+      EXPECT_EQ(sprt::workspaceUse().byOp["matmul_reduce_scatter"], need);
       for (size_t i = 0; i < want.size(); ++i)
         ASSERT_NEAR(got[i], want[i], 1e-5f * (1.0f + std::abs(want[i])))
             << "element " << i << ", chunks " << chunks << ", in_out " << inOut;
     }
   }
   EXPECT_THROW(sprt_linear_reduce_scatter_f32(x.data(), w.data(), nullptr,
-                                              x.data(), rows, K, N, 0, 3, 0),
+                                              x.data(), rows, K, N, 0, 3, 0,
+                                              nullptr, 0),
                std::invalid_argument);
+}
+
+TEST(Collectives, LinearReduceScatterRejectsATooSmallWorkspace) {
+  lineMesh();
+  int64_t n = worldSize();
+  const int64_t rows = 8, K = 5, N = 3;
+  std::vector<float> x(n * rows * K, 1.0f), w(N * K, 1.0f), y(rows * N);
+  // One chunk: the partial sums of every rank's whole block.
+  int64_t need = n * rows * N * 4;
+  std::vector<char> workspace(static_cast<size_t>(need));
+  std::string error = invalidArgument([&] {
+    sprt_linear_reduce_scatter_f32(x.data(), w.data(), nullptr, y.data(), rows,
+                                   K, N, 0, 1, 0, workspace.data(), 0);
+  });
+  EXPECT_EQ(error,
+            "sprt: dist.matmul_reduce_scatter (sprt_linear_reduce_scatter_f32) "
+            "needs a workspace of " +
+                std::to_string(need) + " bytes, was given 0 bytes");
+}
+
+TEST(Collectives, StridedAndCoalescedCollectivesCheckTheirWorkspace) {
+  lineMesh();
+  int64_t n = worldSize(), r = sprt_world_rank();
+  // A gather along dimension 1 of [2, 3] needs out's bytes; along the
+  // first dimension none.
+  std::vector<float> in = filled(r, 6), out(6 * size_t(n));
+  std::string error = invalidArgument([&] {
+    sprt_all_gather(in.data(), out.data(), 4, 2, 2, 3, 1, 1, 1, 0, out.data(),
+                    int64_t(out.size()) * 4 - 1);
+  });
+  EXPECT_EQ(error, "sprt: dist.all_gather (sprt_all_gather) needs a workspace "
+                   "of " +
+                       std::to_string(out.size() * 4) + " bytes, was given " +
+                       std::to_string(out.size() * 4 - 1) + " bytes");
+  sprt::resetWorkspaceUse();
+  sprt_all_gather(in.data(), out.data(), 4, 2, 2, 3, 1, 1, 0, 0, nullptr, 0);
+  EXPECT_EQ(sprt::workspaceUse().most, 0);
+  // A reduce-scatter along dimension 1 of [2, 2n] packs the operand.
+  std::vector<float> full = filled(r, 4 * n), mine(4);
+  error = invalidArgument([&] {
+    sprt_reduce_scatter_f32(full.data(), mine.data(), 2, 2, 2 * n, 1, 1, 1, 0,
+                            nullptr, 0);
+  });
+  EXPECT_NE(error.find("dist.reduce_scatter (sprt_reduce_scatter_f32) needs a "
+                       "workspace of " +
+                       std::to_string(16 * n) + " bytes"),
+            std::string::npos)
+      << error;
+  // Coalesced: one bucket of every tensor; a single tensor needs none.
+  std::vector<float> a = filled(r, 2 * n), b = filled(r, n), ra(2 * n), rb(n);
+  const float *ins[2] = {a.data(), b.data()};
+  float *outs[2] = {ra.data(), rb.data()};
+  int64_t sizes[2] = {2 * n, n};
+  error = invalidArgument([&] {
+    sprt_all_reduce_coalesced_f32(2, ins, outs, sizes, SPRT_SUM, 0, nullptr, 0);
+  });
+  EXPECT_NE(error.find("dist.all_reduce_coalesced"), std::string::npos)
+      << error;
+  error = invalidArgument([&] {
+    sprt_reduce_scatter_coalesced_f32(2, ins, outs, sizes, 0, a.data(),
+                                      3 * n * 4);
+  });
+  EXPECT_NE(error.find("needs a workspace of " + std::to_string(12 * n + 12) +
+                       " bytes, was given " + std::to_string(12 * n)),
+            std::string::npos)
+      << error;
+  sprt::resetWorkspaceUse();
+  sprt_all_reduce_coalesced_f32(1, ins, outs, sizes, SPRT_SUM, 0, nullptr, 0);
+  sprt_reduce_scatter_coalesced_f32(1, ins, outs, sizes, 0, nullptr, 0);
+  EXPECT_EQ(sprt::workspaceUse().most, 0);
+  // The single tensor's reduced block of rows [2r, 2r + 2).
+  for (int64_t i = 0; i < 2; ++i) {
+    float want = 0;
+    for (int64_t s = 0; s < n; ++s)
+      want += value(s, 2 * r + i);
+    EXPECT_EQ(ra[size_t(i)], want) << i;
+  }
 }
 
 TEST(Collectives, WrongWorldSizeIsAnError) {

@@ -24,7 +24,7 @@ namespace {
 
 constexpr MemoryCategory kArena = MemoryCategory::Arena;
 constexpr MemoryCategory kParams = MemoryCategory::Parameters;
-constexpr MemoryCategory kStaging = MemoryCategory::Staging;
+constexpr MemoryCategory kTokens = MemoryCategory::Tokens;
 constexpr MemoryCategory kScratch = MemoryCategory::Scratch;
 
 int64_t peakOf(const MemoryStats &s, MemoryCategory c) {
@@ -36,24 +36,24 @@ int64_t liveOf(const MemoryStats &s, MemoryCategory c) {
 
 TEST(Memory, PeaksPerCategoryAndOfTheTotal) {
   MemoryTracker t;
-  t.record(kArena, 100);    // total 100
-  t.record(kStaging, 50);   // 150
-  t.record(kArena, -100);   // 50
-  t.record(kStaging, 200);  // 250: staging's peak
-  t.record(kStaging, -250); // 0
-  t.record(kArena, 300);    // 300: arena's peak, and the total's
-  t.record(kParams, 10);    // 310
-  t.record(kParams, -10);   // 300
+  t.record(kArena, 100);   // total 100
+  t.record(kTokens, 50);   // 150
+  t.record(kArena, -100);  // 50
+  t.record(kTokens, 200);  // 250: tokens' peak
+  t.record(kTokens, -250); // 0
+  t.record(kArena, 300);   // 300: arena's peak, and the total's
+  t.record(kParams, 10);   // 310
+  t.record(kParams, -10);  // 300
   MemoryStats s = t.stats();
   EXPECT_EQ(peakOf(s, kArena), 300);
-  EXPECT_EQ(peakOf(s, kStaging), 250);
+  EXPECT_EQ(peakOf(s, kTokens), 250);
   EXPECT_EQ(peakOf(s, kParams), 10);
   EXPECT_EQ(peakOf(s, kScratch), 0);
   // The largest sum at one moment, not the sum of the peaks (560).
   EXPECT_EQ(s.peakTotal, 310);
   EXPECT_EQ(s.liveTotal, 300);
   EXPECT_EQ(liveOf(s, kArena), 300);
-  EXPECT_EQ(liveOf(s, kStaging), 0);
+  EXPECT_EQ(liveOf(s, kTokens), 0);
 }
 
 TEST(Memory, TotalPeakWhenCategoriesPeakTogether) {
@@ -61,9 +61,9 @@ TEST(Memory, TotalPeakWhenCategoriesPeakTogether) {
   t.record(kArena, 64);
   t.record(kScratch, 8);
   t.record(kScratch, -8);
-  t.record(kStaging, 32);
+  t.record(kTokens, 32);
   t.record(kScratch, 16); // 64 + 32 + 16
-  t.record(kStaging, -32);
+  t.record(kTokens, -32);
   t.record(kScratch, -16);
   MemoryStats s = t.stats();
   EXPECT_EQ(s.peakTotal, 112);
@@ -75,7 +75,7 @@ TEST(Memory, ReleasingMoreThanAllocatedThrows) {
   MemoryTracker t;
   t.record(kArena, 10);
   EXPECT_THROW(t.record(kArena, -11), std::logic_error);
-  EXPECT_THROW(t.record(kStaging, -1), std::logic_error);
+  EXPECT_THROW(t.record(kTokens, -1), std::logic_error);
   EXPECT_EQ(t.stats().liveTotal, 10);
 }
 
@@ -83,12 +83,12 @@ TEST(Memory, AllocateCountsUntilReleased) {
   ASSERT_EQ(sprt_device_init(0), nullptr);
   MemoryStats before = memoryTracker().stats();
   void *a = allocate(1000, kParams);
-  void *b = allocate(24, kStaging);
+  void *b = allocate(24, kTokens);
   ASSERT_NE(a, nullptr);
   ASSERT_NE(b, nullptr);
   MemoryStats during = memoryTracker().stats();
   EXPECT_EQ(liveOf(during, kParams) - liveOf(before, kParams), 1000);
-  EXPECT_EQ(liveOf(during, kStaging) - liveOf(before, kStaging), 24);
+  EXPECT_EQ(liveOf(during, kTokens) - liveOf(before, kTokens), 24);
   EXPECT_EQ(during.liveTotal - before.liveTotal, 1024);
   EXPECT_GE(during.peakTotal, during.liveTotal);
   EXPECT_GE(peakOf(during, kParams), 1000);

@@ -115,6 +115,15 @@ public:
                                                 ValueRange) override {
     return {null(), null(), null()};
   }
+  std::pair<Value, Value> workspace(Operation *op) override {
+    auto w = dyn_cast<dist::WorkspaceOpInterface>(op);
+    int64_t bytes = w ? w.getWorkspaceBytes() : 0;
+    if (bytes == 0)
+      return {null(), i64(0)};
+    return {make("workspace(" + op->getName().getStringRef().str() + ")",
+                 IndexType::get(ctx)),
+            i64(bytes)};
+  }
 
   SmallVector<std::string> calls;
 
@@ -167,6 +176,42 @@ TEST(RuntimeLowering, ElementwiseTemplates) {
             "sprt_mul_f32(ptr(%arg0), ptr(%arg1), ptr(tfm.mul), i64 24)");
   EXPECT_EQ(emitter.calls[3],
             "sprt_add_f32(ptr(%arg1), ptr(%arg0), ptr(tfm.add), i64 24)");
+}
+
+// The fused collective GEMMs pass their workspace last: min(chunks, 2)
+// chunks of every rank's rows (the axis size, 2, from the types).
+TEST(RuntimeLowering, FusedOpsPassTheirWorkspace) {
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  MLIRContext ctx(registry);
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(R"mlir(
+    dist.mesh @mesh ["tp" = 2]
+    func.func @f(%x: tensor<8x2x4xf32>, %w: tensor<6x4xf32>,
+                 %z: tensor<16x2x6xf32>, %v: tensor<4x6xf32>) {
+      %y = dist.all_gather_matmul %x, %w on @mesh["tp"] dim 0 chunks 4
+          : (tensor<8x2x4xf32>, tensor<6x4xf32>) -> tensor<16x2x6xf32>
+      %r = dist.matmul_reduce_scatter %z, %v on @mesh["tp"] dim 0 chunks 1
+          : (tensor<16x2x6xf32>, tensor<4x6xf32>) -> tensor<8x2x4xf32>
+      return
+    }
+  )mlir",
+                                                             &ctx);
+  ASSERT_TRUE(module);
+  RecordingEmitter emitter(&ctx);
+  module->walk([&](RuntimeLoweringOpInterface op) {
+    EXPECT_TRUE(succeeded(op.lowerToRuntime(emitter)));
+  });
+  ASSERT_EQ(emitter.calls.size(), 2u);
+  // 2 chunks x 2 ranks x (16 rows / 4 chunks) x 4 x 4 bytes.
+  EXPECT_EQ(emitter.calls[0],
+            "sprt_all_gather_linear_f32(ptr(%arg0), ptr(%arg1), null, "
+            "ptr(dist.all_gather_matmul), i64 16, i64 4, i64 6, i32 0, i64 4, "
+            "i32 -1, workspace(dist.all_gather_matmul), i64 256)");
+  // 1 chunk x 2 ranks x 16 rows x 4 x 4 bytes.
+  EXPECT_EQ(emitter.calls[1],
+            "sprt_linear_reduce_scatter_f32(ptr(%arg2), ptr(%arg3), null, "
+            "ptr(dist.matmul_reduce_scatter), i64 16, i64 6, i64 4, i32 0, "
+            "i64 1, i32 -1, workspace(dist.matmul_reduce_scatter), i64 512)");
 }
 
 } // namespace

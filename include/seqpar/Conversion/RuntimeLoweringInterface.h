@@ -66,6 +66,12 @@ public:
   /// (its first dimension), or -1.
   virtual int32_t zeroShardAxis(mlir::Value grad) const = 0;
 
+  /// The workspace of `op` (WorkspaceOpInterface) as the runtime takes it:
+  /// its pointer in the arena and its bytes (i64), or a null pointer and 0
+  /// when the op needs none.
+  virtual std::pair<mlir::Value, mlir::Value>
+  workspace(mlir::Operation *op) = 0;
+
   /// Stack arrays of the pointers of `inputs` and `results` and of the
   /// inputs' element counts, for the coalesced collectives.
   virtual std::tuple<mlir::Value, mlir::Value, mlir::Value>

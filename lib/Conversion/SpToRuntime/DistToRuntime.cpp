@@ -2,7 +2,9 @@
 //
 // RuntimeLoweringOpInterface for the dist collectives: one call into the
 // runtime's collectives (runtime/include/sprt/runtime.h) per op, attached as
-// external models so that dist does not depend on the runtime ABI.
+// external models so that dist does not depend on the runtime ABI. Ops with
+// a workspace (WorkspaceOpInterface) pass it last: its pointer in the arena
+// and its bytes, which the runtime checks against what it needs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,19 +20,30 @@ using namespace seqpar;
 using namespace seqpar::dist;
 
 /// all_gather_matmul and matmul_reduce_scatter: one runtime call with the
-/// GEMM's operands, the rows of this rank's block and the chunks.
+/// GEMM's operands, the rows of this rank's block, the chunks and the
+/// workspace.
 template <typename OpT>
 static LogicalResult collectiveLinear(OpT o, RuntimeEmitter &e, StringRef fn,
                                       int64_t rows) {
   if (o.getDim() != 0)
     return o.emitOpError() << "is lowered along dimension 0 only, got dim "
                            << o.getDim();
+  auto [workspace, workspaceBytes] = e.workspace(o);
   e.call(fn, {e.ptr(o.getInput()), e.ptr(o.getWeight()),
               e.optionalPtr(o.getBias()), e.ptr(o), e.i64(rows),
               e.i64(e.lastDim(o.getInput())), e.i64(e.lastDim(o)),
               e.i32(o.getWeightLayout() == seqpar::WeightLayout::in_out),
-              e.i64(o.getChunks()), e.axisOf(o.getAxis())});
+              e.i64(o.getChunks()), e.axisOf(o.getAxis()), workspace,
+              workspaceBytes});
   return success();
+}
+
+/// Appends the workspace of `op` (pointer, bytes) to a call's arguments.
+static void appendWorkspace(Operation *op, RuntimeEmitter &e,
+                            SmallVectorImpl<Value> &args) {
+  auto [workspace, bytes] = e.workspace(op);
+  args.push_back(workspace);
+  args.push_back(bytes);
 }
 
 static LogicalResult lowerOp(AllGatherMatmulOp o, RuntimeEmitter &e) {
@@ -50,6 +63,7 @@ static LogicalResult lowerOp(AllGatherOp o, RuntimeEmitter &e) {
   SmallVector<Value> args = e.collectiveArgs(o.getInput(), o, true);
   args.push_back(e.i32(o.getDim()));
   args.push_back(e.axisOf(o.getAxis()));
+  appendWorkspace(o, e, args);
   e.call("sprt_all_gather", args);
   return success();
 }
@@ -58,6 +72,7 @@ static LogicalResult lowerOp(ReduceScatterOp o, RuntimeEmitter &e) {
   SmallVector<Value> args = e.collectiveArgs(o.getInput(), o, false);
   args.push_back(e.i32(o.getDim()));
   args.push_back(e.axisOf(o.getAxis()));
+  appendWorkspace(o, e, args);
   e.call("sprt_reduce_scatter_f32", args);
   return success();
 }
@@ -82,6 +97,7 @@ static LogicalResult lowerOp(AllToAllOp o, RuntimeEmitter &e) {
   args.push_back(e.i32(o.getSplitDim()));
   args.push_back(e.i32(o.getConcatDim()));
   args.push_back(e.axisOf(o.getAxis()));
+  appendWorkspace(o, e, args);
   e.call("sprt_all_to_all", args);
   return success();
 }
@@ -110,18 +126,20 @@ static LogicalResult lowerOp(AllGatherParamOp o, RuntimeEmitter &e) {
 
 static LogicalResult lowerOp(ReduceScatterCoalescedOp o, RuntimeEmitter &e) {
   auto [ins, outs, sizes] = e.pointerArrays(o.getInputs(), o.getResults());
+  auto [workspace, workspaceBytes] = e.workspace(o);
   e.call("sprt_reduce_scatter_coalesced_f32",
          {e.i32(int64_t(o.getInputs().size())), ins, outs, sizes,
-          e.axisOf(o.getAxis())});
+          e.axisOf(o.getAxis()), workspace, workspaceBytes});
   return success();
 }
 
 static LogicalResult lowerOp(AllReduceCoalescedOp o, RuntimeEmitter &e) {
   auto [ins, outs, sizes] = e.pointerArrays(o.getInputs(), o.getResults());
   int64_t n = o.getInputs().size();
+  auto [workspace, workspaceBytes] = e.workspace(o);
   e.call("sprt_all_reduce_coalesced_f32",
          {e.i32(n), ins, outs, sizes, e.i32(int64_t(o.getKind())),
-          e.axisOf(o.getAxis())});
+          e.axisOf(o.getAxis()), workspace, workspaceBytes});
   return success();
 }
 

@@ -73,6 +73,7 @@ public:
   int32_t zeroShardAxis(Value grad) const override;
   std::tuple<Value, Value, Value> pointerArrays(ValueRange inputs,
                                                 ValueRange results) override;
+  std::pair<Value, Value> workspace(Operation *op) override;
 
 private:
   // Analysis.
@@ -100,7 +101,11 @@ private:
   /// scans it, once per call emitted).
   llvm::StringMap<LLVM::LLVMFuncOp> declared;
   DenseMap<Value, Buffer> buffers;
+  /// The arena offset and bytes of each op's workspace.
+  DenseMap<Operation *, std::pair<int64_t, int64_t>> workspaces;
   int64_t arenaBytes = 0;
+  /// The largest workspace of any op.
+  int64_t workspaceBytes = 0;
   // The lowered function's arguments and cached parameter pointers.
   Value arenaArg, paramsArg, scalarsArg, gradsArg, stateArg;
   SmallVector<Value, 2> inputArgs;
@@ -245,6 +250,28 @@ LogicalResult Lowering::plan() {
       arenaBytes = std::max(arenaBytes, *next);
     }
   }
+  // Workspaces: where the plan put them (readBufferPlan checked every one),
+  // or after the values.
+  bool hasPlan = func->hasAttr(kArenaBytesAttr);
+  for (Operation &op : func.getBody().getOps()) {
+    int64_t bytes = dist::workspaceBytes(&op);
+    if (bytes == 0)
+      continue;
+    int64_t offset = hasPlan ? *workspaceOffset(&op) : arenaBytes;
+    std::optional<int64_t> end = llvm::checkedAdd<int64_t>(offset, bytes);
+    std::optional<int64_t> aligned = alignArena(bytes);
+    std::optional<int64_t> next =
+        hasPlan   ? end
+        : aligned ? llvm::checkedAdd<int64_t>(arenaBytes, *aligned)
+                  : std::nullopt;
+    if (!end || !next)
+      return op.emitOpError() << "workspace (" << bytes
+                              << " bytes) cannot be placed: the arena would "
+                                 "exceed int64 bytes";
+    workspaces[&op] = {offset, bytes};
+    arenaBytes = std::max(arenaBytes, *next);
+    workspaceBytes = std::max(workspaceBytes, bytes);
+  }
   return success();
 }
 
@@ -302,6 +329,15 @@ std::tuple<Value, Value, Value> Lowering::pointerArrays(ValueRange inputs,
     store(sizes, b.getI64Type(), i64(numElements(inputs[i])));
   }
   return {ins, outs, sizes};
+}
+
+std::pair<Value, Value> Lowering::workspace(Operation *op) {
+  auto it = workspaces.find(op);
+  if (it == workspaces.end())
+    return {null(), i64(0)};
+  Value at = b.create<LLVM::GEPOp>(loc, ptrTy, b.getI8Type(), arenaArg,
+                                   ValueRange{i64(it->second.first)});
+  return {at, i64(it->second.second)};
 }
 
 int32_t Lowering::zeroShardAxis(Value grad) const {
@@ -421,6 +457,7 @@ std::string Lowering::modelJson() {
       {"batch_axis", batchAxis},
       {"vocab", vocab},
       {"arena_bytes", arenaBytes},
+      {"workspace_bytes", workspaceBytes},
       {"params", std::move(paramJson)},
       {"scalars", int64_t(numScalars)},
       {"grads", std::move(gradJson)},

@@ -9,6 +9,13 @@
  * Tensors passed to collectives are row-major with rank <= 4, given as
  * (rank, d0, d1, d2, d3) in their LOCAL shape; unused dims are 1.
  *
+ * Calls that need device memory beyond their operands and results take it
+ * from the caller as their last two arguments (workspace, workspace_bytes):
+ * the compiler plans it in the arena (dist's WorkspaceOpInterface computes
+ * the same bytes). Each call computes what it needs, throws
+ * std::invalid_argument naming the op and both sizes when workspace_bytes is
+ * smaller, and uses exactly that much; NULL, 0 where it needs none.
+ *
  *===----------------------------------------------------------------------===*/
 
 #ifndef SPRT_RUNTIME_H
@@ -47,15 +54,19 @@ uint64_t sprt_get_seed(void);
 enum { SPRT_SUM = 0, SPRT_MAX = 1, SPRT_MIN = 2, SPRT_MEAN = 3 };
 
 /* out = concatenation along `dim` of every axis rank's `in` (in rank order).
- * The shape is in's. */
+ * The shape is in's. Workspace: none when the dims before `dim` are all 1,
+ * else out's bytes (the blocks are received there, then unpacked). */
 void sprt_all_gather(const void *in, void *out, int64_t elem_bytes,
                      int32_t rank, int64_t d0, int64_t d1, int64_t d2,
-                     int64_t d3, int32_t dim, int32_t axis);
+                     int64_t d3, int32_t dim, int32_t axis, void *workspace,
+                     int64_t workspace_bytes);
 /* out = block `coord` along `dim` of the sum over the axis of `in` (f32).
- * The shape is in's. */
+ * The shape is in's. Workspace: none when the dims before `dim` are all 1,
+ * else in's bytes (each rank's block packed). */
 void sprt_reduce_scatter_f32(const float *in, float *out, int32_t rank,
                              int64_t d0, int64_t d1, int64_t d2, int64_t d3,
-                             int32_t dim, int32_t axis);
+                             int32_t dim, int32_t axis, void *workspace,
+                             int64_t workspace_bytes);
 /* out = reduction over the axis of `in`, n f32 elements. */
 void sprt_all_reduce_f32(const float *in, float *out, int64_t n, int32_t kind,
                          int32_t axis);
@@ -65,19 +76,24 @@ void sprt_local_slice(const void *in, void *out, int64_t elem_bytes,
                       int32_t rank, int64_t d0, int64_t d1, int64_t d2,
                       int64_t d3, int32_t dim, int32_t axis);
 /* Splits `in` along split_dim into axis-size blocks, sends block j to rank
- * j, concatenates the received blocks along concat_dim. The shape is in's. */
+ * j, concatenates the received blocks along concat_dim. The shape is in's.
+ * Workspace: in's bytes when in's dims before split_dim are not all 1 (the
+ * blocks sent are packed), plus in's bytes when out's dims before
+ * concat_dim are not all 1 (the blocks received are unpacked). */
 void sprt_all_to_all(const void *in, void *out, int64_t elem_bytes,
                      int32_t rank, int64_t d0, int64_t d1, int64_t d2,
                      int64_t d3, int32_t split_dim, int32_t concat_dim,
-                     int32_t axis);
+                     int32_t axis, void *workspace, int64_t workspace_bytes);
 /* Sends to / receives from the rank `offset` steps along the axis. */
 void sprt_send(const void *in, int64_t bytes, int64_t offset, int32_t axis);
 void sprt_recv(void *out, int64_t bytes, int64_t offset, int32_t axis);
 
-/* Non-blocking forms: start, then wait on the returned handle. */
+/* Non-blocking forms: start, then wait on the returned handle. The
+ * all-gather's workspace (as sprt_all_gather's) is used until the wait. */
 int64_t sprt_all_gather_start(const void *in, void *out, int64_t elem_bytes,
                               int32_t rank, int64_t d0, int64_t d1, int64_t d2,
-                              int64_t d3, int32_t dim, int32_t axis);
+                              int64_t d3, int32_t dim, int32_t axis,
+                              void *workspace, int64_t workspace_bytes);
 int64_t sprt_all_reduce_start_f32(const float *in, float *out, int64_t n,
                                   int32_t kind, int32_t axis);
 /* out = block `coord` of n / axis-size elements of the sum over the axis of
@@ -89,19 +105,23 @@ void sprt_wait(int64_t handle);
 /* y = linear(all_gather(x) along the leading dimension): x is `rows` rows of
  * K (this rank's block), y the axis size times as many rows of N, weights as
  * in sprt_linear_f32. The rows are gathered in `chunks` pieces (dividing
- * rows), each piece's GEMMs overlapping the transfer of the next. */
+ * rows), each piece's GEMMs overlapping the transfer of the next.
+ * Workspace: min(chunks, 2) x axis size x (rows / chunks) x K f32. */
 void sprt_all_gather_linear_f32(const float *x, const float *w,
                                 const float *bias, float *y, int64_t rows,
                                 int64_t K, int64_t N, int32_t weight_in_out,
-                                int64_t chunks, int32_t axis);
+                                int64_t chunks, int32_t axis, void *workspace,
+                                int64_t workspace_bytes);
 /* y = reduce_scatter(linear(x)) along the leading dimension (+ bias once,
  * after the sum): x is the axis size times `rows` rows of K, y this rank's
  * `rows` rows of N. The GEMM of each of `chunks` pieces (dividing rows)
- * overlaps the reduction of the previous. */
+ * overlaps the reduction of the previous.
+ * Workspace: min(chunks, 2) x axis size x (rows / chunks) x N f32. */
 void sprt_linear_reduce_scatter_f32(const float *x, const float *w,
                                     const float *bias, float *y, int64_t rows,
                                     int64_t K, int64_t N, int32_t weight_in_out,
-                                    int64_t chunks, int32_t axis);
+                                    int64_t chunks, int32_t axis,
+                                    void *workspace, int64_t workspace_bytes);
 
 /*===-------------------- layout-aware forward ops -----------------------===*/
 
@@ -144,10 +164,12 @@ void sprt_op_attention_grad(const float *dout, const float *q, const float *k,
                             int32_t batch_axis, int32_t head_axis);
 
 /* All-reduces `count` f32 tensors in one collective: ins[i] and outs[i]
- * hold sizes[i] elements. */
+ * hold sizes[i] elements. Workspace: the sum of sizes f32 (the bucket), none
+ * when count is 1. */
 void sprt_all_reduce_coalesced_f32(int32_t count, const float *const *ins,
                                    float *const *outs, const int64_t *sizes,
-                                   int32_t kind, int32_t axis);
+                                   int32_t kind, int32_t axis, void *workspace,
+                                   int64_t workspace_bytes);
 
 /*===---------------------------- training -------------------------------===*/
 
@@ -173,10 +195,13 @@ void sprt_op_adamw(float *param, const float *grad, float *m, float *v,
                    double beta2, double eps, double weight_decay,
                    int32_t shard_axis);
 /* Reduce-scatters `count` f32 tensors along their first dimension in one
- * collective: ins[i] holds sizes[i] elements, outs[i] sizes[i] / n. */
+ * collective: ins[i] holds sizes[i] elements, outs[i] sizes[i] / n.
+ * Workspace: total + total / n f32 (total the sum of sizes), none when
+ * count is 1. */
 void sprt_reduce_scatter_coalesced_f32(int32_t count, const float *const *ins,
                                        float *const *outs, const int64_t *sizes,
-                                       int32_t axis);
+                                       int32_t axis, void *workspace,
+                                       int64_t workspace_bytes);
 /* Gathers, in place, every rank's slice (along the first dimension) of an
  * n-element tensor of elem_bytes-byte elements. */
 void sprt_all_gather_param(void *data, int64_t n, int64_t elem_bytes,
