@@ -113,7 +113,8 @@ std::string memoryJson() {
   return json + "}}";
 }
 
-/// The exit line: the measured peaks, the plan's arena, the resident set.
+/// The exit line: the measured peaks, the plan's arena, the workspace used
+/// and planned, the resident set.
 std::string memoryLine(const Model &model) {
   MemoryStats m = memoryTracker().stats();
   std::string line = "memory: peak " + humanBytes(m.peakTotal) + " (";
