@@ -1,0 +1,152 @@
+//===- RankMemory.cpp - one rank's planned device memory ------------------===//
+
+#include "seqpar/Dialect/Dist/Transforms/RankMemory.h"
+#include "seqpar/Dialect/Dist/IR/Dist.h"
+#include "seqpar/Dialect/Dist/Transforms/BufferPlan.h"
+#include "seqpar/Dialect/Tfm/IR/Tfm.h"
+
+#include "llvm/Support/CheckedArithmetic.h"
+
+#include <map>
+
+using namespace mlir;
+using namespace seqpar;
+using namespace seqpar::dist;
+
+/// Adds `bytes` to `total`; false when either is unknown or the sum
+/// overflows.
+static bool add(int64_t &total, std::optional<int64_t> bytes) {
+  std::optional<int64_t> sum =
+      bytes ? llvm::checkedAdd<int64_t>(total, *bytes) : std::nullopt;
+  if (sum)
+    total = *sum;
+  return sum.has_value();
+}
+
+/// This rank's bytes of parameter `p`: its global type with each split
+/// dimension divided by the axis size (as convert-sp-to-runtime lays the
+/// shards out).
+static std::optional<int64_t> localParamBytes(tfm::ParamOp p, MeshOp mesh) {
+  auto type = cast<RankedTensorType>(p.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  if (LayoutAttr layout = LayoutAttr::fromType(type))
+    for (auto [i, axis] : llvm::enumerate(layout.getAxes())) {
+      Sharding s = layout.getSharding(i);
+      std::optional<int64_t> n =
+          mesh ? mesh.getAxisSize(cast<StringAttr>(axis).getValue())
+               : std::nullopt;
+      if (s.isSplit() && n)
+        shape[s.dim] /= *n;
+    }
+  return checkedByteSize(RankedTensorType::get(shape, type.getElementType()));
+}
+
+int64_t dist::workspaceBytes(Operation *op) {
+  // No op declares a workspace yet: the kernels' workspaces are runtime
+  // pools (measured as "staging" and "workspace"). When ops implement
+  // WorkspaceOpInterface (placed by sp-plan-buffers at dist.workspace_offset,
+  // live only at the op), this returns its getWorkspaceBytes().
+  (void)op;
+  return 0;
+}
+
+FailureOr<DeviceBytes> dist::deviceBytes(func::FuncOp func) {
+  DeviceBytes d;
+  auto module = func->getParentOfType<ModuleOp>();
+  MeshOp mesh;
+  if (module) {
+    FailureOr<MeshOp> found = getMesh(module);
+    if (failed(found))
+      return failure();
+    mesh = *found;
+  }
+  if (module)
+    for (auto p : module.getOps<tfm::ParamOp>())
+      if (!add(d.parameters, localParamBytes(p, mesh)))
+        return p.emitOpError() << "this rank's parameter bytes overflow int64";
+  for (auto update : func.getOps<tfm::AdamWUpdateOp>()) {
+    // Two fp32 moments of the gradient's elements.
+    auto grad = cast<RankedTensorType>(update.getGrad().getType());
+    std::optional<int64_t> n = llvm::checkedMul<int64_t>(
+        grad.getNumElements(), 2 * int64_t(sizeof(float)));
+    if (!add(d.optimizerState, n))
+      return update.emitOpError()
+             << "this rank's optimizer state overflows int64 bytes";
+  }
+  for (BlockArgument a : func.getArguments())
+    if (!add(d.tokens, checkedByteSize(a)))
+      return func.emitOpError() << "argument #" << a.getArgNumber()
+                                << " has no byte size within int64";
+  if (auto plan = func->getAttrOfType<IntegerAttr>(kArenaBytesAttr)) {
+    d.arena = plan.getInt();
+    d.arenaFromPlan = true;
+  } else {
+    // The plan sp-plan-buffers would record, made on a copy.
+    auto copy = cast<func::FuncOp>(func->clone());
+    LogicalResult planned = planArena(copy);
+    if (succeeded(planned))
+      d.arena = copy->getAttrOfType<IntegerAttr>(kArenaBytesAttr).getInt();
+    copy.erase();
+    if (failed(planned))
+      return failure();
+  }
+  for (int64_t bytes : {d.parameters, d.optimizerState, d.tokens, d.arena})
+    if (!add(d.total, bytes))
+      return func.emitOpError()
+             << "this rank's planned device memory overflows int64 bytes";
+  return d;
+}
+
+FailureOr<PeakLive> dist::peakLive(func::FuncOp func) {
+  FailureOr<SmallVector<LiveValue>> values = arenaValues(func);
+  if (failed(values))
+    return failure();
+  SmallVector<unsigned> bufferOf;
+  SmallVector<LiveValue> buffers = groupInPlace(*values, bufferOf);
+  // Ops by index; the first backward op, if any.
+  SmallVector<Operation *> ops;
+  int64_t backward = -1;
+  for (Operation &op : func.getBody().front()) {
+    if (backward < 0 &&
+        op.hasAttr(tfm::TfmDialect::BackwardBeginsAttrHelper::getNameStr()))
+      backward = int64_t(ops.size());
+    ops.push_back(&op);
+  }
+  // Every partial sum below is at most the most bytes live.
+  if (!maxLiveBytes(buffers))
+    return func.emitOpError() << "has more bytes live at one op than int64 "
+                                 "holds";
+  // Bytes live at each op: values born there count, values that died
+  // before it do not; the op's workspace counts at the op alone.
+  std::map<int64_t, int64_t> delta;
+  for (const LiveValue &b : buffers) {
+    delta[b.start] += b.bytes;
+    delta[b.end + 1] -= b.bytes;
+  }
+  PeakLive peak;
+  int64_t live = 0, best = -1, at = -1;
+  auto it = delta.begin();
+  for (int64_t i = 0; i < int64_t(ops.size()); ++i) {
+    for (; it != delta.end() && it->first <= i; ++it)
+      live += it->second;
+    int64_t here = live;
+    if (!add(here, workspaceBytes(ops[i])))
+      return ops[i]->emitOpError() << "its workspace overflows int64 bytes";
+    if (here > best) {
+      best = here;
+      at = i;
+    }
+  }
+  if (at < 0 || best == 0)
+    return peak;
+  peak.at = ops[at];
+  peak.workspaces = workspaceBytes(ops[at]);
+  for (const LiveValue &b : buffers) {
+    if (b.start > at || b.end < at)
+      continue;
+    bool forward = backward < 0 || b.start < backward;
+    (forward ? peak.activations : peak.gradients) += b.bytes;
+  }
+  peak.total = best;
+  return peak;
+}
