@@ -87,8 +87,9 @@ int64_t maxResidentBytes() {
 }
 
 /// The allocator's figures as JSON: the total peak and live bytes, the
-/// process's peak resident set, and each category's peak.
-std::string memoryJson() {
+/// process's peak resident set, each category's peak, the peak of the
+/// categories the plan does not cover, and the plan (labelled "planned").
+std::string memoryJson(const Model &model) {
   MemoryStats m = memoryTracker().stats();
   std::string json =
       "{\"peak_bytes\": " + std::to_string(m.peakTotal) +
@@ -99,18 +100,41 @@ std::string memoryJson() {
     json += std::string(c ? ", \"" : "\"") +
             memoryCategoryName(MemoryCategory(c)) +
             "\": " + std::to_string(m.peak[c]);
-  return json + "}}";
+  json +=
+      "}, \"unplanned_peak_bytes\": " + std::to_string(m.peakUnplanned) +
+      ", \"planned\": {\"peak_bytes\": " + std::to_string(model.plannedPeak) +
+      ", \"by_category\": {";
+  for (size_t i = 0; i < model.planned.size(); ++i)
+    json += std::string(i ? ", \"" : "\"") + model.planned[i].first +
+            "\": " + std::to_string(model.planned[i].second);
+  return json + "}}}";
 }
 
-/// The exit line: the measured peaks, the plan's arena, the resident set.
+/// The exit line: the measured peaks, the planned peak next to them with
+/// the measured peak of what the plan does not cover, the resident set.
 std::string memoryLine(const Model &model) {
   MemoryStats m = memoryTracker().stats();
   std::string line = "memory: peak " + humanBytes(m.peakTotal) + " (";
   for (int c = 0; c < kNumMemoryCategories; ++c)
     line += std::string(c ? ", " : "") + memoryCategoryName(MemoryCategory(c)) +
             " " + humanBytes(m.peak[c]);
-  return line + ") on rank 0; planned arena " + humanBytes(model.arenaBytes) +
-         "; peak resident " + humanBytes(maxResidentBytes()) + "\n";
+  line += ") on rank 0; planned peak " + humanBytes(model.plannedPeak) + " (";
+  for (size_t i = 0; i < model.planned.size(); ++i)
+    line += std::string(i ? ", " : "") + model.planned[i].first + " " +
+            humanBytes(model.planned[i].second);
+  line += ") + unplanned peak " + humanBytes(m.peakUnplanned) + " (";
+  bool first = true;
+  for (int c = 0; c < kNumMemoryCategories; ++c) {
+    const char *name = memoryCategoryName(MemoryCategory(c));
+    bool planned = false;
+    for (const auto &p : model.planned)
+      planned |= p.first == name;
+    if (planned)
+      continue;
+    line += std::string(first ? "" : ", ") + name;
+    first = false;
+  }
+  return line + "); peak resident " + humanBytes(maxResidentBytes()) + "\n";
 }
 
 /// What a step returned, and whether its update was applied.
@@ -136,7 +160,7 @@ std::string metricsLine(const Model &model, const StepResult &r,
   for (size_t a = 0; a < model.axes.size(); ++a)
     line += (a ? ", \"" : "\"") + model.axes[a] +
             "\": " + std::to_string(sprt_bytes_sent(int32_t(a)));
-  line += "}, \"memory\": " + memoryJson() +
+  line += "}, \"memory\": " + memoryJson(model) +
           ", \"arena_bytes\": " + std::to_string(model.arenaBytes) + "}\n";
   return line;
 }
@@ -174,6 +198,14 @@ int main(int argc, char **argv) {
   Model model;
   if (!model.parse(seqpar_model_json, error))
     fatal(error);
+  // What the compiler planned is measured apart from what it did not plan
+  // (the pools and the backend's scratch).
+  for (const auto &[name, bytes] : model.planned) {
+    MemoryCategory category;
+    if (!memoryCategoryNamed(name, category))
+      fatal("the program plans memory of an unknown category '" + name + "'");
+    memoryTracker().setPlanned(category);
+  }
   // This rank's device, before the mesh (whose communicators may live on
   // it).
   if (const char *deviceError = sprt_device_init(World::localRank()))

@@ -50,7 +50,8 @@ int64_t dist::workspaceBytes(Operation *op) {
   return 0;
 }
 
-FailureOr<DeviceBytes> dist::deviceBytes(func::FuncOp func) {
+FailureOr<DeviceBytes> dist::deviceBytes(func::FuncOp func,
+                                         std::optional<int64_t> arena) {
   DeviceBytes d;
   auto module = func->getParentOfType<ModuleOp>();
   MeshOp mesh;
@@ -77,7 +78,10 @@ FailureOr<DeviceBytes> dist::deviceBytes(func::FuncOp func) {
     if (!add(d.tokens, checkedByteSize(a)))
       return func.emitOpError() << "argument #" << a.getArgNumber()
                                 << " has no byte size within int64";
-  if (auto plan = func->getAttrOfType<IntegerAttr>(kArenaBytesAttr)) {
+  if (arena) {
+    d.arena = *arena;
+    d.arenaFromPlan = func->hasAttr(kArenaBytesAttr);
+  } else if (auto plan = func->getAttrOfType<IntegerAttr>(kArenaBytesAttr)) {
     d.arena = plan.getInt();
     d.arenaFromPlan = true;
   } else {

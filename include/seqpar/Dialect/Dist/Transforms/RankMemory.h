@@ -25,6 +25,8 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
+#include <optional>
+
 namespace seqpar::dist {
 
 /// The device memory the runtime allocates for a program outside the
@@ -38,10 +40,13 @@ struct DeviceBytes {
   bool arenaFromPlan = false;
 };
 
-/// `func`'s device memory. The arena is the recorded plan, or without one
-/// the plan sp-plan-buffers would make for `func` as it is. An error at the
-/// op (or the function) whose bytes overflow int64.
-mlir::FailureOr<DeviceBytes> deviceBytes(mlir::func::FuncOp func);
+/// `func`'s device memory. The arena is `arena` when given (the layout
+/// convert-sp-to-runtime made), else the recorded plan, or without one the
+/// plan sp-plan-buffers would make for `func` as it is. An error at the op
+/// (or the function) whose bytes overflow int64.
+mlir::FailureOr<DeviceBytes>
+deviceBytes(mlir::func::FuncOp func,
+            std::optional<int64_t> arena = std::nullopt);
 
 /// The arena bytes live at the op where the most are.
 struct PeakLive {
