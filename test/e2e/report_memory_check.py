@@ -18,7 +18,8 @@ sp-plan-buffers (sp-opt --sp-train-pipeline=... --mlir-print-op-generic).
   coalesced all-reduce - sharing the bytes of the operand that dies there),
   at the first op where the most bytes are live, split into values defined
   before the tfm.backward_begins op and after it; their sum is the
-  function's dist.arena_max_live;
+  function's dist.arena_max_live; activations_peak_bytes: the most bytes
+  of forward values live at any op;
 - arena_bytes: the function's dist.arena_bytes; total: parameters +
   optimizer_state + tokens + arena_bytes.
 
@@ -162,6 +163,11 @@ def main():
     at = live.index(peak)
     forward = sum(g["bytes"] for g in groups
                   if g["start"] <= at <= g["end"] and g["start"] < backward)
+    forward_live = [0] * len(ops)
+    for g in groups:
+        if g["start"] < backward:
+            for i in range(g["start"], g["end"] + 1):
+                forward_live[i] += g["bytes"]
     want = {
         "function": "train_step",
         "arena_planned_by": "sp-plan-buffers",
@@ -169,6 +175,7 @@ def main():
         "optimizer_state": 2 * 4 * sum(n // state_div for n in sizes),
         "tokens": 2 * 8 * args.batch * args.seq // args.dp,
         "activations": forward,
+        "activations_peak_bytes": max(forward_live),
         "gradients": peak - forward,
         "workspaces": 0,
         "peak_live_bytes": peak,

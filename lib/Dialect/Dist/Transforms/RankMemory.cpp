@@ -122,17 +122,27 @@ FailureOr<PeakLive> dist::peakLive(func::FuncOp func) {
                                  "holds";
   // Bytes live at each op: values born there count, values that died
   // before it do not; the op's workspace counts at the op alone.
-  std::map<int64_t, int64_t> delta;
+  // The same for the forward's values alone.
+  auto isForward = [&](const LiveValue &b) {
+    return backward < 0 || b.start < backward;
+  };
+  std::map<int64_t, std::pair<int64_t, int64_t>> delta; // (all, forward)
   for (const LiveValue &b : buffers) {
-    delta[b.start] += b.bytes;
-    delta[b.end + 1] -= b.bytes;
+    int64_t f = isForward(b) ? b.bytes : 0;
+    delta[b.start].first += b.bytes;
+    delta[b.start].second += f;
+    delta[b.end + 1].first -= b.bytes;
+    delta[b.end + 1].second -= f;
   }
   PeakLive peak;
-  int64_t live = 0, best = -1, at = -1;
+  int64_t live = 0, liveForward = 0, best = -1, at = -1;
   auto it = delta.begin();
   for (int64_t i = 0; i < int64_t(ops.size()); ++i) {
-    for (; it != delta.end() && it->first <= i; ++it)
-      live += it->second;
+    for (; it != delta.end() && it->first <= i; ++it) {
+      live += it->second.first;
+      liveForward += it->second.second;
+    }
+    peak.mostActivations = std::max(peak.mostActivations, liveForward);
     int64_t here = live;
     if (!add(here, workspaceBytes(ops[i])))
       return ops[i]->emitOpError() << "its workspace overflows int64 bytes";
@@ -148,8 +158,7 @@ FailureOr<PeakLive> dist::peakLive(func::FuncOp func) {
   for (const LiveValue &b : buffers) {
     if (b.start > at || b.end < at)
       continue;
-    bool forward = backward < 0 || b.start < backward;
-    (forward ? peak.activations : peak.gradients) += b.bytes;
+    (isForward(b) ? peak.activations : peak.gradients) += b.bytes;
   }
   peak.total = best;
   return peak;

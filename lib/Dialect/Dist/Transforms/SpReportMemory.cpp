@@ -289,6 +289,7 @@ static FailureOr<llvm::json::Object> rankReport(func::FuncOp func) {
                                                 ? "sp-plan-buffers"
                                                 : "sp-report"},
                        {"activations", peak->activations},
+                       {"activations_peak_bytes", peak->mostActivations},
                        {"gradients", peak->gradients},
                        {"workspaces", peak->workspaces},
                        {"peak_live_bytes", peak->total},

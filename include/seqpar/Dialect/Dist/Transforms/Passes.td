@@ -218,7 +218,9 @@ def SpReportPass : Pass<"sp-report", "::mlir::ModuleOp"> {
     planned here on a copy: `arena_planned_by`), their sum `total`, and the
     arena bytes live at the op where the most are (`peak_live_bytes`, at
     `peak_at`) split into activations (forward values), gradients (backward
-    values) and workspaces.
+    values) and workspaces; `activations_peak_bytes` is the most bytes of
+    forward values live at any op (the activations' own peak, which
+    recompute lowers, where the backward begins).
 
     `comm`: per layer, every collective with its axis, dimension and the
     bytes each rank sends in a ring implementation (all_gather and

@@ -55,6 +55,10 @@ struct PeakLive {
   int64_t total = 0;
   /// The op, or null for a function without arena values.
   mlir::Operation *at = nullptr;
+  /// The most bytes of forward values live at any op (where the backward
+  /// begins, in a train step): the activations' own peak, which recompute
+  /// lowers, wherever the step's peak is.
+  int64_t mostActivations = 0;
 };
 
 /// The peak of `func`'s arena liveness (arenaValues grouped as the planner
