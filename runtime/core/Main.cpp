@@ -88,9 +88,11 @@ int64_t maxResidentBytes() {
 }
 
 /// The allocator's figures as JSON: the total peak and live bytes, the
-/// process's peak resident set, each category's peak, and the most
-/// workspace bytes (in the arena) any call needed, overall and per dist op.
-std::string memoryJson() {
+/// process's peak resident set, each category's peak, the peak of the
+/// categories the plan does not cover, the most workspace bytes (in the
+/// arena) any call needed, overall and per dist op, and the plan (labelled
+/// "planned").
+std::string memoryJson(const Model &model) {
   MemoryStats m = memoryTracker().stats();
   std::string json =
       "{\"peak_bytes\": " + std::to_string(m.peakTotal) +
@@ -110,10 +112,18 @@ std::string memoryJson() {
             "\": " + std::to_string(bytes);
     first = false;
   }
-  return json + "}}";
+  json +=
+      "}, \"unplanned_peak_bytes\": " + std::to_string(m.peakUnplanned) +
+      ", \"planned\": {\"peak_bytes\": " + std::to_string(model.plannedPeak) +
+      ", \"by_category\": {";
+  for (size_t i = 0; i < model.planned.size(); ++i)
+    json += std::string(i ? ", \"" : "\"") + model.planned[i].first +
+            "\": " + std::to_string(model.planned[i].second);
+  return json + "}}}";
 }
 
-/// The exit line: the measured peaks, the plan's arena, the workspace used
+/// The exit line: the measured peaks, the planned peak next to them with
+/// the measured peak of what the plan does not cover, the workspace used
 /// and planned, the resident set.
 std::string memoryLine(const Model &model) {
   MemoryStats m = memoryTracker().stats();
@@ -121,10 +131,26 @@ std::string memoryLine(const Model &model) {
   for (int c = 0; c < kNumMemoryCategories; ++c)
     line += std::string(c ? ", " : "") + memoryCategoryName(MemoryCategory(c)) +
             " " + humanBytes(m.peak[c]);
-  return line + ") on rank 0; planned arena " + humanBytes(model.arenaBytes) +
-         "; workspace used " + humanBytes(workspaceUse().most) + ", planned " +
-         humanBytes(model.workspaceBytes) + " (in the arena); peak resident " +
-         humanBytes(maxResidentBytes()) + "\n";
+  line += ") on rank 0; planned peak " + humanBytes(model.plannedPeak) + " (";
+  for (size_t i = 0; i < model.planned.size(); ++i)
+    line += std::string(i ? ", " : "") + model.planned[i].first + " " +
+            humanBytes(model.planned[i].second);
+  line += ") + unplanned peak " + humanBytes(m.peakUnplanned) + " (";
+  bool first = true;
+  for (int c = 0; c < kNumMemoryCategories; ++c) {
+    const char *name = memoryCategoryName(MemoryCategory(c));
+    bool planned = false;
+    for (const auto &p : model.planned)
+      planned |= p.first == name;
+    if (planned)
+      continue;
+    line += std::string(first ? "" : ", ") + name;
+    first = false;
+  }
+  return line + "); workspace used " + humanBytes(workspaceUse().most) +
+         ", planned " + humanBytes(model.workspaceBytes) +
+         " (in the arena); peak resident " + humanBytes(maxResidentBytes()) +
+         "\n";
 }
 
 /// What a step returned, and whether its update was applied.
@@ -150,7 +176,7 @@ std::string metricsLine(const Model &model, const StepResult &r,
   for (size_t a = 0; a < model.axes.size(); ++a)
     line += (a ? ", \"" : "\"") + model.axes[a] +
             "\": " + std::to_string(sprt_bytes_sent(int32_t(a)));
-  line += "}, \"memory\": " + memoryJson() +
+  line += "}, \"memory\": " + memoryJson(model) +
           ", \"arena_bytes\": " + std::to_string(model.arenaBytes) +
           ", \"workspace_bytes\": " + std::to_string(model.workspaceBytes) +
           "}\n";
@@ -190,6 +216,14 @@ int main(int argc, char **argv) {
   Model model;
   if (!model.parse(seqpar_model_json, error))
     fatal(error);
+  // What the compiler planned is measured apart from what it did not plan
+  // (the pools and the backend's scratch).
+  for (const auto &[name, bytes] : model.planned) {
+    MemoryCategory category;
+    if (!memoryCategoryNamed(name, category))
+      fatal("the program plans memory of an unknown category '" + name + "'");
+    memoryTracker().setPlanned(category);
+  }
   // This rank's device, before the mesh (whose communicators may live on
   // it).
   if (const char *deviceError = sprt_device_init(World::localRank()))

@@ -26,6 +26,21 @@ const char *sprt::memoryCategoryName(MemoryCategory category) {
   return "?";
 }
 
+bool sprt::memoryCategoryNamed(const std::string &name,
+                               MemoryCategory &category) {
+  for (int c = 0; c < kNumMemoryCategories; ++c)
+    if (name == memoryCategoryName(MemoryCategory(c))) {
+      category = MemoryCategory(c);
+      return true;
+    }
+  return false;
+}
+
+void MemoryTracker::setPlanned(MemoryCategory category) {
+  std::lock_guard<std::mutex> lock(mutex);
+  planned[int(category)] = true;
+}
+
 void MemoryTracker::record(MemoryCategory category, int64_t delta) {
   std::lock_guard<std::mutex> lock(mutex);
   int c = int(category);
@@ -39,6 +54,11 @@ void MemoryTracker::record(MemoryCategory category, int64_t delta) {
     counts.peak[c] = counts.live[c];
   if (counts.liveTotal > counts.peakTotal)
     counts.peakTotal = counts.liveTotal;
+  if (!planned[c]) {
+    counts.liveUnplanned += delta;
+    if (counts.liveUnplanned > counts.peakUnplanned)
+      counts.peakUnplanned = counts.liveUnplanned;
+  }
 }
 
 MemoryStats MemoryTracker::stats() const {

@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <mutex>
+#include <string>
 #include <unordered_map>
 
 namespace sprt {
@@ -40,11 +41,17 @@ constexpr int kNumMemoryCategories = int(MemoryCategory::Count);
 /// The category's name in the metrics ("optimizer_state").
 const char *memoryCategoryName(MemoryCategory category);
 
-/// Live and peak bytes per category and in total.
+/// The category named `name` ("optimizer_state"); false if none is.
+bool memoryCategoryNamed(const std::string &name, MemoryCategory &category);
+
+/// Live and peak bytes per category and in total, and of the categories the
+/// compiler's plan does not cover (MemoryTracker::setPlanned): their peak is
+/// the largest sum of their live bytes at one moment.
 struct MemoryStats {
   int64_t live[kNumMemoryCategories] = {};
   int64_t peak[kNumMemoryCategories] = {};
   int64_t liveTotal = 0, peakTotal = 0;
+  int64_t liveUnplanned = 0, peakUnplanned = 0;
 };
 
 /// Counts bytes as they come and go (thread-safe).
@@ -53,10 +60,15 @@ public:
   /// `delta` bytes more (or fewer, when negative) live in `category`.
   void record(MemoryCategory category, int64_t delta);
   MemoryStats stats() const;
+  /// Says that the compiler planned `category`'s bytes (the categories of
+  /// the model's "planned" object); the others count as unplanned. Called
+  /// before the category's first allocation.
+  void setPlanned(MemoryCategory category);
 
 private:
   mutable std::mutex mutex;
   MemoryStats counts;
+  bool planned[kNumMemoryCategories] = {};
 };
 
 /// The process's tracker: allocate() / release() and the backend's scratch.

@@ -88,6 +88,10 @@ bool Model::parse(const char *text, std::string &error) {
     gradShardAxes =
         j.value("grad_shard_axes", std::vector<int64_t>(grads.size(), -1));
     optimizer = j.value("optimizer", std::string());
+    const json &plan = j.at("planned");
+    for (const char *c : {"parameters", "optimizer_state", "tokens", "arena"})
+      planned.push_back({c, plan.at(c).get<int64_t>()});
+    plannedPeak = plan.at("peak_bytes").get<int64_t>();
     for (const json &p : j.at("params")) {
       ParamInfo info;
       info.name = p.at("name").get<std::string>();

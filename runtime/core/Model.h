@@ -64,6 +64,12 @@ struct Model {
   /// slices it over (its first dimension), or -1.
   std::vector<int64_t> gradShardAxes;
   std::string optimizer;
+  /// The compiler's plan of the device memory the runtime allocates outside
+  /// its pools and the backend's scratch: bytes by category name
+  /// ("parameters", "optimizer_state", "tokens", "arena"), and their sum,
+  /// the planned peak (all are live together).
+  std::vector<std::pair<std::string, int64_t>> planned;
+  int64_t plannedPeak = 0;
 
   /// The axis that slices parameter `index`'s optimizer state, or -1.
   int64_t stateShardAxis(int64_t index) const;

@@ -71,6 +71,47 @@ TEST(Memory, TotalPeakWhenCategoriesPeakTogether) {
   EXPECT_EQ(s.liveTotal, 64);
 }
 
+TEST(Memory, UnplannedPeakIsTheLargestSumOfTheOtherCategories) {
+  MemoryTracker t;
+  t.setPlanned(kArena);
+  t.setPlanned(kParams);
+  t.record(kParams, 1000);
+  t.record(kArena, 500);
+  t.record(kTokens, 40); // unplanned 40
+  t.record(kScratch, 30); // 70
+  t.record(kScratch, -30);
+  t.record(kTokens, 20); // 60
+  t.record(kScratch, 50); // 110: the unplanned peak
+  t.record(kArena, -500); // planned bytes do not count
+  t.record(kScratch, -50);
+  MemoryStats s = t.stats();
+  EXPECT_EQ(s.peakUnplanned, 110);
+  EXPECT_EQ(s.liveUnplanned, 60);
+  EXPECT_EQ(s.peakTotal, 1000 + 500 + 110);
+}
+
+TEST(Memory, UnplannedPeakIsNotTheSumOfPeaks) {
+  MemoryTracker t;
+  t.setPlanned(kArena);
+  t.record(kArena, 64);
+  t.record(kScratch, 16);
+  t.record(kScratch, -16);
+  t.record(kTokens, 32);
+  MemoryStats s = t.stats();
+  EXPECT_EQ(s.peakUnplanned, 32);
+  EXPECT_EQ(peakOf(s, kScratch) + peakOf(s, kTokens), 48);
+  EXPECT_EQ(s.peakTotal, 64 + s.peakUnplanned);
+}
+
+TEST(Memory, CategoriesByName) {
+  MemoryCategory c;
+  ASSERT_TRUE(memoryCategoryNamed("optimizer_state", c));
+  EXPECT_EQ(c, MemoryCategory::OptimizerState);
+  ASSERT_TRUE(memoryCategoryNamed("arena", c));
+  EXPECT_EQ(c, kArena);
+  EXPECT_FALSE(memoryCategoryNamed("activations", c));
+}
+
 TEST(Memory, ReleasingMoreThanAllocatedThrows) {
   MemoryTracker t;
   t.record(kArena, 10);

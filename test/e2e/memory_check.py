@@ -1,15 +1,15 @@
-"""Checks the device memory a GPT-2 training program measured (the last line
-of its JSONL metrics, rank 0's figures) against what it must be, computed
-here from the Hugging Face config and the mesh:
+"""Checks the device memory a training program measured (the last line of
+its JSONL metrics, rank 0's figures) against what it must be, computed here
+from the Hugging Face config (model_type gpt2, gpt_neox or llama) and the
+mesh, and against the plan the program carries:
 
     memory_check.py CONFIG.json METRICS.jsonl --tp T --dp D --zero Z
                     --batch B --seq S [--baseline TINY.jsonl]
 
 - arena: exactly the plan's arena_bytes (the arena is one allocation);
 - parameters: 4 bytes x this rank's parameter count under Megatron's
-  tensor parallelism (vocabulary-parallel embedding, column-parallel c_attn
-  and c_fc, row-parallel c_proj with replicated biases, replicated norms
-  and position embedding; tied lm_head);
+  tensor parallelism (hf_params.py: vocabulary-parallel embedding and LM
+  head, column- and row-parallel GEMMs, replicated norms);
 - optimizer_state: AdamW's two moments of every local element, each
   parameter's divided over dp with --zero 1;
 - tokens: input ids and labels, int64, of this replica's batch rows;
@@ -20,6 +20,11 @@ here from the Hugging Face config and the mesh:
   is no device-memory category for them;
 - the other categories present, and the total peak at least the largest
   category and at most their sum;
+- plan against measurement: each category of the "planned" object equals
+  both its measured peak and the figure above; the planned peak is their
+  sum; and the measured peak equals the planned peak plus the measured peak
+  of the categories the plan does not cover ("unplanned_peak_bytes": the
+  largest sum of their live bytes at one moment: the backend's scratch);
 - with --baseline (the tiny model's metrics on the same mesh): the peak
   resident set (getrusage) at least the device peak (on the CPU backend
   device memory is host memory, zeroed so resident) and at most the device
@@ -35,23 +40,9 @@ import argparse
 import json
 import sys
 
+from hf_params import local_params
+
 CATEGORIES = ["arena", "parameters", "optimizer_state", "tokens", "scratch"]
-
-
-def local_params(config, tp):
-    """This rank's parameter shards' element counts (GPT-2, Megatron)."""
-    V, H = config["vocab_size"], config["n_embd"]
-    P, L = config["n_positions"], config["n_layer"]
-    I = config.get("n_inner") or 4 * H
-    sizes = [V // tp * H, P * H]
-    for _ in range(L):
-        sizes += [H, H,                          # ln_1
-                  H * 3 * H // tp, 3 * H // tp,  # c_attn (column)
-                  H // tp * H, H,                # attn.c_proj (row)
-                  H, H,                          # ln_2
-                  H * I // tp, I // tp,          # c_fc (column)
-                  I // tp * H, H]                # mlp.c_proj (row)
-    return sizes + [H, H]                        # ln_f
 
 
 def last_memory(path):
@@ -113,6 +104,27 @@ def main():
               rss <= total + held + slack,
               f"peak resident {rss} <= {total} + {held} + {slack}; "
               f"over the device peak by {rss - total}")
+    planned = memory["planned"]["by_category"]
+    check("planned categories", sorted(planned) == sorted(expected),
+          ", ".join(sorted(planned)))
+    for c, want in expected.items():
+        check(f"planned {c}", planned.get(c) == want == peaks.get(c),
+              f"planned {planned.get(c)}, measured {peaks.get(c)}, "
+              f"want {want}")
+    planned_peak = memory["planned"]["peak_bytes"]
+    check("planned peak", planned_peak == sum(planned.values()),
+          f"{planned_peak} = {' + '.join(str(v) for v in planned.values())}")
+    unplanned = [c for c in peaks if c not in planned]
+    extra = memory["unplanned_peak_bytes"]
+    check("unplanned peak",
+          max(peaks[c] for c in unplanned) <= extra
+          <= sum(peaks[c] for c in unplanned),
+          f"{extra} of {', '.join(unplanned)} between their largest peak "
+          f"and their sum")
+    check("measured peak = planned peak + unplanned peak",
+          total == planned_peak + extra,
+          f"{total} = {planned_peak} + {extra} "
+          f"({', '.join(f'{c} {peaks[c]}' for c in unplanned)})")
     return 0 if ok else 1
 
 

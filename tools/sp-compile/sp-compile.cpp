@@ -324,12 +324,12 @@ int main(int argc, char **argv) {
   mlir::PassManager pm(&context);
   pm.enableTiming(timing);
   if (!report.empty()) {
-    // The report reads the program sp-compile builds before its lowering
-    // stage: the partitioned forward or, with --train, the verified training
-    // step. The report pass writes its JSON to a file; keep it for -o.
-    seqpar::buildPartitionStage(pm, options);
-    if (train)
-      seqpar::buildTrainStage(pm, options);
+    // The report reads the program sp-compile builds, up to and including
+    // its arena plan (the pipeline of --emit mlir): the partitioned forward
+    // or, with --train, the training step, fused and planned as it runs.
+    // The report pass writes its JSON to a file; keep it for -o.
+    options.lowerToRuntime = false;
+    seqpar::buildPipeline(pm, options);
     SmallString<128> tmp;
     if (std::error_code ec =
             sys::fs::createTemporaryFile("sp-report", "json", tmp))

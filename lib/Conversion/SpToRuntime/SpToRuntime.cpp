@@ -13,6 +13,7 @@
 #include "seqpar/Conversion/RuntimeLoweringInterface.h"
 #include "seqpar/Dialect/Dist/IR/Dist.h"
 #include "seqpar/Dialect/Dist/Transforms/BufferPlan.h"
+#include "seqpar/Dialect/Dist/Transforms/RankMemory.h"
 #include "seqpar/Dialect/Tfm/IR/Tfm.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -79,7 +80,7 @@ private:
   // Analysis.
   LogicalResult checkTypes(Operation *op);
   LogicalResult plan();
-  std::string modelJson();
+  mlir::FailureOr<std::string> modelJson();
 
   // Emission.
   LLVM::LLVMFuncOp declare(StringRef name, TypeRange args);
@@ -402,7 +403,7 @@ LogicalResult Lowering::lower(Operation *op) {
   return lowering.lowerToRuntime(*this);
 }
 
-std::string Lowering::modelJson() {
+FailureOr<std::string> Lowering::modelJson() {
   llvm::json::Array paramJson;
   for (ParamOp p : params) {
     auto t = cast<RankedTensorType>(p.getType());
@@ -467,6 +468,18 @@ std::string Lowering::modelJson() {
                                   TfmDialect::OptimizerAttrHelper::getNameStr())
                               .getValue()
                         : StringRef()}};
+  // The device memory the runtime will allocate besides its pools and the
+  // backend's scratch, as planned: printed by the program next to what it
+  // measures.
+  FailureOr<DeviceBytes> planned = deviceBytes(func, arenaBytes);
+  if (failed(planned))
+    return failure();
+  model["planned"] =
+      llvm::json::Object{{"parameters", planned->parameters},
+                         {"optimizer_state", planned->optimizerState},
+                         {"tokens", planned->tokens},
+                         {"arena", planned->arena},
+                         {"peak_bytes", planned->total}};
   std::string text;
   llvm::raw_string_ostream os(text);
   os << llvm::json::Value(std::move(model));
@@ -476,7 +489,10 @@ std::string Lowering::modelJson() {
 LogicalResult Lowering::run() {
   if (failed(plan()))
     return failure();
-  std::string json = modelJson();
+  FailureOr<std::string> modelText = modelJson();
+  if (failed(modelText))
+    return failure();
+  std::string json = std::move(*modelText);
 
   // void seqpar_step(ptr arena, ptr params, ptr ids, ptr labels,
   //                  ptr scalars_out, ptr grads_out, ptr optimizer_state)

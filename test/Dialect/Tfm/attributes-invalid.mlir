@@ -113,3 +113,28 @@ func.func @g(%ids: tensor<4x1xi64>, %labels: tensor<4x1xi64>) -> tensor<f32> att
   %0 = tfm.fill 0.0 : tensor<f32>
   return %0 : tensor<f32>
 }
+
+// -----
+
+// expected-error @+1 {{'builtin.module' op 'tfm.recompute' must be "none", "selective" or "full", got "some"}}
+module attributes {tfm.recompute = "some"} {
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op carries 'tfm.recompute', which belongs on the module}}
+func.func @f() attributes {tfm.recompute = "full"} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op carries 'tfm.recomputed', which belongs on an op inside a function}}
+func.func @f() attributes {tfm.recomputed} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tfm.fill' op 'tfm.recomputed' must be a unit attribute}}
+%0 = tfm.fill 0.0 {tfm.recomputed = 1} : tensor<f32>

@@ -5,6 +5,7 @@
 #include "seqpar/Dialect/Tfm/IR/Tfm.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/CheckedArithmetic.h"
 
 #include <map>
@@ -96,6 +97,34 @@ FailureOr<SmallVector<LiveValue>> dist::arenaValues(func::FuncOp func) {
       values.push_back({Value(), index[&op], index[&op], bytes, &op});
   }
   return values;
+}
+
+SmallVector<LiveValue> dist::groupInPlace(ArrayRef<LiveValue> values,
+                                          SmallVectorImpl<unsigned> &bufferOf) {
+  SmallVector<LiveValue> buffers;
+  DenseMap<Value, unsigned> indexOf;
+  DenseSet<unsigned> takenOver;
+  bufferOf.resize(values.size());
+  for (auto [i, v] : llvm::enumerate(values)) {
+    if (v.isWorkspace()) {
+      bufferOf[i] = buffers.size();
+      buffers.push_back(v);
+      continue;
+    }
+    indexOf[v.value] = i;
+    if (std::optional<unsigned> o = inPlaceOperand(cast<OpResult>(v.value))) {
+      auto it = indexOf.find(v.value.getDefiningOp()->getOperand(*o));
+      if (it != indexOf.end() && takesOver(v, values[it->second]) &&
+          takenOver.insert(it->second).second) {
+        bufferOf[i] = bufferOf[it->second];
+        buffers[bufferOf[i]].end = std::max(buffers[bufferOf[i]].end, v.end);
+        continue;
+      }
+    }
+    bufferOf[i] = buffers.size();
+    buffers.push_back(v);
+  }
+  return buffers;
 }
 
 std::optional<int64_t> dist::maxLiveBytes(ArrayRef<LiveValue> values) {

@@ -263,38 +263,7 @@ static FailureOr<int64_t> place(ArrayRef<LiveValue> values,
   return placeFast(values, order, offsets);
 }
 
-/// Groups the values into buffers: a value that takes over the bytes of an
-/// operand dying at its op (an in-place all-reduce or scaling) joins that
-/// operand's buffer, which then spans both. `bufferOf[i]` is value i's.
-static SmallVector<LiveValue>
-groupInPlace(ArrayRef<LiveValue> values, SmallVectorImpl<unsigned> &bufferOf) {
-  SmallVector<LiveValue> buffers;
-  DenseMap<Value, unsigned> indexOf;
-  DenseSet<unsigned> takenOver;
-  bufferOf.resize(values.size());
-  for (auto [i, v] : llvm::enumerate(values)) {
-    if (v.isWorkspace()) {
-      bufferOf[i] = buffers.size();
-      buffers.push_back(v);
-      continue;
-    }
-    indexOf[v.value] = i;
-    if (std::optional<unsigned> o = inPlaceOperand(cast<OpResult>(v.value))) {
-      auto it = indexOf.find(v.value.getDefiningOp()->getOperand(*o));
-      if (it != indexOf.end() && takesOver(v, values[it->second]) &&
-          takenOver.insert(it->second).second) {
-        bufferOf[i] = bufferOf[it->second];
-        buffers[bufferOf[i]].end = std::max(buffers[bufferOf[i]].end, v.end);
-        continue;
-      }
-    }
-    bufferOf[i] = buffers.size();
-    buffers.push_back(v);
-  }
-  return buffers;
-}
-
-static LogicalResult planFunction(func::FuncOp func) {
+LogicalResult dist::planArena(func::FuncOp func) {
   FailureOr<SmallVector<LiveValue>> values = arenaValues(func);
   if (failed(values))
     return failure();
@@ -371,7 +340,7 @@ struct SpPlanBuffersPass
     : dist::impl::SpPlanBuffersPassBase<SpPlanBuffersPass> {
   void runOnOperation() override {
     for (auto func : getOperation().getOps<func::FuncOp>())
-      if (!func.isExternal() && failed(planFunction(func)))
+      if (!func.isExternal() && failed(planArena(func)))
         return signalPassFailure();
   }
 };

@@ -1,9 +1,15 @@
 //===- SpReport.cpp - activation memory and communication per layer -------===//
+//
+// The pass and the communication report; the memory report's fields come
+// from SpReportMemory.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SpReport.h"
 
 #include "seqpar/Dialect/Dist/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "llvm/ADT/SetVector.h"
 #include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
@@ -22,9 +28,7 @@ using namespace seqpar;
 using namespace seqpar::dist;
 using namespace seqpar::tfm;
 
-/// The transformer layer an op belongs to, from its Hugging Face module path
-/// location (`transformer.h.3.attn`, `model.layers.3.mlp`), or -1.
-static int64_t layerOf(Location loc) {
+int64_t dist::layerOf(Location loc) {
   static const llvm::Regex layerPath("\\.(h|layers)\\.([0-9]+)(\\.|$)");
   int64_t layer = -1;
   loc->walk([&](Location l) {
@@ -40,14 +44,8 @@ static int64_t layerOf(Location loc) {
   return layer;
 }
 
-static int64_t elementBytes(Type t) {
-  return llvm::divideCeil(t.getIntOrFloatBitWidth(), 8);
-}
-
-/// Adds `bytes` to `total`, or an error at `op` when either is unknown
-/// (negative) or the sum overflows int64; `what` names the count.
-static LogicalResult addBytes(int64_t &total, std::optional<int64_t> bytes,
-                              Operation *op, StringRef what) {
+LogicalResult dist::addBytes(int64_t &total, std::optional<int64_t> bytes,
+                             Operation *op, StringRef what) {
   std::optional<int64_t> sum = bytes && *bytes >= 0
                                    ? llvm::checkedAdd<int64_t>(total, *bytes)
                                    : std::nullopt;
@@ -57,121 +55,8 @@ static LogicalResult addBytes(int64_t &total, std::optional<int64_t> bytes,
   return success();
 }
 
-namespace {
-struct Bytes {
-  int64_t ir = 0, paper = 0;
-};
-
 /// Per-layer sums, layer -1 standing for everything outside the layers.
 template <typename T> using PerLayer = std::map<int64_t, T>;
-
-struct MemoryEntry {
-  Bytes total;
-  std::map<std::string, int64_t> paperByKind;
-};
-} // namespace
-
-/// A value the backward reads again. A column GEMM's input that was
-/// all-gathered is kept as the shard and re-gathered in the backward
-/// (Korthikanti et al. 2022, section 4.2.2), so the shard is what stays live.
-static Value keptValue(Value v) {
-  if (auto gather = v.getDefiningOp<AllGatherOp>())
-    return gather.getInput();
-  return v;
-}
-
-/// The first op of a train step's backward (tfm-autodiff marks the seed).
-static Operation *backwardBegin(func::FuncOp func) {
-  for (Operation &op : func.getBody().getOps())
-    if (op.hasAttr(tfm::TfmDialect::BackwardBeginsAttrHelper::getNameStr()))
-      return &op;
-  return nullptr;
-}
-
-/// Bytes of the forward values a train step's backward reads: what really
-/// stays live from the forward to the backward (parameters and the token
-/// inputs excluded).
-static FailureOr<int64_t> keptByTrainStep(func::FuncOp func, Operation *begin) {
-  SetVector<Value> kept;
-  bool backward = false;
-  for (Operation &op : func.getBody().getOps()) {
-    backward |= &op == begin;
-    if (!backward || isa<func::ReturnOp>(op))
-      continue;
-    for (Value v : op.getOperands()) {
-      Operation *def = v.getDefiningOp();
-      if (def && !def->isBeforeInBlock(begin))
-        continue; // a backward value
-      if (!def || isa<GetParamOp>(def))
-        continue;
-      kept.insert(v);
-    }
-  }
-  int64_t bytes = 0;
-  for (Value v : kept)
-    if (failed(addBytes(bytes, checkedByteSize(v), v.getDefiningOp(),
-                        "the forward values the backward keeps")))
-      return failure();
-  return bytes;
-}
-
-static LogicalResult memoryReport(func::FuncOp func,
-                                  PerLayer<MemoryEntry> &layers, Bytes &total) {
-  DenseSet<Value> counted;
-  bool failedAtOp = false;
-  Operation *begin = backwardBegin(func);
-  WalkResult r = func.walk([&](Operation *op) {
-    if (begin && !op->isBeforeInBlock(begin))
-      return WalkResult::interrupt(); // the forward part only
-    if (!isa<TfmDialect>(op->getDialect()))
-      return WalkResult::advance();
-    auto decl = dyn_cast<SavedForBackwardOpInterface>(op);
-    if (!decl) {
-      op->emitOpError() << "declares nothing about what its backward keeps";
-      failedAtOp = true;
-      return WalkResult::interrupt();
-    }
-    SmallVector<SavedTensor> saved;
-    decl.getSavedForBackward(saved);
-    MemoryEntry &entry = layers[layerOf(op->getLoc())];
-    for (const SavedTensor &t : saved) {
-      int64_t n = t.numElements;
-      Type et = t.elementType;
-      if (t.value) {
-        Value v = keptValue(t.value);
-        // Function arguments (the batch) are the caller's, kept anyway.
-        if (isa<BlockArgument>(v) || !counted.insert(v).second)
-          continue;
-        auto type = cast<RankedTensorType>(v.getType());
-        n = type.getNumElements();
-        et = type.getElementType();
-      }
-      // Internal tensors (softmax output, dropout masks) are what the paper's
-      // implementation keeps; seqpar's backward recomputes them (masks from
-      // the counter-based generator, probabilities from q and k), so they
-      // count in the paper's accounting only.
-      bool mask = t.kind == SavedTensor::Kind::Mask;
-      std::optional<int64_t> ir = 0, paper = n;
-      if (t.value)
-        ir = llvm::checkedMul<int64_t>(n, elementBytes(et));
-      if (!mask)
-        paper = llvm::checkedMul<int64_t>(n, 2);
-      // Every sum below is at most the totals, so checking these suffices.
-      if (failed(addBytes(total.ir, ir, op, "the activation memory report")) ||
-          failed(addBytes(total.paper, paper, op,
-                          "the activation memory report (paper accounting)"))) {
-        failedAtOp = true;
-        return WalkResult::interrupt();
-      }
-      entry.total.ir += *ir;
-      entry.total.paper += *paper;
-      entry.paperByKind[t.what.str()] += *paper;
-    }
-    return WalkResult::advance();
-  });
-  (void)r;
-  return failure(failedAtOp);
-}
 
 namespace {
 struct CommEntry {
@@ -231,40 +116,23 @@ struct SpReportPass : dist::impl::SpReportPassBase<SpReportPass> {
         meshJson[cast<StringAttr>(name).getValue()] = size;
     report["mesh"] = std::move(meshJson);
 
-    llvm::json::Array layers;
+    if (!recompute.empty() &&
+        !llvm::is_contained({"none", "selective", "full"}, recompute)) {
+      module.emitError() << "sp-report: recompute must be none, selective or "
+                            "full, got '"
+                         << recompute << "'";
+      return signalPassFailure();
+    }
+    if (comm && !recompute.empty()) {
+      module.emitError() << "sp-report: recompute= is the memory report's "
+                            "paper column; the comm report has none";
+      return signalPassFailure();
+    }
     if (memory) {
-      PerLayer<MemoryEntry> entries;
-      Bytes checkedTotal;
-      for (auto func : module.getOps<func::FuncOp>())
-        if (failed(memoryReport(func, entries, checkedTotal)))
-          return signalPassFailure();
-      Bytes total;
-      for (auto &[layer, e] : entries) {
-        llvm::json::Object kinds;
-        for (auto &[what, bytes] : e.paperByKind)
-          kinds[what] = bytes;
-        llvm::json::Object o{{"ir_bytes", e.total.ir},
-                             {"paper_bytes", e.total.paper},
-                             {"paper_bytes_by_kind", std::move(kinds)}};
-        total.ir += e.total.ir;
-        total.paper += e.total.paper;
-        if (layer < 0) {
-          report["outside_layers"] = std::move(o);
-        } else {
-          o["layer"] = layer;
-          layers.push_back(std::move(o));
-        }
-      }
-      report["total"] = llvm::json::Object{{"ir_bytes", total.ir},
-                                           {"paper_bytes", total.paper}};
-      for (auto func : module.getOps<func::FuncOp>())
-        if (Operation *begin = backwardBegin(func)) {
-          FailureOr<int64_t> kept = keptByTrainStep(func, begin);
-          if (failed(kept))
-            return signalPassFailure();
-          report["train_step_kept_bytes"] = *kept;
-        }
+      if (failed(memoryReport(module, recompute, report)))
+        return signalPassFailure();
     } else {
+      llvm::json::Array layers;
       PerLayer<CommEntry> entries;
       int64_t checkedTotal = 0;
       for (auto func : module.getOps<func::FuncOp>())
@@ -284,8 +152,8 @@ struct SpReportPass : dist::impl::SpReportPassBase<SpReportPass> {
         }
       }
       report["total_bytes_sent"] = total;
+      report["layers"] = std::move(layers);
     }
-    report["layers"] = std::move(layers);
 
     std::error_code ec;
     llvm::ToolOutputFile out(output, ec, llvm::sys::fs::OF_Text);

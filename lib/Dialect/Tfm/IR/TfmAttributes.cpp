@@ -58,6 +58,22 @@ LogicalResult TfmDialect::verifyOperationAttribute(Operation *op,
       return op->emitOpError() << quoted(attr) << " must be a string";
     return success();
   }
+  if (name == RecomputeAttrHelper::getNameStr()) {
+    if (failed(expect(isa<ModuleOp>(op), "the module")))
+      return failure();
+    auto value = dyn_cast<StringAttr>(attr.getValue());
+    if (!value ||
+        !llvm::is_contained({"none", "selective", "full"}, value.getValue()))
+      return op->emitOpError()
+             << quoted(attr)
+             << " must be \"none\", \"selective\" or \"full\", got "
+             << attr.getValue();
+    return success();
+  }
+  if (name == RecomputedAttrHelper::getNameStr())
+    return failure(failed(expect(!isFunction && !isa<ModuleOp>(op),
+                                 "an op inside a function")) ||
+                   failed(unit()));
   if (name == GradOfAttrHelper::getNameStr() ||
       name == NameAttrHelper::getNameStr())
     return op->emitOpError()

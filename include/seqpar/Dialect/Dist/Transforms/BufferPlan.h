@@ -88,9 +88,22 @@ bool takesOver(const LiveValue &v, const LiveValue &operand);
 mlir::FailureOr<llvm::SmallVector<LiveValue>>
 arenaValues(mlir::func::FuncOp func);
 
+/// Groups `values` into buffers: a value that takes over the bytes of an
+/// operand dying at its op (an in-place all-reduce or scaling) joins that
+/// operand's buffer, which then spans both; `bufferOf[i]` is value i's.
+/// sp-plan-buffers places buffers, and the most bytes live are theirs.
+llvm::SmallVector<LiveValue>
+groupInPlace(llvm::ArrayRef<LiveValue> values,
+             llvm::SmallVectorImpl<unsigned> &bufferOf);
+
 /// The most bytes live at any op, or std::nullopt when a sum overflows
 /// int64.
 std::optional<int64_t> maxLiveBytes(llvm::ArrayRef<LiveValue> values);
+
+/// Plans `func`'s arena as sp-plan-buffers does (the pass runs this on every
+/// function) and records the plan on it; an error at the op that cannot be
+/// placed.
+mlir::LogicalResult planArena(mlir::func::FuncOp func);
 
 /// The offsets recorded on `func` by sp-plan-buffers, checked: every arena
 /// value and every workspace has one, aligned, inside the arena, and no two

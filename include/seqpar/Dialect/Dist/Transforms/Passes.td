@@ -193,16 +193,39 @@ def SpReportPass : Pass<"sp-report", "::mlir::ModuleOp"> {
   let description = [{
     `memory`: per layer and in total, the activation bytes each rank keeps
     for the backward pass, from the ops' SavedForBackwardOpInterface
-    declarations, in two accountings: what seqpar's train step keeps, in
-    the IR's element types (`ir_bytes`; the softmax output and dropout masks
-    are recomputed by seqpar's backward, so they are not counted), and
-    Korthikanti et al. 2022's (`paper_bytes`: 2-byte activations, 1-byte
-    dropout masks, softmax and masks kept). On a module with a train step
+    declarations (the fused collective GEMMs keep what their linear keeps),
+    in two accountings: what seqpar's train step keeps, in the IR's element
+    types (`ir_bytes`; the softmax output and dropout masks are recomputed
+    by seqpar's backward, so they are not counted), and Korthikanti et al.
+    2022's (`paper_bytes`: 2-byte activations, 1-byte dropout masks,
+    softmax and masks kept, no recompute). On a module with a train step
     the report adds `train_step_kept_bytes`: the bytes of the forward values
-    its backward really reads, which equals `ir_bytes`. The input of a column-parallel GEMM
-    that was all-gathered along the sequence is kept as the sequence shard
-    and re-gathered in the backward (the paper's choice), so its shard is
-    counted.
+    its backward really reads, which equals `ir_bytes` without recompute.
+    The input of a column-parallel GEMM that was all-gathered along the
+    sequence is kept as the sequence shard and re-gathered in the backward
+    (the paper's choice), so its shard is counted.
+
+    `recompute` is the module's policy (`tfm.recompute`, set by
+    sp-recompute; none without it). `paper_bytes_recompute` is the paper's
+    accounting under the policy `paper_recompute`: the `recompute` option if
+    given, else the module's policy. `selective` drops the attention core's
+    internal tensors (softmax output, attention dropout mask and output:
+    34 sbh/t per layer with SP), `full` keeps only each layer's input (the
+    floating-point values it reads from outside the layer: 2 sbh/t with SP).
+
+    `flops` counts the program function's (the train step, else the
+    forward) GEMMs and attention (Flops.h; elementwise ops count 0) in the
+    forward, the backward, and the ops recompute cloned into the backward
+    (`tfm.recomputed`); `extra_flops_fraction` is the last over the whole
+    step. `per_rank_peak_bytes` is one rank's planned device memory
+    (RankMemory.h): parameters, optimizer_state, tokens and the arena
+    (`arena_bytes`, sp-plan-buffers' plan when the function has one, else
+    planned here on a copy: `arena_planned_by`), their sum `total`, and the
+    arena bytes live at the op where the most are (`peak_live_bytes`, at
+    `peak_at`) split into activations (forward values), gradients (backward
+    values) and workspaces; `activations_peak_bytes` is the most bytes of
+    forward values live at any op (the activations' own peak, which
+    recompute lowers, where the backward begins).
 
     `comm`: per layer, every collective with its axis, dimension and the
     bytes each rank sends in a ring implementation (all_gather and
@@ -218,6 +241,9 @@ def SpReportPass : Pass<"sp-report", "::mlir::ModuleOp"> {
     Option<"comm", "comm", "bool", "false", "Report communication">,
     Option<"output", "output", "std::string", "\"-\"",
            "Where to write the JSON (default: stdout)">,
+    Option<"recompute", "recompute", "std::string", "",
+           "The memory report's paper column under this policy: none, "
+           "selective or full (default: the module's tfm.recompute)">,
   ];
 }
 

@@ -41,6 +41,12 @@ def Tfm_Dialect : Dialect {
     - `tfm.model_type` (string, on the module): the Hugging Face model_type.
     - `tfm.name` (string, on a function argument): the argument's name for
       the runtime (`input_ids`, `labels`).
+    - `tfm.recompute = "none" | "selective" | "full"` (string, on the
+      module): the activation recompute policy sp-recompute applied; no
+      attribute means "none". sp-report reads it.
+    - `tfm.recomputed` (unit, on an op): the op is a forward op that
+      sp-recompute cloned into the backward (its FLOPs are the policy's
+      cost in sp-report).
   }];
   let discardableAttrs = (ins
     "::mlir::UnitAttr":$forward,
@@ -50,7 +56,9 @@ def Tfm_Dialect : Dialect {
     "::mlir::UnitAttr":$zero,
     "::mlir::StringAttr":$optimizer,
     "::mlir::StringAttr":$model_type,
-    "::mlir::StringAttr":$name
+    "::mlir::StringAttr":$name,
+    "::mlir::StringAttr":$recompute,
+    "::mlir::UnitAttr":$recomputed
   );
   let hasOperationAttrVerify = 1;
   let hasRegionArgAttrVerify = 1;

@@ -1,0 +1,154 @@
+//===- RankMemory.cpp - one rank's planned device memory ------------------===//
+
+#include "seqpar/Dialect/Dist/Transforms/RankMemory.h"
+#include "seqpar/Dialect/Dist/IR/Dist.h"
+#include "seqpar/Dialect/Dist/Transforms/BufferPlan.h"
+#include "seqpar/Dialect/Tfm/IR/Tfm.h"
+
+#include "llvm/Support/CheckedArithmetic.h"
+
+#include <map>
+
+using namespace mlir;
+using namespace seqpar;
+using namespace seqpar::dist;
+
+/// Adds `bytes` to `total`; false when either is unknown or the sum
+/// overflows.
+static bool add(int64_t &total, std::optional<int64_t> bytes) {
+  std::optional<int64_t> sum =
+      bytes ? llvm::checkedAdd<int64_t>(total, *bytes) : std::nullopt;
+  if (sum)
+    total = *sum;
+  return sum.has_value();
+}
+
+/// This rank's bytes of parameter `p`: its global type with each split
+/// dimension divided by the axis size (as convert-sp-to-runtime lays the
+/// shards out).
+static std::optional<int64_t> localParamBytes(tfm::ParamOp p, MeshOp mesh) {
+  auto type = cast<RankedTensorType>(p.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  if (LayoutAttr layout = LayoutAttr::fromType(type))
+    for (auto [i, axis] : llvm::enumerate(layout.getAxes())) {
+      Sharding s = layout.getSharding(i);
+      std::optional<int64_t> n =
+          mesh ? mesh.getAxisSize(cast<StringAttr>(axis).getValue())
+               : std::nullopt;
+      if (s.isSplit() && n)
+        shape[s.dim] /= *n;
+    }
+  return checkedByteSize(RankedTensorType::get(shape, type.getElementType()));
+}
+
+FailureOr<DeviceBytes> dist::deviceBytes(func::FuncOp func,
+                                         std::optional<int64_t> arena) {
+  DeviceBytes d;
+  auto module = func->getParentOfType<ModuleOp>();
+  MeshOp mesh;
+  if (module) {
+    FailureOr<MeshOp> found = getMesh(module);
+    if (failed(found))
+      return failure();
+    mesh = *found;
+  }
+  if (module)
+    for (auto p : module.getOps<tfm::ParamOp>())
+      if (!add(d.parameters, localParamBytes(p, mesh)))
+        return p.emitOpError() << "this rank's parameter bytes overflow int64";
+  for (auto update : func.getOps<tfm::AdamWUpdateOp>()) {
+    // Two fp32 moments of the gradient's elements.
+    auto grad = cast<RankedTensorType>(update.getGrad().getType());
+    std::optional<int64_t> n = llvm::checkedMul<int64_t>(
+        grad.getNumElements(), 2 * int64_t(sizeof(float)));
+    if (!add(d.optimizerState, n))
+      return update.emitOpError()
+             << "this rank's optimizer state overflows int64 bytes";
+  }
+  for (BlockArgument a : func.getArguments())
+    if (!add(d.tokens, checkedByteSize(a)))
+      return func.emitOpError() << "argument #" << a.getArgNumber()
+                                << " has no byte size within int64";
+  if (arena) {
+    d.arena = *arena;
+    d.arenaFromPlan = func->hasAttr(kArenaBytesAttr);
+  } else if (auto plan = func->getAttrOfType<IntegerAttr>(kArenaBytesAttr)) {
+    d.arena = plan.getInt();
+    d.arenaFromPlan = true;
+  } else {
+    // The plan sp-plan-buffers would record, made on a copy.
+    auto copy = cast<func::FuncOp>(func->clone());
+    LogicalResult planned = planArena(copy);
+    if (succeeded(planned))
+      d.arena = copy->getAttrOfType<IntegerAttr>(kArenaBytesAttr).getInt();
+    copy.erase();
+    if (failed(planned))
+      return failure();
+  }
+  for (int64_t bytes : {d.parameters, d.optimizerState, d.tokens, d.arena})
+    if (!add(d.total, bytes))
+      return func.emitOpError()
+             << "this rank's planned device memory overflows int64 bytes";
+  return d;
+}
+
+FailureOr<PeakLive> dist::peakLive(func::FuncOp func) {
+  FailureOr<SmallVector<LiveValue>> values = arenaValues(func);
+  if (failed(values))
+    return failure();
+  SmallVector<unsigned> bufferOf;
+  SmallVector<LiveValue> buffers = groupInPlace(*values, bufferOf);
+  // Ops by index; the first backward op, if any.
+  SmallVector<Operation *> ops;
+  int64_t backward = -1;
+  for (Operation &op : func.getBody().front()) {
+    if (backward < 0 &&
+        op.hasAttr(tfm::TfmDialect::BackwardBeginsAttrHelper::getNameStr()))
+      backward = int64_t(ops.size());
+    ops.push_back(&op);
+  }
+  // Every partial sum below is at most the most bytes live.
+  if (!maxLiveBytes(buffers))
+    return func.emitOpError() << "has more bytes live at one op than int64 "
+                                 "holds";
+  // Bytes live at each op: values born there count, values that died
+  // before it do not; an op's workspace (an arena interval of its own) is
+  // live at the op alone. The same for the forward's values alone.
+  auto isForward = [&](const LiveValue &b) {
+    return !b.isWorkspace() && (backward < 0 || b.start < backward);
+  };
+  std::map<int64_t, std::pair<int64_t, int64_t>> delta; // (all, forward)
+  for (const LiveValue &b : buffers) {
+    int64_t f = isForward(b) ? b.bytes : 0;
+    delta[b.start].first += b.bytes;
+    delta[b.start].second += f;
+    delta[b.end + 1].first -= b.bytes;
+    delta[b.end + 1].second -= f;
+  }
+  PeakLive peak;
+  int64_t live = 0, liveForward = 0, best = -1, at = -1;
+  auto it = delta.begin();
+  for (int64_t i = 0; i < int64_t(ops.size()); ++i) {
+    for (; it != delta.end() && it->first <= i; ++it) {
+      live += it->second.first;
+      liveForward += it->second.second;
+    }
+    peak.mostActivations = std::max(peak.mostActivations, liveForward);
+    if (live > best) {
+      best = live;
+      at = i;
+    }
+  }
+  if (at < 0 || best == 0)
+    return peak;
+  peak.at = ops[at];
+  for (const LiveValue &b : buffers) {
+    if (b.start > at || b.end < at)
+      continue;
+    (b.isWorkspace() ? peak.workspaces
+     : isForward(b)  ? peak.activations
+                     : peak.gradients) += b.bytes;
+  }
+  peak.total = best;
+  return peak;
+}

@@ -1,0 +1,367 @@
+//===- SpReportMemory.cpp - sp-report=memory ------------------------------===//
+//
+// Activation memory per layer (the IR's and Korthikanti et al. 2022's
+// accounting, without recompute and under a recompute policy), the FLOPs a
+// policy adds to the step, and one rank's planned device memory by category
+// (RankMemory.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "SpReport.h"
+
+#include "seqpar/Dialect/Dist/IR/Dist.h"
+#include "seqpar/Dialect/Dist/Transforms/Flops.h"
+#include "seqpar/Dialect/Dist/Transforms/RankMemory.h"
+#include "seqpar/Dialect/Tfm/IR/Tfm.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/Support/CheckedArithmetic.h"
+
+#include <map>
+
+using namespace mlir;
+using namespace seqpar;
+using namespace seqpar::dist;
+using namespace seqpar::tfm;
+
+namespace {
+/// Bytes in the IR's accounting and the paper's, the paper's both without
+/// recompute and under the policy of the paper column.
+struct Bytes {
+  int64_t ir = 0, paper = 0, paperPolicy = 0;
+};
+
+struct MemoryEntry {
+  Bytes total;
+  std::map<std::string, int64_t> paperByKind;
+};
+
+/// Per-layer sums, layer -1 standing for everything outside the layers.
+template <typename T> using PerLayer = std::map<int64_t, T>;
+} // namespace
+
+static int64_t elementBytes(Type t) {
+  return llvm::divideCeil(t.getIntOrFloatBitWidth(), 8);
+}
+
+/// A value the backward reads again. A column GEMM's input that was
+/// all-gathered is kept as the shard and re-gathered in the backward
+/// (Korthikanti et al. 2022, section 4.2.2), so the shard is what stays live.
+static Value keptValue(Value v) {
+  if (auto gather = v.getDefiningOp<AllGatherOp>())
+    return gather.getInput();
+  return v;
+}
+
+/// The first op of a train step's backward (tfm-autodiff marks the seed).
+static Operation *backwardBegin(func::FuncOp func) {
+  for (Operation &op : func.getBody().getOps())
+    if (op.hasAttr(tfm::TfmDialect::BackwardBeginsAttrHelper::getNameStr()))
+      return &op;
+  return nullptr;
+}
+
+/// What `op`'s backward keeps, or false when it declares nothing. The fused
+/// collective GEMMs (sp-fuse-collective-matmul) keep what the linear they
+/// replace keeps: its input (for all_gather_matmul, the shard).
+static bool savedTensors(Operation *op, SmallVectorImpl<SavedTensor> &saved) {
+  if (auto decl = dyn_cast<SavedForBackwardOpInterface>(op)) {
+    decl.getSavedForBackward(saved);
+    return true;
+  }
+  if (auto fused = dyn_cast<AllGatherMatmulOp>(op)) {
+    saved.push_back(SavedTensor::of(fused.getInput(), "GEMM input"));
+    return true;
+  }
+  if (auto fused = dyn_cast<MatmulReduceScatterOp>(op)) {
+    saved.push_back(SavedTensor::of(fused.getInput(), "GEMM input"));
+    return true;
+  }
+  return false;
+}
+
+/// Bytes of the forward values a train step's backward reads: what really
+/// stays live from the forward to the backward (parameters and the token
+/// inputs excluded).
+static FailureOr<int64_t> keptByTrainStep(func::FuncOp func, Operation *begin) {
+  SetVector<Value> kept;
+  bool backward = false;
+  for (Operation &op : func.getBody().getOps()) {
+    backward |= &op == begin;
+    if (!backward || isa<func::ReturnOp>(op))
+      continue;
+    for (Value v : op.getOperands()) {
+      Operation *def = v.getDefiningOp();
+      if (def && !def->isBeforeInBlock(begin))
+        continue; // a backward value
+      if (!def || isa<GetParamOp>(def))
+        continue;
+      kept.insert(v);
+    }
+  }
+  int64_t bytes = 0;
+  for (Value v : kept)
+    if (failed(addBytes(bytes, checkedByteSize(v), v.getDefiningOp(),
+                        "the forward values the backward keeps")))
+      return failure();
+  return bytes;
+}
+
+/// The paper's bytes of `t` (2-byte activations, 1-byte masks) and the IR's
+/// (its own element type; 0 for tensors internal to the op, which seqpar's
+/// backward recomputes), or an error at `op`.
+static LogicalResult savedBytes(const SavedTensor &t, Value kept, Operation *op,
+                                int64_t &ir, int64_t &paper) {
+  int64_t n = t.numElements;
+  std::optional<int64_t> irBytes = 0, paperBytes = n;
+  if (kept) {
+    auto type = cast<RankedTensorType>(kept.getType());
+    n = type.getNumElements();
+    irBytes = llvm::checkedMul<int64_t>(n, elementBytes(type.getElementType()));
+  }
+  if (t.kind != SavedTensor::Kind::Mask)
+    paperBytes = llvm::checkedMul<int64_t>(n, 2);
+  if (!irBytes || !paperBytes)
+    return op->emitOpError()
+           << "the activation memory report overflows int64 bytes at this op";
+  ir = *irBytes;
+  paper = *paperBytes;
+  return success();
+}
+
+/// The values a layer reads from outside it (its input: the residual stream
+/// entering it, the SP shard where it is gathered inside), floating point,
+/// not parameters: what full recompute keeps of the layer.
+static void layerInputs(Operation *op, int64_t layer,
+                        DenseMap<Operation *, int64_t> &layers,
+                        SetVector<Value> &inputs) {
+  for (Value v : op->getOperands()) {
+    v = keptValue(v);
+    Operation *def = v.getDefiningOp();
+    if (!def || isa<GetParamOp>(def) ||
+        !isa<FloatType>(cast<ShapedType>(v.getType()).getElementType()))
+      continue;
+    auto [it, inserted] = layers.try_emplace(def, 0);
+    if (inserted)
+      it->second = layerOf(def->getLoc());
+    if (it->second != layer)
+      inputs.insert(v);
+  }
+}
+
+/// Per layer, what the forward part of `func` keeps for its backward. The
+/// paper's column under `policy`: "selective" drops the tensors internal to
+/// the attention core (softmax output, attention dropout mask and output,
+/// which the paper's selective recompute recomputes); "full" keeps only
+/// each layer's inputs.
+static LogicalResult activationReport(func::FuncOp func, StringRef policy,
+                                      PerLayer<MemoryEntry> &layers,
+                                      Bytes &total) {
+  DenseSet<Value> counted;
+  DenseMap<Operation *, int64_t> layerOfOp;
+  PerLayer<SetVector<Value>> inputs;
+  Operation *begin = backwardBegin(func);
+  for (Operation &op : func.getBody().getOps()) {
+    if (&op == begin)
+      break; // the forward part only
+    if (!isa<TfmDialect, DistDialect>(op.getDialect()))
+      continue;
+    SmallVector<SavedTensor> saved;
+    if (!savedTensors(&op, saved)) {
+      // Collectives other than the fused GEMMs keep nothing.
+      if (isa<DistDialect>(op.getDialect()))
+        continue;
+      return op.emitOpError()
+             << "declares nothing about what its backward keeps";
+    }
+    int64_t layer = layerOf(op.getLoc());
+    layerOfOp[&op] = layer;
+    if (layer >= 0 && policy == "full")
+      layerInputs(&op, layer, layerOfOp, inputs[layer]);
+    MemoryEntry &entry = layers[layer];
+    for (const SavedTensor &t : saved) {
+      Value v = t.value ? keptValue(t.value) : Value();
+      // Function arguments (the batch) are the caller's, kept anyway.
+      if (v && (isa<BlockArgument>(v) || !counted.insert(v).second))
+        continue;
+      int64_t ir = 0, paper = 0;
+      if (failed(savedBytes(t, v, &op, ir, paper)))
+        return failure();
+      // Internal tensors (softmax output, dropout masks) are what the
+      // paper's implementation keeps; seqpar's backward recomputes them
+      // (masks from the counter-based generator, probabilities from q and
+      // k), so they count in the paper's accounting only.
+      bool attentionCore = !t.value && isa<AttentionOp>(op);
+      int64_t underPolicy = policy == "none" || layer < 0             ? paper
+                            : policy == "selective" && !attentionCore ? paper
+                                                                      : 0;
+      // Every sum below is at most the totals, so checking these suffices.
+      if (failed(addBytes(total.ir, ir, &op, "the activation memory report")) ||
+          failed(addBytes(total.paper, paper, &op,
+                          "the activation memory report (paper accounting)")) ||
+          failed(addBytes(total.paperPolicy, underPolicy, &op,
+                          "the activation memory report (paper accounting)")))
+        return failure();
+      entry.total.ir += ir;
+      entry.total.paper += paper;
+      entry.total.paperPolicy += underPolicy;
+      entry.paperByKind[t.what.str()] += paper;
+    }
+  }
+  // Full recompute keeps each layer's inputs, 2 bytes an element.
+  for (auto &[layer, values] : inputs)
+    for (Value v : values) {
+      std::optional<int64_t> paper = llvm::checkedMul<int64_t>(
+          cast<RankedTensorType>(v.getType()).getNumElements(), 2);
+      if (failed(addBytes(total.paperPolicy, paper, v.getDefiningOp(),
+                          "the activation memory report (paper accounting)")))
+        return failure();
+      layers[layer].total.paperPolicy += *paper;
+    }
+  return success();
+}
+
+/// The function the program runs: the train step, else the forward, else a
+/// module's only function; null if none.
+static FailureOr<func::FuncOp> programFunction(ModuleOp module) {
+  for (StringRef marker : {TfmDialect::TrainStepAttrHelper::getNameStr(),
+                           TfmDialect::ForwardAttrHelper::getNameStr()}) {
+    FailureOr<Operation *> f =
+        TfmDialect::getMarkedFunction(module, marker, "sp-report");
+    if (failed(f))
+      return failure();
+    if (*f)
+      return cast<func::FuncOp>(*f);
+  }
+  func::FuncOp only;
+  for (auto f : module.getOps<func::FuncOp>()) {
+    if (f.isExternal())
+      continue;
+    if (only)
+      return func::FuncOp();
+    only = f;
+  }
+  return only;
+}
+
+/// FLOPs of the forward, the backward and the ops recompute cloned into the
+/// backward (tfm.recomputed), and the fraction of the step the latter are.
+static FailureOr<llvm::json::Object> flopsReport(func::FuncOp func) {
+  int64_t forward = 0, backward = 0, recompute = 0, step = 0;
+  Operation *begin = backwardBegin(func);
+  bool inBackward = false;
+  for (Operation &op : func.getBody().getOps()) {
+    inBackward |= &op == begin;
+    std::optional<int64_t> n = opFlops(&op);
+    int64_t &part = op.hasAttr(TfmDialect::RecomputedAttrHelper::getNameStr())
+                        ? recompute
+                    : inBackward ? backward
+                                 : forward;
+    std::optional<int64_t> sum =
+        n ? llvm::checkedAdd<int64_t>(step, *n) : std::nullopt;
+    if (!sum)
+      return op.emitOpError() << "the FLOPs of the step overflow int64 at "
+                                 "this op";
+    step = *sum; // every part is at most the step
+    part += *n;
+  }
+  return llvm::json::Object{{"forward", forward},
+                            {"backward", backward},
+                            {"recompute", recompute},
+                            {"step", step}};
+}
+
+/// One rank's planned device memory at the program's peak.
+static FailureOr<llvm::json::Object> rankReport(func::FuncOp func) {
+  FailureOr<DeviceBytes> device = deviceBytes(func);
+  if (failed(device))
+    return failure();
+  FailureOr<PeakLive> peak = peakLive(func);
+  if (failed(peak))
+    return failure();
+  llvm::json::Object o{{"function", func.getSymName()},
+                       {"parameters", device->parameters},
+                       {"optimizer_state", device->optimizerState},
+                       {"tokens", device->tokens},
+                       {"arena_bytes", device->arena},
+                       {"arena_planned_by", device->arenaFromPlan
+                                                ? "sp-plan-buffers"
+                                                : "sp-report"},
+                       {"activations", peak->activations},
+                       {"activations_peak_bytes", peak->mostActivations},
+                       {"gradients", peak->gradients},
+                       {"workspaces", peak->workspaces},
+                       {"peak_live_bytes", peak->total},
+                       {"total", device->total}};
+  if (peak->at) {
+    std::string at = peak->at->getName().getStringRef().str();
+    if (int64_t layer = layerOf(peak->at->getLoc()); layer >= 0)
+      at += " in layer " + std::to_string(layer);
+    o["peak_at"] = at;
+  }
+  return o;
+}
+
+LogicalResult dist::memoryReport(ModuleOp module, StringRef paperPolicy,
+                                 llvm::json::Object &report) {
+  auto policyAttr = module->getAttrOfType<StringAttr>(
+      TfmDialect::RecomputeAttrHelper::getNameStr());
+  StringRef policy = policyAttr ? policyAttr.getValue() : "none";
+  if (paperPolicy.empty())
+    paperPolicy = policy;
+  report["recompute"] = policy;
+  report["paper_recompute"] = paperPolicy;
+
+  PerLayer<MemoryEntry> entries;
+  Bytes total;
+  for (auto func : module.getOps<func::FuncOp>())
+    if (failed(activationReport(func, paperPolicy, entries, total)))
+      return failure();
+  llvm::json::Array layers;
+  for (auto &[layer, e] : entries) {
+    llvm::json::Object kinds;
+    for (auto &[what, bytes] : e.paperByKind)
+      kinds[what] = bytes;
+    llvm::json::Object o{{"ir_bytes", e.total.ir},
+                         {"paper_bytes", e.total.paper},
+                         {"paper_bytes_recompute", e.total.paperPolicy},
+                         {"paper_bytes_by_kind", std::move(kinds)}};
+    if (layer < 0) {
+      report["outside_layers"] = std::move(o);
+    } else {
+      o["layer"] = layer;
+      layers.push_back(std::move(o));
+    }
+  }
+  report["layers"] = std::move(layers);
+  report["total"] =
+      llvm::json::Object{{"ir_bytes", total.ir},
+                         {"paper_bytes", total.paper},
+                         {"paper_bytes_recompute", total.paperPolicy}};
+  for (auto func : module.getOps<func::FuncOp>())
+    if (Operation *begin = backwardBegin(func)) {
+      FailureOr<int64_t> kept = keptByTrainStep(func, begin);
+      if (failed(kept))
+        return failure();
+      report["train_step_kept_bytes"] = *kept;
+    }
+
+  FailureOr<func::FuncOp> program = programFunction(module);
+  if (failed(program))
+    return failure();
+  if (!*program)
+    return success();
+  FailureOr<llvm::json::Object> flops = flopsReport(*program);
+  if (failed(flops))
+    return failure();
+  FailureOr<llvm::json::Object> rank = rankReport(*program);
+  if (failed(rank))
+    return failure();
+  int64_t step = *flops->getInteger("step");
+  report["extra_flops_fraction"] =
+      step ? double(*flops->getInteger("recompute")) / double(step) : 0.0;
+  report["flops"] = std::move(*flops);
+  report["per_rank_peak_bytes"] = std::move(*rank);
+  return success();
+}
