@@ -77,10 +77,10 @@ TEST(Memory, UnplannedPeakIsTheLargestSumOfTheOtherCategories) {
   t.setPlanned(kParams);
   t.record(kParams, 1000);
   t.record(kArena, 500);
-  t.record(kTokens, 40); // unplanned 40
+  t.record(kTokens, 40);  // unplanned 40
   t.record(kScratch, 30); // 70
   t.record(kScratch, -30);
-  t.record(kTokens, 20); // 60
+  t.record(kTokens, 20);  // 60
   t.record(kScratch, 50); // 110: the unplanned peak
   t.record(kArena, -500); // planned bytes do not count
   t.record(kScratch, -50);
