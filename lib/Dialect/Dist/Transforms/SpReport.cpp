@@ -1,13 +1,13 @@
 //===- SpReport.cpp - activation memory and communication per layer -------===//
 
 #include "seqpar/Dialect/Dist/Transforms/Passes.h"
+#include "seqpar/Dialect/Tfm/IR/LayerIndex.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
-#include "llvm/Support/Regex.h"
 #include "llvm/Support/ToolOutputFile.h"
 
 #include <map>
@@ -21,24 +21,6 @@ using namespace mlir;
 using namespace seqpar;
 using namespace seqpar::dist;
 using namespace seqpar::tfm;
-
-/// The transformer layer an op belongs to, from its Hugging Face module path
-/// location (`transformer.h.3.attn`, `model.layers.3.mlp`), or -1.
-static int64_t layerOf(Location loc) {
-  static const llvm::Regex layerPath("\\.(h|layers)\\.([0-9]+)(\\.|$)");
-  int64_t layer = -1;
-  loc->walk([&](Location l) {
-    if (auto name = dyn_cast<NameLoc>(l)) {
-      SmallVector<StringRef> m;
-      if (layerPath.match(name.getName().getValue(), &m)) {
-        m[2].getAsInteger(10, layer);
-        return WalkResult::interrupt();
-      }
-    }
-    return WalkResult::advance();
-  });
-  return layer;
-}
 
 static int64_t elementBytes(Type t) {
   return llvm::divideCeil(t.getIntOrFloatBitWidth(), 8);
