@@ -78,6 +78,31 @@ func.func @f() attributes {dist.arena_bytes = -64} {
 
 // -----
 
+// expected-error @+1 {{'builtin.module' op 'tfm.recompute' must be "none", "selective" or "full", got "partial"}}
+module attributes {tfm.recompute = "partial"} {
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op carries 'tfm.recompute', which belongs on the module}}
+func.func @f() attributes {tfm.recompute = "full"} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tfm.fill' op 'tfm.recomputed' must be a unit attribute}}
+%0 = tfm.fill 0.0 {tfm.recomputed = true} : tensor<f32>
+
+// -----
+
+// expected-error @+1 {{'func.func' op carries 'tfm.recomputed', which belongs on an op of a function}}
+func.func @f() attributes {tfm.recomputed} {
+  return
+}
+
+// -----
+
 // Two functions marked as the forward: tfm-autodiff does not guess.
 // AUTODIFF: error: 'func.func' op tfm-autodiff: a second function marked tfm.forward (the first is @f)
 func.func @f(%ids: tensor<4x1xi64>, %labels: tensor<4x1xi64>) -> tensor<f32> attributes {tfm.forward} {

@@ -80,8 +80,8 @@ void Recompute::pick(ArrayRef<Operation *> forward) {
   for (Operation *op : forward) {
     int64_t l = layer.lookup(op);
     // Parameters are read again, never kept; outside the layers nothing is
-    // recomputed.
-    if (l < 0 || isa<GetParamOp>(op))
+    // recomputed (nor is an op without results).
+    if (l < 0 || isa<GetParamOp>(op) || op->getNumResults() == 0)
       continue;
     if (policy == Policy::Selective) {
       if (op->hasTrait<seqpar::OpTrait::Normalization>() ||
