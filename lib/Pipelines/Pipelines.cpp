@@ -41,6 +41,12 @@ seqpar::checkPipelineOptions(const PipelineOptions &o, bool train) {
     return error("train=true needs the train pipeline");
   if (!train && o.zero == 1)
     return error("zero=1 needs the train pipeline");
+  if (o.recompute != "none" && o.recompute != "selective" &&
+      o.recompute != "full")
+    return error("recompute must be none, selective or full, got '" +
+                 o.recompute + "'");
+  if (!train && o.recompute != "none")
+    return error("recompute=" + o.recompute + " needs the train pipeline");
   if (o.optimizer != "adamw" && o.optimizer != "sgd")
     return error("optimizer must be adamw or sgd, got '" + o.optimizer + "'");
   auto finite = [](double v) { return std::isfinite(v); };
@@ -73,6 +79,13 @@ void seqpar::buildPartitionStage(OpPassManager &pm,
 void seqpar::buildTrainStage(OpPassManager &pm,
                              const PipelineOptions &options) {
   pm.addPass(tfm::createTfmAutodiffPass());
+  // Right after the backward is built: the passes after it treat the copies
+  // it places in the backward as any other op.
+  if (options.recompute != "none") {
+    dist::SpRecomputePassOptions recompute;
+    recompute.policy = options.recompute;
+    pm.addPass(dist::createSpRecomputePass(recompute));
+  }
   dist::SpSyncGradsPassOptions sync;
   sync.zero = options.zero;
   pm.addPass(dist::createSpSyncGradsPass(sync));
@@ -150,10 +163,11 @@ void seqpar::registerPipelines() {
                    "sp-partition, sp-fuse-collective-matmul, sp-plan-buffers "
                    "[, convert-sp-to-runtime]",
                    /*train=*/false, buildInferencePipeline);
-  registerPipeline("sp-train-pipeline",
-                   "sp-compile --train's pipeline: sp-partition, "
-                   "tfm-autodiff, sp-sync-grads, sp-optimizer, sp-verify, "
-                   "sp-fuse-collective-matmul, sp-plan-buffers "
-                   "[, convert-sp-to-runtime]",
-                   /*train=*/true, buildTrainPipeline);
+  registerPipeline(
+      "sp-train-pipeline",
+      "sp-compile --train's pipeline: sp-partition, "
+      "tfm-autodiff, sp-recompute, sp-sync-grads, sp-optimizer, sp-verify, "
+      "sp-fuse-collective-matmul, sp-plan-buffers "
+      "[, convert-sp-to-runtime]",
+      /*train=*/true, buildTrainPipeline);
 }

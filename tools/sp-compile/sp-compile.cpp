@@ -1,7 +1,8 @@
 //===- sp-compile.cpp - model IR to a sequence-parallel executable --------===//
 //
 //   sp-compile model.mlir --tp T [--sp] [--dp D] [--target cpu|cuda]
-//              [--train ...] [--emit mlir|llvm|obj|exe]
+//              [--train [--recompute none|selective|full] ...]
+//              [--emit mlir|llvm|obj|exe]
 //              [--report memory|comm] -o OUT
 //              [--mlir-timing [--mlir-timing-display=list|tree]]
 //
@@ -114,6 +115,12 @@ static cl::opt<double, false, FiniteParser>
              cl::desc("Clip the global gradient norm "
                       "(0: off)"),
              cl::init(0.0));
+static cl::opt<std::string>
+    recompute("recompute",
+              cl::desc("With --train: what the backward recomputes instead "
+                       "of keeping: none, selective (norms, activations) or "
+                       "full (each layer from its input)"),
+              cl::init("none"));
 static cl::opt<std::string> fuseChunksFlag(
     "fuse-chunks", cl::value_desc("int"),
     cl::desc("Fuse each sequence all-gather with the column GEMM it feeds, "
@@ -241,6 +248,11 @@ static int checkFlags() {
     return fail("--zero must be 0 or 1, got " + Twine(zero));
   if (zero == 1 && !train)
     return fail("--zero needs --train");
+  if (recompute != "none" && recompute != "selective" && recompute != "full")
+    return fail("--recompute must be none, selective or full, got '" +
+                recompute + "'");
+  if (recompute != "none" && !train)
+    return fail("--recompute needs --train");
   if (optimizerName != "adamw" && optimizerName != "sgd")
     return fail("--optimizer must be adamw or sgd, got '" + optimizerName +
                 "'");
@@ -319,6 +331,7 @@ int main(int argc, char **argv) {
   options.weightDecay = weightDecay.getValue();
   options.gradClip = gradClip.getValue();
   options.zero = zero;
+  options.recompute = recompute.getValue();
   options.fuseChunks = fuseChunks;
   options.lowerToRuntime = emit != "mlir";
   mlir::PassManager pm(&context);

@@ -6,9 +6,9 @@
 //
 //   inference: sp-partition, [sp-fuse-collective-matmul], sp-plan-buffers,
 //              [convert-sp-to-runtime]
-//   train:     sp-partition, tfm-autodiff, sp-sync-grads, sp-optimizer,
-//              sp-verify, [sp-fuse-collective-matmul], sp-plan-buffers,
-//              [convert-sp-to-runtime]
+//   train:     sp-partition, tfm-autodiff, [sp-recompute], sp-sync-grads,
+//              sp-optimizer, sp-verify, [sp-fuse-collective-matmul],
+//              sp-plan-buffers, [convert-sp-to-runtime]
 //
 // The stages are exposed on their own (the front stages end where an
 // analysis such as sp-report reads the program; the back stage prepares it
@@ -68,6 +68,11 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
       *this, "zero",
       llvm::cl::desc("Training: 1 shards the optimizer state over dp"),
       llvm::cl::init(0)};
+  Option<std::string> recompute{
+      *this, "recompute",
+      llvm::cl::desc("Training: what the backward recomputes instead of "
+                     "keeping (sp-recompute): none, selective or full"),
+      llvm::cl::init("none")};
   Option<int64_t> fuseChunks{
       *this, "fuse-chunks",
       llvm::cl::desc("Fuse each sequence all-gather with the column GEMM it "
@@ -89,8 +94,8 @@ std::optional<std::string> checkPipelineOptions(const PipelineOptions &options,
 void buildPartitionStage(mlir::OpPassManager &pm,
                          const PipelineOptions &options);
 
-/// The training passes after sp-partition: tfm-autodiff, sp-sync-grads,
-/// sp-optimizer and sp-verify.
+/// The training passes after sp-partition: tfm-autodiff, sp-recompute (unless
+/// recompute is none), sp-sync-grads, sp-optimizer and sp-verify.
 void buildTrainStage(mlir::OpPassManager &pm, const PipelineOptions &options);
 
 /// What every program goes through last: sp-fuse-collective-matmul (unless

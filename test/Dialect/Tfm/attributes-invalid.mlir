@@ -129,7 +129,7 @@ func.func @f() attributes {tfm.recompute = "full"} {
 
 // -----
 
-// expected-error @+1 {{'func.func' op carries 'tfm.recomputed', which belongs on an op inside a function}}
+// expected-error @+1 {{'func.func' op carries 'tfm.recomputed', which belongs on an op of a function}}
 func.func @f() attributes {tfm.recomputed} {
   return
 }

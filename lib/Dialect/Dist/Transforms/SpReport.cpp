@@ -8,12 +8,12 @@
 #include "SpReport.h"
 
 #include "seqpar/Dialect/Dist/Transforms/Passes.h"
+#include "seqpar/Dialect/Tfm/IR/LayerIndex.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
-#include "llvm/Support/Regex.h"
 #include "llvm/Support/ToolOutputFile.h"
 
 #include <map>
@@ -27,22 +27,6 @@ using namespace mlir;
 using namespace seqpar;
 using namespace seqpar::dist;
 using namespace seqpar::tfm;
-
-int64_t dist::layerOf(Location loc) {
-  static const llvm::Regex layerPath("\\.(h|layers)\\.([0-9]+)(\\.|$)");
-  int64_t layer = -1;
-  loc->walk([&](Location l) {
-    if (auto name = dyn_cast<NameLoc>(l)) {
-      SmallVector<StringRef> m;
-      if (layerPath.match(name.getName().getValue(), &m)) {
-        m[2].getAsInteger(10, layer);
-        return WalkResult::interrupt();
-      }
-    }
-    return WalkResult::advance();
-  });
-  return layer;
-}
 
 LogicalResult dist::addBytes(int64_t &total, std::optional<int64_t> bytes,
                              Operation *op, StringRef what) {

@@ -15,10 +15,6 @@
 
 namespace seqpar::dist {
 
-/// The transformer layer an op belongs to, from its Hugging Face module path
-/// location (`transformer.h.3.attn`, `model.layers.3.mlp`), or -1.
-int64_t layerOf(mlir::Location loc);
-
 /// Adds `bytes` to `total`, or an error at `op` when either is unknown
 /// (negative) or the sum overflows int64; `what` names the count.
 mlir::LogicalResult addBytes(int64_t &total, std::optional<int64_t> bytes,

@@ -12,6 +12,7 @@
 #include "seqpar/Dialect/Dist/IR/Dist.h"
 #include "seqpar/Dialect/Dist/Transforms/Flops.h"
 #include "seqpar/Dialect/Dist/Transforms/RankMemory.h"
+#include "seqpar/Dialect/Tfm/IR/LayerIndex.h"
 #include "seqpar/Dialect/Tfm/IR/Tfm.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

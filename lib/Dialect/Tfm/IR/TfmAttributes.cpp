@@ -62,17 +62,18 @@ LogicalResult TfmDialect::verifyOperationAttribute(Operation *op,
     if (failed(expect(isa<ModuleOp>(op), "the module")))
       return failure();
     auto value = dyn_cast<StringAttr>(attr.getValue());
-    if (!value ||
-        !llvm::is_contained({"none", "selective", "full"}, value.getValue()))
+    if (!value || !llvm::is_contained<StringRef>({"none", "selective", "full"},
+                                                 value.getValue()))
       return op->emitOpError()
-             << quoted(attr)
-             << " must be \"none\", \"selective\" or \"full\", got "
-             << attr.getValue();
+             << quoted(attr) << " must be \"none\", \"selective\" or "
+             << "\"full\", got " << attr.getValue();
     return success();
   }
+  // A recomputed copy of a forward op: any op (tfm or dist) outside the
+  // module's and functions' own level.
   if (name == RecomputedAttrHelper::getNameStr())
-    return failure(failed(expect(!isFunction && !isa<ModuleOp>(op),
-                                 "an op inside a function")) ||
+    return failure(failed(expect(!isa<ModuleOp, FunctionOpInterface>(op),
+                                 "an op of a function")) ||
                    failed(unit()));
   if (name == GradOfAttrHelper::getNameStr() ||
       name == NameAttrHelper::getNameStr())

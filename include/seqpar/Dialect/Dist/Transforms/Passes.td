@@ -156,6 +156,59 @@ def SpFuseCollectiveMatmulPass
 }
 
 //===----------------------------------------------------------------------===//
+// Activation memory
+//===----------------------------------------------------------------------===//
+
+def SpRecomputePass : Pass<"sp-recompute", "::mlir::ModuleOp"> {
+  let summary = "Activation recompute: the backward recomputes forward "
+                "values instead of keeping them";
+  let description = [{
+    Runs on the train step tfm-autodiff built (the forward ops, then the
+    backward from the op marked `tfm.backward_begins`). The policy picks a
+    set of forward ops whose results the backward must not keep; each
+    backward read of such a result reads a copy of its op instead, placed
+    right before the first backward op that needs it and marked
+    `tfm.recomputed`. A copy reads the copies of the other picked ops it
+    needs (in forward order, made once and shared by every later backward
+    read) and the forward's values for everything else, which stay kept.
+    Parameters are read again (`tfm.get_param` is never copied). Only ops
+    of the transformer layers (from their Hugging Face locations) are
+    picked: the embedding, the final norm and the LM head keep what they
+    keep. The module gets `tfm.recompute = "<policy>"`.
+
+    - `none`: nothing is recomputed (only the module attribute is set).
+    - `selective`: Megatron-Core's `layernorm` and activation recompute
+      modules: normalisation outputs (layer_norm, rms_norm), activation
+      outputs (gelu, silu, relu) and the GLU product (a `tfm.mul` of an
+      activation output, Llama's act(gate) * up) are recomputed, one copy
+      per op, from inputs the backward keeps anyway. The attention core
+      needs nothing more: `tfm.attention`'s backward already reads only q,
+      k and v and recomputes the probabilities and the dropout mask inside
+      its kernel (flash-style), which is the paper's selective recompute.
+    - `full`: Megatron's full (uniform, one layer per checkpoint)
+      recompute: each layer keeps only its input, the residual stream
+      entering it (a value of the layer read by a forward op of another
+      layer, or outside the layers, is the next one's input and is kept).
+      Every other op of the layer whose result the backward needs, directly
+      or through another op of the layer, is recomputed, all at once before
+      the first backward op that needs any of them, re-issuing the
+      layer's sequence all-gathers and reduce-scatters; ops only the
+      layer's output depends on (its last GEMM, reduce-scatter and dropout
+      before the residual add) are not, as the backward does not need them.
+
+    Dropout (and attention dropout) draw their masks from the run's seed,
+    the op's `stream` attribute and the global element index only, so a
+    copy draws the same mask as the original: gradients equal policy
+    none's. A module without a train step, or one already recomputed (it
+    has `tfm.recompute`), is an error.
+  }];
+  let options = [
+    Option<"policy", "policy", "std::string", "\"none\"",
+           "What the backward recomputes: none, selective or full">,
+  ];
+}
+
+//===----------------------------------------------------------------------===//
 // Buffers
 //===----------------------------------------------------------------------===//
 

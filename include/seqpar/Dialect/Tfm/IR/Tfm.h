@@ -15,6 +15,7 @@
 #include "seqpar/Dialect/Tfm/IR/BackwardContext.h"
 #include "seqpar/Dialect/Tfm/IR/TensorSizes.h"
 #include "seqpar/Dialect/Tfm/IR/TfmEnums.h.inc"
+#include "seqpar/Dialect/Tfm/IR/TfmTraits.h"
 
 namespace seqpar::tfm {
 /// One tensor an op keeps for its backward pass (SavedForBackwardOpInterface).

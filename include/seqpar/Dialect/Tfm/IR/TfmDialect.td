@@ -39,14 +39,14 @@ def Tfm_Dialect : Dialect {
       over the data axis and each replica updates its slice (ZeRO-1).
     - `tfm.optimizer = "adamw" | "sgd"` (on a train step): sp-optimizer ran.
     - `tfm.model_type` (string, on the module): the Hugging Face model_type.
+    - `tfm.recompute = "none" | "selective" | "full"` (on the module): the
+      activation recompute policy sp-recompute applied to the train step;
+      no attribute means none.
+    - `tfm.recomputed` (unit, on an op of a train step's backward): a copy
+      of a forward op that sp-recompute placed in the backward, so that the
+      backward reads it instead of keeping the forward's value.
     - `tfm.name` (string, on a function argument): the argument's name for
       the runtime (`input_ids`, `labels`).
-    - `tfm.recompute = "none" | "selective" | "full"` (string, on the
-      module): the activation recompute policy sp-recompute applied; no
-      attribute means "none". sp-report reads it.
-    - `tfm.recomputed` (unit, on an op): the op is a forward op that
-      sp-recompute cloned into the backward (its FLOPs are the policy's
-      cost in sp-report).
   }];
   let discardableAttrs = (ins
     "::mlir::UnitAttr":$forward,
@@ -56,9 +56,9 @@ def Tfm_Dialect : Dialect {
     "::mlir::UnitAttr":$zero,
     "::mlir::StringAttr":$optimizer,
     "::mlir::StringAttr":$model_type,
-    "::mlir::StringAttr":$name,
     "::mlir::StringAttr":$recompute,
-    "::mlir::UnitAttr":$recomputed
+    "::mlir::UnitAttr":$recomputed,
+    "::mlir::StringAttr":$name
   );
   let hasOperationAttrVerify = 1;
   let hasRegionArgAttrVerify = 1;

@@ -74,4 +74,15 @@ def Tfm_NoBackwardImpl : NativeOpTrait<"NoBackward"> {
 def Tfm_NoBackward
     : TraitList<[Tfm_NoBackwardImpl, Tfm_DifferentiableOpInterface]>;
 
+// What sp-recompute's selective policy recomputes instead of keeping (the
+// recompute modules "layernorm" and the activation of Megatron-Core): a
+// normalisation's output and an activation's output, cheap to compute again
+// from inputs their own backward keeps anyway.
+def Tfm_Normalization : NativeOpTrait<"Normalization"> {
+  let cppNamespace = "::seqpar::OpTrait";
+}
+def Tfm_Activation : NativeOpTrait<"Activation"> {
+  let cppNamespace = "::seqpar::OpTrait";
+}
+
 #endif // SEQPAR_DIALECT_TFM_IR_TFMINTERFACES_TD

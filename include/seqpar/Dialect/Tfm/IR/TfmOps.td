@@ -139,7 +139,8 @@ def Tfm_EmbeddingOp : Tfm_Op<"embedding", [Pure, Tfm_Differentiable]> {
 // Normalisation and dropout
 //===----------------------------------------------------------------------===//
 
-def Tfm_LayerNormOp : Tfm_Op<"layer_norm", [Pure, Tfm_Differentiable]> {
+def Tfm_LayerNormOp : Tfm_Op<"layer_norm", [Pure, Tfm_Differentiable,
+    Tfm_Normalization]> {
   let summary = "layer normalisation over the last dimension";
   let description = [{
     `y = (x - mean(x)) / sqrt(var(x) + eps) * weight + bias`, with mean and
@@ -167,7 +168,8 @@ def Tfm_LayerNormOp : Tfm_Op<"layer_norm", [Pure, Tfm_Differentiable]> {
   let hasVerifier = 1;
 }
 
-def Tfm_RmsNormOp : Tfm_Op<"rms_norm", [Pure, Tfm_Differentiable]> {
+def Tfm_RmsNormOp : Tfm_Op<"rms_norm", [Pure, Tfm_Differentiable,
+    Tfm_Normalization]> {
   let summary = "root-mean-square normalisation over the last dimension";
   let description = [{
     `y = x / sqrt(mean(x^2) + eps) * weight` over the last dimension (Llama).
@@ -376,7 +378,7 @@ class Tfm_BinaryOp<string mnemonic, list<Trait> traits = []>
 }
 
 def Tfm_GeluOp : Tfm_Op<"gelu", [Pure, SameOperandsAndResultType,
-    Tfm_Differentiable]> {
+    Tfm_Differentiable, Tfm_Activation]> {
   let summary = "Gaussian error linear unit, exact or tanh-approximated";
   let description = [{
     `approximate = none` is `x * Phi(x)` (torch's default, GPT-NeoX
@@ -395,7 +397,7 @@ def Tfm_GeluOp : Tfm_Op<"gelu", [Pure, SameOperandsAndResultType,
   let assemblyFormat = "$input `approximate` $approximate attr-dict `:` type($input)";
 }
 
-def Tfm_SiluOp : Tfm_UnaryOp<"silu"> {
+def Tfm_SiluOp : Tfm_UnaryOp<"silu", [Tfm_Activation]> {
   let summary = "sigmoid linear unit, x * sigmoid(x)";
   let description = [{
     ```mlir
@@ -407,7 +409,7 @@ def Tfm_SiluOp : Tfm_UnaryOp<"silu"> {
   }];
 }
 
-def Tfm_ReluOp : Tfm_UnaryOp<"relu"> {
+def Tfm_ReluOp : Tfm_UnaryOp<"relu", [Tfm_Activation]> {
   let summary = "rectified linear unit, max(x, 0)";
   let description = [{
     ```mlir
