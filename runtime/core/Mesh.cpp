@@ -72,3 +72,17 @@ extern "C" void sprt_reset_bytes_sent(void) {
 
 extern "C" void sprt_set_seed(uint64_t seed) { mesh().seed = seed; }
 extern "C" uint64_t sprt_get_seed(void) { return mesh().seed; }
+
+/// SplitMix64's finaliser: a bijection of 64-bit words that spreads every
+/// input bit over the output.
+static uint64_t mix64(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+extern "C" uint64_t sprt_dropout_key(void) {
+  // Distinct steps give distinct keys for one seed (mix64 is a bijection),
+  // and seeds are kept apart by mixing the step in before the seed.
+  return mix64(mesh().seed ^ mix64(uint64_t(mesh().step)));
+}

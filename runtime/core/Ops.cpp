@@ -31,7 +31,7 @@ extern "C" void sprt_op_dropout(const float *x, float *y, int32_t rank,
     offset[i] = shape[i] * sprt_axis_coord(axes[i]);
   }
   sprt_dropout_f32(x, y, nullptr, rank, shape, global, offset, rate,
-                   sprt_get_seed(), uint64_t(stream));
+                   sprt_dropout_key(), uint64_t(stream));
 }
 
 extern "C" void sprt_op_attention(
@@ -41,7 +41,7 @@ extern "C" void sprt_op_attention(
     double dropoutRate, int64_t stream, int32_t batchAxis, int32_t headAxis) {
   sprt_attention_f32(
       q, k, v, positions, out, S, B, heads, kvHeads, headDim, causal, rotaryDim,
-      theta, dropoutRate, sprt_get_seed(), uint64_t(stream),
+      theta, dropoutRate, sprt_dropout_key(), uint64_t(stream),
       B * sprt_axis_size(batchAxis), B * sprt_axis_coord(batchAxis),
       heads * sprt_axis_size(headAxis), heads * sprt_axis_coord(headAxis));
 }

@@ -48,6 +48,10 @@ void sprt_reset_bytes_sent(void);
 /* The seed of dropout masks (and everything else random in a run). */
 void sprt_set_seed(uint64_t seed);
 uint64_t sprt_get_seed(void);
+/* The Philox key of this step's dropout masks: the run's seed mixed with
+ * the step (sprt_set_step), so each step draws new masks while a step's
+ * backward (and any recomputed forward op) regenerates its forward's. */
+uint64_t sprt_dropout_key(void);
 
 /*===-------------------------- collectives ------------------------------===*/
 
