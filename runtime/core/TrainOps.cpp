@@ -35,9 +35,10 @@ extern "C" void sprt_op_attention_grad(
     int32_t batchAxis, int32_t headAxis) {
   sprt_attention_grad_f32(
       dout, q, k, v, positions, dq, dk, dv, S, B, heads, kvHeads, headDim,
-      causal, rotaryDim, theta, dropoutRate, sprt_dropout_key(), uint64_t(stream),
-      B * sprt_axis_size(batchAxis), B * sprt_axis_coord(batchAxis),
-      heads * sprt_axis_size(headAxis), heads * sprt_axis_coord(headAxis));
+      causal, rotaryDim, theta, dropoutRate, sprt_dropout_key(),
+      uint64_t(stream), B * sprt_axis_size(batchAxis),
+      B * sprt_axis_coord(batchAxis), heads * sprt_axis_size(headAxis),
+      heads * sprt_axis_coord(headAxis));
 }
 
 /// Copies n f32 elements from device to device memory.
