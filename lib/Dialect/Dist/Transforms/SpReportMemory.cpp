@@ -16,6 +16,7 @@
 #include "seqpar/Dialect/Tfm/IR/Tfm.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/CheckedArithmetic.h"
 
@@ -84,29 +85,41 @@ static bool savedTensors(Operation *op, SmallVectorImpl<SavedTensor> &saved) {
 
 /// Bytes of the forward values a train step's backward reads: what really
 /// stays live from the forward to the backward (parameters and the token
-/// inputs excluded).
-static FailureOr<int64_t> keptByTrainStep(func::FuncOp func, Operation *begin) {
-  SetVector<Value> kept;
+/// inputs excluded), per layer: a value counts in the highest layer whose
+/// backward (or recomputed forward) reads it, so under full recompute a
+/// layer's input counts in that layer; layer -1 holds the values only the
+/// backward outside the layers reads. `total` is their sum.
+static LogicalResult keptByTrainStep(func::FuncOp func, Operation *begin,
+                                     PerLayer<int64_t> &perLayer,
+                                     int64_t &total) {
+  llvm::MapVector<Value, int64_t> kept; // value -> layer
   bool backward = false;
   for (Operation &op : func.getBody().getOps()) {
     backward |= &op == begin;
     if (!backward || isa<func::ReturnOp>(op))
       continue;
+    int64_t layer = layerOf(op.getLoc());
     for (Value v : op.getOperands()) {
       Operation *def = v.getDefiningOp();
       if (def && !def->isBeforeInBlock(begin))
         continue; // a backward value
       if (!def || isa<GetParamOp>(def))
         continue;
-      kept.insert(v);
+      auto [it, inserted] = kept.try_emplace(v, layer);
+      if (!inserted)
+        it->second = std::max(it->second, layer);
     }
   }
-  int64_t bytes = 0;
-  for (Value v : kept)
-    if (failed(addBytes(bytes, checkedByteSize(v), v.getDefiningOp(),
+  total = 0;
+  for (auto [v, layer] : kept) {
+    std::optional<int64_t> bytes = checkedByteSize(v);
+    // Every layer's sum is at most the total.
+    if (failed(addBytes(total, bytes, v.getDefiningOp(),
                         "the forward values the backward keeps")))
       return failure();
-  return bytes;
+    perLayer[layer] += *bytes;
+  }
+  return success();
 }
 
 /// The paper's bytes of `t` (2-byte activations, 1-byte masks) and the IR's
@@ -335,18 +348,26 @@ LogicalResult dist::memoryReport(ModuleOp module, StringRef paperPolicy,
       layers.push_back(std::move(o));
     }
   }
-  report["layers"] = std::move(layers);
   report["total"] =
       llvm::json::Object{{"ir_bytes", total.ir},
                          {"paper_bytes", total.paper},
                          {"paper_bytes_recompute", total.paperPolicy}};
+  // What the train step, as compiled (recompute included), really keeps.
   for (auto func : module.getOps<func::FuncOp>())
     if (Operation *begin = backwardBegin(func)) {
-      FailureOr<int64_t> kept = keptByTrainStep(func, begin);
-      if (failed(kept))
+      PerLayer<int64_t> perLayer;
+      int64_t kept = 0;
+      if (failed(keptByTrainStep(func, begin, perLayer, kept)))
         return failure();
-      report["train_step_kept_bytes"] = *kept;
+      report["train_step_kept_bytes"] = kept;
+      for (llvm::json::Value &l : layers) {
+        llvm::json::Object *o = l.getAsObject();
+        o->try_emplace("kept_bytes", perLayer[*o->getInteger("layer")]);
+      }
+      if (llvm::json::Object *o = report.getObject("outside_layers"))
+        o->try_emplace("kept_bytes", perLayer[-1]);
     }
+  report["layers"] = std::move(layers);
 
   FailureOr<func::FuncOp> program = programFunction(module);
   if (failed(program))
