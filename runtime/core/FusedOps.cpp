@@ -12,6 +12,14 @@
 // of chunk i are being reduced, in a workspace of min(chunks, 2) chunks of
 // partial sums of every rank's block.
 //
+// all_gather + the weight gradients of the GEMMs that read the gathered
+// input (the backward of a column-parallel linear re-gathers its saved
+// sequence shard), in chunks as the first: chunk i + 1 of every rank is in
+// flight while each weight gradient accumulates the contribution of chunk i
+// (those rows of the gathered input against the same rows of its dy), in
+// the same min(chunks, 2) chunks of workspace. One gathered stream feeds
+// every GEMM (Llama's q, k and v).
+//
 // The workspace is the caller's (planned in the arena: WorkspaceOpInterface
 // of dist.all_gather_matmul / dist.matmul_reduce_scatter computes the same
 // bytes); each function computes what it needs and checks it (Workspace.h).
@@ -27,14 +35,20 @@
 
 #include "Workspace.h"
 
+#include "sprt/grad_kernels.h"
 #include "sprt/kernels.h"
 #include "sprt/runtime.h"
 
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 using namespace sprt;
+
+[[noreturn]] static void invalid(const std::string &message) {
+  throw std::invalid_argument("sprt: " + message);
+}
 
 static void checkChunks(const char *op, int64_t rows, int64_t chunks) {
   if (chunks < 1 || rows % chunks != 0)
@@ -110,4 +124,60 @@ extern "C" void sprt_linear_reduce_scatter_f32(
   sprt_wait(pending);
   if (bias)
     sprt_bias_add_f32(y, bias, y, rows, N);
+}
+
+extern "C" void sprt_all_gather_linear_grad_weight_f32(
+    const float *x, int32_t count, const float *const *dys, float *const *dws,
+    const int64_t *dy_sizes, int64_t rows, int64_t K, int32_t weight_in_out,
+    int64_t chunks, int32_t axis, void *workspace, int64_t workspace_bytes) {
+  checkChunks("all_gather_linear_grad_weight", rows, chunks);
+  int64_t n = sprt_axis_size(axis), chunkRows = rows / chunks;
+  if (count < 1)
+    invalid("all_gather_linear_grad_weight of " + std::to_string(count) +
+            " GEMMs");
+  // The output features of each GEMM, from its dy's elements.
+  std::vector<int64_t> outs(size_t(count), 0);
+  for (int32_t j = 0; j < count; ++j) {
+    int64_t gatheredRows = n * rows;
+    if (gatheredRows > 0 && dy_sizes[j] % gatheredRows != 0)
+      invalid("all_gather_linear_grad_weight: dy " + std::to_string(j) +
+              " has " + std::to_string(dy_sizes[j]) +
+              " elements, not a multiple of the " +
+              std::to_string(gatheredRows) + " gathered rows");
+    outs[size_t(j)] = gatheredRows > 0 ? dy_sizes[j] / gatheredRows : 0;
+  }
+  int64_t chunkElems = chunkRows * K;
+  int64_t slots = std::min<int64_t>(chunks, 2);
+  auto *gatheredChunks = reinterpret_cast<float *>(takeWorkspace(
+      "all_gather_matmul_grad_weight", "sprt_all_gather_linear_grad_weight_f32",
+      workspace, workspace_bytes, chunkBufferBytes(chunks, n, chunkElems)));
+  auto slot = [&](int64_t i) {
+    return gatheredChunks + (i % slots) * n * chunkElems;
+  };
+  auto start = [&](int64_t i) {
+    return sprt_all_gather_start(x + i * chunkElems, slot(i), sizeof(float), 2,
+                                 chunkRows, K, 1, 1, 0, axis, nullptr, 0);
+  };
+  int64_t pending = start(0);
+  for (int64_t i = 0; i < chunks; ++i) {
+    sprt_wait(pending);
+    if (i + 1 < chunks)
+      pending = start(i + 1);
+    const float *gathered = slot(i);
+    // Rank r's chunk i is rows [r * rows + i * chunkRows, ...) of the
+    // gathered input, and of every dy. The first contribution overwrites
+    // dw, the others add to it.
+    for (int64_t r = 0; r < n; ++r)
+      for (int32_t j = 0; j < count; ++j) {
+        int64_t N = outs[size_t(j)];
+        const float *dyRows = dys[j] + (r * rows + i * chunkRows) * N;
+        if (i == 0 && r == 0)
+          sprt_linear_grad_weight_f32(gathered, dyRows, dws[j], chunkRows, K, N,
+                                      weight_in_out);
+        else
+          sprt_linear_grad_weight_acc_f32(gathered + r * chunkElems, dyRows,
+                                          dws[j], chunkRows, K, N,
+                                          weight_in_out);
+      }
+  }
 }

@@ -75,6 +75,20 @@ void sprt_linear_grad_input_f32(const float *dy, const float *w, float *dx,
               blasint(inOut ? N : K), 0.0f, dx, blasint(K));
 }
 
+/// dw (= or +=, by beta) dy^T x for W [N, K], x^T dy for W [K, N].
+static void gradWeightGemm(const float *x, const float *dy, float *dw,
+                           int64_t M, int64_t K, int64_t N,
+                           int32_t weight_in_out, float beta) {
+  if (weight_in_out) // dw [K, N] = x^T dy
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, blasint(K), blasint(N),
+                blasint(M), 1.0f, x, blasint(K), dy, blasint(N), beta, dw,
+                blasint(N));
+  else // dw [N, K] = dy^T x
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, blasint(N), blasint(K),
+                blasint(M), 1.0f, dy, blasint(N), x, blasint(K), beta, dw,
+                blasint(K));
+}
+
 void sprt_linear_grad_weight_f32(const float *x, const float *dy, float *dw,
                                  int64_t M, int64_t K, int64_t N,
                                  int32_t weight_in_out) {
@@ -84,14 +98,15 @@ void sprt_linear_grad_weight_f32(const float *x, const float *dy, float *dw,
     std::fill(dw, dw + K * N, 0.0f);
     return;
   }
-  if (weight_in_out) // dw [K, N] = x^T dy
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, blasint(K), blasint(N),
-                blasint(M), 1.0f, x, blasint(K), dy, blasint(N), 0.0f, dw,
-                blasint(N));
-  else // dw [N, K] = dy^T x
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, blasint(N), blasint(K),
-                blasint(M), 1.0f, dy, blasint(N), x, blasint(K), 0.0f, dw,
-                blasint(K));
+  gradWeightGemm(x, dy, dw, M, K, N, weight_in_out, 0.0f);
+}
+
+void sprt_linear_grad_weight_acc_f32(const float *x, const float *dy, float *dw,
+                                     int64_t M, int64_t K, int64_t N,
+                                     int32_t weight_in_out) {
+  if (K <= 0 || N <= 0 || M <= 0)
+    return;
+  gradWeightGemm(x, dy, dw, M, K, N, weight_in_out, 1.0f);
 }
 
 void sprt_bias_grad_f32(const float *dy, float *db, int64_t T, int64_t H) {

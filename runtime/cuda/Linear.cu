@@ -1,11 +1,11 @@
 //===- Linear.cu - GEMMs of the CUDA backend (cuBLAS) ---------------------===//
 //
-// sprt_linear_f32 and its two gradients through cublasSgemm on the compute
-// stream, in fp32 with fp32 accumulation (the handle's math mode is
-// CUBLAS_DEFAULT_MATH: no TF32). cuBLAS is column-major: a row-major [R, C]
-// matrix is its column-major [C, R] transpose, so a row-major product
-// Y = A B is computed as the column-major Y^T = B^T A^T, swapping the
-// operands.
+// sprt_linear_f32 and its gradients (the weight's also accumulating into dw,
+// beta = 1) through cublasSgemm on the compute stream, in fp32 with fp32
+// accumulation (the handle's math mode is CUBLAS_DEFAULT_MATH: no TF32).
+// cuBLAS is column-major: a row-major [R, C] matrix is its column-major
+// [C, R] transpose, so a row-major product Y = A B is computed as the
+// column-major Y^T = B^T A^T, swapping the operands.
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,6 +45,16 @@ __global__ void broadcastRows(const float *__restrict__ bias,
 
 void zero(float *p, int64_t n) {
   SPRT_CUDA_CHECK(cudaMemsetAsync(p, 0, size_t(n) * sizeof(float), stream()));
+}
+
+// dw (= or +=, by beta) dy^T x for W [N, K], x^T dy for W [K, N].
+void gradWeightGemm(const float *x, const float *dy, float *dw, int64_t M,
+                    int64_t K, int64_t N, int32_t weight_in_out, float beta,
+                    const char *what) {
+  if (weight_in_out) // dw [K, N] = x^T dy: column-major dw^T = dy^T x.
+    sgemm(CUBLAS_OP_N, CUBLAS_OP_T, N, K, M, dy, N, x, K, beta, dw, N, what);
+  else // dw [N, K] = dy^T x: column-major dw^T = x^T dy.
+    sgemm(CUBLAS_OP_N, CUBLAS_OP_T, K, N, M, x, K, dy, N, beta, dw, K, what);
 }
 
 } // namespace
@@ -108,12 +118,17 @@ void sprt_linear_grad_weight_f32(const float *x, const float *dy, float *dw,
     zero(dw, K * N);
     return;
   }
-  if (weight_in_out) // dw [K, N] = x^T dy: column-major dw^T = dy^T x.
-    sgemm(CUBLAS_OP_N, CUBLAS_OP_T, N, K, M, dy, N, x, K, 0.0f, dw, N,
-          "sprt_linear_grad_weight_f32");
-  else // dw [N, K] = dy^T x: column-major dw^T = x^T dy.
-    sgemm(CUBLAS_OP_N, CUBLAS_OP_T, K, N, M, x, K, dy, N, 0.0f, dw, K,
-          "sprt_linear_grad_weight_f32");
+  gradWeightGemm(x, dy, dw, M, K, N, weight_in_out, 0.0f,
+                 "sprt_linear_grad_weight_f32");
+}
+
+void sprt_linear_grad_weight_acc_f32(const float *x, const float *dy, float *dw,
+                                     int64_t M, int64_t K, int64_t N,
+                                     int32_t weight_in_out) {
+  if (K <= 0 || N <= 0 || M <= 0)
+    return;
+  gradWeightGemm(x, dy, dw, M, K, N, weight_in_out, 1.0f,
+                 "sprt_linear_grad_weight_acc_f32");
 }
 
 } // extern "C"

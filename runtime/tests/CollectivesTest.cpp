@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "../core/Workspace.h"
+#include "CollectiveTestUtil.h"
 
 #include "sprt/kernels.h"
 #include "sprt/runtime.h"
@@ -20,17 +21,10 @@
 #include <vector>
 
 namespace {
-int worldSize() {
-  int n;
-  MPI_Comm_size(MPI_COMM_WORLD, &n);
-  return n;
-}
-
-/// A one-axis mesh over the whole world.
-void lineMesh() {
-  int64_t n = worldSize();
-  ASSERT_EQ(sprt_mesh_init(1, &n), 0);
-}
+using sprt_test::GuardedWorkspace;
+using sprt_test::invalidArgument;
+using sprt_test::lineMesh;
+using sprt_test::worldSize;
 
 float value(int64_t rank, int64_t index) { return float(rank * 1000 + index); }
 
@@ -44,35 +38,6 @@ std::vector<float> filled(int64_t rank, int64_t n) {
 
 int64_t flat(int64_t i, int64_t j, int64_t k, int64_t d1, int64_t d2) {
   return (i * d1 + j) * d2 + k;
-}
-
-/// A caller-provided workspace of `bytes` bytes followed by guard floats
-/// that the kernel must leave alone.
-struct GuardedWorkspace {
-  static constexpr float kGuard = -12345.0f;
-  static constexpr size_t kGuardFloats = 16;
-  int64_t bytes;
-  std::vector<float> data;
-
-  explicit GuardedWorkspace(int64_t bytes)
-      : bytes(bytes), data(size_t(bytes / 4) + kGuardFloats, kGuard) {}
-  void *get() { return data.data(); }
-  bool guardIntact() const {
-    for (size_t i = size_t(bytes / 4); i < data.size(); ++i)
-      if (data[i] != kGuard)
-        return false;
-    return true;
-  }
-};
-
-/// The message of the std::invalid_argument `call` throws, or "".
-template <typename F> std::string invalidArgument(F call) {
-  try {
-    call();
-  } catch (const std::invalid_argument &e) {
-    return e.what();
-  }
-  return "";
 }
 } // namespace
 

@@ -1,22 +1,28 @@
 """The fused collective GEMMs' workspace, measured, against what it must be,
 and fused training against unfused:
 
-    fuse_workspace_check.py CONFIG.json --tp T --seq S --batch B
-                            --chunks 1 2 4 8 [--steps K] [--rtol R]
+    fuse_workspace_check.py CONFIG.json --tp T [--dp D --zero Z] --seq S
+                            --batch B --chunks 1 2 4 8 [--steps K] [--rtol R]
+                            [--optimizer adamw|sgd]
 
-For GPT-2 (sp-compile --tp T --sp --train): one program without fusion
-(--fuse-chunks 0) and one per chunk count, each run K steps with the same
-seed and data, its metrics logged and its last step's gradients dumped.
-Checks, per chunk count c:
+For a GPT-2, GPT-NeoX or Llama config (sp-compile --tp T --dp D --zero Z
+--sp --train): one program without fusion (--fuse-chunks 0) and one per
+chunk count, each run K steps with the same seed and data, its metrics
+logged and its last step's gradients dumped. Checks, per chunk count c:
   - losses of every step and every gradient (Frobenius, per tensor) equal
     the unfused run's to --rtol;
-  - the workspace the runtime measured ("workspace_used_bytes" and, per op,
-    "workspace_used_by_op" of the JSONL "memory" object) is min(c, 2) / c
-    of the gathered input of the largest fused GEMM input, computed here
-    from the config: every fused GEMM of GPT-2 (c_attn, c_fc and the LM
-    head gathering their [s, b, H] input; both c_proj reduce-scattering an
-    [s, b, H] partial output) moves s x b x H f32 through its chunks; so it
-    shrinks with c and is at most two chunks;
+  - the workspace the runtime measured for each fused op ("workspace_used_by_op"
+    of the JSONL "memory" object: all_gather_matmul, matmul_reduce_scatter
+    and the backward's all_gather_matmul_grad_weight) is min(c, 2) / c of
+    the gathered input of the largest fused GEMM input, computed here from
+    the config: every fused GEMM gathers an [s, b, H] input (the column
+    GEMMs' forward and weight gradient, the LM head) or reduce-scatters an
+    [s, b, H] partial output (the row GEMMs, the column GEMMs' input
+    gradient), so each moves s x b x H f32 through its chunks; so it shrinks
+    with c and is at most two chunks;
+  - with dp = 1, "workspace_used_bytes" is that too (the fused chunks are
+    the largest workspace); with dp > 1 the coalesced gradient buckets may
+    be larger, and only the fused ops' figures are compared;
   - the measured workspace equals the plan's largest workspace
     ("workspace_bytes", from the compiler), and the measured arena the
     planned "arena_bytes".
@@ -33,14 +39,19 @@ import seqpar_e2e as e2e
 DATA = "/usr/share/common-licenses/GPL-3"
 
 
+FUSED_OPS = ("all_gather_matmul", "matmul_reduce_scatter",
+             "all_gather_matmul_grad_weight")
+
+
 def fused_gemm_bytes(config, seq, batch):
-    """Bytes of the gathered input (all_gather_matmul) or partial output
-    (matmul_reduce_scatter) of each fused GEMM of GPT-2, by name."""
-    h = config["n_embd"]
+    """Bytes of the gathered input (all_gather_matmul,
+    all_gather_matmul_grad_weight) or partial output (matmul_reduce_scatter)
+    of each fused GEMM, by name: all are [s, b, H] f32."""
+    h = config.get("n_embd", config.get("hidden_size"))
     rows = seq * batch
-    return {"c_attn input": rows * h * 4, "c_fc input": rows * h * 4,
-            "lm_head input": rows * h * 4, "attn.c_proj output": rows * h * 4,
-            "mlp.c_proj output": rows * h * 4}
+    return {"column GEMM input": rows * h * 4, "LM head input": rows * h * 4,
+            "row GEMM output": rows * h * 4,
+            "column GEMM input gradient": rows * h * 4}
 
 
 def last_record(path):
@@ -57,6 +68,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("config")
     ap.add_argument("--tp", type=int, required=True)
+    ap.add_argument("--dp", type=int, default=1)
+    ap.add_argument("--zero", type=int, default=0)
+    ap.add_argument("--optimizer", default="adamw")
     ap.add_argument("--seq", type=int, required=True)
     ap.add_argument("--batch", type=int, required=True)
     ap.add_argument("--chunks", type=int, nargs="+", required=True)
@@ -65,7 +79,9 @@ def main():
     args = ap.parse_args()
     with open(args.config) as f:
         config = json.load(f)
-    gathered = max(fused_gemm_bytes(config, args.seq, args.batch).values())
+    # The batch is split over dp: each rank's GEMMs see batch / dp.
+    gathered = max(fused_gemm_bytes(config, args.seq,
+                                    args.batch // args.dp).values())
     ok = True
     with tempfile.TemporaryDirectory() as tmp:
         model = os.path.join(tmp, "model.mlir")
@@ -73,10 +89,12 @@ def main():
 
         def train(chunks):
             prog = os.path.join(tmp, f"fused{chunks}")
-            e2e.compile_model(model, prog, tp=args.tp, sp=True,
-                              extra=["--train", "--fuse-chunks", str(chunks)])
+            e2e.compile_model(model, prog, tp=args.tp, dp=args.dp, sp=True,
+                              extra=["--train", "--zero", str(args.zero),
+                                     "--optimizer", args.optimizer,
+                                     "--fuse-chunks", str(chunks)])
             log, grads = prog + ".jsonl", prog + ".grads.safetensors"
-            e2e.launch(prog, args.tp, "--steps", str(args.steps), "--seed",
+            e2e.launch(prog, args.tp * args.dp, "--steps", str(args.steps), "--seed",
                        "5", "--data", DATA, "--log", log, "--dump-grads",
                        grads)
             return losses(log), e2e.read_safetensors(grads), last_record(log)
@@ -100,10 +118,10 @@ def main():
             memory = record["memory"]
             used, by_op = memory["workspace_used_bytes"], memory["workspace_used_by_op"]
             want = gathered * min(c, 2) // c
-            for op in ("all_gather_matmul", "matmul_reduce_scatter"):
+            for op in FUSED_OPS:
                 if by_op.get(op) != want:
                     problems.append(f"{op} used {by_op.get(op)} bytes, want {want}")
-            if used != want:
+            if args.dp == 1 and used != want:
                 problems.append(f"workspace_used_bytes {used}, want {want}")
             if used != record["workspace_bytes"]:
                 problems.append(f"measured workspace {used} != planned "
@@ -113,9 +131,15 @@ def main():
                 problems.append(f"measured arena {arena} != planned "
                                 f"{record['arena_bytes']}")
             ok = ok and not problems
-            print(f"chunks {c}: workspace used {used} = {min(c, 2)}/{c} of "
-                  f"{gathered} (planned {record['workspace_bytes']}), arena "
-                  f"{arena} (planned {record['arena_bytes']}), loss rel "
+            # The fused ops' measured workspace (all equal when OK).
+            fused = max((by_op.get(op, 0) for op in FUSED_OPS), default=0)
+            share = (f"workspace used {used}" if args.dp == 1 else
+                     f"fused ops used {fused}")
+            total = ("" if args.dp == 1 else
+                     f", workspace used {used} in all (coalesced buckets)")
+            print(f"chunks {c}: {share} = {min(c, 2)}/{c} of "
+                  f"{gathered}{total} (planned {record['workspace_bytes']}), "
+                  f"arena {arena} (planned {record['arena_bytes']}), loss rel "
                   f"{loss_err:.1e}, grads rel {grad_err:.1e}: "
                   + ("OK" if not problems else "MISMATCH: " + "; ".join(problems)))
     return 0 if ok else 1

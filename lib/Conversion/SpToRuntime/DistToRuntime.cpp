@@ -19,7 +19,8 @@ using namespace mlir;
 using namespace seqpar;
 using namespace seqpar::dist;
 
-/// all_gather_matmul and matmul_reduce_scatter: one runtime call with the
+/// all_gather_matmul and matmul_reduce_scatter (also the input gradient of a
+/// column GEMM, with the weight layout flipped): one runtime call with the
 /// GEMM's operands, the rows of this rank's block, the chunks and the
 /// workspace.
 template <typename OpT>
@@ -57,6 +58,24 @@ static LogicalResult lowerOp(MatmulReduceScatterOp o, RuntimeEmitter &e) {
   // The rows of this rank's output block.
   return collectiveLinear(o, e, "sprt_linear_reduce_scatter_f32",
                           e.numElements(o) / e.lastDim(o));
+}
+
+static LogicalResult lowerOp(AllGatherMatmulGradWeightOp o, RuntimeEmitter &e) {
+  if (o.getDim() != 0)
+    return o.emitOpError() << "is lowered along dimension 0 only, got dim "
+                           << o.getDim();
+  Value x = o.getInput();
+  // The dys and the weight gradients as pointer arrays, with each dy's
+  // elements (the runtime divides by the gathered rows for its `out`).
+  auto [dys, dws, dySizes] = e.pointerArrays(o.getDys(), o.getDweights());
+  auto [workspace, workspaceBytes] = e.workspace(o);
+  e.call("sprt_all_gather_linear_grad_weight_f32",
+         {e.ptr(x), e.i32(int64_t(o.getDys().size())), dys, dws, dySizes,
+          e.i64(e.numElements(x) / e.lastDim(x)), e.i64(e.lastDim(x)),
+          e.i32(o.getWeightLayout() == seqpar::WeightLayout::in_out),
+          e.i64(o.getChunks()), e.axisOf(o.getAxis()), workspace,
+          workspaceBytes});
+  return success();
 }
 
 static LogicalResult lowerOp(AllGatherOp o, RuntimeEmitter &e) {
@@ -154,6 +173,7 @@ void seqpar::registerDistRuntimeLoweringModels(DialectRegistry &registry) {
     attachDistLowerings<AllGatherOp, ReduceScatterOp, AllReduceOp,
                         AllReduceCoalescedOp, ReduceScatterCoalescedOp,
                         AllGatherParamOp, AllToAllOp, LocalSliceOp, SendOp,
-                        RecvOp, AllGatherMatmulOp, MatmulReduceScatterOp>(ctx);
+                        RecvOp, AllGatherMatmulOp, MatmulReduceScatterOp,
+                        AllGatherMatmulGradWeightOp>(ctx);
   });
 }

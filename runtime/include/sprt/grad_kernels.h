@@ -28,6 +28,13 @@ void sprt_linear_grad_input_f32(const float *dy, const float *w, float *dx,
 void sprt_linear_grad_weight_f32(const float *x, const float *dy, float *dw,
                                  int64_t M, int64_t K, int64_t N,
                                  int32_t weight_in_out);
+/* The same weight gradient ACCUMULATED into dw (dw += dy^T x, or x^T dy),
+ * in fp32 (the GEMM's beta = 1): the fused gather of the backward
+ * (sprt_all_gather_linear_grad_weight_f32) sums the contributions of its
+ * chunks with it. M = 0 leaves dw as it is. */
+void sprt_linear_grad_weight_acc_f32(const float *x, const float *dy, float *dw,
+                                     int64_t M, int64_t K, int64_t N,
+                                     int32_t weight_in_out);
 /* db[i] = sum over t of dy[t, i]. */
 void sprt_bias_grad_f32(const float *dy, float *db, int64_t T, int64_t H);
 

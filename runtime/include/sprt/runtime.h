@@ -127,6 +127,22 @@ void sprt_linear_reduce_scatter_f32(const float *x, const float *w,
                                     int64_t chunks, int32_t axis,
                                     void *workspace, int64_t workspace_bytes);
 
+/* The weight gradients of `count` GEMMs reading all_gather(x) along the
+ * leading dimension: dws[j] = linear_grad_weight(all_gather(x), dys[j])
+ * with the weight layout of sprt_linear_grad_weight_f32. x is `rows` rows
+ * of K (this rank's block), dys[j] the axis size times `rows` rows of N_j,
+ * N_j = dy_sizes[j] / (axis size x rows) (dy_sizes[j], its elements, must
+ * be a multiple). The rows are gathered in `chunks` pieces (dividing rows),
+ * chunk i + 1 in flight while every dw accumulates (in fp32,
+ * sprt_linear_grad_weight_acc_f32) the contribution of chunk i of every
+ * rank: its rows of x against the matching rows of dy. The gathered input
+ * is never held whole.
+ * Workspace: min(chunks, 2) x axis size x (rows / chunks) x K f32. */
+void sprt_all_gather_linear_grad_weight_f32(
+    const float *x, int32_t count, const float *const *dys, float *const *dws,
+    const int64_t *dy_sizes, int64_t rows, int64_t K, int32_t weight_in_out,
+    int64_t chunks, int32_t axis, void *workspace, int64_t workspace_bytes);
+
 /*===-------------------- layout-aware forward ops -----------------------===*/
 
 /* Positions of a [S, B] shard: seq_offset = coord(seq_axis) * S. */

@@ -96,6 +96,40 @@ TEST_F(LinearNorm, LinearGradInputAndWeight) {
   }
 }
 
+// dw += dy^T x (x^T dy for in_out), starting from a dw that is not zero, in
+// two calls over halves of the rows: what the fused backward gather does
+// chunk by chunk. Reference: the start plus both products, in double.
+TEST_F(LinearNorm, LinearGradWeightAccumulates) {
+  const int64_t M = 96, K = 27, N = 19;
+  auto x = randomFloats(size_t(M * K), 61),
+       dy = randomFloats(size_t(M * N), 62),
+       start = randomFloats(size_t(K * N), 63);
+  for (int inOut = 0; inOut < 2; ++inOut) {
+    std::vector<double> dw(start.begin(), start.end()), dwMag(dw.size());
+    for (size_t i = 0; i < dw.size(); ++i)
+      dwMag[i] = std::fabs(dw[i]);
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t n = 0; n < N; ++n) {
+        const int64_t idx = inOut ? k * N + n : n * K + k;
+        for (int64_t m = 0; m < M; ++m) {
+          dw[idx] += Mat{x, K}(m, k) * Mat{dy, N}(m, n);
+          dwMag[idx] += std::fabs(Mat{x, K}(m, k) * Mat{dy, N}(m, n));
+        }
+      }
+    DeviceBuffer<float> dX(x), dDy(dy), dDw(start);
+    const int64_t half = M / 2;
+    sprt_linear_grad_weight_acc_f32(dX, dDy, dDw, half, K, N, inOut);
+    sprt_linear_grad_weight_acc_f32(dX.get() + half * K, dDy.get() + half * N,
+                                    dDw, M - half, K, N, inOut);
+    expectClose("linear_grad_weight_acc in_out=" + std::to_string(inOut),
+                dDw.download(), dw, 1e-5, 0.0, &dwMag);
+    // No rows: dw is left as it is.
+    sprt_linear_grad_weight_acc_f32(dX, dDy, dDw, 0, K, N, inOut);
+    expectClose("linear_grad_weight_acc M=0 in_out=" + std::to_string(inOut),
+                dDw.download(), dw, 1e-5, 0.0, &dwMag);
+  }
+}
+
 struct NormRef {
   std::vector<double> y, dx, dw, db, dwMag, dbMag;
 };

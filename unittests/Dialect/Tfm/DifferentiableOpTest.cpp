@@ -64,7 +64,7 @@ const llvm::StringSet<> distOpsWithoutRule = {
     // sp-optimizer (all_gather_param), sp-fuse-collective-matmul (fused).
     "dist.all_reduce_coalesced", "dist.reduce_scatter_coalesced",
     "dist.all_gather_param", "dist.all_gather_matmul",
-    "dist.matmul_reduce_scatter",
+    "dist.matmul_reduce_scatter", "dist.all_gather_matmul_grad_weight",
     // Not produced by sp-partition; all_to_all in a @forward is rejected
     // (test/Dialect/Tfm/Transforms/tfm-autodiff-invalid.mlir).
     "dist.all_to_all", "dist.send", "dist.recv"};

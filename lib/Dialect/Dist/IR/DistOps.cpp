@@ -560,6 +560,64 @@ LogicalResult MatmulReduceScatterOp::verifyWithAxisSize(int64_t n) {
   return success();
 }
 
+LogicalResult AllGatherMatmulGradWeightOp::verifyWithAxisSize(int64_t n) {
+  CollectiveChecker c{*this, getAxis(), n};
+  auto in = c.type(getInput());
+  int64_t d = getDim();
+  if (failed(c.dimInRange("dim", d, in.getRank() - 1)) ||
+      failed(c.chunksDivide(getChunks(), in.getDimSize(d),
+                            "input's gathered dimension")))
+    return failure();
+  if (getDys().empty() || getDys().size() != getNumResults())
+    return emitOpError() << "needs at least one dy and one result per dy, got "
+                         << getDys().size() << " and " << getNumResults();
+  SmallVector<int64_t> gathered(in.getShape());
+  std::optional<int64_t> rows = llvm::checkedMul<int64_t>(gathered[d], n);
+  if (!rows)
+    return emitOpError() << "dimension " << d << " (" << gathered[d]
+                         << ") times the size of axis '" << getAxis() << "' ("
+                         << n << ") overflows int64";
+  gathered[d] = *rows;
+  if (failed(verifyTensorSize(
+          *this, RankedTensorType::get(gathered, in.getElementType()),
+          "the gathered input")))
+    return failure();
+  bool outIn = getWeightLayout() == seqpar::WeightLayout::out_in;
+  int64_t features = in.getShape().back();
+  LayoutAttr lin = LayoutAttr::fromType(in);
+  if (lin && lin.getSharding(getAxis()) != Sharding::split(d))
+    return emitOpError() << "input must be S(" << d << ") on axis '"
+                         << getAxis() << "', its layout is " << lin;
+  for (auto [j, dy, dw] : llvm::enumerate(getDys(), getDweights())) {
+    auto tdy = c.type(dy), tdw = c.type(dw);
+    if (tdy.getRank() != in.getRank() ||
+        tdy.getShape().drop_back() != ArrayRef(gathered).drop_back() ||
+        tdy.getElementType() != in.getElementType()) {
+      auto diag = emitOpError() << "dy " << j << " must have shape [";
+      llvm::interleaveComma(ArrayRef(gathered).drop_back(), diag);
+      return diag << ", out] (the gathered input's but for its last "
+                     "dimension) and element type "
+                  << in.getElementType() << ", got " << tdy;
+    }
+    int64_t out = tdy.getShape().back();
+    SmallVector<int64_t> want = outIn ? SmallVector<int64_t>{out, features}
+                                      : SmallVector<int64_t>{features, out};
+    if (tdw.getShape() != ArrayRef<int64_t>(want) ||
+        tdw.getElementType() != in.getElementType())
+      return emitOpError() << "result " << j << " must have shape [" << want[0]
+                           << ", " << want[1] << "] and element type "
+                           << in.getElementType() << ", got " << tdw;
+    if (LayoutAttr l = LayoutAttr::fromType(tdy)) {
+      Sharding s = l.getSharding(getAxis());
+      if (s.isPartial() || s == Sharding::split(d))
+        return emitOpError()
+               << "dy " << j << " must not be " << s.str() << " on axis '"
+               << getAxis() << "': it has the gathered rows";
+    }
+  }
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Ring communication volume
 //===----------------------------------------------------------------------===//
@@ -615,6 +673,9 @@ Bytes LocalSliceOp::getRingBytesSent(int64_t) { return 0; }
 Bytes SendOp::getRingBytesSent(int64_t) { return bytesOf(getInput()); }
 Bytes RecvOp::getRingBytesSent(int64_t) { return 0; }
 Bytes AllGatherMatmulOp::getRingBytesSent(int64_t n) {
+  return times(bytesOf(getInput()), n - 1);
+}
+Bytes AllGatherMatmulGradWeightOp::getRingBytesSent(int64_t n) {
   return times(bytesOf(getInput()), n - 1);
 }
 Bytes MatmulReduceScatterOp::getRingBytesSent(int64_t n) {

@@ -116,3 +116,14 @@ int64_t MatmulReduceScatterOp::getWorkspaceBytes() {
   return chunkBuffers(getChunks(), ratio(getInput(), getResult(), getDim()),
                       out.getNumElements(), elementBytes(getResult()));
 }
+
+int64_t AllGatherMatmulGradWeightOp::getWorkspaceBytes() {
+  // As all_gather_matmul's: the chunks of the gathered input, shared by
+  // every GEMM.
+  if (getDys().empty())
+    return 0;
+  auto in = cast<ShapedType>(getInput().getType());
+  return chunkBuffers(getChunks(),
+                      ratio(getDys().front(), getInput(), getDim()),
+                      in.getNumElements(), elementBytes(getInput()));
+}

@@ -521,4 +521,58 @@ def Dist_MatmulReduceScatterOp
   }];
 }
 
+def Dist_AllGatherMatmulGradWeightOp
+    : Dist_CollectiveOp<"all_gather_matmul_grad_weight", [Pure,
+      DeclareOpInterfaceMethods<Dist_WorkspaceOpInterface>]> {
+  let summary = "the weight gradients of GEMMs reading an all_gather, chunked";
+  let description = [{
+    `tfm.linear_grad_weight(all_gather(input, dim), dy_j)` for every `dy_j`:
+    the backward of a column-parallel linear under sequence parallelism
+    re-gathers the sequence shard its forward read; fused, the shard is
+    gathered in `chunks` pieces and every weight gradient accumulates (in
+    fp32) the contribution of one piece, the rows of the gathered input
+    against the same rows of its `dy`, while the next piece is in flight.
+    One gathered stream feeds all the GEMMs that read the gather (Llama's
+    q, k and v projections). `weight_layout` has the meaning of
+    `tfm.linear_grad_weight`'s and is shared by all of them.
+
+    ```mlir
+    %dq, %dk = dist.all_gather_matmul_grad_weight %x, %dyq, %dyk
+        on @mesh["tp"] dim 0 chunks 2
+        : (tensor<8x2x32xf32, #dist.layout<@mesh, tp = S(0)>>,
+           tensor<16x2x16xf32, #dist.layout<@mesh, tp = S(2)>>,
+           tensor<16x2x8xf32, #dist.layout<@mesh, tp = S(2)>>)
+        -> (tensor<16x32xf32, #dist.layout<@mesh, tp = S(0)>>,
+            tensor<8x32xf32, #dist.layout<@mesh, tp = S(0)>>)
+    ```
+
+    **Workspace**: min(`chunks`, 2) chunks of the gathered input, as
+    `dist.all_gather_matmul`'s: axis size x (rows / `chunks`) x `in`
+    elements, whatever the number of GEMMs.
+
+    **Constraints**
+    - the mesh exists and has the axis;
+    - `dim` is below the rank of the input and is not its last dimension;
+      `chunks` >= 1 and divides the input's `dim`;
+    - at least one `dy`, and one result per `dy`;
+    - every `dy` has the gathered input's shape but for its last dimension
+      (its `out` features) and the input's element type;
+    - result j is `[out_j, in]` (`[in, out_j]` for `in_out`), `in` the
+      input's last dimension, with the input's element type;
+    - with layouts: the input is S(dim) on the axis; no `dy` is partial or
+      split along `dim` on the axis.
+  }];
+  let arguments = (ins Dist_Tensor:$input, Variadic<Dist_Tensor>:$dys,
+                       FlatSymbolRefAttr:$mesh, StrAttr:$axis, I64Attr:$dim,
+                       DefaultValuedAttr<I64Attr, "1">:$chunks,
+                       DefaultValuedAttr<Seqpar_WeightLayout,
+                         "::seqpar::WeightLayout::out_in">:$weight_layout);
+  let results = (outs Variadic<Dist_Tensor>:$dweights);
+  let assemblyFormat = [{
+    $input `,` $dys `on` $mesh `[` $axis `]` `dim` $dim `chunks` $chunks
+    (`weight_layout` $weight_layout^)? attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
 #endif // SEQPAR_DIALECT_DIST_IR_DISTOPS_TD

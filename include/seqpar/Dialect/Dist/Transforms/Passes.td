@@ -146,8 +146,16 @@ def SpFuseCollectiveMatmulPass
     a `dist.reduce_scatter` along dim 0 reads becomes
     `dist.matmul_reduce_scatter`, taking in the `tfm.bias_add` that alone
     reads the scattered result: each chunk's GEMMs overlap the previous
-    chunk's reduction. Runs after tfm-autodiff (the backward's collectives
-    are not fused).
+    chunk's reduction. Runs after tfm-autodiff and fuses the backward's
+    collectives of each column GEMM too: its input gradient
+    (`tfm.linear_grad_input`, the forward GEMM with the other weight layout)
+    with the `dist.reduce_scatter` along dim 0 that alone reads it, as
+    `dist.matmul_reduce_scatter` with the weight layout flipped; and a
+    `dist.all_gather` along dim 0 read only by `tfm.linear_grad_weight` ops
+    (as their input, one weight layout, every dy available at the first)
+    as one `dist.all_gather_matmul_grad_weight` feeding all of them (Llama's
+    q, k and v). The row GEMM's gathered output gradient, read by both of
+    its gradients, is left alone.
   }];
   let options = [
     Option<"chunks", "chunks", "int64_t", "2",
