@@ -57,6 +57,16 @@ std::optional<int64_t> dist::opFlops(Operation *op) {
       .Case([](tfm::LinearGradWeightOp o) {
         return gemm(o.getInput(), lastDim(o.getDy()));
       })
+      // dW_j = dy_j^T x gathered x, for each dy_j [M, N_j] (the gathered
+      // rows): dy_j's elements times K.
+      .Case([](AllGatherMatmulGradWeightOp o) -> std::optional<int64_t> {
+        std::optional<int64_t> sum = 0;
+        for (Value dy : o.getDys()) {
+          std::optional<int64_t> n = gemm(dy, lastDim(o.getInput()));
+          sum = n && sum ? llvm::checkedAdd<int64_t>(*sum, *n) : std::nullopt;
+        }
+        return sum;
+      })
       // The partial [M, N] before the scatter: the input's elements times N.
       .Case([](MatmulReduceScatterOp o) {
         return gemm(o.getInput(), lastDim(o.getResult()));

@@ -48,6 +48,14 @@ static int64_t chunksFor(int64_t size, int64_t wanted) {
   return 1;
 }
 
+/// A fused op is a recomputed forward op (sp-recompute's tfm.recomputed:
+/// its FLOPs are recompute's cost in sp-report) when its GEMM was.
+static void keepRecomputed(Operation *fused, Operation *gemm) {
+  StringRef mark = tfm::TfmDialect::RecomputedAttrHelper::getNameStr();
+  if (gemm->hasAttr(mark))
+    fused->setAttr(mark, UnitAttr::get(fused->getContext()));
+}
+
 /// Fuses `gather` into the linear that is its only user; returns whether
 /// it did.
 static bool fuse(AllGatherOp gather, int64_t chunks) {
@@ -65,6 +73,7 @@ static bool fuse(AllGatherOp gather, int64_t chunks) {
       gather.getMeshAttr(), gather.getAxisAttr(), gather.getDimAttr(),
       b.getI64IntegerAttr(chunksFor(rows, chunks)),
       linear.getWeightLayoutAttr());
+  keepRecomputed(fused, linear);
   linear.replaceAllUsesWith(fused.getResult());
   linear.erase();
   gather.erase();
@@ -104,6 +113,7 @@ static bool fuseIntoScatter(Operation *gemm, Value input, Value weight,
       scatter.getAxisAttr(), scatter.getDimAttr(),
       b.getI64IntegerAttr(chunksFor(rows, chunks)),
       seqpar::WeightLayoutAttr::get(b.getContext(), layout));
+  keepRecomputed(fused, gemm);
   last->getResult(0).replaceAllUsesWith(fused.getResult());
   if (biasAdd)
     biasAdd.erase();
