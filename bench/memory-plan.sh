@@ -13,22 +13,14 @@
 #               8 kv heads, intermediate 14336, vocab 128256, rope 500000)
 #   GPT-3 175B  s=2048 b=1  tp=8 + SP (the paper's shape, paper-175b.json)
 #
-# The policy: with `sp-compile --recompute` (sp-recompute) in this build, the
-# step is compiled under each policy and the report reads the module's
-# policy; without it, the step is compiled as is (no recompute) and the
-# report's paper column takes the policy from sp-report's recompute= option
-# (the table says which). bench/memory_plan.py prints the tables.
+# Each step is compiled under each recompute policy (sp-compile
+# --recompute); bench/memory_plan.py prints the tables.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=${SEQPAR_BUILD_DIR:-$root/build}/bin
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-if "$bin/sp-compile" --help 2>/dev/null | grep -q -- '--recompute'; then
-  how=compiled
-else
-  how=option
-fi
 rows=()
 run() { # name config seq batch tp sp
   local name=$1 cfg=$2 seq=$3 batch=$4 tp=$5 sp=$6
@@ -37,15 +29,9 @@ run() { # name config seq batch tp sp
   for policy in none selective full; do
     local out="$tmp/$name-$policy.json" t0 t1
     t0=$(date +%s.%N)
-    if [ "$how" = compiled ]; then
-      "$bin/sp-compile" "$tmp/$name.mlir" --train --tp "$tp" \
-        $([ "$sp" = true ] && echo --sp) --recompute "$policy" \
-        --report memory -o "$out"
-    else
-      "$bin/sp-opt" "$tmp/$name.mlir" \
-        --sp-train-pipeline="tp=$tp sequence-parallel=$sp" \
-        --sp-report="memory=true recompute=$policy output=$out" -o /dev/null
-    fi
+    "$bin/sp-compile" "$tmp/$name.mlir" --train --tp "$tp" \
+      $([ "$sp" = true ] && echo --sp) --recompute "$policy" \
+      --report memory -o "$out"
     t1=$(date +%s.%N)
     rows+=(--row "$name" "$policy" "$root/examples/configs/$cfg" "$seq" \
       "$batch" "$tp" "$out" "$(awk -v a="$t0" -v b="$t1" 'BEGIN{print b-a}')")
@@ -54,4 +40,4 @@ run() { # name config seq batch tp sp
 run gpt2-124m gpt2-124m.json 1024 8 1 false
 run llama-3-8b llama-3-8b.json 8192 1 4 true
 run gpt3-175b paper-175b.json 2048 1 8 true
-/usr/bin/python3 "$root/bench/memory_plan.py" --policy-from "$how" "${rows[@]}"
+/usr/bin/python3 "$root/bench/memory_plan.py" "${rows[@]}"

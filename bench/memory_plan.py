@@ -38,8 +38,6 @@ def gb(x):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--policy-from", choices=["compiled", "option"],
-                    required=True)
     ap.add_argument("--row", nargs=8, action="append", required=True,
                     metavar=("NAME", "POLICY", "CONFIG", "SEQ", "BATCH", "TP",
                              "REPORT", "SECONDS"))
@@ -53,11 +51,6 @@ def main():
     print("Planned device memory per rank, GB (1e9 bytes), bf16, AdamW; "
           "'act@peak'/'grad@peak' split the arena bytes live at the step's "
           "peak op, 'act peak' is the forward values' own peak")
-    if args.policy_from == "option":
-        print("(this build has no sp-compile --recompute: every policy is "
-              "the same program, compiled without recompute; only the paper "
-              "columns below follow the policy, through sp-report's "
-              "recompute= option)")
     head = ("model", "policy", "params", "optim", "grad@peak", "act@peak",
             "act peak", "worksp", "tokens", "arena", "total", "80GB?",
             "xFLOPs", "secs")
@@ -74,18 +67,19 @@ def main():
 
     print()
     print("Activations kept for the backward, all layers, GB: the report's "
-          "paper column under the policy (sum over layers) and the IR's "
-          "(seqpar's backward recomputes the softmax and the masks) against "
-          "the paper's formula per layer x layers")
+          "paper column under the policy (sum over layers) against the "
+          "paper's formula per layer x layers, and what the compiled step "
+          "keeps (the report's kept_bytes: seqpar's backward regenerates the "
+          "softmax and the masks)")
     head = ("model", "policy", "layers", "report", "formula", "rep/form",
-            "per layer", "formula/L", "IR (none)")
+            "per layer", "formula/L", "kept")
     print("{:<11} {:<9} {:>6} {:>9} {:>9} {:>8} {:>13} {:>13} {:>9}".format(
         *head))
     for name, policy, cfg, s, b, t, r, secs in rows:
         h, a, L = config_dims(cfg)
         layers = r["layers"]
         paper = sum(l["paper_bytes_recompute"] for l in layers)
-        ir = sum(l["ir_bytes"] for l in layers)
+        ir = sum(l["kept_bytes"] for l in layers)
         per = formula(r["paper_recompute"], s, b, h, a, t)
         first = layers[0]["paper_bytes_recompute"] if layers else 0
         print(f"{name:<11} {r['paper_recompute']:<9} {len(layers):>6} "
