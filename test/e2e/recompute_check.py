@@ -83,6 +83,7 @@ with tempfile.TemporaryDirectory() as tmp:
             "grads": e2e.read_safetensors(grads),
             "arena": lines[-1]["memory"]["by_category"]["arena"],
             "planned": lines[-1]["arena_bytes"],
+            "memory": lines[-1]["memory"],
         }
     base = runs["none"]
     for policy in POLICIES:
@@ -100,6 +101,28 @@ with tempfile.TemporaryDirectory() as tmp:
               f"{len(names)} gradients and {len(r['losses'])} losses vs none: "
               f"max rel {max(loss_err, grad_err):.2e} "
               f"{'OK' if same else 'MISMATCH'}")
+    # The whole device peak, measured, against the plan the program carries:
+    # planned categories equal their measurement, and the measured peak is
+    # the planned peak plus the measured peak of what the plan does not
+    # cover (the backend's scratch).
+    for policy in POLICIES:
+        m = runs[policy]["memory"]
+        planned = m["planned"]
+        cats = all(m["by_category"].get(c) == b
+                   for c, b in planned["by_category"].items())
+        total = m["peak_bytes"] == (planned["peak_bytes"]
+                                    + m["unplanned_peak_bytes"])
+        ok = ok and cats and total
+        print(f"{name} {mesh} recompute={policy}: peak {m['peak_bytes']} = "
+              f"planned {planned['peak_bytes']} + unplanned "
+              f"{m['unplanned_peak_bytes']}: "
+              f"{'equal' if cats and total else 'MISMATCH'}")
+    peaks = [runs[p]["memory"]["peak_bytes"] for p in POLICIES]
+    lower = peaks[0] > peaks[1] > peaks[2]
+    ok = ok and lower
+    print(f"{name} {mesh}: measured peak none > selective > full: "
+          f"{' > '.join(map(str, peaks))} "
+          f"{'OK' if lower else 'MISMATCH'}")
     arenas = [runs[p]["arena"] for p in POLICIES]
     lower = arenas[0] > arenas[1] > arenas[2]
     ok = ok and lower
