@@ -70,8 +70,11 @@ static void stateViews(const Model &model, const std::vector<float *> &state,
 static json identity(const Model &model) {
   json params = json::array();
   for (const ParamInfo &p : model.params)
-    params.push_back({{"name", p.name}, {"shape", p.shape}, {"dtype", "F32"}});
-  return {{"model_type", model.modelType}, {"parameters", params}};
+    params.push_back(
+        {{"name", p.name}, {"shape", p.shape}, {"dtype", dtypeName(p.dtype)}});
+  return {{"model_type", model.modelType},
+          {"dtype", model.precision()},
+          {"parameters", params}};
 }
 
 bool sprt::saveCheckpoint(const std::string &dir, const ResumePoint &at,
@@ -106,8 +109,14 @@ bool sprt::saveCheckpoint(const std::string &dir, const ResumePoint &at,
   // Every rank takes part in assembling the whole tensors; each file says
   // which step it belongs to.
   Metadata stepMeta{{"seqpar.step", std::to_string(at.step)}};
-  bool good = params.dump(tmp + "/model.safetensors", localError, stepMeta,
-                          /*finiteOnly=*/true);
+  // The parameters in F32 whatever the model's precision (the master
+  // weights: today's models keep them as their parameters), with the
+  // model's precision recorded.
+  Metadata modelMeta = stepMeta;
+  modelMeta["seqpar.model_dtype"] = model.precision();
+  bool good = params.dump(tmp + "/model.safetensors", localError, modelMeta,
+                          /*finiteOnly=*/true,
+                          std::vector<DType>(model.params.size(), DType::F32));
   std::vector<int64_t> indices;
   std::vector<std::string> suffixes;
   std::vector<std::vector<float *>> views;
@@ -219,6 +228,15 @@ std::string identityMismatch(const json &saved, const Model &model) {
   if (saved["model_type"] != mine["model_type"])
     return "it is a " + saved["model_type"].dump() +
            " model, this program's is " + mine["model_type"].dump();
+  // Checkpoints of format version 2 before the precision was recorded
+  // come from F32 models.
+  json dtype = saved.value("dtype", json("F32"));
+  if (dtype != mine["dtype"])
+    return "it was saved by a " + dtype.dump() +
+           " model (its master weights in F32), this program's model is " +
+           mine["dtype"].dump() +
+           " (to change the precision, start a run with --init-from "
+           "model.safetensors)";
   const json &a = saved["parameters"], &b = mine["parameters"];
   for (size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
     if (i >= a.size())

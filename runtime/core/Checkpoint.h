@@ -1,7 +1,9 @@
 //===- Checkpoint.h - save and resume training ------------------*- C++ -*-===//
 //
 // A checkpoint is a directory DIR/step-NNNNNNNN with model.safetensors (every
-// parameter, whole, under its Hugging Face name), optimizer.safetensors (the
+// parameter, whole, under its Hugging Face name, in F32 whatever the model's
+// precision: the master weights; its metadata "seqpar.model_dtype" says the
+// model's), optimizer.safetensors (the
 // AdamW moments as NAME.exp_avg / NAME.exp_avg_sq) and checkpoint.json (the
 // step, the seed, which determines the data order and every random number,
 // and the data file). It is written to DIR/.step-NNNNNNNN.tmp and renamed,
@@ -11,10 +13,12 @@
 //
 // Nothing in a checkpoint is trusted on --resume: checkpoint.json must have
 // the format and version this program writes, every field its type, and the
-// model's identity (model type, every parameter's name, shape and dtype)
-// must equal the program's; every tensor file must have been saved at the
-// same step (its metadata says so) and every tensor's bytes must match their
-// checksum. A step whose parameters are not all finite is never saved.
+// model's identity (model type, precision, every parameter's name, shape and
+// dtype) must equal the program's (a checkpoint without a precision is
+// F32's, as every one written before it was recorded); every tensor file must
+// have been saved at the same step (its metadata says so) and every tensor's
+// bytes must match their checksum. A step whose parameters are not all finite
+// is never saved.
 //
 //===----------------------------------------------------------------------===//
 

@@ -38,16 +38,18 @@ std::string sprt::usage(const char *argv0) {
   return std::string("usage: mpirun -np N ") + argv0 +
          " [--steps K] [--seed S] [--data FILE] [--init-from FILE] "
          "[--log FILE] [--dump-params FILE] [--dump-outputs FILE] "
-         "[--dump-grads FILE] [--checkpoint-dir DIR [--save-every N] "
+         "[--dump-grads FILE] [--dump-dtype f32|bf16|f16] [--checkpoint-dir "
+         "DIR [--save-every N] "
          "[--resume]] [--timeout SECONDS] [--on-nonfinite stop|skip]\n";
 }
 
 bool sprt::parseFlags(int argc, char **argv, Flags &f, bool &help,
                       std::string &error) {
   static const std::set<std::string> valueFlags = {
-      "--steps",   "--seed",        "--data",           "--init-from",
-      "--log",     "--dump-params", "--dump-outputs",   "--dump-grads",
-      "--timeout", "--save-every",  "--checkpoint-dir", "--on-nonfinite"};
+      "--steps",     "--seed",        "--data",           "--init-from",
+      "--log",       "--dump-params", "--dump-outputs",   "--dump-grads",
+      "--timeout",   "--save-every",  "--checkpoint-dir", "--on-nonfinite",
+      "--dump-dtype"};
   help = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -92,6 +94,11 @@ bool sprt::parseFlags(int argc, char **argv, Flags &f, bool &help,
       if (std::string(v) != "stop" && std::string(v) != "skip")
         return bad("'stop' or 'skip'");
       f.skipNonFinite = std::string(v) == "skip";
+    } else if (a == "--dump-dtype") {
+      if (std::string(v) != "f32" && std::string(v) != "bf16" &&
+          std::string(v) != "f16")
+        return bad("'f32', 'bf16' or 'f16'");
+      f.dumpDtype = v;
     } else if (a == "--data") {
       f.data = v;
     } else if (a == "--init-from") {
@@ -110,6 +117,10 @@ bool sprt::parseFlags(int argc, char **argv, Flags &f, bool &help,
   }
   if ((f.saveEvery || f.resume) && f.checkpointDir.empty()) {
     error = "--save-every and --resume need --checkpoint-dir";
+    return false;
+  }
+  if (!f.dumpDtype.empty() && f.dumpParams.empty() && f.dumpGrads.empty()) {
+    error = "--dump-dtype needs --dump-params or --dump-grads";
     return false;
   }
   if (f.resume && !f.initFrom.empty()) {

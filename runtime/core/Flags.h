@@ -13,6 +13,9 @@ struct Flags {
   uint64_t seed = 1234;
   std::string data, initFrom, log, dumpParams, dumpOutputs, dumpGrads;
   std::string checkpointDir;
+  /// The element type of --dump-params / --dump-grads: "f32", "bf16",
+  /// "f16", or empty for each parameter's own (the model's precision).
+  std::string dumpDtype;
   int64_t saveEvery = 0;
   bool resume = false;
   /// Seconds a collective may take before the job is aborted.

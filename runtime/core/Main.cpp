@@ -4,6 +4,7 @@
 //                       [--init-from FILE.safetensors|INDEX.json]
 //                       [--log metrics.jsonl] [--dump-params FILE]
 //                       [--dump-outputs FILE] [--dump-grads FILE]
+//                       [--dump-dtype f32|bf16|f16]
 //                       [--checkpoint-dir DIR [--save-every N] [--resume]]
 //                       [--timeout SECONDS] [--on-nonfinite stop|skip]
 //
@@ -356,8 +357,10 @@ int main(int argc, char **argv) {
       fatal(error);
     if (step == flags.steps && !flags.dumpGrads.empty()) {
       std::vector<const float *> local(grads.begin(), grads.end());
-      if (!Params::dumpSharded(model, model.grads, "", local, flags.dumpGrads,
-                               error, model.gradShardAxes))
+      if (!Params::dumpSharded(
+              model, model.grads, "", local, flags.dumpGrads, error,
+              model.gradShardAxes, {}, false,
+              {{}, dumpDTypes(model, model.grads, flags.dumpDtype)}))
         fatal(error);
     }
     r.seconds =
@@ -387,7 +390,9 @@ int main(int argc, char **argv) {
   if (!log.close(error))
     fatal("cannot write the metrics log: " + error);
 
-  if (!flags.dumpParams.empty() && !params.dump(flags.dumpParams, error))
+  if (!flags.dumpParams.empty() &&
+      !params.dump(flags.dumpParams, error, {}, false,
+                   dumpDTypes(model, allParams(model), flags.dumpDtype)))
     fatal(error);
   if (!flags.dumpOutputs.empty()) {
     std::vector<int64_t> shape{model.batch, model.seq};

@@ -60,6 +60,15 @@ int64_t Model::stateShardAxis(int64_t index) const {
   return -1;
 }
 
+std::string Model::precision() const {
+  if (params.empty())
+    return dtypeName(DType::F32);
+  for (const ParamInfo &p : params)
+    if (p.dtype != params[0].dtype)
+      return "mixed";
+  return dtypeName(params[0].dtype);
+}
+
 int64_t Model::numRanks() const {
   int64_t n = 1;
   for (int64_t s : axisSizes)
@@ -99,6 +108,13 @@ bool Model::parse(const char *text, std::string &error) {
       info.localShape = p.at("local_shape").get<std::vector<int64_t>>();
       info.init = p.at("init").get<std::string>();
       info.std = p.value("std", 0.0);
+      std::string dtype = p.value("dtype", std::string("F32"));
+      if (!dtypeNamed(dtype, info.dtype) || info.dtype == DType::F64) {
+        error = "the program's model description gives parameter '" +
+                info.name + "' the element type '" + dtype +
+                "' (the runtime stores F32, BF16 or F16)";
+        return false;
+      }
       for (const json &s : p.at("splits"))
         info.splits.push_back({s.at("dim").get<int64_t>(),
                                s.at("axis").get<int64_t>(),

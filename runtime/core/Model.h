@@ -8,6 +8,8 @@
 #ifndef SPRT_CORE_MODEL_H
 #define SPRT_CORE_MODEL_H
 
+#include "DType.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -35,6 +37,9 @@ struct ParamInfo {
   double std = 0.0;
   std::vector<int64_t> shape, localShape;
   std::vector<Split> splits;
+  /// The element type the compiler gave the parameter (its "dtype"; F32
+  /// when the JSON has none): how its shard is stored in device memory.
+  DType dtype = DType::F32;
 
   int64_t localElements() const;
   /// The index in the global (row-major) tensor of local element `i` on
@@ -70,6 +75,10 @@ struct Model {
   /// the planned peak (all are live together).
   std::vector<std::pair<std::string, int64_t>> planned;
   int64_t plannedPeak = 0;
+
+  /// The model's precision: the parameters' common element type ("F32",
+  /// "BF16", "F16"), or "mixed" when they differ.
+  std::string precision() const;
 
   /// The axis that slices parameter `index`'s optimizer state, or -1.
   int64_t stateShardAxis(int64_t index) const;

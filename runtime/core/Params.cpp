@@ -11,6 +11,7 @@
 #include "sprt/runtime.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <map>
 
@@ -23,17 +24,20 @@ static std::string shapeStr(const std::vector<int64_t> &s) {
   return out + "]";
 }
 
-/// The index of the first NaN or Inf of `x`, or -1.
-static int64_t firstNonFinite(const float *x, int64_t n) {
-  for (int64_t i = 0; i < n; ++i)
-    if (!std::isfinite(x[i]))
-      return i;
-  return -1;
+static std::string nonFiniteAt(DType t, const void *x, int64_t i) {
+  return std::string(std::isnan(elementAt(t, x, i)) ? "NaN" : "Inf") +
+         " at element " + std::to_string(i);
 }
 
-static std::string nonFiniteAt(const float *x, int64_t i) {
-  return std::string(std::isnan(x[i]) ? "NaN" : "Inf") + " at element " +
-         std::to_string(i);
+static std::string valueText(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9g", x);
+  return buf;
+}
+
+/// Type k of `types` (F32 when there is none).
+static DType typeAt(const std::vector<DType> &types, size_t k) {
+  return k < types.size() ? types[k] : DType::F32;
 }
 
 static int64_t numElements(const std::vector<int64_t> &s) {
@@ -43,9 +47,27 @@ static int64_t numElements(const std::vector<int64_t> &s) {
   return n;
 }
 
+std::vector<int64_t> sprt::allParams(const Model &model) {
+  std::vector<int64_t> indices;
+  for (size_t i = 0; i < model.params.size(); ++i)
+    indices.push_back(int64_t(i));
+  return indices;
+}
+
+std::vector<DType> sprt::dumpDTypes(const Model &model,
+                                    const std::vector<int64_t> &indices,
+                                    const std::string &flag) {
+  DType asked = DType::F32;
+  bool given = !flag.empty() && dtypeOfFlag(flag, asked);
+  std::vector<DType> types;
+  for (int64_t i : indices)
+    types.push_back(given ? asked : model.params[size_t(i)].dtype);
+  return types;
+}
+
 Params::Params(const Model &model) : model(model) {
   for (const ParamInfo &p : model.params) {
-    int64_t bytes = p.localElements() * int64_t(sizeof(float));
+    int64_t bytes = p.localElements() * int64_t(dtypeBytes(p.dtype));
     ptrs.push_back(
         static_cast<float *>(allocate(bytes, MemoryCategory::Parameters)));
     if (!ptrs.back())
@@ -59,8 +81,16 @@ Params::~Params() {
     release(p);
 }
 
+std::vector<DType> Params::dtypes() const {
+  std::vector<DType> types;
+  for (const ParamInfo &p : model.params)
+    types.push_back(p.dtype);
+  return types;
+}
+
 void Params::initialize(uint64_t seed) {
   std::vector<float> host;
+  std::vector<char> stored;
   for (size_t i = 0; i < model.params.size(); ++i) {
     const ParamInfo &p = model.params[i];
     host.assign(size_t(p.localElements()), 0.0f);
@@ -72,18 +102,19 @@ void Params::initialize(uint64_t seed) {
         host[e] = float(p.std) *
                   sprt_normal(seed, stream, uint64_t(p.globalIndex(e)));
     }
-    sprt_memcpy_to_device(ptrs[i], host.data(),
-                          int64_t(host.size() * sizeof(float)),
+    // Drawn in f32, stored rounded to the parameter's type.
+    stored.resize(host.size() * dtypeBytes(p.dtype));
+    convertElements(DType::F32, host.data(), p.dtype, stored.data(),
+                    int64_t(host.size()));
+    sprt_memcpy_to_device(ptrs[i], stored.data(), int64_t(stored.size()),
                           sprt_current_stream());
+    sprt_stream_synchronize(sprt_current_stream());
   }
-  sprt_stream_synchronize(sprt_current_stream());
 }
 
 bool Params::load(const std::string &path, std::string &error) {
-  std::vector<int64_t> indices;
-  for (size_t i = 0; i < model.params.size(); ++i)
-    indices.push_back(int64_t(i));
-  return loadSharded(model, indices, "", ptrs, path, error);
+  return loadSharded(model, allParams(model), "", ptrs, path, error, {},
+                     dtypes());
 }
 
 /// Elements of tensor k this rank holds, and the offset of the first in its
@@ -102,11 +133,12 @@ bool Params::loadSharded(const Model &model,
                          const std::string &suffix,
                          const std::vector<float *> &local,
                          const std::string &path, std::string &error,
-                         const std::vector<int64_t> &sliceAxes) {
+                         const std::vector<int64_t> &sliceAxes,
+                         const std::vector<DType> &stored) {
   std::map<std::string, TensorInfo> tensors;
   if (!readCheckpointIndex(path, tensors, error))
     return false;
-  std::vector<char> bytes;
+  std::vector<char> bytes, converted, host;
   for (size_t k = 0; k < indices.size(); ++k) {
     const ParamInfo &p = model.params[size_t(indices[k])];
     std::string name = p.name + suffix;
@@ -116,9 +148,11 @@ bool Params::loadSharded(const Model &model,
       return false;
     }
     const TensorInfo &t = it->second;
-    if (t.dtype != "F32") {
-      error = "checkpoint '" + path + "': tensor '" + name + "' is " + t.dtype +
-              ", the model needs F32";
+    DType from, into = typeAt(stored, k);
+    if (!dtypeNamed(t.dtype, from)) {
+      error = "checkpoint '" + t.file + "': tensor '" + name + "' is " +
+              t.dtype + "; parameters load from F32, BF16, F16 or F64 (into " +
+              dtypeName(into) + ")";
       return false;
     }
     if (t.shape != p.shape) {
@@ -126,25 +160,39 @@ bool Params::loadSharded(const Model &model,
               shapeStr(t.shape) + " but the model needs " + shapeStr(p.shape);
       return false;
     }
-    if (t.end - t.begin != uint64_t(numElements(p.shape)) * sizeof(float)) {
+    int64_t count = numElements(p.shape);
+    if (t.end - t.begin != uint64_t(count) * dtypeBytes(from)) {
       error = "checkpoint '" + path + "': tensor '" + name +
               "' has the wrong number of bytes for its shape";
       return false;
     }
     if (!readTensorData(t, bytes, error))
       return false;
-    const float *whole = reinterpret_cast<const float *>(bytes.data());
-    int64_t bad = firstNonFinite(whole, numElements(p.shape));
+    int64_t bad = firstNonFinite(from, bytes.data(), count);
     if (bad >= 0) {
       error = "checkpoint '" + path + "': tensor '" + name + "' holds " +
-              nonFiniteAt(whole, bad);
+              nonFiniteAt(from, bytes.data(), bad);
+      return false;
+    }
+    // One rounding, from the file's type straight into the stored one.
+    converted.resize(size_t(count) * dtypeBytes(into));
+    convertElements(from, bytes.data(), into, converted.data(), count);
+    bad = firstNonFinite(into, converted.data(), count);
+    if (bad >= 0) {
+      error = "checkpoint '" + path + "': tensor '" + name + "' element " +
+              std::to_string(bad) + " (" +
+              valueText(elementAt(from, bytes.data(), bad)) + ") overflows " +
+              dtypeName(into);
       return false;
     }
     auto [n, first] = sliceOf(p, sliceAxes, k);
-    std::vector<float> host(static_cast<size_t>(n));
+    size_t size = dtypeBytes(into);
+    host.resize(size_t(n) * size);
     for (int64_t e = 0; e < n; ++e)
-      host[size_t(e)] = whole[p.globalIndex(first + e)];
-    sprt_memcpy_to_device(local[k], host.data(), n * int64_t(sizeof(float)),
+      std::memcpy(host.data() + size_t(e) * size,
+                  converted.data() + size_t(p.globalIndex(first + e)) * size,
+                  size);
+    sprt_memcpy_to_device(local[k], host.data(), int64_t(host.size()),
                           sprt_current_stream());
     sprt_stream_synchronize(sprt_current_stream());
   }
@@ -152,13 +200,12 @@ bool Params::loadSharded(const Model &model,
 }
 
 bool Params::dump(const std::string &path, std::string &error,
-                  const Metadata &metadata, bool finiteOnly) {
-  std::vector<int64_t> indices;
-  for (size_t i = 0; i < model.params.size(); ++i)
-    indices.push_back(int64_t(i));
+                  const Metadata &metadata, bool finiteOnly,
+                  const std::vector<DType> &written) {
   std::vector<const float *> local(ptrs.begin(), ptrs.end());
-  return dumpSharded(model, indices, "", local, path, error, {}, metadata,
-                     finiteOnly);
+  return dumpSharded(model, allParams(model), "", local, path, error, {},
+                     metadata, finiteOnly,
+                     {dtypes(), written.empty() ? dtypes() : written});
 }
 
 bool Params::dumpSharded(const Model &model,
@@ -167,7 +214,8 @@ bool Params::dumpSharded(const Model &model,
                          const std::vector<const float *> &local,
                          const std::string &path, std::string &error,
                          const std::vector<int64_t> &sliceAxes,
-                         const Metadata &metadata, bool finiteOnly) {
+                         const Metadata &metadata, bool finiteOnly,
+                         const TensorDTypes &types) {
   // Each element is written by exactly one rank (the owner of its shard),
   // so a sum over the world assembles every tensor on rank 0.
   std::vector<std::vector<float>> whole;
@@ -178,10 +226,14 @@ bool Params::dumpSharded(const Model &model,
     auto [n, first] = sliceOf(p, sliceAxes, k);
     int64_t sliceAxis = k < sliceAxes.size() ? sliceAxes[k] : -1;
     if (p.ownsShard(sliceAxis)) {
+      // Widened to f32 (exact) for the assembly.
+      DType stored = typeAt(types.stored, k);
+      std::vector<char> raw(size_t(n) * dtypeBytes(stored));
       std::vector<float> host(static_cast<size_t>(n));
-      sprt_memcpy_to_host(host.data(), local[k], n * int64_t(sizeof(float)),
+      sprt_memcpy_to_host(raw.data(), local[k], int64_t(raw.size()),
                           sprt_current_stream());
       sprt_stream_synchronize(sprt_current_stream());
+      convertElements(stored, raw.data(), DType::F32, host.data(), n);
       for (int64_t e = 0; e < n; ++e)
         full[size_t(p.globalIndex(first + e))] = host[size_t(e)];
     }
@@ -191,18 +243,27 @@ bool Params::dumpSharded(const Model &model,
   bool ok = true;
   if (root) {
     std::vector<TensorToWrite> out;
+    std::vector<std::vector<char>> narrowed(indices.size());
     for (size_t k = 0; k < indices.size() && ok; ++k) {
       const ParamInfo &p = model.params[size_t(indices[k])];
+      int64_t n = int64_t(whole[k].size());
       int64_t bad =
-          finiteOnly ? firstNonFinite(whole[k].data(), int64_t(whole[k].size()))
-                     : -1;
+          finiteOnly ? firstNonFinite(DType::F32, whole[k].data(), n) : -1;
       if (bad >= 0) {
         error = "not writing '" + path + "': '" + p.name + suffix + "' holds " +
-                nonFiniteAt(whole[k].data(), bad);
+                nonFiniteAt(DType::F32, whole[k].data(), bad);
         ok = false;
       }
-      out.push_back({p.name + suffix, "F32", p.shape, whole[k].data(),
-                     whole[k].size() * sizeof(float)});
+      DType written = typeAt(types.written, k);
+      const void *data = whole[k].data();
+      if (written != DType::F32) {
+        narrowed[k].resize(size_t(n) * dtypeBytes(written));
+        convertElements(DType::F32, whole[k].data(), written,
+                        narrowed[k].data(), n);
+        data = narrowed[k].data();
+      }
+      out.push_back({p.name + suffix, dtypeName(written), p.shape, data,
+                     uint64_t(n) * dtypeBytes(written)});
     }
     ok = ok && writeSafeTensors(path, out, error, metadata);
   }

@@ -11,6 +11,23 @@
 
 namespace sprt {
 
+/// The element types of the tensors of one dump or load, one per tensor:
+/// how each is stored in device memory and how it is written to the file.
+/// Empty: all F32.
+struct TensorDTypes {
+  std::vector<DType> stored, written;
+};
+
+/// The indices of every parameter of `model`: 0, 1, ...
+std::vector<int64_t> allParams(const Model &model);
+
+/// The types of a dump of parameters `indices` (or of their gradients):
+/// `flag`'s ("f32", "bf16", "f16": --dump-dtype) for all, or each
+/// parameter's own when `flag` is empty.
+std::vector<DType> dumpDTypes(const Model &model,
+                              const std::vector<int64_t> &indices,
+                              const std::string &flag);
+
 class Params {
 public:
   /// Device memory for every shard (sprt/device.h).
@@ -24,14 +41,21 @@ public:
   /// draws exactly the slice of the unsharded values.
   void initialize(uint64_t seed);
   /// Loads every parameter by its Hugging Face name from a safetensors file
-  /// or index, keeping this rank's shard. False with `error` set.
+  /// or index (tensors in F32, BF16, F16 or F64), converted into the
+  /// parameter's element type (round to nearest even when narrowing),
+  /// keeping this rank's shard. False with `error` set.
   bool load(const std::string &path, std::string &error);
-  /// Writes every parameter, whole, under its name (rank 0 writes);
+  /// Writes every parameter, whole, under its name (rank 0 writes), in
+  /// `written` (one type per parameter; empty: each parameter's own);
   /// `finiteOnly` refuses (writing nothing) if one holds NaN or Inf.
   bool dump(const std::string &path, std::string &error,
-            const Metadata &metadata = {}, bool finiteOnly = false);
+            const Metadata &metadata = {}, bool finiteOnly = false,
+            const std::vector<DType> &written = {});
 
+  /// Every shard, in its parameter's element type.
   float **pointers() { return ptrs.data(); }
+  /// Each parameter's element type.
+  std::vector<DType> dtypes() const;
 
   /// Writes tensors laid out like parameters `indices` (their shards at
   /// `local`), whole, under the parameters' names (rank 0 writes).
@@ -43,16 +67,19 @@ public:
               const std::string &suffix,
               const std::vector<const float *> &local, const std::string &path,
               std::string &error, const std::vector<int64_t> &sliceAxes = {},
-              const Metadata &metadata = {}, bool finiteOnly = false);
+              const Metadata &metadata = {}, bool finiteOnly = false,
+              const TensorDTypes &types = {});
   /// Loads tensors named like parameters `indices` (plus `suffix`) from a
-  /// checkpoint, keeping this rank's shard of each. Every value must be
-  /// finite.
+  /// checkpoint, keeping this rank's shard of each, converted into
+  /// `stored` (one type per tensor; empty: all F32). Every value must be
+  /// finite, in the file and after the conversion.
   static bool loadSharded(const Model &model,
                           const std::vector<int64_t> &indices,
                           const std::string &suffix,
                           const std::vector<float *> &local,
                           const std::string &path, std::string &error,
-                          const std::vector<int64_t> &sliceAxes = {});
+                          const std::vector<int64_t> &sliceAxes = {},
+                          const std::vector<DType> &stored = {});
 
 private:
   const Model &model;

@@ -3,6 +3,7 @@
 #include "SafeTensors.h"
 #include "FileIO.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <fstream>
@@ -74,6 +75,7 @@ static bool readHeader(const std::string &file,
     error = "checkpoint '" + file + "' has a malformed JSON header";
     return false;
   }
+  uint64_t dataBytes = fileSize - 8 - headerLen;
   Metadata meta;
   if (j.contains("__metadata__")) {
     const json &m = j["__metadata__"];
@@ -94,22 +96,26 @@ static bool readHeader(const std::string &file,
     if (name == "__metadata__")
       continue;
     TensorInfo info;
+    uint64_t dataEnd = 0;
     try {
       info.dtype = entry.at("dtype").get<std::string>();
       info.shape = entry.at("shape").get<std::vector<int64_t>>();
       auto offsets = entry.at("data_offsets").get<std::vector<uint64_t>>();
-      if (offsets.size() != 2 || offsets[0] > fileSize || offsets[1] > fileSize)
+      if (offsets.size() != 2 || offsets[1] < offsets[0])
         throw std::out_of_range("data_offsets");
-      info.begin = 8 + headerLen + offsets[0];
-      info.end = 8 + headerLen + offsets[1];
+      dataEnd = offsets[1];
+      info.begin = 8 + headerLen + std::min(offsets[0], dataBytes);
+      info.end = 8 + headerLen + std::min(offsets[1], dataBytes);
     } catch (const std::exception &) {
       error = "checkpoint '" + file + "': tensor '" + name +
               "' has a malformed header entry";
       return false;
     }
-    if (info.end < info.begin || info.end > fileSize) {
+    if (dataEnd > dataBytes) {
       error = "checkpoint '" + file + "': tensor '" + name +
-              "' lies outside the file";
+              "' lies outside the file (its data ends at offset " +
+              std::to_string(dataEnd) + ", the file holds " +
+              std::to_string(dataBytes) + " bytes of data: truncated?)";
       return false;
     }
     info.file = file;

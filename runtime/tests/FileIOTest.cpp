@@ -116,3 +116,27 @@ TEST(Flags, ConflictsAreErrors) {
   EXPECT_TRUE(parse({"--on-nonfinite", "skip"}, k, error));
   EXPECT_TRUE(k.skipNonFinite);
 }
+
+TEST(Flags, DumpDtype) {
+  Flags f;
+  std::string error;
+  EXPECT_TRUE(parse({"--dump-params", "p", "--dump-dtype", "bf16"}, f, error))
+      << error;
+  EXPECT_EQ(f.dumpDtype, "bf16");
+  Flags g;
+  EXPECT_TRUE(parse({"--dump-grads", "g", "--dump-dtype", "f16"}, g, error))
+      << error;
+  EXPECT_EQ(g.dumpDtype, "f16");
+  Flags d;
+  EXPECT_TRUE(parse({"--dump-params", "p"}, d, error)) << error;
+  EXPECT_EQ(d.dumpDtype, ""); // the model's precision
+  for (const char *bad : {"F32", "bfloat16", "fp16", "f64", ""}) {
+    Flags h;
+    EXPECT_FALSE(parse({"--dump-params", "p", "--dump-dtype", bad}, h, error));
+    EXPECT_EQ(error, "--dump-dtype must be 'f32', 'bf16' or 'f16', got '" +
+                         std::string(bad) + "'");
+  }
+  Flags k;
+  EXPECT_FALSE(parse({"--dump-dtype", "bf16"}, k, error));
+  EXPECT_EQ(error, "--dump-dtype needs --dump-params or --dump-grads");
+}

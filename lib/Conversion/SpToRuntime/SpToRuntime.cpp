@@ -403,6 +403,20 @@ LogicalResult Lowering::lower(Operation *op) {
   return lowering.lowerToRuntime(*this);
 }
 
+/// The safetensors name of a parameter's element type (the runtime stores,
+/// loads and dumps the parameter in it).
+static StringRef safetensorsDtype(Type t) {
+  if (t.isF32())
+    return "F32";
+  if (t.isBF16())
+    return "BF16";
+  if (t.isF16())
+    return "F16";
+  if (t.isF64())
+    return "F64";
+  return "unknown";
+}
+
 FailureOr<std::string> Lowering::modelJson() {
   llvm::json::Array paramJson;
   for (ParamOp p : params) {
@@ -424,6 +438,7 @@ FailureOr<std::string> Lowering::modelJson() {
                          {"shape", llvm::json::Array(t.getShape())},
                          {"local_shape", llvm::json::Array(local)},
                          {"init", stringifyInitKind(p.getInit())},
+                         {"dtype", safetensorsDtype(t.getElementType())},
                          {"splits", std::move(splits)}};
     if (p.getInitStd())
       o["std"] = p.getInitStd()->convertToDouble();
