@@ -17,7 +17,11 @@ func.func @forward(%ids: tensor<4x2xi64>, %labels: tensor<4x2xi64>) -> tensor<f3
   // A unary elementwise op: (in, out, n).
   // CHECK: llvm.call @sprt_silu_f32(%{{.*}}, %{{.*}}, %{{.*}}) : (!llvm.ptr, !llvm.ptr, i64) -> ()
   %s = tfm.silu %r : tensor<8x2x8xf32>
-  // all_to_all(in, out, 4 bytes, rank 3, 8, 2, 8, 1, split 2, concat 0, tp)
+  // all_to_all(in, out, 4 bytes, rank 3, 8, 2, 8, 1, split 2, concat 0, tp,
+  // workspace, 512 bytes): the blocks of dim 2 are strided (8 x 2 rows
+  // before it), so they are packed into a workspace of the operand's bytes;
+  // those received along dim 0 land in place. Without a plan the workspace
+  // follows the values (4 x 512 + 128 bytes and the scalar, 64-byte aligned).
   // CHECK: %[[E:.*]] = llvm.mlir.constant(4 : i64) : i64
   // CHECK-NEXT: %[[RK:.*]] = llvm.mlir.constant(3 : i32) : i32
   // CHECK-NEXT: %[[D0:.*]] = llvm.mlir.constant(8 : i64) : i64
@@ -27,7 +31,10 @@ func.func @forward(%ids: tensor<4x2xi64>, %labels: tensor<4x2xi64>) -> tensor<f3
   // CHECK-NEXT: %[[SPLIT:.*]] = llvm.mlir.constant(2 : i32) : i32
   // CHECK-NEXT: %[[CONCAT:.*]] = llvm.mlir.constant(0 : i32) : i32
   // CHECK-NEXT: %[[TP:.*]] = llvm.mlir.constant(1 : i32) : i32
-  // CHECK-NEXT: llvm.call @sprt_all_to_all(%{{.*}}, %{{.*}}, %[[E]], %[[RK]], %[[D0]], %[[D1]], %[[D2]], %[[D3]], %[[SPLIT]], %[[CONCAT]], %[[TP]]) : (!llvm.ptr, !llvm.ptr, i64, i32, i64, i64, i64, i64, i32, i32, i32) -> ()
+  // CHECK-NEXT: %[[WO:.*]] = llvm.mlir.constant(1728 : i64) : i64
+  // CHECK-NEXT: %[[W:.*]] = llvm.getelementptr %[[ARENA]][%[[WO]]]
+  // CHECK-NEXT: %[[WB:.*]] = llvm.mlir.constant(512 : i64) : i64
+  // CHECK-NEXT: llvm.call @sprt_all_to_all(%{{.*}}, %{{.*}}, %[[E]], %[[RK]], %[[D0]], %[[D1]], %[[D2]], %[[D3]], %[[SPLIT]], %[[CONCAT]], %[[TP]], %[[W]], %[[WB]]) : (!llvm.ptr, !llvm.ptr, i64, i32, i64, i64, i64, i64, i32, i32, i32, !llvm.ptr, i64) -> ()
   %a = dist.all_to_all %s on @mesh["tp"] split 2 concat 0 : tensor<8x2x8xf32> -> tensor<32x2x2xf32>
   // local_slice(in, out, 4 bytes, rank 3, 32, 2, 2, 1, dim 0, tp)
   // CHECK: %[[LD:.*]] = llvm.mlir.constant(0 : i32) : i32
@@ -45,3 +52,8 @@ func.func @forward(%ids: tensor<4x2xi64>, %labels: tensor<4x2xi64>) -> tensor<f3
   %l = tfm.fill 1.0 : tensor<f32>
   return %l : tensor<f32>
 }
+// The arena holds the values and, after them, the workspace; it is the
+// largest workspace of any op.
+// CHECK: llvm.mlir.global external constant @seqpar_model_json
+// CHECK-SAME: arena_bytes\22:2240
+// CHECK-SAME: workspace_bytes\22:512

@@ -6,7 +6,10 @@
 // all-gather feeding one column GEMM becomes dist.all_gather_matmul, a
 // bias-free row GEMM whose partial output is reduce-scattered (and the
 // bias_add after it) becomes dist.matmul_reduce_scatter, in as many chunks
-// as divide the local sequence (6 here) up to the option (default 2).
+// as divide the local sequence (6 here) up to the option (default 2). In
+// the backward, a column GEMM's input gradient and its reduce-scatter become
+// dist.matmul_reduce_scatter with the weight layout flipped, and a gather
+// read only by weight gradients dist.all_gather_matmul_grad_weight.
 
 // An all-gather along the sequence read by one column GEMM: fused, the
 // bias and weight layout carried over.

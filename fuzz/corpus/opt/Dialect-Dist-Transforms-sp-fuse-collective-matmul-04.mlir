@@ -18,3 +18,4 @@ func.func @row_two_readers(%a: tensor<12x1x4xf32, #dist.layout<@mesh, tp = S(2)>
   %r = dist.all_reduce %p on @mesh["tp"] sum : tensor<12x1x8xf32, #dist.layout<@mesh, tp = P>> -> tensor<12x1x8xf32>
   return %s, %r : tensor<6x1x8xf32, #dist.layout<@mesh, tp = S(0)>>, tensor<12x1x8xf32>
 }
+

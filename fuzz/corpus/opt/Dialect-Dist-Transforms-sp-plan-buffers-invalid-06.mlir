@@ -9,3 +9,4 @@ func.func @operand_still_read(%x: tensor<4x8xf32>) -> tensor<4x8xf32>
   %c = tfm.add %a, %b {dist.arena_offsets = array<i64: 128>} : tensor<4x8xf32>
   return %c : tensor<4x8xf32>
 }
+
