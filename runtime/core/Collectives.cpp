@@ -12,6 +12,7 @@
 
 #include "Collectives.h"
 #include "Mesh.h"
+#include "Trace.h"
 #include "Workspace.h"
 
 #include "sprt/device.h"
@@ -78,6 +79,8 @@ ReduceOp reduceOp(int32_t kind) {
 struct Pending {
   CommHandle request;
   std::function<void()> finish;
+  /// The mesh axis (for the trace).
+  int32_t axis = -1;
 };
 std::map<int64_t, std::unique_ptr<Pending>> &pending() {
   static std::map<int64_t, std::unique_ptr<Pending>> p;
@@ -109,6 +112,7 @@ int64_t allGather(const void *in, void *out, int64_t elemBytes, int32_t rank,
       workspace, workspaceBytes, local.outer != 1 ? local.bytes() * n : 0);
   countBytes(axis, local.bytes() * (n - 1));
   auto p = std::make_unique<Pending>();
+  p->axis = axis;
   char *recv = static_cast<char *>(out);
   if (local.outer != 1) {
     recv = staged;
@@ -128,6 +132,7 @@ int64_t allReduce(const float *in, float *out, int64_t n, int32_t kind,
   int64_t size = sprt_axis_size(axis);
   countBytes(axis, 2 * (n * int64_t(sizeof(float)) / size) * (size - 1));
   auto p = std::make_unique<Pending>();
+  p->axis = axis;
   if (kind == SPRT_MEAN)
     p->finish = [out, n, size]() {
       // The f32 reciprocal, so the product rounds as x * (1.0f / size).
@@ -148,6 +153,7 @@ extern "C" void sprt_wait(int64_t handle) {
     return;
   std::unique_ptr<Pending> p = std::move(it->second);
   pending().erase(it);
+  TraceSpan span("wait", p->axis);
   p->request->wait();
   if (p->finish)
     p->finish();
@@ -158,6 +164,7 @@ extern "C" void sprt_all_gather(const void *in, void *out, int64_t elemBytes,
                                 int64_t d2, int64_t d3, int32_t dim,
                                 int32_t axis, void *workspace,
                                 int64_t workspace_bytes) {
+  TraceSpan span("all_gather", axis);
   int64_t dims[4] = {d0, d1, d2, d3};
   allGather(in, out, elemBytes, rank, dims, dim, axis, /*blocking=*/true,
             workspace, workspace_bytes);
@@ -169,6 +176,7 @@ extern "C" int64_t sprt_all_gather_start(const void *in, void *out,
                                          int64_t d3, int32_t dim, int32_t axis,
                                          void *workspace,
                                          int64_t workspace_bytes) {
+  TraceSpan span("all_gather_start", axis);
   int64_t dims[4] = {d0, d1, d2, d3};
   return allGather(in, out, elemBytes, rank, dims, dim, axis,
                    /*blocking=*/false, workspace, workspace_bytes);
@@ -179,6 +187,7 @@ extern "C" void sprt_reduce_scatter_f32(const float *in, float *out,
                                         int64_t d2, int64_t d3, int32_t dim,
                                         int32_t axis, void *workspace,
                                         int64_t workspace_bytes) {
+  TraceSpan span("reduce_scatter", axis);
   int64_t n = sprt_axis_size(axis);
   int64_t dims[4] = {d0, d1, d2, d3};
   View full(sizeof(float), rank, dims, dim);
@@ -203,22 +212,26 @@ extern "C" void sprt_reduce_scatter_f32(const float *in, float *out,
 
 extern "C" void sprt_all_reduce_f32(const float *in, float *out, int64_t n,
                                     int32_t kind, int32_t axis) {
+  TraceSpan span("all_reduce", axis);
   allReduce(in, out, n, kind, axis, /*blocking=*/true);
 }
 
 extern "C" int64_t sprt_all_reduce_start_f32(const float *in, float *out,
                                              int64_t n, int32_t kind,
                                              int32_t axis) {
+  TraceSpan span("all_reduce_start", axis);
   return allReduce(in, out, n, kind, axis, /*blocking=*/false);
 }
 
 extern "C" int64_t sprt_reduce_scatter_start_f32(const float *in, float *out,
                                                  int64_t n, int32_t axis) {
+  TraceSpan span("reduce_scatter_start", axis);
   int64_t size = sprt_axis_size(axis);
   if (n % size != 0)
     throw std::invalid_argument("sprt: reduce_scatter of an indivisible dim");
   countBytes(axis, (n / size) * int64_t(sizeof(float)) * (size - 1));
   auto p = std::make_unique<Pending>();
+  p->axis = axis;
   p->request = mesh().comm(axis).startReduceScatter(in, out, n / size);
   return track(std::move(p), /*blocking=*/false);
 }
@@ -238,6 +251,7 @@ extern "C" void sprt_all_to_all(const void *in, void *out, int64_t elemBytes,
                                 int64_t d2, int64_t d3, int32_t splitDim,
                                 int32_t concatDim, int32_t axis,
                                 void *workspace, int64_t workspace_bytes) {
+  TraceSpan span("all_to_all", axis);
   int64_t n = sprt_axis_size(axis);
   int64_t dims[4] = {d0, d1, d2, d3};
   View src(elemBytes, rank, dims, splitDim);
@@ -277,11 +291,13 @@ static int peer(int64_t offset, int32_t axis) {
 
 extern "C" void sprt_send(const void *in, int64_t bytes, int64_t offset,
                           int32_t axis) {
+  TraceSpan span("send", axis);
   countBytes(axis, bytes);
   mesh().comm(axis).send(in, bytes, peer(offset, axis));
 }
 
 extern "C" void sprt_recv(void *out, int64_t bytes, int64_t offset,
                           int32_t axis) {
+  TraceSpan span("recv", axis);
   mesh().comm(axis).recv(out, bytes, peer(offset, axis));
 }

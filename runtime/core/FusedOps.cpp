@@ -33,6 +33,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Trace.h"
 #include "Workspace.h"
 
 #include "sprt/grad_kernels.h"
@@ -68,6 +69,7 @@ sprt_all_gather_linear_f32(const float *x, const float *w, const float *bias,
                            float *y, int64_t rows, int64_t K, int64_t N,
                            int32_t weight_in_out, int64_t chunks, int32_t axis,
                            void *workspace, int64_t workspace_bytes) {
+  TraceSpan span("all_gather_linear", axis);
   checkChunks("all_gather_linear", rows, chunks);
   int64_t n = sprt_axis_size(axis), chunkRows = rows / chunks;
   int64_t chunkElems = chunkRows * K;
@@ -102,6 +104,7 @@ extern "C" void sprt_linear_reduce_scatter_f32(
     const float *x, const float *w, const float *bias, float *y, int64_t rows,
     int64_t K, int64_t N, int32_t weight_in_out, int64_t chunks, int32_t axis,
     void *workspace, int64_t workspace_bytes) {
+  TraceSpan span("linear_reduce_scatter", axis);
   checkChunks("linear_reduce_scatter", rows, chunks);
   int64_t n = sprt_axis_size(axis), chunkRows = rows / chunks;
   int64_t chunkElems = chunkRows * N;
@@ -130,6 +133,7 @@ extern "C" void sprt_all_gather_linear_grad_weight_f32(
     const float *x, int32_t count, const float *const *dys, float *const *dws,
     const int64_t *dy_sizes, int64_t rows, int64_t K, int32_t weight_in_out,
     int64_t chunks, int32_t axis, void *workspace, int64_t workspace_bytes) {
+  TraceSpan span("all_gather_linear_grad_weight", axis);
   checkChunks("all_gather_linear_grad_weight", rows, chunks);
   int64_t n = sprt_axis_size(axis), chunkRows = rows / chunks;
   if (count < 1)

@@ -7,6 +7,7 @@
 //                       [--dump-dtype f32|bf16|f16]
 //                       [--checkpoint-dir DIR [--save-every N] [--resume]]
 //                       [--timeout SECONDS] [--on-nonfinite stop|skip]
+//                       [--trace FILE|DIR] [--peak-flops FLOP/s-per-rank]
 //
 // Every check that can fail is made by every rank on the same inputs where
 // it can be, so a bad flag or file makes every rank print the error and exit
@@ -23,8 +24,10 @@
 #include "Memory.h"
 #include "Mesh.h"
 #include "Model.h"
+#include "Observability.h"
 #include "Params.h"
 #include "SafeTensors.h"
+#include "Trace.h"
 #include "Workspace.h"
 
 #include "sprt/device.h"
@@ -164,10 +167,11 @@ struct StepResult {
 
 /// The metrics line of a step (valid JSON whatever the values).
 std::string metricsLine(const Model &model, const StepResult &r,
-                        int64_t skippedSoFar) {
+                        int64_t skippedSoFar, const Throughput &speed) {
   std::string line = "{\"step\": " + std::to_string(r.step) +
                      ", \"loss\": " + jsonNumber(r.loss) +
-                     ", \"step_time_s\": " + jsonNumber(r.seconds);
+                     ", \"step_time_s\": " + jsonNumber(r.seconds) +
+                     throughputJson(speed);
   if (r.hasNorm)
     line += ", \"grad_norm\": " + jsonNumber(r.norm);
   if (skippedSoFar)
@@ -205,15 +209,26 @@ int main(int argc, char **argv) {
   Flags flags;
   bool help = false;
   std::string error;
-  if (!parseFlags(argc, argv, flags, help, error))
+  ObservabilityFlags observe;
+  if (!takeObservabilityFlags(argc, argv, observe, error) ||
+      !parseFlags(argc, argv, flags, help, error))
     fatal(error);
   if (help) {
     if (World::rank() == 0)
-      std::printf("%s", usage(argv[0]).c_str());
+      std::printf("%s%s", usage(argv[0]).c_str(), observabilityUsage().c_str());
     World::finalize();
     return 0;
   }
   setCollectiveTimeout(flags.timeout);
+  // Before the first allocation: the trace's memory counter sees every byte.
+  std::string traceTo;
+  if (!observe.trace.empty()) {
+    traceTo = traceFile(observe.trace, World::rank());
+    std::string problem = traceFileProblem(traceTo);
+    if (!problem.empty())
+      fatal(problem);
+    startTrace(World::rank());
+  }
   Model model;
   if (!model.parse(seqpar_model_json, error))
     fatal(error);
@@ -363,9 +378,9 @@ int main(int argc, char **argv) {
               {{}, dumpDTypes(model, model.grads, flags.dumpDtype)}))
         fatal(error);
     }
-    r.seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-            .count();
+    auto end = std::chrono::steady_clock::now();
+    r.seconds = std::chrono::duration<double>(end - start).count();
+    traceStep(step, start, end);
     if (rank != 0)
       continue;
     std::string comm;
@@ -379,12 +394,14 @@ int main(int argc, char **argv) {
                 " skipped so far)";
     else if (!bad.empty())
       skipped = "  non-finite: " + bad;
-    std::printf("step %lld loss %s%s  [%lld/%lld, %.1f ms, sent%s]%s\n",
+    Throughput speed = throughput(model, r.seconds, observe.peakFlops);
+    std::printf("step %lld loss %s%s  [%lld/%lld, %.1f ms, %s, sent%s]%s\n",
                 (long long)step, fixed(r.loss).c_str(), norm.c_str(),
                 (long long)step, (long long)flags.steps, r.seconds * 1e3,
-                comm.c_str(), skipped.c_str());
+                throughputText(speed).c_str(), comm.c_str(), skipped.c_str());
     std::fflush(stdout);
-    if (log.isOpen() && !log.append(metricsLine(model, r, at.skipped), error))
+    if (log.isOpen() &&
+        !log.append(metricsLine(model, r, at.skipped, speed), error))
       fatal("cannot write the metrics log: " + error);
   }
   if (!log.close(error))
@@ -410,6 +427,11 @@ int main(int argc, char **argv) {
   if (rank == 0) {
     std::printf("%s", memoryLine(model).c_str());
     std::fflush(stdout);
+  }
+  if (!traceTo.empty()) {
+    bool ok = writeTrace(traceTo, error);
+    if (!allAgree(ok))
+      fatal(ok ? "another rank could not write its trace" : error);
   }
   for (void *p : {static_cast<void *>(arena), static_cast<void *>(ids),
                   static_cast<void *>(labels)})

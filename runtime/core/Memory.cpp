@@ -1,6 +1,7 @@
 //===- Memory.cpp - the runtime's device allocator ------------------------===//
 
 #include "Memory.h"
+#include "Trace.h"
 
 #include "sprt/device.h"
 
@@ -54,6 +55,8 @@ void MemoryTracker::record(MemoryCategory category, int64_t delta) {
     counts.peak[c] = counts.live[c];
   if (counts.liveTotal > counts.peakTotal)
     counts.peakTotal = counts.liveTotal;
+  // Every change is a sample: the counter's largest value is peakTotal.
+  traceLiveBytes(counts.liveTotal);
   if (!planned[c]) {
     counts.liveUnplanned += delta;
     if (counts.liveUnplanned > counts.peakUnplanned)

@@ -90,6 +90,8 @@ bool Model::parse(const char *text, std::string &error) {
     batch = j.at("batch").get<int64_t>();
     vocab = j.at("vocab").get<int64_t>();
     arenaBytes = j.at("arena_bytes").get<int64_t>();
+    flopsPerStep = j.value("flops_per_step", int64_t(0));
+    recomputeFlopsPerStep = j.value("recompute_flops_per_step", int64_t(0));
     workspaceBytes = j.value("workspace_bytes", int64_t(0));
     batchAxis = j.at("batch_axis").get<int64_t>();
     numScalars = j.value("scalars", int64_t(1));

@@ -58,6 +58,10 @@ struct Model {
   int64_t seq = 0, batch = 0, vocab = 0, arenaBytes = 0;
   /// The largest workspace the plan gives one op (inside the arena).
   int64_t workspaceBytes = 0;
+  /// The FLOPs one rank's step performs (GEMMs and attention, as the
+  /// compiler counts them: Flops.h), and those of them that recompute
+  /// repeats (0 without activation recompute).
+  int64_t flopsPerStep = 0, recomputeFlopsPerStep = 0;
   /// The mesh axis splitting the batch of the inputs, or -1.
   int64_t batchAxis = -1;
   std::vector<ParamInfo> params;

@@ -3,6 +3,7 @@
 
 #include "Collectives.h"
 #include "Mesh.h"
+#include "Trace.h"
 #include "Workspace.h"
 
 #include "sprt/device.h"
@@ -52,6 +53,7 @@ sprt_all_reduce_coalesced_f32(int32_t count, const float *const *ins,
                               float *const *outs, const int64_t *sizes,
                               int32_t kind, int32_t axis, void *workspace,
                               int64_t workspace_bytes) {
+  TraceSpan span("all_reduce_coalesced", axis);
   int64_t total = 0;
   for (int32_t i = 0; i < count; ++i)
     total += sizes[i];
@@ -122,6 +124,7 @@ extern "C" void sprt_reduce_scatter_coalesced_f32(int32_t count,
                                                   const int64_t *sizes,
                                                   int32_t axis, void *workspace,
                                                   int64_t workspace_bytes) {
+  TraceSpan span("reduce_scatter_coalesced", axis);
   // Rank r's block of every tensor, in order, so that one reduce-scatter
   // leaves each rank its blocks contiguous: the workspace holds them
   // (total elements), then this rank's reduced blocks (total / n). One
@@ -157,6 +160,7 @@ extern "C" void sprt_reduce_scatter_coalesced_f32(int32_t count,
 
 extern "C" void sprt_all_gather_param(void *data, int64_t n, int64_t elemBytes,
                                       int32_t axis) {
+  TraceSpan span("all_gather_param", axis);
   int64_t size = sprt_axis_size(axis);
   int64_t block = n / size * elemBytes;
   countBytes(axis, block * (size - 1));

@@ -5,6 +5,7 @@
 //              [--emit mlir|llvm|obj|exe]
 //              [--report memory|comm] -o OUT
 //              [--mlir-timing [--mlir-timing-display=list|tree]]
+//              [--dump-after STAGE[,STAGE...]]
 //
 // Runs the pipeline in-process: lib/Pipelines' inference or train pipeline
 // (the same sp-opt runs as --sp-inference-pipeline / --sp-train-pipeline),
@@ -17,10 +18,14 @@
 // checked first (checkFlags): decimal, finite, in range.
 // --mlir-timing prints, on stderr, the time of parsing, of each pass, of the
 // output and of each step after the pass pipeline (MLIR's timing report).
+// --dump-after prints the module after the named passes of the pipeline on
+// stderr (MLIR's IR printing); the output is unchanged. --help shows
+// sp-compile's options only, grouped; --help-hidden adds LLVM's.
 //
 //===----------------------------------------------------------------------===//
 
 #include "LinkConfig.h"
+#include "common/ToolHelp.h"
 
 #include "seqpar/Dialect/Dist/IR/Dist.h"
 #include "seqpar/Dialect/Dist/Transforms/Passes.h"
@@ -82,63 +87,96 @@ struct FiniteParser : cl::parser<double> {
 };
 } // namespace
 
+// --help shows these groups only (ToolHelp.h); LLVM's and MLIR's other
+// options are listed by --help-hidden.
+static cl::OptionCategory parallelism("Parallelism");
+static cl::OptionCategory training("Training (with --train)");
+static cl::OptionCategory codegen("Code generation");
+static cl::OptionCategory inspection("Inspection");
+
 static cl::opt<std::string> input(cl::Positional, cl::Required,
                                   cl::desc("<model.mlir>"));
 // Integer flags are read as text and parsed strictly by checkFlags
 // (cl::parser<int64_t> is final: a stricter parser cannot derive from it).
-static cl::opt<std::string> tpFlag("tp", cl::desc("Tensor-parallel degree"),
-                                   cl::value_desc("int"), cl::init("1"));
-static cl::opt<std::string> dpFlag("dp", cl::desc("Data-parallel degree"),
-                                   cl::value_desc("int"), cl::init("1"));
-static cl::opt<bool> sp("sp", cl::desc("Sequence parallelism"));
-static cl::opt<bool> train("train", cl::desc("Build a training step"));
+static cl::opt<std::string> tpFlag("tp",
+                                   cl::desc("Tensor-parallel degree (default "
+                                            "1)"),
+                                   cl::value_desc("int"), cl::init("1"),
+                                   cl::cat(parallelism));
+static cl::opt<std::string> dpFlag("dp",
+                                   cl::desc("Data-parallel degree (default 1)"),
+                                   cl::value_desc("int"), cl::init("1"),
+                                   cl::cat(parallelism));
+static cl::opt<bool> sp("sp",
+                        cl::desc("Sequence parallelism along tp (default off)"),
+                        cl::cat(parallelism));
+static cl::opt<bool> train("train",
+                           cl::desc("Build a training step (default: the "
+                                    "forward only)"),
+                           cl::cat(training));
 static cl::opt<std::string>
-    optimizerName("optimizer", cl::desc("With --train: adamw or sgd"),
-                  cl::init("adamw"));
+    optimizerName("optimizer", cl::desc("adamw or sgd (default adamw)"),
+                  cl::value_desc("name"), cl::init("adamw"), cl::cat(training));
 static cl::opt<double, false, FiniteParser>
-    lr("lr", cl::desc("With --train: learning rate"), cl::init(1e-3));
+    lr("lr", cl::desc("Learning rate (default 0.001)"), cl::init(1e-3),
+       cl::cat(training));
 static cl::opt<double, false, FiniteParser>
-    beta1("beta1", cl::desc("AdamW beta1"), cl::init(0.9));
+    beta1("beta1", cl::desc("AdamW beta1 (default 0.9)"), cl::init(0.9),
+          cl::cat(training));
 static cl::opt<double, false, FiniteParser>
-    beta2("beta2", cl::desc("AdamW beta2"), cl::init(0.999));
+    beta2("beta2", cl::desc("AdamW beta2 (default 0.999)"), cl::init(0.999),
+          cl::cat(training));
 static cl::opt<double, false, FiniteParser>
-    adamEps("adam-eps", cl::desc("AdamW epsilon"), cl::init(1e-8));
+    adamEps("adam-eps", cl::desc("AdamW epsilon (default 1e-08)"),
+            cl::init(1e-8), cl::cat(training));
 static cl::opt<double, false, FiniteParser>
-    weightDecay("weight-decay", cl::desc("Weight decay"), cl::init(0.0));
+    weightDecay("weight-decay", cl::desc("Weight decay (default 0)"),
+                cl::init(0.0), cl::cat(training));
 static cl::opt<std::string>
     zeroFlag("zero", cl::value_desc("int"),
-             cl::desc("With --train and --dp: 1 shards the optimizer "
-                      "state over dp (ZeRO-1)"),
-             cl::init("0"));
+             cl::desc("With --dp: 1 shards the optimizer state over dp, "
+                      "ZeRO-1 (default 0)"),
+             cl::init("0"), cl::cat(training));
 static cl::opt<double, false, FiniteParser>
     gradClip("grad-clip",
-             cl::desc("Clip the global gradient norm "
-                      "(0: off)"),
-             cl::init(0.0));
+             cl::desc("Clip the global gradient norm (default 0: off)"),
+             cl::init(0.0), cl::cat(training));
 static cl::opt<std::string>
     recompute("recompute",
-              cl::desc("With --train: what the backward recomputes instead "
-                       "of keeping: none, selective (norms, activations) or "
-                       "full (each layer from its input)"),
-              cl::init("none"));
+              cl::desc("What the backward recomputes instead of keeping: "
+                       "none, selective (norms, activations) or full (each "
+                       "layer from its input) (default none)"),
+              cl::value_desc("policy"), cl::init("none"), cl::cat(training));
 static cl::opt<std::string> fuseChunksFlag(
     "fuse-chunks", cl::value_desc("int"),
     cl::desc("Fuse each sequence all-gather with the column GEMM it feeds, "
-             "gathering in this many chunks (0: do not fuse)"),
-    cl::init("2"));
+             "gathering in this many chunks (default 2; 0: do not fuse)"),
+    cl::init("2"), cl::cat(codegen));
 static cl::opt<std::string>
-    target("target", cl::desc("Runtime backend to link: cpu or cuda"),
-           cl::init("cpu"));
+    target("target",
+           cl::desc("Runtime backend to link: cpu or cuda (default cpu)"),
+           cl::value_desc("backend"), cl::init("cpu"), cl::cat(codegen));
 static cl::opt<std::string>
-    emit("emit", cl::desc("What to produce: mlir, llvm, obj or exe"),
-         cl::init("exe"));
+    emit("emit",
+         cl::desc("What to produce: mlir, llvm, obj or exe (default "
+                  "exe)"),
+         cl::value_desc("kind"), cl::init("exe"), cl::cat(codegen));
+static cl::opt<std::string> output("o",
+                                   cl::desc("Output file (default -: standard "
+                                            "output; required for obj and "
+                                            "exe)"),
+                                   cl::value_desc("file"), cl::init("-"),
+                                   cl::cat(codegen));
 static cl::opt<std::string>
     report("report",
            cl::desc("Print a report instead: memory or comm (of the "
-                    "training step with --train)"),
-           cl::init(""));
-static cl::opt<std::string> output("o", cl::desc("Output file"),
-                                   cl::value_desc("file"), cl::init("-"));
+                    "training step with --train) (default: none)"),
+           cl::value_desc("kind"), cl::init(""), cl::cat(inspection));
+static cl::list<std::string> dumpAfter(
+    "dump-after",
+    cl::desc("Print the IR after these stages of the pipeline (pass names, "
+             "comma-separated) to standard error (default: none)"),
+    cl::value_desc("stage"), cl::CommaSeparated, cl::cat(inspection));
 
 /// Writes `text` to the output (a temporary renamed on success).
 static int writeOutput(function_ref<void(raw_ostream &)> write) {
@@ -271,9 +309,42 @@ static int checkFlags() {
   return 0;
 }
 
+/// With --dump-after: has `pm` print the IR after each named stage (the
+/// argument of a pass it runs) to standard error, as
+/// --mlir-print-ir-after does: a "// -----// IR Dump After ..." comment line
+/// and the module. A name that is not a stage of this pipeline is an error
+/// listing those that are.
+static int enableDumpAfter(mlir::PassManager &pm) {
+  if (dumpAfter.empty())
+    return 0;
+  SmallVector<std::string> stages;
+  for (mlir::Pass &pass : pm.getPasses())
+    if (!llvm::is_contained(stages, pass.getArgument().str()))
+      stages.push_back(pass.getArgument().str());
+  for (const std::string &stage : dumpAfter)
+    if (!llvm::is_contained(stages, stage))
+      return fail("--dump-after: '" + stage +
+                  "' is not a stage of this pipeline; its stages are: " +
+                  join(stages, ", "));
+  auto never = [](mlir::Pass *, mlir::Operation *) { return false; };
+  auto named = [](mlir::Pass *pass, mlir::Operation *) {
+    return llvm::is_contained(dumpAfter, pass->getArgument().str());
+  };
+  pm.enableIRPrinting(never, named, /*printModuleScope=*/false,
+                      /*printAfterOnlyOnChange=*/false,
+                      /*printAfterOnlyOnFailure=*/false, errs());
+  return 0;
+}
+
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   mlir::registerDefaultTimingManagerCLOptions();
+  seqpar::addToCategory(inspection, {"mlir-timing", "mlir-timing-display"});
+  seqpar::describe("mlir-timing", "On stderr, the time of parsing, of each "
+                                  "pass and of the output (default off)");
+  seqpar::describe("mlir-timing-display",
+                   "How --mlir-timing shows it (default list)");
+  seqpar::showOnlyCategories({&parallelism, &training, &codegen, &inspection});
   cl::ParseCommandLineOptions(
       argc, argv, "seqpar: model IR -> sequence-parallel program\n");
   if (int rc = checkFlags())
@@ -352,6 +423,10 @@ int main(int argc, char **argv) {
     reportOptions.comm = report == "comm";
     reportOptions.output = tmp.str().str();
     pm.addPass(seqpar::dist::createSpReportPass(reportOptions));
+    if (int rc = enableDumpAfter(pm)) {
+      sys::fs::remove(tmp);
+      return rc;
+    }
     if (failed(pm.run(*module))) {
       sys::fs::remove(tmp);
       return 1;
@@ -363,6 +438,8 @@ int main(int argc, char **argv) {
     return writeOutput([&](raw_ostream &os) { os << (*json)->getBuffer(); });
   }
   seqpar::buildPipeline(pm, options);
+  if (int rc = enableDumpAfter(pm))
+    return rc;
   if (failed(pm.run(*module)))
     return 1;
   if (emit == "mlir") {

@@ -3,8 +3,11 @@
 //   sp-import --hf-config config.json [--seq-len N] [--batch B]
 //             [--dtype f32|bf16|f16] [-o model.mlir]
 //
+// --help shows sp-import's options only, grouped; --help-hidden adds LLVM's.
+//
 //===----------------------------------------------------------------------===//
 
+#include "common/ToolHelp.h"
 #include "seqpar/Import/HFImport.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -22,23 +25,35 @@
 
 using namespace llvm;
 
+// --help shows these groups only (ToolHelp.h); LLVM's options are listed
+// by --help-hidden.
+static cl::OptionCategory modelOptions("Model");
+static cl::OptionCategory outputOptions("Output");
+
 static cl::opt<std::string> configPath("hf-config", cl::Required,
-                                       cl::desc("Hugging Face config.json"),
-                                       cl::value_desc("file"));
+                                       cl::desc("Hugging Face config.json "
+                                                "(required)"),
+                                       cl::value_desc("file"),
+                                       cl::cat(modelOptions));
 // Numeric flags are strings parsed here, strictly: cl::opt<int64_t> takes
 // "-5", octal "010" and hex "0x10", and words its errors its own way.
 static cl::opt<std::string>
     seqLenFlag("seq-len",
                cl::desc("Sequence length (default: the config's maximum "
                         "positions)"),
-               cl::value_desc("N"));
+               cl::value_desc("N"), cl::cat(modelOptions));
 static cl::opt<std::string> batchFlag("batch",
                                       cl::desc("Micro-batch size (default 1)"),
-                                      cl::value_desc("N"), cl::init("1"));
+                                      cl::value_desc("N"), cl::init("1"),
+                                      cl::cat(modelOptions));
 static cl::opt<std::string>
-    dtype("dtype", cl::desc("Element type: f32, bf16 or f16"), cl::init("f32"));
-static cl::opt<std::string> output("o", cl::desc("Output file (default: -)"),
-                                   cl::value_desc("file"), cl::init("-"));
+    dtype("dtype", cl::desc("Element type: f32, bf16 or f16 (default f32)"),
+          cl::value_desc("type"), cl::init("f32"), cl::cat(modelOptions));
+static cl::opt<std::string> output("o",
+                                   cl::desc("Output file (default -: standard "
+                                            "output)"),
+                                   cl::value_desc("file"), cl::init("-"),
+                                   cl::cat(outputOptions));
 
 static int fail(const Twine &message) {
   WithColor::error(errs(), "sp-import") << message << "\n";
@@ -144,6 +159,7 @@ static Expected<std::string> readConfig(StringRef path) {
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
+  seqpar::showOnlyCategories({&modelOptions, &outputOptions});
   cl::ParseCommandLineOptions(argc, argv,
                               "seqpar: Hugging Face config.json -> tfm IR\n");
 

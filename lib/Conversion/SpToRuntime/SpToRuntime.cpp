@@ -6,6 +6,10 @@
 // Which call is the op's RuntimeLoweringOpInterface (TfmToRuntime.cpp,
 // DistToRuntime.cpp); this pass places the buffers, reads the parameters,
 // the mesh and the step's signature, and emits the step around the calls.
+// Each op's calls are bracketed by sprt_trace_begin(op name, Hugging Face
+// module) / sprt_trace_end() (the program's --trace; they return at once
+// without it). The model JSON carries what the runtime needs besides: the
+// mesh, parameters, arena, planned memory and the step's FLOPs per rank.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +17,7 @@
 #include "seqpar/Conversion/RuntimeLoweringInterface.h"
 #include "seqpar/Dialect/Dist/IR/Dist.h"
 #include "seqpar/Dialect/Dist/Transforms/BufferPlan.h"
+#include "seqpar/Dialect/Dist/Transforms/Flops.h"
 #include "seqpar/Dialect/Dist/Transforms/RankMemory.h"
 #include "seqpar/Dialect/Tfm/IR/Tfm.h"
 
@@ -84,6 +89,9 @@ private:
 
   // Emission.
   LLVM::LLVMFuncOp declare(StringRef name, TypeRange args);
+  LLVM::CallOp emitCall(StringRef name, ArrayRef<Value> args);
+  /// The address of a constant C string `text` (one global per text).
+  Value cString(StringRef text);
   /// Copies the scalar results out and hands out the gradients' addresses.
   LogicalResult lowerReturn(func::ReturnOp r);
   LogicalResult lower(Operation *op);
@@ -101,6 +109,8 @@ private:
   /// The runtime functions declared so far, by name (a lookup in the module
   /// scans it, once per call emitted).
   llvm::StringMap<LLVM::LLVMFuncOp> declared;
+  /// The C strings defined so far (trace span names), by text.
+  llvm::StringMap<LLVM::GlobalOp> strings;
   DenseMap<Value, Buffer> buffers;
   /// The arena offset and bytes of each op's workspace.
   DenseMap<Operation *, std::pair<int64_t, int64_t>> workspaces;
@@ -289,11 +299,45 @@ LLVM::LLVMFuncOp Lowering::declare(StringRef name, TypeRange args) {
   return f = b.create<LLVM::LLVMFuncOp>(loc, name, fnTy);
 }
 
-void Lowering::call(StringRef name, ArrayRef<Value> args) {
+LLVM::CallOp Lowering::emitCall(StringRef name, ArrayRef<Value> args) {
   SmallVector<Type> types;
   for (Value a : args)
     types.push_back(a.getType());
-  b.create<LLVM::CallOp>(loc, declare(name, types), args);
+  return b.create<LLVM::CallOp>(loc, declare(name, types), args);
+}
+
+void Lowering::call(StringRef name, ArrayRef<Value> args) {
+  emitCall(name, args);
+}
+
+Value Lowering::cString(StringRef text) {
+  LLVM::GlobalOp &global = strings[text];
+  if (!global) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    std::string value = text.str();
+    value.push_back('\0');
+    auto type = LLVM::LLVMArrayType::get(b.getI8Type(), value.size());
+    global = b.create<LLVM::GlobalOp>(
+        loc, type, /*isConstant=*/true, LLVM::Linkage::Internal,
+        "sprt_str_" + std::to_string(strings.size() - 1),
+        b.getStringAttr(value));
+  }
+  return b.create<LLVM::AddressOfOp>(loc, global);
+}
+
+/// The Hugging Face module an op comes from (the first name of its
+/// location, as sp-import sets it), or "".
+static std::string moduleOf(Location loc) {
+  std::string name;
+  loc->walk([&](Location l) {
+    if (auto n = dyn_cast<NameLoc>(l)) {
+      name = n.getName().str();
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return name;
 }
 
 /// The pointer at entry `index` of a table of pointers, loaded once at the
@@ -394,13 +438,32 @@ LogicalResult Lowering::lowerReturn(func::ReturnOp r) {
 
 LogicalResult Lowering::lower(Operation *op) {
   loc = op->getLoc();
-  if (auto r = dyn_cast<func::ReturnOp>(op))
-    return lowerReturn(r);
   auto lowering = dyn_cast<RuntimeLoweringOpInterface>(op);
-  if (!lowering)
+  if (!lowering && !isa<func::ReturnOp>(op))
     return op->emitOpError() << "has no runtime lowering (it does not "
                                 "implement RuntimeLoweringOpInterface)";
-  return lowering.lowerToRuntime(*this);
+  // The op's calls between sprt_trace_begin(name, module) and
+  // sprt_trace_end(): a span of the program's --trace (nothing without it).
+  // An op that calls nothing has no span.
+  Block *block = b.getInsertionBlock();
+  Operation *last = block->empty() ? nullptr : &block->back();
+  LogicalResult lowered = lowering ? lowering.lowerToRuntime(*this)
+                                   : lowerReturn(cast<func::ReturnOp>(op));
+  // What the op emitted (table loads go to the start of the block).
+  Operation *first =
+      last ? last->getNextNode() : (block->empty() ? nullptr : &block->front());
+  bool calls = false;
+  for (Operation *o = first; o && !calls; o = o->getNextNode())
+    calls = isa<LLVM::CallOp>(o);
+  if (calls) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(first);
+    emitCall("sprt_trace_begin", {cString(op->getName().getStringRef()),
+                                  cString(moduleOf(op->getLoc()))});
+  }
+  if (calls)
+    emitCall("sprt_trace_end", {});
+  return lowered;
 }
 
 /// The safetensors name of a parameter's element type (the runtime stores,
@@ -458,6 +521,21 @@ FailureOr<std::string> Lowering::modelJson() {
       int32_t a = splitAxis(e.getTable(), 0);
       vocab = dim(e.getTable(), 0) * (a < 0 ? 1 : axisSizes[a]);
     }
+  // The FLOPs one rank's step performs (Flops.h: GEMMs and attention), and
+  // those of the ops recompute cloned into the backward: the program
+  // reports FLOP/s and MFU from them.
+  int64_t flops = 0, recomputeFlops = 0;
+  for (Operation &op : func.getBody().getOps()) {
+    std::optional<int64_t> n = dist::opFlops(&op);
+    std::optional<int64_t> sum =
+        n ? llvm::checkedAdd<int64_t>(flops, *n) : std::nullopt;
+    if (!sum)
+      return op.emitOpError() << "the FLOPs of the step overflow int64 at "
+                                 "this op";
+    flops = *sum;
+    if (op.hasAttr(TfmDialect::RecomputedAttrHelper::getNameStr()))
+      recomputeFlops += *n; // at most flops
+  }
   llvm::json::Object model{
       {"model_type",
        module->hasAttr(TfmDialect::ModelTypeAttrHelper::getNameStr())
@@ -473,6 +551,8 @@ FailureOr<std::string> Lowering::modelJson() {
       {"batch_axis", batchAxis},
       {"vocab", vocab},
       {"arena_bytes", arenaBytes},
+      {"flops_per_step", flops},
+      {"recompute_flops_per_step", recomputeFlops},
       {"workspace_bytes", workspaceBytes},
       {"params", std::move(paramJson)},
       {"scalars", int64_t(numScalars)},

@@ -231,6 +231,15 @@ void sprt_all_gather_param(void *data, int64_t n, int64_t elem_bytes,
  * step's scalar outputs: loss, gradient norm). */
 void sprt_copy_scalar_to_host(float *dst, const float *src);
 
+/*===----------------------------- tracing --------------------------------===*/
+
+/* The compiled step calls these around the runtime calls of each op: with
+ * --trace the op is a span named `name` (the op, "tfm.linear") of the
+ * Hugging Face module `where` (runtime/core/Trace.h); otherwise they return
+ * at once. Spans nest: sprt_trace_end ends the innermost one begun. */
+void sprt_trace_begin(const char *name, const char *where);
+void sprt_trace_end(void);
+
 #ifdef __cplusplus
 }
 #endif

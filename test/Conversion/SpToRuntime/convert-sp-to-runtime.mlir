@@ -64,6 +64,8 @@ func.func @forward(%ids: tensor<4x1xi64, #dist.layout<@mesh, dp = S(1)>>, %label
   // CHECK: %[[I0:.*]] = llvm.mlir.constant(0 : i64) : i64
   // CHECK-NEXT: %[[SLOT:.*]] = llvm.getelementptr %[[SCALARS]][%[[I0]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
   // CHECK: llvm.call @sprt_copy_scalar_to_host(%[[SLOT]], %{{.*}}) : (!llvm.ptr, !llvm.ptr) -> ()
+  // The return's trace span ends (trace.mlir).
+  // CHECK-NEXT: llvm.call @sprt_trace_end() : () -> ()
   // CHECK-NEXT: llvm.return
   return %r : tensor<f32>
 }
