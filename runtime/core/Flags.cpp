@@ -39,7 +39,8 @@ std::string sprt::usage(const char *argv0) {
          " [--steps K] [--seed S] [--data FILE] [--init-from FILE] "
          "[--log FILE] [--dump-params FILE] [--dump-outputs FILE] "
          "[--dump-grads FILE] [--checkpoint-dir DIR [--save-every N] "
-         "[--resume]] [--timeout SECONDS] [--on-nonfinite stop|skip]\n";
+         "[--resume]] [--timeout SECONDS] [--on-nonfinite stop|skip] " +
+         scheduleUsage() + "\n";
 }
 
 bool sprt::parseFlags(int argc, char **argv, Flags &f, bool &help,
@@ -59,7 +60,11 @@ bool sprt::parseFlags(int argc, char **argv, Flags &f, bool &help,
       f.resume = true;
       continue;
     }
-    if (!valueFlags.count(a)) {
+    if (a == "--override-schedule") {
+      f.schedule.overrideSchedule = true;
+      continue;
+    }
+    if (!valueFlags.count(a) && !isScheduleFlag(a)) {
       error = "unknown flag '" + a + "' (see --help)";
       return false;
     }
@@ -92,6 +97,9 @@ bool sprt::parseFlags(int argc, char **argv, Flags &f, bool &help,
       if (std::string(v) != "stop" && std::string(v) != "skip")
         return bad("'stop' or 'skip'");
       f.skipNonFinite = std::string(v) == "skip";
+    } else if (isScheduleFlag(a)) {
+      if (!parseScheduleFlag(a, v, f.schedule, error))
+        return false;
     } else if (a == "--data") {
       f.data = v;
     } else if (a == "--init-from") {
@@ -110,6 +118,10 @@ bool sprt::parseFlags(int argc, char **argv, Flags &f, bool &help,
   }
   if ((f.saveEvery || f.resume) && f.checkpointDir.empty()) {
     error = "--save-every and --resume need --checkpoint-dir";
+    return false;
+  }
+  if (f.schedule.overrideSchedule && !f.resume) {
+    error = "--override-schedule needs --resume";
     return false;
   }
   if (f.resume && !f.initFrom.empty()) {
