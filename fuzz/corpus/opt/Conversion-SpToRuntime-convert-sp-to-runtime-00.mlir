@@ -8,7 +8,7 @@ tfm.param @emb : tensor<64x8xf32, #dist.layout<@mesh, tp = S(0)>> init normal(2.
 tfm.param @ln : tensor<8xf32> init ones
 tfm.param @fc : tensor<16x8xf32, #dist.layout<@mesh, tp = S(0)>> init normal(1.000000e-02)
 // CHECK-LABEL: llvm.func @seqpar_step(
-// CHECK-SAME: %[[ARENA:[^:]*]]: !llvm.ptr, %[[PARAMS:[^:]*]]: !llvm.ptr, %[[IDS:[^:]*]]: !llvm.ptr, %[[LABELS:[^:]*]]: !llvm.ptr, %[[SCALARS:[^:]*]]: !llvm.ptr, %{{[^:]*}}: !llvm.ptr, %{{[^:]*}}: !llvm.ptr)
+// CHECK-SAME: %[[ARENA:[^:]*]]: !llvm.ptr, %[[PARAMS:[^:]*]]: !llvm.ptr, %[[IDS:[^:]*]]: !llvm.ptr, %[[LABELS:[^:]*]]: !llvm.ptr, %[[SCALARS:[^:]*]]: !llvm.ptr, %{{[^:]*}}: !llvm.ptr, %{{[^:]*}}: !llvm.ptr, %{{[^:]*}}: !llvm.ptr)
 func.func @forward(%ids: tensor<4x1xi64, #dist.layout<@mesh, dp = S(1)>>, %labels: tensor<4x1xi64, #dist.layout<@mesh, dp = S(1)>>) -> tensor<f32> attributes {tfm.forward} {
   // Parameter 0's pointer, loaded from the table once.
   // CHECK: %[[ZERO:.*]] = llvm.mlir.constant(0 : i64) : i64
@@ -23,7 +23,10 @@ func.func @forward(%ids: tensor<4x1xi64, #dist.layout<@mesh, dp = S(1)>>, %label
   // CHECK-NEXT: %[[AX:.*]] = llvm.mlir.constant(1 : i32) : i32
   // CHECK-NEXT: llvm.call @sprt_op_embedding(%[[IDS]], %[[EMB]], %[[X]], %[[T]], %[[V]], %[[H]], %[[AX]])
   %x = tfm.embedding %ids, %e : (tensor<4x1xi64, #dist.layout<@mesh, dp = S(1)>>, tensor<32x8xf32, #dist.layout<@mesh, tp = S(0)>>) -> tensor<4x1x8xf32, #dist.layout<@mesh, dp = S(1), tp = P>>
-  // CHECK: llvm.call @sprt_reduce_scatter_f32
+  // Along the first dimension the blocks are contiguous: no workspace.
+  // CHECK: %[[NOWS:.*]] = llvm.mlir.zero : !llvm.ptr
+  // CHECK-NEXT: %[[NOBYTES:.*]] = llvm.mlir.constant(0 : i64) : i64
+  // CHECK-NEXT: llvm.call @sprt_reduce_scatter_f32({{.*}}, %[[NOWS]], %[[NOBYTES]]) : (!llvm.ptr, !llvm.ptr, i32, i64, i64, i64, i64, i32, i32, !llvm.ptr, i64) -> ()
   %s = dist.reduce_scatter %x on @mesh["tp"] dim 0 : tensor<4x1x8xf32, #dist.layout<@mesh, dp = S(1), tp = P>> -> tensor<2x1x8xf32, #dist.layout<@mesh, dp = S(1), tp = S(0)>>
   %w = tfm.get_param @ln : tensor<8xf32>
   // CHECK: llvm.call @sprt_rms_norm_f32
@@ -34,7 +37,7 @@ func.func @forward(%ids: tensor<4x1xi64, #dist.layout<@mesh, dp = S(1)>>, %label
   // CHECK-NEXT: %[[A2:.*]] = llvm.mlir.constant(-1 : i32) : i32
   // CHECK: llvm.call @sprt_op_dropout({{.*}}, %[[A0]], %[[A1]], %[[A2]], {{.*}}) : (!llvm.ptr, !llvm.ptr, i32, i64, i64, i64, i32, i32, i32, f64, i64) -> ()
   %d = tfm.dropout %n rate 1.000000e-01 stream 4 : tensor<2x1x8xf32, #dist.layout<@mesh, dp = S(1), tp = S(0)>>
-  // CHECK: llvm.call @sprt_all_gather({{.*}}) : (!llvm.ptr, !llvm.ptr, i64, i32, i64, i64, i64, i64, i32, i32) -> ()
+  // CHECK: llvm.call @sprt_all_gather({{.*}}) : (!llvm.ptr, !llvm.ptr, i64, i32, i64, i64, i64, i64, i32, i32, !llvm.ptr, i64) -> ()
   %g = dist.all_gather %d on @mesh["tp"] dim 0 : tensor<2x1x8xf32, #dist.layout<@mesh, dp = S(1), tp = S(0)>> -> tensor<4x1x8xf32, #dist.layout<@mesh, dp = S(1)>>
   %f = tfm.get_param @fc : tensor<8x8xf32, #dist.layout<@mesh, tp = S(0)>>
   // CHECK: llvm.call @sprt_linear_f32({{.*}}) : (!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, i64, i32) -> ()
@@ -68,5 +71,5 @@ func.func @forward(%ids: tensor<4x1xi64, #dist.layout<@mesh, dp = S(1)>>, %label
 // exported for the runtime.
 // CHECK-NOT: tfm.
 // CHECK-NOT: dist.
-// CHECK: llvm.mlir.global external constant @seqpar_model_json("{{.*}}\22batch\22:2,\22batch_axis\22:0,{{.*}}\22mesh\22:{\22axes\22:[\22dp\22,\22tp\22],\22sizes\22:[2,2]}{{.*}}\22name\22:\22emb\22,\22shape\22:[64,8],\22splits\22:[{\22axis\22:1,\22blocks\22:1,\22dim\22:0}]{{.*}}\22seq\22:4,\22vocab\22:64}\00")
+// CHECK: llvm.mlir.global external constant @seqpar_model_json("{{.*}}\22batch\22:2,\22batch_axis\22:0,{{.*}}\22mesh\22:{\22axes\22:[\22dp\22,\22tp\22],\22sizes\22:[2,2]}{{.*}}\22name\22:\22emb\22,\22shape\22:[64,8],\22splits\22:[{\22axis\22:1,\22blocks\22:1,\22dim\22:0}]{{.*}}\22seq\22:4,\22vocab\22:64,\22workspace_bytes\22:0}\00")
 
