@@ -20,7 +20,7 @@ using namespace sprt;
 using nlohmann::json;
 
 static const char kFormat[] = "seqpar-checkpoint";
-static constexpr int64_t kFormatVersion = 2;
+static constexpr int64_t kFormatVersion = 3;
 /// checkpoint.json is a few KiB; anything much larger is not one.
 static constexpr std::streamsize kMaxMetaBytes = 64 << 20;
 
@@ -150,6 +150,7 @@ bool sprt::saveCheckpoint(const std::string &dir, const ResumePoint &at,
         {"optimizer", model.optimizer},
         {"optimizer_step", at.step - at.skipped},
         {"skipped_steps", at.skipped},
+        {"schedule", scheduleToJson(at.schedule)},
         {"model", identity(model)}};
     good = writeFileAtomically(tmp + "/checkpoint.json", meta.dump(2) + "\n",
                                localError);
@@ -324,6 +325,11 @@ bool sprt::resumeCheckpoint(const std::string &dir, const Model &model,
               " exceeds its step " + std::to_string(at.step);
   if (r.error.empty() && !meta.contains("model"))
     r.error = "'" + metaPath + "': field 'model' is missing";
+  if (r.error.empty() && !meta.contains("schedule"))
+    r.error = "'" + metaPath + "': field 'schedule' is missing";
+  if (r.error.empty())
+    scheduleFromJson(meta["schedule"], "'" + metaPath + "': field 'schedule",
+                     at.schedule, r.error);
   if (!r.error.empty()) {
     error = "--resume: " + r.error;
     return false;

@@ -6,7 +6,8 @@
 // model's), optimizer.safetensors (the
 // AdamW moments as NAME.exp_avg / NAME.exp_avg_sq) and checkpoint.json (the
 // step, the seed, which determines the data order and every random number,
-// and the data file). It is written to DIR/.step-NNNNNNNN.tmp and renamed,
+// and the data file, and the learning-rate schedule and hyperparameters of
+// the run: Schedule.h). It is written to DIR/.step-NNNNNNNN.tmp and renamed,
 // then DIR/latest is replaced the same way: a killed run never leaves a
 // broken checkpoint behind. Tensors are stored whole, so a checkpoint saved
 // with one tp/dp layout loads into any other.
@@ -26,6 +27,7 @@
 #define SPRT_CORE_CHECKPOINT_H
 
 #include "Params.h"
+#include "Schedule.h"
 
 #include <string>
 #include <vector>
@@ -39,6 +41,8 @@ struct ResumePoint {
   /// Steps whose update was skipped (--on-nonfinite skip); AdamW's step
   /// count is step - skipped.
   int64_t skipped = 0;
+  /// The run's schedule; with the step it fixes every later learning rate.
+  Schedule schedule;
 };
 
 /// Saves step `at.step` (collective: every rank calls it; rank 0 writes).

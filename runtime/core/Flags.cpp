@@ -39,8 +39,9 @@ std::string sprt::usage(const char *argv0) {
          " [--steps K] [--seed S] [--data FILE] [--init-from FILE] "
          "[--log FILE] [--dump-params FILE] [--dump-outputs FILE] "
          "[--dump-grads FILE] [--dump-dtype f32|bf16|f16] [--checkpoint-dir "
-         "DIR [--save-every N] "
-         "[--resume]] [--timeout SECONDS] [--on-nonfinite stop|skip]\n";
+         "DIR [--save-every N] [--resume]] [--timeout SECONDS] "
+         "[--on-nonfinite stop|skip] " +
+         scheduleUsage() + "\n";
 }
 
 bool sprt::parseFlags(int argc, char **argv, Flags &f, bool &help,
@@ -61,7 +62,11 @@ bool sprt::parseFlags(int argc, char **argv, Flags &f, bool &help,
       f.resume = true;
       continue;
     }
-    if (!valueFlags.count(a)) {
+    if (a == "--override-schedule") {
+      f.schedule.overrideSchedule = true;
+      continue;
+    }
+    if (!valueFlags.count(a) && !isScheduleFlag(a)) {
       error = "unknown flag '" + a + "' (see --help)";
       return false;
     }
@@ -99,6 +104,9 @@ bool sprt::parseFlags(int argc, char **argv, Flags &f, bool &help,
           std::string(v) != "f16")
         return bad("'f32', 'bf16' or 'f16'");
       f.dumpDtype = v;
+    } else if (isScheduleFlag(a)) {
+      if (!parseScheduleFlag(a, v, f.schedule, error))
+        return false;
     } else if (a == "--data") {
       f.data = v;
     } else if (a == "--init-from") {
@@ -121,6 +129,10 @@ bool sprt::parseFlags(int argc, char **argv, Flags &f, bool &help,
   }
   if (!f.dumpDtype.empty() && f.dumpParams.empty() && f.dumpGrads.empty()) {
     error = "--dump-dtype needs --dump-params or --dump-grads";
+    return false;
+  }
+  if (f.schedule.overrideSchedule && !f.resume) {
+    error = "--override-schedule needs --resume";
     return false;
   }
   if (f.resume && !f.initFrom.empty()) {

@@ -3,6 +3,8 @@
 #ifndef SPRT_CORE_FLAGS_H
 #define SPRT_CORE_FLAGS_H
 
+#include "Schedule.h"
+
 #include <cstdint>
 #include <string>
 
@@ -23,6 +25,9 @@ struct Flags {
   /// On a NaN or Inf loss or gradient norm: stop the run, or skip the
   /// step's update and go on.
   bool skipNonFinite = false;
+  /// The optimizer's hyperparameters and the learning-rate schedule
+  /// (Schedule.h).
+  ScheduleFlags schedule;
 };
 
 /// Parses the command line strictly: an unknown flag, a missing value, a

@@ -8,6 +8,7 @@
 //                       [--checkpoint-dir DIR [--save-every N] [--resume]]
 //                       [--timeout SECONDS] [--on-nonfinite stop|skip]
 //                       [--trace FILE|DIR] [--peak-flops FLOP/s-per-rank]
+//                       [--lr LR ... --override-schedule] (Schedule.h)
 //
 // Every check that can fail is made by every rank on the same inputs where
 // it can be, so a bad flag or file makes every rank print the error and exit
@@ -27,6 +28,7 @@
 #include "Observability.h"
 #include "Params.h"
 #include "SafeTensors.h"
+#include "Schedule.h"
 #include "Trace.h"
 #include "Workspace.h"
 
@@ -163,6 +165,9 @@ struct StepResult {
   float loss = 0.0f, norm = 0.0f;
   bool hasNorm = false, skipped = false;
   double seconds = 0.0;
+  /// The learning rate of the step's update (a train step).
+  double lr = 0.0;
+  bool hasLr = false;
 };
 
 /// The metrics line of a step (valid JSON whatever the values).
@@ -174,6 +179,8 @@ std::string metricsLine(const Model &model, const StepResult &r,
                      throughputJson(speed);
   if (r.hasNorm)
     line += ", \"grad_norm\": " + jsonNumber(r.norm);
+  if (r.hasLr)
+    line += ", \"lr\": " + shortestText(r.lr);
   if (skippedSoFar)
     line += std::string(", \"skipped\": ") + (r.skipped ? "true" : "false") +
             ", \"skipped_steps\": " + std::to_string(skippedSoFar);
@@ -262,6 +269,12 @@ int main(int argc, char **argv) {
       fatal("--checkpoint-dir needs a training program (sp-compile --train)");
   }
 
+  // The optimizer's hyperparameters: the flags over the program's defaults.
+  Schedule schedule;
+  if (!resolveSchedule(flags.schedule, model.hyperparameters, flags.steps,
+                       schedule, error))
+    fatal(error);
+
   Batcher batcher(model, flags.seed);
   if (!flags.data.empty() && !batcher.loadText(flags.data, error))
     fatal(error);
@@ -313,6 +326,14 @@ int main(int argc, char **argv) {
   if (flags.resume) {
     if (!resumeCheckpoint(flags.checkpointDir, model, params, state, at, error))
       fatal(error);
+    // The schedule goes on where the checkpoint left it, as it was.
+    std::string warning;
+    if (!checkResumedSchedule(at.schedule, schedule,
+                              flags.schedule.overrideSchedule,
+                              flags.checkpointDir, warning, error))
+      fatal(error);
+    if (rank == 0 && !warning.empty())
+      std::fprintf(stderr, "%s\n", warning.c_str());
     if (at.step >= flags.steps)
       fatal("--resume: the checkpoint in '" + flags.checkpointDir +
             "' is at step " + std::to_string(at.step) + " and --steps is " +
@@ -326,6 +347,7 @@ int main(int argc, char **argv) {
       std::printf("resumed from step %lld of '%s'\n", (long long)at.step,
                   flags.checkpointDir.c_str());
   }
+  at.schedule = schedule;
   std::vector<float> scalars(size_t(model.numScalars), 0.0f);
   std::vector<float *> grads(model.grads.size(), nullptr);
 
@@ -335,13 +357,18 @@ int main(int argc, char **argv) {
     sprt_reset_bytes_sent();
     sprt_set_step(step);
     mesh().optimizerStep = step - at.skipped;
+    // The schedule stands where the updates applied so far put it.
+    std::vector<double> hyperparameters =
+        schedule.table(model.hyperparameters, step - 1 - at.skipped);
+    r.hasLr = schedule.hasLr;
+    r.lr = schedule.lrAt(step - 1 - at.skipped);
     barrier();
     auto start = std::chrono::steady_clock::now();
     sprt_stream_t stream = sprt_current_stream();
     sprt_memcpy_to_device(ids, batcher.localIds(), tokenBytes, stream);
     sprt_memcpy_to_device(labels, batcher.localLabels(), tokenBytes, stream);
     seqpar_step(arena, params.pointers(), ids, labels, scalars.data(),
-                grads.data(), state.data());
+                grads.data(), state.data(), hyperparameters.data());
     sprt_stream_synchronize(stream);
     r.step = step;
     r.loss = scalars[0];
@@ -388,6 +415,8 @@ int main(int argc, char **argv) {
       comm +=
           " " + model.axes[a] + " " + humanBytes(sprt_bytes_sent(int32_t(a)));
     std::string norm = r.hasNorm ? " grad_norm " + fixed(r.norm) : "";
+    if (r.hasLr)
+      norm += " lr " + text(r.lr);
     std::string skipped;
     if (!bad.empty() && model.training())
       skipped = "  skipped: " + bad + " (" + std::to_string(at.skipped) +

@@ -99,6 +99,9 @@ bool Model::parse(const char *text, std::string &error) {
     gradShardAxes =
         j.value("grad_shard_axes", std::vector<int64_t>(grads.size(), -1));
     optimizer = j.value("optimizer", std::string());
+    for (const json &h : j.value("hyperparameters", json::array()))
+      hyperparameters.push_back(
+          {h.at("name").get<std::string>(), h.at("default").get<double>()});
     const json &plan = j.at("planned");
     for (const char *c : {"parameters", "optimizer_state", "tokens", "arena"})
       planned.push_back({c, plan.at(c).get<int64_t>()});

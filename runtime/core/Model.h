@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 extern "C" {
@@ -19,10 +20,11 @@ extern const char seqpar_model_json[];
 /// One step: the forward (and, for a train step, the backward and the
 /// optimizer update). Writes the loss (and the gradient norm) to `scalars`
 /// and the addresses of the parameter gradients to `grads`; `state` holds
-/// the optimizer's moment buffers, two per parameter for AdamW.
+/// the optimizer's moment buffers, two per parameter for AdamW, and
+/// `hyperparameters` the step's value of each of Model::hyperparameters.
 void seqpar_step(char *arena, float **params, const int64_t *inputIds,
                  const int64_t *labels, float *scalars, float **grads,
-                 float **state);
+                 float **state, const double *hyperparameters);
 }
 
 namespace sprt {
@@ -73,6 +75,9 @@ struct Model {
   /// slices it over (its first dimension), or -1.
   std::vector<int64_t> gradShardAxes;
   std::string optimizer;
+  /// The run-time hyperparameters the step reads (tfm.hyperparameter), in
+  /// the order of its table, with their compile-time defaults.
+  std::vector<std::pair<std::string, double>> hyperparameters;
   /// The compiler's plan of the device memory the runtime allocates outside
   /// its pools and the backend's scratch: bytes by category name
   /// ("parameters", "optimizer_state", "tokens", "arena"), and their sum,

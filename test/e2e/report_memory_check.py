@@ -83,7 +83,9 @@ def liveness(path):
         ops.append((op, uses))
         if op == "func.return":
             break
-        if not name or op == "tfm.get_param":
+        # Parameters have their own buffers; hyperparameters are host
+        # scalars (f64) the runtime passes to the step.
+        if not name or op in ("tfm.get_param", "tfm.hyperparameter"):
             continue
         results = split_top(line[line.rindex("->") + 2:].strip().strip("()"))
         keys = ([f"{name}#{k}" for k in range(int(count))] if count

@@ -11,7 +11,8 @@ usage: trace_check.py STEP.mlir METRICS.jsonl TRACE.rank0.json TRACE.rank1.json 
   every op and collective span lies within a step span;
 - each step has one op span per op of the compiled step (STEP.mlir, the
   program's --emit mlir output) that calls the runtime (all but
-  tfm.get_param), in the program's order, named by the op;
+  tfm.get_param and tfm.hyperparameter, which read a pointer and a host
+  scalar), in the program's order, named by the op;
 - the collectives' names and axes are the same sequence on every rank, and
   on rank 0 the bytes of the outermost collective spans of a step, per axis,
   are the step's bytes_sent in the metrics;
@@ -43,7 +44,7 @@ for line in open(step_ir):
         if re.match(r"^  \}$", line):
             break
         m = re.match(r"\s*(?:%[^=]+= )?\"?([a-z_]+\.[a-z_]+|return)\b", line)
-        if m and m.group(1) != "tfm.get_param":
+        if m and m.group(1) not in ("tfm.get_param", "tfm.hyperparameter"):
             ops.append("func.return" if m.group(1) == "return" else m.group(1))
 if not ops or ops[-1] != "func.return":
     fail("no train step found in " + step_ir)

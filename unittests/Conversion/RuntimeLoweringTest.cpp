@@ -99,6 +99,13 @@ public:
     return make("f64 " + std::to_string(v), Float64Type::get(ctx));
   }
   Value null() override { return make("null", IndexType::get(ctx)); }
+  Value hyperparameter(StringRef name) override {
+    return make("hyperparameter " + name.str(), Float64Type::get(ctx));
+  }
+  void bindScalar(Value hostScalar, Value lowered) override {
+    scalars[hostScalar] = lowered;
+  }
+  Value scalar(Value hostScalar) override { return scalars.lookup(hostScalar); }
   void call(StringRef name, ArrayRef<Value> args) override {
     std::string text = name.str() + "(";
     for (auto [i, a] : llvm::enumerate(args))
@@ -144,6 +151,7 @@ private:
   Location loc;
   Block scratch;
   llvm::DenseMap<Value, std::string> names;
+  llvm::DenseMap<Value, Value> scalars;
 };
 
 // The shared elementwise models: one kernel call on the operand and result
@@ -212,6 +220,50 @@ TEST(RuntimeLowering, FusedOpsPassTheirWorkspace) {
             "sprt_linear_reduce_scatter_f32(ptr(%arg2), ptr(%arg3), null, "
             "ptr(dist.matmul_reduce_scatter), i64 16, i64 6, i64 4, i32 0, "
             "i64 1, i32 -1, workspace(dist.matmul_reduce_scatter), i64 512)");
+}
+
+// The optimizer ops pass the step's hyperparameters, which the runtime
+// sets per step, to their kernels: no value is baked into the call.
+TEST(RuntimeLowering, OptimizerOpsReadTheStepsHyperparameters) {
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  MLIRContext ctx(registry);
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(R"mlir(
+    tfm.param @w : tensor<8xf32> init ones
+    func.func @f(%g: tensor<8xf32>, %sumsq: tensor<f32>) {
+      %w = tfm.get_param @w : tensor<8xf32>
+      %clip = tfm.hyperparameter grad_clip default 1.0
+      %scale, %norm = tfm.clip_scale %sumsq max_norm %clip
+          : tensor<f32> -> tensor<f32>, tensor<f32>
+      %lr = tfm.hyperparameter lr default 1.0e-3
+      %b1 = tfm.hyperparameter beta1 default 0.9
+      %b2 = tfm.hyperparameter beta2 default 0.999
+      %eps = tfm.hyperparameter eps default 1.0e-8
+      %wd = tfm.hyperparameter weight_decay default 0.0
+      tfm.adamw_update @w, %g scale %scale lr %lr betas %b1, %b2 eps %eps
+          weight_decay %wd : tensor<8xf32>, tensor<f32>
+      tfm.sgd_update @w, %g scale %scale lr %lr weight_decay %wd
+          : tensor<8xf32>, tensor<f32>
+      return
+    }
+  )mlir",
+                                                             &ctx);
+  ASSERT_TRUE(module);
+  RecordingEmitter emitter(&ctx);
+  module->walk([&](RuntimeLoweringOpInterface op) {
+    EXPECT_TRUE(succeeded(op.lowerToRuntime(emitter)));
+  });
+  ASSERT_EQ(emitter.calls.size(), 3u);
+  EXPECT_EQ(emitter.calls[0],
+            "sprt_op_clip_scale(ptr(%arg1), hyperparameter grad_clip, "
+            "ptr(tfm.clip_scale), ptr(tfm.clip_scale))");
+  EXPECT_EQ(emitter.calls[1],
+            "sprt_op_adamw(null, ptr(%arg0), null, null, ptr(tfm.clip_scale), "
+            "i64 8, hyperparameter lr, hyperparameter beta1, hyperparameter "
+            "beta2, hyperparameter eps, hyperparameter weight_decay, i32 -1)");
+  EXPECT_EQ(emitter.calls[2],
+            "sprt_op_sgd(null, ptr(%arg0), ptr(tfm.clip_scale), i64 8, "
+            "hyperparameter lr, hyperparameter weight_decay, i32 -1)");
 }
 
 } // namespace

@@ -8,7 +8,7 @@ tfm.param @emb : tensor<64x8xf32, #dist.layout<@mesh, tp = S(0)>> init normal(2.
 tfm.param @ln : tensor<8xf32> init ones
 tfm.param @fc : tensor<16x8xf32, #dist.layout<@mesh, tp = S(0)>> init normal(1.000000e-02)
 // CHECK-LABEL: llvm.func @seqpar_step(
-// CHECK-SAME: %[[ARENA:[^:]*]]: !llvm.ptr, %[[PARAMS:[^:]*]]: !llvm.ptr, %[[IDS:[^:]*]]: !llvm.ptr, %[[LABELS:[^:]*]]: !llvm.ptr, %[[SCALARS:[^:]*]]: !llvm.ptr, %{{[^:]*}}: !llvm.ptr, %{{[^:]*}}: !llvm.ptr)
+// CHECK-SAME: %[[ARENA:[^:]*]]: !llvm.ptr, %[[PARAMS:[^:]*]]: !llvm.ptr, %[[IDS:[^:]*]]: !llvm.ptr, %[[LABELS:[^:]*]]: !llvm.ptr, %[[SCALARS:[^:]*]]: !llvm.ptr, %{{[^:]*}}: !llvm.ptr, %{{[^:]*}}: !llvm.ptr, %{{[^:]*}}: !llvm.ptr)
 func.func @forward(%ids: tensor<4x1xi64, #dist.layout<@mesh, dp = S(1)>>, %labels: tensor<4x1xi64, #dist.layout<@mesh, dp = S(1)>>) -> tensor<f32> attributes {tfm.forward} {
   // Parameter 0's pointer, loaded from the table once.
   // CHECK: %[[ZERO:.*]] = llvm.mlir.constant(0 : i64) : i64
@@ -64,6 +64,8 @@ func.func @forward(%ids: tensor<4x1xi64, #dist.layout<@mesh, dp = S(1)>>, %label
   // CHECK: %[[I0:.*]] = llvm.mlir.constant(0 : i64) : i64
   // CHECK-NEXT: %[[SLOT:.*]] = llvm.getelementptr %[[SCALARS]][%[[I0]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
   // CHECK: llvm.call @sprt_copy_scalar_to_host(%[[SLOT]], %{{.*}}) : (!llvm.ptr, !llvm.ptr) -> ()
+  // The return's trace span ends (trace.mlir).
+  // CHECK-NEXT: llvm.call @sprt_trace_end() : () -> ()
   // CHECK-NEXT: llvm.return
   return %r : tensor<f32>
 }

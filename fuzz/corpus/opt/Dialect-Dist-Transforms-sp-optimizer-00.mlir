@@ -14,16 +14,25 @@
 // SGD: %[[S0:[0-9]+]] = tfm.sum_squares %[[DW]] : tensor<4x8xf32> -> tensor<f32>
 // SGD-NEXT: %[[S1:[0-9]+]] = tfm.sum_squares %[[DB]] : tensor<8xf32> -> tensor<f32>
 // SGD-NEXT: %[[SUM:[0-9]+]] = tfm.add %[[S0]], %[[S1]] : tensor<f32>
-// SGD-NEXT: %[[SCALE:[a-z0-9_]+]], %[[NORM:[a-z0-9_]+]] = tfm.clip_scale %[[SUM]] max_norm 0.000000e+00 : tensor<f32> -> tensor<f32>, tensor<f32>
-// SGD-NEXT: tfm.sgd_update @w, %[[DW]] scale %[[SCALE]] lr 1.000000e-01 weight_decay 1.000000e-02 : tensor<4x8xf32>, tensor<f32>
-// SGD-NEXT: tfm.sgd_update @b, %[[DB]] scale %[[SCALE]] lr 1.000000e-01 weight_decay 1.000000e-02 : tensor<8xf32>, tensor<f32>
+// SGD-NEXT: %grad_clip = tfm.hyperparameter grad_clip default 0.000000e+00
+// SGD-NEXT: %[[SCALE:[a-z0-9_]+]], %[[NORM:[a-z0-9_]+]] = tfm.clip_scale %[[SUM]] max_norm %grad_clip : tensor<f32> -> tensor<f32>, tensor<f32>
+// SGD-NEXT: %lr = tfm.hyperparameter lr default 1.000000e-01
+// SGD-NEXT: %weight_decay = tfm.hyperparameter weight_decay default 1.000000e-02
+// SGD-NEXT: tfm.sgd_update @w, %[[DW]] scale %[[SCALE]] lr %lr weight_decay %weight_decay : tensor<4x8xf32>, tensor<f32>
+// SGD-NEXT: tfm.sgd_update @b, %[[DB]] scale %[[SCALE]] lr %lr weight_decay %weight_decay : tensor<8xf32>, tensor<f32>
 // SGD-NEXT: return %[[LOSS]], %[[NORM]], %[[DW]], %[[DB]] : tensor<f32>, tensor<f32>, tensor<4x8xf32>, tensor<8xf32>
 // ADAMW-LABEL: func.func @train_step
 // ADAMW-SAME: attributes {tfm.optimizer = "adamw", tfm.train_step}
 // ADAMW: %[[SUM:[0-9]+]] = tfm.add
-// ADAMW-NEXT: %[[SCALE:[a-z0-9_]+]], %[[NORM:[a-z0-9_]+]] = tfm.clip_scale %[[SUM]] max_norm 1.000000e+00 : tensor<f32> -> tensor<f32>, tensor<f32>
-// ADAMW-NEXT: tfm.adamw_update @w, %{{[a-z0-9]+}} scale %[[SCALE]] lr 1.000000e-03 betas 9.000000e-01, 0.99899999999999999 eps 1.000000e-08 weight_decay 0.000000e+00 : tensor<4x8xf32>, tensor<f32>
-// ADAMW-NEXT: tfm.adamw_update @b, %{{[a-z0-9]+}} scale %[[SCALE]] lr 1.000000e-03 betas 9.000000e-01, 0.99899999999999999 eps 1.000000e-08 weight_decay 0.000000e+00 : tensor<8xf32>, tensor<f32>
+// ADAMW-NEXT: %grad_clip = tfm.hyperparameter grad_clip default 1.000000e+00
+// ADAMW-NEXT: %[[SCALE:[a-z0-9_]+]], %[[NORM:[a-z0-9_]+]] = tfm.clip_scale %[[SUM]] max_norm %grad_clip : tensor<f32> -> tensor<f32>, tensor<f32>
+// ADAMW-NEXT: %lr = tfm.hyperparameter lr default 1.000000e-03
+// ADAMW-NEXT: %beta1 = tfm.hyperparameter beta1 default 9.000000e-01
+// ADAMW-NEXT: %beta2 = tfm.hyperparameter beta2 default 0.99899999999999999
+// ADAMW-NEXT: %eps = tfm.hyperparameter eps default 1.000000e-08
+// ADAMW-NEXT: %weight_decay = tfm.hyperparameter weight_decay default 0.000000e+00
+// ADAMW-NEXT: tfm.adamw_update @w, %{{[a-z0-9]+}} scale %[[SCALE]] lr %lr betas %beta1, %beta2 eps %eps weight_decay %weight_decay : tensor<4x8xf32>, tensor<f32>
+// ADAMW-NEXT: tfm.adamw_update @b, %{{[a-z0-9]+}} scale %[[SCALE]] lr %lr betas %beta1, %beta2 eps %eps weight_decay %weight_decay : tensor<8xf32>, tensor<f32>
 // ADAMW-NEXT: return %{{[a-z0-9]+}}, %[[NORM]],
 tfm.param @w : tensor<4x8xf32> init ones
 tfm.param @b : tensor<8xf32> init zeros

@@ -10,18 +10,27 @@
 // SGD-NEXT: %[[WHOLE:[0-9]+]] = tfm.sum_squares %[[DLN]] : tensor<8xf32> -> tensor<f32>
 // SGD-NEXT: %[[RED:[0-9]+]] = dist.all_reduce %[[PART]] on @mesh["tp"] sum : tensor<f32, #dist.layout<@mesh, tp = P>> -> tensor<f32>
 // SGD-NEXT: %[[TOTAL:[0-9]+]] = tfm.add %[[RED]], %[[WHOLE]] : tensor<f32>
-// SGD-NEXT: %[[SCALE:[a-z0-9_]+]], %[[NORM:[a-z0-9_]+]] = tfm.clip_scale %[[TOTAL]] max_norm 0.000000e+00
-// SGD-NEXT: tfm.sgd_update @fc.weight, %[[DFC]] scale %[[SCALE]] lr 1.000000e-01 weight_decay 1.000000e-02 : tensor<8x4xf32, #dist.layout<@mesh, tp = S(1)>>, tensor<f32>
-// SGD-NEXT: tfm.sgd_update @proj.weight, %[[DPROJ]] scale %[[SCALE]] lr 1.000000e-01 weight_decay 1.000000e-02 : tensor<4x8xf32, #dist.layout<@mesh, tp = S(0)>>, tensor<f32>
-// SGD-NEXT: tfm.sgd_update @ln.weight, %[[DLN]] scale %[[SCALE]] lr 1.000000e-01 weight_decay 1.000000e-02 : tensor<8xf32>, tensor<f32>
+// SGD-NEXT: %grad_clip = tfm.hyperparameter grad_clip default 0.000000e+00
+// SGD-NEXT: %[[SCALE:[a-z0-9_]+]], %[[NORM:[a-z0-9_]+]] = tfm.clip_scale %[[TOTAL]] max_norm %grad_clip
+// SGD-NEXT: %lr = tfm.hyperparameter lr default 1.000000e-01
+// SGD-NEXT: %weight_decay = tfm.hyperparameter weight_decay default 1.000000e-02
+// SGD-NEXT: tfm.sgd_update @fc.weight, %[[DFC]] scale %[[SCALE]] lr %lr weight_decay %weight_decay : tensor<8x4xf32, #dist.layout<@mesh, tp = S(1)>>, tensor<f32>
+// SGD-NEXT: tfm.sgd_update @proj.weight, %[[DPROJ]] scale %[[SCALE]] lr %lr weight_decay %weight_decay : tensor<4x8xf32, #dist.layout<@mesh, tp = S(0)>>, tensor<f32>
+// SGD-NEXT: tfm.sgd_update @ln.weight, %[[DLN]] scale %[[SCALE]] lr %lr weight_decay %weight_decay : tensor<8xf32>, tensor<f32>
 // SGD-NEXT: return %[[LOSS]], %[[NORM]], %[[DFC]], %[[DPROJ]], %[[DLN]] :
 // ADAMW-LABEL: func.func @train_step
 // ADAMW: %[[RED:[0-9]+]] = dist.all_reduce %{{[0-9]+}} on @mesh["tp"] sum : tensor<f32, #dist.layout<@mesh, tp = P>> -> tensor<f32>
 // ADAMW-NEXT: %[[TOTAL:[0-9]+]] = tfm.add %[[RED]], %{{[0-9]+}} : tensor<f32>
-// ADAMW-NEXT: %[[SCALE:[a-z0-9_]+]], %{{[a-z0-9_]+}} = tfm.clip_scale %[[TOTAL]] max_norm 1.000000e+00
-// ADAMW-NEXT: tfm.adamw_update @fc.weight, %{{[a-z0-9]+}} scale %[[SCALE]] lr 1.000000e-03 {{.*}} : tensor<8x4xf32, #dist.layout<@mesh, tp = S(1)>>, tensor<f32>
-// ADAMW-NEXT: tfm.adamw_update @proj.weight, %{{[a-z0-9]+}} scale %[[SCALE]] lr 1.000000e-03 {{.*}} : tensor<4x8xf32, #dist.layout<@mesh, tp = S(0)>>, tensor<f32>
-// ADAMW-NEXT: tfm.adamw_update @ln.weight, %{{[a-z0-9]+}} scale %[[SCALE]] lr 1.000000e-03 {{.*}} : tensor<8xf32>, tensor<f32>
+// ADAMW-NEXT: %grad_clip = tfm.hyperparameter grad_clip default 1.000000e+00
+// ADAMW-NEXT: %[[SCALE:[a-z0-9_]+]], %{{[a-z0-9_]+}} = tfm.clip_scale %[[TOTAL]] max_norm %grad_clip
+// ADAMW-NEXT: %lr = tfm.hyperparameter lr default 1.000000e-03
+// ADAMW-NEXT: %beta1 = tfm.hyperparameter beta1 default
+// ADAMW-NEXT: %beta2 = tfm.hyperparameter beta2 default
+// ADAMW-NEXT: %eps = tfm.hyperparameter eps default
+// ADAMW-NEXT: %weight_decay = tfm.hyperparameter weight_decay default
+// ADAMW-NEXT: tfm.adamw_update @fc.weight, %{{[a-z0-9]+}} scale %[[SCALE]] lr %lr {{.*}} : tensor<8x4xf32, #dist.layout<@mesh, tp = S(1)>>, tensor<f32>
+// ADAMW-NEXT: tfm.adamw_update @proj.weight, %{{[a-z0-9]+}} scale %[[SCALE]] lr %lr {{.*}} : tensor<4x8xf32, #dist.layout<@mesh, tp = S(0)>>, tensor<f32>
+// ADAMW-NEXT: tfm.adamw_update @ln.weight, %{{[a-z0-9]+}} scale %[[SCALE]] lr %lr {{.*}} : tensor<8xf32>, tensor<f32>
 // ADAMW-NEXT: return
 // ADAMW-NOT: dist.all_reduce
 dist.mesh @mesh ["tp" = 2] roles [tensor]

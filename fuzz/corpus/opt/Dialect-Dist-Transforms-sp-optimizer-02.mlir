@@ -4,7 +4,10 @@
 // SGD-LABEL: func.func @train_step
 // SGD-SAME: (%[[LOSS:[a-z0-9]+]]: tensor<f32>, %[[DT:[a-z0-9]+]]: tensor<16x8xf32>)
 // SGD: %[[SQ:[0-9]+]] = tfm.sum_squares %[[DT]] : tensor<16x8xf32> -> tensor<f32>
-// SGD-NEXT: %[[SCALE:[a-z0-9_]+]], %[[NORM:[a-z0-9_]+]] = tfm.clip_scale %[[SQ]] max_norm 0.000000e+00
+// SGD-NEXT: %grad_clip = tfm.hyperparameter grad_clip default 0.000000e+00
+// SGD-NEXT: %[[SCALE:[a-z0-9_]+]], %[[NORM:[a-z0-9_]+]] = tfm.clip_scale %[[SQ]] max_norm %grad_clip
+// SGD-NEXT: %lr = tfm.hyperparameter lr default
+// SGD-NEXT: %weight_decay = tfm.hyperparameter weight_decay default
 // SGD-NEXT: tfm.sgd_update @wte, %[[DT]] scale %[[SCALE]]
 // SGD-NEXT: tfm.sgd_update @head, %[[DT]] scale %[[SCALE]]
 // SGD-NEXT: return %[[LOSS]], %[[NORM]], %[[DT]], %[[DT]] :

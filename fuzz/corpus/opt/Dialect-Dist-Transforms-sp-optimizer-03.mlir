@@ -11,8 +11,11 @@
 // SGD-NEXT: %[[S1:[0-9]+]] = tfm.sum_squares %[[DC]] : tensor<3xf32> -> tensor<f32>
 // SGD-NEXT: %[[RED:[0-9]+]] = dist.all_reduce %[[S0]] on @mesh["dp"] sum : tensor<f32, #dist.layout<@mesh, dp = P>> -> tensor<f32>
 // SGD-NEXT: %[[TOTAL:[0-9]+]] = tfm.add %[[RED]], %[[S1]] : tensor<f32>
+// SGD-NEXT: %grad_clip = tfm.hyperparameter grad_clip default
 // SGD-NEXT: %[[SCALE:[a-z0-9_]+]], %[[NORM:[a-z0-9_]+]] = tfm.clip_scale %[[TOTAL]]
-// SGD-NEXT: tfm.sgd_update @w, %[[DW]] scale %[[SCALE]] lr 1.000000e-01 weight_decay 1.000000e-02 : tensor<2x8xf32, #dist.layout<@mesh, dp = S(0)>>, tensor<f32>
+// SGD-NEXT: %lr = tfm.hyperparameter lr default 1.000000e-01
+// SGD-NEXT: %weight_decay = tfm.hyperparameter weight_decay default 1.000000e-02
+// SGD-NEXT: tfm.sgd_update @w, %[[DW]] scale %[[SCALE]] lr %lr weight_decay %weight_decay : tensor<2x8xf32, #dist.layout<@mesh, dp = S(0)>>, tensor<f32>
 // SGD-NEXT: tfm.sgd_update @c, %[[DC]] scale %[[SCALE]]
 // SGD-NEXT: dist.all_gather_param @w on @mesh["dp"] : tensor<4x8xf32>
 // SGD-NEXT: return %[[LOSS]], %[[NORM]], %[[DW]], %[[DC]] :

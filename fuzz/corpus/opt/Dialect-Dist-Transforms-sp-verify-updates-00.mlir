@@ -15,12 +15,14 @@ tfm.param @b : tensor<4xf32> init zeros tie "t"
 func.func @train_step(%gw: tensor<8xf32>, %gt: tensor<4xf32>, %s: tensor<f32>)
     -> (tensor<8xf32> {tfm.grad_of = @w}, tensor<4xf32> {tfm.grad_of = @a},
         tensor<4xf32> {tfm.grad_of = @b}) attributes {tfm.train_step, tfm.optimizer = "sgd"} {
+  %lr = tfm.hyperparameter lr default 0.1
+  %weight_decay = tfm.hyperparameter weight_decay default 0.0
   %w = tfm.get_param @w : tensor<8xf32>
   %a = tfm.get_param @a : tensor<4xf32>
   %b = tfm.get_param @b : tensor<4xf32>
-  tfm.sgd_update @w, %gw scale %s lr 0.1 weight_decay 0.0 : tensor<8xf32>, tensor<f32>
-  tfm.sgd_update @a, %gt scale %s lr 0.1 weight_decay 0.0 : tensor<4xf32>, tensor<f32>
-  tfm.sgd_update @b, %gt scale %s lr 0.1 weight_decay 0.0 : tensor<4xf32>, tensor<f32>
+  tfm.sgd_update @w, %gw scale %s lr %lr weight_decay %weight_decay : tensor<8xf32>, tensor<f32>
+  tfm.sgd_update @a, %gt scale %s lr %lr weight_decay %weight_decay : tensor<4xf32>, tensor<f32>
+  tfm.sgd_update @b, %gt scale %s lr %lr weight_decay %weight_decay : tensor<4xf32>, tensor<f32>
   return %gw, %gt, %gt : tensor<8xf32>, tensor<4xf32>, tensor<4xf32>
 }
 

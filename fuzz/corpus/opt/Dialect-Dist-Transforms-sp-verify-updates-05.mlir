@@ -4,11 +4,13 @@ tfm.param @w : tensor<8xf32> init zeros
 tfm.param @v : tensor<8xf32> init zeros
 func.func @train_step(%gw: tensor<8xf32>, %s: tensor<f32>)
     -> (tensor<8xf32> {tfm.grad_of = @w}) attributes {tfm.train_step, tfm.optimizer = "sgd"} {
+  %lr = tfm.hyperparameter lr default 0.1
+  %weight_decay = tfm.hyperparameter weight_decay default 0.0
   %w = tfm.get_param @w : tensor<8xf32>
   %v = tfm.get_param @v : tensor<8xf32>
-  tfm.sgd_update @w, %gw scale %s lr 0.1 weight_decay 0.0 : tensor<8xf32>, tensor<f32>
+  tfm.sgd_update @w, %gw scale %s lr %lr weight_decay %weight_decay : tensor<8xf32>, tensor<f32>
   // expected-error @+1 {{'tfm.sgd_update' op updates parameter @v, but @train_step returns no gradient of it (no result has tfm.grad_of = @v)}}
-  tfm.sgd_update @v, %gw scale %s lr 0.1 weight_decay 0.0 : tensor<8xf32>, tensor<f32>
+  tfm.sgd_update @v, %gw scale %s lr %lr weight_decay %weight_decay : tensor<8xf32>, tensor<f32>
   return %gw : tensor<8xf32>
 }
 

@@ -5,7 +5,9 @@ tfm.param @w : tensor<8xf32> init zeros
 func.func @train_step(%g0: tensor<8xf32>, %g1: tensor<8xf32>, %s: tensor<f32>)
     -> (tensor<8xf32> {tfm.grad_of = @w}, tensor<8xf32> {tfm.grad_of = @w})
     attributes {tfm.train_step, tfm.optimizer = "sgd"} {
+  %lr = tfm.hyperparameter lr default 0.1
+  %weight_decay = tfm.hyperparameter weight_decay default 0.0
   %w = tfm.get_param @w : tensor<8xf32>
-  tfm.sgd_update @w, %g0 scale %s lr 0.1 weight_decay 0.0 : tensor<8xf32>, tensor<f32>
+  tfm.sgd_update @w, %g0 scale %s lr %lr weight_decay %weight_decay : tensor<8xf32>, tensor<f32>
   return %g0, %g1 : tensor<8xf32>, tensor<8xf32>
 }

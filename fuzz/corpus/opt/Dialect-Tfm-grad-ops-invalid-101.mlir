@@ -1,10 +1,7 @@
 
-tfm.param @w : tensor<8x8xf32> init normal(0.02)
-tfm.param @v : tensor<8x8xf32> init normal(0.02)
-func.func @reads_another(%g: tensor<8x8xf32>, %s: tensor<f32>) {
-  %v = tfm.get_param @v : tensor<8x8xf32>
-  // expected-error @+1 {{updates @w with a gradient of type 'tensor<8x8xf32>', which is not how the function reads it}}
-  tfm.sgd_update @w, %g scale %s lr 0.1 weight_decay 0.0 : tensor<8x8xf32>, tensor<f32>
+func.func @lr_zero() {
+  // expected-error @+1 {{default of lr must be finite and > 0, got 0.000000e+00}}
+  %lr = tfm.hyperparameter lr default 0.0
   return
 }
 

@@ -1,11 +1,7 @@
 
-// The function reads this rank's shard: a gradient of the whole parameter
-// does not match it.
-tfm.param @w : tensor<16x48xf32, #dist.layout<@mesh, tp = S(1)>> init normal(0.02)
-func.func @whole_vs_shard(%g: tensor<16x48xf32, #dist.layout<@mesh, tp = S(1)>>, %s: tensor<f32>) {
-  %w = tfm.get_param @w : tensor<16x24xf32, #dist.layout<@mesh, tp = S(1)>>
-  // expected-error @+1 {{updates @w with a gradient of type 'tensor<16x48xf32, #dist.layout<@mesh, tp = S(1)>>', which is not how the function reads it}}
-  tfm.sgd_update @w, %g scale %s lr 0.1 weight_decay 0.0 : tensor<16x48xf32, #dist.layout<@mesh, tp = S(1)>>, tensor<f32>
+func.func @lr_negative() {
+  // expected-error @+1 {{default of lr must be finite and > 0, got -1.000000e-03}}
+  %lr = tfm.hyperparameter lr default -1.0e-03
   return
 }
 

@@ -1,10 +1,7 @@
 
-// The gradient must carry the parameter's layout.
-tfm.param @w : tensor<16x48xf32, #dist.layout<@mesh, tp = S(1)>> init normal(0.02)
-func.func @layout_dropped(%g: tensor<16x24xf32>, %s: tensor<f32>) {
-  %w = tfm.get_param @w : tensor<16x24xf32, #dist.layout<@mesh, tp = S(1)>>
-  // expected-error @+1 {{updates @w with a gradient of type 'tensor<16x24xf32>', which is not how the function reads it}}
-  tfm.sgd_update @w, %g scale %s lr 0.1 weight_decay 0.0 : tensor<16x24xf32>, tensor<f32>
+func.func @eps_zero() {
+  // expected-error @+1 {{default of eps must be finite and > 0, got 0.000000e+00}}
+  %eps = tfm.hyperparameter eps default 0.0
   return
 }
 

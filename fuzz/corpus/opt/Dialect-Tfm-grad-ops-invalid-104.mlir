@@ -1,9 +1,7 @@
 
-tfm.param @w : tensor<8x8xf32> init normal(0.02)
-func.func @element_type(%g: tensor<8x8xbf16>, %s: tensor<f32>) {
-  %w = tfm.get_param @w : tensor<8x8xf32>
-  // expected-error @+1 {{updates @w with a gradient of type 'tensor<8x8xbf16>', which is not how the function reads it}}
-  tfm.sgd_update @w, %g scale %s lr 0.1 weight_decay 0.0 : tensor<8x8xbf16>, tensor<f32>
+func.func @eps_negative() {
+  // expected-error @+1 {{default of eps must be finite and > 0, got -1.000000e-08}}
+  %eps = tfm.hyperparameter eps default -1.0e-08
   return
 }
 

@@ -1,13 +1,7 @@
 
-tfm.param @w : tensor<8x8xf32> init normal(0.02)
-func.func @scale_not_scalar(%g: tensor<8x8xf32>, %s: tensor<f32>, %t: tensor<1xf32>) {
-  %w = tfm.get_param @w : tensor<8x8xf32>
-  // expected-error @+1 {{operand #1 must be 0D tensor of 32-bit float values, but got 'tensor<1xf32>'}}
-  tfm.sgd_update @w, %g scale %t lr 0.1 weight_decay 0.0 : tensor<8x8xf32>, tensor<1xf32>
+func.func @weight_decay_negative() {
+  // expected-error @+1 {{default of weight_decay must be finite and >= 0, got -1.000000e-02}}
+  %wd = tfm.hyperparameter weight_decay default -0.01
   return
 }
-
-//===----------------------------------------------------------------------===//
-// tfm.adamw_update
-//===----------------------------------------------------------------------===//
 

@@ -1,9 +1,7 @@
 
-tfm.param @w : tensor<8x8xf32> init normal(0.02)
-func.func @lr_zero(%g: tensor<8x8xf32>, %s: tensor<f32>) {
-  %w = tfm.get_param @w : tensor<8x8xf32>
-  // expected-error @+1 {{lr and eps must be > 0 and weight_decay >= 0}}
-  tfm.adamw_update @w, %g scale %s lr 0.0 betas 0.9, 0.999 eps 1.0e-08 weight_decay 0.0 : tensor<8x8xf32>, tensor<f32>
+func.func @max_norm_negative() {
+  // expected-error @+1 {{default of grad_clip must be finite and >= 0, got -1.000000e+00}}
+  %clip = tfm.hyperparameter grad_clip default -1.0
   return
 }
 

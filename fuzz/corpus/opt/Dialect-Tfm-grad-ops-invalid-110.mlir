@@ -1,9 +1,7 @@
 
-tfm.param @w : tensor<8x8xf32> init normal(0.02)
-func.func @weight_decay_negative(%g: tensor<8x8xf32>, %s: tensor<f32>) {
-  %w = tfm.get_param @w : tensor<8x8xf32>
-  // expected-error @+1 {{lr and eps must be > 0 and weight_decay >= 0}}
-  tfm.adamw_update @w, %g scale %s lr 1.0e-03 betas 0.9, 0.999 eps 1.0e-08 weight_decay -0.01 : tensor<8x8xf32>, tensor<f32>
+func.func @beta1_negative() {
+  // expected-error @+1 {{default of beta1 must be in [0, 1), got -1.000000e-01}}
+  %b = tfm.hyperparameter beta1 default -0.1
   return
 }
 

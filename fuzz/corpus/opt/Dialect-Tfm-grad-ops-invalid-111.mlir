@@ -1,9 +1,7 @@
 
-tfm.param @w : tensor<8x8xf32> init normal(0.02)
-func.func @beta1_one(%g: tensor<8x8xf32>, %s: tensor<f32>) {
-  %w = tfm.get_param @w : tensor<8x8xf32>
-  // expected-error @+1 {{betas must be in [0, 1), got 1.000000e+00, 9.990000e-01}}
-  tfm.adamw_update @w, %g scale %s lr 1.0e-03 betas 1.0, 0.999 eps 1.0e-08 weight_decay 0.0 : tensor<8x8xf32>, tensor<f32>
+func.func @beta2_above_one() {
+  // expected-error @+1 {{default of beta2 must be in [0, 1), got 1.500000e+00}}
+  %b = tfm.hyperparameter beta2 default 1.5
   return
 }
 

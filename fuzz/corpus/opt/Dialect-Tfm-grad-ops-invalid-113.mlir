@@ -1,9 +1,11 @@
 
-tfm.param @w : tensor<8x8xf32> init normal(0.02)
-func.func @beta1_negative(%g: tensor<8x8xf32>, %s: tensor<f32>) {
-  %w = tfm.get_param @w : tensor<8x8xf32>
-  // expected-error @+1 {{betas must be in [0, 1), got -1.000000e-01, 9.990000e-01}}
-  tfm.adamw_update @w, %g scale %s lr 1.0e-03 betas -0.1, 0.999 eps 1.0e-08 weight_decay 0.0 : tensor<8x8xf32>, tensor<f32>
+// A block reads each hyperparameter once: two reads could give one name
+// two defaults.
+func.func @read_twice() {
+  // expected-note @+1 {{the first read}}
+  %lr = tfm.hyperparameter lr default 1.0e-03
+  // expected-error @+1 {{reads hyperparameter lr a second time in its block}}
+  %lr2 = tfm.hyperparameter lr default 2.0e-03
   return
 }
 

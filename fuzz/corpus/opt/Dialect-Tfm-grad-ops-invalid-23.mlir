@@ -1,7 +1,7 @@
 
-func.func @dx_element_type(%dy: tensor<8x2x16xf32>, %x: tensor<8x2x16xf32>, %w: tensor<16xf32>) {
-  // expected-error @+1 {{dx must have shape [8, 2, 16] and element type 'f32', got 'tensor<8x2x16xbf16>'}}
-  %0:3 = tfm.layer_norm_grad %dy, %x, %w eps 1.0e-05 : (tensor<8x2x16xf32>, tensor<8x2x16xf32>, tensor<16xf32>) -> (tensor<8x2x16xbf16>, tensor<16xf32>, tensor<16xf32>)
+func.func @dweight_shape(%dy: tensor<8x2x16xf32>, %x: tensor<8x2x16xf32>, %w: tensor<16xf32>) {
+  // expected-error @+1 {{a weight gradient must have shape [16] and element type 'f32', got 'tensor<1x16xf32>'}}
+  %0:3 = tfm.layer_norm_grad %dy, %x, %w eps 1.0e-05 : (tensor<8x2x16xf32>, tensor<8x2x16xf32>, tensor<16xf32>) -> (tensor<8x2x16xf32>, tensor<1x16xf32>, tensor<16xf32>)
   return
 }
 

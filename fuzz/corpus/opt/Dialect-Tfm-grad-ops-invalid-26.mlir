@@ -1,11 +1,8 @@
 
-func.func @dbias_shape(%dy: tensor<8x2x16xf32>, %x: tensor<8x2x16xf32>, %w: tensor<16xf32>) {
-  // expected-error @+1 {{a weight gradient must have shape [16] and element type 'f32', got 'tensor<32xf32>'}}
-  %0:3 = tfm.layer_norm_grad %dy, %x, %w eps 1.0e-05 : (tensor<8x2x16xf32>, tensor<8x2x16xf32>, tensor<16xf32>) -> (tensor<8x2x16xf32>, tensor<16xf32>, tensor<32xf32>)
+// The input needs a last (normalised) dimension.
+func.func @scalar_input(%dy: tensor<f32>, %x: tensor<f32>, %w: tensor<1xf32>) {
+  // expected-error @+1 {{dy and the input must have the same shape}}
+  %0:2 = tfm.rms_norm_grad %dy, %x, %w eps 1.0e-06 : (tensor<f32>, tensor<f32>, tensor<1xf32>) -> (tensor<f32>, tensor<1xf32>)
   return
 }
-
-//===----------------------------------------------------------------------===//
-// tfm.rms_norm_grad
-//===----------------------------------------------------------------------===//
 

@@ -1,7 +1,11 @@
 
-func.func @dy_shape(%dy: tensor<8x2x32xf32>, %x: tensor<8x2x16xf32>, %w: tensor<16xf32>) {
-  // expected-error @+1 {{dy and the input must have the same shape}}
-  %0:2 = tfm.rms_norm_grad %dy, %x, %w eps 1.0e-06 : (tensor<8x2x32xf32>, tensor<8x2x16xf32>, tensor<16xf32>) -> (tensor<8x2x16xf32>, tensor<16xf32>)
+func.func @dweight_shape(%dy: tensor<8x2x16xf32>, %x: tensor<8x2x16xf32>, %w: tensor<16xf32>) {
+  // expected-error @+1 {{a weight gradient must have shape [16] and element type 'f32', got 'tensor<8xf32>'}}
+  %0:2 = tfm.rms_norm_grad %dy, %x, %w eps 1.0e-06 : (tensor<8x2x16xf32>, tensor<8x2x16xf32>, tensor<16xf32>) -> (tensor<8x2x16xf32>, tensor<8xf32>)
   return
 }
+
+//===----------------------------------------------------------------------===//
+// tfm.gelu_grad / tfm.silu_grad
+//===----------------------------------------------------------------------===//
 

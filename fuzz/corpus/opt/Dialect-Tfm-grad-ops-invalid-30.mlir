@@ -1,8 +1,7 @@
 
-// The input needs a last (normalised) dimension.
-func.func @scalar_input(%dy: tensor<f32>, %x: tensor<f32>, %w: tensor<1xf32>) {
-  // expected-error @+1 {{dy and the input must have the same shape}}
-  %0:2 = tfm.rms_norm_grad %dy, %x, %w eps 1.0e-06 : (tensor<f32>, tensor<f32>, tensor<1xf32>) -> (tensor<f32>, tensor<1xf32>)
+func.func @gelu_input_type(%dy: tensor<8x2x64xf32>, %x: tensor<8x2x64xbf16>) {
+  // expected-error @+1 {{failed to verify that all of {dy, input, dx} have same type}}
+  %0 = "tfm.gelu_grad"(%dy, %x) {approximate = 1 : i32} : (tensor<8x2x64xf32>, tensor<8x2x64xbf16>) -> tensor<8x2x64xf32>
   return
 }
 

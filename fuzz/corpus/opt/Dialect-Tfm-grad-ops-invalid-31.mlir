@@ -1,7 +1,7 @@
 
-func.func @dx_shape(%dy: tensor<8x2x16xf32>, %x: tensor<8x2x16xf32>, %w: tensor<16xf32>) {
-  // expected-error @+1 {{dx must have shape [8, 2, 16] and element type 'f32', got 'tensor<8x2x8xf32>'}}
-  %0:2 = tfm.rms_norm_grad %dy, %x, %w eps 1.0e-06 : (tensor<8x2x16xf32>, tensor<8x2x16xf32>, tensor<16xf32>) -> (tensor<8x2x8xf32>, tensor<16xf32>)
+func.func @gelu_result_type(%dy: tensor<8x2x64xf32>, %x: tensor<8x2x64xf32>) {
+  // expected-error @+1 {{failed to verify that all of {dy, input, dx} have same type}}
+  %0 = "tfm.gelu_grad"(%dy, %x) {approximate = 0 : i32} : (tensor<8x2x64xf32>, tensor<8x2x64xf32>) -> tensor<8x128xf32>
   return
 }
 

@@ -1,7 +1,7 @@
 
-func.func @weight_element_type(%dy: tensor<8x2x16xf32>, %x: tensor<8x2x16xf32>, %w: tensor<16xbf16>) {
-  // expected-error @+1 {{the weight must have shape [16] and element type 'f32', got 'tensor<16xbf16>'}}
-  %0:2 = tfm.rms_norm_grad %dy, %x, %w eps 1.0e-06 : (tensor<8x2x16xf32>, tensor<8x2x16xf32>, tensor<16xbf16>) -> (tensor<8x2x16xf32>, tensor<16xf32>)
+func.func @gelu_approximation(%dy: tensor<8x2x64xf32>, %x: tensor<8x2x64xf32>) {
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'approximate' [none, tanh]}}
+  %0 = tfm.gelu_grad %dy, %x approximate erf : tensor<8x2x64xf32>
   return
 }
 

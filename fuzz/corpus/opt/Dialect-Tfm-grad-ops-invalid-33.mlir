@@ -1,11 +1,7 @@
 
-func.func @dweight_shape(%dy: tensor<8x2x16xf32>, %x: tensor<8x2x16xf32>, %w: tensor<16xf32>) {
-  // expected-error @+1 {{a weight gradient must have shape [16] and element type 'f32', got 'tensor<8xf32>'}}
-  %0:2 = tfm.rms_norm_grad %dy, %x, %w eps 1.0e-06 : (tensor<8x2x16xf32>, tensor<8x2x16xf32>, tensor<16xf32>) -> (tensor<8x2x16xf32>, tensor<8xf32>)
+func.func @silu_input_type(%dy: tensor<8x2x88xf32>, %x: tensor<8x2x44xf32>) {
+  // expected-error @+1 {{failed to verify that all of {dy, input, dx} have same type}}
+  %0 = "tfm.silu_grad"(%dy, %x) : (tensor<8x2x88xf32>, tensor<8x2x44xf32>) -> tensor<8x2x88xf32>
   return
 }
-
-//===----------------------------------------------------------------------===//
-// tfm.gelu_grad / tfm.silu_grad
-//===----------------------------------------------------------------------===//
 

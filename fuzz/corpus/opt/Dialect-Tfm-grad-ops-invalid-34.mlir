@@ -1,7 +1,11 @@
 
-func.func @gelu_input_type(%dy: tensor<8x2x64xf32>, %x: tensor<8x2x64xbf16>) {
+func.func @silu_result_type(%dy: tensor<8x2x88xf32>, %x: tensor<8x2x88xf32>) {
   // expected-error @+1 {{failed to verify that all of {dy, input, dx} have same type}}
-  %0 = "tfm.gelu_grad"(%dy, %x) {approximate = 1 : i32} : (tensor<8x2x64xf32>, tensor<8x2x64xbf16>) -> tensor<8x2x64xf32>
+  %0 = "tfm.silu_grad"(%dy, %x) : (tensor<8x2x88xf32>, tensor<8x2x88xf32>) -> tensor<8x2x88xf16>
   return
 }
+
+//===----------------------------------------------------------------------===//
+// tfm.scale / tfm.fill
+//===----------------------------------------------------------------------===//
 

@@ -1,7 +1,7 @@
 
-func.func @gelu_result_type(%dy: tensor<8x2x64xf32>, %x: tensor<8x2x64xf32>) {
-  // expected-error @+1 {{failed to verify that all of {dy, input, dx} have same type}}
-  %0 = "tfm.gelu_grad"(%dy, %x) {approximate = 0 : i32} : (tensor<8x2x64xf32>, tensor<8x2x64xf32>) -> tensor<8x128xf32>
+func.func @scale_result_type(%x: tensor<8x2x16xf32>) {
+  // expected-error @+1 {{requires the same type for all operands and results}}
+  %0 = "tfm.scale"(%x) {factor = 2.0 : f64} : (tensor<8x2x16xf32>) -> tensor<8x2x16xbf16>
   return
 }
 

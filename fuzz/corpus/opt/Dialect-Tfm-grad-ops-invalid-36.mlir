@@ -1,7 +1,7 @@
 
-func.func @gelu_approximation(%dy: tensor<8x2x64xf32>, %x: tensor<8x2x64xf32>) {
-  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'approximate' [none, tanh]}}
-  %0 = tfm.gelu_grad %dy, %x approximate erf : tensor<8x2x64xf32>
+func.func @scale_integer(%x: tensor<8xi32>) {
+  // expected-error @+1 {{operand #0 must be ranked tensor of 32-bit float or bfloat16 type or 16-bit float values, but got 'tensor<8xi32>'}}
+  %0 = tfm.scale %x by 2.0 : tensor<8xi32>
   return
 }
 

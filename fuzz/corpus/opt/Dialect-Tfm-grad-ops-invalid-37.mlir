@@ -1,7 +1,11 @@
 
-func.func @silu_input_type(%dy: tensor<8x2x88xf32>, %x: tensor<8x2x44xf32>) {
-  // expected-error @+1 {{failed to verify that all of {dy, input, dx} have same type}}
-  %0 = "tfm.silu_grad"(%dy, %x) : (tensor<8x2x88xf32>, tensor<8x2x44xf32>) -> tensor<8x2x88xf32>
+func.func @fill_integer() {
+  // expected-error @+1 {{result #0 must be ranked tensor of 32-bit float or bfloat16 type or 16-bit float values, but got 'tensor<8xi64>'}}
+  %0 = tfm.fill 0.0 : tensor<8xi64>
   return
 }
+
+//===----------------------------------------------------------------------===//
+// tfm.embedding_grad
+//===----------------------------------------------------------------------===//
 

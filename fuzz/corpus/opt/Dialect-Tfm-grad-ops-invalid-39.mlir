@@ -1,7 +1,7 @@
 
-func.func @scale_result_type(%x: tensor<8x2x16xf32>) {
-  // expected-error @+1 {{requires the same type for all operands and results}}
-  %0 = "tfm.scale"(%x) {factor = 2.0 : f64} : (tensor<8x2x16xf32>) -> tensor<8x2x16xbf16>
+func.func @dy_tokens(%ids: tensor<8x2xi64>, %dy: tensor<2x8x16xf32>) {
+  // expected-error @+1 {{dy must have the ids' shape followed by the hidden size, got [2, 8, 16]}}
+  %0 = tfm.embedding_grad %ids, %dy : (tensor<8x2xi64>, tensor<2x8x16xf32>) -> tensor<64x16xf32>
   return
 }
 

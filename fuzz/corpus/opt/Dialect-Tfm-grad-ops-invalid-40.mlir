@@ -1,7 +1,7 @@
 
-func.func @scale_integer(%x: tensor<8xi32>) {
-  // expected-error @+1 {{operand #0 must be ranked tensor of 32-bit float or bfloat16 type or 16-bit float values, but got 'tensor<8xi32>'}}
-  %0 = tfm.scale %x by 2.0 : tensor<8xi32>
+func.func @table_rank(%ids: tensor<8x2xi64>, %dy: tensor<8x2x16xf32>) {
+  // expected-error @+1 {{the table gradient must be [vocab, 16], got 'tensor<1024xf32>'}}
+  %0 = tfm.embedding_grad %ids, %dy : (tensor<8x2xi64>, tensor<8x2x16xf32>) -> tensor<1024xf32>
   return
 }
 

@@ -1,11 +1,7 @@
 
-func.func @fill_integer() {
-  // expected-error @+1 {{result #0 must be ranked tensor of 32-bit float or bfloat16 type or 16-bit float values, but got 'tensor<8xi64>'}}
-  %0 = tfm.fill 0.0 : tensor<8xi64>
+func.func @table_hidden(%ids: tensor<8x2xi64>, %dy: tensor<8x2x16xf32>) {
+  // expected-error @+1 {{the table gradient must be [vocab, 16], got 'tensor<64x32xf32>'}}
+  %0 = tfm.embedding_grad %ids, %dy : (tensor<8x2xi64>, tensor<8x2x16xf32>) -> tensor<64x32xf32>
   return
 }
-
-//===----------------------------------------------------------------------===//
-// tfm.embedding_grad
-//===----------------------------------------------------------------------===//
 

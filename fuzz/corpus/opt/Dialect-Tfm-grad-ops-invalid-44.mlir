@@ -1,7 +1,7 @@
 
-func.func @table_rank(%ids: tensor<8x2xi64>, %dy: tensor<8x2x16xf32>) {
-  // expected-error @+1 {{the table gradient must be [vocab, 16], got 'tensor<1024xf32>'}}
-  %0 = tfm.embedding_grad %ids, %dy : (tensor<8x2xi64>, tensor<8x2x16xf32>) -> tensor<1024xf32>
+func.func @heads_multiple(%d: tensor<8x2x16xf32>) {
+  // expected-error @+1 {{heads must be a positive multiple of kv_heads and head_dim positive}}
+  %0 = tfm.qkv_concat %d, %d, %d packing blocks heads 4 kv_heads 3 head_dim 4 : tensor<8x2x16xf32>, tensor<8x2x16xf32>, tensor<8x2x16xf32> -> tensor<8x2x48xf32>
   return
 }
 

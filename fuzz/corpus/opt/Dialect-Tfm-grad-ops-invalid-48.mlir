@@ -1,7 +1,8 @@
 
-func.func @heads_multiple(%d: tensor<8x2x16xf32>) {
-  // expected-error @+1 {{heads must be a positive multiple of kv_heads and head_dim positive}}
-  %0 = tfm.qkv_concat %d, %d, %d packing blocks heads 4 kv_heads 3 head_dim 4 : tensor<8x2x16xf32>, tensor<8x2x16xf32>, tensor<8x2x16xf32> -> tensor<8x2x48xf32>
+// Grouped-query: k and v have kv_heads * head_dim = 16 features.
+func.func @dk_features(%dq: tensor<8x2x32xf32>, %dkv: tensor<8x2x32xf32>) {
+  // expected-error @+1 {{dk must have shape [8, 2, 16] and element type 'f32', got 'tensor<8x2x32xf32>'}}
+  %0 = tfm.qkv_concat %dq, %dkv, %dkv packing blocks heads 4 kv_heads 2 head_dim 8 : tensor<8x2x32xf32>, tensor<8x2x32xf32>, tensor<8x2x32xf32> -> tensor<8x2x64xf32>
   return
 }
 

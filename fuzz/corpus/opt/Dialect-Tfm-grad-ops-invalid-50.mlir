@@ -1,7 +1,7 @@
 
-func.func @head_dim_zero(%d: tensor<8x2x16xf32>) {
-  // expected-error @+1 {{heads must be a positive multiple of kv_heads and head_dim positive}}
-  %0 = tfm.qkv_concat %d, %d, %d packing blocks heads 4 kv_heads 4 head_dim 0 : tensor<8x2x16xf32>, tensor<8x2x16xf32>, tensor<8x2x16xf32> -> tensor<8x2x48xf32>
+func.func @dv_element_type(%dq: tensor<8x2x32xf32>, %dk: tensor<8x2x16xf32>, %dv: tensor<8x2x16xbf16>) {
+  // expected-error @+1 {{dv must have shape [8, 2, 16] and element type 'f32', got 'tensor<8x2x16xbf16>'}}
+  %0 = tfm.qkv_concat %dq, %dk, %dv packing heads heads 4 kv_heads 2 head_dim 8 : tensor<8x2x32xf32>, tensor<8x2x16xf32>, tensor<8x2x16xbf16> -> tensor<8x2x64xf32>
   return
 }
 

@@ -1,7 +1,7 @@
 
-func.func @result_element_type(%d: tensor<8x2x16xf32>) {
-  // expected-error @+1 {{the result must have shape [8, 2, 48] and element type 'f32', got 'tensor<8x2x48xbf16>'}}
-  %0 = tfm.qkv_concat %d, %d, %d packing heads heads 4 kv_heads 4 head_dim 4 : tensor<8x2x16xf32>, tensor<8x2x16xf32>, tensor<8x2x16xf32> -> tensor<8x2x48xbf16>
+func.func @dy_features(%d: tensor<8x2x8xf32>) {
+  // expected-error @+1 {{dy's last dimension must be heads * factor * head_dim = 16}}
+  %0 = tfm.repeat_heads_grad %d heads 2 head_dim 4 factor 2 : tensor<8x2x8xf32> -> tensor<8x2x8xf32>
   return
 }
 

@@ -1,7 +1,7 @@
 
-func.func @dx_features(%d: tensor<8x2x16xf32>) {
-  // expected-error @+1 {{dx must have shape [8, 2, 8] and element type 'f32', got 'tensor<8x2x16xf32>'}}
-  %0 = tfm.repeat_heads_grad %d heads 2 head_dim 4 factor 2 : tensor<8x2x16xf32> -> tensor<8x2x16xf32>
+func.func @dq_type(%do: tensor<8x2x32xf32>, %q: tensor<8x2x32xf32>, %kv: tensor<8x2x16xf32>) {
+  // expected-error @+1 {{dq, dk and dv must have the types of q, k and v}}
+  %0:3 = tfm.attention_grad %do, %q, %kv, %kv heads 4 kv_heads 2 head_dim 8 : tensor<8x2x32xf32>, tensor<8x2x32xf32>, tensor<8x2x16xf32>, tensor<8x2x16xf32> -> tensor<8x2x16xf32>, tensor<8x2x16xf32>, tensor<8x2x16xf32>
   return
 }
 

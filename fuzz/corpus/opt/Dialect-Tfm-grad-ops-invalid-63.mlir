@@ -1,11 +1,8 @@
 
-func.func @dx_element_type(%d: tensor<8x2x16xf32>) {
-  // expected-error @+1 {{dx must have shape [8, 2, 8] and element type 'f32', got 'tensor<8x2x8xf16>'}}
-  %0 = tfm.repeat_heads_grad %d heads 2 head_dim 4 factor 2 : tensor<8x2x16xf32> -> tensor<8x2x8xf16>
+// Grouped-query: dk has k's 16 features, not q's 32.
+func.func @dk_type(%do: tensor<8x2x32xf32>, %q: tensor<8x2x32xf32>, %kv: tensor<8x2x16xf32>) {
+  // expected-error @+1 {{dq, dk and dv must have the types of q, k and v}}
+  %0:3 = tfm.attention_grad %do, %q, %kv, %kv heads 4 kv_heads 2 head_dim 8 : tensor<8x2x32xf32>, tensor<8x2x32xf32>, tensor<8x2x16xf32>, tensor<8x2x16xf32> -> tensor<8x2x32xf32>, tensor<8x2x32xf32>, tensor<8x2x16xf32>
   return
 }
-
-//===----------------------------------------------------------------------===//
-// tfm.attention_grad
-//===----------------------------------------------------------------------===//
 

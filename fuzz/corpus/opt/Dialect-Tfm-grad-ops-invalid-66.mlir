@@ -1,7 +1,7 @@
 
-func.func @dq_type(%do: tensor<8x2x32xf32>, %q: tensor<8x2x32xf32>, %kv: tensor<8x2x16xf32>) {
-  // expected-error @+1 {{dq, dk and dv must have the types of q, k and v}}
-  %0:3 = tfm.attention_grad %do, %q, %kv, %kv heads 4 kv_heads 2 head_dim 8 : tensor<8x2x32xf32>, tensor<8x2x32xf32>, tensor<8x2x16xf32>, tensor<8x2x16xf32> -> tensor<8x2x16xf32>, tensor<8x2x16xf32>, tensor<8x2x16xf32>
+func.func @labels_shape(%l: tensor<8x2x64xf32>, %lab: tensor<2x8xi64>, %d: tensor<f32>) {
+  // expected-error @+1 {{labels must have the logits' shape without the vocabulary}}
+  %0 = tfm.cross_entropy_grad %l, %lab, %d ignore_index -100 : (tensor<8x2x64xf32>, tensor<2x8xi64>, tensor<f32>) -> tensor<8x2x64xf32>
   return
 }
 

@@ -1,11 +1,7 @@
 
-func.func @float_positions(%do: tensor<8x2x32xf32>, %q: tensor<8x2x32xf32>, %kv: tensor<8x2x16xf32>, %pos: tensor<8x2xf32>) {
-  // expected-error @+1 {{operand #4 must be ranked tensor of 32-bit signless integer or 64-bit signless integer values, but got 'tensor<8x2xf32>'}}
-  %0:3 = tfm.attention_grad %do, %q, %kv, %kv positions %pos heads 4 kv_heads 2 head_dim 8 : tensor<8x2x32xf32>, tensor<8x2x32xf32>, tensor<8x2x16xf32>, tensor<8x2x16xf32>, tensor<8x2xf32> -> tensor<8x2x32xf32>, tensor<8x2x16xf32>, tensor<8x2x16xf32>
+func.func @result_type(%l: tensor<8x2x64xbf16>, %lab: tensor<8x2xi64>, %d: tensor<f32>) {
+  // expected-error @+1 {{the result must have the logits' type}}
+  %0 = tfm.cross_entropy_grad %l, %lab, %d ignore_index -100 : (tensor<8x2x64xbf16>, tensor<8x2xi64>, tensor<f32>) -> tensor<8x2x64xf32>
   return
 }
-
-//===----------------------------------------------------------------------===//
-// tfm.cross_entropy_grad
-//===----------------------------------------------------------------------===//
 

@@ -1,7 +1,7 @@
 
-func.func @labels_rank(%l: tensor<8x2x64xf32>, %lab: tensor<8x2x64xi64>, %d: tensor<f32>) {
-  // expected-error @+1 {{labels must have the logits' shape without the vocabulary}}
-  %0 = tfm.cross_entropy_grad %l, %lab, %d ignore_index -100 : (tensor<8x2x64xf32>, tensor<8x2x64xi64>, tensor<f32>) -> tensor<8x2x64xf32>
+func.func @sumexp_shape(%se: tensor<2x8xf32>, %lab: tensor<8x2xi64>, %d: tensor<f32>) {
+  // expected-error @+1 {{sumexp and the gradients must have the labels' shape [8, 2]}}
+  %0:2 = tfm.cross_entropy_from_stats_grad %se, %lab, %d ignore_index -100 : tensor<2x8xf32>, tensor<8x2xi64>, tensor<f32> -> tensor<8x2xf32>, tensor<8x2xf32>
   return
 }
 

@@ -1,7 +1,7 @@
 
-func.func @scalar_logits(%l: tensor<f32>, %lab: tensor<i64>, %d: tensor<f32>) {
-  // expected-error @+1 {{labels must have the logits' shape without the vocabulary}}
-  %0 = tfm.cross_entropy_grad %l, %lab, %d ignore_index -100 : (tensor<f32>, tensor<i64>, tensor<f32>) -> tensor<f32>
+func.func @dsumexp_shape(%se: tensor<8x2xf32>, %lab: tensor<8x2xi64>, %d: tensor<f32>) {
+  // expected-error @+1 {{sumexp and the gradients must have the labels' shape [8, 2]}}
+  %0:2 = tfm.cross_entropy_from_stats_grad %se, %lab, %d ignore_index -100 : tensor<8x2xf32>, tensor<8x2xi64>, tensor<f32> -> tensor<16xf32>, tensor<8x2xf32>
   return
 }
 

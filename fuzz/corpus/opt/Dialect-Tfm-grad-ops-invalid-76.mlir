@@ -1,7 +1,7 @@
 
-func.func @dsumexp_shape(%se: tensor<8x2xf32>, %lab: tensor<8x2xi64>, %d: tensor<f32>) {
-  // expected-error @+1 {{sumexp and the gradients must have the labels' shape [8, 2]}}
-  %0:2 = tfm.cross_entropy_from_stats_grad %se, %lab, %d ignore_index -100 : tensor<8x2xf32>, tensor<8x2xi64>, tensor<f32> -> tensor<16xf32>, tensor<8x2xf32>
+func.func @scalar_logits(%l: tensor<f32>, %m: tensor<f32>, %dse: tensor<f32>) {
+  // expected-error @+1 {{logits must have rank >= 1}}
+  %0 = tfm.logits_sumexp_grad %l, %m, %dse : tensor<f32>, tensor<f32>, tensor<f32> -> tensor<f32>
   return
 }
 

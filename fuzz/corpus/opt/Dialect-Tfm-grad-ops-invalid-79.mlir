@@ -1,12 +1,7 @@
 
-// The statistics are f32 whatever the logits' element type.
-func.func @sumexp_bf16(%se: tensor<8x2xbf16>, %lab: tensor<8x2xi64>, %d: tensor<f32>) {
-  // expected-error @+1 {{operand #0 must be ranked tensor of 32-bit float values, but got 'tensor<8x2xbf16>'}}
-  %0:2 = tfm.cross_entropy_from_stats_grad %se, %lab, %d ignore_index -100 : tensor<8x2xbf16>, tensor<8x2xi64>, tensor<f32> -> tensor<8x2xf32>, tensor<8x2xf32>
+func.func @result_type(%l: tensor<8x2x64xbf16>, %m: tensor<8x2xf32>, %dse: tensor<8x2xf32>) {
+  // expected-error @+1 {{the result must have the logits' type}}
+  %0 = tfm.logits_sumexp_grad %l, %m, %dse : tensor<8x2x64xbf16>, tensor<8x2xf32>, tensor<8x2xf32> -> tensor<8x2x64xf32>
   return
 }
-
-//===----------------------------------------------------------------------===//
-// tfm.logits_sumexp_grad
-//===----------------------------------------------------------------------===//
 

@@ -1,7 +1,11 @@
 
-func.func @scalar_logits(%l: tensor<f32>, %m: tensor<f32>, %dse: tensor<f32>) {
-  // expected-error @+1 {{logits must have rank >= 1}}
-  %0 = tfm.logits_sumexp_grad %l, %m, %dse : tensor<f32>, tensor<f32>, tensor<f32> -> tensor<f32>
+func.func @result_shape(%l: tensor<8x2x64xf32>, %m: tensor<8x2xf32>, %dse: tensor<8x2xf32>) {
+  // expected-error @+1 {{the result must have the logits' type}}
+  %0 = tfm.logits_sumexp_grad %l, %m, %dse : tensor<8x2x64xf32>, tensor<8x2xf32>, tensor<8x2xf32> -> tensor<8x2x32xf32>
   return
 }
+
+//===----------------------------------------------------------------------===//
+// tfm.label_logit_grad
+//===----------------------------------------------------------------------===//
 

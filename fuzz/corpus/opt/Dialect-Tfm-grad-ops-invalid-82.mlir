@@ -1,7 +1,7 @@
 
-func.func @dsumexp_shape(%l: tensor<8x2x64xf32>, %m: tensor<8x2xf32>, %dse: tensor<16xf32>) {
-  // expected-error @+1 {{max and dsumexp must have shape [8, 2]}}
-  %0 = tfm.logits_sumexp_grad %l, %m, %dse : tensor<8x2x64xf32>, tensor<8x2xf32>, tensor<16xf32> -> tensor<8x2x64xf32>
+func.func @result_rank(%lab: tensor<8x2xi64>, %dz: tensor<8x2xf32>) {
+  // expected-error @+1 {{dz must have the labels' shape and the result that shape followed by the vocabulary}}
+  %0 = tfm.label_logit_grad %lab, %dz ignore_index -100 : tensor<8x2xi64>, tensor<8x2xf32> -> tensor<8x2xf32>
   return
 }
 

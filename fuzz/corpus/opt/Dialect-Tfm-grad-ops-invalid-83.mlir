@@ -1,7 +1,7 @@
 
-func.func @result_type(%l: tensor<8x2x64xbf16>, %m: tensor<8x2xf32>, %dse: tensor<8x2xf32>) {
-  // expected-error @+1 {{the result must have the logits' type}}
-  %0 = tfm.logits_sumexp_grad %l, %m, %dse : tensor<8x2x64xbf16>, tensor<8x2xf32>, tensor<8x2xf32> -> tensor<8x2x64xf32>
+func.func @result_tokens(%lab: tensor<8x2xi64>, %dz: tensor<8x2xf32>) {
+  // expected-error @+1 {{dz must have the labels' shape and the result that shape followed by the vocabulary}}
+  %0 = tfm.label_logit_grad %lab, %dz ignore_index -100 : tensor<8x2xi64>, tensor<8x2xf32> -> tensor<2x8x64xf32>
   return
 }
 

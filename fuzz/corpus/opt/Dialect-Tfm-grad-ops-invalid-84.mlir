@@ -1,11 +1,11 @@
 
-func.func @result_shape(%l: tensor<8x2x64xf32>, %m: tensor<8x2xf32>, %dse: tensor<8x2xf32>) {
-  // expected-error @+1 {{the result must have the logits' type}}
-  %0 = tfm.logits_sumexp_grad %l, %m, %dse : tensor<8x2x64xf32>, tensor<8x2xf32>, tensor<8x2xf32> -> tensor<8x2x32xf32>
+func.func @dz_bf16(%lab: tensor<8x2xi64>, %dz: tensor<8x2xbf16>) {
+  // expected-error @+1 {{operand #1 must be ranked tensor of 32-bit float values, but got 'tensor<8x2xbf16>'}}
+  %0 = tfm.label_logit_grad %lab, %dz ignore_index -100 : tensor<8x2xi64>, tensor<8x2xbf16> -> tensor<8x2x64xbf16>
   return
 }
 
 //===----------------------------------------------------------------------===//
-// tfm.label_logit_grad
+// tfm.sum_squares / tfm.clip_scale
 //===----------------------------------------------------------------------===//
 

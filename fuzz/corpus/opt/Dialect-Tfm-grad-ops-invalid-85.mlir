@@ -1,7 +1,7 @@
 
-func.func @dz_shape(%lab: tensor<8x2xi64>, %dz: tensor<2x8xf32>) {
-  // expected-error @+1 {{dz must have the labels' shape and the result that shape followed by the vocabulary}}
-  %0 = tfm.label_logit_grad %lab, %dz ignore_index -100 : tensor<8x2xi64>, tensor<2x8xf32> -> tensor<8x2x64xf32>
+func.func @sum_squares_not_scalar(%g: tensor<16x32xf32>) {
+  // expected-error @+1 {{result #0 must be 0D tensor of 32-bit float values, but got 'tensor<1xf32>'}}
+  %0 = tfm.sum_squares %g : tensor<16x32xf32> -> tensor<1xf32>
   return
 }
 

@@ -1,7 +1,8 @@
 
-func.func @result_rank(%lab: tensor<8x2xi64>, %dz: tensor<8x2xf32>) {
-  // expected-error @+1 {{dz must have the labels' shape and the result that shape followed by the vocabulary}}
-  %0 = tfm.label_logit_grad %lab, %dz ignore_index -100 : tensor<8x2xi64>, tensor<8x2xf32> -> tensor<8x2xf32>
+// The sum is f32 whatever the gradient's element type.
+func.func @sum_squares_not_f32(%g: tensor<16x32xbf16>) {
+  // expected-error @+1 {{result #0 must be 0D tensor of 32-bit float values, but got 'tensor<bf16>'}}
+  %0 = tfm.sum_squares %g : tensor<16x32xbf16> -> tensor<bf16>
   return
 }
 

@@ -1,7 +1,8 @@
 
-func.func @result_tokens(%lab: tensor<8x2xi64>, %dz: tensor<8x2xf32>) {
-  // expected-error @+1 {{dz must have the labels' shape and the result that shape followed by the vocabulary}}
-  %0 = tfm.label_logit_grad %lab, %dz ignore_index -100 : tensor<8x2xi64>, tensor<8x2xf32> -> tensor<2x8x64xf32>
+func.func @clip_operand_not_scalar(%s: tensor<4xf32>) {
+  %grad_clip = tfm.hyperparameter grad_clip default 1.0
+  // expected-error @+1 {{operand #0 must be 0D tensor of 32-bit float values, but got 'tensor<4xf32>'}}
+  %0:2 = tfm.clip_scale %s max_norm %grad_clip : tensor<4xf32> -> tensor<f32>, tensor<f32>
   return
 }
 

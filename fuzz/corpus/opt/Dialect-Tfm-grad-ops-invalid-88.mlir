@@ -1,11 +1,12 @@
 
-func.func @dz_bf16(%lab: tensor<8x2xi64>, %dz: tensor<8x2xbf16>) {
-  // expected-error @+1 {{operand #1 must be ranked tensor of 32-bit float values, but got 'tensor<8x2xbf16>'}}
-  %0 = tfm.label_logit_grad %lab, %dz ignore_index -100 : tensor<8x2xi64>, tensor<8x2xbf16> -> tensor<8x2x64xbf16>
+func.func @clip_result_not_f32(%s: tensor<f32>) {
+  %grad_clip = tfm.hyperparameter grad_clip default 1.0
+  // expected-error @+1 {{result #1 must be 0D tensor of 32-bit float values, but got 'tensor<f16>'}}
+  %0:2 = tfm.clip_scale %s max_norm %grad_clip : tensor<f32> -> tensor<f32>, tensor<f16>
   return
 }
 
 //===----------------------------------------------------------------------===//
-// tfm.sum_squares / tfm.clip_scale
+// tfm.sgd_update
 //===----------------------------------------------------------------------===//
 

@@ -1,7 +1,15 @@
 
-func.func @clip_operand_not_scalar(%s: tensor<4xf32>) {
-  // expected-error @+1 {{operand #0 must be 0D tensor of 32-bit float values, but got 'tensor<4xf32>'}}
-  %0:2 = tfm.clip_scale %s max_norm 1.0 : tensor<4xf32> -> tensor<f32>, tensor<f32>
+// Reading it in another function does not count.
+tfm.param @w : tensor<8x8xf32> init normal(0.02)
+func.func @reads(%s: tensor<f32>) -> tensor<8x8xf32> {
+  %w = tfm.get_param @w : tensor<8x8xf32>
+  return %w : tensor<8x8xf32>
+}
+func.func @read_elsewhere(%g: tensor<8x8xf32>, %s: tensor<f32>) {
+  %lr = tfm.hyperparameter lr default 0.1
+  %weight_decay = tfm.hyperparameter weight_decay default 0.0
+  // expected-error @+1 {{updates @w with a gradient of type 'tensor<8x8xf32>', which is not how the function reads it}}
+  tfm.sgd_update @w, %g scale %s lr %lr weight_decay %weight_decay : tensor<8x8xf32>, tensor<f32>
   return
 }
 

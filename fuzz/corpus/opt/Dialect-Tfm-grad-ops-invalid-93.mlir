@@ -1,11 +1,12 @@
 
-func.func @clip_result_not_f32(%s: tensor<f32>) {
-  // expected-error @+1 {{result #1 must be 0D tensor of 32-bit float values, but got 'tensor<f16>'}}
-  %0:2 = tfm.clip_scale %s max_norm 1.0 : tensor<f32> -> tensor<f32>, tensor<f16>
+tfm.param @w : tensor<8x8xf32> init normal(0.02)
+tfm.param @v : tensor<8x8xf32> init normal(0.02)
+func.func @reads_another(%g: tensor<8x8xf32>, %s: tensor<f32>) {
+  %lr = tfm.hyperparameter lr default 0.1
+  %weight_decay = tfm.hyperparameter weight_decay default 0.0
+  %v = tfm.get_param @v : tensor<8x8xf32>
+  // expected-error @+1 {{updates @w with a gradient of type 'tensor<8x8xf32>', which is not how the function reads it}}
+  tfm.sgd_update @w, %g scale %s lr %lr weight_decay %weight_decay : tensor<8x8xf32>, tensor<f32>
   return
 }
-
-//===----------------------------------------------------------------------===//
-// tfm.sgd_update
-//===----------------------------------------------------------------------===//
 

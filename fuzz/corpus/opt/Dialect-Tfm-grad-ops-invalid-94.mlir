@@ -1,9 +1,13 @@
 
-tfm.param @w : tensor<8x8xf32> init normal(0.02)
-func.func @lr_zero(%g: tensor<8x8xf32>, %s: tensor<f32>) {
-  %w = tfm.get_param @w : tensor<8x8xf32>
-  // expected-error @+1 {{lr must be > 0 and weight_decay >= 0}}
-  tfm.sgd_update @w, %g scale %s lr 0.0 weight_decay 0.0 : tensor<8x8xf32>, tensor<f32>
+// The function reads this rank's shard: a gradient of the whole parameter
+// does not match it.
+tfm.param @w : tensor<16x48xf32, #dist.layout<@mesh, tp = S(1)>> init normal(0.02)
+func.func @whole_vs_shard(%g: tensor<16x48xf32, #dist.layout<@mesh, tp = S(1)>>, %s: tensor<f32>) {
+  %lr = tfm.hyperparameter lr default 0.1
+  %weight_decay = tfm.hyperparameter weight_decay default 0.0
+  %w = tfm.get_param @w : tensor<16x24xf32, #dist.layout<@mesh, tp = S(1)>>
+  // expected-error @+1 {{updates @w with a gradient of type 'tensor<16x48xf32, #dist.layout<@mesh, tp = S(1)>>', which is not how the function reads it}}
+  tfm.sgd_update @w, %g scale %s lr %lr weight_decay %weight_decay : tensor<16x48xf32, #dist.layout<@mesh, tp = S(1)>>, tensor<f32>
   return
 }
 

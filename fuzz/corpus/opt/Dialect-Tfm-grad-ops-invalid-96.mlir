@@ -1,9 +1,11 @@
 
 tfm.param @w : tensor<8x8xf32> init normal(0.02)
-func.func @weight_decay_negative(%g: tensor<8x8xf32>, %s: tensor<f32>) {
+func.func @element_type(%g: tensor<8x8xbf16>, %s: tensor<f32>) {
+  %lr = tfm.hyperparameter lr default 0.1
+  %weight_decay = tfm.hyperparameter weight_decay default 0.0
   %w = tfm.get_param @w : tensor<8x8xf32>
-  // expected-error @+1 {{lr must be > 0 and weight_decay >= 0}}
-  tfm.sgd_update @w, %g scale %s lr 0.1 weight_decay -0.01 : tensor<8x8xf32>, tensor<f32>
+  // expected-error @+1 {{updates @w with a gradient of type 'tensor<8x8xbf16>', which is not how the function reads it}}
+  tfm.sgd_update @w, %g scale %s lr %lr weight_decay %weight_decay : tensor<8x8xbf16>, tensor<f32>
   return
 }
 

@@ -1,9 +1,13 @@
 
-// The function does not read the parameter at all.
 tfm.param @w : tensor<8x8xf32> init normal(0.02)
 func.func @not_read(%g: tensor<8x8xf32>, %s: tensor<f32>) {
+  %lr = tfm.hyperparameter lr default 1.0e-03
+  %beta1 = tfm.hyperparameter beta1 default 0.9
+  %beta2 = tfm.hyperparameter beta2 default 0.999
+  %eps = tfm.hyperparameter eps default 1.0e-08
+  %weight_decay = tfm.hyperparameter weight_decay default 0.0
   // expected-error @+1 {{updates @w with a gradient of type 'tensor<8x8xf32>', which is not how the function reads it}}
-  tfm.sgd_update @w, %g scale %s lr 0.1 weight_decay 0.0 : tensor<8x8xf32>, tensor<f32>
+  tfm.adamw_update @w, %g scale %s lr %lr betas %beta1, %beta2 eps %eps weight_decay %weight_decay : tensor<8x8xf32>, tensor<f32>
   return
 }
 

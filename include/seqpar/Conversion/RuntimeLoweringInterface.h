@@ -45,6 +45,14 @@ public:
   virtual mlir::Value i32(int64_t v) = 0;
   virtual mlir::Value f64(double v) = 0;
   virtual mlir::Value null() = 0;
+  /// The step's value of run-time hyperparameter `name` (an f64 the
+  /// runtime passes to every step in its hyperparameter table; the lowering
+  /// records each one's slot and default in the model description).
+  virtual mlir::Value hyperparameter(llvm::StringRef name) = 0;
+  /// Binds `hostScalar` (an f64 SSA value, not a tensor) to its lowered
+  /// value, and reads it back: an operand of a later op.
+  virtual void bindScalar(mlir::Value hostScalar, mlir::Value lowered) = 0;
+  virtual mlir::Value scalar(mlir::Value hostScalar) = 0;
   /// Calls the runtime function `name` (declared once per module, returning
   /// void, with the types of `args`).
   virtual void call(llvm::StringRef name, llvm::ArrayRef<mlir::Value> args) = 0;

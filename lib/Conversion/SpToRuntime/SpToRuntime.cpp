@@ -68,6 +68,15 @@ public:
                                       b.getF64FloatAttr(v));
   }
   Value null() override { return b.create<LLVM::ZeroOp>(loc, ptrTy); }
+  Value hyperparameter(StringRef name) override;
+  void bindScalar(Value hostScalar, Value lowered) override {
+    scalars[hostScalar] = lowered;
+  }
+  Value scalar(Value hostScalar) override {
+    Value lowered = scalars.lookup(hostScalar);
+    assert(lowered && "a host scalar is used before its op was lowered");
+    return lowered;
+  }
   void call(StringRef name, ArrayRef<Value> args) override;
   int32_t axisIndex(StringRef axis) const override;
   int32_t splitAxis(Value v, int64_t dim) const override;
@@ -112,13 +121,18 @@ private:
   /// The C strings defined so far (trace span names), by text.
   llvm::StringMap<LLVM::GlobalOp> strings;
   DenseMap<Value, Buffer> buffers;
+  /// The lowered values of host scalars (f64, not in device memory).
+  DenseMap<Value, Value> scalars;
+  /// The step's run-time hyperparameters (tfm.hyperparameter): (name,
+  /// default) by slot of the table the runtime passes.
+  SmallVector<std::pair<std::string, double>> hyperparameters;
   /// The arena offset and bytes of each op's workspace.
   DenseMap<Operation *, std::pair<int64_t, int64_t>> workspaces;
   int64_t arenaBytes = 0;
   /// The largest workspace of any op.
   int64_t workspaceBytes = 0;
   // The lowered function's arguments and cached parameter pointers.
-  Value arenaArg, paramsArg, scalarsArg, gradsArg, stateArg;
+  Value arenaArg, paramsArg, scalarsArg, gradsArg, stateArg, hyperArg;
   SmallVector<Value, 2> inputArgs;
   DenseMap<int64_t, Value> paramPtrs, statePtrs;
   /// Results: the first numScalars are f32 scalars (loss, grad norm), then
@@ -149,6 +163,9 @@ int32_t Lowering::splitAxis(Value v, int64_t d) const {
 
 LogicalResult Lowering::checkTypes(Operation *op) {
   auto check = [&](Type t) -> LogicalResult {
+    // A host scalar: a hyperparameter, passed to kernels by value.
+    if (t.isF64())
+      return success();
     auto tensor = dyn_cast<RankedTensorType>(t);
     if (!tensor)
       return op->emitOpError()
@@ -237,6 +254,13 @@ LogicalResult Lowering::plan() {
   for (Operation &op : func.getBody().getOps()) {
     if (auto get = dyn_cast<GetParamOp>(op)) {
       buffers[get] = {Buffer::Param, paramIndex(get.getName())};
+      continue;
+    }
+    // Read from the step's hyperparameter table (a block reads each one
+    // once: the op's verifier).
+    if (auto h = dyn_cast<HyperparameterOp>(op)) {
+      hyperparameters.push_back({stringifyHyperparameterKind(h.getKind()).str(),
+                                 h.getDefaultValue().convertToDouble()});
       continue;
     }
     for (OpResult r : op.getResults()) {
@@ -397,6 +421,15 @@ int32_t Lowering::zeroShardAxis(Value grad) const {
              : -1;
 }
 
+Value Lowering::hyperparameter(StringRef name) {
+  int64_t slot = 0;
+  while (hyperparameters[slot].first != name)
+    ++slot;
+  Value at = b.create<LLVM::GEPOp>(loc, ptrTy, b.getF64Type(), hyperArg,
+                                   ValueRange{i64(slot)});
+  return b.create<LLVM::LoadOp>(loc, b.getF64Type(), at);
+}
+
 Value Lowering::paramPointer(int64_t index) {
   return tableEntry(b, loc, ptrTy, paramsArg, index, paramPtrs);
 }
@@ -536,6 +569,10 @@ FailureOr<std::string> Lowering::modelJson() {
     if (op.hasAttr(TfmDialect::RecomputedAttrHelper::getNameStr()))
       recomputeFlops += *n; // at most flops
   }
+  // The step's hyperparameter table: slot i holds hyperparameters[i].
+  llvm::json::Array hyperJson;
+  for (const auto &[name, value] : hyperparameters)
+    hyperJson.push_back(llvm::json::Object{{"name", name}, {"default", value}});
   llvm::json::Object model{
       {"model_type",
        module->hasAttr(TfmDialect::ModelTypeAttrHelper::getNameStr())
@@ -558,6 +595,7 @@ FailureOr<std::string> Lowering::modelJson() {
       {"scalars", int64_t(numScalars)},
       {"grads", std::move(gradJson)},
       {"grad_shard_axes", std::move(gradShardJson)},
+      {"hyperparameters", std::move(hyperJson)},
       {"optimizer", func->hasAttr(TfmDialect::OptimizerAttrHelper::getNameStr())
                         ? func->getAttrOfType<StringAttr>(
                                   TfmDialect::OptimizerAttrHelper::getNameStr())
@@ -590,11 +628,12 @@ LogicalResult Lowering::run() {
   std::string json = std::move(*modelText);
 
   // void seqpar_step(ptr arena, ptr params, ptr ids, ptr labels,
-  //                  ptr scalars_out, ptr grads_out, ptr optimizer_state)
+  //                  ptr scalars_out, ptr grads_out, ptr optimizer_state,
+  //                  ptr hyperparameters)
   b.setInsertionPointToEnd(module.getBody());
   auto fnTy = LLVM::LLVMFunctionType::get(
       LLVM::LLVMVoidType::get(b.getContext()),
-      {ptrTy, ptrTy, ptrTy, ptrTy, ptrTy, ptrTy, ptrTy});
+      {ptrTy, ptrTy, ptrTy, ptrTy, ptrTy, ptrTy, ptrTy, ptrTy});
   auto fn = b.create<LLVM::LLVMFuncOp>(func.getLoc(), "seqpar_step", fnTy);
   Block *entry = fn.addEntryBlock(b);
   arenaArg = entry->getArgument(0);
@@ -603,6 +642,7 @@ LogicalResult Lowering::run() {
   scalarsArg = entry->getArgument(4);
   gradsArg = entry->getArgument(5);
   stateArg = entry->getArgument(6);
+  hyperArg = entry->getArgument(7);
   b.setInsertionPointToStart(entry);
   for (Operation &op : func.getBody().getOps())
     if (failed(lower(&op)))

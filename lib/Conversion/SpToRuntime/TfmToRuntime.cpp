@@ -380,9 +380,16 @@ static LogicalResult lowerOp(SumSquaresOp o, RuntimeEmitter &e) {
   return success();
 }
 
+/// tfm.hyperparameter: its slot of the step's hyperparameter table, read
+/// once where the op stands.
+static LogicalResult lowerOp(HyperparameterOp o, RuntimeEmitter &e) {
+  e.bindScalar(o, e.hyperparameter(stringifyHyperparameterKind(o.getKind())));
+  return success();
+}
+
 static LogicalResult lowerOp(ClipScaleOp o, RuntimeEmitter &e) {
   e.call("sprt_op_clip_scale",
-         {e.ptr(o.getSumSquares()), e.f64(o.getMaxNorm().convertToDouble()),
+         {e.ptr(o.getSumSquares()), e.scalar(o.getMaxNorm()),
           e.ptr(o.getScale()), e.ptr(o.getNorm())});
   return success();
 }
@@ -391,9 +398,8 @@ static LogicalResult lowerOp(SgdUpdateOp o, RuntimeEmitter &e) {
   Value param = e.paramPointer(e.paramIndex(o.getParam()));
   e.call("sprt_op_sgd",
          {param, e.ptr(o.getGrad()), e.ptr(o.getScale()),
-          e.i64(e.numElements(o.getGrad())), e.f64(o.getLr().convertToDouble()),
-          e.f64(o.getWeightDecay().convertToDouble()),
-          e.i32(e.zeroShardAxis(o.getGrad()))});
+          e.i64(e.numElements(o.getGrad())), e.scalar(o.getLr()),
+          e.scalar(o.getWeightDecay()), e.i32(e.zeroShardAxis(o.getGrad()))});
   return success();
 }
 
@@ -402,12 +408,9 @@ static LogicalResult lowerOp(AdamWUpdateOp o, RuntimeEmitter &e) {
   e.call("sprt_op_adamw",
          {e.paramPointer(index), e.ptr(o.getGrad()), e.statePointer(2 * index),
           e.statePointer(2 * index + 1), e.ptr(o.getScale()),
-          e.i64(e.numElements(o.getGrad())), e.f64(o.getLr().convertToDouble()),
-          e.f64(o.getBeta1().convertToDouble()),
-          e.f64(o.getBeta2().convertToDouble()),
-          e.f64(o.getEps().convertToDouble()),
-          e.f64(o.getWeightDecay().convertToDouble()),
-          e.i32(e.zeroShardAxis(o.getGrad()))});
+          e.i64(e.numElements(o.getGrad())), e.scalar(o.getLr()),
+          e.scalar(o.getBeta1()), e.scalar(o.getBeta2()), e.scalar(o.getEps()),
+          e.scalar(o.getWeightDecay()), e.i32(e.zeroShardAxis(o.getGrad()))});
   return success();
 }
 
@@ -440,7 +443,7 @@ void seqpar::registerTfmRuntimeLoweringModels(DialectRegistry &registry) {
         QkvConcatOp, RepeatHeadsGradOp, AttentionGradOp, CrossEntropyGradOp,
         CrossEntropyFromStatsGradOp, LogitsSumExpGradOp, LabelLogitGradOp>(ctx);
     // Optimizer ops.
-    attachTfmLowerings<SumSquaresOp, ClipScaleOp, SgdUpdateOp, AdamWUpdateOp>(
-        ctx);
+    attachTfmLowerings<HyperparameterOp, SumSquaresOp, ClipScaleOp, SgdUpdateOp,
+                       AdamWUpdateOp>(ctx);
   });
 }

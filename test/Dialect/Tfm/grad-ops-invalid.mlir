@@ -175,22 +175,6 @@ func.func @element_type(%dy: tensor<8x2x48xf16>) {
 
 // -----
 
-func.func @eps_zero(%dy: tensor<8x2x16xf32>, %x: tensor<8x2x16xf32>, %w: tensor<16xf32>) {
-  // expected-error @+1 {{eps must be > 0}}
-  %0:3 = tfm.layer_norm_grad %dy, %x, %w eps 0.0 : (tensor<8x2x16xf32>, tensor<8x2x16xf32>, tensor<16xf32>) -> (tensor<8x2x16xf32>, tensor<16xf32>, tensor<16xf32>)
-  return
-}
-
-// -----
-
-func.func @eps_negative(%dy: tensor<8x2x16xf32>, %x: tensor<8x2x16xf32>, %w: tensor<16xf32>) {
-  // expected-error @+1 {{eps must be > 0}}
-  %0:3 = tfm.layer_norm_grad %dy, %x, %w eps -1.0e-05 : (tensor<8x2x16xf32>, tensor<8x2x16xf32>, tensor<16xf32>) -> (tensor<8x2x16xf32>, tensor<16xf32>, tensor<16xf32>)
-  return
-}
-
-// -----
-
 func.func @dy_shape(%dy: tensor<2x8x16xf32>, %x: tensor<8x2x16xf32>, %w: tensor<16xf32>) {
   // expected-error @+1 {{dy and the input must have the same shape}}
   %0:3 = tfm.layer_norm_grad %dy, %x, %w eps 1.0e-05 : (tensor<2x8x16xf32>, tensor<8x2x16xf32>, tensor<16xf32>) -> (tensor<8x2x16xf32>, tensor<16xf32>, tensor<16xf32>)
@@ -240,22 +224,6 @@ func.func @dbias_shape(%dy: tensor<8x2x16xf32>, %x: tensor<8x2x16xf32>, %w: tens
 //===----------------------------------------------------------------------===//
 // tfm.rms_norm_grad
 //===----------------------------------------------------------------------===//
-
-// -----
-
-func.func @eps_zero(%dy: tensor<8x2x16xf32>, %x: tensor<8x2x16xf32>, %w: tensor<16xf32>) {
-  // expected-error @+1 {{eps must be > 0}}
-  %0:2 = tfm.rms_norm_grad %dy, %x, %w eps 0.0 : (tensor<8x2x16xf32>, tensor<8x2x16xf32>, tensor<16xf32>) -> (tensor<8x2x16xf32>, tensor<16xf32>)
-  return
-}
-
-// -----
-
-func.func @eps_negative(%dy: tensor<8x2x16xf32>, %x: tensor<8x2x16xf32>, %w: tensor<16xf32>) {
-  // expected-error @+1 {{eps must be > 0}}
-  %0:2 = tfm.rms_norm_grad %dy, %x, %w eps -1.0e-06 : (tensor<8x2x16xf32>, tensor<8x2x16xf32>, tensor<16xf32>) -> (tensor<8x2x16xf32>, tensor<16xf32>)
-  return
-}
 
 // -----
 
@@ -804,25 +772,19 @@ func.func @sum_squares_not_f32(%g: tensor<16x32xbf16>) {
 
 // -----
 
-func.func @max_norm_negative(%s: tensor<f32>) {
-  // expected-error @+1 {{max_norm must be >= 0}}
-  %0:2 = tfm.clip_scale %s max_norm -1.0 : tensor<f32> -> tensor<f32>, tensor<f32>
-  return
-}
-
-// -----
-
 func.func @clip_operand_not_scalar(%s: tensor<4xf32>) {
+  %grad_clip = tfm.hyperparameter grad_clip default 1.0
   // expected-error @+1 {{operand #0 must be 0D tensor of 32-bit float values, but got 'tensor<4xf32>'}}
-  %0:2 = tfm.clip_scale %s max_norm 1.0 : tensor<4xf32> -> tensor<f32>, tensor<f32>
+  %0:2 = tfm.clip_scale %s max_norm %grad_clip : tensor<4xf32> -> tensor<f32>, tensor<f32>
   return
 }
 
 // -----
 
 func.func @clip_result_not_f32(%s: tensor<f32>) {
+  %grad_clip = tfm.hyperparameter grad_clip default 1.0
   // expected-error @+1 {{result #1 must be 0D tensor of 32-bit float values, but got 'tensor<f16>'}}
-  %0:2 = tfm.clip_scale %s max_norm 1.0 : tensor<f32> -> tensor<f32>, tensor<f16>
+  %0:2 = tfm.clip_scale %s max_norm %grad_clip : tensor<f32> -> tensor<f32>, tensor<f16>
   return
 }
 
@@ -833,40 +795,12 @@ func.func @clip_result_not_f32(%s: tensor<f32>) {
 // -----
 
 tfm.param @w : tensor<8x8xf32> init normal(0.02)
-func.func @lr_zero(%g: tensor<8x8xf32>, %s: tensor<f32>) {
-  %w = tfm.get_param @w : tensor<8x8xf32>
-  // expected-error @+1 {{lr must be > 0 and weight_decay >= 0}}
-  tfm.sgd_update @w, %g scale %s lr 0.0 weight_decay 0.0 : tensor<8x8xf32>, tensor<f32>
-  return
-}
-
-// -----
-
-tfm.param @w : tensor<8x8xf32> init normal(0.02)
-func.func @lr_negative(%g: tensor<8x8xf32>, %s: tensor<f32>) {
-  %w = tfm.get_param @w : tensor<8x8xf32>
-  // expected-error @+1 {{lr must be > 0 and weight_decay >= 0}}
-  tfm.sgd_update @w, %g scale %s lr -0.1 weight_decay 0.0 : tensor<8x8xf32>, tensor<f32>
-  return
-}
-
-// -----
-
-tfm.param @w : tensor<8x8xf32> init normal(0.02)
-func.func @weight_decay_negative(%g: tensor<8x8xf32>, %s: tensor<f32>) {
-  %w = tfm.get_param @w : tensor<8x8xf32>
-  // expected-error @+1 {{lr must be > 0 and weight_decay >= 0}}
-  tfm.sgd_update @w, %g scale %s lr 0.1 weight_decay -0.01 : tensor<8x8xf32>, tensor<f32>
-  return
-}
-
-// -----
-
-tfm.param @w : tensor<8x8xf32> init normal(0.02)
 func.func @missing(%g: tensor<8x8xf32>, %s: tensor<f32>) {
+  %lr = tfm.hyperparameter lr default 0.1
+  %weight_decay = tfm.hyperparameter weight_decay default 0.0
   %w = tfm.get_param @w : tensor<8x8xf32>
   // expected-error @+1 {{@missing does not name a tfm.param}}
-  tfm.sgd_update @missing, %g scale %s lr 0.1 weight_decay 0.0 : tensor<8x8xf32>, tensor<f32>
+  tfm.sgd_update @missing, %g scale %s lr %lr weight_decay %weight_decay : tensor<8x8xf32>, tensor<f32>
   return
 }
 
@@ -875,9 +809,11 @@ func.func @missing(%g: tensor<8x8xf32>, %s: tensor<f32>) {
 tfm.param @w : tensor<8x8xf32> init normal(0.02)
 func.func private @not_a_param()
 func.func @updates_a_function(%g: tensor<8x8xf32>, %s: tensor<f32>) {
+  %lr = tfm.hyperparameter lr default 0.1
+  %weight_decay = tfm.hyperparameter weight_decay default 0.0
   %w = tfm.get_param @w : tensor<8x8xf32>
   // expected-error @+1 {{@not_a_param does not name a tfm.param}}
-  tfm.sgd_update @not_a_param, %g scale %s lr 0.1 weight_decay 0.0 : tensor<8x8xf32>, tensor<f32>
+  tfm.sgd_update @not_a_param, %g scale %s lr %lr weight_decay %weight_decay : tensor<8x8xf32>, tensor<f32>
   return
 }
 
@@ -886,8 +822,10 @@ func.func @updates_a_function(%g: tensor<8x8xf32>, %s: tensor<f32>) {
 // The function does not read the parameter at all.
 tfm.param @w : tensor<8x8xf32> init normal(0.02)
 func.func @not_read(%g: tensor<8x8xf32>, %s: tensor<f32>) {
+  %lr = tfm.hyperparameter lr default 0.1
+  %weight_decay = tfm.hyperparameter weight_decay default 0.0
   // expected-error @+1 {{updates @w with a gradient of type 'tensor<8x8xf32>', which is not how the function reads it}}
-  tfm.sgd_update @w, %g scale %s lr 0.1 weight_decay 0.0 : tensor<8x8xf32>, tensor<f32>
+  tfm.sgd_update @w, %g scale %s lr %lr weight_decay %weight_decay : tensor<8x8xf32>, tensor<f32>
   return
 }
 
@@ -900,8 +838,10 @@ func.func @reads(%s: tensor<f32>) -> tensor<8x8xf32> {
   return %w : tensor<8x8xf32>
 }
 func.func @read_elsewhere(%g: tensor<8x8xf32>, %s: tensor<f32>) {
+  %lr = tfm.hyperparameter lr default 0.1
+  %weight_decay = tfm.hyperparameter weight_decay default 0.0
   // expected-error @+1 {{updates @w with a gradient of type 'tensor<8x8xf32>', which is not how the function reads it}}
-  tfm.sgd_update @w, %g scale %s lr 0.1 weight_decay 0.0 : tensor<8x8xf32>, tensor<f32>
+  tfm.sgd_update @w, %g scale %s lr %lr weight_decay %weight_decay : tensor<8x8xf32>, tensor<f32>
   return
 }
 
@@ -910,9 +850,11 @@ func.func @read_elsewhere(%g: tensor<8x8xf32>, %s: tensor<f32>) {
 tfm.param @w : tensor<8x8xf32> init normal(0.02)
 tfm.param @v : tensor<8x8xf32> init normal(0.02)
 func.func @reads_another(%g: tensor<8x8xf32>, %s: tensor<f32>) {
+  %lr = tfm.hyperparameter lr default 0.1
+  %weight_decay = tfm.hyperparameter weight_decay default 0.0
   %v = tfm.get_param @v : tensor<8x8xf32>
   // expected-error @+1 {{updates @w with a gradient of type 'tensor<8x8xf32>', which is not how the function reads it}}
-  tfm.sgd_update @w, %g scale %s lr 0.1 weight_decay 0.0 : tensor<8x8xf32>, tensor<f32>
+  tfm.sgd_update @w, %g scale %s lr %lr weight_decay %weight_decay : tensor<8x8xf32>, tensor<f32>
   return
 }
 
@@ -922,9 +864,11 @@ func.func @reads_another(%g: tensor<8x8xf32>, %s: tensor<f32>) {
 // does not match it.
 tfm.param @w : tensor<16x48xf32, #dist.layout<@mesh, tp = S(1)>> init normal(0.02)
 func.func @whole_vs_shard(%g: tensor<16x48xf32, #dist.layout<@mesh, tp = S(1)>>, %s: tensor<f32>) {
+  %lr = tfm.hyperparameter lr default 0.1
+  %weight_decay = tfm.hyperparameter weight_decay default 0.0
   %w = tfm.get_param @w : tensor<16x24xf32, #dist.layout<@mesh, tp = S(1)>>
   // expected-error @+1 {{updates @w with a gradient of type 'tensor<16x48xf32, #dist.layout<@mesh, tp = S(1)>>', which is not how the function reads it}}
-  tfm.sgd_update @w, %g scale %s lr 0.1 weight_decay 0.0 : tensor<16x48xf32, #dist.layout<@mesh, tp = S(1)>>, tensor<f32>
+  tfm.sgd_update @w, %g scale %s lr %lr weight_decay %weight_decay : tensor<16x48xf32, #dist.layout<@mesh, tp = S(1)>>, tensor<f32>
   return
 }
 
@@ -933,9 +877,11 @@ func.func @whole_vs_shard(%g: tensor<16x48xf32, #dist.layout<@mesh, tp = S(1)>>,
 // The gradient must carry the parameter's layout.
 tfm.param @w : tensor<16x48xf32, #dist.layout<@mesh, tp = S(1)>> init normal(0.02)
 func.func @layout_dropped(%g: tensor<16x24xf32>, %s: tensor<f32>) {
+  %lr = tfm.hyperparameter lr default 0.1
+  %weight_decay = tfm.hyperparameter weight_decay default 0.0
   %w = tfm.get_param @w : tensor<16x24xf32, #dist.layout<@mesh, tp = S(1)>>
   // expected-error @+1 {{updates @w with a gradient of type 'tensor<16x24xf32>', which is not how the function reads it}}
-  tfm.sgd_update @w, %g scale %s lr 0.1 weight_decay 0.0 : tensor<16x24xf32>, tensor<f32>
+  tfm.sgd_update @w, %g scale %s lr %lr weight_decay %weight_decay : tensor<16x24xf32>, tensor<f32>
   return
 }
 
@@ -943,9 +889,11 @@ func.func @layout_dropped(%g: tensor<16x24xf32>, %s: tensor<f32>) {
 
 tfm.param @w : tensor<8x8xf32> init normal(0.02)
 func.func @element_type(%g: tensor<8x8xbf16>, %s: tensor<f32>) {
+  %lr = tfm.hyperparameter lr default 0.1
+  %weight_decay = tfm.hyperparameter weight_decay default 0.0
   %w = tfm.get_param @w : tensor<8x8xf32>
   // expected-error @+1 {{updates @w with a gradient of type 'tensor<8x8xbf16>', which is not how the function reads it}}
-  tfm.sgd_update @w, %g scale %s lr 0.1 weight_decay 0.0 : tensor<8x8xbf16>, tensor<f32>
+  tfm.sgd_update @w, %g scale %s lr %lr weight_decay %weight_decay : tensor<8x8xbf16>, tensor<f32>
   return
 }
 
@@ -953,9 +901,11 @@ func.func @element_type(%g: tensor<8x8xbf16>, %s: tensor<f32>) {
 
 tfm.param @w : tensor<8x8xf32> init normal(0.02)
 func.func @scale_not_scalar(%g: tensor<8x8xf32>, %s: tensor<f32>, %t: tensor<1xf32>) {
+  %lr = tfm.hyperparameter lr default 0.1
+  %weight_decay = tfm.hyperparameter weight_decay default 0.0
   %w = tfm.get_param @w : tensor<8x8xf32>
   // expected-error @+1 {{operand #1 must be 0D tensor of 32-bit float values, but got 'tensor<1xf32>'}}
-  tfm.sgd_update @w, %g scale %t lr 0.1 weight_decay 0.0 : tensor<8x8xf32>, tensor<1xf32>
+  tfm.sgd_update @w, %g scale %t lr %lr weight_decay %weight_decay : tensor<8x8xf32>, tensor<1xf32>
   return
 }
 
@@ -966,100 +916,15 @@ func.func @scale_not_scalar(%g: tensor<8x8xf32>, %s: tensor<f32>, %t: tensor<1xf
 // -----
 
 tfm.param @w : tensor<8x8xf32> init normal(0.02)
-func.func @lr_zero(%g: tensor<8x8xf32>, %s: tensor<f32>) {
-  %w = tfm.get_param @w : tensor<8x8xf32>
-  // expected-error @+1 {{lr and eps must be > 0 and weight_decay >= 0}}
-  tfm.adamw_update @w, %g scale %s lr 0.0 betas 0.9, 0.999 eps 1.0e-08 weight_decay 0.0 : tensor<8x8xf32>, tensor<f32>
-  return
-}
-
-// -----
-
-tfm.param @w : tensor<8x8xf32> init normal(0.02)
-func.func @lr_negative(%g: tensor<8x8xf32>, %s: tensor<f32>) {
-  %w = tfm.get_param @w : tensor<8x8xf32>
-  // expected-error @+1 {{lr and eps must be > 0 and weight_decay >= 0}}
-  tfm.adamw_update @w, %g scale %s lr -1.0e-03 betas 0.9, 0.999 eps 1.0e-08 weight_decay 0.0 : tensor<8x8xf32>, tensor<f32>
-  return
-}
-
-// -----
-
-tfm.param @w : tensor<8x8xf32> init normal(0.02)
-func.func @eps_zero(%g: tensor<8x8xf32>, %s: tensor<f32>) {
-  %w = tfm.get_param @w : tensor<8x8xf32>
-  // expected-error @+1 {{lr and eps must be > 0 and weight_decay >= 0}}
-  tfm.adamw_update @w, %g scale %s lr 1.0e-03 betas 0.9, 0.999 eps 0.0 weight_decay 0.0 : tensor<8x8xf32>, tensor<f32>
-  return
-}
-
-// -----
-
-tfm.param @w : tensor<8x8xf32> init normal(0.02)
-func.func @eps_negative(%g: tensor<8x8xf32>, %s: tensor<f32>) {
-  %w = tfm.get_param @w : tensor<8x8xf32>
-  // expected-error @+1 {{lr and eps must be > 0 and weight_decay >= 0}}
-  tfm.adamw_update @w, %g scale %s lr 1.0e-03 betas 0.9, 0.999 eps -1.0e-08 weight_decay 0.0 : tensor<8x8xf32>, tensor<f32>
-  return
-}
-
-// -----
-
-tfm.param @w : tensor<8x8xf32> init normal(0.02)
-func.func @weight_decay_negative(%g: tensor<8x8xf32>, %s: tensor<f32>) {
-  %w = tfm.get_param @w : tensor<8x8xf32>
-  // expected-error @+1 {{lr and eps must be > 0 and weight_decay >= 0}}
-  tfm.adamw_update @w, %g scale %s lr 1.0e-03 betas 0.9, 0.999 eps 1.0e-08 weight_decay -0.01 : tensor<8x8xf32>, tensor<f32>
-  return
-}
-
-// -----
-
-tfm.param @w : tensor<8x8xf32> init normal(0.02)
-func.func @beta1_one(%g: tensor<8x8xf32>, %s: tensor<f32>) {
-  %w = tfm.get_param @w : tensor<8x8xf32>
-  // expected-error @+1 {{betas must be in [0, 1), got 1.000000e+00, 9.990000e-01}}
-  tfm.adamw_update @w, %g scale %s lr 1.0e-03 betas 1.0, 0.999 eps 1.0e-08 weight_decay 0.0 : tensor<8x8xf32>, tensor<f32>
-  return
-}
-
-// -----
-
-tfm.param @w : tensor<8x8xf32> init normal(0.02)
-func.func @beta2_one(%g: tensor<8x8xf32>, %s: tensor<f32>) {
-  %w = tfm.get_param @w : tensor<8x8xf32>
-  // expected-error @+1 {{betas must be in [0, 1), got 9.000000e-01, 1.000000e+00}}
-  tfm.adamw_update @w, %g scale %s lr 1.0e-03 betas 0.9, 1.0 eps 1.0e-08 weight_decay 0.0 : tensor<8x8xf32>, tensor<f32>
-  return
-}
-
-// -----
-
-tfm.param @w : tensor<8x8xf32> init normal(0.02)
-func.func @beta1_negative(%g: tensor<8x8xf32>, %s: tensor<f32>) {
-  %w = tfm.get_param @w : tensor<8x8xf32>
-  // expected-error @+1 {{betas must be in [0, 1), got -1.000000e-01, 9.990000e-01}}
-  tfm.adamw_update @w, %g scale %s lr 1.0e-03 betas -0.1, 0.999 eps 1.0e-08 weight_decay 0.0 : tensor<8x8xf32>, tensor<f32>
-  return
-}
-
-// -----
-
-tfm.param @w : tensor<8x8xf32> init normal(0.02)
-func.func @beta2_above_one(%g: tensor<8x8xf32>, %s: tensor<f32>) {
-  %w = tfm.get_param @w : tensor<8x8xf32>
-  // expected-error @+1 {{betas must be in [0, 1), got 9.000000e-01, 1.500000e+00}}
-  tfm.adamw_update @w, %g scale %s lr 1.0e-03 betas 0.9, 1.5 eps 1.0e-08 weight_decay 0.0 : tensor<8x8xf32>, tensor<f32>
-  return
-}
-
-// -----
-
-tfm.param @w : tensor<8x8xf32> init normal(0.02)
 func.func @missing(%g: tensor<8x8xf32>, %s: tensor<f32>) {
+  %lr = tfm.hyperparameter lr default 1.0e-03
+  %beta1 = tfm.hyperparameter beta1 default 0.9
+  %beta2 = tfm.hyperparameter beta2 default 0.999
+  %eps = tfm.hyperparameter eps default 1.0e-08
+  %weight_decay = tfm.hyperparameter weight_decay default 0.0
   %w = tfm.get_param @w : tensor<8x8xf32>
   // expected-error @+1 {{@missing does not name a tfm.param}}
-  tfm.adamw_update @missing, %g scale %s lr 1.0e-03 betas 0.9, 0.999 eps 1.0e-08 weight_decay 0.0 : tensor<8x8xf32>, tensor<f32>
+  tfm.adamw_update @missing, %g scale %s lr %lr betas %beta1, %beta2 eps %eps weight_decay %weight_decay : tensor<8x8xf32>, tensor<f32>
   return
 }
 
@@ -1067,8 +932,13 @@ func.func @missing(%g: tensor<8x8xf32>, %s: tensor<f32>) {
 
 tfm.param @w : tensor<8x8xf32> init normal(0.02)
 func.func @not_read(%g: tensor<8x8xf32>, %s: tensor<f32>) {
+  %lr = tfm.hyperparameter lr default 1.0e-03
+  %beta1 = tfm.hyperparameter beta1 default 0.9
+  %beta2 = tfm.hyperparameter beta2 default 0.999
+  %eps = tfm.hyperparameter eps default 1.0e-08
+  %weight_decay = tfm.hyperparameter weight_decay default 0.0
   // expected-error @+1 {{updates @w with a gradient of type 'tensor<8x8xf32>', which is not how the function reads it}}
-  tfm.adamw_update @w, %g scale %s lr 1.0e-03 betas 0.9, 0.999 eps 1.0e-08 weight_decay 0.0 : tensor<8x8xf32>, tensor<f32>
+  tfm.adamw_update @w, %g scale %s lr %lr betas %beta1, %beta2 eps %eps weight_decay %weight_decay : tensor<8x8xf32>, tensor<f32>
   return
 }
 
@@ -1077,8 +947,175 @@ func.func @not_read(%g: tensor<8x8xf32>, %s: tensor<f32>) {
 // A shard of another size than the one the function reads.
 tfm.param @w : tensor<16x48xf32, #dist.layout<@mesh, tp = S(1)>> init normal(0.02)
 func.func @shard_shape(%g: tensor<16x12xf32, #dist.layout<@mesh, tp = S(1)>>, %s: tensor<f32>) {
+  %lr = tfm.hyperparameter lr default 1.0e-03
+  %beta1 = tfm.hyperparameter beta1 default 0.9
+  %beta2 = tfm.hyperparameter beta2 default 0.999
+  %eps = tfm.hyperparameter eps default 1.0e-08
+  %weight_decay = tfm.hyperparameter weight_decay default 0.0
   %w = tfm.get_param @w : tensor<16x24xf32, #dist.layout<@mesh, tp = S(1)>>
   // expected-error @+1 {{updates @w with a gradient of type 'tensor<16x12xf32, #dist.layout<@mesh, tp = S(1)>>', which is not how the function reads it}}
-  tfm.adamw_update @w, %g scale %s lr 1.0e-03 betas 0.9, 0.999 eps 1.0e-08 weight_decay 0.0 : tensor<16x12xf32, #dist.layout<@mesh, tp = S(1)>>, tensor<f32>
+  tfm.adamw_update @w, %g scale %s lr %lr betas %beta1, %beta2 eps %eps weight_decay %weight_decay : tensor<16x12xf32, #dist.layout<@mesh, tp = S(1)>>, tensor<f32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// tfm.hyperparameter, and the optimizer ops' hyperparameter operands
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @lr_zero() {
+  // expected-error @+1 {{default of lr must be finite and > 0, got 0.000000e+00}}
+  %lr = tfm.hyperparameter lr default 0.0
+  return
+}
+
+// -----
+
+func.func @lr_negative() {
+  // expected-error @+1 {{default of lr must be finite and > 0, got -1.000000e-03}}
+  %lr = tfm.hyperparameter lr default -1.0e-03
+  return
+}
+
+// -----
+
+func.func @eps_zero() {
+  // expected-error @+1 {{default of eps must be finite and > 0, got 0.000000e+00}}
+  %eps = tfm.hyperparameter eps default 0.0
+  return
+}
+
+// -----
+
+func.func @eps_negative() {
+  // expected-error @+1 {{default of eps must be finite and > 0, got -1.000000e-08}}
+  %eps = tfm.hyperparameter eps default -1.0e-08
+  return
+}
+
+// -----
+
+func.func @weight_decay_negative() {
+  // expected-error @+1 {{default of weight_decay must be finite and >= 0, got -1.000000e-02}}
+  %wd = tfm.hyperparameter weight_decay default -0.01
+  return
+}
+
+// -----
+
+func.func @max_norm_negative() {
+  // expected-error @+1 {{default of grad_clip must be finite and >= 0, got -1.000000e+00}}
+  %clip = tfm.hyperparameter grad_clip default -1.0
+  return
+}
+
+// -----
+
+func.func @lr_inf() {
+  // expected-error @+1 {{default of lr must be finite and > 0, got INF}}
+  %lr = tfm.hyperparameter lr default 0x7FF0000000000000
+  return
+}
+
+// -----
+
+func.func @beta1_one() {
+  // expected-error @+1 {{default of beta1 must be in [0, 1), got 1.000000e+00}}
+  %b = tfm.hyperparameter beta1 default 1.0
+  return
+}
+
+// -----
+
+func.func @beta2_one() {
+  // expected-error @+1 {{default of beta2 must be in [0, 1), got 1.000000e+00}}
+  %b = tfm.hyperparameter beta2 default 1.0
+  return
+}
+
+// -----
+
+func.func @beta1_negative() {
+  // expected-error @+1 {{default of beta1 must be in [0, 1), got -1.000000e-01}}
+  %b = tfm.hyperparameter beta1 default -0.1
+  return
+}
+
+// -----
+
+func.func @beta2_above_one() {
+  // expected-error @+1 {{default of beta2 must be in [0, 1), got 1.500000e+00}}
+  %b = tfm.hyperparameter beta2 default 1.5
+  return
+}
+
+// -----
+
+func.func @unknown_kind() {
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'kind' [lr, beta1, beta2, eps, weight_decay, grad_clip]}}
+  %m = tfm.hyperparameter momentum default 0.9
+  return
+}
+
+// -----
+
+// A block reads each hyperparameter once: two reads could give one name
+// two defaults.
+func.func @read_twice() {
+  // expected-note @+1 {{the first read}}
+  %lr = tfm.hyperparameter lr default 1.0e-03
+  // expected-error @+1 {{reads hyperparameter lr a second time in its block}}
+  %lr2 = tfm.hyperparameter lr default 2.0e-03
+  return
+}
+
+// -----
+
+// Each operand reads the hyperparameter of its name.
+tfm.param @w : tensor<8x8xf32> init normal(0.02)
+func.func @swapped(%g: tensor<8x8xf32>, %s: tensor<f32>) {
+  %w = tfm.get_param @w : tensor<8x8xf32>
+  %lr = tfm.hyperparameter lr default 0.1
+  %wd = tfm.hyperparameter weight_decay default 0.0
+  // expected-error @+1 {{'lr' must be read by tfm.hyperparameter lr, got hyperparameter weight_decay}}
+  tfm.sgd_update @w, %g scale %s lr %wd weight_decay %lr : tensor<8x8xf32>, tensor<f32>
+  return
+}
+
+// -----
+
+tfm.param @w : tensor<8x8xf32> init normal(0.02)
+func.func @betas_swapped(%g: tensor<8x8xf32>, %s: tensor<f32>) {
+  %w = tfm.get_param @w : tensor<8x8xf32>
+  %lr = tfm.hyperparameter lr default 0.1
+  %beta1 = tfm.hyperparameter beta1 default 0.9
+  %beta2 = tfm.hyperparameter beta2 default 0.999
+  %eps = tfm.hyperparameter eps default 1.0e-08
+  %wd = tfm.hyperparameter weight_decay default 0.0
+  // expected-error @+1 {{'beta1' must be read by tfm.hyperparameter beta1, got hyperparameter beta2}}
+  tfm.adamw_update @w, %g scale %s lr %lr betas %beta2, %beta1 eps %eps weight_decay %wd : tensor<8x8xf32>, tensor<f32>
+  return
+}
+
+// -----
+
+// A value the runtime does not set per step (here an argument) is not a
+// hyperparameter.
+tfm.param @w : tensor<8x8xf32> init normal(0.02)
+func.func @lr_argument(%g: tensor<8x8xf32>, %s: tensor<f32>, %lr: f64) {
+  %w = tfm.get_param @w : tensor<8x8xf32>
+  %wd = tfm.hyperparameter weight_decay default 0.0
+  // expected-error @+1 {{'lr' must be read by tfm.hyperparameter lr, got a block argument}}
+  tfm.sgd_update @w, %g scale %s lr %lr weight_decay %wd : tensor<8x8xf32>, tensor<f32>
+  return
+}
+
+// -----
+
+func.func @max_norm_not_grad_clip(%s: tensor<f32>) {
+  %lr = tfm.hyperparameter lr default 0.1
+  // expected-error @+1 {{'max_norm' must be read by tfm.hyperparameter grad_clip, got hyperparameter lr}}
+  %0:2 = tfm.clip_scale %s max_norm %lr : tensor<f32> -> tensor<f32>, tensor<f32>
   return
 }

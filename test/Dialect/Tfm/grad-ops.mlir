@@ -335,19 +335,39 @@ func.func @sum_squares(%g: tensor<16x32xf32>,
       : tensor<f32>, tensor<f32, #dist.layout<@mesh, tp = P>>, tensor<f32>
 }
 
+// The hyperparameters the runtime sets per step: the result is named after
+// the hyperparameter; the edges of each range are allowed (betas of 0,
+// weight decay and clipping off).
+// CHECK-LABEL: func.func @hyperparameters
+func.func @hyperparameters() -> (f64, f64, f64, f64, f64, f64) {
+  // CHECK: %lr = tfm.hyperparameter lr default 1.000000e-03{{$}}
+  %0 = tfm.hyperparameter lr default 1.0e-03
+  // 0.999 has no exact six-digit form and prints in full.
+  // CHECK-NEXT: %beta1 = tfm.hyperparameter beta1 default 0.000000e+00{{$}}
+  %1 = tfm.hyperparameter beta1 default 0.0
+  // CHECK-NEXT: %beta2 = tfm.hyperparameter beta2 default 0.99899999999999999{{$}}
+  %2 = tfm.hyperparameter beta2 default 0.999
+  // CHECK-NEXT: %eps = tfm.hyperparameter eps default 1.000000e-08{{$}}
+  %3 = tfm.hyperparameter eps default 1.0e-08
+  // CHECK-NEXT: %weight_decay = tfm.hyperparameter weight_decay default 0.000000e+00{{$}}
+  %4 = tfm.hyperparameter weight_decay default 0.0
+  // CHECK-NEXT: %grad_clip = tfm.hyperparameter grad_clip default 0.000000e+00{{$}}
+  %5 = tfm.hyperparameter grad_clip default 0.0
+  // CHECK-NEXT: return %lr, %beta1, %beta2, %eps, %weight_decay, %grad_clip : f64, f64, f64, f64, f64, f64
+  return %0, %1, %2, %3, %4, %5 : f64, f64, f64, f64, f64, f64
+}
+
 // CHECK-LABEL: func.func @clip_scale
 // CHECK-SAME: (%[[S:[a-z0-9_]+]]: tensor<f32>)
 func.func @clip_scale(%sumsq: tensor<f32>)
-    -> (tensor<f32>, tensor<f32>, tensor<f32>) {
-  // CHECK: %[[SCALE:[a-z0-9_]+]], %[[NORM:[a-z0-9_]+]] = tfm.clip_scale %[[S]] max_norm 1.000000e+00 : tensor<f32> -> tensor<f32>, tensor<f32>
-  %scale, %norm = tfm.clip_scale %sumsq max_norm 1.0
+    -> (tensor<f32>, tensor<f32>) {
+  // CHECK: %grad_clip = tfm.hyperparameter grad_clip default 1.000000e+00
+  %clip = tfm.hyperparameter grad_clip default 1.0
+  // CHECK-NEXT: %[[SCALE:[a-z0-9_]+]], %[[NORM:[a-z0-9_]+]] = tfm.clip_scale %[[S]] max_norm %grad_clip : tensor<f32> -> tensor<f32>, tensor<f32>
+  %scale, %norm = tfm.clip_scale %sumsq max_norm %clip
       : tensor<f32> -> tensor<f32>, tensor<f32>
-  // max_norm 0 disables clipping (scale 1) but still gives the norm.
-  // CHECK: %[[OFF:[a-z0-9_]+]], %{{[a-z0-9_]+}} = tfm.clip_scale %[[S]] max_norm 0.000000e+00 : tensor<f32> -> tensor<f32>, tensor<f32>
-  %off:2 = tfm.clip_scale %sumsq max_norm 0.0
-      : tensor<f32> -> tensor<f32>, tensor<f32>
-  // CHECK: return %[[SCALE]], %[[NORM]], %[[OFF]]
-  return %scale, %norm, %off#0 : tensor<f32>, tensor<f32>, tensor<f32>
+  // CHECK: return %[[SCALE]], %[[NORM]]
+  return %scale, %norm : tensor<f32>, tensor<f32>
 }
 
 // The updates name parameters that the function reads with the gradient's
@@ -360,14 +380,16 @@ func.func @sgd_update(%g: tensor<8x8xf32>, %gn: tensor<8xbf16>,
   %w = tfm.get_param @w : tensor<8x8xf32>
   %n = tfm.get_param @norm : tensor<8xbf16>
   %ws = tfm.get_param @sharded : tensor<16x24xf32, #dist.layout<@mesh, tp = S(1)>>
-  // CHECK: tfm.sgd_update @w, %[[G]] scale %[[S]] lr 1.000000e-01 weight_decay 0.000000e+00 : tensor<8x8xf32>, tensor<f32>
-  tfm.sgd_update @w, %g scale %s lr 0.1 weight_decay 0.0
+  %lr = tfm.hyperparameter lr default 0.1
+  %wd = tfm.hyperparameter weight_decay default 0.01
+  // CHECK: tfm.sgd_update @w, %[[G]] scale %[[S]] lr %lr weight_decay %weight_decay : tensor<8x8xf32>, tensor<f32>
+  tfm.sgd_update @w, %g scale %s lr %lr weight_decay %wd
       : tensor<8x8xf32>, tensor<f32>
-  // CHECK: tfm.sgd_update @norm, %[[GN]] scale %[[S]] lr 1.000000e-02 weight_decay 1.000000e-02 : tensor<8xbf16>, tensor<f32>
-  tfm.sgd_update @norm, %gn scale %s lr 0.01 weight_decay 0.01
+  // CHECK: tfm.sgd_update @norm, %[[GN]] scale %[[S]] lr %lr weight_decay %weight_decay : tensor<8xbf16>, tensor<f32>
+  tfm.sgd_update @norm, %gn scale %s lr %lr weight_decay %wd
       : tensor<8xbf16>, tensor<f32>
-  // CHECK: tfm.sgd_update @sharded, %[[GS]] scale %[[S]] lr 1.000000e+00 weight_decay 0.000000e+00 : tensor<16x24xf32, #dist.layout<@mesh, tp = S(1)>>, tensor<f32>
-  tfm.sgd_update @sharded, %gs scale %s lr 1.0 weight_decay 0.0
+  // CHECK: tfm.sgd_update @sharded, %[[GS]] scale %[[S]] lr %lr weight_decay %weight_decay : tensor<16x24xf32, #dist.layout<@mesh, tp = S(1)>>, tensor<f32>
+  tfm.sgd_update @sharded, %gs scale %s lr %lr weight_decay %wd
       : tensor<16x24xf32, #dist.layout<@mesh, tp = S(1)>>, tensor<f32>
   return
 }
@@ -379,13 +401,16 @@ func.func @adamw_update(%g: tensor<8x8xf32>,
                         %s: tensor<f32>) {
   %w = tfm.get_param @w : tensor<8x8xf32>
   %ws = tfm.get_param @sharded : tensor<16x24xf32, #dist.layout<@mesh, tp = S(1)>>
-  // 0.999 has no exact six-digit form and prints in full.
-  // CHECK: tfm.adamw_update @w, %[[G]] scale %[[S]] lr 1.000000e-03 betas 9.000000e-01, 0.99899999999999999 eps 1.000000e-08 weight_decay 1.000000e-02 : tensor<8x8xf32>, tensor<f32>
-  tfm.adamw_update @w, %g scale %s lr 1.0e-03 betas 0.9, 0.999 eps 1.0e-08
-      weight_decay 1.0e-02 : tensor<8x8xf32>, tensor<f32>
-  // Betas of 0 and weight decay 0 are allowed.
-  // CHECK: tfm.adamw_update @sharded, %[[GS]] scale %[[S]] lr 5.000000e-01 betas 0.000000e+00, 0.000000e+00 eps 1.000000e+00 weight_decay 0.000000e+00 : tensor<16x24xf32, #dist.layout<@mesh, tp = S(1)>>, tensor<f32>
-  tfm.adamw_update @sharded, %gs scale %s lr 0.5 betas 0.0, 0.0 eps 1.0
-      weight_decay 0.0 : tensor<16x24xf32, #dist.layout<@mesh, tp = S(1)>>, tensor<f32>
+  %lr = tfm.hyperparameter lr default 1.0e-03
+  %b1 = tfm.hyperparameter beta1 default 0.9
+  %b2 = tfm.hyperparameter beta2 default 0.999
+  %eps = tfm.hyperparameter eps default 1.0e-08
+  %wd = tfm.hyperparameter weight_decay default 1.0e-02
+  // CHECK: tfm.adamw_update @w, %[[G]] scale %[[S]] lr %lr betas %beta1, %beta2 eps %eps weight_decay %weight_decay : tensor<8x8xf32>, tensor<f32>
+  tfm.adamw_update @w, %g scale %s lr %lr betas %b1, %b2 eps %eps
+      weight_decay %wd : tensor<8x8xf32>, tensor<f32>
+  // CHECK: tfm.adamw_update @sharded, %[[GS]] scale %[[S]] lr %lr betas %beta1, %beta2 eps %eps weight_decay %weight_decay : tensor<16x24xf32, #dist.layout<@mesh, tp = S(1)>>, tensor<f32>
+  tfm.adamw_update @sharded, %gs scale %s lr %lr betas %b1, %b2 eps %eps
+      weight_decay %wd : tensor<16x24xf32, #dist.layout<@mesh, tp = S(1)>>, tensor<f32>
   return
 }

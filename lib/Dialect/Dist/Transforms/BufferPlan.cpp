@@ -73,7 +73,9 @@ FailureOr<SmallVector<LiveValue>> dist::arenaValues(func::FuncOp func) {
     if (op.getNumRegions() != 0)
       return op.emitOpError()
              << "has regions; the arena is planned for straight-line code";
-    if (isa<tfm::GetParamOp>(op))
+    // Parameters have their own buffers; hyperparameters are host scalars
+    // read from the step's table.
+    if (isa<tfm::GetParamOp, tfm::HyperparameterOp>(op))
       continue;
     for (Value r : op.getResults()) {
       if (!isa<ShapedType>(r.getType()) ||

@@ -229,6 +229,11 @@ static Result clipScaleRule(GradRule r, ClipScaleOp o) {
   return GradRule::same(Sharding::replicated(), 2);
 }
 
+/// A hyperparameter is a host scalar the runtime sets alike on every rank.
+static Result hyperparameterRule(GradRule, HyperparameterOp) {
+  return GradRule::same(Sharding::replicated());
+}
+
 namespace {
 /// The sharding rule of `OpT` is `Fn(GradRule, OpT)` (or `Fn(GradRule,
 /// Operation *)` for a rule shared by several ops).
@@ -267,5 +272,6 @@ void dist::registerTfmGradShardingRuleModels(DialectRegistry &registry) {
     attachRule<labelLogitGradRule, LabelLogitGradOp>(ctx);
     attachRule<sumSquaresRule, SumSquaresOp>(ctx);
     attachRule<clipScaleRule, ClipScaleOp>(ctx);
+    attachRule<hyperparameterRule, HyperparameterOp>(ctx);
   });
 }

@@ -129,8 +129,23 @@ struct SpOptimizerPass : dist::impl::SpOptimizerPassBase<SpOptimizerPass> {
     }
     if (!total)
       return step.emitOpError() << "has no parameter gradients to apply";
-    auto clip = b.create<ClipScaleOp>(loc, TypeRange{f32, f32}, total,
-                                      b.getF64FloatAttr(gradClip));
+    // The hyperparameters are inputs of the step, which the runtime sets
+    // per step; the pass's options are their defaults.
+    auto hyperparameter = [&](HyperparameterKind kind, double value) -> Value {
+      return b.create<HyperparameterOp>(loc, kind, APFloat(value));
+    };
+    auto clip = b.create<ClipScaleOp>(
+        loc, TypeRange{f32, f32}, total,
+        hyperparameter(HyperparameterKind::grad_clip, gradClip));
+    Value lrValue = hyperparameter(HyperparameterKind::lr, lr);
+    Value beta1Value, beta2Value, epsValue;
+    if (optimizer == "adamw") {
+      beta1Value = hyperparameter(HyperparameterKind::beta1, beta1);
+      beta2Value = hyperparameter(HyperparameterKind::beta2, beta2);
+      epsValue = hyperparameter(HyperparameterKind::eps, eps);
+    }
+    Value weightDecayValue =
+        hyperparameter(HyperparameterKind::weight_decay, weightDecay);
 
     // With a distributed optimizer each replica updated one slice of the
     // parameter: gather the slices back (once per parameter).
@@ -151,14 +166,12 @@ struct SpOptimizerPass : dist::impl::SpOptimizerPassBase<SpOptimizerPass> {
           shardingOf(g, *data) == Sharding::split(0))
         gathers.push_back({param, readTypes.lookup(param)});
       if (optimizer == "sgd")
-        b.create<SgdUpdateOp>(loc, param, g, clip.getScale(),
-                              b.getF64FloatAttr(lr),
-                              b.getF64FloatAttr(weightDecay));
+        b.create<SgdUpdateOp>(loc, param, g, clip.getScale(), lrValue,
+                              weightDecayValue);
       else
-        b.create<AdamWUpdateOp>(
-            loc, param, g, clip.getScale(), b.getF64FloatAttr(lr),
-            b.getF64FloatAttr(beta1), b.getF64FloatAttr(beta2),
-            b.getF64FloatAttr(eps), b.getF64FloatAttr(weightDecay));
+        b.create<AdamWUpdateOp>(loc, param, g, clip.getScale(), lrValue,
+                                beta1Value, beta2Value, epsValue,
+                                weightDecayValue);
     }
 
     for (auto [param, type] : gathers)

@@ -2,13 +2,74 @@
 
 #include "seqpar/Dialect/Tfm/IR/Tfm.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace seqpar::tfm;
 
-LogicalResult ClipScaleOp::verify() {
-  if (!(getMaxNorm().convertToDouble() >= 0.0))
-    return emitOpError() << "max_norm must be >= 0";
+void HyperparameterOp::getAsmResultNames(OpAsmSetValueNameFn setName) {
+  setName(getResult(), stringifyHyperparameterKind(getKind()));
+}
+
+LogicalResult HyperparameterOp::verify() {
+  double v = getDefaultValue().convertToDouble();
+  HyperparameterKind kind = getKind();
+  StringRef range;
+  switch (kind) {
+  case HyperparameterKind::lr:
+  case HyperparameterKind::eps:
+    range = v > 0.0 && std::isfinite(v) ? "" : "finite and > 0";
+    break;
+  case HyperparameterKind::beta1:
+  case HyperparameterKind::beta2:
+    range = v >= 0.0 && v < 1.0 ? "" : "in [0, 1)";
+    break;
+  case HyperparameterKind::weight_decay:
+  case HyperparameterKind::grad_clip:
+    range = v >= 0.0 && std::isfinite(v) ? "" : "finite and >= 0";
+    break;
+  }
+  if (!range.empty())
+    return emitOpError() << "default of " << stringifyHyperparameterKind(kind)
+                         << " must be " << range << ", got " << v;
+  // One read per hyperparameter: two could give one name two defaults. The
+  // ops before this one are scanned, so the second read is the one named.
+  for (Operation *o = getOperation()->getPrevNode(); o; o = o->getPrevNode())
+    if (auto other = dyn_cast<HyperparameterOp>(o);
+        other && other.getKind() == kind) {
+      InFlightDiagnostic diag = emitOpError()
+                                << "reads hyperparameter "
+                                << stringifyHyperparameterKind(kind)
+                                << " a second time in its block";
+      diag.attachNote(other.getLoc()) << "the first read";
+      return diag;
+    }
   return success();
+}
+
+/// `value`, operand `what` of `op`, is read by tfm.hyperparameter `kind`.
+static LogicalResult verifyHyperparameter(Operation *op, Value value,
+                                          StringRef what,
+                                          HyperparameterKind kind) {
+  auto def = value.getDefiningOp<HyperparameterOp>();
+  if (def && def.getKind() == kind)
+    return success();
+  InFlightDiagnostic diag = op->emitOpError()
+                            << "'" << what
+                            << "' must be read by tfm.hyperparameter "
+                            << stringifyHyperparameterKind(kind) << ", got ";
+  if (def)
+    diag << "hyperparameter " << stringifyHyperparameterKind(def.getKind());
+  else if (Operation *other = value.getDefiningOp())
+    diag << "a result of '" << other->getName() << "'";
+  else
+    diag << "a block argument";
+  return diag;
+}
+
+LogicalResult ClipScaleOp::verify() {
+  return verifyHyperparameter(*this, getMaxNorm(), "max_norm",
+                              HyperparameterKind::grad_clip);
 }
 
 namespace {
@@ -105,20 +166,24 @@ LogicalResult AdamWUpdateOp::verifySymbolUses(SymbolTableCollection &table) {
 }
 
 LogicalResult SgdUpdateOp::verify() {
-  if (!(getLr().convertToDouble() > 0.0) ||
-      !(getWeightDecay().convertToDouble() >= 0.0))
-    return emitOpError() << "lr must be > 0 and weight_decay >= 0";
-  return success();
+  using K = HyperparameterKind;
+  return success(
+      succeeded(verifyHyperparameter(*this, getLr(), "lr", K::lr)) &&
+      succeeded(verifyHyperparameter(*this, getWeightDecay(), "weight_decay",
+                                     K::weight_decay)));
 }
 
 LogicalResult AdamWUpdateOp::verify() {
-  double b1 = getBeta1().convertToDouble(), b2 = getBeta2().convertToDouble();
-  if (!(getLr().convertToDouble() > 0.0) ||
-      !(getWeightDecay().convertToDouble() >= 0.0) ||
-      !(getEps().convertToDouble() > 0.0))
-    return emitOpError() << "lr and eps must be > 0 and weight_decay >= 0";
-  if (!(b1 >= 0.0 && b1 < 1.0 && b2 >= 0.0 && b2 < 1.0))
-    return emitOpError() << "betas must be in [0, 1), got " << b1 << ", " << b2;
+  using K = HyperparameterKind;
+  std::pair<Value, K> operands[] = {{getLr(), K::lr},
+                                    {getBeta1(), K::beta1},
+                                    {getBeta2(), K::beta2},
+                                    {getEps(), K::eps},
+                                    {getWeightDecay(), K::weight_decay}};
+  for (auto [value, kind] : operands)
+    if (failed(verifyHyperparameter(*this, value,
+                                    stringifyHyperparameterKind(kind), kind)))
+      return failure();
   return success();
 }
 

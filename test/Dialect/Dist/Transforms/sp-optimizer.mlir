@@ -14,16 +14,25 @@
 // SGD: %[[S0:[0-9]+]] = tfm.sum_squares %[[DW]] : tensor<4x8xf32> -> tensor<f32>
 // SGD-NEXT: %[[S1:[0-9]+]] = tfm.sum_squares %[[DB]] : tensor<8xf32> -> tensor<f32>
 // SGD-NEXT: %[[SUM:[0-9]+]] = tfm.add %[[S0]], %[[S1]] : tensor<f32>
-// SGD-NEXT: %[[SCALE:[a-z0-9_]+]], %[[NORM:[a-z0-9_]+]] = tfm.clip_scale %[[SUM]] max_norm 0.000000e+00 : tensor<f32> -> tensor<f32>, tensor<f32>
-// SGD-NEXT: tfm.sgd_update @w, %[[DW]] scale %[[SCALE]] lr 1.000000e-01 weight_decay 1.000000e-02 : tensor<4x8xf32>, tensor<f32>
-// SGD-NEXT: tfm.sgd_update @b, %[[DB]] scale %[[SCALE]] lr 1.000000e-01 weight_decay 1.000000e-02 : tensor<8xf32>, tensor<f32>
+// SGD-NEXT: %grad_clip = tfm.hyperparameter grad_clip default 0.000000e+00
+// SGD-NEXT: %[[SCALE:[a-z0-9_]+]], %[[NORM:[a-z0-9_]+]] = tfm.clip_scale %[[SUM]] max_norm %grad_clip : tensor<f32> -> tensor<f32>, tensor<f32>
+// SGD-NEXT: %lr = tfm.hyperparameter lr default 1.000000e-01
+// SGD-NEXT: %weight_decay = tfm.hyperparameter weight_decay default 1.000000e-02
+// SGD-NEXT: tfm.sgd_update @w, %[[DW]] scale %[[SCALE]] lr %lr weight_decay %weight_decay : tensor<4x8xf32>, tensor<f32>
+// SGD-NEXT: tfm.sgd_update @b, %[[DB]] scale %[[SCALE]] lr %lr weight_decay %weight_decay : tensor<8xf32>, tensor<f32>
 // SGD-NEXT: return %[[LOSS]], %[[NORM]], %[[DW]], %[[DB]] : tensor<f32>, tensor<f32>, tensor<4x8xf32>, tensor<8xf32>
 // ADAMW-LABEL: func.func @train_step
 // ADAMW-SAME: attributes {tfm.optimizer = "adamw", tfm.train_step}
 // ADAMW: %[[SUM:[0-9]+]] = tfm.add
-// ADAMW-NEXT: %[[SCALE:[a-z0-9_]+]], %[[NORM:[a-z0-9_]+]] = tfm.clip_scale %[[SUM]] max_norm 1.000000e+00 : tensor<f32> -> tensor<f32>, tensor<f32>
-// ADAMW-NEXT: tfm.adamw_update @w, %{{[a-z0-9]+}} scale %[[SCALE]] lr 1.000000e-03 betas 9.000000e-01, 0.99899999999999999 eps 1.000000e-08 weight_decay 0.000000e+00 : tensor<4x8xf32>, tensor<f32>
-// ADAMW-NEXT: tfm.adamw_update @b, %{{[a-z0-9]+}} scale %[[SCALE]] lr 1.000000e-03 betas 9.000000e-01, 0.99899999999999999 eps 1.000000e-08 weight_decay 0.000000e+00 : tensor<8xf32>, tensor<f32>
+// ADAMW-NEXT: %grad_clip = tfm.hyperparameter grad_clip default 1.000000e+00
+// ADAMW-NEXT: %[[SCALE:[a-z0-9_]+]], %[[NORM:[a-z0-9_]+]] = tfm.clip_scale %[[SUM]] max_norm %grad_clip : tensor<f32> -> tensor<f32>, tensor<f32>
+// ADAMW-NEXT: %lr = tfm.hyperparameter lr default 1.000000e-03
+// ADAMW-NEXT: %beta1 = tfm.hyperparameter beta1 default 9.000000e-01
+// ADAMW-NEXT: %beta2 = tfm.hyperparameter beta2 default 0.99899999999999999
+// ADAMW-NEXT: %eps = tfm.hyperparameter eps default 1.000000e-08
+// ADAMW-NEXT: %weight_decay = tfm.hyperparameter weight_decay default 0.000000e+00
+// ADAMW-NEXT: tfm.adamw_update @w, %{{[a-z0-9]+}} scale %[[SCALE]] lr %lr betas %beta1, %beta2 eps %eps weight_decay %weight_decay : tensor<4x8xf32>, tensor<f32>
+// ADAMW-NEXT: tfm.adamw_update @b, %{{[a-z0-9]+}} scale %[[SCALE]] lr %lr betas %beta1, %beta2 eps %eps weight_decay %weight_decay : tensor<8xf32>, tensor<f32>
 // ADAMW-NEXT: return %{{[a-z0-9]+}}, %[[NORM]],
 tfm.param @w : tensor<4x8xf32> init ones
 tfm.param @b : tensor<8xf32> init zeros
@@ -47,18 +56,27 @@ func.func @train_step(%loss: tensor<f32>, %dw: tensor<4x8xf32>, %db: tensor<8xf3
 // SGD-NEXT: %[[WHOLE:[0-9]+]] = tfm.sum_squares %[[DLN]] : tensor<8xf32> -> tensor<f32>
 // SGD-NEXT: %[[RED:[0-9]+]] = dist.all_reduce %[[PART]] on @mesh["tp"] sum : tensor<f32, #dist.layout<@mesh, tp = P>> -> tensor<f32>
 // SGD-NEXT: %[[TOTAL:[0-9]+]] = tfm.add %[[RED]], %[[WHOLE]] : tensor<f32>
-// SGD-NEXT: %[[SCALE:[a-z0-9_]+]], %[[NORM:[a-z0-9_]+]] = tfm.clip_scale %[[TOTAL]] max_norm 0.000000e+00
-// SGD-NEXT: tfm.sgd_update @fc.weight, %[[DFC]] scale %[[SCALE]] lr 1.000000e-01 weight_decay 1.000000e-02 : tensor<8x4xf32, #dist.layout<@mesh, tp = S(1)>>, tensor<f32>
-// SGD-NEXT: tfm.sgd_update @proj.weight, %[[DPROJ]] scale %[[SCALE]] lr 1.000000e-01 weight_decay 1.000000e-02 : tensor<4x8xf32, #dist.layout<@mesh, tp = S(0)>>, tensor<f32>
-// SGD-NEXT: tfm.sgd_update @ln.weight, %[[DLN]] scale %[[SCALE]] lr 1.000000e-01 weight_decay 1.000000e-02 : tensor<8xf32>, tensor<f32>
+// SGD-NEXT: %grad_clip = tfm.hyperparameter grad_clip default 0.000000e+00
+// SGD-NEXT: %[[SCALE:[a-z0-9_]+]], %[[NORM:[a-z0-9_]+]] = tfm.clip_scale %[[TOTAL]] max_norm %grad_clip
+// SGD-NEXT: %lr = tfm.hyperparameter lr default 1.000000e-01
+// SGD-NEXT: %weight_decay = tfm.hyperparameter weight_decay default 1.000000e-02
+// SGD-NEXT: tfm.sgd_update @fc.weight, %[[DFC]] scale %[[SCALE]] lr %lr weight_decay %weight_decay : tensor<8x4xf32, #dist.layout<@mesh, tp = S(1)>>, tensor<f32>
+// SGD-NEXT: tfm.sgd_update @proj.weight, %[[DPROJ]] scale %[[SCALE]] lr %lr weight_decay %weight_decay : tensor<4x8xf32, #dist.layout<@mesh, tp = S(0)>>, tensor<f32>
+// SGD-NEXT: tfm.sgd_update @ln.weight, %[[DLN]] scale %[[SCALE]] lr %lr weight_decay %weight_decay : tensor<8xf32>, tensor<f32>
 // SGD-NEXT: return %[[LOSS]], %[[NORM]], %[[DFC]], %[[DPROJ]], %[[DLN]] :
 // ADAMW-LABEL: func.func @train_step
 // ADAMW: %[[RED:[0-9]+]] = dist.all_reduce %{{[0-9]+}} on @mesh["tp"] sum : tensor<f32, #dist.layout<@mesh, tp = P>> -> tensor<f32>
 // ADAMW-NEXT: %[[TOTAL:[0-9]+]] = tfm.add %[[RED]], %{{[0-9]+}} : tensor<f32>
-// ADAMW-NEXT: %[[SCALE:[a-z0-9_]+]], %{{[a-z0-9_]+}} = tfm.clip_scale %[[TOTAL]] max_norm 1.000000e+00
-// ADAMW-NEXT: tfm.adamw_update @fc.weight, %{{[a-z0-9]+}} scale %[[SCALE]] lr 1.000000e-03 {{.*}} : tensor<8x4xf32, #dist.layout<@mesh, tp = S(1)>>, tensor<f32>
-// ADAMW-NEXT: tfm.adamw_update @proj.weight, %{{[a-z0-9]+}} scale %[[SCALE]] lr 1.000000e-03 {{.*}} : tensor<4x8xf32, #dist.layout<@mesh, tp = S(0)>>, tensor<f32>
-// ADAMW-NEXT: tfm.adamw_update @ln.weight, %{{[a-z0-9]+}} scale %[[SCALE]] lr 1.000000e-03 {{.*}} : tensor<8xf32>, tensor<f32>
+// ADAMW-NEXT: %grad_clip = tfm.hyperparameter grad_clip default 1.000000e+00
+// ADAMW-NEXT: %[[SCALE:[a-z0-9_]+]], %{{[a-z0-9_]+}} = tfm.clip_scale %[[TOTAL]] max_norm %grad_clip
+// ADAMW-NEXT: %lr = tfm.hyperparameter lr default 1.000000e-03
+// ADAMW-NEXT: %beta1 = tfm.hyperparameter beta1 default
+// ADAMW-NEXT: %beta2 = tfm.hyperparameter beta2 default
+// ADAMW-NEXT: %eps = tfm.hyperparameter eps default
+// ADAMW-NEXT: %weight_decay = tfm.hyperparameter weight_decay default
+// ADAMW-NEXT: tfm.adamw_update @fc.weight, %{{[a-z0-9]+}} scale %[[SCALE]] lr %lr {{.*}} : tensor<8x4xf32, #dist.layout<@mesh, tp = S(1)>>, tensor<f32>
+// ADAMW-NEXT: tfm.adamw_update @proj.weight, %{{[a-z0-9]+}} scale %[[SCALE]] lr %lr {{.*}} : tensor<4x8xf32, #dist.layout<@mesh, tp = S(0)>>, tensor<f32>
+// ADAMW-NEXT: tfm.adamw_update @ln.weight, %{{[a-z0-9]+}} scale %[[SCALE]] lr %lr {{.*}} : tensor<8xf32>, tensor<f32>
 // ADAMW-NEXT: return
 // ADAMW-NOT: dist.all_reduce
 dist.mesh @mesh ["tp" = 2] roles [tensor]
@@ -80,7 +98,10 @@ func.func @train_step(%loss: tensor<f32>, %dfc: tensor<8x4xf32, #dist.layout<@me
 // SGD-LABEL: func.func @train_step
 // SGD-SAME: (%[[LOSS:[a-z0-9]+]]: tensor<f32>, %[[DT:[a-z0-9]+]]: tensor<16x8xf32>)
 // SGD: %[[SQ:[0-9]+]] = tfm.sum_squares %[[DT]] : tensor<16x8xf32> -> tensor<f32>
-// SGD-NEXT: %[[SCALE:[a-z0-9_]+]], %[[NORM:[a-z0-9_]+]] = tfm.clip_scale %[[SQ]] max_norm 0.000000e+00
+// SGD-NEXT: %grad_clip = tfm.hyperparameter grad_clip default 0.000000e+00
+// SGD-NEXT: %[[SCALE:[a-z0-9_]+]], %[[NORM:[a-z0-9_]+]] = tfm.clip_scale %[[SQ]] max_norm %grad_clip
+// SGD-NEXT: %lr = tfm.hyperparameter lr default
+// SGD-NEXT: %weight_decay = tfm.hyperparameter weight_decay default
 // SGD-NEXT: tfm.sgd_update @wte, %[[DT]] scale %[[SCALE]]
 // SGD-NEXT: tfm.sgd_update @head, %[[DT]] scale %[[SCALE]]
 // SGD-NEXT: return %[[LOSS]], %[[NORM]], %[[DT]], %[[DT]] :
@@ -112,8 +133,11 @@ func.func @train_step(%loss: tensor<f32>, %dtied: tensor<16x8xf32>)
 // SGD-NEXT: %[[S1:[0-9]+]] = tfm.sum_squares %[[DC]] : tensor<3xf32> -> tensor<f32>
 // SGD-NEXT: %[[RED:[0-9]+]] = dist.all_reduce %[[S0]] on @mesh["dp"] sum : tensor<f32, #dist.layout<@mesh, dp = P>> -> tensor<f32>
 // SGD-NEXT: %[[TOTAL:[0-9]+]] = tfm.add %[[RED]], %[[S1]] : tensor<f32>
+// SGD-NEXT: %grad_clip = tfm.hyperparameter grad_clip default
 // SGD-NEXT: %[[SCALE:[a-z0-9_]+]], %[[NORM:[a-z0-9_]+]] = tfm.clip_scale %[[TOTAL]]
-// SGD-NEXT: tfm.sgd_update @w, %[[DW]] scale %[[SCALE]] lr 1.000000e-01 weight_decay 1.000000e-02 : tensor<2x8xf32, #dist.layout<@mesh, dp = S(0)>>, tensor<f32>
+// SGD-NEXT: %lr = tfm.hyperparameter lr default 1.000000e-01
+// SGD-NEXT: %weight_decay = tfm.hyperparameter weight_decay default 1.000000e-02
+// SGD-NEXT: tfm.sgd_update @w, %[[DW]] scale %[[SCALE]] lr %lr weight_decay %weight_decay : tensor<2x8xf32, #dist.layout<@mesh, dp = S(0)>>, tensor<f32>
 // SGD-NEXT: tfm.sgd_update @c, %[[DC]] scale %[[SCALE]]
 // SGD-NEXT: dist.all_gather_param @w on @mesh["dp"] : tensor<4x8xf32>
 // SGD-NEXT: return %[[LOSS]], %[[NORM]], %[[DW]], %[[DC]] :

@@ -15,12 +15,14 @@ tfm.param @b : tensor<4xf32> init zeros tie "t"
 func.func @train_step(%gw: tensor<8xf32>, %gt: tensor<4xf32>, %s: tensor<f32>)
     -> (tensor<8xf32> {tfm.grad_of = @w}, tensor<4xf32> {tfm.grad_of = @a},
         tensor<4xf32> {tfm.grad_of = @b}) attributes {tfm.train_step, tfm.optimizer = "sgd"} {
+  %lr = tfm.hyperparameter lr default 0.1
+  %weight_decay = tfm.hyperparameter weight_decay default 0.0
   %w = tfm.get_param @w : tensor<8xf32>
   %a = tfm.get_param @a : tensor<4xf32>
   %b = tfm.get_param @b : tensor<4xf32>
-  tfm.sgd_update @w, %gw scale %s lr 0.1 weight_decay 0.0 : tensor<8xf32>, tensor<f32>
-  tfm.sgd_update @a, %gt scale %s lr 0.1 weight_decay 0.0 : tensor<4xf32>, tensor<f32>
-  tfm.sgd_update @b, %gt scale %s lr 0.1 weight_decay 0.0 : tensor<4xf32>, tensor<f32>
+  tfm.sgd_update @w, %gw scale %s lr %lr weight_decay %weight_decay : tensor<8xf32>, tensor<f32>
+  tfm.sgd_update @a, %gt scale %s lr %lr weight_decay %weight_decay : tensor<4xf32>, tensor<f32>
+  tfm.sgd_update @b, %gt scale %s lr %lr weight_decay %weight_decay : tensor<4xf32>, tensor<f32>
   return %gw, %gt, %gt : tensor<8xf32>, tensor<4xf32>, tensor<4xf32>
 }
 
@@ -39,11 +41,16 @@ func.func @gradients_only(%gw: tensor<8xf32>) -> (tensor<8xf32> {tfm.grad_of = @
 tfm.param @w : tensor<8xf32> init zeros
 func.func @train_step(%gw: tensor<8xf32>, %s: tensor<f32>)
     -> (tensor<8xf32> {tfm.grad_of = @w}) attributes {tfm.train_step, tfm.optimizer = "adamw"} {
+  %lr = tfm.hyperparameter lr default 1.0e-3
+  %beta1 = tfm.hyperparameter beta1 default 0.9
+  %beta2 = tfm.hyperparameter beta2 default 0.999
+  %eps = tfm.hyperparameter eps default 1.0e-8
+  %weight_decay = tfm.hyperparameter weight_decay default 0.0
   %w = tfm.get_param @w : tensor<8xf32>
   // expected-note @+1 {{the first update of @w}}
-  tfm.adamw_update @w, %gw scale %s lr 1.0e-3 betas 0.9, 0.999 eps 1.0e-8 weight_decay 0.0 : tensor<8xf32>, tensor<f32>
-  // expected-error-re @+1 {{'tfm.adamw_update' op updates parameter @w a second time: the 'tfm.adamw_update' at {{.*}}sp-verify-updates.mlir{{.*}}:9:3 already updates it, and a parameter is updated exactly once per step}}
-  tfm.adamw_update @w, %gw scale %s lr 1.0e-3 betas 0.9, 0.999 eps 1.0e-8 weight_decay 0.0 : tensor<8xf32>, tensor<f32>
+  tfm.adamw_update @w, %gw scale %s lr %lr betas %beta1, %beta2 eps %eps weight_decay %weight_decay : tensor<8xf32>, tensor<f32>
+  // expected-error-re @+1 {{'tfm.adamw_update' op updates parameter @w a second time: the 'tfm.adamw_update' at {{.*}}sp-verify-updates.mlir{{.*}}:14:3 already updates it, and a parameter is updated exactly once per step}}
+  tfm.adamw_update @w, %gw scale %s lr %lr betas %beta1, %beta2 eps %eps weight_decay %weight_decay : tensor<8xf32>, tensor<f32>
   return %gw : tensor<8xf32>
 }
 
@@ -56,9 +63,11 @@ tfm.param @v : tensor<4xf32> init zeros
 func.func @train_step(%gw: tensor<8xf32>, %gv: tensor<4xf32>, %s: tensor<f32>)
     -> (tensor<8xf32> {tfm.grad_of = @w}, tensor<4xf32> {tfm.grad_of = @v})
     attributes {tfm.train_step, tfm.optimizer = "sgd"} {
+  %lr = tfm.hyperparameter lr default 0.1
+  %weight_decay = tfm.hyperparameter weight_decay default 0.0
   %w = tfm.get_param @w : tensor<8xf32>
   %v = tfm.get_param @v : tensor<4xf32>
-  tfm.sgd_update @w, %gw scale %s lr 0.1 weight_decay 0.0 : tensor<8xf32>, tensor<f32>
+  tfm.sgd_update @w, %gw scale %s lr %lr weight_decay %weight_decay : tensor<8xf32>, tensor<f32>
   return %gw, %gv : tensor<8xf32>, tensor<4xf32>
 }
 
@@ -79,11 +88,13 @@ tfm.param @w : tensor<8xf32> init zeros
 tfm.param @v : tensor<8xf32> init zeros
 func.func @train_step(%gw: tensor<8xf32>, %s: tensor<f32>)
     -> (tensor<8xf32> {tfm.grad_of = @w}) attributes {tfm.train_step, tfm.optimizer = "sgd"} {
+  %lr = tfm.hyperparameter lr default 0.1
+  %weight_decay = tfm.hyperparameter weight_decay default 0.0
   %w = tfm.get_param @w : tensor<8xf32>
   %v = tfm.get_param @v : tensor<8xf32>
-  tfm.sgd_update @w, %gw scale %s lr 0.1 weight_decay 0.0 : tensor<8xf32>, tensor<f32>
+  tfm.sgd_update @w, %gw scale %s lr %lr weight_decay %weight_decay : tensor<8xf32>, tensor<f32>
   // expected-error @+1 {{'tfm.sgd_update' op updates parameter @v, but @train_step returns no gradient of it (no result has tfm.grad_of = @v)}}
-  tfm.sgd_update @v, %gw scale %s lr 0.1 weight_decay 0.0 : tensor<8xf32>, tensor<f32>
+  tfm.sgd_update @v, %gw scale %s lr %lr weight_decay %weight_decay : tensor<8xf32>, tensor<f32>
   return %gw : tensor<8xf32>
 }
 
@@ -95,11 +106,13 @@ tfm.param @v : tensor<8xf32> init zeros
 func.func @train_step(%gw: tensor<8xf32>, %gv: tensor<8xf32>, %s: tensor<f32>)
     -> (tensor<8xf32> {tfm.grad_of = @w}, tensor<8xf32> {tfm.grad_of = @v})
     attributes {tfm.train_step, tfm.optimizer = "sgd"} {
+  %lr = tfm.hyperparameter lr default 0.1
+  %weight_decay = tfm.hyperparameter weight_decay default 0.0
   %w = tfm.get_param @w : tensor<8xf32>
   %v = tfm.get_param @v : tensor<8xf32>
   // expected-error @+1 {{'tfm.sgd_update' op updates parameter @w with a value that is not its gradient, result #0 of @train_step}}
-  tfm.sgd_update @w, %gv scale %s lr 0.1 weight_decay 0.0 : tensor<8xf32>, tensor<f32>
-  tfm.sgd_update @v, %gw scale %s lr 0.1 weight_decay 0.0 : tensor<8xf32>, tensor<f32>
+  tfm.sgd_update @w, %gv scale %s lr %lr weight_decay %weight_decay : tensor<8xf32>, tensor<f32>
+  tfm.sgd_update @v, %gw scale %s lr %lr weight_decay %weight_decay : tensor<8xf32>, tensor<f32>
   return %gw, %gv : tensor<8xf32>, tensor<8xf32>
 }
 
@@ -111,7 +124,9 @@ tfm.param @w : tensor<8xf32> init zeros
 func.func @train_step(%g0: tensor<8xf32>, %g1: tensor<8xf32>, %s: tensor<f32>)
     -> (tensor<8xf32> {tfm.grad_of = @w}, tensor<8xf32> {tfm.grad_of = @w})
     attributes {tfm.train_step, tfm.optimizer = "sgd"} {
+  %lr = tfm.hyperparameter lr default 0.1
+  %weight_decay = tfm.hyperparameter weight_decay default 0.0
   %w = tfm.get_param @w : tensor<8xf32>
-  tfm.sgd_update @w, %g0 scale %s lr 0.1 weight_decay 0.0 : tensor<8xf32>, tensor<f32>
+  tfm.sgd_update @w, %g0 scale %s lr %lr weight_decay %weight_decay : tensor<8xf32>, tensor<f32>
   return %g0, %g1 : tensor<8xf32>, tensor<8xf32>
 }

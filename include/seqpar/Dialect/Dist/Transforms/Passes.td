@@ -23,6 +23,10 @@ def SpOptimizerPass : Pass<"sp-optimizer", "::mlir::ModuleOp"> {
     `sgd` plain SGD. The gradients stay results so the runtime can dump
     them (before the update). A step that already has an update (or the
     `tfm.optimizer` mark the pass sets) is an error: the pass runs once.
+    The hyperparameters (`lr`, `beta1`, `beta2`, `eps`, `weight-decay`,
+    `grad-clip`) are inputs of the step, one `tfm.hyperparameter` each (only
+    those the optimizer uses), which the runtime sets per step; the options
+    are their defaults.
   }];
   let options = [
     Option<"optimizer", "optimizer", "std::string", "\"adamw\"",

@@ -100,6 +100,20 @@ def Tfm_QkvPacking : I32EnumAttr<"QkvPacking",
   let cppNamespace = "::seqpar::tfm";
 }
 
+// A hyperparameter of the optimizer that the runtime sets per step
+// (tfm.hyperparameter); the names are the runtime's (the model JSON's
+// "hyperparameters" and the program's flags).
+def Tfm_HyperparameterKind : I32EnumAttr<"HyperparameterKind",
+    "a run-time hyperparameter of the optimizer", [
+    I32EnumAttrCase<"lr", 0>,
+    I32EnumAttrCase<"beta1", 1>,
+    I32EnumAttrCase<"beta2", 2>,
+    I32EnumAttrCase<"eps", 3>,
+    I32EnumAttrCase<"weight_decay", 4>,
+    I32EnumAttrCase<"grad_clip", 5>]> {
+  let cppNamespace = "::seqpar::tfm";
+}
+
 //===----------------------------------------------------------------------===//
 // Type constraints
 //===----------------------------------------------------------------------===//

@@ -3,11 +3,45 @@
 // Included from TfmOps.td. Produced by sp-optimizer: the gradient norm and
 // the parameter updates of a train step. The updates write the parameters
 // (and the optimizer state the runtime keeps for each parameter) in place.
+// Their hyperparameters are inputs of the step (tfm.hyperparameter), not
+// attributes: the runtime sets them per step (a learning-rate schedule).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef SEQPAR_DIALECT_TFM_IR_TFMOPTIMIZEROPS_TD
 #define SEQPAR_DIALECT_TFM_IR_TFMOPTIMIZEROPS_TD
+
+include "mlir/IR/OpAsmInterface.td"
+
+def Tfm_HyperparameterOp : Op<Tfm_Dialect, "hyperparameter", [Pure,
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>]> {
+  let summary = "a hyperparameter of the optimizer, set by the runtime per step";
+  let description = [{
+    The value of one optimizer hyperparameter for the step being run: an
+    input of the step like its token ids, set by the runtime before each
+    step (the program's flags and its learning-rate schedule). `default` is
+    the value given at compile time (sp-optimizer's options, `sp-compile
+    --lr` etc.): the lowering records it in the model description, and the
+    runtime uses it when no flag overrides it. The result is a host scalar
+    (f64), not a tensor: it is passed to the kernels as an argument.
+
+    ```mlir
+    %lr = tfm.hyperparameter lr default 1.000000e-03
+    tfm.sgd_update @w, %g scale %s lr %lr weight_decay %wd
+        : tensor<8x8xf32>, tensor<f32>
+    ```
+
+    **Constraints**
+    - `default` is a value the hyperparameter may take: `lr` and `eps`
+      > 0, `beta1` and `beta2` in [0, 1), `weight_decay` and `grad_clip`
+      >= 0;
+    - a block reads each hyperparameter at most once.
+  }];
+  let arguments = (ins Tfm_HyperparameterKind:$kind, F64Attr:$default_value);
+  let results = (outs F64:$result);
+  let assemblyFormat = "$kind `default` $default_value attr-dict";
+  let hasVerifier = 1;
+}
 
 def Tfm_SumSquaresOp : Tfm_GradOp<"sum_squares"> {
   let summary = "the sum of the squares of a tensor's elements, in f32";
@@ -34,17 +68,19 @@ def Tfm_ClipScaleOp : Tfm_GradOp<"clip_scale"> {
     From the sum of squares of every gradient element: `norm =
     sqrt(sum_squares)` and, as torch.nn.utils.clip_grad_norm_, `scale =
     min(1, max_norm / (norm + 1e-6))`; `max_norm = 0` disables clipping
-    (scale 1).
+    (scale 1). `max_norm` is the step's `grad_clip` hyperparameter.
 
     ```mlir
-    %scale, %norm = tfm.clip_scale %sumsq max_norm 1.000000e+00
+    %grad_clip = tfm.hyperparameter grad_clip default 1.000000e+00
+    %scale, %norm = tfm.clip_scale %sumsq max_norm %grad_clip
         : tensor<f32> -> tensor<f32>, tensor<f32>
     ```
 
     **Constraints**
-    - `max_norm` >= 0; operand and results are f32 scalars.
+    - `max_norm` is read by `tfm.hyperparameter grad_clip`; operand and
+      results are f32 scalars.
   }];
-  let arguments = (ins 0DTensorOf<[F32]>:$sum_squares, F64Attr:$max_norm);
+  let arguments = (ins 0DTensorOf<[F32]>:$sum_squares, F64:$max_norm);
   let results = (outs 0DTensorOf<[F32]>:$scale, 0DTensorOf<[F32]>:$norm);
   let assemblyFormat = [{
     $sum_squares `max_norm` $max_norm attr-dict `:` type($sum_squares) `->`
@@ -69,21 +105,24 @@ def Tfm_SgdUpdateOp : Tfm_UpdateOp<"sgd_update"> {
   let summary = "p -= lr * (scale * g + weight_decay * p)";
   let description = [{
     torch.optim.SGD without momentum, on this rank's shard of the parameter,
-    with the gradient first multiplied by `scale` (gradient clipping).
+    with the gradient first multiplied by `scale` (gradient clipping). `lr`
+    and `weight_decay` are the step's hyperparameters of those names.
 
     ```mlir
-    tfm.sgd_update @w, %g scale %s lr 1.000000e-01 weight_decay 0.000000e+00
+    %lr = tfm.hyperparameter lr default 1.000000e-01
+    %weight_decay = tfm.hyperparameter weight_decay default 0.000000e+00
+    tfm.sgd_update @w, %g scale %s lr %lr weight_decay %weight_decay
         : tensor<8x8xf32>, tensor<f32>
     ```
 
     **Constraints**
     - the symbol names a `tfm.param`, read in this function with the
       gradient's type (the gradient has the parameter's layout);
-    - `lr` > 0 and `weight_decay` >= 0.
+    - `lr` and `weight_decay` are read by `tfm.hyperparameter` of the same
+      name.
   }];
   let arguments = (ins FlatSymbolRefAttr:$param, Tfm_FloatTensor:$grad,
-                       0DTensorOf<[F32]>:$scale, F64Attr:$lr,
-                       F64Attr:$weight_decay);
+                       0DTensorOf<[F32]>:$scale, F64:$lr, F64:$weight_decay);
   let assemblyFormat = [{
     $param `,` $grad `scale` $scale `lr` $lr `weight_decay` $weight_decay
     attr-dict `:` type($grad) `,` type($scale)
@@ -97,22 +136,23 @@ def Tfm_AdamWUpdateOp : Tfm_UpdateOp<"adamw_update"> {
     Updates this rank's shard of the parameter and its first and second
     moment estimates (fp32 state the runtime keeps per parameter, shaped
     like the shard), with the gradient first multiplied by `scale`. The
-    step count is the run's.
+    step count is the run's; `lr`, the betas, `eps` and `weight_decay` are
+    the step's hyperparameters of those names.
 
     ```mlir
-    tfm.adamw_update @w, %g scale %s lr 1.000000e-03 betas 9.000000e-01,
-        9.990000e-01 eps 1.000000e-08 weight_decay 1.000000e-02
-        : tensor<8x8xf32>, tensor<f32>
+    tfm.adamw_update @w, %g scale %s lr %lr betas %beta1, %beta2 eps %eps
+        weight_decay %weight_decay : tensor<8x8xf32>, tensor<f32>
     ```
 
     **Constraints**
     - the symbol names a `tfm.param`, read in this function with the
       gradient's type;
-    - `lr` > 0, betas in [0, 1), `eps` > 0, `weight_decay` >= 0.
+    - `lr`, `beta1`, `beta2`, `eps` and `weight_decay` are read by
+      `tfm.hyperparameter` of the same name.
   }];
   let arguments = (ins FlatSymbolRefAttr:$param, Tfm_FloatTensor:$grad,
-                       0DTensorOf<[F32]>:$scale, F64Attr:$lr, F64Attr:$beta1,
-                       F64Attr:$beta2, F64Attr:$eps, F64Attr:$weight_decay);
+                       0DTensorOf<[F32]>:$scale, F64:$lr, F64:$beta1,
+                       F64:$beta2, F64:$eps, F64:$weight_decay);
   let assemblyFormat = [{
     $param `,` $grad `scale` $scale `lr` $lr `betas` $beta1 `,` $beta2 `eps`
     $eps `weight_decay` $weight_decay attr-dict `:` type($grad) `,`
