@@ -41,16 +41,46 @@ std::string sprt::usage(const char *argv0) {
          "[--dump-grads FILE] [--dump-dtype f32|bf16|f16] [--checkpoint-dir "
          "DIR [--save-every N] [--resume]] [--timeout SECONDS] "
          "[--on-nonfinite stop|skip] " +
-         scheduleUsage() + "\n";
+         scheduleUsage() +
+         " [--trace FILE|DIR] [--peak-flops FLOP/s-per-rank]\n";
+}
+
+/// A positive finite decimal number ("989e12", "1.5e14"): digits, one point
+/// and an exponent only (no inf, nan or hexadecimal).
+static bool parsePositive(const char *s, double &out) {
+  bool digits = false, point = false, exponent = false;
+  for (const char *c = s; *c; ++c) {
+    if (*c >= '0' && *c <= '9')
+      digits = true;
+    else if (*c == '.' && !point && !exponent)
+      point = true;
+    else if ((*c == 'e' || *c == 'E') && digits && !exponent) {
+      exponent = true;
+      if (c[1] == '+' || c[1] == '-')
+        ++c;
+      if (c[1] < '0' || c[1] > '9')
+        return false;
+    } else
+      return false;
+  }
+  if (!digits)
+    return false;
+  char *end = nullptr;
+  errno = 0;
+  double v = std::strtod(s, &end);
+  if (*end || errno == ERANGE || !std::isfinite(v) || !(v > 0))
+    return false;
+  out = v;
+  return true;
 }
 
 bool sprt::parseFlags(int argc, char **argv, Flags &f, bool &help,
                       std::string &error) {
   static const std::set<std::string> valueFlags = {
-      "--steps",     "--seed",        "--data",           "--init-from",
-      "--log",       "--dump-params", "--dump-outputs",   "--dump-grads",
-      "--timeout",   "--save-every",  "--checkpoint-dir", "--on-nonfinite",
-      "--dump-dtype"};
+      "--steps",      "--seed",        "--data",           "--init-from",
+      "--log",        "--dump-params", "--dump-outputs",   "--dump-grads",
+      "--timeout",    "--save-every",  "--checkpoint-dir", "--on-nonfinite",
+      "--dump-dtype", "--trace",       "--peak-flops"};
   help = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -107,6 +137,16 @@ bool sprt::parseFlags(int argc, char **argv, Flags &f, bool &help,
     } else if (isScheduleFlag(a)) {
       if (!parseScheduleFlag(a, v, f.schedule, error))
         return false;
+    } else if (a == "--trace") {
+      if (!*v) {
+        error = "--trace needs a file or directory, got ''";
+        return false;
+      }
+      f.trace = v;
+    } else if (a == "--peak-flops") {
+      if (!parsePositive(v, f.peakFlops))
+        return bad("one rank's peak FLOP/s, a positive finite number such "
+                   "as 989e12");
     } else if (a == "--data") {
       f.data = v;
     } else if (a == "--init-from") {

@@ -28,6 +28,10 @@ struct Flags {
   /// The optimizer's hyperparameters and the learning-rate schedule
   /// (Schedule.h).
   ScheduleFlags schedule;
+  /// --trace FILE|DIR: each rank's trace (Observability.h); "" for none.
+  std::string trace;
+  /// --peak-flops: one rank's peak FLOP/s for MFU, or 0 when not given.
+  double peakFlops = 0;
 };
 
 /// Parses the command line strictly: an unknown flag, a missing value, a

@@ -216,21 +216,19 @@ int main(int argc, char **argv) {
   Flags flags;
   bool help = false;
   std::string error;
-  ObservabilityFlags observe;
-  if (!takeObservabilityFlags(argc, argv, observe, error) ||
-      !parseFlags(argc, argv, flags, help, error))
+  if (!parseFlags(argc, argv, flags, help, error))
     fatal(error);
   if (help) {
     if (World::rank() == 0)
-      std::printf("%s%s", usage(argv[0]).c_str(), observabilityUsage().c_str());
+      std::printf("%s", usage(argv[0]).c_str());
     World::finalize();
     return 0;
   }
   setCollectiveTimeout(flags.timeout);
   // Before the first allocation: the trace's memory counter sees every byte.
   std::string traceTo;
-  if (!observe.trace.empty()) {
-    traceTo = traceFile(observe.trace, World::rank());
+  if (!flags.trace.empty()) {
+    traceTo = traceFile(flags.trace, World::rank());
     std::string problem = traceFileProblem(traceTo);
     if (!problem.empty())
       fatal(problem);
@@ -423,7 +421,7 @@ int main(int argc, char **argv) {
                 " skipped so far)";
     else if (!bad.empty())
       skipped = "  non-finite: " + bad;
-    Throughput speed = throughput(model, r.seconds, observe.peakFlops);
+    Throughput speed = throughput(model, r.seconds, flags.peakFlops);
     std::printf("step %lld loss %s%s  [%lld/%lld, %.1f ms, %s, sent%s]%s\n",
                 (long long)step, fixed(r.loss).c_str(), norm.c_str(),
                 (long long)step, (long long)flags.steps, r.seconds * 1e3,

@@ -24,22 +24,6 @@
 
 namespace sprt {
 
-struct ObservabilityFlags {
-  /// --trace's value, or "".
-  std::string trace;
-  /// One rank's peak FLOP/s (--peak-flops), or 0 when not given.
-  double peakFlops = 0;
-};
-
-/// Takes --trace and --peak-flops (and their values) out of argv, so that
-/// parseFlags sees the rest. Returns false with `error` set for a missing
-/// or bad value.
-bool takeObservabilityFlags(int &argc, char **argv, ObservabilityFlags &flags,
-                            std::string &error);
-
-/// The usage of these flags, to append to the usage line.
-std::string observabilityUsage();
-
 /// The file rank `rank` writes the trace to (see above).
 std::string traceFile(const std::string &trace, int rank);
 

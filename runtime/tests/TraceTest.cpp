@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "../core/Trace.h"
+#include "../core/Flags.h"
 #include "../core/Memory.h"
 #include "../core/Observability.h"
 
@@ -35,15 +36,15 @@ bool exists(const std::string &path) {
   return ::stat(path.c_str(), &st) == 0;
 }
 
-bool take(std::vector<std::string> args, ObservabilityFlags &f,
-          std::vector<std::string> &rest, std::string &error) {
+/// parseFlags on `args` into `flags`.
+bool take(std::vector<std::string> args, Flags &flags, std::string &error) {
   std::vector<char *> argv{const_cast<char *>("prog")};
   for (std::string &a : args)
     argv.push_back(a.data());
   argv.push_back(nullptr);
-  int argc = int(argv.size()) - 1;
-  bool ok = takeObservabilityFlags(argc, argv.data(), f, error);
-  rest.assign(argv.begin() + 1, argv.begin() + argc);
+  flags = Flags();
+  bool help = false;
+  bool ok = parseFlags(int(argv.size()) - 1, argv.data(), flags, help, error);
   return ok;
 }
 } // namespace
@@ -67,33 +68,30 @@ TEST(Trace, FileNames) {
 }
 
 TEST(Trace, Flags) {
-  ObservabilityFlags f;
-  std::vector<std::string> rest;
+  Flags f;
   std::string error;
   ASSERT_TRUE(take({"--steps", "3", "--trace", "t.json", "--log", "m",
                     "--peak-flops", "989e12"},
-                   f, rest, error))
+                   f, error))
       << error;
   EXPECT_EQ(f.trace, "t.json");
   EXPECT_EQ(f.peakFlops, 989e12);
-  EXPECT_EQ(rest, (std::vector<std::string>{"--steps", "3", "--log", "m"}));
+  EXPECT_EQ(f.steps, 3);
+  EXPECT_EQ(f.log, "m");
   for (const char *good : {"1.5E+14", ".5", "312e12", "7"}) {
-    ObservabilityFlags g;
-    EXPECT_TRUE(take({"--peak-flops", good}, g, rest, error)) << good;
-    EXPECT_EQ(g.peakFlops, std::strtod(good, nullptr)) << good;
+    EXPECT_TRUE(take({"--peak-flops", good}, f, error)) << good;
+    EXPECT_EQ(f.peakFlops, std::strtod(good, nullptr)) << good;
   }
   for (const char *bad : {"0", "-5", "inf", "nan", "0x10", "1e", "1e999", "abc",
                           "", "1.2.3", "5 "}) {
-    ObservabilityFlags g;
-    EXPECT_FALSE(take({"--peak-flops", bad}, g, rest, error)) << bad;
+    EXPECT_FALSE(take({"--peak-flops", bad}, f, error)) << bad;
     EXPECT_EQ(error, "--peak-flops must be one rank's peak FLOP/s, a "
                      "positive finite number such as 989e12, got '" +
                          std::string(bad) + "'");
   }
-  ObservabilityFlags g;
-  EXPECT_FALSE(take({"--trace"}, g, rest, error));
+  EXPECT_FALSE(take({"--trace"}, f, error));
   EXPECT_EQ(error, "flag --trace needs a value");
-  EXPECT_FALSE(take({"--trace", ""}, g, rest, error));
+  EXPECT_FALSE(take({"--trace", ""}, f, error));
 }
 
 TEST(Trace, Throughput) {
