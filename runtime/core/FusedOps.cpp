@@ -64,22 +64,17 @@ static int64_t chunkBufferBytes(int64_t chunks, int64_t n, int64_t chunkElems) {
   return std::min<int64_t>(chunks, 2) * n * chunkElems * int64_t(sizeof(float));
 }
 
-extern "C" void
-sprt_all_gather_linear_f32(const float *x, const float *w, const float *bias,
-                           float *y, int64_t rows, int64_t K, int64_t N,
-                           int32_t weight_in_out, int64_t chunks, int32_t axis,
-                           void *workspace, int64_t workspace_bytes) {
-  TraceSpan span("all_gather_linear", axis);
-  checkChunks("all_gather_linear", rows, chunks);
-  int64_t n = sprt_axis_size(axis), chunkRows = rows / chunks;
+/// Gathers this rank's rows `x` (`chunks` chunks of `chunkRows` x `K` f32)
+/// along the leading dimension into `buffers` (min(chunks, 2) slots of `n`
+/// chunks, one per rank), chunk i + 1 in flight while `use(i, gathered)`
+/// reads chunk i of every rank (rank r's at gathered + r * chunkRows * K).
+template <typename Use>
+static void gatherInChunks(const float *x, float *buffers, int64_t chunks,
+                           int64_t n, int64_t chunkRows, int64_t K,
+                           int32_t axis, Use use) {
   int64_t chunkElems = chunkRows * K;
   int64_t slots = std::min<int64_t>(chunks, 2);
-  auto *gatheredChunks = reinterpret_cast<float *>(takeWorkspace(
-      "all_gather_matmul", "sprt_all_gather_linear_f32", workspace,
-      workspace_bytes, chunkBufferBytes(chunks, n, chunkElems)));
-  auto slot = [&](int64_t i) {
-    return gatheredChunks + (i % slots) * n * chunkElems;
-  };
+  auto slot = [&](int64_t i) { return buffers + (i % slots) * n * chunkElems; };
   auto start = [&](int64_t i) {
     // Along the leading dimension: contiguous, no workspace of its own.
     return sprt_all_gather_start(x + i * chunkElems, slot(i), sizeof(float), 2,
@@ -90,14 +85,31 @@ sprt_all_gather_linear_f32(const float *x, const float *w, const float *bias,
     sprt_wait(pending);
     if (i + 1 < chunks)
       pending = start(i + 1);
-    const float *gathered = slot(i);
-    // Rank r's chunk i is rows [r * rows + i * chunkRows, ...) of the
-    // gathered input, and of the output.
-    for (int64_t r = 0; r < n; ++r)
-      sprt_linear_f32(gathered + r * chunkElems, w, bias,
-                      y + (r * rows + i * chunkRows) * N, chunkRows, K, N,
-                      weight_in_out);
+    use(i, static_cast<const float *>(slot(i)));
   }
+}
+
+extern "C" void
+sprt_all_gather_linear_f32(const float *x, const float *w, const float *bias,
+                           float *y, int64_t rows, int64_t K, int64_t N,
+                           int32_t weight_in_out, int64_t chunks, int32_t axis,
+                           void *workspace, int64_t workspace_bytes) {
+  TraceSpan span("all_gather_linear", axis);
+  checkChunks("all_gather_linear", rows, chunks);
+  int64_t n = sprt_axis_size(axis), chunkRows = rows / chunks;
+  int64_t chunkElems = chunkRows * K;
+  auto *gatheredChunks = reinterpret_cast<float *>(takeWorkspace(
+      "all_gather_matmul", "sprt_all_gather_linear_f32", workspace,
+      workspace_bytes, chunkBufferBytes(chunks, n, chunkElems)));
+  gatherInChunks(x, gatheredChunks, chunks, n, chunkRows, K, axis,
+                 [&](int64_t i, const float *gathered) {
+                   // Rank r's chunk i is rows [r * rows + i * chunkRows, ...)
+                   // of the gathered input, and of the output.
+                   for (int64_t r = 0; r < n; ++r)
+                     sprt_linear_f32(gathered + r * chunkElems, w, bias,
+                                     y + (r * rows + i * chunkRows) * N,
+                                     chunkRows, K, N, weight_in_out);
+                 });
 }
 
 extern "C" void sprt_linear_reduce_scatter_f32(
@@ -151,37 +163,26 @@ extern "C" void sprt_all_gather_linear_grad_weight_f32(
     outs[size_t(j)] = gatheredRows > 0 ? dy_sizes[j] / gatheredRows : 0;
   }
   int64_t chunkElems = chunkRows * K;
-  int64_t slots = std::min<int64_t>(chunks, 2);
   auto *gatheredChunks = reinterpret_cast<float *>(takeWorkspace(
       "all_gather_matmul_grad_weight", "sprt_all_gather_linear_grad_weight_f32",
       workspace, workspace_bytes, chunkBufferBytes(chunks, n, chunkElems)));
-  auto slot = [&](int64_t i) {
-    return gatheredChunks + (i % slots) * n * chunkElems;
-  };
-  auto start = [&](int64_t i) {
-    return sprt_all_gather_start(x + i * chunkElems, slot(i), sizeof(float), 2,
-                                 chunkRows, K, 1, 1, 0, axis, nullptr, 0);
-  };
-  int64_t pending = start(0);
-  for (int64_t i = 0; i < chunks; ++i) {
-    sprt_wait(pending);
-    if (i + 1 < chunks)
-      pending = start(i + 1);
-    const float *gathered = slot(i);
-    // Rank r's chunk i is rows [r * rows + i * chunkRows, ...) of the
-    // gathered input, and of every dy. The first contribution overwrites
-    // dw, the others add to it.
-    for (int64_t r = 0; r < n; ++r)
-      for (int32_t j = 0; j < count; ++j) {
-        int64_t N = outs[size_t(j)];
-        const float *dyRows = dys[j] + (r * rows + i * chunkRows) * N;
-        if (i == 0 && r == 0)
-          sprt_linear_grad_weight_f32(gathered, dyRows, dws[j], chunkRows, K, N,
-                                      weight_in_out);
-        else
-          sprt_linear_grad_weight_acc_f32(gathered + r * chunkElems, dyRows,
-                                          dws[j], chunkRows, K, N,
-                                          weight_in_out);
-      }
-  }
+  gatherInChunks(
+      x, gatheredChunks, chunks, n, chunkRows, K, axis,
+      [&](int64_t i, const float *gathered) {
+        // Rank r's chunk i is rows [r * rows + i * chunkRows, ...) of the
+        // gathered input, and of every dy. The first contribution
+        // overwrites dw, the others add to it.
+        for (int64_t r = 0; r < n; ++r)
+          for (int32_t j = 0; j < count; ++j) {
+            int64_t N = outs[size_t(j)];
+            const float *dyRows = dys[j] + (r * rows + i * chunkRows) * N;
+            if (i == 0 && r == 0)
+              sprt_linear_grad_weight_f32(gathered, dyRows, dws[j], chunkRows,
+                                          K, N, weight_in_out);
+            else
+              sprt_linear_grad_weight_acc_f32(gathered + r * chunkElems, dyRows,
+                                              dws[j], chunkRows, K, N,
+                                              weight_in_out);
+          }
+      });
 }
