@@ -493,6 +493,27 @@ LogicalResult RecvOp::verifyWithAxisSize(int64_t n) {
   return verifyPeerOffset(*this, getOffset(), getAxis(), n);
 }
 
+/// The shape of `in` all-gathered along `d` over `n` ranks (a fused op's
+/// gathered input), or an error at `op` when it overflows int64 or is too
+/// large a tensor.
+static FailureOr<SmallVector<int64_t>> gatheredShape(Operation *op,
+                                                     StringRef axis,
+                                                     RankedTensorType in,
+                                                     int64_t d, int64_t n) {
+  SmallVector<int64_t> gathered(in.getShape());
+  std::optional<int64_t> rows = llvm::checkedMul<int64_t>(gathered[d], n);
+  if (!rows)
+    return op->emitOpError() << "dimension " << d << " (" << gathered[d]
+                             << ") times the size of axis '" << axis << "' ("
+                             << n << ") overflows int64";
+  gathered[d] = *rows;
+  if (failed(verifyTensorSize(
+          op, RankedTensorType::get(gathered, in.getElementType()),
+          "the gathered input")))
+    return failure();
+  return gathered;
+}
+
 LogicalResult AllGatherMatmulOp::verifyWithAxisSize(int64_t n) {
   CollectiveChecker c{*this, getAxis(), n};
   auto in = c.type(getInput()), out = c.type(getResult());
@@ -501,17 +522,11 @@ LogicalResult AllGatherMatmulOp::verifyWithAxisSize(int64_t n) {
       failed(c.chunksDivide(getChunks(), in.getDimSize(d),
                             "input's gathered dimension")))
     return failure();
-  SmallVector<int64_t> gathered(in.getShape());
-  std::optional<int64_t> rows = llvm::checkedMul<int64_t>(gathered[d], n);
-  if (!rows)
-    return emitOpError() << "dimension " << d << " (" << gathered[d]
-                         << ") times the size of axis '" << getAxis() << "' ("
-                         << n << ") overflows int64";
-  gathered[d] = *rows;
-  if (failed(verifyTensorSize(
-          *this, RankedTensorType::get(gathered, in.getElementType()),
-          "the gathered input")))
+  FailureOr<SmallVector<int64_t>> gatheredOr =
+      gatheredShape(*this, getAxis(), in, d, n);
+  if (failed(gatheredOr))
     return failure();
+  SmallVector<int64_t> gathered = std::move(*gatheredOr);
   auto shape = c.linearShape(gathered, c.type(getWeight()), getBias(),
                              getWeightLayout(), in.getElementType());
   if (failed(shape))
@@ -571,17 +586,11 @@ LogicalResult AllGatherMatmulGradWeightOp::verifyWithAxisSize(int64_t n) {
   if (getDys().empty() || getDys().size() != getNumResults())
     return emitOpError() << "needs at least one dy and one result per dy, got "
                          << getDys().size() << " and " << getNumResults();
-  SmallVector<int64_t> gathered(in.getShape());
-  std::optional<int64_t> rows = llvm::checkedMul<int64_t>(gathered[d], n);
-  if (!rows)
-    return emitOpError() << "dimension " << d << " (" << gathered[d]
-                         << ") times the size of axis '" << getAxis() << "' ("
-                         << n << ") overflows int64";
-  gathered[d] = *rows;
-  if (failed(verifyTensorSize(
-          *this, RankedTensorType::get(gathered, in.getElementType()),
-          "the gathered input")))
+  FailureOr<SmallVector<int64_t>> gatheredOr =
+      gatheredShape(*this, getAxis(), in, d, n);
+  if (failed(gatheredOr))
     return failure();
+  SmallVector<int64_t> gathered = std::move(*gatheredOr);
   bool outIn = getWeightLayout() == seqpar::WeightLayout::out_in;
   int64_t features = in.getShape().back();
   LayoutAttr lin = LayoutAttr::fromType(in);
