@@ -380,6 +380,20 @@ static LogicalResult lowerOp(SumSquaresOp o, RuntimeEmitter &e) {
   return success();
 }
 
+/// The runtime's code of a float element type (SPRT_DTYPE_* in
+/// sprt/kernels.h).
+static int64_t dtypeCode(Value v) {
+  Type t = cast<RankedTensorType>(v.getType()).getElementType();
+  return t.isBF16() ? 1 : t.isF16() ? 2 : 0;
+}
+
+static LogicalResult lowerOp(ConvertOp o, RuntimeEmitter &e) {
+  e.call("sprt_convert",
+         {e.ptr(o.getInput()), e.i32(dtypeCode(o.getInput())), e.ptr(o),
+          e.i32(dtypeCode(o)), e.i64(e.numElements(o))});
+  return success();
+}
+
 /// tfm.hyperparameter: its slot of the step's hyperparameter table, read
 /// once where the op stands.
 static LogicalResult lowerOp(HyperparameterOp o, RuntimeEmitter &e) {
@@ -435,7 +449,7 @@ void seqpar::registerTfmRuntimeLoweringModels(DialectRegistry &registry) {
                        RmsNormOp, DropoutOp, LinearOp, QkvSplitOp, AttentionOp,
                        GeluOp, BiasAddOp, RepeatHeadsOp, LogitsMaxOp,
                        LogitsSumExpOp, LabelLogitOp, CrossEntropyFromStatsOp,
-                       CrossEntropyOp>(ctx);
+                       CrossEntropyOp, ConvertOp>(ctx);
     // Gradient ops.
     attachTfmLowerings<
         LinearGradInputOp, LinearGradWeightOp, BiasGradOp, LayerNormGradOp,

@@ -213,6 +213,13 @@ static Result unaryElementwiseRule(Rule r, Operation *o) {
   return r.same(r.of(x));
 }
 
+/// A conversion keeps the layout, partial values included: each rank
+/// converts its contribution (a gradient is rounded to its operand's type
+/// before it is reduced).
+static Result convertRule(Rule r, ConvertOp o) {
+  return r.same(r.of(o.getInput()));
+}
+
 static Result repeatHeadsRule(Rule r, RepeatHeadsOp o) {
   Value x = o.getInput();
   if (failed(r.notPartial(x, "a nonlinear op of a partial value is "
@@ -334,6 +341,7 @@ void dist::registerTfmShardingRuleModels(DialectRegistry &registry) {
     // A new unary elementwise op (a nonlinearity) is one more name here.
     attachRule<unaryElementwiseRule, DropoutOp, GeluOp, SiluOp>(ctx);
     attachRule<unaryElementwiseRule, ReluOp>(ctx);
+    attachRule<convertRule, ConvertOp>(ctx);
     attachRule<repeatHeadsRule, RepeatHeadsOp>(ctx);
     attachRule<sumRule, AddOp>(ctx);
     attachRule<productRule, MulOp>(ctx);

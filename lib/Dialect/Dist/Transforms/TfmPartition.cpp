@@ -85,6 +85,12 @@ static LogicalResult partitionUnaryElementwise(PartitionContext &ctx,
   return success();
 }
 
+/// A conversion keeps its operand's layout, partial included.
+static LogicalResult partitionConvert(PartitionContext &ctx, ConvertOp op) {
+  ctx.cloneWith(op, shardingOf(ctx.lookup(op.getInput()), ctx.tpAxis()));
+  return success();
+}
+
 /// Binary elementwise ops: on the operands' common layout, else both on the
 /// residual stream.
 static LogicalResult partitionBinaryElementwise(PartitionContext &ctx,
@@ -328,6 +334,7 @@ void dist::registerTfmPartitionModels(DialectRegistry &registry) {
     // A new nonlinearity (tfm.relu) is one more name here.
     attachPartition<partitionUnaryElementwise, true, GeluOp, SiluOp>(ctx);
     attachPartition<partitionUnaryElementwise, true, ReluOp>(ctx);
+    attachPartition<partitionConvert, false, ConvertOp>(ctx);
     // The residual add works on the stream; the SwiGLU product on the split
     // features of its two column-parallel GEMMs.
     attachPartition<partitionBinaryElementwise, false, AddOp>(ctx);

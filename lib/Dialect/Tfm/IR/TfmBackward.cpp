@@ -59,6 +59,19 @@ LogicalResult ReluOp::buildBackward(BackwardContext &ctx) {
   return unaryBackward<ReluGradOp>(*this, ctx);
 }
 
+/// The gradient goes back to the operand's element type (rounded, when the
+/// operand is narrower), keeping the gradient's layout.
+LogicalResult ConvertOp::buildBackward(BackwardContext &ctx) {
+  Value dy = ctx.gradient(getResult());
+  auto dyType = cast<RankedTensorType>(dy.getType());
+  auto type = RankedTensorType::get(dyType.getShape(),
+                                    getInput().getType().getElementType(),
+                                    dyType.getEncoding());
+  ctx.contribute(getInput(),
+                 ctx.getBuilder().create<ConvertOp>(getLoc(), type, dy));
+  return success();
+}
+
 LogicalResult AddOp::buildBackward(BackwardContext &ctx) {
   return binaryBackward(*this, ctx, [](Value dy, Value, Value) { return dy; });
 }

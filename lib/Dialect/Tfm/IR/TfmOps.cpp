@@ -355,6 +355,22 @@ LogicalResult AttentionOp::verify() {
 // BiasAddOp / RepeatHeadsOp
 //===----------------------------------------------------------------------===//
 
+LogicalResult ConvertOp::verify() {
+  RankedTensorType in = getInput().getType(), res = getResult().getType();
+  if (in.getShape() != res.getShape() || in.getEncoding() != res.getEncoding())
+    return emitOpError() << "changes only the element type: the result must "
+                            "have the operand's shape and layout, got "
+                         << in << " -> " << res;
+  return success();
+}
+
+OpFoldResult ConvertOp::fold(FoldAdaptor) {
+  // Only the identity folds: f32 -> bf16 -> f32 rounds, it is not a no-op.
+  if (getInput().getType() == getResult().getType())
+    return getInput();
+  return {};
+}
+
 LogicalResult BiasAddOp::verify() {
   return verifyNormWeight(*this, getInput().getType(), getBias(), "bias");
 }

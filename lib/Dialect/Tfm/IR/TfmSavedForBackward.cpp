@@ -23,6 +23,7 @@ void GetParamOp::getSavedForBackward(Saved &) {}
 void PositionIdsOp::getSavedForBackward(Saved &) {}
 void QkvSplitOp::getSavedForBackward(Saved &) {}
 void AddOp::getSavedForBackward(Saved &) {}
+void ConvertOp::getSavedForBackward(Saved &) {}
 void BiasAddOp::getSavedForBackward(Saved &) {}
 void RepeatHeadsOp::getSavedForBackward(Saved &) {}
 void LogitsMaxOp::getSavedForBackward(Saved &) {}

@@ -445,6 +445,30 @@ def Tfm_AddOp : Tfm_BinaryOp<"add"> {
   }];
 }
 
+def Tfm_ConvertOp : Tfm_Op<"convert", [Pure, Tfm_Differentiable]> {
+  let summary = "converts a tensor to another floating-point element type";
+  let description = [{
+    The precision policy's cast (tfm-precision, sp-master-weights,
+    sp-legalize-precision): f32, bf16 and f16 in either direction, rounding
+    to nearest even when narrowing (NaN stays NaN, overflow gives inf),
+    exact when widening. Its gradient converts the incoming gradient back to
+    the operand's element type.
+
+    ```mlir
+    %w16 = tfm.convert %w : tensor<768x768xf32> -> tensor<768x768xbf16>
+    ```
+
+    **Constraints**
+    - the result has the operand's shape and layout (encoding); only the
+      element type differs or not.
+  }];
+  let arguments = (ins Tfm_FloatTensor:$input);
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
 def Tfm_BiasAddOp : Tfm_Op<"bias_add", [Pure, Tfm_Differentiable,
     AllTypesMatch<["input", "result"]>]> {
   let summary = "adds a bias vector along the last dimension";
