@@ -47,6 +47,10 @@ seqpar::checkPipelineOptions(const PipelineOptions &o, bool train) {
                  o.recompute + "'");
   if (!train && o.recompute != "none")
     return error("recompute=" + o.recompute + " needs the train pipeline");
+  if (!o.precision.empty() && o.precision != "bf16" && o.precision != "fp16" &&
+      o.precision != "fp32")
+    return error("precision must be bf16, fp16 or fp32, got '" + o.precision +
+                 "'");
   if (o.optimizer != "adamw" && o.optimizer != "sgd")
     return error("optimizer must be adamw or sgd, got '" + o.optimizer + "'");
   auto finite = [](double v) { return std::isfinite(v); };
@@ -69,6 +73,11 @@ seqpar::checkPipelineOptions(const PipelineOptions &o, bool train) {
 
 void seqpar::buildPartitionStage(OpPassManager &pm,
                                  const PipelineOptions &options) {
+  if (!options.precision.empty()) {
+    tfm::TfmPrecisionPassOptions precision;
+    precision.precision = options.precision;
+    pm.addPass(tfm::createTfmPrecisionPass(precision));
+  }
   dist::SpPartitionPassOptions partition;
   partition.tp = options.tp;
   partition.dp = options.dp;
@@ -78,6 +87,8 @@ void seqpar::buildPartitionStage(OpPassManager &pm,
 
 void seqpar::buildTrainStage(OpPassManager &pm,
                              const PipelineOptions &options) {
+  // A bf16 / f16 model trains f32 master weights (no-op on f32 models).
+  pm.addPass(tfm::createTfmMasterWeightsPass());
   pm.addPass(tfm::createTfmAutodiffPass());
   // Right after the backward is built: the passes after it treat the copies
   // it places in the backward as any other op.
@@ -160,13 +171,13 @@ static void registerPipeline(StringRef name, StringRef description, bool train,
 void seqpar::registerPipelines() {
   registerPipeline("sp-inference-pipeline",
                    "sp-compile's pipeline for a forward program: "
-                   "sp-partition, sp-fuse-collective-matmul, sp-plan-buffers "
+                   "[tfm-precision,] sp-partition, sp-fuse-collective-matmul, sp-plan-buffers "
                    "[, convert-sp-to-runtime]",
                    /*train=*/false, buildInferencePipeline);
   registerPipeline(
       "sp-train-pipeline",
-      "sp-compile --train's pipeline: sp-partition, "
-      "tfm-autodiff, sp-recompute, sp-sync-grads, sp-optimizer, sp-verify, "
+      "sp-compile --train's pipeline: [tfm-precision,] sp-partition, "
+      "tfm-master-weights, tfm-autodiff, sp-recompute, sp-sync-grads, sp-optimizer, sp-verify, "
       "sp-fuse-collective-matmul, sp-plan-buffers "
       "[, convert-sp-to-runtime]",
       /*train=*/true, buildTrainPipeline);

@@ -147,6 +147,12 @@ static cl::opt<std::string>
                        "none, selective (norms, activations) or full (each "
                        "layer from its input) (default none)"),
               cl::value_desc("policy"), cl::init("none"), cl::cat(training));
+static cl::opt<std::string> precision(
+    "precision",
+    cl::desc("The model's precision: bf16, fp16 or fp32 (storage; arithmetic "
+             "in fp32; training keeps fp32 master weights, fp16 adds dynamic "
+             "loss scaling) (default: as imported)"),
+    cl::value_desc("dtype"), cl::init(""), cl::cat(codegen));
 static cl::opt<std::string> fuseChunksFlag(
     "fuse-chunks", cl::value_desc("int"),
     cl::desc("Fuse each sequence all-gather with the column GEMM it feeds, "
@@ -291,6 +297,10 @@ static int checkFlags() {
                 recompute + "'");
   if (recompute != "none" && !train)
     return fail("--recompute needs --train");
+  if (!precision.empty() && precision != "bf16" && precision != "fp16" &&
+      precision != "fp32")
+    return fail("--precision must be bf16, fp16 or fp32, got '" + precision +
+                "'");
   if (optimizerName != "adamw" && optimizerName != "sgd")
     return fail("--optimizer must be adamw or sgd, got '" + optimizerName +
                 "'");
@@ -403,6 +413,7 @@ int main(int argc, char **argv) {
   options.gradClip = gradClip.getValue();
   options.zero = zero;
   options.recompute = recompute.getValue();
+  options.precision = precision.getValue();
   options.fuseChunks = fuseChunks;
   options.lowerToRuntime = emit != "mlir";
   mlir::PassManager pm(&context);

@@ -4,11 +4,14 @@
 // can run them too (--sp-inference-pipeline=, --sp-train-pipeline=) and any
 // stage sp-compile reaches can be reproduced:
 //
-//   inference: sp-partition, [sp-fuse-collective-matmul], sp-plan-buffers,
+//   inference: [tfm-precision], sp-partition, [sp-fuse-collective-matmul],
+//              sp-legalize-precision, sp-plan-buffers,
 //              [convert-sp-to-runtime]
-//   train:     sp-partition, tfm-autodiff, [sp-recompute], sp-sync-grads,
-//              sp-optimizer, sp-verify, [sp-fuse-collective-matmul],
-//              sp-plan-buffers, [convert-sp-to-runtime]
+//   train:     [tfm-precision], sp-partition, tfm-master-weights,
+//              tfm-autodiff, [sp-recompute], sp-sync-grads, sp-optimizer,
+//              sp-verify, [sp-fuse-collective-matmul],
+//              sp-legalize-precision, sp-plan-buffers,
+//              [convert-sp-to-runtime]
 //
 // The stages are exposed on their own (the front stages end where an
 // analysis such as sp-report reads the program; the back stage prepares it
@@ -73,6 +76,11 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("Training: what the backward recomputes instead of "
                      "keeping (sp-recompute): none, selective or full"),
       llvm::cl::init("none")};
+  Option<std::string> precision{
+      *this, "precision",
+      llvm::cl::desc("The model's precision (tfm-precision): bf16, fp16 or "
+                     "fp32; empty: as imported"),
+      llvm::cl::init("")};
   Option<int64_t> fuseChunks{
       *this, "fuse-chunks",
       llvm::cl::desc("Fuse each sequence all-gather with the column GEMM it "
@@ -90,12 +98,14 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
 std::optional<std::string> checkPipelineOptions(const PipelineOptions &options,
                                                 bool train);
 
-/// sp-partition with the options' mesh.
+/// tfm-precision (when the options name a precision), then sp-partition
+/// with the options' mesh.
 void buildPartitionStage(mlir::OpPassManager &pm,
                          const PipelineOptions &options);
 
-/// The training passes after sp-partition: tfm-autodiff, sp-recompute (unless
-/// recompute is none), sp-sync-grads, sp-optimizer and sp-verify.
+/// The training passes after sp-partition: tfm-master-weights, tfm-autodiff,
+/// sp-recompute (unless recompute is none), sp-sync-grads, sp-optimizer and
+/// sp-verify.
 void buildTrainStage(mlir::OpPassManager &pm, const PipelineOptions &options);
 
 /// What every program goes through last: sp-fuse-collective-matmul (unless

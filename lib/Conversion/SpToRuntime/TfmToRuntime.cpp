@@ -287,6 +287,10 @@ static LogicalResult lowerOp(ScaleOp o, RuntimeEmitter &e) {
 static LogicalResult lowerOp(FillOp o, RuntimeEmitter &e) {
   e.call("sprt_fill_f32", {e.ptr(o), e.i64(e.numElements(o)),
                            e.f64(o.getValue().convertToDouble())});
+  // `times` (the loss scale): multiplied in place.
+  if (Value times = o.getTimes())
+    e.call("sprt_op_scale", {e.ptr(o), e.ptr(o), e.i64(e.numElements(o)),
+                             e.scalar(times)});
   return success();
 }
 

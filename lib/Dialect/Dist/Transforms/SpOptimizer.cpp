@@ -134,9 +134,16 @@ struct SpOptimizerPass : dist::impl::SpOptimizerPassBase<SpOptimizerPass> {
     auto hyperparameter = [&](HyperparameterKind kind, double value) -> Value {
       return b.create<HyperparameterOp>(loc, kind, APFloat(value));
     };
+    // A loss-scaled backward (its seed reads the loss scale): the clip scale
+    // divides it out of the norm and the update.
+    Value lossScale;
+    step.walk([&](FillOp seed) {
+      if (seed->hasAttr(tfm::TfmDialect::BackwardBeginsAttrHelper::getNameStr()))
+        lossScale = seed.getTimes();
+    });
     auto clip = b.create<ClipScaleOp>(
         loc, TypeRange{f32, f32}, total,
-        hyperparameter(HyperparameterKind::grad_clip, gradClip));
+        hyperparameter(HyperparameterKind::grad_clip, gradClip), lossScale);
     Value lrValue = hyperparameter(HyperparameterKind::lr, lr);
     Value beta1Value, beta2Value, epsValue;
     if (optimizer == "adamw") {

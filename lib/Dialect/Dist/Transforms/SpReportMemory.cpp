@@ -103,7 +103,7 @@ static LogicalResult keptByTrainStep(func::FuncOp func, Operation *begin,
       Operation *def = v.getDefiningOp();
       if (def && !def->isBeforeInBlock(begin))
         continue; // a backward value
-      if (!def || isa<GetParamOp>(def))
+      if (!def || tfm::isParameterRead(v))
         continue;
       auto [it, inserted] = kept.try_emplace(v, layer);
       if (!inserted)
@@ -153,7 +153,7 @@ static void layerInputs(Operation *op, int64_t layer,
   for (Value v : op->getOperands()) {
     v = keptValue(v);
     Operation *def = v.getDefiningOp();
-    if (!def || isa<GetParamOp>(def) ||
+    if (!def || tfm::isParameterRead(v) ||
         !isa<FloatType>(cast<ShapedType>(v.getType()).getElementType()))
       continue;
     auto [it, inserted] = layers.try_emplace(def, 0);

@@ -69,6 +69,21 @@ LogicalResult TfmDialect::verifyOperationAttribute(Operation *op,
              << "\"full\", got " << attr.getValue();
     return success();
   }
+  // The model's compute precision (tfm-precision, tfm-master-weights).
+  if (name == PrecisionAttrHelper::getNameStr()) {
+    if (failed(expect(isa<ModuleOp>(op), "the module")))
+      return failure();
+    auto value = dyn_cast<StringAttr>(attr.getValue());
+    if (!value ||
+        !llvm::is_contained<StringRef>({"f32", "bf16", "f16"}, value.getValue()))
+      return op->emitOpError() << quoted(attr)
+                               << " must be \"f32\", \"bf16\" or \"f16\", got "
+                               << attr.getValue();
+    return success();
+  }
+  if (name == LossScalingAttrHelper::getNameStr())
+    return failure(failed(expect(isa<ModuleOp>(op), "the module")) ||
+                   failed(unit()));
   // A recomputed copy of a forward op: any op (tfm or dist) outside the
   // module's and functions' own level.
   if (name == RecomputedAttrHelper::getNameStr())

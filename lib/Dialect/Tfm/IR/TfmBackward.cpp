@@ -59,16 +59,18 @@ LogicalResult ReluOp::buildBackward(BackwardContext &ctx) {
   return unaryBackward<ReluGradOp>(*this, ctx);
 }
 
-/// The gradient goes back to the operand's element type (rounded, when the
-/// operand is narrower), keeping the gradient's layout.
+/// Each contribution goes back to the operand's element type as it is
+/// (partial ones stay partial: a parameter's gradient is converted to f32
+/// before sp-sync-grads reduces it), summed at the operand.
 LogicalResult ConvertOp::buildBackward(BackwardContext &ctx) {
-  Value dy = ctx.gradient(getResult());
-  auto dyType = cast<RankedTensorType>(dy.getType());
-  auto type = RankedTensorType::get(dyType.getShape(),
-                                    getInput().getType().getElementType(),
-                                    dyType.getEncoding());
-  ctx.contribute(getInput(),
-                 ctx.getBuilder().create<ConvertOp>(getLoc(), type, dy));
+  Type element = getInput().getType().getElementType();
+  for (Value dy : ctx.getContributions(getResult())) {
+    auto dyType = cast<RankedTensorType>(dy.getType());
+    auto type = RankedTensorType::get(dyType.getShape(), element,
+                                      dyType.getEncoding());
+    ctx.contribute(getInput(),
+                   ctx.getBuilder().create<ConvertOp>(getLoc(), type, dy));
+  }
   return success();
 }
 

@@ -68,8 +68,21 @@ static LogicalResult verifyHyperparameter(Operation *op, Value value,
 }
 
 LogicalResult ClipScaleOp::verify() {
-  return verifyHyperparameter(*this, getMaxNorm(), "max_norm",
-                              HyperparameterKind::grad_clip);
+  if (failed(verifyHyperparameter(*this, getMaxNorm(), "max_norm",
+                                  HyperparameterKind::grad_clip)))
+    return failure();
+  if (Value s = getLossScale())
+    return verifyHyperparameter(*this, s, "loss_scale",
+                                HyperparameterKind::loss_scale);
+  return success();
+}
+
+// tfm.fill is a backward op (TfmGradOps.td); its `times` is a hyperparameter.
+LogicalResult FillOp::verify() {
+  if (Value s = getTimes())
+    return verifyHyperparameter(*this, s, "times",
+                                HyperparameterKind::loss_scale);
+  return success();
 }
 
 namespace {

@@ -40,6 +40,10 @@ using namespace seqpar;
 using namespace seqpar::dist;
 using namespace seqpar::tfm;
 
+/// The loss scale a loss-scaled step uses when the runtime is given none
+/// (torch.cuda.amp.GradScaler's init_scale, 2^16).
+static constexpr double kDefaultLossScale = 65536.0;
+
 namespace {
 class Autodiff final : public BackwardContext {
 public:
@@ -246,7 +250,10 @@ static LogicalResult checkKeptValues(Block &body, Operation *begin) {
       continue;
     for (Value v : op.getOperands()) {
       Operation *def = v.getDefiningOp();
-      if (!def || !def->isBeforeInBlock(begin) || isa<GetParamOp>(def) ||
+      // Parameters (their copies in the model's precision included) and
+      // host scalars are not activations.
+      if (!def || !def->isBeforeInBlock(begin) || isParameterRead(v) ||
+          isa<HyperparameterOp>(def) ||
           declared.contains(v))
         continue;
       return op.emitOpError()
@@ -279,8 +286,14 @@ LogicalResult Autodiff::run() {
     ops.push_back(&op);
 
   b.setInsertionPoint(ret);
+  // A loss-scaled backward (fp16) starts from the step's loss scale.
+  Value lossScale;
+  if (module->hasAttr(TfmDialect::LossScalingAttrHelper::getNameStr()))
+    lossScale = b.create<HyperparameterOp>(loss.getLoc(),
+                                           HyperparameterKind::loss_scale,
+                                           APFloat(kDefaultLossScale));
   auto seed = b.create<FillOp>(loss.getLoc(), gradType(loss.getType()),
-                               b.getF64FloatAttr(1.0));
+                               b.getF64FloatAttr(1.0), lossScale);
   seed->setAttr(TfmDialect::BackwardBeginsAttrHelper::getNameStr(),
                 b.getUnitAttr());
   contribute(loss, seed);

@@ -52,4 +52,17 @@ struct SavedTensor {
 #define GET_OP_CLASSES
 #include "seqpar/Dialect/Tfm/IR/TfmOps.h.inc"
 
+namespace seqpar::tfm {
+/// Whether `v` is a parameter as the ops read it: a tfm.get_param, or its
+/// copy in the model's precision (a tfm.convert of one, tfm-master-weights).
+/// Such values are weights, not activations: the backward may read them
+/// without declaring them kept, and the memory report counts them with the
+/// parameters.
+inline bool isParameterRead(mlir::Value v) {
+  if (auto convert = v.getDefiningOp<ConvertOp>())
+    v = convert.getInput();
+  return static_cast<bool>(v.getDefiningOp<GetParamOp>());
+}
+} // namespace seqpar::tfm
+
 #endif // SEQPAR_DIALECT_TFM_IR_TFM_H

@@ -58,7 +58,9 @@ def Tfm_Dialect : Dialect {
     "::mlir::StringAttr":$model_type,
     "::mlir::StringAttr":$recompute,
     "::mlir::UnitAttr":$recomputed,
-    "::mlir::StringAttr":$name
+    "::mlir::StringAttr":$name,
+    "::mlir::StringAttr":$precision,
+    "::mlir::UnitAttr":$loss_scaling
   );
   let hasOperationAttrVerify = 1;
   let hasRegionArgAttrVerify = 1;
@@ -110,7 +112,10 @@ def Tfm_HyperparameterKind : I32EnumAttr<"HyperparameterKind",
     I32EnumAttrCase<"beta2", 2>,
     I32EnumAttrCase<"eps", 3>,
     I32EnumAttrCase<"weight_decay", 4>,
-    I32EnumAttrCase<"grad_clip", 5>]> {
+    I32EnumAttrCase<"grad_clip", 5>,
+    // The factor the loss is multiplied by before the backward (fp16's
+    // dynamic loss scaling: the runtime's scaler sets it per step).
+    I32EnumAttrCase<"loss_scale", 6>]> {
   let cppNamespace = "::seqpar::tfm";
 }
 

@@ -203,15 +203,28 @@ def Tfm_FillOp : Tfm_GradOp<"fill"> {
   let summary = "a tensor with every element equal to a constant";
   let description = [{
     The seed of reverse mode (`1.0` for the loss) and the gradient of a
-    parameter no op reads (`0.0`).
+    parameter no op reads (`0.0`). With `times`, every element is `value`
+    times that run-time scalar: the seed of a loss-scaled backward reads
+    the step's `loss_scale` hyperparameter.
 
     ```mlir
     %one = tfm.fill 1.000000e+00 : tensor<f32>
+    %s = tfm.hyperparameter loss_scale default 6.553600e+04
+    %seed = tfm.fill 1.000000e+00 times %s : tensor<f32>
     ```
+
+    **Constraints**
+    - `times`, when present, is read by `tfm.hyperparameter loss_scale`.
   }];
-  let arguments = (ins F64Attr:$value);
+  let arguments = (ins F64Attr:$value, Optional<F64>:$times);
   let results = (outs Tfm_FloatTensor:$result);
-  let assemblyFormat = "$value attr-dict `:` type($result)";
+  let assemblyFormat = "$value (`times` $times^)? attr-dict `:` type($result)";
+  let builders = [
+    OpBuilder<(ins "::mlir::Type":$type, "::mlir::FloatAttr":$value), [{
+      build($_builder, $_state, type, value, ::mlir::Value());
+    }]>
+  ];
+  let hasVerifier = 1;
 }
 
 def Tfm_EmbeddingGradOp : Tfm_GradOp<"embedding_grad"> {

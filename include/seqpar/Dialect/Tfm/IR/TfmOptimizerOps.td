@@ -76,15 +76,22 @@ def Tfm_ClipScaleOp : Tfm_GradOp<"clip_scale"> {
         : tensor<f32> -> tensor<f32>, tensor<f32>
     ```
 
+    With `loss_scale` (a loss-scaled backward: every gradient is
+    `loss_scale` times the true one) the norm is the true one,
+    `sqrt(sum_squares) / loss_scale`, and `scale` also divides by
+    `loss_scale`, so the update sees the true gradient clipped.
+
     **Constraints**
-    - `max_norm` is read by `tfm.hyperparameter grad_clip`; operand and
-      results are f32 scalars.
+    - `max_norm` is read by `tfm.hyperparameter grad_clip`, `loss_scale`
+      by `tfm.hyperparameter loss_scale`; operand and results are f32
+      scalars.
   }];
-  let arguments = (ins 0DTensorOf<[F32]>:$sum_squares, F64:$max_norm);
+  let arguments = (ins 0DTensorOf<[F32]>:$sum_squares, F64:$max_norm,
+                       Optional<F64>:$loss_scale);
   let results = (outs 0DTensorOf<[F32]>:$scale, 0DTensorOf<[F32]>:$norm);
   let assemblyFormat = [{
-    $sum_squares `max_norm` $max_norm attr-dict `:` type($sum_squares) `->`
-    type($scale) `,` type($norm)
+    $sum_squares `max_norm` $max_norm (`loss_scale` $loss_scale^)? attr-dict
+    `:` type($sum_squares) `->` type($scale) `,` type($norm)
   }];
   let hasVerifier = 1;
 }

@@ -38,4 +38,51 @@ def TfmAutodiffPass : Pass<"tfm-autodiff", "::mlir::ModuleOp"> {
   let dependentDialects = ["::seqpar::dist::DistDialect"];
 }
 
+//===----------------------------------------------------------------------===//
+// Precision
+//===----------------------------------------------------------------------===//
+
+def TfmPrecisionPass : Pass<"tfm-precision", "::mlir::ModuleOp"> {
+  let summary = "Sets the model's precision: parameters and activations in "
+                "bf16, f16 or f32";
+  let description = [{
+    Runs on the model as sp-import writes it, before sp-partition. Every
+    floating-point `tfm.param`, every floating-point result of rank >= 1
+    in the module's functions (activations, weights read), and the
+    function signatures take the element type `precision` names; rank-0
+    results (the loss) stay f32, as the ops that compute in fp32
+    (statistics of norms, softmax, cross-entropy) do inside. The module
+    records it as `tfm.precision`. Importing with `sp-import --dtype bf16`
+    gives the same module. What each op computes in is the runtime's:
+    storage is the precision, arithmetic f32 (sp-legalize-precision).
+  }];
+  let options = [
+    Option<"precision", "precision", "std::string", "\"bf16\"",
+           "bf16, fp16 or fp32">,
+  ];
+}
+
+def TfmMasterWeightsPass : Pass<"tfm-master-weights", "::mlir::ModuleOp"> {
+  let summary = "fp32 master weights for a bf16 / f16 model, read through a "
+                "conversion at each use";
+  let description = [{
+    Runs on the (partitioned) forward before tfm-autodiff. Every bf16 or
+    f16 `tfm.param` becomes f32, the weights the optimizer updates and
+    checkpoints save; each use of a read of it converts the read to the
+    model's precision (`tfm.convert`, one per use), so the forward computes
+    in the model's precision and tfm-autodiff returns each parameter's
+    gradient in f32: each use's contribution converted to f32, then summed
+    (a tied embedding's two uses), reduced and applied in f32. The module
+    records its precision (`tfm.precision`); with f16 it also asks for
+    dynamic loss scaling (`tfm.loss_scaling`: tfm-autodiff seeds the
+    backward with the step's `loss_scale` hyperparameter, sp-optimizer
+    divides it out in the clip scale), as fp16's range needs. A module of
+    f32 parameters is left as it is.
+  }];
+  let options = [
+    Option<"lossScaling", "loss-scaling", "std::string", "\"auto\"",
+           "Dynamic loss scaling: auto (with f16), on or off">,
+  ];
+}
+
 #endif // SEQPAR_DIALECT_TFM_TRANSFORMS_PASSES_TD
