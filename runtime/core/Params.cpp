@@ -57,8 +57,9 @@ std::vector<int64_t> sprt::allParams(const Model &model) {
 std::vector<DType> sprt::dumpDTypes(const Model &model,
                                     const std::vector<int64_t> &indices,
                                     const std::string &flag) {
-  DType asked = DType::F32;
-  bool given = !flag.empty() && dtypeOfFlag(flag, asked);
+  DType asked = model.precisionType;
+  bool given = (!flag.empty() && dtypeOfFlag(flag, asked)) ||
+               (flag.empty() && model.hasPrecision);
   std::vector<DType> types;
   for (int64_t i : indices)
     types.push_back(given ? asked : model.params[size_t(i)].dtype);

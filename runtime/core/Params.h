@@ -22,8 +22,9 @@ struct TensorDTypes {
 std::vector<int64_t> allParams(const Model &model);
 
 /// The types of a dump of parameters `indices` (or of their gradients):
-/// `flag`'s ("f32", "bf16", "f16": --dump-dtype) for all, or each
-/// parameter's own when `flag` is empty.
+/// `flag`'s ("f32", "bf16", "f16": --dump-dtype) for all; when `flag` is
+/// empty, the model's precision when its description gives one, else each
+/// parameter's own.
 std::vector<DType> dumpDTypes(const Model &model,
                               const std::vector<int64_t> &indices,
                               const std::string &flag);
