@@ -216,7 +216,7 @@ bool Params::dumpSharded(const Model &model,
                          const std::string &path, std::string &error,
                          const std::vector<int64_t> &sliceAxes,
                          const Metadata &metadata, bool finiteOnly,
-                         const TensorDTypes &types) {
+                         const TensorDTypes &types, double unscale) {
   // Each element is written by exactly one rank (the owner of its shard),
   // so a sum over the world assembles every tensor on rank 0.
   std::vector<std::vector<float>> whole;
@@ -235,6 +235,9 @@ bool Params::dumpSharded(const Model &model,
                           sprt_current_stream());
       sprt_stream_synchronize(sprt_current_stream());
       convertElements(stored, raw.data(), DType::F32, host.data(), n);
+      if (unscale != 1.0)
+        for (float &x : host)
+          x = float(double(x) / unscale);
       for (int64_t e = 0; e < n; ++e)
         full[size_t(p.globalIndex(first + e))] = host[size_t(e)];
     }
