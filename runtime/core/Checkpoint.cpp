@@ -152,6 +152,8 @@ bool sprt::saveCheckpoint(const std::string &dir, const ResumePoint &at,
         {"skipped_steps", at.skipped},
         {"schedule", scheduleToJson(at.schedule)},
         {"model", identity(model)}};
+    if (at.hasLossScale)
+      meta["loss_scale"] = lossScaleToJson(at.lossScale);
     good = writeFileAtomically(tmp + "/checkpoint.json", meta.dump(2) + "\n",
                                localError);
     if (good && !suffixes.empty())
@@ -330,6 +332,20 @@ bool sprt::resumeCheckpoint(const std::string &dir, const Model &model,
   if (r.error.empty())
     scheduleFromJson(meta["schedule"], "'" + metaPath + "': field 'schedule",
                      at.schedule, r.error);
+  bool scalesLoss = false;
+  for (const auto &h : model.hyperparameters)
+    scalesLoss |= h.first == kLossScaleName;
+  if (r.error.empty() && scalesLoss != meta.contains("loss_scale"))
+    r.error = "'" + metaPath + "' " +
+              (scalesLoss ? "has no field 'loss_scale' (the loss scaler's "
+                            "state) but this program scales its loss"
+                          : "has a field 'loss_scale' but this program has no "
+                            "loss scaling");
+  at.hasLossScale = scalesLoss;
+  if (r.error.empty() && scalesLoss)
+    lossScaleFromJson(meta["loss_scale"],
+                      "'" + metaPath + "': field 'loss_scale", at.step,
+                      at.lossScale, r.error);
   if (!r.error.empty()) {
     error = "--resume: " + r.error;
     return false;

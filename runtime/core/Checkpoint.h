@@ -7,25 +7,28 @@
 // AdamW moments as NAME.exp_avg / NAME.exp_avg_sq) and checkpoint.json (the
 // step, the seed, which determines the data order and every random number,
 // and the data file, and the learning-rate schedule and hyperparameters of
-// the run: Schedule.h). It is written to DIR/.step-NNNNNNNN.tmp and renamed,
-// then DIR/latest is replaced the same way: a killed run never leaves a
-// broken checkpoint behind. Tensors are stored whole, so a checkpoint saved
-// with one tp/dp layout loads into any other.
+// the run: Schedule.h, and, for a program with loss scaling, the loss
+// scaler's state as "loss_scale": LossScale.h). It is written to
+// DIR/.step-NNNNNNNN.tmp and renamed, then DIR/latest is replaced the same way:
+// a killed run never leaves a broken checkpoint behind. Tensors are stored
+// whole, so a checkpoint saved with one tp/dp layout loads into any other.
 //
 // Nothing in a checkpoint is trusted on --resume: checkpoint.json must have
 // the format and version this program writes, every field its type, and the
 // model's identity (model type, precision, every parameter's name, shape and
 // dtype) must equal the program's (a checkpoint without a precision is
 // F32's, as every one written before it was recorded); every tensor file must
-// have been saved at the same step (its metadata says so) and every tensor's
-// bytes must match their checksum. A step whose parameters are not all finite
-// is never saved.
+// have been saved at the same step (its metadata says so), a program with
+// loss scaling needs the scaler's state and one without refuses it, and every
+// tensor's bytes must match their checksum. A step whose parameters are not all
+// finite is never saved.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef SPRT_CORE_CHECKPOINT_H
 #define SPRT_CORE_CHECKPOINT_H
 
+#include "LossScale.h"
 #include "Params.h"
 #include "Schedule.h"
 
@@ -43,6 +46,10 @@ struct ResumePoint {
   int64_t skipped = 0;
   /// The run's schedule; with the step it fixes every later learning rate.
   Schedule schedule;
+  /// The loss scaler's state, when the program scales its loss
+  /// (LossScale.h); its skipped steps are among `skipped`.
+  bool hasLossScale = false;
+  LossScaleState lossScale;
 };
 
 /// Saves step `at.step` (collective: every rank calls it; rank 0 writes).

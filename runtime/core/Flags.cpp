@@ -42,7 +42,9 @@ std::string sprt::usage(const char *argv0) {
          "DIR [--save-every N] [--resume]] [--timeout SECONDS] "
          "[--on-nonfinite stop|skip] " +
          scheduleUsage() +
-         " [--trace FILE|DIR] [--peak-flops FLOP/s-per-rank]\n";
+         " [--trace FILE|DIR] [--peak-flops FLOP/s-per-rank] [--loss-scale S] "
+         "[--loss-scale-window N] [--loss-scale-growth G] "
+         "[--loss-scale-backoff B] [--min-loss-scale M]\n";
 }
 
 /// A positive finite decimal number ("989e12", "1.5e14"): digits, one point
@@ -76,11 +78,26 @@ static bool parsePositive(const char *s, double &out) {
 
 bool sprt::parseFlags(int argc, char **argv, Flags &f, bool &help,
                       std::string &error) {
-  static const std::set<std::string> valueFlags = {
-      "--steps",      "--seed",        "--data",           "--init-from",
-      "--log",        "--dump-params", "--dump-outputs",   "--dump-grads",
-      "--timeout",    "--save-every",  "--checkpoint-dir", "--on-nonfinite",
-      "--dump-dtype", "--trace",       "--peak-flops"};
+  static const std::set<std::string> valueFlags = {"--steps",
+                                                   "--seed",
+                                                   "--data",
+                                                   "--init-from",
+                                                   "--log",
+                                                   "--dump-params",
+                                                   "--dump-outputs",
+                                                   "--dump-grads",
+                                                   "--timeout",
+                                                   "--save-every",
+                                                   "--checkpoint-dir",
+                                                   "--on-nonfinite",
+                                                   "--dump-dtype",
+                                                   "--trace",
+                                                   "--peak-flops",
+                                                   "--loss-scale",
+                                                   "--loss-scale-window",
+                                                   "--loss-scale-growth",
+                                                   "--loss-scale-backoff",
+                                                   "--min-loss-scale"};
   help = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -147,6 +164,25 @@ bool sprt::parseFlags(int argc, char **argv, Flags &f, bool &help,
       if (!parsePositive(v, f.peakFlops))
         return bad("one rank's peak FLOP/s, a positive finite number such "
                    "as 989e12");
+    } else if (a == "--loss-scale" || a == "--min-loss-scale") {
+      double x;
+      if (!parsePositive(v, x))
+        return bad("a positive finite number");
+      (a == "--loss-scale" ? f.lossScale.scale : f.lossScale.minScale) = x;
+    } else if (a == "--loss-scale-window") {
+      if (!parseUnsigned(v, 0, INT64_MAX, n))
+        return bad("a non-negative integer (0: a static scale)");
+      f.lossScale.window = int64_t(n);
+    } else if (a == "--loss-scale-growth") {
+      double x;
+      if (!parsePositive(v, x) || !(x > 1.0))
+        return bad("a finite number > 1");
+      f.lossScale.growth = x;
+    } else if (a == "--loss-scale-backoff") {
+      double x;
+      if (!parsePositive(v, x) || !(x < 1.0))
+        return bad("a number in (0, 1)");
+      f.lossScale.backoff = x;
     } else if (a == "--data") {
       f.data = v;
     } else if (a == "--init-from") {

@@ -3,6 +3,7 @@
 #ifndef SPRT_CORE_FLAGS_H
 #define SPRT_CORE_FLAGS_H
 
+#include "LossScale.h"
 #include "Schedule.h"
 
 #include <cstdint>
@@ -32,6 +33,9 @@ struct Flags {
   std::string trace;
   /// --peak-flops: one rank's peak FLOP/s for MFU, or 0 when not given.
   double peakFlops = 0;
+  /// The dynamic loss scaler's flags (LossScale.h); a program without
+  /// loss scaling refuses them.
+  LossScaleFlags lossScale;
 };
 
 /// Parses the command line strictly: an unknown flag, a missing value, a

@@ -8,6 +8,7 @@
 //                       [--checkpoint-dir DIR [--save-every N] [--resume]]
 //                       [--timeout SECONDS] [--on-nonfinite stop|skip]
 //                       [--trace FILE|DIR] [--peak-flops FLOP/s-per-rank]
+//                       [--loss-scale S ...] (LossScale.h)
 //                       [--lr LR ... --override-schedule] (Schedule.h)
 //
 // Every check that can fail is made by every rank on the same inputs where
@@ -22,6 +23,7 @@
 #include "Failure.h"
 #include "FileIO.h"
 #include "Flags.h"
+#include "LossScale.h"
 #include "Memory.h"
 #include "Mesh.h"
 #include "Model.h"
@@ -168,6 +170,10 @@ struct StepResult {
   /// The learning rate of the step's update (a train step).
   double lr = 0.0;
   bool hasLr = false;
+  /// The loss scale the step used (a program with loss scaling); an
+  /// overflow is a skipped step with a non-finite norm.
+  double lossScale = 1.0;
+  bool hasLossScale = false, overflow = false;
 };
 
 /// The metrics line of a step (valid JSON whatever the values).
@@ -181,7 +187,10 @@ std::string metricsLine(const Model &model, const StepResult &r,
     line += ", \"grad_norm\": " + jsonNumber(r.norm);
   if (r.hasLr)
     line += ", \"lr\": " + shortestText(r.lr);
-  if (skippedSoFar)
+  if (r.hasLossScale)
+    line += ", \"loss_scale\": " + shortestText(r.lossScale);
+  // With loss scaling every skipped step is an overflow's.
+  if (skippedSoFar || r.hasLossScale)
     line += std::string(", \"skipped\": ") + (r.skipped ? "true" : "false") +
             ", \"skipped_steps\": " + std::to_string(skippedSoFar);
   line += ", \"bytes_sent\": {";
@@ -196,11 +205,12 @@ std::string metricsLine(const Model &model, const StepResult &r,
 }
 
 /// What is not finite in a step's result, e.g. "the loss is nan", or "".
+/// An overflow of loss-scaled gradients is the loss scaler's, not this.
 std::string nonFinite(const StepResult &r) {
   std::string what;
   if (!std::isfinite(r.loss))
     what = "the loss is " + text(r.loss);
-  if (r.hasNorm && !std::isfinite(r.norm))
+  if (r.hasNorm && !std::isfinite(r.norm) && !r.hasLossScale)
     what += (what.empty() ? "" : " and ") +
             std::string("the gradient norm is ") + text(r.norm);
   return what;
@@ -272,6 +282,10 @@ int main(int argc, char **argv) {
   if (!resolveSchedule(flags.schedule, model.hyperparameters, flags.steps,
                        schedule, error))
     fatal(error);
+  // The loss scale of a program compiled with fp16 precision.
+  LossScaler scaler;
+  if (!scaler.resolve(flags.lossScale, model.hyperparameters, error))
+    fatal(error);
 
   Batcher batcher(model, flags.seed);
   if (!flags.data.empty() && !batcher.loadText(flags.data, error))
@@ -340,12 +354,15 @@ int main(int argc, char **argv) {
     // on exactly as the one that saved.
     flags.seed = at.seed;
     sprt_set_seed(at.seed);
+    if (scaler.enabled())
+      scaler.state = at.lossScale;
     batcher.setSeed(at.seed);
     if (rank == 0)
       std::printf("resumed from step %lld of '%s'\n", (long long)at.step,
                   flags.checkpointDir.c_str());
   }
   at.schedule = schedule;
+  at.hasLossScale = scaler.enabled();
   std::vector<float> scalars(size_t(model.numScalars), 0.0f);
   std::vector<float *> grads(model.grads.size(), nullptr);
 
@@ -360,6 +377,10 @@ int main(int argc, char **argv) {
         schedule.table(model.hyperparameters, step - 1 - at.skipped);
     r.hasLr = schedule.hasLr;
     r.lr = schedule.lrAt(step - 1 - at.skipped);
+    r.hasLossScale = scaler.enabled();
+    r.lossScale = scaler.state.scale;
+    if (scaler.enabled())
+      hyperparameters[size_t(scaler.tableSlot())] = r.lossScale;
     barrier();
     auto start = std::chrono::steady_clock::now();
     sprt_stream_t stream = sprt_current_stream();
@@ -375,6 +396,9 @@ int main(int argc, char **argv) {
     // A non-finite gradient norm made the optimizers skip the update (the
     // clipping factor was NaN).
     r.skipped = r.hasNorm && !std::isfinite(r.norm);
+    // With loss scaling that is an overflow: the scaler backs off and the
+    // run goes on (the loss alone follows --on-nonfinite).
+    r.overflow = r.hasLossScale && r.skipped;
     at.step = step;
     // The loss and the norm are global: every rank takes the same branch.
     std::string bad = nonFinite(r);
@@ -387,7 +411,12 @@ int main(int argc, char **argv) {
         fatal("step " + std::to_string(step) + ": " + bad +
               " but the gradients are finite and were applied: the step "
               "cannot be skipped");
-      at.skipped += model.training();
+      at.skipped += model.training() && !r.overflow;
+    }
+    if (r.hasLossScale && r.hasNorm) {
+      at.skipped += r.overflow;
+      scaler.update(!r.overflow);
+      at.lossScale = scaler.state;
     }
     bool save = !flags.checkpointDir.empty() &&
                 ((flags.saveEvery && step % flags.saveEvery == 0) ||
@@ -400,7 +429,9 @@ int main(int argc, char **argv) {
       if (!Params::dumpSharded(
               model, model.grads, "", local, flags.dumpGrads, error,
               model.gradShardAxes, {}, false,
-              {{}, dumpDTypes(model, model.grads, flags.dumpDtype)}))
+              {{}, dumpDTypes(model, model.grads, flags.dumpDtype)},
+              // The gradients of the loss times the scale: the true ones.
+              r.hasLossScale ? r.lossScale : 1.0))
         fatal(error);
     }
     auto end = std::chrono::steady_clock::now();
@@ -415,8 +446,14 @@ int main(int argc, char **argv) {
     std::string norm = r.hasNorm ? " grad_norm " + fixed(r.norm) : "";
     if (r.hasLr)
       norm += " lr " + text(r.lr);
+    if (r.hasLossScale)
+      norm += " loss_scale " + shortestText(r.lossScale);
     std::string skipped;
-    if (!bad.empty() && model.training())
+    if (r.overflow)
+      skipped = "  skipped: gradient overflow, loss scale now " +
+                shortestText(scaler.state.scale) + " (" +
+                std::to_string(at.skipped) + " skipped so far)";
+    else if (!bad.empty() && model.training())
       skipped = "  skipped: " + bad + " (" + std::to_string(at.skipped) +
                 " skipped so far)";
     else if (!bad.empty())
@@ -451,6 +488,10 @@ int main(int argc, char **argv) {
     if (!allAgree(ok))
       fatal(ok ? "rank 0 could not write '" + flags.dumpOutputs + "'" : error);
   }
+  if (rank == 0 && scaler.enabled())
+    std::printf("loss scaling: %lld steps skipped (overflow), final scale %s\n",
+                (long long)scaler.state.skipped,
+                shortestText(scaler.state.scale).c_str());
   if (rank == 0) {
     std::printf("%s", memoryLine(model).c_str());
     std::fflush(stdout);

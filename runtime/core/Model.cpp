@@ -61,6 +61,8 @@ int64_t Model::stateShardAxis(int64_t index) const {
 }
 
 std::string Model::precision() const {
+  if (hasPrecision)
+    return dtypeName(precisionType);
   if (params.empty())
     return dtypeName(DType::F32);
   for (const ParamInfo &p : params)
@@ -99,6 +101,15 @@ bool Model::parse(const char *text, std::string &error) {
     gradShardAxes =
         j.value("grad_shard_axes", std::vector<int64_t>(grads.size(), -1));
     optimizer = j.value("optimizer", std::string());
+    if (j.contains("precision")) {
+      const json &p = j["precision"];
+      if (!p.is_string() || !dtypeOfFlag(p.get<std::string>(), precisionType)) {
+        error = "the program's model description gives the precision " +
+                p.dump() + " (the runtime knows \"f32\", \"bf16\", \"f16\")";
+        return false;
+      }
+      hasPrecision = true;
+    }
     for (const json &h : j.value("hyperparameters", json::array()))
       hyperparameters.push_back(
           {h.at("name").get<std::string>(), h.at("default").get<double>()});

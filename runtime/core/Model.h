@@ -85,7 +85,14 @@ struct Model {
   std::vector<std::pair<std::string, int64_t>> planned;
   int64_t plannedPeak = 0;
 
-  /// The model's precision: the parameters' common element type ("F32",
+  /// The model's compute precision as the JSON's top-level "precision"
+  /// gives it ("f32", "bf16", "f16": the parameters may be F32 master
+  /// weights of a bf16 model), when it does.
+  bool hasPrecision = false;
+  DType precisionType = DType::F32;
+
+  /// The model's precision: `precisionType` when the JSON gives one, else
+  /// (programs before it did) the parameters' common element type ("F32",
   /// "BF16", "F16"), or "mixed" when they differ.
   std::string precision() const;
 

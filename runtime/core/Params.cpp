@@ -57,8 +57,9 @@ std::vector<int64_t> sprt::allParams(const Model &model) {
 std::vector<DType> sprt::dumpDTypes(const Model &model,
                                     const std::vector<int64_t> &indices,
                                     const std::string &flag) {
-  DType asked = DType::F32;
-  bool given = !flag.empty() && dtypeOfFlag(flag, asked);
+  DType asked = model.precisionType;
+  bool given = (!flag.empty() && dtypeOfFlag(flag, asked)) ||
+               (flag.empty() && model.hasPrecision);
   std::vector<DType> types;
   for (int64_t i : indices)
     types.push_back(given ? asked : model.params[size_t(i)].dtype);
@@ -215,7 +216,7 @@ bool Params::dumpSharded(const Model &model,
                          const std::string &path, std::string &error,
                          const std::vector<int64_t> &sliceAxes,
                          const Metadata &metadata, bool finiteOnly,
-                         const TensorDTypes &types) {
+                         const TensorDTypes &types, double unscale) {
   // Each element is written by exactly one rank (the owner of its shard),
   // so a sum over the world assembles every tensor on rank 0.
   std::vector<std::vector<float>> whole;
@@ -234,6 +235,9 @@ bool Params::dumpSharded(const Model &model,
                           sprt_current_stream());
       sprt_stream_synchronize(sprt_current_stream());
       convertElements(stored, raw.data(), DType::F32, host.data(), n);
+      if (unscale != 1.0)
+        for (float &x : host)
+          x = float(double(x) / unscale);
       for (int64_t e = 0; e < n; ++e)
         full[size_t(p.globalIndex(first + e))] = host[size_t(e)];
     }

@@ -22,8 +22,9 @@ struct TensorDTypes {
 std::vector<int64_t> allParams(const Model &model);
 
 /// The types of a dump of parameters `indices` (or of their gradients):
-/// `flag`'s ("f32", "bf16", "f16": --dump-dtype) for all, or each
-/// parameter's own when `flag` is empty.
+/// `flag`'s ("f32", "bf16", "f16": --dump-dtype) for all; when `flag` is
+/// empty, the model's precision when its description gives one, else each
+/// parameter's own.
 std::vector<DType> dumpDTypes(const Model &model,
                               const std::vector<int64_t> &indices,
                               const std::string &flag);
@@ -61,14 +62,16 @@ public:
   /// `local`), whole, under the parameters' names (rank 0 writes).
   /// A tensor k with sliceAxes[k] >= 0 holds only this rank's slice (along
   /// the first dimension) of its shard (a distributed optimizer's).
-  /// Returns rank 0's result on every rank.
+  /// Every value is divided by `unscale` before it is written (the
+  /// gradients of a loss-scaled step: LossScale.h). Returns rank 0's result
+  /// on every rank.
   static bool
   dumpSharded(const Model &model, const std::vector<int64_t> &indices,
               const std::string &suffix,
               const std::vector<const float *> &local, const std::string &path,
               std::string &error, const std::vector<int64_t> &sliceAxes = {},
               const Metadata &metadata = {}, bool finiteOnly = false,
-              const TensorDTypes &types = {});
+              const TensorDTypes &types = {}, double unscale = 1.0);
   /// Loads tensors named like parameters `indices` (plus `suffix`) from a
   /// checkpoint, keeping this rank's shard of each, converted into
   /// `stored` (one type per tensor; empty: all F32). Every value must be

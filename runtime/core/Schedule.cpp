@@ -1,6 +1,7 @@
 //===- Schedule.cpp - run-time hyperparameters and the lr schedule --------===//
 
 #include "Schedule.h"
+#include "LossScale.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -190,6 +191,9 @@ bool sprt::resolveSchedule(const ScheduleFlags &f,
   s = Schedule();
   std::string names;
   for (const auto &[name, value] : program) {
+    // The loss scale is the loss scaler's (LossScale.h), not the schedule's.
+    if (name == kLossScaleName)
+      continue;
     if (!flagOf(name)) {
       error = "the program reads hyperparameter '" + name +
               "', which this runtime does not set";

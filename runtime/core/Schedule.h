@@ -74,7 +74,8 @@ struct Schedule {
 };
 
 /// Resolves `flags` against the hyperparameters the program reads
-/// (`program`, with their defaults) and the run's --steps. False with
+/// (`program`, with their defaults; "loss_scale" is left to the loss
+/// scaler: LossScale.h) and the run's --steps. False with
 /// `error` naming the flag for a flag the program has no use for or a
 /// schedule that does not hold together.
 bool resolveSchedule(const ScheduleFlags &flags,

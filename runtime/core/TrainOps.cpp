@@ -96,11 +96,14 @@ extern "C" void sprt_op_sum_squares(const float *x, int64_t n, float *out) {
 }
 
 extern "C" void sprt_op_clip_scale(const float *sumSquares, double maxNorm,
-                                   float *scale, float *norm) {
+                                   double lossScale, float *scale,
+                                   float *norm) {
   // A non-finite norm makes the scale NaN: the optimizers skip the update,
   // and main() sees the norm and stops the run or counts the step
   // (--on-nonfinite).
-  sprt_clip_scale_f32(sumSquares, maxNorm, scale, norm);
+  // With loss scaling an overflow in the scaled gradients is such a norm
+  // (main() backs the scale off instead).
+  sprt_clip_scale_f32(sumSquares, maxNorm, lossScale, scale, norm);
 }
 
 extern "C" void sprt_op_sgd(float *param, const float *grad, const float *scale,

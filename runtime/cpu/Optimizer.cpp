@@ -81,8 +81,10 @@ void sprt_sum_squares_f32(const float *x, int64_t n, float *out) {
 }
 
 void sprt_clip_scale_f32(const float *sum_squares, double max_norm,
-                         float *scale, float *norm) {
-  const double total = std::sqrt(double(*sum_squares));
+                         double loss_scale, float *scale, float *norm) {
+  // The gradients are those of the loss times loss_scale: the true norm is
+  // theirs divided by it.
+  const double total = std::sqrt(double(*sum_squares)) / loss_scale;
   *norm = float(total);
   // A NaN or Inf gradient would make every parameter NaN: the optimizers
   // skip the update, and main() stops the run or counts the step
@@ -91,8 +93,9 @@ void sprt_clip_scale_f32(const float *sum_squares, double max_norm,
     *scale = NAN;
     return;
   }
-  *scale =
-      max_norm > 0.0 ? float(std::min(1.0, max_norm / (total + 1e-6))) : 1.0f;
+  const double clip =
+      max_norm > 0.0 ? std::min(1.0, max_norm / (total + 1e-6)) : 1.0;
+  *scale = float(clip / loss_scale);
 }
 
 void sprt_scale_f32(float *x, int64_t n, double s) {

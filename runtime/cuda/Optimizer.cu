@@ -41,14 +41,17 @@ __global__ void sumPartials(const double *__restrict__ partials, unsigned count,
 }
 
 __global__ void clipScaleKernel(const float *__restrict__ sumSquares,
-                                double maxNorm, float *__restrict__ scale,
+                                double maxNorm, double lossScale,
+                                float *__restrict__ scale,
                                 float *__restrict__ norm) {
-  const double nrm = sqrt(double(*sumSquares));
+  // The gradients are those of the loss times lossScale.
+  const double nrm = sqrt(double(*sumSquares)) / lossScale;
   *norm = float(nrm);
   if (!isfinite(nrm))
     *scale = __int_as_float(0x7fc00000); // quiet NaN: the step is skipped
   else
-    *scale = maxNorm > 0.0 ? float(fmin(1.0, maxNorm / (nrm + 1e-6))) : 1.0f;
+    *scale = float((maxNorm > 0.0 ? fmin(1.0, maxNorm / (nrm + 1e-6)) : 1.0) /
+                   lossScale);
 }
 
 __global__ void sgdKernel(float *__restrict__ param,
@@ -103,8 +106,9 @@ void sprt_sum_squares_f32(const float *x, int64_t n, float *out) {
 }
 
 void sprt_clip_scale_f32(const float *sum_squares, double max_norm,
-                         float *scale, float *norm) {
-  clipScaleKernel<<<1, 1, 0, stream()>>>(sum_squares, max_norm, scale, norm);
+                         double loss_scale, float *scale, float *norm) {
+  clipScaleKernel<<<1, 1, 0, stream()>>>(sum_squares, max_norm, loss_scale,
+                                         scale, norm);
   SPRT_CUDA_CHECK_LAUNCH("clipScaleKernel");
 }
 

@@ -111,11 +111,16 @@ TEST(TrainingHelpers, FillScaleSumOfSquaresAndClipping) {
   EXPECT_FLOAT_EQ(s, 31.25f);
   // torch.nn.utils.clip_grad_norm_: coef = max_norm / (norm + 1e-6), <= 1.
   float sumsq = 25.0f, scale = 0.0f, norm = 0.0f;
-  sprt_op_clip_scale(&sumsq, 1.0, &scale, &norm);
+  sprt_op_clip_scale(&sumsq, 1.0, 1.0, &scale, &norm);
   EXPECT_FLOAT_EQ(norm, 5.0f);
   EXPECT_FLOAT_EQ(scale, float(1.0 / (5.0 + 1e-6)));
-  sprt_op_clip_scale(&sumsq, 10.0, &scale, &norm);
+  sprt_op_clip_scale(&sumsq, 10.0, 1.0, &scale, &norm);
   EXPECT_EQ(scale, 1.0f);
-  sprt_op_clip_scale(&sumsq, 0.0, &scale, &norm); // clipping off
+  sprt_op_clip_scale(&sumsq, 0.0, 1.0, &scale, &norm); // clipping off
   EXPECT_EQ(scale, 1.0f);
+  // Gradients of the loss times 8: the true norm, the factor over 8.
+  sumsq = 25.0f * 64.0f;
+  sprt_op_clip_scale(&sumsq, 1.0, 8.0, &scale, &norm);
+  EXPECT_EQ(norm, 5.0f);
+  EXPECT_EQ(scale, float(1.0 / (5.0 + 1e-6) / 8.0));
 }

@@ -172,19 +172,42 @@ TEST(SumSquares, AccumulatesInDouble) {
 TEST(ClipScale, NormAndFactor) {
   // torch.nn.utils.clip_grad_norm_: coef = max_norm / (norm + 1e-6), <= 1.
   float sumsq = 25.0f, scale = 0.0f, norm = 0.0f;
-  sprt_clip_scale_f32(&sumsq, 1.0, &scale, &norm);
+  sprt_clip_scale_f32(&sumsq, 1.0, 1.0, &scale, &norm);
   EXPECT_EQ(norm, 5.0f);
   EXPECT_EQ(scale, float(1.0 / (5.0 + 1e-6)));
-  sprt_clip_scale_f32(&sumsq, 10.0, &scale, &norm);
+  sprt_clip_scale_f32(&sumsq, 10.0, 1.0, &scale, &norm);
   EXPECT_EQ(scale, 1.0f);
-  sprt_clip_scale_f32(&sumsq, 0.0, &scale, &norm); // clipping off
+  sprt_clip_scale_f32(&sumsq, 0.0, 1.0, &scale, &norm); // clipping off
   EXPECT_EQ(scale, 1.0f);
   for (float bad : {INFINITY, NAN}) {
-    sprt_clip_scale_f32(&bad, 0.0, &scale, &norm);
+    sprt_clip_scale_f32(&bad, 0.0, 1.0, &scale, &norm);
     EXPECT_TRUE(std::isnan(scale)) << bad;
     EXPECT_FALSE(std::isfinite(norm)) << bad;
-    sprt_clip_scale_f32(&bad, 1.0, &scale, &norm);
+    sprt_clip_scale_f32(&bad, 1.0, 1.0, &scale, &norm);
     EXPECT_TRUE(std::isnan(scale)) << bad;
+  }
+}
+
+TEST(ClipScale, LossScaleGivesTheTrueNormAndUnscales) {
+  // Gradients of the loss times S: the sum of squares is S^2 times the
+  // true one; the norm is the true one and the factor is divided by S.
+  float scale = 0.0f, norm = 0.0f;
+  for (double s : {1024.0, 3.0, 0.5}) {
+    float sumsq = float(25.0 * s * s);
+    sprt_clip_scale_f32(&sumsq, 1.0, s, &scale, &norm);
+    EXPECT_EQ(norm, float(std::sqrt(double(sumsq)) / s)) << s;
+    EXPECT_FLOAT_EQ(norm, 5.0f) << s;
+    EXPECT_EQ(scale, float(1.0 / (double(norm) + 1e-6) / s)) << s;
+    sprt_clip_scale_f32(&sumsq, 10.0, s, &scale, &norm);
+    EXPECT_EQ(scale, float(1.0 / s)) << s;
+    sprt_clip_scale_f32(&sumsq, 0.0, s, &scale, &norm); // clipping off
+    EXPECT_EQ(scale, float(1.0 / s)) << s;
+  }
+  // An overflow of the scaled gradients: NaN factor, non-finite norm.
+  for (float bad : {INFINITY, NAN}) {
+    sprt_clip_scale_f32(&bad, 1.0, 65536.0, &scale, &norm);
+    EXPECT_TRUE(std::isnan(scale)) << bad;
+    EXPECT_FALSE(std::isfinite(norm)) << bad;
   }
 }
 

@@ -158,6 +158,40 @@ TEST(ParamsDType, UnknownElementTypeIsAnError) {
                    "element type 'I8' (the runtime stores F32, BF16 or F16)");
 }
 
+TEST(ParamsDType, PrecisionFieldIsTheModelsPrecision) {
+  // F32 master weights of a bf16 model: the description's "precision" is
+  // the model's (checkpoint identity, default dump type), not the
+  // parameters' storage type.
+  std::string json = kModel, error;
+  json.replace(json.find("\"params\""), 0, "\"precision\": \"bf16\", ");
+  for (const char *type : {"\"BF16\"", "\"F16\""})
+    json.replace(json.find(type), std::strlen(type), "\"F32\"");
+  Model model;
+  ASSERT_TRUE(model.parse(json.c_str(), error)) << error;
+  EXPECT_EQ(model.params[0].dtype, DType::F32);
+  EXPECT_EQ(model.precision(), "BF16");
+  EXPECT_EQ(dumpDTypes(model, {0, 2}, ""),
+            std::vector<DType>({DType::BF16, DType::BF16}));
+  EXPECT_EQ(dumpDTypes(model, {0, 2}, "f32"),
+            std::vector<DType>({DType::F32, DType::F32}));
+  // Without the field: the parameters' own types, as before.
+  Model old;
+  ASSERT_TRUE(old.parse(kModel, error)) << error;
+  EXPECT_EQ(dumpDTypes(old, {0, 1, 2}, ""),
+            std::vector<DType>({DType::BF16, DType::F16, DType::F32}));
+  for (const char *bad : {"\"fp8\"", "\"F32\"", "16"}) {
+    std::string text = kModel;
+    text.replace(text.find("\"params\""), 0,
+                 std::string("\"precision\": ") + bad + ", ");
+    Model m;
+    EXPECT_FALSE(m.parse(text.c_str(), error)) << bad;
+    EXPECT_EQ(error, std::string("the program's model description gives the "
+                                 "precision ") +
+                         bad +
+                         " (the runtime knows \"f32\", \"bf16\", \"f16\")");
+  }
+}
+
 int main(int argc, char **argv) {
   World::init(&argc, &argv);
   ::testing::InitGoogleTest(&argc, argv);

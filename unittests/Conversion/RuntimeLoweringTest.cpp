@@ -255,8 +255,8 @@ TEST(RuntimeLowering, OptimizerOpsReadTheStepsHyperparameters) {
   });
   ASSERT_EQ(emitter.calls.size(), 3u);
   EXPECT_EQ(emitter.calls[0],
-            "sprt_op_clip_scale(ptr(%arg1), hyperparameter grad_clip, "
-            "ptr(tfm.clip_scale), ptr(tfm.clip_scale))");
+            "sprt_op_clip_scale(ptr(%arg1), hyperparameter grad_clip, f64 "
+            "1.000000, ptr(tfm.clip_scale), ptr(tfm.clip_scale))");
   EXPECT_EQ(emitter.calls[1],
             "sprt_op_adamw(null, ptr(%arg0), null, null, ptr(tfm.clip_scale), "
             "i64 8, hyperparameter lr, hyperparameter beta1, hyperparameter "

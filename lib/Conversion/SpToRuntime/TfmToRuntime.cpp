@@ -406,8 +406,9 @@ static LogicalResult lowerOp(HyperparameterOp o, RuntimeEmitter &e) {
 }
 
 static LogicalResult lowerOp(ClipScaleOp o, RuntimeEmitter &e) {
+  // The loss scale (1: no loss scaling) after the max norm.
   e.call("sprt_op_clip_scale",
-         {e.ptr(o.getSumSquares()), e.scalar(o.getMaxNorm()),
+         {e.ptr(o.getSumSquares()), e.scalar(o.getMaxNorm()), e.f64(1.0),
           e.ptr(o.getScale()), e.ptr(o.getNorm())});
   return success();
 }

@@ -139,12 +139,16 @@ void sprt_sgd_f32(float *param, const float *grad, const float *scale,
                   int64_t n, double lr, double weight_decay);
 /* *out = sum of x[i]^2, accumulated in double, rounded to f32 once. */
 void sprt_sum_squares_f32(const float *x, int64_t n, float *out);
-/* From the global sum of squares: *norm = sqrt(*sum_squares); *scale = NaN
- * when the norm is not finite (the update is skipped), else
- * min(1, max_norm / (norm + 1e-6)) (torch.nn.utils.clip_grad_norm_), or 1
- * when max_norm <= 0 (no clipping). */
+/* From the global sum of squares of gradients computed from the loss times
+ * loss_scale (> 0; 1 without loss scaling): *norm = sqrt(*sum_squares) /
+ * loss_scale, the true gradient norm; *scale = NaN when the norm is not
+ * finite (the update is skipped), else min(1, max_norm / (norm + 1e-6))
+ * (torch.nn.utils.clip_grad_norm_), or 1 when max_norm <= 0 (no clipping),
+ * divided by loss_scale (which unscales the gradients). In double, each
+ * result rounded to f32 once: loss_scale = 1 gives exactly the unscaled
+ * results. */
 void sprt_clip_scale_f32(const float *sum_squares, double max_norm,
-                         float *scale, float *norm);
+                         double loss_scale, float *scale, float *norm);
 /* x *= s. */
 void sprt_scale_f32(float *x, int64_t n, double s);
 

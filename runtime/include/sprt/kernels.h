@@ -40,6 +40,19 @@ float sprt_normal(uint64_t seed, uint64_t stream, uint64_t index);
  * parameter is the hash of its name, so it does not depend on layout. */
 uint64_t sprt_hash_name(const char *name);
 
+/*===------------------------- element types -----------------------------===*/
+
+/* The element types of sprt_convert (the compiler passes these integers). */
+enum { SPRT_DTYPE_F32 = 0, SPRT_DTYPE_BF16 = 1, SPRT_DTYPE_F16 = 2 };
+
+/* out[i] = in[i] converted from in_dtype to out_dtype (n elements; in and
+ * out do not overlap). Narrowing (f32 -> bf16 / f16) rounds to nearest even
+ * as sprt/dtype.h (overflow to an infinity, f16 subnormals exact, NaN stays
+ * NaN); widening is exact; bf16 <-> f16 goes through f32 (exact widening,
+ * one rounding); the same type copies. Any other code aborts. */
+void sprt_convert(const void *in, int32_t in_dtype, void *out,
+                  int32_t out_dtype, int64_t n);
+
 /*===----------------------------- kernels -------------------------------===*/
 
 /* y[M, N] = x[M, K] * W^T (+ bias[N]) for W stored [N, K] (weight_in_out = 0,

@@ -200,10 +200,12 @@ int64_t sprt_get_step(void);
 void sprt_op_scale(const float *x, float *y, int64_t n, double s);
 /* *out = sum of squares of x, as f32. */
 void sprt_op_sum_squares(const float *x, int64_t n, float *out);
-/* From the total sum of squares: *norm = sqrt, *scale = min(1, max_norm /
- * (norm + 1e-6)), or 1 when max_norm is 0. */
-void sprt_op_clip_scale(const float *sum_squares, double max_norm, float *scale,
-                        float *norm);
+/* From the total sum of squares of gradients of the loss times loss_scale:
+ * *norm = sqrt / loss_scale, *scale = min(1, max_norm / (norm + 1e-6)), or 1
+ * when max_norm is 0, divided by loss_scale; NaN when the norm is not
+ * finite (sprt_clip_scale_f32). */
+void sprt_op_clip_scale(const float *sum_squares, double max_norm,
+                        double loss_scale, float *scale, float *norm);
 /* Optimizer updates of n elements with the gradient times *scale. With a
  * distributed optimizer (shard_axis >= 0) the gradient and the state are
  * this rank's slice along the parameter's first dimension: the update

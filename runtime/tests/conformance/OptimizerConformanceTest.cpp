@@ -36,7 +36,7 @@ TEST_F(Optimizer, SumSquaresAndClipScale) {
   // the backend's summation order).
   const double norm = std::sqrt(double(dSum.download()[0]));
   for (double maxNorm : {norm / 3.0, norm * 2.0, 0.0}) {
-    sprt_clip_scale_f32(dSum, maxNorm, dScale, dNorm);
+    sprt_clip_scale_f32(dSum, maxNorm, 1.0, dScale, dNorm);
     const double scale =
         maxNorm > 0 ? std::min(1.0, maxNorm / (norm + 1e-6)) : 1.0;
     EXPECT_EQ(dNorm.download()[0], float(norm));
@@ -45,12 +45,53 @@ TEST_F(Optimizer, SumSquaresAndClipScale) {
   // A non-finite sum gives a NaN scale.
   for (float bad : {INFINITY, NAN}) {
     DeviceBuffer<float> dBad(std::vector<float>{bad});
-    sprt_clip_scale_f32(dBad, 1.0, dScale, dNorm);
+    sprt_clip_scale_f32(dBad, 1.0, 1.0, dScale, dNorm);
     EXPECT_TRUE(std::isnan(dScale.download()[0])) << bad;
+  }
+  // With a loss scale: the norm of gradients of the loss times S is divided
+  // by S, and so is the factor.
+  for (double lossScale : {1024.0, 3.0}) {
+    for (double maxNorm : {norm / lossScale / 3.0, 0.0}) {
+      sprt_clip_scale_f32(dSum, maxNorm, lossScale, dScale, dNorm);
+      const double trueNorm = norm / lossScale;
+      const double clip =
+          maxNorm > 0 ? std::min(1.0, maxNorm / (trueNorm + 1e-6)) : 1.0;
+      EXPECT_EQ(dNorm.download()[0], float(trueNorm)) << lossScale;
+      EXPECT_EQ(dScale.download()[0], float(clip / lossScale))
+          << lossScale << " " << maxNorm;
+    }
+    DeviceBuffer<float> dInf(std::vector<float>{INFINITY});
+    sprt_clip_scale_f32(dInf, 1.0, lossScale, dScale, dNorm);
+    EXPECT_TRUE(std::isnan(dScale.download()[0])) << lossScale;
+    EXPECT_TRUE(std::isinf(dNorm.download()[0])) << lossScale;
   }
   DeviceBuffer<float> dEmpty(1);
   sprt_sum_squares_f32(dEmpty, 0, dSum);
   EXPECT_EQ(dSum.download()[0], 0.0f);
+}
+
+TEST_F(Optimizer, PowerOfTwoLossScaleGivesTheUnscaledUpdate) {
+  // Gradients of the loss times 2^10 (exactly 2^10 times the gradients):
+  // sum of squares, clip factor and SGD give the unscaled update's bits.
+  const int64_t n = 4099;
+  auto p = randomFloats(size_t(n), 81), g = randomFloats(size_t(n), 82);
+  std::vector<float> scaled(g);
+  for (float &x : scaled)
+    x *= 1024.0f;
+  std::vector<std::vector<float>> results;
+  for (auto [grad, lossScale] :
+       {std::pair<const std::vector<float> *, double>{&g, 1.0},
+        {&scaled, 1024.0}}) {
+    DeviceBuffer<float> dP(p), dG(*grad), dSum(nans(1)), dScale(nans(1)),
+        dNorm(nans(1));
+    sprt_sum_squares_f32(dG, n, dSum);
+    sprt_clip_scale_f32(dSum, 0.5, lossScale, dScale, dNorm);
+    sprt_sgd_f32(dP, dG, dScale, n, 0.1, 0.01);
+    results.push_back(dP.download());
+    results.push_back(dNorm.download());
+  }
+  expectBitwiseEqual("loss-scaled sgd", results[2], results[0]);
+  expectBitwiseEqual("loss-scaled norm", results[3], results[1]);
 }
 
 TEST_F(Optimizer, SgdWithScaleAndNanSkip) {

@@ -20,7 +20,9 @@ func.func @train_step(%ids: tensor<4x2xi64>, %labels: tensor<4x2xi64>)
   // CHECK-NEXT: %[[A0:.*]] = llvm.getelementptr %[[HYPER]][%[[S0]]] : (!llvm.ptr, i64) -> !llvm.ptr, f64
   // CHECK-NEXT: %[[CLIP:.*]] = llvm.load %[[A0]] : !llvm.ptr -> f64
   %clip = tfm.hyperparameter grad_clip default 1.0
-  // CHECK: llvm.call @sprt_op_clip_scale(%{{.*}}, %[[CLIP]], %{{.*}}, %{{.*}}) : (!llvm.ptr, f64, !llvm.ptr, !llvm.ptr) -> ()
+  // The loss scale: 1 (no loss scaling).
+  // CHECK: %[[ONE:.*]] = llvm.mlir.constant(1.000000e+00 : f64) : f64
+  // CHECK: llvm.call @sprt_op_clip_scale(%{{.*}}, %[[CLIP]], %[[ONE]], %{{.*}}, %{{.*}}) : (!llvm.ptr, f64, f64, !llvm.ptr, !llvm.ptr) -> ()
   %scale, %norm = tfm.clip_scale %sumsq max_norm %clip
       : tensor<f32> -> tensor<f32>, tensor<f32>
   // CHECK: %[[S1:.*]] = llvm.mlir.constant(1 : i64) : i64
