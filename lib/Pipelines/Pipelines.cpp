@@ -119,6 +119,10 @@ void seqpar::buildLoweringStage(OpPassManager &pm,
     fuse.chunks = options.fuseChunks;
     pm.addPass(dist::createSpFuseCollectiveMatmulPass(fuse));
   }
+  // After the fusion (which matches the ops as the earlier passes typed
+  // them), before the plan (the converts' results need arena space); a no-op
+  // on an f32 program.
+  pm.addPass(dist::createSpLegalizePrecisionPass());
   pm.addPass(dist::createSpPlanBuffersPass());
   if (options.lowerToRuntime)
     pm.addPass(createConvertSpToRuntimePass());
@@ -171,14 +175,16 @@ static void registerPipeline(StringRef name, StringRef description, bool train,
 void seqpar::registerPipelines() {
   registerPipeline("sp-inference-pipeline",
                    "sp-compile's pipeline for a forward program: "
-                   "[tfm-precision,] sp-partition, sp-fuse-collective-matmul, sp-plan-buffers "
+                   "[tfm-precision,] sp-partition, sp-fuse-collective-matmul, "
+                   "sp-legalize-precision, sp-plan-buffers "
                    "[, convert-sp-to-runtime]",
                    /*train=*/false, buildInferencePipeline);
   registerPipeline(
       "sp-train-pipeline",
       "sp-compile --train's pipeline: [tfm-precision,] sp-partition, "
-      "tfm-master-weights, tfm-autodiff, sp-recompute, sp-sync-grads, sp-optimizer, sp-verify, "
-      "sp-fuse-collective-matmul, sp-plan-buffers "
+      "tfm-master-weights, tfm-autodiff, sp-recompute, sp-sync-grads, "
+      "sp-optimizer, sp-verify, "
+      "sp-fuse-collective-matmul, sp-legalize-precision, sp-plan-buffers "
       "[, convert-sp-to-runtime]",
       /*train=*/true, buildTrainPipeline);
 }

@@ -171,10 +171,25 @@ LogicalResult Lowering::checkTypes(Operation *op) {
       return op->emitOpError()
              << "cannot be lowered: " << t << " is not a ranked tensor";
     Type et = tensor.getElementType();
-    if (isa<FloatType>(et) && !et.isF32())
+    // bf16/f16 storage: the ops that move bytes take the element size, the
+    // others are made to compute in f32 by sp-legalize-precision; the
+    // function's results are read by the runtime in f32.
+    bool storage = et.isBF16() || et.isF16();
+    if (storage && isa<func::ReturnOp>(op))
       return op->emitOpError()
-             << "uses " << et
-             << ": the CPU runtime computes in f32 (import with --dtype f32)";
+             << "returns " << et << ": the runtime reads the step's results "
+             << "in f32";
+    if (storage && isa<ParamUpdateOpInterface>(op))
+      return op->emitOpError()
+             << "updates a parameter in " << et << ": the runtime's optimizer "
+             << "updates f32 parameters (keep f32 master weights)";
+    if (storage && !keepsStoragePrecision(op))
+      return op->emitOpError()
+             << "uses " << et << ", which the runtime computes in f32: run "
+             << "sp-legalize-precision first";
+    if (isa<FloatType>(et) && !et.isF32() && !storage)
+      return op->emitOpError() << "uses " << et << ": the runtime stores f32, "
+                               << "bf16 or f16 and computes in f32";
     if (tensor.getRank() > 4)
       return op->emitOpError() << "uses a rank-" << tensor.getRank()
                                << " tensor; the runtime takes rank <= 4";
@@ -601,6 +616,11 @@ FailureOr<std::string> Lowering::modelJson() {
                                   TfmDialect::OptimizerAttrHelper::getNameStr())
                               .getValue()
                         : StringRef()}};
+  // The model's compute precision (tfm-precision / tfm-master-weights): its
+  // parameters may be f32 master weights of a bf16 model.
+  if (auto precision = module->getAttrOfType<StringAttr>(
+          TfmDialect::PrecisionAttrHelper::getNameStr()))
+    model["precision"] = precision.getValue();
   // The device memory the runtime will allocate besides its pools and the
   // backend's scratch, as planned: printed by the program next to what it
   // measures.

@@ -289,8 +289,8 @@ static LogicalResult lowerOp(FillOp o, RuntimeEmitter &e) {
                            e.f64(o.getValue().convertToDouble())});
   // `times` (the loss scale): multiplied in place.
   if (Value times = o.getTimes())
-    e.call("sprt_op_scale", {e.ptr(o), e.ptr(o), e.i64(e.numElements(o)),
-                             e.scalar(times)});
+    e.call("sprt_op_scale",
+           {e.ptr(o), e.ptr(o), e.i64(e.numElements(o)), e.scalar(times)});
   return success();
 }
 
@@ -407,9 +407,11 @@ static LogicalResult lowerOp(HyperparameterOp o, RuntimeEmitter &e) {
 
 static LogicalResult lowerOp(ClipScaleOp o, RuntimeEmitter &e) {
   // The loss scale (1: no loss scaling) after the max norm.
+  Value lossScale = o.getLossScale();
   e.call("sprt_op_clip_scale",
-         {e.ptr(o.getSumSquares()), e.scalar(o.getMaxNorm()), e.f64(1.0),
-          e.ptr(o.getScale()), e.ptr(o.getNorm())});
+         {e.ptr(o.getSumSquares()), e.scalar(o.getMaxNorm()),
+          lossScale ? e.scalar(lossScale) : e.f64(1.0), e.ptr(o.getScale()),
+          e.ptr(o.getNorm())});
   return success();
 }
 

@@ -16,4 +16,13 @@ def Seqpar_CheckedTensorSizes : NativeOpTrait<"CheckedTensorSizes"> {
   let cppNamespace = "::seqpar::OpTrait";
 }
 
+// The op moves bytes without arithmetic (a copy, a slice, a gather, an
+// exchange, a transfer, a parameter read, the conversion itself): its runtime
+// call takes the element size, so it runs on bf16/f16 storage as is, where
+// every other op computes in f32 (sp-legalize-precision;
+// seqpar/Dialect/Common/StoragePrecision.h).
+def Seqpar_MovesBytes : NativeOpTrait<"MovesBytes"> {
+  let cppNamespace = "::seqpar::OpTrait";
+}
+
 #endif // SEQPAR_DIALECT_COMMON_SEQPARTRAITS_TD

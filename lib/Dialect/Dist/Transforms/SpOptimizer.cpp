@@ -138,7 +138,8 @@ struct SpOptimizerPass : dist::impl::SpOptimizerPassBase<SpOptimizerPass> {
     // divides it out of the norm and the update.
     Value lossScale;
     step.walk([&](FillOp seed) {
-      if (seed->hasAttr(tfm::TfmDialect::BackwardBeginsAttrHelper::getNameStr()))
+      if (seed->hasAttr(
+              tfm::TfmDialect::BackwardBeginsAttrHelper::getNameStr()))
         lossScale = seed.getTimes();
     });
     auto clip = b.create<ClipScaleOp>(

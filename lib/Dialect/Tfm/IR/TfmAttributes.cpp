@@ -74,11 +74,11 @@ LogicalResult TfmDialect::verifyOperationAttribute(Operation *op,
     if (failed(expect(isa<ModuleOp>(op), "the module")))
       return failure();
     auto value = dyn_cast<StringAttr>(attr.getValue());
-    if (!value ||
-        !llvm::is_contained<StringRef>({"f32", "bf16", "f16"}, value.getValue()))
-      return op->emitOpError() << quoted(attr)
-                               << " must be \"f32\", \"bf16\" or \"f16\", got "
-                               << attr.getValue();
+    if (!value || !llvm::is_contained<StringRef>({"f32", "bf16", "f16"},
+                                                 value.getValue()))
+      return op->emitOpError()
+             << quoted(attr) << " must be \"f32\", \"bf16\" or \"f16\", got "
+             << attr.getValue();
     return success();
   }
   if (name == LossScalingAttrHelper::getNameStr())

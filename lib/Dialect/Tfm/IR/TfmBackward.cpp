@@ -66,8 +66,8 @@ LogicalResult ConvertOp::buildBackward(BackwardContext &ctx) {
   Type element = getInput().getType().getElementType();
   for (Value dy : ctx.getContributions(getResult())) {
     auto dyType = cast<RankedTensorType>(dy.getType());
-    auto type = RankedTensorType::get(dyType.getShape(), element,
-                                      dyType.getEncoding());
+    auto type =
+        RankedTensorType::get(dyType.getShape(), element, dyType.getEncoding());
     ctx.contribute(getInput(),
                    ctx.getBuilder().create<ConvertOp>(getLoc(), type, dy));
   }

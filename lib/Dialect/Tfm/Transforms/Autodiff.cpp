@@ -253,8 +253,7 @@ static LogicalResult checkKeptValues(Block &body, Operation *begin) {
       // Parameters (their copies in the model's precision included) and
       // host scalars are not activations.
       if (!def || !def->isBeforeInBlock(begin) || isParameterRead(v) ||
-          isa<HyperparameterOp>(def) ||
-          declared.contains(v))
+          isa<HyperparameterOp>(def) || declared.contains(v))
         continue;
       return op.emitOpError()
              << "reads a forward value (from " << def->getName()

@@ -55,9 +55,9 @@ struct TfmMasterWeightsPass
       if (!et.isBF16() && !et.isF16())
         continue;
       if (low && et != low) {
-        param.emitOpError() << "is " << et << " while other parameters are "
-                            << low
-                            << ": a model has one precision (tfm-precision)";
+        param.emitOpError()
+            << "is " << et << " while other parameters are " << low
+            << ": a model has one precision (tfm-precision)";
         return signalPassFailure();
       }
       low = et;
@@ -73,8 +73,9 @@ struct TfmMasterWeightsPass
       return signalPassFailure();
     }
     // An f32 model without a recorded precision stays as it is.
-    StringRef precision =
-        low ? precisionName(low) : recorded ? recorded.getValue() : "f32";
+    StringRef precision = low        ? precisionName(low)
+                          : recorded ? recorded.getValue()
+                                     : "f32";
     if (low)
       module->setAttr(TfmDialect::PrecisionAttrHelper::getNameStr(),
                       StringAttr::get(ctx, precision));

@@ -46,8 +46,7 @@ static Type retype(Type t, FloatType to, bool scalars) {
 }
 
 namespace {
-struct TfmPrecisionPass
-    : tfm::impl::TfmPrecisionPassBase<TfmPrecisionPass> {
+struct TfmPrecisionPass : tfm::impl::TfmPrecisionPassBase<TfmPrecisionPass> {
   using TfmPrecisionPassBase::TfmPrecisionPassBase;
 
   void runOnOperation() override {

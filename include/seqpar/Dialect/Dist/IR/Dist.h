@@ -53,6 +53,7 @@ struct Sharding {
 } // namespace seqpar::dist
 
 #include "seqpar/Dialect/Common/SeqparEnums.h"
+#include "seqpar/Dialect/Common/StoragePrecision.h"
 #include "seqpar/Dialect/Dist/IR/DistEnums.h.inc"
 #include "seqpar/Dialect/Dist/IR/DistOpsDialect.h.inc"
 

@@ -87,6 +87,7 @@ class Dist_CollectiveOp<string mnemonic, list<Trait> traits = []>
 }
 
 def Dist_AllGatherOp : Dist_CollectiveOp<"all_gather", [Pure,
+    Seqpar_MovesBytes,
     DeclareOpInterfaceMethods<Dist_WorkspaceOpInterface>]> {
   let summary = "concatenates the shards of every rank along a dimension";
   let description = [{
@@ -299,6 +300,7 @@ def Dist_AllGatherParamOp : Dist_CollectiveOp<"all_gather_param", [
 }
 
 def Dist_AllToAllOp : Dist_CollectiveOp<"all_to_all", [Pure,
+    Seqpar_MovesBytes,
     DeclareOpInterfaceMethods<Dist_WorkspaceOpInterface>]> {
   let summary = "re-splits a tensor from one dimension to another";
   let description = [{
@@ -343,7 +345,8 @@ def Dist_AllToAllOp : Dist_CollectiveOp<"all_to_all", [Pure,
   let hasCanonicalizer = 1;
 }
 
-def Dist_LocalSliceOp : Dist_CollectiveOp<"local_slice", [Pure]> {
+def Dist_LocalSliceOp : Dist_CollectiveOp<"local_slice", [Pure,
+    Seqpar_MovesBytes]> {
   let summary = "keeps this rank's block of a replicated value, no communication";
   let description = [{
     Rank i of the axis keeps block i of `dim`: R -> S(dim). It sends nothing;
@@ -380,7 +383,7 @@ def Dist_LocalSliceOp : Dist_CollectiveOp<"local_slice", [Pure]> {
   let hasCanonicalizer = 1;
 }
 
-def Dist_SendOp : Dist_CollectiveOp<"send"> {
+def Dist_SendOp : Dist_CollectiveOp<"send", [Seqpar_MovesBytes]> {
   let summary = "sends a tensor to a neighbour along a mesh axis";
   let description = [{
     Sends the operand to the rank `offset` steps further along the axis
@@ -402,7 +405,7 @@ def Dist_SendOp : Dist_CollectiveOp<"send"> {
   }];
 }
 
-def Dist_RecvOp : Dist_CollectiveOp<"recv"> {
+def Dist_RecvOp : Dist_CollectiveOp<"recv", [Seqpar_MovesBytes]> {
   let summary = "receives a tensor from a neighbour along a mesh axis";
   let description = [{
     Receives a tensor of the result type from the rank `offset` steps along

@@ -167,6 +167,36 @@ def SpFuseCollectiveMatmulPass
   ];
 }
 
+def SpLegalizePrecisionPass
+    : Pass<"sp-legalize-precision", "::mlir::ModuleOp"> {
+  let summary = "Makes every op with bf16/f16 tensors compute in f32, "
+                "except those that only move bytes";
+  let description = [{
+    The precision policy stores tensors in bf16 or f16 and computes in f32:
+    the runtime's compute kernels take f32 buffers. For every op of every
+    function with a bf16 or f16 tensor operand or result, except the ops
+    that move bytes without arithmetic (the `MovesBytes` trait:
+    `tfm.convert`, `tfm.get_param`, `dist.all_gather`, `dist.local_slice`,
+    `dist.all_to_all`, `dist.send`, `dist.recv`, whose runtime calls take
+    the element size), each bf16/f16 operand is converted to f32 right
+    before the op (one `tfm.convert` per value and op, same shape and
+    layout), the op's bf16/f16 results become f32, and each is converted
+    back to its type right after the op, for all its other uses. So every
+    op's result is rounded to its storage type, as PyTorch's bf16 modules
+    do, and the reductions (all_reduce, reduce_scatter, the coalesced and
+    the fused GEMM collectives) sum in f32. The converts take the op's
+    location, and its `tfm.recomputed` mark (they are recompute's work).
+    An optimizer update (ParamUpdateOpInterface) writes its parameter in
+    place in the parameter's type and is left as it is: the policy keeps f32
+    master weights, and convert-sp-to-runtime refuses a bf16 update.
+    Function arguments and results and the ops' attributes are unchanged;
+    an f32 program is unchanged, and a second run changes nothing.
+    Runs before sp-plan-buffers (the converts' results need arena space);
+    convert-sp-to-runtime rejects a bf16/f16 tensor on any other op.
+  }];
+  let dependentDialects = ["::seqpar::tfm::TfmDialect"];
+}
+
 //===----------------------------------------------------------------------===//
 // Activation memory
 //===----------------------------------------------------------------------===//

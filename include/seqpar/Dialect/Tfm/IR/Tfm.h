@@ -13,6 +13,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "seqpar/Dialect/Common/SeqparEnums.h"
+#include "seqpar/Dialect/Common/StoragePrecision.h"
 #include "seqpar/Dialect/Tfm/IR/BackwardContext.h"
 #include "seqpar/Dialect/Tfm/IR/TensorSizes.h"
 #include "seqpar/Dialect/Tfm/IR/TfmEnums.h.inc"

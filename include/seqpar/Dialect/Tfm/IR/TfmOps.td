@@ -59,6 +59,7 @@ def Tfm_ParamOp : Op<Tfm_Dialect, "param", [Symbol]> {
 }
 
 def Tfm_GetParamOp : Tfm_Op<"get_param", [Pure, Tfm_NoBackward,
+    Seqpar_MovesBytes,
     DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "reads a parameter declared by tfm.param";
   let description = [{
@@ -445,7 +446,8 @@ def Tfm_AddOp : Tfm_BinaryOp<"add"> {
   }];
 }
 
-def Tfm_ConvertOp : Tfm_Op<"convert", [Pure, Tfm_Differentiable]> {
+def Tfm_ConvertOp : Tfm_Op<"convert", [Pure, Tfm_Differentiable,
+    Seqpar_MovesBytes]> {
   let summary = "converts a tensor to another floating-point element type";
   let description = [{
     The precision policy's cast (tfm-precision, sp-master-weights,

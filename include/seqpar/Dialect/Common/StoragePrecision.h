@@ -1,0 +1,37 @@
+//===- StoragePrecision.h - ops that run on any storage type ----*- C++ -*-===//
+//
+// The precision policy stores tensors in bf16 or f16 and computes in f32:
+// the runtime's compute kernels take f32 buffers. The ops that only move
+// bytes (a copy, a slice, a collective that gathers or exchanges blocks, a
+// point-to-point transfer, a parameter read) have runtime calls that take
+// the element size, so they run on the stored type as is; they carry the
+// MovesBytes trait. Every other op with a bf16 or f16 tensor is made to
+// compute in f32 by sp-legalize-precision, and convert-sp-to-runtime
+// rejects one that was not. Reductions (all_reduce, reduce_scatter and the
+// fused GEMM collectives) add numbers: they are not byte movers.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SEQPAR_DIALECT_COMMON_STORAGEPRECISION_H
+#define SEQPAR_DIALECT_COMMON_STORAGEPRECISION_H
+
+#include "mlir/IR/OpDefinition.h"
+
+namespace seqpar {
+namespace OpTrait {
+/// The op moves bytes without arithmetic; its runtime call takes the
+/// element size, so its tensors may be bf16 or f16 (SeqparTraits.td).
+template <typename ConcreteOp>
+class MovesBytes : public mlir::OpTrait::TraitBase<ConcreteOp, MovesBytes> {};
+} // namespace OpTrait
+
+/// Whether `op` runs on bf16/f16 tensors as they are stored (it moves bytes:
+/// tfm.convert, tfm.get_param, dist.all_gather, dist.local_slice,
+/// dist.all_to_all, dist.send, dist.recv). The one predicate of both
+/// sp-legalize-precision and convert-sp-to-runtime's type check.
+inline bool keepsStoragePrecision(mlir::Operation *op) {
+  return op->hasTrait<OpTrait::MovesBytes>();
+}
+} // namespace seqpar
+
+#endif // SEQPAR_DIALECT_COMMON_STORAGEPRECISION_H

@@ -1,0 +1,113 @@
+//===- SpLegalizePrecision.cpp - bf16/f16 storage, f32 arithmetic ---------===//
+//
+// The runtime's compute kernels take f32 buffers. An op with a bf16 or f16
+// tensor that is not a byte mover (seqpar::keepsStoragePrecision) is made to
+// compute in f32 where it stands:
+//
+//   %y = tfm.gelu %x : tensor<8x16xbf16>
+//
+// becomes
+//
+//   %x32 = tfm.convert %x : tensor<8x16xbf16> -> tensor<8x16xf32>
+//   %y32 = tfm.gelu %x32 : tensor<8x16xf32>
+//   %y = tfm.convert %y32 : tensor<8x16xf32> -> tensor<8x16xbf16>
+//
+// The op itself is retyped in place (its attributes stay), so every op whose
+// verifier relates its operand and result types sees them all in f32. A
+// wrapped op has no bf16/f16 tensor left and the converts are byte movers:
+// a second run finds nothing to do.
+//
+//===----------------------------------------------------------------------===//
+
+#include "seqpar/Dialect/Dist/Transforms/Passes.h"
+#include "seqpar/Dialect/Tfm/IR/Tfm.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+
+namespace seqpar::dist {
+#define GEN_PASS_DEF_SPLEGALIZEPRECISIONPASS
+#include "seqpar/Dialect/Dist/Transforms/Passes.h.inc"
+} // namespace seqpar::dist
+
+using namespace mlir;
+using namespace seqpar;
+using namespace seqpar::dist;
+
+/// `t` if it is a bf16 or f16 tensor (a storage type the runtime does not
+/// compute in), else null.
+static RankedTensorType lowPrecision(Type t) {
+  auto tensor = dyn_cast<RankedTensorType>(t);
+  if (!tensor ||
+      !(tensor.getElementType().isBF16() || tensor.getElementType().isF16()))
+    return {};
+  return tensor;
+}
+
+/// Whether `op` must be wrapped: it has a bf16/f16 tensor and a runtime
+/// kernel that computes in f32. Terminators return the function's results,
+/// which the pass leaves as they are. An optimizer update writes its
+/// parameter in place, in the parameter's type, which its gradient must
+/// have: it is left as it is (the precision policy keeps f32 master
+/// weights, whose updates are f32; convert-sp-to-runtime refuses a bf16
+/// one).
+static bool needsF32(Operation *op) {
+  if (keepsStoragePrecision(op) ||
+      op->hasTrait<mlir::OpTrait::IsTerminator>() ||
+      isa<tfm::ParamUpdateOpInterface>(op))
+    return false;
+  auto low = [](Type t) { return bool(lowPrecision(t)); };
+  return llvm::any_of(op->getOperandTypes(), low) ||
+         llvm::any_of(op->getResultTypes(), low);
+}
+
+/// Converts the bf16/f16 operands of `op` to f32 before it, retypes its
+/// bf16/f16 results to f32 and converts them back after it.
+static void computeInF32(Operation *op) {
+  OpBuilder b(op);
+  Type f32 = b.getF32Type();
+  StringRef recomputed = tfm::TfmDialect::RecomputedAttrHelper::getNameStr();
+  Attribute mark = op->getAttr(recomputed);
+  auto convert = [&](Value v, Type type) {
+    auto c = b.create<tfm::ConvertOp>(op->getLoc(), type, v);
+    if (mark)
+      c->setAttr(recomputed, mark);
+    return c;
+  };
+  // One convert per value, however many operands of the op read it.
+  DenseMap<Value, Value> widened;
+  for (OpOperand &use : op->getOpOperands()) {
+    RankedTensorType type = lowPrecision(use.get().getType());
+    if (!type)
+      continue;
+    Value &wide = widened[use.get()];
+    if (!wide)
+      wide = convert(use.get(), type.clone(f32));
+    use.set(wide);
+  }
+  b.setInsertionPointAfter(op);
+  for (OpResult result : op->getResults()) {
+    RankedTensorType type = lowPrecision(result.getType());
+    if (!type)
+      continue;
+    result.setType(type.clone(f32));
+    tfm::ConvertOp narrowed = convert(result, type);
+    result.replaceAllUsesExcept(narrowed, narrowed);
+  }
+}
+
+namespace {
+struct SpLegalizePrecisionPass
+    : dist::impl::SpLegalizePrecisionPassBase<SpLegalizePrecisionPass> {
+  void runOnOperation() override {
+    SmallVector<Operation *> ops;
+    for (auto func : getOperation().getOps<func::FuncOp>())
+      func.walk([&](Operation *op) {
+        if (op != func && needsF32(op))
+          ops.push_back(op);
+      });
+    for (Operation *op : ops)
+      computeInF32(op);
+  }
+};
+} // namespace

@@ -1,0 +1,175 @@
+// RUN: sp-opt %s -split-input-file -sp-legalize-precision | FileCheck %s
+// RUN: sp-opt %s -split-input-file -sp-legalize-precision -o %t.once.mlir
+// RUN: sp-opt %t.once.mlir -split-input-file -sp-legalize-precision -o %t.twice.mlir
+// RUN: diff %t.once.mlir %t.twice.mlir
+// RUN: sp-opt %s -split-input-file -sp-legalize-precision -mlir-print-debuginfo -mlir-print-local-scope | FileCheck %s --check-prefix=LOC
+
+// sp-legalize-precision: bf16 storage, f32 arithmetic. Every op with a bf16
+// tensor that is not a byte mover computes in f32 between converts (its
+// bf16 operands widened before it, one convert per value, its bf16 results
+// retyped and narrowed after it); tfm.get_param, dist.all_gather and
+// dist.local_slice keep their bf16 tensors. The second and third RUN lines
+// run the pass on its own output: nothing changes. The converts take their
+// op's location (LOC).
+
+// A sequence-parallel MLP block: norm, gathered input, column GEMM, GELU,
+// row GEMM, all-reduce of its partial sum, residual add.
+// CHECK-LABEL: func.func @block
+// CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>) -> tensor<12x1x8xbf16>
+// The parameters are read as stored.
+// CHECK-NEXT: %[[LW:.*]] = tfm.get_param @ln.w : tensor<8xbf16>
+// CHECK-NEXT: %[[LB:.*]] = tfm.get_param @ln.b : tensor<8xbf16>
+// The norm: each bf16 operand widened, the result narrowed, the layout kept.
+// CHECK-NEXT: %[[X32:.*]] = tfm.convert %[[X]] : tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>> -> tensor<6x1x8xf32, #dist.layout<@mesh, tp = S(0)>>
+// CHECK-NEXT: %[[LW32:.*]] = tfm.convert %[[LW]] : tensor<8xbf16> -> tensor<8xf32>
+// CHECK-NEXT: %[[LB32:.*]] = tfm.convert %[[LB]] : tensor<8xbf16> -> tensor<8xf32>
+// CHECK-NEXT: %[[N32:.*]] = tfm.layer_norm %[[X32]], %[[LW32]], %[[LB32]] eps 1.000000e-05 : (tensor<6x1x8xf32, #dist.layout<@mesh, tp = S(0)>>, tensor<8xf32>, tensor<8xf32>) -> tensor<6x1x8xf32, #dist.layout<@mesh, tp = S(0)>>
+// CHECK-NEXT: %[[N:.*]] = tfm.convert %[[N32]] : tensor<6x1x8xf32, #dist.layout<@mesh, tp = S(0)>> -> tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>
+// LOC-LABEL: func.func @block
+// LOC: tfm.convert {{.*}} loc("ln")
+// LOC-NEXT: tfm.convert {{.*}} loc("ln")
+// LOC-NEXT: tfm.convert {{.*}} loc("ln")
+// LOC-NEXT: tfm.layer_norm {{.*}} loc("ln")
+// LOC-NEXT: tfm.convert {{.*}} loc("ln")
+// The gather moves bf16 bytes.
+// CHECK-NEXT: %[[G:.*]] = dist.all_gather %[[N]] on @mesh["tp"] dim 0 : tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>> -> tensor<12x1x8xbf16>
+// CHECK-NEXT: %[[FW:.*]] = tfm.get_param @fc.w : tensor<8x4xbf16, #dist.layout<@mesh, tp = S(1)>>
+// CHECK-NEXT: %[[G32:.*]] = tfm.convert %[[G]] : tensor<12x1x8xbf16> -> tensor<12x1x8xf32>
+// CHECK-NEXT: %[[FW32:.*]] = tfm.convert %[[FW]] : tensor<8x4xbf16, #dist.layout<@mesh, tp = S(1)>> -> tensor<8x4xf32, #dist.layout<@mesh, tp = S(1)>>
+// CHECK-NEXT: %[[H32:.*]] = tfm.linear %[[G32]], %[[FW32]] weight_layout in_out : (tensor<12x1x8xf32>, tensor<8x4xf32, #dist.layout<@mesh, tp = S(1)>>) -> tensor<12x1x4xf32, #dist.layout<@mesh, tp = S(2)>>
+// CHECK-NEXT: %[[H:.*]] = tfm.convert %[[H32]] : tensor<12x1x4xf32, #dist.layout<@mesh, tp = S(2)>> -> tensor<12x1x4xbf16, #dist.layout<@mesh, tp = S(2)>>
+// The GELU rounds its input and its result to bf16 like any op; a
+// recomputed op's converts are recompute's work too.
+// CHECK-NEXT: %[[H32B:.*]] = tfm.convert %[[H]] {tfm.recomputed} : tensor<12x1x4xbf16, #dist.layout<@mesh, tp = S(2)>> -> tensor<12x1x4xf32, #dist.layout<@mesh, tp = S(2)>>
+// CHECK-NEXT: %[[A32:.*]] = tfm.gelu %[[H32B]] approximate tanh {tfm.recomputed} : tensor<12x1x4xf32, #dist.layout<@mesh, tp = S(2)>>
+// CHECK-NEXT: %[[A:.*]] = tfm.convert %[[A32]] {tfm.recomputed} : tensor<12x1x4xf32, #dist.layout<@mesh, tp = S(2)>> -> tensor<12x1x4xbf16, #dist.layout<@mesh, tp = S(2)>>
+// The converts of the next op are not recomputed.
+// CHECK-NOT: tfm.recomputed
+// CHECK-NEXT: %[[PW:.*]] = tfm.get_param @proj.w : tensor<4x8xbf16, #dist.layout<@mesh, tp = S(0)>>
+// CHECK-NEXT: %[[A32B:.*]] = tfm.convert %[[A]]
+// CHECK-NEXT: %[[PW32:.*]] = tfm.convert %[[PW]]
+// CHECK-NEXT: %[[P32:.*]] = tfm.linear %[[A32B]], %[[PW32]] weight_layout in_out : (tensor<12x1x4xf32, #dist.layout<@mesh, tp = S(2)>>, tensor<4x8xf32, #dist.layout<@mesh, tp = S(0)>>) -> tensor<12x1x8xf32, #dist.layout<@mesh, tp = P>>
+// The partial sum is rounded to bf16 on each rank, then summed in f32.
+// CHECK-NEXT: %[[P:.*]] = tfm.convert %[[P32]] : tensor<12x1x8xf32, #dist.layout<@mesh, tp = P>> -> tensor<12x1x8xbf16, #dist.layout<@mesh, tp = P>>
+// CHECK-NEXT: %[[P32B:.*]] = tfm.convert %[[P]] : tensor<12x1x8xbf16, #dist.layout<@mesh, tp = P>> -> tensor<12x1x8xf32, #dist.layout<@mesh, tp = P>>
+// CHECK-NEXT: %[[R32:.*]] = dist.all_reduce %[[P32B]] on @mesh["tp"] sum : tensor<12x1x8xf32, #dist.layout<@mesh, tp = P>> -> tensor<12x1x8xf32>
+// CHECK-NEXT: %[[R:.*]] = tfm.convert %[[R32]] : tensor<12x1x8xf32> -> tensor<12x1x8xbf16>
+// The gathered value, read by the GEMM above and by the add, is widened
+// once per op; the add reads one value twice: one convert.
+// CHECK-NEXT: %[[R32B:.*]] = tfm.convert %[[R]] : tensor<12x1x8xbf16> -> tensor<12x1x8xf32>
+// CHECK-NEXT: %[[G32B:.*]] = tfm.convert %[[G]] : tensor<12x1x8xbf16> -> tensor<12x1x8xf32>
+// CHECK-NEXT: %[[S32:.*]] = tfm.add %[[R32B]], %[[G32B]] : tensor<12x1x8xf32>
+// CHECK-NEXT: %[[S:.*]] = tfm.convert %[[S32]] : tensor<12x1x8xf32> -> tensor<12x1x8xbf16>
+// CHECK-NEXT: %[[S32B:.*]] = tfm.convert %[[S]] : tensor<12x1x8xbf16> -> tensor<12x1x8xf32>
+// CHECK-NEXT: %[[D32:.*]] = tfm.add %[[S32B]], %[[S32B]] : tensor<12x1x8xf32>
+// CHECK-NEXT: %[[D:.*]] = tfm.convert %[[D32]] : tensor<12x1x8xf32> -> tensor<12x1x8xbf16>
+// The function's results are untouched.
+// CHECK-NEXT: return %[[D]] : tensor<12x1x8xbf16>
+dist.mesh @mesh ["tp" = 2]
+tfm.param @ln.w : tensor<8xbf16> init ones
+tfm.param @ln.b : tensor<8xbf16> init zeros
+tfm.param @fc.w : tensor<8x8xbf16, #dist.layout<@mesh, tp = S(1)>> init normal(2.000000e-02)
+tfm.param @proj.w : tensor<8x8xbf16, #dist.layout<@mesh, tp = S(0)>> init normal(2.000000e-02)
+func.func @block(%x: tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>) -> tensor<12x1x8xbf16> {
+  %lw = tfm.get_param @ln.w : tensor<8xbf16>
+  %lb = tfm.get_param @ln.b : tensor<8xbf16>
+  %n = tfm.layer_norm %x, %lw, %lb eps 1.0e-05 : (tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>, tensor<8xbf16>, tensor<8xbf16>) -> tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>> loc("ln")
+  %g = dist.all_gather %n on @mesh["tp"] dim 0 : tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>> -> tensor<12x1x8xbf16>
+  %fw = tfm.get_param @fc.w : tensor<8x4xbf16, #dist.layout<@mesh, tp = S(1)>>
+  %h = tfm.linear %g, %fw weight_layout in_out : (tensor<12x1x8xbf16>, tensor<8x4xbf16, #dist.layout<@mesh, tp = S(1)>>) -> tensor<12x1x4xbf16, #dist.layout<@mesh, tp = S(2)>>
+  %a = tfm.gelu %h approximate tanh {tfm.recomputed} : tensor<12x1x4xbf16, #dist.layout<@mesh, tp = S(2)>>
+  %pw = tfm.get_param @proj.w : tensor<4x8xbf16, #dist.layout<@mesh, tp = S(0)>>
+  %p = tfm.linear %a, %pw weight_layout in_out : (tensor<12x1x4xbf16, #dist.layout<@mesh, tp = S(2)>>, tensor<4x8xbf16, #dist.layout<@mesh, tp = S(0)>>) -> tensor<12x1x8xbf16, #dist.layout<@mesh, tp = P>>
+  %r = dist.all_reduce %p on @mesh["tp"] sum : tensor<12x1x8xbf16, #dist.layout<@mesh, tp = P>> -> tensor<12x1x8xbf16>
+  %s = tfm.add %r, %g : tensor<12x1x8xbf16>
+  %d = tfm.add %s, %s : tensor<12x1x8xbf16>
+  return %d : tensor<12x1x8xbf16>
+}
+
+// -----
+
+// A fused gather + GEMM adds numbers: wrapped. A local slice moves bytes.
+// CHECK-LABEL: func.func @fused
+// CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>, %[[W:[a-z0-9]+]]: tensor<8x4xbf16, #dist.layout<@mesh, tp = S(1)>>, %[[B:[a-z0-9]+]]: tensor<4xbf16, #dist.layout<@mesh, tp = S(0)>>, %[[R:[a-z0-9]+]]: tensor<12x1x8xbf16>)
+// CHECK-NEXT: %[[X32:.*]] = tfm.convert %[[X]] : tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>> -> tensor<6x1x8xf32, #dist.layout<@mesh, tp = S(0)>>
+// CHECK-NEXT: %[[W32:.*]] = tfm.convert %[[W]] : tensor<8x4xbf16, #dist.layout<@mesh, tp = S(1)>> -> tensor<8x4xf32, #dist.layout<@mesh, tp = S(1)>>
+// CHECK-NEXT: %[[B32:.*]] = tfm.convert %[[B]] : tensor<4xbf16, #dist.layout<@mesh, tp = S(0)>> -> tensor<4xf32, #dist.layout<@mesh, tp = S(0)>>
+// CHECK-NEXT: %[[Y32:.*]] = dist.all_gather_matmul %[[X32]], %[[W32]], %[[B32]] on @mesh["tp"] dim 0 chunks 2 weight_layout in_out : (tensor<6x1x8xf32, #dist.layout<@mesh, tp = S(0)>>, tensor<8x4xf32, #dist.layout<@mesh, tp = S(1)>>, tensor<4xf32, #dist.layout<@mesh, tp = S(0)>>) -> tensor<12x1x4xf32, #dist.layout<@mesh, tp = S(2)>>
+// CHECK-NEXT: %[[Y:.*]] = tfm.convert %[[Y32]] : tensor<12x1x4xf32, #dist.layout<@mesh, tp = S(2)>> -> tensor<12x1x4xbf16, #dist.layout<@mesh, tp = S(2)>>
+// CHECK-NEXT: %[[L:.*]] = dist.local_slice %[[R]] on @mesh["tp"] dim 0 : tensor<12x1x8xbf16> -> tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>
+// CHECK-NEXT: return %[[Y]], %[[L]]
+dist.mesh @mesh ["tp" = 2]
+func.func @fused(%x: tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>, %w: tensor<8x4xbf16, #dist.layout<@mesh, tp = S(1)>>, %b: tensor<4xbf16, #dist.layout<@mesh, tp = S(0)>>, %r: tensor<12x1x8xbf16>) -> (tensor<12x1x4xbf16, #dist.layout<@mesh, tp = S(2)>>, tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>) {
+  %y = dist.all_gather_matmul %x, %w, %b on @mesh["tp"] dim 0 chunks 2 weight_layout in_out : (tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>, tensor<8x4xbf16, #dist.layout<@mesh, tp = S(1)>>, tensor<4xbf16, #dist.layout<@mesh, tp = S(0)>>) -> tensor<12x1x4xbf16, #dist.layout<@mesh, tp = S(2)>>
+  %l = dist.local_slice %r on @mesh["tp"] dim 0 : tensor<12x1x8xbf16> -> tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>
+  return %y, %l : tensor<12x1x4xbf16, #dist.layout<@mesh, tp = S(2)>>, tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>
+}
+
+// -----
+
+// A mixed op: the bf16 logits are widened, the f32 statistics are as they
+// were (no convert after). Each op widens the logits it reads.
+// CHECK-LABEL: func.func @stats
+// CHECK-SAME: (%[[L:[a-z0-9]+]]: tensor<8x2x64xbf16>)
+// CHECK-NEXT: %[[L32:.*]] = tfm.convert %[[L]] : tensor<8x2x64xbf16> -> tensor<8x2x64xf32>
+// CHECK-NEXT: %[[M:.*]] = tfm.logits_max %[[L32]] : tensor<8x2x64xf32> -> tensor<8x2xf32>
+// CHECK-NEXT: %[[L32B:.*]] = tfm.convert %[[L]] : tensor<8x2x64xbf16> -> tensor<8x2x64xf32>
+// CHECK-NEXT: %[[SE:.*]] = tfm.logits_sumexp %[[L32B]], %[[M]] : tensor<8x2x64xf32>, tensor<8x2xf32> -> tensor<8x2xf32>
+// CHECK-NEXT: return %[[M]], %[[SE]] : tensor<8x2xf32>, tensor<8x2xf32>
+func.func @stats(%logits: tensor<8x2x64xbf16>) -> (tensor<8x2xf32>, tensor<8x2xf32>) {
+  %m = tfm.logits_max %logits : tensor<8x2x64xbf16> -> tensor<8x2xf32>
+  %se = tfm.logits_sumexp %logits, %m : tensor<8x2x64xbf16>, tensor<8x2xf32> -> tensor<8x2xf32>
+  return %m, %se : tensor<8x2xf32>, tensor<8x2xf32>
+}
+
+// -----
+
+// f16 storage is treated as bf16 is.
+// CHECK-LABEL: func.func @half
+// CHECK-NEXT: tfm.convert %{{.*}} : tensor<4x8xf16> -> tensor<4x8xf32>
+// CHECK-NEXT: tfm.silu %{{.*}} : tensor<4x8xf32>
+// CHECK-NEXT: tfm.convert %{{.*}} : tensor<4x8xf32> -> tensor<4x8xf16>
+// CHECK-NEXT: return
+func.func @half(%x: tensor<4x8xf16>) -> tensor<4x8xf16> {
+  %y = tfm.silu %x : tensor<4x8xf16>
+  return %y : tensor<4x8xf16>
+}
+
+// -----
+
+// An f32 program is unchanged.
+// CHECK-LABEL: func.func @f32
+// CHECK-NEXT: %[[A:.*]] = tfm.gelu %{{.*}} approximate none : tensor<4x8xf32>
+// CHECK-NEXT: %[[R:.*]] = dist.all_reduce %[[A]] on @mesh["tp"] sum : tensor<4x8xf32> -> tensor<4x8xf32>
+// CHECK-NEXT: return %[[R]]
+// CHECK-NOT: tfm.convert
+dist.mesh @mesh ["tp" = 2]
+func.func @f32(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %a = tfm.gelu %x approximate none : tensor<4x8xf32>
+  %r = dist.all_reduce %a on @mesh["tp"] sum : tensor<4x8xf32> -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
+// An optimizer update writes its bf16 parameter in place from a gradient of
+// the parameter's type: left as it is (convert-sp-to-runtime refuses it;
+// the policy keeps f32 master weights, whose updates are f32). The gradient
+// is computed in f32 like any op's result.
+// CHECK-LABEL: func.func @update
+// CHECK-NEXT: tfm.hyperparameter lr
+// CHECK-NEXT: tfm.hyperparameter weight_decay
+// CHECK-NEXT: tfm.get_param @w : tensor<8x8xbf16>
+// CHECK-NEXT: tfm.convert %{{.*}} : tensor<8x8xbf16> -> tensor<8x8xf32>
+// CHECK-NEXT: tfm.scale %{{.*}} by 5.000000e-01 : tensor<8x8xf32>
+// CHECK-NEXT: %[[G:.*]] = tfm.convert %{{.*}} : tensor<8x8xf32> -> tensor<8x8xbf16>
+// CHECK-NEXT: tfm.sgd_update @w, %[[G]] scale %{{.*}} lr %{{.*}} weight_decay %{{.*}} : tensor<8x8xbf16>, tensor<f32>
+tfm.param @w : tensor<8x8xbf16> init normal(2.000000e-02)
+func.func @update(%g: tensor<8x8xbf16>, %s: tensor<f32>) {
+  %lr = tfm.hyperparameter lr default 0.1
+  %weight_decay = tfm.hyperparameter weight_decay default 0.0
+  %w = tfm.get_param @w : tensor<8x8xbf16>
+  %g2 = tfm.scale %g by 5.000000e-01 : tensor<8x8xbf16>
+  tfm.sgd_update @w, %g2 scale %s lr %lr weight_decay %weight_decay : tensor<8x8xbf16>, tensor<f32>
+  return
+}
