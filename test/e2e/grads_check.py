@@ -29,31 +29,12 @@ TORCH_PYTHON = "/usr/bin/python3"
 REFERENCE = os.path.join(os.path.dirname(__file__), "reference.py")
 LR = 0.1
 
-p = argparse.ArgumentParser()
-p.add_argument("config")
-p.add_argument("--seq", type=int, default=16)
-p.add_argument("--batch", type=int, default=2)
-p.add_argument("--rtol", type=float, default=1e-5,
-               help="gradients: between configurations and against torch")
-p.add_argument("--update-rtol", type=float, default=1e-6,
-               help="parameters after the SGD step against init - lr * grad")
-p.add_argument("--torch-all", action="store_true",
-               help="compare every configuration with torch, not just two")
-p.add_argument("--configs", nargs="+", metavar="TP,DP,SP,ZERO",
-               help="the configurations to run, the first being the base of "
-               "(a), e.g. 1,1,0,0 2,1,1,0 (default: all of those below)")
-args = p.parse_args()
-
 # (tp, dp, sequence parallel, zero): zero=1 is the distributed optimizer.
-configs = [(1, 1, False, 0), (2, 1, False, 0), (2, 1, True, 0),
+CONFIGS = [(1, 1, False, 0), (2, 1, False, 0), (2, 1, True, 0),
            (4, 1, False, 0), (4, 1, True, 0), (1, 2, False, 0),
            (2, 2, False, 0), (2, 2, True, 0), (2, 2, False, 1),
            (2, 2, True, 1), (1, 2, False, 1)]
 TORCH_CONFIGS = {(1, 1, False, 0), (2, 2, True, 0)}
-if args.configs:
-    configs = [(int(tp), int(dp), sp == "1", int(zero))
-               for tp, dp, sp, zero in (c.split(",") for c in args.configs)]
-name = os.path.basename(args.config).replace(".json", "")
 
 
 def label(tp, dp, sp, zero=0):
@@ -66,85 +47,148 @@ def worst(errs, n=3):
     return ", ".join(f"{k} {v:.2e}" for k, v in top)
 
 
-with tempfile.TemporaryDirectory() as tmp:
-    config = e2e.without_dropout(args.config, tmp)
+def scrambled_model(config_path, tmp, seq, batch):
+    """The config without dropout, scrambled parameters written by the
+    reference and the imported model: (config, init file, its tensors,
+    model.mlir)."""
+    config = e2e.without_dropout(config_path, tmp)
     init = os.path.join(tmp, "init.safetensors")
     e2e.run([TORCH_PYTHON, REFERENCE, "--config", config, "--init", init,
              "--seed", "3", "--scramble", "0.3"])
-    init_t = e2e.read_safetensors(init)
     model = os.path.join(tmp, "model.mlir")
-    e2e.import_model(config, model, args.seq, args.batch)
-    ok = True
-    base = None  # (tokens, grads) of the first configuration
-    for tp, dp, sp, zero in configs:
-        prog = os.path.join(tmp, f"prog-{tp}-{dp}-{int(sp)}-{zero}")
-        e2e.compile_model(model, prog, tp, dp, sp,
-                          ["--train", "--optimizer", "sgd", "--lr", str(LR),
-                           "--zero", str(zero)])
-        grads_f, out_f, params_f = (prog + ".grads.safetensors", prog + ".out.safetensors",
-                                    prog + ".params.safetensors")
-        e2e.launch(prog, tp * dp, "--steps", "1", "--seed", "11", "--init-from", init,
-                   "--dump-grads", grads_f, "--dump-outputs", out_f,
-                   "--dump-params", params_f)
-        grads = e2e.read_safetensors(grads_f)
-        outs = e2e.read_safetensors(out_f)
-        params = e2e.read_safetensors(params_f)
-        problems = []
-        parts = [f"loss {outs['loss'][1][0]:.7f}"]
+    e2e.import_model(config, model, seq, batch)
+    return config, init, e2e.read_safetensors(init), model
 
-        # Every parameter has a gradient and an updated value, nothing more.
-        if set(grads) != set(init_t):
-            problems.append(f"gradient names differ from the parameters': missing "
-                            f"{sorted(set(init_t) - set(grads))[:5]}, extra "
-                            f"{sorted(set(grads) - set(init_t))[:5]}")
-        if set(params) != set(init_t):
-            problems.append(f"dumped parameter names differ from the loaded ones")
-        shared = [n for n in init_t if n in grads and n in params]
-        for n in shared:
-            if grads[n][0] != init_t[n][0] or params[n][0] != init_t[n][0]:
-                problems.append(f"{n}: shape {init_t[n][0]}, gradient {grads[n][0]}, "
-                                f"dumped {params[n][0]}")
 
-        # (a) the same gradients as tp=1 dp=1 sp=off, on the same tokens.
-        tokens = (outs["input_ids"], outs["labels"])
-        if base is None:
-            base = (tokens, grads)
-            parts.append(f"{len(grads)} gradients")
-        else:
-            if tokens != base[0]:
-                problems.append("its tokens differ from the first configuration's")
-            errs = {n: e2e.frob_rel_err(grads[n][1], base[1][n][1])
-                    for n in shared if n in base[1]}
-            m = max(errs.values()) if errs else float("inf")
-            parts.append(f"grads vs {label(*configs[0])} max rel err {m:.1e}")
-            if not m <= args.rtol:
-                problems.append(f"gradients differ from {label(*configs[0])}'s: {worst(errs)}")
+def run_step(model, tmp, tp, dp, sp, zero, init, compile_extra=(), launch_extra=()):
+    """Compiles a one-step SGD training program for (tp, dp, sp, zero), runs
+    it from INIT and returns (grads, outputs, params) as read back, and the
+    gradients' and outputs' files."""
+    prog = os.path.join(tmp, f"prog-{tp}-{dp}-{int(sp)}-{zero}")
+    e2e.compile_model(model, prog, tp, dp, sp,
+                      ["--train", "--optimizer", "sgd", "--lr", str(LR),
+                       "--zero", str(zero), *compile_extra])
+    grads_f, out_f, params_f = (prog + ".grads.safetensors", prog + ".out.safetensors",
+                                prog + ".params.safetensors")
+    e2e.launch(prog, tp * dp, "--steps", "1", "--seed", "11", "--init-from", init,
+               "--dump-grads", grads_f, "--dump-outputs", out_f,
+               "--dump-params", params_f, *launch_extra)
+    return (e2e.read_safetensors(grads_f), e2e.read_safetensors(out_f),
+            e2e.read_safetensors(params_f), grads_f, out_f)
 
-        # (c) one SGD step: init - lr * grad.
-        uerrs = {}
-        for n in shared:
-            expect = [w - LR * g for w, g in zip(init_t[n][1], grads[n][1])]
-            uerrs[n] = e2e.frob_rel_err(params[n][1], expect)
-        um = max(uerrs.values()) if uerrs else float("inf")
-        parts.append(f"sgd update rel err {um:.1e}")
-        if not um <= args.update_rtol:
-            problems.append(f"parameters after the step are not init - {LR} * grad: {worst(uerrs)}")
 
-        # (b) torch autograd on the parameters the step used.
-        if args.torch_all or (tp, dp, sp, zero) in TORCH_CONFIGS:
-            r = e2e.run([TORCH_PYTHON, REFERENCE, "--config", config, "--params", init,
-                         "--grads", grads_f, "--outputs", out_f, "--rtol", str(args.rtol)],
-                        check=False)
-            last = r.stdout.strip().splitlines()[-1] if r.stdout.strip() else ""
-            if last.startswith("max relative gradient error "):
-                parts.append(f"torch max rel err {float(last.split()[4]):.1e}")
-            if r.returncode != 0:
-                problems.append("gradients differ from torch autograd's:\n" + r.stdout + r.stderr)
+def check_names(init_t, grads, params, problems):
+    """Every parameter has a gradient and an updated value, nothing more;
+    returns the names present in all three."""
+    if set(grads) != set(init_t):
+        problems.append(f"gradient names differ from the parameters': missing "
+                        f"{sorted(set(init_t) - set(grads))[:5]}, extra "
+                        f"{sorted(set(grads) - set(init_t))[:5]}")
+    if set(params) != set(init_t):
+        problems.append(f"dumped parameter names differ from the loaded ones")
+    shared = [n for n in init_t if n in grads and n in params]
+    for n in shared:
+        if grads[n][0] != init_t[n][0] or params[n][0] != init_t[n][0]:
+            problems.append(f"{n}: shape {init_t[n][0]}, gradient {grads[n][0]}, "
+                            f"dumped {params[n][0]}")
+    return shared
 
-        ok &= not problems
-        print(f"{name} {label(tp, dp, sp, zero)}: {', '.join(parts)} "
-              f"{'OK' if not problems else 'MISMATCH'}")
-        for prob in problems:
-            print(f"  {prob.rstrip()}")
-print("all gradients match" if ok else "MISMATCH")
-sys.exit(0 if ok else 1)
+
+def grads_vs(grads, base_grads, shared):
+    """{name: relative error} of GRADS against BASE_GRADS."""
+    return {n: e2e.frob_rel_err(grads[n][1], base_grads[n][1])
+            for n in shared if n in base_grads}
+
+
+def sgd_update_errors(init_t, grads, params, shared):
+    """{name: relative error} of the dumped parameters against init - lr * grad."""
+    uerrs = {}
+    for n in shared:
+        expect = [w - LR * g for w, g in zip(init_t[n][1], grads[n][1])]
+        uerrs[n] = e2e.frob_rel_err(params[n][1], expect)
+    return uerrs
+
+
+def torch_compare(config, init, grads_f, out_f, rtol, extra=()):
+    """reference.py --grads on the parameters the step used: (passed, max
+    relative gradient error or None, its output)."""
+    r = e2e.run([TORCH_PYTHON, REFERENCE, "--config", config, "--params", init,
+                 "--grads", grads_f, "--outputs", out_f, "--rtol", str(rtol), *extra],
+                check=False)
+    last = r.stdout.strip().splitlines()[-1] if r.stdout.strip() else ""
+    err = float(last.split()[4]) if last.startswith("max relative gradient error ") else None
+    return r.returncode == 0, err, r.stdout + r.stderr
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("config")
+    p.add_argument("--seq", type=int, default=16)
+    p.add_argument("--batch", type=int, default=2)
+    p.add_argument("--rtol", type=float, default=1e-5,
+                   help="gradients: between configurations and against torch")
+    p.add_argument("--update-rtol", type=float, default=1e-6,
+                   help="parameters after the SGD step against init - lr * grad")
+    p.add_argument("--torch-all", action="store_true",
+                   help="compare every configuration with torch, not just two")
+    p.add_argument("--configs", nargs="+", metavar="TP,DP,SP,ZERO",
+                   help="the configurations to run, the first being the base of "
+                   "(a), e.g. 1,1,0,0 2,1,1,0 (default: all of those below)")
+    args = p.parse_args()
+
+    configs = CONFIGS
+    if args.configs:
+        configs = [(int(tp), int(dp), sp == "1", int(zero))
+                   for tp, dp, sp, zero in (c.split(",") for c in args.configs)]
+    name = os.path.basename(args.config).replace(".json", "")
+
+    with tempfile.TemporaryDirectory() as tmp:
+        config, init, init_t, model = scrambled_model(args.config, tmp, args.seq, args.batch)
+        ok = True
+        base = None  # (tokens, grads) of the first configuration
+        for tp, dp, sp, zero in configs:
+            grads, outs, params, grads_f, out_f = run_step(model, tmp, tp, dp, sp, zero, init)
+            problems = []
+            parts = [f"loss {outs['loss'][1][0]:.7f}"]
+            shared = check_names(init_t, grads, params, problems)
+
+            # (a) the same gradients as tp=1 dp=1 sp=off, on the same tokens.
+            tokens = (outs["input_ids"], outs["labels"])
+            if base is None:
+                base = (tokens, grads)
+                parts.append(f"{len(grads)} gradients")
+            else:
+                if tokens != base[0]:
+                    problems.append("its tokens differ from the first configuration's")
+                errs = grads_vs(grads, base[1], shared)
+                m = max(errs.values()) if errs else float("inf")
+                parts.append(f"grads vs {label(*configs[0])} max rel err {m:.1e}")
+                if not m <= args.rtol:
+                    problems.append(f"gradients differ from {label(*configs[0])}'s: {worst(errs)}")
+
+            # (c) one SGD step: init - lr * grad.
+            uerrs = sgd_update_errors(init_t, grads, params, shared)
+            um = max(uerrs.values()) if uerrs else float("inf")
+            parts.append(f"sgd update rel err {um:.1e}")
+            if not um <= args.update_rtol:
+                problems.append(f"parameters after the step are not init - {LR} * grad: {worst(uerrs)}")
+
+            # (b) torch autograd on the parameters the step used.
+            if args.torch_all or (tp, dp, sp, zero) in TORCH_CONFIGS:
+                good, err, out = torch_compare(config, init, grads_f, out_f, args.rtol)
+                if err is not None:
+                    parts.append(f"torch max rel err {err:.1e}")
+                if not good:
+                    problems.append("gradients differ from torch autograd's:\n" + out)
+
+            ok &= not problems
+            print(f"{name} {label(tp, dp, sp, zero)}: {', '.join(parts)} "
+                  f"{'OK' if not problems else 'MISMATCH'}")
+            for prob in problems:
+                print(f"  {prob.rstrip()}")
+    print("all gradients match" if ok else "MISMATCH")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -39,11 +39,38 @@ Usage:
       `max relative gradient error E over N tensors`; exits 1 when
       E > rtol. The config must have dropout 0 (exit 2 otherwise).
 
+  The loss and gradient modes take --precision bf16|fp16 (and --loss-scale S):
+  the reference then emulates seqpar's mixed precision ("Precision" below).
+
   reference.py --config CONFIG.json --init OUT.safetensors [--seed N]
       Writes random float32 parameters under their Hugging Face names:
       normal(0, initializer_range) for weights and embeddings (one
       torch.Generator seeded with N, drawn in the order of the model's
       named_parameters()), ones for norm weights, zeros for biases.
+
+Precision (--precision fp32|bf16|fp16, --loss-scale S; default fp32, which is
+the plain float64 computation above, bit for bit). bf16 and fp16 emulate
+seqpar's mixed-precision training, with r(x) = x.to(low).to(float64):
+  - parameters are fp32 master weights; every read of one by an op is
+    rounded, once per use (a tied embedding is rounded for the lookup and
+    for the LM head);
+  - every op of the forward that sp-import emits (embedding, position
+    embedding, add, dropout at rate 0, layer_norm / rms_norm, linear with
+    its bias, gelu / silu, mul, attention with its scores, softmax and
+    rotary inside, the LM head linear) computes in float64 from its rounded
+    inputs and its result is rounded once; qkv_split is no arithmetic;
+    norm statistics, softmax and the cross-entropy (from the rounded logits)
+    are never rounded inside. GPT-NeoX's parallel residual is seqpar's
+    (mlp + attn) + x, two rounded adds;
+  - the backward goes through the same rounding points: autograd's backward
+    of r rounds the cotangent (summed over the uses of the rounded value)
+    alike, so each parameter use's gradient contribution is rounded and the
+    contributions are summed in float64;
+  - with --loss-scale S the backward starts from loss * S (the cotangents
+    are rounded at the scaled magnitudes) and the gradients are divided by
+    S afterwards. A backward that overflows is a bad input (exit 2).
+Every op and the place where it rounds is in class Ops: the families' forward
+passes only call it.
 
 Parameters are expected under their Hugging Face names in float32 (F64, F16
 and BF16 are accepted too). GPT-2 Conv1D weights are stored [in, out], the
@@ -357,6 +384,88 @@ def conv1d(x, w, b):
 
 
 # ----------------------------------------------------------------------------
+# the ops of the forward, and where a low precision rounds
+# ----------------------------------------------------------------------------
+
+LOW_DTYPES = {"fp32": None, "bf16": torch.bfloat16, "fp16": torch.float16}
+
+
+class Ops:
+    """The tfm ops of the forward as sp-import emits them, each computed in
+    float64. The one place that decides where a low-precision run rounds
+    (see "Precision" in the module docstring): r() on every parameter an op
+    reads and on every op's result. With fp32 r() is the identity and the
+    ops are today's float64 math, bit for bit."""
+
+    def __init__(self, precision="fp32"):
+        if precision not in LOW_DTYPES:
+            raise RefError(f"unknown precision '{precision}' (fp32, bf16, fp16)")
+        self.precision = precision
+        self.low = LOW_DTYPES[precision]
+
+    def r(self, t):
+        """Rounds to the low precision and back; autograd's backward of the
+        two casts rounds the cotangent the same way."""
+        if self.low is None or t is None:
+            return t
+        return t.to(self.low).to(torch.float64)
+
+    def embedding(self, w, ids):  # tfm.embedding (also the position one)
+        return self.r(self.r(w)[ids])
+
+    def add(self, a, b):  # tfm.add
+        return self.r(a + b)
+
+    def dropout(self, x):  # tfm.dropout at rate 0: the identity
+        return self.r(x)
+
+    def layer_norm(self, x, w, b, eps):  # tfm.layer_norm: statistics in float64
+        return self.r(layer_norm(x, self.r(w), self.r(b), eps))
+
+    def rms_norm(self, x, w, eps):  # tfm.rms_norm
+        return self.r(rms_norm(x, self.r(w), eps))
+
+    def linear(self, x, w, b=None):  # tfm.linear, w [out, in], bias inside
+        return self.r(linear(x, self.r(w), self.r(b)))
+
+    def conv1d(self, x, w, b):  # tfm.linear weight_layout in_out
+        return self.r(conv1d(x, self.r(w), self.r(b)))
+
+    def act(self, f, x):  # tfm.gelu, tfm.silu
+        return self.r(f(x))
+
+    def mul(self, a, b):  # tfm.mul
+        return self.r(a * b)
+
+    def attention(self, q, k, v, scale, rope=None, rep=1):
+        """tfm.attention on q/k/v [b, heads, s, d] (their split is no
+        arithmetic): rotary on the first rope[2] dims of q and k (rope =
+        (cos, sin, dims)), kv heads repeated rep times (GQA), causal softmax
+        attention, all in float64; the merged [b, s, heads * d] result is
+        rounded once."""
+        if rope is not None:
+            cos, sin, dims = rope
+            if dims == q.shape[-1]:
+                q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)
+            elif dims > 0:
+                q = torch.cat((apply_rope(q[..., :dims], cos, sin), q[..., dims:]), dim=-1)
+                k = torch.cat((apply_rope(k[..., :dims], cos, sin), k[..., dims:]), dim=-1)
+        if rep > 1:
+            # repeat_kv: kv head j serves query heads j*rep .. j*rep+rep-1.
+            k = k.repeat_interleave(rep, dim=1)
+            v = v.repeat_interleave(rep, dim=1)
+        return self.r(merge_heads(causal_attention(q, k, v, scale)))
+
+    def parallel_residual(self, x, attn, mlp):
+        """GPT-NeoX's x + attn + mlp(): seqpar adds (mlp + attn) + x, two
+        rounded tfm.add; fp32 keeps the Hugging Face order (x + attn first,
+        then the MLP branch: autograd then sums x's cotangents as before)."""
+        if self.low is None:
+            return x + attn + mlp()
+        return self.add(self.add(mlp(), attn), x)
+
+
+# ----------------------------------------------------------------------------
 # model families
 # ----------------------------------------------------------------------------
 
@@ -367,6 +476,7 @@ class Family:
     def __init__(self, cfg):
         self.cfg = cfg
         self.init_std = cfg.float("initializer_range", 0.02, positive=True)
+        self.ops = Ops("fp32")  # main() sets the --precision
 
     # [(name, shape, kind)] with kind in {"normal", "ones", "zeros"}
     def param_specs(self):
@@ -439,25 +549,26 @@ class GPT2(Family):
             raise RefError(f"sequence length {seq} exceeds n_positions {self.n_pos}")
 
     def logits(self, p, ids):
+        o = self.ops
         b, s = ids.shape
-        x = p["transformer.wte.weight"][ids] + p["transformer.wpe.weight"][torch.arange(s)]
+        x = o.dropout(o.add(o.embedding(p["transformer.wte.weight"], ids),
+                            o.embedding(p["transformer.wpe.weight"], torch.arange(s))))
         for l in range(self.layers):
             pre = f"transformer.h.{l}."
-            a = layer_norm(x, p[pre + "ln_1.weight"], p[pre + "ln_1.bias"], self.eps)
-            qkv = conv1d(a, p[pre + "attn.c_attn.weight"], p[pre + "attn.c_attn.bias"])
+            a = o.layer_norm(x, p[pre + "ln_1.weight"], p[pre + "ln_1.bias"], self.eps)
+            qkv = o.conv1d(a, p[pre + "attn.c_attn.weight"], p[pre + "attn.c_attn.bias"])
             q, k, v = qkv.split(self.hidden, dim=-1)
             q, k, v = (split_heads(t, self.heads, self.hd) for t in (q, k, v))
             scale = 1.0 / math.sqrt(self.hd) if self.scale_weights else 1.0
             if self.scale_by_layer:
                 scale /= float(l + 1)
-            o = merge_heads(causal_attention(q, k, v, scale))
-            x = x + conv1d(o, p[pre + "attn.c_proj.weight"], p[pre + "attn.c_proj.bias"])
-            m = layer_norm(x, p[pre + "ln_2.weight"], p[pre + "ln_2.bias"], self.eps)
-            m = self.act(conv1d(m, p[pre + "mlp.c_fc.weight"], p[pre + "mlp.c_fc.bias"]))
-            x = x + conv1d(m, p[pre + "mlp.c_proj.weight"], p[pre + "mlp.c_proj.bias"])
-        x = layer_norm(x, p["transformer.ln_f.weight"], p["transformer.ln_f.bias"], self.eps)
-        head = p["transformer.wte.weight"] if self.tied else p["lm_head.weight"]
-        return torch.matmul(x, head.t())
+            att = o.attention(q, k, v, scale)
+            x = o.add(x, o.dropout(o.conv1d(att, p[pre + "attn.c_proj.weight"], p[pre + "attn.c_proj.bias"])))
+            m = o.layer_norm(x, p[pre + "ln_2.weight"], p[pre + "ln_2.bias"], self.eps)
+            m = o.act(self.act, o.conv1d(m, p[pre + "mlp.c_fc.weight"], p[pre + "mlp.c_fc.bias"]))
+            x = o.add(x, o.dropout(o.conv1d(m, p[pre + "mlp.c_proj.weight"], p[pre + "mlp.c_proj.bias"])))
+        x = o.layer_norm(x, p["transformer.ln_f.weight"], p["transformer.ln_f.bias"], self.eps)
+        return o.linear(x, p["transformer.wte.weight"] if self.tied else p["lm_head.weight"])
 
 
 class GPTNeoX(Family):
@@ -522,36 +633,34 @@ class GPTNeoX(Family):
         return "gpt_neox.embed_in.weight", "embed_out.weight"
 
     def logits(self, p, ids):
+        o = self.ops
         b, s = ids.shape
-        cos, sin = rope_cos_sin(self.rot, self.base, s)
-        x = p["gpt_neox.embed_in.weight"][ids]
-        hd, r = self.hd, self.rot
+        rope = rope_cos_sin(self.rot, self.base, s) + (self.rot,)
+        x = o.embedding(p["gpt_neox.embed_in.weight"], ids)
+        hd = self.hd
         for l in range(self.layers):
             pre = f"gpt_neox.layers.{l}."
-            a = layer_norm(x, p[pre + "input_layernorm.weight"], p[pre + "input_layernorm.bias"], self.eps)
-            qkv = linear(a, p[pre + "attention.query_key_value.weight"],
-                         p.get(pre + "attention.query_key_value.bias"))
+            a = o.layer_norm(x, p[pre + "input_layernorm.weight"], p[pre + "input_layernorm.bias"], self.eps)
+            qkv = o.linear(a, p[pre + "attention.query_key_value.weight"],
+                           p.get(pre + "attention.query_key_value.bias"))
             qkv = qkv.view(b, s, self.heads, 3 * hd).permute(0, 2, 1, 3)  # [b, heads, s, 3hd]
             q, k, v = qkv[..., :hd], qkv[..., hd:2 * hd], qkv[..., 2 * hd:]
-            if r > 0:
-                q = torch.cat((apply_rope(q[..., :r], cos, sin), q[..., r:]), dim=-1)
-                k = torch.cat((apply_rope(k[..., :r], cos, sin), k[..., r:]), dim=-1)
-            o = merge_heads(causal_attention(q, k, v, 1.0 / math.sqrt(hd)))
-            attn = linear(o, p[pre + "attention.dense.weight"], p.get(pre + "attention.dense.bias"))
+            att = o.attention(q, k, v, 1.0 / math.sqrt(hd), rope)
+            attn = o.linear(att, p[pre + "attention.dense.weight"], p.get(pre + "attention.dense.bias"))
 
             def mlp(y):
-                y = self.act(linear(y, p[pre + "mlp.dense_h_to_4h.weight"], p[pre + "mlp.dense_h_to_4h.bias"]))
-                return linear(y, p[pre + "mlp.dense_4h_to_h.weight"], p[pre + "mlp.dense_4h_to_h.bias"])
+                y = o.act(self.act, o.linear(y, p[pre + "mlp.dense_h_to_4h.weight"],
+                                             p[pre + "mlp.dense_h_to_4h.bias"]))
+                return o.linear(y, p[pre + "mlp.dense_4h_to_h.weight"], p[pre + "mlp.dense_4h_to_h.bias"])
 
             ln2w, ln2b = p[pre + "post_attention_layernorm.weight"], p[pre + "post_attention_layernorm.bias"]
             if self.parallel:
-                x = x + attn + mlp(layer_norm(x, ln2w, ln2b, self.eps))
+                x = o.parallel_residual(x, attn, lambda: mlp(o.layer_norm(x, ln2w, ln2b, self.eps)))
             else:
-                x1 = x + attn
-                x = x1 + mlp(layer_norm(x1, ln2w, ln2b, self.eps))
-        x = layer_norm(x, p["gpt_neox.final_layer_norm.weight"], p["gpt_neox.final_layer_norm.bias"], self.eps)
-        head = p["gpt_neox.embed_in.weight"] if self.tied else p["embed_out.weight"]
-        return torch.matmul(x, head.t())
+                x1 = o.add(x, attn)
+                x = o.add(x1, mlp(o.layer_norm(x1, ln2w, ln2b, self.eps)))
+        x = o.layer_norm(x, p["gpt_neox.final_layer_norm.weight"], p["gpt_neox.final_layer_norm.bias"], self.eps)
+        return o.linear(x, p["gpt_neox.embed_in.weight"] if self.tied else p["embed_out.weight"])
 
 
 class Llama(Family):
@@ -615,31 +724,27 @@ class Llama(Family):
         return "model.embed_tokens.weight", "lm_head.weight"
 
     def logits(self, p, ids):
+        o = self.ops
         b, s = ids.shape
-        cos, sin = rope_cos_sin(self.hd, self.theta, s)
-        rep = self.heads // self.kv_heads
-        x = p["model.embed_tokens.weight"][ids]
+        rope = rope_cos_sin(self.hd, self.theta, s) + (self.hd,)
+        x = o.embedding(p["model.embed_tokens.weight"], ids)
         for l in range(self.layers):
             pre = f"model.layers.{l}."
-            a = rms_norm(x, p[pre + "input_layernorm.weight"], self.eps)
-            q = linear(a, p[pre + "self_attn.q_proj.weight"], p.get(pre + "self_attn.q_proj.bias"))
-            k = linear(a, p[pre + "self_attn.k_proj.weight"], p.get(pre + "self_attn.k_proj.bias"))
-            v = linear(a, p[pre + "self_attn.v_proj.weight"], p.get(pre + "self_attn.v_proj.bias"))
-            q = apply_rope(split_heads(q, self.heads, self.hd), cos, sin)
-            k = apply_rope(split_heads(k, self.kv_heads, self.hd), cos, sin)
-            v = split_heads(v, self.kv_heads, self.hd)
-            # repeat_kv: kv head j serves query heads j*rep .. j*rep+rep-1.
-            k = k.repeat_interleave(rep, dim=1)
-            v = v.repeat_interleave(rep, dim=1)
-            o = merge_heads(causal_attention(q, k, v, 1.0 / math.sqrt(self.hd)))
-            x = x + linear(o, p[pre + "self_attn.o_proj.weight"], p.get(pre + "self_attn.o_proj.bias"))
-            m = rms_norm(x, p[pre + "post_attention_layernorm.weight"], self.eps)
-            g = linear(m, p[pre + "mlp.gate_proj.weight"], p.get(pre + "mlp.gate_proj.bias"))
-            u = linear(m, p[pre + "mlp.up_proj.weight"], p.get(pre + "mlp.up_proj.bias"))
-            x = x + linear(self.act(g) * u, p[pre + "mlp.down_proj.weight"], p.get(pre + "mlp.down_proj.bias"))
-        x = rms_norm(x, p["model.norm.weight"], self.eps)
-        head = p["model.embed_tokens.weight"] if self.tied else p["lm_head.weight"]
-        return torch.matmul(x, head.t())
+            a = o.rms_norm(x, p[pre + "input_layernorm.weight"], self.eps)
+            q = o.linear(a, p[pre + "self_attn.q_proj.weight"], p.get(pre + "self_attn.q_proj.bias"))
+            k = o.linear(a, p[pre + "self_attn.k_proj.weight"], p.get(pre + "self_attn.k_proj.bias"))
+            v = o.linear(a, p[pre + "self_attn.v_proj.weight"], p.get(pre + "self_attn.v_proj.bias"))
+            att = o.attention(split_heads(q, self.heads, self.hd), split_heads(k, self.kv_heads, self.hd),
+                              split_heads(v, self.kv_heads, self.hd), 1.0 / math.sqrt(self.hd), rope,
+                              self.heads // self.kv_heads)
+            x = o.add(x, o.linear(att, p[pre + "self_attn.o_proj.weight"], p.get(pre + "self_attn.o_proj.bias")))
+            m = o.rms_norm(x, p[pre + "post_attention_layernorm.weight"], self.eps)
+            g = o.linear(m, p[pre + "mlp.gate_proj.weight"], p.get(pre + "mlp.gate_proj.bias"))
+            u = o.linear(m, p[pre + "mlp.up_proj.weight"], p.get(pre + "mlp.up_proj.bias"))
+            x = o.add(x, o.linear(o.mul(o.act(self.act, g), u), p[pre + "mlp.down_proj.weight"],
+                                  p.get(pre + "mlp.down_proj.bias")))
+        x = o.rms_norm(x, p["model.norm.weight"], self.eps)
+        return o.linear(x, p["model.embed_tokens.weight"] if self.tied else p["lm_head.weight"])
 
 
 FAMILIES = {"gpt2": GPT2, "gpt_neox": GPTNeoX, "llama": Llama}
@@ -744,16 +849,25 @@ def reference_loss(model, params, ids, labels):
         return float(loss_tensor(model, params, ids, labels))
 
 
-def reference_grads(model, params, ids, labels):
+def reference_grads(model, params, ids, labels, loss_scale=1.0):
     """(loss, {name: d loss / d param}) by autograd in float64. A tied
-    embedding is one leaf used twice, so its gradient holds both uses."""
+    embedding is one leaf used twice, so its gradient holds both uses. With a
+    loss scale S the backward starts from loss * S (a low precision rounds
+    the scaled cotangents) and the gradients are divided by S."""
     leaves = {n: t.detach().clone().requires_grad_(True) for n, t in params.items()}
     loss = loss_tensor(model, leaves, ids, labels)
     names = list(leaves)
-    grads = torch.autograd.grad(loss, [leaves[n] for n in names], allow_unused=True)
+    start = loss * loss_scale if loss_scale != 1.0 else loss
+    grads = torch.autograd.grad(start, [leaves[n] for n in names], allow_unused=True)
     out = {}
     for n, g in zip(names, grads):
-        out[n] = torch.zeros_like(leaves[n]) if g is None else g.detach()
+        g = torch.zeros_like(leaves[n]) if g is None else g.detach()
+        if loss_scale != 1.0:
+            if not torch.isfinite(g).all():
+                raise RefError(f"the reference's {model.ops.precision} backward overflowed at loss scale "
+                               f"{loss_scale:g} (gradient of '{n}' not finite): lower --loss-scale")
+            g = g / loss_scale
+        out[n] = g
     return float(loss.detach()), out
 
 
@@ -826,7 +940,9 @@ def compare_grads(model, a, per_tensor=False):
     t = load_ids(a.outputs)
     params = load_params(model, a.params)
     got, extra = load_grads(model, a.grads)
-    loss, ref = reference_grads(model, params, t["input_ids"], t["labels"])
+    loss, ref = reference_grads(model, params, t["input_ids"], t["labels"], a.loss_scale)
+    if model.ops.low is not None:
+        print(f"precision {model.ops.precision} loss scale {a.loss_scale:g}")
     if "loss" in t and t["loss"].size == 1 and t["loss"].dtype.kind == "f":
         s = float(t["loss"].reshape(()))
         lerr = abs(s - loss) / abs(loss) if loss != 0 else abs(s - loss)
@@ -907,10 +1023,21 @@ def main(argv=None):
                                     "with autograd's (needs --params and --outputs)")
     ap.add_argument("--per-tensor", action="store_true",
                     help="with --grads: also print every tensor's error")
+    ap.add_argument("--precision", choices=sorted(LOW_DTYPES), default="fp32",
+                    help="emulate seqpar's mixed precision: round to bf16 or fp16 at every op "
+                         "boundary (see the docstring; default fp32: no rounding)")
+    ap.add_argument("--loss-scale", type=float, default=1.0, metavar="S",
+                    help="with --precision bf16|fp16 and --grads: the backward starts from "
+                         "loss * S, the gradients are divided by S (default 1)")
     a = ap.parse_args(argv)
 
     try:
         model = load_config(a.config)
+        model.ops = Ops(a.precision)
+        if not (a.loss_scale > 0 and math.isfinite(a.loss_scale)):
+            raise RefError(f"--loss-scale must be a finite number > 0, got {a.loss_scale:g}")
+        if a.loss_scale != 1.0 and model.ops.low is None:
+            raise RefError("--loss-scale needs --precision bf16 or fp16 (in float64 it changes nothing)")
         if a.init:
             if a.params or a.outputs or a.ids_from or a.grads:
                 raise RefError("--init does not take --params, --outputs, --ids-from or --grads")

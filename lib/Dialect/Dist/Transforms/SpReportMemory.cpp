@@ -36,7 +36,7 @@ struct Bytes {
 
 struct MemoryEntry {
   Bytes total;
-  std::map<std::string, int64_t> paperByKind;
+  std::map<std::string, int64_t> paperByKind, irByKind;
 };
 
 /// Per-layer sums, layer -1 standing for everything outside the layers.
@@ -221,6 +221,7 @@ static LogicalResult activationReport(func::FuncOp func, StringRef policy,
       entry.total.paper += paper;
       entry.total.paperPolicy += underPolicy;
       entry.paperByKind[t.what.str()] += paper;
+      entry.irByKind[t.what.str()] += ir;
     }
   }
   // Full recompute keeps each layer's inputs, 2 bytes an element.
@@ -334,13 +335,20 @@ LogicalResult dist::memoryReport(ModuleOp module, StringRef paperPolicy,
       return failure();
   llvm::json::Array layers;
   for (auto &[layer, e] : entries) {
-    llvm::json::Object kinds;
-    for (auto &[what, bytes] : e.paperByKind)
+    llvm::json::Object kinds, differences;
+    for (auto &[what, bytes] : e.paperByKind) {
       kinds[what] = bytes;
+      // Where the IR's kept tensors differ from the paper's: the ones
+      // seqpar recomputes (0 bytes in the IR) and any kept at another
+      // element width than the paper's 2 bytes (1 for masks).
+      if (int64_t ir = e.irByKind[what]; ir != bytes)
+        differences[what] = bytes - ir;
+    }
     llvm::json::Object o{{"ir_bytes", e.total.ir},
                          {"paper_bytes", e.total.paper},
                          {"paper_bytes_recompute", e.total.paperPolicy},
-                         {"paper_bytes_by_kind", std::move(kinds)}};
+                         {"paper_bytes_by_kind", std::move(kinds)},
+                         {"paper_minus_ir_by_kind", std::move(differences)}};
     if (layer < 0) {
       report["outside_layers"] = std::move(o);
     } else {

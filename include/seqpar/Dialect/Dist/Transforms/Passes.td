@@ -293,7 +293,10 @@ def SpReportPass : Pass<"sp-report", "::mlir::ModuleOp"> {
     types (`ir_bytes`; the softmax output and dropout masks are recomputed
     by seqpar's backward, so they are not counted), and Korthikanti et al.
     2022's (`paper_bytes`: 2-byte activations, 1-byte dropout masks,
-    softmax and masks kept, no recompute). On a module with a train step
+    softmax and masks kept, no recompute). `paper_minus_ir_by_kind` names
+    the kinds of kept tensor where the two differ, with the paper's bytes
+    minus the IR's (the recomputed ones; those the IR keeps at another
+    width than the paper's). On a module with a train step
     the report adds `train_step_kept_bytes`: the bytes of the forward values
     its backward really reads, which equals `ir_bytes` without recompute.
     The input of a column-parallel GEMM that was all-gathered along the

@@ -1,0 +1,114 @@
+"""seqpar's mixed-precision gradients (sp-compile --precision bf16|fp16) are
+the same in every partitioning and equal the reference's emulation of the
+same precision (reference.py --precision).
+
+For one config (dropout forced to 0) and one precision: scrambled
+parameters from the reference; for each (tp, dp, sp) of tp {1, 2 with
+--sp} x dp {1, 2} a one-step SGD training program compiled with
+--precision P (and --loss-scale S when S != 1) loads them, runs one step
+and dumps its gradients and parameters as F32 (--dump-dtype f32) and its
+tokens and loss. Checks, per tensor, relative error ||a - b|| / ||b||
+(Frobenius):
+  (a) every configuration's gradients equal the one-rank run's (same
+      precision, same tokens) to --rtol-ranks: the partitionings sum their
+      fp32 partial products in other orders, so a bf16 result can round the
+      other way here and there;
+  (b) the one-rank run and the tp=2 + SP dp=2 run equal reference.py
+      --precision P [--loss-scale S] to --rtol (default 2e-2), and are
+      closer to it than to the fp32 reference (which differs from the bf16
+      one by 2e-2 to 7e-2 on the tiny models: test/e2e/mp-reference.test),
+      so a run that does not round at all fails even where --rtol alone
+      would let it pass;
+  (c) the fp32 master parameters after the step equal init - lr * grad to
+      --update-rtol.
+Prints one line per configuration and a final summary line; exits 1 on any
+failure. Helpers are grads_check.py's (run_step, torch_compare, ...)."""
+import argparse
+import os
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(__file__))
+import grads_check as gc  # noqa: E402
+
+CONFIGS = [(1, 1, False, 0), (2, 1, True, 0), (1, 2, False, 0), (2, 2, True, 0)]
+TORCH_CONFIGS = {(1, 1, False, 0), (2, 2, True, 0)}
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("config")
+    p.add_argument("--precision", choices=["bf16", "fp16"], required=True)
+    p.add_argument("--loss-scale", type=float, default=1.0,
+                   help="the loss scale of the program and of the reference (default 1)")
+    p.add_argument("--seq", type=int, default=16)
+    p.add_argument("--batch", type=int, default=2)
+    p.add_argument("--rtol", type=float, default=2e-2,
+                   help="gradients against reference.py --precision P (default 2e-2)")
+    p.add_argument("--rtol-ranks", type=float, default=5e-3,
+                   help="gradients of each configuration against the one-rank run's")
+    p.add_argument("--update-rtol", type=float, default=1e-6,
+                   help="parameters after the SGD step against init - lr * grad")
+    args = p.parse_args()
+    name = os.path.basename(args.config).replace(".json", "")
+    mp = ["--precision", args.precision]
+    scale = ["--loss-scale", f"{args.loss_scale:g}"] if args.loss_scale != 1.0 else []
+
+    with tempfile.TemporaryDirectory() as tmp:
+        config, init, init_t, model = gc.scrambled_model(args.config, tmp, args.seq, args.batch)
+        ok = True
+        base = None  # (tokens, grads) of the one-rank run
+        for tp, dp, sp, zero in CONFIGS:
+            grads, outs, params, grads_f, out_f = gc.run_step(
+                model, tmp, tp, dp, sp, zero, init, compile_extra=mp + scale,
+                launch_extra=["--dump-dtype", "f32"])
+            problems = []
+            parts = [f"loss {outs['loss'][1][0]:.7f}"]
+            shared = gc.check_names(init_t, grads, params, problems)
+
+            # (a) the same gradients as the one-rank run, on the same tokens.
+            tokens = (outs["input_ids"], outs["labels"])
+            if base is None:
+                base = (tokens, grads)
+                parts.append(f"{len(grads)} gradients")
+            else:
+                if tokens != base[0]:
+                    problems.append("its tokens differ from the one-rank run's")
+                errs = gc.grads_vs(grads, base[1], shared)
+                m = max(errs.values()) if errs else float("inf")
+                parts.append(f"grads vs {gc.label(*CONFIGS[0])} max rel err {m:.1e}")
+                if not m <= args.rtol_ranks:
+                    problems.append(f"gradients differ from {gc.label(*CONFIGS[0])}'s: {gc.worst(errs)}")
+
+            # (c) one SGD step on the fp32 master parameters.
+            uerrs = gc.sgd_update_errors(init_t, grads, params, shared)
+            um = max(uerrs.values()) if uerrs else float("inf")
+            parts.append(f"sgd update rel err {um:.1e}")
+            if not um <= args.update_rtol:
+                problems.append(f"parameters after the step are not init - {gc.LR} * grad: "
+                                f"{gc.worst(uerrs)}")
+
+            # (b) the reference's emulation of the precision, and fp32's.
+            if (tp, dp, sp, zero) in TORCH_CONFIGS:
+                good, err, out = gc.torch_compare(config, init, grads_f, out_f, args.rtol, mp + scale)
+                _, err32, _ = gc.torch_compare(config, init, grads_f, out_f, args.rtol)
+                if err is not None:
+                    parts.append(f"{args.precision} reference max rel err {err:.1e}")
+                if err32 is not None:
+                    parts.append(f"fp32 reference {err32:.1e}")
+                if not good:
+                    problems.append(f"gradients differ from the {args.precision} reference's:\n" + out)
+                elif err is None or err32 is None or not err < err32:
+                    problems.append(f"no closer to the {args.precision} reference than to fp32's")
+
+            ok &= not problems
+            print(f"{name} {args.precision} {gc.label(tp, dp, sp, zero)}: {', '.join(parts)} "
+                  f"{'OK' if not problems else 'MISMATCH'}")
+            for prob in problems:
+                print(f"  {prob.rstrip()}")
+    print("all mixed-precision gradients match" if ok else "MISMATCH")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
