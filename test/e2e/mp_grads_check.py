@@ -5,7 +5,7 @@ same precision (reference.py --precision).
 For one config (dropout forced to 0) and one precision: scrambled
 parameters from the reference; for each (tp, dp, sp) of tp {1, 2 with
 --sp} x dp {1, 2} a one-step SGD training program compiled with
---precision P (and --loss-scale S when S != 1) loads them, runs one step
+--precision P loads them (run with --loss-scale S when S != 1), runs one step
 and dumps its gradients and parameters as F32 (--dump-dtype f32) and its
 tokens and loss. Checks, per tensor, relative error ||a - b|| / ||b||
 (Frobenius):
@@ -60,8 +60,8 @@ def main():
         base = None  # (tokens, grads) of the one-rank run
         for tp, dp, sp, zero in CONFIGS:
             grads, outs, params, grads_f, out_f = gc.run_step(
-                model, tmp, tp, dp, sp, zero, init, compile_extra=mp + scale,
-                launch_extra=["--dump-dtype", "f32"])
+                model, tmp, tp, dp, sp, zero, init, compile_extra=mp,
+                launch_extra=["--dump-dtype", "f32"] + scale)
             problems = []
             parts = [f"loss {outs['loss'][1][0]:.7f}"]
             shared = gc.check_names(init_t, grads, params, problems)

@@ -61,9 +61,25 @@ static bool needsF32(Operation *op) {
          llvm::any_of(op->getResultTypes(), low);
 }
 
+/// Whether `t` is partial along some mesh axis: each rank holds a
+/// contribution to a sum.
+static bool isPartial(Type t) {
+  LayoutAttr layout = LayoutAttr::fromType(t);
+  if (!layout)
+    return false;
+  for (unsigned i = 0, e = layout.getAxes().size(); i < e; ++i)
+    if (layout.getSharding(i).isPartial())
+      return true;
+  return false;
+}
+
 /// Converts the bf16/f16 operands of `op` to f32 before it, retypes its
-/// bf16/f16 results to f32 and converts them back after it.
-static void computeInF32(Operation *op) {
+/// bf16/f16 results to f32 and converts them back after it. A partial
+/// result is not rounded: it is one rank's contribution to a sum, which
+/// the one-device program computes and rounds once. It stays f32 for the
+/// ops in `wrapped` (which compute in f32) and for conversions to f32 (now
+/// the value itself); any other user reads it converted to its storage type.
+static void computeInF32(Operation *op, const DenseSet<Operation *> &wrapped) {
   OpBuilder b(op);
   Type f32 = b.getF32Type();
   StringRef recomputed = tfm::TfmDialect::RecomputedAttrHelper::getNameStr();
@@ -91,8 +107,24 @@ static void computeInF32(Operation *op) {
     if (!type)
       continue;
     result.setType(type.clone(f32));
-    tfm::ConvertOp narrowed = convert(result, type);
-    result.replaceAllUsesExcept(narrowed, narrowed);
+    if (!isPartial(type)) {
+      tfm::ConvertOp narrowed = convert(result, type);
+      result.replaceAllUsesExcept(narrowed, narrowed);
+      continue;
+    }
+    for (OpOperand &use : llvm::make_early_inc_range(result.getUses())) {
+      Operation *user = use.getOwner();
+      if (wrapped.contains(user))
+        continue;
+      auto widen = dyn_cast<tfm::ConvertOp>(user);
+      if (widen && widen.getType() == result.getType()) {
+        widen.replaceAllUsesWith(result);
+        widen.erase();
+        continue;
+      }
+      b.setInsertionPoint(user);
+      use.set(convert(result, type));
+    }
   }
 }
 
@@ -106,8 +138,9 @@ struct SpLegalizePrecisionPass
         if (op != func && needsF32(op))
           ops.push_back(op);
       });
+    DenseSet<Operation *> wrapped(ops.begin(), ops.end());
     for (Operation *op : ops)
-      computeInF32(op);
+      computeInF32(op, wrapped);
   }
 };
 } // namespace

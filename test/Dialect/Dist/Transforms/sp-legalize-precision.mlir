@@ -49,10 +49,10 @@
 // CHECK-NEXT: %[[A32B:.*]] = tfm.convert %[[A]]
 // CHECK-NEXT: %[[PW32:.*]] = tfm.convert %[[PW]]
 // CHECK-NEXT: %[[P32:.*]] = tfm.linear %[[A32B]], %[[PW32]] weight_layout in_out : (tensor<12x1x4xf32, #dist.layout<@mesh, tp = S(2)>>, tensor<4x8xf32, #dist.layout<@mesh, tp = S(0)>>) -> tensor<12x1x8xf32, #dist.layout<@mesh, tp = P>>
-// The partial sum is rounded to bf16 on each rank, then summed in f32.
-// CHECK-NEXT: %[[P:.*]] = tfm.convert %[[P32]] : tensor<12x1x8xf32, #dist.layout<@mesh, tp = P>> -> tensor<12x1x8xbf16, #dist.layout<@mesh, tp = P>>
-// CHECK-NEXT: %[[P32B:.*]] = tfm.convert %[[P]] : tensor<12x1x8xbf16, #dist.layout<@mesh, tp = P>> -> tensor<12x1x8xf32, #dist.layout<@mesh, tp = P>>
-// CHECK-NEXT: %[[R32:.*]] = dist.all_reduce %[[P32B]] on @mesh["tp"] sum : tensor<12x1x8xf32, #dist.layout<@mesh, tp = P>> -> tensor<12x1x8xf32>
+// The partial sum is not rounded: each rank's f32 contribution is summed in
+// f32 and the sum rounded once, as the one-device program rounds its GEMM.
+// CHECK-NOT: tfm.convert %[[P32]]
+// CHECK-NEXT: %[[R32:.*]] = dist.all_reduce %[[P32]] on @mesh["tp"] sum : tensor<12x1x8xf32, #dist.layout<@mesh, tp = P>> -> tensor<12x1x8xf32>
 // CHECK-NEXT: %[[R:.*]] = tfm.convert %[[R32]] : tensor<12x1x8xf32> -> tensor<12x1x8xbf16>
 // The gathered value, read by the GEMM above and by the add, is widened
 // once per op; the add reads one value twice: one convert.
@@ -172,4 +172,21 @@ func.func @update(%g: tensor<8x8xbf16>, %s: tensor<f32>) {
   %g2 = tfm.scale %g by 5.000000e-01 : tensor<8x8xbf16>
   tfm.sgd_update @w, %g2 scale %s lr %lr weight_decay %weight_decay : tensor<8x8xbf16>, tensor<f32>
   return
+}
+
+// -----
+
+// A partial gradient (a norm weight's, summed over sequence shards) stays
+// f32 for its conversion to f32 (which goes: the value itself is f32) and
+// reaches a non-computing user (the function's result) converted to bf16.
+// CHECK-LABEL: func.func @partial_grad
+// CHECK: %[[DX:.*]], %[[DW:.*]] = tfm.rms_norm_grad {{.*}} -> (tensor<4x1x8xf32, #dist.layout<@mesh, tp = S(0)>>, tensor<8xf32, #dist.layout<@mesh, tp = P>>)
+// CHECK-NOT: tfm.convert %[[DW]] : tensor<8xf32, #dist.layout<@mesh, tp = P>> -> tensor<8xf32
+// CHECK: %[[DW16:.*]] = tfm.convert %[[DW]] : tensor<8xf32, #dist.layout<@mesh, tp = P>> -> tensor<8xbf16, #dist.layout<@mesh, tp = P>>
+// CHECK: return {{.*}}, %[[DW]], %[[DW16]]
+dist.mesh @mesh ["tp" = 2]
+func.func @partial_grad(%dy: tensor<4x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>, %x: tensor<4x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>, %w: tensor<8xbf16>) -> (tensor<4x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>, tensor<8xf32, #dist.layout<@mesh, tp = P>>, tensor<8xbf16, #dist.layout<@mesh, tp = P>>) {
+  %dx, %dw = tfm.rms_norm_grad %dy, %x, %w eps 1.0e-05 : (tensor<4x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>, tensor<4x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>, tensor<8xbf16>) -> (tensor<4x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>, tensor<8xbf16, #dist.layout<@mesh, tp = P>>)
+  %dw32 = tfm.convert %dw : tensor<8xbf16, #dist.layout<@mesh, tp = P>> -> tensor<8xf32, #dist.layout<@mesh, tp = P>>
+  return %dx, %dw32, %dw : tensor<4x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>, tensor<8xf32, #dist.layout<@mesh, tp = P>>, tensor<8xbf16, #dist.layout<@mesh, tp = P>>
 }
