@@ -1,6 +1,7 @@
 //===- LossScale.cpp - dynamic loss scaling of fp16 training --------------===//
 
 #include "LossScale.h"
+#include "Schedule.h"
 
 #include <algorithm>
 #include <cfloat>
@@ -10,19 +11,6 @@
 
 using namespace sprt;
 using nlohmann::json;
-
-namespace {
-/// `x` with the fewest digits that read back as `x`.
-std::string shortest(double x) {
-  char buf[40];
-  for (int digits = 1; digits <= 17; ++digits) {
-    std::snprintf(buf, sizeof buf, "%.*g", digits, x);
-    if (std::strtod(buf, nullptr) == x)
-      break;
-  }
-  return buf;
-}
-} // namespace
 
 bool LossScaler::resolve(
     const LossScaleFlags &flags,
@@ -47,9 +35,9 @@ bool LossScaler::resolve(
   minScale = flags.minScale.value_or(1.0);
   window = flags.window.value_or(2000);
   if (initial < minScale) {
-    error = "--loss-scale (" + shortest(initial) +
+    error = "--loss-scale (" + shortestText(initial) +
             (flags.scale ? "" : ", the default") +
-            ") must not be below --min-loss-scale (" + shortest(minScale) +
+            ") must not be below --min-loss-scale (" + shortestText(minScale) +
             (flags.minScale ? "" : ", the default") + ")";
     return false;
   }
