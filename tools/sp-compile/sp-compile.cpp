@@ -297,8 +297,9 @@ static int checkFlags() {
                 recompute + "'");
   if (recompute != "none" && !train)
     return fail("--recompute needs --train");
-  if (!precision.empty() && precision != "bf16" && precision != "fp16" &&
-      precision != "fp32")
+  // Not given: as imported; given, even empty, it must name a precision.
+  if ((precision.getNumOccurrences() || !precision.empty()) &&
+      precision != "bf16" && precision != "fp16" && precision != "fp32")
     return fail("--precision must be bf16, fp16 or fp32, got '" + precision +
                 "'");
   if (optimizerName != "adamw" && optimizerName != "sgd")

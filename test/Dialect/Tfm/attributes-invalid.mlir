@@ -138,3 +138,35 @@ func.func @f() attributes {tfm.recomputed} {
 
 // expected-error @+1 {{'tfm.fill' op 'tfm.recomputed' must be a unit attribute}}
 %0 = tfm.fill 0.0 {tfm.recomputed = 1} : tensor<f32>
+
+// -----
+
+// expected-error @+1 {{'builtin.module' op 'tfm.precision' must be "f32", "bf16" or "f16", got "fp16"}}
+module attributes {tfm.precision = "fp16"} {
+}
+
+// -----
+
+// expected-error @+1 {{'builtin.module' op 'tfm.precision' must be "f32", "bf16" or "f16", got 16 : i64}}
+module attributes {tfm.precision = 16} {
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op carries 'tfm.precision', which belongs on the module}}
+func.func @f() attributes {tfm.precision = "bf16"} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'builtin.module' op 'tfm.loss_scaling' must be a unit attribute}}
+module attributes {tfm.loss_scaling = true} {
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op carries 'tfm.loss_scaling', which belongs on the module}}
+func.func @f() attributes {tfm.loss_scaling} {
+  return
+}

@@ -338,6 +338,24 @@ func.func @fill_integer() {
   return
 }
 
+// -----
+
+// `times` is the loss scale: a tfm.hyperparameter loss_scale.
+func.func @fill_times_not_loss_scale() {
+  %lr = tfm.hyperparameter lr default 0.1
+  // expected-error @+1 {{'times' must be read by tfm.hyperparameter loss_scale, got hyperparameter lr}}
+  %0 = tfm.fill 1.0 times %lr : tensor<f32>
+  return
+}
+
+// -----
+
+func.func @fill_times_argument(%s: f64) {
+  // expected-error @+1 {{'times' must be read by tfm.hyperparameter loss_scale, got a block argument}}
+  %0 = tfm.fill 1.0 times %s : tensor<f32>
+  return
+}
+
 //===----------------------------------------------------------------------===//
 // tfm.embedding_grad
 //===----------------------------------------------------------------------===//
@@ -1117,5 +1135,24 @@ func.func @max_norm_not_grad_clip(%s: tensor<f32>) {
   %lr = tfm.hyperparameter lr default 0.1
   // expected-error @+1 {{'max_norm' must be read by tfm.hyperparameter grad_clip, got hyperparameter lr}}
   %0:2 = tfm.clip_scale %s max_norm %lr : tensor<f32> -> tensor<f32>, tensor<f32>
+  return
+}
+
+// -----
+
+func.func @clip_loss_scale_not_loss_scale(%s: tensor<f32>) {
+  %clip = tfm.hyperparameter grad_clip default 1.0
+  %lr = tfm.hyperparameter lr default 0.1
+  // expected-error @+1 {{'loss_scale' must be read by tfm.hyperparameter loss_scale, got hyperparameter lr}}
+  %0:2 = tfm.clip_scale %s max_norm %clip loss_scale %lr : tensor<f32> -> tensor<f32>, tensor<f32>
+  return
+}
+
+// -----
+
+func.func @clip_loss_scale_argument(%s: tensor<f32>, %ls: f64) {
+  %clip = tfm.hyperparameter grad_clip default 1.0
+  // expected-error @+1 {{'loss_scale' must be read by tfm.hyperparameter loss_scale, got a block argument}}
+  %0:2 = tfm.clip_scale %s max_norm %clip loss_scale %ls : tensor<f32> -> tensor<f32>, tensor<f32>
   return
 }

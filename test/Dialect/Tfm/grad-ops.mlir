@@ -154,6 +154,17 @@ func.func @fill() -> (tensor<f32>, tensor<16x48xf32, #dist.layout<@mesh, tp = S(
   return %one, %zero : tensor<f32>, tensor<16x48xf32, #dist.layout<@mesh, tp = S(1)>>
 }
 
+// A loss-scaled seed: the constant times the step's loss scale.
+// CHECK-LABEL: func.func @fill_times
+func.func @fill_times() -> tensor<f32> {
+  // CHECK: %loss_scale = tfm.hyperparameter loss_scale default 6.553600e+04
+  %s = tfm.hyperparameter loss_scale default 65536.0
+  // CHECK-NEXT: %[[SEED:.*]] = tfm.fill 1.000000e+00 times %loss_scale : tensor<f32>
+  %seed = tfm.fill 1.0 times %s : tensor<f32>
+  // CHECK-NEXT: return %[[SEED]]
+  return %seed : tensor<f32>
+}
+
 // CHECK-LABEL: func.func @embedding_grad
 // CHECK-SAME: (%[[IDS:[a-z0-9_]+]]: tensor<8x2xi64>, %[[DY:[a-z0-9_]+]]: tensor<8x2x16xf32>, %[[IDS32:[a-z0-9_]+]]: tensor<8xi32>, %[[DYH:[a-z0-9_]+]]: tensor<8x16xf16>)
 func.func @embedding_grad(%ids: tensor<8x2xi64>, %dy: tensor<8x2x16xf32>,
@@ -365,6 +376,21 @@ func.func @clip_scale(%sumsq: tensor<f32>)
   %clip = tfm.hyperparameter grad_clip default 1.0
   // CHECK-NEXT: %[[SCALE:[a-z0-9_]+]], %[[NORM:[a-z0-9_]+]] = tfm.clip_scale %[[S]] max_norm %grad_clip : tensor<f32> -> tensor<f32>, tensor<f32>
   %scale, %norm = tfm.clip_scale %sumsq max_norm %clip
+      : tensor<f32> -> tensor<f32>, tensor<f32>
+  // CHECK: return %[[SCALE]], %[[NORM]]
+  return %scale, %norm : tensor<f32>, tensor<f32>
+}
+
+// A loss-scaled backward's clip scale divides the loss scale out.
+// CHECK-LABEL: func.func @clip_scale_loss_scale
+// CHECK-SAME: (%[[S:[a-z0-9_]+]]: tensor<f32>)
+func.func @clip_scale_loss_scale(%sumsq: tensor<f32>)
+    -> (tensor<f32>, tensor<f32>) {
+  %clip = tfm.hyperparameter grad_clip default 1.0
+  // CHECK: %loss_scale = tfm.hyperparameter loss_scale default 1.024000e+03
+  %ls = tfm.hyperparameter loss_scale default 1024.0
+  // CHECK-NEXT: %[[SCALE:[a-z0-9_]+]], %[[NORM:[a-z0-9_]+]] = tfm.clip_scale %[[S]] max_norm %grad_clip loss_scale %loss_scale : tensor<f32> -> tensor<f32>, tensor<f32>
+  %scale, %norm = tfm.clip_scale %sumsq max_norm %clip loss_scale %ls
       : tensor<f32> -> tensor<f32>, tensor<f32>
   // CHECK: return %[[SCALE]], %[[NORM]]
   return %scale, %norm : tensor<f32>, tensor<f32>

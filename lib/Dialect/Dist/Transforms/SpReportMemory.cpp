@@ -103,7 +103,8 @@ static LogicalResult keptByTrainStep(func::FuncOp func, Operation *begin,
       Operation *def = v.getDefiningOp();
       if (def && !def->isBeforeInBlock(begin))
         continue; // a backward value
-      if (!def || tfm::isParameterRead(v))
+      // Parameters (their converted copies included) and host scalars.
+      if (!def || tfm::isParameterRead(v) || isa<HyperparameterOp>(def))
         continue;
       auto [it, inserted] = kept.try_emplace(v, layer);
       if (!inserted)
@@ -179,7 +180,10 @@ static LogicalResult activationReport(func::FuncOp func, StringRef policy,
   for (Operation &op : func.getBody().getOps()) {
     if (&op == begin)
       break; // the forward part only
-    if (!isa<TfmDialect, DistDialect>(op.getDialect()))
+    // A run-time hyperparameter (a loss-scaled step's loss scale, read by
+    // its seed) is a host scalar, not an activation.
+    if (!isa<TfmDialect, DistDialect>(op.getDialect()) ||
+        isa<HyperparameterOp>(op))
       continue;
     SmallVector<SavedTensor> saved;
     if (!savedTensors(&op, saved)) {

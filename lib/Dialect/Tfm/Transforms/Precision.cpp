@@ -80,9 +80,11 @@ struct TfmPrecisionPass : tfm::impl::TfmPrecisionPassBase<TfmPrecisionPass> {
       for (BlockArgument a : f.getArguments())
         if (Type t = retype(a.getType(), *to, /*scalars=*/false))
           a.setType(t);
-      Operation *ret = f.getBody().front().getTerminator();
-      f.setType(FunctionType::get(&getContext(), f.getArgumentTypes(),
-                                  ret->getOperandTypes()));
+      // The signature from the retyped entry block (the function type still
+      // holds the old argument types).
+      Block &entry = f.getBody().front();
+      f.setType(FunctionType::get(&getContext(), entry.getArgumentTypes(),
+                                  entry.getTerminator()->getOperandTypes()));
     }
     module->setAttr(TfmDialect::PrecisionAttrHelper::getNameStr(),
                     StringAttr::get(&getContext(), precisionName(*to)));

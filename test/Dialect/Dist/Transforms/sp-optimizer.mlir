@@ -156,3 +156,44 @@ func.func @train_step(%loss: tensor<f32>, %dw: tensor<2x8xf32, #dist.layout<@mes
   %c = tfm.get_param @c : tensor<3xf32>
   return %loss, %dw, %dc : tensor<f32>, tensor<2x8xf32, #dist.layout<@mesh, dp = S(0)>>, tensor<3xf32>
 }
+
+// -----
+
+// A loss-scaled backward (its seed, tfm.backward_begins, is the loss scale):
+// the clip scale reads the same loss scale, to divide it out of the norm and
+// the update.
+// SGD-LABEL: func.func @train_step
+// SGD: %loss_scale = tfm.hyperparameter loss_scale default 6.553600e+04
+// SGD-NEXT: tfm.fill 1.000000e+00 times %loss_scale {tfm.backward_begins} : tensor<f32>
+// SGD: %grad_clip = tfm.hyperparameter grad_clip default 0.000000e+00
+// SGD-NEXT: %[[SCALE:[a-z0-9_]+]], %{{[a-z0-9_]+}} = tfm.clip_scale %{{[0-9]+}} max_norm %grad_clip loss_scale %loss_scale : tensor<f32> -> tensor<f32>, tensor<f32>
+// SGD: tfm.sgd_update @w, %{{.*}} scale %[[SCALE]]
+// ADAMW-LABEL: func.func @train_step
+// ADAMW: tfm.clip_scale %{{[0-9]+}} max_norm %grad_clip loss_scale %loss_scale : tensor<f32> -> tensor<f32>, tensor<f32>
+// ADAMW: tfm.adamw_update @w
+tfm.param @w : tensor<4x8xf32> init ones
+func.func @train_step(%loss: tensor<f32>, %dw: tensor<4x8xf32>)
+    -> (tensor<f32>, tensor<4x8xf32> {tfm.grad_of = @w}) attributes {tfm.train_step} {
+  %w = tfm.get_param @w : tensor<4x8xf32>
+  %s = tfm.hyperparameter loss_scale default 65536.0
+  %seed = tfm.fill 1.0 times %s {tfm.backward_begins} : tensor<f32>
+  return %loss, %dw : tensor<f32>, tensor<4x8xf32>
+}
+
+// -----
+
+// Only the seed says whether the backward is loss-scaled: another fill
+// reading the loss scale (not the seed) leaves the clip scale alone.
+// SGD-LABEL: func.func @train_step
+// SGD: tfm.clip_scale %{{[0-9]+}} max_norm %grad_clip : tensor<f32> -> tensor<f32>, tensor<f32>
+// ADAMW-LABEL: func.func @train_step
+// ADAMW: tfm.clip_scale %{{[0-9]+}} max_norm %grad_clip : tensor<f32> -> tensor<f32>, tensor<f32>
+tfm.param @w : tensor<4x8xf32> init ones
+func.func @train_step(%loss: tensor<f32>, %dw: tensor<4x8xf32>)
+    -> (tensor<f32>, tensor<4x8xf32> {tfm.grad_of = @w}) attributes {tfm.train_step} {
+  %w = tfm.get_param @w : tensor<4x8xf32>
+  %seed = tfm.fill 1.0 {tfm.backward_begins} : tensor<f32>
+  %s = tfm.hyperparameter loss_scale default 65536.0
+  %other = tfm.fill 1.0 times %s : tensor<f32>
+  return %loss, %dw : tensor<f32>, tensor<4x8xf32>
+}
