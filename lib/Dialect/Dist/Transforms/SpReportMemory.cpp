@@ -51,6 +51,12 @@ static int64_t elementBytes(Type t) {
 /// all-gathered is kept as the shard and re-gathered in the backward
 /// (Korthikanti et al. 2022, section 4.2.2), so the shard is what stays live.
 static Value keptValue(Value v) {
+  // sp-legalize-precision widens a stored bf16 / f16 value to f32 around
+  // the op that reads it: the stored value is what is kept.
+  if (auto convert = v.getDefiningOp<ConvertOp>())
+    if (convert.getInput().getType().getElementTypeBitWidth() <
+        convert.getType().getElementTypeBitWidth())
+      v = convert.getInput();
   if (auto gather = v.getDefiningOp<AllGatherOp>())
     return gather.getInput();
   return v;
