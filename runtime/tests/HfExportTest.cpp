@@ -2,6 +2,7 @@
 
 #include "../core/HfExport.h"
 #include "../core/Flags.h"
+#include "FlagsTestUtil.h"
 
 #include <cstdlib>
 #include <fstream>
@@ -19,13 +20,6 @@ std::string tempDir() {
 
 void touch(const std::string &path) { std::ofstream(path) << "x"; }
 
-bool parse(std::vector<std::string> args, Flags &f, std::string &error) {
-  std::vector<char *> argv{const_cast<char *>("prog")};
-  for (std::string &a : args)
-    argv.push_back(a.data());
-  bool help = false;
-  return parseFlags(int(argv.size()), argv.data(), f, help, error);
-}
 } // namespace
 
 // Hugging Face's rule: tensors in order, a new shard when the next one
