@@ -30,9 +30,16 @@ seqpar::checkPipelineOptions(const PipelineOptions &o, bool train) {
     return error("tp must be >= 1, got " + Twine(o.tp));
   if (o.dp < 1)
     return error("dp must be >= 1, got " + Twine(o.dp));
-  if (!llvm::checkedMul<int64_t>(o.tp, o.dp))
-    return error("tp * dp = " + Twine(o.tp) + " * " + Twine(o.dp) +
-                 " ranks overflows int64");
+  if (o.cp < 1)
+    return error("cp must be >= 1, got " + Twine(o.cp));
+  if (o.cpAttention != "allgather")
+    return error("cp-attention must be allgather (the ring variant is not "
+                 "built yet), got '" +
+                 o.cpAttention + "'");
+  std::optional<int64_t> tpdp = llvm::checkedMul<int64_t>(o.tp, o.dp);
+  if (!tpdp || !llvm::checkedMul<int64_t>(*tpdp, o.cp))
+    return error("tp * dp * cp = " + Twine(o.tp) + " * " + Twine(o.dp) +
+                 " * " + Twine(o.cp) + " ranks overflows int64");
   if (o.fuseChunks < 0)
     return error("fuse-chunks must be >= 0, got " + Twine(o.fuseChunks));
   if (o.zero != 0 && o.zero != 1)
@@ -81,6 +88,8 @@ void seqpar::buildPartitionStage(OpPassManager &pm,
   dist::SpPartitionPassOptions partition;
   partition.tp = options.tp;
   partition.dp = options.dp;
+  partition.cp = options.cp;
+  partition.cpAttention = options.cpAttention;
   partition.sequenceParallel = options.sequenceParallel;
   pm.addPass(dist::createSpPartitionPass(partition));
 }

@@ -1,6 +1,6 @@
 //===- sp-compile.cpp - model IR to a sequence-parallel executable --------===//
 //
-//   sp-compile model.mlir --tp T [--sp] [--dp D] [--target cpu|cuda]
+//   sp-compile model.mlir --tp T [--sp] [--dp D] [--cp C] [--target cpu|cuda]
 //              [--train [--recompute none|selective|full] ...]
 //              [--emit mlir|llvm|obj|exe]
 //              [--report memory|comm] -o OUT
@@ -107,6 +107,18 @@ static cl::opt<std::string> dpFlag("dp",
                                    cl::desc("Data-parallel degree (default 1)"),
                                    cl::value_desc("int"), cl::init("1"),
                                    cl::cat(parallelism));
+static cl::opt<std::string> cpFlag("cp",
+                                   cl::desc("Context-parallel degree: the "
+                                            "sequence split through attention "
+                                            "(default 1)"),
+                                   cl::value_desc("int"), cl::init("1"),
+                                   cl::cat(parallelism));
+static cl::opt<std::string>
+    cpAttention("cp-attention",
+                cl::desc("With --cp: how attention sees the whole sequence: "
+                         "allgather (default)"),
+                cl::value_desc("variant"), cl::init("allgather"),
+                cl::cat(parallelism));
 static cl::opt<bool> sp("sp",
                         cl::desc("Sequence parallelism along tp (default off)"),
                         cl::cat(parallelism));
@@ -258,7 +270,7 @@ static std::string str(double v) {
 }
 
 /// The values of the integer flags, set by checkFlags.
-static int64_t tp, dp, zero, fuseChunks;
+static int64_t tp, dp, cp, zero, fuseChunks;
 
 /// Parses an integer flag: plain decimal (an optional '-' and digits) within
 /// int64, no hexadecimal or octal, no trailing text, no wrap-around.
@@ -276,6 +288,7 @@ static bool parseDecimal(StringRef flag, StringRef text, int64_t &value) {
 /// code 1).
 static int checkFlags() {
   if (!parseDecimal("tp", tpFlag, tp) || !parseDecimal("dp", dpFlag, dp) ||
+      !parseDecimal("cp", cpFlag, cp) ||
       !parseDecimal("zero", zeroFlag, zero) ||
       !parseDecimal("fuse-chunks", fuseChunksFlag, fuseChunks))
     return 1;
@@ -283,9 +296,16 @@ static int checkFlags() {
     return fail("--tp must be >= 1, got " + Twine(tp));
   if (dp < 1)
     return fail("--dp must be >= 1, got " + Twine(dp));
-  if (!checkedMul<int64_t>(tp, dp))
-    return fail("--tp * --dp = " + Twine(tp) + " * " + Twine(dp) +
-                " ranks overflows int64");
+  if (cp < 1)
+    return fail("--cp must be >= 1, got " + Twine(cp));
+  if (cpAttention != "allgather")
+    return fail("--cp-attention must be allgather (the ring variant is not "
+                "built yet), got '" +
+                cpAttention + "'");
+  std::optional<int64_t> tpdp = checkedMul<int64_t>(tp, dp);
+  if (!tpdp || !checkedMul<int64_t>(*tpdp, cp))
+    return fail("--tp * --dp * --cp = " + Twine(tp) + " * " + Twine(dp) +
+                " * " + Twine(cp) + " ranks overflows int64");
   if (fuseChunks < 0)
     return fail("--fuse-chunks must be >= 0, got " + Twine(fuseChunks));
   if (zero != 0 && zero != 1)
@@ -403,6 +423,8 @@ int main(int argc, char **argv) {
   seqpar::PipelineOptions options;
   options.tp = tp;
   options.dp = dp;
+  options.cp = cp;
+  options.cpAttention = cpAttention.getValue();
   options.sequenceParallel = sp.getValue();
   options.train = train.getValue();
   options.optimizer = optimizerName.getValue();

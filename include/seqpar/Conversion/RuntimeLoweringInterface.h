@@ -61,8 +61,12 @@ public:
   virtual int32_t axisIndex(llvm::StringRef axis) const = 0;
   /// axisIndex(axis) as an i32 constant.
   mlir::Value axisOf(llvm::StringRef axis) { return i32(axisIndex(axis)); }
-  /// The mesh axis (index) that splits dimension `dim` of `v`, or -1.
+  /// The mesh axis (index) that splits dimension `dim` of `v` contiguously
+  /// (inside a zigzag split, if the dimension has one too), or -1.
   virtual int32_t splitAxis(mlir::Value v, int64_t dim) const = 0;
+  /// The mesh axis (index) that splits dimension `dim` of `v` in zigzag
+  /// (context parallelism), or -1.
+  virtual int32_t zigzagAxis(mlir::Value v, int64_t dim) const = 0;
 
   /// The index of parameter `name` in the step's parameter table.
   virtual int64_t paramIndex(llvm::StringRef name) const = 0;

@@ -40,6 +40,15 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
                      llvm::cl::init(1)};
   Option<int64_t> dp{*this, "dp", llvm::cl::desc("Data-parallel degree"),
                      llvm::cl::init(1)};
+  Option<int64_t> cp{*this, "cp",
+                     llvm::cl::desc("Context-parallel degree: the sequence "
+                                    "split through attention"),
+                     llvm::cl::init(1)};
+  Option<std::string> cpAttention{
+      *this, "cp-attention",
+      llvm::cl::desc("How attention sees the whole sequence under cp > 1: "
+                     "allgather"),
+      llvm::cl::init("allgather")};
   Option<bool> sequenceParallel{
       *this, "sequence-parallel",
       llvm::cl::desc("Shard the non-tensor-parallel regions along the "

@@ -78,10 +78,18 @@ static LogicalResult lowerOp(AllGatherMatmulGradWeightOp o, RuntimeEmitter &e) {
   return success();
 }
 
+/// 1 when `split` (the split side of a collective) is split in zigzag along
+/// `dim` over `axis`: the runtime reorders its two chunks.
+static int64_t zigzagOn(Value split, StringRef axis, int64_t dim) {
+  Sharding s = typeSharding(split, axis);
+  return s.isZigzag() && s.dim == dim ? 1 : 0;
+}
+
 static LogicalResult lowerOp(AllGatherOp o, RuntimeEmitter &e) {
   SmallVector<Value> args = e.collectiveArgs(o.getInput(), o, true);
   args.push_back(e.i32(o.getDim()));
   args.push_back(e.axisOf(o.getAxis()));
+  args.push_back(e.i32(zigzagOn(o.getInput(), o.getAxis(), o.getDim())));
   appendWorkspace(o, e, args);
   e.call("sprt_all_gather", args);
   return success();
@@ -91,6 +99,7 @@ static LogicalResult lowerOp(ReduceScatterOp o, RuntimeEmitter &e) {
   SmallVector<Value> args = e.collectiveArgs(o.getInput(), o, false);
   args.push_back(e.i32(o.getDim()));
   args.push_back(e.axisOf(o.getAxis()));
+  args.push_back(e.i32(zigzagOn(o, o.getAxis(), o.getDim())));
   appendWorkspace(o, e, args);
   e.call("sprt_reduce_scatter_f32", args);
   return success();
@@ -107,6 +116,7 @@ static LogicalResult lowerOp(LocalSliceOp o, RuntimeEmitter &e) {
   SmallVector<Value> args = e.collectiveArgs(o.getInput(), o, true);
   args.push_back(e.i32(o.getDim()));
   args.push_back(e.axisOf(o.getAxis()));
+  args.push_back(e.i32(zigzagOn(o, o.getAxis(), o.getDim())));
   e.call("sprt_local_slice", args);
   return success();
 }

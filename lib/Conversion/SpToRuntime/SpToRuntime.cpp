@@ -80,6 +80,7 @@ public:
   void call(StringRef name, ArrayRef<Value> args) override;
   int32_t axisIndex(StringRef axis) const override;
   int32_t splitAxis(Value v, int64_t dim) const override;
+  int32_t zigzagAxis(Value v, int64_t dim) const override;
   int64_t paramIndex(StringRef name) const override {
     return paramIndices.lookup(name);
   }
@@ -149,16 +150,26 @@ int32_t Lowering::axisIndex(StringRef axis) const {
   return -1;
 }
 
-int32_t Lowering::splitAxis(Value v, int64_t d) const {
+/// The axis (index) splitting dimension `d` of `v` in zigzag (`zigzag`) or
+/// contiguously, or -1.
+static int32_t findSplit(const Lowering &l, Value v, int64_t d, bool zigzag) {
   LayoutAttr layout = LayoutAttr::fromType(v.getType());
   if (!layout)
     return -1;
   for (auto [i, axis] : llvm::enumerate(layout.getAxes())) {
     Sharding s = layout.getSharding(i);
-    if (s.isSplit() && s.dim == d)
-      return axisIndex(axis.getValue());
+    if (s.isSplit() && s.dim == d && s.isZigzag() == zigzag)
+      return l.axisIndex(axis.getValue());
   }
   return -1;
+}
+
+int32_t Lowering::splitAxis(Value v, int64_t d) const {
+  return findSplit(*this, v, d, /*zigzag=*/false);
+}
+
+int32_t Lowering::zigzagAxis(Value v, int64_t d) const {
+  return findSplit(*this, v, d, /*zigzag=*/true);
 }
 
 LogicalResult Lowering::checkTypes(Operation *op) {
@@ -598,9 +609,14 @@ FailureOr<std::string> Lowering::modelJson() {
            : StringRef()},
       {"mesh", llvm::json::Object{{"axes", llvm::json::Array(axes)},
                                   {"sizes", llvm::json::Array(axisSizes)}}},
-      {"seq", dim(ids, 0)},
+      {"seq", dim(ids, 0) * (zigzagAxis(ids, 0) < 0
+                                 ? 1
+                                 : axisSizes[zigzagAxis(ids, 0)])},
       {"batch", dim(ids, 1) * (batchAxis < 0 ? 1 : axisSizes[batchAxis])},
       {"batch_axis", batchAxis},
+      // The axis splitting the inputs' sequence in zigzag (context
+      // parallelism), or -1.
+      {"seq_axis", zigzagAxis(ids, 0)},
       {"vocab", vocab},
       {"arena_bytes", arenaBytes},
       {"flops_per_step", flops},

@@ -568,7 +568,7 @@ func.func @dout_element_type(%do: tensor<8x2x32xbf16>, %q: tensor<8x2x32xf32>, %
 // -----
 
 func.func @dq_type(%do: tensor<8x2x32xf32>, %q: tensor<8x2x32xf32>, %kv: tensor<8x2x16xf32>) {
-  // expected-error @+1 {{dq, dk and dv must have the types of q, k and v}}
+  // expected-error @+1 {{dq must have q's type, dk and dv the shapes and element types of k and v}}
   %0:3 = tfm.attention_grad %do, %q, %kv, %kv heads 4 kv_heads 2 head_dim 8 : tensor<8x2x32xf32>, tensor<8x2x32xf32>, tensor<8x2x16xf32>, tensor<8x2x16xf32> -> tensor<8x2x16xf32>, tensor<8x2x16xf32>, tensor<8x2x16xf32>
   return
 }
@@ -577,7 +577,7 @@ func.func @dq_type(%do: tensor<8x2x32xf32>, %q: tensor<8x2x32xf32>, %kv: tensor<
 
 // Grouped-query: dk has k's 16 features, not q's 32.
 func.func @dk_type(%do: tensor<8x2x32xf32>, %q: tensor<8x2x32xf32>, %kv: tensor<8x2x16xf32>) {
-  // expected-error @+1 {{dq, dk and dv must have the types of q, k and v}}
+  // expected-error @+1 {{dq must have q's type, dk and dv the shapes and element types of k and v}}
   %0:3 = tfm.attention_grad %do, %q, %kv, %kv heads 4 kv_heads 2 head_dim 8 : tensor<8x2x32xf32>, tensor<8x2x32xf32>, tensor<8x2x16xf32>, tensor<8x2x16xf32> -> tensor<8x2x32xf32>, tensor<8x2x32xf32>, tensor<8x2x16xf32>
   return
 }
@@ -585,7 +585,7 @@ func.func @dk_type(%do: tensor<8x2x32xf32>, %q: tensor<8x2x32xf32>, %kv: tensor<
 // -----
 
 func.func @dv_type(%do: tensor<8x2x32xf32>, %q: tensor<8x2x32xf32>, %kv: tensor<8x2x16xf32>, %pos: tensor<8x2xi64>) {
-  // expected-error @+1 {{dq, dk and dv must have the types of q, k and v}}
+  // expected-error @+1 {{dq must have q's type, dk and dv the shapes and element types of k and v}}
   %0:3 = tfm.attention_grad %do, %q, %kv, %kv positions %pos heads 4 kv_heads 2 head_dim 8 : tensor<8x2x32xf32>, tensor<8x2x32xf32>, tensor<8x2x16xf32>, tensor<8x2x16xf32>, tensor<8x2xi64> -> tensor<8x2x32xf32>, tensor<8x2x16xf32>, tensor<8x2x16xbf16>
   return
 }

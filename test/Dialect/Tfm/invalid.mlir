@@ -780,8 +780,17 @@ func.func @v_width(%q: tensor<8x2x32xf32>, %k: tensor<8x2x8xf32>, %v: tensor<8x2
 
 // -----
 
+func.func @k_longer_one_device(%q: tensor<8x2x32xf32>, %k: tensor<16x2x32xf32>, %v: tensor<16x2x32xf32>) {
+  // Without layouts q and k are the same sequence: a longer k is an error.
+  // expected-error @+1 {{k's sequence (16) must be q's (8)}}
+  %0 = tfm.attention %q, %k, %v heads 4 kv_heads 4 head_dim 8 : tensor<8x2x32xf32>, tensor<16x2x32xf32>, tensor<16x2x32xf32> -> tensor<8x2x32xf32>
+  return
+}
+
+// -----
+
 func.func @k_leading(%q: tensor<8x2x32xf32>, %k: tensor<4x2x32xf32>, %v: tensor<8x2x32xf32>) {
-  // expected-error @+1 {{k must have shape [8, 2, 32], got [4, 2, 32]}}
+  // expected-error @+1 {{k's sequence (4) must be q's (8)}}
   %0 = tfm.attention %q, %k, %v heads 4 kv_heads 4 head_dim 8 : tensor<8x2x32xf32>, tensor<4x2x32xf32>, tensor<8x2x32xf32> -> tensor<8x2x32xf32>
   return
 }

@@ -8,8 +8,10 @@ using namespace mlir;
 using namespace seqpar::dist;
 
 static Sharding decode(int64_t v, int64_t blocks) {
-  return v == LayoutAttr::kPartial ? Sharding::partial()
-                                   : Sharding::split(v, blocks);
+  if (v == LayoutAttr::kPartial)
+    return Sharding::partial();
+  return blocks == LayoutAttr::kZigzag ? Sharding::zigzagSplit(v)
+                                       : Sharding::split(v, blocks);
 }
 
 static int64_t encode(Sharding s) {
@@ -28,7 +30,7 @@ LayoutAttr LayoutAttr::get(MLIRContext *ctx, FlatSymbolRefAttr mesh,
   for (auto &[axis, s] : sorted) {
     axes.push_back(StringAttr::get(ctx, axis));
     shardings.push_back(encode(s));
-    blocks.push_back(s.isSplit() ? s.blocks : 1);
+    blocks.push_back(s.isZigzag() ? kZigzag : s.isSplit() ? s.blocks : 1);
   }
   assert((mesh || axes.empty()) && "a layout with entries names its mesh");
   return get(ctx, mesh, axes, shardings, blocks);
@@ -94,15 +96,26 @@ LogicalResult LayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     if (shardings[i] < kPartial)
       return emitError() << "layout of axis '" << axis.getValue()
                          << "' has an invalid split dimension " << shardings[i];
-    if (blocks[i] < 1)
+    if (blocks[i] < 1 && blocks[i] != kZigzag)
       return emitError() << "layout of axis '" << axis.getValue()
                          << "' has an invalid block count " << blocks[i];
+    if (blocks[i] == kZigzag && shardings[i] == kPartial)
+      return emitError() << "layout of axis '" << axis.getValue()
+                         << "' is partial and zigzag";
+    // A zigzag split is its dimension's outermost: one per dimension.
+    for (size_t j = 0; j < i; ++j)
+      if (blocks[i] == kZigzag && blocks[j] == kZigzag &&
+          shardings[i] == shardings[j])
+        return emitError() << "axes '" << axes[j].getValue() << "' and '"
+                           << axis.getValue()
+                           << "' both split dimension " << shardings[i]
+                           << " in zigzag (one zigzag split per dimension)";
   }
   return success();
 }
 
 /// `<` (`@`mesh (`,` entry)*)? `>`, an entry being
-/// axis `=` (R | P | S `(` dim (`,` `blocks` `=` k)? `)`).
+/// axis `=` (R | P | S `(` dim (`,` (`blocks` `=` k | `zigzag`))? `)`).
 Attribute LayoutAttr::parse(AsmParser &parser, Type) {
   SmallVector<std::pair<std::string, Sharding>> entries;
   FlatSymbolRefAttr mesh;
@@ -125,12 +138,16 @@ Attribute LayoutAttr::parse(AsmParser &parser, Type) {
       s = Sharding::partial();
     } else if (kind == "S") {
       int64_t dim, blocks = 1;
+      bool zigzag = false;
       if (parser.parseLParen() || parser.parseInteger(dim))
         return failure();
-      if (succeeded(parser.parseOptionalComma()) &&
-          (parser.parseKeyword("blocks") || parser.parseEqual() ||
-           parser.parseInteger(blocks)))
-        return failure();
+      if (succeeded(parser.parseOptionalComma())) {
+        if (succeeded(parser.parseOptionalKeyword("zigzag")))
+          zigzag = true;
+        else if (parser.parseKeyword("blocks") || parser.parseEqual() ||
+                 parser.parseInteger(blocks))
+          return failure();
+      }
       if (parser.parseRParen())
         return failure();
       if (dim < 0)
@@ -139,7 +156,7 @@ Attribute LayoutAttr::parse(AsmParser &parser, Type) {
       if (blocks < 1)
         return parser.emitError(kindLoc)
                << "block count of axis '" << axis << "' must be >= 1";
-      s = Sharding::split(dim, blocks);
+      s = zigzag ? Sharding::zigzagSplit(dim) : Sharding::split(dim, blocks);
     } else {
       return parser.emitError(kindLoc) << "expected R, P or S(dim) for axis '"
                                        << axis << "', got '" << kind << "'";

@@ -362,8 +362,18 @@ struct CollectiveChecker {
 };
 } // namespace
 
+/// The split along `d` on `axis` that the split side of a one-dimension
+/// collective has: the zigzag split when its layout says so, else S(d).
+static Sharding splitSide(Value split, StringRef axis, int64_t d) {
+  Sharding s = typeSharding(split, axis);
+  return s.isZigzag() && s.dim == d ? Sharding::zigzagSplit(d)
+                                    : Sharding::split(d);
+}
+
 /// A collective that changes one dimension by the axis size: gathered
 /// (multiplied) or scattered / sliced (divided), with its layout transition.
+/// `split` is its side split over the axis (the input of a gather, the
+/// result of a scatter or slice).
 static LogicalResult verifyOneDim(Operation *op, Value input, Value result,
                                   StringRef axis, int64_t n, int64_t d,
                                   bool gathers, Sharding from, Sharding to) {
@@ -372,19 +382,34 @@ static LogicalResult verifyOneDim(Operation *op, Value input, Value result,
   if (failed(c.dimInRange("dim", d, in.getRank())) ||
       failed(c.scaled(in, out, {{d, gathers}})))
     return failure();
+  // A zigzag split is its dimension's outermost: the runtime moves whole
+  // zigzag parts, so no other axis may cut them.
+  Sharding zigzag = gathers ? from : to;
+  if (zigzag.isZigzag())
+    if (LayoutAttr l = LayoutAttr::fromType(gathers ? in : out))
+      for (auto [i, other] : llvm::enumerate(l.getAxes())) {
+        Sharding s = l.getSharding(i);
+        if (other.getValue() != axis && s.isSplit() && s.dim == d)
+          return op->emitOpError()
+                 << "moves the zigzag split of dimension " << d << " over '"
+                 << axis << "' while axis '" << other.getValue()
+                 << "' also splits it: gather '" << other.getValue()
+                 << "' first";
+      }
   return c.transition(in, out, from, to);
 }
 
 LogicalResult AllGatherOp::verifyWithAxisSize(int64_t n) {
   return verifyOneDim(*this, getInput(), getResult(), getAxis(), n, getDim(),
-                      /*gathers=*/true, Sharding::split(getDim()),
+                      /*gathers=*/true,
+                      splitSide(getInput(), getAxis(), getDim()),
                       Sharding::replicated());
 }
 
 LogicalResult ReduceScatterOp::verifyWithAxisSize(int64_t n) {
   return verifyOneDim(*this, getInput(), getResult(), getAxis(), n, getDim(),
                       /*gathers=*/false, Sharding::partial(),
-                      Sharding::split(getDim()));
+                      splitSide(getResult(), getAxis(), getDim()));
 }
 
 LogicalResult AllReduceOp::verifyWithAxisSize(int64_t n) {
@@ -473,7 +498,7 @@ LogicalResult AllToAllOp::verifyWithAxisSize(int64_t n) {
 LogicalResult LocalSliceOp::verifyWithAxisSize(int64_t n) {
   return verifyOneDim(*this, getInput(), getResult(), getAxis(), n, getDim(),
                       /*gathers=*/false, Sharding::replicated(),
-                      Sharding::split(getDim()));
+                      splitSide(getResult(), getAxis(), getDim()));
 }
 
 static LogicalResult verifyPeerOffset(Operation *op, int64_t offset,

@@ -59,14 +59,27 @@ static int64_t ratio(Value big, Value small, int64_t dim) {
   return s > 0 ? cast<ShapedType>(big.getType()).getDimSize(dim) / s : 1;
 }
 
+/// Whether `v` is split in zigzag along `dim` on `axis`: its two chunks are
+/// moved apart (the runtime reorders them through the workspace).
+static bool zigzag(Value v, StringRef axis, int64_t dim) {
+  Sharding s = typeSharding(v, axis);
+  return s.isZigzag() && s.dim == dim;
+}
+
 int64_t AllGatherOp::getWorkspaceBytes() {
   // Every rank's block received contiguously, then unpacked.
-  return strided(getInput(), getDim()) ? bytesOf(getResult()) : 0;
+  return strided(getInput(), getDim()) ||
+                 zigzag(getInput(), getAxis(), getDim())
+             ? bytesOf(getResult())
+             : 0;
 }
 
 int64_t ReduceScatterOp::getWorkspaceBytes() {
   // Each rank's strided block packed, then reduce-scattered.
-  return strided(getInput(), getDim()) ? bytesOf(getInput()) : 0;
+  return strided(getInput(), getDim()) ||
+                 zigzag(getResult(), getAxis(), getDim())
+             ? bytesOf(getInput())
+             : 0;
 }
 
 int64_t AllToAllOp::getWorkspaceBytes() {

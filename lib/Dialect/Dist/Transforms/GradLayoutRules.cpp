@@ -185,6 +185,16 @@ static Result qkvConcatRule(GradRule r, QkvConcatOp o) {
 
 static Result attentionGradRule(GradRule r, AttentionGradOp o) {
   Sharding s = r.of(o.getQ());
+  if (s.isZigzag() && s.dim == 0) {
+    // Context parallelism: this rank's queries' contributions to the whole
+    // keys' and values' gradients.
+    if (r.of(o.getDout()) != s)
+      return r.error(o.getDout(), "must be sharded like q (" + s.str() + ")");
+    for (Value v : {o.getK(), o.getV()})
+      if (!r.of(v).isReplicated())
+        return r.error(v, "must be the whole sequence (context-parallel q)");
+    return SmallVector<Sharding>{s, Sharding::partial(), Sharding::partial()};
+  }
   for (Value v : {o.getDout(), o.getK(), o.getV()})
     if (r.of(v) != s)
       return r.error(v, "must be sharded like q (" + s.str() + ")");

@@ -18,8 +18,7 @@ using namespace seqpar::dist;
 using namespace seqpar::tfm;
 
 Sharding dist::shardingOf(Value v, StringRef axis) {
-  LayoutAttr layout = LayoutAttr::fromType(v.getType());
-  return layout ? layout.getSharding(axis) : Sharding::replicated();
+  return typeSharding(v, axis);
 }
 
 namespace {
@@ -126,8 +125,21 @@ static Result linearRule(Rule r, LinearOp op) {
   return r.same(sx);
 }
 
+/// Context parallelism: the queries are this rank's zigzag part of the
+/// sequence; the keys, values and positions are the whole sequence.
+static Result contextAttentionRule(Rule r, AttentionOp op, Sharding s) {
+  for (Value v : {op.getK(), op.getV(), op.getPositions()})
+    if (v && !r.of(v).isReplicated())
+      return r.error(v, "keys, values and positions of context-parallel "
+                        "queries must be the whole sequence; all-gather "
+                        "them over the context axis");
+  return r.same(s);
+}
+
 static Result attentionRule(Rule r, AttentionOp op) {
   Sharding s = r.of(op.getQ());
+  if (s.isZigzag() && s.dim == 0)
+    return contextAttentionRule(r, op, s);
   for (Value v : {op.getK(), op.getV()})
     if (r.of(v) != s)
       return r.error(v, "keys and values must be split like the queries (" +
@@ -138,7 +150,8 @@ static Result attentionRule(Rule r, AttentionOp op) {
   if (Rule::isSplitOn(s, 0))
     return r.error(op.getQ(),
                    "attention over a sequence split across ranks needs "
-                   "context parallelism; all-gather the sequence first");
+                   "context parallelism (a zigzag split with whole keys and "
+                   "values); all-gather the sequence first");
   if (s.isSplit() && s.blocks != 1)
     return r.error(op.getQ(), "heads must be split contiguously");
   if (Value pos = op.getPositions()) {

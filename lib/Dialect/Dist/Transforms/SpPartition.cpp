@@ -42,12 +42,14 @@ using namespace seqpar::tfm;
 namespace {
 class Partitioner final : public PartitionContext {
 public:
-  Partitioner(ModuleOp module, MeshOp mesh, int64_t tp, int64_t dp, bool sp)
-      : module(module), mesh(mesh), tp(tp), dp(dp), sp(sp),
+  Partitioner(ModuleOp module, MeshOp mesh, int64_t tp, int64_t dp,
+              int64_t cp, bool sp)
+      : module(module), mesh(mesh), tp(tp), dp(dp), cp(cp), sp(sp),
         b(module.getContext()),
         meshSym(FlatSymbolRefAttr::get(mesh.getSymNameAttr())),
         tensorAxisName(*mesh.getAxisWithRole(AxisRole::tensor)),
-        dataAxisName(mesh.getAxisWithRole(AxisRole::data).value_or("")) {
+        dataAxisName(mesh.getAxisWithRole(AxisRole::data).value_or("")),
+        contextAxisName(mesh.getAxisWithRole(AxisRole::context).value_or("")) {
     for (ParamOp p : module.getOps<ParamOp>())
       decls[p.getSymNameAttr()] = p;
   }
@@ -68,7 +70,8 @@ public:
   void cloneWith(Operation *op, Sharding want) override;
 
   /// The local type of a value of global type `global` that is `s` on tp
-  /// and, if `batched` and dp > 1, split along the batch over dp.
+  /// and, if `batched`, split along the batch over dp (dp > 1) and along
+  /// the sequence in zigzag over cp (cp > 1).
   RankedTensorType localType(RankedTensorType global, Sharding s,
                              bool batched) const override;
   RankedTensorType typeWith(Value oldValue, Sharding s) const override {
@@ -81,9 +84,12 @@ public:
 
   int64_t tpSize() const override { return tp; }
   int64_t dpSize() const override { return dp; }
+  int64_t cpSize() const override { return cp; }
   FlatSymbolRefAttr meshRef() const override { return meshSym; }
   StringRef tpAxis() const override { return tensorAxisName; }
   StringRef dpAxis() const override { return dataAxisName; }
+  StringRef cpAxis() const override { return contextAxisName; }
+  Value wholeSequence(Value v, Location loc) override;
 
   bool sequenceParallel() const override { return sp; }
   /// The layout of the residual stream: whole (TP) or sequence shards (SP).
@@ -112,14 +118,18 @@ private:
   Value emitConversion(Value v, Sharding have, Sharding want, Location loc);
   LogicalResult partitionOp(Operation *op);
 
+  /// The sequence of the token arguments splits over cp (in 2 cp chunks)
+  /// and, under SP, each cp rank's part over tp; or an error at `func`.
+  LogicalResult checkSequence(func::FuncOp func, BlockArgument arg);
+
   ModuleOp module;
   MeshOp mesh;
-  int64_t tp, dp;
+  int64_t tp, dp, cp;
   bool sp;
   OpBuilder b;
   FlatSymbolRefAttr meshSym;
   /// The mesh axes the partitioner places work on, found by their roles.
-  StringRef tensorAxisName, dataAxisName;
+  StringRef tensorAxisName, dataAxisName, contextAxisName;
   DenseMap<Value, Value> mapped;
   /// (value, target layout) -> the converted value.
   DenseMap<std::pair<Value, Attribute>, Value> converted;
@@ -139,6 +149,10 @@ RankedTensorType Partitioner::localType(RankedTensorType global, Sharding s,
   if (batched && dp > 1) {
     shape[1] /= dp;
     entries.push_back({dataAxisName, Sharding::split(1)});
+  }
+  if (batched && cp > 1) {
+    shape[0] /= cp;
+    entries.push_back({contextAxisName, Sharding::zigzagSplit(0)});
   }
   LayoutAttr layout = LayoutAttr::get(b.getContext(), meshSym, entries);
   Attribute encoding = layout.getAxes().empty() ? Attribute() : layout;
@@ -246,6 +260,24 @@ FailureOr<Value> Partitioner::param(Value old, Sharding want) {
   return cached;
 }
 
+Value Partitioner::wholeSequence(Value v, Location loc) {
+  auto t = cast<RankedTensorType>(v.getType());
+  if (cp == 1 || !typeSharding(v, contextAxisName).isZigzag())
+    return v;
+  LayoutAttr whole = LayoutAttr::ofType(t, meshSym).with(contextAxisName,
+                                                         Sharding());
+  Value &cached = converted[{v, whole}];
+  if (!cached) {
+    SmallVector<int64_t> shape(t.getShape());
+    shape[0] *= cp;
+    Attribute enc = whole.getAxes().empty() ? Attribute() : whole;
+    cached = b.create<AllGatherOp>(
+        loc, RankedTensorType::get(shape, t.getElementType(), enc), v, meshSym,
+        b.getStringAttr(contextAxisName), b.getI64IntegerAttr(0));
+  }
+  return cached;
+}
+
 bool Partitioner::feedsSplitConsumers(Value v) {
   return llvm::all_of(v.getUses(), [&](OpOperand &use) {
     auto user = dyn_cast<PartitionOpInterface>(use.getOwner());
@@ -276,23 +308,36 @@ void Partitioner::cloneWith(Operation *op, Sharding want) {
 }
 
 RankedTensorType Partitioner::lossType(Value oldLoss) {
-  // Each data-parallel replica's mean over its own tokens: partial over dp.
-  if (dp == 1)
+  // Each rank's mean over its own tokens: partial over dp and cp.
+  SmallVector<std::pair<StringRef, Sharding>> entries;
+  if (dp > 1)
+    entries.push_back({dataAxisName, Sharding::partial()});
+  if (cp > 1)
+    entries.push_back({contextAxisName, Sharding::partial()});
+  if (entries.empty())
     return cast<RankedTensorType>(oldLoss.getType());
-  return RankedTensorType::get(
-      {}, b.getF32Type(),
-      LayoutAttr::get(b.getContext(), meshSym,
-                      {{dataAxisName, Sharding::partial()}}));
+  return RankedTensorType::get({}, b.getF32Type(),
+                               LayoutAttr::get(b.getContext(), meshSym,
+                                               entries));
 }
 
 Value Partitioner::replicaMean(Value loss) {
-  if (dp == 1)
-    return loss;
-  // The loss is averaged over the replicas (Megatron's data parallelism).
-  return b.create<AllReduceOp>(
-      loss.getLoc(), RankedTensorType::get({}, b.getF32Type()), loss, meshSym,
-      b.getStringAttr(dataAxisName),
-      ReductionKindAttr::get(b.getContext(), ReductionKind::mean));
+  // The loss is averaged over the sequence parts (each holds the same
+  // number of tokens), then over the replicas (Megatron's data parallelism).
+  for (auto [n, axis] : {std::pair<int64_t, StringRef>{cp, contextAxisName},
+                         {dp, dataAxisName}}) {
+    if (n == 1)
+      continue;
+    LayoutAttr rest =
+        LayoutAttr::ofType(loss.getType(), meshSym).with(axis, Sharding());
+    loss = b.create<AllReduceOp>(
+        loss.getLoc(),
+        RankedTensorType::get({}, b.getF32Type(),
+                              rest.getAxes().empty() ? Attribute() : rest),
+        loss, meshSym, b.getStringAttr(axis),
+        ReductionKindAttr::get(b.getContext(), ReductionKind::mean));
+  }
+  return loss;
 }
 
 LogicalResult Partitioner::partitionOp(Operation *op) {
@@ -314,18 +359,40 @@ LogicalResult Partitioner::partitionOp(Operation *op) {
   return op->emitOpError() << "is not supported by sp-partition";
 }
 
+LogicalResult Partitioner::checkSequence(func::FuncOp func,
+                                         BlockArgument arg) {
+  auto t = cast<RankedTensorType>(arg.getType());
+  if (cp == 1)
+    return success();
+  int64_t s = t.getRank() >= 1 ? t.getDimSize(0) : 0;
+  if (t.getRank() < 2 || s % (2 * cp) != 0)
+    return func.emitOpError()
+           << "cannot split the sequence of argument #" << arg.getArgNumber()
+           << " (" << t << ", " << s << " tokens) over cp = " << cp
+           << ": the zigzag split needs a multiple of 2 x cp = " << 2 * cp;
+  if (sp && tp > 1 && (s / cp) % tp != 0)
+    return func.emitOpError()
+           << "cannot split the sequence of argument #" << arg.getArgNumber()
+           << " (" << s << " tokens) over cp = " << cp
+           << " and then, under sequence parallelism, each part (" << s / cp
+           << " tokens) over tp = " << tp;
+  return success();
+}
+
 LogicalResult Partitioner::run(func::FuncOp func) {
   Block &body = func.getBody().front();
-  // Token ids and labels: whole on every tp rank, split by batch over dp.
+  // Token ids and labels: whole on every tp rank, split by batch over dp
+  // and by sequence over cp.
   for (BlockArgument arg : body.getArguments()) {
     auto t = cast<RankedTensorType>(arg.getType());
-    if (dp > 1) {
-      if (t.getRank() < 2 || t.getDimSize(1) % dp != 0)
-        return func.emitOpError()
-               << "cannot split the batch of argument #" << arg.getArgNumber()
-               << " (" << t << ") over dp = " << dp;
+    if (dp > 1 && (t.getRank() < 2 || t.getDimSize(1) % dp != 0))
+      return func.emitOpError()
+             << "cannot split the batch of argument #" << arg.getArgNumber()
+             << " (" << t << ") over dp = " << dp;
+    if (failed(checkSequence(func, arg)))
+      return failure();
+    if (dp > 1 || cp > 1)
       arg.setType(localType(t, Sharding(), /*batched=*/true));
-    }
     mapped[arg] = arg;
   }
   func.setType(FunctionType::get(func.getContext(), body.getArgumentTypes(),
@@ -387,10 +454,24 @@ struct SpPartitionPass : dist::impl::SpPartitionPassBase<SpPartitionPass> {
                          << static_cast<int64_t>(tp);
       return signalPassFailure();
     }
-    if (!llvm::checkedMul<int64_t>(tp, dp)) {
-      module.emitError() << "sp-partition: the mesh size tp * dp = "
+    if (cp < 1) {
+      module.emitError() << "sp-partition: cp must be >= 1, got "
+                         << static_cast<int64_t>(cp);
+      return signalPassFailure();
+    }
+    if (cpAttention != "allgather") {
+      module.emitError()
+          << "sp-partition: cp-attention must be allgather (keys and values "
+             "all-gathered over cp; the ring variant is not built yet), got '"
+          << cpAttention << "'";
+      return signalPassFailure();
+    }
+    std::optional<int64_t> tpdp = llvm::checkedMul<int64_t>(tp, dp);
+    if (!tpdp || !llvm::checkedMul<int64_t>(*tpdp, cp)) {
+      module.emitError() << "sp-partition: the mesh size tp * dp * cp = "
                          << static_cast<int64_t>(tp) << " * "
-                         << static_cast<int64_t>(dp) << " overflows int64";
+                         << static_cast<int64_t>(dp) << " * "
+                         << static_cast<int64_t>(cp) << " overflows int64";
       return signalPassFailure();
     }
     if (!module.getOps<MeshOp>().empty()) {
@@ -401,21 +482,31 @@ struct SpPartitionPass : dist::impl::SpPartitionPassBase<SpPartitionPass> {
     if (failed(checkOneDevice(module)))
       return signalPassFailure();
     OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
-    // dp outermost, so the tp ranks of a replica are adjacent (Megatron).
     SmallVector<StringRef> axes;
     SmallVector<int64_t> sizes;
     SmallVector<int32_t> roles;
-    if (tensorAxis.empty() || dataAxis.empty() ||
-        tensorAxis.getValue() == dataAxis.getValue()) {
-      module.emitError() << "sp-partition: tensor-axis and data-axis must be "
-                            "non-empty and different, got '"
-                         << tensorAxis << "' and '" << dataAxis << "'";
+    if (tensorAxis.empty() || dataAxis.empty() || contextAxis.empty() ||
+        tensorAxis.getValue() == dataAxis.getValue() ||
+        contextAxis.getValue() == tensorAxis.getValue() ||
+        contextAxis.getValue() == dataAxis.getValue()) {
+      module.emitError() << "sp-partition: tensor-axis, data-axis and "
+                            "context-axis must be non-empty and different, "
+                            "got '"
+                         << tensorAxis << "', '" << dataAxis << "' and '"
+                         << contextAxis << "'";
       return signalPassFailure();
     }
+    // dp outermost, then cp, then tp (Megatron's order): the tp ranks of a
+    // sequence part are adjacent.
     if (dp > 1) {
       axes.push_back(dataAxis);
       sizes.push_back(dp);
       roles.push_back(int32_t(AxisRole::data));
+    }
+    if (cp > 1) {
+      axes.push_back(contextAxis);
+      sizes.push_back(cp);
+      roles.push_back(int32_t(AxisRole::context));
     }
     axes.push_back(tensorAxis);
     sizes.push_back(tp);
@@ -424,8 +515,8 @@ struct SpPartitionPass : dist::impl::SpPartitionPassBase<SpPartitionPass> {
         module.getLoc(), "mesh", b.getStrArrayAttr(axes),
         b.getDenseI64ArrayAttr(sizes), b.getDenseI32ArrayAttr(roles));
     // With one rank there is nothing to split: the mesh is all that changes.
-    if (tp > 1 || dp > 1) {
-      Partitioner partitioner(module, mesh, tp, dp, sequenceParallel);
+    if (tp > 1 || dp > 1 || cp > 1) {
+      Partitioner partitioner(module, mesh, tp, dp, cp, sequenceParallel);
       for (auto func : llvm::to_vector(module.getOps<func::FuncOp>()))
         if (!func.isExternal() && failed(partitioner.run(func)))
           return signalPassFailure();

@@ -210,10 +210,16 @@ static LogicalResult partitionAttention(PartitionContext &ctx, AttentionOp op) {
         whole, kv, op.getHeadDim(), tp / kv);
     return ctx.convert(repeated, heads2, op.getLoc());
   };
-  Value k = kvShard(op.getK()), v = kvShard(op.getV());
-  Value positions = op.getPositions()
-                        ? ctx.get(op.getPositions(), Sharding::replicated())
-                        : Value();
+  // Context parallelism: the queries stay this rank's part of the
+  // sequence; the keys and values (kv heads only) and the positions are
+  // all-gathered whole.
+  Value k = ctx.wholeSequence(kvShard(op.getK()), op.getLoc()),
+        v = ctx.wholeSequence(kvShard(op.getV()), op.getLoc());
+  Value positions =
+      op.getPositions()
+          ? ctx.wholeSequence(ctx.get(op.getPositions(), Sharding::replicated()),
+                              op.getLoc())
+          : Value();
   auto attn = b.create<AttentionOp>(
       op.getLoc(), ctx.typeWith(op, heads2), q, k, v, positions, heads / tp,
       kv % tp == 0 ? kv / tp : 1, op.getHeadDim(), op.getCausal(),

@@ -199,10 +199,15 @@ LogicalResult RepeatHeadsOp::buildBackward(BackwardContext &ctx) {
 }
 
 LogicalResult AttentionOp::buildBackward(BackwardContext &ctx) {
+  // Keys and values whole where the queries are split along the sequence
+  // (context parallelism) get this rank's queries' contributions: partial.
+  auto kvGrad = [&](Value kv) {
+    return ctx.partialWhereSplit(ctx.gradType(kv.getType()), getQ(), 0);
+  };
   auto grad = ctx.getBuilder().create<AttentionGradOp>(
       getLoc(),
-      TypeRange{ctx.gradType(getQ().getType()), ctx.gradType(getK().getType()),
-                ctx.gradType(getV().getType())},
+      TypeRange{ctx.gradType(getQ().getType()), kvGrad(getK()),
+                kvGrad(getV())},
       ctx.gradient(getResult()), getQ(), getK(), getV(), getPositions(),
       getNumHeadsAttr(), getNumKvHeadsAttr(), getHeadDimAttr(), getCausalAttr(),
       getRotaryDimAttr(), getRotaryThetaAttr(), getDropoutRateAttr(),

@@ -158,10 +158,18 @@ LogicalResult RepeatHeadsGradOp::verify() {
 LogicalResult AttentionGradOp::verify() {
   if (getDout().getType() != getQ().getType())
     return emitOpError() << "dout must have q's type";
-  if (getDq().getType() != getQ().getType() ||
-      getDk().getType() != getK().getType() ||
-      getDv().getType() != getV().getType())
-    return emitOpError() << "dq, dk and dv must have the types of q, k and v";
+  // dk and dv may be partial where k and v are whole: the contributions of
+  // this rank's queries (context parallelism).
+  auto sameShape = [](Value a, Value b) {
+    auto ta = cast<RankedTensorType>(a.getType()),
+         tb = cast<RankedTensorType>(b.getType());
+    return ta.getShape() == tb.getShape() &&
+           ta.getElementType() == tb.getElementType();
+  };
+  if (getDq().getType() != getQ().getType() || !sameShape(getDk(), getK()) ||
+      !sameShape(getDv(), getV()))
+    return emitOpError() << "dq must have q's type, dk and dv the shapes and "
+                            "element types of k and v";
   return success();
 }
 

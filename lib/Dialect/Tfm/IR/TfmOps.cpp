@@ -309,14 +309,26 @@ LogicalResult AttentionOp::verify() {
                          << shapeStr(q.getShape());
   // kv_heads divides heads: heads * head_dim bounds every width below, and
   // the [b, heads, s, s] scores are what the memory report counts.
+  // The keys' sequence: q's, or (context parallelism: q holds this rank's
+  // part of the sequence, k and v the whole of it) a multiple of it.
+  RankedTensorType kType = getK().getType();
+  int64_t sq = q.getDimSize(0);
+  int64_t sk = kType.getRank() == 3 ? kType.getDimSize(0) : sq;
+  bool distributed = q.getEncoding() || kType.getEncoding();
+  if (sk != sq && (!distributed || sq == 0 || sk % sq != 0))
+    return emitOpError()
+           << "k's sequence (" << sk << ") must be q's (" << sq << ")"
+           << (distributed ? " or a multiple of it (the whole sequence of "
+                             "context-parallel queries)"
+                           : "");
   if (failed(product(*this, {h, d}, "heads * head_dim")) ||
-      failed(product(*this,
-                     {q.getDimSize(1), h, q.getDimSize(0), q.getDimSize(0)},
+      failed(product(*this, {q.getDimSize(1), h, sq, sk},
                      "the attention scores [b, heads, s, s]")))
     return failure();
   auto check = [&](StringRef name, RankedTensorType t,
                    int64_t width) -> LogicalResult {
-    SmallVector<int64_t> expected{q.getDimSize(0), q.getDimSize(1), width};
+    int64_t s = name == "k" || name == "v" ? sk : sq;
+    SmallVector<int64_t> expected{s, q.getDimSize(1), width};
     if (t.getShape() != ArrayRef<int64_t>(expected))
       return emitOpError() << name << " must have shape " << shapeStr(expected)
                            << ", got " << shapeStr(t.getShape());
@@ -331,10 +343,12 @@ LogicalResult AttentionOp::verify() {
       failed(check("result", getResult().getType(), h * d)))
     return failure();
   if (getPositions()) {
+    // The keys' positions (the queries' are among them).
     RankedTensorType p = getPositions().getType();
-    if (p.getShape() != q.getShape().take_front(2))
+    SmallVector<int64_t> expected{sk, q.getDimSize(1)};
+    if (p.getShape() != ArrayRef<int64_t>(expected))
       return emitOpError() << "positions must have shape "
-                           << shapeStr(q.getShape().take_front(2)) << ", got "
+                           << shapeStr(expected) << ", got "
                            << shapeStr(p.getShape());
   }
   int64_t rd = getRotaryDim();

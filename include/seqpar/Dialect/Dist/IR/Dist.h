@@ -25,26 +25,41 @@ struct Sharding {
   /// part of every block).
   int64_t dim = 0;
   int64_t blocks = 1;
+  /// For Split: the zigzag split of context parallelism. The dimension is
+  /// cut into 2n chunks over an axis of n ranks and rank r holds chunk r
+  /// followed by chunk 2n-1-r (two blocks, the second in reverse rank
+  /// order), so that every rank does the same causal-attention work.
+  /// `blocks` is 2. A zigzag split is the outermost split of its dimension:
+  /// another axis splitting the same dimension cuts the rank's part.
+  bool zigzag = false;
 
   static Sharding replicated() { return {}; }
   static Sharding split(int64_t d, int64_t blocks = 1) {
     return {Kind::Split, d, blocks};
   }
+  static Sharding zigzagSplit(int64_t d) {
+    return {Kind::Split, d, 2, /*zigzag=*/true};
+  }
   static Sharding partial() { return {Kind::Partial, 0, 1}; }
   bool isReplicated() const { return kind == Kind::Replicated; }
   bool isSplit() const { return kind == Kind::Split; }
   bool isPartial() const { return kind == Kind::Partial; }
+  bool isZigzag() const { return isSplit() && zigzag; }
   bool operator==(const Sharding &o) const {
-    return kind == o.kind &&
-           (kind != Kind::Split || (dim == o.dim && blocks == o.blocks));
+    return kind == o.kind && (kind != Kind::Split ||
+                              (dim == o.dim && blocks == o.blocks &&
+                               zigzag == o.zigzag));
   }
   bool operator!=(const Sharding &o) const { return !(*this == o); }
-  /// "R", "P", "S(d)" or "S(d, blocks = k)", as written in #dist.layout.
+  /// "R", "P", "S(d)", "S(d, blocks = k)" or "S(d, zigzag)", as written in
+  /// #dist.layout.
   std::string str() const {
     if (!isSplit())
       return isPartial() ? "P" : "R";
     std::string s = "S(" + std::to_string(dim);
-    if (blocks != 1)
+    if (zigzag)
+      s += ", zigzag";
+    else if (blocks != 1)
       s += ", blocks = " + std::to_string(blocks);
     return s + ")";
   }
@@ -96,6 +111,12 @@ namespace seqpar::dist {
 /// most one (each layout names it; verifyLayoutOnMesh checks that): with two,
 /// a diagnostic at the second and failure. The one place that checks it.
 mlir::FailureOr<MeshOp> getMesh(mlir::ModuleOp module);
+
+/// The sharding on `axis` of a value's type (replicated without a layout).
+inline Sharding typeSharding(mlir::Value v, llvm::StringRef axis) {
+  LayoutAttr layout = LayoutAttr::fromType(v.getType());
+  return layout ? layout.getSharding(axis) : Sharding::replicated();
+}
 } // namespace seqpar::dist
 
 #endif // SEQPAR_DIALECT_DIST_IR_DIST_H

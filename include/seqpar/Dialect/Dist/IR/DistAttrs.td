@@ -19,7 +19,13 @@ def Dist_LayoutAttr : Dist_Attr<"Layout", "layout"> {
     every axis not listed is replicated (`R`). `S(d, blocks = k)` first cuts
     dimension d into k equal blocks and splits each block over the axis, so a
     rank holds its part of every block (GPT-2's fused `[q | k | v]`
-    projection). Axes are kept sorted by name so that two layouts of the same
+    projection). `S(d, zigzag)` is context parallelism's load-balanced
+    split: dimension d is cut into 2n chunks over an axis of n ranks and the
+    rank with coordinate r holds chunk r, then chunk 2n-1-r. A zigzag split
+    is the outermost split of its dimension (one per dimension); another
+    axis splitting the same dimension cuts the rank's zigzag part
+    contiguously (sequence parallelism inside a context-parallel rank).
+    Axes are kept sorted by name so that two layouts of the same
     mesh with the same entries are the same attribute. Used as a tensor
     encoding, the shape is the local (per-rank) shape.
 
@@ -27,6 +33,7 @@ def Dist_LayoutAttr : Dist_Attr<"Layout", "layout"> {
     tensor<512x4x1024xf32, #dist.layout<@mesh, dp = S(1), tp = S(0)>>
     tensor<512x4x1024xf32, #dist.layout<@mesh, tp = P>>
     tensor<768x576xf32, #dist.layout<@mesh, tp = S(1, blocks = 3)>>
+    tensor<128x4x1024xf32, #dist.layout<@mesh, cp = S(0, zigzag), tp = S(0)>>
     ```
 
     **Constraints**
@@ -38,7 +45,8 @@ def Dist_LayoutAttr : Dist_Attr<"Layout", "layout"> {
     - axis names are non-empty and appear once each;
     - split dimensions are >= 0 (and below the rank of the tensor they
       annotate, checked by the ops that use it);
-    - block counts are >= 1.
+    - block counts are >= 1;
+    - at most one axis splits a dimension in zigzag.
   }];
   let parameters = (ins "::mlir::FlatSymbolRefAttr":$mesh,
                         ArrayRefParameter<"::mlir::StringAttr">:$axes,
@@ -49,6 +57,8 @@ def Dist_LayoutAttr : Dist_Attr<"Layout", "layout"> {
   let extraClassDeclaration = [{
     /// Encoded sharding values: S(d) is d >= 0, P is kPartial.
     static constexpr int64_t kPartial = -1;
+    /// The block count that encodes a zigzag split.
+    static constexpr int64_t kZigzag = -1;
 
     /// The layout on `mesh` for the given (axis, sharding) pairs; replicated
     /// entries are dropped and the rest sorted by axis name. `mesh` may be

@@ -59,7 +59,8 @@ public:
 
   /// The local type of a value of global type `global` that is `s` on the
   /// tensor-parallel axis and, if `batched`, split along its batch over the
-  /// data-parallel axis.
+  /// data-parallel axis and along its sequence (dimension 0) in zigzag over
+  /// the context-parallel axis.
   virtual mlir::RankedTensorType localType(mlir::RankedTensorType global,
                                            Sharding s, bool batched) const = 0;
   /// The local type of the old value `old` made `s` on the tensor-parallel
@@ -78,10 +79,17 @@ public:
 
   virtual int64_t tpSize() const = 0;
   virtual int64_t dpSize() const = 0;
+  virtual int64_t cpSize() const = 0;
   virtual mlir::FlatSymbolRefAttr meshRef() const = 0;
-  /// The names of the tensor-parallel and data-parallel mesh axes.
+  /// The names of the tensor-parallel, data-parallel and context-parallel
+  /// mesh axes (empty when the mesh has none).
   virtual llvm::StringRef tpAxis() const = 0;
   virtual llvm::StringRef dpAxis() const = 0;
+  virtual llvm::StringRef cpAxis() const = 0;
+  /// The new value `v` with its whole sequence on every context-parallel
+  /// rank, in natural order (all-gathered over the context axis; `v` itself
+  /// without context parallelism). Shared by every use.
+  virtual mlir::Value wholeSequence(mlir::Value v, mlir::Location loc) = 0;
 
   //===--------------------------------------------------------------------===//
   // The placement policy (the pass's strategy).

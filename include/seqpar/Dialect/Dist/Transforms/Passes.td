@@ -69,6 +69,18 @@ def SpPartitionPass : Pass<"sp-partition", "::mlir::ModuleOp"> {
     embedding are reduce-scattered along the sequence, and norm outputs are
     all-gathered before each column-parallel linear.
 
+    With `cp=C > 1` (context parallelism) a mesh axis of role context splits
+    the sequence of every token-derived value in zigzag (`S(0, zigzag)`:
+    chunks r and 2C-1-r of 2C on cp rank r, so causal attention costs every
+    rank the same); under sequence parallelism tp then splits each cp rank's
+    part. With `cp-attention=allgather` (Llama 3's) the keys and values
+    (after the kv-head split, so only kv heads move) and the positions are
+    all-gathered over cp before attention; the queries stay local, and the
+    backward reduce-scatters dK and dV (the all-gather's transpose). The
+    loss is each rank's mean, averaged over cp and dp; parameters are
+    replicated over cp and sp-sync-grads all-reduces their gradients over
+    it. The sequence must divide by 2C (and by 2C x tp under SP).
+
     Parameters keep their global shape and gain their layout; every value's
     type carries its layout. sp-verify runs at the end. A dimension that
     cannot be split is reported at the op that needs the split.
@@ -76,6 +88,13 @@ def SpPartitionPass : Pass<"sp-partition", "::mlir::ModuleOp"> {
   let dependentDialects = ["::seqpar::dist::DistDialect"];
   let options = [
     Option<"tp", "tp", "int64_t", "1", "Tensor-parallel degree">,
+    Option<"cp", "cp", "int64_t", "1",
+           "Context-parallel degree: the sequence split through attention">,
+    Option<"cpAttention", "cp-attention", "std::string", "\"allgather\"",
+           "How attention sees the whole sequence under cp > 1: allgather "
+           "(keys and values all-gathered over cp)">,
+    Option<"contextAxis", "context-axis", "std::string", "\"cp\"",
+           "Name of the mesh axis with role context (present when cp > 1)">,
     Option<"dp", "dp", "int64_t", "1",
            "Data-parallel degree: replicas, each on its slice of the batch">,
     Option<"sequenceParallel", "sequence-parallel", "bool", "false",
