@@ -76,5 +76,5 @@ func.func @forward(%ids: tensor<4x1xi64, #dist.layout<@mesh, dp = S(1)>>, %label
 // the runtime stores, loads and dumps it in).
 // CHECK-NOT: tfm.
 // CHECK-NOT: dist.
-// CHECK: llvm.mlir.global external constant @seqpar_model_json("{{.*}}\22batch\22:2,\22batch_axis\22:0,{{.*}}\22mesh\22:{\22axes\22:[\22dp\22,\22tp\22],\22sizes\22:[2,2]}{{.*}}\22dtype\22:\22F32\22,\22init\22:\22normal\22,\22local_shape\22:[32,8],\22name\22:\22emb\22,\22shape\22:[64,8],\22splits\22:[{\22axis\22:1,\22blocks\22:1,\22dim\22:0}]{{.*}}\22seq\22:4,\22vocab\22:64,\22workspace_bytes\22:0}\00")
+// CHECK: llvm.mlir.global external constant @seqpar_model_json("{{.*}}\22batch\22:2,\22batch_axis\22:0,{{.*}}\22mesh\22:{\22axes\22:[\22dp\22,\22tp\22],\22sizes\22:[2,2]}{{.*}}\22dtype\22:\22F32\22,\22init\22:\22normal\22,\22local_shape\22:[32,8],\22name\22:\22emb\22,\22shape\22:[64,8],\22splits\22:[{\22axis\22:1,\22blocks\22:1,\22dim\22:0}]{{.*}}\22seq\22:4,\22seq_axis\22:-1,\22vocab\22:64,\22workspace_bytes\22:0}\00")
 
