@@ -187,7 +187,12 @@ Attribute LayoutAttr::parse(AsmParser &parser, Type) {
   SmallVector<std::pair<StringRef, Sharding>> refs;
   for (auto &e : entries)
     refs.push_back({e.first, e.second});
-  return LayoutAttr::get(parser.getContext(), mesh, refs);
+  LayoutAttr layout = LayoutAttr::get(parser.getContext(), mesh, refs);
+  if (failed(verify([&] { return parser.emitError(loc); }, layout.getMesh(),
+                    layout.getAxes(), layout.getShardings(),
+                    layout.getBlocks())))
+    return {};
+  return layout;
 }
 
 void LayoutAttr::print(AsmPrinter &printer) const {
