@@ -82,6 +82,7 @@ static LogicalResult lowerOp(AllGatherOp o, RuntimeEmitter &e) {
   SmallVector<Value> args = e.collectiveArgs(o.getInput(), o, true);
   args.push_back(e.i32(o.getDim()));
   args.push_back(e.axisOf(o.getAxis()));
+  args.push_back(e.i32(0)); // zigzag
   appendWorkspace(o, e, args);
   e.call("sprt_all_gather", args);
   return success();
@@ -91,6 +92,7 @@ static LogicalResult lowerOp(ReduceScatterOp o, RuntimeEmitter &e) {
   SmallVector<Value> args = e.collectiveArgs(o.getInput(), o, false);
   args.push_back(e.i32(o.getDim()));
   args.push_back(e.axisOf(o.getAxis()));
+  args.push_back(e.i32(0)); // zigzag
   appendWorkspace(o, e, args);
   e.call("sprt_reduce_scatter_f32", args);
   return success();
@@ -107,6 +109,7 @@ static LogicalResult lowerOp(LocalSliceOp o, RuntimeEmitter &e) {
   SmallVector<Value> args = e.collectiveArgs(o.getInput(), o, true);
   args.push_back(e.i32(o.getDim()));
   args.push_back(e.axisOf(o.getAxis()));
+  args.push_back(e.i32(0)); // zigzag
   e.call("sprt_local_slice", args);
   return success();
 }

@@ -80,7 +80,7 @@ static LogicalResult lowerOp(GetParamOp, RuntimeEmitter &) { return success(); }
 static LogicalResult lowerOp(PositionIdsOp o, RuntimeEmitter &e) {
   e.call("sprt_op_position_ids",
          {e.ptr(o), e.i64(e.dim(o, 0)), e.i64(e.dim(o, 1)),
-          e.i32(e.splitAxis(o, 0))});
+          e.i32(e.splitAxis(o, 0)), e.i32(-1)});
   return success();
 }
 
@@ -118,6 +118,7 @@ static LogicalResult lowerOp(DropoutOp o, RuntimeEmitter &e) {
     args.push_back(e.i64(d < t.getRank() ? t.getDimSize(d) : 1));
   for (int64_t d = 0; d < 3; ++d)
     args.push_back(e.i32(d < t.getRank() ? e.splitAxis(o, d) : -1));
+  args.push_back(e.i32(-1)); // the zigzag axis of dim 0
   args.push_back(e.f64(o.getRate().convertToDouble()));
   args.push_back(e.i64(o.getStream()));
   e.call("sprt_op_dropout", args);
@@ -175,7 +176,7 @@ static LogicalResult lowerOp(AttentionOp o, RuntimeEmitter &e) {
           e.f64(o.getRotaryTheta().convertToDouble()),
           e.f64(o.getDropoutRate().convertToDouble()),
           e.i64(o.getDropoutStream()), e.i32(e.splitAxis(o.getQ(), 1)),
-          e.i32(e.splitAxis(o.getQ(), 2))});
+          e.i32(e.splitAxis(o.getQ(), 2)), e.i32(-1)});
   return success();
 }
 
@@ -338,7 +339,8 @@ static LogicalResult lowerOp(AttentionGradOp o, RuntimeEmitter &e) {
                                     e.f64(o.getDropoutRate().convertToDouble()),
                                     e.i64(o.getDropoutStream()),
                                     e.i32(e.splitAxis(o.getQ(), 1)),
-                                    e.i32(e.splitAxis(o.getQ(), 2))});
+                                    e.i32(e.splitAxis(o.getQ(), 2)),
+                                    e.i32(-1)});
   return success();
 }
 

@@ -39,7 +39,7 @@ func.func @forward(%ids: tensor<4x2xi64>, %labels: tensor<4x2xi64>) -> tensor<f3
   // local_slice(in, out, 4 bytes, rank 3, 32, 2, 2, 1, dim 0, tp)
   // CHECK: %[[LD:.*]] = llvm.mlir.constant(0 : i32) : i32
   // CHECK-NEXT: %[[LA:.*]] = llvm.mlir.constant(1 : i32) : i32
-  // CHECK-NEXT: llvm.call @sprt_local_slice({{.*}}, %[[LD]], %[[LA]]) : (!llvm.ptr, !llvm.ptr, i64, i32, i64, i64, i64, i64, i32, i32) -> ()
+  // CHECK-NEXT: llvm.call @sprt_local_slice({{.*}}, %[[LD]], %[[LA]], %{{.*}}) : (!llvm.ptr, !llvm.ptr, i64, i32, i64, i64, i64, i64, i32, i32, i32) -> ()
   %c = dist.local_slice %a on @mesh["tp"] dim 0 : tensor<32x2x2xf32> -> tensor<8x2x2xf32>
   // send(in, bytes = 8*2*2*4, offset 1, axis pp)
   // CHECK: %[[S:.*]] = llvm.getelementptr %[[ARENA]]

@@ -26,7 +26,7 @@ func.func @forward(%ids: tensor<4x1xi64, #dist.layout<@mesh, dp = S(1)>>, %label
   // Along the first dimension the blocks are contiguous: no workspace.
   // CHECK: %[[NOWS:.*]] = llvm.mlir.zero : !llvm.ptr
   // CHECK-NEXT: %[[NOBYTES:.*]] = llvm.mlir.constant(0 : i64) : i64
-  // CHECK-NEXT: llvm.call @sprt_reduce_scatter_f32({{.*}}, %[[NOWS]], %[[NOBYTES]]) : (!llvm.ptr, !llvm.ptr, i32, i64, i64, i64, i64, i32, i32, !llvm.ptr, i64) -> ()
+  // CHECK-NEXT: llvm.call @sprt_reduce_scatter_f32({{.*}}, %[[NOWS]], %[[NOBYTES]]) : (!llvm.ptr, !llvm.ptr, i32, i64, i64, i64, i64, i32, i32, i32, !llvm.ptr, i64) -> ()
   %s = dist.reduce_scatter %x on @mesh["tp"] dim 0 : tensor<4x1x8xf32, #dist.layout<@mesh, dp = S(1), tp = P>> -> tensor<2x1x8xf32, #dist.layout<@mesh, dp = S(1), tp = S(0)>>
   %w = tfm.get_param @ln : tensor<8xf32>
   // CHECK: llvm.call @sprt_rms_norm_f32
@@ -35,9 +35,9 @@ func.func @forward(%ids: tensor<4x1xi64, #dist.layout<@mesh, dp = S(1)>>, %label
   // CHECK: %[[A0:.*]] = llvm.mlir.constant(1 : i32) : i32
   // CHECK-NEXT: %[[A1:.*]] = llvm.mlir.constant(0 : i32) : i32
   // CHECK-NEXT: %[[A2:.*]] = llvm.mlir.constant(-1 : i32) : i32
-  // CHECK: llvm.call @sprt_op_dropout({{.*}}, %[[A0]], %[[A1]], %[[A2]], {{.*}}) : (!llvm.ptr, !llvm.ptr, i32, i64, i64, i64, i32, i32, i32, f64, i64) -> ()
+  // CHECK: llvm.call @sprt_op_dropout({{.*}}, %[[A0]], %[[A1]], %[[A2]], {{.*}}) : (!llvm.ptr, !llvm.ptr, i32, i64, i64, i64, i32, i32, i32, i32, f64, i64) -> ()
   %d = tfm.dropout %n rate 1.000000e-01 stream 4 : tensor<2x1x8xf32, #dist.layout<@mesh, dp = S(1), tp = S(0)>>
-  // CHECK: llvm.call @sprt_all_gather({{.*}}) : (!llvm.ptr, !llvm.ptr, i64, i32, i64, i64, i64, i64, i32, i32, !llvm.ptr, i64) -> ()
+  // CHECK: llvm.call @sprt_all_gather({{.*}}) : (!llvm.ptr, !llvm.ptr, i64, i32, i64, i64, i64, i64, i32, i32, i32, !llvm.ptr, i64) -> ()
   %g = dist.all_gather %d on @mesh["tp"] dim 0 : tensor<2x1x8xf32, #dist.layout<@mesh, dp = S(1), tp = S(0)>> -> tensor<4x1x8xf32, #dist.layout<@mesh, dp = S(1)>>
   %f = tfm.get_param @fc : tensor<8x8xf32, #dist.layout<@mesh, tp = S(0)>>
   // CHECK: llvm.call @sprt_linear_f32({{.*}}) : (!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, i64, i32) -> ()
