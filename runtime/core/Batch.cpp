@@ -2,6 +2,7 @@
 
 #include "Batch.h"
 #include "FileIO.h"
+#include "SeqSplit.h"
 
 #include "sprt/kernels.h"
 #include "sprt/runtime.h"
@@ -71,15 +72,21 @@ void Batcher::build(int64_t step) {
         labels[size_t(b * S + s - 1)] = token;
     }
   }
-  // This rank's batch rows, sequence first.
+  // This rank's batch rows and sequence rows (its zigzag part), sequence
+  // first.
   int64_t n = sprt_axis_size(int32_t(model.batchAxis));
   int64_t b0 = sprt_axis_coord(int32_t(model.batchAxis)) * (B / n),
           localB = B / n;
-  localIdsBuf.assign(size_t(S * localB), 0);
-  localLabelsBuf.assign(size_t(S * localB), 0);
-  for (int64_t s = 0; s < S; ++s)
-    for (int64_t j = 0; j < localB; ++j) {
-      localIdsBuf[size_t(s * localB + j)] = ids[size_t((b0 + j) * S + s)];
-      localLabelsBuf[size_t(s * localB + j)] = labels[size_t((b0 + j) * S + s)];
+  int64_t localS = S / sprt_axis_size(int32_t(model.seqAxis));
+  localIdsBuf.assign(size_t(localS * localB), 0);
+  localLabelsBuf.assign(size_t(localS * localB), 0);
+  for (const SeqPiece &p : seqPieces(localS, int32_t(model.seqAxis), -1))
+    for (int64_t i = 0; i < p.rows; ++i) {
+      int64_t s = p.globalStart + i, at = p.localStart + i;
+      for (int64_t j = 0; j < localB; ++j) {
+        localIdsBuf[size_t(at * localB + j)] = ids[size_t((b0 + j) * S + s)];
+        localLabelsBuf[size_t(at * localB + j)] =
+            labels[size_t((b0 + j) * S + s)];
+      }
     }
 }

@@ -14,7 +14,10 @@ namespace sprt {
 
 /// Builds the global batch of a step, [batch, seq] token ids and the labels
 /// (the next token of each), the same on every rank, and this rank's part
-/// of it in the layout the program takes ([seq, batch / dp], sequence first).
+/// of it in the layout the program takes ([seq / cp, batch / dp], sequence
+/// first: its batch rows over the batch axis, its zigzag rows of the
+/// sequence over the sequence axis, SeqSplit.h). The global ids and labels
+/// stay in natural order.
 class Batcher {
 public:
   Batcher(const Model &model, uint64_t seed) : model(model), seed(seed) {}
@@ -27,9 +30,10 @@ public:
   const int64_t *globalIds() const { return ids.data(); }
   const int64_t *globalLabels() const { return labels.data(); }
   const int64_t *localIds() const { return localIdsBuf.data(); }
-  /// Tokens of this rank's part of a batch (sequence x local batch).
+  /// Tokens of this rank's part of a batch (local sequence x local batch).
   int64_t localTokens() const {
-    return model.seq * model.batch / sprt_axis_size(int32_t(model.batchAxis));
+    return model.seq * model.batch / sprt_axis_size(int32_t(model.batchAxis)) /
+           sprt_axis_size(int32_t(model.seqAxis));
   }
   const int64_t *localLabels() const { return localLabelsBuf.data(); }
 

@@ -63,6 +63,37 @@ void insertBlock(const char *in, const View &v, int64_t index, int64_t count,
                v.outer, sprt_current_stream());
 }
 
+/// Copies, for every rank r of `n`, the two chunks of r's zigzag part
+/// between `parts` (the n parts one after another, each [outer, 2c, inner]
+/// for the view `part`) and `whole` (the view `part` with n times the
+/// rows, natural order): chunk r and chunk 2n - 1 - r of `whole` are rows
+/// [0, c) and [c, 2c) of part r. toWhole: parts -> whole, else whole ->
+/// parts. `onlyRank` >= 0 restricts the copy to that rank's part (written
+/// at `parts` itself).
+void zigzagCopy(char *parts, char *whole, const View &part, int64_t n,
+                bool toWhole, int64_t onlyRank = -1) {
+  if (part.mid % 2 != 0)
+    throw std::invalid_argument("sprt: zigzag split of an odd number of rows "
+                                "per rank");
+  const int64_t chunkBytes = part.mid / 2 * part.inner;
+  const int64_t partPitch = part.mid * part.inner, wholePitch = partPitch * n;
+  for (int64_t r = 0; r < n; ++r) {
+    if (onlyRank >= 0 && r != onlyRank)
+      continue;
+    char *base = onlyRank >= 0 ? parts : parts + r * part.bytes();
+    const int64_t chunk[2] = {r, 2 * n - 1 - r};
+    for (int h = 0; h < 2; ++h) {
+      char *p = base + h * chunkBytes, *w = whole + chunk[h] * chunkBytes;
+      if (toWhole)
+        sprt_copy_2d(w, wholePitch, p, partPitch, chunkBytes, part.outer,
+                     sprt_current_stream());
+      else
+        sprt_copy_2d(p, partPitch, w, wholePitch, chunkBytes, part.outer,
+                     sprt_current_stream());
+    }
+  }
+}
+
 ReduceOp reduceOp(int32_t kind) {
   switch (kind) {
   case SPRT_MAX:
@@ -101,20 +132,26 @@ int64_t track(std::unique_ptr<Pending> p, bool blocking) {
 /// Gathers `in` along `dim` into `out`; a strided `dim` is received into
 /// the workspace and unpacked.
 int64_t allGather(const void *in, void *out, int64_t elemBytes, int32_t rank,
-                  const int64_t dims[4], int32_t dim, int32_t axis,
+                  const int64_t dims[4], int32_t dim, int32_t axis, bool zigzag,
                   bool blocking, void *workspace, int64_t workspaceBytes) {
   int64_t n = sprt_axis_size(axis);
   View local(elemBytes, rank, dims, dim);
   View global = local;
   global.mid *= n;
+  const bool staging = zigzag || local.outer != 1;
   char *staged = takeWorkspace(
       "all_gather", blocking ? "sprt_all_gather" : "sprt_all_gather_start",
-      workspace, workspaceBytes, local.outer != 1 ? local.bytes() * n : 0);
+      workspace, workspaceBytes, staging ? local.bytes() * n : 0);
   countBytes(axis, local.bytes() * (n - 1));
   auto p = std::make_unique<Pending>();
   p->axis = axis;
   char *recv = static_cast<char *>(out);
-  if (local.outer != 1) {
+  if (zigzag) {
+    recv = staged;
+    p->finish = [recv, n, out, local]() {
+      zigzagCopy(recv, static_cast<char *>(out), local, n, /*toWhole=*/true);
+    };
+  } else if (local.outer != 1) {
     recv = staged;
     p->finish = [recv, global, n, out, local]() {
       for (int64_t r = 0; r < n; ++r)
@@ -162,12 +199,12 @@ extern "C" void sprt_wait(int64_t handle) {
 extern "C" void sprt_all_gather(const void *in, void *out, int64_t elemBytes,
                                 int32_t rank, int64_t d0, int64_t d1,
                                 int64_t d2, int64_t d3, int32_t dim,
-                                int32_t axis, void *workspace,
+                                int32_t axis, int32_t zigzag, void *workspace,
                                 int64_t workspace_bytes) {
   TraceSpan span("all_gather", axis);
   int64_t dims[4] = {d0, d1, d2, d3};
-  allGather(in, out, elemBytes, rank, dims, dim, axis, /*blocking=*/true,
-            workspace, workspace_bytes);
+  allGather(in, out, elemBytes, rank, dims, dim, axis, zigzag != 0,
+            /*blocking=*/true, workspace, workspace_bytes);
 }
 
 extern "C" int64_t sprt_all_gather_start(const void *in, void *out,
@@ -178,29 +215,37 @@ extern "C" int64_t sprt_all_gather_start(const void *in, void *out,
                                          int64_t workspace_bytes) {
   TraceSpan span("all_gather_start", axis);
   int64_t dims[4] = {d0, d1, d2, d3};
-  return allGather(in, out, elemBytes, rank, dims, dim, axis,
+  return allGather(in, out, elemBytes, rank, dims, dim, axis, /*zigzag=*/false,
                    /*blocking=*/false, workspace, workspace_bytes);
 }
 
 extern "C" void sprt_reduce_scatter_f32(const float *in, float *out,
                                         int32_t rank, int64_t d0, int64_t d1,
                                         int64_t d2, int64_t d3, int32_t dim,
-                                        int32_t axis, void *workspace,
+                                        int32_t axis, int32_t zigzag,
+                                        void *workspace,
                                         int64_t workspace_bytes) {
   TraceSpan span("reduce_scatter", axis);
   int64_t n = sprt_axis_size(axis);
   int64_t dims[4] = {d0, d1, d2, d3};
   View full(sizeof(float), rank, dims, dim);
-  if (full.mid % n != 0)
+  if (full.mid % (zigzag ? 2 * n : n) != 0)
     throw std::invalid_argument("sprt: reduce_scatter of an indivisible dim");
-  // Each rank's strided block packed in rank order.
+  // Each rank's strided block (or zigzag part) packed in rank order.
+  const bool packing = zigzag || full.outer != 1;
   char *packed =
       takeWorkspace("reduce_scatter", "sprt_reduce_scatter_f32", workspace,
-                    workspace_bytes, full.outer != 1 ? full.bytes() : 0);
+                    workspace_bytes, packing ? full.bytes() : 0);
   int64_t blockBytes = full.bytes() / n;
   countBytes(axis, blockBytes * (n - 1));
   const float *send = in;
-  if (full.outer != 1) {
+  if (zigzag) {
+    View part = full;
+    part.mid /= n;
+    zigzagCopy(packed, reinterpret_cast<char *>(const_cast<float *>(in)), part,
+               n, /*toWhole=*/false);
+    send = reinterpret_cast<const float *>(packed);
+  } else if (full.outer != 1) {
     for (int64_t r = 0; r < n; ++r)
       extractBlock(reinterpret_cast<const char *>(in), full, r, n,
                    packed + r * blockBytes);
@@ -239,9 +284,20 @@ extern "C" int64_t sprt_reduce_scatter_start_f32(const float *in, float *out,
 extern "C" void sprt_local_slice(const void *in, void *out, int64_t elemBytes,
                                  int32_t rank, int64_t d0, int64_t d1,
                                  int64_t d2, int64_t d3, int32_t dim,
-                                 int32_t axis) {
+                                 int32_t axis, int32_t zigzag) {
   int64_t dims[4] = {d0, d1, d2, d3};
   View full(elemBytes, rank, dims, dim);
+  int64_t n = sprt_axis_size(axis);
+  if (zigzag) {
+    if (full.mid % (2 * n) != 0)
+      throw std::invalid_argument("sprt: local_slice of an indivisible dim");
+    View part = full;
+    part.mid /= n;
+    zigzagCopy(static_cast<char *>(out),
+               const_cast<char *>(static_cast<const char *>(in)), part, n,
+               /*toWhole=*/false, sprt_axis_coord(axis));
+    return;
+  }
   extractBlock(static_cast<const char *>(in), full, sprt_axis_coord(axis),
                sprt_axis_size(axis), static_cast<char *>(out));
 }

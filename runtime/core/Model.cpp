@@ -98,6 +98,20 @@ bool Model::parse(const char *text, std::string &error) {
     recomputeFlopsPerStep = j.value("recompute_flops_per_step", int64_t(0));
     workspaceBytes = j.value("workspace_bytes", int64_t(0));
     batchAxis = j.at("batch_axis").get<int64_t>();
+    seqAxis = j.value("seq_axis", int64_t(-1));
+    if (seqAxis < -1 || seqAxis >= int64_t(axisSizes.size()) ||
+        (seqAxis >= 0 && seq % (2 * axisSizes[size_t(seqAxis)]) != 0)) {
+      error = "the program's model description gives seq_axis " +
+              std::to_string(seqAxis) +
+              (seqAxis >= 0 && seqAxis < int64_t(axisSizes.size())
+                   ? ": the sequence of " + std::to_string(seq) +
+                         " tokens does not split into 2 x " +
+                         std::to_string(axisSizes[size_t(seqAxis)]) +
+                         " zigzag chunks"
+                   : " (the mesh has " + std::to_string(axisSizes.size()) +
+                         " axes)");
+      return false;
+    }
     numScalars = j.value("scalars", int64_t(1));
     grads = j.value("grads", std::vector<int64_t>());
     gradShardAxes =

@@ -69,6 +69,9 @@ struct Model {
   int64_t flopsPerStep = 0, recomputeFlopsPerStep = 0;
   /// The mesh axis splitting the batch of the inputs, or -1.
   int64_t batchAxis = -1;
+  /// The mesh axis splitting the sequence of the inputs in zigzag (context
+  /// parallelism: SeqSplit.h), or -1.
+  int64_t seqAxis = -1;
   std::vector<ParamInfo> params;
   /// Scalars a step returns (1: the loss; 2: loss and gradient norm), the
   /// parameter index of each gradient it returns, and its optimizer.

@@ -6,12 +6,17 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "SeqSplit.h"
+
 #include "sprt/kernels.h"
 #include "sprt/runtime.h"
 
+using namespace sprt;
+
 extern "C" void sprt_op_position_ids(int64_t *out, int64_t S, int64_t B,
-                                     int32_t seqAxis) {
-  sprt_position_ids_i64(out, S, B, sprt_axis_coord(seqAxis) * S);
+                                     int32_t seqAxis, int32_t zigzagAxis) {
+  for (const SeqPiece &p : seqPieces(S, zigzagAxis, seqAxis))
+    sprt_position_ids_i64(out + p.localStart * B, p.rows, B, p.globalStart);
 }
 
 extern "C" void sprt_op_embedding(const int64_t *ids, const float *table,
@@ -22,7 +27,7 @@ extern "C" void sprt_op_embedding(const int64_t *ids, const float *table,
 
 extern "C" void sprt_op_dropout(const float *x, float *y, int32_t rank,
                                 int64_t d0, int64_t d1, int64_t d2, int32_t a0,
-                                int32_t a1, int32_t a2, double rate,
+                                int32_t a1, int32_t a2, int32_t z0, double rate,
                                 int64_t stream) {
   int64_t shape[3] = {d0, d1, d2}, global[3], offset[3];
   int32_t axes[3] = {a0, a1, a2};
@@ -30,20 +35,37 @@ extern "C" void sprt_op_dropout(const float *x, float *y, int32_t rank,
     global[i] = shape[i] * sprt_axis_size(axes[i]);
     offset[i] = shape[i] * sprt_axis_coord(axes[i]);
   }
-  sprt_dropout_f32(x, y, nullptr, rank, shape, global, offset, rate,
-                   sprt_dropout_key(), uint64_t(stream));
+  // Dim 0 in contiguous runs of global rows: one kernel call per run.
+  SeqPieces pieces = seqPieces(d0, z0, a0);
+  global[0] = pieces.globalRows;
+  const int64_t rowElems = d1 * d2;
+  for (const SeqPiece &p : pieces) {
+    shape[0] = p.rows;
+    offset[0] = p.globalStart;
+    sprt_dropout_f32(x + p.localStart * rowElems, y + p.localStart * rowElems,
+                     nullptr, rank, shape, global, offset, rate,
+                     sprt_dropout_key(), uint64_t(stream));
+  }
 }
 
-extern "C" void sprt_op_attention(
-    const float *q, const float *k, const float *v, const int64_t *positions,
-    float *out, int64_t S, int64_t B, int64_t heads, int64_t kvHeads,
-    int64_t headDim, int32_t causal, int64_t rotaryDim, double theta,
-    double dropoutRate, int64_t stream, int32_t batchAxis, int32_t headAxis) {
-  sprt_attention_f32(
-      q, k, v, positions, out, S, B, heads, kvHeads, headDim, causal, rotaryDim,
-      theta, dropoutRate, sprt_dropout_key(), uint64_t(stream),
-      B * sprt_axis_size(batchAxis), B * sprt_axis_coord(batchAxis),
-      heads * sprt_axis_size(headAxis), heads * sprt_axis_coord(headAxis));
+extern "C" void
+sprt_op_attention(const float *q, const float *k, const float *v,
+                  const int64_t *positions, float *out, int64_t S, int64_t B,
+                  int64_t heads, int64_t kvHeads, int64_t headDim,
+                  int32_t causal, int64_t rotaryDim, double theta,
+                  double dropoutRate, int64_t stream, int32_t batchAxis,
+                  int32_t headAxis, int32_t qZigzagAxis) {
+  // q's rows in runs of global rows over the whole sequence of k and v.
+  SeqPieces pieces = seqPieces(S, qZigzagAxis, -1);
+  const int64_t rowElems = B * heads * headDim;
+  for (const SeqPiece &p : pieces)
+    sprt_attention_f32(
+        q + p.localStart * rowElems, k, v, positions,
+        out + p.localStart * rowElems, p.rows, pieces.globalRows, p.globalStart,
+        B, heads, kvHeads, headDim, causal, rotaryDim, theta, dropoutRate,
+        sprt_dropout_key(), uint64_t(stream), B * sprt_axis_size(batchAxis),
+        B * sprt_axis_coord(batchAxis), heads * sprt_axis_size(headAxis),
+        heads * sprt_axis_coord(headAxis));
 }
 
 extern "C" void sprt_op_label_logit(const float *logits, const int64_t *labels,

@@ -1,12 +1,14 @@
 //===- Attention.cpp - CPU scaled dot-product attention -------------------===//
 //
-// sprt_attention_f32: per (batch, query head), the head's q, k, v rows are
-// gathered from the [S, B, heads * head_dim] activations into contiguous
-// [S, head_dim] panels (applying rotary embeddings on the way), then query
-// rows are processed in blocks: scores = q k^T (cblas_sgemm), masked softmax
-// with dropout in place, out = P v (cblas_sgemm, written straight into the
-// strided output). Under a causal mask a block of query rows [i0, i1) only
-// needs keys [0, i1), so the upper triangle is neither computed nor stored.
+// sprt_attention_f32: per (batch, query head), the head's q rows (Sq of
+// them, global rows q_offset..) and k, v rows (Sk) are gathered from the
+// [rows, B, heads * head_dim] activations into contiguous [rows, head_dim]
+// panels (applying rotary embeddings on the way), then query rows are
+// processed in blocks: scores = q k^T (cblas_sgemm), masked softmax with
+// dropout in place, out = P v (cblas_sgemm, written straight into the
+// strided output). Under a causal mask a block of global query rows
+// [i0, i1) only needs keys [0, i1), so the upper triangle is neither
+// computed nor stored.
 //
 // Numerics follow Hugging Face's eager attention in f32: inv_freq, the
 // rotary angles and their cos/sin are computed in float, scores are scaled
@@ -30,62 +32,68 @@ using namespace sprt::cpu;
 extern "C" {
 
 void sprt_attention_f32(const float *q, const float *k, const float *v,
-                        const int64_t *positions, float *out, int64_t S,
-                        int64_t B, int64_t heads, int64_t kv_heads,
-                        int64_t head_dim, int32_t causal, int64_t rotary_dim,
-                        double theta, double dropout_rate, uint64_t seed,
-                        uint64_t stream, int64_t global_batch,
+                        const int64_t *positions, float *out, int64_t Sq,
+                        int64_t Sk, int64_t q_offset, int64_t B, int64_t heads,
+                        int64_t kv_heads, int64_t head_dim, int32_t causal,
+                        int64_t rotary_dim, double theta, double dropout_rate,
+                        uint64_t seed, uint64_t stream, int64_t global_batch,
                         int64_t batch_offset, int64_t global_heads,
                         int64_t head_offset) {
   (void)global_batch; // The global index only needs the heads extent.
-  if (S <= 0 || B <= 0 || heads <= 0 || kv_heads <= 0 || head_dim <= 0)
+  if (Sq <= 0 || Sk <= 0 || B <= 0 || heads <= 0 || kv_heads <= 0 ||
+      head_dim <= 0)
     return;
+  checkQueryRows("sprt_attention_f32", Sq, Sk, q_offset);
   const int64_t group = heads / kv_heads;
   const int64_t outStride = B * heads * head_dim;
 
-  AttentionConstants constants(rotary_dim, head_dim, theta, S, dropout_rate);
+  AttentionConstants constants(rotary_dim, head_dim, theta, Sk, dropout_rate);
   RotaryTables &rotary = constants.rotary;
   const int64_t half = rotary.half;
   const float *cosT = rotary.cosT.data(), *sinT = rotary.sinT.data();
+  // The query rows' angles: rows q_offset.. of the key tables.
+  const float *cosQ = cosT + q_offset * half, *sinQ = sinT + q_offset * half;
   const float scale = constants.scale, keepScale = constants.keepScale;
   const bool dropout = constants.dropout;
 
-  ScratchVector<float> qh(size_t(S * head_dim)), kh(size_t(S * head_dim)),
-      vh(size_t(S * head_dim));
-  const int64_t rowBlock = std::min(S, kRowBlock);
-  ScratchVector<float> P(size_t(rowBlock * S));
+  ScratchVector<float> qh(size_t(Sq * head_dim)), kh(size_t(Sk * head_dim)),
+      vh(size_t(Sk * head_dim));
+  const int64_t rowBlock = std::min(Sq, kRowBlock);
+  ScratchVector<float> P(size_t(rowBlock * Sk));
 
   for (int64_t b = 0; b < B; ++b) {
-    rotary.fill(positions, S, B, b);
+    rotary.fill(positions, Sk, B, b);
     for (int64_t g = 0; g < kv_heads; ++g) {
-      gatherHead(k, kh.data(), S, B, kv_heads, head_dim, b, g, half, cosT,
+      gatherHead(k, kh.data(), Sk, B, kv_heads, head_dim, b, g, half, cosT,
                  sinT);
-      gatherHead(v, vh.data(), S, B, kv_heads, head_dim, b, g, 0, nullptr,
+      gatherHead(v, vh.data(), Sk, B, kv_heads, head_dim, b, g, 0, nullptr,
                  nullptr);
       for (int64_t r = 0; r < group; ++r) {
         const int64_t h = g * group + r;
-        gatherHead(q, qh.data(), S, B, heads, head_dim, b, h, half, cosT, sinT);
+        gatherHead(q, qh.data(), Sq, B, heads, head_dim, b, h, half, cosQ,
+                   sinQ);
         const uint64_t headBase = uint64_t(
-            ((b + batch_offset) * global_heads + h + head_offset) * S * S);
+            ((b + batch_offset) * global_heads + h + head_offset) * Sk * Sk);
         float *outHead = out + b * heads * head_dim + h * head_dim;
 
-        for (int64_t i0 = 0; i0 < S; i0 += rowBlock) {
-          const int64_t rows = std::min(rowBlock, S - i0);
-          // Keys this block can see: all of them, or [0, i0 + rows).
-          const int64_t nk = causal ? i0 + rows : S;
+        for (int64_t i0 = 0; i0 < Sq; i0 += rowBlock) {
+          const int64_t rows = std::min(rowBlock, Sq - i0);
+          // Keys this block can see: all of them, or [0, q_offset + i0 +
+          // rows).
+          const int64_t nk = causal ? q_offset + i0 + rows : Sk;
           cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, blasint(rows),
                       blasint(nk), blasint(head_dim), scale,
                       qh.data() + i0 * head_dim, blasint(head_dim), kh.data(),
                       blasint(head_dim), 0.0f, P.data(), blasint(nk));
           for (int64_t r2 = 0; r2 < rows; ++r2) {
-            const int64_t i = i0 + r2;
+            const int64_t i = q_offset + i0 + r2; // the global query row
             float *p = P.data() + r2 * nk;
             const int64_t last = causal ? i + 1 : nk; // visible keys [0,last)
             softmaxRow(p, last, nk);
             if (dropout) {
               // Masked probabilities are zero either way; only visible keys
               // need a draw.
-              const uint64_t rowBase = headBase + uint64_t(i * S);
+              const uint64_t rowBase = headBase + uint64_t(i * Sk);
               for (int64_t j = 0; j < last; ++j) {
                 bool keep =
                     double(sprt_uniform(seed, stream, rowBase + uint64_t(j))) >=

@@ -16,7 +16,10 @@
 //   dKr[:nk] += dS^T Q_rot                      (cblas_sgemm)
 //
 // and the rotation's transpose (rotation by -angle) takes dQr, dKr back to
-// the unrotated q, k. Memory per head is O(128 S + S head_dim).
+// the unrotated q, k. Memory per head is O(128 S + S head_dim). A call on
+// Sq query rows starting at global row q_offset (of the Sk keys) does the
+// arithmetic of those rows' blocks; with accumulate_dkv its dk, dv are
+// added (in float) to the previous call's.
 //
 // The kv gradients of the query heads sharing a kv head are summed in
 // double in increasing head order and rounded once, exactly as
@@ -63,31 +66,41 @@ void unrotate(float *g, int64_t S, int64_t headDim, int64_t half,
 }
 
 // Writes src [S, headDim] into head `h` of batch `b` of a [S, B, nHeads *
-// headDim] tensor, rounding to float.
+// headDim] tensor, rounding to float (added to what is there when
+// `accumulate`).
 template <typename T>
 void scatterHead(const T *src, float *dst, int64_t S, int64_t B, int64_t nHeads,
-                 int64_t headDim, int64_t b, int64_t h) {
+                 int64_t headDim, int64_t b, int64_t h,
+                 bool accumulate = false) {
   const int64_t rowStride = B * nHeads * headDim;
   float *base = dst + b * nHeads * headDim + h * headDim;
   for (int64_t s = 0; s < S; ++s)
-    for (int64_t d = 0; d < headDim; ++d)
-      base[s * rowStride + d] = float(src[s * headDim + d]);
+    for (int64_t d = 0; d < headDim; ++d) {
+      float x = float(src[s * headDim + d]);
+      base[s * rowStride + d] = accumulate ? base[s * rowStride + d] + x : x;
+    }
 }
 
 } // namespace
 
 extern "C" {
 
-void sprt_attention_grad_f32(
-    const float *dout, const float *q, const float *k, const float *v,
-    const int64_t *positions, float *dq, float *dk, float *dv, int64_t S,
-    int64_t B, int64_t heads, int64_t kv_heads, int64_t head_dim,
-    int32_t causal, int64_t rotary_dim, double theta, double dropout_rate,
-    uint64_t seed, uint64_t stream, int64_t global_batch, int64_t batch_offset,
-    int64_t global_heads, int64_t head_offset) {
+void sprt_attention_grad_f32(const float *dout, const float *q, const float *k,
+                             const float *v, const int64_t *positions,
+                             float *dq, float *dk, float *dv, int64_t Sq,
+                             int64_t Sk, int64_t q_offset, int64_t B,
+                             int64_t heads, int64_t kv_heads, int64_t head_dim,
+                             int32_t causal, int64_t rotary_dim, double theta,
+                             double dropout_rate, uint64_t seed,
+                             uint64_t stream, int64_t global_batch,
+                             int64_t batch_offset, int64_t global_heads,
+                             int64_t head_offset, int32_t accumulate_dkv) {
   (void)global_batch; // The global index only needs the heads extent.
-  if (S <= 0 || B <= 0 || heads <= 0 || kv_heads <= 0 || head_dim <= 0)
+  if (Sq <= 0 || Sk <= 0 || B <= 0 || heads <= 0 || kv_heads <= 0 ||
+      head_dim <= 0)
     return;
+  checkQueryRows("sprt_attention_grad_f32", Sq, Sk, q_offset);
+  const int64_t S = Sk;
   const int64_t group = heads / kv_heads;
   const int64_t D = head_dim;
 
@@ -96,17 +109,18 @@ void sprt_attention_grad_f32(
   RotaryTables &rotary = constants.rotary;
   const int64_t half = rotary.half;
   const float *cosT = rotary.cosT.data(), *sinT = rotary.sinT.data();
+  const float *cosQ = cosT + q_offset * half, *sinQ = sinT + q_offset * half;
   const float scale = constants.scale, keepScale = constants.keepScale;
   const bool dropout = constants.dropout;
 
   // Panels of the current (b, kv head) and query head.
-  ScratchVector<float> qh(size_t(S * D)), kh(size_t(S * D)), vh(size_t(S * D)),
-      doh(size_t(S * D)), dqh(size_t(S * D)), dkh(size_t(S * D)),
+  ScratchVector<float> qh(size_t(Sq * D)), kh(size_t(S * D)), vh(size_t(S * D)),
+      doh(size_t(Sq * D)), dqh(size_t(Sq * D)), dkh(size_t(S * D)),
       dvh(size_t(S * D));
   ScratchVector<double> dkAcc(size_t(S * D)), dvAcc(size_t(S * D));
   // One block of rows: probabilities, dropped-out probabilities (reused for
   // dS), the gradient w.r.t. the dropped-out probabilities, the keep mask.
-  const int64_t rowBlock = std::min(S, kRowBlock);
+  const int64_t rowBlock = std::min(Sq, kRowBlock);
   ScratchVector<float> P(size_t(rowBlock * S)), Pd(size_t(rowBlock * S)),
       dP(size_t(rowBlock * S));
   ScratchVector<uint8_t> keep(dropout ? size_t(rowBlock * S) : 0);
@@ -120,16 +134,17 @@ void sprt_attention_grad_f32(
       std::fill(dvAcc.begin(), dvAcc.end(), 0.0);
       for (int64_t r = 0; r < group; ++r) {
         const int64_t h = g * group + r;
-        gatherHead(q, qh.data(), S, B, heads, D, b, h, half, cosT, sinT);
-        gatherHead(dout, doh.data(), S, B, heads, D, b, h, 0, nullptr, nullptr);
+        gatherHead(q, qh.data(), Sq, B, heads, D, b, h, half, cosQ, sinQ);
+        gatherHead(dout, doh.data(), Sq, B, heads, D, b, h, 0, nullptr,
+                   nullptr);
         std::fill(dkh.begin(), dkh.end(), 0.0f);
         std::fill(dvh.begin(), dvh.end(), 0.0f);
         const uint64_t headBase = uint64_t(
             ((b + batch_offset) * global_heads + h + head_offset) * S * S);
 
-        for (int64_t i0 = 0; i0 < S; i0 += rowBlock) {
-          const int64_t rows = std::min(rowBlock, S - i0);
-          const int64_t nk = causal ? i0 + rows : S;
+        for (int64_t i0 = 0; i0 < Sq; i0 += rowBlock) {
+          const int64_t rows = std::min(rowBlock, Sq - i0);
+          const int64_t nk = causal ? q_offset + i0 + rows : S;
           const float *qBlk = qh.data() + i0 * D, *doBlk = doh.data() + i0 * D;
 
           // The forward's probabilities, then their dropped-out copy.
@@ -137,7 +152,7 @@ void sprt_attention_grad_f32(
                       blasint(nk), blasint(D), scale, qBlk, blasint(D),
                       kh.data(), blasint(D), 0.0f, P.data(), blasint(nk));
           for (int64_t r2 = 0; r2 < rows; ++r2) {
-            const int64_t i = i0 + r2;
+            const int64_t i = q_offset + i0 + r2; // the global query row
             float *p = P.data() + r2 * nk, *pd = Pd.data() + r2 * nk;
             const int64_t last = causal ? i + 1 : nk;
             softmaxRow(p, last, nk);
@@ -169,7 +184,7 @@ void sprt_attention_grad_f32(
           // dS (scaled) into Pd, which is no longer needed.
           float *dS = Pd.data();
           for (int64_t r2 = 0; r2 < rows; ++r2) {
-            const int64_t i = i0 + r2;
+            const int64_t i = q_offset + i0 + r2; // the global query row
             const float *p = P.data() + r2 * nk;
             float *dp = dP.data() + r2 * nk, *ds = dS + r2 * nk;
             const int64_t last = causal ? i + 1 : nk;
@@ -196,16 +211,16 @@ void sprt_attention_grad_f32(
                       blasint(D), 1.0f, dkh.data(), blasint(D));
         }
 
-        unrotate(dqh.data(), S, D, half, cosT, sinT);
-        scatterHead(dqh.data(), dq, S, B, heads, D, b, h);
+        unrotate(dqh.data(), Sq, D, half, cosQ, sinQ);
+        scatterHead(dqh.data(), dq, Sq, B, heads, D, b, h);
         unrotate(dkh.data(), S, D, half, cosT, sinT);
         for (int64_t e = 0; e < S * D; ++e) {
           dkAcc[e] += double(dkh[e]);
           dvAcc[e] += double(dvh[e]);
         }
       }
-      scatterHead(dkAcc.data(), dk, S, B, kv_heads, D, b, g);
-      scatterHead(dvAcc.data(), dv, S, B, kv_heads, D, b, g);
+      scatterHead(dkAcc.data(), dk, S, B, kv_heads, D, b, g, accumulate_dkv);
+      scatterHead(dvAcc.data(), dv, S, B, kv_heads, D, b, g, accumulate_dkv);
     }
   }
 }

@@ -16,6 +16,8 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace sprt::cpu {
@@ -92,6 +94,17 @@ struct AttentionConstants {
         keepScale(dropoutRate < 1.0 ? float(1.0 / (1.0 - dropoutRate)) : 0.0f),
         dropout(dropoutRate > 0.0) {}
 };
+
+/// Throws std::invalid_argument unless the Sq query rows starting at global
+/// row qOffset lie inside the Sk keys' sequence.
+inline void checkQueryRows(const char *what, int64_t Sq, int64_t Sk,
+                           int64_t qOffset) {
+  if (qOffset < 0 || qOffset + Sq > Sk)
+    throw std::invalid_argument(
+        std::string(what) + ": query rows [" + std::to_string(qOffset) + ", " +
+        std::to_string(qOffset + Sq) + ") outside the " + std::to_string(Sk) +
+        " key rows");
+}
 
 /// Softmax of the first `last` scores of a row of `nk` in place (max
 /// subtracted, sum in double), the rest (masked keys) zero.

@@ -18,12 +18,12 @@ namespace sprt::cuda {
 
 AttnParams makeAttnParams(const float *q, const float *k, const float *v,
                           const float *dout, const int64_t *positions,
-                          int64_t S, int64_t B, int64_t heads, int64_t kvHeads,
-                          int64_t headDim, int32_t causal, int64_t rotaryDim,
-                          double theta, double rate, uint64_t seed,
-                          uint64_t stream, int64_t batchOffset,
-                          int64_t globalHeads, int64_t headOffset,
-                          const char *what) {
+                          int64_t Sq, int64_t Sk, int64_t qOffset, int64_t B,
+                          int64_t heads, int64_t kvHeads, int64_t headDim,
+                          int32_t causal, int64_t rotaryDim, double theta,
+                          double rate, uint64_t seed, uint64_t stream,
+                          int64_t batchOffset, int64_t globalHeads,
+                          int64_t headOffset, const char *what) {
   auto fail = [&](const std::string &msg) {
     throw std::runtime_error(std::string("sprt cuda backend: ") + what + ": " +
                              msg);
@@ -33,15 +33,21 @@ AttnParams makeAttnParams(const float *q, const float *k, const float *v,
          std::to_string(kMaxHeadDim));
   if (heads > 65535 || B > 65535)
     fail("more than 65535 heads or batch rows");
-  if ((S + kWarps - 1) / kWarps > int64_t(0x7fffffff))
+  if ((Sk + kWarps - 1) / kWarps > int64_t(0x7fffffff))
     fail("sequence too long");
+  if (qOffset < 0 || qOffset + Sq > Sk)
+    fail("query rows [" + std::to_string(qOffset) + ", " +
+         std::to_string(qOffset + Sq) + ") outside the " + std::to_string(Sk) +
+         " key rows");
   AttnParams p{};
   p.q = q;
   p.k = k;
   p.v = v;
   p.dout = dout;
   p.positions = positions;
-  p.S = S;
+  p.S = Sk;
+  p.Sq = Sq;
+  p.qOffset = qOffset;
   p.B = B;
   p.heads = heads;
   p.kvHeads = kvHeads;
@@ -85,7 +91,7 @@ __global__ void __launch_bounds__(kWarps * 32)
   extern __shared__ float smem[];
   float acc[kChunks], m, l;
   const int64_t i = forwardRow(p, smem, acc, m, l);
-  if (i >= p.S)
+  if (i >= p.Sq)
     return;
   const int64_t D = p.D, h = blockIdx.y;
   const int lane = threadIdx.x & 31;
@@ -101,23 +107,26 @@ __global__ void __launch_bounds__(kWarps * 32)
 
 } // namespace
 
-extern "C" void sprt_attention_f32(
-    const float *q, const float *k, const float *v, const int64_t *positions,
-    float *out, int64_t S, int64_t B, int64_t heads, int64_t kv_heads,
-    int64_t head_dim, int32_t causal, int64_t rotary_dim, double theta,
-    double dropout_rate, uint64_t seed, uint64_t stream, int64_t global_batch,
-    int64_t batch_offset, int64_t global_heads, int64_t head_offset) {
+extern "C" void
+sprt_attention_f32(const float *q, const float *k, const float *v,
+                   const int64_t *positions, float *out, int64_t Sq, int64_t Sk,
+                   int64_t q_offset, int64_t B, int64_t heads, int64_t kv_heads,
+                   int64_t head_dim, int32_t causal, int64_t rotary_dim,
+                   double theta, double dropout_rate, uint64_t seed,
+                   uint64_t stream, int64_t global_batch, int64_t batch_offset,
+                   int64_t global_heads, int64_t head_offset) {
   (void)global_batch; // The global index only needs the heads extent.
-  if (S <= 0 || B <= 0 || heads <= 0 || kv_heads <= 0 || head_dim <= 0)
+  if (Sq <= 0 || Sk <= 0 || B <= 0 || heads <= 0 || kv_heads <= 0 ||
+      head_dim <= 0)
     return;
   const AttnParams p = makeAttnParams(
-      q, k, v, nullptr, positions, S, B, heads, kv_heads, head_dim, causal,
-      rotary_dim, theta, dropout_rate, seed, stream, batch_offset, global_heads,
-      head_offset, "sprt_attention_f32");
+      q, k, v, nullptr, positions, Sq, Sk, q_offset, B, heads, kv_heads,
+      head_dim, causal, rotary_dim, theta, dropout_rate, seed, stream,
+      batch_offset, global_heads, head_offset, "sprt_attention_f32");
   const size_t smem = forwardRowSharedBytes(head_dim);
   allowSharedMemory(reinterpret_cast<const void *>(&attentionForward), smem,
                     "sprt_attention_f32: shared memory");
-  const dim3 grid(unsigned((S + kWarps - 1) / kWarps), unsigned(heads),
+  const dim3 grid(unsigned((Sq + kWarps - 1) / kWarps), unsigned(heads),
                   unsigned(B));
   attentionForward<<<grid, kWarps * 32, smem, sprt::cuda::stream()>>>(p, out);
   SPRT_CUDA_CHECK_LAUNCH("attentionForward");

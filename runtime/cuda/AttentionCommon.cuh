@@ -13,6 +13,11 @@
 // head_offset) * S * S + i * S + j. Each lane owns features lane + 32 c,
 // c < kChunks, so head_dim <= 32 * kChunks.
 //
+// The query side may be a piece of the sequence: Sq rows whose first is
+// global row qOffset, over all S (= Sk) keys. A query row's index in q, dO,
+// out and dq is local (i), its mask, dropout index and position global
+// (qOffset + i).
+//
 // Rotary angles as the CPU backend (AttentionPanels.h) and Hugging Face:
 // inv_freq in float computed on the host exactly as the CPU does, angle =
 // float(pos) * inv_freq on the device, float cos/sin (CUDA's cosf/sinf are
@@ -40,11 +45,13 @@ constexpr int kMaxHalf = kMaxHeadDim / 2;
 struct AttnParams {
   const float *q, *k, *v, *dout;
   const int64_t *positions;
-  int64_t S, B, heads, kvHeads, D, group;
+  // S: the keys' rows (the global sequence); Sq query rows from qOffset.
+  int64_t S, Sq, qOffset, B, heads, kvHeads, D, group;
   int32_t causal;
   int32_t half; // rotated pairs: rotary_dim clamped to [0, D], halved
   float scale, keepScale;
   int32_t dropout;
+  int32_t accumulate; // the backward adds to dk, dv
   double rate;
   uint64_t seed, stream;
   int64_t globalHeads, batchOffset, headOffset;
@@ -54,12 +61,12 @@ struct AttnParams {
 /// Fills AttnParams from the C arguments (throws on unsupported shapes).
 AttnParams makeAttnParams(const float *q, const float *k, const float *v,
                           const float *dout, const int64_t *positions,
-                          int64_t S, int64_t B, int64_t heads, int64_t kvHeads,
-                          int64_t headDim, int32_t causal, int64_t rotaryDim,
-                          double theta, double rate, uint64_t seed,
-                          uint64_t stream, int64_t batchOffset,
-                          int64_t globalHeads, int64_t headOffset,
-                          const char *what);
+                          int64_t Sq, int64_t Sk, int64_t qOffset, int64_t B,
+                          int64_t heads, int64_t kvHeads, int64_t headDim,
+                          int32_t causal, int64_t rotaryDim, double theta,
+                          double rate, uint64_t seed, uint64_t stream,
+                          int64_t batchOffset, int64_t globalHeads,
+                          int64_t headOffset, const char *what);
 
 /// Sets a kernel's dynamic shared memory limit when above the 48 KiB default.
 void allowSharedMemory(const void *kernel, size_t bytes, const char *what);
@@ -68,19 +75,26 @@ void allowSharedMemory(const void *kernel, size_t bytes, const char *what);
 /// the 32 lanes (rows) in different banks.
 __host__ __device__ inline int64_t paddedStride(int64_t D) { return D + 1; }
 
-/// Loads row s of head `head` of batch b from a [S, B, nHeads * D] tensor
+/// The position of global row s of batch blockIdx.z.
+__device__ inline float rowPosition(const AttnParams &p, int64_t s) {
+  return float(p.positions ? p.positions[s * p.B + blockIdx.z] : s);
+}
+
+/// Loads row s of head `head` of batch b from a [rows, B, nHeads * D] tensor
 /// into dst[D], rotated when `rotate` (rotate-half over the first 2 * half
-/// features, at the row's position). The calling threads are lanes
-/// [first, first + count) of a cooperative group striding by `count`.
+/// features, at the position of global row s + posOffset). The calling
+/// threads are lanes [first, first + count) of a cooperative group striding
+/// by `count`.
 __device__ inline void loadRow(const AttnParams &p, const float *src,
                                int64_t nHeads, int64_t s, int64_t head,
-                               bool rotate, float *dst, int first, int count) {
+                               bool rotate, float *dst, int first, int count,
+                               int64_t posOffset = 0) {
   const int64_t D = p.D;
   const float *in = src + ((s * p.B + blockIdx.z) * nHeads + head) * D;
   const int half = rotate ? p.half : 0;
   float pos = 0.0f;
   if (half)
-    pos = float(p.positions ? p.positions[s * p.B + blockIdx.z] : s);
+    pos = rowPosition(p, s + posOffset);
   for (int64_t d = first; d < D; d += count) {
     if (d < half) {
       float sn, c;
@@ -98,16 +112,19 @@ __device__ inline void loadRow(const AttnParams &p, const float *src,
   }
 }
 
-/// Loads rows [r0, r0 + kTile) (zeros past S) into tile[kTile][stride], by
-/// the whole block.
+/// Loads rows [r0, r0 + kTile) (zeros past `rows`, S by default) into
+/// tile[kTile][stride], by the whole block; row s at the position of global
+/// row s + posOffset.
 __device__ inline void loadTile(const AttnParams &p, const float *src,
                                 int64_t nHeads, int64_t head, int64_t r0,
-                                bool rotate, float *tile, int64_t stride) {
+                                bool rotate, float *tile, int64_t stride,
+                                int64_t rows = -1, int64_t posOffset = 0) {
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const int64_t limit = rows < 0 ? p.S : rows;
   for (int r = warp; r < kTile; r += kWarps) {
     float *dst = tile + r * stride;
-    if (r0 + r < p.S)
-      loadRow(p, src, nHeads, r0 + r, head, rotate, dst, lane, 32);
+    if (r0 + r < limit)
+      loadRow(p, src, nHeads, r0 + r, head, rotate, dst, lane, 32, posOffset);
     else
       for (int64_t d = lane; d < p.D; d += 32)
         dst[d] = 0.0f;
@@ -122,7 +139,8 @@ __device__ inline float dot(const float *a, const float *b, int64_t D) {
   return s;
 }
 
-/// Dropout keep decision of element (b, h, i, j), b = blockIdx.z.
+/// Dropout keep decision of element (b, h, i, j), b = blockIdx.z, i the
+/// global query row.
 __device__ inline bool attnKeep(const AttnParams &p, int64_t h, int64_t i,
                                 int64_t j) {
   const uint64_t index =
@@ -133,8 +151,9 @@ __device__ inline bool attnKeep(const AttnParams &p, int64_t h, int64_t i,
   return sprt::philox::dropoutKeep(p.seed, p.stream, index, p.rate);
 }
 
-/// The forward pass over the keys of query row i of head h (the calling
-/// warp's row; qRow in shared memory, rotated), with the block's K/V tiles
+/// The forward pass over the keys of global query row i of head h (the
+/// calling warp's row; qRow in shared memory, rotated), with the block's K/V
+/// tiles
 /// in kT [kTile][paddedStride] and vT [kTile][D]. Returns the output
 /// features in acc (lane's chunks), m and l of the undropped softmax.
 /// keyEnd bounds the keys the block loads (uniform across the block).
@@ -194,11 +213,12 @@ inline size_t forwardRowSharedBytes(int64_t D) {
          sizeof(float);
 }
 
-/// The forward of the calling warp's query row i = blockIdx.x * kWarps +
-/// warp, of head blockIdx.y and batch blockIdx.z (attendRow on the block's
-/// shared memory smem, forwardRowSharedBytes): the unnormalised output in
-/// acc, m and l. Returns i; a warp whose row is past S still loads its share
-/// of the tiles (every thread reaches the barriers) and returns i >= S.
+/// The forward of the calling warp's local query row i = blockIdx.x *
+/// kWarps + warp (global row qOffset + i), of head blockIdx.y and batch
+/// blockIdx.z (attendRow on the block's shared memory smem,
+/// forwardRowSharedBytes): the unnormalised output in acc, m and l. Returns
+/// i; a warp whose row is past Sq still loads its share of the tiles (every
+/// thread reaches the barriers) and returns i >= Sq.
 __device__ inline int64_t forwardRow(const AttnParams &p, float *smem,
                                      float acc[kChunks], float &m, float &l) {
   const int64_t D = p.D;
@@ -206,13 +226,13 @@ __device__ inline int64_t forwardRow(const AttnParams &p, float *smem,
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   const int64_t h = blockIdx.y, i0 = int64_t(blockIdx.x) * kWarps;
   const int64_t i = i0 + warp;
-  const bool active = i < p.S;
+  const bool active = i < p.Sq;
   float *qRow = qRows + warp * D;
   if (active)
-    loadRow(p, p.q, p.heads, i, h, true, qRow, lane, 32);
-  const int64_t rowsEnd = i0 + kWarps < p.S ? i0 + kWarps : p.S;
-  const int64_t keyEnd = p.causal ? rowsEnd : p.S;
-  attendRow(p, h, i, active, qRow, kT, vT, keyEnd, acc, m, l);
+    loadRow(p, p.q, p.heads, i, h, true, qRow, lane, 32, p.qOffset);
+  const int64_t rowsEnd = i0 + kWarps < p.Sq ? i0 + kWarps : p.Sq;
+  const int64_t keyEnd = p.causal ? p.qOffset + rowsEnd : p.S;
+  attendRow(p, h, p.qOffset + i, active, qRow, kT, vT, keyEnd, acc, m, l);
   return i;
 }
 

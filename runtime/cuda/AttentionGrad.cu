@@ -15,7 +15,11 @@
 //  3. dkdvKernel: per key row j of a kv head, over the query heads of its
 //     group in increasing order and query tiles: dv_j += Pd_ij dO_i,
 //     dk_j += dS_ij q_i; per-head sums in float, added across the group in
-//     double and rounded once (as the CPU backend), then unrotated.
+//     double and rounded once (as the CPU backend), then unrotated (and
+//     added to dk, dv in float with accumulate_dkv).
+//
+// Query rows may be a piece (Sq rows from global row q_offset) of the S
+// keys' sequence (AttentionCommon.cuh): the statistics are per local row.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,7 +39,7 @@ __global__ void __launch_bounds__(kWarps * 32)
   extern __shared__ float smem[];
   float acc[kChunks], m, l;
   const int64_t i = forwardRow(p, smem, acc, m, l);
-  if (i >= p.S)
+  if (i >= p.Sq)
     return;
   const int64_t D = p.D, h = blockIdx.y;
   const int lane = threadIdx.x & 31;
@@ -50,34 +54,32 @@ __global__ void __launch_bounds__(kWarps * 32)
   }
   delta = warpSum(delta);
   if (lane == 0)
-    stats[(int64_t(blockIdx.z) * p.heads + h) * p.S + i] = {m, l, delta};
+    stats[(int64_t(blockIdx.z) * p.heads + h) * p.Sq + i] = {m, l, delta};
 }
 
 // Writes row[D] (gradients w.r.t. rotated features) through the rotation's
-// transpose (rotation by -angle) to dst, by one warp. `pos` is the row's
-// position.
+// transpose (rotation by -angle) to dst (added to it when `accumulate`),
+// by one warp. `pos` is the row's position.
 template <typename T>
 __device__ void unrotateStore(const AttnParams &p, const T *row, float pos,
-                              float *dst) {
+                              float *dst, bool accumulate = false) {
   const int lane = threadIdx.x & 31;
   const int half = p.half;
   for (int64_t d = lane; d < p.D; d += 32) {
+    float x;
     if (d < half) {
       float sn, c;
       sincosf(pos * p.invFreq[d], &sn, &c);
-      dst[d] = float(row[d] * T(c) + row[d + half] * T(sn));
+      x = float(row[d] * T(c) + row[d + half] * T(sn));
     } else if (d < 2 * half) {
       float sn, c;
       sincosf(pos * p.invFreq[d - half], &sn, &c);
-      dst[d] = float(row[d] * T(c) - row[d - half] * T(sn));
+      x = float(row[d] * T(c) - row[d - half] * T(sn));
     } else {
-      dst[d] = float(row[d]);
+      x = float(row[d]);
     }
+    dst[d] = accumulate ? dst[d] + x : x;
   }
-}
-
-__device__ inline float rowPosition(const AttnParams &p, int64_t s) {
-  return float(p.positions ? p.positions[s * p.B + blockIdx.z] : s);
 }
 
 // Shared memory: kT, vT [kTile][D + 1]; q and dO rows [kWarps][D].
@@ -95,17 +97,18 @@ __global__ void __launch_bounds__(kWarps * 32)
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   const int64_t h = blockIdx.y, g = h / p.group;
   const int64_t i0 = int64_t(blockIdx.x) * kWarps, i = i0 + warp;
-  const bool active = i < p.S;
+  const int64_t gi = p.qOffset + i; // the global query row
+  const bool active = i < p.Sq;
   float *qRow = qRows + warp * D, *dORow = dORows + warp * D;
   RowStats st{0.0f, 1.0f, 0.0f};
   if (active) {
-    loadRow(p, p.q, p.heads, i, h, true, qRow, lane, 32);
+    loadRow(p, p.q, p.heads, i, h, true, qRow, lane, 32, p.qOffset);
     loadRow(p, p.dout, p.heads, i, h, false, dORow, lane, 32);
-    st = stats[(int64_t(blockIdx.z) * p.heads + h) * p.S + i];
+    st = stats[(int64_t(blockIdx.z) * p.heads + h) * p.Sq + i];
   }
   const float invL = 1.0f / st.l;
-  const int64_t rowsEnd = i0 + kWarps < p.S ? i0 + kWarps : p.S;
-  const int64_t keyEnd = p.causal ? rowsEnd : p.S;
+  const int64_t rowsEnd = i0 + kWarps < p.Sq ? i0 + kWarps : p.Sq;
+  const int64_t keyEnd = p.causal ? p.qOffset + rowsEnd : p.S;
   float acc[kChunks];
 #pragma unroll
   for (int c = 0; c < kChunks; ++c)
@@ -118,14 +121,14 @@ __global__ void __launch_bounds__(kWarps * 32)
     if (!active)
       continue;
     const int64_t j = k0 + lane;
-    const bool valid = j < p.S && (!p.causal || j <= i);
+    const bool valid = j < p.S && (!p.causal || j <= gi);
     float ds = 0.0f;
     if (valid) {
       const float s = p.scale * dot(qRow, kT + lane * stride, D);
       const float prob = expf(s - st.m) * invL;
       float dp = dot(dORow, vT + lane * stride, D);
       if (p.dropout)
-        dp = attnKeep(p, h, i, j) ? dp * p.keepScale : 0.0f;
+        dp = attnKeep(p, h, gi, j) ? dp * p.keepScale : 0.0f;
       ds = float(double(p.scale) * double(prob) *
                  (double(dp) - double(st.delta)));
     }
@@ -151,7 +154,7 @@ __global__ void __launch_bounds__(kWarps * 32)
       qRow[d] = acc[c];
   }
   __syncwarp();
-  unrotateStore(p, qRow, rowPosition(p, i),
+  unrotateStore(p, qRow, rowPosition(p, gi),
                 dq + ((i * p.B + blockIdx.z) * p.heads + h) * D);
 }
 
@@ -186,29 +189,31 @@ __global__ void __launch_bounds__(kWarps * 32)
 #pragma unroll
   for (int c = 0; c < kChunks; ++c)
     dkAcc[c] = dvAcc[c] = 0.0;
-  // Queries that see this block's keys: i >= j0 under a causal mask.
-  const int64_t qStart = p.causal ? j0 : 0;
+  // Queries that see this block's keys: global rows >= j0 under a causal
+  // mask, local rows >= j0 - qOffset.
+  const int64_t qStart =
+      p.causal ? (j0 - p.qOffset > 0 ? j0 - p.qOffset : 0) : 0;
   for (int64_t r = 0; r < p.group; ++r) {
     const int64_t h = g * p.group + r;
     float dkH[kChunks], dvH[kChunks];
 #pragma unroll
     for (int c = 0; c < kChunks; ++c)
       dkH[c] = dvH[c] = 0.0f;
-    for (int64_t q0 = qStart; q0 < p.S; q0 += kTile) {
+    for (int64_t q0 = qStart; q0 < p.Sq; q0 += kTile) {
       __syncthreads();
-      loadTile(p, p.q, p.heads, h, q0, true, qT, stride);
-      loadTile(p, p.dout, p.heads, h, q0, false, dOT, stride);
+      loadTile(p, p.q, p.heads, h, q0, true, qT, stride, p.Sq, p.qOffset);
+      loadTile(p, p.dout, p.heads, h, q0, false, dOT, stride, p.Sq);
       if (threadIdx.x < kTile) {
         const int64_t i = q0 + threadIdx.x;
         tileStats[threadIdx.x] =
-            i < p.S ? stats[(int64_t(blockIdx.z) * p.heads + h) * p.S + i]
-                    : RowStats{0.0f, 1.0f, 0.0f};
+            i < p.Sq ? stats[(int64_t(blockIdx.z) * p.heads + h) * p.Sq + i]
+                     : RowStats{0.0f, 1.0f, 0.0f};
       }
       __syncthreads();
       if (!active)
         continue;
-      const int64_t i = q0 + lane;
-      const bool valid = i < p.S && (!p.causal || j <= i);
+      const int64_t i = q0 + lane, gi = p.qOffset + i;
+      const bool valid = i < p.Sq && (!p.causal || j <= gi);
       float pd = 0.0f, ds = 0.0f;
       if (valid) {
         const RowStats st = tileStats[lane];
@@ -217,14 +222,14 @@ __global__ void __launch_bounds__(kWarps * 32)
         float dp = dot(dOT + lane * stride, vRow, D);
         pd = prob;
         if (p.dropout) {
-          const bool keep = attnKeep(p, h, i, j);
+          const bool keep = attnKeep(p, h, gi, j);
           pd = keep ? prob * p.keepScale : 0.0f;
           dp = keep ? dp * p.keepScale : 0.0f;
         }
         ds = float(double(p.scale) * double(prob) *
                    (double(dp) - double(st.delta)));
       }
-      const int64_t nValid = p.S - q0 < kTile ? p.S - q0 : kTile;
+      const int64_t nValid = p.Sq - q0 < kTile ? p.Sq - q0 : kTile;
       for (int ii = 0; ii < nValid; ++ii) {
         const float pdi = __shfl_sync(0xffffffffu, pd, ii);
         const float dsi = __shfl_sync(0xffffffffu, ds, ii);
@@ -253,34 +258,39 @@ __global__ void __launch_bounds__(kWarps * 32)
   for (int c = 0; c < kChunks; ++c) {
     const int64_t d = lane + 32 * c;
     if (d < D) {
-      dv[outRow + d] = float(dvAcc[c]);
+      dv[outRow + d] =
+          p.accumulate ? dv[outRow + d] + float(dvAcc[c]) : float(dvAcc[c]);
       accRow[d] = dkAcc[c];
     }
   }
   __syncwarp();
-  unrotateStore(p, accRow, rowPosition(p, j), dk + outRow);
+  unrotateStore(p, accRow, rowPosition(p, j), dk + outRow, p.accumulate);
 }
 
 } // namespace
 
 extern "C" void sprt_attention_grad_f32(
     const float *dout, const float *q, const float *k, const float *v,
-    const int64_t *positions, float *dq, float *dk, float *dv, int64_t S,
-    int64_t B, int64_t heads, int64_t kv_heads, int64_t head_dim,
-    int32_t causal, int64_t rotary_dim, double theta, double dropout_rate,
-    uint64_t seed, uint64_t stream, int64_t global_batch, int64_t batch_offset,
-    int64_t global_heads, int64_t head_offset) {
+    const int64_t *positions, float *dq, float *dk, float *dv, int64_t Sq,
+    int64_t Sk, int64_t q_offset, int64_t B, int64_t heads, int64_t kv_heads,
+    int64_t head_dim, int32_t causal, int64_t rotary_dim, double theta,
+    double dropout_rate, uint64_t seed, uint64_t stream, int64_t global_batch,
+    int64_t batch_offset, int64_t global_heads, int64_t head_offset,
+    int32_t accumulate_dkv) {
   (void)global_batch; // The global index only needs the heads extent.
-  if (S <= 0 || B <= 0 || heads <= 0 || kv_heads <= 0 || head_dim <= 0)
+  if (Sq <= 0 || Sk <= 0 || B <= 0 || heads <= 0 || kv_heads <= 0 ||
+      head_dim <= 0)
     return;
-  const AttnParams p = makeAttnParams(
-      q, k, v, dout, positions, S, B, heads, kv_heads, head_dim, causal,
-      rotary_dim, theta, dropout_rate, seed, stream, batch_offset, global_heads,
-      head_offset, "sprt_attention_grad_f32");
+  AttnParams p = makeAttnParams(
+      q, k, v, dout, positions, Sq, Sk, q_offset, B, heads, kv_heads, head_dim,
+      causal, rotary_dim, theta, dropout_rate, seed, stream, batch_offset,
+      global_heads, head_offset, "sprt_attention_grad_f32");
+  p.accumulate = accumulate_dkv != 0;
   cudaStream_t st = sprt::cuda::stream();
   RowStats *stats = static_cast<RowStats *>(scratch(
-      Scratch::AttentionStats, size_t(B * heads * S) * sizeof(RowStats)));
-  const unsigned rowTiles = unsigned((S + kWarps - 1) / kWarps);
+      Scratch::AttentionStats, size_t(B * heads * Sq) * sizeof(RowStats)));
+  const unsigned rowTiles = unsigned((Sq + kWarps - 1) / kWarps);
+  const unsigned keyTiles = unsigned((Sk + kWarps - 1) / kWarps);
 
   size_t smem = forwardRowSharedBytes(head_dim);
   allowSharedMemory(reinterpret_cast<const void *>(&rowStats), smem,
@@ -299,7 +309,7 @@ extern "C" void sprt_attention_grad_f32(
   smem = dkdvSharedBytes(head_dim);
   allowSharedMemory(reinterpret_cast<const void *>(&dkdvKernel), smem,
                     "sprt_attention_grad_f32: shared memory");
-  dkdvKernel<<<dim3(rowTiles, unsigned(kv_heads), unsigned(B)), kWarps * 32,
+  dkdvKernel<<<dim3(keyTiles, unsigned(kv_heads), unsigned(B)), kWarps * 32,
                smem, st>>>(p, stats, dk, dv);
   SPRT_CUDA_CHECK_LAUNCH("dkdvKernel");
 }

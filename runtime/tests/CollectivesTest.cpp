@@ -69,7 +69,7 @@ TEST(Collectives, AllGatherAlongEachDimension) {
     // Dimensions after the first are strided: received into the
     // workspace (out's bytes), then unpacked.
     std::vector<char> workspace(dim == 0 ? 0 : out.size() * 4);
-    sprt_all_gather(in.data(), out.data(), 4, 3, d[0], d[1], d[2], 1, dim, 0,
+    sprt_all_gather(in.data(), out.data(), 4, 3, d[0], d[1], d[2], 1, dim, 0, 0,
                     workspace.data(), int64_t(workspace.size()));
     EXPECT_EQ(sprt_bytes_sent(0), int64_t(in.size()) * 4 * (n - 1));
     for (int64_t i = 0; i < g[0]; ++i)
@@ -98,7 +98,7 @@ TEST(Collectives, ReduceScatterAlongEachDimension) {
     std::vector<float> out(size_t(total / n), -1.0f);
     std::vector<char> workspace(dim == 0 ? 0 : in.size() * 4);
     sprt_reduce_scatter_f32(in.data(), out.data(), 3, g[0], g[1], g[2], 1, dim,
-                            0, workspace.data(), int64_t(workspace.size()));
+                            0, 0, workspace.data(), int64_t(workspace.size()));
     for (int64_t i = 0; i < l[0]; ++i)
       for (int64_t j = 0; j < l[1]; ++j)
         for (int64_t k = 0; k < l[2]; ++k) {
@@ -138,7 +138,7 @@ TEST(Collectives, LocalSliceKeepsThisRanksBlock) {
   std::vector<float> in = filled(7, g[0] * g[1] * g[2]);
   std::vector<float> out(in.size() / size_t(n));
   sprt_reset_bytes_sent();
-  sprt_local_slice(in.data(), out.data(), 4, 3, g[0], g[1], g[2], 1, 1, 0);
+  sprt_local_slice(in.data(), out.data(), 4, 3, g[0], g[1], g[2], 1, 1, 0, 0);
   EXPECT_EQ(sprt_bytes_sent(0), 0);
   for (int64_t i = 0; i < 2; ++i)
     for (int64_t j = 0; j < 2; ++j)
@@ -186,8 +186,8 @@ TEST(Collectives, NonBlockingFormsMatchBlocking) {
   std::vector<float> in = filled(r, 2 * 3), a(in.size() * size_t(n)),
                      b(a.size());
   std::vector<char> workspace(a.size() * 4);
-  sprt_all_gather(in.data(), a.data(), 4, 2, 2, 3, 1, 1, 1, 0, workspace.data(),
-                  int64_t(workspace.size()));
+  sprt_all_gather(in.data(), a.data(), 4, 2, 2, 3, 1, 1, 1, 0, 0,
+                  workspace.data(), int64_t(workspace.size()));
   int64_t h =
       sprt_all_gather_start(in.data(), b.data(), 4, 2, 2, 3, 1, 1, 1, 0,
                             workspace.data(), int64_t(workspace.size()));
@@ -214,7 +214,7 @@ TEST(Collectives, OperationsInFlightKeepTheirOwnWorkspaces) {
     want.emplace_back(in.back().size() * size_t(n), -1.0f);
     got.emplace_back(want.back().size(), -2.0f);
     workspaces.emplace_back(want.back().size() * 4);
-    sprt_all_gather(in[k].data(), want[k].data(), 4, 2, 2, 3 + k, 1, 1, 1, 0,
+    sprt_all_gather(in[k].data(), want[k].data(), 4, 2, 2, 3 + k, 1, 1, 1, 0, 0,
                     workspaces[k].data(), int64_t(workspaces[k].size()));
   }
   for (int64_t k = 0; k < 3; ++k)
@@ -319,8 +319,8 @@ TEST(Collectives, AllGatherLinearMatchesGatherThenLinear) {
     // Reference: gather everything, then one GEMM.
     std::vector<float> gathered(x.size() * size_t(n)), want(rows * n * N);
     sprt_reset_bytes_sent();
-    sprt_all_gather(x.data(), gathered.data(), 4, 3, 4, 2, K, 1, 0, 0, nullptr,
-                    0);
+    sprt_all_gather(x.data(), gathered.data(), 4, 3, 4, 2, K, 1, 0, 0, 0,
+                    nullptr, 0);
     int64_t unfusedBytes = sprt_bytes_sent(0);
     sprt_linear_f32(gathered.data(), w.data(), bias.data(), want.data(),
                     rows * n, K, N, inOut);
@@ -393,7 +393,7 @@ TEST(Collectives, LinearReduceScatterMatchesLinearThenReduceScatter) {
                     inOut);
     sprt_reset_bytes_sent();
     sprt_reduce_scatter_f32(partial.data(), want.data(), 2, n * rows, N, 1, 1,
-                            0, 0, nullptr, 0);
+                            0, 0, 0, nullptr, 0);
     int64_t unfusedBytes = sprt_bytes_sent(0);
     for (int64_t i = 0; i < rows; ++i)
       for (int64_t j = 0; j < N; ++j)
@@ -449,21 +449,21 @@ TEST(Collectives, StridedAndCoalescedCollectivesCheckTheirWorkspace) {
   // first dimension none.
   std::vector<float> in = filled(r, 6), out(6 * size_t(n));
   std::string error = invalidArgument([&] {
-    sprt_all_gather(in.data(), out.data(), 4, 2, 2, 3, 1, 1, 1, 0, out.data(),
-                    int64_t(out.size()) * 4 - 1);
+    sprt_all_gather(in.data(), out.data(), 4, 2, 2, 3, 1, 1, 1, 0, 0,
+                    out.data(), int64_t(out.size()) * 4 - 1);
   });
   EXPECT_EQ(error, "sprt: dist.all_gather (sprt_all_gather) needs a workspace "
                    "of " +
                        std::to_string(out.size() * 4) + " bytes, was given " +
                        std::to_string(out.size() * 4 - 1) + " bytes");
   sprt::resetWorkspaceUse();
-  sprt_all_gather(in.data(), out.data(), 4, 2, 2, 3, 1, 1, 0, 0, nullptr, 0);
+  sprt_all_gather(in.data(), out.data(), 4, 2, 2, 3, 1, 1, 0, 0, 0, nullptr, 0);
   EXPECT_EQ(sprt::workspaceUse().most, 0);
   // A reduce-scatter along dimension 1 of [2, 2n] packs the operand.
   std::vector<float> full = filled(r, 4 * n), mine(4);
   error = invalidArgument([&] {
     sprt_reduce_scatter_f32(full.data(), mine.data(), 2, 2, 2 * n, 1, 1, 1, 0,
-                            nullptr, 0);
+                            0, nullptr, 0);
   });
   EXPECT_NE(error.find("dist.reduce_scatter (sprt_reduce_scatter_f32) needs a "
                        "workspace of " +

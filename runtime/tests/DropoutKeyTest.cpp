@@ -22,7 +22,7 @@ std::vector<bool> keptAt(uint64_t seed, int64_t step, int64_t stream) {
   std::vector<float> x(n, 1.0f), y(n, 0.0f);
   sprt_set_seed(seed);
   sprt_set_step(step);
-  sprt_op_dropout(x.data(), y.data(), 1, n, 1, 1, -1, -1, -1, 0.5, stream);
+  sprt_op_dropout(x.data(), y.data(), 1, n, 1, 1, -1, -1, -1, -1, 0.5, stream);
   std::vector<bool> kept(n);
   for (int64_t i = 0; i < n; ++i)
     kept[i] = y[i] != 0.0f;

@@ -62,7 +62,7 @@ TEST(FusedBackward, InputGradientIsMatmulReduceScatterWithTheFlippedLayout) {
                                inOut);
     sprt_reset_bytes_sent();
     sprt_reduce_scatter_f32(dx.data(), want.data(), 2, n * rows, K, 1, 1, 0, 0,
-                            nullptr, 0);
+                            0, nullptr, 0);
     int64_t unfusedBytes = sprt_bytes_sent(0);
     for (int64_t chunks : {1, 2, 4, 8}) {
       int64_t need = std::min<int64_t>(chunks, 2) * n * (rows / chunks) * K * 4;
@@ -96,7 +96,7 @@ TEST(FusedBackward, WeightGradientsOfAGatherMatchGatherThenGradWeight) {
     dys.push_back(pattern(size_t(n * rows * outs[j]), r, 4 + int64_t(j)));
   std::vector<float> gathered(size_t(n * rows * K));
   sprt_reset_bytes_sent();
-  sprt_all_gather(x.data(), gathered.data(), 4, 3, 4, 2, K, 1, 0, 0, nullptr,
+  sprt_all_gather(x.data(), gathered.data(), 4, 3, 4, 2, K, 1, 0, 0, 0, nullptr,
                   0);
   int64_t unfusedBytes = sprt_bytes_sent(0);
   for (int32_t inOut : {0, 1})

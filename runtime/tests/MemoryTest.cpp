@@ -193,9 +193,9 @@ TEST(Memory, CpuKernelScratchIsReported) {
   const size_t elems = size_t(S * B * heads * D);
   std::vector<float> q(elems, 0.1f), out(elems);
   MemoryStats attn = scratchOf([&] {
-    sprt_attention_f32(q.data(), q.data(), q.data(), nullptr, out.data(), S, B,
-                       heads, heads, D, 1, D, 10000.0, 0.0, 1, 2, B, 0, heads,
-                       0);
+    sprt_attention_f32(q.data(), q.data(), q.data(), nullptr, out.data(), S, S,
+                       0, B, heads, heads, D, 1, D, 10000.0, 0.0, 1, 2, B, 0,
+                       heads, 0);
   });
   EXPECT_EQ(peakOf(attn, kScratch),
             (half + 2 * S * half) * 4 + 3 * S * D * 4 + S * S * 4);

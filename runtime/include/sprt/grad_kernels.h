@@ -74,17 +74,22 @@ void sprt_repeat_heads_grad_f32(const float *dy, float *dx, int64_t T,
                                 int64_t factor);
 
 /* Backward of sprt_attention_f32 with the same arguments, recomputing the
- * attention probabilities (and the dropout mask) from q and k: dq, dk, dv
- * have the shapes of q, k, v (kv gradients summed over the query heads that
- * share a kv head). Rotary is applied in the forward sense to q, k before
- * the scores and its transpose to the gradients after. */
-void sprt_attention_grad_f32(
-    const float *dout, const float *q, const float *k, const float *v,
-    const int64_t *positions, float *dq, float *dk, float *dv, int64_t S,
-    int64_t B, int64_t heads, int64_t kv_heads, int64_t head_dim,
-    int32_t causal, int64_t rotary_dim, double theta, double dropout_rate,
-    uint64_t seed, uint64_t stream, int64_t global_batch, int64_t batch_offset,
-    int64_t global_heads, int64_t head_offset);
+ * attention probabilities (and the dropout mask) from q and k: dq has q's
+ * shape (Sq rows), dk, dv k's and v's (Sk rows; kv gradients summed over the
+ * query heads that share a kv head). Rotary is applied in the forward sense
+ * to q, k before the scores and its transpose to the gradients after. With
+ * accumulate_dkv non-zero, this call's dk and dv are added to those already
+ * in dk, dv (a run per piece of the query rows); else they are written. */
+void sprt_attention_grad_f32(const float *dout, const float *q, const float *k,
+                             const float *v, const int64_t *positions,
+                             float *dq, float *dk, float *dv, int64_t Sq,
+                             int64_t Sk, int64_t q_offset, int64_t B,
+                             int64_t heads, int64_t kv_heads, int64_t head_dim,
+                             int32_t causal, int64_t rotary_dim, double theta,
+                             double dropout_rate, uint64_t seed,
+                             uint64_t stream, int64_t global_batch,
+                             int64_t batch_offset, int64_t global_heads,
+                             int64_t head_offset, int32_t accumulate_dkv);
 
 /* Backward of sprt_cross_entropy_f32: dlogits[t, :] = (softmax(logits[t]) -
  * onehot(labels[t])) * dloss / count for non-ignored t (0 for ignored ones),

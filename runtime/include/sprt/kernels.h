@@ -114,22 +114,26 @@ void sprt_repeat_heads_f32(const float *x, float *y, int64_t T, int64_t heads,
 void sprt_position_ids_i64(int64_t *out, int64_t S, int64_t B,
                            int64_t seq_offset);
 
-/* Scaled dot-product attention on q [S, B, heads * head_dim] and k, v
- * [S, B, kv_heads * head_dim] into out [S, B, heads * head_dim]; query head
- * h reads kv head h / (heads / kv_heads). Scores scaled by 1/sqrt(head_dim),
- * future positions masked when causal. With rotary_dim > 0 the first
- * rotary_dim features of every q and k head are rotated (rotate-half, as
- * GPT-NeoX and Llama) by angle pos * theta^(-2i / rotary_dim), pos from
- * positions [S, B] (or the sequence index if NULL). With dropout_rate > 0
- * the probabilities are dropped out with sprt_uniform(seed, stream, index)
- * where index = ((b + batch_offset) * global_heads + h + head_offset) * S * S
- * + i * S + j, the element's index in the global [B, heads, S, S] tensor. */
+/* Scaled dot-product attention of Sq query rows over Sk key rows: q and out
+ * [Sq, B, heads * head_dim], the first query row being global row q_offset
+ * of the sequence; k, v [Sk, B, kv_heads * head_dim], rows 0..Sk-1 of the
+ * sequence in natural order. Query head h reads kv head h / (heads /
+ * kv_heads). Scores scaled by 1/sqrt(head_dim); when causal, query row i
+ * sees keys j <= q_offset + i. With rotary_dim > 0 the first rotary_dim
+ * features of every q and k head are rotated (rotate-half, as GPT-NeoX and
+ * Llama) by angle pos * theta^(-2i / rotary_dim), pos from positions
+ * [Sk, B] (query row i at positions[q_offset + i]; the global row index if
+ * NULL). With dropout_rate > 0 the probabilities are dropped out with
+ * sprt_uniform(seed, stream, index) where index = ((b + batch_offset) *
+ * global_heads + h + head_offset) * Sk * Sk + (q_offset + i) * Sk + j, the
+ * element's index in the global [B, heads, Sk, Sk] tensor: a run on a piece
+ * of the query rows gives those rows of the Sq == Sk, q_offset == 0 run. */
 void sprt_attention_f32(const float *q, const float *k, const float *v,
-                        const int64_t *positions, float *out, int64_t S,
-                        int64_t B, int64_t heads, int64_t kv_heads,
-                        int64_t head_dim, int32_t causal, int64_t rotary_dim,
-                        double theta, double dropout_rate, uint64_t seed,
-                        uint64_t stream, int64_t global_batch,
+                        const int64_t *positions, float *out, int64_t Sq,
+                        int64_t Sk, int64_t q_offset, int64_t B, int64_t heads,
+                        int64_t kv_heads, int64_t head_dim, int32_t causal,
+                        int64_t rotary_dim, double theta, double dropout_rate,
+                        uint64_t seed, uint64_t stream, int64_t global_batch,
                         int64_t batch_offset, int64_t global_heads,
                         int64_t head_offset);
 

@@ -57,28 +57,37 @@ uint64_t sprt_dropout_key(void);
 
 enum { SPRT_SUM = 0, SPRT_MAX = 1, SPRT_MIN = 2, SPRT_MEAN = 3 };
 
-/* out = concatenation along `dim` of every axis rank's `in` (in rank order).
- * The shape is in's. Workspace: none when the dims before `dim` are all 1,
- * else out's bytes (the blocks are received there, then unpacked). */
+/* The ZIGZAG split of a dimension of global length L over an axis of size
+ * n: L is cut into 2n chunks of L / (2n) rows and the rank at coordinate r
+ * holds chunk r followed by chunk 2n - 1 - r (its "zigzag part"). The
+ * collectives below take `zigzag`: 0 for the plain contiguous split (block
+ * `coord` of n), non-zero for the zigzag split along `dim` over `axis`. */
+
+/* out = concatenation along `dim` of every axis rank's `in` (in rank order);
+ * with zigzag, `in` is this rank's zigzag part and out the whole tensor in
+ * natural order. The shape is in's. Workspace: out's bytes (in's bytes
+ * times the axis size) when zigzag is non-zero or the dims before `dim` are
+ * not all 1 (the blocks are received there, then unpacked); else none. */
 void sprt_all_gather(const void *in, void *out, int64_t elem_bytes,
                      int32_t rank, int64_t d0, int64_t d1, int64_t d2,
-                     int64_t d3, int32_t dim, int32_t axis, void *workspace,
-                     int64_t workspace_bytes);
-/* out = block `coord` along `dim` of the sum over the axis of `in` (f32).
- * The shape is in's. Workspace: none when the dims before `dim` are all 1,
- * else in's bytes (each rank's block packed). */
+                     int64_t d3, int32_t dim, int32_t axis, int32_t zigzag,
+                     void *workspace, int64_t workspace_bytes);
+/* out = block `coord` along `dim` of the sum over the axis of `in` (f32);
+ * with zigzag, out is this rank's zigzag part of the sum. The shape is in's.
+ * Workspace: in's bytes when zigzag is non-zero or the dims before `dim`
+ * are not all 1 (each rank's part packed); else none. */
 void sprt_reduce_scatter_f32(const float *in, float *out, int32_t rank,
                              int64_t d0, int64_t d1, int64_t d2, int64_t d3,
-                             int32_t dim, int32_t axis, void *workspace,
-                             int64_t workspace_bytes);
+                             int32_t dim, int32_t axis, int32_t zigzag,
+                             void *workspace, int64_t workspace_bytes);
 /* out = reduction over the axis of `in`, n f32 elements. */
 void sprt_all_reduce_f32(const float *in, float *out, int64_t n, int32_t kind,
                          int32_t axis);
-/* out = block `coord` along `dim` of `in` (no communication). The shape is
- * in's. */
+/* out = block `coord` along `dim` of `in` (no communication); with zigzag,
+ * this rank's zigzag part. The shape is in's. No workspace. */
 void sprt_local_slice(const void *in, void *out, int64_t elem_bytes,
                       int32_t rank, int64_t d0, int64_t d1, int64_t d2,
-                      int64_t d3, int32_t dim, int32_t axis);
+                      int64_t d3, int32_t dim, int32_t axis, int32_t zigzag);
 /* Splits `in` along split_dim into axis-size blocks, sends block j to rank
  * j, concatenates the received blocks along concat_dim. The shape is in's.
  * Workspace: in's bytes when in's dims before split_dim are not all 1 (the
@@ -92,8 +101,9 @@ void sprt_all_to_all(const void *in, void *out, int64_t elem_bytes,
 void sprt_send(const void *in, int64_t bytes, int64_t offset, int32_t axis);
 void sprt_recv(void *out, int64_t bytes, int64_t offset, int32_t axis);
 
-/* Non-blocking forms: start, then wait on the returned handle. The
- * all-gather's workspace (as sprt_all_gather's) is used until the wait. */
+/* Non-blocking forms (never zigzag): start, then wait on the returned
+ * handle. The all-gather's workspace (as sprt_all_gather's with zigzag 0)
+ * is used until the wait. */
 int64_t sprt_all_gather_start(const void *in, void *out, int64_t elem_bytes,
                               int32_t rank, int64_t d0, int64_t d1, int64_t d2,
                               int64_t d3, int32_t dim, int32_t axis,
@@ -145,30 +155,41 @@ void sprt_all_gather_linear_grad_weight_f32(
 
 /*===-------------------- layout-aware forward ops -----------------------===*/
 
-/* Positions of a [S, B] shard: seq_offset = coord(seq_axis) * S. */
-void sprt_op_position_ids(int64_t *out, int64_t S, int64_t B, int32_t seq_axis);
+/* The global positions of the S local rows of a [S, B] shard whose sequence
+ * is split in zigzag over zigzag_axis and, inside it, contiguously over
+ * seq_axis (-1: not split): without zigzag, coord(seq_axis) * S + s. */
+void sprt_op_position_ids(int64_t *out, int64_t S, int64_t B, int32_t seq_axis,
+                          int32_t zigzag_axis);
 /* Embedding of a table whose vocabulary may be split over vocab_axis. */
 void sprt_op_embedding(const int64_t *ids, const float *table, float *out,
                        int64_t T, int64_t V, int64_t H, int32_t vocab_axis);
 /* Dropout of a local [d0, d1, d2] tensor (rank <= 3) whose dims are split
- * over axes a0, a1, a2 (-1: whole), with the run's seed. */
+ * over axes a0, a1, a2 (-1: whole), with the run's seed; dim 0 may in
+ * addition be split in zigzag over z0 (-1: none), a0 then splitting the
+ * cp-local rows contiguously. Each element gets the mask of the same global
+ * element in the one-rank run. */
 void sprt_op_dropout(const float *x, float *y, int32_t rank, int64_t d0,
                      int64_t d1, int64_t d2, int32_t a0, int32_t a1, int32_t a2,
-                     double rate, int64_t stream);
+                     int32_t z0, double rate, int64_t stream);
 /* Attention on local heads (split over head_axis) of a local batch (split
- * over batch_axis), with the run's seed. */
+ * over batch_axis), with the run's seed. q and out have S rows. With
+ * q_zigzag_axis >= 0 (of size n) they are this rank's zigzag part of the
+ * sequence and k, v (and positions, [S * n, B]) the whole sequence, S * n
+ * rows in natural order; else k, v, positions have S rows too. */
 void sprt_op_attention(const float *q, const float *k, const float *v,
                        const int64_t *positions, float *out, int64_t S,
                        int64_t B, int64_t heads, int64_t kv_heads,
                        int64_t head_dim, int32_t causal, int64_t rotary_dim,
                        double theta, double dropout_rate, int64_t stream,
-                       int32_t batch_axis, int32_t head_axis);
+                       int32_t batch_axis, int32_t head_axis,
+                       int32_t q_zigzag_axis);
 /* Label logits of logits whose vocabulary may be split over vocab_axis. */
 void sprt_op_label_logit(const float *logits, const int64_t *labels, float *out,
                          int64_t T, int64_t V, int32_t vocab_axis,
                          int64_t ignore_index);
 
-/* Backward counterparts of the layout-aware ops above. */
+/* Backward counterparts of the layout-aware ops above (attention's: dq has
+ * q's rows, dk and dv k's and v's, all written). */
 void sprt_op_embedding_grad(const int64_t *ids, const float *dy, float *dtable,
                             int64_t T, int64_t V, int64_t H,
                             int32_t vocab_axis);
@@ -181,7 +202,8 @@ void sprt_op_attention_grad(const float *dout, const float *q, const float *k,
                             int64_t heads, int64_t kv_heads, int64_t head_dim,
                             int32_t causal, int64_t rotary_dim, double theta,
                             double dropout_rate, int64_t stream,
-                            int32_t batch_axis, int32_t head_axis);
+                            int32_t batch_axis, int32_t head_axis,
+                            int32_t q_zigzag_axis);
 
 /* All-reduces `count` f32 tensors in one collective: ins[i] and outs[i]
  * hold sizes[i] elements. Workspace: the sum of sizes f32 (the bucket), none
