@@ -8,8 +8,8 @@ clipping) loads them (--init-from), runs one step and dumps its gradients
 (before the update), its tokens and loss, and its parameters (after the
 update). Checks, per tensor, with relative error ||a - b|| / ||b||
 (Frobenius):
-  (a) every configuration's gradients equal the tp=1 dp=1 sp=off ones
-      (same tokens) to --rtol;
+  (a) every configuration's loss and gradients equal the first
+      configuration's (tp=1 dp=1 sp=off; same tokens) to --rtol;
   (b) the tp=1 dp=1 sp=off gradients, and those of one sequence-parallel
       configuration, equal torch autograd's in float64 (reference.py
       --grads) to --rtol;
@@ -29,16 +29,18 @@ TORCH_PYTHON = "/usr/bin/python3"
 REFERENCE = os.path.join(os.path.dirname(__file__), "reference.py")
 LR = 0.1
 
-# (tp, dp, sequence parallel, zero): zero=1 is the distributed optimizer.
-CONFIGS = [(1, 1, False, 0), (2, 1, False, 0), (2, 1, True, 0),
-           (4, 1, False, 0), (4, 1, True, 0), (1, 2, False, 0),
-           (2, 2, False, 0), (2, 2, True, 0), (2, 2, False, 1),
-           (2, 2, True, 1), (1, 2, False, 1)]
-TORCH_CONFIGS = {(1, 1, False, 0), (2, 2, True, 0)}
+# (tp, dp, sequence parallel, zero, cp): zero=1 is the distributed
+# optimizer, cp > 1 context parallelism (allgather).
+CONFIGS = [(1, 1, False, 0, 1), (2, 1, False, 0, 1), (2, 1, True, 0, 1),
+           (4, 1, False, 0, 1), (4, 1, True, 0, 1), (1, 2, False, 0, 1),
+           (2, 2, False, 0, 1), (2, 2, True, 0, 1), (2, 2, False, 1, 1),
+           (2, 2, True, 1, 1), (1, 2, False, 1, 1)]
+TORCH_CONFIGS = {(1, 1, False, 0, 1), (2, 2, True, 0, 1)}
 
 
-def label(tp, dp, sp, zero=0):
-    return (f"tp={tp} dp={dp} sp={'on' if sp else 'off'}"
+def label(tp, dp, sp, zero=0, cp=1):
+    return ((f"cp={cp} " if cp > 1 else "")
+            + f"tp={tp} dp={dp} sp={'on' if sp else 'off'}"
             + (f" zero={zero}" if zero else ""))
 
 
@@ -47,11 +49,11 @@ def worst(errs, n=3):
     return ", ".join(f"{k} {v:.2e}" for k, v in top)
 
 
-def scrambled_model(config_path, tmp, seq, batch):
-    """The config without dropout, scrambled parameters written by the
-    reference and the imported model: (config, init file, its tensors,
-    model.mlir)."""
-    config = e2e.without_dropout(config_path, tmp)
+def scrambled_model(config_path, tmp, seq, batch, keep_dropout=False):
+    """The config without dropout (or with it: KEEP_DROPOUT), scrambled
+    parameters written by the reference and the imported model: (config,
+    init file, its tensors, model.mlir)."""
+    config = config_path if keep_dropout else e2e.without_dropout(config_path, tmp)
     init = os.path.join(tmp, "init.safetensors")
     e2e.run([TORCH_PYTHON, REFERENCE, "--config", config, "--init", init,
              "--seed", "3", "--scramble", "0.3"])
@@ -60,17 +62,18 @@ def scrambled_model(config_path, tmp, seq, batch):
     return config, init, e2e.read_safetensors(init), model
 
 
-def run_step(model, tmp, tp, dp, sp, zero, init, compile_extra=(), launch_extra=()):
-    """Compiles a one-step SGD training program for (tp, dp, sp, zero), runs
-    it from INIT and returns (grads, outputs, params) as read back, and the
-    gradients' and outputs' files."""
-    prog = os.path.join(tmp, f"prog-{tp}-{dp}-{int(sp)}-{zero}")
+def run_step(model, tmp, tp, dp, sp, zero, init, compile_extra=(), launch_extra=(),
+             cp=1):
+    """Compiles a one-step SGD training program for (tp, dp, sp, zero, cp),
+    runs it from INIT and returns (grads, outputs, params) as read back, and
+    the gradients' and outputs' files."""
+    prog = os.path.join(tmp, f"prog-{tp}-{dp}-{int(sp)}-{zero}-{cp}")
     e2e.compile_model(model, prog, tp, dp, sp,
                       ["--train", "--optimizer", "sgd", "--lr", str(LR),
-                       "--zero", str(zero), *compile_extra])
+                       "--zero", str(zero), "--cp", str(cp), *compile_extra])
     grads_f, out_f, params_f = (prog + ".grads.safetensors", prog + ".out.safetensors",
                                 prog + ".params.safetensors")
-    e2e.launch(prog, tp * dp, "--steps", "1", "--seed", "11", "--init-from", init,
+    e2e.launch(prog, tp * dp * cp, "--steps", "1", "--seed", "11", "--init-from", init,
                "--dump-grads", grads_f, "--dump-outputs", out_f,
                "--dump-params", params_f, *launch_extra)
     return (e2e.read_safetensors(grads_f), e2e.read_safetensors(out_f),
@@ -129,25 +132,40 @@ def main():
                    help="gradients: between configurations and against torch")
     p.add_argument("--update-rtol", type=float, default=1e-6,
                    help="parameters after the SGD step against init - lr * grad")
+    p.add_argument("--keep-dropout", action="store_true",
+                   help="keep the config's dropout: configurations must draw "
+                   "the same masks (no torch comparison: its masks differ)")
     p.add_argument("--torch-all", action="store_true",
                    help="compare every configuration with torch, not just two")
-    p.add_argument("--configs", nargs="+", metavar="TP,DP,SP,ZERO",
+    p.add_argument("--configs", nargs="+", metavar="TP,DP,SP,ZERO[,CP]",
                    help="the configurations to run, the first being the base of "
-                   "(a), e.g. 1,1,0,0 2,1,1,0 (default: all of those below)")
+                   "(a), e.g. 1,1,0,0 2,1,1,0 2,1,1,0,2 (default: all of those "
+                   "below)")
+    p.add_argument("--torch", nargs="*", default=None, metavar="TP,DP,SP,ZERO[,CP]",
+                   help="the configurations compared with torch (default: "
+                   "tp=1 dp=1 sp=off and tp=2 dp=2 sp=on)")
     args = p.parse_args()
 
-    configs = CONFIGS
-    if args.configs:
-        configs = [(int(tp), int(dp), sp == "1", int(zero))
-                   for tp, dp, sp, zero in (c.split(",") for c in args.configs)]
+    def parse(c):
+        f = c.split(",")
+        return (int(f[0]), int(f[1]), f[2] == "1", int(f[3]),
+                int(f[4]) if len(f) > 4 else 1)
+
+    configs = [parse(c) for c in args.configs] if args.configs else CONFIGS
+    torch_configs = ({parse(c) for c in args.torch} if args.torch is not None
+                     else TORCH_CONFIGS)
+    if args.keep_dropout:
+        torch_configs, args.torch_all = set(), False
     name = os.path.basename(args.config).replace(".json", "")
 
     with tempfile.TemporaryDirectory() as tmp:
-        config, init, init_t, model = scrambled_model(args.config, tmp, args.seq, args.batch)
+        config, init, init_t, model = scrambled_model(args.config, tmp, args.seq, args.batch,
+                                                      args.keep_dropout)
         ok = True
         base = None  # (tokens, grads) of the first configuration
-        for tp, dp, sp, zero in configs:
-            grads, outs, params, grads_f, out_f = run_step(model, tmp, tp, dp, sp, zero, init)
+        for tp, dp, sp, zero, cp in configs:
+            grads, outs, params, grads_f, out_f = run_step(model, tmp, tp, dp, sp, zero,
+                                                           init, cp=cp)
             problems = []
             parts = [f"loss {outs['loss'][1][0]:.7f}"]
             shared = check_names(init_t, grads, params, problems)
@@ -155,11 +173,15 @@ def main():
             # (a) the same gradients as tp=1 dp=1 sp=off, on the same tokens.
             tokens = (outs["input_ids"], outs["labels"])
             if base is None:
-                base = (tokens, grads)
+                base = (tokens, grads, outs["loss"][1][0])
                 parts.append(f"{len(grads)} gradients")
             else:
                 if tokens != base[0]:
                     problems.append("its tokens differ from the first configuration's")
+                lerr = e2e.rel_err(outs["loss"][1][0], base[2])
+                parts.append(f"loss vs {label(*configs[0])} rel err {lerr:.1e}")
+                if not lerr <= args.rtol:
+                    problems.append(f"the loss differs from {label(*configs[0])}'s by {lerr:.1e}")
                 errs = grads_vs(grads, base[1], shared)
                 m = max(errs.values()) if errs else float("inf")
                 parts.append(f"grads vs {label(*configs[0])} max rel err {m:.1e}")
@@ -174,7 +196,7 @@ def main():
                 problems.append(f"parameters after the step are not init - {LR} * grad: {worst(uerrs)}")
 
             # (b) torch autograd on the parameters the step used.
-            if args.torch_all or (tp, dp, sp, zero) in TORCH_CONFIGS:
+            if args.torch_all or (tp, dp, sp, zero, cp) in torch_configs:
                 good, err, out = torch_compare(config, init, grads_f, out_f, args.rtol)
                 if err is not None:
                     parts.append(f"torch max rel err {err:.1e}")
@@ -182,7 +204,7 @@ def main():
                     problems.append("gradients differ from torch autograd's:\n" + out)
 
             ok &= not problems
-            print(f"{name} {label(tp, dp, sp, zero)}: {', '.join(parts)} "
+            print(f"{name} {label(tp, dp, sp, zero, cp)}: {', '.join(parts)} "
                   f"{'OK' if not problems else 'MISMATCH'}")
             for prob in problems:
                 print(f"  {prob.rstrip()}")

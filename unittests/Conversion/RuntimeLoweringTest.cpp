@@ -114,6 +114,7 @@ public:
   }
   int32_t axisIndex(StringRef) const override { return -1; }
   int32_t splitAxis(Value, int64_t) const override { return -1; }
+  int32_t zigzagAxis(Value, int64_t) const override { return -1; }
   int64_t paramIndex(StringRef) const override { return 0; }
   Value paramPointer(int64_t) override { return null(); }
   Value statePointer(int64_t) override { return null(); }
