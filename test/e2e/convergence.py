@@ -29,16 +29,17 @@ def import_model(config, tmp):
 
 
 def train(model, tmp, name, tp=1, sp=False, steps=300, seed=1,
-          compile_extra=(), run_extra=()):
-    """Compiles `model` for tp ranks (SGD, lr 0.3, clip 1) and trains it for
-    `steps` steps on TEXT; returns (JSONL records, the program's stdout)."""
+          compile_extra=(), run_extra=(), cp=1):
+    """Compiles `model` for tp x cp ranks (SGD, lr 0.3, clip 1) and trains
+    it for `steps` steps on TEXT; returns (JSONL records, the program's
+    stdout)."""
     prog = os.path.join(tmp, f"prog-{name.replace(' ', '-')}")
     e2e.run([e2e.tool("sp-compile"), model, "--train", "--optimizer",
              "sgd", "--lr", "0.3", "--grad-clip", "1.0", "--tp",
-             str(tp), "--target", e2e.TARGET, "-o", prog] +
+             str(tp), "--cp", str(cp), "--target", e2e.TARGET, "-o", prog] +
             (["--sp"] if sp else []) + list(compile_extra))
     log = prog + ".jsonl"
-    out = e2e.launch(prog, tp, "--steps", str(steps), "--seed", str(seed),
+    out = e2e.launch(prog, tp * cp, "--steps", str(steps), "--seed", str(seed),
                      "--data", TEXT, "--log", log, *run_extra)
     return [json.loads(line) for line in open(log)], out.stdout
 
@@ -58,29 +59,34 @@ def main():
     p.add_argument("--steps", type=int, default=300)
     p.add_argument("--rtol", type=float, default=1e-4)
     p.add_argument("--plot", help="write the curves to this PNG")
+    p.add_argument("--cp", type=int, default=1,
+                   help="the parallel run adds context parallelism over this "
+                   "many ranks (tp=2 + SP inside each)")
     args = p.parse_args()
+    other = (f"cp={args.cp} " if args.cp > 1 else "") + "tp=2 sp"
+    what = (f"cp={args.cp} + " if args.cp > 1 else "") + "tp=2 + SP"
 
     with tempfile.TemporaryDirectory() as tmp:
         model = import_model(args.config, tmp)
         curves, norms = {}, {}
-        for name, tp, sp in (("tp=1", 1, False), ("tp=2 sp", 2, True)):
-            records, _ = train(model, tmp, name, tp, sp, args.steps)
+        for name, tp, sp, cp in (("tp=1", 1, False, 1), (other, 2, True, args.cp)):
+            records, _ = train(model, tmp, name, tp, sp, args.steps, cp=cp)
             curves[name] = [r["loss"] for r in records]
             norms[name] = [r["grad_norm"] for r in records]
 
-    base, sp = curves["tp=1"], curves["tp=2 sp"]
+    base, sp = curves["tp=1"], curves[other]
     worst = max(e2e.rel_err(a, b) for a, b in zip(sp, base))
     # The global gradient norm (clipped to 1) counts every element once
     # whatever its layout, so it is the same in both runs too.
     worst_norm = max(e2e.rel_err(a, b)
-                     for a, b in zip(norms["tp=2 sp"], norms["tp=1"]))
+                     for a, b in zip(norms[other], norms["tp=1"]))
     worst = max(worst, worst_norm)
     first, last = base[0], sum(base[-10:]) / 10
     agree = len(base) == len(sp) == args.steps and worst <= args.rtol
     falls = last < 0.75 * first
     print(f"{args.steps} steps: loss {first:.4f} -> {last:.4f} (mean of the "
           f"last 10 steps) on one rank; largest per-step relative difference "
-          f"with tp=2 + SP {worst:.2e} (losses and gradient norms)")
+          f"with {what} {worst:.2e} (losses and gradient norms)")
     print(f"curves {'AGREE' if agree else 'DIFFER'}; loss "
           f"{'FALLS' if falls else 'DOES NOT FALL'}")
     if args.plot:
