@@ -36,10 +36,11 @@ func.func @forward(%ids: tensor<4x2xi64>, %labels: tensor<4x2xi64>) -> tensor<f3
   // CHECK-NEXT: %[[WB:.*]] = llvm.mlir.constant(512 : i64) : i64
   // CHECK-NEXT: llvm.call @sprt_all_to_all(%{{.*}}, %{{.*}}, %[[E]], %[[RK]], %[[D0]], %[[D1]], %[[D2]], %[[D3]], %[[SPLIT]], %[[CONCAT]], %[[TP]], %[[W]], %[[WB]]) : (!llvm.ptr, !llvm.ptr, i64, i32, i64, i64, i64, i64, i32, i32, i32, !llvm.ptr, i64) -> ()
   %a = dist.all_to_all %s on @mesh["tp"] split 2 concat 0 : tensor<8x2x8xf32> -> tensor<32x2x2xf32>
-  // local_slice(in, out, 4 bytes, rank 3, 32, 2, 2, 1, dim 0, tp)
+  // local_slice(in, out, 4 bytes, rank 3, 32, 2, 2, 1, dim 0, tp, zigzag 0)
   // CHECK: %[[LD:.*]] = llvm.mlir.constant(0 : i32) : i32
   // CHECK-NEXT: %[[LA:.*]] = llvm.mlir.constant(1 : i32) : i32
-  // CHECK-NEXT: llvm.call @sprt_local_slice({{.*}}, %[[LD]], %[[LA]], %{{.*}}) : (!llvm.ptr, !llvm.ptr, i64, i32, i64, i64, i64, i64, i32, i32, i32) -> ()
+  // CHECK-NEXT: %[[LZ:.*]] = llvm.mlir.constant(0 : i32) : i32
+  // CHECK-NEXT: llvm.call @sprt_local_slice({{.*}}, %[[LD]], %[[LA]], %[[LZ]]) : (!llvm.ptr, !llvm.ptr, i64, i32, i64, i64, i64, i64, i32, i32, i32) -> ()
   %c = dist.local_slice %a on @mesh["tp"] dim 0 : tensor<32x2x2xf32> -> tensor<8x2x2xf32>
   // send(in, bytes = 8*2*2*4, offset 1, axis pp)
   // CHECK: %[[S:.*]] = llvm.getelementptr %[[ARENA]]
