@@ -135,8 +135,10 @@ Value ModelBuilder::embedding(Value ids, Value table, const Dim &width) {
 }
 
 Value ModelBuilder::positionIds() {
-  return b.create<PositionIdsOp>(
-      loc, RankedTensorType::get({seq.value, batch.value}, b.getI64Type()));
+  if (!positions)
+    positions = b.create<PositionIdsOp>(
+        loc, RankedTensorType::get({seq.value, batch.value}, b.getI64Type()));
+  return positions;
 }
 
 Value ModelBuilder::qkvSplit(Value qkv, QkvPacking packing, int64_t heads,
@@ -161,10 +163,22 @@ Value ModelBuilder::attention(Value q, Value k, Value v, const Dim &heads,
   cfg.elements("the attention-score tensor of '" + path + "'",
                {batch, heads, seq, seq}, elementBytes);
   int64_t stream = dropoutRate > 0.0 ? nextStream++ : 0;
-  return b.create<AttentionOp>(loc, q.getType(), q, k, v, /*positions=*/Value(),
+  // Causal inside each document: the position ids restart at 0 at a
+  // packed document's start (without packing they are 0..seq-1 and the
+  // mask is the causal one). A model without a position table gets its
+  // position ids at the function's start, outside every layer.
+  if (!positions) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&forward.getBody().front());
+    positions = b.create<PositionIdsOp>(
+        b.getUnknownLoc(),
+        RankedTensorType::get({seq.value, batch.value}, b.getI64Type()));
+  }
+  return b.create<AttentionOp>(loc, q.getType(), q, k, v, positions,
                                heads.value, kvHeads, headDim, /*causal=*/true,
                                rotaryDim, APFloat(rotaryTheta),
-                               APFloat(dropoutRate), stream);
+                               APFloat(dropoutRate), stream,
+                               /*document_causal=*/true);
 }
 
 Value ModelBuilder::gelu(Value x, GeluApproximation approximate) {
@@ -179,8 +193,8 @@ Value ModelBuilder::add(Value a, Value c) { return b.create<AddOp>(loc, a, c); }
 Value ModelBuilder::mul(Value a, Value c) { return b.create<MulOp>(loc, a, c); }
 
 void ModelBuilder::finish(Value logits) {
-  Value loss =
-      b.create<CrossEntropyOp>(loc, RankedTensorType::get({}, b.getF32Type()),
-                               logits, labels(), b.getI64IntegerAttr(-100));
+  Value loss = b.create<CrossEntropyOp>(
+      loc, RankedTensorType::get({}, b.getF32Type()), logits, labels(),
+      /*count=*/Value(), b.getI64IntegerAttr(-100));
   b.create<func::ReturnOp>(loc, loss);
 }

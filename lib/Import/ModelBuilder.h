@@ -90,6 +90,9 @@ private:
   mlir::Location loc;
   std::string path;
   int64_t nextStream = 0;
+  /// The model's one tfm.position_ids (the learned position table's ids and
+  /// every attention's rotary positions and document mask).
+  mlir::Value positions;
   /// Names of the parameters declared so far. SymbolTable::lookupSymbolIn
   /// scans the module, which made the import quadratic in the layer count.
   llvm::StringSet<> declared;

@@ -7,12 +7,50 @@
 #include "sprt/kernels.h"
 #include "sprt/runtime.h"
 
+#include <algorithm>
 #include <fstream>
 #include <iterator>
 
 using namespace sprt;
 
-bool Batcher::loadText(const std::string &path, std::string &error) {
+/// Whether line [begin, end) holds only white space.
+static bool blankLine(const std::vector<unsigned char> &t, size_t begin,
+                      size_t end) {
+  for (size_t i = begin; i < end; ++i)
+    if (t[i] != ' ' && t[i] != '\t' && t[i] != '\r' && t[i] != '\n')
+      return false;
+  return true;
+}
+
+/// The documents of `text` end to end (blank lines dropped) and the flags of
+/// their last tokens.
+static void cutDocuments(std::vector<unsigned char> &text,
+                         std::vector<bool> &documentEnd) {
+  std::vector<unsigned char> kept;
+  documentEnd.clear();
+  size_t begin = 0;
+  while (begin < text.size()) {
+    size_t end = begin;
+    while (end < text.size() && text[end] != '\n')
+      ++end;
+    end = std::min(end + 1, text.size()); // the newline belongs to the line
+    if (blankLine(text, begin, end)) {
+      if (!documentEnd.empty())
+        documentEnd.back() = true;
+    } else {
+      kept.insert(kept.end(), text.begin() + long(begin),
+                  text.begin() + long(end));
+      documentEnd.resize(kept.size(), false);
+    }
+    begin = end;
+  }
+  if (!documentEnd.empty())
+    documentEnd.back() = true;
+  text.swap(kept);
+}
+
+bool Batcher::loadText(const std::string &path, bool packDocuments,
+                       std::string &error) {
   if (model.vocab < 256) {
     error = "--data gives byte tokens 0..255 but the model's vocabulary has "
             "only " +
@@ -32,6 +70,8 @@ bool Batcher::loadText(const std::string &path, std::string &error) {
   }
   text.assign(std::istreambuf_iterator<char>(in),
               std::istreambuf_iterator<char>());
+  if (packDocuments)
+    cutDocuments(text, documentEnd);
   if (int64_t(text.size()) < model.seq + 2) {
     error = "the data file '" + path + "' has " + std::to_string(text.size()) +
             " bytes; a sequence needs " + std::to_string(model.seq + 2);
@@ -44,9 +84,26 @@ void Batcher::build(int64_t step) {
   int64_t S = model.seq, B = model.batch;
   ids.assign(size_t(B * S), 0);
   labels.assign(size_t(B * S), 0);
+  positions.assign(size_t(B * S), 0);
+  if (packing()) {
+    const int64_t n = int64_t(text.size());
+    for (int64_t b = 0; b < B; ++b) {
+      const int64_t sequence = (step - 1) * B + b;
+      for (int64_t s = 0; s < S; ++s) {
+        const int64_t i = (sequence * S + s) % n, at = b * S + s;
+        const bool starts = s == 0 || documentEnd[size_t((i + n - 1) % n)];
+        ids[size_t(at)] = text[size_t(i)];
+        labels[size_t(at)] =
+            documentEnd[size_t(i)] ? -100 : int64_t(text[size_t((i + 1) % n)]);
+        positions[size_t(at)] = starts ? 0 : positions[size_t(at - 1)] + 1;
+      }
+    }
+  }
   uint64_t tokenStream = sprt_hash_name("seqpar.tokens");
   uint64_t windowStream = sprt_hash_name("seqpar.windows");
-  for (int64_t b = 0; b < B; ++b) {
+  for (int64_t b = 0; b < B && !packing(); ++b) {
+    for (int64_t s = 0; s < S; ++s)
+      positions[size_t(b * S + s)] = s;
     // Sequence b of step `step` (1-based): S + 1 consecutive bytes of the
     // text from a random position, or S + 1 random tokens.
     int64_t sequence = (step - 1) * B + b;

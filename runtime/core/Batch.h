@@ -23,12 +23,26 @@ public:
   Batcher(const Model &model, uint64_t seed) : model(model), seed(seed) {}
 
   void setSeed(uint64_t s) { seed = s; }
-  /// Byte-level tokens of a text file. False with `error` set.
-  bool loadText(const std::string &path, std::string &error);
+  /// Byte-level tokens of a text file. False with `error` set. With
+  /// `packDocuments`, the text is cut into documents (paragraphs: maximal
+  /// runs of non-blank lines, newlines included; blank lines separate them)
+  /// and build() packs them (see there).
+  bool loadText(const std::string &path, bool packDocuments,
+                std::string &error);
+  /// The batch of step `step` (1-based). Packed documents: sequence k
+  /// (= (step - 1) * batch + b) holds tokens [k S, k S + S) of the documents
+  /// laid end to end (cycling), a document cut by a sequence's end
+  /// continuing in the next; position ids count from 0 at each document's
+  /// start and at each sequence's start, and the label of a document's
+  /// last token is -100. Otherwise windows of the text (or random tokens)
+  /// and positions 0..S-1.
   void build(int64_t step);
 
+  bool packing() const { return !documentEnd.empty(); }
   const int64_t *globalIds() const { return ids.data(); }
   const int64_t *globalLabels() const { return labels.data(); }
+  /// Position ids [batch, seq] in natural order.
+  const int64_t *globalPositions() const { return positions.data(); }
   const int64_t *localIds() const { return localIdsBuf.data(); }
   /// Tokens of this rank's part of a batch (local sequence x local batch).
   int64_t localTokens() const {
@@ -41,7 +55,10 @@ private:
   const Model &model;
   uint64_t seed;
   std::vector<unsigned char> text;
-  std::vector<int64_t> ids, labels, localIdsBuf, localLabelsBuf;
+  /// Packed documents: the documents' tokens end to end (in `text`) and
+  /// whether each is the last of its document.
+  std::vector<bool> documentEnd;
+  std::vector<int64_t> ids, labels, positions, localIdsBuf, localLabelsBuf;
 };
 
 } // namespace sprt

@@ -36,7 +36,8 @@ static bool parseSeconds(const char *s, double &out) {
 
 std::string sprt::usage(const char *argv0) {
   return std::string("usage: mpirun -np N ") + argv0 +
-         " [--steps K] [--seed S] [--data FILE] [--init-from FILE] "
+         " [--steps K] [--seed S] [--data FILE [--pack-documents]] "
+         "[--init-from FILE] "
          "[--log FILE] [--dump-params FILE] [--dump-outputs FILE] "
          "[--dump-grads FILE] [--dump-dtype f32|bf16|f16] [--export-hf DIR "
          "[--export-shard-bytes N]] [--checkpoint-dir "
@@ -110,6 +111,10 @@ bool sprt::parseFlags(int argc, char **argv, Flags &f, bool &help,
     }
     if (a == "--resume") {
       f.resume = true;
+      continue;
+    }
+    if (a == "--pack-documents") {
+      f.packDocuments = true;
       continue;
     }
     if (a == "--override-schedule") {
@@ -211,6 +216,11 @@ bool sprt::parseFlags(int argc, char **argv, Flags &f, bool &help,
     } else {
       f.checkpointDir = v;
     }
+  }
+  if (f.packDocuments && f.data.empty()) {
+    error = "--pack-documents needs --data (a text whose paragraphs, ended by "
+            "a blank line, are the documents)";
+    return false;
   }
   if ((f.saveEvery || f.resume) && f.checkpointDir.empty()) {
     error = "--save-every and --resume need --checkpoint-dir";

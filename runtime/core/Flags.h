@@ -26,6 +26,10 @@ struct Flags {
   int64_t exportShardBytes = 0;
   int64_t saveEvery = 0;
   bool resume = false;
+  /// --pack-documents: whole documents of --data (paragraphs ended by a
+  /// blank line) packed one after another into each sequence, positions
+  /// restarting at 0 in each, the label of a document's last token -100.
+  bool packDocuments = false;
   /// Seconds a collective may take before the job is aborted.
   double timeout = 600.0;
   /// On a NaN or Inf loss or gradient norm: stop the run, or skip the

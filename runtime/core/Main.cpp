@@ -300,7 +300,8 @@ int main(int argc, char **argv) {
     fatal(error);
 
   Batcher batcher(model, flags.seed);
-  if (!flags.data.empty() && !batcher.loadText(flags.data, error))
+  if (!flags.data.empty() &&
+      !batcher.loadText(flags.data, flags.packDocuments, error))
     fatal(error);
 
   Params params(model);
@@ -382,6 +383,10 @@ int main(int argc, char **argv) {
   StepResult r;
   for (int64_t step = at.step + 1; step <= flags.steps; ++step) {
     batcher.build(step);
+    // Packed documents: the model's position ids are the data's.
+    if (batcher.packing())
+      sprt_set_position_ids(batcher.globalPositions(), model.batch, model.seq,
+                            int32_t(model.batchAxis));
     sprt_reset_bytes_sent();
     sprt_set_step(step);
     mesh().optimizerStep = step - at.skipped;
@@ -497,13 +502,15 @@ int main(int argc, char **argv) {
   if (!flags.dumpOutputs.empty()) {
     std::vector<int64_t> shape{model.batch, model.seq};
     uint64_t bytes = uint64_t(model.batch * model.seq) * sizeof(int64_t);
-    bool ok = rank != 0 ||
-              writeSafeTensors(
-                  flags.dumpOutputs,
-                  {{"input_ids", "I64", shape, batcher.globalIds(), bytes},
-                   {"labels", "I64", shape, batcher.globalLabels(), bytes},
-                   {"loss", "F32", {}, &r.loss, sizeof(float)}},
-                  error);
+    std::vector<TensorToWrite> outputs{
+        {"input_ids", "I64", shape, batcher.globalIds(), bytes},
+        {"labels", "I64", shape, batcher.globalLabels(), bytes}};
+    // Packed documents: the position ids too (0 starts a document).
+    if (batcher.packing())
+      outputs.push_back(
+          {"position_ids", "I64", shape, batcher.globalPositions(), bytes});
+    outputs.push_back({"loss", "F32", {}, &r.loss, sizeof(float)});
+    bool ok = rank != 0 || writeSafeTensors(flags.dumpOutputs, outputs, error);
     if (!allAgree(ok))
       fatal(ok ? "rank 0 could not write '" + flags.dumpOutputs + "'" : error);
   }

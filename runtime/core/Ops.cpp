@@ -6,17 +6,64 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Failure.h"
 #include "SeqSplit.h"
 
+#include "sprt/device.h"
 #include "sprt/kernels.h"
 #include "sprt/runtime.h"
 
+#include <string>
+#include <vector>
+
 using namespace sprt;
+
+namespace {
+/// The step's position ids set by sprt_set_position_ids (packed documents).
+struct StepPositions {
+  const int64_t *global = nullptr; // [batch, seq], natural order
+  int64_t batch = 0, seq = 0;
+  int32_t batchAxis = -1;
+  std::vector<int64_t> local; // the host copy of a shard
+};
+StepPositions stepPositions;
+} // namespace
+
+extern "C" void sprt_set_position_ids(const int64_t *positions,
+                                      int64_t globalBatch, int64_t globalSeq,
+                                      int32_t batchAxis) {
+  stepPositions.global = positions;
+  stepPositions.batch = globalBatch;
+  stepPositions.seq = globalSeq;
+  stepPositions.batchAxis = batchAxis;
+}
 
 extern "C" void sprt_op_position_ids(int64_t *out, int64_t S, int64_t B,
                                      int32_t seqAxis, int32_t zigzagAxis) {
-  for (const SeqPiece &p : seqPieces(S, zigzagAxis, seqAxis))
-    sprt_position_ids_i64(out + p.localStart * B, p.rows, B, p.globalStart);
+  SeqPieces pieces = seqPieces(S, zigzagAxis, seqAxis);
+  StepPositions &given = stepPositions;
+  if (!given.global) {
+    for (const SeqPiece &p : pieces)
+      sprt_position_ids_i64(out + p.localStart * B, p.rows, B, p.globalStart);
+    return;
+  }
+  if (pieces.globalRows != given.seq ||
+      B * sprt_axis_size(given.batchAxis) != given.batch)
+    fatal("sprt_op_position_ids: the program's sequence of " +
+          std::to_string(pieces.globalRows) + " rows and batch of " +
+          std::to_string(B) + " local rows do not match the data's [" +
+          std::to_string(given.batch) + ", " + std::to_string(given.seq) +
+          "] position ids");
+  const int64_t b0 = sprt_axis_coord(given.batchAxis) * B;
+  given.local.assign(size_t(S * B), 0);
+  for (const SeqPiece &p : pieces)
+    for (int64_t i = 0; i < p.rows; ++i)
+      for (int64_t j = 0; j < B; ++j)
+        given.local[size_t((p.localStart + i) * B + j)] =
+            given.global[(b0 + j) * given.seq + p.globalStart + i];
+  sprt_memcpy_to_device(out, given.local.data(),
+                        int64_t(given.local.size() * sizeof(int64_t)),
+                        sprt_current_stream());
 }
 
 extern "C" void sprt_op_embedding(const int64_t *ids, const float *table,
@@ -52,9 +99,9 @@ extern "C" void
 sprt_op_attention(const float *q, const float *k, const float *v,
                   const int64_t *positions, float *out, int64_t S, int64_t B,
                   int64_t heads, int64_t kvHeads, int64_t headDim,
-                  int32_t causal, int64_t rotaryDim, double theta,
-                  double dropoutRate, int64_t stream, int32_t batchAxis,
-                  int32_t headAxis, int32_t qZigzagAxis) {
+                  int32_t causal, int32_t documentCausal, int64_t rotaryDim,
+                  double theta, double dropoutRate, int64_t stream,
+                  int32_t batchAxis, int32_t headAxis, int32_t qZigzagAxis) {
   // q's rows in runs of global rows over the whole sequence of k and v.
   SeqPieces pieces = seqPieces(S, qZigzagAxis, -1);
   const int64_t rowElems = B * heads * headDim;
@@ -62,10 +109,10 @@ sprt_op_attention(const float *q, const float *k, const float *v,
     sprt_attention_f32(
         q + p.localStart * rowElems, k, v, positions,
         out + p.localStart * rowElems, p.rows, pieces.globalRows, p.globalStart,
-        B, heads, kvHeads, headDim, causal, rotaryDim, theta, dropoutRate,
-        sprt_dropout_key(), uint64_t(stream), B * sprt_axis_size(batchAxis),
-        B * sprt_axis_coord(batchAxis), heads * sprt_axis_size(headAxis),
-        heads * sprt_axis_coord(headAxis));
+        B, heads, kvHeads, headDim, causal, documentCausal, rotaryDim, theta,
+        dropoutRate, sprt_dropout_key(), uint64_t(stream),
+        B * sprt_axis_size(batchAxis), B * sprt_axis_coord(batchAxis),
+        heads * sprt_axis_size(headAxis), heads * sprt_axis_coord(headAxis));
 }
 
 extern "C" void sprt_op_label_logit(const float *logits, const int64_t *labels,

@@ -33,8 +33,8 @@ extern "C" void sprt_op_attention_grad(
     const float *dout, const float *q, const float *k, const float *v,
     const int64_t *positions, float *dq, float *dk, float *dv, int64_t S,
     int64_t B, int64_t heads, int64_t kvHeads, int64_t headDim, int32_t causal,
-    int64_t rotaryDim, double theta, double dropoutRate, int64_t stream,
-    int32_t batchAxis, int32_t headAxis, int32_t qZigzagAxis) {
+    int32_t documentCausal, int64_t rotaryDim, double theta, double dropoutRate,
+    int64_t stream, int32_t batchAxis, int32_t headAxis, int32_t qZigzagAxis) {
   // One kernel call per run of q's rows: dq per run, dk and dv written by
   // the first and accumulated by the next.
   SeqPieces pieces = seqPieces(S, qZigzagAxis, -1);
@@ -45,10 +45,10 @@ extern "C" void sprt_op_attention_grad(
         dout + p.localStart * rowElems, q + p.localStart * rowElems, k, v,
         positions, dq + p.localStart * rowElems, dk, dv, p.rows,
         pieces.globalRows, p.globalStart, B, heads, kvHeads, headDim, causal,
-        rotaryDim, theta, dropoutRate, sprt_dropout_key(), uint64_t(stream),
-        B * sprt_axis_size(batchAxis), B * sprt_axis_coord(batchAxis),
-        heads * sprt_axis_size(headAxis), heads * sprt_axis_coord(headAxis),
-        accumulate);
+        documentCausal, rotaryDim, theta, dropoutRate, sprt_dropout_key(),
+        uint64_t(stream), B * sprt_axis_size(batchAxis),
+        B * sprt_axis_coord(batchAxis), heads * sprt_axis_size(headAxis),
+        heads * sprt_axis_coord(headAxis), accumulate);
     accumulate = 1;
   }
 }

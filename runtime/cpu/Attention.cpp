@@ -8,7 +8,8 @@
 // dropout in place, out = P v (cblas_sgemm, written straight into the
 // strided output). Under a causal mask a block of global query rows
 // [i0, i1) only needs keys [0, i1), so the upper triangle is neither
-// computed nor stored.
+// computed nor stored. Under a document-causal mask (packed documents) row
+// i also drops the keys before its document's start, i - positions[i].
 //
 // Numerics follow Hugging Face's eager attention in f32: inv_freq, the
 // rotary angles and their cos/sin are computed in float, scores are scaled
@@ -35,8 +36,9 @@ void sprt_attention_f32(const float *q, const float *k, const float *v,
                         const int64_t *positions, float *out, int64_t Sq,
                         int64_t Sk, int64_t q_offset, int64_t B, int64_t heads,
                         int64_t kv_heads, int64_t head_dim, int32_t causal,
-                        int64_t rotary_dim, double theta, double dropout_rate,
-                        uint64_t seed, uint64_t stream, int64_t global_batch,
+                        int32_t document_causal, int64_t rotary_dim,
+                        double theta, double dropout_rate, uint64_t seed,
+                        uint64_t stream, int64_t global_batch,
                         int64_t batch_offset, int64_t global_heads,
                         int64_t head_offset) {
   (void)global_batch; // The global index only needs the heads extent.
@@ -88,13 +90,16 @@ void sprt_attention_f32(const float *q, const float *k, const float *v,
           for (int64_t r2 = 0; r2 < rows; ++r2) {
             const int64_t i = q_offset + i0 + r2; // the global query row
             float *p = P.data() + r2 * nk;
-            const int64_t last = causal ? i + 1 : nk; // visible keys [0,last)
-            softmaxRow(p, last, nk);
+            // Visible keys [first, last).
+            const int64_t last = causal ? i + 1 : nk;
+            const int64_t first =
+                firstVisibleKey(document_causal, positions, B, b, i);
+            softmaxRow(p, first, last, nk);
             if (dropout) {
               // Masked probabilities are zero either way; only visible keys
               // need a draw.
               const uint64_t rowBase = headBase + uint64_t(i * Sk);
-              for (int64_t j = 0; j < last; ++j) {
+              for (int64_t j = first; j < last; ++j) {
                 bool keep =
                     double(sprt_uniform(seed, stream, rowBase + uint64_t(j))) >=
                     dropout_rate;

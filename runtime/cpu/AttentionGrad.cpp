@@ -85,16 +85,14 @@ void scatterHead(const T *src, float *dst, int64_t S, int64_t B, int64_t nHeads,
 
 extern "C" {
 
-void sprt_attention_grad_f32(const float *dout, const float *q, const float *k,
-                             const float *v, const int64_t *positions,
-                             float *dq, float *dk, float *dv, int64_t Sq,
-                             int64_t Sk, int64_t q_offset, int64_t B,
-                             int64_t heads, int64_t kv_heads, int64_t head_dim,
-                             int32_t causal, int64_t rotary_dim, double theta,
-                             double dropout_rate, uint64_t seed,
-                             uint64_t stream, int64_t global_batch,
-                             int64_t batch_offset, int64_t global_heads,
-                             int64_t head_offset, int32_t accumulate_dkv) {
+void sprt_attention_grad_f32(
+    const float *dout, const float *q, const float *k, const float *v,
+    const int64_t *positions, float *dq, float *dk, float *dv, int64_t Sq,
+    int64_t Sk, int64_t q_offset, int64_t B, int64_t heads, int64_t kv_heads,
+    int64_t head_dim, int32_t causal, int32_t document_causal,
+    int64_t rotary_dim, double theta, double dropout_rate, uint64_t seed,
+    uint64_t stream, int64_t global_batch, int64_t batch_offset,
+    int64_t global_heads, int64_t head_offset, int32_t accumulate_dkv) {
   (void)global_batch; // The global index only needs the heads extent.
   if (Sq <= 0 || Sk <= 0 || B <= 0 || heads <= 0 || kv_heads <= 0 ||
       head_dim <= 0)
@@ -155,11 +153,17 @@ void sprt_attention_grad_f32(const float *dout, const float *q, const float *k,
             const int64_t i = q_offset + i0 + r2; // the global query row
             float *p = P.data() + r2 * nk, *pd = Pd.data() + r2 * nk;
             const int64_t last = causal ? i + 1 : nk;
-            softmaxRow(p, last, nk);
+            const int64_t first =
+                firstVisibleKey(document_causal, positions, B, b, i);
+            softmaxRow(p, first, last, nk);
             if (dropout) {
               uint8_t *kp = keep.data() + r2 * nk;
               const uint64_t rowBase = headBase + uint64_t(i * S);
-              for (int64_t j = 0; j < last; ++j) {
+              for (int64_t j = 0; j < first; ++j) {
+                kp[j] = 0;
+                pd[j] = 0.0f;
+              }
+              for (int64_t j = first; j < last; ++j) {
                 kp[j] =
                     double(sprt_uniform(seed, stream, rowBase + uint64_t(j))) >=
                     dropout_rate;
@@ -188,15 +192,19 @@ void sprt_attention_grad_f32(const float *dout, const float *q, const float *k,
             const float *p = P.data() + r2 * nk;
             float *dp = dP.data() + r2 * nk, *ds = dS + r2 * nk;
             const int64_t last = causal ? i + 1 : nk;
+            const int64_t first =
+                firstVisibleKey(document_causal, positions, B, b, i);
             if (dropout) {
               const uint8_t *kp = keep.data() + r2 * nk;
-              for (int64_t j = 0; j < last; ++j)
+              for (int64_t j = first; j < last; ++j)
                 dp[j] = kp[j] ? dp[j] * keepScale : 0.0f;
             }
             double dot = 0.0;
-            for (int64_t j = 0; j < last; ++j)
+            for (int64_t j = first; j < last; ++j)
               dot += double(dp[j]) * double(p[j]);
-            for (int64_t j = 0; j < last; ++j)
+            for (int64_t j = 0; j < first; ++j)
+              ds[j] = 0.0f;
+            for (int64_t j = first; j < last; ++j)
               ds[j] =
                   float(double(scale) * double(p[j]) * (double(dp[j]) - dot));
             for (int64_t j = last; j < nk; ++j)

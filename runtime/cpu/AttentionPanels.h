@@ -106,22 +106,35 @@ inline void checkQueryRows(const char *what, int64_t Sq, int64_t Sk,
         " key rows");
 }
 
-/// Softmax of the first `last` scores of a row of `nk` in place (max
+/// Softmax of scores [first, last) of a row of `nk` in place (max
 /// subtracted, sum in double), the rest (masked keys) zero.
-inline void softmaxRow(float *p, int64_t last, int64_t nk) {
-  float m = p[0];
-  for (int64_t j = 1; j < last; ++j)
+inline void softmaxRow(float *p, int64_t first, int64_t last, int64_t nk) {
+  float m = p[first];
+  for (int64_t j = first + 1; j < last; ++j)
     m = std::max(m, p[j]);
-  for (int64_t j = 0; j < last; ++j) // vectorises
+  for (int64_t j = first; j < last; ++j) // vectorises
     p[j] = vexp(p[j] - m);
   double sum = 0.0;
-  for (int64_t j = 0; j < last; ++j)
+  for (int64_t j = first; j < last; ++j)
     sum += double(p[j]);
   const float inv = float(1.0 / sum);
-  for (int64_t j = 0; j < last; ++j)
+  for (int64_t j = first; j < last; ++j)
     p[j] *= inv;
+  for (int64_t j = 0; j < first; ++j)
+    p[j] = 0.0f;
   for (int64_t j = last; j < nk; ++j)
     p[j] = 0.0f;
+}
+
+/// The first key global query row i sees: i - positions[i, b] under a
+/// document-causal mask (its document's first row; positions [S, B]),
+/// else 0. A position outside [0, i] (not a packed document) gives 0.
+inline int64_t firstVisibleKey(int32_t documentCausal, const int64_t *positions,
+                               int64_t B, int64_t b, int64_t i) {
+  if (!documentCausal || !positions)
+    return 0;
+  const int64_t p = positions[i * B + b];
+  return p >= 0 && p <= i ? i - p : 0;
 }
 
 } // namespace sprt::cpu

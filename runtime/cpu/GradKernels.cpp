@@ -338,12 +338,14 @@ void sprt_repeat_heads_grad_f32(const float *dy, float *dx, int64_t T,
 //===--------------------------- cross-entropy ---------------------------===//
 
 void sprt_cross_entropy_grad_f32(const float *logits, const int64_t *labels,
-                                 const float *dloss, float *dlogits, int64_t T,
-                                 int64_t V, int64_t ignore_index) {
+                                 const float *dloss, const float *count_in,
+                                 float *dlogits, int64_t T, int64_t V,
+                                 int64_t ignore_index) {
   if (V <= 0)
     return;
-  const int64_t count = countLabels(labels, T, ignore_index);
-  if (count == 0) { // the loss is the constant 0
+  const double count = count_in ? double(*count_in)
+                                : double(countLabels(labels, T, ignore_index));
+  if (!(count > 0.0)) { // the loss is the constant 0
     std::fill(dlogits, dlogits + T * V, 0.0f);
     return;
   }

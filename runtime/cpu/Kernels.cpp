@@ -35,6 +35,11 @@ float labelLogit(const float *row, int64_t label, int64_t V,
   return (c >= 0 && c < V) ? row[c] : 0.0f;
 }
 
+/// sum / count, 0 when nothing counts.
+float meanOver(double sum, double count) {
+  return count > 0.0 ? float(sum / count) : 0.0f;
+}
+
 } // namespace
 
 extern "C" {
@@ -302,7 +307,8 @@ void sprt_label_logit_f32(const float *logits, const int64_t *labels,
 
 void sprt_cross_entropy_from_stats_f32(const float *max, const float *sumexp,
                                        const float *label_logit,
-                                       const int64_t *labels, float *loss,
+                                       const int64_t *labels,
+                                       const float *count_in, float *loss,
                                        int64_t T, int64_t ignore_index) {
   double acc = 0.0;
   int64_t count = 0;
@@ -313,12 +319,12 @@ void sprt_cross_entropy_from_stats_f32(const float *max, const float *sumexp,
         std::log(double(sumexp[t])) + double(max[t]) - double(label_logit[t]);
     ++count;
   }
-  *loss = count ? float(acc / double(count)) : 0.0f;
+  *loss = meanOver(acc, count_in ? double(*count_in) : double(count));
 }
 
 void sprt_cross_entropy_f32(const float *logits, const int64_t *labels,
-                            float *loss, int64_t T, int64_t V,
-                            int64_t ignore_index) {
+                            const float *count_in, float *loss, int64_t T,
+                            int64_t V, int64_t ignore_index) {
   // The same per-row pieces as the vocabulary-parallel path, one row at a
   // time, so a split run differs from this only in the order of the sumexp
   // additions.
@@ -334,7 +340,15 @@ void sprt_cross_entropy_f32(const float *logits, const int64_t *labels,
     acc += std::log(double(s)) + double(m) - double(l);
     ++count;
   }
-  *loss = count ? float(acc / double(count)) : 0.0f;
+  *loss = meanOver(acc, count_in ? double(*count_in) : double(count));
+}
+
+void sprt_label_count_f32(const int64_t *labels, float *count, int64_t T,
+                          int64_t ignore_index) {
+  int64_t n = 0;
+  for (int64_t t = 0; t < T; ++t)
+    n += labels[t] != ignore_index;
+  *count = float(n);
 }
 
 } // extern "C"

@@ -7,13 +7,18 @@
 
 extern "C" void sprt_cross_entropy_from_stats_grad_f32(
     const float *sumexp, const int64_t *labels, const float *dloss,
-    float *dsumexp, float *dlabelLogit, int64_t T, int64_t ignoreIndex) {
-  int64_t count = 0;
-  for (int64_t t = 0; t < T; ++t)
-    count += labels[t] != ignoreIndex;
-  double g = count ? double(*dloss) / double(count) : 0.0;
+    const float *countIn, float *dsumexp, float *dlabelLogit, int64_t T,
+    int64_t ignoreIndex) {
+  double count = 0.0;
+  if (countIn)
+    count = double(*countIn);
+  else
+    for (int64_t t = 0; t < T; ++t)
+      count += labels[t] != ignoreIndex ? 1.0 : 0.0;
+  const bool any = count > 0.0;
+  double g = any ? double(*dloss) / count : 0.0;
   for (int64_t t = 0; t < T; ++t) {
-    bool used = labels[t] != ignoreIndex && count;
+    bool used = labels[t] != ignoreIndex && any;
     dsumexp[t] = used ? float(g / double(sumexp[t])) : 0.0f;
     dlabelLogit[t] = used ? float(-g) : 0.0f;
   }

@@ -3,7 +3,8 @@
 // sprt_attention_f32: grid (query tiles of kWarps rows, heads, batch); each
 // warp runs the online softmax of its query row over key tiles streamed
 // through shared memory (AttentionCommon.cuh) and writes its output row.
-// Under a causal mask a block stops at its last row's keys.
+// Under a causal mask a block stops at its last row's keys; a
+// document-causal mask also hides the keys before each row's document.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,10 +21,11 @@ AttnParams makeAttnParams(const float *q, const float *k, const float *v,
                           const float *dout, const int64_t *positions,
                           int64_t Sq, int64_t Sk, int64_t qOffset, int64_t B,
                           int64_t heads, int64_t kvHeads, int64_t headDim,
-                          int32_t causal, int64_t rotaryDim, double theta,
-                          double rate, uint64_t seed, uint64_t stream,
-                          int64_t batchOffset, int64_t globalHeads,
-                          int64_t headOffset, const char *what) {
+                          int32_t causal, int32_t documentCausal,
+                          int64_t rotaryDim, double theta, double rate,
+                          uint64_t seed, uint64_t stream, int64_t batchOffset,
+                          int64_t globalHeads, int64_t headOffset,
+                          const char *what) {
   auto fail = [&](const std::string &msg) {
     throw std::runtime_error(std::string("sprt cuda backend: ") + what + ": " +
                              msg);
@@ -54,6 +56,7 @@ AttnParams makeAttnParams(const float *q, const float *k, const float *v,
   p.D = headDim;
   p.group = heads / kvHeads;
   p.causal = causal;
+  p.documentCausal = documentCausal;
   // As runtime/cpu/AttentionPanels.h: rotary_dim clamped to [0, head_dim],
   // inv_freq[i] = 1 / theta^(float(2i) / rotary_dim) in float.
   const int64_t rd = std::min(std::max<int64_t>(rotaryDim, 0), headDim);
@@ -107,22 +110,21 @@ __global__ void __launch_bounds__(kWarps * 32)
 
 } // namespace
 
-extern "C" void
-sprt_attention_f32(const float *q, const float *k, const float *v,
-                   const int64_t *positions, float *out, int64_t Sq, int64_t Sk,
-                   int64_t q_offset, int64_t B, int64_t heads, int64_t kv_heads,
-                   int64_t head_dim, int32_t causal, int64_t rotary_dim,
-                   double theta, double dropout_rate, uint64_t seed,
-                   uint64_t stream, int64_t global_batch, int64_t batch_offset,
-                   int64_t global_heads, int64_t head_offset) {
+extern "C" void sprt_attention_f32(
+    const float *q, const float *k, const float *v, const int64_t *positions,
+    float *out, int64_t Sq, int64_t Sk, int64_t q_offset, int64_t B,
+    int64_t heads, int64_t kv_heads, int64_t head_dim, int32_t causal,
+    int32_t document_causal, int64_t rotary_dim, double theta,
+    double dropout_rate, uint64_t seed, uint64_t stream, int64_t global_batch,
+    int64_t batch_offset, int64_t global_heads, int64_t head_offset) {
   (void)global_batch; // The global index only needs the heads extent.
   if (Sq <= 0 || Sk <= 0 || B <= 0 || heads <= 0 || kv_heads <= 0 ||
       head_dim <= 0)
     return;
   const AttnParams p = makeAttnParams(
       q, k, v, nullptr, positions, Sq, Sk, q_offset, B, heads, kv_heads,
-      head_dim, causal, rotary_dim, theta, dropout_rate, seed, stream,
-      batch_offset, global_heads, head_offset, "sprt_attention_f32");
+      head_dim, causal, document_causal, rotary_dim, theta, dropout_rate, seed,
+      stream, batch_offset, global_heads, head_offset, "sprt_attention_f32");
   const size_t smem = forwardRowSharedBytes(head_dim);
   allowSharedMemory(reinterpret_cast<const void *>(&attentionForward), smem,
                     "sprt_attention_f32: shared memory");

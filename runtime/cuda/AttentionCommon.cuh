@@ -48,7 +48,8 @@ struct AttnParams {
   // S: the keys' rows (the global sequence); Sq query rows from qOffset.
   int64_t S, Sq, qOffset, B, heads, kvHeads, D, group;
   int32_t causal;
-  int32_t half; // rotated pairs: rotary_dim clamped to [0, D], halved
+  int32_t documentCausal; // keys before the query's document are masked
+  int32_t half;           // rotated pairs: rotary_dim clamped to [0, D], halved
   float scale, keepScale;
   int32_t dropout;
   int32_t accumulate; // the backward adds to dk, dv
@@ -63,10 +64,11 @@ AttnParams makeAttnParams(const float *q, const float *k, const float *v,
                           const float *dout, const int64_t *positions,
                           int64_t Sq, int64_t Sk, int64_t qOffset, int64_t B,
                           int64_t heads, int64_t kvHeads, int64_t headDim,
-                          int32_t causal, int64_t rotaryDim, double theta,
-                          double rate, uint64_t seed, uint64_t stream,
-                          int64_t batchOffset, int64_t globalHeads,
-                          int64_t headOffset, const char *what);
+                          int32_t causal, int32_t documentCausal,
+                          int64_t rotaryDim, double theta, double rate,
+                          uint64_t seed, uint64_t stream, int64_t batchOffset,
+                          int64_t globalHeads, int64_t headOffset,
+                          const char *what);
 
 /// Sets a kernel's dynamic shared memory limit when above the 48 KiB default.
 void allowSharedMemory(const void *kernel, size_t bytes, const char *what);
@@ -78,6 +80,20 @@ __host__ __device__ inline int64_t paddedStride(int64_t D) { return D + 1; }
 /// The position of global row s of batch blockIdx.z.
 __device__ inline float rowPosition(const AttnParams &p, int64_t s) {
   return float(p.positions ? p.positions[s * p.B + blockIdx.z] : s);
+}
+
+/// Whether key j is visible to global query row i (batch blockIdx.z): inside
+/// the sequence, not in the future under a causal mask and, under a
+/// document-causal one, not before the query's document (i - positions[i];
+/// a position outside [0, i] masks nothing more), as
+/// runtime/cpu/AttentionPanels.h.
+__device__ inline bool keyVisible(const AttnParams &p, int64_t i, int64_t j) {
+  if (j >= p.S || (p.causal && j > i))
+    return false;
+  if (!p.documentCausal || !p.positions)
+    return true;
+  const int64_t pos = p.positions[i * p.B + blockIdx.z];
+  return pos < 0 || pos > i || j >= i - pos;
 }
 
 /// Loads row s of head `head` of batch b from a [rows, B, nHeads * D] tensor
@@ -176,7 +192,7 @@ __device__ inline void attendRow(const AttnParams &p, int64_t h, int64_t i,
     if (!active)
       continue;
     const int64_t j = k0 + lane;
-    const bool valid = j < p.S && (!p.causal || j <= i);
+    const bool valid = keyVisible(p, i, j);
     const float s =
         valid ? p.scale * dot(qRow, kT + lane * kStride, D) : -INFINITY;
     const float mNew = fmaxf(m, warpMax(s));

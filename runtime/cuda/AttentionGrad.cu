@@ -121,7 +121,7 @@ __global__ void __launch_bounds__(kWarps * 32)
     if (!active)
       continue;
     const int64_t j = k0 + lane;
-    const bool valid = j < p.S && (!p.causal || j <= gi);
+    const bool valid = keyVisible(p, gi, j);
     float ds = 0.0f;
     if (valid) {
       const float s = p.scale * dot(qRow, kT + lane * stride, D);
@@ -213,7 +213,7 @@ __global__ void __launch_bounds__(kWarps * 32)
       if (!active)
         continue;
       const int64_t i = q0 + lane, gi = p.qOffset + i;
-      const bool valid = i < p.Sq && (!p.causal || j <= gi);
+      const bool valid = i < p.Sq && keyVisible(p, gi, j);
       float pd = 0.0f, ds = 0.0f;
       if (valid) {
         const RowStats st = tileStats[lane];
@@ -273,18 +273,18 @@ extern "C" void sprt_attention_grad_f32(
     const float *dout, const float *q, const float *k, const float *v,
     const int64_t *positions, float *dq, float *dk, float *dv, int64_t Sq,
     int64_t Sk, int64_t q_offset, int64_t B, int64_t heads, int64_t kv_heads,
-    int64_t head_dim, int32_t causal, int64_t rotary_dim, double theta,
-    double dropout_rate, uint64_t seed, uint64_t stream, int64_t global_batch,
-    int64_t batch_offset, int64_t global_heads, int64_t head_offset,
-    int32_t accumulate_dkv) {
+    int64_t head_dim, int32_t causal, int32_t document_causal,
+    int64_t rotary_dim, double theta, double dropout_rate, uint64_t seed,
+    uint64_t stream, int64_t global_batch, int64_t batch_offset,
+    int64_t global_heads, int64_t head_offset, int32_t accumulate_dkv) {
   (void)global_batch; // The global index only needs the heads extent.
   if (Sq <= 0 || Sk <= 0 || B <= 0 || heads <= 0 || kv_heads <= 0 ||
       head_dim <= 0)
     return;
   AttnParams p = makeAttnParams(
       q, k, v, dout, positions, Sq, Sk, q_offset, B, heads, kv_heads, head_dim,
-      causal, rotary_dim, theta, dropout_rate, seed, stream, batch_offset,
-      global_heads, head_offset, "sprt_attention_grad_f32");
+      causal, document_causal, rotary_dim, theta, dropout_rate, seed, stream,
+      batch_offset, global_heads, head_offset, "sprt_attention_grad_f32");
   p.accumulate = accumulate_dkv != 0;
   cudaStream_t st = sprt::cuda::stream();
   RowStats *stats = static_cast<RowStats *>(scratch(

@@ -75,14 +75,13 @@ __global__ void labelLogitKernel(const float *__restrict__ logits,
 }
 
 // *loss = mean over non-ignored tokens of terms[t] (or of log(sumexp) + max -
-// label_logit when terms is NULL); 0 if there are none. One block.
-__global__ void __launch_bounds__(kReduceThreads)
-    meanLossKernel(const double *__restrict__ terms,
-                   const float *__restrict__ max,
-                   const float *__restrict__ sumexp,
-                   const float *__restrict__ labelLogits,
-                   const int64_t *__restrict__ labels, float *__restrict__ loss,
-                   int64_t T, int64_t ignoreIndex) {
+// label_logit when terms is NULL); 0 if there are none. With countIn, the
+// sum divided by *countIn instead (0 if it is 0). One block.
+__global__ void __launch_bounds__(kReduceThreads) meanLossKernel(
+    const double *__restrict__ terms, const float *__restrict__ max,
+    const float *__restrict__ sumexp, const float *__restrict__ labelLogits,
+    const int64_t *__restrict__ labels, const float *__restrict__ countIn,
+    float *__restrict__ loss, int64_t T, int64_t ignoreIndex) {
   __shared__ double red[32];
   double acc = 0.0, count = 0.0;
   for (int64_t t = threadIdx.x; t < T; t += blockDim.x) {
@@ -95,8 +94,24 @@ __global__ void __launch_bounds__(kReduceThreads)
   }
   acc = blockSum(acc, red);
   count = blockSum(count, red);
+  if (countIn)
+    count = double(*countIn);
   if (threadIdx.x == 0)
     *loss = count > 0.0 ? float(acc / count) : 0.0f;
+}
+
+// *count = the number of non-ignored labels, as a float. One block.
+__global__ void __launch_bounds__(kReduceThreads)
+    labelCountKernel(const int64_t *__restrict__ labels,
+                     float *__restrict__ count, int64_t T,
+                     int64_t ignoreIndex) {
+  __shared__ double red[32];
+  double c = 0.0;
+  for (int64_t t = threadIdx.x; t < T; t += blockDim.x)
+    c += labels[t] != ignoreIndex ? 1.0 : 0.0;
+  c = blockSum(c, red);
+  if (threadIdx.x == 0)
+    *count = float(c);
 }
 
 // terms[t] = log(sumexp) + max - label logit of row t (0 when ignored).
@@ -152,17 +167,18 @@ void sprt_label_logit_f32(const float *logits, const int64_t *labels,
 
 void sprt_cross_entropy_from_stats_f32(const float *max, const float *sumexp,
                                        const float *label_logit,
-                                       const int64_t *labels, float *loss,
+                                       const int64_t *labels,
+                                       const float *count, float *loss,
                                        int64_t T, int64_t ignore_index) {
   meanLossKernel<<<1, kReduceThreads, 0, stream()>>>(
-      nullptr, max, sumexp, label_logit, labels, loss, T < 0 ? 0 : T,
+      nullptr, max, sumexp, label_logit, labels, count, loss, T < 0 ? 0 : T,
       ignore_index);
   SPRT_CUDA_CHECK_LAUNCH("meanLossKernel");
 }
 
 void sprt_cross_entropy_f32(const float *logits, const int64_t *labels,
-                            float *loss, int64_t T, int64_t V,
-                            int64_t ignore_index) {
+                            const float *count, float *loss, int64_t T,
+                            int64_t V, int64_t ignore_index) {
   double *terms = nullptr;
   if (T > 0) {
     checkRows(T, "sprt_cross_entropy_f32");
@@ -173,9 +189,16 @@ void sprt_cross_entropy_f32(const float *logits, const int64_t *labels,
     SPRT_CUDA_CHECK_LAUNCH("lossTermsKernel");
   }
   meanLossKernel<<<1, kReduceThreads, 0, stream()>>>(
-      terms, nullptr, nullptr, nullptr, labels, loss, T < 0 ? 0 : T,
+      terms, nullptr, nullptr, nullptr, labels, count, loss, T < 0 ? 0 : T,
       ignore_index);
   SPRT_CUDA_CHECK_LAUNCH("meanLossKernel");
+}
+
+void sprt_label_count_f32(const int64_t *labels, float *count, int64_t T,
+                          int64_t ignore_index) {
+  labelCountKernel<<<1, kReduceThreads, 0, stream()>>>(
+      labels, count, T < 0 ? 0 : T, ignore_index);
+  SPRT_CUDA_CHECK_LAUNCH("labelCountKernel");
 }
 
 } // extern "C"

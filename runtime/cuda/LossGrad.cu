@@ -18,21 +18,19 @@ namespace {
 // dlogits row t: (exp(row - max) / sumexp - onehot(c)) * dloss / count, zero
 // for ignored tokens and when no token counts. With stats == NULL the max and
 // sumexp are the row's own (unsplit logits, c = label).
-__global__ void softmaxGradKernel(const float *__restrict__ logits,
-                                  const float *__restrict__ maxIn,
-                                  const float *__restrict__ sumexpIn,
-                                  const int64_t *__restrict__ labels,
-                                  const float *__restrict__ dloss,
-                                  const int64_t *__restrict__ count,
-                                  float *__restrict__ dlogits, int64_t V,
-                                  int64_t vocabOffset, int64_t ignoreIndex) {
+__global__ void softmaxGradKernel(
+    const float *__restrict__ logits, const float *__restrict__ maxIn,
+    const float *__restrict__ sumexpIn, const int64_t *__restrict__ labels,
+    const float *__restrict__ dloss, const int64_t *__restrict__ count,
+    const float *__restrict__ countIn, float *__restrict__ dlogits, int64_t V,
+    int64_t vocabOffset, int64_t ignoreIndex) {
   __shared__ float redF[32];
   __shared__ double redD[32];
   const int64_t t = blockIdx.x;
   const float *row = logits + t * V;
   float *out = dlogits + t * V;
-  const int64_t n = *count;
-  if (n == 0 || labels[t] == ignoreIndex) { // uniform across the block
+  const double n = countIn ? double(*countIn) : double(*count);
+  if (!(n > 0.0) || labels[t] == ignoreIndex) { // uniform across the block
     for (int64_t v = threadIdx.x; v < V; v += blockDim.x)
       out[v] = 0.0f;
     return;
@@ -45,7 +43,7 @@ __global__ void softmaxGradKernel(const float *__restrict__ logits,
     m = rowMax(row, V, redF);
     s = rowSumExp(row, m, V, redD);
   }
-  const double g = double(*dloss) / double(n);
+  const double g = double(*dloss) / n;
   const double inv = 1.0 / double(s);
   const int64_t c = labels[t] - vocabOffset;
   for (int64_t v = threadIdx.x; v < V; v += blockDim.x) {
@@ -54,17 +52,16 @@ __global__ void softmaxGradKernel(const float *__restrict__ logits,
   }
 }
 
-__global__ void fromStatsGradKernel(const float *__restrict__ sumexp,
-                                    const int64_t *__restrict__ labels,
-                                    const float *__restrict__ dloss,
-                                    const int64_t *__restrict__ count,
-                                    float *__restrict__ dsumexp,
-                                    float *__restrict__ dlabelLogit, int64_t T,
-                                    int64_t ignoreIndex) {
-  const int64_t n = *count;
-  const double g = n ? double(*dloss) / double(n) : 0.0;
+__global__ void fromStatsGradKernel(
+    const float *__restrict__ sumexp, const int64_t *__restrict__ labels,
+    const float *__restrict__ dloss, const int64_t *__restrict__ count,
+    const float *__restrict__ countIn, float *__restrict__ dsumexp,
+    float *__restrict__ dlabelLogit, int64_t T, int64_t ignoreIndex) {
+  const double n = countIn ? double(*countIn) : double(*count);
+  const bool any = n > 0.0;
+  const double g = any ? double(*dloss) / n : 0.0;
   SPRT_FOR_EACH(t, T) {
-    const bool used = labels[t] != ignoreIndex && n;
+    const bool used = labels[t] != ignoreIndex && any;
     dsumexp[t] = used ? float(g / double(sumexp[t])) : 0.0f;
     dlabelLogit[t] = used ? float(-g) : 0.0f;
   }
@@ -96,16 +93,17 @@ __global__ void labelLogitGradKernel(const int64_t *__restrict__ labels,
 
 void launchSoftmaxGrad(const float *logits, const float *max,
                        const float *sumexp, const int64_t *labels,
-                       const float *dloss, float *dlogits, int64_t T, int64_t V,
-                       int64_t vocabOffset, int64_t ignoreIndex,
-                       const char *what) {
+                       const float *dloss, const float *countIn, float *dlogits,
+                       int64_t T, int64_t V, int64_t vocabOffset,
+                       int64_t ignoreIndex, const char *what) {
   if (V <= 0 || T <= 0)
     return;
   checkRows(T, what);
-  const int64_t *count = launchCountLabels(labels, T, ignoreIndex);
+  const int64_t *count =
+      countIn ? nullptr : launchCountLabels(labels, T, ignoreIndex);
   softmaxGradKernel<<<unsigned(T), kThreads, 0, stream()>>>(
-      logits, max, sumexp, labels, dloss, count, dlogits, V, vocabOffset,
-      ignoreIndex);
+      logits, max, sumexp, labels, dloss, count, countIn, dlogits, V,
+      vocabOffset, ignoreIndex);
   SPRT_CUDA_CHECK_LAUNCH("softmaxGradKernel");
 }
 
@@ -114,31 +112,34 @@ void launchSoftmaxGrad(const float *logits, const float *max,
 extern "C" {
 
 void sprt_cross_entropy_grad_f32(const float *logits, const int64_t *labels,
-                                 const float *dloss, float *dlogits, int64_t T,
-                                 int64_t V, int64_t ignore_index) {
-  launchSoftmaxGrad(logits, nullptr, nullptr, labels, dloss, dlogits, T, V, 0,
-                    ignore_index, "sprt_cross_entropy_grad_f32");
+                                 const float *dloss, const float *count_in,
+                                 float *dlogits, int64_t T, int64_t V,
+                                 int64_t ignore_index) {
+  launchSoftmaxGrad(logits, nullptr, nullptr, labels, dloss, count_in, dlogits,
+                    T, V, 0, ignore_index, "sprt_cross_entropy_grad_f32");
 }
 
 void sprt_vocab_parallel_cross_entropy_grad_f32(
     const float *logits, const float *max, const float *sumexp,
     const int64_t *labels, const float *dloss, float *dlogits, int64_t T,
     int64_t V, int64_t vocab_offset, int64_t ignore_index) {
-  launchSoftmaxGrad(logits, max, sumexp, labels, dloss, dlogits, T, V,
+  launchSoftmaxGrad(logits, max, sumexp, labels, dloss, nullptr, dlogits, T, V,
                     vocab_offset, ignore_index,
                     "sprt_vocab_parallel_cross_entropy_grad_f32");
 }
 
 void sprt_cross_entropy_from_stats_grad_f32(const float *sumexp,
                                             const int64_t *labels,
-                                            const float *dloss, float *dsumexp,
-                                            float *dlabel_logit, int64_t T,
-                                            int64_t ignore_index) {
+                                            const float *dloss,
+                                            const float *count_in,
+                                            float *dsumexp, float *dlabel_logit,
+                                            int64_t T, int64_t ignore_index) {
   if (T <= 0)
     return;
-  const int64_t *count = launchCountLabels(labels, T, ignore_index);
-  SPRT_LAUNCH(fromStatsGradKernel, T, sumexp, labels, dloss, count, dsumexp,
-              dlabel_logit, T, ignore_index);
+  const int64_t *count =
+      count_in ? nullptr : launchCountLabels(labels, T, ignore_index);
+  SPRT_LAUNCH(fromStatsGradKernel, T, sumexp, labels, dloss, count, count_in,
+              dsumexp, dlabel_logit, T, ignore_index);
 }
 
 void sprt_logits_sumexp_grad_f32(const float *logits, const float *max,

@@ -87,7 +87,7 @@ Grads runGrad(const AttnConfig &c, const AttnInputs &in) {
   sprt_attention_grad_f32(in.dout.data(), in.q.data(), in.k.data(), in.v.data(),
                           in.positions.empty() ? nullptr : in.positions.data(),
                           g.dq.data(), g.dk.data(), g.dv.data(), c.S, c.S, 0,
-                          c.B, c.heads, c.kvHeads, c.headDim, c.causal,
+                          c.B, c.heads, c.kvHeads, c.headDim, c.causal, 0,
                           c.rotaryDim, c.theta, c.rate, c.seed, c.stream,
                           c.gB(), c.batchOffset, c.gH(), c.headOffset, 0);
   return g;
@@ -347,7 +347,7 @@ TEST(AttentionGrad, VGradientIsAdjointOfForwardKernel) {
   std::vector<float> out(c.qSize());
   sprt_attention_f32(in.q.data(), in.k.data(), in.v.data(), nullptr, out.data(),
                      c.S, c.S, 0, c.B, c.heads, c.kvHeads, c.headDim, c.causal,
-                     c.rotaryDim, c.theta, c.rate, c.seed, c.stream, c.gB(),
+                     0, c.rotaryDim, c.theta, c.rate, c.seed, c.stream, c.gB(),
                      c.batchOffset, c.gH(), c.headOffset);
   Grads g = runGrad(c, in);
   double lhs = 0.0, rhs = 0.0, mag = 0.0;

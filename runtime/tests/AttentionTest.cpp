@@ -67,8 +67,9 @@ std::vector<float> runKernel(const AttnConfig &c, const AttnInputs &in) {
   sprt_attention_f32(in.q.data(), in.k.data(), in.v.data(),
                      in.positions.empty() ? nullptr : in.positions.data(),
                      out.data(), c.S, c.S, 0, c.B, c.heads, c.kvHeads,
-                     c.headDim, c.causal, c.rotaryDim, c.theta, c.rate, c.seed,
-                     c.stream, c.gB(), c.batchOffset, c.gH(), c.headOffset);
+                     c.headDim, c.causal, 0, c.rotaryDim, c.theta, c.rate,
+                     c.seed, c.stream, c.gB(), c.batchOffset, c.gH(),
+                     c.headOffset);
   return out;
 }
 

@@ -134,3 +134,18 @@ TEST(Flags, DumpDtype) {
   EXPECT_FALSE(parse({"--dump-dtype", "bf16"}, k, error));
   EXPECT_EQ(error, "--dump-dtype needs --dump-params or --dump-grads");
 }
+
+TEST(Flags, PackDocumentsNeedsTextData) {
+  std::string error;
+  Flags f;
+  EXPECT_TRUE(parse({"--data", "t.txt", "--pack-documents"}, f, error))
+      << error;
+  EXPECT_TRUE(f.packDocuments);
+  Flags g;
+  EXPECT_TRUE(parse({"--data", "t.txt"}, g, error)) << error;
+  EXPECT_FALSE(g.packDocuments);
+  Flags h;
+  EXPECT_FALSE(parse({"--pack-documents"}, h, error));
+  EXPECT_EQ(error, "--pack-documents needs --data (a text whose paragraphs, "
+                   "ended by a blank line, are the documents)");
+}

@@ -643,7 +643,7 @@ TEST(CrossEntropyGrad, MatchesFiniteDifferences) {
   CeProblem p;
   const float dloss = 0.7f;
   std::vector<float> dl(size_t(p.T * p.V), std::nanf(""));
-  sprt_cross_entropy_grad_f32(p.logits.data(), p.labels.data(), &dloss,
+  sprt_cross_entropy_grad_f32(p.logits.data(), p.labels.data(), &dloss, nullptr,
                               dl.data(), p.T, p.V, kIgnore);
   Vec ref = fdGradient(
       [&](const Vec &lg) { return Vec{lossRef(lg, p.labels, p.T, p.V)}; },
@@ -657,7 +657,7 @@ TEST(CrossEntropyGrad, MatchesFiniteDifferences) {
   const float dloss2 = 2.0f * dloss;
   std::vector<float> dl2(dl.size());
   sprt_cross_entropy_grad_f32(p.logits.data(), p.labels.data(), &dloss2,
-                              dl2.data(), p.T, p.V, kIgnore);
+                              nullptr, dl2.data(), p.T, p.V, kIgnore);
   for (float &x : dl)
     x *= 2.0f;
   expectBitwiseEqual("cross_entropy grad, 2 dloss", dl2, dl);
@@ -668,8 +668,8 @@ TEST(CrossEntropyGrad, AllIgnoredIsZero) {
   std::vector<int64_t> labels(size_t(p.T), kIgnore);
   const float dloss = 1.0f;
   std::vector<float> dl(size_t(p.T * p.V), std::nanf(""));
-  sprt_cross_entropy_grad_f32(p.logits.data(), labels.data(), &dloss, dl.data(),
-                              p.T, p.V, kIgnore);
+  sprt_cross_entropy_grad_f32(p.logits.data(), labels.data(), &dloss, nullptr,
+                              dl.data(), p.T, p.V, kIgnore);
   for (float x : dl)
     ASSERT_EQ(x, 0.0f);
   std::vector<float> stat(size_t(p.T), std::nanf("")); // must not be read
@@ -687,7 +687,7 @@ TEST(CrossEntropyGrad, VocabParallelShardsConcatenateToUnsplit) {
   CeProblem p;
   const float dloss = 0.7f;
   std::vector<float> full(size_t(p.T * p.V), std::nanf(""));
-  sprt_cross_entropy_grad_f32(p.logits.data(), p.labels.data(), &dloss,
+  sprt_cross_entropy_grad_f32(p.logits.data(), p.labels.data(), &dloss, nullptr,
                               full.data(), p.T, p.V, kIgnore);
 
   const int64_t bounds[] = {0, 5, 9, 13};

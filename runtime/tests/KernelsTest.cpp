@@ -752,8 +752,8 @@ TEST(CrossEntropy, PiecesMatchReference) {
 TEST(CrossEntropy, UnsplitMatchesReference) {
   CeProblem p;
   float loss = std::nanf("");
-  sprt_cross_entropy_f32(p.logits.data(), p.labels.data(), &loss, p.T, p.V,
-                         kIgnore);
+  sprt_cross_entropy_f32(p.logits.data(), p.labels.data(), nullptr, &loss, p.T,
+                         p.V, kIgnore);
   double ref = referenceLoss(p);
   expectClose("cross_entropy", &loss, &ref, 1, 1e-6, 1e-6);
 }
@@ -762,14 +762,15 @@ TEST(CrossEntropy, AllIgnoredIsZero) {
   CeProblem p;
   std::vector<int64_t> labels(size_t(p.T), kIgnore);
   float loss = std::nanf("");
-  sprt_cross_entropy_f32(p.logits.data(), labels.data(), &loss, p.T, p.V,
-                         kIgnore);
+  sprt_cross_entropy_f32(p.logits.data(), labels.data(), nullptr, &loss, p.T,
+                         p.V, kIgnore);
   EXPECT_EQ(loss, 0.0f);
   std::vector<float> mx(size_t(p.T), 0.0f), se(size_t(p.T), 1.0f),
       ll(size_t(p.T), 0.0f);
   loss = std::nanf("");
   sprt_cross_entropy_from_stats_f32(mx.data(), se.data(), ll.data(),
-                                    labels.data(), &loss, p.T, kIgnore);
+                                    labels.data(), nullptr, &loss, p.T,
+                                    kIgnore);
   EXPECT_EQ(loss, 0.0f);
 }
 
@@ -824,9 +825,10 @@ TEST(CrossEntropy, VocabParallelPiecesCombineToUnsplit) {
 
   float lossSplit = std::nanf(""), lossFull = std::nanf("");
   sprt_cross_entropy_from_stats_f32(gmax.data(), sumexp.data(), label.data(),
-                                    p.labels.data(), &lossSplit, p.T, kIgnore);
-  sprt_cross_entropy_f32(p.logits.data(), p.labels.data(), &lossFull, p.T, p.V,
-                         kIgnore);
+                                    p.labels.data(), nullptr, &lossSplit, p.T,
+                                    kIgnore);
+  sprt_cross_entropy_f32(p.logits.data(), p.labels.data(), nullptr, &lossFull,
+                         p.T, p.V, kIgnore);
   double full = lossFull, ref = referenceLoss(p);
   expectClose("vocab-parallel loss vs unsplit", &lossSplit, &full, 1, 1e-6,
               1e-6);

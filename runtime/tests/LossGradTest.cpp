@@ -53,7 +53,8 @@ TEST(LossPiecesGrad, VocabShardsAddUpToTheLossGradient) {
   sprt_logits_sumexp_f32(logits.data(), max.data(), sumexp.data(), T, V);
   std::vector<float> dse(T), dz(T);
   sprt_cross_entropy_from_stats_grad_f32(sumexp.data(), labels.data(), &dloss,
-                                         dse.data(), dz.data(), T, ignore);
+                                         nullptr, dse.data(), dz.data(), T,
+                                         ignore);
   // Two vocabulary shards, [0, 5) and [5, 12), each rank's pieces.
   std::vector<float> got(size_t(T * V));
   for (auto [v0, v1] : {std::pair<int64_t, int64_t>{0, 5}, {5, 12}}) {
@@ -86,7 +87,8 @@ TEST(LossPiecesGrad, AllIgnoredGivesZero) {
   std::vector<int64_t> labels{-100, -100};
   float dloss = 1.0f;
   sprt_cross_entropy_from_stats_grad_f32(sumexp.data(), labels.data(), &dloss,
-                                         dse.data(), dz.data(), 2, -100);
+                                         nullptr, dse.data(), dz.data(), 2,
+                                         -100);
   EXPECT_EQ(dse, (std::vector<float>{0.0f, 0.0f}));
   EXPECT_EQ(dz, (std::vector<float>{0.0f, 0.0f}));
 }

@@ -194,7 +194,7 @@ TEST(Memory, CpuKernelScratchIsReported) {
   std::vector<float> q(elems, 0.1f), out(elems);
   MemoryStats attn = scratchOf([&] {
     sprt_attention_f32(q.data(), q.data(), q.data(), nullptr, out.data(), S, S,
-                       0, B, heads, heads, D, 1, D, 10000.0, 0.0, 1, 2, B, 0,
+                       0, B, heads, heads, D, 1, 0, D, 10000.0, 0.0, 1, 2, B, 0,
                        heads, 0);
   });
   EXPECT_EQ(peakOf(attn, kScratch),

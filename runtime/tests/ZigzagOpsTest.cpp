@@ -25,7 +25,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 #include <vector>
+
+#include <unistd.h>
 
 namespace {
 using sprt_test::GuardedWorkspace;
@@ -191,12 +194,12 @@ TEST(Zigzag, AttentionOnTheZigzagPartMatchesTheOneRankRun) {
       std::vector<float> out(q.size()), dq(q.size()), dk(k.size()),
           dv(k.size());
       sprt_attention_f32(q.data(), k.data(), v.data(), positions, out.data(), L,
-                         L, 0, B, heads, kvHeads, D, 1, rotary, 10000.0, rate,
-                         key, 5, B, 0, heads, 0);
+                         L, 0, B, heads, kvHeads, D, 1, 0, rotary, 10000.0,
+                         rate, key, 5, B, 0, heads, 0);
       sprt_attention_grad_f32(dout.data(), q.data(), k.data(), v.data(),
                               positions, dq.data(), dk.data(), dv.data(), L, L,
-                              0, B, heads, kvHeads, D, 1, rotary, 10000.0, rate,
-                              key, 5, B, 0, heads, 0, 0);
+                              0, B, heads, kvHeads, D, 1, 0, rotary, 10000.0,
+                              rate, key, 5, B, 0, heads, 0, 0);
       // This rank's zigzag part of q and dout.
       std::vector<float> ql(size_t(S * rowQ)), dol(ql.size());
       for (int64_t i = 0; i < S; ++i) {
@@ -207,12 +210,12 @@ TEST(Zigzag, AttentionOnTheZigzagPartMatchesTheOneRankRun) {
       std::vector<float> outl(ql.size()), dql(ql.size()), dkl(k.size(), NAN),
           dvl(k.size(), NAN);
       sprt_op_attention(ql.data(), k.data(), v.data(), positions, outl.data(),
-                        S, B, heads, kvHeads, D, 1, rotary, 10000.0, rate, 5,
+                        S, B, heads, kvHeads, D, 1, 0, rotary, 10000.0, rate, 5,
                         -1, -1, 0);
       sprt_op_attention_grad(dol.data(), ql.data(), k.data(), v.data(),
                              positions, dql.data(), dkl.data(), dvl.data(), S,
-                             B, heads, kvHeads, D, 1, rotary, 10000.0, rate, 5,
-                             -1, -1, 0);
+                             B, heads, kvHeads, D, 1, 0, rotary, 10000.0, rate,
+                             5, -1, -1, 0);
       std::vector<float> wantOut(ql.size()), wantDq(ql.size());
       for (int64_t i = 0; i < S; ++i) {
         int64_t gRow = zigzagRow(i, c, n, r);
@@ -268,6 +271,79 @@ TEST(Zigzag, BatcherGivesEachRankItsZigzagRows) {
                 batcher.globalLabels()[b * S + s]);
     }
   }
+}
+
+// --pack-documents: the loader cuts a text into paragraphs (blank lines
+// separate them), lays them end to end and cuts sequences of S tokens; a
+// plain reference of that here. Position ids restart at 0 at each
+// document's start and at each sequence's start, the label of a document's
+// last token is -100; sprt_op_position_ids then gives each rank the
+// positions of its zigzag rows.
+TEST(Zigzag, PackedDocumentsAndTheirPositionIds) {
+  lineMesh();
+  const int64_t n = worldSize(), r = sprt_world_rank();
+  const std::string docs[] = {"ab\ncd\n", "efghijk\n", "l\n",
+                              "mnopqrstuvwxyz0123\n", "4\n5\n"};
+  std::string text = "\n  \n";
+  for (const std::string &d : docs)
+    text += d + "\n \t\n";
+  char path[] = "/tmp/sprt-packed-XXXXXX";
+  int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(write(fd, text.data(), text.size()), ssize_t(text.size()));
+  close(fd);
+  sprt::Model model;
+  model.seq = 4 * n;
+  model.batch = 2;
+  model.vocab = 300;
+  model.batchAxis = -1;
+  model.seqAxis = 0;
+  sprt::Batcher batcher(model, 11);
+  std::string error;
+  ASSERT_TRUE(batcher.loadText(path, /*packDocuments=*/true, error)) << error;
+  unlink(path);
+  ASSERT_TRUE(batcher.packing());
+  // The reference stream: documents end to end, their last tokens marked.
+  std::string stream;
+  std::vector<bool> last;
+  for (const std::string &d : docs) {
+    stream += d;
+    last.resize(stream.size(), false);
+    last.back() = true;
+  }
+  const int64_t S = model.seq, B = model.batch, len = int64_t(stream.size());
+  for (int64_t step : {1, 2}) {
+    batcher.build(step);
+    for (int64_t b = 0; b < B; ++b) {
+      int64_t position = 0;
+      for (int64_t s = 0; s < S; ++s) {
+        const int64_t i = (((step - 1) * B + b) * S + s) % len;
+        if (s == 0 || last[size_t((i + len - 1) % len)])
+          position = 0;
+        const int64_t at = b * S + s;
+        EXPECT_EQ(batcher.globalIds()[at], int64_t(uint8_t(stream[size_t(i)])));
+        EXPECT_EQ(batcher.globalLabels()[at],
+                  last[size_t(i)] ? -100
+                                  : int64_t(uint8_t(stream[(i + 1) % len])));
+        EXPECT_EQ(batcher.globalPositions()[at], position)
+            << "step " << step << " b " << b << " s " << s;
+        ++position;
+      }
+    }
+  }
+  // This rank's zigzag rows of the step's positions.
+  sprt_set_position_ids(batcher.globalPositions(), B, S, -1);
+  const int64_t local = S / n, c = S / (2 * n);
+  std::vector<int64_t> pos(size_t(local * B), -1);
+  sprt_op_position_ids(pos.data(), local, B, -1, 0);
+  for (int64_t i = 0; i < local; ++i)
+    for (int64_t b = 0; b < B; ++b)
+      EXPECT_EQ(pos[size_t(i * B + b)],
+                batcher.globalPositions()[b * S + zigzagRow(i, c, n, r)]);
+  sprt_set_position_ids(nullptr, 0, 0, -1);
+  sprt_op_position_ids(pos.data(), local, B, -1, 0);
+  for (int64_t i = 0; i < local; ++i)
+    EXPECT_EQ(pos[size_t(i * B)], zigzagRow(i, c, n, r));
 }
 
 } // namespace

@@ -172,7 +172,8 @@ static LogicalResult lowerOp(AttentionOp o, RuntimeEmitter &e) {
          {e.ptr(o.getQ()), e.ptr(o.getK()), e.ptr(o.getV()),
           e.optionalPtr(o.getPositions()), e.ptr(o), e.i64(e.dim(o, 0)),
           e.i64(e.dim(o, 1)), e.i64(o.getNumHeads()), e.i64(o.getNumKvHeads()),
-          e.i64(o.getHeadDim()), e.i32(o.getCausal()), e.i64(o.getRotaryDim()),
+          e.i64(o.getHeadDim()), e.i32(o.getCausal()),
+          e.i32(o.getDocumentCausal()), e.i64(o.getRotaryDim()),
           e.f64(o.getRotaryTheta().convertToDouble()),
           e.f64(o.getDropoutRate().convertToDouble()),
           e.i64(o.getDropoutStream()), e.i32(e.splitAxis(o.getQ(), 1)),
@@ -211,16 +212,23 @@ static LogicalResult lowerOp(LabelLogitOp o, RuntimeEmitter &e) {
 static LogicalResult lowerOp(CrossEntropyFromStatsOp o, RuntimeEmitter &e) {
   e.call("sprt_cross_entropy_from_stats_f32",
          {e.ptr(o.getMax()), e.ptr(o.getSumexp()), e.ptr(o.getLabelLogit()),
-          e.ptr(o.getLabels()), e.ptr(o), e.i64(e.numElements(o.getLabels())),
-          e.i64(o.getIgnoreIndex())});
+          e.ptr(o.getLabels()), e.optionalPtr(o.getCount()), e.ptr(o),
+          e.i64(e.numElements(o.getLabels())), e.i64(o.getIgnoreIndex())});
   return success();
 }
 
 static LogicalResult lowerOp(CrossEntropyOp o, RuntimeEmitter &e) {
   int64_t v = e.lastDim(o.getLogits());
-  e.call("sprt_cross_entropy_f32",
-         {e.ptr(o.getLogits()), e.ptr(o.getLabels()), e.ptr(o),
-          e.i64(e.numElements(o.getLabels())), e.i64(v),
+  e.call("sprt_cross_entropy_f32", {e.ptr(o.getLogits()), e.ptr(o.getLabels()),
+                                    e.optionalPtr(o.getCount()), e.ptr(o),
+                                    e.i64(e.numElements(o.getLabels())),
+                                    e.i64(v), e.i64(o.getIgnoreIndex())});
+  return success();
+}
+
+static LogicalResult lowerOp(LabelCountOp o, RuntimeEmitter &e) {
+  e.call("sprt_label_count_f32",
+         {e.ptr(o.getLabels()), e.ptr(o), e.i64(e.numElements(o.getLabels())),
           e.i64(o.getIgnoreIndex())});
   return success();
 }
@@ -334,6 +342,7 @@ static LogicalResult lowerOp(AttentionGradOp o, RuntimeEmitter &e) {
                                     e.i64(o.getNumKvHeads()),
                                     e.i64(o.getHeadDim()),
                                     e.i32(o.getCausal()),
+                                    e.i32(o.getDocumentCausal()),
                                     e.i64(o.getRotaryDim()),
                                     e.f64(o.getRotaryTheta().convertToDouble()),
                                     e.f64(o.getDropoutRate().convertToDouble()),
@@ -348,7 +357,8 @@ static LogicalResult lowerOp(CrossEntropyGradOp o, RuntimeEmitter &e) {
   int64_t v = e.lastDim(o.getLogits());
   e.call("sprt_cross_entropy_grad_f32",
          {e.ptr(o.getLogits()), e.ptr(o.getLabels()), e.ptr(o.getDloss()),
-          e.ptr(o), e.i64(e.numElements(o.getLabels())), e.i64(v),
+          e.optionalPtr(o.getCount()), e.ptr(o),
+          e.i64(e.numElements(o.getLabels())), e.i64(v),
           e.i64(o.getIgnoreIndex())});
   return success();
 }
@@ -356,8 +366,9 @@ static LogicalResult lowerOp(CrossEntropyGradOp o, RuntimeEmitter &e) {
 static LogicalResult lowerOp(CrossEntropyFromStatsGradOp o, RuntimeEmitter &e) {
   e.call("sprt_cross_entropy_from_stats_grad_f32",
          {e.ptr(o.getSumexp()), e.ptr(o.getLabels()), e.ptr(o.getDloss()),
-          e.ptr(o.getDsumexp()), e.ptr(o.getDlabelLogit()),
-          e.i64(e.numElements(o.getLabels())), e.i64(o.getIgnoreIndex())});
+          e.optionalPtr(o.getCount()), e.ptr(o.getDsumexp()),
+          e.ptr(o.getDlabelLogit()), e.i64(e.numElements(o.getLabels())),
+          e.i64(o.getIgnoreIndex())});
   return success();
 }
 
@@ -458,7 +469,7 @@ void seqpar::registerTfmRuntimeLoweringModels(DialectRegistry &registry) {
                        RmsNormOp, DropoutOp, LinearOp, QkvSplitOp, AttentionOp,
                        GeluOp, BiasAddOp, RepeatHeadsOp, LogitsMaxOp,
                        LogitsSumExpOp, LabelLogitOp, CrossEntropyFromStatsOp,
-                       CrossEntropyOp, ConvertOp>(ctx);
+                       LabelCountOp, CrossEntropyOp, ConvertOp>(ctx);
     // Gradient ops.
     attachTfmLowerings<
         LinearGradInputOp, LinearGradWeightOp, BiasGradOp, LayerNormGradOp,

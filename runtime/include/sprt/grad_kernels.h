@@ -80,23 +80,24 @@ void sprt_repeat_heads_grad_f32(const float *dy, float *dx, int64_t T,
  * to q, k before the scores and its transpose to the gradients after. With
  * accumulate_dkv non-zero, this call's dk and dv are added to those already
  * in dk, dv (a run per piece of the query rows); else they are written. */
-void sprt_attention_grad_f32(const float *dout, const float *q, const float *k,
-                             const float *v, const int64_t *positions,
-                             float *dq, float *dk, float *dv, int64_t Sq,
-                             int64_t Sk, int64_t q_offset, int64_t B,
-                             int64_t heads, int64_t kv_heads, int64_t head_dim,
-                             int32_t causal, int64_t rotary_dim, double theta,
-                             double dropout_rate, uint64_t seed,
-                             uint64_t stream, int64_t global_batch,
-                             int64_t batch_offset, int64_t global_heads,
-                             int64_t head_offset, int32_t accumulate_dkv);
+void sprt_attention_grad_f32(
+    const float *dout, const float *q, const float *k, const float *v,
+    const int64_t *positions, float *dq, float *dk, float *dv, int64_t Sq,
+    int64_t Sk, int64_t q_offset, int64_t B, int64_t heads, int64_t kv_heads,
+    int64_t head_dim, int32_t causal, int32_t document_causal,
+    int64_t rotary_dim, double theta, double dropout_rate, uint64_t seed,
+    uint64_t stream, int64_t global_batch, int64_t batch_offset,
+    int64_t global_heads, int64_t head_offset, int32_t accumulate_dkv);
 
 /* Backward of sprt_cross_entropy_f32: dlogits[t, :] = (softmax(logits[t]) -
- * onehot(labels[t])) * dloss / count for non-ignored t (0 for ignored ones),
- * count = number of non-ignored tokens. dloss is a pointer to one float. */
+ * onehot(labels[t])) * dloss / count for non-ignored t (0 for ignored ones,
+ * and everywhere when count is 0), count = *count_in when count_in is not
+ * NULL (the forward's global count), else the number of non-ignored tokens.
+ * dloss and count_in are pointers to one float. */
 void sprt_cross_entropy_grad_f32(const float *logits, const int64_t *labels,
-                                 const float *dloss, float *dlogits, int64_t T,
-                                 int64_t V, int64_t ignore_index);
+                                 const float *dloss, const float *count_in,
+                                 float *dlogits, int64_t T, int64_t V,
+                                 int64_t ignore_index);
 /* The same on this rank's vocabulary columns [vocab_offset, +V), given the
  * global per-token max and sumexp (as the forward pieces computed them). */
 void sprt_vocab_parallel_cross_entropy_grad_f32(
@@ -106,14 +107,16 @@ void sprt_vocab_parallel_cross_entropy_grad_f32(
 
 /* Backward of the vocab-parallel loss pieces, op by op (the max has a zero
  * gradient: its contributions through the loss and through sumexp cancel).
- * For non-ignored tokens, count = their number:
+ * For non-ignored tokens, count = *count_in when count_in is not NULL, else
+ * their number:
  *   dsumexp[t] = dloss / (count * sumexp[t]), dlabel_logit[t] = -dloss/count;
- * 0 for ignored tokens. */
+ * 0 for ignored tokens (and everywhere when count is 0). */
 void sprt_cross_entropy_from_stats_grad_f32(const float *sumexp,
                                             const int64_t *labels,
-                                            const float *dloss, float *dsumexp,
-                                            float *dlabel_logit, int64_t T,
-                                            int64_t ignore_index);
+                                            const float *dloss,
+                                            const float *count_in,
+                                            float *dsumexp, float *dlabel_logit,
+                                            int64_t T, int64_t ignore_index);
 /* dlogits[t, v] = exp(logits[t, v] - max[t]) * dsumexp[t]. */
 void sprt_logits_sumexp_grad_f32(const float *logits, const float *max,
                                  const float *dsumexp, float *dlogits,

@@ -132,8 +132,9 @@ void sprt_attention_f32(const float *q, const float *k, const float *v,
                         const int64_t *positions, float *out, int64_t Sq,
                         int64_t Sk, int64_t q_offset, int64_t B, int64_t heads,
                         int64_t kv_heads, int64_t head_dim, int32_t causal,
-                        int64_t rotary_dim, double theta, double dropout_rate,
-                        uint64_t seed, uint64_t stream, int64_t global_batch,
+                        int32_t document_causal, int64_t rotary_dim,
+                        double theta, double dropout_rate, uint64_t seed,
+                        uint64_t stream, int64_t global_batch,
                         int64_t batch_offset, int64_t global_heads,
                         int64_t head_offset);
 
@@ -148,15 +149,22 @@ void sprt_label_logit_f32(const float *logits, const int64_t *labels,
                           float *out, int64_t T, int64_t V,
                           int64_t vocab_offset, int64_t ignore_index);
 /* *loss = mean over t with labels[t] != ignore_index of
- * log(sumexp[t]) + max[t] - label_logit[t]; 0 if none. */
+ * log(sumexp[t]) + max[t] - label_logit[t]; 0 if none. With count (a
+ * pointer to one float, NULL: the mean), the sum over these tokens divided
+ * by *count instead (0 if *count is 0): a rank's share of the mean over a
+ * batch split across ranks, *count being the batch's non-ignored labels. */
 void sprt_cross_entropy_from_stats_f32(const float *max, const float *sumexp,
                                        const float *label_logit,
-                                       const int64_t *labels, float *loss,
+                                       const int64_t *labels,
+                                       const float *count, float *loss,
                                        int64_t T, int64_t ignore_index);
-/* The whole loss on unsplit logits [T, V]. */
+/* The whole loss on unsplit logits [T, V] (count as above). */
 void sprt_cross_entropy_f32(const float *logits, const int64_t *labels,
-                            float *loss, int64_t T, int64_t V,
-                            int64_t ignore_index);
+                            const float *count, float *loss, int64_t T,
+                            int64_t V, int64_t ignore_index);
+/* *count = the number of t with labels[t] != ignore_index, as a float. */
+void sprt_label_count_f32(const int64_t *labels, float *count, int64_t T,
+                          int64_t ignore_index);
 
 #ifdef __cplusplus
 }

@@ -155,11 +155,20 @@ void sprt_all_gather_linear_grad_weight_f32(
 
 /*===-------------------- layout-aware forward ops -----------------------===*/
 
-/* The global positions of the S local rows of a [S, B] shard whose sequence
+/* The position ids of the S local rows of a [S, B] shard whose sequence
  * is split in zigzag over zigzag_axis and, inside it, contiguously over
- * seq_axis (-1: not split): without zigzag, coord(seq_axis) * S + s. */
+ * seq_axis (-1: not split): the rows' global indices (without zigzag,
+ * coord(seq_axis) * S + s), or, after sprt_set_position_ids, the given
+ * positions of those rows and of this rank's batch rows. */
 void sprt_op_position_ids(int64_t *out, int64_t S, int64_t B, int32_t seq_axis,
                           int32_t zigzag_axis);
+/* The step's position ids, [global_batch, global_seq] in natural order on
+ * the host (packed documents: 0 at each document's start), the batch split
+ * over batch_axis (-1: not split); read by sprt_op_position_ids until the
+ * next call. NULL: the global row index again. The data stays the
+ * caller's. */
+void sprt_set_position_ids(const int64_t *positions, int64_t global_batch,
+                           int64_t global_seq, int32_t batch_axis);
 /* Embedding of a table whose vocabulary may be split over vocab_axis. */
 void sprt_op_embedding(const int64_t *ids, const float *table, float *out,
                        int64_t T, int64_t V, int64_t H, int32_t vocab_axis);
@@ -179,7 +188,8 @@ void sprt_op_dropout(const float *x, float *y, int32_t rank, int64_t d0,
 void sprt_op_attention(const float *q, const float *k, const float *v,
                        const int64_t *positions, float *out, int64_t S,
                        int64_t B, int64_t heads, int64_t kv_heads,
-                       int64_t head_dim, int32_t causal, int64_t rotary_dim,
+                       int64_t head_dim, int32_t causal,
+                       int32_t document_causal, int64_t rotary_dim,
                        double theta, double dropout_rate, int64_t stream,
                        int32_t batch_axis, int32_t head_axis,
                        int32_t q_zigzag_axis);
@@ -200,7 +210,8 @@ void sprt_op_attention_grad(const float *dout, const float *q, const float *k,
                             const float *v, const int64_t *positions, float *dq,
                             float *dk, float *dv, int64_t S, int64_t B,
                             int64_t heads, int64_t kv_heads, int64_t head_dim,
-                            int32_t causal, int64_t rotary_dim, double theta,
+                            int32_t causal, int32_t document_causal,
+                            int64_t rotary_dim, double theta,
                             double dropout_rate, int64_t stream,
                             int32_t batch_axis, int32_t head_axis,
                             int32_t q_zigzag_axis);

@@ -198,13 +198,13 @@ void check(const std::string &what, const Config &c) {
   const int64_t *posPtr = d.pos.empty() ? nullptr : pos.get();
   const int64_t gB = c.B + c.batchOffset + 1;
   sprt_attention_f32(dQ, dK, dV, posPtr, out, c.S, c.S, 0, c.B, c.heads,
-                     c.kvHeads, c.D, c.causal, c.rotaryDim, c.theta, c.rate,
+                     c.kvHeads, c.D, c.causal, 0, c.rotaryDim, c.theta, c.rate,
                      c.seed, c.stream, gB, c.batchOffset, c.gH(), c.headOffset);
   expectClose(what + " out", out.download(), ref.out, 1e-5, 1e-5);
   sprt_attention_grad_f32(dOut, dQ, dK, dV, posPtr, dq, dk, dv, c.S, c.S, 0,
-                          c.B, c.heads, c.kvHeads, c.D, c.causal, c.rotaryDim,
-                          c.theta, c.rate, c.seed, c.stream, gB, c.batchOffset,
-                          c.gH(), c.headOffset, 0);
+                          c.B, c.heads, c.kvHeads, c.D, c.causal, 0,
+                          c.rotaryDim, c.theta, c.rate, c.seed, c.stream, gB,
+                          c.batchOffset, c.gH(), c.headOffset, 0);
   expectClose(what + " dq", dq.download(), ref.dq, 1e-4, 3e-5 * maxAbs(ref.dq));
   expectClose(what + " dk", dk.download(), ref.dk, 1e-4, 3e-5 * maxAbs(ref.dk));
   expectClose(what + " dv", dv.download(), ref.dv, 1e-4, 3e-5 * maxAbs(ref.dv));

@@ -68,13 +68,13 @@ Outputs run(const Config &c,
   for (auto [offset, rows] : pieces) {
     sprt_attention_f32(dQ.get() + offset * rowQ, dK, dV, posPtr,
                        out.get() + offset * rowQ, rows, c.S, offset, c.B,
-                       c.heads, c.kvHeads, c.D, c.causal, c.rotaryDim, 10000.0,
-                       c.rate, 11, 12, c.B, 0, c.heads, 0);
+                       c.heads, c.kvHeads, c.D, c.causal, 0, c.rotaryDim,
+                       10000.0, c.rate, 11, 12, c.B, 0, c.heads, 0);
     sprt_attention_grad_f32(dO.get() + offset * rowQ, dQ.get() + offset * rowQ,
                             dK, dV, posPtr, dq.get() + offset * rowQ, dk, dv,
                             rows, c.S, offset, c.B, c.heads, c.kvHeads, c.D,
-                            c.causal, c.rotaryDim, 10000.0, c.rate, 11, 12, c.B,
-                            0, c.heads, 0, accumulate);
+                            c.causal, 0, c.rotaryDim, 10000.0, c.rate, 11, 12,
+                            c.B, 0, c.heads, 0, accumulate);
     accumulate = 1;
   }
   return {out.download(), dq.download(), dk.download(), dv.download()};
@@ -169,7 +169,7 @@ TEST_F(AttentionPieces, RowsOutsideTheKeysAreRejected) {
   std::vector<float> x(size_t(4 * 16), 0.0f);
   DeviceBuffer<float> d(x), o(x);
   EXPECT_ANY_THROW(sprt_attention_f32(d, d, d, nullptr, o, 3, 4, 2, 1, 1, 1, 16,
-                                      1, 0, 10000.0, 0.0, 1, 2, 1, 0, 1, 0));
+                                      1, 0, 0, 10000.0, 0.0, 1, 2, 1, 0, 1, 0));
 }
 
 } // namespace

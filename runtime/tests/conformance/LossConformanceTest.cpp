@@ -111,12 +111,12 @@ TEST_F(Loss, ShardPiecesAndLossFromStats) {
     gLabel[t] = c.labels[t] == kIgnore ? 0.0f : c.logits[t * kV + c.labels[t]];
   }
   DeviceBuffer<float> dMax(gMax), dSum(gSum), dLabel(gLabel), dLoss(nans(1));
-  sprt_cross_entropy_from_stats_f32(dMax, dSum, dLabel, dLabels, dLoss, kT,
-                                    kIgnore);
+  sprt_cross_entropy_from_stats_f32(dMax, dSum, dLabel, dLabels, nullptr, dLoss,
+                                    kT, kIgnore);
   expectClose("cross_entropy_from_stats", dLoss.download(), {c.loss}, 2e-6,
               0.0);
   DeviceBuffer<float> dLogits(c.logits);
-  sprt_cross_entropy_f32(dLogits, dLabels, dLoss, kT, kV, kIgnore);
+  sprt_cross_entropy_f32(dLogits, dLabels, nullptr, dLoss, kT, kV, kIgnore);
   expectClose("cross_entropy", dLoss.download(), {c.loss}, 2e-6, 0.0);
 }
 
@@ -126,9 +126,10 @@ TEST_F(Loss, AllIgnoredGivesZeroLossAndGradient) {
   DeviceBuffer<int64_t> dLabels(ignored);
   DeviceBuffer<float> dLogits(c.logits), dLoss(nans(1)),
       dDloss(std::vector<float>{1.0f}), dGrad(nans(c.logits.size()));
-  sprt_cross_entropy_f32(dLogits, dLabels, dLoss, kT, kV, kIgnore);
+  sprt_cross_entropy_f32(dLogits, dLabels, nullptr, dLoss, kT, kV, kIgnore);
   EXPECT_EQ(dLoss.download()[0], 0.0f);
-  sprt_cross_entropy_grad_f32(dLogits, dLabels, dDloss, dGrad, kT, kV, kIgnore);
+  sprt_cross_entropy_grad_f32(dLogits, dLabels, dDloss, nullptr, dGrad, kT, kV,
+                              kIgnore);
   for (float g : dGrad.download())
     ASSERT_EQ(g, 0.0f);
 }
@@ -139,7 +140,8 @@ TEST_F(Loss, GradientsFullAndVocabParallel) {
   DeviceBuffer<int64_t> dLabels(c.labels);
   DeviceBuffer<float> dDloss(std::vector<float>{float(dloss)});
   DeviceBuffer<float> dLogits(c.logits), dGrad(nans(c.logits.size()));
-  sprt_cross_entropy_grad_f32(dLogits, dLabels, dDloss, dGrad, kT, kV, kIgnore);
+  sprt_cross_entropy_grad_f32(dLogits, dLabels, dDloss, nullptr, dGrad, kT, kV,
+                              kIgnore);
   expectClose("cross_entropy_grad", dGrad.download(), c.grad(0, kV, dloss),
               2e-6, 1e-8);
 
@@ -190,8 +192,8 @@ TEST_F(Loss, PieceGradients) {
   DeviceBuffer<float> dDloss(std::vector<float>{float(dloss)}), dSum(gSum),
       dMax(gMax), dDz(dz), dSh(sh), dDsum(nans(static_cast<size_t>(kT))),
       dDlabel(nans(static_cast<size_t>(kT))), dG(nans(size_t(kT * n)));
-  sprt_cross_entropy_from_stats_grad_f32(dSum, dLabels, dDloss, dDsum, dDlabel,
-                                         kT, kIgnore);
+  sprt_cross_entropy_from_stats_grad_f32(dSum, dLabels, dDloss, nullptr, dDsum,
+                                         dDlabel, kT, kIgnore);
   expectClose("cross_entropy_from_stats_grad dsumexp", dDsum.download(),
               dSumRef, 2e-6, 0.0);
   expectClose("cross_entropy_from_stats_grad dlabel", dDlabel.download(),
@@ -200,6 +202,92 @@ TEST_F(Loss, PieceGradients) {
   expectClose("logits_sumexp_grad", dG.download(), sumexpGrad, 2e-6, 1e-7);
   sprt_label_logit_grad_f32(dLabels, dDz, dG, kT, n, lo, kIgnore);
   expectClose("label_logit_grad", dG.download(), labelGrad, 0.0, 0.0);
+}
+
+// The tokens split in two uneven shards (as dp / cp split them), ignored
+// labels falling unevenly: each shard's label_count, their sum as the global
+// count, each shard's loss divided by it (full and from statistics) sums to
+// the one-device mean, and each shard's gradients are the one-device rows.
+TEST_F(Loss, GlobalCountSharesSumToTheMean) {
+  LossCase c;
+  const double dloss = 0.9;
+  constexpr int64_t kCut = 7;
+  std::vector<int64_t> labels = c.labels;
+  for (int64_t t = 0; t < kCut; t += 2) // more ignored labels in shard 0
+    labels[t] = kIgnore;
+  int64_t count = 0;
+  double sum = 0.0;
+  for (int64_t t = 0; t < kT; ++t)
+    if (labels[t] != kIgnore) {
+      ++count;
+      sum += c.term[t];
+    }
+  ASSERT_GT(count, 0);
+  std::vector<float> counts;
+  for (auto [lo, n] :
+       {std::pair<int64_t, int64_t>{0, kCut}, {kCut, kT - kCut}}) {
+    DeviceBuffer<int64_t> dLabels(
+        std::vector<int64_t>(labels.begin() + lo, labels.begin() + lo + n));
+    DeviceBuffer<float> dCount(nans(1));
+    sprt_label_count_f32(dLabels, dCount, n, kIgnore);
+    counts.push_back(dCount.download()[0]);
+    int64_t want = 0;
+    for (int64_t t = lo; t < lo + n; ++t)
+      want += labels[t] != kIgnore;
+    expectClose("label_count at " + std::to_string(lo), {counts.back()},
+                {double(want)}, 0.0, 0.0);
+  }
+  DeviceBuffer<float> dGlobal(std::vector<float>{counts[0] + counts[1]}),
+      dDloss(std::vector<float>{float(dloss)});
+  double full = 0.0, fromStats = 0.0;
+  for (auto [lo, n] :
+       {std::pair<int64_t, int64_t>{0, kCut}, {kCut, kT - kCut}}) {
+    std::vector<int64_t> l(labels.begin() + lo, labels.begin() + lo + n);
+    std::vector<float> logits(c.logits.begin() + lo * kV,
+                              c.logits.begin() + (lo + n) * kV),
+        gMax(static_cast<size_t>(n)), gSum(static_cast<size_t>(n)),
+        gLabel(static_cast<size_t>(n));
+    std::vector<double> ref(size_t(n * kV), 0.0), dSumRef(size_t(n), 0.0),
+        dLabelRef(size_t(n), 0.0);
+    for (int64_t t = 0; t < n; ++t) {
+      const int64_t g = lo + t;
+      gMax[t] = float(c.max[g]);
+      gSum[t] = float(c.sumexp[g]);
+      gLabel[t] = l[t] == kIgnore ? 0.0f : c.logits[g * kV + l[t]];
+      if (l[t] == kIgnore)
+        continue;
+      for (int64_t v = 0; v < kV; ++v) {
+        double p = std::exp(c.logits[g * kV + v] - c.max[g]) / c.sumexp[g];
+        ref[t * kV + v] = (p - (v == l[t])) * dloss / double(count);
+      }
+      dSumRef[t] = dloss / double(count) / double(gSum[t]);
+      dLabelRef[t] = -dloss / double(count);
+    }
+    DeviceBuffer<int64_t> dLabels(l);
+    DeviceBuffer<float> dLogits(logits), dLoss(nans(1)), dMax(gMax), dSum(gSum),
+        dLabel(gLabel), dGrad(nans(logits.size())), dDsum(nans(size_t(n))),
+        dDlabel(nans(size_t(n)));
+    sprt_cross_entropy_f32(dLogits, dLabels, dGlobal, dLoss, n, kV, kIgnore);
+    full += dLoss.download()[0];
+    sprt_cross_entropy_from_stats_f32(dMax, dSum, dLabel, dLabels, dGlobal,
+                                      dLoss, n, kIgnore);
+    fromStats += dLoss.download()[0];
+    const std::string at = " at " + std::to_string(lo);
+    sprt_cross_entropy_grad_f32(dLogits, dLabels, dDloss, dGlobal, dGrad, n, kV,
+                                kIgnore);
+    expectClose("cross_entropy_grad with count" + at, dGrad.download(), ref,
+                2e-6, 1e-8);
+    sprt_cross_entropy_from_stats_grad_f32(dSum, dLabels, dDloss, dGlobal,
+                                           dDsum, dDlabel, n, kIgnore);
+    expectClose("cross_entropy_from_stats_grad dsumexp with count" + at,
+                dDsum.download(), dSumRef, 2e-6, 0.0);
+    expectClose("cross_entropy_from_stats_grad dlabel with count" + at,
+                dDlabel.download(), dLabelRef, 2e-6, 0.0);
+  }
+  const double mean = sum / double(count);
+  expectClose("cross_entropy shares", {float(full)}, {mean}, 4e-6, 0.0);
+  expectClose("cross_entropy_from_stats shares", {float(fromStats)}, {mean},
+              4e-6, 0.0);
 }
 
 } // namespace

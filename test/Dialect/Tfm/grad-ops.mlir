@@ -440,3 +440,24 @@ func.func @adamw_update(%g: tensor<8x8xf32>,
       weight_decay %wd : tensor<16x24xf32, #dist.layout<@mesh, tp = S(1)>>, tensor<f32>
   return
 }
+
+// With the forward's global label count.
+// CHECK-LABEL: func.func @cross_entropy_grads_count
+// CHECK-SAME: (%[[L:[a-z0-9_]+]]: tensor<8x2x64xf32>, %[[LAB:[a-z0-9_]+]]: tensor<8x2xi64>, %[[DL:[a-z0-9_]+]]: tensor<f32>, %[[N:[a-z0-9_]+]]: tensor<f32>, %[[SE:[a-z0-9_]+]]: tensor<8x2xf32>)
+func.func @cross_entropy_grads_count(%logits: tensor<8x2x64xf32>,
+                                     %labels: tensor<8x2xi64>,
+                                     %dloss: tensor<f32>, %n: tensor<f32>,
+                                     %se: tensor<8x2xf32>)
+    -> (tensor<8x2x64xf32>, tensor<8x2xf32>) {
+  // CHECK: %[[A:.*]] = tfm.cross_entropy_grad %[[L]], %[[LAB]], %[[DL]] count %[[N]] ignore_index -100 : (tensor<8x2x64xf32>, tensor<8x2xi64>, tensor<f32>, tensor<f32>) -> tensor<8x2x64xf32>
+  %0 = tfm.cross_entropy_grad %logits, %labels, %dloss count %n
+      ignore_index -100
+      : (tensor<8x2x64xf32>, tensor<8x2xi64>, tensor<f32>, tensor<f32>)
+      -> tensor<8x2x64xf32>
+  // CHECK: %[[DSE:[a-z0-9_]+]], %{{.*}} = tfm.cross_entropy_from_stats_grad %[[SE]], %[[LAB]], %[[DL]] count %[[N]] ignore_index -100 : tensor<8x2xf32>, tensor<8x2xi64>, tensor<f32>, tensor<f32> -> tensor<8x2xf32>, tensor<8x2xf32>
+  %dse, %dz = tfm.cross_entropy_from_stats_grad %se, %labels, %dloss count %n
+      ignore_index -100 : tensor<8x2xf32>, tensor<8x2xi64>, tensor<f32>,
+      tensor<f32> -> tensor<8x2xf32>, tensor<8x2xf32>
+  // CHECK: return %[[A]], %[[DSE]]
+  return %0, %dse : tensor<8x2x64xf32>, tensor<8x2xf32>
+}

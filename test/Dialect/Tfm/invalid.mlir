@@ -1338,3 +1338,55 @@ func.func @loss_not_f32(%l: tensor<8x2x64xbf16>, %lab: tensor<8x2xi64>) {
   %0 = tfm.cross_entropy %l, %lab ignore_index -100 : (tensor<8x2x64xbf16>, tensor<8x2xi64>) -> tensor<bf16>
   return
 }
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// tfm.label_count, the loss's count
+//===----------------------------------------------------------------------===//
+
+func.func @label_count_not_scalar(%lab: tensor<8x2xi64>) {
+  // expected-error @+1 {{result #0 must be 0D tensor of 32-bit float values, but got 'tensor<1xf32>'}}
+  %0 = tfm.label_count %lab ignore_index -100 : tensor<8x2xi64> -> tensor<1xf32>
+  return
+}
+
+// -----
+
+func.func @label_count_float_labels(%lab: tensor<8x2xf32>) {
+  // expected-error @+1 {{operand #0 must be ranked tensor of 32-bit signless integer or 64-bit signless integer values, but got 'tensor<8x2xf32>'}}
+  %0 = tfm.label_count %lab ignore_index -100 : tensor<8x2xf32> -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @count_not_scalar(%l: tensor<8x2x64xf32>, %lab: tensor<8x2xi64>, %n: tensor<2xf32>) {
+  // expected-error @+1 {{operand #2 must be 0D tensor of 32-bit float values, but got 'tensor<2xf32>'}}
+  %0 = tfm.cross_entropy %l, %lab count %n ignore_index -100 : (tensor<8x2x64xf32>, tensor<8x2xi64>, tensor<2xf32>) -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @document_causal_without_positions(%q: tensor<8x2x32xf32>) {
+  // expected-error @+1 {{document_causal needs causal and positions (the documents' position ids)}}
+  %0 = tfm.attention %q, %q, %q heads 4 kv_heads 4 head_dim 8 {causal, document_causal} : tensor<8x2x32xf32>, tensor<8x2x32xf32>, tensor<8x2x32xf32> -> tensor<8x2x32xf32>
+  return
+}
+
+// -----
+
+func.func @document_causal_not_causal(%q: tensor<8x2x32xf32>, %p: tensor<8x2xi64>) {
+  // expected-error @+1 {{document_causal needs causal and positions (the documents' position ids)}}
+  %0 = tfm.attention %q, %q, %q positions %p heads 4 kv_heads 4 head_dim 8 {document_causal} : tensor<8x2x32xf32>, tensor<8x2x32xf32>, tensor<8x2x32xf32>, tensor<8x2xi64> -> tensor<8x2x32xf32>
+  return
+}
+
+// -----
+
+func.func @grad_document_causal_without_positions(%q: tensor<8x2x32xf32>) {
+  // expected-error @+1 {{document_causal needs causal and positions (the documents' position ids)}}
+  %a, %b, %c = tfm.attention_grad %q, %q, %q, %q heads 4 kv_heads 4 head_dim 8 {causal, document_causal} : tensor<8x2x32xf32>, tensor<8x2x32xf32>, tensor<8x2x32xf32>, tensor<8x2x32xf32> -> tensor<8x2x32xf32>, tensor<8x2x32xf32>, tensor<8x2x32xf32>
+  return
+}

@@ -340,3 +340,23 @@ func.func @vocab_parallel_single_token(%logits: tensor<64xf32>,
       : tensor<64xf32>, tensor<i32> -> tensor<f32>
   return
 }
+
+// A share of the global mean (sp-partition over dp / cp): the loss divides
+// by a given count of non-ignored labels, counted by tfm.label_count.
+// CHECK-LABEL: func.func @cross_entropy_count
+// CHECK-SAME: (%[[L:[a-z0-9]+]]: tensor<8x2x64xf32>, %[[LAB:[a-z0-9]+]]: tensor<8x2xi64>, %[[S:[a-z0-9]+]]: tensor<8x2xf32>)
+func.func @cross_entropy_count(%logits: tensor<8x2x64xf32>,
+                               %labels: tensor<8x2xi64>, %s: tensor<8x2xf32>)
+    -> (tensor<f32>, tensor<f32>) {
+  // CHECK: %[[N:.*]] = tfm.label_count %[[LAB]] ignore_index -100 : tensor<8x2xi64> -> tensor<f32>
+  %n = tfm.label_count %labels ignore_index -100 : tensor<8x2xi64> -> tensor<f32>
+  // CHECK: %[[A:.*]] = tfm.cross_entropy %[[L]], %[[LAB]] count %[[N]] ignore_index -100 : (tensor<8x2x64xf32>, tensor<8x2xi64>, tensor<f32>) -> tensor<f32>
+  %0 = tfm.cross_entropy %logits, %labels count %n ignore_index -100
+      : (tensor<8x2x64xf32>, tensor<8x2xi64>, tensor<f32>) -> tensor<f32>
+  // CHECK: %[[B:.*]] = tfm.cross_entropy_from_stats %[[S]], %[[S]], %[[S]], %[[LAB]] count %[[N]] ignore_index -100 : tensor<8x2xf32>, tensor<8x2xf32>, tensor<8x2xf32>, tensor<8x2xi64>, tensor<f32> -> tensor<f32>
+  %1 = tfm.cross_entropy_from_stats %s, %s, %s, %labels count %n
+      ignore_index -100 : tensor<8x2xf32>, tensor<8x2xf32>, tensor<8x2xf32>,
+      tensor<8x2xi64>, tensor<f32> -> tensor<f32>
+  // CHECK: return %[[A]], %[[B]]
+  return %0, %1 : tensor<f32>, tensor<f32>
+}

@@ -204,6 +204,8 @@ static Result attentionGradRule(GradRule r, AttentionGradOp o) {
 static Result crossEntropyGradRule(GradRule r, CrossEntropyGradOp o) {
   if (!r.of(o.getDloss()).isReplicated())
     return r.error(o.getDloss(), "the loss gradient must be whole");
+  if (o.getCount() && !r.of(o.getCount()).isReplicated())
+    return r.error(o.getCount(), "the label count must be the whole batch's");
   return GradRule::same(r.of(o.getLogits()));
 }
 
@@ -211,6 +213,8 @@ static Result crossEntropyFromStatsGradRule(GradRule r,
                                             CrossEntropyFromStatsGradOp o) {
   if (!r.of(o.getDloss()).isReplicated())
     return r.error(o.getDloss(), "the loss gradient must be whole");
+  if (o.getCount() && !r.of(o.getCount()).isReplicated())
+    return r.error(o.getCount(), "the label count must be the whole batch's");
   return GradRule::same(r.of(o.getSumexp()), 2);
 }
 

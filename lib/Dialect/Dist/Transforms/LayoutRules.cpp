@@ -319,12 +319,27 @@ static Result crossEntropyRule(Rule r, Operation *o) {
   if (s.isPartial())
     return r.error(logits, "the loss needs complete statistics; "
                            "reduce them first");
+  Value count = isa<CrossEntropyOp>(o)
+                    ? cast<CrossEntropyOp>(o).getCount()
+                    : cast<CrossEntropyFromStatsOp>(o).getCount();
   for (Value v : o->getOperands())
-    if (r.of(v) != s)
+    if (v != count && r.of(v) != s)
       return r.error(v, "every per-token input must be " + s.str() +
                             " like the first");
-  // Tokens split over the axis: each rank's mean over its own
-  // tokens, to be averaged (all_reduce mean).
+  if (failed(r.replicated(count, "the label count must be the whole "
+                                 "batch's (all-reduce it first)")))
+    return failure();
+  // Tokens split over the axis: each rank's share of the mean, to be
+  // summed (all_reduce sum) when it divides by the global count, averaged
+  // (all_reduce mean) when by its own.
+  return r.same(s.isReplicated() ? s : Sharding::partial());
+}
+
+/// The count of the labels this rank holds: partial where they are split.
+static Result labelCountRule(Rule r, LabelCountOp o) {
+  Sharding s = r.of(o.getLabels());
+  if (s.isPartial())
+    return r.error(o.getLabels(), "labels cannot be partial");
   return r.same(s.isReplicated() ? s : Sharding::partial());
 }
 
@@ -366,6 +381,7 @@ void dist::registerTfmShardingRuleModels(DialectRegistry &registry) {
     attachRule<logitsSumExpRule, LogitsSumExpOp>(ctx);
     attachRule<labelLogitRule, LabelLogitOp>(ctx);
     attachRule<crossEntropyRule, CrossEntropyFromStatsOp, CrossEntropyOp>(ctx);
+    attachRule<labelCountRule, LabelCountOp>(ctx);
   });
 }
 

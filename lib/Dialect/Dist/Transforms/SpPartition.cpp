@@ -42,8 +42,8 @@ using namespace seqpar::tfm;
 namespace {
 class Partitioner final : public PartitionContext {
 public:
-  Partitioner(ModuleOp module, MeshOp mesh, int64_t tp, int64_t dp,
-              int64_t cp, bool sp)
+  Partitioner(ModuleOp module, MeshOp mesh, int64_t tp, int64_t dp, int64_t cp,
+              bool sp)
       : module(module), mesh(mesh), tp(tp), dp(dp), cp(cp), sp(sp),
         b(module.getContext()),
         meshSym(FlatSymbolRefAttr::get(mesh.getSymNameAttr())),
@@ -90,6 +90,7 @@ public:
   StringRef dpAxis() const override { return dataAxisName; }
   StringRef cpAxis() const override { return contextAxisName; }
   Value wholeSequence(Value v, Location loc) override;
+  Value wholePositionIds(Value old) override;
 
   bool sequenceParallel() const override { return sp; }
   /// The layout of the residual stream: whole (TP) or sequence shards (SP).
@@ -107,7 +108,8 @@ public:
   /// How the column split of a fused projection's features is blocked.
   int64_t outputBlocks(Value v) override;
   RankedTensorType lossType(Value oldLoss) override;
-  Value replicaMean(Value loss) override;
+  Value globalLabelCount(Value labels, int64_t ignoreIndex) override;
+  Value replicaSum(Value loss) override;
 
 private:
   /// Everything computed from the token ids is batched; parameters are not.
@@ -264,8 +266,8 @@ Value Partitioner::wholeSequence(Value v, Location loc) {
   auto t = cast<RankedTensorType>(v.getType());
   if (cp == 1 || !typeSharding(v, contextAxisName).isZigzag())
     return v;
-  LayoutAttr whole = LayoutAttr::ofType(t, meshSym).with(contextAxisName,
-                                                         Sharding());
+  LayoutAttr whole =
+      LayoutAttr::ofType(t, meshSym).with(contextAxisName, Sharding());
   Value &cached = converted[{v, whole}];
   if (!cached) {
     SmallVector<int64_t> shape(t.getShape());
@@ -275,6 +277,26 @@ Value Partitioner::wholeSequence(Value v, Location loc) {
         loc, RankedTensorType::get(shape, t.getElementType(), enc), v, meshSym,
         b.getStringAttr(contextAxisName), b.getI64IntegerAttr(0));
   }
+  return cached;
+}
+
+Value Partitioner::wholePositionIds(Value old) {
+  // Whole over tp; this rank's batch rows over dp; the whole sequence.
+  RankedTensorType local = typeWith(old, Sharding::replicated());
+  LayoutAttr whole = LayoutAttr::ofType(local, meshSym);
+  if (cp > 1)
+    whole = whole.with(contextAxisName, Sharding());
+  SmallVector<int64_t> shape(local.getShape());
+  shape[0] = cast<RankedTensorType>(old.getType()).getDimSize(0);
+  Attribute enc = whole.getAxes().empty() ? Attribute() : whole;
+  auto type = RankedTensorType::get(shape, local.getElementType(), enc);
+  // The op's own new value when it already is that (no tp or cp split).
+  if (auto it = mapped.find(old);
+      it != mapped.end() && it->second.getType() == type)
+    return it->second;
+  Value &cached = converted[{old, whole}];
+  if (!cached)
+    cached = b.create<PositionIdsOp>(old.getLoc(), type);
   return cached;
 }
 
@@ -308,7 +330,7 @@ void Partitioner::cloneWith(Operation *op, Sharding want) {
 }
 
 RankedTensorType Partitioner::lossType(Value oldLoss) {
-  // Each rank's mean over its own tokens: partial over dp and cp.
+  // Each rank's share of the global mean: partial over dp and cp.
   SmallVector<std::pair<StringRef, Sharding>> entries;
   if (dp > 1)
     entries.push_back({dataAxisName, Sharding::partial()});
@@ -316,28 +338,43 @@ RankedTensorType Partitioner::lossType(Value oldLoss) {
     entries.push_back({contextAxisName, Sharding::partial()});
   if (entries.empty())
     return cast<RankedTensorType>(oldLoss.getType());
-  return RankedTensorType::get({}, b.getF32Type(),
-                               LayoutAttr::get(b.getContext(), meshSym,
-                                               entries));
+  return RankedTensorType::get(
+      {}, b.getF32Type(), LayoutAttr::get(b.getContext(), meshSym, entries));
 }
 
-Value Partitioner::replicaMean(Value loss) {
-  // The loss is averaged over the sequence parts (each holds the same
-  // number of tokens), then over the replicas (Megatron's data parallelism).
-  for (auto [n, axis] : {std::pair<int64_t, StringRef>{cp, contextAxisName},
-                         {dp, dataAxisName}}) {
+/// `value` (partial over the axes that split the tokens, as lossType)
+/// summed over cp, then dp.
+static Value sumOverTokenAxes(OpBuilder &b, Value value, FlatSymbolRefAttr mesh,
+                              ArrayRef<std::pair<int64_t, StringRef>> axes) {
+  for (auto [n, axis] : axes) {
     if (n == 1)
       continue;
     LayoutAttr rest =
-        LayoutAttr::ofType(loss.getType(), meshSym).with(axis, Sharding());
-    loss = b.create<AllReduceOp>(
-        loss.getLoc(),
+        LayoutAttr::ofType(value.getType(), mesh).with(axis, Sharding());
+    value = b.create<AllReduceOp>(
+        value.getLoc(),
         RankedTensorType::get({}, b.getF32Type(),
                               rest.getAxes().empty() ? Attribute() : rest),
-        loss, meshSym, b.getStringAttr(axis),
-        ReductionKindAttr::get(b.getContext(), ReductionKind::mean));
+        value, mesh, b.getStringAttr(axis),
+        ReductionKindAttr::get(b.getContext(), ReductionKind::sum));
   }
-  return loss;
+  return value;
+}
+
+Value Partitioner::globalLabelCount(Value labels, int64_t ignoreIndex) {
+  // Ignored labels may fall unevenly on the ranks: the loss divides by the
+  // whole batch's count, so the ranks' shares sum to the one-device mean.
+  if (cp == 1 && dp == 1)
+    return Value();
+  Value local = b.create<LabelCountOp>(labels.getLoc(), lossType(labels),
+                                       labels, ignoreIndex);
+  return sumOverTokenAxes(b, local, meshSym,
+                          {{cp, contextAxisName}, {dp, dataAxisName}});
+}
+
+Value Partitioner::replicaSum(Value loss) {
+  return sumOverTokenAxes(b, loss, meshSym,
+                          {{cp, contextAxisName}, {dp, dataAxisName}});
 }
 
 LogicalResult Partitioner::partitionOp(Operation *op) {
@@ -359,8 +396,7 @@ LogicalResult Partitioner::partitionOp(Operation *op) {
   return op->emitOpError() << "is not supported by sp-partition";
 }
 
-LogicalResult Partitioner::checkSequence(func::FuncOp func,
-                                         BlockArgument arg) {
+LogicalResult Partitioner::checkSequence(func::FuncOp func, BlockArgument arg) {
   auto t = cast<RankedTensorType>(arg.getType());
   if (cp == 1)
     return success();

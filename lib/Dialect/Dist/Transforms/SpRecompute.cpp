@@ -124,8 +124,15 @@ void Recompute::copyGroup(Operation *group, Operation *before) {
   OpBuilder b(before);
   auto recomputed =
       b.getStringAttr(TfmDialect::RecomputedAttrHelper::getNameStr());
-  for (Operation *op : ordered)
+  for (Operation *op : ordered) {
+    // Position ids (no operands) are computed again, as the backward's own
+    // attention_grad does, rather than kept.
+    for (Value v : op->getOperands())
+      if (auto ids = v.getDefiningOp<PositionIdsOp>();
+          ids && !copies.contains(v))
+        b.clone(*ids, copies);
     b.clone(*op, copies)->setAttr(recomputed, b.getUnitAttr());
+  }
 }
 
 void Recompute::run() {

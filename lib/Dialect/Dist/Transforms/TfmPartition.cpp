@@ -25,6 +25,13 @@ static LogicalResult partitionGetParam(PartitionContext &, GetParamOp) {
 
 static LogicalResult partitionPositionIds(PartitionContext &ctx,
                                           PositionIdsOp p) {
+  // Read by attention only (rotary, the document mask): the whole sequence.
+  if (!p->use_empty() && llvm::all_of(p->getUsers(), [](Operation *user) {
+        return isa<AttentionOp>(user);
+      })) {
+    ctx.map(p, ctx.wholePositionIds(p));
+    return success();
+  }
   if (ctx.sequenceParallel() && ctx.tpSize() > 1 &&
       failed(ctx.divisible(p, p.getType().getDimSize(0), 1, "the sequence")))
     return failure();
@@ -211,20 +218,22 @@ static LogicalResult partitionAttention(PartitionContext &ctx, AttentionOp op) {
     return ctx.convert(repeated, heads2, op.getLoc());
   };
   // Context parallelism: the queries stay this rank's part of the
-  // sequence; the keys and values (kv heads only) and the positions are
-  // all-gathered whole.
+  // sequence; the keys and values (kv heads only) are all-gathered whole,
+  // and so are the positions (those of tfm.position_ids are computed whole
+  // where needed instead: no collective).
   Value k = ctx.wholeSequence(kvShard(op.getK()), op.getLoc()),
         v = ctx.wholeSequence(kvShard(op.getV()), op.getLoc());
-  Value positions =
-      op.getPositions()
-          ? ctx.wholeSequence(ctx.get(op.getPositions(), Sharding::replicated()),
-                              op.getLoc())
-          : Value();
+  Value positions;
+  if (Value old = op.getPositions())
+    positions = isa_and_nonnull<PositionIdsOp>(old.getDefiningOp())
+                    ? ctx.wholePositionIds(old)
+                    : ctx.wholeSequence(ctx.get(old, Sharding::replicated()),
+                                        op.getLoc());
   auto attn = b.create<AttentionOp>(
       op.getLoc(), ctx.typeWith(op, heads2), q, k, v, positions, heads / tp,
       kv % tp == 0 ? kv / tp : 1, op.getHeadDim(), op.getCausal(),
       op.getRotaryDim(), op.getRotaryTheta(), op.getDropoutRate(),
-      op.getDropoutStream());
+      op.getDropoutStream(), op.getDocumentCausal());
   ctx.map(op, attn);
   return success();
 }
@@ -235,10 +244,13 @@ static LogicalResult partitionCrossEntropy(PartitionContext &ctx,
   Value logits = ctx.lookup(op.getLogits());
   Value labels = ctx.get(op.getLabels(), Sharding::replicated());
   int64_t last = op.getLogits().getType().getRank() - 1;
+  // Tokens split over dp / cp: every rank divides its sum by the global
+  // count of non-ignored labels, and the shares are summed.
+  Value count = ctx.globalLabelCount(labels, op.getIgnoreIndex());
   if (shardingOf(logits, ctx.tpAxis()) != Sharding::split(last)) {
-    ctx.map(op, ctx.replicaMean(b.create<CrossEntropyOp>(
+    ctx.map(op, ctx.replicaSum(b.create<CrossEntropyOp>(
                     op.getLoc(), ctx.lossType(op),
-                    ctx.get(op.getLogits(), Sharding()), labels,
+                    ctx.get(op.getLogits(), Sharding()), labels, count,
                     op.getIgnoreIndexAttr())));
     return success();
   }
@@ -263,8 +275,8 @@ static LogicalResult partitionCrossEntropy(PartitionContext &ctx,
       b.create<LabelLogitOp>(loc, perToken(Sharding::partial()), logits, labels,
                              op.getIgnoreIndexAttr());
   target = ctx.convert(target, Sharding(), loc);
-  ctx.map(op, ctx.replicaMean(b.create<CrossEntropyFromStatsOp>(
-                  loc, ctx.lossType(op), max, sumExp, target, labels,
+  ctx.map(op, ctx.replicaSum(b.create<CrossEntropyFromStatsOp>(
+                  loc, ctx.lossType(op), max, sumExp, target, labels, count,
                   op.getIgnoreIndexAttr())));
   return success();
 }

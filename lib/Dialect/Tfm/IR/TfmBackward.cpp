@@ -204,14 +204,19 @@ LogicalResult AttentionOp::buildBackward(BackwardContext &ctx) {
   auto kvGrad = [&](Value kv) {
     return ctx.partialWhereSplit(ctx.gradType(kv.getType()), getQ(), 0);
   };
+  // Position ids from tfm.position_ids are computed again (nothing to
+  // keep); others are the forward's (kept, SavedForBackward).
+  Value positions = getPositions();
+  if (auto ids = dyn_cast_or_null<PositionIdsOp>(
+          positions ? positions.getDefiningOp() : nullptr))
+    positions = ctx.getBuilder().clone(*ids)->getResult(0);
   auto grad = ctx.getBuilder().create<AttentionGradOp>(
       getLoc(),
-      TypeRange{ctx.gradType(getQ().getType()), kvGrad(getK()),
-                kvGrad(getV())},
-      ctx.gradient(getResult()), getQ(), getK(), getV(), getPositions(),
+      TypeRange{ctx.gradType(getQ().getType()), kvGrad(getK()), kvGrad(getV())},
+      ctx.gradient(getResult()), getQ(), getK(), getV(), positions,
       getNumHeadsAttr(), getNumKvHeadsAttr(), getHeadDimAttr(), getCausalAttr(),
       getRotaryDimAttr(), getRotaryThetaAttr(), getDropoutRateAttr(),
-      getDropoutStreamAttr());
+      getDropoutStreamAttr(), getDocumentCausalAttr());
   ctx.contribute(getQ(), grad.getDq());
   ctx.contribute(getK(), grad.getDk());
   ctx.contribute(getV(), grad.getDv());
@@ -226,7 +231,7 @@ LogicalResult CrossEntropyOp::buildBackward(BackwardContext &ctx) {
   ctx.contribute(getLogits(),
                  ctx.getBuilder().create<CrossEntropyGradOp>(
                      getLoc(), ctx.gradType(getLogits().getType()), getLogits(),
-                     getLabels(), ctx.gradient(getResult()),
+                     getLabels(), ctx.gradient(getResult()), getCount(),
                      getIgnoreIndexAttr()));
   return success();
 }
@@ -236,7 +241,7 @@ LogicalResult CrossEntropyFromStatsOp::buildBackward(BackwardContext &ctx) {
       getLoc(),
       TypeRange{ctx.gradType(getSumexp().getType()),
                 ctx.gradType(getLabelLogit().getType())},
-      getSumexp(), getLabels(), ctx.gradient(getResult()),
+      getSumexp(), getLabels(), ctx.gradient(getResult()), getCount(),
       getIgnoreIndexAttr());
   ctx.contribute(getSumexp(), grad.getDsumexp());
   ctx.contribute(getLabelLogit(), grad.getDlabelLogit());

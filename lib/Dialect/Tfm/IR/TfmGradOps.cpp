@@ -158,6 +158,9 @@ LogicalResult RepeatHeadsGradOp::verify() {
 LogicalResult AttentionGradOp::verify() {
   if (getDout().getType() != getQ().getType())
     return emitOpError() << "dout must have q's type";
+  if (getDocumentCausal() && (!getCausal() || !getPositions()))
+    return emitOpError() << "document_causal needs causal and positions (the "
+                            "documents' position ids)";
   // dk and dv may be partial where k and v are whole: the contributions of
   // this rank's queries (context parallelism).
   auto sameShape = [](Value a, Value b) {

@@ -303,6 +303,9 @@ LogicalResult AttentionOp::verify() {
   int64_t h = getNumHeads(), kv = getNumKvHeads(), d = getHeadDim();
   if (failed(verifyHeads(*this, h, kv, d)))
     return failure();
+  if (getDocumentCausal() && (!getCausal() || !getPositions()))
+    return emitOpError() << "document_causal needs causal and positions (the "
+                            "documents' position ids)";
   RankedTensorType q = getQ().getType();
   if (q.getRank() != 3)
     return emitOpError() << "q must have rank 3 [s, b, heads * head_dim], got "
@@ -347,9 +350,8 @@ LogicalResult AttentionOp::verify() {
     RankedTensorType p = getPositions().getType();
     SmallVector<int64_t> expected{sk, q.getDimSize(1)};
     if (p.getShape() != ArrayRef<int64_t>(expected))
-      return emitOpError() << "positions must have shape "
-                           << shapeStr(expected) << ", got "
-                           << shapeStr(p.getShape());
+      return emitOpError() << "positions must have shape " << shapeStr(expected)
+                           << ", got " << shapeStr(p.getShape());
   }
   int64_t rd = getRotaryDim();
   if (rd < 0 || rd > d || rd % 2 != 0)

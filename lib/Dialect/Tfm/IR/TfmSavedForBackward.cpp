@@ -57,6 +57,10 @@ void AttentionOp::getSavedForBackward(Saved &saved) {
   saved.push_back(SavedTensor::of(getQ(), "query"));
   saved.push_back(SavedTensor::of(getK(), "key"));
   saved.push_back(SavedTensor::of(getV(), "value"));
+  // The rotary angles and the document mask of the backward (position ids
+  // from tfm.position_ids are computed again there).
+  if (getPositions() && !getPositions().getDefiningOp<PositionIdsOp>())
+    saved.push_back(SavedTensor::of(getPositions(), "position ids"));
   RankedTensorType q = getQ().getType();
   // [b, heads, s, s] attention probabilities (local heads).
   int64_t probs =
@@ -96,8 +100,14 @@ void LogitsSumExpOp::getSavedForBackward(Saved &saved) {
 void CrossEntropyFromStatsOp::getSavedForBackward(Saved &saved) {
   saved.push_back(SavedTensor::of(getMax(), "logit max"));
   saved.push_back(SavedTensor::of(getSumexp(), "logit sum-exp"));
+  if (getCount())
+    saved.push_back(SavedTensor::of(getCount(), "global label count"));
 }
 
 void CrossEntropyOp::getSavedForBackward(Saved &saved) {
   saved.push_back(SavedTensor::of(getLogits(), "logits"));
+  if (getCount())
+    saved.push_back(SavedTensor::of(getCount(), "global label count"));
 }
+
+void LabelCountOp::getSavedForBackward(Saved &) {}

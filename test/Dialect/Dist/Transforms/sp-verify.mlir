@@ -179,3 +179,25 @@ func.func @no_mesh(%x: tensor<2x1x8xf32, #dist.layout<@mesh, tp = S(0)>>) -> ten
   %y = tfm.silu %x : tensor<2x1x8xf32, #dist.layout<@mesh, tp = S(0)>>
   return %y : tensor<2x1x8xf32, #dist.layout<@mesh, tp = S(0)>>
 }
+
+// -----
+
+// The loss's count must be the whole batch's: a rank's own count (partial
+// over dp) would make the shares differ from the one-device mean.
+dist.mesh @mesh ["dp" = 2, "tp" = 1]
+func.func @partial_count(%z: tensor<4x1x16xf32, #dist.layout<@mesh, dp = S(1)>>, %l: tensor<4x1xi64, #dist.layout<@mesh, dp = S(1)>>) -> tensor<f32, #dist.layout<@mesh, dp = P>> {
+  %c = tfm.label_count %l ignore_index -100 : tensor<4x1xi64, #dist.layout<@mesh, dp = S(1)>> -> tensor<f32, #dist.layout<@mesh, dp = P>>
+  // expected-error @+1 {{'tfm.cross_entropy' op operand #2 (from tfm.label_count) is P on mesh axis 'dp': the label count must be the whole batch's (all-reduce it first)}}
+  %loss = tfm.cross_entropy %z, %l count %c ignore_index -100 : (tensor<4x1x16xf32, #dist.layout<@mesh, dp = S(1)>>, tensor<4x1xi64, #dist.layout<@mesh, dp = S(1)>>, tensor<f32, #dist.layout<@mesh, dp = P>>) -> tensor<f32, #dist.layout<@mesh, dp = P>>
+  return %loss : tensor<f32, #dist.layout<@mesh, dp = P>>
+}
+
+// -----
+
+// Labels split over dp count partially.
+dist.mesh @mesh ["dp" = 2, "tp" = 1]
+func.func @label_count_layout(%l: tensor<4x1xi64, #dist.layout<@mesh, dp = S(1)>>) -> tensor<f32> {
+  // expected-error @+1 {{'tfm.label_count' op result #0 is R on mesh axis 'dp' but its operands make it P}}
+  %c = tfm.label_count %l ignore_index -100 : tensor<4x1xi64, #dist.layout<@mesh, dp = S(1)>> -> tensor<f32>
+  return %c : tensor<f32>
+}

@@ -86,3 +86,30 @@ func.func @forward(%ids: tensor<3x1xi64, #dist.layout<@mesh, dp = S(1)>>, %label
 // CHECK: %[[G2:.*]] = tfm.embedding_grad {{.*}} -> tensor<4x8xf32, #dist.layout<@mesh, dp = P>>
 // CHECK: %[[G:.*]] = tfm.add %[[G1]], %[[G2]] : tensor<4x8xf32, #dist.layout<@mesh, dp = P>>
 // CHECK: return %{{.*}}, %[[G]]
+
+// -----
+
+// The loss as sp-partition writes it over dp: each replica's sum divided by
+// the global label count (tfm.label_count, all-reduced), the shares summed.
+// The all_reduce sum transposes to the identity (no scale), the count gets
+// no gradient, and the backward divides by the forward's count.
+dist.mesh @mesh ["dp" = 2, "tp" = 1]
+tfm.param @w : tensor<4x8xf32> init normal(2.000000e-02)
+// CHECK-LABEL: func.func @train_step(
+func.func @forward(%ids: tensor<3x1xi64, #dist.layout<@mesh, dp = S(1)>>, %labels: tensor<3x1xi64, #dist.layout<@mesh, dp = S(1)>>) -> tensor<f32> attributes {tfm.forward} {
+  %w = tfm.get_param @w : tensor<4x8xf32>
+  %x = tfm.embedding %ids, %w : (tensor<3x1xi64, #dist.layout<@mesh, dp = S(1)>>, tensor<4x8xf32>) -> tensor<3x1x8xf32, #dist.layout<@mesh, dp = S(1)>>
+  %logits = tfm.linear %x, %w : (tensor<3x1x8xf32, #dist.layout<@mesh, dp = S(1)>>, tensor<4x8xf32>) -> tensor<3x1x4xf32, #dist.layout<@mesh, dp = S(1)>>
+  %c = tfm.label_count %labels ignore_index -100 : tensor<3x1xi64, #dist.layout<@mesh, dp = S(1)>> -> tensor<f32, #dist.layout<@mesh, dp = P>>
+  %n = dist.all_reduce %c on @mesh["dp"] sum : tensor<f32, #dist.layout<@mesh, dp = P>> -> tensor<f32>
+  %l = tfm.cross_entropy %logits, %labels count %n ignore_index -100 : (tensor<3x1x4xf32, #dist.layout<@mesh, dp = S(1)>>, tensor<3x1xi64, #dist.layout<@mesh, dp = S(1)>>, tensor<f32>) -> tensor<f32, #dist.layout<@mesh, dp = P>>
+  %m = dist.all_reduce %l on @mesh["dp"] sum : tensor<f32, #dist.layout<@mesh, dp = P>> -> tensor<f32>
+  return %m : tensor<f32>
+}
+// CHECK: %[[C:.*]] = tfm.label_count
+// CHECK-NEXT: %[[N:.*]] = dist.all_reduce %[[C]] on @mesh["dp"] sum
+// CHECK: %[[ONE:.*]] = tfm.fill 1.000000e+00 {tfm.backward_begins} : tensor<f32>
+// CHECK-NOT: tfm.scale
+// CHECK-NEXT: tfm.cross_entropy_grad %{{.*}}, %{{.*}}, %[[ONE]] count %[[N]] ignore_index -100
+// CHECK-NOT: tfm.label_count
+// CHECK: return

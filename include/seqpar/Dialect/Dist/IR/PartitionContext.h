@@ -90,6 +90,11 @@ public:
   /// rank, in natural order (all-gathered over the context axis; `v` itself
   /// without context parallelism). Shared by every use.
   virtual mlir::Value wholeSequence(mlir::Value v, mlir::Location loc) = 0;
+  /// The position ids of the whole sequence (this rank's batch rows), whole
+  /// over tp and cp, for the old `tfm.position_ids` result `old`: a
+  /// `tfm.position_ids` of that type (computed where needed, no collective),
+  /// shared by every use.
+  virtual mlir::Value wholePositionIds(mlir::Value old) = 0;
 
   //===--------------------------------------------------------------------===//
   // The placement policy (the pass's strategy).
@@ -110,10 +115,18 @@ public:
   /// (PartitionOpInterface::getSplitFeatureBlocks of its uses).
   virtual int64_t outputBlocks(mlir::Value old) = 0;
   /// The local type of the loss computed for the old loss `oldLoss`: each
-  /// data-parallel replica's mean over its own tokens.
+  /// rank's share of the global mean, partial over the axes that split the
+  /// tokens (dp, cp).
   virtual mlir::RankedTensorType lossType(mlir::Value oldLoss) = 0;
-  /// The loss of the whole batch from a replica's `loss` (of lossType).
-  virtual mlir::Value replicaMean(mlir::Value loss) = 0;
+  /// The number of non-ignored labels of the whole batch (f32, replicated)
+  /// from this rank's local `labels`: `tfm.label_count` all-reduced (sum)
+  /// over the axes that split the tokens; null when none does (the loss's
+  /// own count is the global one).
+  virtual mlir::Value globalLabelCount(mlir::Value labels,
+                                       int64_t ignoreIndex) = 0;
+  /// The loss of the whole batch from the ranks' shares (of lossType):
+  /// all-reduced (sum) over the axes that split the tokens.
+  virtual mlir::Value replicaSum(mlir::Value loss) = 0;
 };
 
 } // namespace seqpar::dist

@@ -314,7 +314,8 @@ def Tfm_AttentionGradOp : Tfm_GradOp<"attention_grad"> {
     ```
 
     **Constraints**
-    - `dout` has q's type; the results have the types of q, k and v.
+    - `dout` has q's type; the results have the types of q, k and v;
+    - `document_causal` needs `causal` and `positions`.
   }];
   let arguments = (ins Tfm_FloatTensor:$dout, Tfm_FloatTensor:$q,
                        Tfm_FloatTensor:$k, Tfm_FloatTensor:$v,
@@ -324,7 +325,8 @@ def Tfm_AttentionGradOp : Tfm_GradOp<"attention_grad"> {
                        DefaultValuedAttr<I64Attr, "0">:$rotary_dim,
                        DefaultValuedAttr<F64Attr, "10000.0">:$rotary_theta,
                        DefaultValuedAttr<F64Attr, "0.0">:$dropout_rate,
-                       DefaultValuedAttr<I64Attr, "0">:$dropout_stream);
+                       DefaultValuedAttr<I64Attr, "0">:$dropout_stream,
+                       UnitAttr:$document_causal);
   let results = (outs Tfm_FloatTensor:$dq, Tfm_FloatTensor:$dk,
                       Tfm_FloatTensor:$dv);
   let assemblyFormat = [{
@@ -340,7 +342,9 @@ def Tfm_CrossEntropyGradOp : Tfm_GradOp<"cross_entropy_grad"> {
   let summary = "gradient of the mean cross-entropy with respect to the logits";
   let description = [{
     `dlogits[t] = (softmax(logits[t]) - onehot(label[t])) * dloss / count`
-    for non-ignored tokens, 0 for ignored ones.
+    for non-ignored tokens, 0 for ignored ones; `count` is the operand when
+    present (the forward's, a constant of the backward), else the number of
+    non-ignored labels.
 
     ```mlir
     %d = tfm.cross_entropy_grad %logits, %labels, %dloss ignore_index -100
@@ -353,12 +357,12 @@ def Tfm_CrossEntropyGradOp : Tfm_GradOp<"cross_entropy_grad"> {
     - `dloss` is a scalar; the result has the logits' type.
   }];
   let arguments = (ins Tfm_FloatTensor:$logits, Tfm_IndexTensor:$labels,
-                       Tfm_Scalar:$dloss,
+                       Tfm_Scalar:$dloss, Optional<Tfm_Scalar>:$count,
                        DefaultValuedAttr<I64Attr, "-100">:$ignore_index);
   let results = (outs Tfm_FloatTensor:$dlogits);
   let assemblyFormat = [{
-    $logits `,` $labels `,` $dloss `ignore_index` $ignore_index attr-dict `:`
-    functional-type(operands, results)
+    $logits `,` $labels `,` $dloss (`count` $count^)? `ignore_index`
+    $ignore_index attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
 }
@@ -368,7 +372,8 @@ def Tfm_CrossEntropyFromStatsGradOp
   let summary = "gradients of the loss with respect to sum-exp and label logit";
   let description = [{
     For non-ignored tokens, `dsumexp[t] = dloss / (count * sumexp[t])` and
-    `dlabel_logit[t] = -dloss / count`; 0 for ignored ones. The gradient
+    `dlabel_logit[t] = -dloss / count`; 0 for ignored ones (`count`: the
+    operand when present, else the number of non-ignored labels). The gradient
     with respect to the max is zero (it cancels with the sum-exp's), so the
     max is not differentiated.
 
@@ -383,13 +388,14 @@ def Tfm_CrossEntropyFromStatsGradOp
       a scalar.
   }];
   let arguments = (ins RankedTensorOf<[F32]>:$sumexp, Tfm_IndexTensor:$labels,
-                       Tfm_Scalar:$dloss,
+                       Tfm_Scalar:$dloss, Optional<Tfm_Scalar>:$count,
                        DefaultValuedAttr<I64Attr, "-100">:$ignore_index);
   let results = (outs RankedTensorOf<[F32]>:$dsumexp,
                       RankedTensorOf<[F32]>:$dlabel_logit);
   let assemblyFormat = [{
-    $sumexp `,` $labels `,` $dloss `ignore_index` $ignore_index attr-dict `:`
-    type($sumexp) `,` type($labels) `,` type($dloss) `->` type($dsumexp) `,`
+    $sumexp `,` $labels `,` $dloss (`count` $count^)? `ignore_index`
+    $ignore_index attr-dict `:` type($sumexp) `,` type($labels) `,`
+    type($dloss) (`,` type($count)^)? `->` type($dsumexp) `,`
     type($dlabel_logit)
   }];
   let hasVerifier = 1;

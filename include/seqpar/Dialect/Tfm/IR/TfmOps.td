@@ -314,7 +314,11 @@ def Tfm_AttentionOp : Tfm_Op<"attention", [Pure, Tfm_Differentiable]> {
     positions from the optional `positions` operand (`[s, b]`) or the global
     sequence index. `rotary_dim = int(head_dim * rotary_fraction)`.
     `dropout_rate` applies dropout to the attention probabilities with the
-    random stream `dropout_stream`.
+    random stream `dropout_stream`. `document_causal` (with `causal` and
+    `positions`: packed documents, positions restarting at 0 in each) keeps
+    attention inside a document: key `j` is visible to query row `i` iff
+    `i - positions[i] <= j <= i` (global rows); with positions `0..s-1` this
+    is the causal mask.
 
     ```mlir
     %o = tfm.attention %q, %k, %v heads 32 kv_heads 8 head_dim 128
@@ -333,6 +337,7 @@ def Tfm_AttentionOp : Tfm_Op<"attention", [Pure, Tfm_Differentiable]> {
     - `rotary_dim` is even and in `[0, head_dim]`; `rotary_theta` > 0 when
       `rotary_dim` > 0;
     - 0 <= `dropout_rate` < 1 and `dropout_stream` >= 0;
+    - `document_causal` needs `causal` and `positions`;
     - the result type equals q's type.
   }];
   let arguments = (ins Tfm_FloatTensor:$q, Tfm_FloatTensor:$k,
@@ -342,7 +347,8 @@ def Tfm_AttentionOp : Tfm_Op<"attention", [Pure, Tfm_Differentiable]> {
                        DefaultValuedAttr<I64Attr, "0">:$rotary_dim,
                        DefaultValuedAttr<F64Attr, "10000.0">:$rotary_theta,
                        DefaultValuedAttr<F64Attr, "0.0">:$dropout_rate,
-                       DefaultValuedAttr<I64Attr, "0">:$dropout_stream);
+                       DefaultValuedAttr<I64Attr, "0">:$dropout_stream,
+                       UnitAttr:$document_causal);
   let results = (outs Tfm_FloatTensor:$result);
   let assemblyFormat = [{
     $q `,` $k `,` $v (`positions` $positions^)? `heads` $num_heads
@@ -607,7 +613,10 @@ def Tfm_CrossEntropyFromStatsOp : Tfm_Op<"cross_entropy_from_stats",
     `loss = mean over tokens with label != ignore_index of
     (log(sumexp[t]) + max[t] - label_logit[t])`; 0 if every label is
     ignored. The last step of the vocab-parallel cross-entropy, on complete
-    (all-reduced) statistics.
+    (all-reduced) statistics. With `count` (the number of non-ignored labels
+    of the whole batch, from `tfm.label_count` all-reduced), the sum over
+    these tokens is divided by `count` instead of by their own number (0 if
+    `count` is 0): this rank's share of the global mean.
 
     ```mlir
     %loss = tfm.cross_entropy_from_stats %m, %se, %z, %labels ignore_index -100
@@ -616,17 +625,19 @@ def Tfm_CrossEntropyFromStatsOp : Tfm_Op<"cross_entropy_from_stats",
     ```
 
     **Constraints**
-    - `max`, `sumexp`, `label_logit` and `labels` have the same shape.
+    - `max`, `sumexp`, `label_logit` and `labels` have the same shape;
+      `count` is an f32 scalar.
   }];
   let arguments = (ins RankedTensorOf<[F32]>:$max, RankedTensorOf<[F32]>:$sumexp,
                        RankedTensorOf<[F32]>:$label_logit,
-                       Tfm_IndexTensor:$labels,
+                       Tfm_IndexTensor:$labels, Optional<Tfm_Scalar>:$count,
                        DefaultValuedAttr<I64Attr, "-100">:$ignore_index);
   let results = (outs Tfm_Scalar:$loss);
   let assemblyFormat = [{
-    $max `,` $sumexp `,` $label_logit `,` $labels `ignore_index` $ignore_index
-    attr-dict `:` type($max) `,` type($sumexp) `,` type($label_logit) `,`
-    type($labels) `->` type($loss)
+    $max `,` $sumexp `,` $label_logit `,` $labels (`count` $count^)?
+    `ignore_index` $ignore_index attr-dict `:` type($max) `,` type($sumexp)
+    `,` type($label_logit) `,` type($labels) (`,` type($count)^)? `->`
+    type($loss)
   }];
   let hasVerifier = 1;
 }
@@ -641,7 +652,11 @@ def Tfm_CrossEntropyOp : Tfm_Op<"cross_entropy", [Pure, Tfm_Differentiable]> {
     `loss = mean over tokens with label != ignore_index of
     (logsumexp(logits[t, :]) - logits[t, label[t]])`, computed in f32.
     Labels are already shifted (label `t` is the token after input `t`).
-    If every label is ignored the loss is 0.
+    If every label is ignored the loss is 0. With `count` (the number of
+    non-ignored labels of the whole batch), the sum over the tokens is
+    divided by `count` instead (0 if `count` is 0): sp-partition gives each
+    rank of a split batch its share of the global mean, so the shares sum to
+    the one-device loss whatever labels are ignored where.
 
     ```mlir
     %loss = tfm.cross_entropy %logits, %labels ignore_index -100
@@ -651,16 +666,42 @@ def Tfm_CrossEntropyOp : Tfm_Op<"cross_entropy", [Pure, Tfm_Differentiable]> {
     **Constraints**
     - the labels have the logits' shape without the last (vocabulary)
       dimension;
-    - the result is an f32 scalar (rank-0 tensor).
+    - the result (and `count`) is an f32 scalar (rank-0 tensor).
   }];
   let arguments = (ins Tfm_FloatTensor:$logits, Tfm_IndexTensor:$labels,
+                       Optional<Tfm_Scalar>:$count,
                        DefaultValuedAttr<I64Attr, "-100">:$ignore_index);
   let results = (outs Tfm_Scalar:$loss);
   let assemblyFormat = [{
-    $logits `,` $labels `ignore_index` $ignore_index attr-dict `:`
-    functional-type(operands, results)
+    $logits `,` $labels (`count` $count^)? `ignore_index` $ignore_index
+    attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
+}
+
+def Tfm_LabelCountOp : Tfm_Op<"label_count", [Pure, Tfm_NoBackward]> {
+  let summary = "the number of labels other than ignore_index, as f32";
+  let description = [{
+    `count = #{t : labels[t] != ignore_index}` (exact below 2^24 tokens).
+    sp-partition all-reduces it over the axes that split the tokens (dp,
+    cp) and hands it to the cross-entropy as its `count`. No gradient (it
+    reads integer labels only).
+
+    ```mlir
+    %n = tfm.label_count %labels ignore_index -100
+        : tensor<64x2xi64> -> tensor<f32>
+    ```
+
+    **Constraints**
+    - the result is an f32 scalar.
+  }];
+  let arguments = (ins Tfm_IndexTensor:$labels,
+                       DefaultValuedAttr<I64Attr, "-100">:$ignore_index);
+  let results = (outs Tfm_Scalar:$count);
+  let assemblyFormat = [{
+    $labels `ignore_index` $ignore_index attr-dict `:` type($labels) `->`
+    type($count)
+  }];
 }
 
 include "seqpar/Dialect/Tfm/IR/TfmGradOps.td"
