@@ -14,11 +14,17 @@ update). Checks, per tensor, with relative error ||a - b|| / ||b||
       configuration, equal torch autograd's in float64 (reference.py
       --grads) to --rtol;
   (c) the dumped parameters equal init - lr * grad to --update-rtol.
+--run-flags passes flags through to every run of the program (e.g.
+--run-flags="--data FILE --pack-documents"); the dumped position_ids then
+reach the torch reference. --expect-spanning-document asserts from them that
+some document crosses a cp chunk boundary of every cp in the configurations
+(a chunk starting inside a document).
 Prints one line per configuration and a final summary line; exits 1 on any
 failure."""
 import argparse
 import json
 import os
+import shlex
 import sys
 import tempfile
 
@@ -78,6 +84,18 @@ def run_step(model, tmp, tp, dp, sp, zero, init, compile_extra=(), launch_extra=
                "--dump-params", params_f, *launch_extra)
     return (e2e.read_safetensors(grads_f), e2e.read_safetensors(out_f),
             e2e.read_safetensors(params_f), grads_f, out_f)
+
+
+def spanning_documents(outs, seq, batch, cp):
+    """How many (sequence, cp chunk boundary) pairs fall inside a document
+    (the chunk's first token does not start one), from the dumped
+    position_ids [batch, seq]; None without them."""
+    if "position_ids" not in outs:
+        return None
+    pos = outs["position_ids"][1]
+    chunk = seq // (2 * cp)
+    return sum(1 for b in range(batch) for k in range(1, 2 * cp)
+               if pos[b * seq + k * chunk] != 0)
 
 
 def check_names(init_t, grads, params, problems):
@@ -144,6 +162,12 @@ def main():
     p.add_argument("--torch", nargs="*", default=None, metavar="TP,DP,SP,ZERO[,CP]",
                    help="the configurations compared with torch (default: "
                    "tp=1 dp=1 sp=off and tp=2 dp=2 sp=on)")
+    p.add_argument("--run-flags", default="",
+                   help="flags for every run of the program, one string "
+                   "(--run-flags=\"--data FILE --pack-documents\")")
+    p.add_argument("--expect-spanning-document", action="store_true",
+                   help="fail unless the dumped position_ids hold a document "
+                   "crossing a cp chunk boundary for every cp of the configurations")
     args = p.parse_args()
 
     def parse(c):
@@ -164,10 +188,19 @@ def main():
         ok = True
         base = None  # (tokens, grads) of the first configuration
         for tp, dp, sp, zero, cp in configs:
-            grads, outs, params, grads_f, out_f = run_step(model, tmp, tp, dp, sp, zero,
-                                                           init, cp=cp)
+            grads, outs, params, grads_f, out_f = run_step(
+                model, tmp, tp, dp, sp, zero, init, cp=cp,
+                launch_extra=shlex.split(args.run_flags))
             problems = []
             parts = [f"loss {outs['loss'][1][0]:.7f}"]
+            if args.expect_spanning_document:
+                spans = spanning_documents(outs, args.seq, args.batch, cp)
+                if spans is None:
+                    problems.append("no position_ids in the outputs dump")
+                elif cp > 1 and not spans:
+                    problems.append(f"no document crosses a cp={cp} chunk boundary")
+                elif cp > 1:
+                    parts.append(f"{spans} cp chunk boundaries inside documents")
             shared = check_names(init_t, grads, params, problems)
 
             # (a) the same gradients as tp=1 dp=1 sp=off, on the same tokens.

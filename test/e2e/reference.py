@@ -14,7 +14,9 @@ Usage:
       Computes the mean cross-entropy of the model's logits on the
       "input_ids" of OUTPUTS against its "labels" (already shifted:
       labels[b, t] is the target of position t; tokens with label -100 are
-      ignored) and compares it with the "loss" stored there. Prints
+      ignored; with "position_ids" (packed documents) those positions drive
+      rotary / the position table and attention is document-causal) and
+      compares it with the "loss" stored there. Prints
       `reference loss R seqpar loss S relative error E` and exits 0 when
       E <= rtol, 1 otherwise.
 
@@ -339,9 +341,15 @@ def rotate_half(x):
     return torch.cat((-x[..., half:], x[..., :half]), dim=-1)
 
 
-def rope_cos_sin(dim, base, seq):
-    """cos, sin of shape [seq, dim] (HF rotary embedding, rotate-half)."""
+def rope_cos_sin(dim, base, seq, positions=None):
+    """cos, sin of shape [seq, dim] (HF rotary embedding, rotate-half), or
+    [b, 1, seq, dim] at the position ids POSITIONS [b, seq] (packed
+    documents)."""
     inv_freq = 1.0 / (base ** (torch.arange(0, dim, 2, dtype=torch.float64) / dim))
+    if positions is not None:
+        freqs = positions.to(torch.float64).unsqueeze(-1) * inv_freq
+        emb = torch.cat((freqs, freqs), dim=-1).unsqueeze(1)
+        return emb.cos(), emb.sin()
     t = torch.arange(seq, dtype=torch.float64)
     freqs = torch.outer(t, inv_freq)
     emb = torch.cat((freqs, freqs), dim=-1)
@@ -353,11 +361,18 @@ def apply_rope(x, cos, sin):
     return x * cos + rotate_half(x) * sin
 
 
-def causal_attention(q, k, v, scale):
-    """q [b, h, s, d], k/v [b, h, s, d] -> [b, h, s, d]."""
+def causal_attention(q, k, v, scale, positions=None):
+    """q [b, h, s, d], k/v [b, h, s, d] -> [b, h, s, d]. With POSITIONS
+    [b, s] (packed documents) the mask is document-causal: query i sees keys
+    i - positions[i] .. i."""
     s = q.shape[-2]
     scores = torch.matmul(q, k.transpose(-1, -2)) * scale
     mask = torch.ones(s, s, dtype=torch.bool).triu(1)
+    if positions is not None:
+        i = torch.arange(s)
+        start = i.unsqueeze(0) - positions  # [b, s]: each query's document start
+        before = i.view(1, 1, s) < start.unsqueeze(-1)  # [b, s(query), s(key)]
+        mask = (mask.unsqueeze(0) | before).unsqueeze(1)
     scores = scores.masked_fill(mask, float("-inf"))
     return torch.matmul(torch.softmax(scores, dim=-1), v)
 
@@ -402,6 +417,9 @@ class Ops:
             raise RefError(f"unknown precision '{precision}' (fp32, bf16, fp16)")
         self.precision = precision
         self.low = LOW_DTYPES[precision]
+        # Position ids [b, s] of packed documents (the outputs dump's
+        # "position_ids"), or None: 0..s-1.
+        self.positions = None
 
     def r(self, t):
         """Rounds to the low precision and back; autograd's backward of the
@@ -454,7 +472,7 @@ class Ops:
             # repeat_kv: kv head j serves query heads j*rep .. j*rep+rep-1.
             k = k.repeat_interleave(rep, dim=1)
             v = v.repeat_interleave(rep, dim=1)
-        return self.r(merge_heads(causal_attention(q, k, v, scale)))
+        return self.r(merge_heads(causal_attention(q, k, v, scale, self.positions)))
 
     def parallel_residual(self, x, attn, mlp):
         """GPT-NeoX's x + attn + mlp(): seqpar adds (mlp + attn) + x, two
@@ -552,7 +570,8 @@ class GPT2(Family):
         o = self.ops
         b, s = ids.shape
         x = o.dropout(o.add(o.embedding(p["transformer.wte.weight"], ids),
-                            o.embedding(p["transformer.wpe.weight"], torch.arange(s))))
+                            o.embedding(p["transformer.wpe.weight"],
+                                        torch.arange(s) if o.positions is None else o.positions)))
         for l in range(self.layers):
             pre = f"transformer.h.{l}."
             a = o.layer_norm(x, p[pre + "ln_1.weight"], p[pre + "ln_1.bias"], self.eps)
@@ -635,7 +654,7 @@ class GPTNeoX(Family):
     def logits(self, p, ids):
         o = self.ops
         b, s = ids.shape
-        rope = rope_cos_sin(self.rot, self.base, s) + (self.rot,)
+        rope = rope_cos_sin(self.rot, self.base, s, o.positions) + (self.rot,)
         x = o.embedding(p["gpt_neox.embed_in.weight"], ids)
         hd = self.hd
         for l in range(self.layers):
@@ -726,7 +745,7 @@ class Llama(Family):
     def logits(self, p, ids):
         o = self.ops
         b, s = ids.shape
-        rope = rope_cos_sin(self.hd, self.theta, s) + (self.hd,)
+        rope = rope_cos_sin(self.hd, self.theta, s, o.positions) + (self.hd,)
         x = o.embedding(p["model.embed_tokens.weight"], ids)
         for l in range(self.layers):
             pre = f"model.layers.{l}."
@@ -834,28 +853,39 @@ def _tokens(model, ids, labels):
     return ids, valid, lv
 
 
-def loss_tensor(model, params, ids, labels):
+def loss_tensor(model, params, ids, labels, positions=None):
     """The mean cross-entropy over the tokens whose label is not -100, as a
-    float64 scalar tensor (differentiable in params)."""
+    float64 scalar tensor (differentiable in params). POSITIONS [b, s]: the
+    position ids of packed documents (rotary, GPT-2's position table and a
+    document-causal mask), None for 0..s-1."""
     ids, valid, lv = _tokens(model, ids, labels)
+    if positions is not None:
+        positions = torch.from_numpy(np.asarray(positions).astype(np.int64))
+        if positions.shape != ids.shape:
+            raise RefError(f"position_ids {list(positions.shape)} and input_ids "
+                           f"{list(ids.shape)} differ in shape")
+        s = torch.arange(ids.shape[1])
+        if (positions < 0).any() or (positions > s).any():
+            raise RefError("position_ids outside [0, row index]")
+    model.ops.positions = positions
     logits = model.logits(params, ids)  # [b, s, v] float64
     logp = torch.log_softmax(logits, dim=-1)
     nll = -logp[valid].gather(-1, lv.unsqueeze(-1)).squeeze(-1)
     return nll.mean()
 
 
-def reference_loss(model, params, ids, labels):
+def reference_loss(model, params, ids, labels, positions=None):
     with torch.no_grad():
-        return float(loss_tensor(model, params, ids, labels))
+        return float(loss_tensor(model, params, ids, labels, positions))
 
 
-def reference_grads(model, params, ids, labels, loss_scale=1.0):
+def reference_grads(model, params, ids, labels, loss_scale=1.0, positions=None):
     """(loss, {name: d loss / d param}) by autograd in float64. A tied
     embedding is one leaf used twice, so its gradient holds both uses. With a
     loss scale S the backward starts from loss * S (a low precision rounds
     the scaled cotangents) and the gradients are divided by S."""
     leaves = {n: t.detach().clone().requires_grad_(True) for n, t in params.items()}
-    loss = loss_tensor(model, leaves, ids, labels)
+    loss = loss_tensor(model, leaves, ids, labels, positions)
     names = list(leaves)
     start = loss * loss_scale if loss_scale != 1.0 else loss
     grads = torch.autograd.grad(start, [leaves[n] for n in names], allow_unused=True)
@@ -940,7 +970,8 @@ def compare_grads(model, a, per_tensor=False):
     t = load_ids(a.outputs)
     params = load_params(model, a.params)
     got, extra = load_grads(model, a.grads)
-    loss, ref = reference_grads(model, params, t["input_ids"], t["labels"], a.loss_scale)
+    loss, ref = reference_grads(model, params, t["input_ids"], t["labels"], a.loss_scale,
+                                t.get("position_ids"))
     if model.ops.low is not None:
         print(f"precision {model.ops.precision} loss scale {a.loss_scale:g}")
     if "loss" in t and t["loss"].size == 1 and t["loss"].dtype.kind == "f":
@@ -1061,7 +1092,7 @@ def main(argv=None):
                 raise RefError("--dump-loss needs --ids-from (or --outputs)")
             t = load_ids(src)
             params = load_params(model, a.params)
-            print(f"{reference_loss(model, params, t['input_ids'], t['labels']):.12g}")
+            print(f"{reference_loss(model, params, t['input_ids'], t['labels'], t.get('position_ids')):.12g}")
             return 0
 
         if not a.outputs:
@@ -1080,7 +1111,7 @@ def main(argv=None):
                              f"{', '.join(f'{k}={v:g}' for k, v in drops.items())}; the reference runs "
                              f"without dropout, so a program trained with it will not match\n")
         params = load_params(model, a.params)
-        ref = reference_loss(model, params, t["input_ids"], t["labels"])
+        ref = reference_loss(model, params, t["input_ids"], t["labels"], t.get("position_ids"))
         got = float(t["loss"].reshape(()))
         err = abs(got - ref) / abs(ref) if ref != 0 else abs(got - ref)
         if not math.isfinite(got):
