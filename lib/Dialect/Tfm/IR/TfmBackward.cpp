@@ -208,7 +208,12 @@ LogicalResult AttentionOp::buildBackward(BackwardContext &ctx) {
       getLoc(),
       TypeRange{ctx.gradType(getQ().getType()), kvGrad(getK()),
                 kvGrad(getV())},
-      ctx.gradient(getResult()), getQ(), getK(), getV(), getPositions(),
+      // Keys, values and positions all-gathered over cp are kept as this
+      // rank's part and gathered again here (BackwardContext::reread), so
+      // the step keeps no whole-sequence tensor.
+      ctx.gradient(getResult()), getQ(), ctx.reread(getK()),
+      ctx.reread(getV()),
+      getPositions() ? ctx.reread(getPositions()) : Value(),
       getNumHeadsAttr(), getNumKvHeadsAttr(), getHeadDimAttr(), getCausalAttr(),
       getRotaryDimAttr(), getRotaryThetaAttr(), getDropoutRateAttr(),
       getDropoutStreamAttr());
