@@ -38,8 +38,8 @@ seqpar::checkPipelineOptions(const PipelineOptions &o, bool train) {
                  o.cpAttention + "'");
   std::optional<int64_t> tpdp = llvm::checkedMul<int64_t>(o.tp, o.dp);
   if (!tpdp || !llvm::checkedMul<int64_t>(*tpdp, o.cp))
-    return error("tp * dp * cp = " + Twine(o.tp) + " * " + Twine(o.dp) +
-                 " * " + Twine(o.cp) + " ranks overflows int64");
+    return error("tp * dp * cp = " + Twine(o.tp) + " * " + Twine(o.dp) + " * " +
+                 Twine(o.cp) + " ranks overflows int64");
   if (o.fuseChunks < 0)
     return error("fuse-chunks must be >= 0, got " + Twine(o.fuseChunks));
   if (o.zero != 0 && o.zero != 1)

@@ -609,9 +609,8 @@ FailureOr<std::string> Lowering::modelJson() {
            : StringRef()},
       {"mesh", llvm::json::Object{{"axes", llvm::json::Array(axes)},
                                   {"sizes", llvm::json::Array(axisSizes)}}},
-      {"seq", dim(ids, 0) * (zigzagAxis(ids, 0) < 0
-                                 ? 1
-                                 : axisSizes[zigzagAxis(ids, 0)])},
+      {"seq", dim(ids, 0) *
+                  (zigzagAxis(ids, 0) < 0 ? 1 : axisSizes[zigzagAxis(ids, 0)])},
       {"batch", dim(ids, 1) * (batchAxis < 0 ? 1 : axisSizes[batchAxis])},
       {"batch_axis", batchAxis},
       // The axis splitting the inputs' sequence in zigzag (context

@@ -42,8 +42,8 @@ using namespace seqpar::tfm;
 namespace {
 class Partitioner final : public PartitionContext {
 public:
-  Partitioner(ModuleOp module, MeshOp mesh, int64_t tp, int64_t dp,
-              int64_t cp, bool sp)
+  Partitioner(ModuleOp module, MeshOp mesh, int64_t tp, int64_t dp, int64_t cp,
+              bool sp)
       : module(module), mesh(mesh), tp(tp), dp(dp), cp(cp), sp(sp),
         b(module.getContext()),
         meshSym(FlatSymbolRefAttr::get(mesh.getSymNameAttr())),
@@ -264,8 +264,8 @@ Value Partitioner::wholeSequence(Value v, Location loc) {
   auto t = cast<RankedTensorType>(v.getType());
   if (cp == 1 || !typeSharding(v, contextAxisName).isZigzag())
     return v;
-  LayoutAttr whole = LayoutAttr::ofType(t, meshSym).with(contextAxisName,
-                                                         Sharding());
+  LayoutAttr whole =
+      LayoutAttr::ofType(t, meshSym).with(contextAxisName, Sharding());
   Value &cached = converted[{v, whole}];
   if (!cached) {
     SmallVector<int64_t> shape(t.getShape());
@@ -316,9 +316,8 @@ RankedTensorType Partitioner::lossType(Value oldLoss) {
     entries.push_back({contextAxisName, Sharding::partial()});
   if (entries.empty())
     return cast<RankedTensorType>(oldLoss.getType());
-  return RankedTensorType::get({}, b.getF32Type(),
-                               LayoutAttr::get(b.getContext(), meshSym,
-                                               entries));
+  return RankedTensorType::get(
+      {}, b.getF32Type(), LayoutAttr::get(b.getContext(), meshSym, entries));
 }
 
 Value Partitioner::replicaMean(Value loss) {
@@ -359,8 +358,7 @@ LogicalResult Partitioner::partitionOp(Operation *op) {
   return op->emitOpError() << "is not supported by sp-partition";
 }
 
-LogicalResult Partitioner::checkSequence(func::FuncOp func,
-                                         BlockArgument arg) {
+LogicalResult Partitioner::checkSequence(func::FuncOp func, BlockArgument arg) {
   auto t = cast<RankedTensorType>(arg.getType());
   if (cp == 1)
     return success();

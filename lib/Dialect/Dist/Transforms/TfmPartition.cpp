@@ -217,8 +217,8 @@ static LogicalResult partitionAttention(PartitionContext &ctx, AttentionOp op) {
         v = ctx.wholeSequence(kvShard(op.getV()), op.getLoc());
   Value positions =
       op.getPositions()
-          ? ctx.wholeSequence(ctx.get(op.getPositions(), Sharding::replicated()),
-                              op.getLoc())
+          ? ctx.wholeSequence(
+                ctx.get(op.getPositions(), Sharding::replicated()), op.getLoc())
           : Value();
   auto attn = b.create<AttentionOp>(
       op.getLoc(), ctx.typeWith(op, heads2), q, k, v, positions, heads / tp,

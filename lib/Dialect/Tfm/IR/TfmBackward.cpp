@@ -206,15 +206,13 @@ LogicalResult AttentionOp::buildBackward(BackwardContext &ctx) {
   };
   auto grad = ctx.getBuilder().create<AttentionGradOp>(
       getLoc(),
-      TypeRange{ctx.gradType(getQ().getType()), kvGrad(getK()),
-                kvGrad(getV())},
+      TypeRange{ctx.gradType(getQ().getType()), kvGrad(getK()), kvGrad(getV())},
       // Keys, values and positions all-gathered over cp are kept as this
       // rank's part and gathered again here (BackwardContext::reread), so
       // the step keeps no whole-sequence tensor.
-      ctx.gradient(getResult()), getQ(), ctx.reread(getK()),
-      ctx.reread(getV()),
-      getPositions() ? ctx.reread(getPositions()) : Value(),
-      getNumHeadsAttr(), getNumKvHeadsAttr(), getHeadDimAttr(), getCausalAttr(),
+      ctx.gradient(getResult()), getQ(), ctx.reread(getK()), ctx.reread(getV()),
+      getPositions() ? ctx.reread(getPositions()) : Value(), getNumHeadsAttr(),
+      getNumKvHeadsAttr(), getHeadDimAttr(), getCausalAttr(),
       getRotaryDimAttr(), getRotaryThetaAttr(), getDropoutRateAttr(),
       getDropoutStreamAttr());
   ctx.contribute(getQ(), grad.getDq());

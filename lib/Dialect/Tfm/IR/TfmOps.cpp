@@ -347,9 +347,8 @@ LogicalResult AttentionOp::verify() {
     RankedTensorType p = getPositions().getType();
     SmallVector<int64_t> expected{sk, q.getDimSize(1)};
     if (p.getShape() != ArrayRef<int64_t>(expected))
-      return emitOpError() << "positions must have shape "
-                           << shapeStr(expected) << ", got "
-                           << shapeStr(p.getShape());
+      return emitOpError() << "positions must have shape " << shapeStr(expected)
+                           << ", got " << shapeStr(p.getShape());
   }
   int64_t rd = getRotaryDim();
   if (rd < 0 || rd > d || rd % 2 != 0)
