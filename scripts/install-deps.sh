@@ -8,7 +8,7 @@ packages=(
   libgtest-dev clang-format
   clang-19 libclang-rt-19-dev libfuzzer-19-dev
   libopenmpi-dev openmpi-bin libopenblas-dev nlohmann-json3-dev libxxhash-dev
-  python3-torch python3-numpy python3-matplotlib
+  python3-torch python3-numpy python3-matplotlib python3-venv
 )
 
 missing=()

@@ -120,6 +120,10 @@ if ! "$root/scripts/build.sh"; then
   exit 1
 fi
 
+# The test-only virtualenv with Hugging Face transformers (PyPI): without
+# network the tests that need it are skipped (feature hf-transformers).
+"$root/scripts/hf-venv.sh" "$build/test-venv" ||
+  echo "scripts/hf-venv.sh failed: the hf-transformers tests are skipped"
 run_lit lit "$build"
 # The end-to-end numerics again with programs compiled for the CUDA backend,
 # in a build that has it: each is skipped, with the CUDA error as the reason,

@@ -28,6 +28,15 @@ if subprocess.run(["/usr/bin/python3", "-c", "import torch, numpy"],
 if subprocess.run(["/usr/bin/python3", "-c", "import matplotlib"],
                   capture_output=True).returncode == 0:
     config.available_features.add("matplotlib")
+# transformers in the test-only virtualenv scripts/hf-venv.sh makes in the
+# build tree (scripts/test.sh runs it; without network it cannot, and the
+# tests that need it are reported UNSUPPORTED): "hf-transformers".
+config.hf_venv_python = os.path.join(config.seqpar_obj_root, "test-venv", "bin", "python")
+if os.path.exists(config.hf_venv_python) and subprocess.run(
+        [config.hf_venv_python, "-c", "import transformers, safetensors, torch"],
+        capture_output=True).returncode == 0:
+    config.available_features.add("hf-transformers")
+config.substitutions.append(("%hf_python", config.hf_venv_python))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()

@@ -117,6 +117,13 @@ seqpar::importHFConfig(StringRef json, const HFImportOptions &options,
   OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(context));
   (*module)->setAttr(tfm::TfmDialect::ModelTypeAttrHelper::getNameStr(),
                      b.getStringAttr(*modelType));
+  // The config as read (sp-import overrides none of its fields: --seq-len
+  // only shortens the sequence), for --export-hf to write back.
+  std::string configText;
+  llvm::raw_string_ostream(configText)
+      << llvm::json::Value(llvm::json::Object(*object));
+  (*module)->setAttr(tfm::TfmDialect::HfConfigAttrHelper::getNameStr(),
+                     b.getStringAttr(configText));
   ImportTarget target{*module, elementType, options};
   bool ok;
   if (*modelType == "gpt2")

@@ -38,7 +38,8 @@ std::string sprt::usage(const char *argv0) {
   return std::string("usage: mpirun -np N ") + argv0 +
          " [--steps K] [--seed S] [--data FILE] [--init-from FILE] "
          "[--log FILE] [--dump-params FILE] [--dump-outputs FILE] "
-         "[--dump-grads FILE] [--dump-dtype f32|bf16|f16] [--checkpoint-dir "
+         "[--dump-grads FILE] [--dump-dtype f32|bf16|f16] [--export-hf DIR "
+         "[--export-shard-bytes N]] [--checkpoint-dir "
          "DIR [--save-every N] [--resume]] [--timeout SECONDS] "
          "[--on-nonfinite stop|skip] " +
          scheduleUsage() +
@@ -86,6 +87,8 @@ bool sprt::parseFlags(int argc, char **argv, Flags &f, bool &help,
                                                    "--dump-params",
                                                    "--dump-outputs",
                                                    "--dump-grads",
+                                                   "--export-hf",
+                                                   "--export-shard-bytes",
                                                    "--timeout",
                                                    "--save-every",
                                                    "--checkpoint-dir",
@@ -195,6 +198,16 @@ bool sprt::parseFlags(int argc, char **argv, Flags &f, bool &help,
       f.dumpOutputs = v;
     } else if (a == "--dump-grads") {
       f.dumpGrads = v;
+    } else if (a == "--export-hf") {
+      if (!*v) {
+        error = "--export-hf needs a directory, got ''";
+        return false;
+      }
+      f.exportHf = v;
+    } else if (a == "--export-shard-bytes") {
+      if (!parseUnsigned(v, 1, INT64_MAX, n))
+        return bad("a positive number of bytes");
+      f.exportShardBytes = int64_t(n);
     } else {
       f.checkpointDir = v;
     }
@@ -205,6 +218,10 @@ bool sprt::parseFlags(int argc, char **argv, Flags &f, bool &help,
   }
   if (!f.dumpDtype.empty() && f.dumpParams.empty() && f.dumpGrads.empty()) {
     error = "--dump-dtype needs --dump-params or --dump-grads";
+    return false;
+  }
+  if (f.exportShardBytes && f.exportHf.empty()) {
+    error = "--export-shard-bytes needs --export-hf";
     return false;
   }
   if (f.schedule.overrideSchedule && !f.resume) {

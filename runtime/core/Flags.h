@@ -19,6 +19,11 @@ struct Flags {
   /// The element type of --dump-params / --dump-grads: "f32", "bf16",
   /// "f16", or empty for each parameter's own (the model's precision).
   std::string dumpDtype;
+  /// --export-hf DIR: a Hugging Face model directory written at the end
+  /// (HfExport.h); --export-shard-bytes: the largest shard (0: the
+  /// default, 5 GB).
+  std::string exportHf;
+  int64_t exportShardBytes = 0;
   int64_t saveEvery = 0;
   bool resume = false;
   /// Seconds a collective may take before the job is aborted.

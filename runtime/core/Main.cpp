@@ -5,6 +5,7 @@
 //                       [--log metrics.jsonl] [--dump-params FILE]
 //                       [--dump-outputs FILE] [--dump-grads FILE]
 //                       [--dump-dtype f32|bf16|f16]
+//                       [--export-hf DIR [--export-shard-bytes N]]
 //                       [--checkpoint-dir DIR [--save-every N] [--resume]]
 //                       [--timeout SECONDS] [--on-nonfinite stop|skip]
 //                       [--trace FILE|DIR] [--peak-flops FLOP/s-per-rank]
@@ -23,6 +24,7 @@
 #include "Failure.h"
 #include "FileIO.h"
 #include "Flags.h"
+#include "HfExport.h"
 #include "LossScale.h"
 #include "Memory.h"
 #include "Mesh.h"
@@ -277,6 +279,16 @@ int main(int argc, char **argv) {
       fatal("--checkpoint-dir needs a training program (sp-compile --train)");
   }
 
+  // An export that cannot be written is refused before the run.
+  if (!flags.exportHf.empty()) {
+    if (model.hfConfig.empty())
+      fatal("--export-hf: this program has no Hugging Face config (it was "
+            "compiled from IR that sp-import did not write)");
+    std::string problem = rank == 0 ? exportDirProblem(flags.exportHf) : "";
+    if (!allAgree(problem.empty()))
+      fatal(rank == 0 ? problem : "--export-hf: rank 0 refused the directory");
+  }
+
   // The optimizer's hyperparameters: the flags over the program's defaults.
   Schedule schedule;
   if (!resolveSchedule(flags.schedule, model.hyperparameters, flags.steps,
@@ -346,7 +358,8 @@ int main(int argc, char **argv) {
       fatal(error);
     if (rank == 0 && !warning.empty())
       std::fprintf(stderr, "%s\n", warning.c_str());
-    if (at.step >= flags.steps)
+    // With --export-hf, a checkpoint at or past --steps is exported as it is.
+    if (at.step >= flags.steps && flags.exportHf.empty())
       fatal("--resume: the checkpoint in '" + flags.checkpointDir +
             "' is at step " + std::to_string(at.step) + " and --steps is " +
             std::to_string(flags.steps) + ": nothing is left to run");
@@ -474,6 +487,12 @@ int main(int argc, char **argv) {
   if (!flags.dumpParams.empty() &&
       !params.dump(flags.dumpParams, error, {}, false,
                    dumpDTypes(model, allParams(model), flags.dumpDtype)))
+    fatal(error);
+  if (!flags.exportHf.empty() &&
+      !exportHf(model, params, flags.exportHf,
+                flags.exportShardBytes ? flags.exportShardBytes
+                                       : kDefaultExportShardBytes,
+                error))
     fatal(error);
   if (!flags.dumpOutputs.empty()) {
     std::vector<int64_t> shape{model.batch, model.seq};

@@ -86,6 +86,8 @@ bool Model::parse(const char *text, std::string &error) {
   }
   try {
     modelType = j.value("model_type", "");
+    if (j.contains("hf_config") && j["hf_config"].is_object())
+      hfConfig = j["hf_config"].dump();
     axes = j.at("mesh").at("axes").get<std::vector<std::string>>();
     axisSizes = j.at("mesh").at("sizes").get<std::vector<int64_t>>();
     seq = j.at("seq").get<int64_t>();

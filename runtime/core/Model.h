@@ -55,6 +55,9 @@ struct ParamInfo {
 
 struct Model {
   std::string modelType;
+  /// The Hugging Face config.json sp-import read (its "hf_config", as
+  /// JSON text), or empty when the program has none.
+  std::string hfConfig;
   std::vector<std::string> axes;
   std::vector<int64_t> axisSizes;
   int64_t seq = 0, batch = 0, vocab = 0, arenaBytes = 0;

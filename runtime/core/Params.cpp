@@ -129,6 +129,34 @@ sliceOf(const ParamInfo &p, const std::vector<int64_t> &sliceAxes, size_t k) {
   return {n, n * sprt_axis_coord(int32_t(axis))};
 }
 
+/// The tensor parameter `name` loads from: the one under its name, or under
+/// the name a base model (GPT2Model, GPTNeoXModel, LlamaModel) saves it as,
+/// without "transformer.", "gpt_neox." or "model."; null with `error` set
+/// when there is none, or both.
+static const TensorInfo *
+findTensor(const std::map<std::string, TensorInfo> &tensors,
+           const std::string &name, const std::string &path,
+           std::string &error) {
+  auto full = tensors.find(name);
+  std::string base;
+  for (const char *prefix : {"transformer.", "gpt_neox.", "model."})
+    if (name.rfind(prefix, 0) == 0)
+      base = name.substr(std::strlen(prefix));
+  auto short_ = base.empty() ? tensors.end() : tensors.find(base);
+  if (full != tensors.end() && short_ != tensors.end()) {
+    error = "checkpoint '" + path + "' has both '" + name + "' and '" + base +
+            "' (its base model's name): which one to load is ambiguous";
+    return nullptr;
+  }
+  if (full != tensors.end())
+    return &full->second;
+  if (short_ != tensors.end())
+    return &short_->second;
+  error = "checkpoint '" + path + "' has no tensor '" + name + "'" +
+          (base.empty() ? "" : " (nor '" + base + "')");
+  return nullptr;
+}
+
 bool Params::loadSharded(const Model &model,
                          const std::vector<int64_t> &indices,
                          const std::string &suffix,
@@ -143,12 +171,10 @@ bool Params::loadSharded(const Model &model,
   for (size_t k = 0; k < indices.size(); ++k) {
     const ParamInfo &p = model.params[size_t(indices[k])];
     std::string name = p.name + suffix;
-    auto it = tensors.find(name);
-    if (it == tensors.end()) {
-      error = "checkpoint '" + path + "' has no tensor '" + name + "'";
+    const TensorInfo *found = findTensor(tensors, name, path, error);
+    if (!found)
       return false;
-    }
-    const TensorInfo &t = it->second;
+    const TensorInfo &t = *found;
     DType from, into = typeAt(stored, k);
     if (!dtypeNamed(t.dtype, from)) {
       error = "checkpoint '" + t.file + "': tensor '" + name + "' is " +

@@ -2,6 +2,7 @@
 
 #include "../core/FileIO.h"
 #include "../core/Flags.h"
+#include "FlagsTestUtil.h"
 
 #include <cstdio>
 #include <fstream>
@@ -23,13 +24,6 @@ std::string slurp(const std::string &path) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
-bool parse(std::vector<std::string> args, Flags &f, std::string &error) {
-  std::vector<char *> argv{const_cast<char *>("prog")};
-  for (std::string &a : args)
-    argv.push_back(a.data());
-  bool help = false;
-  return parseFlags(int(argv.size()), argv.data(), f, help, error);
-}
 } // namespace
 
 TEST(FileIO, RegularFilesOnly) {

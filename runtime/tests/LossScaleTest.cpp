@@ -10,6 +10,7 @@
 #include "../core/LossScale.h"
 #include "../core/Flags.h"
 #include "../core/Schedule.h"
+#include "FlagsTestUtil.h"
 
 #include <cfloat>
 #include <gtest/gtest.h>
@@ -20,14 +21,6 @@ namespace {
 const std::vector<Hyperparameter> kFp16 = {
     {"grad_clip", 1.0}, {"loss_scale", 1.0}, {"lr", 0.1}};
 const std::vector<Hyperparameter> kF32 = {{"grad_clip", 1.0}, {"lr", 0.1}};
-
-bool parse(std::vector<std::string> args, Flags &f, std::string &error) {
-  std::vector<char *> argv{const_cast<char *>("prog")};
-  for (std::string &a : args)
-    argv.push_back(a.data());
-  bool help = false;
-  return parseFlags(int(argv.size()), argv.data(), f, help, error);
-}
 
 LossScaler resolved(std::vector<std::string> args) {
   Flags f;

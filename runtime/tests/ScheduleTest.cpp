@@ -8,6 +8,7 @@
 
 #include "../core/Schedule.h"
 #include "../core/Flags.h"
+#include "FlagsTestUtil.h"
 
 #include <cmath>
 #include <gtest/gtest.h>
@@ -36,14 +37,6 @@ double reference(double lr, double minLr, int64_t warmup, int64_t decaySteps,
   if (decay == "cosine")
     return minLr + (lr - minLr) * 0.5 * (1.0 + std::cos(std::acos(-1.0) * t));
   return minLr + (lr - minLr) * (1.0 - t);
-}
-
-bool parse(std::vector<std::string> args, Flags &f, std::string &error) {
-  std::vector<char *> argv{const_cast<char *>("prog")};
-  for (std::string &a : args)
-    argv.push_back(a.data());
-  bool help = false;
-  return parseFlags(int(argv.size()), argv.data(), f, help, error);
 }
 
 /// The schedule of `args` for `program` and `steps`, or the error.

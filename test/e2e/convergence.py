@@ -7,7 +7,7 @@ norm clipped to 1) on
 sequence parallelism over 2 ranks, from the same seed. Every step's loss
 must agree to 1e-4 relative, and the loss must fall well below its start.
 Writes both curves to a PNG (matplotlib, Debian's python3) when --plot is
-given."""
+given. train() and plot() are shared with convergence_mp.py."""
 import argparse
 import json
 import os
@@ -18,50 +18,76 @@ import tempfile
 sys.path.insert(0, os.path.dirname(__file__))
 import seqpar_e2e as e2e
 
-p = argparse.ArgumentParser()
-p.add_argument("config")
-p.add_argument("--steps", type=int, default=300)
-p.add_argument("--rtol", type=float, default=1e-4)
-p.add_argument("--plot", help="write the curves to this PNG")
-args = p.parse_args()
-
 TEXT = "/usr/share/common-licenses/GPL-3"
-with tempfile.TemporaryDirectory() as tmp:
-    model = os.path.join(tmp, "model.mlir")
-    e2e.import_model(args.config, model, seq=64, batch=8)
-    curves, norms = {}, {}
-    for name, tp, sp in (("tp=1", 1, False), ("tp=2 sp", 2, True)):
-        prog = os.path.join(tmp, f"prog-{tp}")
-        e2e.run([e2e.tool("sp-compile"), model, "--train", "--optimizer",
-                 "sgd", "--lr", "0.3", "--grad-clip", "1.0", "--tp",
-                 str(tp), "--target", e2e.TARGET, "-o", prog] +
-                (["--sp"] if sp else []))
-        log = prog + ".jsonl"
-        e2e.launch(prog, tp, "--steps", str(args.steps), "--seed", "1",
-                   "--data", TEXT, "--log", log)
-        records = [json.loads(line) for line in open(log)]
-        curves[name] = [r["loss"] for r in records]
-        norms[name] = [r["grad_norm"] for r in records]
 
-base, sp = curves["tp=1"], curves["tp=2 sp"]
-worst = max(e2e.rel_err(a, b) for a, b in zip(sp, base))
-# The global gradient norm (clipped to 1) counts every element once whatever
-# its layout, so it is the same in both runs too.
-worst_norm = max(e2e.rel_err(a, b)
-                 for a, b in zip(norms["tp=2 sp"], norms["tp=1"]))
-worst = max(worst, worst_norm)
-first, last = base[0], sum(base[-10:]) / 10
-agree = len(base) == len(sp) == args.steps and worst <= args.rtol
-falls = last < 0.75 * first
-print(f"{args.steps} steps: loss {first:.4f} -> {last:.4f} (mean of the last "
-      f"10 steps) on one rank; largest per-step relative difference with "
-      f"tp=2 + SP {worst:.2e} (losses and gradient norms)")
-print(f"curves {'AGREE' if agree else 'DIFFER'}; loss "
-      f"{'FALLS' if falls else 'DOES NOT FALL'}")
-if args.plot:
-    data = os.path.join(os.path.dirname(args.plot) or ".", "curves.json")
+
+def import_model(config, tmp):
+    """The model every convergence run trains (64 bytes x 8 sequences)."""
+    model = os.path.join(tmp, "model.mlir")
+    e2e.import_model(config, model, seq=64, batch=8)
+    return model
+
+
+def train(model, tmp, name, tp=1, sp=False, steps=300, seed=1,
+          compile_extra=(), run_extra=()):
+    """Compiles `model` for tp ranks (SGD, lr 0.3, clip 1) and trains it for
+    `steps` steps on TEXT; returns (JSONL records, the program's stdout)."""
+    prog = os.path.join(tmp, f"prog-{name.replace(' ', '-')}")
+    e2e.run([e2e.tool("sp-compile"), model, "--train", "--optimizer",
+             "sgd", "--lr", "0.3", "--grad-clip", "1.0", "--tp",
+             str(tp), "--target", e2e.TARGET, "-o", prog] +
+            (["--sp"] if sp else []) + list(compile_extra))
+    log = prog + ".jsonl"
+    out = e2e.launch(prog, tp, "--steps", str(steps), "--seed", str(seed),
+                     "--data", TEXT, "--log", log, *run_extra)
+    return [json.loads(line) for line in open(log)], out.stdout
+
+
+def plot(curves, png, title=None):
+    """Writes curves {name: [loss per step]} to `png` with plot_curves.py."""
+    data = os.path.join(os.path.dirname(png) or ".", "curves.json")
     json.dump(curves, open(data, "w"))
     subprocess.run(["/usr/bin/python3", os.path.join(os.path.dirname(__file__),
-                    "plot_curves.py"), data, args.plot], check=True)
-    print(f"wrote {args.plot}")
-sys.exit(0 if agree and falls else 1)
+                    "plot_curves.py"), data, png] + ([title] if title else []),
+                   check=True)
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("config")
+    p.add_argument("--steps", type=int, default=300)
+    p.add_argument("--rtol", type=float, default=1e-4)
+    p.add_argument("--plot", help="write the curves to this PNG")
+    args = p.parse_args()
+
+    with tempfile.TemporaryDirectory() as tmp:
+        model = import_model(args.config, tmp)
+        curves, norms = {}, {}
+        for name, tp, sp in (("tp=1", 1, False), ("tp=2 sp", 2, True)):
+            records, _ = train(model, tmp, name, tp, sp, args.steps)
+            curves[name] = [r["loss"] for r in records]
+            norms[name] = [r["grad_norm"] for r in records]
+
+    base, sp = curves["tp=1"], curves["tp=2 sp"]
+    worst = max(e2e.rel_err(a, b) for a, b in zip(sp, base))
+    # The global gradient norm (clipped to 1) counts every element once
+    # whatever its layout, so it is the same in both runs too.
+    worst_norm = max(e2e.rel_err(a, b)
+                     for a, b in zip(norms["tp=2 sp"], norms["tp=1"]))
+    worst = max(worst, worst_norm)
+    first, last = base[0], sum(base[-10:]) / 10
+    agree = len(base) == len(sp) == args.steps and worst <= args.rtol
+    falls = last < 0.75 * first
+    print(f"{args.steps} steps: loss {first:.4f} -> {last:.4f} (mean of the "
+          f"last 10 steps) on one rank; largest per-step relative difference "
+          f"with tp=2 + SP {worst:.2e} (losses and gradient norms)")
+    print(f"curves {'AGREE' if agree else 'DIFFER'}; loss "
+          f"{'FALLS' if falls else 'DOES NOT FALL'}")
+    if args.plot:
+        plot(curves, args.plot)
+        print(f"wrote {args.plot}")
+    sys.exit(0 if agree and falls else 1)
+
+
+if __name__ == "__main__":
+    main()

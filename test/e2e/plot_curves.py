@@ -1,4 +1,5 @@
-"""Plots loss curves {name: [loss per step]} from a JSON file to a PNG."""
+"""Plots loss curves {name: [loss per step]} from a JSON file to a PNG:
+plot_curves.py CURVES.json OUT.png [TITLE]."""
 import json
 import sys
 
@@ -14,7 +15,8 @@ for name, losses in curves.items():
             linestyle="--" if "sp" in name else "-")
 ax.set_xlabel("step")
 ax.set_ylabel("loss (byte-level cross-entropy)")
-ax.set_title("GPL-3, tiny GPT-2: tp=1 vs tp=2 + sequence parallelism")
+ax.set_title(sys.argv[3] if len(sys.argv) > 3 else
+             "GPL-3, tiny GPT-2: tp=1 vs tp=2 + sequence parallelism")
 ax.legend()
 ax.grid(alpha=0.3)
 fig.tight_layout()

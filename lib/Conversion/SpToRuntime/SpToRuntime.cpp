@@ -621,6 +621,16 @@ FailureOr<std::string> Lowering::modelJson() {
   if (auto precision = module->getAttrOfType<StringAttr>(
           TfmDialect::PrecisionAttrHelper::getNameStr()))
     model["precision"] = precision.getValue();
+  // The Hugging Face config sp-import read (verified to be a JSON object),
+  // which --export-hf writes back.
+  if (auto config = module->getAttrOfType<StringAttr>(
+          TfmDialect::HfConfigAttrHelper::getNameStr())) {
+    if (llvm::Expected<llvm::json::Value> parsed =
+            llvm::json::parse(config.getValue()))
+      model["hf_config"] = std::move(*parsed);
+    else
+      llvm::consumeError(parsed.takeError());
+  }
   // The device memory the runtime will allocate besides its pools and the
   // backend's scratch, as planned: printed by the program next to what it
   // measures.

@@ -170,3 +170,28 @@ module attributes {tfm.loss_scaling = true} {
 func.func @f() attributes {tfm.loss_scaling} {
   return
 }
+
+// -----
+
+// expected-error @+1 {{'func.func' op carries 'tfm.hf_config', which belongs on the module}}
+func.func @f() attributes {tfm.hf_config = "{}"} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'builtin.module' op 'tfm.hf_config' must be a string}}
+module attributes {tfm.hf_config = 1} {
+}
+
+// -----
+
+// expected-error @+1 {{'builtin.module' op 'tfm.hf_config' is not JSON: }}
+module attributes {tfm.hf_config = "{\"model_type\": "} {
+}
+
+// -----
+
+// expected-error @+1 {{'builtin.module' op 'tfm.hf_config' must be a JSON object}}
+module attributes {tfm.hf_config = "[1, 2]"} {
+}

@@ -10,6 +10,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/Support/JSON.h"
 
 using namespace mlir;
 using namespace seqpar::tfm;
@@ -56,6 +57,22 @@ LogicalResult TfmDialect::verifyOperationAttribute(Operation *op,
       return failure();
     if (!isa<StringAttr>(attr.getValue()))
       return op->emitOpError() << quoted(attr) << " must be a string";
+    return success();
+  }
+  if (name == HfConfigAttrHelper::getNameStr()) {
+    if (failed(expect(isa<ModuleOp>(op), "the module")))
+      return failure();
+    auto value = dyn_cast<StringAttr>(attr.getValue());
+    if (!value)
+      return op->emitOpError() << quoted(attr) << " must be a string";
+    llvm::Expected<llvm::json::Value> parsed =
+        llvm::json::parse(value.getValue());
+    if (!parsed)
+      return op->emitOpError()
+             << quoted(attr)
+             << " is not JSON: " << llvm::toString(parsed.takeError());
+    if (!parsed->getAsObject())
+      return op->emitOpError() << quoted(attr) << " must be a JSON object";
     return success();
   }
   if (name == RecomputeAttrHelper::getNameStr()) {

@@ -39,6 +39,9 @@ def Tfm_Dialect : Dialect {
       over the data axis and each replica updates its slice (ZeRO-1).
     - `tfm.optimizer = "adamw" | "sgd"` (on a train step): sp-optimizer ran.
     - `tfm.model_type` (string, on the module): the Hugging Face model_type.
+    - `tfm.hf_config` (string, on the module): the Hugging Face config.json
+      sp-import read (a JSON object), which the program writes back with
+      `--export-hf`.
     - `tfm.recompute = "none" | "selective" | "full"` (on the module): the
       activation recompute policy sp-recompute applied to the train step;
       no attribute means none.
@@ -56,6 +59,7 @@ def Tfm_Dialect : Dialect {
     "::mlir::UnitAttr":$zero,
     "::mlir::StringAttr":$optimizer,
     "::mlir::StringAttr":$model_type,
+    "::mlir::StringAttr":$hf_config,
     "::mlir::StringAttr":$recompute,
     "::mlir::UnitAttr":$recomputed,
     "::mlir::StringAttr":$name,
