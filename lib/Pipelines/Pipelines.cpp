@@ -174,7 +174,7 @@ static void registerPipeline(StringRef name, StringRef description, bool train,
         build(pm, options);
         return success();
       },
-      [](function_ref<void(const detail::PassOptions &)> optHandler) {
+      [](function_ref<void(const mlir::detail::PassOptions &)> optHandler) {
         optHandler(PipelineOptions());
       });
 }
