@@ -61,14 +61,16 @@ MPI_Op mpiOp(ReduceOp op) {
   return MPI_SUM;
 }
 
-/// inout[i] = bf16(in[i] + inout[i]), the pair added in f32 and rounded to
-/// nearest even: MPI has no bf16 type, so bf16 travels as 16-bit integers
-/// reduced by this operation.
+/// inout[i] = in[i] + inout[i] in bf16 (dtype::addBf16: added in f32, the
+/// sum rounded to bf16, nearest even). MPI has no bf16 type: bf16 travels
+/// as 16-bit integers reduced by this operation, which MPI applies to two
+/// buffers at a time, so every partial sum of a reduction over n ranks is
+/// rounded to bf16 (n - 1 roundings per element, in an order MPI chooses).
 void sumBf16(void *in, void *inout, int *len, MPI_Datatype *) {
   const uint16_t *a = static_cast<const uint16_t *>(in);
   uint16_t *b = static_cast<uint16_t *>(inout);
   for (int i = 0; i < *len; ++i)
-    b[i] = dtype::f32ToBf16(dtype::bf16ToF32(a[i]) + dtype::bf16ToF32(b[i]));
+    b[i] = dtype::addBf16(a[i], b[i]);
 }
 
 /// The MPI_Op of sumBf16, created once (after MPI_Init: the first bf16

@@ -37,8 +37,13 @@ void check(ncclResult_t r, const char *what) {
                 ncclGetErrorString(r));
 }
 
-/// NCCL's type of a reduction's elements (bf16: ncclBfloat16, NCCL >= 2.10,
-/// which adds in f32 and rounds each sum to bf16).
+/// NCCL's type of a reduction's elements. bf16 is ncclBfloat16 (NCCL >=
+/// 2.10, built with CUDA's bf16 types): NCCL sums it as it is, adding two
+/// values at each step of its algorithm and storing each partial sum as
+/// bf16 (NVIDIA/nccl#1026: no f32 accumulation across steps), in the order
+/// of the algorithm it picks (ring: the running sum plus one rank's value
+/// per step; tree: subtree sums): one bf16 rounding per addition, as the
+/// MPI layer's dtype::addBf16, in another order. Not run here (no GPU).
 ncclDataType_t ncclType(ElemType type) {
   return type == ElemType::Bf16 ? ncclBfloat16 : ncclFloat32;
 }
