@@ -36,6 +36,21 @@ static bool shardable(Value g, MeshOp mesh, StringRef axis) {
   return t.getRank() >= 1 && t.getDimSize(0) % *mesh.getAxisSize(axis) == 0;
 }
 
+/// `g` as a tensor of `reduced` elements for its reduction: `g` itself when
+/// it has them; the operand of the `tfm.convert` that widened it from them
+/// (bf16 -> f32 is exact, so narrowing it back gives that operand: a
+/// gradient reduced in bf16 over tp, then over dp, is not converted twice);
+/// else a new `tfm.convert` (f32 -> bf16 rounds to nearest even).
+static Value narrowed(OpBuilder &b, Location loc, Value g, Type reduced) {
+  auto t = cast<RankedTensorType>(g.getType());
+  if (t.getElementType() == reduced)
+    return g;
+  auto widened = g.getDefiningOp<tfm::ConvertOp>();
+  if (widened && widened.getInput().getType().getElementType() == reduced)
+    return widened.getInput();
+  return b.create<tfm::ConvertOp>(loc, t.clone(reduced), g);
+}
+
 /// Reduces, over `axis`, the gradients (result indices `grads`) that are
 /// partial there, in buckets of at most `bucketBytes` (as reduced). With
 /// `bf16`, f32 gradients are converted to bf16 before the reduction and
@@ -62,10 +77,7 @@ static void reduceOver(func::ReturnOp ret, MeshOp mesh, StringRef axis,
       inputs.push_back(g);
       auto t = cast<RankedTensorType>(g.getType());
       Type reduced = reducedType(g, bf16);
-      operands.push_back(
-          t.getElementType() == reduced
-              ? g
-              : b.create<tfm::ConvertOp>(ret.getLoc(), t.clone(reduced), g));
+      operands.push_back(narrowed(b, ret.getLoc(), g, reduced));
       LayoutAttr l =
           LayoutAttr::ofType(g.getType(), meshRef).with(axis, Sharding());
       types.push_back(RankedTensorType::get(
@@ -103,6 +115,10 @@ static void reduceOver(func::ReturnOp ret, MeshOp mesh, StringRef axis,
         ret->setOperand(j, r);
       resultsOf.erase(in);
       resultsOf[r] = std::move(results);
+      // A widening convert that only the results read is dead now.
+      if (in != r && in.use_empty())
+        if (auto widened = in.getDefiningOp<tfm::ConvertOp>())
+          widened->erase();
     }
     pending.clear();
     pendingValues.clear();
