@@ -1,6 +1,7 @@
-//===- SeqparInterfaces.td - interfaces of tfm and dist ops *- tablegen -*-===//
+//===- SeqparInterfaces.td - interfaces for tfm and dist ---*- tablegen -*-===//
 //
-// Included by both dialects' ODS, so neither includes the other's.
+// Op interfaces that seqpar/Dialect/Common/StoragePrecision.h (included by
+// both dialects) queries, so that neither dialect includes the other's.
 //
 //===----------------------------------------------------------------------===//
 

@@ -223,9 +223,11 @@ def Dist_AllReduceCoalescedOp
     **Workspace**: the operands' bytes together (the bucket reduced in
     place); none for a single operand, reduced straight into its result.
 
-    **Element types**: a sum of bf16 operands only is reduced in bf16 by
-    the runtime (pairs added in f32, each sum rounded to bf16); any other
-    bf16 / f16 op computes in f32 (sp-legalize-precision).
+    **Element types**: a sum whose operands are all bf16 is reduced in
+    bf16 by the runtime (each addition in f32, rounded to bf16, nearest
+    even: every partial sum is a bf16 value; sp-sync-grads'
+    grad-reduce-dtype=bf16); any other bf16 / f16 op computes in f32
+    (sp-legalize-precision).
 
     **Constraints**
     - the mesh exists and has the axis;
@@ -265,9 +267,10 @@ def Dist_ReduceScatterCoalescedOp
     operand packed in order) plus one axis-size-th of them (this rank's
     reduced blocks, unpacked into the results); none for a single operand.
 
-    **Element types**: bf16 operands only are reduced in bf16 by the
-    runtime (pairs added in f32, each sum rounded to bf16); any other bf16 /
-    f16 op computes in f32 (sp-legalize-precision).
+    **Element types**: operands that are all bf16 are reduced in bf16 by
+    the runtime (each addition in f32, rounded to bf16, nearest even: every
+    partial sum is a bf16 value; sp-sync-grads' grad-reduce-dtype=bf16);
+    any other bf16 / f16 op computes in f32 (sp-legalize-precision).
 
     **Constraints**
     - the mesh exists and has the axis;

@@ -109,7 +109,10 @@ def SpSyncGradsPass : Pass<"sp-sync-grads", "::mlir::ModuleOp"> {
     converted (`tfm.convert`, rounding) to bf16 before its reduction, the
     coalesced op sums bf16 (half the bytes on the wire; `bucket-bytes`
     counts them) and each result is converted back to f32 for the
-    optimizer.
+    optimizer. A gradient that is a `tfm.convert` widening a bf16 value (one
+    reduced over tp before dp, a master weight's gradient) is reduced from
+    that value, and the convert erased if nothing else reads it. Any other
+    value than f32 or bf16 is an error.
   }];
   let options = [
     Option<"bucketBytes", "bucket-bytes", "int64_t", "25 * 1024 * 1024",
@@ -119,8 +122,9 @@ def SpSyncGradsPass : Pass<"sp-sync-grads", "::mlir::ModuleOp"> {
            "reduce-scattered over dp along their first dimension, so each "
            "replica updates (and keeps optimizer state for) one slice">,
     Option<"gradReduceDtype", "grad-reduce-dtype", "std::string", "\"f32\"",
-           "The element type of the reductions: f32, or bf16 (each bucket "
-           "converted to bf16, reduced, converted back to f32)">,
+           "The element type of the reductions: f32 (default), or bf16 "
+           "(each bucket converted to bf16, reduced in bf16, converted back "
+           "to f32)">,
   ];
 }
 
