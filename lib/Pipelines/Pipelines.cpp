@@ -48,6 +48,12 @@ seqpar::checkPipelineOptions(const PipelineOptions &o, bool train) {
     return error("train=true needs the train pipeline");
   if (!train && o.zero == 1)
     return error("zero=1 needs the train pipeline");
+  if (o.gradReduceDtype != "f32" && o.gradReduceDtype != "bf16")
+    return error("grad-reduce-dtype must be f32 or bf16, got '" +
+                 o.gradReduceDtype + "'");
+  if (!train && o.gradReduceDtype != "f32")
+    return error("grad-reduce-dtype=" + o.gradReduceDtype +
+                 " needs the train pipeline");
   if (o.recompute != "none" && o.recompute != "selective" &&
       o.recompute != "full")
     return error("recompute must be none, selective or full, got '" +
@@ -108,6 +114,7 @@ void seqpar::buildTrainStage(OpPassManager &pm,
   }
   dist::SpSyncGradsPassOptions sync;
   sync.zero = options.zero;
+  sync.gradReduceDtype = options.gradReduceDtype;
   pm.addPass(dist::createSpSyncGradsPass(sync));
   dist::SpOptimizerPassOptions opt;
   opt.optimizer = options.optimizer;
@@ -176,7 +183,7 @@ static void registerPipeline(StringRef name, StringRef description, bool train,
         build(pm, options);
         return success();
       },
-      [](function_ref<void(const detail::PassOptions &)> optHandler) {
+      [](function_ref<void(const mlir::detail::PassOptions &)> optHandler) {
         optHandler(PipelineOptions());
       });
 }

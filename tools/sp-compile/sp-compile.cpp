@@ -149,6 +149,12 @@ static cl::opt<std::string>
              cl::desc("With --dp: 1 shards the optimizer state over dp, "
                       "ZeRO-1 (default 0)"),
              cl::init("0"), cl::cat(training));
+static cl::opt<std::string> gradReduceDtype(
+    "grad-reduce-dtype", cl::value_desc("type"),
+    cl::desc("f32 or bf16: the element type gradients are reduced in across "
+             "ranks; bf16 converts each bucket to bf16 for the reduction and "
+             "back to f32 (default f32)"),
+    cl::init("f32"), cl::cat(training));
 static cl::opt<double, false, FiniteParser>
     gradClip("grad-clip",
              cl::desc("Clip the global gradient norm (default 0: off)"),
@@ -312,6 +318,11 @@ static int checkFlags() {
     return fail("--zero must be 0 or 1, got " + Twine(zero));
   if (zero == 1 && !train)
     return fail("--zero needs --train");
+  if (gradReduceDtype != "f32" && gradReduceDtype != "bf16")
+    return fail("--grad-reduce-dtype must be f32 or bf16, got '" +
+                gradReduceDtype + "'");
+  if (gradReduceDtype != "f32" && !train)
+    return fail("--grad-reduce-dtype needs --train");
   if (recompute != "none" && recompute != "selective" && recompute != "full")
     return fail("--recompute must be none, selective or full, got '" +
                 recompute + "'");
@@ -435,6 +446,7 @@ int main(int argc, char **argv) {
   options.weightDecay = weightDecay.getValue();
   options.gradClip = gradClip.getValue();
   options.zero = zero;
+  options.gradReduceDtype = gradReduceDtype.getValue();
   options.recompute = recompute.getValue();
   options.precision = precision.getValue();
   options.fuseChunks = fuseChunks;

@@ -123,7 +123,15 @@ def SpSyncGradsPass : Pass<"sp-sync-grads", "::mlir::ModuleOp"> {
     of every gradient whose first (local) dimension the dp size divides is a
     `dist.reduce_scatter_coalesced` instead (marked `tfm.zero` on the
     function): sp-optimizer then updates one slice per replica and
-    all-gathers the parameter.
+    all-gathers the parameter. With `grad-reduce-dtype=bf16` each bucket
+    is reduced in bf16 (as Megatron-LM offers): each f32 gradient is
+    converted (`tfm.convert`, rounding) to bf16 before its reduction, the
+    coalesced op sums bf16 (half the bytes on the wire; `bucket-bytes`
+    counts them) and each result is converted back to f32 for the
+    optimizer. A gradient that is a `tfm.convert` widening a bf16 value (one
+    reduced over tp before dp, a master weight's gradient) is reduced from
+    that value, and the convert erased if nothing else reads it. Any other
+    value than f32 or bf16 is an error.
   }];
   let options = [
     Option<"bucketBytes", "bucket-bytes", "int64_t", "25 * 1024 * 1024",
@@ -132,6 +140,10 @@ def SpSyncGradsPass : Pass<"sp-sync-grads", "::mlir::ModuleOp"> {
            "1: a distributed optimizer (ZeRO-1): gradients are "
            "reduce-scattered over dp along their first dimension, so each "
            "replica updates (and keeps optimizer state for) one slice">,
+    Option<"gradReduceDtype", "grad-reduce-dtype", "std::string", "\"f32\"",
+           "The element type of the reductions: f32 (default), or bf16 "
+           "(each bucket converted to bf16, reduced in bf16, converted back "
+           "to f32)">,
   ];
 }
 
