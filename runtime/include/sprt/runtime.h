@@ -216,6 +216,18 @@ void sprt_op_adamw(float *param, const float *grad, float *m, float *v,
                    const float *scale, int64_t n, double lr, double beta1,
                    double beta2, double eps, double weight_decay,
                    int32_t shard_axis);
+/* The same with the f32 master weight of the slice (n elements, optimizer
+ * state) updated and its rounding stored into the bf16 / f16 parameter
+ * (param_dtype: SPRT_DTYPE_*) at param + coord(shard_axis) * n elements
+ * (sprt_*_master_f32). */
+void sprt_op_sgd_master(float *master, void *param, int32_t param_dtype,
+                        const float *grad, const float *scale, int64_t n,
+                        double lr, double weight_decay, int32_t shard_axis);
+void sprt_op_adamw_master(float *master, void *param, int32_t param_dtype,
+                          const float *grad, float *m, float *v,
+                          const float *scale, int64_t n, double lr,
+                          double beta1, double beta2, double eps,
+                          double weight_decay, int32_t shard_axis);
 /* Reduce-scatters `count` f32 tensors along their first dimension in one
  * collective: ins[i] holds sizes[i] elements, outs[i] sizes[i] / n.
  * Workspace: total + total / n f32 (total the sum of sizes), none when
