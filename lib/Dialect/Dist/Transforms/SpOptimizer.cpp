@@ -92,6 +92,12 @@ struct SpOptimizerPass : dist::impl::SpOptimizerPassBase<SpOptimizerPass> {
                          << optimizer << "'";
       return signalPassFailure();
     }
+    if (masterWeights != "sharded" && masterWeights != "replicated") {
+      module.emitError() << "sp-optimizer: master-weights must be sharded or "
+                            "replicated, got '"
+                         << masterWeights << "'";
+      return signalPassFailure();
+    }
     FailureOr<Operation *> found = tfm::TfmDialect::getMarkedFunction(
         module, tfm::TfmDialect::TrainStepAttrHelper::getNameStr(),
         "sp-optimizer");
@@ -230,7 +236,7 @@ struct SpOptimizerPass : dist::impl::SpOptimizerPassBase<SpOptimizerPass> {
     // their low precision and the optimizer keeps their f32 master slices.
     SmallVector<FlatSymbolRefAttr> candidates;
     for (auto [param, g] : grads)
-      if (sliced(g))
+      if (sliced(g) && masterWeights == "sharded")
         candidates.push_back(param);
     DenseSet<Attribute> masters = shardMasterWeights(module, candidates);
     // With a distributed optimizer each replica updated one slice of the

@@ -1,5 +1,6 @@
 // RUN: sp-opt %s -split-input-file -sp-optimizer="optimizer=adamw" | FileCheck %s --check-prefix=ADAMW
 // RUN: sp-opt %s -split-input-file -sp-optimizer="optimizer=sgd" | FileCheck %s --check-prefix=SGD
+// RUN: sp-opt %s -split-input-file -sp-optimizer="master-weights=replicated" | FileCheck %s --check-prefix=REPLICATED
 
 // Sharded master weights (ZeRO-1 of a bf16 model, as tfm-master-weights and
 // sp-sync-grads="zero=1" leave it): @w's gradient is a dp slice and every
@@ -33,6 +34,15 @@
 // SGD-NEXT: tfm.sgd_update @c, %{{[a-z0-9]+}} scale
 // SGD-NEXT: tfm.sgd_update @t, %{{[a-z0-9]+}} master scale
 // SGD-NEXT: dist.all_gather_param @w on @mesh["dp"] : tensor<4x8xbf16>
+// With master-weights=replicated every parameter stays an f32 master
+// weight, gathered in f32.
+// REPLICATED-LABEL: tfm.param @w : tensor<4x8xf32> init ones
+// REPLICATED-NEXT: tfm.param @c : tensor<3xf32> init ones
+// REPLICATED-NEXT: tfm.param @t : tensor<4x8xf32> init ones
+// REPLICATED-NOT: master
+// REPLICATED: dist.all_gather_param @w on @mesh["dp"] : tensor<4x8xf32>
+// REPLICATED-NEXT: dist.all_gather_param @t on @mesh["dp"] : tensor<4x8xf32>
+// REPLICATED-NOT: master
 module attributes {tfm.precision = "bf16"} {
 dist.mesh @mesh ["dp" = 2, "tp" = 1] roles [data, tensor]
 tfm.param @w : tensor<4x8xf32> init ones
