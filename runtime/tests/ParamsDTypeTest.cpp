@@ -1,7 +1,7 @@
 //===- ParamsDTypeTest.cpp - parameters stored in BF16 / F16 --------------===//
 //
-// No compiled program has BF16 or F16 parameters yet (the lowering refuses
-// them), so the runtime's side of them is checked here on a model
+// Compiled programs have BF16 or F16 parameters only with sharded master
+// weights (ZeRO-1), so the runtime's side of them is checked here on a model
 // description written by hand: a BF16, an F16 and an F32 parameter. The
 // shards hold the parameters' types (2 bytes per element for the 16-bit
 // ones); --init-from of an F32 file rounds into them to nearest even (the
