@@ -54,6 +54,9 @@ seqpar::checkPipelineOptions(const PipelineOptions &o, bool train) {
   if (!train && o.gradReduceDtype != "f32")
     return error("grad-reduce-dtype=" + o.gradReduceDtype +
                  " needs the train pipeline");
+  if (o.masterWeights != "sharded" && o.masterWeights != "replicated")
+    return error("master-weights must be sharded or replicated, got '" +
+                 o.masterWeights + "'");
   if (o.recompute != "none" && o.recompute != "selective" &&
       o.recompute != "full")
     return error("recompute must be none, selective or full, got '" +
@@ -124,6 +127,7 @@ void seqpar::buildTrainStage(OpPassManager &pm,
   opt.eps = options.eps;
   opt.weightDecay = options.weightDecay;
   opt.gradClip = options.gradClip;
+  opt.masterWeights = options.masterWeights;
   pm.addPass(dist::createSpOptimizerPass(opt));
   pm.addPass(dist::createSpVerifyPass());
 }

@@ -86,6 +86,14 @@ extern "C" void sprt_op_clip_scale(const float *sumSquares, double maxNorm,
   sprt_clip_scale_f32(sumSquares, maxNorm, lossScale, scale, norm);
 }
 
+/// The n elements this rank updates of a parameter of element type `dtype`
+/// (SPRT_DTYPE_*): slice coord(shardAxis) along its first dimension with a
+/// distributed optimizer, else the whole shard.
+static void *sliceOf(void *param, int32_t dtype, int32_t shardAxis, int64_t n) {
+  int64_t bytes = dtype == SPRT_DTYPE_F32 ? 4 : 2;
+  return static_cast<char *>(param) + sprt_axis_coord(shardAxis) * n * bytes;
+}
+
 extern "C" void sprt_op_sgd(float *param, const float *grad, const float *scale,
                             int64_t n, double lr, double weightDecay,
                             int32_t shardAxis) {
@@ -99,6 +107,25 @@ extern "C" void sprt_op_adamw(float *param, const float *grad, float *m,
                               double weightDecay, int32_t shardAxis) {
   sprt_adamw_f32(param + sprt_axis_coord(shardAxis) * n, grad, m, v, scale, n,
                  lr, beta1, beta2, eps, weightDecay, mesh().optimizerStep);
+}
+
+extern "C" void sprt_op_sgd_master(float *master, void *param,
+                                   int32_t paramDtype, const float *grad,
+                                   const float *scale, int64_t n, double lr,
+                                   double weightDecay, int32_t shardAxis) {
+  sprt_sgd_master_f32(master, sliceOf(param, paramDtype, shardAxis, n),
+                      paramDtype, grad, scale, n, lr, weightDecay);
+}
+
+extern "C" void sprt_op_adamw_master(float *master, void *param,
+                                     int32_t paramDtype, const float *grad,
+                                     float *m, float *v, const float *scale,
+                                     int64_t n, double lr, double beta1,
+                                     double beta2, double eps,
+                                     double weightDecay, int32_t shardAxis) {
+  sprt_adamw_master_f32(master, sliceOf(param, paramDtype, shardAxis, n),
+                        paramDtype, grad, m, v, scale, n, lr, beta1, beta2, eps,
+                        weightDecay, mesh().optimizerStep);
 }
 
 extern "C" void sprt_all_gather_param(void *data, int64_t n, int64_t elemBytes,

@@ -155,6 +155,14 @@ static cl::opt<std::string> gradReduceDtype(
              "ranks; bf16 converts each bucket to bf16 for the reduction and "
              "back to f32 (default f32)"),
     cl::init("f32"), cl::cat(training));
+static cl::opt<std::string> masterWeights(
+    "master-weights", cl::value_desc("sharded|replicated"),
+    cl::desc("With --zero 1 and --precision bf16|fp16: sharded keeps the "
+             "fp32 master weights sharded over dp with the optimizer state "
+             "(bf16/fp16 parameters: 2 + 12/dp bytes per parameter with "
+             "AdamW), replicated keeps them as the parameters (4 + 8/dp) "
+             "(default sharded)"),
+    cl::init("sharded"), cl::cat(training));
 static cl::opt<double, false, FiniteParser>
     gradClip("grad-clip",
              cl::desc("Clip the global gradient norm (default 0: off)"),
@@ -323,6 +331,9 @@ static int checkFlags() {
                 gradReduceDtype + "'");
   if (gradReduceDtype != "f32" && !train)
     return fail("--grad-reduce-dtype needs --train");
+  if (masterWeights != "sharded" && masterWeights != "replicated")
+    return fail("--master-weights must be sharded or replicated, got '" +
+                Twine(masterWeights.getValue()) + "'");
   if (recompute != "none" && recompute != "selective" && recompute != "full")
     return fail("--recompute must be none, selective or full, got '" +
                 recompute + "'");
@@ -447,6 +458,7 @@ int main(int argc, char **argv) {
   options.gradClip = gradClip.getValue();
   options.zero = zero;
   options.gradReduceDtype = gradReduceDtype.getValue();
+  options.masterWeights = masterWeights.getValue();
   options.recompute = recompute.getValue();
   options.precision = precision.getValue();
   options.fuseChunks = fuseChunks;

@@ -249,6 +249,18 @@ void sprt_reduce_scatter_coalesced(int32_t count, const void *const *ins,
                                    void *const *outs, const int64_t *sizes,
                                    int32_t dtype, int32_t axis, void *workspace,
                                    int64_t workspace_bytes);
+/* The same with the f32 master weight of the slice (n elements, optimizer
+ * state) updated and its rounding stored into the bf16 / f16 parameter
+ * (param_dtype: SPRT_DTYPE_*) at param + coord(shard_axis) * n elements
+ * (sprt_*_master_f32). */
+void sprt_op_sgd_master(float *master, void *param, int32_t param_dtype,
+                        const float *grad, const float *scale, int64_t n,
+                        double lr, double weight_decay, int32_t shard_axis);
+void sprt_op_adamw_master(float *master, void *param, int32_t param_dtype,
+                          const float *grad, float *m, float *v,
+                          const float *scale, int64_t n, double lr,
+                          double beta1, double beta2, double eps,
+                          double weight_decay, int32_t shard_axis);
 /* Gathers, in place, every rank's slice (along the first dimension) of an
  * n-element tensor of elem_bytes-byte elements. */
 void sprt_all_gather_param(void *data, int64_t n, int64_t elem_bytes,
