@@ -38,8 +38,8 @@ seqpar::checkPipelineOptions(const PipelineOptions &o, bool train) {
                  o.cpAttention + "'");
   std::optional<int64_t> tpdp = llvm::checkedMul<int64_t>(o.tp, o.dp);
   if (!tpdp || !llvm::checkedMul<int64_t>(*tpdp, o.cp))
-    return error("tp * dp * cp = " + Twine(o.tp) + " * " + Twine(o.dp) +
-                 " * " + Twine(o.cp) + " ranks overflows int64");
+    return error("tp * dp * cp = " + Twine(o.tp) + " * " + Twine(o.dp) + " * " +
+                 Twine(o.cp) + " ranks overflows int64");
   if (o.fuseChunks < 0)
     return error("fuse-chunks must be >= 0, got " + Twine(o.fuseChunks));
   if (o.zero != 0 && o.zero != 1)
@@ -48,6 +48,15 @@ seqpar::checkPipelineOptions(const PipelineOptions &o, bool train) {
     return error("train=true needs the train pipeline");
   if (!train && o.zero == 1)
     return error("zero=1 needs the train pipeline");
+  if (o.gradReduceDtype != "f32" && o.gradReduceDtype != "bf16")
+    return error("grad-reduce-dtype must be f32 or bf16, got '" +
+                 o.gradReduceDtype + "'");
+  if (!train && o.gradReduceDtype != "f32")
+    return error("grad-reduce-dtype=" + o.gradReduceDtype +
+                 " needs the train pipeline");
+  if (o.masterWeights != "sharded" && o.masterWeights != "replicated")
+    return error("master-weights must be sharded or replicated, got '" +
+                 o.masterWeights + "'");
   if (o.recompute != "none" && o.recompute != "selective" &&
       o.recompute != "full")
     return error("recompute must be none, selective or full, got '" +
@@ -108,6 +117,7 @@ void seqpar::buildTrainStage(OpPassManager &pm,
   }
   dist::SpSyncGradsPassOptions sync;
   sync.zero = options.zero;
+  sync.gradReduceDtype = options.gradReduceDtype;
   pm.addPass(dist::createSpSyncGradsPass(sync));
   dist::SpOptimizerPassOptions opt;
   opt.optimizer = options.optimizer;
@@ -117,6 +127,7 @@ void seqpar::buildTrainStage(OpPassManager &pm,
   opt.eps = options.eps;
   opt.weightDecay = options.weightDecay;
   opt.gradClip = options.gradClip;
+  opt.masterWeights = options.masterWeights;
   pm.addPass(dist::createSpOptimizerPass(opt));
   pm.addPass(dist::createSpVerifyPass());
 }
@@ -176,7 +187,7 @@ static void registerPipeline(StringRef name, StringRef description, bool train,
         build(pm, options);
         return success();
       },
-      [](function_ref<void(const detail::PassOptions &)> optHandler) {
+      [](function_ref<void(const mlir::detail::PassOptions &)> optHandler) {
         optHandler(PipelineOptions());
       });
 }

@@ -30,6 +30,16 @@ namespace sprt {
 
 enum class ReduceOp { Sum, Max, Min };
 
+/// The element type of a reduction's buffers. A bf16 reduction adds each
+/// pair of values in f32 and rounds the sum to bf16 (sprt/dtype.h), and
+/// supports ReduceOp::Sum only.
+enum class ElemType { F32, Bf16 };
+
+/// The bytes of one element of `type`.
+inline int64_t elemBytes(ElemType type) {
+  return type == ElemType::Bf16 ? 2 : 4;
+}
+
 /// A started operation.
 class CommRequest {
 public:
@@ -54,13 +64,13 @@ public:
   virtual CommHandle startAllGather(const void *in, void *out,
                                     int64_t bytes) = 0;
   /// out = block rank() of the sum over the ranks of `in`, which holds
-  /// size() blocks of `count` f32 elements.
-  virtual CommHandle startReduceScatter(const float *in, float *out,
-                                        int64_t count) = 0;
-  /// out = the reduction over the ranks of `in`, n f32 elements (in may be
-  /// out).
-  virtual CommHandle startAllReduce(const float *in, float *out, int64_t n,
-                                    ReduceOp op) = 0;
+  /// size() blocks of `count` elements of `type`.
+  virtual CommHandle startReduceScatter(const void *in, void *out,
+                                        int64_t count, ElemType type) = 0;
+  /// out = the reduction over the ranks of `in`, n elements of `type` (in
+  /// may be out).
+  virtual CommHandle startAllReduce(const void *in, void *out, int64_t n,
+                                    ReduceOp op, ElemType type) = 0;
   /// Block j of `in` (size() blocks of `bytes` bytes) goes to rank j; block
   /// r of `out` comes from rank r.
   virtual CommHandle startAllToAll(const void *in, void *out,
@@ -72,11 +82,12 @@ public:
   void allGather(const void *in, void *out, int64_t bytes) {
     startAllGather(in, out, bytes)->wait();
   }
-  void reduceScatter(const float *in, float *out, int64_t count) {
-    startReduceScatter(in, out, count)->wait();
+  void reduceScatter(const void *in, void *out, int64_t count, ElemType type) {
+    startReduceScatter(in, out, count, type)->wait();
   }
-  void allReduce(const float *in, float *out, int64_t n, ReduceOp op) {
-    startAllReduce(in, out, n, op)->wait();
+  void allReduce(const void *in, void *out, int64_t n, ReduceOp op,
+                 ElemType type) {
+    startAllReduce(in, out, n, op, type)->wait();
   }
   void allToAll(const void *in, void *out, int64_t bytes) {
     startAllToAll(in, out, bytes)->wait();

@@ -11,10 +11,12 @@
 #include "MpiWorld.h"
 
 #include "sprt/device.h"
+#include "sprt/dtype.h"
 
 #include <climits>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 using namespace sprt;
 
@@ -59,6 +61,38 @@ MPI_Op mpiOp(ReduceOp op) {
   return MPI_SUM;
 }
 
+/// inout[i] = in[i] + inout[i] in bf16 (dtype::addBf16: added in f32, the
+/// sum rounded to bf16, nearest even). MPI has no bf16 type: bf16 travels
+/// as 16-bit integers reduced by this operation, which MPI applies to two
+/// buffers at a time, so every partial sum of a reduction over n ranks is
+/// rounded to bf16 (n - 1 roundings per element, in an order MPI chooses).
+void sumBf16(void *in, void *inout, int *len, MPI_Datatype *) {
+  const uint16_t *a = static_cast<const uint16_t *>(in);
+  uint16_t *b = static_cast<uint16_t *>(inout);
+  for (int i = 0; i < *len; ++i)
+    b[i] = dtype::addBf16(a[i], b[i]);
+}
+
+/// The MPI_Op of sumBf16, created once (after MPI_Init: the first bf16
+/// reduction) and freed by MPI_Finalize.
+MPI_Op bf16SumOp() {
+  static MPI_Op op = [] {
+    MPI_Op created;
+    MPI_Op_create(sumBf16, /*commute=*/1, &created);
+    return created;
+  }();
+  return op;
+}
+
+/// The MPI datatype and operation of a reduction of `type` elements.
+std::pair<MPI_Datatype, MPI_Op> mpiReduction(ElemType type, ReduceOp op) {
+  if (type == ElemType::F32)
+    return {MPI_FLOAT, mpiOp(op)};
+  if (op != ReduceOp::Sum)
+    throw std::invalid_argument("sprt: a bf16 all_reduce sums only");
+  return {MPI_UINT16_T, bf16SumOp()};
+}
+
 class MpiComm : public Comm {
 public:
   MpiComm(MPI_Comm comm, int32_t axis) : comm(comm), axis(axis) {
@@ -85,21 +119,23 @@ public:
     return r;
   }
 
-  CommHandle startReduceScatter(const float *in, float *out,
-                                int64_t count) override {
+  CommHandle startReduceScatter(const void *in, void *out, int64_t count,
+                                ElemType type) override {
+    auto [datatype, op] = mpiReduction(type, ReduceOp::Sum);
     auto r = start("reduce_scatter");
     MPI_Ireduce_scatter_block(in, out,
-                              mpiCount(count, "reduce_scatter", "floats"),
-                              MPI_FLOAT, MPI_SUM, comm, &r->request);
+                              mpiCount(count, "reduce_scatter", "elements"),
+                              datatype, op, comm, &r->request);
     return r;
   }
 
-  CommHandle startAllReduce(const float *in, float *out, int64_t n,
-                            ReduceOp op) override {
+  CommHandle startAllReduce(const void *in, void *out, int64_t n, ReduceOp op,
+                            ElemType type) override {
+    auto [datatype, mpiop] = mpiReduction(type, op);
     auto r = start("all_reduce");
     MPI_Iallreduce(in == out ? MPI_IN_PLACE : in, out,
-                   mpiCount(n, "all_reduce", "floats"), MPI_FLOAT, mpiOp(op),
-                   comm, &r->request);
+                   mpiCount(n, "all_reduce", "elements"), datatype, mpiop, comm,
+                   &r->request);
     return r;
   }
 

@@ -20,6 +20,8 @@
 #include <cuda_runtime.h>
 #include <nccl.h>
 
+#include <stdexcept>
+
 using namespace sprt;
 
 namespace {
@@ -33,6 +35,17 @@ void check(ncclResult_t r, const char *what) {
   if (r != ncclSuccess)
     commFailure(std::string("NCCL error in ") + what + ": " +
                 ncclGetErrorString(r));
+}
+
+/// NCCL's type of a reduction's elements. bf16 is ncclBfloat16 (NCCL >=
+/// 2.10, built with CUDA's bf16 types): NCCL sums it as it is, adding two
+/// values at each step of its algorithm and storing each partial sum as
+/// bf16 (NVIDIA/nccl#1026: no f32 accumulation across steps), in the order
+/// of the algorithm it picks (ring: the running sum plus one rank's value
+/// per step; tree: subtree sums): one bf16 rounding per addition, as the
+/// MPI layer's dtype::addBf16, in another order. Not run here (no GPU).
+ncclDataType_t ncclType(ElemType type) {
+  return type == ElemType::Bf16 ? ncclBfloat16 : ncclFloat32;
 }
 
 cudaStream_t computeStream() {
@@ -103,21 +116,23 @@ public:
     });
   }
 
-  CommHandle startReduceScatter(const float *in, float *out,
-                                int64_t count) override {
+  CommHandle startReduceScatter(const void *in, void *out, int64_t count,
+                                ElemType type) override {
     return run("ncclReduceScatter", [&] {
-      return ncclReduceScatter(in, out, size_t(count), ncclFloat32, ncclSum,
+      return ncclReduceScatter(in, out, size_t(count), ncclType(type), ncclSum,
                                comm, commStream);
     });
   }
 
-  CommHandle startAllReduce(const float *in, float *out, int64_t n,
-                            ReduceOp op) override {
+  CommHandle startAllReduce(const void *in, void *out, int64_t n, ReduceOp op,
+                            ElemType type) override {
+    if (type == ElemType::Bf16 && op != ReduceOp::Sum)
+      throw std::invalid_argument("sprt: a bf16 all_reduce sums only");
     ncclRedOp_t ncclOp = op == ReduceOp::Max   ? ncclMax
                          : op == ReduceOp::Min ? ncclMin
                                                : ncclSum;
     return run("ncclAllReduce", [&] {
-      return ncclAllReduce(in, out, size_t(n), ncclFloat32, ncclOp, comm,
+      return ncclAllReduce(in, out, size_t(n), ncclType(type), ncclOp, comm,
                            commStream);
     });
   }

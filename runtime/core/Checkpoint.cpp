@@ -69,9 +69,12 @@ static void stateViews(const Model &model, const std::vector<float *> &state,
 /// What identifies the model a checkpoint belongs to.
 static json identity(const Model &model) {
   json params = json::array();
+  // A parameter with a master weight is saved as its master, in F32: a
+  // checkpoint of a sharded-master run is one of the replicated-master run.
   for (const ParamInfo &p : model.params)
-    params.push_back(
-        {{"name", p.name}, {"shape", p.shape}, {"dtype", dtypeName(p.dtype)}});
+    params.push_back({{"name", p.name},
+                      {"shape", p.shape},
+                      {"dtype", dtypeName(p.master ? DType::F32 : p.dtype)}});
   return {{"model_type", model.modelType},
           {"dtype", model.precision()},
           {"parameters", params}};
@@ -110,8 +113,8 @@ bool sprt::saveCheckpoint(const std::string &dir, const ResumePoint &at,
   // which step it belongs to.
   Metadata stepMeta{{"seqpar.step", std::to_string(at.step)}};
   // The parameters in F32 whatever the model's precision (the master
-  // weights: today's models keep them as their parameters), with the
-  // model's precision recorded.
+  // weights: kept as the parameters or, with a distributed optimizer, by
+  // the optimizer: Params::value), with the model's precision recorded.
   Metadata modelMeta = stepMeta;
   modelMeta["seqpar.model_dtype"] = model.precision();
   bool good = params.dump(tmp + "/model.safetensors", localError, modelMeta,

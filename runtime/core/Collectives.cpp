@@ -175,7 +175,8 @@ int64_t allReduce(const float *in, float *out, int64_t n, int32_t kind,
       // The f32 reciprocal, so the product rounds as x * (1.0f / size).
       sprt_scale_f32(out, n, double(1.0f / float(size)));
     };
-  p->request = mesh().comm(axis).startAllReduce(in, out, n, reduceOp(kind));
+  p->request = mesh().comm(axis).startAllReduce(in, out, n, reduceOp(kind),
+                                                ElemType::F32);
   return track(std::move(p), blocking);
 }
 } // namespace
@@ -251,8 +252,8 @@ extern "C" void sprt_reduce_scatter_f32(const float *in, float *out,
                    packed + r * blockBytes);
     send = reinterpret_cast<const float *>(packed);
   }
-  mesh().comm(axis).reduceScatter(send, out,
-                                  blockBytes / int64_t(sizeof(float)));
+  mesh().comm(axis).reduceScatter(
+      send, out, blockBytes / int64_t(sizeof(float)), ElemType::F32);
 }
 
 extern "C" void sprt_all_reduce_f32(const float *in, float *out, int64_t n,
@@ -277,7 +278,8 @@ extern "C" int64_t sprt_reduce_scatter_start_f32(const float *in, float *out,
   countBytes(axis, (n / size) * int64_t(sizeof(float)) * (size - 1));
   auto p = std::make_unique<Pending>();
   p->axis = axis;
-  p->request = mesh().comm(axis).startReduceScatter(in, out, n / size);
+  p->request =
+      mesh().comm(axis).startReduceScatter(in, out, n / size, ElemType::F32);
   return track(std::move(p), /*blocking=*/false);
 }
 

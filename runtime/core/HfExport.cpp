@@ -123,22 +123,25 @@ bool sprt::exportHf(const Model &model, Params &params, const std::string &dir,
   }
   std::vector<std::vector<int64_t>> shards = planShards(bytes, maxShardBytes);
   std::vector<std::string> files;
-  std::vector<DType> stored = params.dtypes();
   for (size_t s = 0; s < shards.size(); ++s) {
     char name[64];
     std::snprintf(name, sizeof name, "model-%05zu-of-%05zu.safetensors", s + 1,
                   shards.size());
     files.push_back(shards.size() == 1 ? "model.safetensors" : name);
     std::vector<const float *> local;
+    std::vector<int64_t> sliceAxes;
     TensorDTypes types;
     for (int64_t i : shards[s]) {
-      local.push_back(params.pointers()[i]);
-      types.stored.push_back(stored[size_t(i)]);
+      // The parameter's value: its master weight when it has one.
+      Params::Value v = params.value(i);
+      local.push_back(v.data);
+      sliceAxes.push_back(v.sliceAxis);
+      types.stored.push_back(v.stored);
       types.written.push_back(written[size_t(i)]);
     }
     // transformers refuses a safetensors file without format "pt".
     if (!Params::dumpSharded(model, shards[s], "", local,
-                             tmp + "/" + files.back(), error, {},
+                             tmp + "/" + files.back(), error, sliceAxes,
                              {{"format", "pt"}}, /*finiteOnly=*/true, types)) {
       if (root) {
         std::error_code ec;

@@ -347,6 +347,11 @@ int main(int argc, char **argv) {
                 sprt_backend_name() + " memory for the optimizer state");
       }
     }
+  // Then the F32 master weights (Params owns them), one entry per parameter
+  // (Model::masterStateIndex), after the moments.
+  size_t owned = state.size();
+  if (model.hasMasters())
+    state.insert(state.end(), params.masters().begin(), params.masters().end());
   ResumePoint at{0, flags.seed, 0};
   if (flags.resume) {
     if (!resumeCheckpoint(flags.checkpointDir, model, params, state, at, error))
@@ -530,6 +535,7 @@ int main(int argc, char **argv) {
   for (void *p : {static_cast<void *>(arena), static_cast<void *>(ids),
                   static_cast<void *>(labels)})
     release(p);
+  state.resize(owned); // the master weights are released by Params
   for (float *p : state)
     release(p);
   sprt_mesh_finalize();

@@ -53,6 +53,17 @@ bool ParamInfo::ownsShard(int64_t sliceAxis) const {
   return true;
 }
 
+int64_t Model::masterStateIndex(int64_t index) const {
+  return (optimizer == "adamw" ? 2 * int64_t(params.size()) : 0) + index;
+}
+
+bool Model::hasMasters() const {
+  for (const ParamInfo &p : params)
+    if (p.master)
+      return true;
+  return false;
+}
+
 int64_t Model::stateShardAxis(int64_t index) const {
   for (size_t k = 0; k < grads.size(); ++k)
     if (grads[k] == index && k < gradShardAxes.size())
@@ -145,6 +156,15 @@ bool Model::parse(const char *text, std::string &error) {
         error = "the program's model description gives parameter '" +
                 info.name + "' the element type '" + dtype +
                 "' (the runtime stores F32, BF16 or F16)";
+        return false;
+      }
+      info.master = p.value("master", false);
+      if (info.master && info.dtype == DType::F32) {
+        error = "the program's model description keeps an F32 master weight "
+                "of parameter '" +
+                info.name +
+                "', which is F32 itself (a master weight is kept "
+                "for BF16 or F16 parameters)";
         return false;
       }
       for (const json &s : p.at("splits"))

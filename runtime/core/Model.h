@@ -42,6 +42,11 @@ struct ParamInfo {
   /// The element type the compiler gave the parameter (its "dtype"; F32
   /// when the JSON has none): how its shard is stored in device memory.
   DType dtype = DType::F32;
+  /// Whether the optimizer keeps the parameter's F32 master weight (its
+  /// "master"): the shard, in `dtype` (BF16 / F16), holds the master's
+  /// rounding, the master (this replica's slice of the shard with a
+  /// distributed optimizer) is optimizer state.
+  bool master = false;
 
   int64_t localElements() const;
   /// The index in the global (row-major) tensor of local element `i` on
@@ -101,6 +106,12 @@ struct Model {
   /// (programs before it did) the parameters' common element type ("F32",
   /// "BF16", "F16"), or "mixed" when they differ.
   std::string precision() const;
+
+  /// The entry of the step's state table holding parameter `index`'s F32
+  /// master slice (after AdamW's two moments per parameter).
+  int64_t masterStateIndex(int64_t index) const;
+  /// Whether any parameter has a master weight.
+  bool hasMasters() const;
 
   /// The axis that slices parameter `index`'s optimizer state, or -1.
   int64_t stateShardAxis(int64_t index) const;

@@ -66,6 +66,25 @@ std::vector<DType> sprt::dumpDTypes(const Model &model,
   return types;
 }
 
+/// The axes slicing each master weight (-1: whole shard), for the
+/// parameters `indices`.
+static std::vector<int64_t> masterSliceAxes(const Model &model,
+                                            const std::vector<int64_t> &idx) {
+  std::vector<int64_t> axes;
+  for (int64_t i : idx)
+    axes.push_back(model.stateShardAxis(i));
+  return axes;
+}
+
+/// The parameters with a master weight.
+static std::vector<int64_t> masterParams(const Model &model) {
+  std::vector<int64_t> indices;
+  for (size_t i = 0; i < model.params.size(); ++i)
+    if (model.params[i].master)
+      indices.push_back(int64_t(i));
+  return indices;
+}
+
 Params::Params(const Model &model) : model(model) {
   for (const ParamInfo &p : model.params) {
     int64_t bytes = p.localElements() * int64_t(dtypeBytes(p.dtype));
@@ -75,11 +94,37 @@ Params::Params(const Model &model) : model(model) {
       fatal("cannot allocate " + std::to_string(bytes) + " bytes of " +
             sprt_backend_name() + " memory for parameter '" + p.name + "'");
   }
+  // The master weights are optimizer state (the slice the optimizer
+  // updates).
+  for (size_t i = 0; i < model.params.size(); ++i) {
+    const ParamInfo &p = model.params[i];
+    masterPtrs.push_back(nullptr);
+    if (!p.master)
+      continue;
+    int64_t bytes = p.localElements() /
+                    sprt_axis_size(int32_t(model.stateShardAxis(int64_t(i)))) *
+                    int64_t(sizeof(float));
+    masterPtrs.back() =
+        static_cast<float *>(allocate(bytes, MemoryCategory::OptimizerState));
+    if (!masterPtrs.back())
+      fatal("cannot allocate " + std::to_string(bytes) + " bytes of " +
+            sprt_backend_name() + " memory for the master weight of '" +
+            p.name + "'");
+  }
 }
 
 Params::~Params() {
   for (float *p : ptrs)
     release(p);
+  for (float *p : masterPtrs)
+    if (p)
+      release(p);
+}
+
+Params::Value Params::value(int64_t index) const {
+  if (masterPtrs[size_t(index)])
+    return {masterPtrs[size_t(index)], model.stateShardAxis(index), DType::F32};
+  return {ptrs[size_t(index)], -1, model.params[size_t(index)].dtype};
 }
 
 std::vector<DType> Params::dtypes() const {
@@ -109,13 +154,29 @@ void Params::initialize(uint64_t seed) {
                     int64_t(host.size()));
     sprt_memcpy_to_device(ptrs[i], stored.data(), int64_t(stored.size()),
                           sprt_current_stream());
+    if (masterPtrs[i]) {
+      // The master slice: the draws themselves.
+      int64_t axis = model.stateShardAxis(int64_t(i));
+      int64_t n = int64_t(host.size()) / sprt_axis_size(int32_t(axis));
+      sprt_memcpy_to_device(masterPtrs[i],
+                            host.data() + n * sprt_axis_coord(int32_t(axis)),
+                            n * int64_t(sizeof(float)), sprt_current_stream());
+    }
     sprt_stream_synchronize(sprt_current_stream());
   }
 }
 
 bool Params::load(const std::string &path, std::string &error) {
-  return loadSharded(model, allParams(model), "", ptrs, path, error, {},
-                     dtypes());
+  if (!loadSharded(model, allParams(model), "", ptrs, path, error, {},
+                   dtypes()))
+    return false;
+  // The master weights from the same tensors, unrounded.
+  std::vector<int64_t> indices = masterParams(model);
+  std::vector<float *> local;
+  for (int64_t i : indices)
+    local.push_back(masterPtrs[size_t(i)]);
+  return indices.empty() || loadSharded(model, indices, "", local, path, error,
+                                        masterSliceAxes(model, indices));
 }
 
 /// Elements of tensor k this rank holds, and the offset of the first in its
@@ -229,10 +290,18 @@ bool Params::loadSharded(const Model &model,
 bool Params::dump(const std::string &path, std::string &error,
                   const Metadata &metadata, bool finiteOnly,
                   const std::vector<DType> &written) {
-  std::vector<const float *> local(ptrs.begin(), ptrs.end());
-  return dumpSharded(model, allParams(model), "", local, path, error, {},
-                     metadata, finiteOnly,
-                     {dtypes(), written.empty() ? dtypes() : written});
+  std::vector<const float *> local;
+  std::vector<int64_t> sliceAxes;
+  TensorDTypes types;
+  for (size_t i = 0; i < model.params.size(); ++i) {
+    Value v = value(int64_t(i));
+    local.push_back(v.data);
+    sliceAxes.push_back(v.sliceAxis);
+    types.stored.push_back(v.stored);
+  }
+  types.written = written.empty() ? dtypes() : written;
+  return dumpSharded(model, allParams(model), "", local, path, error, sliceAxes,
+                     metadata, finiteOnly, types);
 }
 
 bool Params::dumpSharded(const Model &model,

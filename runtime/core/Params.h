@@ -39,15 +39,18 @@ public:
 
   /// Draws every parameter from the seed: element e of parameter p is
   /// std * normal(seed, hash(p.name), global index of e), so any layout
-  /// draws exactly the slice of the unsharded values.
+  /// draws exactly the slice of the unsharded values. A master weight gets
+  /// the F32 draws, the parameter their rounding.
   void initialize(uint64_t seed);
   /// Loads every parameter by its Hugging Face name from a safetensors file
   /// or index (tensors in F32, BF16, F16 or F64), converted into the
   /// parameter's element type (round to nearest even when narrowing),
-  /// keeping this rank's shard. False with `error` set.
+  /// keeping this rank's shard; a master weight its slice in F32. False
+  /// with `error` set.
   bool load(const std::string &path, std::string &error);
-  /// Writes every parameter, whole, under its name (rank 0 writes), in
-  /// `written` (one type per parameter; empty: each parameter's own);
+  /// Writes every parameter's value (value()), whole, under its name (rank 0
+  /// writes), in `written` (one type per parameter; empty: each parameter's
+  /// own);
   /// `finiteOnly` refuses (writing nothing) if one holds NaN or Inf.
   bool dump(const std::string &path, std::string &error,
             const Metadata &metadata = {}, bool finiteOnly = false,
@@ -57,6 +60,20 @@ public:
   float **pointers() { return ptrs.data(); }
   /// Each parameter's element type.
   std::vector<DType> dtypes() const;
+  /// Each parameter's F32 master slice (ParamInfo::master; optimizer
+  /// state: this replica's slice of the shard with a distributed
+  /// optimizer), null for a parameter without one.
+  const std::vector<float *> &masters() const { return masterPtrs; }
+
+  /// Where parameter `index`'s value is: its F32 master slice when it has
+  /// one (sliced over `sliceAxis` >= 0), else its shard in its element type.
+  /// Dumps and checkpoints read the values through it.
+  struct Value {
+    const float *data;
+    int64_t sliceAxis;
+    DType stored;
+  };
+  Value value(int64_t index) const;
 
   /// Writes tensors laid out like parameters `indices` (their shards at
   /// `local`), whole, under the parameters' names (rank 0 writes).
@@ -86,7 +103,7 @@ public:
 
 private:
   const Model &model;
-  std::vector<float *> ptrs;
+  std::vector<float *> ptrs, masterPtrs;
 };
 
 } // namespace sprt

@@ -59,37 +59,6 @@ static void copyFloats(float *dst, const float *src, int64_t n) {
   sprt_copy_2d(dst, bytes, src, bytes, bytes, 1, sprt_current_stream());
 }
 
-extern "C" void
-sprt_all_reduce_coalesced_f32(int32_t count, const float *const *ins,
-                              float *const *outs, const int64_t *sizes,
-                              int32_t kind, int32_t axis, void *workspace,
-                              int64_t workspace_bytes) {
-  TraceSpan span("all_reduce_coalesced", axis);
-  int64_t total = 0;
-  for (int32_t i = 0; i < count; ++i)
-    total += sizes[i];
-  // One tensor is reduced straight into its result; several are packed
-  // into one bucket (the workspace), reduced in place and unpacked.
-  float *buffer = reinterpret_cast<float *>(takeWorkspace(
-      "all_reduce_coalesced", "sprt_all_reduce_coalesced_f32", workspace,
-      workspace_bytes, count > 1 ? total * int64_t(sizeof(float)) : 0));
-  if (count == 1) {
-    sprt_all_reduce_f32(ins[0], outs[0], sizes[0], kind, axis);
-    return;
-  }
-  int64_t at = 0;
-  for (int32_t i = 0; i < count; ++i) {
-    copyFloats(buffer + at, ins[i], sizes[i]);
-    at += sizes[i];
-  }
-  sprt_all_reduce_f32(buffer, buffer, total, kind, axis);
-  at = 0;
-  for (int32_t i = 0; i < count; ++i) {
-    copyFloats(outs[i], buffer + at, sizes[i]);
-    at += sizes[i];
-  }
-}
-
 extern "C" void sprt_set_step(int64_t step) {
   mesh().step = step;
   mesh().optimizerStep = step;
@@ -117,6 +86,14 @@ extern "C" void sprt_op_clip_scale(const float *sumSquares, double maxNorm,
   sprt_clip_scale_f32(sumSquares, maxNorm, lossScale, scale, norm);
 }
 
+/// The n elements this rank updates of a parameter of element type `dtype`
+/// (SPRT_DTYPE_*): slice coord(shardAxis) along its first dimension with a
+/// distributed optimizer, else the whole shard.
+static void *sliceOf(void *param, int32_t dtype, int32_t shardAxis, int64_t n) {
+  int64_t bytes = dtype == SPRT_DTYPE_F32 ? 4 : 2;
+  return static_cast<char *>(param) + sprt_axis_coord(shardAxis) * n * bytes;
+}
+
 extern "C" void sprt_op_sgd(float *param, const float *grad, const float *scale,
                             int64_t n, double lr, double weightDecay,
                             int32_t shardAxis) {
@@ -132,44 +109,23 @@ extern "C" void sprt_op_adamw(float *param, const float *grad, float *m,
                  lr, beta1, beta2, eps, weightDecay, mesh().optimizerStep);
 }
 
-extern "C" void sprt_reduce_scatter_coalesced_f32(int32_t count,
-                                                  const float *const *ins,
-                                                  float *const *outs,
-                                                  const int64_t *sizes,
-                                                  int32_t axis, void *workspace,
-                                                  int64_t workspace_bytes) {
-  TraceSpan span("reduce_scatter_coalesced", axis);
-  // Rank r's block of every tensor, in order, so that one reduce-scatter
-  // leaves each rank its blocks contiguous: the workspace holds them
-  // (total elements), then this rank's reduced blocks (total / n). One
-  // tensor's blocks are contiguous already: no workspace.
-  int64_t n = sprt_axis_size(axis), total = 0;
-  for (int32_t i = 0; i < count; ++i)
-    total += sizes[i];
-  float *packed = reinterpret_cast<float *>(takeWorkspace(
-      "reduce_scatter_coalesced", "sprt_reduce_scatter_coalesced_f32",
-      workspace, workspace_bytes,
-      count > 1 ? (total + total / n) * int64_t(sizeof(float)) : 0));
-  countBytes(axis, total / n * (n - 1) * int64_t(sizeof(float)));
-  if (count == 1) {
-    mesh().comm(axis).reduceScatter(ins[0], outs[0], total / n);
-    return;
-  }
-  float *mine = packed + total;
-  float *at = packed;
-  for (int64_t r = 0; r < n; ++r)
-    for (int32_t i = 0; i < count; ++i) {
-      int64_t block = sizes[i] / n;
-      copyFloats(at, ins[i] + r * block, block);
-      at += block;
-    }
-  mesh().comm(axis).reduceScatter(packed, mine, total / n);
-  const float *from = mine;
-  for (int32_t i = 0; i < count; ++i) {
-    int64_t block = sizes[i] / n;
-    copyFloats(outs[i], from, block);
-    from += block;
-  }
+extern "C" void sprt_op_sgd_master(float *master, void *param,
+                                   int32_t paramDtype, const float *grad,
+                                   const float *scale, int64_t n, double lr,
+                                   double weightDecay, int32_t shardAxis) {
+  sprt_sgd_master_f32(master, sliceOf(param, paramDtype, shardAxis, n),
+                      paramDtype, grad, scale, n, lr, weightDecay);
+}
+
+extern "C" void sprt_op_adamw_master(float *master, void *param,
+                                     int32_t paramDtype, const float *grad,
+                                     float *m, float *v, const float *scale,
+                                     int64_t n, double lr, double beta1,
+                                     double beta2, double eps,
+                                     double weightDecay, int32_t shardAxis) {
+  sprt_adamw_master_f32(master, sliceOf(param, paramDtype, shardAxis, n),
+                        paramDtype, grad, m, v, scale, n, lr, beta1, beta2, eps,
+                        weightDecay, mesh().optimizerStep);
 }
 
 extern "C" void sprt_all_gather_param(void *data, int64_t n, int64_t elemBytes,

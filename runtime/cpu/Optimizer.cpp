@@ -10,6 +10,10 @@
 // NaN factor marks a step whose gradient norm is not finite: nothing
 // changes.
 //
+// The _master variants update an f32 master weight and store its rounding
+// (round to nearest even, sprt/dtype.h) into a bf16 / f16 parameter; the
+// f32 kernels are the same loops with the parameter its own master.
+//
 // Every element is updated in double from its f32 parameter, gradient and
 // state, and rounded once when stored; the hyper-parameters are never rounded
 // to float. torch computes the same formulas in f32, so results agree with
@@ -18,10 +22,38 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "sprt/dtype.h"
 #include "sprt/grad_kernels.h"
+#include "sprt/kernels.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+namespace {
+
+/// Stores `x` into element i of a buffer of type `dtype`, rounded to
+/// nearest even when narrowing (sprt/dtype.h).
+inline void storeRounded(void *p, int32_t dtype, int64_t i, float x) {
+  if (dtype == SPRT_DTYPE_F32)
+    static_cast<float *>(p)[i] = x;
+  else if (dtype == SPRT_DTYPE_BF16)
+    static_cast<uint16_t *>(p)[i] = sprt::dtype::f32ToBf16(x);
+  else
+    static_cast<uint16_t *>(p)[i] = sprt::dtype::f32ToF16(x);
+}
+
+void checkParamDtype(const char *kernel, int32_t dtype) {
+  if (dtype == SPRT_DTYPE_F32 || dtype == SPRT_DTYPE_BF16 ||
+      dtype == SPRT_DTYPE_F16)
+    return;
+  std::fprintf(stderr, "%s: unknown parameter element type code %d\n", kernel,
+               int(dtype));
+  std::abort();
+}
+
+} // namespace
 
 extern "C" {
 
@@ -29,6 +61,16 @@ void sprt_adamw_f32(float *param, const float *grad, float *m, float *v,
                     const float *scale, int64_t n, double lr, double beta1,
                     double beta2, double eps, double weight_decay,
                     int64_t step) {
+  sprt_adamw_master_f32(param, param, SPRT_DTYPE_F32, grad, m, v, scale, n, lr,
+                        beta1, beta2, eps, weight_decay, step);
+}
+
+void sprt_adamw_master_f32(float *master, void *param, int32_t param_dtype,
+                           const float *grad, float *m, float *v,
+                           const float *scale, int64_t n, double lr,
+                           double beta1, double beta2, double eps,
+                           double weight_decay, int64_t step) {
+  checkParamDtype("sprt_adamw_master_f32", param_dtype);
   const float s = *scale;
   if (std::isnan(s))
     return;
@@ -51,18 +93,32 @@ void sprt_adamw_f32(float *param, const float *grad, float *m, float *v,
     m[i] = mi;
     v[i] = vi;
     const double denom = std::sqrt(double(vi)) / bc2Sqrt + eps;
-    param[i] = float(double(param[i]) * decay - stepSize * double(mi) / denom);
+    const float p =
+        float(double(master[i]) * decay - stepSize * double(mi) / denom);
+    master[i] = p;
+    storeRounded(param, param_dtype, i, p);
   }
 }
 
 void sprt_sgd_f32(float *param, const float *grad, const float *scale,
                   int64_t n, double lr, double weight_decay) {
+  sprt_sgd_master_f32(param, param, SPRT_DTYPE_F32, grad, scale, n, lr,
+                      weight_decay);
+}
+
+void sprt_sgd_master_f32(float *master, void *param, int32_t param_dtype,
+                         const float *grad, const float *scale, int64_t n,
+                         double lr, double weight_decay) {
+  checkParamDtype("sprt_sgd_master_f32", param_dtype);
   const float s = *scale;
   if (std::isnan(s))
     return;
   for (int64_t i = 0; i < n; ++i) {
-    const double p = param[i];
-    param[i] = float(p - lr * (double(grad[i] * s) + weight_decay * p));
+    const double p = master[i];
+    const float updated =
+        float(p - lr * (double(grad[i] * s) + weight_decay * p));
+    master[i] = updated;
+    storeRounded(param, param_dtype, i, updated);
   }
 }
 

@@ -1,7 +1,9 @@
 //===- Optimizer.cu - CUDA optimizer updates and gradient norm ------------===//
 //
 // AdamW and SGD as runtime/cpu/Optimizer.cpp computes them (each element in
-// double from its f32 state, rounded once when stored), with the boundary's
+// double from its f32 state, rounded once when stored; the _master variants
+// on an f32 master weight whose rounding is stored in a bf16 / f16
+// parameter), with the boundary's
 // device scalars: g = grad[i] * *scale (a float multiply) and, when *scale
 // is NaN (a non-finite gradient norm), nothing changes. The squared norm is
 // a deterministic two-pass reduction in double (per-block partials, then one
@@ -11,9 +13,15 @@
 //===----------------------------------------------------------------------===//
 
 #include "Common.cuh"
+#include "sprt/dtype.h"
 #include "sprt/grad_kernels.h"
+#include "sprt/kernels.h"
+
+#include <cstdio>
+#include <cstdlib>
 
 using namespace sprt::cuda;
+using namespace sprt::dtype;
 
 namespace {
 
@@ -88,6 +96,71 @@ __global__ void adamwKernel(float *__restrict__ param,
   }
 }
 
+/// Stores x into element i of a buffer of type dtype, rounded to nearest
+/// even when narrowing.
+__device__ inline void storeRounded(void *p, int32_t dtype, int64_t i,
+                                    float x) {
+  if (dtype == SPRT_DTYPE_F32)
+    static_cast<float *>(p)[i] = x;
+  else
+    static_cast<uint16_t *>(p)[i] =
+        dtype == SPRT_DTYPE_BF16 ? f32ToBf16(x) : f32ToF16(x);
+}
+
+/// sgdKernel on an f32 master weight, its rounding stored in param.
+__global__ void sgdMasterKernel(float *__restrict__ master,
+                                void *__restrict__ param, int32_t paramType,
+                                const float *__restrict__ grad,
+                                const float *__restrict__ scale, int64_t n,
+                                double lr, double weightDecay) {
+  const float s = *scale;
+  if (isnan(s))
+    return;
+  SPRT_FOR_EACH(i, n) {
+    const double p = master[i];
+    const float g = grad[i] * s;
+    const float updated = float(p - lr * (double(g) + weightDecay * p));
+    master[i] = updated;
+    storeRounded(param, paramType, i, updated);
+  }
+}
+
+/// adamwKernel on an f32 master weight, its rounding stored in param.
+__global__ void adamwMasterKernel(float *__restrict__ master,
+                                  void *__restrict__ param, int32_t paramType,
+                                  const float *__restrict__ grad,
+                                  float *__restrict__ m, float *__restrict__ v,
+                                  const float *__restrict__ scale, int64_t n,
+                                  double beta1, double beta2, double eps,
+                                  double decay, double stepSize,
+                                  double bc2Sqrt) {
+  const float s = *scale;
+  if (isnan(s))
+    return;
+  SPRT_FOR_EACH(i, n) {
+    const double g = double(grad[i] * s);
+    const float mi = float(beta1 * double(m[i]) + (1.0 - beta1) * g);
+    const float vi = float(beta2 * double(v[i]) + (1.0 - beta2) * g * g);
+    m[i] = mi;
+    v[i] = vi;
+    const double denom = sqrt(double(vi)) / bc2Sqrt + eps;
+    const float p =
+        float(double(master[i]) * decay - stepSize * double(mi) / denom);
+    master[i] = p;
+    storeRounded(param, paramType, i, p);
+  }
+}
+
+/// Aborts on a parameter element type code the master kernels do not know.
+void checkParamDtype(const char *kernel, int32_t dtype) {
+  if (dtype == SPRT_DTYPE_F32 || dtype == SPRT_DTYPE_BF16 ||
+      dtype == SPRT_DTYPE_F16)
+    return;
+  std::fprintf(stderr, "%s: unknown parameter element type code %d\n", kernel,
+               int(dtype));
+  std::abort();
+}
+
 } // namespace
 
 extern "C" {
@@ -128,6 +201,28 @@ void sprt_adamw_f32(float *param, const float *grad, float *m, float *v,
   const double bc2Sqrt = std::sqrt(1.0 - std::pow(beta2, t));
   SPRT_LAUNCH(adamwKernel, n, param, grad, m, v, scale, n, beta1, beta2, eps,
               decay, stepSize, bc2Sqrt);
+}
+
+void sprt_sgd_master_f32(float *master, void *param, int32_t param_dtype,
+                         const float *grad, const float *scale, int64_t n,
+                         double lr, double weight_decay) {
+  checkParamDtype("sprt_sgd_master_f32", param_dtype);
+  SPRT_LAUNCH(sgdMasterKernel, n, master, param, param_dtype, grad, scale, n,
+              lr, weight_decay);
+}
+
+void sprt_adamw_master_f32(float *master, void *param, int32_t param_dtype,
+                           const float *grad, float *m, float *v,
+                           const float *scale, int64_t n, double lr,
+                           double beta1, double beta2, double eps,
+                           double weight_decay, int64_t step) {
+  checkParamDtype("sprt_adamw_master_f32", param_dtype);
+  const double t = double(step);
+  const double decay = 1.0 - lr * weight_decay;
+  const double stepSize = lr / (1.0 - std::pow(beta1, t));
+  const double bc2Sqrt = std::sqrt(1.0 - std::pow(beta2, t));
+  SPRT_LAUNCH(adamwMasterKernel, n, master, param, param_dtype, grad, m, v,
+              scale, n, beta1, beta2, eps, decay, stepSize, bc2Sqrt);
 }
 
 } // extern "C"

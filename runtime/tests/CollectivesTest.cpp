@@ -241,13 +241,13 @@ TEST(Collectives, CoalescedAllReduceMatchesOneByOne) {
   lineMesh();
   int64_t n = worldSize(), r = sprt_world_rank();
   std::vector<float> a = filled(r, 3), b = filled(r + 10, 5), ra(3), rb(5);
-  const float *ins[2] = {a.data(), b.data()};
-  float *outs[2] = {ra.data(), rb.data()};
+  const void *ins[2] = {a.data(), b.data()};
+  void *outs[2] = {ra.data(), rb.data()};
   int64_t sizes[2] = {3, 5};
   sprt_reset_bytes_sent();
   std::vector<float> bucket(8);
-  sprt_all_reduce_coalesced_f32(2, ins, outs, sizes, SPRT_SUM, 0, bucket.data(),
-                                8 * 4);
+  sprt_all_reduce_coalesced(2, ins, outs, sizes, SPRT_DTYPE_F32, SPRT_SUM, 0,
+                            bucket.data(), 8 * 4);
   EXPECT_EQ(sprt_bytes_sent(0), 2 * (8 * 4 / n) * (n - 1));
   for (int64_t i = 0; i < 3; ++i) {
     float want = 0;
@@ -270,13 +270,13 @@ TEST(Collectives, CoalescedReduceScatterKeepsEachTensorsBlock) {
   // [2r, 2r + 2) of the first and [3r, 3r + 3) of the second, summed.
   std::vector<float> a = filled(r, 2 * n), b = filled(r + 7, 3 * n), ra(2),
                      rb(3);
-  const float *ins[2] = {a.data(), b.data()};
-  float *outs[2] = {ra.data(), rb.data()};
+  const void *ins[2] = {a.data(), b.data()};
+  void *outs[2] = {ra.data(), rb.data()};
   int64_t sizes[2] = {2 * n, 3 * n};
   // Both tensors' blocks packed (5n), then this rank's reduced blocks (5).
   std::vector<float> bucket(size_t(5 * n + 5));
-  sprt_reduce_scatter_coalesced_f32(2, ins, outs, sizes, 0, bucket.data(),
-                                    int64_t(bucket.size()) * 4);
+  sprt_reduce_scatter_coalesced(2, ins, outs, sizes, SPRT_DTYPE_F32, 0,
+                                bucket.data(), int64_t(bucket.size()) * 4);
   for (int64_t i = 0; i < 2; ++i) {
     float want = 0;
     for (int64_t s = 0; s < n; ++s)
@@ -472,25 +472,28 @@ TEST(Collectives, StridedAndCoalescedCollectivesCheckTheirWorkspace) {
       << error;
   // Coalesced: one bucket of every tensor; a single tensor needs none.
   std::vector<float> a = filled(r, 2 * n), b = filled(r, n), ra(2 * n), rb(n);
-  const float *ins[2] = {a.data(), b.data()};
-  float *outs[2] = {ra.data(), rb.data()};
+  const void *ins[2] = {a.data(), b.data()};
+  void *outs[2] = {ra.data(), rb.data()};
   int64_t sizes[2] = {2 * n, n};
   error = invalidArgument([&] {
-    sprt_all_reduce_coalesced_f32(2, ins, outs, sizes, SPRT_SUM, 0, nullptr, 0);
+    sprt_all_reduce_coalesced(2, ins, outs, sizes, SPRT_DTYPE_F32, SPRT_SUM, 0,
+                              nullptr, 0);
   });
   EXPECT_NE(error.find("dist.all_reduce_coalesced"), std::string::npos)
       << error;
   error = invalidArgument([&] {
-    sprt_reduce_scatter_coalesced_f32(2, ins, outs, sizes, 0, a.data(),
-                                      3 * n * 4);
+    sprt_reduce_scatter_coalesced(2, ins, outs, sizes, SPRT_DTYPE_F32, 0,
+                                  a.data(), 3 * n * 4);
   });
   EXPECT_NE(error.find("needs a workspace of " + std::to_string(12 * n + 12) +
                        " bytes, was given " + std::to_string(12 * n)),
             std::string::npos)
       << error;
   sprt::resetWorkspaceUse();
-  sprt_all_reduce_coalesced_f32(1, ins, outs, sizes, SPRT_SUM, 0, nullptr, 0);
-  sprt_reduce_scatter_coalesced_f32(1, ins, outs, sizes, 0, nullptr, 0);
+  sprt_all_reduce_coalesced(1, ins, outs, sizes, SPRT_DTYPE_F32, SPRT_SUM, 0,
+                            nullptr, 0);
+  sprt_reduce_scatter_coalesced(1, ins, outs, sizes, SPRT_DTYPE_F32, 0, nullptr,
+                                0);
   EXPECT_EQ(sprt::workspaceUse().most, 0);
   // The single tensor's reduced block of rows [2r, 2r + 2).
   for (int64_t i = 0; i < 2; ++i) {

@@ -1,14 +1,16 @@
 //===- ParamsDTypeTest.cpp - parameters stored in BF16 / F16 --------------===//
 //
-// No compiled program has BF16 or F16 parameters yet (the lowering refuses
-// them), so the runtime's side of them is checked here on a model
+// Compiled programs have BF16 or F16 parameters only with sharded master
+// weights (ZeRO-1), so the runtime's side of them is checked here on a model
 // description written by hand: a BF16, an F16 and an F32 parameter. The
 // shards hold the parameters' types (2 bytes per element for the 16-bit
 // ones); --init-from of an F32 file rounds into them to nearest even (the
 // expected bits computed from the values, ties included); the default dump
 // writes each parameter in its own type with exactly the stored bits, an F32
 // dump their exact widening; initialisation stores the f32 draws rounded.
-// Runs on one rank (mpirun -np 1) on the CPU backend.
+// With master weights (sharded master weights under ZeRO-1): the masters hold
+// the F32 values of a load or of the draws, the parameters their rounding,
+// an F32 dump the masters. Runs on one rank (mpirun -np 1) on the CPU backend.
 //
 //===----------------------------------------------------------------------===//
 
@@ -190,6 +192,101 @@ TEST(ParamsDType, PrecisionFieldIsTheModelsPrecision) {
                          bad +
                          " (the runtime knows \"f32\", \"bf16\", \"f16\")");
   }
+}
+
+TEST(ParamsDType, MasterWeightsHoldTheF32ValuesAndTheParameterTheirRounding) {
+  // "b" (BF16) and "h" (F16) with master weights, as sp-optimizer marks a
+  // bf16 / f16 parameter under ZeRO-1 (one rank here: the master is the
+  // whole shard).
+  std::string json = kModel, error;
+  json.replace(json.find("\"params\""), 0,
+               "\"precision\": \"bf16\", \"optimizer\": \"adamw\", ");
+  json.replace(json.find("\"dtype\": \"BF16\""), 15,
+               "\"dtype\": \"BF16\", \"master\": true");
+  json.replace(json.find("\"dtype\": \"F16\""), 14,
+               "\"dtype\": \"F16\", \"master\": true");
+  Model model;
+  ASSERT_TRUE(model.parse(json.c_str(), error)) << error;
+  EXPECT_TRUE(model.params[0].master && model.params[1].master);
+  EXPECT_FALSE(model.params[2].master);
+  EXPECT_TRUE(model.hasMasters());
+  EXPECT_EQ(model.masterStateIndex(1), 2 * 3 + 1); // after the moments
+  Params params(model);
+  ASSERT_TRUE(params.masters()[0] && params.masters()[1]);
+  EXPECT_EQ(params.masters()[2], nullptr);
+
+  auto master = [&](int i) {
+    std::vector<float> m(6);
+    sprt_memcpy_to_host(m.data(), params.masters()[size_t(i)], 24,
+                        sprt_current_stream());
+    sprt_stream_synchronize(sprt_current_stream());
+    return m;
+  };
+  // --init-from: the masters get the file's F32 values, the parameters
+  // their rounding (the hand-worked bits).
+  std::string file = tempPath("in.safetensors");
+  ASSERT_TRUE(writeSafeTensors(file,
+                               {{"b", "F32", {2, 3}, kValues, sizeof kValues},
+                                {"h", "F32", {6}, kValues, sizeof kValues},
+                                {"f", "F32", {6}, kValues, sizeof kValues}},
+                               error))
+      << error;
+  ASSERT_TRUE(params.load(file, error)) << error;
+  std::vector<uint16_t> b = shard16(params.pointers()[0], 6),
+                        h = shard16(params.pointers()[1], 6);
+  for (int i = 0; i < 6; ++i) {
+    EXPECT_EQ(master(0)[size_t(i)], kValues[i]) << i;
+    EXPECT_EQ(master(1)[size_t(i)], kValues[i]) << i;
+    EXPECT_EQ(b[size_t(i)], kBf16[i]) << i;
+    EXPECT_EQ(h[size_t(i)], kF16[i]) << i;
+  }
+  // An F32 dump (a checkpoint's) writes the masters, not the rounding; the
+  // default (BF16, the precision) the rounding.
+  std::string dumped = tempPath("f32.safetensors");
+  ASSERT_TRUE(
+      params.dump(dumped, error, {}, true, std::vector<DType>(3, DType::F32)))
+      << error;
+  auto tensors = readAll(dumped);
+  for (const char *name : {"b", "h", "f"}) {
+    ASSERT_EQ(tensors[name].second.size(), sizeof kValues) << name;
+    EXPECT_EQ(std::memcmp(tensors[name].second.data(), kValues, sizeof kValues),
+              0)
+        << name;
+  }
+  dumped = tempPath("bf16.safetensors");
+  ASSERT_TRUE(params.dump(dumped, error, {}, false,
+                          dumpDTypes(model, allParams(model), "")))
+      << error;
+  tensors = readAll(dumped);
+  EXPECT_EQ(tensors["b"].first, "BF16");
+  EXPECT_EQ(std::memcmp(tensors["b"].second.data(), kBf16, 12), 0);
+
+  // Initialisation: the masters are the f32 draws (std * normal(seed,
+  // hash(name), index)), the parameters their rounding.
+  params.initialize(7);
+  b = shard16(params.pointers()[0], 6);
+  h = shard16(params.pointers()[1], 6);
+  int unrounded = 0;
+  for (int i = 0; i < 6; ++i) {
+    float drawB = sprt_normal(7, sprt_hash_name("b"), uint64_t(i));
+    float drawH = sprt_normal(7, sprt_hash_name("h"), uint64_t(i));
+    EXPECT_EQ(master(0)[size_t(i)], drawB) << i;
+    EXPECT_EQ(master(1)[size_t(i)], drawH) << i;
+    EXPECT_EQ(b[size_t(i)], sprt::dtype::f32ToBf16(drawB)) << i;
+    EXPECT_EQ(h[size_t(i)], sprt::dtype::f32ToF16(drawH)) << i;
+    unrounded += sprt::dtype::bf16ToF32(b[size_t(i)]) != drawB;
+  }
+  EXPECT_GT(unrounded, 0); // the masters are not the rounded values
+
+  // A master weight of an F32 parameter is an error.
+  std::string bad = kModel;
+  bad.replace(bad.find("\"splits\": []}]"), 14,
+              "\"splits\": [], \"master\": true}]");
+  Model m;
+  EXPECT_FALSE(m.parse(bad.c_str(), error));
+  EXPECT_EQ(error, "the program's model description keeps an F32 master "
+                   "weight of parameter 'f', which is F32 itself (a master "
+                   "weight is kept for BF16 or F16 parameters)");
 }
 
 int main(int argc, char **argv) {

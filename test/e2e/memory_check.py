@@ -4,7 +4,7 @@ from the Hugging Face config (model_type gpt2, gpt_neox or llama) and the
 mesh, and against the plan the program carries:
 
     memory_check.py CONFIG.json METRICS.jsonl --tp T --dp D --zero Z
-                    --batch B --seq S [--baseline TINY.jsonl]
+                    --batch B --seq S [--baseline TINY.jsonl] [--master]
 
 - arena: exactly the plan's arena_bytes (the arena is one allocation);
 - parameters: 4 bytes x this rank's parameter count under Megatron's
@@ -12,6 +12,10 @@ mesh, and against the plan the program carries:
   head, column- and row-parallel GEMMs, replicated norms);
 - optimizer_state: AdamW's two moments of every local element, each
   parameter's divided over dp with --zero 1;
+- with --master (a bf16 / f16 program at --zero 1: sharded f32 master
+  weights): parameters 2 bytes per local element, optimizer_state 12 bytes
+  (master, exp_avg, exp_avg_sq) per element of this replica's slice: 2 + 12/dp
+  bytes per parameter;
 - tokens: input ids and labels, int64, of this replica's batch rows;
 - workspace: the most workspace bytes any kernel call needed, measured by
   the runtime ("workspace_used_bytes"), equal to the plan's largest
@@ -62,6 +66,7 @@ def main():
     ap.add_argument("--batch", type=int, required=True)
     ap.add_argument("--seq", type=int, required=True)
     ap.add_argument("--baseline")
+    ap.add_argument("--master", action="store_true")
     args = ap.parse_args()
     with open(args.config) as f:
         config = json.load(f)
@@ -71,8 +76,9 @@ def main():
     state_div = args.dp if args.zero else 1
     expected = {
         "arena": arena_bytes,
-        "parameters": 4 * sum(sizes),
-        "optimizer_state": 2 * 4 * sum(n // state_div for n in sizes),
+        "parameters": (2 if args.master else 4) * sum(sizes),
+        "optimizer_state": (3 if args.master else 2) * 4 *
+        sum(n // state_div for n in sizes),
         "tokens": 2 * 8 * args.batch * args.seq // args.dp,
     }
     ok = True

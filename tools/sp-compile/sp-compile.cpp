@@ -149,6 +149,20 @@ static cl::opt<std::string>
              cl::desc("With --dp: 1 shards the optimizer state over dp, "
                       "ZeRO-1 (default 0)"),
              cl::init("0"), cl::cat(training));
+static cl::opt<std::string> gradReduceDtype(
+    "grad-reduce-dtype", cl::value_desc("type"),
+    cl::desc("f32 or bf16: the element type gradients are reduced in across "
+             "ranks; bf16 converts each bucket to bf16 for the reduction and "
+             "back to f32 (default f32)"),
+    cl::init("f32"), cl::cat(training));
+static cl::opt<std::string> masterWeights(
+    "master-weights", cl::value_desc("sharded|replicated"),
+    cl::desc("With --zero 1 and --precision bf16|fp16: sharded keeps the "
+             "fp32 master weights sharded over dp with the optimizer state "
+             "(bf16/fp16 parameters: 2 + 12/dp bytes per parameter with "
+             "AdamW), replicated keeps them as the parameters (4 + 8/dp) "
+             "(default sharded)"),
+    cl::init("sharded"), cl::cat(training));
 static cl::opt<double, false, FiniteParser>
     gradClip("grad-clip",
              cl::desc("Clip the global gradient norm (default 0: off)"),
@@ -312,6 +326,14 @@ static int checkFlags() {
     return fail("--zero must be 0 or 1, got " + Twine(zero));
   if (zero == 1 && !train)
     return fail("--zero needs --train");
+  if (gradReduceDtype != "f32" && gradReduceDtype != "bf16")
+    return fail("--grad-reduce-dtype must be f32 or bf16, got '" +
+                gradReduceDtype + "'");
+  if (gradReduceDtype != "f32" && !train)
+    return fail("--grad-reduce-dtype needs --train");
+  if (masterWeights != "sharded" && masterWeights != "replicated")
+    return fail("--master-weights must be sharded or replicated, got '" +
+                Twine(masterWeights.getValue()) + "'");
   if (recompute != "none" && recompute != "selective" && recompute != "full")
     return fail("--recompute must be none, selective or full, got '" +
                 recompute + "'");
@@ -435,6 +457,8 @@ int main(int argc, char **argv) {
   options.weightDecay = weightDecay.getValue();
   options.gradClip = gradClip.getValue();
   options.zero = zero;
+  options.gradReduceDtype = gradReduceDtype.getValue();
+  options.masterWeights = masterWeights.getValue();
   options.recompute = recompute.getValue();
   options.precision = precision.getValue();
   options.fuseChunks = fuseChunks;

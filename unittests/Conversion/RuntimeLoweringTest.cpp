@@ -118,6 +118,10 @@ public:
   int64_t paramIndex(StringRef) const override { return 0; }
   Value paramPointer(int64_t) override { return null(); }
   Value statePointer(int64_t) override { return null(); }
+  Value masterPointer(int64_t) override { return null(); }
+  Type paramElementType(int64_t) const override {
+    return Float32Type::get(ctx);
+  }
   int32_t zeroShardAxis(Value) const override { return -1; }
   std::tuple<Value, Value, Value> pointerArrays(ValueRange,
                                                 ValueRange) override {

@@ -70,10 +70,16 @@ public:
 
   /// The index of parameter `name` in the step's parameter table.
   virtual int64_t paramIndex(llvm::StringRef name) const = 0;
+  /// The element type parameter `index` is stored in.
+  virtual mlir::Type paramElementType(int64_t index) const = 0;
   /// Parameter `index`'s shard, and optimizer state table entry `index`
   /// (two per parameter for AdamW: 2 * index and 2 * index + 1).
   virtual mlir::Value paramPointer(int64_t index) = 0;
   virtual mlir::Value statePointer(int64_t index) = 0;
+  /// The f32 master slice the optimizer keeps for parameter `index` (an
+  /// update with `master`): state table entry index after the moments
+  /// (2 * #params + index for AdamW, index for SGD).
+  virtual mlir::Value masterPointer(int64_t index) = 0;
   /// The mesh axis over which a distributed optimizer shards this gradient
   /// (its first dimension), or -1.
   virtual int32_t zeroShardAxis(mlir::Value grad) const = 0;

@@ -80,6 +80,19 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
       *this, "zero",
       llvm::cl::desc("Training: 1 shards the optimizer state over dp"),
       llvm::cl::init(0)};
+  Option<std::string> gradReduceDtype{
+      *this, "grad-reduce-dtype",
+      llvm::cl::desc("Training: the element type gradients are reduced in "
+                     "(sp-sync-grads): f32, or bf16 (each bucket converted "
+                     "to bf16, reduced, converted back to f32)"),
+      llvm::cl::init("f32")};
+  Option<std::string> masterWeights{
+      *this, "master-weights",
+      llvm::cl::desc("Training with zero=1 and a bf16 / f16 model: sharded "
+                     "keeps the f32 master weights sharded with the "
+                     "optimizer state (bf16 / f16 parameters), replicated "
+                     "keeps them as the parameters"),
+      llvm::cl::init("sharded")};
   Option<std::string> recompute{
       *this, "recompute",
       llvm::cl::desc("Training: what the backward recomputes instead of "

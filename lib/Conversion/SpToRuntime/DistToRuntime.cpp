@@ -153,12 +153,20 @@ static LogicalResult lowerOp(AllGatherParamOp o, RuntimeEmitter &e) {
   return success();
 }
 
+/// The runtime's element type of a coalesced reduction (SPRT_DTYPE_* in
+/// sprt/kernels.h): bf16 where it reduces natively in bf16, else f32 (the
+/// type check admits no other).
+static int64_t coalescedDtype(Bf16ReductionOpInterface o) {
+  return o.reducesNativelyInBf16() ? 1 : 0;
+}
+
 static LogicalResult lowerOp(ReduceScatterCoalescedOp o, RuntimeEmitter &e) {
   auto [ins, outs, sizes] = e.pointerArrays(o.getInputs(), o.getResults());
   auto [workspace, workspaceBytes] = e.workspace(o);
-  e.call("sprt_reduce_scatter_coalesced_f32",
+  e.call("sprt_reduce_scatter_coalesced",
          {e.i32(int64_t(o.getInputs().size())), ins, outs, sizes,
-          e.axisOf(o.getAxis()), workspace, workspaceBytes});
+          e.i32(coalescedDtype(o)), e.axisOf(o.getAxis()), workspace,
+          workspaceBytes});
   return success();
 }
 
@@ -166,9 +174,10 @@ static LogicalResult lowerOp(AllReduceCoalescedOp o, RuntimeEmitter &e) {
   auto [ins, outs, sizes] = e.pointerArrays(o.getInputs(), o.getResults());
   int64_t n = o.getInputs().size();
   auto [workspace, workspaceBytes] = e.workspace(o);
-  e.call("sprt_all_reduce_coalesced_f32",
-         {e.i32(n), ins, outs, sizes, e.i32(int64_t(o.getKind())),
-          e.axisOf(o.getAxis()), workspace, workspaceBytes});
+  e.call("sprt_all_reduce_coalesced",
+         {e.i32(n), ins, outs, sizes, e.i32(coalescedDtype(o)),
+          e.i32(int64_t(o.getKind())), e.axisOf(o.getAxis()), workspace,
+          workspaceBytes});
   return success();
 }
 

@@ -86,6 +86,11 @@ public:
   }
   Value paramPointer(int64_t index) override;
   Value statePointer(int64_t index) override;
+  Value masterPointer(int64_t index) override;
+  Type paramElementType(int64_t index) const override {
+    ParamOp p = params[index]; // a handle: the const is not the IR's
+    return p.getType().getElementType();
+  }
   int32_t zeroShardAxis(Value grad) const override;
   std::tuple<Value, Value, Value> pointerArrays(ValueRange inputs,
                                                 ValueRange results) override;
@@ -464,6 +469,13 @@ Value Lowering::statePointer(int64_t index) {
   return tableEntry(b, loc, ptrTy, stateArg, index, statePtrs);
 }
 
+Value Lowering::masterPointer(int64_t index) {
+  auto optimizer = func->getAttrOfType<StringAttr>(
+      TfmDialect::OptimizerAttrHelper::getNameStr());
+  int64_t moments = optimizer && optimizer.getValue() == "adamw" ? 2 : 0;
+  return statePointer(moments * int64_t(params.size()) + index);
+}
+
 Value Lowering::ptr(Value tensor) {
   Buffer buf = buffers.lookup(tensor);
   switch (buf.kind) {
@@ -540,6 +552,13 @@ static StringRef safetensorsDtype(Type t) {
 }
 
 FailureOr<std::string> Lowering::modelJson() {
+  // The parameters whose f32 master slice the optimizer keeps.
+  llvm::DenseSet<StringRef> masters;
+  func.walk([&](Operation *op) {
+    if (auto update = dyn_cast<ParamUpdateOpInterface>(op))
+      if (op->hasAttr("master"))
+        masters.insert(update.getParamAttr().getValue());
+  });
   llvm::json::Array paramJson;
   for (ParamOp p : params) {
     auto t = cast<RankedTensorType>(p.getType());
@@ -564,6 +583,8 @@ FailureOr<std::string> Lowering::modelJson() {
                          {"splits", std::move(splits)}};
     if (p.getInitStd())
       o["std"] = p.getInitStd()->convertToDouble();
+    if (masters.contains(p.getSymName()))
+      o["master"] = true;
     paramJson.push_back(std::move(o));
   }
   llvm::json::Array gradJson, gradShardJson;
@@ -609,9 +630,8 @@ FailureOr<std::string> Lowering::modelJson() {
            : StringRef()},
       {"mesh", llvm::json::Object{{"axes", llvm::json::Array(axes)},
                                   {"sizes", llvm::json::Array(axisSizes)}}},
-      {"seq", dim(ids, 0) * (zigzagAxis(ids, 0) < 0
-                                 ? 1
-                                 : axisSizes[zigzagAxis(ids, 0)])},
+      {"seq", dim(ids, 0) *
+                  (zigzagAxis(ids, 0) < 0 ? 1 : axisSizes[zigzagAxis(ids, 0)])},
       {"batch", dim(ids, 1) * (batchAxis < 0 ? 1 : axisSizes[batchAxis])},
       {"batch_axis", batchAxis},
       // The axis splitting the inputs' sequence in zigzag (context

@@ -428,8 +428,24 @@ static LogicalResult lowerOp(ClipScaleOp o, RuntimeEmitter &e) {
   return success();
 }
 
+/// The runtime's code of the element type of parameter `index`
+/// (SPRT_DTYPE_*).
+static int64_t paramDtypeCode(RuntimeEmitter &e, int64_t index) {
+  Type t = e.paramElementType(index);
+  return t.isBF16() ? 1 : t.isF16() ? 2 : 0;
+}
+
 static LogicalResult lowerOp(SgdUpdateOp o, RuntimeEmitter &e) {
-  Value param = e.paramPointer(e.paramIndex(o.getParam()));
+  int64_t index = e.paramIndex(o.getParam());
+  Value param = e.paramPointer(index);
+  if (o.getMaster()) {
+    e.call("sprt_op_sgd_master",
+           {e.masterPointer(index), param, e.i32(paramDtypeCode(e, index)),
+            e.ptr(o.getGrad()), e.ptr(o.getScale()),
+            e.i64(e.numElements(o.getGrad())), e.scalar(o.getLr()),
+            e.scalar(o.getWeightDecay()), e.i32(e.zeroShardAxis(o.getGrad()))});
+    return success();
+  }
   e.call("sprt_op_sgd",
          {param, e.ptr(o.getGrad()), e.ptr(o.getScale()),
           e.i64(e.numElements(o.getGrad())), e.scalar(o.getLr()),
@@ -439,12 +455,19 @@ static LogicalResult lowerOp(SgdUpdateOp o, RuntimeEmitter &e) {
 
 static LogicalResult lowerOp(AdamWUpdateOp o, RuntimeEmitter &e) {
   int64_t index = e.paramIndex(o.getParam());
-  e.call("sprt_op_adamw",
-         {e.paramPointer(index), e.ptr(o.getGrad()), e.statePointer(2 * index),
-          e.statePointer(2 * index + 1), e.ptr(o.getScale()),
-          e.i64(e.numElements(o.getGrad())), e.scalar(o.getLr()),
-          e.scalar(o.getBeta1()), e.scalar(o.getBeta2()), e.scalar(o.getEps()),
-          e.scalar(o.getWeightDecay()), e.i32(e.zeroShardAxis(o.getGrad()))});
+  SmallVector<Value> args;
+  if (o.getMaster())
+    args = {e.masterPointer(index), e.paramPointer(index),
+            e.i32(paramDtypeCode(e, index))};
+  else
+    args = {e.paramPointer(index)};
+  args.append({e.ptr(o.getGrad()), e.statePointer(2 * index),
+               e.statePointer(2 * index + 1), e.ptr(o.getScale()),
+               e.i64(e.numElements(o.getGrad())), e.scalar(o.getLr()),
+               e.scalar(o.getBeta1()), e.scalar(o.getBeta2()),
+               e.scalar(o.getEps()), e.scalar(o.getWeightDecay()),
+               e.i32(e.zeroShardAxis(o.getGrad()))});
+  e.call(o.getMaster() ? "sprt_op_adamw_master" : "sprt_op_adamw", args);
   return success();
 }
 

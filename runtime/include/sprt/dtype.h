@@ -64,6 +64,16 @@ SPRT_DTYPE_HD inline float bf16ToF32(uint16_t h) {
   return floatOf(uint32_t(h) << 16);
 }
 
+/// bf16 + bf16 -> bf16: the two values added in f32 and the sum rounded to
+/// bf16, nearest even (the elementwise operation of a bf16 reduction). The
+/// result is the exact sum correctly rounded: f32's sum of two bf16 values
+/// is exact, or rounds where the bf16 rounding cannot be a tie (f32 keeps
+/// 24 significant bits, at least 2 * 8 + 2). NaN if either is a NaN or for
+/// inf + -inf; an overflow is an infinity.
+SPRT_DTYPE_HD inline uint16_t addBf16(uint16_t a, uint16_t b) {
+  return f32ToBf16(bf16ToF32(a) + bf16ToF32(b));
+}
+
 /// f32 -> f16, round to nearest even.
 SPRT_DTYPE_HD inline uint16_t f32ToF16(float x) {
   uint32_t u = bitsOf(x);

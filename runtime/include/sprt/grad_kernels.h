@@ -145,6 +145,21 @@ void sprt_adamw_f32(float *param, const float *grad, float *m, float *v,
 /* torch.optim.SGD without momentum: p -= lr * (g + weight_decay * p). */
 void sprt_sgd_f32(float *param, const float *grad, const float *scale,
                   int64_t n, double lr, double weight_decay);
+/* The same updates of an f32 master weight `master` (n elements) whose
+ * rounding to nearest even is stored in `param` (n elements of type
+ * param_dtype, SPRT_DTYPE_BF16 or SPRT_DTYPE_F16; SPRT_DTYPE_F32 copies; param
+ * does not alias master): master is updated exactly as sprt_adamw_f32 /
+ * sprt_sgd_f32 update an f32 parameter, then param[i] = round(master[i]). A NaN
+ * *scale changes nothing (master, m, v, param). The mixed-precision distributed
+ * optimizer (ZeRO-1 with sharded master weights). */
+void sprt_adamw_master_f32(float *master, void *param, int32_t param_dtype,
+                           const float *grad, float *m, float *v,
+                           const float *scale, int64_t n, double lr,
+                           double beta1, double beta2, double eps,
+                           double weight_decay, int64_t step);
+void sprt_sgd_master_f32(float *master, void *param, int32_t param_dtype,
+                         const float *grad, const float *scale, int64_t n,
+                         double lr, double weight_decay);
 /* *out = sum of x[i]^2, accumulated in double, rounded to f32 once. */
 void sprt_sum_squares_f32(const float *x, int64_t n, float *out);
 /* From the global sum of squares of gradients computed from the loss times

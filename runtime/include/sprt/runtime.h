@@ -216,13 +216,15 @@ void sprt_op_attention_grad(const float *dout, const float *q, const float *k,
                             int32_t batch_axis, int32_t head_axis,
                             int32_t q_zigzag_axis);
 
-/* All-reduces `count` f32 tensors in one collective: ins[i] and outs[i]
- * hold sizes[i] elements. Workspace: the sum of sizes f32 (the bucket), none
- * when count is 1. */
-void sprt_all_reduce_coalesced_f32(int32_t count, const float *const *ins,
-                                   float *const *outs, const int64_t *sizes,
-                                   int32_t kind, int32_t axis, void *workspace,
-                                   int64_t workspace_bytes);
+/* All-reduces `count` tensors in one collective: ins[i] and outs[i] hold
+ * sizes[i] elements of type dtype (SPRT_DTYPE_F32 or SPRT_DTYPE_BF16,
+ * sprt/kernels.h; bf16: kind SPRT_SUM only, each pair of values added in f32
+ * and rounded to bf16). Workspace: the sum of sizes elements (the bucket),
+ * none when count is 1. */
+void sprt_all_reduce_coalesced(int32_t count, const void *const *ins,
+                               void *const *outs, const int64_t *sizes,
+                               int32_t dtype, int32_t kind, int32_t axis,
+                               void *workspace, int64_t workspace_bytes);
 
 /*===---------------------------- training -------------------------------===*/
 
@@ -249,14 +251,27 @@ void sprt_op_adamw(float *param, const float *grad, float *m, float *v,
                    const float *scale, int64_t n, double lr, double beta1,
                    double beta2, double eps, double weight_decay,
                    int32_t shard_axis);
-/* Reduce-scatters `count` f32 tensors along their first dimension in one
- * collective: ins[i] holds sizes[i] elements, outs[i] sizes[i] / n.
- * Workspace: total + total / n f32 (total the sum of sizes), none when
- * count is 1. */
-void sprt_reduce_scatter_coalesced_f32(int32_t count, const float *const *ins,
-                                       float *const *outs, const int64_t *sizes,
-                                       int32_t axis, void *workspace,
-                                       int64_t workspace_bytes);
+/* Reduce-scatters `count` tensors along their first dimension in one
+ * collective, summing: ins[i] holds sizes[i] elements of type dtype
+ * (SPRT_DTYPE_F32 or SPRT_DTYPE_BF16, as sprt_all_reduce_coalesced), outs[i]
+ * sizes[i] / n. Workspace: total + total / n elements (total the sum of
+ * sizes), none when count is 1. */
+void sprt_reduce_scatter_coalesced(int32_t count, const void *const *ins,
+                                   void *const *outs, const int64_t *sizes,
+                                   int32_t dtype, int32_t axis, void *workspace,
+                                   int64_t workspace_bytes);
+/* The same with the f32 master weight of the slice (n elements, optimizer
+ * state) updated and its rounding stored into the bf16 / f16 parameter
+ * (param_dtype: SPRT_DTYPE_*) at param + coord(shard_axis) * n elements
+ * (sprt_*_master_f32). */
+void sprt_op_sgd_master(float *master, void *param, int32_t param_dtype,
+                        const float *grad, const float *scale, int64_t n,
+                        double lr, double weight_decay, int32_t shard_axis);
+void sprt_op_adamw_master(float *master, void *param, int32_t param_dtype,
+                          const float *grad, float *m, float *v,
+                          const float *scale, int64_t n, double lr,
+                          double beta1, double beta2, double eps,
+                          double weight_decay, int32_t shard_axis);
 /* Gathers, in place, every rank's slice (along the first dimension) of an
  * n-element tensor of elem_bytes-byte elements. */
 void sprt_all_gather_param(void *data, int64_t n, int64_t elem_bytes,

@@ -5,12 +5,19 @@
 // multiply, and a NaN scale (non-finite norm) leaves param, m and v
 // untouched. References in double from the stored float state; bound: one
 // float rounding per stored value (2 ulp: 2.4e-7 relative) plus the
-// reference's own double arithmetic.
+// reference's own double arithmetic. The master-weight kernels: the master,
+// m and v bit for bit those of the f32 kernels on the same backend (a run
+// with sharded master weights is the replicated-master run), the bf16 / f16
+// parameter bit for bit sprt/dtype.h's rounding of the master (the
+// conversion ConvertConformanceTest.cpp checks), nothing changed on a NaN
+// scale.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Conformance.h"
+#include "sprt/dtype.h"
 #include "sprt/grad_kernels.h"
+#include "sprt/kernels.h"
 
 using namespace sprt_conformance;
 using sprt_test::expectBitwiseEqual;
@@ -149,6 +156,60 @@ TEST_F(Optimizer, AdamwThreeStepsWithScaleAndNanSkip) {
     expectClose(what + " m", m, refM, 1.2e-7, 1e-12);
     expectClose(what + " v", v, refV, 1.2e-7, 1e-12);
     expectClose(what + " p", p, refP, 1.2e-7, 1e-9);
+  }
+}
+
+TEST_F(Optimizer, MasterUpdatesRoundTheMasterIntoTheParameter) {
+  const int64_t n = 4099; // several blocks and a ragged tail
+  const double lr = 1e-2, b1 = 0.9, b2 = 0.95, eps = 1e-8, wd = 0.1;
+  for (int32_t dtype : {int32_t(SPRT_DTYPE_BF16), int32_t(SPRT_DTYPE_F16)}) {
+    auto p = randomFloats(size_t(n), 120, -2.0f, 2.0f);
+    std::vector<float> zeros(size_t(n), 0.0f);
+    // The same state through the f32 kernels and the master kernels.
+    DeviceBuffer<float> dP(p), dM(zeros), dV(zeros), dMaster(p), dM2(zeros),
+        dV2(zeros), dNan(std::vector<float>{NAN});
+    DeviceBuffer<uint16_t> dParam(std::vector<uint16_t>(size_t(n), 0xffff));
+    auto rounded = [&](const std::vector<float> &master) {
+      std::vector<uint16_t> r(master.size());
+      for (size_t i = 0; i < master.size(); ++i)
+        r[i] = dtype == SPRT_DTYPE_BF16 ? sprt::dtype::f32ToBf16(master[i])
+                                        : sprt::dtype::f32ToF16(master[i]);
+      return r;
+    };
+    for (int64_t step = 1; step <= 3; ++step) {
+      auto g = randomFloats(size_t(n), 121 + uint32_t(step), -2.0f, 2.0f);
+      const float scale = step == 2 ? 1.0f : 0.5f;
+      DeviceBuffer<float> dG(g), dScale(std::vector<float>{scale});
+      auto before = dParam.download();
+      auto masterBefore = dMaster.download();
+      sprt_adamw_master_f32(dMaster, dParam, dtype, dG, dM2, dV2, dNan, n, lr,
+                            b1, b2, eps, wd, step);
+      EXPECT_EQ(dParam.download(), before) << "NaN scale, step " << step;
+      expectBitwiseEqual("adamw master skip", dMaster.download(), masterBefore);
+      sprt_adamw_f32(dP, dG, dM, dV, dScale, n, lr, b1, b2, eps, wd, step);
+      sprt_adamw_master_f32(dMaster, dParam, dtype, dG, dM2, dV2, dScale, n, lr,
+                            b1, b2, eps, wd, step);
+      const std::string what = "adamw master dtype " + std::to_string(dtype) +
+                               " step " + std::to_string(step);
+      auto master = dMaster.download();
+      expectBitwiseEqual(what + " master", master, dP.download());
+      expectBitwiseEqual(what + " m", dM2.download(), dM.download());
+      expectBitwiseEqual(what + " v", dV2.download(), dV.download());
+      EXPECT_EQ(dParam.download(), rounded(master)) << what;
+    }
+    // SGD, with a clip factor and weight decay.
+    DeviceBuffer<float> dScale(std::vector<float>{0.37f});
+    auto g = randomFloats(size_t(n), 130);
+    DeviceBuffer<float> dG(g);
+    sprt_sgd_f32(dP, dG, dScale, n, 0.05, 0.01);
+    sprt_sgd_master_f32(dMaster, dParam, dtype, dG, dScale, n, 0.05, 0.01);
+    auto master = dMaster.download();
+    expectBitwiseEqual("sgd master", master, dP.download());
+    EXPECT_EQ(dParam.download(), rounded(master)) << "sgd dtype " << dtype;
+    auto before = dParam.download();
+    sprt_sgd_master_f32(dMaster, dParam, dtype, dG, dNan, n, 0.05, 0.01);
+    EXPECT_EQ(dParam.download(), before) << "sgd NaN scale";
+    expectBitwiseEqual("sgd master skip", dMaster.download(), master);
   }
 }
 

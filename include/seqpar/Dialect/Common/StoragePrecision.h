@@ -8,7 +8,10 @@
 // MovesBytes trait. Every other op with a bf16 or f16 tensor is made to
 // compute in f32 by sp-legalize-precision, and convert-sp-to-runtime
 // rejects one that was not. Reductions (all_reduce, reduce_scatter and the
-// fused GEMM collectives) add numbers: they are not byte movers.
+// fused GEMM collectives) add numbers: they are not byte movers. The
+// coalesced gradient reductions, though, sum bf16 natively when all their
+// operands are bf16 (Bf16ReductionOpInterface: sp-sync-grads'
+// grad-reduce-dtype=bf16 halves the bytes on the wire), and are kept so.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +19,8 @@
 #define SEQPAR_DIALECT_COMMON_STORAGEPRECISION_H
 
 #include "mlir/IR/OpDefinition.h"
+
+#include "seqpar/Dialect/Common/SeqparInterfaces.h.inc"
 
 namespace seqpar {
 namespace OpTrait {
@@ -25,12 +30,18 @@ template <typename ConcreteOp>
 class MovesBytes : public mlir::OpTrait::TraitBase<ConcreteOp, MovesBytes> {};
 } // namespace OpTrait
 
-/// Whether `op` runs on bf16/f16 tensors as they are stored (it moves bytes:
-/// tfm.convert, tfm.get_param, dist.all_gather, dist.local_slice,
-/// dist.all_to_all, dist.send, dist.recv). The one predicate of both
-/// sp-legalize-precision and convert-sp-to-runtime's type check.
+/// Whether `op` runs on bf16/f16 tensors as they are stored: it moves bytes
+/// (tfm.convert, tfm.get_param, dist.all_gather, dist.local_slice,
+/// dist.all_to_all, dist.send, dist.recv), or it is a reduction the runtime
+/// computes in bf16 and all its operands are bf16 (a sum of
+/// dist.all_reduce_coalesced, dist.reduce_scatter_coalesced). The one
+/// predicate of both sp-legalize-precision and convert-sp-to-runtime's type
+/// check.
 inline bool keepsStoragePrecision(mlir::Operation *op) {
-  return op->hasTrait<OpTrait::MovesBytes>();
+  if (op->hasTrait<OpTrait::MovesBytes>())
+    return true;
+  auto reduction = mlir::dyn_cast<Bf16ReductionOpInterface>(op);
+  return reduction && reduction.reducesNativelyInBf16();
 }
 } // namespace seqpar
 

@@ -107,8 +107,8 @@ LogicalResult LayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
       if (blocks[i] == kZigzag && blocks[j] == kZigzag &&
           shardings[i] == shardings[j])
         return emitError() << "axes '" << axes[j].getValue() << "' and '"
-                           << axis.getValue()
-                           << "' both split dimension " << shardings[i]
+                           << axis.getValue() << "' both split dimension "
+                           << shardings[i]
                            << " in zigzag (one zigzag split per dimension)";
   }
   return success();

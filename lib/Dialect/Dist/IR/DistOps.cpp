@@ -443,6 +443,21 @@ LogicalResult AllReduceCoalescedOp::verifyWithAxisSize(int64_t n) {
   return success();
 }
 
+/// Whether every operand of `op` is a bf16 tensor.
+static bool allBf16(Operation *op) {
+  return llvm::all_of(op->getOperandTypes(), [](Type t) {
+    return cast<RankedTensorType>(t).getElementType().isBF16();
+  });
+}
+
+bool AllReduceCoalescedOp::reducesNativelyInBf16() {
+  return getKind() == ReductionKind::sum && allBf16(*this);
+}
+
+bool ReduceScatterCoalescedOp::reducesNativelyInBf16() {
+  return allBf16(*this);
+}
+
 LogicalResult ReduceScatterCoalescedOp::verifyWithAxisSize(int64_t n) {
   if (failed(verifyCoalescedCounts(*this)))
     return failure();
@@ -718,3 +733,5 @@ Bytes MatmulReduceScatterOp::getRingBytesSent(int64_t n) {
 
 #define GET_OP_CLASSES
 #include "seqpar/Dialect/Dist/IR/DistOps.cpp.inc"
+
+#include "seqpar/Dialect/Common/SeqparInterfaces.cpp.inc"

@@ -56,11 +56,14 @@ FailureOr<DeviceBytes> dist::deviceBytes(func::FuncOp func,
     for (auto p : module.getOps<tfm::ParamOp>())
       if (!add(d.parameters, localParamBytes(p, mesh)))
         return p.emitOpError() << "this rank's parameter bytes overflow int64";
-  for (auto update : func.getOps<tfm::AdamWUpdateOp>()) {
-    // Two fp32 moments of the gradient's elements.
+  for (auto update : func.getOps<tfm::ParamUpdateOpInterface>()) {
+    // AdamW's two fp32 moments of the gradient's elements, and the fp32
+    // master slice of an update with `master`.
+    int64_t words = (isa<tfm::AdamWUpdateOp>(update) ? 2 : 0) +
+                    (update->hasAttr("master") ? 1 : 0);
     auto grad = cast<RankedTensorType>(update.getGrad().getType());
     std::optional<int64_t> n = llvm::checkedMul<int64_t>(
-        grad.getNumElements(), 2 * int64_t(sizeof(float)));
+        grad.getNumElements(), words * int64_t(sizeof(float)));
     if (!add(d.optimizerState, n))
       return update.emitOpError()
              << "this rank's optimizer state overflows int64 bytes";

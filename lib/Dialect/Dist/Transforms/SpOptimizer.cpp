@@ -18,6 +18,68 @@ using namespace seqpar;
 using namespace seqpar::dist;
 using namespace seqpar::tfm;
 
+/// The model's low precision (bf16 / f16) as its `tfm.precision` records it,
+/// or null.
+static Type lowPrecision(ModuleOp module) {
+  auto p = module->getAttrOfType<StringAttr>(
+      tfm::TfmDialect::PrecisionAttrHelper::getNameStr());
+  Builder b(module.getContext());
+  if (p && p.getValue() == "bf16")
+    return b.getBF16Type();
+  if (p && p.getValue() == "f16")
+    return b.getF16Type();
+  return nullptr;
+}
+
+/// Of `candidates` (parameters a distributed optimizer updates by slices),
+/// those stored from now on in the model's low precision with their f32
+/// master weight sharded with the optimizer state: an f32 master weight
+/// (tfm-master-weights) all of whose reads are only converted to the model's
+/// precision. Each becomes a parameter of that type read directly (the
+/// converts go: the stored value is the rounding of the master, which they
+/// computed).
+static DenseSet<Attribute>
+shardMasterWeights(ModuleOp module, ArrayRef<FlatSymbolRefAttr> candidates) {
+  DenseSet<Attribute> masters;
+  Type low = lowPrecision(module);
+  if (!low || candidates.empty())
+    return masters;
+  DenseMap<Attribute, SmallVector<GetParamOp>> reads;
+  module.walk([&](GetParamOp get) {
+    reads[get.getNameAttr().getAttr()].push_back(get);
+  });
+  auto narrowed = [&](Type t) {
+    auto r = cast<RankedTensorType>(t);
+    return RankedTensorType::get(r.getShape(), low, r.getEncoding());
+  };
+  SymbolTable symbols(module);
+  for (FlatSymbolRefAttr name : candidates) {
+    auto param = symbols.lookup<ParamOp>(name.getValue());
+    if (!param || !param.getType().getElementType().isF32() ||
+        masters.contains(name.getAttr()))
+      continue;
+    SmallVector<GetParamOp> &gets = reads[name.getAttr()];
+    bool onlyConverted = llvm::all_of(gets, [&](GetParamOp get) {
+      return llvm::all_of(get->getUsers(), [&](Operation *user) {
+        auto c = dyn_cast<ConvertOp>(user);
+        return c && c.getType() == narrowed(get.getType());
+      });
+    });
+    if (!onlyConverted)
+      continue;
+    param.setType(narrowed(param.getType()));
+    for (GetParamOp get : gets) {
+      get.getResult().setType(narrowed(get.getType()));
+      for (Operation *user : llvm::make_early_inc_range(get->getUsers())) {
+        user->getResult(0).replaceAllUsesWith(get.getResult());
+        user->erase();
+      }
+    }
+    masters.insert(name.getAttr());
+  }
+  return masters;
+}
+
 namespace {
 struct SpOptimizerPass : dist::impl::SpOptimizerPassBase<SpOptimizerPass> {
   using SpOptimizerPassBase::SpOptimizerPassBase;
@@ -28,6 +90,12 @@ struct SpOptimizerPass : dist::impl::SpOptimizerPassBase<SpOptimizerPass> {
       module.emitError() << "sp-optimizer: optimizer must be adamw or sgd, "
                             "got '"
                          << optimizer << "'";
+      return signalPassFailure();
+    }
+    if (masterWeights != "sharded" && masterWeights != "replicated") {
+      module.emitError() << "sp-optimizer: master-weights must be sharded or "
+                            "replicated, got '"
+                         << masterWeights << "'";
       return signalPassFailure();
     }
     FailureOr<Operation *> found = tfm::TfmDialect::getMarkedFunction(
@@ -155,29 +223,41 @@ struct SpOptimizerPass : dist::impl::SpOptimizerPassBase<SpOptimizerPass> {
     Value weightDecayValue =
         hyperparameter(HyperparameterKind::weight_decay, weightDecay);
 
+    // A distributed optimizer shards over the data axis (sp-sync-grads
+    // marks the step tfm.zero only when the mesh has one).
+    std::optional<StringRef> data =
+        mesh ? mesh.getAxisWithRole(AxisRole::data) : std::nullopt;
+    bool zero = data.has_value() &&
+                step->hasAttr(tfm::TfmDialect::ZeroAttrHelper::getNameStr());
+    auto sliced = [&](Value g) {
+      return zero && shardingOf(g, *data) == Sharding::split(0);
+    };
+    // Under ZeRO-1 a bf16 / f16 model's sliced parameters are stored in
+    // their low precision and the optimizer keeps their f32 master slices.
+    SmallVector<FlatSymbolRefAttr> candidates;
+    for (auto [param, g] : grads)
+      if (sliced(g) && masterWeights == "sharded")
+        candidates.push_back(param);
+    DenseSet<Attribute> masters = shardMasterWeights(module, candidates);
     // With a distributed optimizer each replica updated one slice of the
     // parameter: gather the slices back (once per parameter).
     SmallVector<std::pair<FlatSymbolRefAttr, Type>> gathers;
     // The type each parameter is read with (its last read), from one walk.
     DenseMap<Attribute, Type> readTypes;
-    if (mesh && step->hasAttr(tfm::TfmDialect::ZeroAttrHelper::getNameStr()))
+    if (zero)
       step.walk([&](GetParamOp get) {
         readTypes[get.getNameAttr()] = get.getType();
       });
-    // A distributed optimizer shards over the data axis (sp-sync-grads
-    // marks the step tfm.zero only when the mesh has one).
-    std::optional<StringRef> data =
-        mesh ? mesh.getAxisWithRole(AxisRole::data) : std::nullopt;
     for (auto [param, g] : grads) {
-      if (data &&
-          step->hasAttr(tfm::TfmDialect::ZeroAttrHelper::getNameStr()) &&
-          shardingOf(g, *data) == Sharding::split(0))
+      if (sliced(g))
         gathers.push_back({param, readTypes.lookup(param)});
+      UnitAttr master =
+          masters.contains(param.getAttr()) ? b.getUnitAttr() : UnitAttr();
       if (optimizer == "sgd")
-        b.create<SgdUpdateOp>(loc, param, g, clip.getScale(), lrValue,
+        b.create<SgdUpdateOp>(loc, param, g, master, clip.getScale(), lrValue,
                               weightDecayValue);
       else
-        b.create<AdamWUpdateOp>(loc, param, g, clip.getScale(), lrValue,
+        b.create<AdamWUpdateOp>(loc, param, g, master, clip.getScale(), lrValue,
                                 beta1Value, beta2Value, epsValue,
                                 weightDecayValue);
     }

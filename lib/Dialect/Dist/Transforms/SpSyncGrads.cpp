@@ -16,8 +16,18 @@ using namespace mlir;
 using namespace seqpar;
 using namespace seqpar::dist;
 
-/// The bytes of a gradient (its op verified that they fit in int64).
-static int64_t bytesOf(Value v) { return *checkedByteSize(v); }
+/// The element type gradient `g` is reduced in: `bf16` (when given) for an
+/// f32 gradient, else its own.
+static Type reducedType(Value g, Type bf16) {
+  Type t = cast<RankedTensorType>(g.getType()).getElementType();
+  return bf16 && t.isF32() ? bf16 : t;
+}
+
+/// The bytes of gradient `g` reduced in `type` (its op verified that its
+/// own bytes fit in int64; bf16 ones are at most as many).
+static int64_t bytesOf(Value g, Type type) {
+  return *checkedByteSize(cast<RankedTensorType>(g.getType()).clone(type));
+}
 
 /// Whether a distributed optimizer can shard `g` over `axis`: its first
 /// dimension divides evenly.
@@ -26,10 +36,27 @@ static bool shardable(Value g, MeshOp mesh, StringRef axis) {
   return t.getRank() >= 1 && t.getDimSize(0) % *mesh.getAxisSize(axis) == 0;
 }
 
+/// `g` as a tensor of `reduced` elements for its reduction: `g` itself when
+/// it has them; the operand of the `tfm.convert` that widened it from them
+/// (bf16 -> f32 is exact, so narrowing it back gives that operand: a
+/// gradient reduced in bf16 over tp, then over dp, is not converted twice);
+/// else a new `tfm.convert` (f32 -> bf16 rounds to nearest even).
+static Value narrowed(OpBuilder &b, Location loc, Value g, Type reduced) {
+  auto t = cast<RankedTensorType>(g.getType());
+  if (t.getElementType() == reduced)
+    return g;
+  auto widened = g.getDefiningOp<tfm::ConvertOp>();
+  if (widened && widened.getInput().getType().getElementType() == reduced)
+    return widened.getInput();
+  return b.create<tfm::ConvertOp>(loc, t.clone(reduced), g);
+}
+
 /// Reduces, over `axis`, the gradients (result indices `grads`) that are
-/// partial there, in buckets of at most `bucketBytes`.
+/// partial there, in buckets of at most `bucketBytes` (as reduced). With
+/// `bf16`, f32 gradients are converted to bf16 before the reduction and
+/// back to f32 after it.
 static void reduceOver(func::ReturnOp ret, MeshOp mesh, StringRef axis,
-                       int64_t bucketBytes, bool scatter) {
+                       int64_t bucketBytes, bool scatter, Type bf16) {
   OpBuilder b(ret);
   SmallVector<unsigned> pending;
   DenseSet<Value> pendingValues;
@@ -43,16 +70,18 @@ static void reduceOver(func::ReturnOp ret, MeshOp mesh, StringRef axis,
   auto flush = [&]() {
     if (pending.empty())
       return;
-    SmallVector<Value> inputs;
+    SmallVector<Value> inputs, operands;
     SmallVector<Type> types;
     for (unsigned i : pending) {
       Value g = ret.getOperand(i);
       inputs.push_back(g);
+      auto t = cast<RankedTensorType>(g.getType());
+      Type reduced = reducedType(g, bf16);
+      operands.push_back(narrowed(b, ret.getLoc(), g, reduced));
       LayoutAttr l =
           LayoutAttr::ofType(g.getType(), meshRef).with(axis, Sharding());
-      auto t = cast<RankedTensorType>(g.getType());
       types.push_back(RankedTensorType::get(
-          t.getShape(), t.getElementType(),
+          t.getShape(), reduced,
           l.getAxes().empty() ? Attribute() : Attribute(l)));
     }
     Operation *reduce;
@@ -67,19 +96,29 @@ static void reduceOver(func::ReturnOp ret, MeshOp mesh, StringRef axis,
         t = RankedTensorType::get(shape, rt.getElementType(), l);
       }
       reduce = b.create<ReduceScatterCoalescedOp>(
-          ret.getLoc(), types, inputs, meshRef, b.getStringAttr(axis));
+          ret.getLoc(), types, operands, meshRef, b.getStringAttr(axis));
     } else {
       reduce = b.create<AllReduceCoalescedOp>(
-          ret.getLoc(), types, inputs, meshRef, b.getStringAttr(axis),
+          ret.getLoc(), types, operands, meshRef, b.getStringAttr(axis),
           ReductionKindAttr::get(b.getContext(), ReductionKind::sum));
     }
     // A value returned for several parameters (a tie group) is reduced once.
-    for (auto [in, r] : llvm::zip(inputs, reduce->getResults())) {
+    for (auto [in, reducedValue] : llvm::zip(inputs, reduce->getResults())) {
+      Value r = reducedValue;
+      Type original = cast<RankedTensorType>(in.getType()).getElementType();
+      if (original != reducedType(in, bf16))
+        r = b.create<tfm::ConvertOp>(
+            ret.getLoc(), cast<RankedTensorType>(r.getType()).clone(original),
+            r);
       SmallVector<unsigned, 1> results = resultsOf.lookup(in);
       for (unsigned j : results)
         ret->setOperand(j, r);
       resultsOf.erase(in);
       resultsOf[r] = std::move(results);
+      // A widening convert that only the results read is dead now.
+      if (in != r && in.use_empty())
+        if (auto widened = in.getDefiningOp<tfm::ConvertOp>())
+          widened->erase();
     }
     pending.clear();
     pendingValues.clear();
@@ -95,12 +134,13 @@ static void reduceOver(func::ReturnOp ret, MeshOp mesh, StringRef axis,
     if (!shardingOf(g, axis).isPartial() || pendingValues.contains(g))
       continue;
     // A bucket whose bytes would pass int64 is full too.
-    std::optional<int64_t> more = llvm::checkedAdd<int64_t>(bytes, bytesOf(g));
+    std::optional<int64_t> more =
+        llvm::checkedAdd<int64_t>(bytes, bytesOf(g, reducedType(g, bf16)));
     if (!pending.empty() && (!more || *more > bucketBytes))
       flush();
     pending.push_back(i);
     pendingValues.insert(g);
-    bytes += bytesOf(g);
+    bytes += bytesOf(g, reducedType(g, bf16));
   }
   flush();
 }
@@ -122,6 +162,14 @@ struct SpSyncGradsPass : dist::impl::SpSyncGradsPassBase<SpSyncGradsPass> {
                          << static_cast<int64_t>(zero);
       return signalPassFailure();
     }
+    if (gradReduceDtype != "f32" && gradReduceDtype != "bf16") {
+      module.emitError() << "sp-sync-grads: grad-reduce-dtype must be f32 or "
+                         << "bf16, got '" << gradReduceDtype << "'";
+      return signalPassFailure();
+    }
+    Type bf16;
+    if (gradReduceDtype == "bf16")
+      bf16 = Builder(module.getContext()).getBF16Type();
     // Model-parallel axes first, data parallelism last.
     std::optional<StringRef> data = mesh.getAxisWithRole(AxisRole::data);
     SmallVector<StringRef> order;
@@ -134,8 +182,8 @@ struct SpSyncGradsPass : dist::impl::SpSyncGradsPassBase<SpSyncGradsPass> {
       for (StringRef axis : order) {
         bool distributed = zero == 1 && axis == data;
         if (distributed)
-          reduceOver(ret, mesh, axis, bucketBytes, /*scatter=*/true);
-        reduceOver(ret, mesh, axis, bucketBytes, /*scatter=*/false);
+          reduceOver(ret, mesh, axis, bucketBytes, /*scatter=*/true, bf16);
+        reduceOver(ret, mesh, axis, bucketBytes, /*scatter=*/false, bf16);
       }
       if (zero == 1 && data)
         ret->getParentOfType<func::FuncOp>()->setAttr(

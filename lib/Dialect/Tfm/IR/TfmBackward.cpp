@@ -213,8 +213,12 @@ LogicalResult AttentionOp::buildBackward(BackwardContext &ctx) {
   auto grad = ctx.getBuilder().create<AttentionGradOp>(
       getLoc(),
       TypeRange{ctx.gradType(getQ().getType()), kvGrad(getK()), kvGrad(getV())},
-      ctx.gradient(getResult()), getQ(), getK(), getV(), positions,
-      getNumHeadsAttr(), getNumKvHeadsAttr(), getHeadDimAttr(), getCausalAttr(),
+      // Keys, values and positions all-gathered over cp are kept as this
+      // rank's part and gathered again here (BackwardContext::reread), so
+      // the step keeps no whole-sequence tensor.
+      ctx.gradient(getResult()), getQ(), ctx.reread(getK()), ctx.reread(getV()),
+      positions ? ctx.reread(positions) : Value(), getNumHeadsAttr(),
+      getNumKvHeadsAttr(), getHeadDimAttr(), getCausalAttr(),
       getRotaryDimAttr(), getRotaryThetaAttr(), getDropoutRateAttr(),
       getDropoutStreamAttr(), getDocumentCausalAttr());
   ctx.contribute(getQ(), grad.getDq());

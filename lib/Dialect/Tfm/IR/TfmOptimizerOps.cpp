@@ -143,39 +143,63 @@ static const ReadIndex &readsOf(Operation *op) {
   return index;
 }
 
-/// The parameter exists and this function reads it with the gradient's type.
+/// The parameter exists and this function reads it with the gradient's type
+/// (with `master`: the gradient's shape and the parameter's bf16 / f16 type,
+/// the gradient in f32).
 static LogicalResult verifyUpdatedParam(Operation *op, FlatSymbolRefAttr name,
-                                        Type gradType,
+                                        Type gradType, bool master,
                                         SymbolTableCollection &symbolTable) {
-  if (!symbolTable.lookupNearestSymbolFrom<ParamOp>(op, name))
+  auto param = symbolTable.lookupNearestSymbolFrom<ParamOp>(op, name);
+  if (!param)
     return op->emitOpError() << name << " does not name a tfm.param";
+  auto g = cast<RankedTensorType>(gradType);
+  Type stored = param.getType().getElementType();
+  bool low = stored.isBF16() || stored.isF16();
+  if (master && !low)
+    return op->emitOpError() << "keeps an f32 master weight of " << name
+                             << ", which is stored in " << stored
+                             << ": `master` needs a bf16 or f16 parameter";
+  if (master && !g.getElementType().isF32())
+    return op->emitOpError() << "updates the f32 master weight of " << name
+                             << " with a gradient of type " << gradType
+                             << ": `master` needs an f32 gradient";
+  // The type the function reads the parameter with, for this gradient.
+  Type readElement = master ? stored : g.getElementType();
   bool read = false;
   // The gradient has the type the parameter is read with, or is a slice of
   // it along the first dimension (a distributed optimizer's shard).
-  auto g = cast<RankedTensorType>(gradType);
   for (RankedTensorType t : readsOf(op).types.lookup(name)) {
-    if (t == g)
+    if (t.getElementType() != readElement)
+      continue;
+    if (t.getShape() == g.getShape() && t.getEncoding() == g.getEncoding())
       read = true;
     else if (t.getRank() == g.getRank() && t.getRank() >= 1 &&
              t.getDimSize(0) != g.getDimSize(0) &&
-             t.getElementType() == g.getElementType() &&
              t.getShape().drop_front() == g.getShape().drop_front() &&
              g.getDimSize(0) > 0 && t.getDimSize(0) % g.getDimSize(0) == 0)
       read = true;
   }
-  if (!read)
-    return op->emitOpError()
-           << "updates " << name << " with a gradient of type " << gradType
-           << ", which is not how the function reads it";
+  if (!read) {
+    InFlightDiagnostic diag =
+        op->emitOpError() << "updates " << name << " with a gradient of type "
+                          << gradType << ", which is not how the function "
+                          << "reads it";
+    if (!master && low && g.getElementType().isF32())
+      diag << " (a " << stored << " parameter updated from an f32 gradient "
+           << "needs `master`: the optimizer's f32 master weight)";
+    return diag;
+  }
   return success();
 }
 
 LogicalResult SgdUpdateOp::verifySymbolUses(SymbolTableCollection &table) {
-  return verifyUpdatedParam(*this, getParamAttr(), getGrad().getType(), table);
+  return verifyUpdatedParam(*this, getParamAttr(), getGrad().getType(),
+                            getMaster(), table);
 }
 
 LogicalResult AdamWUpdateOp::verifySymbolUses(SymbolTableCollection &table) {
-  return verifyUpdatedParam(*this, getParamAttr(), getGrad().getType(), table);
+  return verifyUpdatedParam(*this, getParamAttr(), getGrad().getType(),
+                            getMaster(), table);
 }
 
 LogicalResult SgdUpdateOp::verify() {

@@ -46,9 +46,9 @@ struct Sharding {
   bool isPartial() const { return kind == Kind::Partial; }
   bool isZigzag() const { return isSplit() && zigzag; }
   bool operator==(const Sharding &o) const {
-    return kind == o.kind && (kind != Kind::Split ||
-                              (dim == o.dim && blocks == o.blocks &&
-                               zigzag == o.zigzag));
+    return kind == o.kind &&
+           (kind != Kind::Split ||
+            (dim == o.dim && blocks == o.blocks && zigzag == o.zigzag));
   }
   bool operator!=(const Sharding &o) const { return !(*this == o); }
   /// "R", "P", "S(d)", "S(d, blocks = k)" or "S(d, zigzag)", as written in

@@ -6,6 +6,7 @@
 include "seqpar/Dialect/Dist/IR/DistAttrs.td"
 include "seqpar/Dialect/Dist/IR/DistInterfaces.td"
 include "seqpar/Dialect/Common/SeqparEnums.td"
+include "seqpar/Dialect/Common/SeqparInterfaces.td"
 include "seqpar/Dialect/Common/SeqparTraits.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
@@ -205,7 +206,8 @@ def Dist_AllReduceOp : Dist_CollectiveOp<"all_reduce", [Pure]> {
 
 def Dist_AllReduceCoalescedOp
     : Dist_CollectiveOp<"all_reduce_coalesced", [Pure,
-      DeclareOpInterfaceMethods<Dist_WorkspaceOpInterface>]> {
+      DeclareOpInterfaceMethods<Dist_WorkspaceOpInterface>,
+      DeclareOpInterfaceMethods<Seqpar_Bf16ReductionOpInterface>]> {
   let summary = "all-reduces several tensors in one collective";
   let description = [{
     `dist.all_reduce` of every operand, packed into one buffer so that one
@@ -220,6 +222,12 @@ def Dist_AllReduceCoalescedOp
 
     **Workspace**: the operands' bytes together (the bucket reduced in
     place); none for a single operand, reduced straight into its result.
+
+    **Element types**: a sum whose operands are all bf16 is reduced in
+    bf16 by the runtime (each addition in f32, rounded to bf16, nearest
+    even: every partial sum is a bf16 value; sp-sync-grads'
+    grad-reduce-dtype=bf16); any other bf16 / f16 op computes in f32
+    (sp-legalize-precision).
 
     **Constraints**
     - the mesh exists and has the axis;
@@ -239,7 +247,8 @@ def Dist_AllReduceCoalescedOp
 
 def Dist_ReduceScatterCoalescedOp
     : Dist_CollectiveOp<"reduce_scatter_coalesced", [Pure,
-      DeclareOpInterfaceMethods<Dist_WorkspaceOpInterface>]> {
+      DeclareOpInterfaceMethods<Dist_WorkspaceOpInterface>,
+      DeclareOpInterfaceMethods<Seqpar_Bf16ReductionOpInterface>]> {
   let summary = "reduce-scatters several tensors along dim 0 in one collective";
   let description = [{
     `dist.reduce_scatter` of every operand along its first dimension,
@@ -257,6 +266,11 @@ def Dist_ReduceScatterCoalescedOp
     **Workspace**: the operands' bytes together (rank r's blocks of every
     operand packed in order) plus one axis-size-th of them (this rank's
     reduced blocks, unpacked into the results); none for a single operand.
+
+    **Element types**: operands that are all bf16 are reduced in bf16 by
+    the runtime (each addition in f32, rounded to bf16, nearest even: every
+    partial sum is a bf16 value; sp-sync-grads' grad-reduce-dtype=bf16);
+    any other bf16 / f16 op computes in f32 (sp-legalize-precision).
 
     **Constraints**
     - the mesh exists and has the axis;

@@ -6,9 +6,11 @@
 //
 //   parameters       this rank's shard of every tfm.param (the splits of its
 //                    layout over the mesh), in the parameter's element type
-//   optimizer_state  AdamW's two fp32 moments per tfm.adamw_update, shaped
+//   optimizer_state  AdamW's two fp32 moments per tfm.adamw_update, and the
+//                    fp32 master slice of an update with `master`, shaped
 //                    as the gradient it applies (this replica's slice with
-//                    ZeRO-1); none for SGD or a forward program
+//                    ZeRO-1); none for SGD without master or a forward
+//                    program
 //   tokens           the function's arguments (input ids and labels)
 //   arena            the plan's dist.arena_bytes
 //

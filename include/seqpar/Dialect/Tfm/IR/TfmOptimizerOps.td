@@ -124,15 +124,25 @@ def Tfm_SgdUpdateOp : Tfm_UpdateOp<"sgd_update"> {
 
     **Constraints**
     - the symbol names a `tfm.param`, read in this function with the
-      gradient's type (the gradient has the parameter's layout);
+      gradient's type (the gradient has the parameter's layout), or with
+      `master` as below;
     - `lr` and `weight_decay` are read by `tfm.hyperparameter` of the same
       name.
+
+    With `master` (sp-optimizer under ZeRO-1 with a bf16 / f16 model) the
+    parameter is stored in its bf16 / f16 type and the optimizer keeps the
+    fp32 master weight of the slice it updates as state: the update applies
+    to the master (the f32 gradient) and writes its rounding to nearest even
+    into the parameter's slice. `master` needs a bf16 / f16 parameter, read
+    with the gradient's shape (or a multiple of its first dimension) and
+    the parameter's type, and an f32 gradient.
   }];
   let arguments = (ins FlatSymbolRefAttr:$param, Tfm_FloatTensor:$grad,
-                       0DTensorOf<[F32]>:$scale, F64:$lr, F64:$weight_decay);
+                       UnitAttr:$master, 0DTensorOf<[F32]>:$scale, F64:$lr,
+                       F64:$weight_decay);
   let assemblyFormat = [{
-    $param `,` $grad `scale` $scale `lr` $lr `weight_decay` $weight_decay
-    attr-dict `:` type($grad) `,` type($scale)
+    $param `,` $grad (`master` $master^)? `scale` $scale `lr` $lr
+    `weight_decay` $weight_decay attr-dict `:` type($grad) `,` type($scale)
   }];
   let hasVerifier = 1;
 }
@@ -155,15 +165,18 @@ def Tfm_AdamWUpdateOp : Tfm_UpdateOp<"adamw_update"> {
     - the symbol names a `tfm.param`, read in this function with the
       gradient's type;
     - `lr`, `beta1`, `beta2`, `eps` and `weight_decay` are read by
-      `tfm.hyperparameter` of the same name.
+      `tfm.hyperparameter` of the same name;
+    - `master`: as `tfm.sgd_update`'s (the f32 master slice is state like
+      the moments, updated as an f32 parameter would be, its rounding
+      written into the bf16 / f16 parameter's slice).
   }];
   let arguments = (ins FlatSymbolRefAttr:$param, Tfm_FloatTensor:$grad,
-                       0DTensorOf<[F32]>:$scale, F64:$lr, F64:$beta1,
-                       F64:$beta2, F64:$eps, F64:$weight_decay);
+                       UnitAttr:$master, 0DTensorOf<[F32]>:$scale, F64:$lr,
+                       F64:$beta1, F64:$beta2, F64:$eps, F64:$weight_decay);
   let assemblyFormat = [{
-    $param `,` $grad `scale` $scale `lr` $lr `betas` $beta1 `,` $beta2 `eps`
-    $eps `weight_decay` $weight_decay attr-dict `:` type($grad) `,`
-    type($scale)
+    $param `,` $grad (`master` $master^)? `scale` $scale `lr` $lr `betas`
+    $beta1 `,` $beta2 `eps` $eps `weight_decay` $weight_decay attr-dict `:`
+    type($grad) `,` type($scale)
   }];
   let hasVerifier = 1;
 }
