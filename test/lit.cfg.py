@@ -44,6 +44,11 @@ llvm_config.use_default_substitutions()
 tool_dirs = [config.seqpar_tools_dir, config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(["sp-compile", "sp-opt", "sp-import"], tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+# mpirun with a session directory of its own (test/e2e/mpirun-wrapper/mpirun
+# says why), first on PATH for RUN lines and the scripts the tests run.
+llvm_config.with_environment(
+    "PATH", os.path.join(config.test_source_root, "e2e", "mpirun-wrapper"),
+    append_path=True)
 
 # An ASan + UBSan build (scripts/build-sanitized.sh): "asan".
 if config.seqpar_sanitize:
