@@ -62,6 +62,26 @@ __global__ void clipScaleKernel(const float *__restrict__ sumSquares,
                    lossScale);
 }
 
+/// One element's SGD update of weight p by the scaled gradient g (the f32
+/// and master kernels share it, so both round alike).
+__device__ inline float sgdStep(double p, float g, double lr,
+                                double weightDecay) {
+  return float(p - lr * (double(g) + weightDecay * p));
+}
+
+/// One element's AdamW update of weight p by the scaled gradient g, its
+/// moments m and v updated in place.
+__device__ inline float adamwStep(double p, float g, float &m, float &v,
+                                  double beta1, double beta2, double eps,
+                                  double decay, double stepSize,
+                                  double bc2Sqrt) {
+  const double gd = double(g);
+  m = float(beta1 * double(m) + (1.0 - beta1) * gd);
+  v = float(beta2 * double(v) + (1.0 - beta2) * gd * gd);
+  const double denom = sqrt(double(v)) / bc2Sqrt + eps;
+  return float(p * decay - stepSize * double(m) / denom);
+}
+
 __global__ void sgdKernel(float *__restrict__ param,
                           const float *__restrict__ grad,
                           const float *__restrict__ scale, int64_t n, double lr,
@@ -70,9 +90,7 @@ __global__ void sgdKernel(float *__restrict__ param,
   if (isnan(s))
     return;
   SPRT_FOR_EACH(i, n) {
-    const double p = param[i];
-    const float g = grad[i] * s;
-    param[i] = float(p - lr * (double(g) + weightDecay * p));
+    param[i] = sgdStep(param[i], grad[i] * s, lr, weightDecay);
   }
 }
 
@@ -86,13 +104,8 @@ __global__ void adamwKernel(float *__restrict__ param,
   if (isnan(s))
     return;
   SPRT_FOR_EACH(i, n) {
-    const double g = double(grad[i] * s);
-    const float mi = float(beta1 * double(m[i]) + (1.0 - beta1) * g);
-    const float vi = float(beta2 * double(v[i]) + (1.0 - beta2) * g * g);
-    m[i] = mi;
-    v[i] = vi;
-    const double denom = sqrt(double(vi)) / bc2Sqrt + eps;
-    param[i] = float(double(param[i]) * decay - stepSize * double(mi) / denom);
+    param[i] = adamwStep(param[i], grad[i] * s, m[i], v[i], beta1, beta2, eps,
+                         decay, stepSize, bc2Sqrt);
   }
 }
 
@@ -117,9 +130,7 @@ __global__ void sgdMasterKernel(float *__restrict__ master,
   if (isnan(s))
     return;
   SPRT_FOR_EACH(i, n) {
-    const double p = master[i];
-    const float g = grad[i] * s;
-    const float updated = float(p - lr * (double(g) + weightDecay * p));
+    const float updated = sgdStep(master[i], grad[i] * s, lr, weightDecay);
     master[i] = updated;
     storeRounded(param, paramType, i, updated);
   }
@@ -138,14 +149,8 @@ __global__ void adamwMasterKernel(float *__restrict__ master,
   if (isnan(s))
     return;
   SPRT_FOR_EACH(i, n) {
-    const double g = double(grad[i] * s);
-    const float mi = float(beta1 * double(m[i]) + (1.0 - beta1) * g);
-    const float vi = float(beta2 * double(v[i]) + (1.0 - beta2) * g * g);
-    m[i] = mi;
-    v[i] = vi;
-    const double denom = sqrt(double(vi)) / bc2Sqrt + eps;
-    const float p =
-        float(double(master[i]) * decay - stepSize * double(mi) / denom);
+    const float p = adamwStep(master[i], grad[i] * s, m[i], v[i], beta1, beta2,
+                              eps, decay, stepSize, bc2Sqrt);
     master[i] = p;
     storeRounded(param, paramType, i, p);
   }

@@ -60,9 +60,10 @@ TEST(SeqSplit, PiecesMatchBruteForce) {
                 << "L " << L << " n " << n << " r " << r << " inner " << inner
                 << " t " << t;
             // Two runs only when they are not adjacent globally.
-            if (pieces.count == 2)
+            if (pieces.count == 2) {
               EXPECT_NE(pieces.piece[0].globalStart + pieces.piece[0].rows,
                         pieces.piece[1].globalStart);
+            }
           }
       }
 }
