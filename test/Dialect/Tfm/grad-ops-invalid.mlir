@@ -998,6 +998,16 @@ func.func @lr_negative() {
 
 // -----
 
+// The loss scale multiplies the seed and divides the update: 0 would skip
+// every step.
+func.func @loss_scale_zero() {
+  // expected-error @+1 {{default of loss_scale must be finite and > 0, got 0.000000e+00}}
+  %s = tfm.hyperparameter loss_scale default 0.0
+  return
+}
+
+// -----
+
 func.func @eps_zero() {
   // expected-error @+1 {{default of eps must be finite and > 0, got 0.000000e+00}}
   %eps = tfm.hyperparameter eps default 0.0

@@ -18,6 +18,7 @@ LogicalResult HyperparameterOp::verify() {
   switch (kind) {
   case HyperparameterKind::lr:
   case HyperparameterKind::eps:
+  case HyperparameterKind::loss_scale:
     range = v > 0.0 && std::isfinite(v) ? "" : "finite and > 0";
     break;
   case HyperparameterKind::beta1:
