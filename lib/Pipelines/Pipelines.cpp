@@ -48,6 +48,11 @@ seqpar::checkPipelineOptions(const PipelineOptions &o, bool train) {
     return error("train=true needs the train pipeline");
   if (!train && o.zero == 1)
     return error("zero=1 needs the train pipeline");
+  if (o.microBatches < 1)
+    return error("micro-batches must be >= 1, got " + Twine(o.microBatches));
+  if (!train && o.microBatches != 1)
+    return error("micro-batches=" + Twine(o.microBatches) +
+                 " needs the train pipeline");
   if (o.gradReduceDtype != "f32" && o.gradReduceDtype != "bf16")
     return error("grad-reduce-dtype must be f32 or bf16, got '" +
                  o.gradReduceDtype + "'");
@@ -114,6 +119,13 @@ void seqpar::buildTrainStage(OpPassManager &pm,
     dist::SpRecomputePassOptions recompute;
     recompute.policy = options.recompute;
     pm.addPass(dist::createSpRecomputePass(recompute));
+  }
+  // Before the gradients are reduced: they are summed over the
+  // micro-batches first, then reduced once.
+  if (options.microBatches > 1) {
+    dist::SpMicroBatchesPassOptions micro;
+    micro.microBatches = options.microBatches;
+    pm.addPass(dist::createSpMicroBatchesPass(micro));
   }
   dist::SpSyncGradsPassOptions sync;
   sync.zero = options.zero;
@@ -202,7 +214,8 @@ void seqpar::registerPipelines() {
   registerPipeline(
       "sp-train-pipeline",
       "sp-compile --train's pipeline: [tfm-precision,] sp-partition, "
-      "tfm-master-weights, tfm-autodiff, sp-recompute, sp-sync-grads, "
+      "tfm-master-weights, tfm-autodiff, sp-recompute, sp-micro-batches, "
+      "sp-sync-grads, "
       "sp-optimizer, sp-verify, "
       "sp-fuse-collective-matmul, sp-legalize-precision, sp-plan-buffers "
       "[, convert-sp-to-runtime]",

@@ -149,6 +149,12 @@ static cl::opt<std::string>
              cl::desc("With --dp: 1 shards the optimizer state over dp, "
                       "ZeRO-1 (default 0)"),
              cl::init("0"), cl::cat(training));
+static cl::opt<std::string> microBatchesFlag(
+    "micro-batches", cl::value_desc("int"),
+    cl::desc("Gradient accumulation: each step runs the forward and backward "
+             "of this many micro-batches of the imported batch and sums their "
+             "gradients (default 1)"),
+    cl::init("1"), cl::cat(training));
 static cl::opt<std::string> gradReduceDtype(
     "grad-reduce-dtype", cl::value_desc("type"),
     cl::desc("f32 or bf16: the element type gradients are reduced in across "
@@ -284,7 +290,7 @@ static std::string str(double v) {
 }
 
 /// The values of the integer flags, set by checkFlags.
-static int64_t tp, dp, cp, zero, fuseChunks;
+static int64_t tp, dp, cp, zero, fuseChunks, microBatches;
 
 /// Parses an integer flag: plain decimal (an optional '-' and digits) within
 /// int64, no hexadecimal or octal, no trailing text, no wrap-around.
@@ -304,6 +310,7 @@ static int checkFlags() {
   if (!parseDecimal("tp", tpFlag, tp) || !parseDecimal("dp", dpFlag, dp) ||
       !parseDecimal("cp", cpFlag, cp) ||
       !parseDecimal("zero", zeroFlag, zero) ||
+      !parseDecimal("micro-batches", microBatchesFlag, microBatches) ||
       !parseDecimal("fuse-chunks", fuseChunksFlag, fuseChunks))
     return 1;
   if (tp < 1)
@@ -326,6 +333,10 @@ static int checkFlags() {
     return fail("--zero must be 0 or 1, got " + Twine(zero));
   if (zero == 1 && !train)
     return fail("--zero needs --train");
+  if (microBatches < 1)
+    return fail("--micro-batches must be >= 1, got " + Twine(microBatches));
+  if (microBatches > 1 && !train)
+    return fail("--micro-batches needs --train");
   if (gradReduceDtype != "f32" && gradReduceDtype != "bf16")
     return fail("--grad-reduce-dtype must be f32 or bf16, got '" +
                 gradReduceDtype + "'");
@@ -457,6 +468,7 @@ int main(int argc, char **argv) {
   options.weightDecay = weightDecay.getValue();
   options.gradClip = gradClip.getValue();
   options.zero = zero;
+  options.microBatches = microBatches;
   options.gradReduceDtype = gradReduceDtype.getValue();
   options.masterWeights = masterWeights.getValue();
   options.recompute = recompute.getValue();

@@ -80,6 +80,11 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
       *this, "zero",
       llvm::cl::desc("Training: 1 shards the optimizer state over dp"),
       llvm::cl::init(0)};
+  Option<int64_t> microBatches{
+      *this, "micro-batches",
+      llvm::cl::desc("Training: micro-batches per step, their gradients "
+                     "summed (sp-micro-batches)"),
+      llvm::cl::init(1)};
   Option<std::string> gradReduceDtype{
       *this, "grad-reduce-dtype",
       llvm::cl::desc("Training: the element type gradients are reduced in "

@@ -41,7 +41,8 @@ namespace {
 /// Where a tensor lives at run time.
 struct Buffer {
   enum Kind { Arena, Param, Argument } kind;
-  int64_t index; // arena offset, parameter index, or argument number
+  int64_t index;      // arena offset, parameter index, or argument number
+  int64_t offset = 0; // an argument's: bytes into it (a micro-batch)
 };
 
 class Lowering final : public RuntimeEmitter {
@@ -145,6 +146,9 @@ private:
   /// (result index, parameter index) of each parameter gradient.
   unsigned numScalars = 0;
   SmallVector<std::pair<unsigned, int64_t>> gradResults;
+  /// The step's micro-batches (sp-micro-batches: the inputs are [M, s, b]),
+  /// and the one the ops lowered last belong to (-1: none said yet).
+  int64_t microBatches = 1, currentMicroBatch = -1;
 };
 } // namespace
 
@@ -247,9 +251,16 @@ LogicalResult Lowering::plan() {
     params.push_back(p);
   }
   FunctionType type = func.getFunctionType();
-  auto isTokens = [](Type t) {
+  if (auto m = func->getAttrOfType<IntegerAttr>(
+          TfmDialect::MicroBatchesAttrHelper::getNameStr()))
+    microBatches = m.getInt();
+  // [s, b], or [M, s, b] over M micro-batches.
+  auto isTokens = [&](Type t) {
     auto r = dyn_cast<RankedTensorType>(t);
-    return r && r.getRank() == 2 && r.getElementType().isInteger(64);
+    return r && r.getElementType().isInteger(64) &&
+           (microBatches == 1
+                ? r.getRank() == 2
+                : r.getRank() == 3 && r.getDimSize(0) == microBatches);
   };
   // (input_ids, labels) -> (loss, [grad_norm,] grad...): scalars first,
   // then parameter gradients (tfm.grad_of), as tfm-autodiff and
@@ -270,8 +281,12 @@ LogicalResult Lowering::plan() {
   if (!ok)
     return func.emitOpError()
            << "must be (input_ids: [s, b] i64, labels: [s, b] i64) -> "
-              "(tensor<f32>, ...) to be lowered, got "
-           << type;
+              "(tensor<f32>, ...) to be lowered"
+           << (microBatches > 1
+                   ? " ([M, s, b] over M = " + std::to_string(microBatches) +
+                         " micro-batches)"
+                   : std::string())
+           << ", got " << type;
   for (BlockArgument arg : func.getArguments())
     buffers[arg] = {Buffer::Argument, arg.getArgNumber()};
   for (Operation &op : func.getBody().getOps())
@@ -285,6 +300,19 @@ LogicalResult Lowering::plan() {
   for (Operation &op : func.getBody().getOps()) {
     if (auto get = dyn_cast<GetParamOp>(op)) {
       buffers[get] = {Buffer::Param, paramIndex(get.getName())};
+      continue;
+    }
+    // A micro-batch is read in place: [M, s, b] is M [s, b] blocks.
+    if (auto part = dyn_cast<MicroBatchOp>(op)) {
+      auto arg = dyn_cast<BlockArgument>(part.getInput());
+      if (!arg || arg.getOwner()->getParentOp() != func)
+        return part.emitOpError()
+               << "reads a micro-batch of a value that is not an argument of "
+                  "the step; the runtime reads micro-batches of the inputs "
+                  "in place";
+      buffers[part] = {Buffer::Argument, arg.getArgNumber(),
+                       part.getIndexAttr().getInt() *
+                           int64_t(tensorBytes(part.getResult()))};
       continue;
     }
     // Read from the step's hyperparameter table (a block reads each one
@@ -480,7 +508,11 @@ Value Lowering::ptr(Value tensor) {
   Buffer buf = buffers.lookup(tensor);
   switch (buf.kind) {
   case Buffer::Argument:
-    return inputArgs[buf.index];
+    if (buf.offset == 0)
+      return inputArgs[buf.index];
+    return b.create<LLVM::GEPOp>(loc, ptrTy, b.getI8Type(),
+                                 inputArgs[buf.index],
+                                 ValueRange{i64(buf.offset)});
   case Buffer::Param:
     return paramPointer(buf.index);
   case Buffer::Arena:
@@ -513,6 +545,19 @@ LogicalResult Lowering::lower(Operation *op) {
   if (!lowering && !isa<func::ReturnOp>(op))
     return op->emitOpError() << "has no runtime lowering (it does not "
                                 "implement RuntimeLoweringOpInterface)";
+  // The runtime's micro-batch (dropout masks, position ids) follows the
+  // ops': told where it changes.
+  if (auto in = op->getAttrOfType<IntegerAttr>(
+          TfmDialect::InMicroBatchAttrHelper::getNameStr());
+      in && in.getInt() != currentMicroBatch) {
+    if (in.getInt() >= microBatches)
+      return op->emitOpError()
+             << "belongs to micro-batch " << in.getInt() << " of a step of "
+             << microBatches << " (tfm.micro_batches)";
+    currentMicroBatch = in.getInt();
+    emitCall("sprt_set_micro_batch",
+             {i64(currentMicroBatch), i64(microBatches)});
+  }
   // The op's calls between sprt_trace_begin(name, module) and
   // sprt_trace_end(): a span of the program's --trace (nothing without it).
   // An op that calls nothing has no span.
@@ -594,10 +639,16 @@ FailureOr<std::string> Lowering::modelJson() {
     gradShardJson.push_back(zeroShardAxis(ret.getOperand(result)));
   }
   Value ids = func.getArgument(0);
-  int32_t batchAxis = splitAxis(ids, 1);
+  // [s, b], or [M, s, b]: the micro-batch's global [s, b].
+  int64_t seqDim = microBatches > 1 ? 1 : 0;
+  int32_t batchAxis = splitAxis(ids, seqDim + 1);
+  auto readsIds = [&](Value v) {
+    auto part = v.getDefiningOp<MicroBatchOp>();
+    return v == ids || (part && part.getInput() == ids);
+  };
   int64_t vocab = 0;
   for (auto e : func.getOps<EmbeddingOp>())
-    if (e.getIds() == ids) {
+    if (readsIds(e.getIds())) {
       int32_t a = splitAxis(e.getTable(), 0);
       vocab = dim(e.getTable(), 0) * (a < 0 ? 1 : axisSizes[a]);
     }
@@ -630,13 +681,17 @@ FailureOr<std::string> Lowering::modelJson() {
            : StringRef()},
       {"mesh", llvm::json::Object{{"axes", llvm::json::Array(axes)},
                                   {"sizes", llvm::json::Array(axisSizes)}}},
-      {"seq", dim(ids, 0) *
-                  (zigzagAxis(ids, 0) < 0 ? 1 : axisSizes[zigzagAxis(ids, 0)])},
-      {"batch", dim(ids, 1) * (batchAxis < 0 ? 1 : axisSizes[batchAxis])},
+      {"seq", dim(ids, seqDim) * (zigzagAxis(ids, seqDim) < 0
+                                      ? 1
+                                      : axisSizes[zigzagAxis(ids, seqDim)])},
+      {"batch",
+       dim(ids, seqDim + 1) * (batchAxis < 0 ? 1 : axisSizes[batchAxis])},
+      // The step's batch is micro_batches times `batch` (sp-micro-batches).
+      {"micro_batches", microBatches},
       {"batch_axis", batchAxis},
       // The axis splitting the inputs' sequence in zigzag (context
       // parallelism), or -1.
-      {"seq_axis", zigzagAxis(ids, 0)},
+      {"seq_axis", zigzagAxis(ids, seqDim)},
       {"vocab", vocab},
       {"arena_bytes", arenaBytes},
       {"flops_per_step", flops},

@@ -77,6 +77,12 @@ constexpr char kAdd[] = "sprt_add_f32";
 /// the emitter loads once where an op first reads it.
 static LogicalResult lowerOp(GetParamOp, RuntimeEmitter &) { return success(); }
 
+/// tfm.micro_batch: no call; the pass reads the micro-batch in place (its
+/// buffer is the argument's, at the micro-batch's offset).
+static LogicalResult lowerOp(MicroBatchOp, RuntimeEmitter &) {
+  return success();
+}
+
 static LogicalResult lowerOp(PositionIdsOp o, RuntimeEmitter &e) {
   e.call("sprt_op_position_ids",
          {e.ptr(o), e.i64(e.dim(o, 0)), e.i64(e.dim(o, 1)),
@@ -488,11 +494,11 @@ void seqpar::registerTfmRuntimeLoweringModels(DialectRegistry &registry) {
     MulOp::attachInterface<BinaryKernelLowering<MulOp, kMul>>(*ctx);
     AddOp::attachInterface<BinaryKernelLowering<AddOp, kAdd>>(*ctx);
     // Forward ops.
-    attachTfmLowerings<GetParamOp, PositionIdsOp, EmbeddingOp, LayerNormOp,
-                       RmsNormOp, DropoutOp, LinearOp, QkvSplitOp, AttentionOp,
-                       GeluOp, BiasAddOp, RepeatHeadsOp, LogitsMaxOp,
-                       LogitsSumExpOp, LabelLogitOp, CrossEntropyFromStatsOp,
-                       LabelCountOp, CrossEntropyOp, ConvertOp>(ctx);
+    attachTfmLowerings<
+        GetParamOp, MicroBatchOp, PositionIdsOp, EmbeddingOp, LayerNormOp,
+        RmsNormOp, DropoutOp, LinearOp, QkvSplitOp, AttentionOp, GeluOp,
+        BiasAddOp, RepeatHeadsOp, LogitsMaxOp, LogitsSumExpOp, LabelLogitOp,
+        CrossEntropyFromStatsOp, LabelCountOp, CrossEntropyOp, ConvertOp>(ctx);
     // Gradient ops.
     attachTfmLowerings<
         LinearGradInputOp, LinearGradWeightOp, BiasGradOp, LayerNormGradOp,

@@ -215,6 +215,42 @@ func.func @shard_layout_added() {
 }
 
 //===----------------------------------------------------------------------===//
+// tfm.micro_batch
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @micro_batch_rank1(%ids: tensor<8xi64>) {
+  // expected-error @+1 {{input must have rank >= 2 [micro-batches, ...], got [8]}}
+  %0 = tfm.micro_batch %ids[0] : tensor<8xi64> -> tensor<i64>
+  return
+}
+
+// -----
+
+func.func @micro_batch_index(%ids: tensor<4x8x2xi64>) {
+  // expected-error @+1 {{index 4 is outside the 4 micro-batches of the input}}
+  %0 = tfm.micro_batch %ids[4] : tensor<4x8x2xi64> -> tensor<8x2xi64>
+  return
+}
+
+// -----
+
+func.func @micro_batch_negative(%ids: tensor<4x8x2xi64>) {
+  // expected-error @+1 {{index -1 is outside the 4 micro-batches of the input}}
+  %0 = tfm.micro_batch %ids[-1] : tensor<4x8x2xi64> -> tensor<8x2xi64>
+  return
+}
+
+// -----
+
+func.func @micro_batch_shape(%ids: tensor<4x8x2xi64>) {
+  // expected-error @+1 {{result must be [8, 2] 'i64' (the input without dimension 0), got [8, 1] 'i64'}}
+  %0 = tfm.micro_batch %ids[0] : tensor<4x8x2xi64> -> tensor<8x1xi64>
+  return
+}
+
+//===----------------------------------------------------------------------===//
 // tfm.position_ids
 //===----------------------------------------------------------------------===//
 

@@ -67,6 +67,14 @@ func.func @position_ids() -> (tensor<8x2xi64>, tensor<8x2xi32>) {
   return %p, %q : tensor<8x2xi64>, tensor<8x2xi32>
 }
 
+// CHECK-LABEL: func.func @micro_batch
+func.func @micro_batch(%ids: tensor<4x8x2xi64>) -> tensor<8x2xi64> {
+  // CHECK: %[[M:.*]] = tfm.micro_batch %{{.*}}[3] : tensor<4x8x2xi64> -> tensor<8x2xi64>
+  %m = tfm.micro_batch %ids[3] : tensor<4x8x2xi64> -> tensor<8x2xi64>
+  // CHECK: return %[[M]]
+  return %m : tensor<8x2xi64>
+}
+
 // CHECK-LABEL: func.func @embedding
 // CHECK-SAME: (%[[IDS:[a-z0-9]+]]: tensor<8x2xi64>, %[[IDS32:[a-z0-9]+]]: tensor<8x2xi32>, %[[T:[a-z0-9]+]]: tensor<64x16xf32>, %[[T16:[a-z0-9]+]]: tensor<64x16xf16>)
 func.func @embedding(%ids: tensor<8x2xi64>, %ids32: tensor<8x2xi32>,

@@ -74,8 +74,8 @@ FailureOr<SmallVector<LiveValue>> dist::arenaValues(func::FuncOp func) {
       return op.emitOpError()
              << "has regions; the arena is planned for straight-line code";
     // Parameters have their own buffers; hyperparameters are host scalars
-    // read from the step's table.
-    if (isa<tfm::GetParamOp, tfm::HyperparameterOp>(op))
+    // read from the step's table; a micro-batch is read in its argument.
+    if (isa<tfm::GetParamOp, tfm::HyperparameterOp, tfm::MicroBatchOp>(op))
       continue;
     for (Value r : op.getResults()) {
       if (!isa<ShapedType>(r.getType()) ||

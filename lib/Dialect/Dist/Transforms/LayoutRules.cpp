@@ -335,6 +335,19 @@ static Result crossEntropyRule(Rule r, Operation *o) {
   return r.same(s.isReplicated() ? s : Sharding::partial());
 }
 
+/// One micro-batch of [M, ...] inputs: the input's layout one dimension
+/// lower; the micro-batch dimension is whole on every rank.
+static Result microBatchRule(Rule r, MicroBatchOp o) {
+  Sharding s = r.of(o.getInput());
+  if (s.isPartial())
+    return r.error(o.getInput(), "token ids and labels cannot be partial");
+  if (Rule::isSplitOn(s, 0))
+    return r.error(o.getInput(), "the micro-batch dimension cannot be split");
+  if (s.isSplit())
+    --s.dim;
+  return r.same(s);
+}
+
 /// The count of the labels this rank holds: partial where they are split.
 static Result labelCountRule(Rule r, LabelCountOp o) {
   Sharding s = r.of(o.getLabels());
@@ -382,6 +395,7 @@ void dist::registerTfmShardingRuleModels(DialectRegistry &registry) {
     attachRule<labelLogitRule, LabelLogitOp>(ctx);
     attachRule<crossEntropyRule, CrossEntropyFromStatsOp, CrossEntropyOp>(ctx);
     attachRule<labelCountRule, LabelCountOp>(ctx);
+    attachRule<microBatchRule, MicroBatchOp>(ctx);
   });
 }
 

@@ -107,6 +107,21 @@ LogicalResult TfmDialect::verifyOperationAttribute(Operation *op,
     return failure(failed(expect(!isa<ModuleOp, FunctionOpInterface>(op),
                                  "an op of a function")) ||
                    failed(unit()));
+  if (name == MicroBatchesAttrHelper::getNameStr() ||
+      name == InMicroBatchAttrHelper::getNameStr()) {
+    bool count = name == MicroBatchesAttrHelper::getNameStr();
+    if (failed(
+            expect(count ? isFunction : !isa<ModuleOp, FunctionOpInterface>(op),
+                   count ? "a function" : "an op of a function")))
+      return failure();
+    auto value = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!value || !value.getType().isInteger(64) ||
+        value.getInt() < (count ? 1 : 0))
+      return op->emitOpError()
+             << quoted(attr) << " must be an i64 " << (count ? ">= 1" : ">= 0")
+             << ", got " << attr.getValue();
+    return success();
+  }
   if (name == GradOfAttrHelper::getNameStr() ||
       name == NameAttrHelper::getNameStr())
     return op->emitOpError()

@@ -161,6 +161,27 @@ LogicalResult PositionIdsOp::verify() {
   return success();
 }
 
+LogicalResult MicroBatchOp::verify() {
+  RankedTensorType in = getInput().getType(), res = getResult().getType();
+  if (in.getRank() < 2)
+    return emitOpError() << "input must have rank >= 2 [micro-batches, ...], "
+                            "got "
+                         << shapeStr(in.getShape());
+  int64_t index = getIndexAttr().getInt();
+  if (index < 0 || index >= in.getDimSize(0))
+    return emitOpError() << "index " << index << " is outside the "
+                         << in.getDimSize(0) << " micro-batches of the input";
+  if (res.getShape() != in.getShape().drop_front() ||
+      res.getElementType() != in.getElementType())
+    return emitOpError() << "result must be "
+                         << shapeStr(in.getShape().drop_front()) << " "
+                         << in.getElementType()
+                         << " (the input without dimension 0), got "
+                         << shapeStr(res.getShape()) << " "
+                         << res.getElementType();
+  return success();
+}
+
 LogicalResult EmbeddingOp::verify() {
   RankedTensorType ids = getIds().getType(), table = getTable().getType(),
                    res = getResult().getType();

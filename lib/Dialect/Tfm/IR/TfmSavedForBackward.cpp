@@ -21,6 +21,7 @@ static int64_t numElements(Value v) {
 // Ops whose backward needs nothing from the forward pass.
 void GetParamOp::getSavedForBackward(Saved &) {}
 void PositionIdsOp::getSavedForBackward(Saved &) {}
+void MicroBatchOp::getSavedForBackward(Saved &) {}
 void QkvSplitOp::getSavedForBackward(Saved &) {}
 void AddOp::getSavedForBackward(Saved &) {}
 void ConvertOp::getSavedForBackward(Saved &) {}

@@ -201,3 +201,33 @@ func.func @label_count_layout(%l: tensor<4x1xi64, #dist.layout<@mesh, dp = S(1)>
   %c = tfm.label_count %l ignore_index -100 : tensor<4x1xi64, #dist.layout<@mesh, dp = S(1)>> -> tensor<f32>
   return %c : tensor<f32>
 }
+
+// -----
+
+// tfm.micro_batch: micro-batch i of [M, s, b] inputs has their layout one
+// dimension lower; the micro-batch dimension is whole on every rank.
+dist.mesh @mesh ["dp" = 2, "cp" = 2] roles [data, context]
+// CHECK-LABEL: func.func @micro_batch
+// CHECK: tfm.micro_batch
+func.func @micro_batch(%ids: tensor<4x8x1xi64, #dist.layout<@mesh, cp = S(1, zigzag), dp = S(2)>>) {
+  %m = tfm.micro_batch %ids[1] : tensor<4x8x1xi64, #dist.layout<@mesh, cp = S(1, zigzag), dp = S(2)>> -> tensor<8x1xi64, #dist.layout<@mesh, cp = S(0, zigzag), dp = S(1)>>
+  return
+}
+
+// -----
+
+dist.mesh @mesh ["dp" = 2] roles [data]
+func.func @micro_batch_split(%ids: tensor<2x8x2xi64, #dist.layout<@mesh, dp = S(0)>>) {
+  // expected-error @+1 {{'tfm.micro_batch' op operand #0 is S(0) on mesh axis 'dp': the micro-batch dimension cannot be split}}
+  %m = tfm.micro_batch %ids[1] : tensor<2x8x2xi64, #dist.layout<@mesh, dp = S(0)>> -> tensor<8x2xi64>
+  return
+}
+
+// -----
+
+dist.mesh @mesh ["dp" = 2] roles [data]
+func.func @micro_batch_layout(%ids: tensor<4x8x1xi64, #dist.layout<@mesh, dp = S(2)>>) {
+  // expected-error @+1 {{'tfm.micro_batch' op result #0 is S(0) on mesh axis 'dp' but its operands make it S(1)}}
+  %m = tfm.micro_batch %ids[1] : tensor<4x8x1xi64, #dist.layout<@mesh, dp = S(2)>> -> tensor<8x1xi64, #dist.layout<@mesh, dp = S(0)>>
+  return
+}

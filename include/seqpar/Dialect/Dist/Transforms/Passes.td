@@ -123,6 +123,36 @@ def SpPartitionPass : Pass<"sp-partition", "::mlir::ModuleOp"> {
   ];
 }
 
+def SpMicroBatchesPass : Pass<"sp-micro-batches", "::mlir::ModuleOp"> {
+  let summary = "Unrolls the train step over micro-batches, summing their "
+                "gradients";
+  let description = [{
+    Gradient accumulation. The train step of one micro-batch (tfm-autodiff's,
+    before sp-sync-grads) becomes a step over `micro-batches` = M of them:
+    its token ids and labels become `[M, s, b]` (same layouts, one dimension
+    lower, read with `tfm.micro_batch`), and its forward and backward run
+    once per micro-batch, in order (micro-batch i's backward before
+    micro-batch i + 1's forward, so one micro-batch's activations are live
+    at a time). Each op of micro-batch i carries `tfm.in_micro_batch = i`.
+    The loss and every gradient are summed over the micro-batches with
+    `tfm.add` in their own element type (f32: the gradients the train
+    pipeline returns are f32), in micro-batch order, right after each
+    micro-batch's backward; sp-sync-grads then reduces the sums once.
+
+    The loss stays the mean over every non-ignored token of the step: a
+    `tfm.label_count` of the labels argument counts the whole `[M, s, b]`
+    labels (and its reductions follow unchanged), so each micro-batch's
+    cross-entropy is its tokens' share of the step's mean and the shares
+    sum to it, whatever labels are ignored where. Ops that read no
+    micro-batch's data (parameter reads, hyperparameters, that count) run
+    once for all. `micro-batches=1` leaves the step unchanged.
+  }];
+  let options = [
+    Option<"microBatches", "micro-batches", "int64_t", "1",
+           "The number of micro-batches per step (>= 1)">,
+  ];
+}
+
 def SpSyncGradsPass : Pass<"sp-sync-grads", "::mlir::ModuleOp"> {
   let summary = "Reduces parameter gradients to their parameters' layouts";
   let description = [{

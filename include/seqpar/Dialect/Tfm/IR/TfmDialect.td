@@ -48,6 +48,13 @@ def Tfm_Dialect : Dialect {
     - `tfm.recomputed` (unit, on an op of a train step's backward): a copy
       of a forward op that sp-recompute placed in the backward, so that the
       backward reads it instead of keeping the forward's value.
+    - `tfm.micro_batches` (integer >= 1, on a train step): sp-micro-batches
+      unrolled its forward and backward over that many micro-batches, whose
+      gradients it sums; the token ids and labels are `[M, s, b]`.
+    - `tfm.in_micro_batch` (integer >= 0, on an op of a train step): the
+      micro-batch whose forward or backward the op belongs to (the runtime's
+      dropout masks and position ids are those of its rows of the step's
+      batch); ops without it serve every micro-batch.
     - `tfm.name` (string, on a function argument): the argument's name for
       the runtime (`input_ids`, `labels`).
   }];
@@ -64,7 +71,9 @@ def Tfm_Dialect : Dialect {
     "::mlir::UnitAttr":$recomputed,
     "::mlir::StringAttr":$name,
     "::mlir::StringAttr":$precision,
-    "::mlir::UnitAttr":$loss_scaling
+    "::mlir::UnitAttr":$loss_scaling,
+    "::mlir::IntegerAttr":$micro_batches,
+    "::mlir::IntegerAttr":$in_micro_batch
   );
   let hasOperationAttrVerify = 1;
   let hasRegionArgAttrVerify = 1;

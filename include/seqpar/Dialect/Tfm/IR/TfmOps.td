@@ -112,6 +112,35 @@ def Tfm_PositionIdsOp : Tfm_Op<"position_ids", [Pure, Tfm_NoBackward]> {
   let hasVerifier = 1;
 }
 
+def Tfm_MicroBatchOp : Tfm_Op<"micro_batch", [Pure, Tfm_NoBackward]> {
+  let summary = "one micro-batch of the step's token ids or labels";
+  let description = [{
+    A train step over M micro-batches (sp-micro-batches) takes its token ids
+    and labels as `[M, s, b]`; `tfm.micro_batch %x [i]` is micro-batch i,
+    `[s, b]`. Its layout is the input's with every split dimension one lower
+    (the micro-batch dimension itself is never split). The runtime reads it
+    in place: no copy, no arena space.
+
+    ```mlir
+    %ids2 = tfm.micro_batch %ids [2] : tensor<4x128x2xi64> -> tensor<128x2xi64>
+    ```
+
+    **Constraints**
+    - the input has rank >= 2 and `0 <= index < ` its dimension 0;
+    - the result's shape is the input's without dimension 0, with the same
+      element type;
+    - (sp-verify) the input's layout does not split dimension 0 and the
+      result's layout is the input's with each split dimension decreased by
+      one.
+  }];
+  let arguments = (ins Tfm_IndexTensor:$input, I64Attr:$index);
+  let results = (outs Tfm_IndexTensor:$result);
+  let assemblyFormat = [{
+    $input `[` $index `]` attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def Tfm_EmbeddingOp : Tfm_Op<"embedding", [Pure, Tfm_Differentiable]> {
   let summary = "looks up rows of an embedding table";
   let description = [{

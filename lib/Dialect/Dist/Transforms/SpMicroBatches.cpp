@@ -1,0 +1,188 @@
+//===- SpMicroBatches.cpp - gradient accumulation over micro-batches ------===//
+//
+// The train step of one micro-batch becomes a step over M: its ids and
+// labels become [M, s, b], its forward and backward are cloned once per
+// micro-batch (in order, each reading its micro-batch with tfm.micro_batch)
+// and the loss and gradients are summed. See Passes.td.
+//
+//===----------------------------------------------------------------------===//
+
+#include "seqpar/Dialect/Dist/IR/Dist.h"
+#include "seqpar/Dialect/Dist/Transforms/Passes.h"
+#include "seqpar/Dialect/Tfm/IR/Tfm.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+
+namespace seqpar::dist {
+#define GEN_PASS_DEF_SPMICROBATCHESPASS
+#include "seqpar/Dialect/Dist/Transforms/Passes.h.inc"
+} // namespace seqpar::dist
+
+using namespace mlir;
+using namespace seqpar;
+using namespace seqpar::dist;
+using namespace seqpar::tfm;
+
+/// `type` ([s, b], a token tensor) with a leading micro-batch dimension of
+/// M: the same layout, every split one dimension higher.
+static RankedTensorType withMicroBatches(RankedTensorType type, int64_t m) {
+  SmallVector<int64_t> shape{m};
+  llvm::append_range(shape, type.getShape());
+  LayoutAttr layout = LayoutAttr::fromType(type);
+  if (!layout)
+    return RankedTensorType::get(shape, type.getElementType());
+  SmallVector<std::pair<StringRef, Sharding>> entries;
+  for (auto [i, axis] : llvm::enumerate(layout.getAxes())) {
+    Sharding s = layout.getSharding(i);
+    if (s.isSplit())
+      ++s.dim;
+    entries.push_back({axis.getValue(), s});
+  }
+  return RankedTensorType::get(
+      shape, type.getElementType(),
+      LayoutAttr::get(type.getContext(), layout.getMesh(), entries));
+}
+
+/// Whether `op` is micro-batch i's own: it reads a micro-batch's data, or
+/// (position ids, the seed of the backward) stands for one.
+static bool perMicroBatch(Operation *op, const DenseSet<Value> &perBatch) {
+  if (isa<PositionIdsOp>(op) ||
+      op->hasAttr(TfmDialect::BackwardBeginsAttrHelper::getNameStr()))
+    return true;
+  return llvm::any_of(op->getOperands(),
+                      [&](Value v) { return perBatch.contains(v); });
+}
+
+static LogicalResult unroll(func::FuncOp func, int64_t m) {
+  if (!func.getBody().hasOneBlock())
+    return func.emitOpError() << "sp-micro-batches: the train step must be "
+                                 "one block";
+  Block &body = func.getBody().front();
+  auto ret = cast<func::ReturnOp>(body.getTerminator());
+  StringRef order = "sp-micro-batches runs before sp-sync-grads and "
+                    "sp-optimizer: the step's gradients are summed over its "
+                    "micro-batches before they are reduced and applied";
+  if (func->hasAttr(TfmDialect::OptimizerAttrHelper::getNameStr()) ||
+      func->hasAttr(TfmDialect::ZeroAttrHelper::getNameStr()))
+    return func.emitOpError() << order;
+  for (Operation &op : body) {
+    if (isa<ParamUpdateOpInterface>(op))
+      return op.emitOpError() << order;
+    if (op.hasAttr(TfmDialect::InMicroBatchAttrHelper::getNameStr()))
+      return op.emitOpError() << "sp-micro-batches: the step is unrolled "
+                                 "already (the op carries "
+                                 "'tfm.in_micro_batch')";
+  }
+  for (BlockArgument arg : func.getArguments()) {
+    auto type = dyn_cast<RankedTensorType>(arg.getType());
+    if (!type || type.getRank() != 2 || !type.getElementType().isInteger(64))
+      return func.emitOpError()
+             << "sp-micro-batches: argument #" << arg.getArgNumber()
+             << " must be [s, b] i64 token ids or labels, got "
+             << arg.getType();
+  }
+  for (unsigned i = 0; i < ret.getNumOperands(); ++i) {
+    bool grad =
+        bool(func.getResultAttr(i, TfmDialect::GradOfAttrHelper::getNameStr()));
+    auto type = cast<RankedTensorType>(ret.getOperand(i).getType());
+    if (!grad && !(i == 0 && type.getRank() == 0))
+      return func.emitOpError()
+             << "sp-micro-batches: result #" << i
+             << " is neither the loss (result #0, a scalar) nor a parameter "
+                "gradient (tfm.grad_of); it cannot be summed over "
+                "micro-batches";
+  }
+
+  // Which ops are one micro-batch's; the label counts of the arguments
+  // count the whole step's labels instead.
+  DenseSet<Value> perBatch(func.getArguments().begin(),
+                           func.getArguments().end());
+  SmallVector<Operation *> cloned;
+  for (Operation &op : body.without_terminator()) {
+    if (auto count = dyn_cast<LabelCountOp>(op);
+        count && isa<BlockArgument>(count.getLabels()))
+      continue;
+    if (!perMicroBatch(&op, perBatch))
+      continue;
+    cloned.push_back(&op);
+    perBatch.insert(op.getResults().begin(), op.getResults().end());
+  }
+  for (auto [i, v] : llvm::enumerate(ret.getOperands()))
+    if (!perBatch.contains(v))
+      return func.emitOpError()
+             << "sp-micro-batches: result #" << i
+             << " does not depend on the micro-batch; it cannot be summed "
+                "over micro-batches";
+
+  // [M, s, b] arguments; the label counts read them whole.
+  SmallVector<Type> oneBatch(func.getArgumentTypes());
+  for (BlockArgument arg : func.getArguments())
+    arg.setType(withMicroBatches(cast<RankedTensorType>(arg.getType()), m));
+
+  OpBuilder b(ret);
+  MLIRContext *ctx = func.getContext();
+  IntegerType i64 = b.getI64Type();
+  SmallVector<Value> sums(ret.getNumOperands());
+  for (int64_t i = 0; i < m; ++i) {
+    auto mark = [&](Operation *op) {
+      op->setAttr(TfmDialect::InMicroBatchAttrHelper::getNameStr(),
+                  IntegerAttr::get(i64, i));
+    };
+    IRMapping map;
+    for (auto [arg, type] : llvm::zip(func.getArguments(), oneBatch)) {
+      auto part = b.create<MicroBatchOp>(arg.getLoc(), type, arg,
+                                         b.getI64IntegerAttr(i));
+      mark(part);
+      map.map(arg, part.getResult());
+    }
+    for (Operation *op : cloned)
+      mark(b.clone(*op, map));
+    for (auto [j, v] : llvm::enumerate(ret.getOperands())) {
+      Value mine = map.lookup(v);
+      sums[j] = i == 0 ? mine : b.create<AddOp>(v.getLoc(), sums[j], mine);
+    }
+  }
+  ret->setOperands(sums);
+  for (Operation *op : llvm::reverse(cloned))
+    op->erase();
+  func->setAttr(TfmDialect::MicroBatchesAttrHelper::getNameStr(),
+                IntegerAttr::get(i64, m));
+  func.setType(
+      FunctionType::get(ctx, body.getArgumentTypes(), ret.getOperandTypes()));
+  return success();
+}
+
+namespace {
+struct SpMicroBatchesPass
+    : dist::impl::SpMicroBatchesPassBase<SpMicroBatchesPass> {
+  using SpMicroBatchesPassBase::SpMicroBatchesPassBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (microBatches < 1) {
+      module.emitError() << "sp-micro-batches: micro-batches must be >= 1, got "
+                         << static_cast<int64_t>(microBatches);
+      return signalPassFailure();
+    }
+    FailureOr<Operation *> step = TfmDialect::getMarkedFunction(
+        module, TfmDialect::TrainStepAttrHelper::getNameStr(),
+        "sp-micro-batches");
+    if (failed(step))
+      return signalPassFailure();
+    if (!*step) {
+      if (microBatches > 1) {
+        module.emitError() << "sp-micro-batches: micro-batches="
+                           << static_cast<int64_t>(microBatches)
+                           << " needs a train step (tfm-autodiff's)";
+        return signalPassFailure();
+      }
+      return;
+    }
+    if (microBatches > 1 &&
+        failed(unroll(cast<func::FuncOp>(*step), microBatches)))
+      signalPassFailure();
+  }
+};
+} // namespace

@@ -1,0 +1,65 @@
+// RUN: sp-opt %s -sp-partition="dp=2" -tfm-autodiff -sp-micro-batches="micro-batches=3" | FileCheck %s
+// RUN: sp-opt %s -sp-partition="dp=2" -tfm-autodiff -sp-micro-batches="micro-batches=3" -sp-sync-grads -sp-optimizer -sp-verify | FileCheck %s --check-prefix=STEP
+// RUN: sp-opt %s -sp-partition="dp=2" -tfm-autodiff -sp-micro-batches="micro-batches=1" | FileCheck %s --check-prefix=ONE
+
+// Gradient accumulation: the step over three micro-batches takes [3, s, b]
+// ids and labels (their layouts one dimension higher), counts the labels of
+// all three once (the loss is the mean over the step's tokens), then runs
+// each micro-batch's forward and backward in turn, reading it in place with
+// tfm.micro_batch, and sums the losses and gradients.
+tfm.param @wte : tensor<16x4xf32> init normal(2.000000e-02)
+func.func @forward(%ids: tensor<8x2xi64>, %labels: tensor<8x2xi64>) -> tensor<f32> attributes {tfm.forward} {
+  %w = tfm.get_param @wte : tensor<16x4xf32>
+  %x = tfm.embedding %ids, %w : (tensor<8x2xi64>, tensor<16x4xf32>) -> tensor<8x2x4xf32>
+  %y = tfm.dropout %x rate 0.1 stream 0 : tensor<8x2x4xf32>
+  %logits = tfm.linear %y, %w weight_layout out_in : (tensor<8x2x4xf32>, tensor<16x4xf32>) -> tensor<8x2x16xf32>
+  %loss = tfm.cross_entropy %logits, %labels ignore_index -100 : (tensor<8x2x16xf32>, tensor<8x2xi64>) -> tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// CHECK-LABEL: func.func @train_step(
+// CHECK-SAME: %[[IDS:[a-z0-9]+]]: tensor<3x8x1xi64, #dist.layout<@mesh, dp = S(2)>>, %[[LABELS:[a-z0-9]+]]: tensor<3x8x1xi64, #dist.layout<@mesh, dp = S(2)>>)
+// CHECK-SAME: -> (tensor<f32>, tensor<16x4xf32, #dist.layout<@mesh, dp = P>> {tfm.grad_of = @wte})
+// CHECK-SAME: attributes {tfm.micro_batches = 3 : i64, tfm.train_step}
+// CHECK: %[[W:.*]] = tfm.get_param @wte
+// CHECK-NEXT: %[[N:.*]] = tfm.label_count %[[LABELS]] ignore_index -100 : tensor<3x8x1xi64, #dist.layout<@mesh, dp = S(2)>> -> tensor<f32, #dist.layout<@mesh, dp = P>>
+// CHECK-NEXT: %[[COUNT:.*]] = dist.all_reduce %[[N]] on @mesh["dp"] sum
+// Micro-batch 0: forward, the seed of its backward, backward.
+// CHECK-NEXT: %[[IDS0:.*]] = tfm.micro_batch %[[IDS]][0] {tfm.in_micro_batch = 0 : i64} : tensor<3x8x1xi64, #dist.layout<@mesh, dp = S(2)>> -> tensor<8x1xi64, #dist.layout<@mesh, dp = S(1)>>
+// CHECK-NEXT: %[[LABELS0:.*]] = tfm.micro_batch %[[LABELS]][0] {tfm.in_micro_batch = 0 : i64}
+// CHECK-NEXT: tfm.embedding %[[IDS0]], %[[W]] {tfm.in_micro_batch = 0 : i64}
+// CHECK: tfm.cross_entropy %{{.*}}, %[[LABELS0]] count %[[COUNT]] ignore_index -100 {tfm.in_micro_batch = 0 : i64}
+// CHECK: %[[LOSS0:.*]] = dist.all_reduce {{.*}} {tfm.in_micro_batch = 0 : i64}
+// CHECK-NEXT: tfm.fill 1.000000e+00 {tfm.backward_begins, tfm.in_micro_batch = 0 : i64}
+// CHECK: %[[G0:.*]] = tfm.add {{.*}} {tfm.in_micro_batch = 0 : i64} : tensor<16x4xf32, #dist.layout<@mesh, dp = P>>
+// Micro-batch 1, then its sums with micro-batch 0's.
+// CHECK-NEXT: tfm.micro_batch %[[IDS]][1] {tfm.in_micro_batch = 1 : i64}
+// CHECK: tfm.cross_entropy %{{.*}} count %[[COUNT]] ignore_index -100 {tfm.in_micro_batch = 1 : i64}
+// CHECK: %[[LOSS1:.*]] = dist.all_reduce {{.*}} {tfm.in_micro_batch = 1 : i64}
+// CHECK: %[[G1:.*]] = tfm.add {{.*}} {tfm.in_micro_batch = 1 : i64}
+// CHECK-NEXT: %[[L01:.*]] = tfm.add %[[LOSS0]], %[[LOSS1]] : tensor<f32>
+// CHECK-NEXT: %[[G01:.*]] = tfm.add %[[G0]], %[[G1]] : tensor<16x4xf32, #dist.layout<@mesh, dp = P>>
+// CHECK-NEXT: tfm.micro_batch %[[IDS]][2] {tfm.in_micro_batch = 2 : i64}
+// CHECK: %[[LOSS2:.*]] = dist.all_reduce {{.*}} {tfm.in_micro_batch = 2 : i64}
+// CHECK: %[[G2:.*]] = tfm.add {{.*}} {tfm.in_micro_batch = 2 : i64}
+// CHECK-NEXT: %[[L:.*]] = tfm.add %[[L01]], %[[LOSS2]] : tensor<f32>
+// CHECK-NEXT: %[[G:.*]] = tfm.add %[[G01]], %[[G2]]
+// CHECK-NEXT: return %[[L]], %[[G]]
+// CHECK-NOT: tfm.micro_batch
+
+// The summed gradient is reduced over dp once, after the last micro-batch,
+// and the update applies it once.
+// STEP-LABEL: func.func @train_step(
+// STEP: tfm.micro_batch %{{.*}}[2]
+// STEP-NOT: dist.all_reduce_coalesced
+// STEP: %[[SUM:.*]] = tfm.add %{{[0-9]+}}, %{{[0-9]+}} : tensor<16x4xf32, #dist.layout<@mesh, dp = P>>
+// STEP-NEXT: %[[R:.*]] = dist.all_reduce_coalesced %[[SUM]] on @mesh["dp"] sum
+// STEP-NOT: dist.all_reduce_coalesced
+// STEP: tfm.adamw_update @wte, %[[R]]
+
+// One micro-batch: the step is unchanged.
+// ONE-LABEL: func.func @train_step(
+// ONE-SAME: tensor<8x1xi64, #dist.layout<@mesh, dp = S(1)>>
+// ONE-NOT: tfm.micro_batch
+// ONE-NOT: tfm.micro_batches
+// ONE-NOT: tfm.in_micro_batch
