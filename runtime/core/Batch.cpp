@@ -81,7 +81,8 @@ bool Batcher::loadText(const std::string &path, bool packDocuments,
 }
 
 void Batcher::build(int64_t step) {
-  int64_t S = model.seq, B = model.batch;
+  // Every micro-batch's sequences, one after another.
+  int64_t S = model.seq, B = stepBatch();
   ids.assign(size_t(B * S), 0);
   labels.assign(size_t(B * S), 0);
   positions.assign(size_t(B * S), 0);
@@ -129,21 +130,27 @@ void Batcher::build(int64_t step) {
         labels[size_t(b * S + s - 1)] = token;
     }
   }
-  // This rank's batch rows and sequence rows (its zigzag part), sequence
-  // first.
-  int64_t n = sprt_axis_size(int32_t(model.batchAxis));
-  int64_t b0 = sprt_axis_coord(int32_t(model.batchAxis)) * (B / n),
-          localB = B / n;
-  int64_t localS = S / sprt_axis_size(int32_t(model.seqAxis));
-  localIdsBuf.assign(size_t(localS * localB), 0);
-  localLabelsBuf.assign(size_t(localS * localB), 0);
-  for (const SeqPiece &p : seqPieces(localS, int32_t(model.seqAxis), -1))
-    for (int64_t i = 0; i < p.rows; ++i) {
-      int64_t s = p.globalStart + i, at = p.localStart + i;
-      for (int64_t j = 0; j < localB; ++j) {
-        localIdsBuf[size_t(at * localB + j)] = ids[size_t((b0 + j) * S + s)];
-        localLabelsBuf[size_t(at * localB + j)] =
-            labels[size_t((b0 + j) * S + s)];
+  // For each micro-batch, this rank's batch rows and sequence rows (its
+  // zigzag part), sequence first.
+  const int64_t micro = model.batch,
+                localB = micro / sprt_axis_size(int32_t(model.batchAxis));
+  const int64_t localS = S / sprt_axis_size(int32_t(model.seqAxis));
+  localIdsBuf.assign(size_t(model.microBatches * localS * localB), 0);
+  localLabelsBuf.assign(localIdsBuf.size(), 0);
+  const SeqPieces pieces = seqPieces(localS, int32_t(model.seqAxis), -1);
+  for (int64_t m = 0; m < model.microBatches; ++m) {
+    const int64_t b0 =
+        m * micro + sprt_axis_coord(int32_t(model.batchAxis)) * localB;
+    const size_t base = size_t(m * localS * localB);
+    for (const SeqPiece &p : pieces)
+      for (int64_t i = 0; i < p.rows; ++i) {
+        int64_t s = p.globalStart + i, at = p.localStart + i;
+        for (int64_t j = 0; j < localB; ++j) {
+          localIdsBuf[base + size_t(at * localB + j)] =
+              ids[size_t((b0 + j) * S + s)];
+          localLabelsBuf[base + size_t(at * localB + j)] =
+              labels[size_t((b0 + j) * S + s)];
+        }
       }
-    }
+  }
 }

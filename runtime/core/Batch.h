@@ -12,12 +12,14 @@
 
 namespace sprt {
 
-/// Builds the global batch of a step, [batch, seq] token ids and the labels
-/// (the next token of each), the same on every rank, and this rank's part
-/// of it in the layout the program takes ([seq / cp, batch / dp], sequence
-/// first: its batch rows over the batch axis, its zigzag rows of the
-/// sequence over the sequence axis, SeqSplit.h). The global ids and labels
-/// stay in natural order.
+/// Builds the global batch of a step, [batch x M, seq] token ids and the
+/// labels (the next token of each), the same on every rank (M the model's
+/// micro-batches; micro-batch i is global rows [i batch, (i + 1) batch)),
+/// and this rank's part of it in the layout the program takes
+/// ([M, seq / cp, batch / dp], sequence first: for each micro-batch its
+/// batch rows over the batch axis, its zigzag rows of the sequence over the
+/// sequence axis, SeqSplit.h). The global ids and labels stay in natural
+/// order.
 class Batcher {
 public:
   Batcher(const Model &model, uint64_t seed) : model(model), seed(seed) {}
@@ -30,8 +32,8 @@ public:
   bool loadText(const std::string &path, bool packDocuments,
                 std::string &error);
   /// The batch of step `step` (1-based). Packed documents: sequence k
-  /// (= (step - 1) * batch + b) holds tokens [k S, k S + S) of the documents
-  /// laid end to end (cycling), a document cut by a sequence's end
+  /// (= (step - 1) * stepBatch() + b) holds tokens [k S, k S + S) of the
+  /// documents laid end to end (cycling), a document cut by a sequence's end
   /// continuing in the next; position ids count from 0 at each document's
   /// start and at each sequence's start, and the label of a document's
   /// last token is -100. Otherwise windows of the text (or random tokens)
@@ -41,12 +43,16 @@ public:
   bool packing() const { return !documentEnd.empty(); }
   const int64_t *globalIds() const { return ids.data(); }
   const int64_t *globalLabels() const { return labels.data(); }
-  /// Position ids [batch, seq] in natural order.
+  /// Position ids [stepBatch(), seq] in natural order.
   const int64_t *globalPositions() const { return positions.data(); }
   const int64_t *localIds() const { return localIdsBuf.data(); }
-  /// Tokens of this rank's part of a batch (local sequence x local batch).
+  /// The sequences of a step: every micro-batch's global batch.
+  int64_t stepBatch() const { return model.batch * model.microBatches; }
+  /// Tokens of this rank's part of a step's batch (micro-batches x local
+  /// sequence x local batch).
   int64_t localTokens() const {
-    return model.seq * model.batch / sprt_axis_size(int32_t(model.batchAxis)) /
+    return model.microBatches * model.seq * model.batch /
+           sprt_axis_size(int32_t(model.batchAxis)) /
            sprt_axis_size(int32_t(model.seqAxis));
   }
   const int64_t *localLabels() const { return localLabelsBuf.data(); }

@@ -390,8 +390,8 @@ int main(int argc, char **argv) {
     batcher.build(step);
     // Packed documents: the model's position ids are the data's.
     if (batcher.packing())
-      sprt_set_position_ids(batcher.globalPositions(), model.batch, model.seq,
-                            int32_t(model.batchAxis));
+      sprt_set_position_ids(batcher.globalPositions(), batcher.stepBatch(),
+                            model.seq, int32_t(model.batchAxis));
     sprt_reset_bytes_sent();
     sprt_set_step(step);
     mesh().optimizerStep = step - at.skipped;
@@ -505,8 +505,10 @@ int main(int argc, char **argv) {
                 error))
     fatal(error);
   if (!flags.dumpOutputs.empty()) {
-    std::vector<int64_t> shape{model.batch, model.seq};
-    uint64_t bytes = uint64_t(model.batch * model.seq) * sizeof(int64_t);
+    // The whole step's batch: every micro-batch's sequences.
+    std::vector<int64_t> shape{batcher.stepBatch(), model.seq};
+    uint64_t bytes =
+        uint64_t(batcher.stepBatch() * model.seq) * sizeof(int64_t);
     std::vector<TensorToWrite> outputs{
         {"input_ids", "I64", shape, batcher.globalIds(), bytes},
         {"labels", "I64", shape, batcher.globalLabels(), bytes}};

@@ -24,6 +24,9 @@ struct Mesh {
   /// AdamW's step count: the steps whose update was applied, this one
   /// included (main() counts the skipped ones).
   int64_t optimizerStep = 1;
+  /// The micro-batch the ops being called belong to, and their number in
+  /// the step (sprt_set_micro_batch; (0, 1) again at each sprt_set_step).
+  int64_t microBatch = 0, microBatches = 1;
 
   Comm &comm(int32_t axis) const { return *comms.at(size_t(axis)); }
 };

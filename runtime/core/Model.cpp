@@ -104,6 +104,15 @@ bool Model::parse(const char *text, std::string &error) {
     seq = j.at("seq").get<int64_t>();
     batch = j.at("batch").get<int64_t>();
     vocab = j.at("vocab").get<int64_t>();
+    if (j.contains("micro_batches")) {
+      const json &m = j["micro_batches"];
+      if (!m.is_number_integer() || m.get<int64_t>() < 1) {
+        error = "the program's model description gives micro_batches " +
+                m.dump() + " (an integer of at least 1)";
+        return false;
+      }
+      microBatches = m.get<int64_t>();
+    }
     arenaBytes = j.at("arena_bytes").get<int64_t>();
     flopsPerStep = j.value("flops_per_step", int64_t(0));
     recomputeFlopsPerStep = j.value("recompute_flops_per_step", int64_t(0));

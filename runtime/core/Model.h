@@ -65,7 +65,11 @@ struct Model {
   std::string hfConfig;
   std::vector<std::string> axes;
   std::vector<int64_t> axisSizes;
+  /// `batch` is the global batch of one micro-batch (the IR's batch).
   int64_t seq = 0, batch = 0, vocab = 0, arenaBytes = 0;
+  /// Micro-batches per step (gradient accumulation; "micro_batches", 1 when
+  /// absent): a step's global batch is batch x microBatches sequences.
+  int64_t microBatches = 1;
   /// The largest workspace the plan gives one op (inside the arena).
   int64_t workspaceBytes = 0;
   /// The FLOPs one rank's step performs (GEMMs and attention, as the

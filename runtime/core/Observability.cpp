@@ -58,7 +58,8 @@ Throughput sprt::throughput(const Model &model, double seconds,
   Throughput t;
   if (!(seconds > 0))
     return t;
-  t.tokensPerSecond = double(model.batch) * double(model.seq) / seconds;
+  t.tokensPerSecond = double(model.batch) * double(model.microBatches) *
+                      double(model.seq) / seconds;
   t.flopsPerSecond = double(model.flopsPerStep) / seconds;
   if (peakFlops > 0) {
     t.hfu = t.flopsPerSecond / peakFlops;

@@ -7,11 +7,12 @@
 //   trace.rank0.json; "trace" -> trace.rank0.json), or, when the value is
 //   an existing directory or ends in '/', to DIR/trace.rank<R>.json.
 // - throughput of each step: tokens/s (the step's global tokens, batch x
-//   sequence over every data-parallel replica, over its step time), the
-//   FLOP/s one rank achieved (the compiler's FLOPs per rank and step,
-//   recompute included, over the step time) and, with --peak-flops X (one
-//   rank's peak FLOP/s), MFU (the model's FLOPs, recompute excluded, over
-//   X) and HFU (every FLOP performed over X).
+//   sequence over every data-parallel replica and micro-batch, over its
+//   step time), the FLOP/s one rank achieved (the compiler's FLOPs per
+//   rank and step, every micro-batch's and recompute included, over the
+//   step time) and, with --peak-flops X (one rank's peak FLOP/s), MFU (the
+//   model's FLOPs, recompute excluded, over X) and HFU (every FLOP
+//   performed over X).
 //
 //===----------------------------------------------------------------------===//
 

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Failure.h"
+#include "MicroBatch.h"
 #include "SeqSplit.h"
 
 #include "sprt/device.h"
@@ -21,7 +22,7 @@ using namespace sprt;
 namespace {
 /// The step's position ids set by sprt_set_position_ids (packed documents).
 struct StepPositions {
-  const int64_t *global = nullptr; // [batch, seq], natural order
+  const int64_t *global = nullptr; // [step batch, seq], natural order
   int64_t batch = 0, seq = 0;
   int32_t batchAxis = -1;
   std::vector<int64_t> local; // the host copy of a shard
@@ -47,14 +48,18 @@ extern "C" void sprt_op_position_ids(int64_t *out, int64_t S, int64_t B,
       sprt_position_ids_i64(out + p.localStart * B, p.rows, B, p.globalStart);
     return;
   }
-  if (pieces.globalRows != given.seq ||
-      B * sprt_axis_size(given.batchAxis) != given.batch)
+  // The current micro-batch's rows of the step's batch.
+  const BatchGeometry rows = batchGeometry(B, given.batchAxis);
+  if (pieces.globalRows != given.seq || rows.globalRows != given.batch)
     fatal("sprt_op_position_ids: the program's sequence of " +
           std::to_string(pieces.globalRows) + " rows and batch of " +
-          std::to_string(B) + " local rows do not match the data's [" +
-          std::to_string(given.batch) + ", " + std::to_string(given.seq) +
-          "] position ids");
-  const int64_t b0 = sprt_axis_coord(given.batchAxis) * B;
+          std::to_string(B) + " local rows" +
+          (microBatchCount() > 1
+               ? " (" + std::to_string(microBatchCount()) + " micro-batches)"
+               : std::string()) +
+          " do not match the data's [" + std::to_string(given.batch) + ", " +
+          std::to_string(given.seq) + "] position ids");
+  const int64_t b0 = rows.offset;
   given.local.assign(size_t(S * B), 0);
   for (const SeqPiece &p : pieces)
     for (int64_t i = 0; i < p.rows; ++i)
@@ -82,6 +87,12 @@ extern "C" void sprt_op_dropout(const float *x, float *y, int32_t rank,
     global[i] = shape[i] * sprt_axis_size(axes[i]);
     offset[i] = shape[i] * sprt_axis_coord(axes[i]);
   }
+  // [s, b, h]: the batch rows of the current micro-batch in the step's.
+  if (rank == 3) {
+    const BatchGeometry rows = batchGeometry(d1, a1);
+    global[1] = rows.globalRows;
+    offset[1] = rows.offset;
+  }
   // Dim 0 in contiguous runs of global rows: one kernel call per run.
   SeqPieces pieces = seqPieces(d0, z0, a0);
   global[0] = pieces.globalRows;
@@ -105,14 +116,15 @@ sprt_op_attention(const float *q, const float *k, const float *v,
   // q's rows in runs of global rows over the whole sequence of k and v.
   SeqPieces pieces = seqPieces(S, qZigzagAxis, -1);
   const int64_t rowElems = B * heads * headDim;
+  const BatchGeometry rows = batchGeometry(B, batchAxis);
   for (const SeqPiece &p : pieces)
-    sprt_attention_f32(
-        q + p.localStart * rowElems, k, v, positions,
-        out + p.localStart * rowElems, p.rows, pieces.globalRows, p.globalStart,
-        B, heads, kvHeads, headDim, causal, documentCausal, rotaryDim, theta,
-        dropoutRate, sprt_dropout_key(), uint64_t(stream),
-        B * sprt_axis_size(batchAxis), B * sprt_axis_coord(batchAxis),
-        heads * sprt_axis_size(headAxis), heads * sprt_axis_coord(headAxis));
+    sprt_attention_f32(q + p.localStart * rowElems, k, v, positions,
+                       out + p.localStart * rowElems, p.rows, pieces.globalRows,
+                       p.globalStart, B, heads, kvHeads, headDim, causal,
+                       documentCausal, rotaryDim, theta, dropoutRate,
+                       sprt_dropout_key(), uint64_t(stream), rows.globalRows,
+                       rows.offset, heads * sprt_axis_size(headAxis),
+                       heads * sprt_axis_coord(headAxis));
 }
 
 extern "C" void sprt_op_label_logit(const float *logits, const int64_t *labels,

@@ -3,6 +3,7 @@
 
 #include "Collectives.h"
 #include "Mesh.h"
+#include "MicroBatch.h"
 #include "SeqSplit.h"
 #include "Trace.h"
 #include "Workspace.h"
@@ -39,6 +40,7 @@ extern "C" void sprt_op_attention_grad(
   // the first and accumulated by the next.
   SeqPieces pieces = seqPieces(S, qZigzagAxis, -1);
   const int64_t rowElems = B * heads * headDim;
+  const BatchGeometry rows = batchGeometry(B, batchAxis);
   int32_t accumulate = 0;
   for (const SeqPiece &p : pieces) {
     sprt_attention_grad_f32(
@@ -46,9 +48,9 @@ extern "C" void sprt_op_attention_grad(
         positions, dq + p.localStart * rowElems, dk, dv, p.rows,
         pieces.globalRows, p.globalStart, B, heads, kvHeads, headDim, causal,
         documentCausal, rotaryDim, theta, dropoutRate, sprt_dropout_key(),
-        uint64_t(stream), B * sprt_axis_size(batchAxis),
-        B * sprt_axis_coord(batchAxis), heads * sprt_axis_size(headAxis),
-        heads * sprt_axis_coord(headAxis), accumulate);
+        uint64_t(stream), rows.globalRows, rows.offset,
+        heads * sprt_axis_size(headAxis), heads * sprt_axis_coord(headAxis),
+        accumulate);
     accumulate = 1;
   }
 }
@@ -62,6 +64,10 @@ static void copyFloats(float *dst, const float *src, int64_t n) {
 extern "C" void sprt_set_step(int64_t step) {
   mesh().step = step;
   mesh().optimizerStep = step;
+  // A step begins with one micro-batch until the compiled step says
+  // otherwise.
+  mesh().microBatch = 0;
+  mesh().microBatches = 1;
 }
 extern "C" int64_t sprt_get_step(void) { return mesh().step; }
 

@@ -194,6 +194,31 @@ TEST(ParamsDType, PrecisionFieldIsTheModelsPrecision) {
   }
 }
 
+// Gradient accumulation: "micro_batches" (1 when absent) is a count of at
+// least 1; "batch" stays one micro-batch's.
+TEST(ParamsDType, MicroBatchesField) {
+  std::string error;
+  Model old;
+  ASSERT_TRUE(old.parse(kModel, error)) << error;
+  EXPECT_EQ(old.microBatches, 1);
+  std::string json = kModel;
+  json.replace(json.find("\"params\""), 0, "\"micro_batches\": 4, ");
+  Model model;
+  ASSERT_TRUE(model.parse(json.c_str(), error)) << error;
+  EXPECT_EQ(model.microBatches, 4);
+  EXPECT_EQ(model.batch, 1);
+  for (const char *bad : {"0", "-2", "2.5", "\"4\"", "true", "null"}) {
+    std::string text = kModel;
+    text.replace(text.find("\"params\""), 0,
+                 std::string("\"micro_batches\": ") + bad + ", ");
+    Model m;
+    EXPECT_FALSE(m.parse(text.c_str(), error)) << bad;
+    EXPECT_EQ(error, std::string("the program's model description gives "
+                                 "micro_batches ") +
+                         bad + " (an integer of at least 1)");
+  }
+}
+
 TEST(ParamsDType, MasterWeightsHoldTheF32ValuesAndTheParameterTheirRounding) {
   // "b" (BF16) and "h" (F16) with master weights, as sp-optimizer marks a
   // bf16 / f16 parameter under ZeRO-1 (one rank here: the master is the

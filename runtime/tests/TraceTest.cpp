@@ -115,6 +115,9 @@ TEST(Trace, Throughput) {
   EXPECT_EQ(throughputJson(t), ", \"tokens_per_s\": 64, \"flops_per_s\": "
                                "2e+09, \"mfu\": 0.04, \"hfu\": 0.05");
   EXPECT_EQ(throughput(m, 0, 4e10).tokensPerSecond, 0);
+  // A step of 3 micro-batches of the batch: 3 x batch x seq tokens.
+  m.microBatches = 3;
+  EXPECT_DOUBLE_EQ(throughput(m, 0.5, 0).tokensPerSecond, 3 * 4 * 8 / 0.5);
 }
 
 // Records a trace (the process's tracer: once per process) and checks the

@@ -165,8 +165,9 @@ void sprt_op_position_ids(int64_t *out, int64_t S, int64_t B, int32_t seq_axis,
 /* The step's position ids, [global_batch, global_seq] in natural order on
  * the host (packed documents: 0 at each document's start), the batch split
  * over batch_axis (-1: not split); read by sprt_op_position_ids until the
- * next call. NULL: the global row index again. The data stays the
- * caller's. */
+ * next call. global_batch is the whole step's (every micro-batch's rows,
+ * sprt_set_micro_batch). NULL: the global row index again. The data stays
+ * the caller's. */
 void sprt_set_position_ids(const int64_t *positions, int64_t global_batch,
                            int64_t global_seq, int32_t batch_axis);
 /* Embedding of a table whose vocabulary may be split over vocab_axis. */
@@ -176,15 +177,16 @@ void sprt_op_embedding(const int64_t *ids, const float *table, float *out,
  * over axes a0, a1, a2 (-1: whole), with the run's seed; dim 0 may in
  * addition be split in zigzag over z0 (-1: none), a0 then splitting the
  * cp-local rows contiguously. Each element gets the mask of the same global
- * element in the one-rank run. */
+ * element in the one-rank run. Rank 3 is [s, b, h]: dim 1 is the current
+ * micro-batch's rows of the step's batch (sprt_set_micro_batch). */
 void sprt_op_dropout(const float *x, float *y, int32_t rank, int64_t d0,
                      int64_t d1, int64_t d2, int32_t a0, int32_t a1, int32_t a2,
                      int32_t z0, double rate, int64_t stream);
 /* Attention on local heads (split over head_axis) of a local batch (split
- * over batch_axis), with the run's seed. q and out have S rows. With
- * q_zigzag_axis >= 0 (of size n) they are this rank's zigzag part of the
- * sequence and k, v (and positions, [S * n, B]) the whole sequence, S * n
- * rows in natural order; else k, v, positions have S rows too. */
+ * over batch_axis; of the current micro-batch), with the run's seed. q and out
+ * have S rows. With q_zigzag_axis >= 0 (of size n) they are this rank's zigzag
+ * part of the sequence and k, v (and positions, [S * n, B]) the whole sequence,
+ * S * n rows in natural order; else k, v, positions have S rows too. */
 void sprt_op_attention(const float *q, const float *k, const float *v,
                        const int64_t *positions, float *out, int64_t S,
                        int64_t B, int64_t heads, int64_t kv_heads,
@@ -228,9 +230,18 @@ void sprt_all_reduce_coalesced(int32_t count, const void *const *ins,
 
 /*===---------------------------- training -------------------------------===*/
 
-/* The optimizer step being taken (1-based), set by main() before each step. */
+/* The optimizer step being taken (1-based), set by main() before each step;
+ * it also sets the micro-batch back to (0, 1). */
 void sprt_set_step(int64_t step);
 int64_t sprt_get_step(void);
+/* Gradient accumulation: the ops called after this belong to micro-batch
+ * `index` (0-based) of `count` in this step. The step's global batch is
+ * `count` micro-batches of the program's global batch Bg, micro-batch i its
+ * rows [i * Bg, (i + 1) * Bg): the batch rows the layout-aware ops draw for
+ * (dropout masks of sprt_op_dropout's rank-3 [s, b, h] tensors and of
+ * attention, sprt_set_position_ids' table) are those. An index outside
+ * [0, count) or a count below 1 ends the job (fatal error). */
+void sprt_set_micro_batch(int64_t index, int64_t count);
 /* y = x * s (n elements). */
 void sprt_op_scale(const float *x, float *y, int64_t n, double s);
 /* *out = sum of squares of x, as f32. */
