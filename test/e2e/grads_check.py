@@ -173,6 +173,10 @@ def main():
     p.add_argument("--run-flags", default="",
                    help="flags for every run of the program, one string "
                    "(--run-flags=\"--data FILE --pack-documents\")")
+    p.add_argument("--expect-uneven-ignored", action="store_true",
+                   help="fail unless the sequences of the batch hold different "
+                   "numbers of ignored (-100) labels, some none (printed for "
+                   "the first configuration)")
     p.add_argument("--expect-spanning-document", action="store_true",
                    help="fail unless the dumped position_ids hold a document "
                    "crossing a cp chunk boundary for every cp of the configurations")
@@ -223,6 +227,14 @@ def main():
             if base is None:
                 base = (tokens, grads, outs["loss"][1][0])
                 parts.append(f"{len(grads)} gradients")
+                if args.expect_uneven_ignored:
+                    labels = outs["labels"][1]
+                    ignored = [sum(1 for t in labels[b * args.seq:(b + 1) * args.seq]
+                                   if t == -100) for b in range(args.batch)]
+                    parts.append(f"ignored labels per sequence {ignored}")
+                    if len(set(ignored)) < 2 or min(ignored) != 0:
+                        problems.append("the sequences' ignored labels are not "
+                                        f"uneven: {ignored}")
             else:
                 if tokens != base[0]:
                     problems.append("its tokens differ from the first configuration's")

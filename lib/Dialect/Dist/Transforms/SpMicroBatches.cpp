@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 namespace seqpar::dist {
 #define GEN_PASS_DEF_SPMICROBATCHESPASS
@@ -53,6 +54,49 @@ static bool perMicroBatch(Operation *op, const DenseSet<Value> &perBatch) {
     return true;
   return llvm::any_of(op->getOperands(),
                       [&](Value v) { return perBatch.contains(v); });
+}
+
+/// Gives each cross-entropy (and its gradient) that divides by its own
+/// token count the step's count instead, `tfm.label_count` of the whole
+/// labels argument: one-device IR and unsplit labels have none, and the
+/// micro-batches' own means would not sum to the step's mean.
+static LogicalResult countWholeStep(func::FuncOp func) {
+  DenseMap<std::pair<Value, int64_t>, Value> counts;
+  OpBuilder b(&func.getBody().front(), func.getBody().front().begin());
+  auto give = [&](Operation *op, Value labels, int64_t ignoreIndex,
+                  MutableOperandRange count) -> LogicalResult {
+    if (!count.empty())
+      return success();
+    if (!isa<BlockArgument>(labels))
+      return op->emitOpError()
+             << "sp-micro-batches: the labels of a cross-entropy without a "
+                "count must be the step's labels argument, to count the "
+                "step's tokens";
+    if (LayoutAttr layout = LayoutAttr::fromType(labels.getType());
+        layout && !layout.getAxes().empty())
+      return op->emitOpError()
+             << "sp-micro-batches: a cross-entropy of labels split over the "
+                "mesh needs the global count sp-partition gives it";
+    Value &n = counts[{labels, ignoreIndex}];
+    if (!n)
+      n = b.create<LabelCountOp>(op->getLoc(),
+                                 RankedTensorType::get({}, b.getF32Type()),
+                                 labels, b.getI64IntegerAttr(ignoreIndex));
+    count.append(n);
+    return success();
+  };
+  WalkResult r = func.walk([&](Operation *op) {
+    LogicalResult ok =
+        TypeSwitch<Operation *, LogicalResult>(op)
+            .Case<CrossEntropyOp, CrossEntropyFromStatsOp, CrossEntropyGradOp,
+                  CrossEntropyFromStatsGradOp>([&](auto ce) {
+              return give(ce, ce.getLabels(), ce.getIgnoreIndex(),
+                          ce.getCountMutable());
+            })
+            .Default([](Operation *) { return success(); });
+    return failed(ok) ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  return failure(r.wasInterrupted());
 }
 
 static LogicalResult unroll(func::FuncOp func, int64_t m) {
@@ -95,6 +139,8 @@ static LogicalResult unroll(func::FuncOp func, int64_t m) {
                 "micro-batches";
   }
 
+  if (failed(countWholeStep(func)))
+    return failure();
   // Which ops are one micro-batch's; the label counts of the arguments
   // count the whole step's labels instead.
   DenseSet<Value> perBatch(func.getArguments().begin(),

@@ -1,6 +1,7 @@
 // RUN: sp-opt %s -sp-partition="dp=2" -tfm-autodiff -sp-micro-batches="micro-batches=3" | FileCheck %s
 // RUN: sp-opt %s -sp-partition="dp=2" -tfm-autodiff -sp-micro-batches="micro-batches=3" -sp-sync-grads -sp-optimizer -sp-verify | FileCheck %s --check-prefix=STEP
 // RUN: sp-opt %s -sp-partition="dp=2" -tfm-autodiff -sp-micro-batches="micro-batches=1" | FileCheck %s --check-prefix=ONE
+// RUN: sp-opt %s -tfm-autodiff -sp-micro-batches="micro-batches=2" | FileCheck %s --check-prefix=DEVICE
 
 // Gradient accumulation: the step over three micro-batches takes [3, s, b]
 // ids and labels (their layouts one dimension higher), counts the labels of
@@ -63,3 +64,14 @@ func.func @forward(%ids: tensor<8x2xi64>, %labels: tensor<8x2xi64>) -> tensor<f3
 // ONE-NOT: tfm.micro_batch
 // ONE-NOT: tfm.micro_batches
 // ONE-NOT: tfm.in_micro_batch
+
+// One device: the cross-entropy divided by its own token count; over
+// micro-batches it (and its gradient) divides by the step's, counted once.
+// DEVICE-LABEL: func.func @train_step(
+// DEVICE-SAME: %{{[a-z0-9]+}}: tensor<2x8x2xi64>, %[[LABELS:[a-z0-9]+]]: tensor<2x8x2xi64>)
+// DEVICE-NEXT: %[[N:.*]] = tfm.label_count %[[LABELS]] ignore_index -100 : tensor<2x8x2xi64> -> tensor<f32>
+// DEVICE: tfm.cross_entropy %{{.*}} count %[[N]] ignore_index -100 {tfm.in_micro_batch = 0 : i64}
+// DEVICE: tfm.cross_entropy_grad %{{.*}} count %[[N]] ignore_index -100 {tfm.in_micro_batch = 0 : i64}
+// DEVICE: tfm.cross_entropy %{{.*}} count %[[N]] ignore_index -100 {tfm.in_micro_batch = 1 : i64}
+// DEVICE: tfm.cross_entropy_grad %{{.*}} count %[[N]] ignore_index -100 {tfm.in_micro_batch = 1 : i64}
+// DEVICE-NOT: tfm.label_count
