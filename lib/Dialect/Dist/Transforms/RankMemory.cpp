@@ -101,13 +101,22 @@ FailureOr<PeakLive> dist::peakLive(func::FuncOp func) {
     return failure();
   SmallVector<unsigned> bufferOf;
   SmallVector<LiveValue> buffers = groupInPlace(*values, bufferOf);
-  // Ops by index; the first backward op, if any.
+  // Ops by index, and whether each is forward: before the backward of its
+  // micro-batch (sp-micro-batches: tfm.in_micro_batch), or, for ops of no
+  // micro-batch, before the first backward.
   SmallVector<Operation *> ops;
-  int64_t backward = -1;
+  SmallVector<bool> forwardOp;
+  DenseSet<int64_t> backwardOf; // micro-batches whose backward began
+  bool anyBackward = false;
   for (Operation &op : func.getBody().front()) {
-    if (backward < 0 &&
-        op.hasAttr(tfm::TfmDialect::BackwardBeginsAttrHelper::getNameStr()))
-      backward = int64_t(ops.size());
+    auto in = op.getAttrOfType<IntegerAttr>(
+        tfm::TfmDialect::InMicroBatchAttrHelper::getNameStr());
+    int64_t micro = in ? in.getInt() : -1;
+    if (op.hasAttr(tfm::TfmDialect::BackwardBeginsAttrHelper::getNameStr())) {
+      anyBackward = true;
+      backwardOf.insert(micro);
+    }
+    forwardOp.push_back(in ? !backwardOf.contains(micro) : !anyBackward);
     ops.push_back(&op);
   }
   // Every partial sum below is at most the most bytes live.
@@ -118,7 +127,7 @@ FailureOr<PeakLive> dist::peakLive(func::FuncOp func) {
   // before it do not; an op's workspace (an arena interval of its own) is
   // live at the op alone. The same for the forward's values alone.
   auto isForward = [&](const LiveValue &b) {
-    return !b.isWorkspace() && (backward < 0 || b.start < backward);
+    return !b.isWorkspace() && forwardOp[b.start];
   };
   std::map<int64_t, std::pair<int64_t, int64_t>> delta; // (all, forward)
   for (const LiveValue &b : buffers) {
