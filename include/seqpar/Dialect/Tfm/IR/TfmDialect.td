@@ -50,6 +50,16 @@ def Tfm_Dialect : Dialect {
       backward reads it instead of keeping the forward's value.
     - `tfm.name` (string, on a function argument): the argument's name for
       the runtime (`input_ids`, `labels`).
+    - `tfm.contributes` (array, on an op of a train step): one entry per
+      result, `unit` or the gradient contribution the result is, a string
+      `"param#use"`: the cotangent tfm-autodiff delivered to the use-th
+      (from 0) use of a read of `@param`. sp-verify's gradient accounting
+      starts from these.
+    - `tfm.grad_uses` (dictionary, on a train step): for every parameter,
+      the number of contributions tfm-autodiff made to its gradient
+      (`{"param" = 2 : i64}`), so that a dropped one is caught.
+    - `tfm.micro_batches` (integer >= 1, on a train step): how many times
+      each contribution is accumulated (one per micro-batch); 1 if absent.
   }];
   let discardableAttrs = (ins
     "::mlir::UnitAttr":$forward,
@@ -64,7 +74,10 @@ def Tfm_Dialect : Dialect {
     "::mlir::UnitAttr":$recomputed,
     "::mlir::StringAttr":$name,
     "::mlir::StringAttr":$precision,
-    "::mlir::UnitAttr":$loss_scaling
+    "::mlir::UnitAttr":$loss_scaling,
+    "::mlir::ArrayAttr":$contributes,
+    "::mlir::DictionaryAttr":$grad_uses,
+    "::mlir::IntegerAttr":$micro_batches
   );
   let hasOperationAttrVerify = 1;
   let hasRegionArgAttrVerify = 1;
