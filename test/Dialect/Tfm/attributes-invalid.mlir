@@ -195,3 +195,40 @@ module attributes {tfm.hf_config = "{\"model_type\": "} {
 // expected-error @+1 {{'builtin.module' op 'tfm.hf_config' must be a JSON object}}
 module attributes {tfm.hf_config = "[1, 2]"} {
 }
+
+// -----
+
+// Gradient accounting (tfm-autodiff's record, sp-verify's proof).
+// expected-error @+1 {{'tfm.fill' op 'tfm.contributes' must be an array with one entry per result (1)}}
+%0 = tfm.fill 0.0 {tfm.contributes = [unit, "w#0"]} : tensor<f32>
+
+// -----
+
+// expected-error @+1 {{'tfm.fill' op 'tfm.contributes': entry "w" is neither unit nor a contribution "param#use"}}
+%0 = tfm.fill 0.0 {tfm.contributes = ["w"]} : tensor<f32>
+
+// -----
+
+// expected-error @+1 {{'func.func' op carries 'tfm.contributes', which belongs on an op of a function}}
+func.func @f() attributes {tfm.contributes = []} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op 'tfm.grad_uses': the uses of 'w' must be an integer >= 0}}
+func.func @f() attributes {tfm.grad_uses = {w = -1 : i64}} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tfm.fill' op carries 'tfm.grad_uses', which belongs on a function}}
+%0 = tfm.fill 0.0 {tfm.grad_uses = {}} : tensor<f32>
+
+// -----
+
+// expected-error @+1 {{'func.func' op 'tfm.micro_batches' must be an i64 >= 1, got 0 : i64}}
+func.func @f() attributes {tfm.micro_batches = 0 : i64} {
+  return
+}

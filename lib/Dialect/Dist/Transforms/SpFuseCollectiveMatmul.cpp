@@ -184,6 +184,9 @@ static bool fuseGradWeights(AllGatherOp gather, int64_t chunks,
       b.getI64IntegerAttr(chunksFor(rows, chunks)),
       grads.front().getWeightLayoutAttr());
   for (auto [grad, dw] : llvm::zip(grads, fused.getResults())) {
+    // The gradient contribution each was (tfm.contributes) moves with it.
+    if (StringAttr tag = tfm::getContributionTag(grad->getResult(0)))
+      tfm::setContributionTag(cast<OpResult>(dw), tag);
     grad.getResult().replaceAllUsesWith(dw);
     grad.erase();
   }

@@ -118,6 +118,10 @@ static void computeInF32(Operation *op, const DenseSet<Operation *> &wrapped) {
         continue;
       auto widen = dyn_cast<tfm::ConvertOp>(user);
       if (widen && widen.getType() == result.getType()) {
+        // The gradient contribution the widening was (tfm.contributes) is
+        // the result's now.
+        if (StringAttr tag = tfm::getContributionTag(widen->getResult(0)))
+          tfm::setContributionTag(result, tag);
         widen.replaceAllUsesWith(result);
         widen.erase();
         continue;

@@ -115,10 +115,16 @@ static void reduceOver(func::ReturnOp ret, MeshOp mesh, StringRef axis,
         ret->setOperand(j, r);
       resultsOf.erase(in);
       resultsOf[r] = std::move(results);
-      // A widening convert that only the results read is dead now.
+      // A widening convert that only the results read is dead now; the
+      // gradient contribution it was (tfm.contributes) is its input's.
       if (in != r && in.use_empty())
-        if (auto widened = in.getDefiningOp<tfm::ConvertOp>())
+        if (auto widened = in.getDefiningOp<tfm::ConvertOp>()) {
+          auto input = dyn_cast<OpResult>(widened.getInput());
+          StringAttr tag = tfm::getContributionTag(widened->getResult(0));
+          if (tag && input && !tfm::getContributionTag(input))
+            tfm::setContributionTag(input, tag);
           widened->erase();
+        }
     }
     pending.clear();
     pendingValues.clear();

@@ -1,14 +1,13 @@
 //===- SpVerify.cpp - recompute and check every layout --------------------===//
 
 #include "seqpar/Dialect/Dist/Transforms/BufferPlan.h"
+#include "seqpar/Dialect/Dist/Transforms/GradAccounting.h"
 #include "seqpar/Dialect/Dist/Transforms/LayoutRules.h"
 #include "seqpar/Dialect/Dist/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/Support/CheckedArithmetic.h"
-
-using seqpar::tfm::AddOp;
 
 namespace seqpar::dist {
 #define GEN_PASS_DEF_SPVERIFYPASS
@@ -108,17 +107,11 @@ static LogicalResult verifyResults(func::ReturnOp ret, MeshOp mesh,
   return success();
 }
 
-static bool isDataParallelReduction(Operation *op, MeshOp mesh) {
-  auto coll = dyn_cast_or_null<CollectiveOpInterface>(op);
-  return coll && mesh.getAxisRole(coll.getMeshAxis()) == AxisRole::data &&
-         isa<AllReduceOp, AllReduceCoalescedOp, ReduceScatterOp>(op);
-}
-
 /// The members of a tie group (copies of one weight) receive one gradient,
-/// the sum of every member's contributions, formed before any data-parallel
-/// reduction: adding reduced (and, with a distributed optimizer, differently
-/// partitioned) gradients is Megatron-LM #844.
-static LogicalResult verifyTieGroups(func::ReturnOp ret, MeshOp mesh,
+/// the sum of every member's contributions. This is all that is checked of
+/// a function without tfm-autodiff's record of its contributions; with one,
+/// the gradient-accounting proof (GradAccounting.h) checks the sums.
+static LogicalResult verifyTieGroups(func::ReturnOp ret,
                                      SymbolTableCollection &symbols) {
   auto func = ret->getParentOfType<func::FuncOp>();
   llvm::StringMap<std::pair<FlatSymbolRefAttr, Value>> groups;
@@ -138,32 +131,6 @@ static LogicalResult verifyTieGroups(func::ReturnOp ret, MeshOp mesh,
              << " and " << it->second.first
              << ") receive different gradients; they must share one, the "
                 "sum of every member's contributions";
-  }
-  for (auto &entry : groups) {
-    SmallVector<Value> work{entry.second.second};
-    // Each op once: a shared operand is not walked again (and passed).
-    DenseSet<Operation *> seen;
-    while (!work.empty()) {
-      Operation *def = work.pop_back_val().getDefiningOp();
-      if (!def || !seen.insert(def).second)
-        continue;
-      if (isa<AddOp>(def)) {
-        for (Value operand : def->getOperands()) {
-          if (isDataParallelReduction(operand.getDefiningOp(), mesh))
-            return def->emitOpError()
-                   << "adds gradients of tie group '" << entry.getKey()
-                   << "' after their data-parallel reduction over '"
-                   << cast<CollectiveOpInterface>(operand.getDefiningOp())
-                          .getMeshAxis()
-                   << "' (Megatron-LM #844): sum the members' contributions "
-                      "first, then reduce once";
-          work.push_back(operand);
-        }
-      } else if (isDataParallelReduction(def, mesh)) {
-        for (Value operand : def->getOperands())
-          work.push_back(operand);
-      }
-    }
   }
   return success();
 }
@@ -185,9 +152,12 @@ static LogicalResult verifyOp(Operation *op, MeshOp mesh,
   if (auto get = dyn_cast<tfm::GetParamOp>(op))
     if (failed(verifyParamShard(get, mesh, symbols)))
       return failure();
-  if (auto ret = dyn_cast<func::ReturnOp>(op))
-    if (failed(verifyTieGroups(ret, mesh, symbols)))
+  if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+    auto func = ret->getParentOfType<func::FuncOp>();
+    if (hasGradientRecord(func) ? failed(proveGradientAccounting(func, mesh))
+                                : failed(verifyTieGroups(ret, symbols)))
       return failure();
+  }
   for (Attribute a : mesh.getAxisNames()) {
     StringRef axis = cast<StringAttr>(a).getValue();
     if (auto ret = dyn_cast<func::ReturnOp>(op)) {
@@ -224,7 +194,14 @@ LogicalResult dist::verifyLayouts(ModuleOp module) {
       }
       return WalkResult::advance();
     });
-    return failure(r.wasInterrupted());
+    if (r.wasInterrupted())
+      return failure();
+    // One device: no layouts, but the gradients are still accounted for.
+    for (auto func : module.getOps<func::FuncOp>())
+      if (!func.isExternal() && hasGradientRecord(func) &&
+          failed(proveGradientAccounting(func, MeshOp())))
+        return failure();
+    return success();
   }
   for (auto param : module.getOps<tfm::ParamOp>())
     if (failed(verifyLayoutOnMesh(param.getType(), mesh, [&]() {

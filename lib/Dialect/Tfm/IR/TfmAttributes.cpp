@@ -122,6 +122,40 @@ LogicalResult TfmDialect::verifyOperationAttribute(Operation *op,
              << ", got " << attr.getValue();
     return success();
   }
+  // Gradient accounting (tfm-autodiff's record, sp-verify's proof).
+  if (name == ContributesAttrHelper::getNameStr()) {
+    if (failed(expect(!isa<ModuleOp, FunctionOpInterface>(op),
+                      "an op of a function")))
+      return failure();
+    auto entries = dyn_cast<ArrayAttr>(attr.getValue());
+    if (!entries || entries.size() != op->getNumResults())
+      return op->emitOpError()
+             << quoted(attr) << " must be an array with one entry per result ("
+             << op->getNumResults() << ")";
+    for (Attribute e : entries) {
+      auto tag = dyn_cast<StringAttr>(e);
+      if (!isa<UnitAttr>(e) && !(tag && parseContributionTag(tag)))
+        return op->emitOpError()
+               << quoted(attr) << ": entry " << e
+               << " is neither unit nor a contribution \"param#use\"";
+    }
+    return success();
+  }
+  if (name == GradUsesAttrHelper::getNameStr()) {
+    if (failed(expect(isFunction, "a function")))
+      return failure();
+    auto uses = dyn_cast<DictionaryAttr>(attr.getValue());
+    if (!uses)
+      return op->emitOpError() << quoted(attr) << " must be a dictionary";
+    for (NamedAttribute u : uses) {
+      auto n = dyn_cast<IntegerAttr>(u.getValue());
+      if (!n || n.getValue().isNegative())
+        return op->emitOpError()
+               << quoted(attr) << ": the uses of '" << u.getName().getValue()
+               << "' must be an integer >= 0";
+    }
+    return success();
+  }
   if (name == GradOfAttrHelper::getNameStr() ||
       name == NameAttrHelper::getNameStr())
     return op->emitOpError()
@@ -129,6 +163,42 @@ LogicalResult TfmDialect::verifyOperationAttribute(Operation *op,
            << (name == NameAttrHelper::getNameStr() ? "argument" : "result");
   return op->emitOpError() << "carries the unknown attribute " << quoted(attr)
                            << " (see the tfm dialect's attributes)";
+}
+
+StringAttr seqpar::tfm::makeContributionTag(MLIRContext *ctx, StringRef param,
+                                            unsigned use) {
+  return StringAttr::get(ctx, param + "#" + Twine(use));
+}
+
+std::optional<Contribution> seqpar::tfm::parseContributionTag(StringAttr tag) {
+  auto [param, use] = tag.getValue().rsplit('#');
+  unsigned n;
+  if (param.empty() || use.getAsInteger(10, n))
+    return std::nullopt;
+  return Contribution{param, n};
+}
+
+StringAttr seqpar::tfm::getContributionTag(OpResult r) {
+  auto entries = r.getOwner()->getAttrOfType<ArrayAttr>(
+      TfmDialect::ContributesAttrHelper::getNameStr());
+  if (!entries || entries.size() != r.getOwner()->getNumResults())
+    return StringAttr();
+  return dyn_cast<StringAttr>(entries[r.getResultNumber()]);
+}
+
+void seqpar::tfm::setContributionTag(OpResult r, StringAttr tag) {
+  Operation *op = r.getOwner();
+  StringRef name = TfmDialect::ContributesAttrHelper::getNameStr();
+  auto unit = UnitAttr::get(op->getContext());
+  SmallVector<Attribute> entries(op->getNumResults(), unit);
+  if (auto old = op->getAttrOfType<ArrayAttr>(name);
+      old && old.size() == entries.size())
+    llvm::copy(old, entries.begin());
+  entries[r.getResultNumber()] = tag ? Attribute(tag) : Attribute(unit);
+  if (llvm::all_of(entries, [](Attribute e) { return isa<UnitAttr>(e); }))
+    op->removeAttr(name);
+  else
+    op->setAttr(name, ArrayAttr::get(op->getContext(), entries));
 }
 
 LogicalResult TfmDialect::verifyRegionArgAttribute(Operation *op, unsigned,

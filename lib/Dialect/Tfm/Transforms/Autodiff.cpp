@@ -29,6 +29,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/MapVector.h"
 
 namespace seqpar::tfm {
 #define GEN_PASS_DEF_TFMAUTODIFFPASS
@@ -299,6 +300,32 @@ LogicalResult Autodiff::run() {
   for (Operation *op : llvm::reverse(ops))
     if (failed(backward(op)))
       return failure();
+
+  // Each contribution to a parameter read is tagged with the parameter and
+  // its use index (in body order) and the uses are counted per parameter:
+  // sp-verify proves that each reaches the gradient exactly once.
+  llvm::MapVector<StringAttr, unsigned> uses;
+  DenseSet<Value> tagged;
+  for (auto get : body.getOps<GetParamOp>()) {
+    StringAttr name = get.getNameAttr().getAttr();
+    uses.insert({name, 0});
+    auto it = cotangents.find(get.getResult());
+    if (it == cotangents.end())
+      continue;
+    for (Value &part : it->second) {
+      // One value delivered to two uses is two contributions: a copy.
+      if (!isa<OpResult>(part) || !tagged.insert(part).second)
+        part = b.create<ScaleOp>(part.getLoc(), part, b.getF64FloatAttr(1.0));
+      setContributionTag(
+          cast<OpResult>(part),
+          makeContributionTag(b.getContext(), name, uses[name]++));
+    }
+  }
+  SmallVector<NamedAttribute> useCounts;
+  for (auto [name, n] : uses)
+    useCounts.push_back(b.getNamedAttr(name, b.getI64IntegerAttr(n)));
+  step->setAttr(TfmDialect::GradUsesAttrHelper::getNameStr(),
+                b.getDictionaryAttr(useCounts));
 
   // One gradient per parameter: the sum of the contributions of all its
   // reads, as computed (possibly partial; sp-sync-grads reduces).

@@ -22,5 +22,5 @@ func.func @forward(%ids: tensor<4x1xi64>, %labels: tensor<4x1xi64>) -> tensor<f3
 // CHECK: tfm.fill 1.000000e+00 {tfm.backward_begins}
 // The table's bf16 gradient (this rank's rows), converted to f32.
 // CHECK: %[[DE16:.*]] = tfm.embedding_grad {{.*}} -> tensor<16x8xbf16, #dist.layout<@mesh, tp = S(0)>>
-// CHECK-NEXT: %[[DE:.*]] = tfm.convert %[[DE16]] : tensor<16x8xbf16, #dist.layout<@mesh, tp = S(0)>> -> tensor<16x8xf32, #dist.layout<@mesh, tp = S(0)>>
+// CHECK-NEXT: %[[DE:.*]] = tfm.convert %[[DE16]] {tfm.contributes = ["emb#0"]} : tensor<16x8xbf16, #dist.layout<@mesh, tp = S(0)>> -> tensor<16x8xf32, #dist.layout<@mesh, tp = S(0)>>
 // CHECK-NEXT: return %{{.*}}, %[[DE]] : tensor<f32>, tensor<16x8xf32, #dist.layout<@mesh, tp = S(0)>>

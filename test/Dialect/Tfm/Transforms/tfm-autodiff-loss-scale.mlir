@@ -8,7 +8,7 @@
 // the table's two contributions is converted to f32, then they are summed:
 // the gradients the step returns are f32, as the master weights.
 // CHECK-LABEL: module attributes {tfm.loss_scaling, tfm.precision = "f16"}
-// CHECK: func.func @train_step(%{{.*}}: tensor<4x1xi64>, %{{.*}}: tensor<4x1xi64>) -> (tensor<f32>, tensor<16x8xf32> {tfm.grad_of = @wte}, tensor<8xf32> {tfm.grad_of = @ln.weight}) attributes {tfm.train_step}
+// CHECK: func.func @train_step(%{{.*}}: tensor<4x1xi64>, %{{.*}}: tensor<4x1xi64>) -> (tensor<f32>, tensor<16x8xf32> {tfm.grad_of = @wte}, tensor<8xf32> {tfm.grad_of = @ln.weight}) attributes {tfm.grad_uses = {ln.weight = 1 : i64, wte = 2 : i64}, tfm.train_step}
 // CHECK: %[[E:.*]] = tfm.get_param @wte : tensor<16x8xf32>
 // CHECK-NEXT: %[[E0:.*]] = tfm.convert %[[E]] : tensor<16x8xf32> -> tensor<16x8xf16>
 // CHECK: %[[E1:.*]] = tfm.convert %[[E]] : tensor<16x8xf32> -> tensor<16x8xf16>
@@ -20,10 +20,10 @@
 // The LM head's backward reads the converted copy E1.
 // CHECK-DAG: tfm.linear_grad_input %[[DL]], %[[E1]] : (tensor<4x1x16xf16>, tensor<16x8xf16>) -> tensor<4x1x8xf16>
 // CHECK-DAG: %[[DH16:.*]] = tfm.linear_grad_weight %{{.*}}, %[[DL]] : {{.*}} -> tensor<16x8xf16>
-// CHECK-DAG: %[[DH:.*]] = tfm.convert %[[DH16]] : tensor<16x8xf16> -> tensor<16x8xf32>
+// CHECK-DAG: %[[DH:.*]] = tfm.convert %[[DH16]] {tfm.contributes = ["wte#0"]} : tensor<16x8xf16> -> tensor<16x8xf32>
 // CHECK-DAG: %[[DW16:.*]] = tfm.rms_norm_grad
 // CHECK-DAG: %[[DE16:.*]] = tfm.embedding_grad {{.*}} -> tensor<16x8xf16>
-// CHECK-DAG: %[[DE:.*]] = tfm.convert %[[DE16]] : tensor<16x8xf16> -> tensor<16x8xf32>
+// CHECK-DAG: %[[DE:.*]] = tfm.convert %[[DE16]] {tfm.contributes = ["wte#1"]} : tensor<16x8xf16> -> tensor<16x8xf32>
 // CHECK: %[[SUM:.*]] = tfm.add %{{.*}}, %{{.*}} : tensor<16x8xf32>
 // CHECK-NEXT: return %[[LOSS]], %[[SUM]], %{{.*}} : tensor<f32>, tensor<16x8xf32>, tensor<8xf32>
 tfm.param @wte : tensor<16x8xf16> init normal(2.000000e-02)
@@ -49,7 +49,7 @@ func.func @forward(%ids: tensor<4x1xi64>, %labels: tensor<4x1xi64>) -> tensor<f3
 // CHECK-NOT: loss_scale
 // CHECK: tfm.fill 1.000000e+00 {tfm.backward_begins} : tensor<f32>
 // CHECK: %{{.*}}, %[[DW16:.*]] = tfm.rms_norm_grad {{.*}} -> (tensor<2x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>, tensor<8xbf16, #dist.layout<@mesh, tp = P>>)
-// CHECK-NEXT: %[[DW:.*]] = tfm.convert %[[DW16]] : tensor<8xbf16, #dist.layout<@mesh, tp = P>> -> tensor<8xf32, #dist.layout<@mesh, tp = P>>
+// CHECK-NEXT: %[[DW:.*]] = tfm.convert %[[DW16]] {tfm.contributes = ["norm#0"]} : tensor<8xbf16, #dist.layout<@mesh, tp = P>> -> tensor<8xf32, #dist.layout<@mesh, tp = P>>
 // CHECK: return %{{.*}}, %[[DW]], %{{.*}} : tensor<f32>, tensor<8xf32, #dist.layout<@mesh, tp = P>>, tensor<16x8xf32, #dist.layout<@mesh, tp = S(0)>>
 dist.mesh @mesh ["tp" = 2]
 tfm.param @norm : tensor<8xbf16> init ones

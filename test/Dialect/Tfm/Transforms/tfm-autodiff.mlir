@@ -45,20 +45,20 @@ func.func @forward(%ids: tensor<4x1xi64>, %labels: tensor<4x1xi64>) -> tensor<f3
 // CHECK: %[[DP:.*]] = dist.all_gather %[[DY]] on @mesh["tp"] dim 0 : tensor<2x1x8xf32, #dist.layout<@mesh, tp = S(0)>> -> tensor<4x1x8xf32>
 // Row-parallel backward: input gradient split on features, weight gradient split like the weight.
 // CHECK: %[[DA:.*]] = tfm.linear_grad_input %[[DP]], %{{.*}} : (tensor<4x1x8xf32>, tensor<8x8xf32, #dist.layout<@mesh, tp = S(1)>>) -> tensor<4x1x8xf32, #dist.layout<@mesh, tp = S(2)>>
-// CHECK: tfm.linear_grad_weight %{{.*}}, %[[DP]] : (tensor<4x1x8xf32, #dist.layout<@mesh, tp = S(2)>>, tensor<4x1x8xf32>) -> tensor<8x8xf32, #dist.layout<@mesh, tp = S(1)>>
+// CHECK: tfm.linear_grad_weight %{{.*}}, %[[DP]] {tfm.contributes = ["down#0"]} : (tensor<4x1x8xf32, #dist.layout<@mesh, tp = S(2)>>, tensor<4x1x8xf32>) -> tensor<8x8xf32, #dist.layout<@mesh, tp = S(1)>>
 // CHECK: %[[DH:.*]] = tfm.silu_grad %[[DA]], %{{.*}} : tensor<4x1x8xf32, #dist.layout<@mesh, tp = S(2)>>
 // Column-parallel backward: a partial input gradient ...
 // CHECK: %[[DG:.*]] = tfm.linear_grad_input %[[DH]], %{{.*}} : (tensor<4x1x8xf32, #dist.layout<@mesh, tp = S(2)>>, tensor<8x8xf32, #dist.layout<@mesh, tp = S(0)>>) -> tensor<4x1x8xf32, #dist.layout<@mesh, tp = P>>
 // ... and the weight gradient from the input gathered again from its shard.
 // CHECK: %[[AGAIN:.*]] = dist.all_gather %{{.*}} on @mesh["tp"] dim 0 : tensor<2x1x8xf32, #dist.layout<@mesh, tp = S(0)>> -> tensor<4x1x8xf32>
-// CHECK: tfm.linear_grad_weight %[[AGAIN]], %[[DH]] : (tensor<4x1x8xf32>, tensor<4x1x8xf32, #dist.layout<@mesh, tp = S(2)>>) -> tensor<8x8xf32, #dist.layout<@mesh, tp = S(0)>>
+// CHECK: tfm.linear_grad_weight %[[AGAIN]], %[[DH]] {tfm.contributes = ["up#0"]} : (tensor<4x1x8xf32>, tensor<4x1x8xf32, #dist.layout<@mesh, tp = S(2)>>) -> tensor<8x8xf32, #dist.layout<@mesh, tp = S(0)>>
 // The all_gather's transpose reduce-scatters the partial gradient.
 // CHECK: %[[DN:.*]] = dist.reduce_scatter %[[DG]] on @mesh["tp"] dim 0 : tensor<4x1x8xf32, #dist.layout<@mesh, tp = P>> -> tensor<2x1x8xf32, #dist.layout<@mesh, tp = S(0)>>
-// CHECK: %[[DX:.*]], %[[DW:.*]] = tfm.rms_norm_grad %[[DN]], %{{.*}}, %{{.*}} eps 9.9999999999999995E-7 : (tensor<2x1x8xf32, #dist.layout<@mesh, tp = S(0)>>, tensor<2x1x8xf32, #dist.layout<@mesh, tp = S(0)>>, tensor<8xf32>) -> (tensor<2x1x8xf32, #dist.layout<@mesh, tp = S(0)>>, tensor<8xf32, #dist.layout<@mesh, tp = P>>)
+// CHECK: %[[DX:.*]], %[[DW:.*]] = tfm.rms_norm_grad %[[DN]], %{{.*}}, %{{.*}} eps 9.9999999999999995E-7 {tfm.contributes = [unit, "norm#0"]} : (tensor<2x1x8xf32, #dist.layout<@mesh, tp = S(0)>>, tensor<2x1x8xf32, #dist.layout<@mesh, tp = S(0)>>, tensor<8xf32>) -> (tensor<2x1x8xf32, #dist.layout<@mesh, tp = S(0)>>, tensor<8xf32, #dist.layout<@mesh, tp = P>>)
 // The residual's two gradients add, then the embedding's reduce_scatter transposes.
 // CHECK: %[[DSUM:.*]] = tfm.add
 // CHECK: %[[DE:.*]] = dist.all_gather %[[DSUM]] on @mesh["tp"] dim 0
-// CHECK: tfm.embedding_grad %{{.*}}, %[[DE]] : (tensor<4x1xi64>, tensor<4x1x8xf32>) -> tensor<16x8xf32, #dist.layout<@mesh, tp = S(0)>>
+// CHECK: tfm.embedding_grad %{{.*}}, %[[DE]] {tfm.contributes = ["emb#0"]} : (tensor<4x1xi64>, tensor<4x1x8xf32>) -> tensor<16x8xf32, #dist.layout<@mesh, tp = S(0)>>
 // CHECK: return %[[LOSS]], %[[DW]],
 
 // -----

@@ -207,7 +207,14 @@ def SpVerifyPass : Pass<"sp-verify", "::mlir::ModuleOp"> {
     parameter it returns a gradient for exactly once, with that gradient:
     a second update, a missing one, or an update of a parameter without a
     gradient is an error naming the parameter (and both update sites).
-    A recorded arena plan is checked too.
+    In a train step with tfm-autodiff's record (`tfm.grad_uses`) it proves,
+    along the dataflow, that each parameter's returned gradient is the sum
+    of the contributions (`tfm.contributes`) of every use of the parameter
+    and of its tie group, each counted once per micro-batch, summed over
+    every axis where it was partial (GPT-NeoX #1257), with tie groups
+    summed before any data-axis reduction (Megatron-LM #844): see
+    docs/design.md, "Gradient accounting proof". A recorded arena plan is
+    checked too.
   }];
 }
 

@@ -64,6 +64,22 @@ inline bool isParameterRead(mlir::Value v) {
     v = convert.getInput();
   return static_cast<bool>(v.getDefiningOp<GetParamOp>());
 }
+
+/// A gradient contribution (`tfm.contributes`): what tfm-autodiff delivered
+/// to the `use`-th use (from 0) of the reads of parameter `param`.
+struct Contribution {
+  llvm::StringRef param;
+  unsigned use;
+};
+/// The tag `"param#use"` of a contribution.
+mlir::StringAttr makeContributionTag(mlir::MLIRContext *ctx,
+                                     llvm::StringRef param, unsigned use);
+/// `tag` parsed, or nullopt if it is not `"param#use"`.
+std::optional<Contribution> parseContributionTag(mlir::StringAttr tag);
+/// The contribution tag of `r` in its op's `tfm.contributes`, or null.
+mlir::StringAttr getContributionTag(mlir::OpResult r);
+/// Marks `r` as the contribution `tag` (null: as none).
+void setContributionTag(mlir::OpResult r, mlir::StringAttr tag);
 } // namespace seqpar::tfm
 
 #endif // SEQPAR_DIALECT_TFM_IR_TFM_H

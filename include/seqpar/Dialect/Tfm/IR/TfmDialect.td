@@ -50,13 +50,23 @@ def Tfm_Dialect : Dialect {
       backward reads it instead of keeping the forward's value.
     - `tfm.micro_batches` (integer >= 1, on a train step): sp-micro-batches
       unrolled its forward and backward over that many micro-batches, whose
-      gradients it sums; the token ids and labels are `[M, s, b]`.
+      gradients it sums (each contribution is accumulated M times, which
+      sp-verify's accounting expects); the token ids and labels are
+      `[M, s, b]`; 1 if absent.
     - `tfm.in_micro_batch` (integer >= 0, on an op of a train step): the
       micro-batch whose forward or backward the op belongs to (the runtime's
       dropout masks and position ids are those of its rows of the step's
       batch); ops without it serve every micro-batch.
     - `tfm.name` (string, on a function argument): the argument's name for
       the runtime (`input_ids`, `labels`).
+    - `tfm.contributes` (array, on an op of a train step): one entry per
+      result, `unit` or the gradient contribution the result is, a string
+      `"param#use"`: the cotangent tfm-autodiff delivered to the use-th
+      (from 0) use of a read of `@param`. sp-verify's gradient accounting
+      starts from these.
+    - `tfm.grad_uses` (dictionary, on a train step): for every parameter,
+      the number of contributions tfm-autodiff made to its gradient
+      (`{"param" = 2 : i64}`), so that a dropped one is caught.
   }];
   let discardableAttrs = (ins
     "::mlir::UnitAttr":$forward,
@@ -73,7 +83,9 @@ def Tfm_Dialect : Dialect {
     "::mlir::StringAttr":$precision,
     "::mlir::UnitAttr":$loss_scaling,
     "::mlir::IntegerAttr":$micro_batches,
-    "::mlir::IntegerAttr":$in_micro_batch
+    "::mlir::IntegerAttr":$in_micro_batch,
+    "::mlir::ArrayAttr":$contributes,
+    "::mlir::DictionaryAttr":$grad_uses
   );
   let hasOperationAttrVerify = 1;
   let hasRegionArgAttrVerify = 1;

@@ -1,0 +1,32 @@
+//===- GradAccounting.h - the gradient-accounting proof ---------*- C++ -*-===//
+//
+// sp-verify's proof that every parameter's gradient, as it reaches the
+// optimizer update, is the sum of all of its contributions (those of every
+// member of its tie group included), each counted exactly once per
+// micro-batch, summed over every mesh axis on which it was partial, and
+// that tie groups are summed before any data-parallel reduction. See
+// docs/design.md, "Gradient accounting proof".
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SEQPAR_DIALECT_DIST_TRANSFORMS_GRADACCOUNTING_H
+#define SEQPAR_DIALECT_DIST_TRANSFORMS_GRADACCOUNTING_H
+
+#include "seqpar/Dialect/Dist/IR/Dist.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+namespace seqpar::dist {
+/// Whether `func` carries tfm-autodiff's record of its contributions
+/// (`tfm.grad_uses`), which the proof needs.
+bool hasGradientRecord(mlir::func::FuncOp func);
+
+/// Proves the gradient accounting of `func` (which has the record) up to
+/// its return; `mesh` is the module's (null for one device). Emits an error
+/// naming the parameter (at the return) or the op where contributions are
+/// combined wrongly, and fails, if the proof does not go through.
+mlir::LogicalResult proveGradientAccounting(mlir::func::FuncOp func,
+                                            MeshOp mesh);
+} // namespace seqpar::dist
+
+#endif // SEQPAR_DIALECT_DIST_TRANSFORMS_GRADACCOUNTING_H

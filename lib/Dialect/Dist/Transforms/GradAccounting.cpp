@@ -1,0 +1,406 @@
+//===- GradAccounting.cpp - every contribution reaches its update once ----===//
+//
+// An abstract interpretation of a train step along its dataflow. The
+// abstract value of an SSA value is the set of gradient contributions
+// (tfm-autodiff's `tfm.contributes` tags) it sums, each with a coefficient
+// (how many times it is counted), the mesh axes over which it is still
+// partial (each rank holds only its part) and those over which it has been
+// summed. A tagged result starts as its contribution, counted once, partial
+// where its layout is P. tfm.add adds the sets; a sum reduction over an axis
+// sums the contributions partial there and multiplies the others by the
+// axis size (summing a value already whole there counts it once per rank);
+// layout-only and single-gradient elementwise ops (converts, scales, slices,
+// gathers) keep the set; any other op reading a contribution makes its
+// results unprovable. At the return each parameter's gradient must be the
+// contributions of every use of the parameter and of the other members of
+// its tie group, each counted once per micro-batch and partial nowhere.
+// Mesh axes are told apart by their role, never by their name.
+//
+//===----------------------------------------------------------------------===//
+
+#include "seqpar/Dialect/Dist/Transforms/GradAccounting.h"
+#include "seqpar/Dialect/Dist/Transforms/LayoutRules.h"
+
+#include "llvm/ADT/MapVector.h"
+#include "llvm/Support/CheckedArithmetic.h"
+
+using namespace mlir;
+using namespace seqpar;
+using namespace seqpar::dist;
+
+namespace {
+/// What the proof knows of one contribution in a value. Axes are bits:
+/// bit i is the mesh's axis i.
+struct Term {
+  /// How many times the contribution is counted (saturates at INT64_MAX).
+  int64_t coefficient = 1;
+  /// Axes over which the contribution is still partial.
+  uint64_t pending = 0;
+  /// Axes over which it has been summed.
+  uint64_t summed = 0;
+  /// Axes over which it was summed while whole, and the last op that did.
+  uint64_t recounted = 0;
+  Operation *recountedAt = nullptr;
+};
+
+/// The abstract value of an SSA value: its contributions (keyed by tag),
+/// or the op after which the proof cannot follow it.
+struct Abstract {
+  llvm::MapVector<StringAttr, Term> terms;
+  Operation *unprovable = nullptr;
+  bool empty() const { return terms.empty() && !unprovable; }
+};
+
+class Prover {
+public:
+  Prover(func::FuncOp func, MeshOp mesh);
+  LogicalResult run();
+
+private:
+  LogicalResult transfer(Operation *op);
+  LogicalResult add(Operation *op, const Abstract &lhs, const Abstract &rhs,
+                    Abstract &out);
+  void reduce(Operation *op, StringRef axis, ReductionKind kind,
+              const Abstract &in, Abstract &out);
+  LogicalResult checkTieSum(Operation *op, StringAttr a, const Term &ta,
+                            StringAttr b, const Term &tb);
+  LogicalResult checkResult(func::ReturnOp ret, unsigned i,
+                            FlatSymbolRefAttr param);
+
+  /// Bit `i` for mesh axis `axis`; 0 for an unknown one.
+  uint64_t bitOf(StringRef axis) const;
+  uint64_t pendingOf(Value v) const;
+  /// "mesh axis 'tp' (role tensor, 2 ranks)" for the first axis of `bits`.
+  std::string describeAxis(uint64_t bits) const;
+  /// "use #1 of @wte".
+  static std::string describeUse(StringAttr tag);
+  /// The parameter of contribution `tag` and its tie group (or null).
+  StringRef paramOf(StringAttr tag) const;
+  StringAttr groupOf(StringRef param) const { return tieGroups.lookup(param); }
+
+  func::FuncOp func;
+  mutable MeshOp mesh;
+  SmallVector<StringRef> axes;
+  /// Axes with the data role.
+  uint64_t dataAxes = 0;
+  llvm::StringMap<StringAttr> tieGroups;
+  DenseMap<Value, Abstract> values;
+};
+} // namespace
+
+bool dist::hasGradientRecord(func::FuncOp func) {
+  return func->hasAttr(tfm::TfmDialect::GradUsesAttrHelper::getNameStr());
+}
+
+Prover::Prover(func::FuncOp func, MeshOp mesh) : func(func), mesh(mesh) {
+  if (mesh)
+    for (auto [i, a] : llvm::enumerate(mesh.getAxisNames())) {
+      axes.push_back(cast<StringAttr>(a).getValue());
+      if (mesh.getAxisRole(axes.back()) == AxisRole::data)
+        dataAxes |= uint64_t(1) << i;
+    }
+  auto module = func->getParentOfType<ModuleOp>();
+  for (auto param : module.getOps<tfm::ParamOp>())
+    if (StringAttr group = param.getTieGroupAttr())
+      tieGroups[param.getSymName()] = group;
+}
+
+uint64_t Prover::bitOf(StringRef axis) const {
+  for (auto [i, a] : llvm::enumerate(axes))
+    if (a == axis)
+      return uint64_t(1) << i;
+  return 0;
+}
+
+uint64_t Prover::pendingOf(Value v) const {
+  uint64_t bits = 0;
+  for (auto [i, a] : llvm::enumerate(axes))
+    if (shardingOf(v, a).isPartial())
+      bits |= uint64_t(1) << i;
+  return bits;
+}
+
+std::string Prover::describeAxis(uint64_t bits) const {
+  unsigned i = llvm::countr_zero(bits);
+  StringRef axis = axes[i];
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << "mesh axis '" << axis << "' (";
+  if (std::optional<AxisRole> role = mesh.getAxisRole(axis))
+    os << "role " << stringifyAxisRole(*role) << ", ";
+  os << *mesh.getAxisSize(axis) << " ranks)";
+  return s;
+}
+
+std::string Prover::describeUse(StringAttr tag) {
+  std::optional<tfm::Contribution> c = tfm::parseContributionTag(tag);
+  return ("use #" + Twine(c->use) + " of @" + c->param).str();
+}
+
+StringRef Prover::paramOf(StringAttr tag) const {
+  return tfm::parseContributionTag(tag)->param;
+}
+
+/// Combining contributions of two members of a tie group after either was
+/// summed over a data axis is Megatron-LM #844: the members' gradients are
+/// summed first, then reduced once.
+LogicalResult Prover::checkTieSum(Operation *op, StringAttr a, const Term &ta,
+                                  StringAttr b, const Term &tb) {
+  StringRef pa = paramOf(a), pb = paramOf(b);
+  StringAttr group = groupOf(pa);
+  if (pa == pb || !group || groupOf(pb) != group)
+    return success();
+  uint64_t reduced = (ta.summed | tb.summed) & dataAxes;
+  if (!reduced)
+    return success();
+  StringRef axis = axes[llvm::countr_zero(reduced)];
+  return op->emitOpError()
+         << "adds gradients of tie group '" << group.getValue()
+         << "' after their reduction over data axis '" << axis << "' ("
+         << *mesh.getAxisSize(axis)
+         << " ranks) (Megatron-LM #844): sum the members' contributions "
+            "first, then reduce once";
+}
+
+LogicalResult Prover::add(Operation *op, const Abstract &lhs,
+                          const Abstract &rhs, Abstract &out) {
+  if (lhs.unprovable || rhs.unprovable) {
+    out.unprovable = lhs.unprovable ? lhs.unprovable : rhs.unprovable;
+    return success();
+  }
+  if (!tieGroups.empty())
+    for (auto &[a, ta] : lhs.terms)
+      for (auto &[b, tb] : rhs.terms)
+        if (failed(checkTieSum(op, a, ta, b, tb)))
+          return failure();
+  out.terms = lhs.terms;
+  for (auto &[tag, t] : rhs.terms) {
+    auto [it, inserted] = out.terms.insert({tag, t});
+    if (inserted)
+      continue;
+    Term &have = it->second;
+    if (have.pending != t.pending)
+      return op->emitOpError()
+             << "adds the contribution of " << describeUse(tag)
+             << " summed over " << describeAxis(have.pending ^ t.pending)
+             << " to the same contribution not summed there: one value "
+                "cannot mix reduced and unreduced gradients";
+    have.coefficient =
+        llvm::checkedAdd(have.coefficient, t.coefficient).value_or(INT64_MAX);
+    have.summed |= t.summed;
+    have.recounted |= t.recounted;
+    if (t.recountedAt)
+      have.recountedAt = t.recountedAt;
+  }
+  return success();
+}
+
+void Prover::reduce(Operation *op, StringRef axis, ReductionKind kind,
+                    const Abstract &in, Abstract &out) {
+  out = in;
+  if (in.unprovable || in.terms.empty())
+    return;
+  uint64_t bit = bitOf(axis);
+  if (!bit) {
+    out.terms.clear();
+    out.unprovable = op;
+    return;
+  }
+  int64_t n = *mesh.getAxisSize(axis);
+  for (auto &[tag, t] : out.terms) {
+    if (kind != ReductionKind::sum) {
+      // The max, min or mean of copies of a whole value is that value; of
+      // a partial one it is no sum of the contributions.
+      if (t.pending & bit) {
+        out.terms.clear();
+        out.unprovable = op;
+        return;
+      }
+      continue;
+    }
+    if (t.pending & bit) {
+      t.pending &= ~bit;
+      t.summed |= bit;
+      continue;
+    }
+    t.coefficient = llvm::checkedMul(t.coefficient, n).value_or(INT64_MAX);
+    t.recounted |= bit;
+    t.recountedAt = op;
+  }
+}
+
+LogicalResult Prover::transfer(Operation *op) {
+  auto get = [&](Value v) -> const Abstract & {
+    static const Abstract none;
+    auto it = values.find(v);
+    return it == values.end() ? none : it->second;
+  };
+  auto set = [&](Value v, Abstract a) {
+    if (!a.empty())
+      values[v] = std::move(a);
+  };
+  // Any op whose results are contributions starts them.
+  bool tagged =
+      op->hasAttr(tfm::TfmDialect::ContributesAttrHelper::getNameStr());
+  auto generic = [&]() {
+    Operation *culprit = nullptr;
+    for (Value v : op->getOperands()) {
+      const Abstract &a = get(v);
+      if (!a.empty()) {
+        culprit = a.unprovable ? a.unprovable : op;
+        break;
+      }
+    }
+    for (OpResult r : op->getResults()) {
+      if (StringAttr tag = tagged ? tfm::getContributionTag(r) : StringAttr()) {
+        Abstract a;
+        Term t;
+        t.pending = pendingOf(r);
+        a.terms.insert({tag, t});
+        set(r, std::move(a));
+      } else if (culprit) {
+        Abstract a;
+        a.unprovable = culprit;
+        set(r, std::move(a));
+      }
+    }
+    return success();
+  };
+  if (tagged)
+    return generic();
+  if (auto a = dyn_cast<tfm::AddOp>(op)) {
+    Abstract out;
+    if (failed(add(op, get(a.getLhs()), get(a.getRhs()), out)))
+      return failure();
+    set(a.getResult(), std::move(out));
+    return success();
+  }
+  // Reductions: each operand is reduced into its result.
+  auto reduceEach = [&](StringRef axis, ReductionKind kind) {
+    for (auto [in, res] : llvm::zip(op->getOperands(), op->getResults())) {
+      Abstract out;
+      reduce(op, axis, kind, get(in), out);
+      set(res, std::move(out));
+    }
+    return success();
+  };
+  if (auto r = dyn_cast<AllReduceOp>(op))
+    return reduceEach(r.getAxis(), r.getKind());
+  if (auto r = dyn_cast<AllReduceCoalescedOp>(op))
+    return reduceEach(r.getAxis(), r.getKind());
+  if (isa<ReduceScatterOp, ReduceScatterCoalescedOp>(op))
+    return reduceEach(cast<CollectiveOpInterface>(op).getMeshAxis(),
+                      ReductionKind::sum);
+  // One gradient in, the same contributions out: its element type, scale
+  // or layout changes.
+  if (isa<tfm::ConvertOp, tfm::ScaleOp, AllGatherOp, LocalSliceOp, AllToAllOp>(
+          op) &&
+      op->getNumOperands() == 1 && op->getNumResults() == 1) {
+    set(op->getResult(0), get(op->getOperand(0)));
+    return success();
+  }
+  return generic();
+}
+
+LogicalResult Prover::checkResult(func::ReturnOp ret, unsigned i,
+                                  FlatSymbolRefAttr param) {
+  auto it = values.find(ret.getOperand(i));
+  Abstract none;
+  const Abstract &got = it == values.end() ? none : it->second;
+  auto fail = [&]() {
+    return ret.emitOpError()
+           << "the gradient of " << param << " reaching its update ";
+  };
+  if (got.unprovable) {
+    InFlightDiagnostic diag =
+        fail() << "cannot be proven to be the sum of its contributions: '"
+               << got.unprovable->getName()
+               << "' combines gradient contributions in a way the proof does "
+                  "not follow";
+    diag.attachNote(got.unprovable->getLoc()) << "combined here";
+    return diag;
+  }
+  // The expected contributions: those of the parameter and of every other
+  // member of its tie group, each use counted once per micro-batch.
+  StringAttr group = groupOf(param.getValue());
+  auto uses = func->getAttrOfType<DictionaryAttr>(
+      tfm::TfmDialect::GradUsesAttrHelper::getNameStr());
+  int64_t want = 1;
+  if (auto m = func->getAttrOfType<IntegerAttr>(
+          tfm::TfmDialect::MicroBatchesAttrHelper::getNameStr()))
+    want = m.getInt();
+  auto member = [&](StringRef p) {
+    return p == param.getValue() || (group && groupOf(p) == group);
+  };
+  std::string inGroup =
+      group ? (" (tie group '" + group.getValue() + "')").str() : "";
+  for (auto &[tag, t] : got.terms)
+    if (!member(paramOf(tag)))
+      return fail() << "contains the contribution of " << describeUse(tag)
+                    << ", another parameter's";
+  for (NamedAttribute u : uses) {
+    StringRef p = u.getName().getValue();
+    if (!member(p))
+      continue;
+    int64_t n = cast<IntegerAttr>(u.getValue()).getInt();
+    SmallVector<int64_t> missing;
+    for (int64_t k = 0; k < n; ++k)
+      if (!got.terms.count(tfm::makeContributionTag(ret.getContext(), p, k)))
+        missing.push_back(k);
+    if (missing.empty())
+      continue;
+    if (int64_t(missing.size()) == n && p != param.getValue())
+      return fail() << "misses the contribution of @" << p << inGroup;
+    return fail() << "misses the contribution of use #" << missing.front()
+                  << " of @" << p << inGroup;
+  }
+  for (auto &[tag, t] : got.terms)
+    if (t.pending)
+      return fail() << "is not summed over " << describeAxis(t.pending)
+                    << ": each rank holds only its contribution (GPT-NeoX "
+                       "#1257); all-reduce it over '"
+                    << axes[llvm::countr_zero(t.pending)]
+                    << "' first (sp-sync-grads)";
+  for (auto &[tag, t] : got.terms) {
+    if (t.coefficient == want)
+      continue;
+    if (t.recounted) {
+      InFlightDiagnostic diag =
+          fail() << "counts the contribution of " << describeUse(tag) << " "
+                 << t.coefficient << " times over " << describeAxis(t.recounted)
+                 << ": it is summed there where it is already "
+                    "whole";
+      diag.attachNote(t.recountedAt->getLoc()) << "summed again here";
+      return diag;
+    }
+    InFlightDiagnostic diag = fail() << "counts the contribution of "
+                                     << describeUse(tag) << " " << t.coefficient
+                                     << " times, expected " << want;
+    if (want != 1)
+      diag << " (one per micro-batch)";
+    return diag;
+  }
+  return success();
+}
+
+LogicalResult Prover::run() {
+  for (Block &block : func.getBody())
+    for (Operation &op : block)
+      if (failed(transfer(&op)))
+        return failure();
+  for (Block &block : func.getBody()) {
+    auto ret = dyn_cast<func::ReturnOp>(block.getTerminator());
+    if (!ret)
+      continue;
+    for (unsigned i = 0; i < ret.getNumOperands(); ++i)
+      if (auto param = func.getResultAttrOfType<FlatSymbolRefAttr>(
+              i, tfm::TfmDialect::GradOfAttrHelper::getNameStr()))
+        if (failed(checkResult(ret, i, param)))
+          return failure();
+  }
+  return success();
+}
+
+LogicalResult dist::proveGradientAccounting(func::FuncOp func, MeshOp mesh) {
+  return Prover(func, mesh).run();
+}
