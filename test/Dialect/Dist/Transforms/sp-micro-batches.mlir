@@ -21,7 +21,7 @@ func.func @forward(%ids: tensor<8x2xi64>, %labels: tensor<8x2xi64>) -> tensor<f3
 // CHECK-LABEL: func.func @train_step(
 // CHECK-SAME: %[[IDS:[a-z0-9]+]]: tensor<3x8x1xi64, #dist.layout<@mesh, dp = S(2)>>, %[[LABELS:[a-z0-9]+]]: tensor<3x8x1xi64, #dist.layout<@mesh, dp = S(2)>>)
 // CHECK-SAME: -> (tensor<f32>, tensor<16x4xf32, #dist.layout<@mesh, dp = P>> {tfm.grad_of = @wte})
-// CHECK-SAME: attributes {tfm.micro_batches = 3 : i64, tfm.train_step}
+// CHECK-SAME: attributes {tfm.grad_uses = {wte = 2 : i64}, tfm.micro_batches = 3 : i64, tfm.train_step}
 // CHECK: %[[W:.*]] = tfm.get_param @wte
 // CHECK-NEXT: %[[N:.*]] = tfm.label_count %[[LABELS]] ignore_index -100 : tensor<3x8x1xi64, #dist.layout<@mesh, dp = S(2)>> -> tensor<f32, #dist.layout<@mesh, dp = P>>
 // CHECK-NEXT: %[[COUNT:.*]] = dist.all_reduce %[[N]] on @mesh["dp"] sum
