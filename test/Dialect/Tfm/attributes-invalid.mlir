@@ -232,3 +232,29 @@ func.func @f() attributes {tfm.grad_uses = {w = -1 : i64}} {
 func.func @f() attributes {tfm.micro_batches = 0 : i64} {
   return
 }
+
+// -----
+
+// expected-error @+1 {{'func.func' op 'tfm.pipeline_stages' must be an i64 >= 1, got 0 : i64}}
+func.func @f() attributes {tfm.pipeline_stages = 0 : i64} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op 'tfm.pipeline_stage' needs 'tfm.pipeline_stages' on the same function}}
+func.func @f() attributes {tfm.pipeline_stage = 0 : i64} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op 'tfm.pipeline_stage' = 2 is not below the number of stages 2}}
+func.func @f() attributes {tfm.pipeline_stage = 2 : i64, tfm.pipeline_stages = 2 : i64} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tfm.fill' op carries 'tfm.pipeline_stage', which belongs on a function}}
+%0 = tfm.fill 0.0 {tfm.pipeline_stage = 0 : i64} : tensor<f32>

@@ -122,6 +122,33 @@ LogicalResult TfmDialect::verifyOperationAttribute(Operation *op,
              << ", got " << attr.getValue();
     return success();
   }
+  // Pipeline parallelism (sp-pipeline): a step function's stage, and the
+  // number of stages.
+  if (name == PipelineStageAttrHelper::getNameStr() ||
+      name == PipelineStagesAttrHelper::getNameStr()) {
+    bool count = name == PipelineStagesAttrHelper::getNameStr();
+    if (failed(expect(isFunction, "a function")))
+      return failure();
+    auto value = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!value || !value.getType().isInteger(64) ||
+        value.getInt() < (count ? 1 : 0))
+      return op->emitOpError()
+             << quoted(attr) << " must be an i64 " << (count ? ">= 1" : ">= 0")
+             << ", got " << attr.getValue();
+    if (!count) {
+      auto stages = op->getAttrOfType<IntegerAttr>(
+          PipelineStagesAttrHelper::getNameStr());
+      if (!stages)
+        return op->emitOpError() << quoted(attr) << " needs '"
+                                 << PipelineStagesAttrHelper::getNameStr()
+                                 << "' on the same function";
+      if (value.getInt() >= stages.getInt())
+        return op->emitOpError()
+               << quoted(attr) << " = " << value.getInt()
+               << " is not below the number of stages " << stages.getInt();
+    }
+    return success();
+  }
   // Gradient accounting (tfm-autodiff's record, sp-verify's proof).
   if (name == ContributesAttrHelper::getNameStr()) {
     if (failed(expect(!isa<ModuleOp, FunctionOpInterface>(op),
@@ -245,4 +272,56 @@ FailureOr<Operation *> TfmDialect::getMarkedFunction(Operation *module,
         found = &op;
       }
   return found;
+}
+
+int64_t TfmDialect::getPipelineStage(Operation *fn) {
+  auto a =
+      fn->getAttrOfType<IntegerAttr>(PipelineStageAttrHelper::getNameStr());
+  return a ? a.getInt() : 0;
+}
+
+int64_t TfmDialect::getPipelineStages(Operation *fn) {
+  auto a =
+      fn->getAttrOfType<IntegerAttr>(PipelineStagesAttrHelper::getNameStr());
+  return a ? a.getInt() : 1;
+}
+
+FailureOr<SmallVector<Operation *>>
+TfmDialect::getMarkedFunctions(Operation *module, StringRef marker,
+                               StringRef pass) {
+  SmallVector<Operation *> found;
+  for (Region &region : module->getRegions())
+    for (Block &block : region)
+      for (Operation &op : block)
+        if (isa<FunctionOpInterface>(op) && op.hasAttr(marker))
+          found.push_back(&op);
+  if (found.size() < 2 && (found.empty() || getPipelineStages(found[0]) == 1))
+    return found;
+  int64_t stages = getPipelineStages(found[0]);
+  SmallVector<Operation *> byStage(stages, nullptr);
+  for (Operation *fn : found) {
+    auto name = cast<FunctionOpInterface>(fn).getName();
+    if (!fn->hasAttr(PipelineStageAttrHelper::getNameStr()) ||
+        getPipelineStages(fn) != stages)
+      return fn->emitOpError()
+             << pass << ": functions marked " << marker
+             << " must be one per pipeline stage, each with '"
+             << PipelineStageAttrHelper::getNameStr() << "' and '"
+             << PipelineStagesAttrHelper::getNameStr() << "' = " << stages
+             << " (@" << name << " is not)";
+    Operation *&slot = byStage[getPipelineStage(fn)];
+    if (slot)
+      return fn->emitOpError()
+             << pass << ": a second function marked " << marker
+             << " for pipeline stage " << getPipelineStage(fn)
+             << " (the first is @" << cast<FunctionOpInterface>(slot).getName()
+             << ")";
+    slot = fn;
+  }
+  for (int64_t s = 0; s < stages; ++s)
+    if (!byStage[s])
+      return found[0]->emitOpError()
+             << pass << ": no function marked " << marker
+             << " for pipeline stage " << s << " of " << stages;
+  return byStage;
 }

@@ -85,7 +85,9 @@ def Tfm_Dialect : Dialect {
     "::mlir::IntegerAttr":$micro_batches,
     "::mlir::IntegerAttr":$in_micro_batch,
     "::mlir::ArrayAttr":$contributes,
-    "::mlir::DictionaryAttr":$grad_uses
+    "::mlir::DictionaryAttr":$grad_uses,
+    "::mlir::IntegerAttr":$pipeline_stage,
+    "::mlir::IntegerAttr":$pipeline_stages
   );
   let hasOperationAttrVerify = 1;
   let hasRegionArgAttrVerify = 1;
@@ -97,6 +99,18 @@ def Tfm_Dialect : Dialect {
     static ::mlir::FailureOr<::mlir::Operation *>
     getMarkedFunction(::mlir::Operation *module, ::llvm::StringRef marker,
                       ::llvm::StringRef pass);
+    /// Every function of `module` marked with `marker`, in stage order:
+    /// none, one, or (pipeline parallelism) one per stage, each carrying
+    /// `tfm.pipeline_stage` = its index and `tfm.pipeline_stages` = their
+    /// number, the stages 0 .. P-1 each once. Anything else is an error at
+    /// the offending function, prefixed with `pass`.
+    static ::mlir::FailureOr<::llvm::SmallVector<::mlir::Operation *>>
+    getMarkedFunctions(::mlir::Operation *module, ::llvm::StringRef marker,
+                       ::llvm::StringRef pass);
+    /// The pipeline stage of function `fn` (tfm.pipeline_stage), 0 when it
+    /// has none, and the number of stages (tfm.pipeline_stages), 1 when none.
+    static int64_t getPipelineStage(::mlir::Operation *fn);
+    static int64_t getPipelineStages(::mlir::Operation *fn);
   }];
 }
 
