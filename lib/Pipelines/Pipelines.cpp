@@ -8,6 +8,7 @@
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CheckedArithmetic.h"
 
 #include <cmath>
@@ -32,6 +33,8 @@ seqpar::checkPipelineOptions(const PipelineOptions &o, bool train) {
     return error("dp must be >= 1, got " + Twine(o.dp));
   if (o.cp < 1)
     return error("cp must be >= 1, got " + Twine(o.cp));
+  if (o.pp < 1)
+    return error("pp must be >= 1, got " + Twine(o.pp));
   if (o.cpAttention != "allgather")
     return error("cp-attention must be allgather (the ring variant is not "
                  "built yet), got '" +
@@ -40,6 +43,26 @@ seqpar::checkPipelineOptions(const PipelineOptions &o, bool train) {
   if (!tpdp || !llvm::checkedMul<int64_t>(*tpdp, o.cp))
     return error("tp * dp * cp = " + Twine(o.tp) + " * " + Twine(o.dp) + " * " +
                  Twine(o.cp) + " ranks overflows int64");
+  if (!llvm::checkedMul<int64_t>(*tpdp * o.cp, o.pp))
+    return error("tp * dp * cp * pp = " + Twine(o.tp) + " * " + Twine(o.dp) +
+                 " * " + Twine(o.cp) + " * " + Twine(o.pp) +
+                 " ranks overflows int64");
+  if (!train && o.pp > 1)
+    return error("pp=" + Twine(o.pp) +
+                 " needs the train pipeline (pipelined inference is not "
+                 "supported yet)");
+  if (!o.ppLayers.empty()) {
+    if (o.pp == 1)
+      return error("pp-layers needs pp > 1");
+    if (int64_t(o.ppLayers.size()) != o.pp ||
+        llvm::any_of(o.ppLayers, [](int64_t n) { return n < 1; }))
+      return error(
+          "pp-layers must give each of the pp = " + Twine(o.pp) +
+          " stages at least one layer, got " +
+          join(llvm::map_range(o.ppLayers,
+                               [](int64_t n) { return Twine(n).str(); }),
+               ","));
+  }
   if (o.fuseChunks < 0)
     return error("fuse-chunks must be >= 0, got " + Twine(o.fuseChunks));
   if (o.zero != 0 && o.zero != 1)
@@ -105,7 +128,13 @@ void seqpar::buildPartitionStage(OpPassManager &pm,
   partition.cp = options.cp;
   partition.cpAttention = options.cpAttention;
   partition.sequenceParallel = options.sequenceParallel;
+  partition.pp = options.pp;
   pm.addPass(dist::createSpPartitionPass(partition));
+  if (options.pp > 1) {
+    dist::SpPipelinePassOptions pipeline;
+    pipeline.layers = options.ppLayers;
+    pm.addPass(dist::createSpPipelinePass(pipeline));
+  }
 }
 
 void seqpar::buildTrainStage(OpPassManager &pm,
@@ -214,6 +243,7 @@ void seqpar::registerPipelines() {
   registerPipeline(
       "sp-train-pipeline",
       "sp-compile --train's pipeline: [tfm-precision,] sp-partition, "
+      "[sp-pipeline,] "
       "tfm-master-weights, tfm-autodiff, sp-recompute, sp-micro-batches, "
       "sp-sync-grads, "
       "sp-optimizer, sp-verify, "

@@ -10,6 +10,15 @@
 //   wait:  the compute stream waits for `done` (the host does not).
 // Host control (World) is MPI, as in sprt_comm_mpi (MpiWorld.cpp).
 //
+// A send must not wait for its recv (Comm.h's callers: sprt_send), but an
+// ncclSend holds the communication stream until the peer's matching
+// ncclRecv runs, and every later operation queues behind it: two ranks that
+// both send, then receive, would each wait for the other's recv. So a send
+// is not issued when started: it waits in this communicator's queue and is
+// issued in one NCCL group with the communicator's next operation (a recv,
+// a collective), whose own part then never queues behind it, or alone by
+// its wait(). Not run here (no GPU).
+//
 //===----------------------------------------------------------------------===//
 
 #include "Comm.h"
@@ -20,7 +29,9 @@
 #include <cuda_runtime.h>
 #include <nccl.h>
 
+#include <memory>
 #include <stdexcept>
+#include <vector>
 
 using namespace sprt;
 
@@ -74,6 +85,29 @@ public:
 private:
   cudaEvent_t done;
   const char *what;
+};
+
+class NcclComm;
+
+/// Where a deferred send's completion is recorded once it is issued.
+struct SendSlot {
+  cudaEvent_t done = nullptr;
+};
+
+/// A send waiting in its communicator's queue, then issued.
+class NcclSendRequest : public CommRequest {
+public:
+  NcclSendRequest(NcclComm &comm, std::shared_ptr<SendSlot> slot)
+      : comm(&comm), slot(std::move(slot)) {}
+  ~NcclSendRequest() override {
+    if (comm)
+      wait();
+  }
+  void wait() override;
+
+private:
+  NcclComm *comm;
+  std::shared_ptr<SendSlot> slot;
 };
 
 class NcclComm : public Comm {
@@ -153,9 +187,17 @@ public:
   }
 
   CommHandle startSend(const void *in, int64_t bytes, int peer) override {
-    return run("ncclSend", [&] {
-      return ncclSend(in, size_t(bytes), ncclInt8, peer, comm, commStream);
-    });
+    // Issued with the next operation (or by the request's wait()): the
+    // compute stream's work before now, which wrote `in`, precedes that.
+    auto slot = std::make_shared<SendSlot>();
+    queued.push_back({in, bytes, peer, slot});
+    return std::make_unique<NcclSendRequest>(*this, slot);
+  }
+
+  /// Issues the queued sends (alone).
+  void flushSends() {
+    if (!queued.empty())
+      run("ncclSend", [] { return ncclSuccess; });
   }
 
   CommHandle startRecv(void *out, int64_t bytes, int peer) override {
@@ -174,15 +216,47 @@ private:
     check(cudaStreamWaitEvent(commStream, ready, 0), what);
     // Released once recorded work completes.
     check(cudaEventDestroy(ready), what);
+    // The queued sends and the operation in one group: neither waits for
+    // the other to start.
+    std::vector<Queued> sends;
+    sends.swap(queued);
+    if (!sends.empty())
+      check(ncclGroupStart(), what);
+    for (const Queued &q : sends)
+      check(ncclSend(q.in, size_t(q.bytes), ncclInt8, q.peer, comm, commStream),
+            "ncclSend");
     check(issue(), what);
+    if (!sends.empty())
+      check(ncclGroupEnd(), what);
     check(cudaEventCreateWithFlags(&done, cudaEventDisableTiming), what);
     check(cudaEventRecord(done, commStream), what);
+    for (const Queued &q : sends) {
+      check(cudaEventCreateWithFlags(&q.slot->done, cudaEventDisableTiming),
+            "ncclSend");
+      check(cudaEventRecord(q.slot->done, commStream), "ncclSend");
+    }
     return std::make_unique<NcclRequest>(done, what);
   }
 
+  /// A send started and not yet issued.
+  struct Queued {
+    const void *in;
+    int64_t bytes;
+    int peer;
+    std::shared_ptr<SendSlot> slot;
+  };
+  std::vector<Queued> queued;
   ncclComm_t comm = nullptr;
   int myRank = 0, mySize = 1;
 };
+void NcclSendRequest::wait() {
+  if (!slot->done)
+    comm->flushSends();
+  check(cudaStreamWaitEvent(computeStream(), slot->done, 0), "ncclSend");
+  check(cudaEventDestroy(slot->done), "ncclSend");
+  slot->done = nullptr;
+  comm = nullptr;
+}
 } // namespace
 
 const char *World::name() { return "nccl"; }

@@ -341,21 +341,3 @@ extern "C" void sprt_all_to_all(const void *in, void *out, int64_t elemBytes,
     for (int64_t r = 0; r < n; ++r)
       insertBlock(recv + r * blockBytes, dst, r, n, static_cast<char *>(out));
 }
-
-static int peer(int64_t offset, int32_t axis) {
-  int64_t n = sprt_axis_size(axis);
-  return int(((sprt_axis_coord(axis) + offset) % n + n) % n);
-}
-
-extern "C" void sprt_send(const void *in, int64_t bytes, int64_t offset,
-                          int32_t axis) {
-  TraceSpan span("send", axis);
-  countBytes(axis, bytes);
-  mesh().comm(axis).send(in, bytes, peer(offset, axis));
-}
-
-extern "C" void sprt_recv(void *out, int64_t bytes, int64_t offset,
-                          int32_t axis) {
-  TraceSpan span("recv", axis);
-  mesh().comm(axis).recv(out, bytes, peer(offset, axis));
-}

@@ -39,6 +39,7 @@
 #include "sprt/device.h"
 #include "sprt/runtime.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <csignal>
@@ -141,7 +142,14 @@ std::string memoryLine(const Model &model) {
   for (int c = 0; c < kNumMemoryCategories; ++c)
     line += std::string(c ? ", " : "") + memoryCategoryName(MemoryCategory(c)) +
             " " + humanBytes(m.peak[c]);
-  line += ") on rank 0; planned peak " + humanBytes(model.plannedPeak) + " (";
+  // With pipeline parallelism, rank 0's stage: its figures are that
+  // stage's (Model::selectStage).
+  line += ") on rank 0" +
+          (model.pipelineAxis >= 0
+               ? " (pipeline stage " + std::to_string(model.stage) + " of " +
+                     std::to_string(model.numStages()) + ")"
+               : std::string()) +
+          "; planned peak " + humanBytes(model.plannedPeak) + " (";
   for (size_t i = 0; i < model.planned.size(); ++i)
     line += std::string(i ? ", " : "") + model.planned[i].first + " " +
             humanBytes(model.planned[i].second);
@@ -269,6 +277,9 @@ int main(int argc, char **argv) {
     return 1;
   }
   mesh().names = model.axes;
+  // Pipeline parallelism: the arena, FLOPs, planned memory and gradients of
+  // this rank's stage.
+  model.selectStage();
   sprt_set_seed(flags.seed);
   int rank = int(sprt_world_rank());
 
@@ -334,8 +345,13 @@ int main(int argc, char **argv) {
   std::vector<float *> state;
   // With a distributed optimizer a parameter's state is this replica's
   // slice of its shard.
+  // A parameter of another pipeline stage has none here (null entries).
   if (model.optimizer == "adamw")
     for (size_t i = 0; i < model.params.size(); ++i) {
+      if (!model.params[i].held()) {
+        state.insert(state.end(), 2, nullptr);
+        continue;
+      }
       int64_t n = model.params[i].localElements() /
                   sprt_axis_size(int32_t(model.stateShardAxis(int64_t(i))));
       for (int k = 0; k < 2; ++k) {
@@ -411,6 +427,9 @@ int main(int argc, char **argv) {
     sprt_memcpy_to_device(labels, batcher.localLabels(), tokenBytes, stream);
     seqpar_step(arena, params.pointers(), ids, labels, scalars.data(),
                 grads.data(), state.data(), hyperparameters.data());
+    // A step's sends are complete when it returns (a pipeline's dispatcher
+    // completes them; a program of one stage may send too).
+    sprt_complete_sends();
     sprt_stream_synchronize(stream);
     r.step = step;
     r.loss = scalars[0];
@@ -448,11 +467,19 @@ int main(int argc, char **argv) {
                                 params, state, error))
       fatal(error);
     if (step == flags.steps && !flags.dumpGrads.empty()) {
-      std::vector<const float *> local(grads.begin(), grads.end());
+      // Every gradient of the program, each from its owner stage (this
+      // stage's step returned `model.grads`; the others' are null here).
+      std::vector<const float *> local;
+      for (int64_t g : model.allGrads) {
+        auto at = std::find(model.grads.begin(), model.grads.end(), g);
+        local.push_back(at == model.grads.end()
+                            ? nullptr
+                            : grads[size_t(at - model.grads.begin())]);
+      }
       if (!Params::dumpSharded(
-              model, model.grads, "", local, flags.dumpGrads, error,
-              model.gradShardAxes, {}, false,
-              {{}, dumpDTypes(model, model.grads, flags.dumpDtype)},
+              model, model.allGrads, "", local, flags.dumpGrads, error,
+              model.allGradShardAxes, {}, false,
+              {{}, dumpDTypes(model, model.allGrads, flags.dumpDtype)},
               // The gradients of the loss times the scale: the true ones.
               r.hasLossScale ? r.lossScale : 1.0))
         fatal(error);

@@ -49,7 +49,12 @@ extern "C" int sprt_mesh_init(int32_t numAxes, const int64_t *sizes) {
   return 0;
 }
 
-extern "C" void sprt_mesh_finalize(void) { mesh().comms.clear(); }
+extern "C" void sprt_mesh_finalize(void) {
+  // The sends still outstanding complete on the communicators they use.
+  if (!mesh().comms.empty())
+    releaseSendBuffers();
+  mesh().comms.clear();
+}
 
 extern "C" int32_t sprt_mesh_num_axes(void) {
   return int32_t(mesh().sizes.size());

@@ -34,6 +34,10 @@ struct Mesh {
 /// The process's mesh (one per process).
 Mesh &mesh();
 
+/// Completes the sends started (sprt_send) and frees their staging buffers
+/// (PointToPoint.cpp; sprt_mesh_finalize calls it).
+void releaseSendBuffers();
+
 } // namespace sprt
 
 #endif // SPRT_CORE_MESH_H

@@ -4,6 +4,7 @@
 
 #include "sprt/runtime.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 using namespace sprt;
@@ -41,9 +42,21 @@ int64_t ParamInfo::globalIndex(int64_t i) const {
   return global;
 }
 
+bool ParamInfo::held() const {
+  if (pipelineAxis < 0)
+    return true;
+  int64_t at = sprt_axis_coord(int32_t(pipelineAxis));
+  return std::find(stages.begin(), stages.end(), at) != stages.end();
+}
+
 bool ParamInfo::ownsShard(int64_t sliceAxis) const {
   int64_t numAxes = sprt_mesh_num_axes();
   for (int64_t a = 0; a < numAxes; ++a) {
+    if (a == pipelineAxis) {
+      if (sprt_axis_coord(int32_t(a)) != ownerStage())
+        return false;
+      continue;
+    }
     bool splitHere = false;
     for (const Split &s : splits)
       splitHere |= s.axis == a;
@@ -80,6 +93,90 @@ std::string Model::precision() const {
     if (p.dtype != params[0].dtype)
       return "mixed";
   return dtypeName(params[0].dtype);
+}
+
+void Model::selectStage() {
+  if (pipelineAxis < 0)
+    return;
+  stage = sprt_axis_coord(int32_t(pipelineAxis));
+  const StageInfo &s = stages.at(size_t(stage));
+  arenaBytes = s.arenaBytes;
+  workspaceBytes = s.workspaceBytes;
+  flopsPerStep = s.flopsPerStep;
+  recomputeFlopsPerStep = s.recomputeFlopsPerStep;
+  planned = s.planned;
+  plannedPeak = s.plannedPeak;
+  grads = s.grads;
+  gradShardAxes = s.gradShardAxes;
+}
+
+/// The planned memory of `plan` (a "planned" object) into `planned` and
+/// `peak`.
+static void parsePlanned(const json &plan,
+                         std::vector<std::pair<std::string, int64_t>> &planned,
+                         int64_t &peak) {
+  planned.clear();
+  for (const char *c : {"parameters", "optimizer_state", "tokens", "arena"})
+    planned.push_back({c, plan.at(c).get<int64_t>()});
+  peak = plan.at("peak_bytes").get<int64_t>();
+}
+
+/// Parses the pipeline's fields of `j` into `m`; false with `error` set.
+static bool parsePipeline(const json &j, Model &m, std::string &error) {
+  const std::string what = "the program's model description ";
+  m.pipelineAxis = j.value("pipeline_axis", int64_t(-1));
+  if (m.pipelineAxis < -1 || m.pipelineAxis >= int64_t(m.axisSizes.size())) {
+    error = what + "gives pipeline_axis " + std::to_string(m.pipelineAxis) +
+            " (the mesh has " + std::to_string(m.axisSizes.size()) + " axes)";
+    return false;
+  }
+  if (m.pipelineAxis < 0)
+    return true;
+  int64_t numStages = m.axisSizes[size_t(m.pipelineAxis)];
+  const json &stages = j.at("stages");
+  if (!stages.is_array() || int64_t(stages.size()) != numStages) {
+    error = what + "gives " +
+            (stages.is_array() ? std::to_string(stages.size()) : "no") +
+            " stage records for a pipeline axis of " +
+            std::to_string(numStages) + " stages";
+    return false;
+  }
+  for (const json &s : stages) {
+    StageInfo info;
+    info.arenaBytes = s.at("arena_bytes").get<int64_t>();
+    info.workspaceBytes = s.value("workspace_bytes", int64_t(0));
+    info.flopsPerStep = s.value("flops_per_step", int64_t(0));
+    info.recomputeFlopsPerStep =
+        s.value("recompute_flops_per_step", int64_t(0));
+    parsePlanned(s.at("planned"), info.planned, info.plannedPeak);
+    info.grads = s.at("grads").get<std::vector<int64_t>>();
+    info.gradShardAxes =
+        s.value("grad_shard_axes", std::vector<int64_t>(info.grads.size(), -1));
+    for (int64_t g : info.grads)
+      if (g < 0 || g >= int64_t(m.params.size())) {
+        error = what + "gives stage " + std::to_string(m.stages.size()) +
+                " the gradient of parameter " + std::to_string(g) +
+                " (it has " + std::to_string(m.params.size()) + ")";
+        return false;
+      }
+    m.stages.push_back(std::move(info));
+  }
+  const json &params = j.at("params");
+  for (size_t i = 0; i < m.params.size(); ++i) {
+    ParamInfo &p = m.params[i];
+    p.pipelineAxis = m.pipelineAxis;
+    p.stages = params[i].value("stages", std::vector<int64_t>());
+    bool ok = !p.stages.empty();
+    for (int64_t s : p.stages)
+      ok &= s >= 0 && s < numStages;
+    if (!ok) {
+      error = what + "gives parameter '" + p.name +
+              "' no stages within the pipeline's " + std::to_string(numStages) +
+              " (its \"stages\" lists the stages reading it)";
+      return false;
+    }
+  }
+  return true;
 }
 
 int64_t Model::numRanks() const {
@@ -149,10 +246,7 @@ bool Model::parse(const char *text, std::string &error) {
     for (const json &h : j.value("hyperparameters", json::array()))
       hyperparameters.push_back(
           {h.at("name").get<std::string>(), h.at("default").get<double>()});
-    const json &plan = j.at("planned");
-    for (const char *c : {"parameters", "optimizer_state", "tokens", "arena"})
-      planned.push_back({c, plan.at(c).get<int64_t>()});
-    plannedPeak = plan.at("peak_bytes").get<int64_t>();
+    parsePlanned(j.at("planned"), planned, plannedPeak);
     for (const json &p : j.at("params")) {
       ParamInfo info;
       info.name = p.at("name").get<std::string>();
@@ -182,6 +276,10 @@ bool Model::parse(const char *text, std::string &error) {
                                s.at("blocks").get<int64_t>()});
       params.push_back(std::move(info));
     }
+    allGrads = grads;
+    allGradShardAxes = gradShardAxes;
+    if (!parsePipeline(j, *this, error))
+      return false;
   } catch (const std::exception &e) {
     error = std::string("the program's model description is incomplete: ") +
             e.what();

@@ -48,14 +48,39 @@ struct ParamInfo {
   /// distributed optimizer) is optimizer state.
   bool master = false;
 
+  /// The pipeline stages whose step function reads the parameter (the
+  /// model's "stages"; empty without a pipeline axis): the ranks of those
+  /// stages hold a copy, the first stage's copy is the one dumps and
+  /// checkpoints read (its owner).
+  std::vector<int64_t> stages;
+  /// The mesh's pipeline axis, or -1 (Model::pipelineAxis).
+  int64_t pipelineAxis = -1;
+
+  /// Whether this rank holds the parameter: its pipeline coordinate is one
+  /// of `stages` (always without a pipeline axis).
+  bool held() const;
+  /// The stage whose copy dumps and checkpoints read (0 without stages).
+  int64_t ownerStage() const { return stages.empty() ? 0 : stages.front(); }
+
   int64_t localElements() const;
   /// The index in the global (row-major) tensor of local element `i` on
   /// this rank.
   int64_t globalIndex(int64_t i) const;
   /// Whether this rank holds the copy of its shard written to dumps: the
   /// one with coordinate 0 on every axis the parameter is replicated over
-  /// (except `sliceAxis`, which slices the shard further).
+  /// (except `sliceAxis`, which slices the shard further) and, with a
+  /// pipeline axis, its owner stage's coordinate on it.
   bool ownsShard(int64_t sliceAxis = -1) const;
+};
+
+/// What the step function of one pipeline stage needs of the runtime (the
+/// model's "stages"; Model::selectStage).
+struct StageInfo {
+  int64_t arenaBytes = 0, workspaceBytes = 0, flopsPerStep = 0,
+          recomputeFlopsPerStep = 0;
+  std::vector<std::pair<std::string, int64_t>> planned;
+  int64_t plannedPeak = 0;
+  std::vector<int64_t> grads, gradShardAxes;
 };
 
 struct Model {
@@ -121,6 +146,25 @@ struct Model {
   int64_t stateShardAxis(int64_t index) const;
 
   bool training() const { return !optimizer.empty(); }
+
+  /// Pipeline parallelism: the mesh's pipeline axis ("pipeline_axis"), or
+  /// -1, and each stage's record ("stages", one per rank of the axis).
+  int64_t pipelineAxis = -1;
+  std::vector<StageInfo> stages;
+  /// The stage selectStage() chose (0 without a pipeline).
+  int64_t stage = 0;
+  /// Every parameter gradient the program returns on some stage, once, and
+  /// the axis slicing each (the top-level "grads" / "grad_shard_axes"):
+  /// what --dump-grads writes, each from its owner stage. Without a
+  /// pipeline, `grads` and `gradShardAxes`.
+  std::vector<int64_t> allGrads, allGradShardAxes;
+  /// Makes the figures of this rank's stage (its pipeline coordinate; the
+  /// mesh is set up) those of the model: arena, workspace, FLOPs, planned
+  /// memory and the gradients the step returns. Nothing without a pipeline.
+  void selectStage();
+  int64_t numStages() const {
+    return stages.empty() ? 1 : int64_t(stages.size());
+  }
 
   int64_t numRanks() const;
   /// Parses seqpar_model_json; false with `error` set.

@@ -87,6 +87,11 @@ static std::vector<int64_t> masterParams(const Model &model) {
 
 Params::Params(const Model &model) : model(model) {
   for (const ParamInfo &p : model.params) {
+    // Another pipeline stage's parameter: not on this rank.
+    if (!p.held()) {
+      ptrs.push_back(nullptr);
+      continue;
+    }
     int64_t bytes = p.localElements() * int64_t(dtypeBytes(p.dtype));
     ptrs.push_back(
         static_cast<float *>(allocate(bytes, MemoryCategory::Parameters)));
@@ -99,7 +104,7 @@ Params::Params(const Model &model) : model(model) {
   for (size_t i = 0; i < model.params.size(); ++i) {
     const ParamInfo &p = model.params[i];
     masterPtrs.push_back(nullptr);
-    if (!p.master)
+    if (!p.master || !p.held())
       continue;
     int64_t bytes = p.localElements() /
                     sprt_axis_size(int32_t(model.stateShardAxis(int64_t(i)))) *
@@ -115,7 +120,8 @@ Params::Params(const Model &model) : model(model) {
 
 Params::~Params() {
   for (float *p : ptrs)
-    release(p);
+    if (p)
+      release(p);
   for (float *p : masterPtrs)
     if (p)
       release(p);
@@ -139,6 +145,10 @@ void Params::initialize(uint64_t seed) {
   std::vector<char> stored;
   for (size_t i = 0; i < model.params.size(); ++i) {
     const ParamInfo &p = model.params[i];
+    // Every copy (pipeline stages holding the parameter) draws the same
+    // values: the draws are by global index.
+    if (!ptrs[i])
+      continue;
     host.assign(size_t(p.localElements()), 0.0f);
     if (p.init == "zeros" || p.init == "ones") {
       std::fill(host.begin(), host.end(), p.init == "ones" ? 1.0f : 0.0f);
@@ -273,6 +283,10 @@ bool Params::loadSharded(const Model &model,
               dtypeName(into);
       return false;
     }
+    // A parameter of another pipeline stage is checked (every rank refuses
+    // the same file) but not kept.
+    if (!local[k])
+      continue;
     auto [n, first] = sliceOf(p, sliceAxes, k);
     size_t size = dtypeBytes(into);
     host.resize(size_t(n) * size);

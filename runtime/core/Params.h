@@ -31,7 +31,9 @@ std::vector<DType> dumpDTypes(const Model &model,
 
 class Params {
 public:
-  /// Device memory for every shard (sprt/device.h).
+  /// Device memory for the shard of every parameter this rank holds
+  /// (ParamInfo::held: with pipeline parallelism, those its stage reads;
+  /// the others' pointers are null) (sprt/device.h).
   explicit Params(const Model &model);
   ~Params();
   Params(const Params &) = delete;
@@ -79,6 +81,9 @@ public:
   /// `local`), whole, under the parameters' names (rank 0 writes).
   /// A tensor k with sliceAxes[k] >= 0 holds only this rank's slice (along
   /// the first dimension) of its shard (a distributed optimizer's).
+  /// Each element comes from the rank owning its shard (ParamInfo::
+  /// ownsShard: with pipeline parallelism, of the parameter's owner stage),
+  /// so `local[k]` may be null on the others.
   /// Every value is divided by `unscale` before it is written (the
   /// gradients of a loss-scaled step: LossScale.h). Returns rank 0's result
   /// on every rank.
@@ -92,7 +97,8 @@ public:
   /// Loads tensors named like parameters `indices` (plus `suffix`) from a
   /// checkpoint, keeping this rank's shard of each, converted into
   /// `stored` (one type per tensor; empty: all F32). Every value must be
-  /// finite, in the file and after the conversion.
+  /// finite, in the file and after the conversion. A null `local[k]` (a
+  /// parameter of another pipeline stage) is checked but not kept.
   static bool loadSharded(const Model &model,
                           const std::vector<int64_t> &indices,
                           const std::string &suffix,

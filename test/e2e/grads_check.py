@@ -17,7 +17,9 @@ update). Checks, per tensor, with relative error ||a - b|| / ||b||
 A configuration may add M micro-batches (a sixth field, TP,DP,SP,ZERO,CP,M):
 the model is then imported with --batch / M and compiled with
 --micro-batches M, so every configuration trains on the same global batch
-of --batch sequences (its dumped tokens are checked equal).
+of --batch sequences (its dumped tokens are checked equal). A seventh field
+PP > 1 compiles it with --pp PP pipeline stages (TP x DP x CP x PP ranks;
+printed "pp=PP"); each gradient is dumped from the stage owning it.
 --run-flags passes flags through to every run of the program (e.g.
 --run-flags="--data FILE --pack-documents"); the dumped position_ids then
 reach the torch reference. --expect-spanning-document asserts from them that
@@ -39,17 +41,21 @@ TORCH_PYTHON = "/usr/bin/python3"
 REFERENCE = os.path.join(os.path.dirname(__file__), "reference.py")
 LR = 0.1
 
-# (tp, dp, sequence parallel, zero, cp, micro-batches): zero=1 is the
-# distributed optimizer, cp > 1 context parallelism (allgather).
-CONFIGS = [(1, 1, False, 0, 1, 1), (2, 1, False, 0, 1, 1), (2, 1, True, 0, 1, 1),
-           (4, 1, False, 0, 1, 1), (4, 1, True, 0, 1, 1), (1, 2, False, 0, 1, 1),
-           (2, 2, False, 0, 1, 1), (2, 2, True, 0, 1, 1), (2, 2, False, 1, 1, 1),
-           (2, 2, True, 1, 1, 1), (1, 2, False, 1, 1, 1)]
-TORCH_CONFIGS = {(1, 1, False, 0, 1, 1), (2, 2, True, 0, 1, 1)}
+# (tp, dp, sequence parallel, zero, cp, micro-batches, pipeline stages):
+# zero=1 is the distributed optimizer, cp > 1 context parallelism
+# (allgather), pp > 1 pipeline parallelism.
+CONFIGS = [(1, 1, False, 0, 1, 1, 1), (2, 1, False, 0, 1, 1, 1),
+           (2, 1, True, 0, 1, 1, 1), (4, 1, False, 0, 1, 1, 1),
+           (4, 1, True, 0, 1, 1, 1), (1, 2, False, 0, 1, 1, 1),
+           (2, 2, False, 0, 1, 1, 1), (2, 2, True, 0, 1, 1, 1),
+           (2, 2, False, 1, 1, 1, 1), (2, 2, True, 1, 1, 1, 1),
+           (1, 2, False, 1, 1, 1, 1)]
+TORCH_CONFIGS = {(1, 1, False, 0, 1, 1, 1), (2, 2, True, 0, 1, 1, 1)}
 
 
-def label(tp, dp, sp, zero=0, cp=1, mb=1):
-    return ((f"cp={cp} " if cp > 1 else "")
+def label(tp, dp, sp, zero=0, cp=1, mb=1, pp=1):
+    return ((f"pp={pp} " if pp > 1 else "")
+            + (f"cp={cp} " if cp > 1 else "")
             + f"tp={tp} dp={dp} sp={'on' if sp else 'off'}"
             + (f" zero={zero}" if zero else "")
             + (f" micro-batches={mb}" if mb > 1 else ""))
@@ -74,18 +80,20 @@ def scrambled_model(config_path, tmp, seq, batch, keep_dropout=False):
 
 
 def run_step(model, tmp, tp, dp, sp, zero, init, compile_extra=(), launch_extra=(),
-             cp=1, mb=1):
+             cp=1, mb=1, pp=1):
     """Compiles a one-step SGD training program for (tp, dp, sp, zero, cp)
-    over MB micro-batches, runs it from INIT and returns (grads, outputs,
-    params) as read back, and the gradients' and outputs' files."""
-    prog = os.path.join(tmp, f"prog-{tp}-{dp}-{int(sp)}-{zero}-{cp}-{mb}")
+    over MB micro-batches and PP pipeline stages, runs it from INIT and
+    returns (grads, outputs, params) as read back, and the gradients' and
+    outputs' files."""
+    prog = os.path.join(tmp, f"prog-{tp}-{dp}-{int(sp)}-{zero}-{cp}-{mb}-{pp}")
     e2e.compile_model(model, prog, tp, dp, sp,
                       ["--train", "--optimizer", "sgd", "--lr", str(LR),
                        "--zero", str(zero), "--cp", str(cp),
-                       "--micro-batches", str(mb), *compile_extra])
+                       "--micro-batches", str(mb),
+                       *(["--pp", str(pp)] if pp > 1 else []), *compile_extra])
     grads_f, out_f, params_f = (prog + ".grads.safetensors", prog + ".out.safetensors",
                                 prog + ".params.safetensors")
-    e2e.launch(prog, tp * dp * cp, "--steps", "1", "--seed", "11", "--init-from", init,
+    e2e.launch(prog, tp * dp * cp * pp, "--steps", "1", "--seed", "11", "--init-from", init,
                "--dump-grads", grads_f, "--dump-outputs", out_f,
                "--dump-params", params_f, *launch_extra)
     return (e2e.read_safetensors(grads_f), e2e.read_safetensors(out_f),
@@ -163,11 +171,12 @@ def main():
                    "the same masks (no torch comparison: its masks differ)")
     p.add_argument("--torch-all", action="store_true",
                    help="compare every configuration with torch, not just two")
-    p.add_argument("--configs", nargs="+", metavar="TP,DP,SP,ZERO[,CP[,M]]",
+    p.add_argument("--configs", nargs="+", metavar="TP,DP,SP,ZERO[,CP[,M[,PP]]]",
                    help="the configurations to run, the first being the base of "
                    "(a), e.g. 1,1,0,0 2,1,1,0 2,1,1,0,2 (default: all of those "
                    "below)")
-    p.add_argument("--torch", nargs="*", default=None, metavar="TP,DP,SP,ZERO[,CP[,M]]",
+    p.add_argument("--torch", nargs="*", default=None,
+                   metavar="TP,DP,SP,ZERO[,CP[,M[,PP]]]",
                    help="the configurations compared with torch (default: "
                    "tp=1 dp=1 sp=off and tp=2 dp=2 sp=on)")
     p.add_argument("--run-flags", default="",
@@ -185,7 +194,8 @@ def main():
     def parse(c):
         f = c.split(",")
         return (int(f[0]), int(f[1]), f[2] == "1", int(f[3]),
-                int(f[4]) if len(f) > 4 else 1, int(f[5]) if len(f) > 5 else 1)
+                int(f[4]) if len(f) > 4 else 1, int(f[5]) if len(f) > 5 else 1,
+                int(f[6]) if len(f) > 6 else 1)
 
     configs = [parse(c) for c in args.configs] if args.configs else CONFIGS
     torch_configs = ({parse(c) for c in args.torch} if args.torch is not None
@@ -200,7 +210,7 @@ def main():
         ok = True
         base = None  # (tokens, grads) of the first configuration
         models = {1: model}  # by micro-batches: imported with --batch / M
-        for tp, dp, sp, zero, cp, mb in configs:
+        for tp, dp, sp, zero, cp, mb, pp in configs:
             if args.batch % mb:
                 print(f"--batch {args.batch} is not a multiple of {mb} micro-batches")
                 return 1
@@ -208,7 +218,7 @@ def main():
                 models[mb] = os.path.join(tmp, f"model-mb{mb}.mlir")
                 e2e.import_model(config, models[mb], args.seq, args.batch // mb)
             grads, outs, params, grads_f, out_f = run_step(
-                models[mb], tmp, tp, dp, sp, zero, init, cp=cp, mb=mb,
+                models[mb], tmp, tp, dp, sp, zero, init, cp=cp, mb=mb, pp=pp,
                 launch_extra=shlex.split(args.run_flags))
             problems = []
             parts = [f"loss {outs['loss'][1][0]:.7f}"]
@@ -256,7 +266,7 @@ def main():
                 problems.append(f"parameters after the step are not init - {LR} * grad: {worst(uerrs)}")
 
             # (b) torch autograd on the parameters the step used.
-            if args.torch_all or (tp, dp, sp, zero, cp, mb) in torch_configs:
+            if args.torch_all or (tp, dp, sp, zero, cp, mb, pp) in torch_configs:
                 good, err, out = torch_compare(config, init, grads_f, out_f, args.rtol)
                 if err is not None:
                     parts.append(f"torch max rel err {err:.1e}")
@@ -264,7 +274,7 @@ def main():
                     problems.append("gradients differ from torch autograd's:\n" + out)
 
             ok &= not problems
-            print(f"{name} {label(tp, dp, sp, zero, cp, mb)}: {', '.join(parts)} "
+            print(f"{name} {label(tp, dp, sp, zero, cp, mb, pp)}: {', '.join(parts)} "
                   f"{'OK' if not problems else 'MISMATCH'}")
             for prob in problems:
                 print(f"  {prob.rstrip()}")

@@ -1,7 +1,8 @@
 //===- sp-compile.cpp - model IR to a sequence-parallel executable --------===//
 //
 //   sp-compile model.mlir --tp T [--sp] [--dp D] [--cp C] [--target cpu|cuda]
-//              [--train [--recompute none|selective|full] ...]
+//              [--train [--pp P [--pp-layers a,b,...]]
+//                       [--recompute none|selective|full] ...]
 //              [--emit mlir|llvm|obj|exe]
 //              [--report memory|comm] -o OUT
 //              [--mlir-timing [--mlir-timing-display=list|tree]]
@@ -113,6 +114,17 @@ static cl::opt<std::string> cpFlag("cp",
                                             "(default 1)"),
                                    cl::value_desc("int"), cl::init("1"),
                                    cl::cat(parallelism));
+static cl::opt<std::string> ppFlag("pp",
+                                   cl::desc("Pipeline-parallel degree, with "
+                                            "--train (default 1)"),
+                                   cl::value_desc("int"), cl::init("1"),
+                                   cl::cat(parallelism));
+static cl::list<std::string>
+    ppLayersFlag("pp-layers",
+                 cl::desc("With --pp: the layers of each stage (default: "
+                          "balanced)"),
+                 cl::value_desc("a,b,..."), cl::CommaSeparated,
+                 cl::cat(parallelism));
 static cl::opt<std::string>
     cpAttention("cp-attention",
                 cl::desc("With --cp: how attention sees the whole sequence: "
@@ -290,7 +302,8 @@ static std::string str(double v) {
 }
 
 /// The values of the integer flags, set by checkFlags.
-static int64_t tp, dp, cp, zero, fuseChunks, microBatches;
+static int64_t tp, dp, cp, pp, zero, fuseChunks, microBatches;
+static SmallVector<int64_t> ppLayers;
 
 /// Parses an integer flag: plain decimal (an optional '-' and digits) within
 /// int64, no hexadecimal or octal, no trailing text, no wrap-around.
@@ -308,17 +321,22 @@ static bool parseDecimal(StringRef flag, StringRef text, int64_t &value) {
 /// code 1).
 static int checkFlags() {
   if (!parseDecimal("tp", tpFlag, tp) || !parseDecimal("dp", dpFlag, dp) ||
-      !parseDecimal("cp", cpFlag, cp) ||
+      !parseDecimal("cp", cpFlag, cp) || !parseDecimal("pp", ppFlag, pp) ||
       !parseDecimal("zero", zeroFlag, zero) ||
       !parseDecimal("micro-batches", microBatchesFlag, microBatches) ||
       !parseDecimal("fuse-chunks", fuseChunksFlag, fuseChunks))
     return 1;
+  for (const std::string &text : ppLayersFlag)
+    if (!parseDecimal("pp-layers", text, ppLayers.emplace_back()))
+      return 1;
   if (tp < 1)
     return fail("--tp must be >= 1, got " + Twine(tp));
   if (dp < 1)
     return fail("--dp must be >= 1, got " + Twine(dp));
   if (cp < 1)
     return fail("--cp must be >= 1, got " + Twine(cp));
+  if (pp < 1)
+    return fail("--pp must be >= 1, got " + Twine(pp));
   if (cpAttention != "allgather")
     return fail("--cp-attention must be allgather (the ring variant is not "
                 "built yet), got '" +
@@ -327,6 +345,20 @@ static int checkFlags() {
   if (!tpdp || !checkedMul<int64_t>(*tpdp, cp))
     return fail("--tp * --dp * --cp = " + Twine(tp) + " * " + Twine(dp) +
                 " * " + Twine(cp) + " ranks overflows int64");
+  if (!checkedMul<int64_t>(*tpdp * cp, pp))
+    return fail("--tp * --dp * --cp * --pp = " + Twine(tp) + " * " + Twine(dp) +
+                " * " + Twine(cp) + " * " + Twine(pp) +
+                " ranks overflows int64");
+  if (pp > 1 && !train)
+    return fail("--pp " + Twine(pp) +
+                " needs --train (pipelined inference is not supported yet)");
+  if (!ppLayers.empty() && pp == 1)
+    return fail("--pp-layers needs --pp > 1");
+  if (!ppLayers.empty() &&
+      (int64_t(ppLayers.size()) != pp ||
+       llvm::any_of(ppLayers, [](int64_t n) { return n < 1; })))
+    return fail("--pp-layers must give each of the --pp " + Twine(pp) +
+                " stages at least one layer, got " + join(ppLayersFlag, ","));
   if (fuseChunks < 0)
     return fail("--fuse-chunks must be >= 0, got " + Twine(fuseChunks));
   if (zero != 0 && zero != 1)
@@ -457,6 +489,8 @@ int main(int argc, char **argv) {
   options.tp = tp;
   options.dp = dp;
   options.cp = cp;
+  options.pp = pp;
+  options.ppLayers = ppLayers;
   options.cpAttention = cpAttention.getValue();
   options.sequenceParallel = sp.getValue();
   options.train = train.getValue();

@@ -34,6 +34,15 @@ def ConvertSpToRuntimePass : Pass<"convert-sp-to-runtime", "::mlir::ModuleOp"> {
     global sequence and batch, the arena size and every parameter (Hugging
     Face name, global and local shape, layout, init), from which the
     runtime's main() sets up a run. The CPU runtime computes in f32.
+
+    With pipeline parallelism the module holds one step function per
+    pipeline stage (`tfm.pipeline_stage` k of `tfm.pipeline_stages` P):
+    each lowers to the internal `seqpar_step_stage<k>` with the same
+    signature, and `seqpar_step` calls the one of the rank's coordinate on
+    the mesh's pipeline axis, then completes the sends the stage started
+    (`sprt_complete_sends`). The model JSON then also gives the pipeline
+    axis, the stages reading each parameter and, per stage, its arena,
+    workspace, FLOPs, planned memory and gradients.
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }

@@ -7,7 +7,8 @@
 //   inference: [tfm-precision], sp-partition, [sp-fuse-collective-matmul],
 //              sp-legalize-precision, sp-plan-buffers,
 //              [convert-sp-to-runtime]
-//   train:     [tfm-precision], sp-partition, tfm-master-weights,
+//   train:     [tfm-precision], sp-partition, [sp-pipeline],
+//              tfm-master-weights,
 //              tfm-autodiff, [sp-recompute], sp-sync-grads, sp-optimizer,
 //              sp-verify, [sp-fuse-collective-matmul],
 //              sp-legalize-precision, sp-plan-buffers,
@@ -44,6 +45,15 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
                      llvm::cl::desc("Context-parallel degree: the sequence "
                                     "split through attention"),
                      llvm::cl::init(1)};
+  Option<int64_t> pp{*this, "pp",
+                     llvm::cl::desc("Pipeline-parallel degree: the layers "
+                                    "split into this many stages "
+                                    "(sp-pipeline)"),
+                     llvm::cl::init(1)};
+  ListOption<int64_t> ppLayers{
+      *this, "pp-layers",
+      llvm::cl::desc("With pp > 1: the layers of each stage, "
+                     "comma-separated (empty: balanced)")};
   Option<std::string> cpAttention{
       *this, "cp-attention",
       llvm::cl::desc("How attention sees the whole sequence under cp > 1: "
@@ -126,7 +136,7 @@ std::optional<std::string> checkPipelineOptions(const PipelineOptions &options,
                                                 bool train);
 
 /// tfm-precision (when the options name a precision), then sp-partition
-/// with the options' mesh.
+/// with the options' mesh, then (pp > 1) sp-pipeline.
 void buildPartitionStage(mlir::OpPassManager &pm,
                          const PipelineOptions &options);
 

@@ -13,6 +13,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Lowering.h"
+
 #include "seqpar/Conversion/Passes.h"
 #include "seqpar/Conversion/RuntimeLoweringInterface.h"
 #include "seqpar/Dialect/Dist/IR/Dist.h"
@@ -27,130 +29,12 @@
 #include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/JSON.h"
 
-namespace seqpar {
-#define GEN_PASS_DEF_CONVERTSPTORUNTIMEPASS
-#include "seqpar/Conversion/Passes.h.inc"
-} // namespace seqpar
-
 using namespace mlir;
 using namespace seqpar;
 using namespace seqpar::dist;
 using namespace seqpar::tfm;
 
-namespace {
-/// Where a tensor lives at run time.
-struct Buffer {
-  enum Kind { Arena, Param, Argument } kind;
-  int64_t index;      // arena offset, parameter index, or argument number
-  int64_t offset = 0; // an argument's: bytes into it (a micro-batch)
-};
-
-class Lowering final : public RuntimeEmitter {
-public:
-  Lowering(ModuleOp module, func::FuncOp func)
-      : module(module), func(func), b(module.getContext()),
-        ptrTy(LLVM::LLVMPointerType::get(module.getContext())) {}
-
-  LogicalResult run();
-
-  // RuntimeEmitter, through which each op's RuntimeLoweringOpInterface
-  // emits its calls.
-  Value ptr(Value tensor) override;
-  Value i64(int64_t v) override {
-    return b.create<LLVM::ConstantOp>(loc, b.getI64Type(),
-                                      b.getI64IntegerAttr(v));
-  }
-  Value i32(int64_t v) override {
-    return b.create<LLVM::ConstantOp>(loc, b.getI32Type(),
-                                      b.getI32IntegerAttr(int32_t(v)));
-  }
-  Value f64(double v) override {
-    return b.create<LLVM::ConstantOp>(loc, b.getF64Type(),
-                                      b.getF64FloatAttr(v));
-  }
-  Value null() override { return b.create<LLVM::ZeroOp>(loc, ptrTy); }
-  Value hyperparameter(StringRef name) override;
-  void bindScalar(Value hostScalar, Value lowered) override {
-    scalars[hostScalar] = lowered;
-  }
-  Value scalar(Value hostScalar) override {
-    Value lowered = scalars.lookup(hostScalar);
-    assert(lowered && "a host scalar is used before its op was lowered");
-    return lowered;
-  }
-  void call(StringRef name, ArrayRef<Value> args) override;
-  int32_t axisIndex(StringRef axis) const override;
-  int32_t splitAxis(Value v, int64_t dim) const override;
-  int32_t zigzagAxis(Value v, int64_t dim) const override;
-  int64_t paramIndex(StringRef name) const override {
-    return paramIndices.lookup(name);
-  }
-  Value paramPointer(int64_t index) override;
-  Value statePointer(int64_t index) override;
-  Value masterPointer(int64_t index) override;
-  Type paramElementType(int64_t index) const override {
-    ParamOp p = params[index]; // a handle: the const is not the IR's
-    return p.getType().getElementType();
-  }
-  int32_t zeroShardAxis(Value grad) const override;
-  std::tuple<Value, Value, Value> pointerArrays(ValueRange inputs,
-                                                ValueRange results) override;
-  std::pair<Value, Value> workspace(Operation *op) override;
-
-private:
-  // Analysis.
-  LogicalResult checkTypes(Operation *op);
-  LogicalResult plan();
-  mlir::FailureOr<std::string> modelJson();
-
-  // Emission.
-  LLVM::LLVMFuncOp declare(StringRef name, TypeRange args);
-  LLVM::CallOp emitCall(StringRef name, ArrayRef<Value> args);
-  /// The address of a constant C string `text` (one global per text).
-  Value cString(StringRef text);
-  /// Copies the scalar results out and hands out the gradients' addresses.
-  LogicalResult lowerReturn(func::ReturnOp r);
-  LogicalResult lower(Operation *op);
-
-  ModuleOp module;
-  func::FuncOp func;
-  OpBuilder b;
-  Type ptrTy;
-  Location loc = UnknownLoc::get(module.getContext());
-  MeshOp mesh;
-  SmallVector<std::string> axes;
-  SmallVector<int64_t> axisSizes;
-  SmallVector<ParamOp> params;
-  llvm::StringMap<int64_t> paramIndices;
-  /// The runtime functions declared so far, by name (a lookup in the module
-  /// scans it, once per call emitted).
-  llvm::StringMap<LLVM::LLVMFuncOp> declared;
-  /// The C strings defined so far (trace span names), by text.
-  llvm::StringMap<LLVM::GlobalOp> strings;
-  DenseMap<Value, Buffer> buffers;
-  /// The lowered values of host scalars (f64, not in device memory).
-  DenseMap<Value, Value> scalars;
-  /// The step's run-time hyperparameters (tfm.hyperparameter): (name,
-  /// default) by slot of the table the runtime passes.
-  SmallVector<std::pair<std::string, double>> hyperparameters;
-  /// The arena offset and bytes of each op's workspace.
-  DenseMap<Operation *, std::pair<int64_t, int64_t>> workspaces;
-  int64_t arenaBytes = 0;
-  /// The largest workspace of any op.
-  int64_t workspaceBytes = 0;
-  // The lowered function's arguments and cached parameter pointers.
-  Value arenaArg, paramsArg, scalarsArg, gradsArg, stateArg, hyperArg;
-  SmallVector<Value, 2> inputArgs;
-  DenseMap<int64_t, Value> paramPtrs, statePtrs;
-  /// Results: the first numScalars are f32 scalars (loss, grad norm), then
-  /// (result index, parameter index) of each parameter gradient.
-  unsigned numScalars = 0;
-  SmallVector<std::pair<unsigned, int64_t>> gradResults;
-  /// The step's micro-batches (sp-micro-batches: the inputs are [M, s, b]),
-  /// and the one the ops lowered last belong to (-1: none said yet).
-  int64_t microBatches = 1, currentMicroBatch = -1;
-};
-} // namespace
+using namespace seqpar::sptoruntime;
 
 int32_t Lowering::axisIndex(StringRef axis) const {
   for (auto [i, name] : llvm::enumerate(axes))
@@ -317,9 +201,21 @@ LogicalResult Lowering::plan() {
     }
     // Read from the step's hyperparameter table (a block reads each one
     // once: the op's verifier).
+    // The table is shared by the pipeline stages' functions: one slot per
+    // name, with one default.
     if (auto h = dyn_cast<HyperparameterOp>(op)) {
-      hyperparameters.push_back({stringifyHyperparameterKind(h.getKind()).str(),
-                                 h.getDefaultValue().convertToDouble()});
+      std::string name = stringifyHyperparameterKind(h.getKind()).str();
+      double value = h.getDefaultValue().convertToDouble();
+      auto *slot = llvm::find_if(shared.hyperparameters, [&](const auto &s) {
+        return s.first == name;
+      });
+      if (slot == shared.hyperparameters.end())
+        shared.hyperparameters.push_back({name, value});
+      else if (slot->second != value)
+        return h.emitOpError()
+               << "gives hyperparameter '" << name << "' the default " << value
+               << " but another step function gives it " << slot->second
+               << ": the runtime passes one table";
       continue;
     }
     for (OpResult r : op.getResults()) {
@@ -394,7 +290,7 @@ void Lowering::call(StringRef name, ArrayRef<Value> args) {
 }
 
 Value Lowering::cString(StringRef text) {
-  LLVM::GlobalOp &global = strings[text];
+  LLVM::GlobalOp &global = shared.strings[text];
   if (!global) {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(module.getBody());
@@ -403,7 +299,7 @@ Value Lowering::cString(StringRef text) {
     auto type = LLVM::LLVMArrayType::get(b.getI8Type(), value.size());
     global = b.create<LLVM::GlobalOp>(
         loc, type, /*isConstant=*/true, LLVM::Linkage::Internal,
-        "sprt_str_" + std::to_string(strings.size() - 1),
+        "sprt_str_" + std::to_string(shared.strings.size() - 1),
         b.getStringAttr(value));
   }
   return b.create<LLVM::AddressOfOp>(loc, global);
@@ -482,7 +378,7 @@ int32_t Lowering::zeroShardAxis(Value grad) const {
 
 Value Lowering::hyperparameter(StringRef name) {
   int64_t slot = 0;
-  while (hyperparameters[slot].first != name)
+  while (shared.hyperparameters[slot].first != name)
     ++slot;
   Value at = b.create<LLVM::GEPOp>(loc, ptrTy, b.getF64Type(), hyperArg,
                                    ValueRange{i64(slot)});
@@ -596,14 +492,16 @@ static StringRef safetensorsDtype(Type t) {
   return "unknown";
 }
 
-FailureOr<std::string> Lowering::modelJson() {
-  // The parameters whose f32 master slice the optimizer keeps.
+FailureOr<llvm::json::Object> Lowering::modelJson() {
+  // The parameters whose f32 master slice the optimizer keeps (on any
+  // pipeline stage).
   llvm::DenseSet<StringRef> masters;
-  func.walk([&](Operation *op) {
-    if (auto update = dyn_cast<ParamUpdateOpInterface>(op))
-      if (op->hasAttr("master"))
-        masters.insert(update.getParamAttr().getValue());
-  });
+  for (func::FuncOp f : shared.funcs)
+    f.walk([&](Operation *op) {
+      if (auto update = dyn_cast<ParamUpdateOpInterface>(op))
+        if (op->hasAttr("master"))
+          masters.insert(update.getParamAttr().getValue());
+    });
   llvm::json::Array paramJson;
   for (ParamOp p : params) {
     auto t = cast<RankedTensorType>(p.getType());
@@ -669,7 +567,7 @@ FailureOr<std::string> Lowering::modelJson() {
   }
   // The step's hyperparameter table: slot i holds hyperparameters[i].
   llvm::json::Array hyperJson;
-  for (const auto &[name, value] : hyperparameters)
+  for (const auto &[name, value] : shared.hyperparameters)
     hyperJson.push_back(llvm::json::Object{{"name", name}, {"default", value}});
   llvm::json::Object model{
       {"model_type",
@@ -734,20 +632,10 @@ FailureOr<std::string> Lowering::modelJson() {
                          {"tokens", planned->tokens},
                          {"arena", planned->arena},
                          {"peak_bytes", planned->total}};
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << llvm::json::Value(std::move(model));
-  return text;
+  return model;
 }
 
-LogicalResult Lowering::run() {
-  if (failed(plan()))
-    return failure();
-  FailureOr<std::string> modelText = modelJson();
-  if (failed(modelText))
-    return failure();
-  std::string json = std::move(*modelText);
-
+LogicalResult Lowering::emit(StringRef name, LLVM::Linkage linkage) {
   // void seqpar_step(ptr arena, ptr params, ptr ids, ptr labels,
   //                  ptr scalars_out, ptr grads_out, ptr optimizer_state,
   //                  ptr hyperparameters)
@@ -755,7 +643,7 @@ LogicalResult Lowering::run() {
   auto fnTy = LLVM::LLVMFunctionType::get(
       LLVM::LLVMVoidType::get(b.getContext()),
       {ptrTy, ptrTy, ptrTy, ptrTy, ptrTy, ptrTy, ptrTy, ptrTy});
-  auto fn = b.create<LLVM::LLVMFuncOp>(func.getLoc(), "seqpar_step", fnTy);
+  auto fn = b.create<LLVM::LLVMFuncOp>(func.getLoc(), name, fnTy, linkage);
   Block *entry = fn.addEntryBlock(b);
   arenaArg = entry->getArgument(0);
   paramsArg = entry->getArgument(1);
@@ -769,54 +657,5 @@ LogicalResult Lowering::run() {
     if (failed(lower(&op)))
       return failure();
   b.create<LLVM::ReturnOp>(loc, ValueRange());
-
-  // const char seqpar_model_json[] = "...";
-  b.setInsertionPointToEnd(module.getBody());
-  json.push_back('\0');
-  auto arrayTy = LLVM::LLVMArrayType::get(b.getI8Type(), json.size());
-  b.create<LLVM::GlobalOp>(module.getLoc(), arrayTy, /*isConstant=*/true,
-                           LLVM::Linkage::External, "seqpar_model_json",
-                           b.getStringAttr(json));
-
-  // Everything the runtime now holds: the source function, parameters,
-  // mesh.
-  func.erase();
-  for (ParamOp p : params)
-    p.erase();
-  if (mesh)
-    mesh.erase();
   return success();
 }
-
-namespace {
-struct ConvertSpToRuntimePass
-    : seqpar::impl::ConvertSpToRuntimePassBase<ConvertSpToRuntimePass> {
-  void runOnOperation() override {
-    ModuleOp module = getOperation();
-    // Lowering twice would lower nothing: say so instead.
-    for (StringRef name : {"seqpar_step", "seqpar_model_json"})
-      if (Operation *done = module.lookupSymbol(name)) {
-        done->emitOpError() << "convert-sp-to-runtime: the module is already "
-                               "lowered (it defines @"
-                            << name << ")";
-        return signalPassFailure();
-      }
-    // The train step when there is one, the forward otherwise.
-    StringRef pass = "convert-sp-to-runtime";
-    FailureOr<Operation *> step = TfmDialect::getMarkedFunction(
-        module, TfmDialect::TrainStepAttrHelper::getNameStr(), pass);
-    FailureOr<Operation *> forward = TfmDialect::getMarkedFunction(
-        module, TfmDialect::ForwardAttrHelper::getNameStr(), pass);
-    if (failed(step) || failed(forward))
-      return signalPassFailure();
-    Operation *entry = *step ? *step : *forward;
-    if (!entry) {
-      module.emitError() << "convert-sp-to-runtime: the module has no "
-                            "function marked tfm.forward or tfm.train_step";
-      return signalPassFailure();
-    }
-    if (failed(Lowering(module, cast<func::FuncOp>(entry)).run()))
-      signalPassFailure();
-  }
-};
-} // namespace

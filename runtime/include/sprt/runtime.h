@@ -97,9 +97,16 @@ void sprt_all_to_all(const void *in, void *out, int64_t elem_bytes,
                      int32_t rank, int64_t d0, int64_t d1, int64_t d2,
                      int64_t d3, int32_t split_dim, int32_t concat_dim,
                      int32_t axis, void *workspace, int64_t workspace_bytes);
-/* Sends to / receives from the rank `offset` steps along the axis. */
+/* Sends to / receives from the rank `offset` steps along the axis. A send
+ * never waits for its recv: it copies `in` into a staging buffer of the
+ * runtime's and starts the send from there; a recv returns once its data
+ * arrived. sprt_complete_sends waits for every send started (a step's are
+ * complete when it returns), sprt_pending_sends counts those not yet
+ * completed. */
 void sprt_send(const void *in, int64_t bytes, int64_t offset, int32_t axis);
 void sprt_recv(void *out, int64_t bytes, int64_t offset, int32_t axis);
+void sprt_complete_sends(void);
+int64_t sprt_pending_sends(void);
 
 /* Non-blocking forms (never zigzag): start, then wait on the returned
  * handle. The all-gather's workspace (as sprt_all_gather's with zigzag 0)

@@ -54,7 +54,9 @@ const char *const opsNeverInAForward[] = {
 /// The dist collectives sp-partition puts in a forward: each has a transpose.
 const llvm::StringSet<> distOpsWithRule = {
     "dist.all_gather", "dist.reduce_scatter", "dist.local_slice",
-    "dist.all_reduce"};
+    "dist.all_reduce",
+    // sp-pipeline's transfers between stages (each the other's transpose).
+    "dist.send", "dist.recv"};
 
 /// dist ops without a transpose, each because no @forward holds it.
 const llvm::StringSet<> distOpsWithoutRule = {
@@ -67,7 +69,7 @@ const llvm::StringSet<> distOpsWithoutRule = {
     "dist.matmul_reduce_scatter", "dist.all_gather_matmul_grad_weight",
     // Not produced by sp-partition; all_to_all in a @forward is rejected
     // (test/Dialect/Tfm/Transforms/tfm-autodiff-invalid.mlir).
-    "dist.all_to_all", "dist.send", "dist.recv"};
+    "dist.all_to_all"};
 
 void loadAll(MLIRContext &ctx, const DialectRegistry &registry) {
   ctx.appendDialectRegistry(registry);

@@ -4,7 +4,7 @@
 // to the op as tfm's DifferentiableOpInterface (an external model: tfm's ODS
 // does not know dist): all_gather <-> reduce_scatter (or local_slice, for a
 // replicated gradient), local_slice -> all_gather, all_reduce sum ->
-// identity, all_reduce mean -> a scale.
+// identity, all_reduce mean -> a scale, send <-> recv (pipeline stages).
 //
 //===----------------------------------------------------------------------===//
 
@@ -98,6 +98,35 @@ struct AllReduceTranspose
   }
 };
 
+/// send (to the rank `offset` along the axis): its operand's gradient comes
+/// back from that rank, `recv offset` (the same offset), in the operand's
+/// gradient type.
+struct SendTranspose
+    : DifferentiableOpInterface::ExternalModel<SendTranspose, SendOp> {
+  LogicalResult buildBackward(Operation *op, BackwardContext &ctx) const {
+    auto o = cast<SendOp>(op);
+    ctx.contribute(o.getInput(),
+                   ctx.getBuilder().create<RecvOp>(
+                       o.getLoc(), ctx.gradType(o.getInput().getType()),
+                       o.getMeshAttr(), o.getAxisAttr(), o.getOffsetAttr()));
+    return success();
+  }
+};
+
+/// recv (from the rank `offset` along the axis): its result's gradient goes
+/// back to that rank, `send offset`, zeros when it has none (the sender's
+/// backward waits for it).
+struct RecvTranspose
+    : DifferentiableOpInterface::ExternalModel<RecvTranspose, RecvOp> {
+  LogicalResult buildBackward(Operation *op, BackwardContext &ctx) const {
+    auto o = cast<RecvOp>(op);
+    ctx.getBuilder().create<SendOp>(
+        o.getLoc(), ctx.gradientOrZeros(o.getResult()), o.getMeshAttr(),
+        o.getAxisAttr(), o.getOffsetAttr());
+    return success();
+  }
+};
+
 } // namespace
 
 void dist::registerDifferentiableOpModels(DialectRegistry &registry) {
@@ -106,5 +135,7 @@ void dist::registerDifferentiableOpModels(DialectRegistry &registry) {
     ReduceScatterOp::attachInterface<GatherTranspose<ReduceScatterOp>>(*ctx);
     LocalSliceOp::attachInterface<GatherTranspose<LocalSliceOp>>(*ctx);
     AllReduceOp::attachInterface<AllReduceTranspose>(*ctx);
+    SendOp::attachInterface<SendTranspose>(*ctx);
+    RecvOp::attachInterface<RecvTranspose>(*ctx);
   });
 }

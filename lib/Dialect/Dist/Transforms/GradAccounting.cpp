@@ -16,10 +16,17 @@
 // its tie group, each counted once per micro-batch and partial nowhere.
 // Mesh axes are told apart by their role, never by their name.
 //
+// A pipeline's stage functions are proven together, run in the order of
+// their PipelineSchedule: a dist.recv on the pipeline axis holds what its
+// matched send sent, a contribution is keyed by its tag and the stage whose
+// function made it, and a parameter read on several stages expects the
+// contributions of its uses in each of them.
+//
 //===----------------------------------------------------------------------===//
 
 #include "seqpar/Dialect/Dist/Transforms/GradAccounting.h"
 #include "seqpar/Dialect/Dist/Transforms/LayoutRules.h"
+#include "seqpar/Dialect/Dist/Transforms/PipelineSchedule.h"
 
 #include "llvm/ADT/MapVector.h"
 #include "llvm/Support/CheckedArithmetic.h"
@@ -43,17 +50,22 @@ struct Term {
   Operation *recountedAt = nullptr;
 };
 
-/// The abstract value of an SSA value: its contributions (keyed by tag),
-/// or the op after which the proof cannot follow it.
+/// A contribution: the pipeline stage whose function made it (0 without
+/// stages) and its tag.
+using Key = std::pair<int64_t, StringAttr>;
+
+/// The abstract value of an SSA value: its contributions (keyed by stage
+/// and tag), or the op after which the proof cannot follow it.
 struct Abstract {
-  llvm::MapVector<StringAttr, Term> terms;
+  llvm::MapVector<Key, Term> terms;
   Operation *unprovable = nullptr;
   bool empty() const { return terms.empty() && !unprovable; }
 };
 
 class Prover {
 public:
-  Prover(func::FuncOp func, MeshOp mesh);
+  Prover(ArrayRef<func::FuncOp> funcs, MeshOp mesh,
+         const PipelineSchedule *schedule);
   LogicalResult run();
 
 private:
@@ -62,23 +74,32 @@ private:
                     Abstract &out);
   void reduce(Operation *op, StringRef axis, ReductionKind kind,
               const Abstract &in, Abstract &out);
-  LogicalResult checkTieSum(Operation *op, StringAttr a, const Term &ta,
-                            StringAttr b, const Term &tb);
+  LogicalResult checkTieSum(Operation *op, Key a, const Term &ta, Key b,
+                            const Term &tb);
+  LogicalResult checkResults(func::FuncOp func);
   LogicalResult checkResult(func::ReturnOp ret, unsigned i,
                             FlatSymbolRefAttr param);
 
   /// Bit `i` for mesh axis `axis`; 0 for an unknown one.
   uint64_t bitOf(StringRef axis) const;
   uint64_t pendingOf(Value v) const;
+  /// The pipeline stage of the function holding `op` (0 without stages).
+  int64_t stageOf(Operation *op) const {
+    return schedule ? schedule->stageOf(op) : 0;
+  }
   /// "mesh axis 'tp' (role tensor, 2 ranks)" for the first axis of `bits`.
   std::string describeAxis(uint64_t bits) const;
-  /// "use #1 of @wte".
-  static std::string describeUse(StringAttr tag);
-  /// The parameter of contribution `tag` and its tie group (or null).
-  StringRef paramOf(StringAttr tag) const;
+  /// "use #1 of @wte" (" on pipeline stage 1" with stages).
+  std::string describeUse(Key key) const;
+  /// " on pipeline stage k" with stages, else nothing.
+  std::string describeStage(int64_t stage) const;
+  /// The parameter of contribution `key` and its tie group (or null).
+  StringRef paramOf(Key key) const;
   StringAttr groupOf(StringRef param) const { return tieGroups.lookup(param); }
 
-  func::FuncOp func;
+  /// The functions proven: one, or a pipeline's stages in stage order.
+  SmallVector<func::FuncOp> funcs;
+  const PipelineSchedule *schedule;
   mutable MeshOp mesh;
   SmallVector<StringRef> axes;
   /// Axes with the data role.
@@ -92,14 +113,16 @@ bool dist::hasGradientRecord(func::FuncOp func) {
   return func->hasAttr(tfm::TfmDialect::GradUsesAttrHelper::getNameStr());
 }
 
-Prover::Prover(func::FuncOp func, MeshOp mesh) : func(func), mesh(mesh) {
+Prover::Prover(ArrayRef<func::FuncOp> funcs, MeshOp mesh,
+               const PipelineSchedule *schedule)
+    : funcs(funcs), schedule(schedule), mesh(mesh) {
   if (mesh)
     for (auto [i, a] : llvm::enumerate(mesh.getAxisNames())) {
       axes.push_back(cast<StringAttr>(a).getValue());
       if (mesh.getAxisRole(axes.back()) == AxisRole::data)
         dataAxes |= uint64_t(1) << i;
     }
-  auto module = func->getParentOfType<ModuleOp>();
+  auto module = funcs.front()->getParentOfType<ModuleOp>();
   for (auto param : module.getOps<tfm::ParamOp>())
     if (StringAttr group = param.getTieGroupAttr())
       tieGroups[param.getSymName()] = group;
@@ -132,28 +155,44 @@ std::string Prover::describeAxis(uint64_t bits) const {
   return s;
 }
 
-std::string Prover::describeUse(StringAttr tag) {
-  std::optional<tfm::Contribution> c = tfm::parseContributionTag(tag);
-  return ("use #" + Twine(c->use) + " of @" + c->param).str();
+std::string Prover::describeStage(int64_t stage) const {
+  return schedule ? (" on pipeline stage " + Twine(stage)).str() : "";
 }
 
-StringRef Prover::paramOf(StringAttr tag) const {
-  return tfm::parseContributionTag(tag)->param;
+std::string Prover::describeUse(Key key) const {
+  std::optional<tfm::Contribution> c = tfm::parseContributionTag(key.second);
+  return ("use #" + Twine(c->use) + " of @" + c->param).str() +
+         describeStage(key.first);
+}
+
+StringRef Prover::paramOf(Key key) const {
+  return tfm::parseContributionTag(key.second)->param;
 }
 
 /// Combining contributions of two members of a tie group after either was
 /// summed over a data axis is Megatron-LM #844: the members' gradients are
-/// summed first, then reduced once.
-LogicalResult Prover::checkTieSum(Operation *op, StringAttr a, const Term &ta,
-                                  StringAttr b, const Term &tb) {
+/// summed first, then reduced once. So are the copies of one parameter on
+/// two pipeline stages.
+LogicalResult Prover::checkTieSum(Operation *op, Key a, const Term &ta, Key b,
+                                  const Term &tb) {
   StringRef pa = paramOf(a), pb = paramOf(b);
   StringAttr group = groupOf(pa);
-  if (pa == pb || !group || groupOf(pb) != group)
+  bool copies = pa == pb && a.first != b.first;
+  if (!copies && (pa == pb || !group || groupOf(pb) != group))
     return success();
   uint64_t reduced = (ta.summed | tb.summed) & dataAxes;
   if (!reduced)
     return success();
   StringRef axis = axes[llvm::countr_zero(reduced)];
+  if (copies)
+    return op->emitOpError()
+           << "adds the gradients of @" << pa << "'s copies on pipeline stages "
+           << std::min(a.first, b.first) << " and "
+           << std::max(a.first, b.first)
+           << " after their reduction over data axis '" << axis << "' ("
+           << *mesh.getAxisSize(axis)
+           << " ranks) (Megatron-LM #844): exchange and add the stages' "
+              "contributions first, then reduce once";
   return op->emitOpError()
          << "adds gradients of tie group '" << group.getValue()
          << "' after their reduction over data axis '" << axis << "' ("
@@ -168,7 +207,7 @@ LogicalResult Prover::add(Operation *op, const Abstract &lhs,
     out.unprovable = lhs.unprovable ? lhs.unprovable : rhs.unprovable;
     return success();
   }
-  if (!tieGroups.empty())
+  if (!tieGroups.empty() || schedule)
     for (auto &[a, ta] : lhs.terms)
       for (auto &[b, tb] : rhs.terms)
         if (failed(checkTieSum(op, a, ta, b, tb)))
@@ -256,7 +295,7 @@ LogicalResult Prover::transfer(Operation *op) {
         Abstract a;
         Term t;
         t.pending = pendingOf(r);
-        a.terms.insert({tag, t});
+        a.terms.insert({{stageOf(op), tag}, t});
         set(r, std::move(a));
       } else if (culprit) {
         Abstract a;
@@ -268,6 +307,12 @@ LogicalResult Prover::transfer(Operation *op) {
   };
   if (tagged)
     return generic();
+  // What a pipeline stage receives is what its peer sent.
+  if (Operation *send = schedule ? schedule->sendOf(op) : nullptr;
+      send && isa<RecvOp>(op)) {
+    set(op->getResult(0), get(cast<SendOp>(send).getInput()));
+    return success();
+  }
   if (auto a = dyn_cast<tfm::AddOp>(op)) {
     Abstract out;
     if (failed(add(op, get(a.getLhs()), get(a.getRhs()), out)))
@@ -321,10 +366,11 @@ LogicalResult Prover::checkResult(func::ReturnOp ret, unsigned i,
     return diag;
   }
   // The expected contributions: those of the parameter and of every other
-  // member of its tie group, each use counted once per micro-batch.
+  // member of its tie group, in every stage's function reading them, each
+  // use counted once per micro-batch.
+  auto func = ret->getParentOfType<func::FuncOp>();
+  int64_t self = stageOf(func);
   StringAttr group = groupOf(param.getValue());
-  auto uses = func->getAttrOfType<DictionaryAttr>(
-      tfm::TfmDialect::GradUsesAttrHelper::getNameStr());
   int64_t want = 1;
   if (auto m = func->getAttrOfType<IntegerAttr>(
           tfm::TfmDialect::MicroBatchesAttrHelper::getNameStr()))
@@ -338,21 +384,29 @@ LogicalResult Prover::checkResult(func::ReturnOp ret, unsigned i,
     if (!member(paramOf(tag)))
       return fail() << "contains the contribution of " << describeUse(tag)
                     << ", another parameter's";
-  for (NamedAttribute u : uses) {
-    StringRef p = u.getName().getValue();
-    if (!member(p))
-      continue;
-    int64_t n = cast<IntegerAttr>(u.getValue()).getInt();
-    SmallVector<int64_t> missing;
-    for (int64_t k = 0; k < n; ++k)
-      if (!got.terms.count(tfm::makeContributionTag(ret.getContext(), p, k)))
-        missing.push_back(k);
-    if (missing.empty())
-      continue;
-    if (int64_t(missing.size()) == n && p != param.getValue())
-      return fail() << "misses the contribution of @" << p << inGroup;
-    return fail() << "misses the contribution of use #" << missing.front()
-                  << " of @" << p << inGroup;
+  for (func::FuncOp holder : funcs) {
+    int64_t stage = stageOf(holder);
+    auto uses = holder->getAttrOfType<DictionaryAttr>(
+        tfm::TfmDialect::GradUsesAttrHelper::getNameStr());
+    for (NamedAttribute u : uses) {
+      StringRef p = u.getName().getValue();
+      if (!member(p))
+        continue;
+      int64_t n = cast<IntegerAttr>(u.getValue()).getInt();
+      SmallVector<int64_t> missing;
+      for (int64_t k = 0; k < n; ++k)
+        if (!got.terms.count(
+                {stage, tfm::makeContributionTag(ret.getContext(), p, k)}))
+          missing.push_back(k);
+      if (missing.empty())
+        continue;
+      if (int64_t(missing.size()) == n &&
+          (p != param.getValue() || stage != self))
+        return fail() << "misses the contribution of @" << p
+                      << describeStage(stage) << inGroup;
+      return fail() << "misses the contribution of use #" << missing.front()
+                    << " of @" << p << describeStage(stage) << inGroup;
+    }
   }
   for (auto &[tag, t] : got.terms)
     if (t.pending)
@@ -384,10 +438,22 @@ LogicalResult Prover::checkResult(func::ReturnOp ret, unsigned i,
 }
 
 LogicalResult Prover::run() {
-  for (Block &block : func.getBody())
-    for (Operation &op : block)
-      if (failed(transfer(&op)))
-        return failure();
+  if (schedule) {
+    if (failed(schedule->run([&](Operation *op) { return transfer(op); })))
+      return failure();
+  } else {
+    for (Block &block : funcs.front().getBody())
+      for (Operation &op : block)
+        if (failed(transfer(&op)))
+          return failure();
+  }
+  for (func::FuncOp func : funcs)
+    if (failed(checkResults(func)))
+      return failure();
+  return success();
+}
+
+LogicalResult Prover::checkResults(func::FuncOp func) {
   for (Block &block : func.getBody()) {
     auto ret = dyn_cast<func::ReturnOp>(block.getTerminator());
     if (!ret)
@@ -402,5 +468,11 @@ LogicalResult Prover::run() {
 }
 
 LogicalResult dist::proveGradientAccounting(func::FuncOp func, MeshOp mesh) {
-  return Prover(func, mesh).run();
+  return Prover(func, mesh, nullptr).run();
+}
+
+LogicalResult dist::proveGradientAccounting(ArrayRef<func::FuncOp> stages,
+                                            MeshOp mesh,
+                                            const PipelineSchedule &schedule) {
+  return Prover(stages, mesh, &schedule).run();
 }

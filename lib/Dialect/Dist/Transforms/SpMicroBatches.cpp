@@ -2,8 +2,10 @@
 //
 // The train step of one micro-batch becomes a step over M: its ids and
 // labels become [M, s, b], its forward and backward are cloned once per
-// micro-batch (in order, each reading its micro-batch with tfm.micro_batch)
-// and the loss and gradients are summed. See Passes.td.
+// micro-batch (each reading its micro-batch with tfm.micro_batch) and the
+// loss and gradients are summed. One step runs them in order; the step of
+// pipeline stage k of P runs them in the 1F1B order (oneFOneB). See
+// Passes.td.
 //
 //===----------------------------------------------------------------------===//
 
@@ -49,7 +51,9 @@ static RankedTensorType withMicroBatches(RankedTensorType type, int64_t m) {
 /// Whether `op` is micro-batch i's own: it reads a micro-batch's data, or
 /// (position ids, the seed of the backward) stands for one.
 static bool perMicroBatch(Operation *op, const DenseSet<Value> &perBatch) {
-  if (isa<PositionIdsOp>(op) ||
+  // A pipeline stage's point-to-point traffic is one micro-batch's (a recv
+  // reads nothing, a send of zeros nothing per micro-batch).
+  if (isa<PositionIdsOp, SendOp, RecvOp>(op) ||
       op->hasAttr(TfmDialect::BackwardBeginsAttrHelper::getNameStr()))
     return true;
   return llvm::any_of(op->getOperands(),
@@ -97,6 +101,40 @@ static LogicalResult countWholeStep(func::FuncOp func) {
     return failed(ok) ? WalkResult::interrupt() : WalkResult::advance();
   });
   return failure(r.wasInterrupted());
+}
+
+/// One phase of a step's schedule: the forward (or backward) of a
+/// micro-batch.
+struct Phase {
+  int64_t microBatch;
+  bool backward;
+};
+
+/// The order in which stage `k` of `p` runs the forwards and backwards of
+/// `m` micro-batches: w = min(p-1-k, m) warm-up forwards, then each further
+/// micro-batch's forward followed by the oldest pending backward, then the
+/// w cool-down backwards (1F1B). One stage (p = 1) runs F0 B0 F1 B1 ...
+static SmallVector<Phase> oneFOneB(int64_t k, int64_t p, int64_t m) {
+  int64_t w = std::min(p - 1 - k, m);
+  SmallVector<Phase> order;
+  for (int64_t i = 0; i < w; ++i)
+    order.push_back({i, false});
+  for (int64_t i = w; i < m; ++i) {
+    order.push_back({i, false});
+    order.push_back({i - w, true});
+  }
+  for (int64_t i = m - w; i < m; ++i)
+    order.push_back({i, true});
+  return order;
+}
+
+/// Whether result `v` of a pipeline stage is a zero that does not depend on
+/// the micro-batch (the zero loss of a stage before the last): the sum of
+/// its micro-batches' copies is itself.
+static bool isStageZero(func::FuncOp func, Value v) {
+  auto fill = v.getDefiningOp<FillOp>();
+  return TfmDialect::getPipelineStages(func) > 1 && fill && !fill.getTimes() &&
+         fill.getValue().isZero();
 }
 
 static LogicalResult unroll(func::FuncOp func, int64_t m) {
@@ -156,7 +194,7 @@ static LogicalResult unroll(func::FuncOp func, int64_t m) {
     perBatch.insert(op.getResults().begin(), op.getResults().end());
   }
   for (auto [i, v] : llvm::enumerate(ret.getOperands()))
-    if (!perBatch.contains(v))
+    if (!perBatch.contains(v) && !isStageZero(func, v))
       return func.emitOpError()
              << "sp-micro-batches: result #" << i
              << " does not depend on the micro-batch; it cannot be summed "
@@ -170,22 +208,40 @@ static LogicalResult unroll(func::FuncOp func, int64_t m) {
   OpBuilder b(ret);
   MLIRContext *ctx = func.getContext();
   IntegerType i64 = b.getI64Type();
-  SmallVector<Value> sums(ret.getNumOperands());
-  for (int64_t i = 0; i < m; ++i) {
+  // The forward of a micro-batch is what comes before the seed of its
+  // backward.
+  auto seed = llvm::find_if(cloned, [](Operation *op) {
+    return op->hasAttr(TfmDialect::BackwardBeginsAttrHelper::getNameStr());
+  });
+  ArrayRef<Operation *> forward(cloned.begin(), seed);
+  ArrayRef<Operation *> backward(seed, cloned.end());
+  SmallVector<Value> sums(ret.getOperands());
+  SmallVector<IRMapping> maps(m);
+  for (Phase phase : oneFOneB(TfmDialect::getPipelineStage(func),
+                              TfmDialect::getPipelineStages(func), m)) {
+    int64_t i = phase.microBatch;
+    IRMapping &map = maps[i];
     auto mark = [&](Operation *op) {
       op->setAttr(TfmDialect::InMicroBatchAttrHelper::getNameStr(),
                   IntegerAttr::get(i64, i));
     };
-    IRMapping map;
-    for (auto [arg, type] : llvm::zip(func.getArguments(), oneBatch)) {
-      auto part = b.create<MicroBatchOp>(arg.getLoc(), type, arg,
-                                         b.getI64IntegerAttr(i));
-      mark(part);
-      map.map(arg, part.getResult());
+    if (!phase.backward) {
+      for (auto [arg, type] : llvm::zip(func.getArguments(), oneBatch)) {
+        auto part = b.create<MicroBatchOp>(arg.getLoc(), type, arg,
+                                           b.getI64IntegerAttr(i));
+        mark(part);
+        map.map(arg, part.getResult());
+      }
+      for (Operation *op : forward)
+        mark(b.clone(*op, map));
+      continue;
     }
-    for (Operation *op : cloned)
+    for (Operation *op : backward)
       mark(b.clone(*op, map));
+    // The sums, in micro-batch order (the backwards run in it).
     for (auto [j, v] : llvm::enumerate(ret.getOperands())) {
+      if (!perBatch.contains(v))
+        continue; // a stage's zero loss
       Value mine = map.lookup(v);
       sums[j] = i == 0 ? mine : b.create<AddOp>(v.getLoc(), sums[j], mine);
     }
@@ -212,12 +268,12 @@ struct SpMicroBatchesPass
                          << static_cast<int64_t>(microBatches);
       return signalPassFailure();
     }
-    FailureOr<Operation *> step = TfmDialect::getMarkedFunction(
+    FailureOr<SmallVector<Operation *>> steps = TfmDialect::getMarkedFunctions(
         module, TfmDialect::TrainStepAttrHelper::getNameStr(),
         "sp-micro-batches");
-    if (failed(step))
+    if (failed(steps))
       return signalPassFailure();
-    if (!*step) {
+    if (steps->empty()) {
       if (microBatches > 1) {
         module.emitError() << "sp-micro-batches: micro-batches="
                            << static_cast<int64_t>(microBatches)
@@ -226,9 +282,10 @@ struct SpMicroBatchesPass
       }
       return;
     }
-    if (microBatches > 1 &&
-        failed(unroll(cast<func::FuncOp>(*step), microBatches)))
-      signalPassFailure();
+    if (microBatches > 1)
+      for (Operation *step : *steps)
+        if (failed(unroll(cast<func::FuncOp>(step), microBatches)))
+          return signalPassFailure();
   }
 };
 } // namespace

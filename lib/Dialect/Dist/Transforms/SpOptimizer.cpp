@@ -5,6 +5,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <map>
 
@@ -98,20 +99,54 @@ struct SpOptimizerPass : dist::impl::SpOptimizerPassBase<SpOptimizerPass> {
                          << masterWeights << "'";
       return signalPassFailure();
     }
-    FailureOr<Operation *> found = tfm::TfmDialect::getMarkedFunction(
-        module, tfm::TfmDialect::TrainStepAttrHelper::getNameStr(),
-        "sp-optimizer");
+    FailureOr<SmallVector<Operation *>> found =
+        tfm::TfmDialect::getMarkedFunctions(
+            module, tfm::TfmDialect::TrainStepAttrHelper::getNameStr(),
+            "sp-optimizer");
     if (failed(found))
       return signalPassFailure();
-    if (!*found) {
+    if (found->empty()) {
       module.emitError() << "sp-optimizer: the module has no train step (no "
                             "function marked tfm.train_step; run tfm-autodiff "
                             "first)";
       return signalPassFailure();
     }
-    auto step = cast<func::FuncOp>(*found);
-    if (failed(checkNotOptimized(step)) || failed(build(module, step)))
-      signalPassFailure();
+    // Pipeline stages: each updates the parameters it reads; the norm's
+    // partial sums are summed over the pipeline axis, a weight held by
+    // several stages counted on the first of them only.
+    std::optional<StringRef> pipeline;
+    if (found->size() > 1) {
+      FailureOr<MeshOp> mesh = getMesh(module);
+      if (failed(mesh))
+        return signalPassFailure();
+      if (*mesh)
+        pipeline = mesh->getAxisWithRole(AxisRole::pipeline);
+      if (!pipeline) {
+        (*found)[0]->emitOpError()
+            << "sp-optimizer: one of " << found->size()
+            << " pipeline stages, but the module's mesh has no axis with role "
+               "pipeline";
+        return signalPassFailure();
+      }
+    }
+    SymbolTable symbols(module);
+    llvm::StringSet<> heldBefore;
+    for (Operation *op : *found) {
+      auto step = cast<func::FuncOp>(op);
+      if (failed(checkNotOptimized(step)) ||
+          failed(build(module, step, heldBefore, pipeline)))
+        return signalPassFailure();
+      for (unsigned i = 0; i < step.getNumResults(); ++i)
+        if (auto p = step.getResultAttrOfType<FlatSymbolRefAttr>(
+                i, tfm::TfmDialect::GradOfAttrHelper::getNameStr()))
+          heldBefore.insert(weightOf(symbols, p));
+    }
+  }
+
+  /// The key of the copies of one weight: its tie group, else its symbol.
+  static StringRef weightOf(SymbolTable &symbols, FlatSymbolRefAttr param) {
+    auto decl = symbols.lookup<ParamOp>(param.getValue());
+    return decl && decl.getTieGroup() ? *decl.getTieGroup() : param.getValue();
   }
 
   /// A step has one optimizer step: running the pass again would apply
@@ -139,7 +174,12 @@ struct SpOptimizerPass : dist::impl::SpOptimizerPassBase<SpOptimizerPass> {
     return success();
   }
 
-  LogicalResult build(ModuleOp module, func::FuncOp step) {
+  /// The optimizer step of `step`. Weights in `heldBefore` (a stage before
+  /// this one updates them too) are left out of the norm, whose sum is
+  /// all-reduced over `pipeline` when given.
+  LogicalResult build(ModuleOp module, func::FuncOp step,
+                      const llvm::StringSet<> &heldBefore,
+                      std::optional<StringRef> pipeline) {
     auto ret = cast<func::ReturnOp>(step.getBody().front().getTerminator());
     OpBuilder b(ret);
     Location loc = ret.getLoc();
@@ -155,6 +195,7 @@ struct SpOptimizerPass : dist::impl::SpOptimizerPassBase<SpOptimizerPass> {
     std::map<std::string, Value> groups;
     SmallVector<std::pair<FlatSymbolRefAttr, Value>> grads;
     llvm::DenseSet<Value> seen;
+    SymbolTable symbols(module);
     for (auto [i, g] : llvm::enumerate(ret.getOperands())) {
       auto param = step.getResultAttrOfType<FlatSymbolRefAttr>(
           i, tfm::TfmDialect::GradOfAttrHelper::getNameStr());
@@ -163,6 +204,8 @@ struct SpOptimizerPass : dist::impl::SpOptimizerPassBase<SpOptimizerPass> {
       grads.push_back({param, g});
       if (!seen.insert(g).second)
         continue; // a tie group's one gradient, counted once
+      if (heldBefore.contains(weightOf(symbols, param)))
+        continue; // counted on an earlier pipeline stage
       LayoutAttr gl = LayoutAttr::fromType(g.getType());
       LayoutAttr sl;
       if (gl)
@@ -195,8 +238,14 @@ struct SpOptimizerPass : dist::impl::SpOptimizerPassBase<SpOptimizerPass> {
         }
       total = total ? b.create<AddOp>(loc, total, v).getResult() : v;
     }
-    if (!total)
+    if (!total && grads.empty())
       return step.emitOpError() << "has no parameter gradients to apply";
+    if (!total) // every weight counted on an earlier stage
+      total = b.create<FillOp>(loc, f32, b.getF64FloatAttr(0.0));
+    if (pipeline)
+      total = b.create<AllReduceOp>(
+          loc, f32, total, meshRef, b.getStringAttr(*pipeline),
+          ReductionKindAttr::get(b.getContext(), ReductionKind::sum));
     // The hyperparameters are inputs of the step, which the runtime sets
     // per step; the pass's options are their defaults.
     auto hyperparameter = [&](HyperparameterKind kind, double value) -> Value {

@@ -1,7 +1,8 @@
 //===- SpPartition.cpp - the sp-partition pass ----------------------------===//
 //
 // sp-partition's options and mesh: checks the degrees and axis names, adds
-// the dist.mesh (dp outermost, then cp, then tp, each axis with its role) and
+// the dist.mesh (pp outermost, then dp, cp and tp, each axis with its role;
+// no layout mentions pp: sp-pipeline splits the program by stages) and
 // hands the module to the Partitioner (Partitioner.cpp), then verifies every
 // layout.
 //
@@ -73,6 +74,11 @@ struct SpPartitionPass : dist::impl::SpPartitionPassBase<SpPartitionPass> {
                          << static_cast<int64_t>(cp);
       return signalPassFailure();
     }
+    if (pp < 1) {
+      module.emitError() << "sp-partition: pp must be >= 1, got "
+                         << static_cast<int64_t>(pp);
+      return signalPassFailure();
+    }
     if (cpAttention != "allgather") {
       module.emitError()
           << "sp-partition: cp-attention must be allgather (keys and values "
@@ -81,11 +87,21 @@ struct SpPartitionPass : dist::impl::SpPartitionPassBase<SpPartitionPass> {
       return signalPassFailure();
     }
     std::optional<int64_t> tpdp = llvm::checkedMul<int64_t>(tp, dp);
-    if (!tpdp || !llvm::checkedMul<int64_t>(*tpdp, cp)) {
+    std::optional<int64_t> tpdpcp =
+        tpdp ? llvm::checkedMul<int64_t>(*tpdp, cp) : std::nullopt;
+    if (!tpdpcp) {
       module.emitError() << "sp-partition: the mesh size tp * dp * cp = "
                          << static_cast<int64_t>(tp) << " * "
                          << static_cast<int64_t>(dp) << " * "
                          << static_cast<int64_t>(cp) << " overflows int64";
+      return signalPassFailure();
+    }
+    if (!llvm::checkedMul<int64_t>(*tpdpcp, pp)) {
+      module.emitError() << "sp-partition: the mesh size tp * dp * cp * pp = "
+                         << static_cast<int64_t>(tp) << " * "
+                         << static_cast<int64_t>(dp) << " * "
+                         << static_cast<int64_t>(cp) << " * "
+                         << static_cast<int64_t>(pp) << " overflows int64";
       return signalPassFailure();
     }
     if (!module.getOps<MeshOp>().empty()) {
@@ -110,8 +126,24 @@ struct SpPartitionPass : dist::impl::SpPartitionPassBase<SpPartitionPass> {
                          << contextAxis << "'";
       return signalPassFailure();
     }
-    // dp outermost, then cp, then tp (Megatron's order): the tp ranks of a
-    // sequence part are adjacent.
+    if (pipelineAxis.empty() ||
+        pipelineAxis.getValue() == tensorAxis.getValue() ||
+        pipelineAxis.getValue() == dataAxis.getValue() ||
+        pipelineAxis.getValue() == contextAxis.getValue()) {
+      module.emitError() << "sp-partition: pipeline-axis must be non-empty "
+                            "and differ from tensor-axis, data-axis and "
+                            "context-axis, got '"
+                         << pipelineAxis << "'";
+      return signalPassFailure();
+    }
+    // pp outermost (the stages hold whole replicas' parts), then dp, cp,
+    // then tp (Megatron's order): the tp ranks of a sequence part are
+    // adjacent.
+    if (pp > 1) {
+      axes.push_back(pipelineAxis);
+      sizes.push_back(pp);
+      roles.push_back(int32_t(AxisRole::pipeline));
+    }
     if (dp > 1) {
       axes.push_back(dataAxis);
       sizes.push_back(dp);

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "seqpar/Dialect/Dist/IR/Dist.h"
 #include "seqpar/Dialect/Dist/Transforms/Passes.h"
 #include "seqpar/Dialect/Tfm/IR/LayerIndex.h"
 
@@ -80,8 +81,9 @@ void Recompute::pick(ArrayRef<Operation *> forward) {
   for (Operation *op : forward) {
     int64_t l = layer.lookup(op);
     // Parameters are read again, never kept; outside the layers nothing is
-    // recomputed (nor is an op without results).
-    if (l < 0 || isa<GetParamOp>(op) || op->getNumResults() == 0)
+    // recomputed (nor is an op without results). What a pipeline stage
+    // received is kept: receiving it again would need a second send.
+    if (l < 0 || isa<GetParamOp, dist::RecvOp>(op) || op->getNumResults() == 0)
       continue;
     if (policy == Policy::Selective) {
       if (op->hasTrait<seqpar::OpTrait::Normalization>() ||
@@ -189,29 +191,32 @@ struct SpRecomputePass
                          << recomputeAttr << " = " << done << ")";
       return signalPassFailure();
     }
-    FailureOr<Operation *> step = TfmDialect::getMarkedFunction(
+    FailureOr<SmallVector<Operation *>> steps = TfmDialect::getMarkedFunctions(
         module, TfmDialect::TrainStepAttrHelper::getNameStr(), "sp-recompute");
-    if (failed(step))
+    if (failed(steps))
       return signalPassFailure();
-    if (!*step) {
+    if (steps->empty()) {
       module.emitError() << "sp-recompute: the module has no function marked "
                             "tfm.train_step: recompute needs the backward "
                             "tfm-autodiff builds (run it first)";
       return signalPassFailure();
     }
-    auto func = cast<func::FuncOp>(*step);
-    Operation *begin = nullptr;
-    for (Operation &op : func.getBody().getOps())
-      if (op.hasAttr(TfmDialect::BackwardBeginsAttrHelper::getNameStr())) {
-        begin = &op;
-        break;
+    // Each pipeline stage's step recomputes its own forward.
+    for (Operation *step : *steps) {
+      auto func = cast<func::FuncOp>(step);
+      Operation *begin = nullptr;
+      for (Operation &op : func.getBody().getOps())
+        if (op.hasAttr(TfmDialect::BackwardBeginsAttrHelper::getNameStr())) {
+          begin = &op;
+          break;
+        }
+      if (!begin) {
+        func.emitOpError() << "sp-recompute: the train step has no op marked "
+                              "tfm.backward_begins (the seed of its backward)";
+        return signalPassFailure();
       }
-    if (!begin) {
-      func.emitOpError() << "sp-recompute: the train step has no op marked "
-                            "tfm.backward_begins (the seed of its backward)";
-      return signalPassFailure();
+      Recompute(func, begin, *p).run();
     }
-    Recompute(func, begin, *p).run();
     module->setAttr(recomputeAttr, StringAttr::get(&getContext(), policy));
   }
 };

@@ -5,6 +5,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/Support/CheckedArithmetic.h"
 
 namespace seqpar::dist {
@@ -151,6 +152,97 @@ static void reduceOver(func::ReturnOp ret, MeshOp mesh, StringRef axis,
   flush();
 }
 
+/// The key of the copies of one weight: its tie group, else its symbol.
+static StringRef weightOf(SymbolTable &symbols, FlatSymbolRefAttr param) {
+  auto decl = symbols.lookup<tfm::ParamOp>(param.getValue());
+  return decl && decl.getTieGroup() ? *decl.getTieGroup() : param.getValue();
+}
+
+/// Pipeline parallelism: a weight whose gradient several stages return (a
+/// parameter, or tie group, read on several stages) gets the sum of their
+/// contributions on each of them. Each holding stage sends its contribution
+/// to the others holding it (dist.send / dist.recv on the pipeline axis,
+/// offset = other stage - this stage) and adds them all in stage order, so
+/// that every copy computes the bitwise-same sum; this comes before any
+/// reduction over the other axes. Then each stage all-reduces its loss
+/// (the stages before the last contribute zero) over the pipeline axis.
+static void exchangeCopies(MutableArrayRef<func::FuncOp> stages, MeshOp mesh,
+                           StringRef axis) {
+  auto module = mesh->getParentOfType<ModuleOp>();
+  SymbolTable symbols(module);
+  auto meshRef = FlatSymbolRefAttr::get(mesh.getSymNameAttr());
+  auto gradOf = [](func::FuncOp f, unsigned i) {
+    return f.getResultAttrOfType<FlatSymbolRefAttr>(
+        i, tfm::TfmDialect::GradOfAttrHelper::getNameStr());
+  };
+  // Weight -> the stages returning its gradient, in stage order.
+  llvm::MapVector<StringRef, SmallVector<int64_t>> holders;
+  for (auto param : module.getOps<tfm::ParamOp>())
+    holders[param.getTieGroup() ? *param.getTieGroup() : param.getSymName()];
+  for (auto [k, f] : llvm::enumerate(stages))
+    for (unsigned i = 0; i < f.getNumResults(); ++i)
+      if (FlatSymbolRefAttr p = gradOf(f, i)) {
+        SmallVector<int64_t> &h = holders[weightOf(symbols, p)];
+        if (h.empty() || h.back() != int64_t(k))
+          h.push_back(k);
+      }
+  for (auto &[weight, held] : holders) {
+    if (held.size() < 2)
+      continue;
+    // Each holding stage's contribution, and the results it goes to.
+    SmallVector<Value> mine(stages.size());
+    SmallVector<SmallVector<unsigned>> results(stages.size());
+    for (int64_t k : held) {
+      func::FuncOp f = stages[k];
+      auto ret = cast<func::ReturnOp>(f.getBody().front().getTerminator());
+      for (unsigned i = 0; i < f.getNumResults(); ++i)
+        if (FlatSymbolRefAttr p = gradOf(f, i);
+            p && weightOf(symbols, p) == weight) {
+          results[k].push_back(i);
+          if (!mine[k])
+            mine[k] = ret.getOperand(i);
+        }
+    }
+    for (int64_t k : held) {
+      auto ret =
+          cast<func::ReturnOp>(stages[k].getBody().front().getTerminator());
+      OpBuilder b(ret);
+      Location loc = ret.getLoc();
+      for (int64_t j : held)
+        if (j != k)
+          b.create<SendOp>(loc, mine[k], meshRef, b.getStringAttr(axis),
+                           b.getI64IntegerAttr(j - k));
+      Value sum;
+      for (int64_t j : held) {
+        Value v = j == k ? mine[k]
+                         : b.create<RecvOp>(loc, mine[k].getType(), meshRef,
+                                            b.getStringAttr(axis),
+                                            b.getI64IntegerAttr(j - k))
+                               .getResult();
+        sum = sum ? b.create<tfm::AddOp>(loc, sum, v).getResult() : v;
+      }
+      for (unsigned i : results[k])
+        ret->setOperand(i, sum);
+    }
+  }
+}
+
+/// Each pipeline stage's loss (result #0), summed over the pipeline axis.
+static void reduceLoss(func::FuncOp f, MeshOp mesh, StringRef axis) {
+  auto ret = cast<func::ReturnOp>(f.getBody().front().getTerminator());
+  if (ret.getNumOperands() == 0 ||
+      f.getResultAttr(0, tfm::TfmDialect::GradOfAttrHelper::getNameStr()))
+    return;
+  OpBuilder b(ret);
+  Value loss = ret.getOperand(0);
+  ret->setOperand(
+      0,
+      b.create<AllReduceOp>(
+          ret.getLoc(), loss.getType(), loss,
+          FlatSymbolRefAttr::get(mesh.getSymNameAttr()), b.getStringAttr(axis),
+          ReductionKindAttr::get(b.getContext(), ReductionKind::sum)));
+}
+
 namespace {
 struct SpSyncGradsPass : dist::impl::SpSyncGradsPassBase<SpSyncGradsPass> {
   using SpSyncGradsPassBase::SpSyncGradsPassBase;
@@ -176,6 +268,27 @@ struct SpSyncGradsPass : dist::impl::SpSyncGradsPassBase<SpSyncGradsPass> {
     Type bf16;
     if (gradReduceDtype == "bf16")
       bf16 = Builder(module.getContext()).getBF16Type();
+    FailureOr<SmallVector<Operation *>> steps =
+        tfm::TfmDialect::getMarkedFunctions(
+            module, tfm::TfmDialect::TrainStepAttrHelper::getNameStr(),
+            "sp-sync-grads");
+    if (failed(steps))
+      return signalPassFailure();
+    SmallVector<func::FuncOp> stages;
+    for (Operation *op : *steps)
+      stages.push_back(cast<func::FuncOp>(op));
+    std::optional<StringRef> pipeline =
+        mesh.getAxisWithRole(AxisRole::pipeline);
+    if (stages.size() > 1) {
+      if (!pipeline) {
+        stages[0].emitOpError()
+            << "sp-sync-grads: one of " << stages.size()
+            << " pipeline stages, but mesh @" << mesh.getSymName()
+            << " has no axis with role pipeline";
+        return signalPassFailure();
+      }
+      exchangeCopies(stages, mesh, *pipeline);
+    }
     // Model-parallel axes first, data parallelism last.
     std::optional<StringRef> data = mesh.getAxisWithRole(AxisRole::data);
     SmallVector<StringRef> order;
@@ -196,6 +309,9 @@ struct SpSyncGradsPass : dist::impl::SpSyncGradsPassBase<SpSyncGradsPass> {
             tfm::TfmDialect::ZeroAttrHelper::getNameStr(),
             UnitAttr::get(ret.getContext()));
     });
+    if (stages.size() > 1)
+      for (func::FuncOp f : stages)
+        reduceLoss(f, mesh, *pipeline);
     // The function's result types follow the reduced gradients.
     module.walk([&](func::FuncOp func) {
       if (func.isExternal())

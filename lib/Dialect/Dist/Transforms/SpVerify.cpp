@@ -4,6 +4,7 @@
 #include "seqpar/Dialect/Dist/Transforms/GradAccounting.h"
 #include "seqpar/Dialect/Dist/Transforms/LayoutRules.h"
 #include "seqpar/Dialect/Dist/Transforms/Passes.h"
+#include "seqpar/Dialect/Dist/Transforms/PipelineSchedule.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/MapVector.h"
@@ -154,8 +155,11 @@ static LogicalResult verifyOp(Operation *op, MeshOp mesh,
       return failure();
   if (auto ret = dyn_cast<func::ReturnOp>(op)) {
     auto func = ret->getParentOfType<func::FuncOp>();
-    if (hasGradientRecord(func) ? failed(proveGradientAccounting(func, mesh))
-                                : failed(verifyTieGroups(ret, symbols)))
+    // A pipeline's stages are proven together (verifyPipelines).
+    bool alone = tfm::TfmDialect::getPipelineStages(func) == 1;
+    if (hasGradientRecord(func)
+            ? alone && failed(proveGradientAccounting(func, mesh))
+            : failed(verifyTieGroups(ret, symbols)))
       return failure();
   }
   for (Attribute a : mesh.getAxisNames()) {
@@ -217,7 +221,9 @@ LogicalResult dist::verifyLayouts(ModuleOp module) {
         return WalkResult::interrupt();
     return WalkResult::advance();
   });
-  return failure(r.wasInterrupted());
+  if (r.wasInterrupted())
+    return failure();
+  return verifyPipelines(module, mesh);
 }
 
 /// "file:line:col" for a file location (possibly named or fused), the

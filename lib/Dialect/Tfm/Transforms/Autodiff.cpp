@@ -3,7 +3,11 @@
 // Builds `@train_step(input_ids, labels) -> (loss, grad...)` from
 // `@forward`: the forward ops, then the backward of each in reverse order,
 // and one gradient per parameter (in declaration order, each result marked
-// `tfm.grad_of = @param`).
+// `tfm.grad_of = @param`). A forward split into pipeline stages (sp-pipeline)
+// gives one `@train_step_stage<k>` per stage function, with a gradient for
+// each parameter that stage reads; the backward of a `dist.send` receives
+// its operand's gradient and that of a `dist.recv` sends its result's
+// (DistBackward.cpp).
 //
 // Gradients carry layouts like every value. The gradient of a value has the
 // value's layout except that a partial (P) value's gradient is replicated:
@@ -22,8 +26,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "AutodiffChecks.h"
 #include "seqpar/Dialect/Dist/IR/Dist.h"
 #include "seqpar/Dialect/Tfm/IR/Tfm.h"
+
 #include "seqpar/Dialect/Tfm/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -50,7 +56,9 @@ class Autodiff final : public BackwardContext {
 public:
   /// `mesh` is the module's (dist::getMesh), null for one device.
   Autodiff(ModuleOp module, func::FuncOp forward, MeshOp mesh)
-      : module(module), forward(forward), b(module.getContext()) {
+      : module(module), forward(forward), b(module.getContext()),
+        staged(forward->hasAttr(
+            TfmDialect::PipelineStageAttrHelper::getNameStr())) {
     if (!mesh)
       return;
     for (Attribute a : mesh.getAxisNames())
@@ -107,6 +115,9 @@ private:
   DenseMap<Operation *, Value> regathered;
   /// The first op of the backward: the seed of reverse mode.
   Operation *seed = nullptr;
+  /// Whether `forward` is a pipeline stage: its step is named after the
+  /// stage and has gradients for the parameters it reads only.
+  bool staged;
 };
 } // namespace
 
@@ -205,9 +216,15 @@ static bool hasDistTransposes(MLIRContext *ctx) {
 }
 
 LogicalResult Autodiff::backward(Operation *op) {
-  // Ops none of whose results received a gradient contribute nothing.
-  if (llvm::none_of(op->getResults(),
-                    [&](Value r) { return cotangents.count(r); }))
+  // Ops none of whose results received a gradient contribute nothing, and
+  // ops without operands (a stage's zero loss) have nothing to propagate to.
+  // Pipeline transfers always have a backward: a send's (no result) receives
+  // its operand's gradient, and every recv sends one back (zeros if none),
+  // so each send of the backward keeps its recv.
+  if (!isa<SendOp, RecvOp>(op) &&
+      (op->getNumOperands() == 0 ||
+       llvm::none_of(op->getResults(),
+                     [&](Value r) { return cotangents.count(r); })))
     return success();
   if (auto rule = dyn_cast<DifferentiableOpInterface>(op))
     return rule.buildBackward(*this);
@@ -222,48 +239,6 @@ LogicalResult Autodiff::backward(Operation *op) {
   return op->emitOpError() << "has no gradient rule in tfm-autodiff";
 }
 
-/// What the backward reads from the forward must be what the forward ops
-/// declare they keep (SavedForBackwardOpInterface), the declaration the
-/// memory report counts: a backward rule reading anything else is a bug
-/// here, not a silent difference between the report and the run.
-static LogicalResult checkKeptValues(Block &body, Operation *begin) {
-  DenseSet<Value> declared;
-  for (Operation &op : body) {
-    if (&op == begin)
-      break;
-    auto decl = dyn_cast<SavedForBackwardOpInterface>(op);
-    if (!decl)
-      continue;
-    SmallVector<SavedTensor> saved;
-    decl.getSavedForBackward(saved);
-    for (const SavedTensor &t : saved)
-      if (t.value) {
-        declared.insert(t.value);
-        // An all-gathered value is kept as its shard (gathered again).
-        if (auto gather = t.value.getDefiningOp<AllGatherOp>())
-          declared.insert(gather.getInput());
-      }
-  }
-  bool backward = false;
-  for (Operation &op : body) {
-    backward |= &op == begin;
-    if (!backward || isa<func::ReturnOp>(op))
-      continue;
-    for (Value v : op.getOperands()) {
-      Operation *def = v.getDefiningOp();
-      // Parameters (their copies in the model's precision included) and
-      // host scalars are not activations.
-      if (!def || !def->isBeforeInBlock(begin) || isParameterRead(v) ||
-          isa<HyperparameterOp>(def) || declared.contains(v))
-        continue;
-      return op.emitOpError()
-             << "reads a forward value (from " << def->getName()
-             << ") that no op declares it keeps for the backward";
-    }
-  }
-  return success();
-}
-
 LogicalResult Autodiff::run() {
   FunctionType type = forward.getFunctionType();
   if (type.getNumResults() != 1 ||
@@ -275,7 +250,10 @@ LogicalResult Autodiff::run() {
   // @train_step: a copy of @forward, then the backward in reverse order.
   b.setInsertionPointAfter(forward);
   auto step = cast<func::FuncOp>(b.clone(*forward));
-  step.setSymName("train_step");
+  std::string name = "train_step";
+  if (staged)
+    name += "_stage" + std::to_string(TfmDialect::getPipelineStage(forward));
+  step.setSymName(name);
   step->removeAttr(TfmDialect::ForwardAttrHelper::getNameStr());
   step->setAttr(TfmDialect::TrainStepAttrHelper::getNameStr(), b.getUnitAttr());
   Block &body = step.getBody().front();
@@ -369,6 +347,10 @@ LogicalResult Autodiff::run() {
       // A member of a tie group that this function does not read directly.
       readType = GetParamOp(reads.back()).getType();
     Value g;
+    // A pipeline stage has the gradients of the parameters it reads (the
+    // pass checks that each parameter is read on some stage).
+    if (!readType && staged)
+      continue;
     if (!readType)
       return p.emitOpError() << "is never read by @forward: it has no "
                                 "gradient (remove it from the model)";
@@ -406,33 +388,58 @@ LogicalResult Autodiff::run() {
   return success();
 }
 
+/// The functions marked `marker`: one per pipeline stage when they carry
+/// stages (getMarkedFunctions), else at most one (getMarkedFunction, whose
+/// diagnostic names a second one).
+static FailureOr<SmallVector<Operation *>> markedFunctions(ModuleOp module,
+                                                           StringRef marker) {
+  StringRef pass = "tfm-autodiff";
+  bool staged = llvm::any_of(module.getOps<func::FuncOp>(), [&](auto fn) {
+    return fn->hasAttr(marker) &&
+           fn->hasAttr(TfmDialect::PipelineStagesAttrHelper::getNameStr());
+  });
+  if (staged)
+    return TfmDialect::getMarkedFunctions(module, marker, pass);
+  FailureOr<Operation *> one =
+      TfmDialect::getMarkedFunction(module, marker, pass);
+  if (failed(one))
+    return failure();
+  SmallVector<Operation *> found;
+  if (*one)
+    found.push_back(*one);
+  return found;
+}
+
 namespace {
 struct TfmAutodiffPass
     : seqpar::tfm::impl::TfmAutodiffPassBase<TfmAutodiffPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    StringRef pass = "tfm-autodiff";
-    FailureOr<Operation *> forward = TfmDialect::getMarkedFunction(
-        module, TfmDialect::ForwardAttrHelper::getNameStr(), pass);
-    FailureOr<Operation *> step = TfmDialect::getMarkedFunction(
-        module, TfmDialect::TrainStepAttrHelper::getNameStr(), pass);
-    if (failed(forward) || failed(step))
+    FailureOr<SmallVector<Operation *>> forwards =
+        markedFunctions(module, TfmDialect::ForwardAttrHelper::getNameStr());
+    FailureOr<SmallVector<Operation *>> steps =
+        markedFunctions(module, TfmDialect::TrainStepAttrHelper::getNameStr());
+    if (failed(forwards) || failed(steps))
       return signalPassFailure();
-    if (!*forward && *step) {
-      cast<func::FuncOp>(*step).emitOpError()
+    if (forwards->empty() && !steps->empty()) {
+      cast<func::FuncOp>(steps->front()).emitOpError()
           << "tfm-autodiff: the module is already differentiated (it has "
              "a function marked tfm.train_step and none marked tfm.forward)";
       return signalPassFailure();
     }
-    if (!*forward) {
+    if (forwards->empty()) {
       module.emitError() << "tfm-autodiff: the module has no function marked "
                             "tfm.forward";
       return signalPassFailure();
     }
+    if (failed(checkEveryParameterRead(module, *forwards)))
+      return signalPassFailure();
     FailureOr<MeshOp> mesh = getMesh(module);
-    if (failed(mesh) ||
-        failed(Autodiff(module, cast<func::FuncOp>(*forward), *mesh).run()))
-      signalPassFailure();
+    if (failed(mesh))
+      return signalPassFailure();
+    for (Operation *forward : *forwards)
+      if (failed(Autodiff(module, cast<func::FuncOp>(forward), *mesh).run()))
+        return signalPassFailure();
   }
 };
 } // namespace

@@ -49,3 +49,22 @@ func.func @forward(%ids: tensor<4x1xi64>, %labels: tensor<4x1xi64>) -> tensor<f3
   %loss = tfm.cross_entropy %x, %labels ignore_index -100 : (tensor<4x1x8xf32>, tensor<4x1xi64>) -> tensor<f32>
   return %loss : tensor<f32>
 }
+
+// -----
+
+// With pipeline stages each step has the gradients of the parameters its
+// stage reads: a parameter no stage reads would have none.
+dist.mesh @mesh ["pp" = 2, "tp" = 1] roles [pipeline, tensor]
+tfm.param @w : tensor<4xf32> init ones
+// expected-error @+1 {{'tfm.param' op is never read by any pipeline stage of the forward: it has no gradient (remove it from the model)}}
+tfm.param @unused : tensor<4xf32> init ones
+func.func @fwd_stage0(%ids: tensor<4x1xi64>, %labels: tensor<4x1xi64>) -> tensor<f32> attributes {tfm.forward, tfm.pipeline_stage = 0 : i64, tfm.pipeline_stages = 2 : i64} {
+  %w = tfm.get_param @w : tensor<4xf32>
+  dist.send %w on @mesh["pp"] offset 1 : tensor<4xf32>
+  %z = tfm.fill 0.000000e+00 : tensor<f32>
+  return %z : tensor<f32>
+}
+func.func @fwd_stage1(%ids: tensor<4x1xi64>, %labels: tensor<4x1xi64>) -> tensor<f32> attributes {tfm.forward, tfm.pipeline_stage = 1 : i64, tfm.pipeline_stages = 2 : i64} {
+  %z = tfm.fill 0.000000e+00 : tensor<f32>
+  return %z : tensor<f32>
+}

@@ -4,7 +4,8 @@
 // optimizer update, is the sum of all of its contributions (those of every
 // member of its tie group included), each counted exactly once per
 // micro-batch, summed over every mesh axis on which it was partial, and
-// that tie groups are summed before any data-parallel reduction. See
+// that tie groups (and the copies of a parameter on several pipeline
+// stages) are summed before any data-parallel reduction. See
 // docs/design.md, "Gradient accounting proof".
 //
 //===----------------------------------------------------------------------===//
@@ -27,6 +28,16 @@ bool hasGradientRecord(mlir::func::FuncOp func);
 /// combined wrongly, and fails, if the proof does not go through.
 mlir::LogicalResult proveGradientAccounting(mlir::func::FuncOp func,
                                             MeshOp mesh);
+
+class PipelineSchedule;
+/// The proof for the step functions of a pipeline (`stages`, each with the
+/// record), run in `schedule`'s order: a dist.recv on the pipeline axis
+/// carries what its matched send sent, each stage's contributions are told
+/// apart, and a parameter read by several stages expects the contributions
+/// of its uses in all of them.
+mlir::LogicalResult
+proveGradientAccounting(llvm::ArrayRef<mlir::func::FuncOp> stages, MeshOp mesh,
+                        const PipelineSchedule &schedule);
 } // namespace seqpar::dist
 
 #endif // SEQPAR_DIALECT_DIST_TRANSFORMS_GRADACCOUNTING_H

@@ -120,6 +120,57 @@ def SpPartitionPass : Pass<"sp-partition", "::mlir::ModuleOp"> {
            "sp-partition find it by its role)">,
     Option<"dataAxis", "data-axis", "std::string", "\"dp\"",
            "Name of the mesh axis with role data (present when dp > 1)">,
+    Option<"pp", "pp", "int64_t", "1",
+           "Pipeline-parallel degree: the mesh's outermost axis, of role "
+           "pipeline (sp-pipeline splits the forward into its stages)">,
+    Option<"pipelineAxis", "pipeline-axis", "std::string", "\"pp\"",
+           "Name of the mesh axis with role pipeline (present when pp > 1)">,
+  ];
+}
+
+def SpPipelinePass : Pass<"sp-pipeline", "::mlir::ModuleOp"> {
+  let summary = "Splits the partitioned forward into one function per "
+                "pipeline stage";
+  let description = [{
+    Runs right after sp-partition. On a mesh with an axis of role pipeline
+    of size P > 1, the one `tfm.forward` function `@f` becomes P functions
+    `@f_stage<k>` (`tfm.forward`, `tfm.pipeline_stage = k`,
+    `tfm.pipeline_stages = P`), each with the forward's arguments and its
+    loss result: the last stage returns the loss, the others a zero loss
+    (`tfm.fill 0.0`). Without a pipeline axis (or with one of size 1) the
+    pass does nothing.
+
+    Layers are split contiguously over the stages. A parameter's layer is
+    the first integer component of its name (`transformer.h.3.ln_1.weight`:
+    3); a parameter without one read before the first layer's ops (the
+    embeddings) belongs to stage 0, one read after them (the final norm, the
+    LM head) to the last stage. Every op goes to the latest of its operands'
+    stages and the stages of the parameters it reads, so the loss lands on
+    the last stage and a tied LM head (reading the embedding) on the stage
+    of its input. `layers` gives the number of layers of each stage (P
+    entries >= 1 summing to the number of layers); empty, the split
+    minimizes the largest stage cost (parameter elements plus the bytes of
+    the results of the stage's ops, per rank as the partitioned types give
+    them; the embeddings counted on stage 0, the head and loss on the last),
+    each stage holding at least one layer, ties broken towards earlier
+    boundaries (from the last one back). More stages than layers is an
+    error.
+
+    A value computed on stage j and read on stage k > j is sent at the end
+    of stage j (`dist.send ... offset 1` on the pipeline axis) and received
+    at the beginning of stage j + 1 (`dist.recv ... offset -1`, its exact
+    type, layout included), relayed stage by stage up to k; the values
+    crossing one boundary go in the order the forward defines them. Values
+    that read nothing but arguments and other such values (positions,
+    hyperparameters, fills) are cloned into each stage that reads them, and
+    each stage reads the parameters it uses with its own `tfm.get_param` (a
+    tied embedding is read on the first and the last stage).
+  }];
+  let dependentDialects = ["::seqpar::dist::DistDialect"];
+  let options = [
+    ListOption<"layers", "layers", "int64_t",
+               "The layers of each stage, comma-separated (P entries >= 1 "
+               "summing to the number of layers); empty: balanced">,
   ];
 }
 
