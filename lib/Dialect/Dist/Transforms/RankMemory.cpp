@@ -52,9 +52,16 @@ FailureOr<DeviceBytes> dist::deviceBytes(func::FuncOp func,
       return failure();
     mesh = *found;
   }
+  // A pipeline stage's rank holds only the parameters its function reads.
+  DenseSet<StringAttr> read;
+  bool staged = tfm::TfmDialect::getPipelineStages(func) > 1;
+  if (staged)
+    for (auto get : func.getOps<tfm::GetParamOp>())
+      read.insert(get.getNameAttr().getAttr());
   if (module)
     for (auto p : module.getOps<tfm::ParamOp>())
-      if (!add(d.parameters, localParamBytes(p, mesh)))
+      if ((!staged || read.contains(p.getSymNameAttr())) &&
+          !add(d.parameters, localParamBytes(p, mesh)))
         return p.emitOpError() << "this rank's parameter bytes overflow int64";
   for (auto update : func.getOps<tfm::ParamUpdateOpInterface>()) {
     // AdamW's two fp32 moments of the gradient's elements, and the fp32

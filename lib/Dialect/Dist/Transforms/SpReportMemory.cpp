@@ -188,8 +188,9 @@ static LogicalResult activationReport(func::FuncOp func, StringRef policy,
       break; // the forward part only
     // A run-time hyperparameter (a loss-scaled step's loss scale, read by
     // its seed) is a host scalar, not an activation.
+    // A fill (a pipeline stage's zero loss) keeps nothing either.
     if (!isa<TfmDialect, DistDialect>(op.getDialect()) ||
-        isa<HyperparameterOp>(op))
+        isa<HyperparameterOp, FillOp>(op))
       continue;
     SmallVector<SavedTensor> saved;
     if (!savedTensors(&op, saved)) {
@@ -247,25 +248,27 @@ static LogicalResult activationReport(func::FuncOp func, StringRef policy,
   return success();
 }
 
-/// The function the program runs: the train step, else the forward, else a
-/// module's only function; null if none.
-static FailureOr<func::FuncOp> programFunction(ModuleOp module) {
+/// The functions the program runs: the train step(s), else the forward(s)
+/// (one per pipeline stage, in stage order), else a module's only function;
+/// empty if none.
+static FailureOr<SmallVector<func::FuncOp>> programFunctions(ModuleOp module) {
   for (StringRef marker : {TfmDialect::TrainStepAttrHelper::getNameStr(),
                            TfmDialect::ForwardAttrHelper::getNameStr()}) {
-    FailureOr<Operation *> f =
-        TfmDialect::getMarkedFunction(module, marker, "sp-report");
-    if (failed(f))
+    FailureOr<SmallVector<Operation *>> fs =
+        TfmDialect::getMarkedFunctions(module, marker, "sp-report");
+    if (failed(fs))
       return failure();
-    if (*f)
-      return cast<func::FuncOp>(*f);
+    if (!fs->empty())
+      return llvm::to_vector(llvm::map_range(
+          *fs, [](Operation *f) { return cast<func::FuncOp>(f); }));
   }
-  func::FuncOp only;
+  SmallVector<func::FuncOp> only;
   for (auto f : module.getOps<func::FuncOp>()) {
     if (f.isExternal())
       continue;
-    if (only)
-      return func::FuncOp();
-    only = f;
+    if (!only.empty())
+      return SmallVector<func::FuncOp>();
+    only.push_back(f);
   }
   return only;
 }
@@ -387,21 +390,37 @@ LogicalResult dist::memoryReport(ModuleOp module, StringRef paperPolicy,
     }
   report["layers"] = std::move(layers);
 
-  FailureOr<func::FuncOp> program = programFunction(module);
+  FailureOr<SmallVector<func::FuncOp>> program = programFunctions(module);
   if (failed(program))
     return failure();
-  if (!*program)
-    return success();
-  FailureOr<llvm::json::Object> flops = flopsReport(*program);
-  if (failed(flops))
-    return failure();
-  FailureOr<llvm::json::Object> rank = rankReport(*program);
-  if (failed(rank))
-    return failure();
-  int64_t step = *flops->getInteger("step");
-  report["extra_flops_fraction"] =
-      step ? double(*flops->getInteger("recompute")) / double(step) : 0.0;
-  report["flops"] = std::move(*flops);
-  report["per_rank_peak_bytes"] = std::move(*rank);
+  // One entry per pipeline stage (a rank runs one stage's function); the
+  // top level is the stage whose rank needs the most device memory.
+  llvm::json::Array stages;
+  int64_t worst = -1;
+  for (func::FuncOp f : *program) {
+    FailureOr<llvm::json::Object> flops = flopsReport(f);
+    if (failed(flops))
+      return failure();
+    FailureOr<llvm::json::Object> rank = rankReport(f);
+    if (failed(rank))
+      return failure();
+    int64_t step = *flops->getInteger("step");
+    int64_t total = *rank->getInteger("total");
+    llvm::json::Object entry{
+        {"stage", TfmDialect::getPipelineStage(f)},
+        {"extra_flops_fraction",
+         step ? double(*flops->getInteger("recompute")) / double(step) : 0.0},
+        {"flops", std::move(*flops)},
+        {"per_rank_peak_bytes", std::move(*rank)}};
+    if (total > worst) {
+      worst = total;
+      for (StringRef key :
+           {"extra_flops_fraction", "flops", "per_rank_peak_bytes"})
+        report[key] = *entry.get(key);
+    }
+    stages.push_back(std::move(entry));
+  }
+  if (stages.size() > 1)
+    report["stages"] = std::move(stages);
   return success();
 }
