@@ -107,12 +107,20 @@ LogicalResult TfmDialect::verifyOperationAttribute(Operation *op,
     return failure(failed(expect(!isa<ModuleOp, FunctionOpInterface>(op),
                                  "an op of a function")) ||
                    failed(unit()));
-  if (name == MicroBatchesAttrHelper::getNameStr() ||
-      name == InMicroBatchAttrHelper::getNameStr()) {
-    bool count = name == MicroBatchesAttrHelper::getNameStr();
-    if (failed(
-            expect(count ? isFunction : !isa<ModuleOp, FunctionOpInterface>(op),
-                   count ? "a function" : "an op of a function")))
+  // Micro-batches and pipeline stages: counts (>= 1) on a function, and
+  // indices (>= 0): an op's micro-batch, a function's stage (below the
+  // function's number of stages).
+  bool microBatch = name == MicroBatchesAttrHelper::getNameStr() ||
+                    name == InMicroBatchAttrHelper::getNameStr();
+  bool stage = name == PipelineStageAttrHelper::getNameStr() ||
+               name == PipelineStagesAttrHelper::getNameStr();
+  if (microBatch || stage) {
+    bool count = name == MicroBatchesAttrHelper::getNameStr() ||
+                 name == PipelineStagesAttrHelper::getNameStr();
+    bool onFunction = count || stage;
+    if (failed(expect(onFunction ? isFunction
+                                 : !isa<ModuleOp, FunctionOpInterface>(op),
+                      onFunction ? "a function" : "an op of a function")))
       return failure();
     auto value = dyn_cast<IntegerAttr>(attr.getValue());
     if (!value || !value.getType().isInteger(64) ||
@@ -120,22 +128,7 @@ LogicalResult TfmDialect::verifyOperationAttribute(Operation *op,
       return op->emitOpError()
              << quoted(attr) << " must be an i64 " << (count ? ">= 1" : ">= 0")
              << ", got " << attr.getValue();
-    return success();
-  }
-  // Pipeline parallelism (sp-pipeline): a step function's stage, and the
-  // number of stages.
-  if (name == PipelineStageAttrHelper::getNameStr() ||
-      name == PipelineStagesAttrHelper::getNameStr()) {
-    bool count = name == PipelineStagesAttrHelper::getNameStr();
-    if (failed(expect(isFunction, "a function")))
-      return failure();
-    auto value = dyn_cast<IntegerAttr>(attr.getValue());
-    if (!value || !value.getType().isInteger(64) ||
-        value.getInt() < (count ? 1 : 0))
-      return op->emitOpError()
-             << quoted(attr) << " must be an i64 " << (count ? ">= 1" : ">= 0")
-             << ", got " << attr.getValue();
-    if (!count) {
+    if (stage && !count) {
       auto stages = op->getAttrOfType<IntegerAttr>(
           PipelineStagesAttrHelper::getNameStr());
       if (!stages)
