@@ -29,17 +29,21 @@ def import_model(config, tmp):
 
 
 def train(model, tmp, name, tp=1, sp=False, steps=300, seed=1,
-          compile_extra=(), run_extra=(), cp=1):
-    """Compiles `model` for tp x cp ranks (SGD, lr 0.3, clip 1) and trains
+          compile_extra=(), run_extra=(), cp=1, pp=1, micro_batches=1):
+    """Compiles `model` for pp x cp x tp ranks (SGD, lr 0.3, clip 1; with
+    pp > 1, `micro_batches` micro-batches in the 1F1B schedule) and trains
     it for `steps` steps on TEXT; returns (JSONL records, the program's
     stdout)."""
     prog = os.path.join(tmp, f"prog-{name.replace(' ', '-')}")
     e2e.run([e2e.tool("sp-compile"), model, "--train", "--optimizer",
              "sgd", "--lr", "0.3", "--grad-clip", "1.0", "--tp",
              str(tp), "--cp", str(cp), "--target", e2e.TARGET, "-o", prog] +
-            (["--sp"] if sp else []) + list(compile_extra))
+            (["--sp"] if sp else []) +
+            (["--pp", str(pp)] if pp > 1 else []) +
+            (["--micro-batches", str(micro_batches)]
+             if micro_batches > 1 else []) + list(compile_extra))
     log = prog + ".jsonl"
-    out = e2e.launch(prog, tp * cp, "--steps", str(steps), "--seed", str(seed),
+    out = e2e.launch(prog, tp * cp * pp, "--steps", str(steps), "--seed", str(seed),
                      "--data", TEXT, "--log", log, *run_extra)
     return [json.loads(line) for line in open(log)], out.stdout
 
@@ -62,15 +66,27 @@ def main():
     p.add_argument("--cp", type=int, default=1,
                    help="the parallel run adds context parallelism over this "
                    "many ranks (tp=2 + SP inside each)")
+    p.add_argument("--pp", type=int, default=1,
+                   help="the parallel run adds pipeline parallelism over this "
+                   "many stages (tp=2 + SP inside each)")
+    p.add_argument("--micro-batches", type=int, default=1,
+                   help="micro-batches of both runs (1F1B in the pipelined "
+                   "one; gradient accumulation on one rank): the global batch "
+                   "is the same")
     args = p.parse_args()
-    other = (f"cp={args.cp} " if args.cp > 1 else "") + "tp=2 sp"
-    what = (f"cp={args.cp} + " if args.cp > 1 else "") + "tp=2 + SP"
+    other = ((f"pp={args.pp} M={args.micro_batches} " if args.pp > 1 else "") +
+             (f"cp={args.cp} " if args.cp > 1 else "") + "tp=2 sp")
+    what = ((f"pp={args.pp} ({args.micro_batches} micro-batches) + "
+             if args.pp > 1 else "") +
+            (f"cp={args.cp} + " if args.cp > 1 else "") + "tp=2 + SP")
 
     with tempfile.TemporaryDirectory() as tmp:
         model = import_model(args.config, tmp)
         curves, norms = {}, {}
-        for name, tp, sp, cp in (("tp=1", 1, False, 1), (other, 2, True, args.cp)):
-            records, _ = train(model, tmp, name, tp, sp, args.steps, cp=cp)
+        for name, tp, sp, cp, pp in (("tp=1", 1, False, 1, 1),
+                                     (other, 2, True, args.cp, args.pp)):
+            records, _ = train(model, tmp, name, tp, sp, args.steps, cp=cp,
+                               pp=pp, micro_batches=args.micro_batches)
             curves[name] = [r["loss"] for r in records]
             norms[name] = [r["grad_norm"] for r in records]
 
@@ -90,7 +106,7 @@ def main():
     print(f"curves {'AGREE' if agree else 'DIFFER'}; loss "
           f"{'FALLS' if falls else 'DOES NOT FALL'}")
     if args.plot:
-        plot(curves, args.plot)
+        plot(curves, args.plot, f"GPL-3, tiny GPT-2: one rank vs {what}")
         print(f"wrote {args.plot}")
     sys.exit(0 if agree and falls else 1)
 
