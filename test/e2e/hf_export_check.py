@@ -4,7 +4,7 @@ an index), NeoX (one rank) and Llama (tp=2; exported again from its
 checkpoint, over the first export): trains 3 steps, exports, and checks
 
 - the directory: config.json is the config sp-import read with torch_dtype
-  "float32"; the shards, or one model.safetensors, and the index's
+  "float32" (an f32 program); the shards, or one model.safetensors, and the index's
   total_size and weight_map; every tensor equal (bitwise) to --dump-params
   of the same run; GPT-2's tied lm_head not written;
 - transformers' AutoModelForCausalLM.from_pretrained loads it with no
@@ -14,7 +14,12 @@ checkpoint, over the first export): trains 3 steps, exports, and checks
 - GPT-2: the base model GPT2Model.save_pretrained writes (no
   "transformer." prefix) loads with --init-from to the same loss; a file
   with both names is refused as ambiguous; a non-empty directory that is
-  not an export is refused.
+  not an export is refused;
+- a bf16 GPT-2 (tp=2 + SP): every exported tensor is bf16 (= its
+  --dump-params), config.json's torch_dtype is "bfloat16", transformers
+  loads it as bfloat16 with torch_dtype="auto", and in float32 (the bf16
+  values widened exactly) its loss equals seqpar's f32 forward of the
+  export (--init-from widens them the same way) to 1e-5.
 
   hf_export_check.py WORKDIR
 """
@@ -25,6 +30,7 @@ import sys
 import numpy as np
 import torch
 from safetensors.numpy import load_file, save_file
+from safetensors.torch import load_file as load_torch
 from transformers import AutoModelForCausalLM
 from transformers.utils import logging as hf_logging
 
@@ -62,14 +68,16 @@ def hf_loss(directory, outputs):
     return float(loss), float(t["loss"])
 
 
-def case(work, name, config, tp, sp, shard_bytes=None, resume=False):
+def case(work, name, config, tp, sp, shard_bytes=None, resume=False,
+         bf16=False):
     d = os.path.join(work, name)
     os.makedirs(d)
     cfg_path = e2e.without_dropout(os.path.join(CONFIGS, config), d)
     source = json.load(open(cfg_path))
     e2e.import_model(cfg_path, f"{d}/model.mlir")
     e2e.compile_model(f"{d}/model.mlir", f"{d}/train", tp=tp, sp=sp,
-                      extra=["--train"])
+                      extra=["--train"] +
+                      (["--precision", "bf16"] if bf16 else []))
     e2e.compile_model(f"{d}/model.mlir", f"{d}/fwd")
     out = f"{d}/hf"
     train = ["--steps", "3", "--seed", "5", "--export-hf", out,
@@ -85,21 +93,27 @@ def case(work, name, config, tp, sp, shard_bytes=None, resume=False):
                    f"{d}/ckpt", "--resume", "--export-hf", out)
     files = sorted(os.listdir(out))
     config = json.load(open(f"{out}/config.json"))
-    check(config == dict(source, torch_dtype="float32"),
+    dtype = "bfloat16" if bf16 else "float32"
+    check(config == dict(source, torch_dtype=dtype),
           f"{name}: config.json {config}")
     shards = [f for f in files if f.endswith(".safetensors")]
     exported = {}
     for f in shards:
-        for k, v in load_file(f"{out}/{f}").items():
+        for k, v in load_torch(f"{out}/{f}").items():
             exported[k] = (f, v)
-    dumped = load_file(f"{d}/params.safetensors")
+    dumped = load_torch(f"{d}/params.safetensors")
     check(sorted(exported) == sorted(dumped), f"{name}: tensors {sorted(exported)}")
-    same = all(np.array_equal(exported[k][1], v) and exported[k][1].dtype == v.dtype
+    same = all(torch.equal(exported[k][1], v) and exported[k][1].dtype == v.dtype
                for k, v in dumped.items() if k in exported)
     check(same, f"{name}: the export differs from --dump-params")
+    if bf16:
+        check(all(v.dtype == torch.bfloat16 for _, v in exported.values()),
+              f"{name}: not every exported tensor is bf16")
+        auto = AutoModelForCausalLM.from_pretrained(out, torch_dtype="auto")
+        check(auto.dtype == torch.bfloat16, f"{name}: auto dtype {auto.dtype}")
     if len(shards) > 1:
         index = json.load(open(f"{out}/model.safetensors.index.json"))
-        total = sum(v.nbytes for _, v in exported.values())
+        total = sum(v.numel() * v.element_size() for _, v in exported.values())
         check(index["metadata"]["total_size"] == total, f"{name}: total_size")
         check(index["weight_map"] == {k: f for k, (f, _) in exported.items()},
               f"{name}: weight_map")
@@ -150,5 +164,9 @@ check(os.listdir(f"{d}/other") == ["notes.txt"], "other directory changed")
 
 case(work, "neox", "neox-tiny.json", 1, False)
 case(work, "llama", "llama-tiny.json", 2, False, resume=True)
+# A bf16 program (tp=2 + SP): its export is all BF16, config.json says
+# bfloat16, transformers loads it (as bfloat16 with torch_dtype="auto");
+# in float32 its loss equals the f32 forward's of the same exported values.
+case(work, "gpt2-bf16", "gpt2-tiny.json", 2, True, bf16=True)
 print("FAILED" if failed else "ALL OK")
 sys.exit(1 if failed else 0)
