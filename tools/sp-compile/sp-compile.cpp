@@ -464,6 +464,9 @@ int main(int argc, char **argv) {
   mlir::registerBuiltinDialectTranslation(registry);
   mlir::registerLLVMDialectTranslation(registry);
   mlir::MLIRContext context(registry);
+  // A diagnostic names the op and its location; a dump of the op (a whole
+  // function, for one at a function) would bury it.
+  context.printOpOnDiagnostic(false);
 
   // Timers for each step; the report is printed when `timingManager` goes.
   mlir::DefaultTimingManager timingManager;

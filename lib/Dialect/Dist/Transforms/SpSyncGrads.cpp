@@ -152,6 +152,46 @@ static void reduceOver(func::ReturnOp ret, MeshOp mesh, StringRef axis,
   flush();
 }
 
+/// ZeRO-1 over `axis`: warns, in one diagnostic at the step (each parameter
+/// named once per module), of the parameters whose partial gradient cannot
+/// be sharded there (its first dimension does not divide by the axis size):
+/// their gradients are all-reduced and their optimizer state (and a
+/// low-precision model's f32 master) stay whole on every replica, which
+/// costs the memory the user asked ZeRO to save.
+static void warnUnshardable(func::ReturnOp ret, MeshOp mesh, StringRef axis,
+                            DenseSet<Attribute> &warned) {
+  auto func = ret->getParentOfType<func::FuncOp>();
+  SmallVector<std::string> found;
+  for (unsigned i = 0; i < ret.getNumOperands(); ++i) {
+    auto param = func.getResultAttrOfType<FlatSymbolRefAttr>(
+        i, tfm::TfmDialect::GradOfAttrHelper::getNameStr());
+    Value g = ret.getOperand(i);
+    if (!param || !shardingOf(g, axis).isPartial() ||
+        shardable(g, mesh, axis) || !warned.insert(param).second)
+      continue;
+    auto t = cast<RankedTensorType>(g.getType());
+    found.push_back("@" + param.getValue().str() + " (" +
+                    (t.getRank() ? std::to_string(t.getDimSize(0))
+                                 : std::string("a scalar")) +
+                    ")");
+  }
+  if (found.empty())
+    return;
+  constexpr size_t shown = 4;
+  InFlightDiagnostic diag = func.emitWarning()
+                            << "sp-sync-grads: ZeRO-1 cannot shard "
+                            << found.size() << " parameter"
+                            << (found.size() == 1 ? "" : "s") << " over '"
+                            << axis << "' (" << *mesh.getAxisSize(axis)
+                            << " ranks), whose first dimension does not "
+                               "divide by it: ";
+  llvm::interleaveComma(ArrayRef(found).take_front(shown), diag);
+  if (found.size() > shown)
+    diag << " and " << found.size() - shown << " more";
+  diag << "; their gradients are all-reduced and their optimizer state and "
+          "master weights stay whole on every rank of the axis";
+}
+
 /// The key of the copies of one weight: its tie group, else its symbol.
 static StringRef weightOf(SymbolTable &symbols, FlatSymbolRefAttr param) {
   auto decl = symbols.lookup<tfm::ParamOp>(param.getValue());
@@ -297,11 +337,14 @@ struct SpSyncGradsPass : dist::impl::SpSyncGradsPassBase<SpSyncGradsPass> {
         order.push_back(cast<StringAttr>(a).getValue());
     if (data)
       order.push_back(*data);
+    DenseSet<Attribute> warned;
     module.walk([&](func::ReturnOp ret) {
       for (StringRef axis : order) {
         bool distributed = zero == 1 && axis == data;
-        if (distributed)
+        if (distributed) {
+          warnUnshardable(ret, mesh, axis, warned);
           reduceOver(ret, mesh, axis, bucketBytes, /*scatter=*/true, bf16);
+        }
         reduceOver(ret, mesh, axis, bucketBytes, /*scatter=*/false, bf16);
       }
       if (zero == 1 && data)

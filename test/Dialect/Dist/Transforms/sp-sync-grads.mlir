@@ -1,6 +1,7 @@
 // RUN: sp-opt %s -split-input-file -sp-sync-grads | FileCheck %s
 // RUN: sp-opt %s -split-input-file -sp-sync-grads="bucket-bytes=160" | FileCheck %s --check-prefix=BUCKETS
 // RUN: sp-opt %s -split-input-file -sp-sync-grads="zero=1" | FileCheck %s --check-prefix=ZERO
+// RUN: sp-opt %s -split-input-file -sp-sync-grads="zero=1" -verify-diagnostics -o /dev/null
 
 // sp-sync-grads on hand-written train steps: every result marked
 // tfm.grad_of that is partial on a mesh axis is reduced over it, coalesced
@@ -61,6 +62,9 @@ dist.mesh @mesh ["dp" = 2, "tp" = 2] roles [data, tensor]
 tfm.param @a : tensor<8xf32> init ones
 tfm.param @b : tensor<4x8xf32> init ones
 tfm.param @c : tensor<3xf32> init ones
+// With zero=1 the parameters that cannot be sharded over dp are named in a
+// warning at the step: they keep whole optimizer state on every replica.
+// expected-warning @+1 {{sp-sync-grads: ZeRO-1 cannot shard 1 parameter over 'dp' (2 ranks), whose first dimension does not divide by it: @c (3); their gradients are all-reduced and their optimizer state and master weights stay whole on every rank of the axis}}
 func.func @train_step(%loss: tensor<f32>, %da: tensor<8xf32, #dist.layout<@mesh, dp = P, tp = P>>, %db: tensor<4x8xf32, #dist.layout<@mesh, dp = P>>, %dc: tensor<3xf32, #dist.layout<@mesh, dp = P>>)
     -> (tensor<f32>, tensor<8xf32, #dist.layout<@mesh, dp = P, tp = P>> {tfm.grad_of = @a}, tensor<4x8xf32, #dist.layout<@mesh, dp = P>> {tfm.grad_of = @b}, tensor<3xf32, #dist.layout<@mesh, dp = P>> {tfm.grad_of = @c}) attributes {tfm.train_step} {
   return %loss, %da, %db, %dc : tensor<f32>, tensor<8xf32, #dist.layout<@mesh, dp = P, tp = P>>, tensor<4x8xf32, #dist.layout<@mesh, dp = P>>, tensor<3xf32, #dist.layout<@mesh, dp = P>>
