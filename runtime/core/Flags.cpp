@@ -42,7 +42,7 @@ std::string sprt::usage(const char *argv0) {
          "[--dump-grads FILE] [--dump-dtype f32|bf16|f16] [--export-hf DIR "
          "[--export-shard-bytes N]] [--checkpoint-dir "
          "DIR [--save-every N] [--resume]] [--timeout SECONDS] "
-         "[--on-nonfinite stop|skip] " +
+         "[--on-nonfinite stop|skip] [--check-tied] " +
          scheduleUsage() +
          " [--trace FILE|DIR] [--peak-flops FLOP/s-per-rank] [--loss-scale S] "
          "[--loss-scale-window N] [--loss-scale-growth G] "
@@ -115,6 +115,10 @@ bool sprt::parseFlags(int argc, char **argv, Flags &f, bool &help,
     }
     if (a == "--pack-documents") {
       f.packDocuments = true;
+      continue;
+    }
+    if (a == "--check-tied") {
+      f.checkTied = true;
       continue;
     }
     if (a == "--override-schedule") {

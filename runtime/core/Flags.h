@@ -30,6 +30,9 @@ struct Flags {
   /// blank line) packed one after another into each sequence, positions
   /// restarting at 0 in each, the label of a document's last token -100.
   bool packDocuments = false;
+  /// --check-tied: after every step, the copies of each parameter several
+  /// pipeline stages hold are compared (TiedCheck.h).
+  bool checkTied = false;
   /// Seconds a collective may take before the job is aborted.
   double timeout = 600.0;
   /// On a NaN or Inf loss or gradient norm: stop the run, or skip the

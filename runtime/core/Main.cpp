@@ -33,6 +33,7 @@
 #include "Params.h"
 #include "SafeTensors.h"
 #include "Schedule.h"
+#include "TiedCheck.h"
 #include "Trace.h"
 #include "Workspace.h"
 
@@ -315,6 +316,11 @@ int main(int argc, char **argv) {
       !batcher.loadText(flags.data, flags.packDocuments, error))
     fatal(error);
 
+  if (flags.checkTied && tiedParams(model).empty())
+    fatal("--check-tied: no parameter of this program is held by several "
+          "pipeline stages (a model with tied embeddings compiled with "
+          "--pp 2 or more has one)");
+
   Params params(model);
   if (flags.initFrom.empty())
     params.initialize(flags.seed);
@@ -431,6 +437,8 @@ int main(int argc, char **argv) {
     // completes them; a program of one stage may send too).
     sprt_complete_sends();
     sprt_stream_synchronize(stream);
+    if (flags.checkTied)
+      checkTiedCopies(model, params.pointers(), step);
     r.step = step;
     r.loss = scalars[0];
     r.hasNorm = model.numScalars > 1;

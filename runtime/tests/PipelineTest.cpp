@@ -13,6 +13,7 @@
 #include "../core/Model.h"
 #include "../core/Params.h"
 #include "../core/SafeTensors.h"
+#include "../core/TiedCheck.h"
 #include "CollectiveTestUtil.h"
 
 #include "sprt/runtime.h"
@@ -185,6 +186,47 @@ TEST(Pipeline, HeldOwnsShardAndTheSelectedStage) {
   EXPECT_EQ(m.grads, stage == 0 ? std::vector<int64_t>({0})
                                 : std::vector<int64_t>({2, 0, 1}));
   EXPECT_EQ(m.allGrads, std::vector<int64_t>({0, 1, 2}));
+}
+
+// --check-tied's comparison: the holders of each tied parameter must agree;
+// a stage that does not hold it is ignored; a difference names the
+// parameter, the step, both stages and their ranks.
+TEST(Pipeline, TiedComparisonNamesTheDifferingCopies) {
+  sprt::Model m = parsed(pipelineJson());
+  std::vector<int64_t> tied = sprt::tiedParams(m);
+  EXPECT_EQ(tied, std::vector<int64_t>({0}));
+  // Per stage: its world rank, then its hash of "t".
+  EXPECT_EQ(sprt::compareTiedCopies(m, tied, {4, 7, 5, 7}, 2, 3), "");
+  EXPECT_EQ(sprt::compareTiedCopies(m, tied, {4, 7, 5, 8}, 2, 3),
+            "--check-tied: after step 3, the copies of 't' differ: pipeline "
+            "stage 0 (rank 4) holds bytes hashing to 0000000000000007, stage "
+            "1 (rank 5) to 0000000000000008");
+  // "w" is held by stage 1 alone: never compared.
+  json three = pipelineJson();
+  three["params"][1]["stages"] = {0, 1};
+  sprt::Model m3 = parsed(three);
+  tied = sprt::tiedParams(m3);
+  EXPECT_EQ(tied, std::vector<int64_t>({0, 1}));
+  EXPECT_NE(sprt::compareTiedCopies(m3, tied, {0, 1, 2, 1, 1, 3}, 2, 1)
+                .find("the copies of 'w' differ"),
+            std::string::npos);
+  // The hash is XXH3-64 of the bytes: one flipped bit changes it.
+  float a[4] = {1, 2, 3, 4}, b[4] = {1, 2, 3, 4};
+  EXPECT_EQ(sprt::hashBytes(a, sizeof(a)), sprt::hashBytes(b, sizeof(b)));
+  reinterpret_cast<unsigned char *>(b)[5] ^= 1;
+  EXPECT_NE(sprt::hashBytes(a, sizeof(a)), sprt::hashBytes(b, sizeof(b)));
+}
+
+// The collective check passes when every stage holds the same bytes of the
+// tied parameter (every rank calls it; a failure would end the job).
+TEST(Pipeline, TiedCheckPassesOnEqualCopies) {
+  pipelineMesh();
+  sprt::Model m = parsed(pipelineJson());
+  m.selectStage();
+  std::vector<float> t{1, 2, 3, 4, 5, 6, 7, 8}, w(8, 0.5f), d(8, 1.0f);
+  float *shards[3] = {t.data(), w.data(), d.data()};
+  sprt::checkTiedCopies(m, shards, 1);
+  SUCCEED();
 }
 
 // Both ranks of each pipeline pair send two messages first, then receive
