@@ -64,44 +64,76 @@ static int64_t chunkBufferBytes(int64_t chunks, int64_t n, int64_t chunkElems) {
   return std::min<int64_t>(chunks, 2) * n * chunkElems * int64_t(sizeof(float));
 }
 
-/// Gathers this rank's rows `x` (`chunks` chunks of `chunkRows` x `K` f32)
-/// along the leading dimension into `buffers` (min(chunks, 2) slots of `n`
-/// chunks, one per rank), chunk i + 1 in flight while `use(i, gathered)`
-/// reads chunk i of every rank (rank r's at gathered + r * chunkRows * K).
+/// The bytes of one element of SPRT_DTYPE_* `dtype`.
+static int64_t dtypeBytes(int32_t dtype) {
+  return dtype == SPRT_DTYPE_F32 ? 4 : 2;
+}
+
+/// The workspace of gatherInChunks: min(chunks, 2) slots of one chunk of
+/// every rank's rows in `dtype`, and, for a bf16 / f16 input, one chunk of
+/// every rank widened to f32.
+static int64_t gatherBufferBytes(int64_t chunks, int64_t n, int64_t chunkElems,
+                                 int32_t dtype) {
+  int64_t slots = std::min<int64_t>(chunks, 2) * n * chunkElems;
+  int64_t widened = dtype == SPRT_DTYPE_F32 ? 0 : n * chunkElems;
+  return slots * dtypeBytes(dtype) + widened * int64_t(sizeof(float));
+}
+
+/// Gathers this rank's rows `x` (`chunks` chunks of `chunkRows` x `K`
+/// elements of `dtype`) along the leading dimension into `buffers`
+/// (gatherBufferBytes), chunk i + 1 in flight while `use(i, gathered)`
+/// reads chunk i of every rank in f32 (rank r's at gathered + r *
+/// chunkRows * K). A bf16 / f16 input travels in its own precision (half
+/// the bytes of f32) and each gathered chunk is widened (exactly) to f32.
 template <typename Use>
-static void gatherInChunks(const float *x, float *buffers, int64_t chunks,
-                           int64_t n, int64_t chunkRows, int64_t K,
-                           int32_t axis, Use use) {
-  int64_t chunkElems = chunkRows * K;
+static void gatherInChunks(const void *x, int32_t dtype, void *buffers,
+                           int64_t chunks, int64_t n, int64_t chunkRows,
+                           int64_t K, int32_t axis, Use use) {
+  if (dtype != SPRT_DTYPE_F32 && dtype != SPRT_DTYPE_BF16 &&
+      dtype != SPRT_DTYPE_F16)
+    invalid("all_gather of an input of unknown dtype " + std::to_string(dtype));
+  int64_t chunkElems = chunkRows * K, elem = dtypeBytes(dtype);
   int64_t slots = std::min<int64_t>(chunks, 2);
-  auto slot = [&](int64_t i) { return buffers + (i % slots) * n * chunkElems; };
+  auto *bytes = static_cast<char *>(buffers);
+  auto slot = [&](int64_t i) {
+    return bytes + (i % slots) * n * chunkElems * elem;
+  };
+  auto *widened =
+      reinterpret_cast<float *>(bytes + slots * n * chunkElems * elem);
   auto start = [&](int64_t i) {
     // Along the leading dimension: contiguous, no workspace of its own.
-    return sprt_all_gather_start(x + i * chunkElems, slot(i), sizeof(float), 2,
-                                 chunkRows, K, 1, 1, 0, axis, nullptr, 0);
+    return sprt_all_gather_start(
+        static_cast<const char *>(x) + i * chunkElems * elem, slot(i), elem, 2,
+        chunkRows, K, 1, 1, 0, axis, nullptr, 0);
   };
   int64_t pending = start(0);
   for (int64_t i = 0; i < chunks; ++i) {
     sprt_wait(pending);
+    const float *gathered = reinterpret_cast<const float *>(slot(i));
+    if (dtype != SPRT_DTYPE_F32) {
+      sprt_convert(slot(i), dtype, widened, SPRT_DTYPE_F32, n * chunkElems);
+      gathered = widened;
+    }
     if (i + 1 < chunks)
       pending = start(i + 1);
-    use(i, static_cast<const float *>(slot(i)));
+    use(i, gathered);
   }
 }
 
-extern "C" void
-sprt_all_gather_linear_f32(const float *x, const float *w, const float *bias,
-                           float *y, int64_t rows, int64_t K, int64_t N,
-                           int32_t weight_in_out, int64_t chunks, int32_t axis,
-                           void *workspace, int64_t workspace_bytes) {
+/// all_gather + linear (sprt_all_gather_linear_f32) of an input of `dtype`.
+static void allGatherLinear(const char *fn, const void *x, int32_t dtype,
+                            const float *w, const float *bias, float *y,
+                            int64_t rows, int64_t K, int64_t N,
+                            int32_t weight_in_out, int64_t chunks, int32_t axis,
+                            void *workspace, int64_t workspace_bytes) {
   TraceSpan span("all_gather_linear", axis);
   checkChunks("all_gather_linear", rows, chunks);
   int64_t n = sprt_axis_size(axis), chunkRows = rows / chunks;
   int64_t chunkElems = chunkRows * K;
-  auto *gatheredChunks = reinterpret_cast<float *>(takeWorkspace(
-      "all_gather_matmul", "sprt_all_gather_linear_f32", workspace,
-      workspace_bytes, chunkBufferBytes(chunks, n, chunkElems)));
-  gatherInChunks(x, gatheredChunks, chunks, n, chunkRows, K, axis,
+  void *buffers =
+      takeWorkspace("all_gather_matmul", fn, workspace, workspace_bytes,
+                    gatherBufferBytes(chunks, n, chunkElems, dtype));
+  gatherInChunks(x, dtype, buffers, chunks, n, chunkRows, K, axis,
                  [&](int64_t i, const float *gathered) {
                    // Rank r's chunk i is rows [r * rows + i * chunkRows, ...)
                    // of the gathered input, and of the output.
@@ -110,6 +142,25 @@ sprt_all_gather_linear_f32(const float *x, const float *w, const float *bias,
                                      y + (r * rows + i * chunkRows) * N,
                                      chunkRows, K, N, weight_in_out);
                  });
+}
+
+extern "C" void
+sprt_all_gather_linear_f32(const float *x, const float *w, const float *bias,
+                           float *y, int64_t rows, int64_t K, int64_t N,
+                           int32_t weight_in_out, int64_t chunks, int32_t axis,
+                           void *workspace, int64_t workspace_bytes) {
+  allGatherLinear("sprt_all_gather_linear_f32", x, SPRT_DTYPE_F32, w, bias, y,
+                  rows, K, N, weight_in_out, chunks, axis, workspace,
+                  workspace_bytes);
+}
+
+extern "C" void sprt_all_gather_linear_widened_f32(
+    const void *x, int32_t x_dtype, const float *w, const float *bias, float *y,
+    int64_t rows, int64_t K, int64_t N, int32_t weight_in_out, int64_t chunks,
+    int32_t axis, void *workspace, int64_t workspace_bytes) {
+  allGatherLinear("sprt_all_gather_linear_widened_f32", x, x_dtype, w, bias, y,
+                  rows, K, N, weight_in_out, chunks, axis, workspace,
+                  workspace_bytes);
 }
 
 extern "C" void sprt_linear_reduce_scatter_f32(
@@ -141,10 +192,13 @@ extern "C" void sprt_linear_reduce_scatter_f32(
     sprt_bias_add_f32(y, bias, y, rows, N);
 }
 
-extern "C" void sprt_all_gather_linear_grad_weight_f32(
-    const float *x, int32_t count, const float *const *dys, float *const *dws,
-    const int64_t *dy_sizes, int64_t rows, int64_t K, int32_t weight_in_out,
-    int64_t chunks, int32_t axis, void *workspace, int64_t workspace_bytes) {
+/// The weight gradients of GEMMs reading all_gather(x)
+/// (sprt_all_gather_linear_grad_weight_f32) for an input of `dtype`.
+static void allGatherLinearGradWeight(
+    const char *fn, const void *x, int32_t dtype, int32_t count,
+    const float *const *dys, float *const *dws, const int64_t *dy_sizes,
+    int64_t rows, int64_t K, int32_t weight_in_out, int64_t chunks,
+    int32_t axis, void *workspace, int64_t workspace_bytes) {
   TraceSpan span("all_gather_linear_grad_weight", axis);
   checkChunks("all_gather_linear_grad_weight", rows, chunks);
   int64_t n = sprt_axis_size(axis), chunkRows = rows / chunks;
@@ -163,11 +217,11 @@ extern "C" void sprt_all_gather_linear_grad_weight_f32(
     outs[size_t(j)] = gatheredRows > 0 ? dy_sizes[j] / gatheredRows : 0;
   }
   int64_t chunkElems = chunkRows * K;
-  auto *gatheredChunks = reinterpret_cast<float *>(takeWorkspace(
-      "all_gather_matmul_grad_weight", "sprt_all_gather_linear_grad_weight_f32",
-      workspace, workspace_bytes, chunkBufferBytes(chunks, n, chunkElems)));
+  void *buffers = takeWorkspace(
+      "all_gather_matmul_grad_weight", fn, workspace, workspace_bytes,
+      gatherBufferBytes(chunks, n, chunkElems, dtype));
   gatherInChunks(
-      x, gatheredChunks, chunks, n, chunkRows, K, axis,
+      x, dtype, buffers, chunks, n, chunkRows, K, axis,
       [&](int64_t i, const float *gathered) {
         // Rank r's chunk i is rows [r * rows + i * chunkRows, ...) of the
         // gathered input, and of every dy. The first contribution
@@ -185,4 +239,25 @@ extern "C" void sprt_all_gather_linear_grad_weight_f32(
                                               weight_in_out);
           }
       });
+}
+
+extern "C" void sprt_all_gather_linear_grad_weight_f32(
+    const float *x, int32_t count, const float *const *dys, float *const *dws,
+    const int64_t *dy_sizes, int64_t rows, int64_t K, int32_t weight_in_out,
+    int64_t chunks, int32_t axis, void *workspace, int64_t workspace_bytes) {
+  allGatherLinearGradWeight("sprt_all_gather_linear_grad_weight_f32", x,
+                            SPRT_DTYPE_F32, count, dys, dws, dy_sizes, rows, K,
+                            weight_in_out, chunks, axis, workspace,
+                            workspace_bytes);
+}
+
+extern "C" void sprt_all_gather_linear_grad_weight_widened_f32(
+    const void *x, int32_t x_dtype, int32_t count, const float *const *dys,
+    float *const *dws, const int64_t *dy_sizes, int64_t rows, int64_t K,
+    int32_t weight_in_out, int64_t chunks, int32_t axis, void *workspace,
+    int64_t workspace_bytes) {
+  allGatherLinearGradWeight("sprt_all_gather_linear_grad_weight_widened_f32", x,
+                            x_dtype, count, dys, dws, dy_sizes, rows, K,
+                            weight_in_out, chunks, axis, workspace,
+                            workspace_bytes);
 }

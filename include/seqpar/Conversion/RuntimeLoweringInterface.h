@@ -24,6 +24,12 @@ class DialectRegistry;
 
 namespace seqpar {
 
+/// The runtime's code of a float element type (SPRT_DTYPE_* in
+/// sprt/kernels.h: f32 0, bf16 1, f16 2).
+inline int64_t runtimeDtypeCode(mlir::Type t) {
+  return t.isBF16() ? 1 : t.isF16() ? 2 : 0;
+}
+
 /// What convert-sp-to-runtime provides to an op's lowering: the buffers of
 /// its operands and results, constants, calls, and the step's mesh,
 /// parameter and optimizer-state tables. Every value is emitted at the

@@ -47,11 +47,32 @@ static void appendWorkspace(Operation *op, RuntimeEmitter &e,
   args.push_back(bytes);
 }
 
+/// The runtime's code of the element type of an all-gather + GEMM's input
+/// when it is gathered narrower than the GEMMs compute (a bf16 / f16 input
+/// widened to f32 after the gather), else none.
+static std::optional<int64_t> widenedInput(Value input, Type computed) {
+  Type t = cast<RankedTensorType>(input.getType()).getElementType();
+  if (t == computed)
+    return std::nullopt;
+  return runtimeDtypeCode(t);
+}
+
 static LogicalResult lowerOp(AllGatherMatmulOp o, RuntimeEmitter &e) {
   // The rows of this rank's input block.
-  return collectiveLinear(o, e, "sprt_all_gather_linear_f32",
-                          e.numElements(o.getInput()) /
-                              e.lastDim(o.getInput()));
+  int64_t rows = e.numElements(o.getInput()) / e.lastDim(o.getInput());
+  std::optional<int64_t> dtype = widenedInput(
+      o.getInput(), cast<RankedTensorType>(o.getType()).getElementType());
+  if (!dtype)
+    return collectiveLinear(o, e, "sprt_all_gather_linear_f32", rows);
+  auto [workspace, workspaceBytes] = e.workspace(o);
+  e.call("sprt_all_gather_linear_widened_f32",
+         {e.ptr(o.getInput()), e.i32(*dtype), e.ptr(o.getWeight()),
+          e.optionalPtr(o.getBias()), e.ptr(o), e.i64(rows),
+          e.i64(e.lastDim(o.getInput())), e.i64(e.lastDim(o)),
+          e.i32(o.getWeightLayout() == seqpar::WeightLayout::in_out),
+          e.i64(o.getChunks()), e.axisOf(o.getAxis()), workspace,
+          workspaceBytes});
+  return success();
 }
 
 static LogicalResult lowerOp(MatmulReduceScatterOp o, RuntimeEmitter &e) {
@@ -69,12 +90,19 @@ static LogicalResult lowerOp(AllGatherMatmulGradWeightOp o, RuntimeEmitter &e) {
   // elements (the runtime divides by the gathered rows for its `out`).
   auto [dys, dws, dySizes] = e.pointerArrays(o.getDys(), o.getDweights());
   auto [workspace, workspaceBytes] = e.workspace(o);
-  e.call("sprt_all_gather_linear_grad_weight_f32",
-         {e.ptr(x), e.i32(int64_t(o.getDys().size())), dys, dws, dySizes,
-          e.i64(e.numElements(x) / e.lastDim(x)), e.i64(e.lastDim(x)),
-          e.i32(o.getWeightLayout() == seqpar::WeightLayout::in_out),
-          e.i64(o.getChunks()), e.axisOf(o.getAxis()), workspace,
-          workspaceBytes});
+  std::optional<int64_t> dtype = widenedInput(
+      x, cast<RankedTensorType>(o.getDys().front().getType()).getElementType());
+  SmallVector<Value> args{e.ptr(x)};
+  if (dtype)
+    args.push_back(e.i32(*dtype));
+  args.append({e.i32(int64_t(o.getDys().size())), dys, dws, dySizes,
+               e.i64(e.numElements(x) / e.lastDim(x)), e.i64(e.lastDim(x)),
+               e.i32(o.getWeightLayout() == seqpar::WeightLayout::in_out),
+               e.i64(o.getChunks()), e.axisOf(o.getAxis()), workspace,
+               workspaceBytes});
+  e.call(dtype ? "sprt_all_gather_linear_grad_weight_widened_f32"
+               : "sprt_all_gather_linear_grad_weight_f32",
+         args);
   return success();
 }
 

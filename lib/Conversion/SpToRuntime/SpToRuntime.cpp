@@ -105,9 +105,16 @@ LogicalResult Lowering::checkTypes(Operation *op) {
       });
     return success();
   };
-  for (Type t : op->getOperandTypes())
+  for (OpOperand &use : op->getOpOperands()) {
+    Type t = use.get().getType();
+    // The input of a fused all-gather + GEMM is gathered as stored.
+    auto tensor = dyn_cast<RankedTensorType>(t);
+    if (tensor && gathersInStoragePrecision(use) &&
+        (tensor.getElementType().isBF16() || tensor.getElementType().isF16()))
+      t = tensor.clone(Float32Type::get(op->getContext()));
     if (failed(check(t)))
       return failure();
+  }
   for (Type t : op->getResultTypes())
     if (failed(check(t)))
       return failure();

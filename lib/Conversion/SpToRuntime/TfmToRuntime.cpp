@@ -403,11 +403,9 @@ static LogicalResult lowerOp(SumSquaresOp o, RuntimeEmitter &e) {
   return success();
 }
 
-/// The runtime's code of a float element type (SPRT_DTYPE_* in
-/// sprt/kernels.h).
+/// The runtime's code of a tensor's element type (SPRT_DTYPE_*).
 static int64_t dtypeCode(Value v) {
-  Type t = cast<RankedTensorType>(v.getType()).getElementType();
-  return t.isBF16() ? 1 : t.isF16() ? 2 : 0;
+  return runtimeDtypeCode(cast<RankedTensorType>(v.getType()).getElementType());
 }
 
 static LogicalResult lowerOp(ConvertOp o, RuntimeEmitter &e) {
@@ -437,8 +435,7 @@ static LogicalResult lowerOp(ClipScaleOp o, RuntimeEmitter &e) {
 /// The runtime's code of the element type of parameter `index`
 /// (SPRT_DTYPE_*).
 static int64_t paramDtypeCode(RuntimeEmitter &e, int64_t index) {
-  Type t = e.paramElementType(index);
-  return t.isBF16() ? 1 : t.isF16() ? 2 : 0;
+  return runtimeDtypeCode(e.paramElementType(index));
 }
 
 static LogicalResult lowerOp(SgdUpdateOp o, RuntimeEmitter &e) {

@@ -133,6 +133,16 @@ void sprt_all_gather_linear_f32(const float *x, const float *w,
                                 int64_t K, int64_t N, int32_t weight_in_out,
                                 int64_t chunks, int32_t axis, void *workspace,
                                 int64_t workspace_bytes);
+/* As sprt_all_gather_linear_f32 for an input x of x_dtype (SPRT_DTYPE_*): a
+ * bf16 / f16 input is gathered in its own precision (half the bytes) and
+ * each gathered chunk widened (exactly) to f32 before its GEMMs, so y equals
+ * sprt_all_gather_linear_f32 of the widened input.
+ * Workspace: min(chunks, 2) x axis size x (rows / chunks) x K elements of
+ * x_dtype, plus (bf16 / f16) axis size x (rows / chunks) x K f32. */
+void sprt_all_gather_linear_widened_f32(
+    const void *x, int32_t x_dtype, const float *w, const float *bias, float *y,
+    int64_t rows, int64_t K, int64_t N, int32_t weight_in_out, int64_t chunks,
+    int32_t axis, void *workspace, int64_t workspace_bytes);
 /* y = reduce_scatter(linear(x)) along the leading dimension (+ bias once,
  * after the sum): x is the axis size times `rows` rows of K, y this rank's
  * `rows` rows of N. The GEMM of each of `chunks` pieces (dividing rows)
@@ -159,6 +169,14 @@ void sprt_all_gather_linear_grad_weight_f32(
     const float *x, int32_t count, const float *const *dys, float *const *dws,
     const int64_t *dy_sizes, int64_t rows, int64_t K, int32_t weight_in_out,
     int64_t chunks, int32_t axis, void *workspace, int64_t workspace_bytes);
+/* As sprt_all_gather_linear_grad_weight_f32 for an input x of x_dtype,
+ * gathered in its own precision and widened as in
+ * sprt_all_gather_linear_widened_f32 (the same workspace). */
+void sprt_all_gather_linear_grad_weight_widened_f32(
+    const void *x, int32_t x_dtype, int32_t count, const float *const *dys,
+    float *const *dws, const int64_t *dy_sizes, int64_t rows, int64_t K,
+    int32_t weight_in_out, int64_t chunks, int32_t axis, void *workspace,
+    int64_t workspace_bytes);
 
 /*===-------------------- layout-aware forward ops -----------------------===*/
 

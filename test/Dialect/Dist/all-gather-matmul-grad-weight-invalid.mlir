@@ -108,3 +108,24 @@ func.func @dy_split_like_the_input(%x: tensor<2x2x8xf32, #dist.layout<@mesh, tp 
   %0 = dist.all_gather_matmul_grad_weight %x, %dy on @mesh["tp"] dim 0 chunks 1 : (tensor<2x2x8xf32, #dist.layout<@mesh, tp = S(0)>>, tensor<8x2x6xf32, #dist.layout<@mesh, tp = S(0)>>) -> tensor<6x8xf32>
   return
 }
+
+// -----
+
+// A bf16 input with f16 dys: neither is f32, so no widening: the dys must be
+// the input's type.
+dist.mesh @mesh ["dp" = 2, "tp" = 4]
+func.func @widened_needs_f32(%x: tensor<2x2x8xbf16>, %dy: tensor<8x2x6xf16>) {
+  // expected-error @+1 {{dy 0 must have shape [8, 2, out] (the gathered input's but for its last dimension) and element type 'bf16', got 'tensor<8x2x6xf16>'}}
+  %0 = dist.all_gather_matmul_grad_weight %x, %dy on @mesh["tp"] dim 0 chunks 1 : (tensor<2x2x8xbf16>, tensor<8x2x6xf16>) -> tensor<6x8xf16>
+  return
+}
+
+// -----
+
+// Widened for f32 GEMMs: the weight gradients are f32.
+dist.mesh @mesh ["dp" = 2, "tp" = 4]
+func.func @widened_result(%x: tensor<2x2x8xbf16>, %dy: tensor<8x2x6xf32>) {
+  // expected-error @+1 {{result 0 must have shape [6, 8] and element type 'f32', got 'tensor<6x8xbf16>'}}
+  %0 = dist.all_gather_matmul_grad_weight %x, %dy on @mesh["tp"] dim 0 chunks 1 : (tensor<2x2x8xbf16>, tensor<8x2x6xf32>) -> tensor<6x8xbf16>
+  return
+}

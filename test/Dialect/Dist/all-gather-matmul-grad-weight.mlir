@@ -52,3 +52,13 @@ func.func @layouts(%x: tensor<2x2x8xbf16, #dist.layout<@mesh, tp = S(0)>>,
   return %0#0, %0#1 : tensor<4x8xbf16, #dist.layout<@mesh, tp = S(0)>>,
                       tensor<2x8xbf16, #dist.layout<@mesh, tp = S(0)>>
 }
+
+// A bf16 input gathered in bf16 and widened for f32 GEMMs (f32 dys and
+// weight gradients).
+// CHECK-LABEL: func.func @widened
+func.func @widened(%x: tensor<2x2x8xbf16>, %dy: tensor<8x2x6xf32>) -> tensor<6x8xf32> {
+  // CHECK: dist.all_gather_matmul_grad_weight %{{.*}}, %{{.*}} on @mesh["tp"] dim 0 chunks 2 : (tensor<2x2x8xbf16>, tensor<8x2x6xf32>) -> tensor<6x8xf32>
+  %0 = dist.all_gather_matmul_grad_weight %x, %dy on @mesh["tp"] dim 0 chunks 2
+      : (tensor<2x2x8xbf16>, tensor<8x2x6xf32>) -> tensor<6x8xf32>
+  return %0 : tensor<6x8xf32>
+}

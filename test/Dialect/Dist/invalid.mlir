@@ -873,8 +873,29 @@ func.func @result_out_features(%x: tensor<2x2x8xf32>, %w: tensor<8x6xf32>) {
 
 dist.mesh @mesh ["dp" = 2, "tp" = 4]
 func.func @result_element(%x: tensor<2x2x8xbf16>, %w: tensor<6x8xbf16>) {
-  // expected-error @+1 {{result must have shape [8, 2, 6] and element type 'bf16', got 'tensor<8x2x6xf32>'}}
+  // expected-error @+1 {{result must have shape [8, 2, 6] and element type 'bf16', got 'tensor<8x2x6xf16>'}}
+  %0 = dist.all_gather_matmul %x, %w on @mesh["tp"] dim 0 chunks 1 : (tensor<2x2x8xbf16>, tensor<6x8xbf16>) -> tensor<8x2x6xf16>
+  return
+}
+
+// -----
+
+// A bf16 input of an f32 all_gather_matmul is gathered in bf16 and widened:
+// the weight must be f32 then.
+dist.mesh @mesh ["dp" = 2, "tp" = 4]
+func.func @widened_weight(%x: tensor<2x2x8xbf16>, %w: tensor<6x8xbf16>) {
+  // expected-error @+1 {{weight element type 'bf16' differs from the GEMM's (the gathered input widened) 'f32'}}
   %0 = dist.all_gather_matmul %x, %w on @mesh["tp"] dim 0 chunks 1 : (tensor<2x2x8xbf16>, tensor<6x8xbf16>) -> tensor<8x2x6xf32>
+  return
+}
+
+// -----
+
+// An f32 input of a bf16 op is not narrowed by the gather.
+dist.mesh @mesh ["dp" = 2, "tp" = 4]
+func.func @narrowed_input(%x: tensor<2x2x8xf32>, %w: tensor<6x8xbf16>) {
+  // expected-error @+1 {{weight element type 'bf16' differs from the input's 'f32'}}
+  %0 = dist.all_gather_matmul %x, %w on @mesh["tp"] dim 0 chunks 1 : (tensor<2x2x8xf32>, tensor<6x8xbf16>) -> tensor<8x2x6xbf16>
   return
 }
 

@@ -230,6 +230,15 @@ func.func @send_recv(%x: tensor<8x2x8xf32>,
 // dist.all_gather_matmul
 //===----------------------------------------------------------------------===//
 
+// A bf16 input of an f32 op: gathered in bf16, widened before the GEMMs.
+// CHECK-LABEL: func.func @all_gather_matmul_widened
+func.func @all_gather_matmul_widened(%x: tensor<2x2x8xbf16>, %w: tensor<6x8xf32>) {
+  // CHECK: dist.all_gather_matmul %{{.*}}, %{{.*}} on @mesh["tp"] dim 0 chunks 2 : (tensor<2x2x8xbf16>, tensor<6x8xf32>) -> tensor<8x2x6xf32>
+  %0 = dist.all_gather_matmul %x, %w on @mesh["tp"] dim 0 chunks 2
+      : (tensor<2x2x8xbf16>, tensor<6x8xf32>) -> tensor<8x2x6xf32>
+  return
+}
+
 // CHECK-LABEL: func.func @all_gather_matmul
 // CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<2x2x8xf32>, %[[WOI:[a-z0-9]+]]: tensor<6x8xf32>, %[[WIO:[a-z0-9]+]]: tensor<8x6xf32>, %[[B:[a-z0-9]+]]: tensor<6xf32>)
 func.func @all_gather_matmul(%x: tensor<2x2x8xf32>, %w_oi: tensor<6x8xf32>,

@@ -321,11 +321,13 @@ struct CollectiveChecker {
   }
 
   /// The linear part of a fused op: `lhs` (the full GEMM input) times the
-  /// weight, plus the bias; returns the GEMM output shape.
+  /// weight, plus the bias; returns the GEMM output shape. `whose` names
+  /// what `elementType` is in the diagnostics.
   FailureOr<SmallVector<int64_t>> linearShape(ArrayRef<int64_t> lhs,
                                               RankedTensorType w, Value bias,
                                               seqpar::WeightLayout layout,
-                                              Type elementType) {
+                                              Type elementType,
+                                              StringRef whose = "the input's") {
     if (w.getRank() != 2)
       return op->emitOpError() << "weight must have rank 2, got " << w;
     bool outIn = layout == seqpar::WeightLayout::out_in;
@@ -336,16 +338,18 @@ struct CollectiveChecker {
              << " input features but the input's last dimension is "
              << lhs.back();
     if (w.getElementType() != elementType)
-      return op->emitOpError() << "weight element type " << w.getElementType()
-                               << " differs from the input's " << elementType;
+      return op->emitOpError()
+             << "weight element type " << w.getElementType() << " differs from "
+             << whose << " " << elementType;
     if (bias) {
       RankedTensorType b = type(bias);
       if (b.getRank() != 1 || b.getDimSize(0) != out)
         return op->emitOpError()
                << "bias must have shape [" << out << "], got " << b;
       if (b.getElementType() != elementType)
-        return op->emitOpError() << "bias element type " << b.getElementType()
-                                 << " differs from the input's " << elementType;
+        return op->emitOpError()
+               << "bias element type " << b.getElementType() << " differs from "
+               << whose << " " << elementType;
     }
     SmallVector<int64_t> shape(lhs);
     shape.back() = out;
@@ -554,9 +558,20 @@ static FailureOr<SmallVector<int64_t>> gatheredShape(Operation *op,
   return gathered;
 }
 
+/// The element type the GEMMs of a fused all-gather + linear compute in,
+/// given the input's and the type the op computes (its result's, or its
+/// dys'): the input's, except that a bf16 / f16 input of an f32 op is
+/// gathered in its storage precision (half the bytes) and widened to f32
+/// before the GEMMs.
+static Type gemmElementType(Type input, Type computed) {
+  bool widened = computed.isF32() && (input.isBF16() || input.isF16());
+  return widened ? computed : input;
+}
+
 LogicalResult AllGatherMatmulOp::verifyWithAxisSize(int64_t n) {
   CollectiveChecker c{*this, getAxis(), n};
   auto in = c.type(getInput()), out = c.type(getResult());
+  Type elem = gemmElementType(in.getElementType(), out.getElementType());
   int64_t d = getDim();
   if (failed(c.dimInRange("dim", d, in.getRank() - 1)) ||
       failed(c.chunksDivide(getChunks(), in.getDimSize(d),
@@ -567,16 +582,17 @@ LogicalResult AllGatherMatmulOp::verifyWithAxisSize(int64_t n) {
   if (failed(gatheredOr))
     return failure();
   SmallVector<int64_t> gathered = std::move(*gatheredOr);
-  auto shape = c.linearShape(gathered, c.type(getWeight()), getBias(),
-                             getWeightLayout(), in.getElementType());
+  auto shape = c.linearShape(
+      gathered, c.type(getWeight()), getBias(), getWeightLayout(), elem,
+      elem == in.getElementType() ? "the input's"
+                                  : "the GEMM's (the gathered input widened)");
   if (failed(shape))
     return failure();
   if (out.getShape() != ArrayRef<int64_t>(*shape) ||
-      out.getElementType() != in.getElementType()) {
+      out.getElementType() != elem) {
     auto diag = emitOpError() << "result must have shape [";
     llvm::interleaveComma(*shape, diag);
-    return diag << "] and element type " << in.getElementType() << ", got "
-                << out;
+    return diag << "] and element type " << elem << ", got " << out;
   }
   LayoutAttr lin = LayoutAttr::fromType(in), lout = LayoutAttr::fromType(out);
   if (lin && lin.getSharding(getAxis()) != Sharding::split(d))
@@ -633,6 +649,8 @@ LogicalResult AllGatherMatmulGradWeightOp::verifyWithAxisSize(int64_t n) {
   SmallVector<int64_t> gathered = std::move(*gatheredOr);
   bool outIn = getWeightLayout() == seqpar::WeightLayout::out_in;
   int64_t features = in.getShape().back();
+  Type elem = gemmElementType(in.getElementType(),
+                              c.type(getDys().front()).getElementType());
   LayoutAttr lin = LayoutAttr::fromType(in);
   if (lin && lin.getSharding(getAxis()) != Sharding::split(d))
     return emitOpError() << "input must be S(" << d << ") on axis '"
@@ -641,21 +659,21 @@ LogicalResult AllGatherMatmulGradWeightOp::verifyWithAxisSize(int64_t n) {
     auto tdy = c.type(dy), tdw = c.type(dw);
     if (tdy.getRank() != in.getRank() ||
         tdy.getShape().drop_back() != ArrayRef(gathered).drop_back() ||
-        tdy.getElementType() != in.getElementType()) {
+        tdy.getElementType() != elem) {
       auto diag = emitOpError() << "dy " << j << " must have shape [";
       llvm::interleaveComma(ArrayRef(gathered).drop_back(), diag);
       return diag << ", out] (the gathered input's but for its last "
                      "dimension) and element type "
-                  << in.getElementType() << ", got " << tdy;
+                  << elem << ", got " << tdy;
     }
     int64_t out = tdy.getShape().back();
     SmallVector<int64_t> want = outIn ? SmallVector<int64_t>{out, features}
                                       : SmallVector<int64_t>{features, out};
     if (tdw.getShape() != ArrayRef<int64_t>(want) ||
-        tdw.getElementType() != in.getElementType())
+        tdw.getElementType() != elem)
       return emitOpError() << "result " << j << " must have shape [" << want[0]
-                           << ", " << want[1] << "] and element type "
-                           << in.getElementType() << ", got " << tdw;
+                           << ", " << want[1] << "] and element type " << elem
+                           << ", got " << tdw;
     if (LayoutAttr l = LayoutAttr::fromType(tdy)) {
       Sharding s = l.getSharding(getAxis());
       if (s.isPartial() || s == Sharding::split(d))

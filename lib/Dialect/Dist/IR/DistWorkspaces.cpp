@@ -116,11 +116,28 @@ static int64_t chunkBuffers(int64_t chunks, int64_t n, int64_t perRank,
              mul(perRank / chunks, elemBytes));
 }
 
+/// The chunk buffers of a fused all-gather feeding GEMMs that compute in
+/// `computed`: the input gathered in its own element type and, when that is
+/// narrower (a bf16 / f16 input of an f32 op), one chunk of every rank
+/// widened to `computed` for the GEMMs.
+static int64_t gatherBuffers(int64_t chunks, int64_t n, Value input,
+                             Type computed) {
+  auto in = cast<ShapedType>(input.getType());
+  int64_t gathered =
+      chunkBuffers(chunks, n, in.getNumElements(), elementBytes(input));
+  if (in.getElementType() == computed)
+    return gathered;
+  int64_t widened =
+      chunkBuffers(1, n, in.getNumElements() / std::max<int64_t>(chunks, 1),
+                   computed.getIntOrFloatBitWidth() / 8);
+  return add(gathered, widened);
+}
+
 int64_t AllGatherMatmulOp::getWorkspaceBytes() {
   // This rank's input rows of K, gathered chunk by chunk.
-  auto in = cast<ShapedType>(getInput().getType());
-  return chunkBuffers(getChunks(), ratio(getResult(), getInput(), getDim()),
-                      in.getNumElements(), elementBytes(getInput()));
+  return gatherBuffers(
+      getChunks(), ratio(getResult(), getInput(), getDim()), getInput(),
+      cast<ShapedType>(getResult().getType()).getElementType());
 }
 
 int64_t MatmulReduceScatterOp::getWorkspaceBytes() {
@@ -135,8 +152,7 @@ int64_t AllGatherMatmulGradWeightOp::getWorkspaceBytes() {
   // every GEMM.
   if (getDys().empty())
     return 0;
-  auto in = cast<ShapedType>(getInput().getType());
-  return chunkBuffers(getChunks(),
-                      ratio(getDys().front(), getInput(), getDim()),
-                      in.getNumElements(), elementBytes(getInput()));
+  return gatherBuffers(
+      getChunks(), ratio(getDys().front(), getInput(), getDim()), getInput(),
+      cast<ShapedType>(getDys().front().getType()).getElementType());
 }

@@ -13,7 +13,10 @@
 //   %y = tfm.convert %y32 : tensor<8x16xf32> -> tensor<8x16xbf16>
 //
 // The op itself is retyped in place (its attributes stay), so every op whose
-// verifier relates its operand and result types sees them all in f32. A
+// verifier relates its operand and result types sees them all in f32, but
+// for the input of a fused all-gather + GEMM, which stays in its storage
+// precision: the runtime gathers it so (half the bytes) and widens it after
+// the gather. A
 // wrapped op has no bf16/f16 tensor left and the converts are byte movers:
 // a second run finds nothing to do.
 //
@@ -94,7 +97,7 @@ static void computeInF32(Operation *op, const DenseSet<Operation *> &wrapped) {
   DenseMap<Value, Value> widened;
   for (OpOperand &use : op->getOpOperands()) {
     RankedTensorType type = lowPrecision(use.get().getType());
-    if (!type)
+    if (!type || gathersInStoragePrecision(use))
       continue;
     Value &wide = widened[use.get()];
     if (!wide)

@@ -88,13 +88,14 @@ func.func @block(%x: tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>) -> tens
 
 // -----
 
-// A fused gather + GEMM adds numbers: wrapped. A local slice moves bytes.
+// A fused gather + GEMM adds numbers: wrapped, but for its input, which is
+// gathered in bf16 (half the bytes) and widened by the runtime after the
+// gather. A local slice moves bytes.
 // CHECK-LABEL: func.func @fused
 // CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>, %[[W:[a-z0-9]+]]: tensor<8x4xbf16, #dist.layout<@mesh, tp = S(1)>>, %[[B:[a-z0-9]+]]: tensor<4xbf16, #dist.layout<@mesh, tp = S(0)>>, %[[R:[a-z0-9]+]]: tensor<12x1x8xbf16>)
-// CHECK-NEXT: %[[X32:.*]] = tfm.convert %[[X]] : tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>> -> tensor<6x1x8xf32, #dist.layout<@mesh, tp = S(0)>>
 // CHECK-NEXT: %[[W32:.*]] = tfm.convert %[[W]] : tensor<8x4xbf16, #dist.layout<@mesh, tp = S(1)>> -> tensor<8x4xf32, #dist.layout<@mesh, tp = S(1)>>
 // CHECK-NEXT: %[[B32:.*]] = tfm.convert %[[B]] : tensor<4xbf16, #dist.layout<@mesh, tp = S(0)>> -> tensor<4xf32, #dist.layout<@mesh, tp = S(0)>>
-// CHECK-NEXT: %[[Y32:.*]] = dist.all_gather_matmul %[[X32]], %[[W32]], %[[B32]] on @mesh["tp"] dim 0 chunks 2 weight_layout in_out : (tensor<6x1x8xf32, #dist.layout<@mesh, tp = S(0)>>, tensor<8x4xf32, #dist.layout<@mesh, tp = S(1)>>, tensor<4xf32, #dist.layout<@mesh, tp = S(0)>>) -> tensor<12x1x4xf32, #dist.layout<@mesh, tp = S(2)>>
+// CHECK-NEXT: %[[Y32:.*]] = dist.all_gather_matmul %[[X]], %[[W32]], %[[B32]] on @mesh["tp"] dim 0 chunks 2 weight_layout in_out : (tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>, tensor<8x4xf32, #dist.layout<@mesh, tp = S(1)>>, tensor<4xf32, #dist.layout<@mesh, tp = S(0)>>) -> tensor<12x1x4xf32, #dist.layout<@mesh, tp = S(2)>>
 // CHECK-NEXT: %[[Y:.*]] = tfm.convert %[[Y32]] : tensor<12x1x4xf32, #dist.layout<@mesh, tp = S(2)>> -> tensor<12x1x4xbf16, #dist.layout<@mesh, tp = S(2)>>
 // CHECK-NEXT: %[[L:.*]] = dist.local_slice %[[R]] on @mesh["tp"] dim 0 : tensor<12x1x8xbf16> -> tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>
 // CHECK-NEXT: return %[[Y]], %[[L]]

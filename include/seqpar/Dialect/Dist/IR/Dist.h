@@ -117,6 +117,17 @@ inline Sharding typeSharding(mlir::Value v, llvm::StringRef axis) {
   LayoutAttr layout = LayoutAttr::fromType(v.getType());
   return layout ? layout.getSharding(axis) : Sharding::replicated();
 }
+
+/// Whether `use` is the input of a fused all-gather + GEMM
+/// (dist.all_gather_matmul, dist.all_gather_matmul_grad_weight), which the
+/// runtime gathers in its storage precision (bf16 / f16: half the bytes of
+/// f32) and widens to f32 after the gather: sp-legalize-precision does not
+/// convert it and convert-sp-to-runtime accepts it.
+inline bool gathersInStoragePrecision(mlir::OpOperand &use) {
+  return use.getOperandNumber() == 0 &&
+         mlir::isa<AllGatherMatmulOp, AllGatherMatmulGradWeightOp>(
+             use.getOwner());
+}
 } // namespace seqpar::dist
 
 #endif // SEQPAR_DIALECT_DIST_IR_DIST_H

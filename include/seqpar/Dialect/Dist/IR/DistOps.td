@@ -463,10 +463,17 @@ def Dist_AllGatherMatmulOp : Dist_CollectiveOp<"all_gather_matmul", [Pure,
         -> tensor<512x2x768xf32, #dist.layout<@mesh, tp = S(2)>>
     ```
 
+    A bf16 / f16 input of an f32 op (weight, bias and result f32: what
+    sp-legalize-precision leaves) is gathered in its storage precision,
+    half the bytes of f32, and each gathered chunk is widened (exactly) to
+    f32 before its GEMMs.
+
     **Workspace**: min(`chunks`, 2) chunks of the gathered input: with
     one chunk the whole gathered input, otherwise two (one being gathered
     while the GEMMs read the other), i.e. 2 / `chunks` of it: axis size x
-    (rows / `chunks`) x `in` elements.
+    (rows / `chunks`) x `in` elements of the input's type; with a widened
+    input also one chunk of every rank in f32 (axis size x (rows /
+    `chunks`) x `in` f32).
 
     **Constraints**
     - the mesh exists and has the axis;
@@ -475,7 +482,8 @@ def Dist_AllGatherMatmulOp : Dist_CollectiveOp<"all_gather_matmul", [Pure,
     - the weight has rank 2 and its `in` features equal the input's last
       dimension; the bias, if present, has rank 1 and size `out`;
     - the result is the input's shape with `dim` times the axis size and the
-      last dimension `out`; element types agree;
+      last dimension `out`; element types agree, but that a bf16 / f16
+      input may feed an f32 op (widened after the gather);
     - with layouts: the input is S(dim) on the axis; the result is not
       partial and not split along `dim` on the axis.
   }];
@@ -565,7 +573,9 @@ def Dist_AllGatherMatmulGradWeightOp
 
     **Workspace**: min(`chunks`, 2) chunks of the gathered input, as
     `dist.all_gather_matmul`'s: axis size x (rows / `chunks`) x `in`
-    elements, whatever the number of GEMMs.
+    elements, whatever the number of GEMMs; a bf16 / f16 input of f32 dys
+    is gathered in its own type and widened, as there (one more chunk of
+    every rank in f32).
 
     **Constraints**
     - the mesh exists and has the axis;
@@ -573,9 +583,10 @@ def Dist_AllGatherMatmulGradWeightOp
       `chunks` >= 1 and divides the input's `dim`;
     - at least one `dy`, and one result per `dy`;
     - every `dy` has the gathered input's shape but for its last dimension
-      (its `out` features) and the input's element type;
+      (its `out` features) and the input's element type (f32 for a widened
+      bf16 / f16 input);
     - result j is `[out_j, in]` (`[in, out_j]` for `in_out`), `in` the
-      input's last dimension, with the input's element type;
+      input's last dimension, with the dys' element type;
     - with layouts: the input is S(dim) on the axis; no `dy` is partial or
       split along `dim` on the axis.
   }];
