@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Batch.h"
+#include "Bubble.h"
 #include "Checkpoint.h"
 #include "Comm.h"
 #include "Failure.h"
@@ -185,6 +186,11 @@ struct StepResult {
   /// overflow is a skipped step with a non-finite norm.
   double lossScale = 1.0;
   bool hasLossScale = false, overflow = false;
+  /// With pipeline parallelism: this rank's seconds waiting in the step's
+  /// point-to-point recvs and send completion, and the step's time
+  /// (Bubble.h).
+  bool hasPipeline = false;
+  double pipelineWait = 0.0, workSeconds = 0.0;
 };
 
 /// The metrics line of a step (valid JSON whatever the values).
@@ -194,6 +200,11 @@ std::string metricsLine(const Model &model, const StepResult &r,
                      ", \"loss\": " + jsonNumber(r.loss) +
                      ", \"step_time_s\": " + jsonNumber(r.seconds) +
                      throughputJson(speed);
+  if (r.hasPipeline)
+    line +=
+        ", \"pipeline_wait_s\": " + jsonNumber(r.pipelineWait) +
+        ", \"pipeline_bubble\": " +
+        jsonNumber(r.workSeconds > 0.0 ? r.pipelineWait / r.workSeconds : 0.0);
   if (r.hasNorm)
     line += ", \"grad_norm\": " + jsonNumber(r.norm);
   if (r.hasLr)
@@ -408,6 +419,11 @@ int main(int argc, char **argv) {
   std::vector<float *> grads(model.grads.size(), nullptr);
 
   StepResult r;
+  r.hasPipeline = model.pipelineAxis >= 0;
+  // The bubble over the run's steps, the first left out when there are
+  // more (its waits include the first touch of every buffer).
+  BubbleMeter bubble;
+  const int64_t firstCounted = at.step + 1 + (flags.steps > at.step + 1);
   for (int64_t step = at.step + 1; step <= flags.steps; ++step) {
     batcher.build(step);
     // Packed documents: the model's position ids are the data's.
@@ -428,6 +444,7 @@ int main(int argc, char **argv) {
       hyperparameters[size_t(scaler.tableSlot())] = r.lossScale;
     barrier();
     auto start = std::chrono::steady_clock::now();
+    takePointToPointWait();
     sprt_stream_t stream = sprt_current_stream();
     sprt_memcpy_to_device(ids, batcher.localIds(), tokenBytes, stream);
     sprt_memcpy_to_device(labels, batcher.localLabels(), tokenBytes, stream);
@@ -437,6 +454,12 @@ int main(int argc, char **argv) {
     // completes them; a program of one stage may send too).
     sprt_complete_sends();
     sprt_stream_synchronize(stream);
+    r.pipelineWait = takePointToPointWait();
+    r.workSeconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+    if (step >= firstCounted)
+      bubble.add(r.pipelineWait, r.workSeconds);
     if (flags.checkTied)
       checkTiedCopies(model, params.pointers(), step);
     r.step = step;
@@ -563,6 +586,16 @@ int main(int argc, char **argv) {
   if (rank == 0) {
     std::printf("%s", memoryLine(model).c_str());
     std::fflush(stdout);
+  }
+  // Every rank's measured bubble next to the theory (collective).
+  if (r.hasPipeline && bubble.steps > 0) {
+    std::string line =
+        gatherBubble(bubble, model.numStages(), model.microBatches,
+                     firstCounted, flags.steps);
+    if (rank == 0) {
+      std::printf("%s", line.c_str());
+      std::fflush(stdout);
+    }
   }
   if (!traceTo.empty()) {
     bool ok = writeTrace(traceTo, error);

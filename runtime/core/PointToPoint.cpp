@@ -8,9 +8,11 @@
 // pipeline's seqpar_step, and main() after every step), waits for every
 // send started and returns the staging buffers to a pool the next sends
 // reuse (freed with the mesh). A recv blocks until its data arrived.
+// The time spent waiting in both is counted (the pipeline bubble: Bubble.h).
 //
 //===----------------------------------------------------------------------===//
 
+#include "Bubble.h"
 #include "Collectives.h"
 #include "Failure.h"
 #include "Memory.h"
@@ -21,6 +23,7 @@
 #include "sprt/runtime.h"
 
 #include <algorithm>
+#include <chrono>
 #include <vector>
 
 using namespace sprt;
@@ -39,6 +42,17 @@ struct Sends {
   std::vector<std::pair<Staging, CommHandle>> started;
   std::vector<Staging> free;
 };
+
+/// Seconds waited in recvs and send completion since the last
+/// takePointToPointWait (the pipeline bubble: Bubble.h).
+double waited = 0.0;
+
+/// Adds the time since `since` to `waited`.
+void addWait(std::chrono::steady_clock::time_point since) {
+  waited +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - since)
+          .count();
+}
 
 Sends &sends() {
   static Sends s;
@@ -73,6 +87,12 @@ int peer(int64_t offset, int32_t axis) {
 } // namespace
 
 namespace sprt {
+double takePointToPointWait() {
+  double w = waited;
+  waited = 0.0;
+  return w;
+}
+
 /// Completes the sends and frees the staging buffers (before the mesh's
 /// communicators go).
 void releaseSendBuffers() {
@@ -102,12 +122,16 @@ extern "C" void sprt_send(const void *in, int64_t bytes, int64_t offset,
 
 extern "C" void sprt_complete_sends(void) {
   Sends &s = sends();
+  if (s.started.empty())
+    return;
+  auto start = std::chrono::steady_clock::now();
   for (auto &[staged, request] : s.started) {
     request->wait();
     if (staged.data)
       s.free.push_back(staged);
   }
   s.started.clear();
+  addWait(start);
 }
 
 extern "C" int64_t sprt_pending_sends(void) {
@@ -117,5 +141,7 @@ extern "C" int64_t sprt_pending_sends(void) {
 extern "C" void sprt_recv(void *out, int64_t bytes, int64_t offset,
                           int32_t axis) {
   TraceSpan span("recv", axis);
+  auto start = std::chrono::steady_clock::now();
   mesh().comm(axis).recv(out, bytes, peer(offset, axis));
+  addWait(start);
 }

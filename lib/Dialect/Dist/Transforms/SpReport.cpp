@@ -137,6 +137,20 @@ struct SpReportPass : dist::impl::SpReportPassBase<SpReportPass> {
       }
       report["total_bytes_sent"] = total;
       report["layers"] = std::move(layers);
+      // With pipeline parallelism, one entry per stage (a rank runs one).
+      FailureOr<SmallVector<func::FuncOp>> program = programFunctions(module);
+      if (failed(program))
+        return signalPassFailure();
+      if (program->size() > 1) {
+        llvm::json::Array stages;
+        for (func::FuncOp f : *program) {
+          FailureOr<llvm::json::Object> stage = stageCommReport(f, *program);
+          if (failed(stage))
+            return signalPassFailure();
+          stages.push_back(std::move(*stage));
+        }
+        report["stages"] = std::move(stages);
+      }
     }
 
     std::error_code ec;

@@ -8,6 +8,7 @@
 #ifndef SEQPAR_LIB_DIALECT_DIST_TRANSFORMS_SPREPORT_H
 #define SEQPAR_LIB_DIALECT_DIST_TRANSFORMS_SPREPORT_H
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/JSON.h"
 
@@ -27,6 +28,20 @@ mlir::LogicalResult addBytes(int64_t &total, std::optional<int64_t> bytes,
 mlir::LogicalResult memoryReport(mlir::ModuleOp module,
                                  llvm::StringRef paperPolicy,
                                  llvm::json::Object &report);
+
+/// The functions the program runs: the train step(s), else the forward(s)
+/// (one per pipeline stage, in stage order), else a module's only function;
+/// empty if none (SpReportMemory.cpp).
+mlir::FailureOr<llvm::SmallVector<mlir::func::FuncOp>>
+programFunctions(mlir::ModuleOp module);
+
+/// The comm report's entry of one pipeline stage's function `func` of
+/// `program` (every stage's, in stage order): its collectives grouped by op
+/// and axis (count and bytes sent) and its point-to-point traffic per
+/// micro-batch and in the weight-gradient exchange (SpReportStages.cpp).
+mlir::FailureOr<llvm::json::Object>
+stageCommReport(mlir::func::FuncOp func,
+                llvm::ArrayRef<mlir::func::FuncOp> program);
 
 } // namespace seqpar::dist
 

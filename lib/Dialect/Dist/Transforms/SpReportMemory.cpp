@@ -248,10 +248,7 @@ static LogicalResult activationReport(func::FuncOp func, StringRef policy,
   return success();
 }
 
-/// The functions the program runs: the train step(s), else the forward(s)
-/// (one per pipeline stage, in stage order), else a module's only function;
-/// empty if none.
-static FailureOr<SmallVector<func::FuncOp>> programFunctions(ModuleOp module) {
+FailureOr<SmallVector<func::FuncOp>> dist::programFunctions(ModuleOp module) {
   for (StringRef marker : {TfmDialect::TrainStepAttrHelper::getNameStr(),
                            TfmDialect::ForwardAttrHelper::getNameStr()}) {
     FailureOr<SmallVector<Operation *>> fs =
