@@ -1,4 +1,5 @@
 // RUN: sp-opt %s -tfm-autodiff | FileCheck %s
+// RUN: sp-opt %s -tfm-autodiff --sp-report=comm -o /dev/null | FileCheck %s --check-prefix=COMM
 
 // dist.ring_attention's transpose: dist.ring_attention_grad of the result's
 // gradient, the forward's q, k, v, result and lse (and positions), with the
@@ -27,3 +28,15 @@ func.func @forward(%ids: tensor<8x2xi64>, %labels: tensor<8x2xi64>) -> tensor<f3
 // CHECK: %[[S:.*]] = tfm.add %[[DQ]], %[[DK]]
 // CHECK: %[[T:.*]] = tfm.add %[[S]], %[[DV]]
 // CHECK: tfm.embedding_grad %{{.*}}, %[[T]]
+
+// --report comm: the bytes each rank sends around the ring, as the runtime
+// counts them. k and v are 8x2x16 f32 (1024 bytes each), positions 8x2 i64
+// (128): the forward sends (n - 1) x (1024 + 1024 + 128) = 2176, the
+// backward that plus n x (1024 + 1024) of dK/dV = 6272 (n = 2).
+// COMM: "bytes_sent": 8448,
+// COMM: "axis": "cp",
+// COMM-NEXT: "bytes_sent": 2176,
+// COMM-NEXT: "op": "dist.ring_attention"
+// COMM: "axis": "cp",
+// COMM-NEXT: "bytes_sent": 6272,
+// COMM-NEXT: "op": "dist.ring_attention_grad"
