@@ -12,11 +12,17 @@ memory report (--report memory) gives one rank's training step:
 
 and the bytes each rank sends per layer at that length (--report comm,
 layer 0: the cp collectives, all-gathers of K/V and reduce-scatters of
-their gradients, and the total with tp's). The ratio column is the longest
+their gradients, and the total with tp's; and, at the same length, the cp
+bytes of the ring variant (cp-attention=ring: dist.ring_attention and its
+backward pass K/V, and dK/dV, around the ring; the memory columns are the
+allgather variant's). In this bf16 program the ring op is legalized to f32
+like every op that computes (its kernels are f32), so it moves f32 blocks
+where the allgather variant's collectives move bf16: per layer the ring
+sends 2 (cp - 1) (k + v + positions) + cp (k + v) in f32, the allgather
+variant 3 (cp - 1) (k + v) in bf16. The ratio column is the longest
 sequence over cp=1's: with activations linear in the sequence it should be
 about cp. Sequences are multiples of 2 x cp x tp (the zigzag split, then
 SP). No execution: each probe compiles in a fraction of a second.
-The ring variant (cp-attention=ring) is not built yet: it has no column.
 """
 import argparse
 import json
@@ -27,16 +33,16 @@ import tempfile
 GB = 1e9
 
 
-def report(bin_dir, tmp, cfg, seq, tp, cp, kind):
+def report(bin_dir, tmp, cfg, seq, tp, cp, kind, attention="allgather"):
     model = os.path.join(tmp, f"m-{seq}.mlir")
     if not os.path.exists(model):
         subprocess.run([os.path.join(bin_dir, "sp-import"), "--hf-config", cfg,
                         "--seq-len", str(seq), "--batch", "1", "--dtype", "bf16",
                         "-o", model], check=True)
-    out = os.path.join(tmp, f"r-{seq}-{cp}-{kind}.json")
+    out = os.path.join(tmp, f"r-{seq}-{cp}-{kind}-{attention}.json")
     subprocess.run([os.path.join(bin_dir, "sp-compile"), model, "--train",
                     "--tp", str(tp), "--sp", "--cp", str(cp), "--report", kind,
-                    "-o", out], check=True)
+                    "--cp-attention", attention, "-o", out], check=True)
     return json.load(open(out))
 
 
@@ -74,11 +80,11 @@ def main():
     budget = args.budget_gb * GB
 
     print(f"Llama-3-8B shape, bf16, batch 1, tp={args.tp} + SP, "
-          f"cp-attention=allgather; per-rank activation budget "
+          f"cp-attention=allgather (and ring's cp bytes); per-rank activation budget "
           f"{args.budget_gb:g} GB")
     print(f"{'cp':>3} {'longest s (kept)':>17} {'ratio':>6} {'longest s (peak)':>17} "
           f"{'ratio':>6} {'kept GB':>8} {'peak GB':>8} {'cp MB/layer':>12} "
-          f"{'all MB/layer':>13}")
+          f"{'all MB/layer':>13} {'ring cp MB/layer':>17}")
     base = None
     with tempfile.TemporaryDirectory() as tmp:
         for cp in args.cps:
@@ -96,13 +102,20 @@ def main():
             kept, peak = acts(s_kept) if s_kept else (0, 0)
             comm = report(args.bin, tmp, args.config, s_kept, args.tp, cp, "comm")
             layer = comm["layers"][0]
-            cp_bytes = sum(c["bytes_sent"] for c in layer["collectives"]
+            def cp_bytes_of(layer):
+                return sum(c["bytes_sent"] for c in layer["collectives"]
                            if c["axis"] == "cp")
+
+            cp_bytes = cp_bytes_of(layer)
+            ring = report(args.bin, tmp, args.config, s_kept, args.tp, cp,
+                          "comm", "ring")
+            ring_bytes = cp_bytes_of(ring["layers"][0])
             if base is None:
                 base = (s_kept, s_peak)
             print(f"{cp:>3} {s_kept:>17,} {s_kept / base[0]:>6.2f} {s_peak:>17,} "
                   f"{s_peak / base[1]:>6.2f} {kept / GB:>8.2f} {peak / GB:>8.2f} "
-                  f"{cp_bytes / 1e6:>12.1f} {layer['bytes_sent'] / 1e6:>13.1f}")
+                  f"{cp_bytes / 1e6:>12.1f} {layer['bytes_sent'] / 1e6:>13.1f} "
+                  f"{ring_bytes / 1e6:>17.1f}")
 
 
 if __name__ == "__main__":

@@ -35,9 +35,8 @@ seqpar::checkPipelineOptions(const PipelineOptions &o, bool train) {
     return error("cp must be >= 1, got " + Twine(o.cp));
   if (o.pp < 1)
     return error("pp must be >= 1, got " + Twine(o.pp));
-  if (o.cpAttention != "allgather")
-    return error("cp-attention must be allgather (the ring variant is not "
-                 "built yet), got '" +
+  if (o.cpAttention != "allgather" && o.cpAttention != "ring")
+    return error("cp-attention must be allgather or ring, got '" +
                  o.cpAttention + "'");
   std::optional<int64_t> tpdp = llvm::checkedMul<int64_t>(o.tp, o.dp);
   if (!tpdp || !llvm::checkedMul<int64_t>(*tpdp, o.cp))

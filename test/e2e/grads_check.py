@@ -182,6 +182,10 @@ def main():
     p.add_argument("--run-flags", default="",
                    help="flags for every run of the program, one string "
                    "(--run-flags=\"--data FILE --pack-documents\")")
+    p.add_argument("--cp-attention", default="allgather",
+                   choices=["allgather", "ring"],
+                   help="context parallelism's attention variant for the "
+                   "configurations with cp > 1")
     p.add_argument("--expect-uneven-ignored", action="store_true",
                    help="fail unless the sequences of the batch hold different "
                    "numbers of ignored (-100) labels, some none (printed for "
@@ -219,6 +223,8 @@ def main():
                 e2e.import_model(config, models[mb], args.seq, args.batch // mb)
             grads, outs, params, grads_f, out_f = run_step(
                 models[mb], tmp, tp, dp, sp, zero, init, cp=cp, mb=mb, pp=pp,
+                compile_extra=(["--cp-attention", args.cp_attention]
+                               if cp > 1 else []),
                 launch_extra=shlex.split(args.run_flags))
             problems = []
             parts = [f"loss {outs['loss'][1][0]:.7f}"]

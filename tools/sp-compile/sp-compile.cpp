@@ -128,6 +128,7 @@ static cl::list<std::string>
 static cl::opt<std::string>
     cpAttention("cp-attention",
                 cl::desc("With --cp: how attention sees the whole sequence: "
+                         "ring (K/V blocks around the cp ring) or "
                          "allgather (default)"),
                 cl::value_desc("variant"), cl::init("allgather"),
                 cl::cat(parallelism));
@@ -337,9 +338,8 @@ static int checkFlags() {
     return fail("--cp must be >= 1, got " + Twine(cp));
   if (pp < 1)
     return fail("--pp must be >= 1, got " + Twine(pp));
-  if (cpAttention != "allgather")
-    return fail("--cp-attention must be allgather (the ring variant is not "
-                "built yet), got '" +
+  if (cpAttention != "allgather" && cpAttention != "ring")
+    return fail("--cp-attention must be allgather or ring, got '" +
                 cpAttention + "'");
   std::optional<int64_t> tpdp = checkedMul<int64_t>(tp, dp);
   if (!tpdp || !checkedMul<int64_t>(*tpdp, cp))

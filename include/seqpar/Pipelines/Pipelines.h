@@ -57,7 +57,7 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
   Option<std::string> cpAttention{
       *this, "cp-attention",
       llvm::cl::desc("How attention sees the whole sequence under cp > 1: "
-                     "allgather"),
+                     "allgather or ring"),
       llvm::cl::init("allgather")};
   Option<bool> sequenceParallel{
       *this, "sequence-parallel",

@@ -209,6 +209,64 @@ static LogicalResult lowerOp(AllReduceCoalescedOp o, RuntimeEmitter &e) {
   return success();
 }
 
+/// Ring attention and its backward: sprt_op_ring_attention(_grad) with
+/// tfm.attention's arguments, the forward's lse, and the context axis (the
+/// batch and head axes as attention's: the splits of q's dims 1 and 2).
+static LogicalResult lowerOp(RingAttentionOp o, RuntimeEmitter &e) {
+  Value q = o.getQ();
+  e.call("sprt_op_ring_attention", {e.ptr(q),
+                                    e.ptr(o.getK()),
+                                    e.ptr(o.getV()),
+                                    e.optionalPtr(o.getPositions()),
+                                    e.ptr(o.getResult()),
+                                    e.ptr(o.getLse()),
+                                    e.i64(e.dim(q, 0)),
+                                    e.i64(e.dim(q, 1)),
+                                    e.i64(o.getNumHeads()),
+                                    e.i64(o.getNumKvHeads()),
+                                    e.i64(o.getHeadDim()),
+                                    e.i32(o.getCausal()),
+                                    e.i32(o.getDocumentCausal()),
+                                    e.i64(o.getRotaryDim()),
+                                    e.f64(o.getRotaryTheta().convertToDouble()),
+                                    e.f64(o.getDropoutRate().convertToDouble()),
+                                    e.i64(o.getDropoutStream()),
+                                    e.i32(e.splitAxis(q, 1)),
+                                    e.i32(e.splitAxis(q, 2)),
+                                    e.axisOf(o.getAxis())});
+  return success();
+}
+
+static LogicalResult lowerOp(RingAttentionGradOp o, RuntimeEmitter &e) {
+  Value q = o.getQ();
+  e.call("sprt_op_ring_attention_grad",
+         {e.ptr(o.getDout()),
+          e.ptr(q),
+          e.ptr(o.getK()),
+          e.ptr(o.getV()),
+          e.optionalPtr(o.getPositions()),
+          e.ptr(o.getResult()),
+          e.ptr(o.getLse()),
+          e.ptr(o.getDq()),
+          e.ptr(o.getDk()),
+          e.ptr(o.getDv()),
+          e.i64(e.dim(q, 0)),
+          e.i64(e.dim(q, 1)),
+          e.i64(o.getNumHeads()),
+          e.i64(o.getNumKvHeads()),
+          e.i64(o.getHeadDim()),
+          e.i32(o.getCausal()),
+          e.i32(o.getDocumentCausal()),
+          e.i64(o.getRotaryDim()),
+          e.f64(o.getRotaryTheta().convertToDouble()),
+          e.f64(o.getDropoutRate().convertToDouble()),
+          e.i64(o.getDropoutStream()),
+          e.i32(e.splitAxis(q, 1)),
+          e.i32(e.splitAxis(q, 2)),
+          e.axisOf(o.getAxis())});
+  return success();
+}
+
 /// Attaches, to each op, its lowerOp overload above.
 template <typename... OpTs> static void attachDistLowerings(MLIRContext *ctx) {
   (OpTs::template attachInterface<FunctionLowering<OpTs, lowerOp>>(*ctx), ...);
@@ -217,10 +275,10 @@ template <typename... OpTs> static void attachDistLowerings(MLIRContext *ctx) {
 void seqpar::registerDistRuntimeLoweringModels(DialectRegistry &registry) {
   // Every dist op but dist.mesh, which the pass reads as the module's mesh.
   registry.addExtension(+[](MLIRContext *ctx, DistDialect *) {
-    attachDistLowerings<AllGatherOp, ReduceScatterOp, AllReduceOp,
-                        AllReduceCoalescedOp, ReduceScatterCoalescedOp,
-                        AllGatherParamOp, AllToAllOp, LocalSliceOp, SendOp,
-                        RecvOp, AllGatherMatmulOp, MatmulReduceScatterOp,
-                        AllGatherMatmulGradWeightOp>(ctx);
+    attachDistLowerings<
+        AllGatherOp, ReduceScatterOp, AllReduceOp, AllReduceCoalescedOp,
+        ReduceScatterCoalescedOp, AllGatherParamOp, AllToAllOp, LocalSliceOp,
+        SendOp, RecvOp, AllGatherMatmulOp, MatmulReduceScatterOp,
+        AllGatherMatmulGradWeightOp, RingAttentionOp, RingAttentionGradOp>(ctx);
   });
 }

@@ -89,6 +89,22 @@ void sprt_attention_grad_f32(
     uint64_t stream, int64_t global_batch, int64_t batch_offset,
     int64_t global_heads, int64_t head_offset, int32_t accumulate_dkv);
 
+/* Backward of ring attention for one (query rows, key block) pair, with the
+ * arguments of sprt_attention_block_f32 and the whole forward's out and lse
+ * (every block merged): the probabilities are recomputed as
+ * exp(score - lse), and this block's contributions are ADDED to dq [Sq, B,
+ * heads * head_dim], dk and dv [Sk, B, kv_heads * head_dim] (the caller
+ * zeroes them first). */
+void sprt_attention_block_grad_f32(
+    const float *dout, const float *q, const float *k, const float *v,
+    const int64_t *q_positions, const int64_t *k_positions, const float *out,
+    const float *lse, float *dq, float *dk, float *dv, int64_t Sq, int64_t Sk,
+    int64_t q_offset, int64_t k_offset, int64_t L, int64_t B, int64_t heads,
+    int64_t kv_heads, int64_t head_dim, int32_t causal, int32_t document_causal,
+    int64_t rotary_dim, double theta, double dropout_rate, uint64_t seed,
+    uint64_t stream, int64_t batch_offset, int64_t global_heads,
+    int64_t head_offset);
+
 /* Backward of sprt_cross_entropy_f32: dlogits[t, :] = (softmax(logits[t]) -
  * onehot(labels[t])) * dloss / count for non-ignored t (0 for ignored ones,
  * and everywhere when count is 0), count = *count_in when count_in is not

@@ -138,6 +138,29 @@ void sprt_attention_f32(const float *q, const float *k, const float *v,
                         int64_t batch_offset, int64_t global_heads,
                         int64_t head_offset);
 
+/* One step of ring attention: Sq query rows (global rows q_offset..) over a
+ * block of Sk key rows (global rows k_offset..) of a sequence of L rows,
+ * merged into a running result by log-sum-exp. q, out [Sq, B, heads *
+ * head_dim], k, v [Sk, B, kv_heads * head_dim], lse [Sq, B, heads] (the
+ * natural log of the softmax denominator of the scaled scores of the keys
+ * merged so far; -inf and out 0 when a row has seen no visible key).
+ * q_positions [Sq, B] and k_positions [Sk, B] (NULL: the global row index)
+ * give the rotary angles; under document_causal query row i sees keys
+ * j >= i - q_positions[i] (as sprt_attention_f32; only the queries'
+ * positions matter). Masks, rotary, scale and the dropout draws (index into
+ * the global [B, heads, L, L] tensor) are those of sprt_attention_f32 on the
+ * whole sequence. With accumulate 0 out and lse are written (the block's
+ * own result), else the block is merged into them: lse' = log(e^lse +
+ * e^lse_blk), out' = out e^(lse - lse') + out_blk e^(lse_blk - lse'). */
+void sprt_attention_block_f32(
+    const float *q, const float *k, const float *v, const int64_t *q_positions,
+    const int64_t *k_positions, float *out, float *lse, int64_t Sq, int64_t Sk,
+    int64_t q_offset, int64_t k_offset, int64_t L, int64_t B, int64_t heads,
+    int64_t kv_heads, int64_t head_dim, int32_t causal, int32_t document_causal,
+    int64_t rotary_dim, double theta, double dropout_rate, uint64_t seed,
+    uint64_t stream, int64_t batch_offset, int64_t global_heads,
+    int64_t head_offset, int32_t accumulate);
+
 /* Vocabulary-parallel cross-entropy pieces on logits [T, V] (this rank's V
  * columns, starting at vocab_offset in the full vocabulary). */
 void sprt_logits_max_f32(const float *logits, float *max, int64_t T, int64_t V);

@@ -220,6 +220,31 @@ void sprt_op_attention(const float *q, const float *k, const float *v,
                        double theta, double dropout_rate, int64_t stream,
                        int32_t batch_axis, int32_t head_axis,
                        int32_t q_zigzag_axis);
+/* Ring attention (context parallelism's ring variant) over the context
+ * axis cp_axis (size n): q, k, v, out [S, B, ...] and positions [S, B]
+ * (NULL: global row indices) are this rank's zigzag part of a sequence of
+ * S * n rows. K/V blocks travel around the axis by send/recv, the next
+ * block's transfer overlapping this one's compute, and each block is merged
+ * by log-sum-exp; lse [S, B, heads] is written for the backward. Equals
+ * sprt_op_attention on the gathered sequence (masks, rotary, dropout). */
+void sprt_op_ring_attention(const float *q, const float *k, const float *v,
+                            const int64_t *positions, float *out, float *lse,
+                            int64_t S, int64_t B, int64_t heads,
+                            int64_t kv_heads, int64_t head_dim, int32_t causal,
+                            int32_t document_causal, int64_t rotary_dim,
+                            double theta, double dropout_rate, int64_t stream,
+                            int32_t batch_axis, int32_t head_axis,
+                            int32_t cp_axis);
+/* Its backward from the forward's out and lse: dq, dk, dv (this rank's
+ * zigzag rows, written); dK/dV accumulators travel around the ring with the
+ * blocks and come back to their owner. */
+void sprt_op_ring_attention_grad(
+    const float *dout, const float *q, const float *k, const float *v,
+    const int64_t *positions, const float *out, const float *lse, float *dq,
+    float *dk, float *dv, int64_t S, int64_t B, int64_t heads, int64_t kv_heads,
+    int64_t head_dim, int32_t causal, int32_t document_causal,
+    int64_t rotary_dim, double theta, double dropout_rate, int64_t stream,
+    int32_t batch_axis, int32_t head_axis, int32_t cp_axis);
 /* Label logits of logits whose vocabulary may be split over vocab_axis. */
 void sprt_op_label_logit(const float *logits, const int64_t *labels, float *out,
                          int64_t T, int64_t V, int32_t vocab_axis,

@@ -56,7 +56,9 @@ const llvm::StringSet<> distOpsWithRule = {
     "dist.all_gather", "dist.reduce_scatter", "dist.local_slice",
     "dist.all_reduce",
     // sp-pipeline's transfers between stages (each the other's transpose).
-    "dist.send", "dist.recv"};
+    "dist.send", "dist.recv",
+    // Context parallelism's ring variant (transposed to ring_attention_grad).
+    "dist.ring_attention"};
 
 /// dist ops without a transpose, each because no @forward holds it.
 const llvm::StringSet<> distOpsWithoutRule = {
@@ -67,6 +69,8 @@ const llvm::StringSet<> distOpsWithoutRule = {
     "dist.all_reduce_coalesced", "dist.reduce_scatter_coalesced",
     "dist.all_gather_param", "dist.all_gather_matmul",
     "dist.matmul_reduce_scatter", "dist.all_gather_matmul_grad_weight",
+    // Created by tfm-autodiff (ring_attention's transpose).
+    "dist.ring_attention_grad",
     // Not produced by sp-partition; all_to_all in a @forward is rejected
     // (test/Dialect/Tfm/Transforms/tfm-autodiff-invalid.mlir).
     "dist.all_to_all"};

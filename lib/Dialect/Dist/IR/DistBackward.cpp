@@ -4,12 +4,14 @@
 // to the op as tfm's DifferentiableOpInterface (an external model: tfm's ODS
 // does not know dist): all_gather <-> reduce_scatter (or local_slice, for a
 // replicated gradient), local_slice -> all_gather, all_reduce sum ->
-// identity, all_reduce mean -> a scale, send <-> recv (pipeline stages).
+// identity, all_reduce mean -> a scale, send <-> recv (pipeline stages),
+// ring_attention -> ring_attention_grad (context parallelism's ring).
 //
 //===----------------------------------------------------------------------===//
 
 #include "seqpar/Dialect/Dist/IR/DistBackward.h"
 #include "seqpar/Dialect/Dist/IR/Dist.h"
+#include "seqpar/Dialect/Tfm/IR/Tfm.h"
 
 #include "mlir/IR/DialectRegistry.h"
 
@@ -127,6 +129,59 @@ struct RecvTranspose
   }
 };
 
+/// ring_attention: its backward is ring_attention_grad from the result's
+/// gradient and the forward's q, k, v, result and lse (kept); K/V and their
+/// gradients travel the ring again, so dq, dk and dv come back as this
+/// rank's zigzag parts, whole (not partial).
+struct RingAttentionTranspose
+    : DifferentiableOpInterface::ExternalModel<RingAttentionTranspose,
+                                               RingAttentionOp> {
+  LogicalResult buildBackward(Operation *op, BackwardContext &ctx) const {
+    auto o = cast<RingAttentionOp>(op);
+    // Position ids from tfm.position_ids are computed again (nothing to
+    // keep), as tfm.attention's backward does.
+    Value positions = o.getPositions();
+    if (auto ids = dyn_cast_or_null<tfm::PositionIdsOp>(
+            positions ? positions.getDefiningOp() : nullptr))
+      positions = ctx.getBuilder().clone(*ids)->getResult(0);
+    auto grad = ctx.getBuilder().create<RingAttentionGradOp>(
+        o.getLoc(),
+        TypeRange{ctx.gradType(o.getQ().getType()),
+                  ctx.gradType(o.getK().getType()),
+                  ctx.gradType(o.getV().getType())},
+        ctx.gradient(o.getResult()), o.getQ(), o.getK(), o.getV(),
+        o.getResult(), o.getLse(), positions, o.getMeshAttr(), o.getAxisAttr(),
+        o.getNumHeadsAttr(), o.getNumKvHeadsAttr(), o.getHeadDimAttr(),
+        o.getCausalAttr(), o.getRotaryDimAttr(), o.getRotaryThetaAttr(),
+        o.getDropoutRateAttr(), o.getDropoutStreamAttr(),
+        o.getDocumentCausalAttr());
+    ctx.contribute(o.getQ(), grad.getDq());
+    ctx.contribute(o.getK(), grad.getDk());
+    ctx.contribute(o.getV(), grad.getDv());
+    return success();
+  }
+};
+
+/// What ring_attention's backward reads from the forward: q, k, v (this
+/// rank's zigzag parts), positions unless tfm.position_ids computes them
+/// again, the result and lse. No [s, s] probabilities: the backward
+/// recomputes them block by block from lse.
+struct RingAttentionSaved
+    : tfm::SavedForBackwardOpInterface::ExternalModel<RingAttentionSaved,
+                                                      RingAttentionOp> {
+  void getSavedForBackward(Operation *op,
+                           SmallVectorImpl<tfm::SavedTensor> &saved) const {
+    auto o = cast<RingAttentionOp>(op);
+    saved.push_back(tfm::SavedTensor::of(o.getQ(), "query"));
+    saved.push_back(tfm::SavedTensor::of(o.getK(), "key"));
+    saved.push_back(tfm::SavedTensor::of(o.getV(), "value"));
+    if (Value p = o.getPositions(); p && !p.getDefiningOp<tfm::PositionIdsOp>())
+      saved.push_back(tfm::SavedTensor::of(p, "position ids"));
+    saved.push_back(tfm::SavedTensor::of(o.getResult(), "attention output"));
+    saved.push_back(tfm::SavedTensor::of(o.getLse(), "log-sum-exp"));
+  }
+};
+
 } // namespace
 
 void dist::registerDifferentiableOpModels(DialectRegistry &registry) {
@@ -137,5 +192,7 @@ void dist::registerDifferentiableOpModels(DialectRegistry &registry) {
     AllReduceOp::attachInterface<AllReduceTranspose>(*ctx);
     SendOp::attachInterface<SendTranspose>(*ctx);
     RecvOp::attachInterface<RecvTranspose>(*ctx);
+    RingAttentionOp::attachInterface<RingAttentionTranspose,
+                                     RingAttentionSaved>(*ctx);
   });
 }

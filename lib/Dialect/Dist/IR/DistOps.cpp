@@ -238,6 +238,9 @@ dist::verifyCollectiveSymbolUses(CollectiveOpInterface op,
       return failure();
   if (auto gather = dyn_cast<AllGatherParamOp>(o))
     return verifyAllGatherParam(gather, *size, symbolTable);
+  if (isa<RingAttentionOp, RingAttentionGradOp>(o) &&
+      failed(verifyRingAttentionAxis(o, mesh, op.getMeshAxis())))
+    return failure();
   return op.verifyWithAxisSize(*size);
 }
 

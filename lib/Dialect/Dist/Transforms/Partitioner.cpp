@@ -41,8 +41,8 @@ namespace {
 class Partitioner final : public PartitionContext {
 public:
   Partitioner(ModuleOp module, MeshOp mesh, int64_t tp, int64_t dp, int64_t cp,
-              bool sp)
-      : module(module), mesh(mesh), tp(tp), dp(dp), cp(cp), sp(sp),
+              bool sp, bool ring)
+      : module(module), mesh(mesh), tp(tp), dp(dp), cp(cp), sp(sp), ring(ring),
         b(module.getContext()),
         meshSym(FlatSymbolRefAttr::get(mesh.getSymNameAttr())),
         tensorAxisName(*mesh.getAxisWithRole(AxisRole::tensor)),
@@ -91,6 +91,7 @@ public:
   Value wholePositionIds(Value old) override;
 
   bool sequenceParallel() const override { return sp; }
+  bool ringAttention() const override { return ring && cp > 1; }
   /// The layout of the residual stream: whole (TP) or sequence shards (SP).
   Sharding stream() const override {
     return sp && tp > 1 ? Sharding::split(0) : Sharding::replicated();
@@ -125,7 +126,7 @@ private:
   ModuleOp module;
   MeshOp mesh;
   int64_t tp, dp, cp;
-  bool sp;
+  bool sp, ring;
   OpBuilder b;
   FlatSymbolRefAttr meshSym;
   /// The mesh axes the partitioner places work on, found by their roles.
@@ -448,7 +449,7 @@ LogicalResult Partitioner::run(func::FuncOp func) {
 LogicalResult dist::partitionModule(ModuleOp module, MeshOp mesh,
                                     const PartitionDegrees &degrees) {
   Partitioner partitioner(module, mesh, degrees.tp, degrees.dp, degrees.cp,
-                          degrees.sequenceParallel);
+                          degrees.sequenceParallel, degrees.ringAttention);
   for (auto func : llvm::to_vector(module.getOps<func::FuncOp>()))
     if (!func.isExternal() && failed(partitioner.run(func)))
       return failure();

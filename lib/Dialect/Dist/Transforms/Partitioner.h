@@ -18,6 +18,8 @@ namespace seqpar::dist {
 struct PartitionDegrees {
   int64_t tp = 1, dp = 1, cp = 1;
   bool sequenceParallel = false;
+  /// cp-attention=ring.
+  bool ringAttention = false;
 };
 
 /// Rewrites every function of `module` (one-device IR) into its per-rank

@@ -79,10 +79,10 @@ struct SpPartitionPass : dist::impl::SpPartitionPassBase<SpPartitionPass> {
                          << static_cast<int64_t>(pp);
       return signalPassFailure();
     }
-    if (cpAttention != "allgather") {
+    if (cpAttention != "allgather" && cpAttention != "ring") {
       module.emitError()
           << "sp-partition: cp-attention must be allgather (keys and values "
-             "all-gathered over cp; the ring variant is not built yet), got '"
+             "all-gathered over cp) or ring (dist.ring_attention), got '"
           << cpAttention << "'";
       return signalPassFailure();
     }
@@ -162,7 +162,9 @@ struct SpPartitionPass : dist::impl::SpPartitionPassBase<SpPartitionPass> {
         b.getDenseI64ArrayAttr(sizes), b.getDenseI32ArrayAttr(roles));
     // With one rank there is nothing to split: the mesh is all that changes.
     if (tp > 1 || dp > 1 || cp > 1) {
-      if (failed(partitionModule(module, mesh, {tp, dp, cp, sequenceParallel})))
+      if (failed(partitionModule(
+              module, mesh,
+              {tp, dp, cp, sequenceParallel, cpAttention == "ring"})))
         return signalPassFailure();
     }
     if (failed(verifyLayouts(module)))

@@ -25,11 +25,18 @@ static LogicalResult partitionGetParam(PartitionContext &, GetParamOp) {
 
 static LogicalResult partitionPositionIds(PartitionContext &ctx,
                                           PositionIdsOp p) {
-  // Read by attention only (rotary, the document mask): the whole sequence.
+  // Read by attention only (rotary, the document mask): the whole sequence,
+  // or with ring attention this rank's zigzag rows, whole over tp.
   if (!p->use_empty() && llvm::all_of(p->getUsers(), [](Operation *user) {
         return isa<AttentionOp>(user);
       })) {
-    ctx.map(p, ctx.wholePositionIds(p));
+    ctx.map(p,
+            ctx.ringAttention()
+                ? ctx.builder()
+                      .create<PositionIdsOp>(
+                          p.getLoc(), ctx.typeWith(p, Sharding::replicated()))
+                      .getResult()
+                : ctx.wholePositionIds(p));
     return success();
   }
   if (ctx.sequenceParallel() && ctx.tpSize() > 1 &&
@@ -187,6 +194,36 @@ static LogicalResult partitionQkvSplit(PartitionContext &ctx, QkvSplitOp op) {
   return success();
 }
 
+/// Context parallelism's ring variant: q, k, v and positions stay this
+/// rank's zigzag parts and dist.ring_attention moves the K/V blocks; its
+/// lse [s, b, heads] is typed like the heads (split as q's) of a
+/// token-derived value.
+static LogicalResult partitionRingAttention(PartitionContext &ctx,
+                                            AttentionOp op, Value q, Value k,
+                                            Value v, Sharding heads2) {
+  OpBuilder &b = ctx.builder();
+  int64_t tp = ctx.tpSize(), kv = op.getNumKvHeads();
+  Value positions;
+  if (Value old = op.getPositions())
+    positions = ctx.get(old, Sharding::replicated());
+  RankedTensorType oldQ = op.getQ().getType();
+  auto lseGlobal = RankedTensorType::get(
+      {oldQ.getDimSize(0), oldQ.getDimSize(1), op.getNumHeads()},
+      b.getF32Type());
+  auto ring = b.create<RingAttentionOp>(
+      op.getLoc(),
+      TypeRange{ctx.typeWith(op, heads2),
+                ctx.localType(lseGlobal, heads2, /*batched=*/true)},
+      q, k, v, positions, ctx.meshRef(), b.getStringAttr(ctx.cpAxis()),
+      b.getI64IntegerAttr(op.getNumHeads() / tp),
+      b.getI64IntegerAttr(kv % tp == 0 ? kv / tp : 1), op.getHeadDimAttr(),
+      op.getCausalAttr(), op.getRotaryDimAttr(), op.getRotaryThetaAttr(),
+      op.getDropoutRateAttr(), op.getDropoutStreamAttr(),
+      op.getDocumentCausalAttr());
+  ctx.map(op.getResult(), ring.getResult());
+  return success();
+}
+
 static LogicalResult partitionAttention(PartitionContext &ctx, AttentionOp op) {
   OpBuilder &b = ctx.builder();
   int64_t tp = ctx.tpSize();
@@ -217,6 +254,9 @@ static LogicalResult partitionAttention(PartitionContext &ctx, AttentionOp op) {
         whole, kv, op.getHeadDim(), tp / kv);
     return ctx.convert(repeated, heads2, op.getLoc());
   };
+  if (ctx.ringAttention())
+    return partitionRingAttention(ctx, op, q, kvShard(op.getK()),
+                                  kvShard(op.getV()), heads2);
   // Context parallelism: the queries stay this rank's part of the
   // sequence; the keys and values (kv heads only) are all-gathered whole,
   // and so are the positions (those of tfm.position_ids are computed whole

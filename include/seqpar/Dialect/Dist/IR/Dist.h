@@ -101,6 +101,12 @@ verifyLayoutOnMesh(mlir::Type type, MeshOp mesh,
 mlir::LogicalResult
 verifyCollectiveSymbolUses(CollectiveOpInterface op,
                            mlir::SymbolTableCollection &symbolTable);
+
+class MeshOp;
+/// An error at `op` unless `axis` of `mesh` has role context (ring
+/// attention's axis).
+mlir::LogicalResult verifyRingAttentionAxis(mlir::Operation *op, MeshOp mesh,
+                                            llvm::StringRef axis);
 } // namespace seqpar::dist
 
 #define GET_OP_CLASSES

@@ -445,6 +445,88 @@ def Dist_RecvOp : Dist_CollectiveOp<"recv", [Seqpar_MovesBytes]> {
 // Fused communication and computation
 //===----------------------------------------------------------------------===//
 
+// The attributes tfm.attention has, shared by ring attention and its
+// backward.
+defvar Dist_RingAttentionAttrs = (ins FlatSymbolRefAttr:$mesh, StrAttr:$axis,
+                   I64Attr:$num_heads, I64Attr:$num_kv_heads,
+                   I64Attr:$head_dim, UnitAttr:$causal,
+                   DefaultValuedAttr<I64Attr, "0">:$rotary_dim,
+                   DefaultValuedAttr<F64Attr, "10000.0">:$rotary_theta,
+                   DefaultValuedAttr<F64Attr, "0.0">:$dropout_rate,
+                   DefaultValuedAttr<I64Attr, "0">:$dropout_stream,
+                   UnitAttr:$document_causal);
+
+def Dist_RingAttentionOp : Dist_CollectiveOp<"ring_attention", [Pure]> {
+  let summary = "attention over a sequence split in zigzag, K/V in a ring";
+  let description = [{
+    Context parallelism's ring variant of `tfm.attention` (same attributes,
+    same meaning): q, k, v and positions are this rank's zigzag part of the
+    sequence on `axis` (chunks r and 2n - 1 - r of 2n), and the result is
+    this rank's rows of attention over the whole sequence. The K/V blocks
+    travel around the axis's ring by send/recv (n - 1 steps, the next
+    block's transfer overlapping this block's compute), each merged into the
+    running result by log-sum-exp; `lse` [s, b, heads] (f32) is the
+    logarithm of each row's softmax denominator, kept for the backward.
+    Masks (causal, document-causal from the queries' positions), rotary
+    angles and dropout draws are those of the one-device attention at the
+    same global rows.
+
+    ```mlir
+    %o, %lse = dist.ring_attention %q, %k, %v positions %p on @mesh["cp"]
+        heads 4 kv_heads 2 head_dim 16 {causal}
+        : tensor<8x2x64xf32, #dist.layout<@mesh, cp = S(0, zigzag)>>, ...
+    ```
+
+    **Constraints**
+    - the axis exists and has role `context`; its size n > 1;
+    - q, k, v [s, b, w] with s even (two chunks), q's width heads *
+      head_dim, k's and v's kv_heads * head_dim, kv_heads dividing heads;
+      positions [s, b] of an integer type; result q's type, lse
+      [s, b, heads] f32;
+    - with layouts: q, k, v, positions and the result are S(0, zigzag) on
+      the axis (and the same layout), lse S(0, zigzag) on it.
+
+    Bytes each rank sends: (n - 1) x (k + v + positions).
+  }];
+  let arguments = !con((ins Dist_Tensor:$q, Dist_Tensor:$k, Dist_Tensor:$v,
+                            Optional<Dist_Tensor>:$positions),
+                       Dist_RingAttentionAttrs);
+  let results = (outs Dist_Tensor:$result, Dist_Tensor:$lse);
+  let assemblyFormat = [{
+    $q `,` $k `,` $v (`positions` $positions^)? `on` $mesh `[` $axis `]`
+    `heads` $num_heads `kv_heads` $num_kv_heads `head_dim` $head_dim attr-dict
+    `:` functional-type(operands, results)
+  }];
+}
+
+def Dist_RingAttentionGradOp
+    : Dist_CollectiveOp<"ring_attention_grad", [Pure]> {
+  let summary = "backward of dist.ring_attention";
+  let description = [{
+    dq, dk, dv of `dist.ring_attention` (this rank's zigzag rows) from the
+    result's gradient `dout` and the forward's `result` and `lse`: K/V
+    blocks travel around the ring as in the forward, and with each the
+    dK/dV accumulated for it so far; after n steps every block's dK/dV is
+    back with its owner, whole (so dk and dv are not partial).
+
+    **Constraints**: as `dist.ring_attention`; dout and result have q's
+    type, dq q's, dk k's, dv v's.
+
+    Bytes each rank sends: (n - 1) x (k + v + positions) + n x (k + v).
+  }];
+  let arguments = !con((ins Dist_Tensor:$dout, Dist_Tensor:$q, Dist_Tensor:$k,
+                            Dist_Tensor:$v, Dist_Tensor:$result,
+                            Dist_Tensor:$lse, Optional<Dist_Tensor>:$positions),
+                       Dist_RingAttentionAttrs);
+  let results = (outs Dist_Tensor:$dq, Dist_Tensor:$dk, Dist_Tensor:$dv);
+  let assemblyFormat = [{
+    $dout `,` $q `,` $k `,` $v `,` $result `,` $lse
+    (`positions` $positions^)? `on` $mesh `[` $axis `]` `heads` $num_heads
+    `kv_heads` $num_kv_heads `head_dim` $head_dim attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
 def Dist_AllGatherMatmulOp : Dist_CollectiveOp<"all_gather_matmul", [Pure,
     DeclareOpInterfaceMethods<Dist_WorkspaceOpInterface>]> {
   let summary = "all_gather followed by a linear, chunked to overlap";

@@ -102,6 +102,9 @@ public:
 
   /// Whether the residual stream is split along the sequence.
   virtual bool sequenceParallel() const = 0;
+  /// Whether context-parallel attention is the ring variant
+  /// (dist.ring_attention on zigzag parts) rather than all-gathered keys.
+  virtual bool ringAttention() const = 0;
   /// The layout of the residual stream: whole (TP) or sequence shards (SP).
   virtual Sharding stream() const = 0;
   /// Activations split on their last dimension `last` (features, heads,

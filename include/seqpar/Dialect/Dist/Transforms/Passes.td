@@ -92,7 +92,11 @@ def SpPartitionPass : Pass<"sp-partition", "::mlir::ModuleOp"> {
     part. With `cp-attention=allgather` (Llama 3's) the keys and values
     (after the kv-head split, so only kv heads move) and the positions are
     all-gathered over cp before attention; the queries stay local, and the
-    backward reduce-scatters dK and dV (the all-gather's transpose). The
+    backward reduce-scatters dK and dV (the all-gather's transpose). With
+    `cp-attention=ring` q, k, v and positions stay this rank's zigzag parts
+    and `dist.ring_attention` moves the K/V blocks around the cp ring (its
+    backward `dist.ring_attention_grad`, K/V and their gradients around the
+    ring again). The
     loss is each rank's mean, averaged over cp and dp; parameters are
     replicated over cp and sp-sync-grads all-reduces their gradients over
     it. The sequence must divide by 2C (and by 2C x tp under SP).
@@ -108,7 +112,8 @@ def SpPartitionPass : Pass<"sp-partition", "::mlir::ModuleOp"> {
            "Context-parallel degree: the sequence split through attention">,
     Option<"cpAttention", "cp-attention", "std::string", "\"allgather\"",
            "How attention sees the whole sequence under cp > 1: allgather "
-           "(keys and values all-gathered over cp)">,
+           "(keys and values all-gathered over cp) or ring "
+           "(dist.ring_attention)">,
     Option<"contextAxis", "context-axis", "std::string", "\"cp\"",
            "Name of the mesh axis with role context (present when cp > 1)">,
     Option<"dp", "dp", "int64_t", "1",
