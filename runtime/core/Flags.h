@@ -30,6 +30,16 @@ struct Flags {
   /// blank line) packed one after another into each sequence, positions
   /// restarting at 0 in each, the label of a document's last token -100.
   bool packDocuments = false;
+  /// --shuffle: raw text read in shuffled epochs of windows as tokenized
+  /// data is (SampleOrder.h); tokenized data always is unless packed.
+  bool shuffle = false;
+  /// --data-seed: the seed of the sample order (default: --seed).
+  uint64_t dataSeed = 0;
+  bool hasDataSeed = false;
+  /// --valid-data FILE --eval-every N --eval-steps K: every N steps and
+  /// after the last, K forward-only batches of FILE (Eval.h).
+  std::string validData;
+  int64_t evalEvery = 0, evalSteps = 0;
   /// Seconds a collective may take before the job is aborted.
   double timeout = 600.0;
   /// On a NaN or Inf loss or gradient norm: stop the run, or skip the

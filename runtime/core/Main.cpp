@@ -11,6 +11,9 @@
 //                       [--trace FILE|DIR] [--peak-flops FLOP/s-per-rank]
 //                       [--loss-scale S ...] (LossScale.h)
 //                       [--lr LR ... --override-schedule] (Schedule.h)
+//                       [--shuffle] [--data-seed S] (SampleOrder.h)
+//                       [--valid-data FILE [--eval-every N]
+//                        [--eval-steps K]] (Eval.h)
 //
 // Every check that can fail is made by every rank on the same inputs where
 // it can be, so a bad flag or file makes every rank print the error and exit
@@ -21,6 +24,7 @@
 #include "Batch.h"
 #include "Checkpoint.h"
 #include "Comm.h"
+#include "Eval.h"
 #include "Failure.h"
 #include "FileIO.h"
 #include "Flags.h"
@@ -44,6 +48,7 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <memory>
 #include <string>
 
 #include <sys/resource.h>
@@ -311,8 +316,16 @@ int main(int argc, char **argv) {
     fatal(error);
 
   Batcher batcher(model, flags.seed);
+  if (flags.hasDataSeed)
+    batcher.setDataSeed(flags.dataSeed);
   if (!flags.data.empty() &&
-      !batcher.loadText(flags.data, flags.packDocuments, error))
+      !batcher.load(flags.data, flags.packDocuments, flags.shuffle, error))
+    fatal(error);
+  // Validation data: the same rules (format, packing, shuffling, seed).
+  Batcher valid(model, flags.seed);
+  valid.setDataSeed(batcher.dataSeed());
+  if (!flags.validData.empty() &&
+      !valid.load(flags.validData, flags.packDocuments, flags.shuffle, error))
     fatal(error);
 
   Params params(model);
@@ -369,6 +382,16 @@ int main(int argc, char **argv) {
   if (model.hasMasters())
     state.insert(state.end(), params.masters().begin(), params.masters().end());
   ResumePoint at{0, flags.seed, 0};
+  // Each state entry's bytes (the scratch copies of validation, Eval.h).
+  std::vector<int64_t> stateBytes;
+  for (size_t e = 0; e < state.size(); ++e) {
+    size_t i = e < owned ? e / 2 : e - owned;
+    stateBytes.push_back(state[e] ? model.params[i].localElements() /
+                                        sprt_axis_size(int32_t(
+                                            model.stateShardAxis(int64_t(i)))) *
+                                        int64_t(sizeof(float))
+                                  : 0);
+  }
   if (flags.resume) {
     if (!resumeCheckpoint(flags.checkpointDir, model, params, state, at, error))
       fatal(error);
@@ -392,17 +415,50 @@ int main(int argc, char **argv) {
     if (scaler.enabled())
       scaler.state = at.lossScale;
     batcher.setSeed(at.seed);
+    // The sample order goes on where it stood, on the same data.
+    batcher.setDataSeed(at.dataSeed);
+    valid.setDataSeed(at.dataSeed);
+    Batcher::Position next = batcher.position(at.step + 1);
+    if (next.samplesPerEpoch != at.samplesPerEpoch)
+      fatal("--resume: the checkpoint in '" + flags.checkpointDir +
+            "' read data of " + std::to_string(at.samplesPerEpoch) +
+            " samples per epoch but --data '" + flags.data + "' has " +
+            std::to_string(next.samplesPerEpoch) +
+            " (another file, sequence length or --shuffle)");
     if (rank == 0)
       std::printf("resumed from step %lld of '%s'\n", (long long)at.step,
                   flags.checkpointDir.c_str());
   }
   at.schedule = schedule;
   at.hasLossScale = scaler.enabled();
+  at.dataSeed = batcher.dataSeed();
+  std::unique_ptr<Evaluator> evaluator;
+  if (!flags.validData.empty())
+    evaluator = std::make_unique<Evaluator>(model, valid, params.pointers(),
+                                            state, stateBytes);
   std::vector<float> scalars(size_t(model.numScalars), 0.0f);
   std::vector<float *> grads(model.grads.size(), nullptr);
 
   StepResult r;
+  // Validation (Eval.h) after step `evaluateAfter` (0: none pending), run
+  // before the next step or at the end so that the step's own figures
+  // (bytes sent, time) exclude it; scratch copies only.
+  int64_t evaluateAfter = 0;
+  std::vector<double> table;
+  auto evaluate = [&]() {
+    if (!evaluateAfter)
+      return;
+    double loss = evaluator->run(flags.evalSteps, table, arena, ids, labels);
+    if (rank == 0) {
+      std::printf("step %lld valid loss %s ppl %s [%lld batches]\n",
+                  (long long)evaluateAfter, fixed(loss).c_str(),
+                  fixed(std::exp(loss)).c_str(), (long long)flags.evalSteps);
+      std::fflush(stdout);
+    }
+    evaluateAfter = 0;
+  };
   for (int64_t step = at.step + 1; step <= flags.steps; ++step) {
+    evaluate();
     batcher.build(step);
     // Packed documents: the model's position ids are the data's.
     if (batcher.packing())
@@ -414,6 +470,7 @@ int main(int argc, char **argv) {
     // The schedule stands where the updates applied so far put it.
     std::vector<double> hyperparameters =
         schedule.table(model.hyperparameters, step - 1 - at.skipped);
+    table = hyperparameters;
     r.hasLr = schedule.hasLr;
     r.lr = schedule.lrAt(step - 1 - at.skipped);
     r.hasLossScale = scaler.enabled();
@@ -460,6 +517,10 @@ int main(int argc, char **argv) {
       scaler.update(!r.overflow);
       at.lossScale = scaler.state;
     }
+    Batcher::Position next = batcher.position(step + 1);
+    at.epoch = next.epoch;
+    at.sample = next.sample;
+    at.samplesPerEpoch = next.samplesPerEpoch;
     bool save = !flags.checkpointDir.empty() &&
                 ((flags.saveEvery && step % flags.saveEvery == 0) ||
                  step == flags.steps);
@@ -487,6 +548,10 @@ int main(int argc, char **argv) {
     auto end = std::chrono::steady_clock::now();
     r.seconds = std::chrono::duration<double>(end - start).count();
     traceStep(step, start, end);
+    // Validation after the step, once its figures are out (below).
+    if (evaluator && ((flags.evalEvery && step % flags.evalEvery == 0) ||
+                      step == flags.steps))
+      evaluateAfter = step;
     if (rank != 0)
       continue;
     std::string comm;
@@ -498,6 +563,11 @@ int main(int argc, char **argv) {
       norm += " lr " + text(r.lr);
     if (r.hasLossScale)
       norm += " loss_scale " + shortestText(r.lossScale);
+    // Shuffled or tokenized data: the epoch (0-based) of the step's first
+    // sequence.
+    Batcher::Position here = batcher.position(step);
+    if (here.samplesPerEpoch)
+      norm += " epoch " + std::to_string(here.epoch);
     std::string skipped;
     if (r.overflow)
       skipped = "  skipped: gradient overflow, loss scale now " +
@@ -518,6 +588,7 @@ int main(int argc, char **argv) {
         !log.append(metricsLine(model, r, at.skipped, speed), error))
       fatal("cannot write the metrics log: " + error);
   }
+  evaluate();
   if (!log.close(error))
     fatal("cannot write the metrics log: " + error);
 
@@ -561,6 +632,7 @@ int main(int argc, char **argv) {
     if (!allAgree(ok))
       fatal(ok ? "another rank could not write its trace" : error);
   }
+  evaluator.reset();
   for (void *p : {static_cast<void *>(arena), static_cast<void *>(ids),
                   static_cast<void *>(labels)})
     release(p);
