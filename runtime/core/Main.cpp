@@ -189,6 +189,9 @@ struct StepResult {
   /// overflow is a skipped step with a non-finite norm.
   double lossScale = 1.0;
   bool hasLossScale = false, overflow = false;
+  /// The epoch of the step's first sequence (shuffled or packed tokenized
+  /// data), or -1.
+  int64_t epoch = -1;
 };
 
 /// The metrics line of a step (valid JSON whatever the values).
@@ -204,6 +207,8 @@ std::string metricsLine(const Model &model, const StepResult &r,
     line += ", \"lr\": " + shortestText(r.lr);
   if (r.hasLossScale)
     line += ", \"loss_scale\": " + shortestText(r.lossScale);
+  if (r.epoch >= 0)
+    line += ", \"epoch\": " + std::to_string(r.epoch);
   // With loss scaling every skipped step is an overflow's.
   if (skippedSoFar || r.hasLossScale)
     line += std::string(", \"skipped\": ") + (r.skipped ? "true" : "false") +
@@ -566,8 +571,9 @@ int main(int argc, char **argv) {
     // Shuffled or tokenized data: the epoch (0-based) of the step's first
     // sequence.
     Batcher::Position here = batcher.position(step);
-    if (here.samplesPerEpoch)
-      norm += " epoch " + std::to_string(here.epoch);
+    r.epoch = here.samplesPerEpoch ? here.epoch : -1;
+    if (r.epoch >= 0)
+      norm += " epoch " + std::to_string(r.epoch);
     std::string skipped;
     if (r.overflow)
       skipped = "  skipped: gradient overflow, loss scale now " +
