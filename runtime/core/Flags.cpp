@@ -47,7 +47,7 @@ std::string sprt::usage(const char *argv0) {
          " [--trace FILE|DIR] [--peak-flops FLOP/s-per-rank] [--loss-scale S] "
          "[--loss-scale-window N] [--loss-scale-growth G] "
          "[--loss-scale-backoff B] [--min-loss-scale M] [--shuffle] "
-         "[--data-seed S] [--valid-data FILE [--eval-every N] "
+         "[--data-seed S] [--epochs E] [--valid-data FILE [--eval-every N] "
          "[--eval-steps K]]\n";
 }
 
@@ -105,6 +105,7 @@ bool sprt::parseFlags(int argc, char **argv, Flags &f, bool &help,
                                                    "--loss-scale-backoff",
                                                    "--min-loss-scale",
                                                    "--data-seed",
+                                                   "--epochs",
                                                    "--valid-data",
                                                    "--eval-every",
                                                    "--eval-steps"};
@@ -149,6 +150,11 @@ bool sprt::parseFlags(int argc, char **argv, Flags &f, bool &help,
       if (!parseUnsigned(v, 1, INT64_MAX, n))
         return bad("a positive integer");
       f.steps = int64_t(n);
+      f.hasSteps = true;
+    } else if (a == "--epochs") {
+      if (!parseUnsigned(v, 1, INT64_MAX / (int64_t(1) << 32), n))
+        return bad("a positive integer");
+      f.epochs = int64_t(n);
     } else if (a == "--seed") {
       if (!parseUnsigned(v, 0, UINT64_MAX, n))
         return bad("a non-negative integer");
@@ -254,6 +260,14 @@ bool sprt::parseFlags(int argc, char **argv, Flags &f, bool &help,
   if (f.shuffle && f.packDocuments) {
     error = "--shuffle and --pack-documents conflict: packed documents are "
             "read in order (a document continues in the next sequence)";
+    return false;
+  }
+  if (f.epochs && f.hasSteps) {
+    error = "--epochs and --steps conflict: give one";
+    return false;
+  }
+  if (f.epochs && f.data.empty()) {
+    error = "--epochs needs --data";
     return false;
   }
   if (f.hasDataSeed && f.data.empty()) {

@@ -13,6 +13,10 @@ namespace sprt {
 
 struct Flags {
   int64_t steps = 1;
+  /// --epochs E: as many steps as E epochs of --data take (instead of
+  /// --steps; Main computes them from the data).
+  int64_t epochs = 0;
+  bool hasSteps = false;
   uint64_t seed = 1234;
   std::string data, initFrom, log, dumpParams, dumpOutputs, dumpGrads;
   std::string checkpointDir;

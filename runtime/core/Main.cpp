@@ -310,16 +310,6 @@ int main(int argc, char **argv) {
       fatal(rank == 0 ? problem : "--export-hf: rank 0 refused the directory");
   }
 
-  // The optimizer's hyperparameters: the flags over the program's defaults.
-  Schedule schedule;
-  if (!resolveSchedule(flags.schedule, model.hyperparameters, flags.steps,
-                       schedule, error))
-    fatal(error);
-  // The loss scale of a program compiled with fp16 precision.
-  LossScaler scaler;
-  if (!scaler.resolve(flags.lossScale, model.hyperparameters, error))
-    fatal(error);
-
   Batcher batcher(model, flags.seed);
   if (flags.hasDataSeed)
     batcher.setDataSeed(flags.dataSeed);
@@ -331,6 +321,33 @@ int main(int argc, char **argv) {
   valid.setDataSeed(batcher.dataSeed());
   if (!flags.validData.empty() &&
       !valid.load(flags.validData, flags.packDocuments, flags.shuffle, error))
+    fatal(error);
+  // --epochs E: the steps that read E epochs of the data (the last step may
+  // run into the next epoch).
+  if (flags.epochs) {
+    const int64_t perEpoch = batcher.position(1).samplesPerEpoch;
+    if (!perEpoch)
+      fatal("--epochs needs tokenized data or --shuffle (raw text is read at "
+            "random positions, without epochs)");
+    // Packed data counts tokens, the rest windows.
+    const int64_t perStep =
+        batcher.stepBatch() * (batcher.packing() ? model.seq : 1);
+    flags.steps = (flags.epochs * perEpoch + perStep - 1) / perStep;
+    if (rank == 0)
+      std::printf("%lld epochs of %lld %s: %lld steps\n",
+                  (long long)flags.epochs, (long long)perEpoch,
+                  batcher.packing() ? "tokens" : "samples",
+                  (long long)flags.steps);
+  }
+
+  // The optimizer's hyperparameters: the flags over the program's defaults.
+  Schedule schedule;
+  if (!resolveSchedule(flags.schedule, model.hyperparameters, flags.steps,
+                       schedule, error))
+    fatal(error);
+  // The loss scale of a program compiled with fp16 precision.
+  LossScaler scaler;
+  if (!scaler.resolve(flags.lossScale, model.hyperparameters, error))
     fatal(error);
 
   Params params(model);

@@ -150,7 +150,7 @@ TEST(Flags, PackDocumentsNeedsTextData) {
                    "ended by a blank line, are the documents)");
 }
 
-TEST(Flags, ShuffleDataSeedAndValidation) {
+TEST(Flags, ShuffleDataSeedEpochsAndValidation) {
   std::string error;
   Flags f;
   EXPECT_TRUE(
@@ -180,6 +180,15 @@ TEST(Flags, ShuffleDataSeedAndValidation) {
         "--shuffle and --pack-documents conflict: packed documents are read "
         "in order (a document continues in the next sequence)");
   fails({"--data-seed", "3"}, "--data-seed needs --data");
+  fails({"--data", "d", "--epochs", "2", "--steps", "5"},
+        "--epochs and --steps conflict: give one");
+  fails({"--epochs", "2"}, "--epochs needs --data");
+  fails({"--data", "d", "--epochs", "0"},
+        "--epochs must be a positive integer, got '0'");
+  Flags e;
+  EXPECT_TRUE(parse({"--data", "d", "--epochs", "3"}, e, error)) << error;
+  EXPECT_EQ(e.epochs, 3);
+  EXPECT_FALSE(e.hasSteps);
   fails({"--valid-data", "v"}, "--valid-data needs --data");
   fails({"--data", "d", "--eval-steps", "2"},
         "--eval-every and --eval-steps need --valid-data");
