@@ -11,7 +11,8 @@
 //                       [--trace FILE|DIR] [--peak-flops FLOP/s-per-rank]
 //                       [--loss-scale S ...] (LossScale.h)
 //                       [--lr LR ... --override-schedule] (Schedule.h)
-//                       [--shuffle] [--data-seed S] (SampleOrder.h)
+//                       [--shuffle] [--data-seed S] [--epochs E]
+//                       (SampleOrder.h)
 //                       [--valid-data FILE [--eval-every N]
 //                        [--eval-steps K]] (Eval.h)
 //
