@@ -17,6 +17,7 @@ config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%{seqpar_src}", config.seqpar_src_root))
 config.substitutions.append(("%{seqpar_obj}", config.seqpar_obj_root))
 config.substitutions.append(("%examples", os.path.join(config.seqpar_src_root, "examples")))
+config.substitutions.append(("%scripts", os.path.join(config.seqpar_src_root, "scripts")))
 config.environment["FILECHECK_OPTS"] = "-enable-var-scope"
 config.environment["SEQPAR_BIN"] = config.seqpar_tools_dir
 config.environment["OPENBLAS_NUM_THREADS"] = "1"

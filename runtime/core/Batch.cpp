@@ -3,6 +3,7 @@
 #include "Batch.h"
 #include "FileIO.h"
 #include "SeqSplit.h"
+#include "TokenData.h"
 
 #include "sprt/kernels.h"
 #include "sprt/runtime.h"
@@ -72,6 +73,7 @@ bool Batcher::loadText(const std::string &path, bool packDocuments,
               std::istreambuf_iterator<char>());
   if (packDocuments)
     cutDocuments(text, documentEnd);
+  packed = packDocuments;
   if (int64_t(text.size()) < model.seq + 2) {
     error = "the data file '" + path + "' has " + std::to_string(text.size()) +
             " bytes; a sequence needs " + std::to_string(model.seq + 2);
@@ -80,29 +82,105 @@ bool Batcher::loadText(const std::string &path, bool packDocuments,
   return true;
 }
 
+bool Batcher::loadTokens(const std::string &path, bool packDocuments,
+                         std::string &error) {
+  if (!tokens.open(path, model.vocab, error))
+    return false;
+  packed = packDocuments;
+  if (tokens.size() < model.seq + 2) {
+    error = "the data file '" + path + "' has " +
+            std::to_string(tokens.size()) + " tokens; a sequence needs " +
+            std::to_string(model.seq + 2);
+    tokens.close();
+    return false;
+  }
+  return true;
+}
+
+void Batcher::setDataSeed(uint64_t s) {
+  dataSeedValue = s;
+  if (shuffled())
+    order.reset(order.samples(), s);
+}
+
+bool Batcher::load(const std::string &path, bool packDocuments, bool shuffle,
+                   std::string &error) {
+  bool ok = hasTokenSidecar(path) ? loadTokens(path, packDocuments, error)
+                                  : loadText(path, packDocuments, error);
+  if (!ok)
+    return false;
+  // Windows of S + 1 tokens, one after another (the last token of one is
+  // the first of the next): packed data is read in order.
+  if (!packed && (tokenized() || shuffle))
+    order.reset((dataTokens() - 1) / model.seq, dataSeedValue);
+  return true;
+}
+
+Batcher::Position Batcher::position(int64_t step) const {
+  Position p;
+  const int64_t first = (step - 1) * stepBatch();
+  if (packed) {
+    const int64_t n = dataTokens(), at = first * model.seq;
+    p.epoch = at / n;
+    p.sample = at % n;
+    p.samplesPerEpoch = n;
+  } else if (shuffled()) {
+    p.epoch = order.epochOf(first);
+    p.sample = first % order.samples();
+    p.samplesPerEpoch = order.samples();
+  }
+  return p;
+}
+
+/// Packed documents: sequence k of the step holds tokens [k S, k S + S) of
+/// the documents end to end (cycling); `token(i)` is token i and `ends(i)`
+/// whether it is the last of its document.
+template <typename Token, typename Ends>
+void Batcher::buildPacked(int64_t step, Token token, Ends ends) {
+  const int64_t S = model.seq, B = stepBatch(), n = dataTokens();
+  for (int64_t b = 0; b < B; ++b) {
+    const int64_t sequence = (step - 1) * B + b;
+    for (int64_t s = 0; s < S; ++s) {
+      const int64_t i = (sequence * S + s) % n, at = b * S + s;
+      const bool starts = s == 0 || ends((i + n - 1) % n);
+      ids[size_t(at)] = token(i);
+      labels[size_t(at)] = ends(i) ? -100 : token((i + 1) % n);
+      positions[size_t(at)] = starts ? 0 : positions[size_t(at - 1)] + 1;
+    }
+  }
+}
+
 void Batcher::build(int64_t step) {
   // Every micro-batch's sequences, one after another.
   int64_t S = model.seq, B = stepBatch();
   ids.assign(size_t(B * S), 0);
   labels.assign(size_t(B * S), 0);
   positions.assign(size_t(B * S), 0);
-  if (packing()) {
-    const int64_t n = int64_t(text.size());
-    for (int64_t b = 0; b < B; ++b) {
-      const int64_t sequence = (step - 1) * B + b;
-      for (int64_t s = 0; s < S; ++s) {
-        const int64_t i = (sequence * S + s) % n, at = b * S + s;
-        const bool starts = s == 0 || documentEnd[size_t((i + n - 1) % n)];
-        ids[size_t(at)] = text[size_t(i)];
-        labels[size_t(at)] =
-            documentEnd[size_t(i)] ? -100 : int64_t(text[size_t((i + 1) % n)]);
-        positions[size_t(at)] = starts ? 0 : positions[size_t(at - 1)] + 1;
+  if (packing() && tokenized())
+    buildPacked(
+        step, [&](int64_t i) { return tokens[i]; },
+        [&](int64_t i) { return tokens[i] == tokens.eos(); });
+  else if (packing())
+    buildPacked(
+        step, [&](int64_t i) { return int64_t(text[size_t(i)]); },
+        [&](int64_t i) { return bool(documentEnd[size_t(i)]); });
+  for (int64_t b = 0; b < B && !packing() && shuffled(); ++b) {
+    // Sample j of the shuffled order: tokens [j S, j S + S].
+    const int64_t j = order.sampleAt((step - 1) * B + b);
+    for (int64_t s = 0; s <= S; ++s) {
+      const int64_t i = j * S + s;
+      const int64_t token = tokenized() ? tokens[i] : int64_t(text[size_t(i)]);
+      if (s < S) {
+        ids[size_t(b * S + s)] = token;
+        positions[size_t(b * S + s)] = s;
       }
+      if (s > 0)
+        labels[size_t(b * S + s - 1)] = token;
     }
   }
   uint64_t tokenStream = sprt_hash_name("seqpar.tokens");
   uint64_t windowStream = sprt_hash_name("seqpar.windows");
-  for (int64_t b = 0; b < B && !packing(); ++b) {
+  for (int64_t b = 0; b < B && !packing() && !shuffled(); ++b) {
     for (int64_t s = 0; s < S; ++s)
       positions[size_t(b * S + s)] = s;
     // Sequence b of step `step` (1-based): S + 1 consecutive bytes of the

@@ -4,6 +4,8 @@
 #define SPRT_CORE_BATCH_H
 
 #include "Model.h"
+#include "SampleOrder.h"
+#include "TokenData.h"
 
 #include "sprt/runtime.h"
 
@@ -22,9 +24,22 @@ namespace sprt {
 /// order.
 class Batcher {
 public:
-  Batcher(const Model &model, uint64_t seed) : model(model), seed(seed) {}
+  Batcher(const Model &model, uint64_t seed)
+      : model(model), seed(seed), dataSeedValue(seed) {}
 
   void setSeed(uint64_t s) { seed = s; }
+  /// The seed of the shuffled sample order (SampleOrder.h).
+  void setDataSeed(uint64_t s);
+  uint64_t dataSeed() const { return dataSeedValue; }
+  /// --data FILE: a tokenized dataset when FILE has a sidecar (TokenData.h),
+  /// else raw text (loadText). Tokenized data is read in shuffled epochs
+  /// unless packed; raw text only with `shuffle`.
+  bool load(const std::string &path, bool packDocuments, bool shuffle,
+            std::string &error);
+  /// A tokenized dataset (TokenData.h): with `packDocuments` the documents
+  /// are those the EOS id ends.
+  bool loadTokens(const std::string &path, bool packDocuments,
+                  std::string &error);
   /// Byte-level tokens of a text file. False with `error` set. With
   /// `packDocuments`, the text is cut into documents (paragraphs: maximal
   /// runs of non-blank lines, newlines included; blank lines separate them)
@@ -40,7 +55,17 @@ public:
   /// and positions 0..S-1.
   void build(int64_t step);
 
-  bool packing() const { return !documentEnd.empty(); }
+  bool packing() const { return packed; }
+  bool tokenized() const { return tokens.size() > 0; }
+  bool shuffled() const { return order.samples() > 0; }
+  /// Where the first sequence of step `step` stands in the data: its epoch
+  /// (0-based), its sample index in the epoch, and the samples of an epoch
+  /// (shuffled data); packed data counts epochs in passes over its tokens
+  /// (the index is the token offset). All zero for unshuffled raw text.
+  struct Position {
+    int64_t epoch = 0, sample = 0, samplesPerEpoch = 0;
+  };
+  Position position(int64_t step) const;
   const int64_t *globalIds() const { return ids.data(); }
   const int64_t *globalLabels() const { return labels.data(); }
   /// Position ids [stepBatch(), seq] in natural order.
@@ -60,7 +85,17 @@ public:
 private:
   const Model &model;
   uint64_t seed;
+  uint64_t dataSeedValue = 0;
   std::vector<unsigned char> text;
+  TokenFile tokens;
+  SampleOrder order;
+  bool packed = false;
+  /// The number of tokens of the data (text or tokens).
+  int64_t dataTokens() const {
+    return tokenized() ? tokens.size() : int64_t(text.size());
+  }
+  template <typename Token, typename Ends>
+  void buildPacked(int64_t step, Token token, Ends ends);
   /// Packed documents: the documents' tokens end to end (in `text`) and
   /// whether each is the last of its document.
   std::vector<bool> documentEnd;

@@ -146,7 +146,11 @@ bool sprt::saveCheckpoint(const std::string &dir, const ResumePoint &at,
         {"seed", at.seed},
         {"data", dataFile},
         {"data_position",
-         {{"sequences_consumed", at.step * model.batch * model.microBatches}}},
+         {{"sequences_consumed", at.step * model.batch * model.microBatches},
+          {"data_seed", at.dataSeed},
+          {"epoch", at.epoch},
+          {"sample_index", at.sample},
+          {"samples_per_epoch", at.samplesPerEpoch}}},
         {"rng",
          {{"generator", "philox4x32-10"},
           {"seed", at.seed},
@@ -324,6 +328,18 @@ bool sprt::resumeCheckpoint(const std::string &dir, const Model &model,
   at.step = r.integer("step");
   at.seed = r.unsignedInt("seed");
   at.skipped = r.integer("skipped_steps");
+  at.dataSeed = at.seed;
+  if (r.error.empty() && meta.contains("data_position") &&
+      meta["data_position"].is_object() &&
+      meta["data_position"].contains("data_seed")) {
+    MetaReader d{meta["data_position"], metaPath + "': field 'data_position",
+                 ""};
+    at.dataSeed = d.unsignedInt("data_seed");
+    at.epoch = d.integer("epoch");
+    at.sample = d.integer("sample_index");
+    at.samplesPerEpoch = d.integer("samples_per_epoch");
+    r.error = d.error;
+  }
   std::string optimizer = r.string("optimizer");
   if (r.error.empty() && at.skipped > at.step)
     r.error = "'" + metaPath +

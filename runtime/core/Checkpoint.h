@@ -50,6 +50,13 @@ struct ResumePoint {
   /// (LossScale.h); its skipped steps are among `skipped`.
   bool hasLossScale = false;
   LossScaleState lossScale;
+  /// The data position after `step` (Batch.h, SampleOrder.h): the seed of
+  /// the sample order, the epoch (0-based) and the sample index in it of
+  /// the next sequence, and the samples of an epoch (0 for unshuffled raw
+  /// text). A checkpoint without a data seed (written before it was
+  /// recorded) gets the seed.
+  uint64_t dataSeed = 0;
+  int64_t epoch = 0, sample = 0, samplesPerEpoch = 0;
 };
 
 /// Saves step `at.step` (collective: every rank calls it; rank 0 writes).

@@ -46,7 +46,9 @@ std::string sprt::usage(const char *argv0) {
          scheduleUsage() +
          " [--trace FILE|DIR] [--peak-flops FLOP/s-per-rank] [--loss-scale S] "
          "[--loss-scale-window N] [--loss-scale-growth G] "
-         "[--loss-scale-backoff B] [--min-loss-scale M]\n";
+         "[--loss-scale-backoff B] [--min-loss-scale M] [--shuffle] "
+         "[--data-seed S] [--epochs E] [--valid-data FILE [--eval-every N] "
+         "[--eval-steps K]]\n";
 }
 
 /// A positive finite decimal number ("989e12", "1.5e14"): digits, one point
@@ -101,7 +103,12 @@ bool sprt::parseFlags(int argc, char **argv, Flags &f, bool &help,
                                                    "--loss-scale-window",
                                                    "--loss-scale-growth",
                                                    "--loss-scale-backoff",
-                                                   "--min-loss-scale"};
+                                                   "--min-loss-scale",
+                                                   "--data-seed",
+                                                   "--epochs",
+                                                   "--valid-data",
+                                                   "--eval-every",
+                                                   "--eval-steps"};
   help = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -119,6 +126,10 @@ bool sprt::parseFlags(int argc, char **argv, Flags &f, bool &help,
     }
     if (a == "--check-tied") {
       f.checkTied = true;
+      continue;
+    }
+    if (a == "--shuffle") {
+      f.shuffle = true;
       continue;
     }
     if (a == "--override-schedule") {
@@ -143,10 +154,30 @@ bool sprt::parseFlags(int argc, char **argv, Flags &f, bool &help,
       if (!parseUnsigned(v, 1, INT64_MAX, n))
         return bad("a positive integer");
       f.steps = int64_t(n);
+      f.hasSteps = true;
+    } else if (a == "--epochs") {
+      if (!parseUnsigned(v, 1, INT64_MAX / (int64_t(1) << 32), n))
+        return bad("a positive integer");
+      f.epochs = int64_t(n);
     } else if (a == "--seed") {
       if (!parseUnsigned(v, 0, UINT64_MAX, n))
         return bad("a non-negative integer");
       f.seed = n;
+    } else if (a == "--data-seed") {
+      if (!parseUnsigned(v, 0, UINT64_MAX, n))
+        return bad("a non-negative integer");
+      f.dataSeed = n;
+      f.hasDataSeed = true;
+    } else if (a == "--eval-every" || a == "--eval-steps") {
+      if (!parseUnsigned(v, 1, INT64_MAX, n))
+        return bad("a positive integer");
+      (a == "--eval-every" ? f.evalEvery : f.evalSteps) = int64_t(n);
+    } else if (a == "--valid-data") {
+      if (!*v) {
+        error = "--valid-data needs a file, got ''";
+        return false;
+      }
+      f.validData = v;
     } else if (a == "--save-every") {
       if (!parseUnsigned(v, 1, INT64_MAX, n))
         return bad("a positive integer");
@@ -226,6 +257,37 @@ bool sprt::parseFlags(int argc, char **argv, Flags &f, bool &help,
             "a blank line, are the documents)";
     return false;
   }
+  if (f.shuffle && f.data.empty()) {
+    error = "--shuffle needs --data";
+    return false;
+  }
+  if (f.shuffle && f.packDocuments) {
+    error = "--shuffle and --pack-documents conflict: packed documents are "
+            "read in order (a document continues in the next sequence)";
+    return false;
+  }
+  if (f.epochs && f.hasSteps) {
+    error = "--epochs and --steps conflict: give one";
+    return false;
+  }
+  if (f.epochs && f.data.empty()) {
+    error = "--epochs needs --data";
+    return false;
+  }
+  if (f.hasDataSeed && f.data.empty()) {
+    error = "--data-seed needs --data";
+    return false;
+  }
+  if (!f.validData.empty() && f.data.empty()) {
+    error = "--valid-data needs --data";
+    return false;
+  }
+  if (f.validData.empty() && (f.evalEvery || f.evalSteps)) {
+    error = "--eval-every and --eval-steps need --valid-data";
+    return false;
+  }
+  if (!f.evalSteps)
+    f.evalSteps = 1;
   if ((f.saveEvery || f.resume) && f.checkpointDir.empty()) {
     error = "--save-every and --resume need --checkpoint-dir";
     return false;

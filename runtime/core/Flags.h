@@ -13,6 +13,10 @@ namespace sprt {
 
 struct Flags {
   int64_t steps = 1;
+  /// --epochs E: as many steps as E epochs of --data take (instead of
+  /// --steps; Main computes them from the data).
+  int64_t epochs = 0;
+  bool hasSteps = false;
   uint64_t seed = 1234;
   std::string data, initFrom, log, dumpParams, dumpOutputs, dumpGrads;
   std::string checkpointDir;
@@ -33,6 +37,16 @@ struct Flags {
   /// --check-tied: after every step, the copies of each parameter several
   /// pipeline stages hold are compared (TiedCheck.h).
   bool checkTied = false;
+  /// --shuffle: raw text read in shuffled epochs of windows as tokenized
+  /// data is (SampleOrder.h); tokenized data always is unless packed.
+  bool shuffle = false;
+  /// --data-seed: the seed of the sample order (default: --seed).
+  uint64_t dataSeed = 0;
+  bool hasDataSeed = false;
+  /// --valid-data FILE --eval-every N --eval-steps K: every N steps and
+  /// after the last, K forward-only batches of FILE (Eval.h).
+  std::string validData;
+  int64_t evalEvery = 0, evalSteps = 0;
   /// Seconds a collective may take before the job is aborted.
   double timeout = 600.0;
   /// On a NaN or Inf loss or gradient norm: stop the run, or skip the

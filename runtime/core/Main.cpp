@@ -11,6 +11,10 @@
 //                       [--trace FILE|DIR] [--peak-flops FLOP/s-per-rank]
 //                       [--loss-scale S ...] (LossScale.h)
 //                       [--lr LR ... --override-schedule] (Schedule.h)
+//                       [--shuffle] [--data-seed S] [--epochs E]
+//                       (SampleOrder.h)
+//                       [--valid-data FILE [--eval-every N]
+//                        [--eval-steps K]] (Eval.h)
 //
 // Every check that can fail is made by every rank on the same inputs where
 // it can be, so a bad flag or file makes every rank print the error and exit
@@ -22,6 +26,7 @@
 #include "Bubble.h"
 #include "Checkpoint.h"
 #include "Comm.h"
+#include "Eval.h"
 #include "Failure.h"
 #include "FileIO.h"
 #include "Flags.h"
@@ -46,6 +51,7 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <memory>
 #include <string>
 
 #include <sys/resource.h>
@@ -191,6 +197,9 @@ struct StepResult {
   /// (Bubble.h).
   bool hasPipeline = false;
   double pipelineWait = 0.0, workSeconds = 0.0;
+  /// The epoch of the step's first sequence (shuffled or packed tokenized
+  /// data), or -1.
+  int64_t epoch = -1;
 };
 
 /// The metrics line of a step (valid JSON whatever the values).
@@ -211,6 +220,8 @@ std::string metricsLine(const Model &model, const StepResult &r,
     line += ", \"lr\": " + shortestText(r.lr);
   if (r.hasLossScale)
     line += ", \"loss_scale\": " + shortestText(r.lossScale);
+  if (r.epoch >= 0)
+    line += ", \"epoch\": " + std::to_string(r.epoch);
   // With loss scaling every skipped step is an overflow's.
   if (skippedSoFar || r.hasLossScale)
     line += std::string(", \"skipped\": ") + (r.skipped ? "true" : "false") +
@@ -312,6 +323,36 @@ int main(int argc, char **argv) {
       fatal(rank == 0 ? problem : "--export-hf: rank 0 refused the directory");
   }
 
+  Batcher batcher(model, flags.seed);
+  if (flags.hasDataSeed)
+    batcher.setDataSeed(flags.dataSeed);
+  if (!flags.data.empty() &&
+      !batcher.load(flags.data, flags.packDocuments, flags.shuffle, error))
+    fatal(error);
+  // Validation data: the same rules (format, packing, shuffling, seed).
+  Batcher valid(model, flags.seed);
+  valid.setDataSeed(batcher.dataSeed());
+  if (!flags.validData.empty() &&
+      !valid.load(flags.validData, flags.packDocuments, flags.shuffle, error))
+    fatal(error);
+  // --epochs E: the steps that read E epochs of the data (the last step may
+  // run into the next epoch).
+  if (flags.epochs) {
+    const int64_t perEpoch = batcher.position(1).samplesPerEpoch;
+    if (!perEpoch)
+      fatal("--epochs needs tokenized data or --shuffle (raw text is read at "
+            "random positions, without epochs)");
+    // Packed data counts tokens, the rest windows.
+    const int64_t perStep =
+        batcher.stepBatch() * (batcher.packing() ? model.seq : 1);
+    flags.steps = (flags.epochs * perEpoch + perStep - 1) / perStep;
+    if (rank == 0)
+      std::printf("%lld epochs of %lld %s: %lld steps\n",
+                  (long long)flags.epochs, (long long)perEpoch,
+                  batcher.packing() ? "tokens" : "samples",
+                  (long long)flags.steps);
+  }
+
   // The optimizer's hyperparameters: the flags over the program's defaults.
   Schedule schedule;
   if (!resolveSchedule(flags.schedule, model.hyperparameters, flags.steps,
@@ -320,11 +361,6 @@ int main(int argc, char **argv) {
   // The loss scale of a program compiled with fp16 precision.
   LossScaler scaler;
   if (!scaler.resolve(flags.lossScale, model.hyperparameters, error))
-    fatal(error);
-
-  Batcher batcher(model, flags.seed);
-  if (!flags.data.empty() &&
-      !batcher.loadText(flags.data, flags.packDocuments, error))
     fatal(error);
 
   if (flags.checkTied && tiedParams(model).empty())
@@ -386,6 +422,16 @@ int main(int argc, char **argv) {
   if (model.hasMasters())
     state.insert(state.end(), params.masters().begin(), params.masters().end());
   ResumePoint at{0, flags.seed, 0};
+  // Each state entry's bytes (the scratch copies of validation, Eval.h).
+  std::vector<int64_t> stateBytes;
+  for (size_t e = 0; e < state.size(); ++e) {
+    size_t i = e < owned ? e / 2 : e - owned;
+    stateBytes.push_back(state[e] ? model.params[i].localElements() /
+                                        sprt_axis_size(int32_t(
+                                            model.stateShardAxis(int64_t(i)))) *
+                                        int64_t(sizeof(float))
+                                  : 0);
+  }
   if (flags.resume) {
     if (!resumeCheckpoint(flags.checkpointDir, model, params, state, at, error))
       fatal(error);
@@ -409,12 +455,27 @@ int main(int argc, char **argv) {
     if (scaler.enabled())
       scaler.state = at.lossScale;
     batcher.setSeed(at.seed);
+    // The sample order goes on where it stood, on the same data.
+    batcher.setDataSeed(at.dataSeed);
+    valid.setDataSeed(at.dataSeed);
+    Batcher::Position next = batcher.position(at.step + 1);
+    if (next.samplesPerEpoch != at.samplesPerEpoch)
+      fatal("--resume: the checkpoint in '" + flags.checkpointDir +
+            "' read data of " + std::to_string(at.samplesPerEpoch) +
+            " samples per epoch but --data '" + flags.data + "' has " +
+            std::to_string(next.samplesPerEpoch) +
+            " (another file, sequence length or --shuffle)");
     if (rank == 0)
       std::printf("resumed from step %lld of '%s'\n", (long long)at.step,
                   flags.checkpointDir.c_str());
   }
   at.schedule = schedule;
   at.hasLossScale = scaler.enabled();
+  at.dataSeed = batcher.dataSeed();
+  std::unique_ptr<Evaluator> evaluator;
+  if (!flags.validData.empty())
+    evaluator = std::make_unique<Evaluator>(model, valid, params.pointers(),
+                                            state, stateBytes);
   std::vector<float> scalars(size_t(model.numScalars), 0.0f);
   std::vector<float *> grads(model.grads.size(), nullptr);
 
@@ -424,7 +485,25 @@ int main(int argc, char **argv) {
   // more (its waits include the first touch of every buffer).
   BubbleMeter bubble;
   const int64_t firstCounted = at.step + 1 + (flags.steps > at.step + 1);
+  // Validation (Eval.h) after step `evaluateAfter` (0: none pending), run
+  // before the next step or at the end so that the step's own figures
+  // (bytes sent, time) exclude it; scratch copies only.
+  int64_t evaluateAfter = 0;
+  std::vector<double> table;
+  auto evaluate = [&]() {
+    if (!evaluateAfter)
+      return;
+    double loss = evaluator->run(flags.evalSteps, table, arena, ids, labels);
+    if (rank == 0) {
+      std::printf("step %lld valid loss %s ppl %s [%lld batches]\n",
+                  (long long)evaluateAfter, fixed(loss).c_str(),
+                  fixed(std::exp(loss)).c_str(), (long long)flags.evalSteps);
+      std::fflush(stdout);
+    }
+    evaluateAfter = 0;
+  };
   for (int64_t step = at.step + 1; step <= flags.steps; ++step) {
+    evaluate();
     batcher.build(step);
     // Packed documents: the model's position ids are the data's.
     if (batcher.packing())
@@ -436,6 +515,7 @@ int main(int argc, char **argv) {
     // The schedule stands where the updates applied so far put it.
     std::vector<double> hyperparameters =
         schedule.table(model.hyperparameters, step - 1 - at.skipped);
+    table = hyperparameters;
     r.hasLr = schedule.hasLr;
     r.lr = schedule.lrAt(step - 1 - at.skipped);
     r.hasLossScale = scaler.enabled();
@@ -491,6 +571,10 @@ int main(int argc, char **argv) {
       scaler.update(!r.overflow);
       at.lossScale = scaler.state;
     }
+    Batcher::Position next = batcher.position(step + 1);
+    at.epoch = next.epoch;
+    at.sample = next.sample;
+    at.samplesPerEpoch = next.samplesPerEpoch;
     bool save = !flags.checkpointDir.empty() &&
                 ((flags.saveEvery && step % flags.saveEvery == 0) ||
                  step == flags.steps);
@@ -518,6 +602,10 @@ int main(int argc, char **argv) {
     auto end = std::chrono::steady_clock::now();
     r.seconds = std::chrono::duration<double>(end - start).count();
     traceStep(step, start, end);
+    // Validation after the step, once its figures are out (below).
+    if (evaluator && ((flags.evalEvery && step % flags.evalEvery == 0) ||
+                      step == flags.steps))
+      evaluateAfter = step;
     if (rank != 0)
       continue;
     std::string comm;
@@ -529,6 +617,12 @@ int main(int argc, char **argv) {
       norm += " lr " + text(r.lr);
     if (r.hasLossScale)
       norm += " loss_scale " + shortestText(r.lossScale);
+    // Shuffled or tokenized data: the epoch (0-based) of the step's first
+    // sequence.
+    Batcher::Position here = batcher.position(step);
+    r.epoch = here.samplesPerEpoch ? here.epoch : -1;
+    if (r.epoch >= 0)
+      norm += " epoch " + std::to_string(r.epoch);
     std::string skipped;
     if (r.overflow)
       skipped = "  skipped: gradient overflow, loss scale now " +
@@ -549,6 +643,7 @@ int main(int argc, char **argv) {
         !log.append(metricsLine(model, r, at.skipped, speed), error))
       fatal("cannot write the metrics log: " + error);
   }
+  evaluate();
   if (!log.close(error))
     fatal("cannot write the metrics log: " + error);
 
@@ -602,6 +697,7 @@ int main(int argc, char **argv) {
     if (!allAgree(ok))
       fatal(ok ? "another rank could not write its trace" : error);
   }
+  evaluator.reset();
   for (void *p : {static_cast<void *>(arena), static_cast<void *>(ids),
                   static_cast<void *>(labels)})
     release(p);

@@ -149,3 +149,53 @@ TEST(Flags, PackDocumentsNeedsTextData) {
   EXPECT_EQ(error, "--pack-documents needs --data (a text whose paragraphs, "
                    "ended by a blank line, are the documents)");
 }
+
+TEST(Flags, ShuffleDataSeedEpochsAndValidation) {
+  std::string error;
+  Flags f;
+  EXPECT_TRUE(
+      parse({"--data", "d", "--shuffle", "--data-seed", "9", "--valid-data",
+             "v", "--eval-every", "50", "--eval-steps", "4"},
+            f, error))
+      << error;
+  EXPECT_TRUE(f.shuffle);
+  EXPECT_TRUE(f.hasDataSeed);
+  EXPECT_EQ(f.dataSeed, 9u);
+  EXPECT_EQ(f.validData, "v");
+  EXPECT_EQ(f.evalEvery, 50);
+  EXPECT_EQ(f.evalSteps, 4);
+  Flags g;
+  EXPECT_TRUE(parse({"--data", "d", "--valid-data", "v"}, g, error)) << error;
+  EXPECT_FALSE(g.shuffle || g.hasDataSeed);
+  EXPECT_EQ(g.evalEvery, 0);
+  EXPECT_EQ(g.evalSteps, 1);
+  auto fails = [&](std::vector<std::string> args, const std::string &want) {
+    Flags h;
+    std::string e;
+    EXPECT_FALSE(parse(args, h, e));
+    EXPECT_EQ(e, want);
+  };
+  fails({"--shuffle"}, "--shuffle needs --data");
+  fails({"--data", "d", "--shuffle", "--pack-documents"},
+        "--shuffle and --pack-documents conflict: packed documents are read "
+        "in order (a document continues in the next sequence)");
+  fails({"--data-seed", "3"}, "--data-seed needs --data");
+  fails({"--data", "d", "--epochs", "2", "--steps", "5"},
+        "--epochs and --steps conflict: give one");
+  fails({"--epochs", "2"}, "--epochs needs --data");
+  fails({"--data", "d", "--epochs", "0"},
+        "--epochs must be a positive integer, got '0'");
+  Flags e;
+  EXPECT_TRUE(parse({"--data", "d", "--epochs", "3"}, e, error)) << error;
+  EXPECT_EQ(e.epochs, 3);
+  EXPECT_FALSE(e.hasSteps);
+  fails({"--valid-data", "v"}, "--valid-data needs --data");
+  fails({"--data", "d", "--eval-steps", "2"},
+        "--eval-every and --eval-steps need --valid-data");
+  fails({"--data", "d", "--valid-data", "v", "--eval-every", "0"},
+        "--eval-every must be a positive integer, got '0'");
+  fails({"--data", "d", "--valid-data", ""},
+        "--valid-data needs a file, got ''");
+  fails({"--data", "d", "--data-seed", "-1"},
+        "--data-seed must be a non-negative integer, got '-1'");
+}
