@@ -208,14 +208,14 @@ static LogicalResult partitionRingAttention(PartitionContext &ctx,
     positions = ctx.get(old, Sharding::replicated());
   RankedTensorType oldQ = op.getQ().getType();
   auto lseGlobal = RankedTensorType::get(
-      {oldQ.getDimSize(0), oldQ.getDimSize(1), op.getNumHeads()},
+      {oldQ.getDimSize(0), oldQ.getDimSize(1), int64_t(op.getNumHeads())},
       b.getF32Type());
   auto ring = b.create<RingAttentionOp>(
       op.getLoc(),
       TypeRange{ctx.typeWith(op, heads2),
                 ctx.localType(lseGlobal, heads2, /*batched=*/true)},
       q, k, v, positions, ctx.meshRef(), b.getStringAttr(ctx.cpAxis()),
-      b.getI64IntegerAttr(op.getNumHeads() / tp),
+      b.getI64IntegerAttr(int64_t(op.getNumHeads()) / tp),
       b.getI64IntegerAttr(kv % tp == 0 ? kv / tp : 1), op.getHeadDimAttr(),
       op.getCausalAttr(), op.getRotaryDimAttr(), op.getRotaryThetaAttr(),
       op.getDropoutRateAttr(), op.getDropoutStreamAttr(),
