@@ -40,13 +40,12 @@ static bool removeTree(const std::string &path) {
   return ::rmdir(path.c_str()) == 0 || errno == ENOENT;
 }
 
-/// The axis slicing each parameter's optimizer state (distributed
-/// optimizer), or -1.
-static std::vector<int64_t> sliceAxes(const Model &model) {
-  std::vector<int64_t> axes;
+/// How each parameter's optimizer state is sliced (distributed optimizer).
+static std::vector<Slicing> stateSlicings(const Model &model) {
+  std::vector<Slicing> slicings;
   for (size_t i = 0; i < model.params.size(); ++i)
-    axes.push_back(model.stateShardAxis(int64_t(i)));
-  return axes;
+    slicings.push_back(model.stateSlicing(int64_t(i)));
+  return slicings;
 }
 
 /// The state tensors of the optimizer, as (indices, suffix, pointers).
@@ -131,10 +130,10 @@ bool sprt::saveCheckpoint(const std::string &dir, const ResumePoint &at,
     std::vector<const float *> v(views[1].begin(), views[1].end());
     good = Params::dumpSharded(model, indices, suffixes[0], m,
                                tmp + "/optimizer.safetensors", localError,
-                               sliceAxes(model), stepMeta, true) &&
+                               stateSlicings(model), stepMeta, true) &&
            Params::dumpSharded(model, indices, suffixes[1], v,
                                tmp + "/optimizer2.safetensors", localError,
-                               sliceAxes(model), stepMeta, true);
+                               stateSlicings(model), stepMeta, true);
   }
   if (root && good) {
     // Batches and dropout masks are functions of (seed, step): the data
@@ -393,7 +392,7 @@ bool sprt::resumeCheckpoint(const std::string &dir, const Model &model,
   for (size_t k = 0; k < suffixes.size(); ++k)
     if (!Params::loadSharded(model, indices, suffixes[k], views[k],
                              path + "/optimizer.safetensors", error,
-                             sliceAxes(model)))
+                             stateSlicings(model)))
       return false;
   return true;
 }

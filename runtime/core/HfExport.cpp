@@ -129,19 +129,19 @@ bool sprt::exportHf(const Model &model, Params &params, const std::string &dir,
                   shards.size());
     files.push_back(shards.size() == 1 ? "model.safetensors" : name);
     std::vector<const float *> local;
-    std::vector<int64_t> sliceAxes;
+    std::vector<Slicing> slicings;
     TensorDTypes types;
     for (int64_t i : shards[s]) {
       // The parameter's value: its master weight when it has one.
       Params::Value v = params.value(i);
       local.push_back(v.data);
-      sliceAxes.push_back(v.sliceAxis);
+      slicings.push_back(v.slicing);
       types.stored.push_back(v.stored);
       types.written.push_back(written[size_t(i)]);
     }
     // transformers refuses a safetensors file without format "pt".
     if (!Params::dumpSharded(model, shards[s], "", local,
-                             tmp + "/" + files.back(), error, sliceAxes,
+                             tmp + "/" + files.back(), error, slicings,
                              {{"format", "pt"}}, /*finiteOnly=*/true, types)) {
       if (root) {
         std::error_code ec;

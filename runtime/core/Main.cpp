@@ -406,7 +406,7 @@ int main(int argc, char **argv) {
         continue;
       }
       int64_t n = model.params[i].localElements() /
-                  sprt_axis_size(int32_t(model.stateShardAxis(int64_t(i))));
+                  model.stateSlicing(int64_t(i)).count();
       for (int k = 0; k < 2; ++k) {
         state.push_back(static_cast<float *>(allocate(
             n * int64_t(sizeof(float)), MemoryCategory::OptimizerState)));
@@ -427,8 +427,7 @@ int main(int argc, char **argv) {
   for (size_t e = 0; e < state.size(); ++e) {
     size_t i = e < owned ? e / 2 : e - owned;
     stateBytes.push_back(state[e] ? model.params[i].localElements() /
-                                        sprt_axis_size(int32_t(
-                                            model.stateShardAxis(int64_t(i)))) *
+                                        model.stateSlicing(int64_t(i)).count() *
                                         int64_t(sizeof(float))
                                   : 0);
   }

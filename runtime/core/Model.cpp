@@ -49,7 +49,25 @@ bool ParamInfo::held() const {
   return std::find(stages.begin(), stages.end(), at) != stages.end();
 }
 
-bool ParamInfo::ownsShard(int64_t sliceAxis) const {
+int64_t Slicing::count() const {
+  int64_t n = 1;
+  for (int64_t a : axes)
+    n *= sprt_axis_size(int32_t(a));
+  return n;
+}
+
+int64_t Slicing::index() const {
+  int64_t i = 0;
+  for (int64_t a : axes)
+    i = i * sprt_axis_size(int32_t(a)) + sprt_axis_coord(int32_t(a));
+  return i;
+}
+
+bool Slicing::contains(int64_t axis) const {
+  return std::find(axes.begin(), axes.end(), axis) != axes.end();
+}
+
+bool ParamInfo::ownsShard(const Slicing &slicing) const {
   int64_t numAxes = sprt_mesh_num_axes();
   for (int64_t a = 0; a < numAxes; ++a) {
     if (a == pipelineAxis) {
@@ -60,7 +78,7 @@ bool ParamInfo::ownsShard(int64_t sliceAxis) const {
     bool splitHere = false;
     for (const Split &s : splits)
       splitHere |= s.axis == a;
-    if (!splitHere && a != sliceAxis && sprt_axis_coord(int32_t(a)) != 0)
+    if (!splitHere && !slicing.contains(a) && sprt_axis_coord(int32_t(a)) != 0)
       return false;
   }
   return true;
@@ -77,11 +95,11 @@ bool Model::hasMasters() const {
   return false;
 }
 
-int64_t Model::stateShardAxis(int64_t index) const {
+Slicing Model::stateSlicing(int64_t index) const {
   for (size_t k = 0; k < grads.size(); ++k)
     if (grads[k] == index && k < gradShardAxes.size())
       return gradShardAxes[k];
-  return -1;
+  return {};
 }
 
 std::string Model::precision() const {
@@ -121,6 +139,43 @@ static void parsePlanned(const json &plan,
   peak = plan.at("peak_bytes").get<int64_t>();
 }
 
+/// The "grad_shard_axes" of `j` (`n` gradients; absent: none sliced), each
+/// -1 (not sliced), an axis, or a list of axes outermost first, into
+/// `slicings`; false with `error` set when an axis is not one of the mesh's
+/// `numAxes` or is listed twice.
+static bool parseSlicings(const json &j, size_t n, int64_t numAxes,
+                          std::vector<Slicing> &slicings, std::string &error) {
+  slicings.assign(n, Slicing());
+  if (!j.contains("grad_shard_axes"))
+    return true;
+  const json &all = j.at("grad_shard_axes");
+  if (!all.is_array() || all.size() != n) {
+    error = "the program's model description gives grad_shard_axes " +
+            all.dump() + " for " + std::to_string(n) + " gradients";
+    return false;
+  }
+  for (size_t k = 0; k < n; ++k) {
+    const json &e = all[k];
+    std::vector<int64_t> axes;
+    if (e.is_array())
+      axes = e.get<std::vector<int64_t>>();
+    else if (e.get<int64_t>() != -1)
+      axes = {e.get<int64_t>()};
+    for (size_t i = 0; i < axes.size(); ++i)
+      if (axes[i] < 0 || axes[i] >= numAxes ||
+          std::find(axes.begin(), axes.begin() + i, axes[i]) !=
+              axes.begin() + i) {
+        error = "the program's model description slices gradient #" +
+                std::to_string(k) + " over the axes " + e.dump() +
+                " (the mesh has " + std::to_string(numAxes) +
+                " axes; each listed once)";
+        return false;
+      }
+    slicings[k].axes = std::move(axes);
+  }
+  return true;
+}
+
 /// Parses the pipeline's fields of `j` into `m`; false with `error` set.
 static bool parsePipeline(const json &j, Model &m, std::string &error) {
   const std::string what = "the program's model description ";
@@ -150,8 +205,9 @@ static bool parsePipeline(const json &j, Model &m, std::string &error) {
         s.value("recompute_flops_per_step", int64_t(0));
     parsePlanned(s.at("planned"), info.planned, info.plannedPeak);
     info.grads = s.at("grads").get<std::vector<int64_t>>();
-    info.gradShardAxes =
-        s.value("grad_shard_axes", std::vector<int64_t>(info.grads.size(), -1));
+    if (!parseSlicings(s, info.grads.size(), int64_t(m.axisSizes.size()),
+                       info.gradShardAxes, error))
+      return false;
     for (int64_t g : info.grads)
       if (g < 0 || g >= int64_t(m.params.size())) {
         error = what + "gives stage " + std::to_string(m.stages.size()) +
@@ -231,8 +287,9 @@ bool Model::parse(const char *text, std::string &error) {
     }
     numScalars = j.value("scalars", int64_t(1));
     grads = j.value("grads", std::vector<int64_t>());
-    gradShardAxes =
-        j.value("grad_shard_axes", std::vector<int64_t>(grads.size(), -1));
+    if (!parseSlicings(j, grads.size(), int64_t(axisSizes.size()),
+                       gradShardAxes, error))
+      return false;
     optimizer = j.value("optimizer", std::string());
     if (j.contains("precision")) {
       const json &p = j["precision"];

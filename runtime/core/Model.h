@@ -34,6 +34,21 @@ struct Split {
   int64_t dim = 0, axis = 0, blocks = 1;
 };
 
+/// How a distributed optimizer slices a gradient, and the optimizer state
+/// of its parameter, along the first dimension of the parameter's shard:
+/// over `axes`, nested outermost first (ZeRO-1 over the data and context
+/// axes: the data axis's block is sliced again over the context axis); not
+/// at all when `axes` is empty.
+struct Slicing {
+  std::vector<int64_t> axes;
+  /// The number of slices: the axes' ranks together (1 without axes).
+  int64_t count() const;
+  /// This rank's slice, in [0, count()).
+  int64_t index() const;
+  bool contains(int64_t axis) const;
+  bool sliced() const { return !axes.empty(); }
+};
+
 struct ParamInfo {
   std::string name, init;
   double std = 0.0;
@@ -68,9 +83,9 @@ struct ParamInfo {
   int64_t globalIndex(int64_t i) const;
   /// Whether this rank holds the copy of its shard written to dumps: the
   /// one with coordinate 0 on every axis the parameter is replicated over
-  /// (except `sliceAxis`, which slices the shard further) and, with a
-  /// pipeline axis, its owner stage's coordinate on it.
-  bool ownsShard(int64_t sliceAxis = -1) const;
+  /// (except the axes of `slicing`, which slice the shard further) and,
+  /// with a pipeline axis, its owner stage's coordinate on it.
+  bool ownsShard(const Slicing &slicing = {}) const;
 };
 
 /// What the step function of one pipeline stage needs of the runtime (the
@@ -80,7 +95,8 @@ struct StageInfo {
           recomputeFlopsPerStep = 0;
   std::vector<std::pair<std::string, int64_t>> planned;
   int64_t plannedPeak = 0;
-  std::vector<int64_t> grads, gradShardAxes;
+  std::vector<int64_t> grads;
+  std::vector<Slicing> gradShardAxes;
 };
 
 struct Model {
@@ -111,9 +127,10 @@ struct Model {
   /// parameter index of each gradient it returns, and its optimizer.
   int64_t numScalars = 1;
   std::vector<int64_t> grads;
-  /// For each returned gradient, the mesh axis a distributed optimizer
-  /// slices it over (its first dimension), or -1.
-  std::vector<int64_t> gradShardAxes;
+  /// For each returned gradient, how a distributed optimizer slices it
+  /// (its first dimension; the JSON's "grad_shard_axes": -1, an axis, or a
+  /// list of axes outermost first).
+  std::vector<Slicing> gradShardAxes;
   std::string optimizer;
   /// The run-time hyperparameters the step reads (tfm.hyperparameter), in
   /// the order of its table, with their compile-time defaults.
@@ -142,8 +159,8 @@ struct Model {
   /// Whether any parameter has a master weight.
   bool hasMasters() const;
 
-  /// The axis that slices parameter `index`'s optimizer state, or -1.
-  int64_t stateShardAxis(int64_t index) const;
+  /// How parameter `index`'s optimizer state is sliced.
+  Slicing stateSlicing(int64_t index) const;
 
   bool training() const { return !optimizer.empty(); }
 
@@ -157,7 +174,8 @@ struct Model {
   /// the axis slicing each (the top-level "grads" / "grad_shard_axes"):
   /// what --dump-grads writes, each from its owner stage. Without a
   /// pipeline, `grads` and `gradShardAxes`.
-  std::vector<int64_t> allGrads, allGradShardAxes;
+  std::vector<int64_t> allGrads;
+  std::vector<Slicing> allGradShardAxes;
   /// Makes the figures of this rank's stage (its pipeline coordinate; the
   /// mesh is set up) those of the model: arena, workspace, FLOPs, planned
   /// memory and the gradients the step returns. Nothing without a pipeline.

@@ -66,14 +66,13 @@ std::vector<DType> sprt::dumpDTypes(const Model &model,
   return types;
 }
 
-/// The axes slicing each master weight (-1: whole shard), for the
-/// parameters `indices`.
-static std::vector<int64_t> masterSliceAxes(const Model &model,
-                                            const std::vector<int64_t> &idx) {
-  std::vector<int64_t> axes;
+/// How each master weight is sliced, for the parameters `indices`.
+static std::vector<Slicing> masterSlicings(const Model &model,
+                                           const std::vector<int64_t> &idx) {
+  std::vector<Slicing> slicings;
   for (int64_t i : idx)
-    axes.push_back(model.stateShardAxis(i));
-  return axes;
+    slicings.push_back(model.stateSlicing(i));
+  return slicings;
 }
 
 /// The parameters with a master weight.
@@ -106,8 +105,7 @@ Params::Params(const Model &model) : model(model) {
     masterPtrs.push_back(nullptr);
     if (!p.master || !p.held())
       continue;
-    int64_t bytes = p.localElements() /
-                    sprt_axis_size(int32_t(model.stateShardAxis(int64_t(i)))) *
+    int64_t bytes = p.localElements() / model.stateSlicing(int64_t(i)).count() *
                     int64_t(sizeof(float));
     masterPtrs.back() =
         static_cast<float *>(allocate(bytes, MemoryCategory::OptimizerState));
@@ -129,8 +127,8 @@ Params::~Params() {
 
 Params::Value Params::value(int64_t index) const {
   if (masterPtrs[size_t(index)])
-    return {masterPtrs[size_t(index)], model.stateShardAxis(index), DType::F32};
-  return {ptrs[size_t(index)], -1, model.params[size_t(index)].dtype};
+    return {masterPtrs[size_t(index)], model.stateSlicing(index), DType::F32};
+  return {ptrs[size_t(index)], Slicing(), model.params[size_t(index)].dtype};
 }
 
 std::vector<DType> Params::dtypes() const {
@@ -166,10 +164,9 @@ void Params::initialize(uint64_t seed) {
                           sprt_current_stream());
     if (masterPtrs[i]) {
       // The master slice: the draws themselves.
-      int64_t axis = model.stateShardAxis(int64_t(i));
-      int64_t n = int64_t(host.size()) / sprt_axis_size(int32_t(axis));
-      sprt_memcpy_to_device(masterPtrs[i],
-                            host.data() + n * sprt_axis_coord(int32_t(axis)),
+      Slicing slicing = model.stateSlicing(int64_t(i));
+      int64_t n = int64_t(host.size()) / slicing.count();
+      sprt_memcpy_to_device(masterPtrs[i], host.data() + n * slicing.index(),
                             n * int64_t(sizeof(float)), sprt_current_stream());
     }
     sprt_stream_synchronize(sprt_current_stream());
@@ -186,18 +183,17 @@ bool Params::load(const std::string &path, std::string &error) {
   for (int64_t i : indices)
     local.push_back(masterPtrs[size_t(i)]);
   return indices.empty() || loadSharded(model, indices, "", local, path, error,
-                                        masterSliceAxes(model, indices));
+                                        masterSlicings(model, indices));
 }
 
 /// Elements of tensor k this rank holds, and the offset of the first in its
 /// parameter shard.
 static std::pair<int64_t, int64_t>
-sliceOf(const ParamInfo &p, const std::vector<int64_t> &sliceAxes, size_t k) {
-  int64_t axis = k < sliceAxes.size() ? sliceAxes[k] : -1;
-  if (axis < 0)
+sliceOf(const ParamInfo &p, const std::vector<Slicing> &slicings, size_t k) {
+  if (k >= slicings.size())
     return {p.localElements(), 0};
-  int64_t n = p.localElements() / sprt_axis_size(int32_t(axis));
-  return {n, n * sprt_axis_coord(int32_t(axis))};
+  int64_t n = p.localElements() / slicings[k].count();
+  return {n, n * slicings[k].index()};
 }
 
 /// The tensor parameter `name` loads from: the one under its name, or under
@@ -233,7 +229,7 @@ bool Params::loadSharded(const Model &model,
                          const std::string &suffix,
                          const std::vector<float *> &local,
                          const std::string &path, std::string &error,
-                         const std::vector<int64_t> &sliceAxes,
+                         const std::vector<Slicing> &slicings,
                          const std::vector<DType> &stored) {
   std::map<std::string, TensorInfo> tensors;
   if (!readCheckpointIndex(path, tensors, error))
@@ -287,7 +283,7 @@ bool Params::loadSharded(const Model &model,
     // the same file) but not kept.
     if (!local[k])
       continue;
-    auto [n, first] = sliceOf(p, sliceAxes, k);
+    auto [n, first] = sliceOf(p, slicings, k);
     size_t size = dtypeBytes(into);
     host.resize(size_t(n) * size);
     for (int64_t e = 0; e < n; ++e)
@@ -305,16 +301,16 @@ bool Params::dump(const std::string &path, std::string &error,
                   const Metadata &metadata, bool finiteOnly,
                   const std::vector<DType> &written) {
   std::vector<const float *> local;
-  std::vector<int64_t> sliceAxes;
+  std::vector<Slicing> slicings;
   TensorDTypes types;
   for (size_t i = 0; i < model.params.size(); ++i) {
     Value v = value(int64_t(i));
     local.push_back(v.data);
-    sliceAxes.push_back(v.sliceAxis);
+    slicings.push_back(v.slicing);
     types.stored.push_back(v.stored);
   }
   types.written = written.empty() ? dtypes() : written;
-  return dumpSharded(model, allParams(model), "", local, path, error, sliceAxes,
+  return dumpSharded(model, allParams(model), "", local, path, error, slicings,
                      metadata, finiteOnly, types);
 }
 
@@ -323,7 +319,7 @@ bool Params::dumpSharded(const Model &model,
                          const std::string &suffix,
                          const std::vector<const float *> &local,
                          const std::string &path, std::string &error,
-                         const std::vector<int64_t> &sliceAxes,
+                         const std::vector<Slicing> &slicings,
                          const Metadata &metadata, bool finiteOnly,
                          const TensorDTypes &types, double unscale) {
   // Each element is written by exactly one rank (the owner of its shard),
@@ -333,9 +329,8 @@ bool Params::dumpSharded(const Model &model,
   for (size_t k = 0; k < indices.size(); ++k) {
     const ParamInfo &p = model.params[size_t(indices[k])];
     std::vector<float> full(size_t(numElements(p.shape)), 0.0f);
-    auto [n, first] = sliceOf(p, sliceAxes, k);
-    int64_t sliceAxis = k < sliceAxes.size() ? sliceAxes[k] : -1;
-    if (p.ownsShard(sliceAxis)) {
+    auto [n, first] = sliceOf(p, slicings, k);
+    if (p.ownsShard(k < slicings.size() ? slicings[k] : Slicing())) {
       // Widened to f32 (exact) for the assembly.
       DType stored = typeAt(types.stored, k);
       std::vector<char> raw(size_t(n) * dtypeBytes(stored));

@@ -68,19 +68,19 @@ public:
   const std::vector<float *> &masters() const { return masterPtrs; }
 
   /// Where parameter `index`'s value is: its F32 master slice when it has
-  /// one (sliced over `sliceAxis` >= 0), else its shard in its element type.
+  /// one (sliced by `slicing`), else its shard in its element type.
   /// Dumps and checkpoints read the values through it.
   struct Value {
     const float *data;
-    int64_t sliceAxis;
+    Slicing slicing;
     DType stored;
   };
   Value value(int64_t index) const;
 
   /// Writes tensors laid out like parameters `indices` (their shards at
   /// `local`), whole, under the parameters' names (rank 0 writes).
-  /// A tensor k with sliceAxes[k] >= 0 holds only this rank's slice (along
-  /// the first dimension) of its shard (a distributed optimizer's).
+  /// A tensor k whose slicings[k] has axes holds only this rank's slice
+  /// (along the first dimension) of its shard (a distributed optimizer's).
   /// Each element comes from the rank owning its shard (ParamInfo::
   /// ownsShard: with pipeline parallelism, of the parameter's owner stage),
   /// so `local[k]` may be null on the others.
@@ -91,7 +91,7 @@ public:
   dumpSharded(const Model &model, const std::vector<int64_t> &indices,
               const std::string &suffix,
               const std::vector<const float *> &local, const std::string &path,
-              std::string &error, const std::vector<int64_t> &sliceAxes = {},
+              std::string &error, const std::vector<Slicing> &slicings = {},
               const Metadata &metadata = {}, bool finiteOnly = false,
               const TensorDTypes &types = {}, double unscale = 1.0);
   /// Loads tensors named like parameters `indices` (plus `suffix`) from a
@@ -104,7 +104,7 @@ public:
                           const std::string &suffix,
                           const std::vector<float *> &local,
                           const std::string &path, std::string &error,
-                          const std::vector<int64_t> &sliceAxes = {},
+                          const std::vector<Slicing> &slicings = {},
                           const std::vector<DType> &stored = {});
 
 private:

@@ -92,34 +92,46 @@ extern "C" void sprt_op_clip_scale(const float *sumSquares, double maxNorm,
   sprt_clip_scale_f32(sumSquares, maxNorm, lossScale, scale, norm);
 }
 
+/// This rank's slice of a distributed optimizer over `outer` and `inner`
+/// (-1: none), nested: coord(outer) * size(inner) + coord(inner).
+static int64_t sliceIndex(int32_t outer, int32_t inner) {
+  return sprt_axis_coord(outer) * sprt_axis_size(inner) +
+         sprt_axis_coord(inner);
+}
+
 /// The n elements this rank updates of a parameter of element type `dtype`
-/// (SPRT_DTYPE_*): slice coord(shardAxis) along its first dimension with a
-/// distributed optimizer, else the whole shard.
-static void *sliceOf(void *param, int32_t dtype, int32_t shardAxis, int64_t n) {
+/// (SPRT_DTYPE_*): its slice along the first dimension with a distributed
+/// optimizer, else the whole shard.
+static void *sliceOf(void *param, int32_t dtype, int32_t outer, int32_t inner,
+                     int64_t n) {
   int64_t bytes = dtype == SPRT_DTYPE_F32 ? 4 : 2;
-  return static_cast<char *>(param) + sprt_axis_coord(shardAxis) * n * bytes;
+  return static_cast<char *>(param) + sliceIndex(outer, inner) * n * bytes;
 }
 
 extern "C" void sprt_op_sgd(float *param, const float *grad, const float *scale,
                             int64_t n, double lr, double weightDecay,
-                            int32_t shardAxis) {
-  sprt_sgd_f32(param + sprt_axis_coord(shardAxis) * n, grad, scale, n, lr,
+                            int32_t shardAxis, int32_t innerAxis) {
+  sprt_sgd_f32(param + sliceIndex(shardAxis, innerAxis) * n, grad, scale, n, lr,
                weightDecay);
 }
 
 extern "C" void sprt_op_adamw(float *param, const float *grad, float *m,
                               float *v, const float *scale, int64_t n,
                               double lr, double beta1, double beta2, double eps,
-                              double weightDecay, int32_t shardAxis) {
-  sprt_adamw_f32(param + sprt_axis_coord(shardAxis) * n, grad, m, v, scale, n,
-                 lr, beta1, beta2, eps, weightDecay, mesh().optimizerStep);
+                              double weightDecay, int32_t shardAxis,
+                              int32_t innerAxis) {
+  sprt_adamw_f32(param + sliceIndex(shardAxis, innerAxis) * n, grad, m, v,
+                 scale, n, lr, beta1, beta2, eps, weightDecay,
+                 mesh().optimizerStep);
 }
 
 extern "C" void sprt_op_sgd_master(float *master, void *param,
                                    int32_t paramDtype, const float *grad,
                                    const float *scale, int64_t n, double lr,
-                                   double weightDecay, int32_t shardAxis) {
-  sprt_sgd_master_f32(master, sliceOf(param, paramDtype, shardAxis, n),
+                                   double weightDecay, int32_t shardAxis,
+                                   int32_t innerAxis) {
+  sprt_sgd_master_f32(master,
+                      sliceOf(param, paramDtype, shardAxis, innerAxis, n),
                       paramDtype, grad, scale, n, lr, weightDecay);
 }
 
@@ -128,21 +140,24 @@ extern "C" void sprt_op_adamw_master(float *master, void *param,
                                      float *m, float *v, const float *scale,
                                      int64_t n, double lr, double beta1,
                                      double beta2, double eps,
-                                     double weightDecay, int32_t shardAxis) {
-  sprt_adamw_master_f32(master, sliceOf(param, paramDtype, shardAxis, n),
+                                     double weightDecay, int32_t shardAxis,
+                                     int32_t innerAxis) {
+  sprt_adamw_master_f32(master,
+                        sliceOf(param, paramDtype, shardAxis, innerAxis, n),
                         paramDtype, grad, m, v, scale, n, lr, beta1, beta2, eps,
                         weightDecay, mesh().optimizerStep);
 }
 
 extern "C" void sprt_all_gather_param(void *data, int64_t n, int64_t elemBytes,
-                                      int32_t axis) {
+                                      int32_t axis, int32_t within) {
   TraceSpan span("all_gather_param", axis);
   int64_t size = sprt_axis_size(axis);
   int64_t block = n / size * elemBytes;
   countBytes(axis, block * (size - 1));
   // In place: this rank's slice is already where the gathered tensor has
-  // it.
-  char *whole = static_cast<char *>(data);
+  // it. The region is this rank's block of `within` (n elements each).
+  char *whole =
+      static_cast<char *>(data) + sprt_axis_coord(within) * n * elemBytes;
   mesh().comm(axis).allGather(whole + sprt_axis_coord(axis) * block, whole,
                               block);
 }

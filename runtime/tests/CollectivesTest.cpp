@@ -298,10 +298,40 @@ TEST(Collectives, AllGatherParamFillsInEveryRanksSlice) {
   std::vector<float> p(size_t(4 * n * 2), -1.0f);
   for (int64_t i = 0; i < 8; ++i)
     p[size_t(8 * r + i)] = value(r, i);
-  sprt_all_gather_param(p.data(), 8 * n, 4, 0);
+  sprt_all_gather_param(p.data(), 8 * n, 4, 0, -1);
   for (int64_t s = 0; s < n; ++s)
     for (int64_t i = 0; i < 8; ++i)
       EXPECT_EQ(p[size_t(8 * s + i)], value(s, i));
+}
+
+TEST(Collectives, AllGatherParamWithinGathersTheNestedSlices) {
+  // ZeRO-1 over two axes (a data axis outer, a context axis inner): the
+  // rank at (d, c) updated slice d * C + c of 4 rows x 2 columns each; the
+  // inner axis is gathered within the block of d, then the blocks.
+  int n = worldSize();
+  if (n % 2 != 0)
+    GTEST_SKIP() << "needs an even number of ranks";
+  int64_t sizes[2] = {n / 2, 2};
+  ASSERT_EQ(sprt_mesh_init(2, sizes), 0);
+  int64_t C = 2, d = sprt_axis_coord(0), c = sprt_axis_coord(1);
+  int64_t slice = d * C + c;
+  std::vector<float> p(size_t(8 * n), -1.0f);
+  for (int64_t i = 0; i < 8; ++i)
+    p[size_t(8 * slice + i)] = value(slice, i);
+  sprt_reset_bytes_sent();
+  sprt_all_gather_param(p.data(), 8 * C, 4, 1, 0);
+  // This rank's block of the data axis is whole, the others untouched.
+  for (int64_t s = 0; s < n; ++s)
+    for (int64_t i = 0; i < 8; ++i)
+      EXPECT_EQ(p[size_t(8 * s + i)], s / C == d ? value(s, i) : -1.0f)
+          << "slice " << s << " element " << i << " after the inner gather";
+  EXPECT_EQ(sprt_bytes_sent(1), 8 * 4 * (C - 1));
+  sprt_all_gather_param(p.data(), 8 * n, 4, 0, -1);
+  for (int64_t s = 0; s < n; ++s)
+    for (int64_t i = 0; i < 8; ++i)
+      EXPECT_EQ(p[size_t(8 * s + i)], value(s, i));
+  // Together the bytes of one all-gather over the D x C ranks.
+  EXPECT_EQ(sprt_bytes_sent(0) + sprt_bytes_sent(1), 8 * 4 * (n - 1));
 }
 
 TEST(Collectives, AllGatherLinearMatchesGatherThenLinear) {

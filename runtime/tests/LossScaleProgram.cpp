@@ -49,6 +49,6 @@ void seqpar_step(char *arena, float **params, const int64_t *, const int64_t *,
   scalars[0] = float(loss);
   scalars[1] = *norm;
   grads[0] = g;
-  sprt_op_sgd(w, g, scale, 4, lr, 0.0, -1);
+  sprt_op_sgd(w, g, scale, 4, lr, 0.0, -1, -1);
 }
 }

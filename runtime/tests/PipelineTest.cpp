@@ -175,7 +175,7 @@ TEST(Pipeline, HeldOwnsShardAndTheSelectedStage) {
   // "d", split over the data axis: every data rank of stage 1 owns its
   // shard; sliced further over the data axis, the same.
   EXPECT_EQ(m.params[2].ownsShard(), stage == 1);
-  EXPECT_EQ(m.params[2].ownsShard(1), stage == 1);
+  EXPECT_EQ(m.params[2].ownsShard(sprt::Slicing{{1}}), stage == 1);
   m.selectStage();
   EXPECT_EQ(m.stage, stage);
   EXPECT_EQ(m.arenaBytes, stage == 0 ? 1024 : 4096);

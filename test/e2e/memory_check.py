@@ -3,20 +3,23 @@ its JSONL metrics, rank 0's figures) against what it must be, computed here
 from the Hugging Face config (model_type gpt2, gpt_neox or llama) and the
 mesh, and against the plan the program carries:
 
-    memory_check.py CONFIG.json METRICS.jsonl --tp T --dp D --zero Z
-                    --batch B --seq S [--baseline TINY.jsonl] [--master]
+    memory_check.py CONFIG.json METRICS.jsonl --tp T --dp D [--cp C]
+                    --zero Z --batch B --seq S [--baseline TINY.jsonl]
+                    [--master]
 
 - arena: exactly the plan's arena_bytes (the arena is one allocation);
 - parameters: 4 bytes x this rank's parameter count under Megatron's
   tensor parallelism (hf_params.py: vocabulary-parallel embedding and LM
   head, column- and row-parallel GEMMs, replicated norms);
 - optimizer_state: AdamW's two moments of every local element, each
-  parameter's divided over dp with --zero 1;
+  parameter's divided over dp x cp with --zero 1 (ZeRO-1 shards over the
+  data and context axes together);
 - with --master (a bf16 / f16 program at --zero 1: sharded f32 master
   weights): parameters 2 bytes per local element, optimizer_state 12 bytes
-  (master, exp_avg, exp_avg_sq) per element of this replica's slice: 2 + 12/dp
-  bytes per parameter;
-- tokens: input ids and labels, int64, of this replica's batch rows;
+  (master, exp_avg, exp_avg_sq) per element of this rank's slice: 2 +
+  12/(dp x cp) bytes per parameter;
+- tokens: input ids and labels, int64, of this replica's batch rows (and,
+  with --cp, this rank's part of the sequence);
 - workspace: the most workspace bytes any kernel call needed, measured by
   the runtime ("workspace_used_bytes"), equal to the plan's largest
   workspace ("workspace_bytes"): the kernels' workspaces (fused chunks,
@@ -62,6 +65,7 @@ def main():
     ap.add_argument("metrics")
     ap.add_argument("--tp", type=int, required=True)
     ap.add_argument("--dp", type=int, default=1)
+    ap.add_argument("--cp", type=int, default=1)
     ap.add_argument("--zero", type=int, default=0)
     ap.add_argument("--batch", type=int, required=True)
     ap.add_argument("--seq", type=int, required=True)
@@ -73,13 +77,13 @@ def main():
     memory, arena_bytes, workspace_bytes = last_memory(args.metrics)
     peaks = memory["by_category"]
     sizes = local_params(config, args.tp)
-    state_div = args.dp if args.zero else 1
+    state_div = args.dp * args.cp if args.zero else 1
     expected = {
         "arena": arena_bytes,
         "parameters": (2 if args.master else 4) * sum(sizes),
         "optimizer_state": (3 if args.master else 2) * 4 *
         sum(n // state_div for n in sizes),
-        "tokens": 2 * 8 * args.batch * args.seq // args.dp,
+        "tokens": 2 * 8 * args.batch * args.seq // (args.dp * args.cp),
     }
     ok = True
 

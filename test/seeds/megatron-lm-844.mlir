@@ -26,6 +26,40 @@ func.func @train_step(%g1: tensor<8x4xf32, #dist.layout<@mesh, dp = P>>, %g2: te
 
 // -----
 
+// ZeRO-1 with context parallelism shards over the data and context axes:
+// each copy's gradient reduced over dp, then reduce-scattered over cp, and
+// the slices added is the same bug (the first axis reduced is named).
+dist.mesh @mesh ["dp" = 2, "cp" = 2] roles [data, context]
+tfm.param @wte : tensor<8x4xf32> init normal(2.000000e-02) tie "embeddings"
+tfm.param @lm_head : tensor<8x4xf32> init normal(2.000000e-02) tie "embeddings"
+func.func @train_step(%g1: tensor<8x4xf32, #dist.layout<@mesh, cp = P, dp = P>>, %g2: tensor<8x4xf32, #dist.layout<@mesh, cp = P, dp = P>>) -> (tensor<4x4xf32, #dist.layout<@mesh, cp = S(0)>> {tfm.grad_of = @wte}, tensor<4x4xf32, #dist.layout<@mesh, cp = S(0)>> {tfm.grad_of = @lm_head}) attributes {tfm.train_step, tfm.zero, tfm.grad_uses = {wte = 1 : i64, lm_head = 1 : i64}} {
+  %c1 = tfm.scale %g1 by 1.0 {tfm.contributes = ["wte#0"]} : tensor<8x4xf32, #dist.layout<@mesh, cp = P, dp = P>>
+  %c2 = tfm.scale %g2 by 1.0 {tfm.contributes = ["lm_head#0"]} : tensor<8x4xf32, #dist.layout<@mesh, cp = P, dp = P>>
+  %d1, %d2 = dist.all_reduce_coalesced %c1, %c2 on @mesh["dp"] sum : (tensor<8x4xf32, #dist.layout<@mesh, cp = P, dp = P>>, tensor<8x4xf32, #dist.layout<@mesh, cp = P, dp = P>>) -> (tensor<8x4xf32, #dist.layout<@mesh, cp = P>>, tensor<8x4xf32, #dist.layout<@mesh, cp = P>>)
+  %r1, %r2 = dist.reduce_scatter_coalesced %d1, %d2 on @mesh["cp"] : (tensor<8x4xf32, #dist.layout<@mesh, cp = P>>, tensor<8x4xf32, #dist.layout<@mesh, cp = P>>) -> (tensor<4x4xf32, #dist.layout<@mesh, cp = S(0)>>, tensor<4x4xf32, #dist.layout<@mesh, cp = S(0)>>)
+  // expected-error @+1 {{'tfm.add' op adds gradients of tie group 'embeddings' after their reduction over data axis 'dp' (2 ranks) (Megatron-LM #844)}}
+  %sum = tfm.add %r1, %r2 : tensor<4x4xf32, #dist.layout<@mesh, cp = S(0)>>
+  return %sum, %sum : tensor<4x4xf32, #dist.layout<@mesh, cp = S(0)>>, tensor<4x4xf32, #dist.layout<@mesh, cp = S(0)>>
+}
+
+// -----
+
+// The same with the context axis reduced alone (no data axis): under
+// tfm.zero the context axis is one of the optimizer's and is checked.
+dist.mesh @mesh ["cp" = 2] roles [context]
+tfm.param @wte : tensor<8x4xf32> init normal(2.000000e-02) tie "embeddings"
+tfm.param @lm_head : tensor<8x4xf32> init normal(2.000000e-02) tie "embeddings"
+func.func @train_step(%g1: tensor<8x4xf32, #dist.layout<@mesh, cp = P>>, %g2: tensor<8x4xf32, #dist.layout<@mesh, cp = P>>) -> (tensor<4x4xf32, #dist.layout<@mesh, cp = S(0)>> {tfm.grad_of = @wte}, tensor<4x4xf32, #dist.layout<@mesh, cp = S(0)>> {tfm.grad_of = @lm_head}) attributes {tfm.train_step, tfm.zero, tfm.grad_uses = {wte = 1 : i64, lm_head = 1 : i64}} {
+  %c1 = tfm.scale %g1 by 1.0 {tfm.contributes = ["wte#0"]} : tensor<8x4xf32, #dist.layout<@mesh, cp = P>>
+  %c2 = tfm.scale %g2 by 1.0 {tfm.contributes = ["lm_head#0"]} : tensor<8x4xf32, #dist.layout<@mesh, cp = P>>
+  %r1, %r2 = dist.reduce_scatter_coalesced %c1, %c2 on @mesh["cp"] : (tensor<8x4xf32, #dist.layout<@mesh, cp = P>>, tensor<8x4xf32, #dist.layout<@mesh, cp = P>>) -> (tensor<4x4xf32, #dist.layout<@mesh, cp = S(0)>>, tensor<4x4xf32, #dist.layout<@mesh, cp = S(0)>>)
+  // expected-error @+1 {{'tfm.add' op adds gradients of tie group 'embeddings' after their reduction over context axis 'cp' (2 ranks) (Megatron-LM #844): sum the members' contributions first, then reduce once}}
+  %sum = tfm.add %r1, %r2 : tensor<4x4xf32, #dist.layout<@mesh, cp = S(0)>>
+  return %sum, %sum : tensor<4x4xf32, #dist.layout<@mesh, cp = S(0)>>, tensor<4x4xf32, #dist.layout<@mesh, cp = S(0)>>
+}
+
+// -----
+
 // An op between the reduction and the sum (here the scale of an unscaled
 // loss) hides nothing: the proof follows the contributions through it.
 dist.mesh @mesh ["dp" = 2] roles [data]

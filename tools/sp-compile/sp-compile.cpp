@@ -159,8 +159,8 @@ static cl::opt<double, false, FiniteParser>
                 cl::init(0.0), cl::cat(training));
 static cl::opt<std::string>
     zeroFlag("zero", cl::value_desc("int"),
-             cl::desc("With --dp: 1 shards the optimizer state over dp, "
-                      "ZeRO-1 (default 0)"),
+             cl::desc("With --dp and/or --cp: 1 shards the optimizer state "
+                      "over dp x cp, ZeRO-1 (default 0)"),
              cl::init("0"), cl::cat(training));
 static cl::opt<std::string> microBatchesFlag(
     "micro-batches", cl::value_desc("int"),

@@ -122,7 +122,7 @@ public:
   Type paramElementType(int64_t) const override {
     return Float32Type::get(ctx);
   }
-  int32_t zeroShardAxis(Value) const override { return -1; }
+  SmallVector<int32_t, 2> zeroShardAxes(Value) const override { return {}; }
   std::tuple<Value, Value, Value> pointerArrays(ValueRange,
                                                 ValueRange) override {
     return {null(), null(), null()};
@@ -265,10 +265,11 @@ TEST(RuntimeLowering, OptimizerOpsReadTheStepsHyperparameters) {
   EXPECT_EQ(emitter.calls[1],
             "sprt_op_adamw(null, ptr(%arg0), null, null, ptr(tfm.clip_scale), "
             "i64 8, hyperparameter lr, hyperparameter beta1, hyperparameter "
-            "beta2, hyperparameter eps, hyperparameter weight_decay, i32 -1)");
+            "beta2, hyperparameter eps, hyperparameter weight_decay, i32 -1, "
+            "i32 -1)");
   EXPECT_EQ(emitter.calls[2],
             "sprt_op_sgd(null, ptr(%arg0), ptr(tfm.clip_scale), i64 8, "
-            "hyperparameter lr, hyperparameter weight_decay, i32 -1)");
+            "hyperparameter lr, hyperparameter weight_decay, i32 -1, i32 -1)");
 }
 
 } // namespace

@@ -86,9 +86,11 @@ public:
   /// update with `master`): state table entry index after the moments
   /// (2 * #params + index for AdamW, index for SGD).
   virtual mlir::Value masterPointer(int64_t index) = 0;
-  /// The mesh axis over which a distributed optimizer shards this gradient
-  /// (its first dimension), or -1.
-  virtual int32_t zeroShardAxis(mlir::Value grad) const = 0;
+  /// The mesh axes over which a distributed optimizer slices this gradient
+  /// (its first dimension), nested outermost first (the data axis, then the
+  /// context axis); empty when it is not sliced.
+  virtual llvm::SmallVector<int32_t, 2>
+  zeroShardAxes(mlir::Value grad) const = 0;
 
   /// The workspace of `op` (WorkspaceOpInterface) as the runtime takes it:
   /// its pointer in the arena and its bytes (i64), or a null pointer and 0

@@ -174,10 +174,11 @@ static LogicalResult lowerOp(RecvOp o, RuntimeEmitter &e) {
 
 static LogicalResult lowerOp(AllGatherParamOp o, RuntimeEmitter &e) {
   auto t = cast<RankedTensorType>(o.getType());
+  std::optional<StringRef> within = o.getWithin();
   e.call("sprt_all_gather_param",
          {e.paramPointer(e.paramIndex(o.getParam())), e.i64(t.getNumElements()),
           e.i64(llvm::divideCeil(t.getElementTypeBitWidth(), 8)),
-          e.axisOf(o.getAxis())});
+          e.axisOf(o.getAxis()), within ? e.axisOf(*within) : e.i32(-1)});
   return success();
 }
 

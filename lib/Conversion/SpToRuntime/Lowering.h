@@ -109,7 +109,7 @@ public:
     tfm::ParamOp p = params[index]; // a handle: the const is not the IR's
     return p.getType().getElementType();
   }
-  int32_t zeroShardAxis(mlir::Value grad) const override;
+  llvm::SmallVector<int32_t, 2> zeroShardAxes(mlir::Value grad) const override;
   std::tuple<mlir::Value, mlir::Value, mlir::Value>
   pointerArrays(mlir::ValueRange inputs, mlir::ValueRange results) override;
   std::pair<mlir::Value, mlir::Value> workspace(mlir::Operation *op) override;

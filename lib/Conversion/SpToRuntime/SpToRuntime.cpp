@@ -371,16 +371,22 @@ std::pair<Value, Value> Lowering::workspace(Operation *op) {
   return {at, i64(it->second.second)};
 }
 
-int32_t Lowering::zeroShardAxis(Value grad) const {
-  if (!func->hasAttr(TfmDialect::ZeroAttrHelper::getNameStr()))
-    return -1;
-  MeshOp m = mesh; // a handle: the const of this method is not the IR's
-  std::optional<StringRef> data =
-      m ? m.getAxisWithRole(AxisRole::data) : std::nullopt;
+SmallVector<int32_t, 2> Lowering::zeroShardAxes(Value grad) const {
+  SmallVector<int32_t, 2> axes;
   LayoutAttr l = LayoutAttr::fromType(grad.getType());
-  return data && l && l.getSharding(*data) == Sharding::split(0)
-             ? axisIndex(*data)
-             : -1;
+  MeshOp m = mesh; // a handle: the const of this method is not the IR's
+  if (!func->hasAttr(TfmDialect::ZeroAttrHelper::getNameStr()) || !m || !l)
+    return axes;
+  // The data and context axes, in mesh order (sp-sync-grads nests the
+  // slices so: the first outermost).
+  for (Attribute a : m.getAxisNames()) {
+    StringRef name = cast<StringAttr>(a).getValue();
+    std::optional<AxisRole> role = m.getAxisRole(name);
+    if ((role == AxisRole::data || role == AxisRole::context) &&
+        l.getSharding(name) == Sharding::split(0))
+      axes.push_back(axisIndex(name));
+  }
+  return axes;
 }
 
 Value Lowering::hyperparameter(StringRef name) {
@@ -541,7 +547,12 @@ FailureOr<llvm::json::Object> Lowering::modelJson() {
   auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
   for (auto [result, param] : gradResults) {
     gradJson.push_back(param);
-    gradShardJson.push_back(zeroShardAxis(ret.getOperand(result)));
+    // -1 (not sliced), the axis, or the axes nested outermost first.
+    SmallVector<int32_t, 2> axes = zeroShardAxes(ret.getOperand(result));
+    if (axes.size() > 1)
+      gradShardJson.push_back(llvm::json::Array(axes));
+    else
+      gradShardJson.push_back(axes.empty() ? -1 : axes[0]);
   }
   Value ids = func.getArgument(0);
   // [s, b], or [M, s, b]: the micro-batch's global [s, b].

@@ -438,6 +438,13 @@ static int64_t paramDtypeCode(RuntimeEmitter &e, int64_t index) {
   return runtimeDtypeCode(e.paramElementType(index));
 }
 
+/// The `k`-th mesh axis (outermost first) over which a distributed
+/// optimizer slices gradient `grad`, or -1.
+static int64_t zeroAxis(RuntimeEmitter &e, Value grad, size_t k) {
+  SmallVector<int32_t, 2> axes = e.zeroShardAxes(grad);
+  return k < axes.size() ? axes[k] : -1;
+}
+
 static LogicalResult lowerOp(SgdUpdateOp o, RuntimeEmitter &e) {
   int64_t index = e.paramIndex(o.getParam());
   Value param = e.paramPointer(index);
@@ -446,13 +453,15 @@ static LogicalResult lowerOp(SgdUpdateOp o, RuntimeEmitter &e) {
            {e.masterPointer(index), param, e.i32(paramDtypeCode(e, index)),
             e.ptr(o.getGrad()), e.ptr(o.getScale()),
             e.i64(e.numElements(o.getGrad())), e.scalar(o.getLr()),
-            e.scalar(o.getWeightDecay()), e.i32(e.zeroShardAxis(o.getGrad()))});
+            e.scalar(o.getWeightDecay()), e.i32(zeroAxis(e, o.getGrad(), 0)),
+            e.i32(zeroAxis(e, o.getGrad(), 1))});
     return success();
   }
   e.call("sprt_op_sgd",
          {param, e.ptr(o.getGrad()), e.ptr(o.getScale()),
           e.i64(e.numElements(o.getGrad())), e.scalar(o.getLr()),
-          e.scalar(o.getWeightDecay()), e.i32(e.zeroShardAxis(o.getGrad()))});
+          e.scalar(o.getWeightDecay()), e.i32(zeroAxis(e, o.getGrad(), 0)),
+          e.i32(zeroAxis(e, o.getGrad(), 1))});
   return success();
 }
 
@@ -469,7 +478,8 @@ static LogicalResult lowerOp(AdamWUpdateOp o, RuntimeEmitter &e) {
                e.i64(e.numElements(o.getGrad())), e.scalar(o.getLr()),
                e.scalar(o.getBeta1()), e.scalar(o.getBeta2()),
                e.scalar(o.getEps()), e.scalar(o.getWeightDecay()),
-               e.i32(e.zeroShardAxis(o.getGrad()))});
+               e.i32(zeroAxis(e, o.getGrad(), 0)),
+               e.i32(zeroAxis(e, o.getGrad(), 1))});
   e.call(o.getMaster() ? "sprt_op_adamw_master" : "sprt_op_adamw", args);
   return success();
 }

@@ -304,14 +304,17 @@ void sprt_op_clip_scale(const float *sum_squares, double max_norm,
                         double loss_scale, float *scale, float *norm);
 /* Optimizer updates of n elements with the gradient times *scale. With a
  * distributed optimizer (shard_axis >= 0) the gradient and the state are
- * this rank's slice along the parameter's first dimension: the update
- * applies at param + coord(shard_axis) * n. */
+ * this rank's slice along the parameter's first dimension, sliced over
+ * shard_axis and, nested in its block, over inner_axis (>= 0: ZeRO-1 over
+ * the data and context axes; -1: none): the update applies at
+ * param + (coord(shard_axis) * size(inner_axis) + coord(inner_axis)) * n. */
 void sprt_op_sgd(float *param, const float *grad, const float *scale, int64_t n,
-                 double lr, double weight_decay, int32_t shard_axis);
+                 double lr, double weight_decay, int32_t shard_axis,
+                 int32_t inner_axis);
 void sprt_op_adamw(float *param, const float *grad, float *m, float *v,
                    const float *scale, int64_t n, double lr, double beta1,
                    double beta2, double eps, double weight_decay,
-                   int32_t shard_axis);
+                   int32_t shard_axis, int32_t inner_axis);
 /* Reduce-scatters `count` tensors along their first dimension in one
  * collective, summing: ins[i] holds sizes[i] elements of type dtype
  * (SPRT_DTYPE_F32 or SPRT_DTYPE_BF16, as sprt_all_reduce_coalesced), outs[i]
@@ -323,20 +326,23 @@ void sprt_reduce_scatter_coalesced(int32_t count, const void *const *ins,
                                    int64_t workspace_bytes);
 /* The same with the f32 master weight of the slice (n elements, optimizer
  * state) updated and its rounding stored into the bf16 / f16 parameter
- * (param_dtype: SPRT_DTYPE_*) at param + coord(shard_axis) * n elements
- * (sprt_*_master_f32). */
+ * (param_dtype: SPRT_DTYPE_*) at the slice's place (sprt_*_master_f32). */
 void sprt_op_sgd_master(float *master, void *param, int32_t param_dtype,
                         const float *grad, const float *scale, int64_t n,
-                        double lr, double weight_decay, int32_t shard_axis);
+                        double lr, double weight_decay, int32_t shard_axis,
+                        int32_t inner_axis);
 void sprt_op_adamw_master(float *master, void *param, int32_t param_dtype,
                           const float *grad, float *m, float *v,
                           const float *scale, int64_t n, double lr,
                           double beta1, double beta2, double eps,
-                          double weight_decay, int32_t shard_axis);
-/* Gathers, in place, every rank's slice (along the first dimension) of an
- * n-element tensor of elem_bytes-byte elements. */
+                          double weight_decay, int32_t shard_axis,
+                          int32_t inner_axis);
+/* Gathers over `axis`, in place, every rank's slice (along the first
+ * dimension) of an n-element region of elem_bytes-byte elements: the
+ * tensor at data, or with within >= 0 this rank's block of it over that
+ * axis (data + coord(within) * n elements; -1: none). */
 void sprt_all_gather_param(void *data, int64_t n, int64_t elem_bytes,
-                           int32_t axis);
+                           int32_t axis, int32_t within);
 
 /* Copies one f32 from device memory to the host, on the current stream (the
  * step's scalar outputs: loss, gradient norm). */

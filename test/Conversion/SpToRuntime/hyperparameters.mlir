@@ -35,7 +35,7 @@ func.func @train_step(%ids: tensor<4x2xi64>, %labels: tensor<4x2xi64>)
   %wd = tfm.hyperparameter weight_decay default 0.0
   // No constant stands in for a hyperparameter.
   // CHECK-NOT: llvm.mlir.constant({{.*}} : f64)
-  // CHECK: llvm.call @sprt_op_sgd(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[LR]], %[[WD]], %{{.*}}) : (!llvm.ptr, !llvm.ptr, !llvm.ptr, i64, f64, f64, i32) -> ()
+  // CHECK: llvm.call @sprt_op_sgd(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[LR]], %[[WD]], %{{.*}}, %{{.*}}) : (!llvm.ptr, !llvm.ptr, !llvm.ptr, i64, f64, f64, i32, i32) -> ()
   tfm.sgd_update @w, %g scale %scale lr %lr weight_decay %wd
       : tensor<8xf32>, tensor<f32>
   return %loss, %norm, %g : tensor<f32>, tensor<f32>, tensor<8xf32>

@@ -203,7 +203,8 @@ dist::verifyLayoutOnMesh(Type type, MeshOp mesh,
   return success();
 }
 
-static LogicalResult verifyAllGatherParam(AllGatherParamOp op, int64_t n,
+static LogicalResult verifyAllGatherParam(AllGatherParamOp op, MeshOp mesh,
+                                          int64_t n,
                                           SymbolTableCollection &symbolTable);
 
 LogicalResult
@@ -237,7 +238,7 @@ dist::verifyCollectiveSymbolUses(CollectiveOpInterface op,
     if (failed(checkType(v.getType(), "result", i)))
       return failure();
   if (auto gather = dyn_cast<AllGatherParamOp>(o))
-    return verifyAllGatherParam(gather, *size, symbolTable);
+    return verifyAllGatherParam(gather, mesh, *size, symbolTable);
   if (isa<RingAttentionOp, RingAttentionGradOp>(o) &&
       failed(verifyRingAttentionAxis(o, mesh, op.getMeshAxis())))
     return failure();
@@ -482,7 +483,8 @@ LogicalResult ReduceScatterCoalescedOp::verifyWithAxisSize(int64_t n) {
 /// AllGatherParamOp::verifyWithAxisSize, with the symbol tables of the
 /// verification sweep (a lookup without them scans the module, once per
 /// parameter gathered).
-static LogicalResult verifyAllGatherParam(AllGatherParamOp op, int64_t n,
+static LogicalResult verifyAllGatherParam(AllGatherParamOp op, MeshOp mesh,
+                                          int64_t n,
                                           SymbolTableCollection &symbolTable) {
   if (failed(verifyTensorSize(op, op.getType(), "type")))
     return failure();
@@ -494,12 +496,22 @@ static LogicalResult verifyAllGatherParam(AllGatherParamOp op, int64_t n,
     return op.emitOpError() << "the first dimension of " << t
                             << " is not divisible by the size of axis '"
                             << op.getAxis() << "' (" << n << ")";
+  if (std::optional<StringRef> within = op.getWithin()) {
+    if (*within == op.getAxis())
+      return op.emitOpError() << "gathers over axis '" << op.getAxis()
+                              << "' within the blocks of the same axis";
+    if (mesh && !mesh.getAxisSize(*within))
+      return op.emitOpError()
+             << "'within' axis '" << *within << "' is not an axis of mesh @"
+             << mesh.getSymName();
+  }
   return success();
 }
 
 LogicalResult AllGatherParamOp::verifyWithAxisSize(int64_t n) {
   SymbolTableCollection symbolTable;
-  return verifyAllGatherParam(*this, n, symbolTable);
+  auto mesh = symbolTable.lookupNearestSymbolFrom<MeshOp>(*this, getMeshAttr());
+  return verifyAllGatherParam(*this, mesh, n, symbolTable);
 }
 
 LogicalResult AllToAllOp::verifyWithAxisSize(int64_t n) {

@@ -102,7 +102,9 @@ private:
   const PipelineSchedule *schedule;
   mutable MeshOp mesh;
   SmallVector<StringRef> axes;
-  /// Axes with the data role.
+  /// The axes the gradients are summed over last, tie groups first: the
+  /// data axis and, under a distributed optimizer (tfm.zero, which shards
+  /// over it too), the context axis.
   uint64_t dataAxes = 0;
   llvm::StringMap<StringAttr> tieGroups;
   DenseMap<Value, Abstract> values;
@@ -116,10 +118,14 @@ bool dist::hasGradientRecord(func::FuncOp func) {
 Prover::Prover(ArrayRef<func::FuncOp> funcs, MeshOp mesh,
                const PipelineSchedule *schedule)
     : funcs(funcs), schedule(schedule), mesh(mesh) {
+  bool zero = llvm::any_of(funcs, [](func::FuncOp f) {
+    return f->hasAttr(tfm::TfmDialect::ZeroAttrHelper::getNameStr());
+  });
   if (mesh)
     for (auto [i, a] : llvm::enumerate(mesh.getAxisNames())) {
       axes.push_back(cast<StringAttr>(a).getValue());
-      if (mesh.getAxisRole(axes.back()) == AxisRole::data)
+      std::optional<AxisRole> role = mesh.getAxisRole(axes.back());
+      if (role == AxisRole::data || (zero && role == AxisRole::context))
         dataAxes |= uint64_t(1) << i;
     }
   auto module = funcs.front()->getParentOfType<ModuleOp>();
@@ -184,19 +190,20 @@ LogicalResult Prover::checkTieSum(Operation *op, Key a, const Term &ta, Key b,
   if (!reduced)
     return success();
   StringRef axis = axes[llvm::countr_zero(reduced)];
+  StringRef role =
+      mesh.getAxisRole(axis) == AxisRole::context ? "context" : "data";
   if (copies)
     return op->emitOpError()
            << "adds the gradients of @" << pa << "'s copies on pipeline stages "
            << std::min(a.first, b.first) << " and "
-           << std::max(a.first, b.first)
-           << " after their reduction over data axis '" << axis << "' ("
-           << *mesh.getAxisSize(axis)
+           << std::max(a.first, b.first) << " after their reduction over "
+           << role << " axis '" << axis << "' (" << *mesh.getAxisSize(axis)
            << " ranks) (Megatron-LM #844): exchange and add the stages' "
               "contributions first, then reduce once";
   return op->emitOpError()
          << "adds gradients of tie group '" << group.getValue()
-         << "' after their reduction over data axis '" << axis << "' ("
-         << *mesh.getAxisSize(axis)
+         << "' after their reduction over " << role << " axis '" << axis
+         << "' (" << *mesh.getAxisSize(axis)
          << " ranks) (Megatron-LM #844): sum the members' contributions "
             "first, then reduce once";
 }

@@ -272,15 +272,26 @@ struct SpOptimizerPass : dist::impl::SpOptimizerPassBase<SpOptimizerPass> {
     Value weightDecayValue =
         hyperparameter(HyperparameterKind::weight_decay, weightDecay);
 
-    // A distributed optimizer shards over the data axis (sp-sync-grads
-    // marks the step tfm.zero only when the mesh has one).
-    std::optional<StringRef> data =
-        mesh ? mesh.getAxisWithRole(AxisRole::data) : std::nullopt;
-    bool zero = data.has_value() &&
-                step->hasAttr(tfm::TfmDialect::ZeroAttrHelper::getNameStr());
-    auto sliced = [&](Value g) {
-      return zero && shardingOf(g, *data) == Sharding::split(0);
+    // A distributed optimizer shards over the data and context axes
+    // (sp-sync-grads marks the step tfm.zero only when the mesh has one):
+    // a gradient S(0) over some of them is this rank's slice, nested in
+    // mesh order (the first axis outermost).
+    SmallVector<StringRef, 2> zeroAxes;
+    if (mesh && step->hasAttr(tfm::TfmDialect::ZeroAttrHelper::getNameStr()))
+      for (Attribute a : mesh.getAxisNames()) {
+        StringRef name = cast<StringAttr>(a).getValue();
+        std::optional<AxisRole> role = mesh.getAxisRole(name);
+        if (role == AxisRole::data || role == AxisRole::context)
+          zeroAxes.push_back(name);
+      }
+    auto slicedOver = [&](Value g) {
+      SmallVector<StringRef, 2> axes;
+      for (StringRef a : zeroAxes)
+        if (shardingOf(g, a) == Sharding::split(0))
+          axes.push_back(a);
+      return axes;
     };
+    auto sliced = [&](Value g) { return !slicedOver(g).empty(); };
     // Under ZeRO-1 a bf16 / f16 model's sliced parameters are stored in
     // their low precision and the optimizer keeps their f32 master slices.
     SmallVector<FlatSymbolRefAttr> candidates;
@@ -288,18 +299,21 @@ struct SpOptimizerPass : dist::impl::SpOptimizerPassBase<SpOptimizerPass> {
       if (sliced(g) && masterWeights == "sharded")
         candidates.push_back(param);
     DenseSet<Attribute> masters = shardMasterWeights(module, candidates);
-    // With a distributed optimizer each replica updated one slice of the
-    // parameter: gather the slices back (once per parameter).
-    SmallVector<std::pair<FlatSymbolRefAttr, Type>> gathers;
+    // With a distributed optimizer each rank updated one slice of the
+    // parameter: gather the slices back (once per parameter), the
+    // innermost axis first, within this rank's block of the axes outside
+    // it.
+    SmallVector<std::tuple<FlatSymbolRefAttr, Type, SmallVector<StringRef, 2>>>
+        gathers;
     // The type each parameter is read with (its last read), from one walk.
     DenseMap<Attribute, Type> readTypes;
-    if (zero)
+    if (!zeroAxes.empty())
       step.walk([&](GetParamOp get) {
         readTypes[get.getNameAttr()] = get.getType();
       });
     for (auto [param, g] : grads) {
       if (sliced(g))
-        gathers.push_back({param, readTypes.lookup(param)});
+        gathers.push_back({param, readTypes.lookup(param), slicedOver(g)});
       UnitAttr master =
           masters.contains(param.getAttr()) ? b.getUnitAttr() : UnitAttr();
       if (optimizer == "sgd")
@@ -311,10 +325,22 @@ struct SpOptimizerPass : dist::impl::SpOptimizerPassBase<SpOptimizerPass> {
                                 weightDecayValue);
     }
 
-    for (auto [param, type] : gathers)
-      b.create<AllGatherParamOp>(loc, param,
-                                 FlatSymbolRefAttr::get(mesh.getSymNameAttr()),
-                                 b.getStringAttr(*data), TypeAttr::get(type));
+    for (auto &[param, type, axes] : gathers) {
+      // The region gathered over axes[k]: the parameter's block of the
+      // axes before it (this rank's), whose first dimension is the whole
+      // one's divided by their ranks.
+      auto whole = cast<RankedTensorType>(type);
+      for (int64_t k = int64_t(axes.size()) - 1; k >= 0; --k) {
+        SmallVector<int64_t> shape(whole.getShape());
+        for (int64_t j = 0; j < k; ++j)
+          shape[0] /= *mesh.getAxisSize(axes[j]);
+        auto region = whole.clone(shape);
+        b.create<AllGatherParamOp>(
+            loc, param, meshRef, b.getStringAttr(axes[k]),
+            k > 0 ? b.getStringAttr(axes[k - 1]) : StringAttr(),
+            TypeAttr::get(region));
+      }
+    }
 
     // (loss, grad_norm, grad...): the norm goes in second place.
     SmallVector<Value> results{ret.getOperand(0), clip.getNorm()};

@@ -30,11 +30,46 @@ static int64_t bytesOf(Value g, Type type) {
   return *checkedByteSize(cast<RankedTensorType>(g.getType()).clone(type));
 }
 
-/// Whether a distributed optimizer can shard `g` over `axis`: its first
-/// dimension divides evenly.
-static bool shardable(Value g, MeshOp mesh, StringRef axis) {
+/// Whether `g`'s first dimension divides into `n` slices.
+static bool divides(Value g, int64_t n) {
   auto t = cast<RankedTensorType>(g.getType());
-  return t.getRank() >= 1 && t.getDimSize(0) % *mesh.getAxisSize(axis) == 0;
+  return t.getRank() >= 1 && t.getDimSize(0) % n == 0;
+}
+
+/// The ranks of `axes` together.
+static int64_t ranksOf(MeshOp mesh, ArrayRef<StringRef> axes) {
+  int64_t n = 1;
+  for (StringRef a : axes)
+    n *= *mesh.getAxisSize(a);
+  return n;
+}
+
+/// "'dp'", or "'dp' x 'cp'".
+static std::string axesText(ArrayRef<StringRef> axes) {
+  std::string text;
+  for (StringRef a : axes)
+    text += (text.empty() ? "'" : " x '") + a.str() + "'";
+  return text;
+}
+
+/// The axes a distributed optimizer over `zeroAxes` (mesh order: its data
+/// axis, then its context axis) slices gradient `g` over, nested in that
+/// order (the first outermost): every one of them `g` is partial over when
+/// its first dimension divides by their ranks together; else the data axis
+/// alone (`data`, when `g` is partial there and it divides); else none.
+static SmallVector<StringRef, 2> sliceAxes(Value g, MeshOp mesh,
+                                           ArrayRef<StringRef> zeroAxes,
+                                           std::optional<StringRef> data) {
+  SmallVector<StringRef, 2> axes;
+  for (StringRef a : zeroAxes)
+    if (shardingOf(g, a).isPartial())
+      axes.push_back(a);
+  if (axes.empty() || divides(g, ranksOf(mesh, axes)))
+    return axes;
+  if (data && llvm::is_contained(axes, *data) &&
+      divides(g, *mesh.getAxisSize(*data)))
+    return {*data};
+  return {};
 }
 
 /// `g` as a tensor of `reduced` elements for its reduction: `g` itself when
@@ -52,12 +87,14 @@ static Value narrowed(OpBuilder &b, Location loc, Value g, Type reduced) {
   return b.create<tfm::ConvertOp>(loc, t.clone(reduced), g);
 }
 
-/// Reduces, over `axis`, the gradients (result indices `grads`) that are
-/// partial there, in buckets of at most `bucketBytes` (as reduced). With
-/// `bf16`, f32 gradients are converted to bf16 before the reduction and
-/// back to f32 after it.
+/// Reduces, over `axis`, the gradients that are partial there and that
+/// `take` accepts (by result index), in buckets of at most `bucketBytes` (as
+/// reduced): all-reduced, or with `scatter` reduce-scattered along their
+/// first dimension. With `bf16`, f32 gradients are converted to bf16 before
+/// the reduction and back to f32 after it.
 static void reduceOver(func::ReturnOp ret, MeshOp mesh, StringRef axis,
-                       int64_t bucketBytes, bool scatter, Type bf16) {
+                       int64_t bucketBytes, bool scatter, Type bf16,
+                       function_ref<bool(unsigned)> take) {
   OpBuilder b(ret);
   SmallVector<unsigned> pending;
   DenseSet<Value> pendingValues;
@@ -136,8 +173,8 @@ static void reduceOver(func::ReturnOp ret, MeshOp mesh, StringRef axis,
     if (!func.getResultAttr(i, tfm::TfmDialect::GradOfAttrHelper::getNameStr()))
       continue;
     Value g = ret.getOperand(i);
-    if (scatter && !shardable(g, mesh, axis))
-      continue; // all-reduced by the next call
+    if (!take(i))
+      continue;
     if (!shardingOf(g, axis).isPartial() || pendingValues.contains(g))
       continue;
     // A bucket whose bytes would pass int64 is full too.
@@ -152,44 +189,84 @@ static void reduceOver(func::ReturnOp ret, MeshOp mesh, StringRef axis,
   flush();
 }
 
-/// ZeRO-1 over `axis`: warns, in one diagnostic at the step (each parameter
-/// named once per module), of the parameters whose partial gradient cannot
-/// be sharded there (its first dimension does not divide by the axis size):
-/// their gradients are all-reduced and their optimizer state (and a
-/// low-precision model's f32 master) stay whole on every replica, which
-/// costs the memory the user asked ZeRO to save.
-static void warnUnshardable(func::ReturnOp ret, MeshOp mesh, StringRef axis,
-                            DenseSet<Attribute> &warned) {
+/// ZeRO-1 over `zeroAxes`: warns, in one diagnostic at the step per kind
+/// (each parameter named once per module), of the parameters whose partial
+/// gradient cannot be sliced over all of them (its first dimension does not
+/// divide by their ranks together; `slices` gives each result's axes): those
+/// sliced over the data axis alone keep their optimizer state (and a
+/// low-precision model's f32 master) replicated over the others, those
+/// sliced over none all-reduce their gradients and keep it whole on every
+/// rank, which costs the memory the user asked ZeRO to save.
+static void
+warnUnshardable(func::ReturnOp ret, MeshOp mesh, ArrayRef<StringRef> zeroAxes,
+                const DenseMap<unsigned, SmallVector<StringRef, 2>> &slices,
+                DenseSet<Attribute> &warned) {
   auto func = ret->getParentOfType<func::FuncOp>();
-  SmallVector<std::string> found;
+  // Parameters sliced over some of the axes (the data axis alone), and over
+  // none.
+  SmallVector<std::string> some, none;
+  SmallVector<StringRef, 2> someAxes;
   for (unsigned i = 0; i < ret.getNumOperands(); ++i) {
     auto param = func.getResultAttrOfType<FlatSymbolRefAttr>(
         i, tfm::TfmDialect::GradOfAttrHelper::getNameStr());
     Value g = ret.getOperand(i);
-    if (!param || !shardingOf(g, axis).isPartial() ||
-        shardable(g, mesh, axis) || !warned.insert(param).second)
+    auto partial = llvm::count_if(
+        zeroAxes, [&](StringRef a) { return shardingOf(g, a).isPartial(); });
+    if (!param || partial == 0 ||
+        int64_t(slices.lookup(i).size()) == partial ||
+        !warned.insert(param).second)
       continue;
     auto t = cast<RankedTensorType>(g.getType());
-    found.push_back("@" + param.getValue().str() + " (" +
-                    (t.getRank() ? std::to_string(t.getDimSize(0))
-                                 : std::string("a scalar")) +
-                    ")");
+    std::string entry = "@" + param.getValue().str() + " (" +
+                        (t.getRank() ? std::to_string(t.getDimSize(0))
+                                     : std::string("a scalar")) +
+                        ")";
+    SmallVector<StringRef, 2> axes = slices.lookup(i);
+    if (axes.empty()) {
+      none.push_back(entry);
+    } else {
+      some.push_back(entry);
+      someAxes = axes;
+    }
   }
-  if (found.empty())
-    return;
   constexpr size_t shown = 4;
-  InFlightDiagnostic diag = func.emitWarning()
-                            << "sp-sync-grads: ZeRO-1 cannot shard "
-                            << found.size() << " parameter"
-                            << (found.size() == 1 ? "" : "s") << " over '"
-                            << axis << "' (" << *mesh.getAxisSize(axis)
-                            << " ranks), whose first dimension does not "
-                               "divide by it: ";
-  llvm::interleaveComma(ArrayRef(found).take_front(shown), diag);
-  if (found.size() > shown)
-    diag << " and " << found.size() - shown << " more";
-  diag << "; their gradients are all-reduced and their optimizer state and "
-          "master weights stay whole on every rank of the axis";
+  auto list = [&](InFlightDiagnostic &diag, ArrayRef<std::string> found) {
+    llvm::interleaveComma(found.take_front(shown), diag);
+    if (found.size() > shown)
+      diag << " and " << found.size() - shown << " more";
+  };
+  auto parameters = [](size_t n) {
+    return std::to_string(n) + " parameter" + (n == 1 ? "" : "s");
+  };
+  int64_t all = ranksOf(mesh, zeroAxes);
+  if (!some.empty()) {
+    SmallVector<StringRef, 2> rest;
+    for (StringRef a : zeroAxes)
+      if (!llvm::is_contained(someAxes, a))
+        rest.push_back(a);
+    InFlightDiagnostic diag =
+        func.emitWarning()
+        << "sp-sync-grads: ZeRO-1 shards " << parameters(some.size())
+        << " over " << axesText(someAxes) << " (" << ranksOf(mesh, someAxes)
+        << " ranks) only, not over " << axesText(zeroAxes) << " (" << all
+        << " ranks), whose first dimension does not divide by " << all << ": ";
+    list(diag, some);
+    diag << "; their gradients are all-reduced over " << axesText(rest)
+         << " and their optimizer state and master weights are replicated "
+            "over it";
+  }
+  if (!none.empty()) {
+    InFlightDiagnostic diag = func.emitWarning()
+                              << "sp-sync-grads: ZeRO-1 cannot shard "
+                              << parameters(none.size()) << " over "
+                              << axesText(zeroAxes) << " (" << all
+                              << " ranks), whose first dimension does not "
+                                 "divide by it: ";
+    list(diag, none);
+    diag << "; their gradients are all-reduced and their optimizer state and "
+            "master weights stay whole on every rank of the "
+         << (zeroAxes.size() > 1 ? "axes" : "axis");
+  }
 }
 
 /// The key of the copies of one weight: its tie group, else its symbol.
@@ -329,28 +406,49 @@ struct SpSyncGradsPass : dist::impl::SpSyncGradsPassBase<SpSyncGradsPass> {
       }
       exchangeCopies(stages, mesh, *pipeline);
     }
-    // Model-parallel axes first, data parallelism last.
+    // Model-parallel axes first, data parallelism last. A distributed
+    // optimizer (ZeRO-1) shards over the data and context axes together
+    // (Megatron's data-parallel group with context parallelism): those are
+    // reduced last, in mesh order, each gradient reduce-scattered over the
+    // axes that slice it (sliceAxes), nested in that order.
     std::optional<StringRef> data = mesh.getAxisWithRole(AxisRole::data);
-    SmallVector<StringRef> order;
-    for (Attribute a : mesh.getAxisNames())
-      if (cast<StringAttr>(a).getValue() != data)
-        order.push_back(cast<StringAttr>(a).getValue());
-    if (data)
+    std::optional<StringRef> context = mesh.getAxisWithRole(AxisRole::context);
+    SmallVector<StringRef> zeroAxes, order;
+    for (Attribute a : mesh.getAxisNames()) {
+      StringRef name = cast<StringAttr>(a).getValue();
+      if (zero == 1 && (name == data || name == context))
+        zeroAxes.push_back(name);
+      else if (name != data)
+        order.push_back(name);
+    }
+    if (zero != 1 && data)
       order.push_back(*data);
+    order.append(zeroAxes);
     DenseSet<Attribute> warned;
     module.walk([&](func::ReturnOp ret) {
-      for (StringRef axis : order) {
-        bool distributed = zero == 1 && axis == data;
-        if (distributed) {
-          warnUnshardable(ret, mesh, axis, warned);
-          reduceOver(ret, mesh, axis, bucketBytes, /*scatter=*/true, bf16);
-        }
-        reduceOver(ret, mesh, axis, bucketBytes, /*scatter=*/false, bf16);
+      auto func = ret->getParentOfType<func::FuncOp>();
+      // Each gradient's slicing, from its layouts before any reduction.
+      DenseMap<unsigned, SmallVector<StringRef, 2>> slices;
+      if (!zeroAxes.empty()) {
+        for (unsigned i = 0; i < ret.getNumOperands(); ++i)
+          if (func.getResultAttr(
+                  i, tfm::TfmDialect::GradOfAttrHelper::getNameStr()))
+            slices[i] = sliceAxes(ret.getOperand(i), mesh, zeroAxes, data);
+        warnUnshardable(ret, mesh, zeroAxes, slices, warned);
       }
-      if (zero == 1 && data)
-        ret->getParentOfType<func::FuncOp>()->setAttr(
-            tfm::TfmDialect::ZeroAttrHelper::getNameStr(),
-            UnitAttr::get(ret.getContext()));
+      for (StringRef axis : order) {
+        auto slicedHere = [&](unsigned i) {
+          return llvm::is_contained(slices.lookup(i), axis);
+        };
+        if (llvm::is_contained(zeroAxes, axis))
+          reduceOver(ret, mesh, axis, bucketBytes, /*scatter=*/true, bf16,
+                     slicedHere);
+        reduceOver(ret, mesh, axis, bucketBytes, /*scatter=*/false, bf16,
+                   [&](unsigned i) { return !slicedHere(i); });
+      }
+      if (!zeroAxes.empty())
+        func->setAttr(tfm::TfmDialect::ZeroAttrHelper::getNameStr(),
+                      UnitAttr::get(ret.getContext()));
     });
     if (stages.size() > 1)
       for (func::FuncOp f : stages)

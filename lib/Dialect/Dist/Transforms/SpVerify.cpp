@@ -89,11 +89,13 @@ static LogicalResult verifyResults(func::ReturnOp ret, MeshOp mesh,
     Sharding want = layout ? layout.getSharding(axis) : Sharding();
     if (got == want)
       continue;
-    // A distributed optimizer (ZeRO-1) gets each replica's slice of the
-    // summed gradient: reduced, then split along the first dimension.
+    // A distributed optimizer (ZeRO-1) gets each rank's slice of the
+    // summed gradient: reduced, then split along the first dimension over
+    // the data and context axes.
+    std::optional<AxisRole> role = mesh.getAxisRole(axis);
     if (func->hasAttr(tfm::TfmDialect::ZeroAttrHelper::getNameStr()) &&
-        mesh.getAxisRole(axis) == AxisRole::data && want.isReplicated() &&
-        got == Sharding::split(0))
+        (role == AxisRole::data || role == AxisRole::context) &&
+        want.isReplicated() && got == Sharding::split(0))
       continue;
     if (got.isPartial())
       return ret.emitOpError()

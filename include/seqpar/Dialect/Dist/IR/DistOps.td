@@ -295,21 +295,33 @@ def Dist_AllGatherParamOp : Dist_CollectiveOp<"all_gather_param", [
   let description = [{
     With a distributed optimizer (ZeRO-1) each rank of the axis updates one
     slice of the parameter's first dimension; this op gathers every rank's
-    slice so that all hold the whole (local) parameter again.
+    slice so that all hold the whole (local) parameter again. The type is
+    the region gathered: the parameter as this function reads it, or, with
+    `within`, this rank's block of it along the first dimension over that
+    outer axis (ZeRO-1 over the data and context axes slices the parameter
+    over both, nested: the block of the data axis is sliced again over the
+    context axis; the slices are gathered within each block first, then the
+    blocks).
 
     ```mlir
+    dist.all_gather_param @w on @mesh["dp"] : tensor<64x32xf32>
+    // dp = 2, cp = 2: this rank's dp block (rows 32 * coord(dp) + [0, 32)),
+    // then the whole parameter.
+    dist.all_gather_param @w on @mesh["cp"] within "dp" : tensor<32x32xf32>
     dist.all_gather_param @w on @mesh["dp"] : tensor<64x32xf32>
     ```
 
     **Constraints**
     - the mesh exists and has the axis;
-    - the symbol names a `tfm.param`; the type is how this function reads
-      it, and its first dimension is divisible by the axis size.
+    - the symbol names a `tfm.param`; the type's first dimension is
+      divisible by the axis size;
+    - `within`, when given, is another axis of the mesh.
   }];
   let arguments = (ins FlatSymbolRefAttr:$param, FlatSymbolRefAttr:$mesh,
-                       StrAttr:$axis, TypeAttrOf<Dist_Tensor>:$type);
+                       StrAttr:$axis, OptionalAttr<StrAttr>:$within,
+                       TypeAttrOf<Dist_Tensor>:$type);
   let assemblyFormat = [{
-    $param `on` $mesh `[` $axis `]` attr-dict `:` $type
+    $param `on` $mesh `[` $axis `]` (`within` $within^)? attr-dict `:` $type
   }];
 }
 

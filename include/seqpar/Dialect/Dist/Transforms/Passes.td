@@ -21,7 +21,12 @@ def SpOptimizerPass : Pass<"sp-optimizer", "::mlir::ModuleOp"> {
     `min(1, grad-clip / (norm + 1e-6))` (torch's clip_grad_norm_). `adamw`
     is torch.optim.AdamW (fp32 moments kept by the runtime per shard),
     `sgd` plain SGD. The gradients stay results so the runtime can dump
-    them (before the update). A step that already has an update (or the
+    them (before the update). Under ZeRO-1 (`tfm.zero`) a gradient split
+    `S(0)` over the data and / or context axis is this rank's slice (nested
+    in mesh order): its update applies to that slice and the parameter is
+    all-gathered back (`dist.all_gather_param`), the innermost axis first
+    within this rank's block of the outer one (`within`), then the outer.
+    A step that already has an update (or the
     `tfm.optimizer` mark the pass sets) is an error: the pass runs once.
     The hyperparameters (`lr`, `beta1`, `beta2`, `eps`, `weight-decay`,
     `grad-clip`) are inputs of the step, one `tfm.hyperparameter` each (only
@@ -30,13 +35,13 @@ def SpOptimizerPass : Pass<"sp-optimizer", "::mlir::ModuleOp"> {
 
     Sharded master weights (Megatron's distributed optimizer): under ZeRO-1
     (`tfm.zero`) with a bf16 / f16 model (`tfm.precision`), a parameter
-    whose gradient is a dp slice and whose every read is converted to the
+    whose gradient is a ZeRO slice and whose every read is converted to the
     model's precision (tfm-master-weights' f32 master weight) becomes a
     bf16 / f16 parameter read directly (the converts go), its update gets
     `master` (the runtime keeps the f32 master slice with the moments and
     stores its rounding into the parameter's slice) and the bf16 / f16
-    parameter is all-gathered: 2 + 12/dp bytes per parameter with AdamW
-    instead of 4 + 8/dp, and half the gathered bytes. Other parameters keep
+    parameter is all-gathered: 2 + 12/(dp x cp) bytes per parameter with
+    AdamW instead of 4 + 8/(dp x cp), and half the gathered bytes. Other parameters keep
     their f32 master weight. `master-weights=replicated` keeps them all.
   }];
   let options = [
@@ -221,11 +226,17 @@ def SpSyncGradsPass : Pass<"sp-sync-grads", "::mlir::ModuleOp"> {
     copy of a weight (its tie group, summed by autodiff) are complete
     before the data-parallel reduction (Megatron-LM #844). Gradients are
     coalesced into buckets of at most `bucket-bytes` per axis, one
-    `dist.all_reduce_coalesced` per bucket. With `zero=1` the dp reduction
-    of every gradient whose first (local) dimension the dp size divides is a
-    `dist.reduce_scatter_coalesced` instead (marked `tfm.zero` on the
-    function): sp-optimizer then updates one slice per replica and
-    all-gathers the parameter. With `grad-reduce-dtype=bf16` each bucket
+    `dist.all_reduce_coalesced` per bucket. With `zero=1` (a distributed
+    optimizer, ZeRO-1; the function is marked `tfm.zero`) the data and
+    context axes (by role; Megatron's data-parallel group with context
+    parallelism) are reduced last, in mesh order, and a gradient partial
+    over them is reduce-scattered (`dist.reduce_scatter_coalesced`) over
+    each in turn along its first dimension, nested (dp = S(0), then
+    cp = S(0) on dp's slice): when its first (local) dimension divides by
+    their ranks together, else over the data axis alone when that divides
+    it (all-reduced over the context axis), else all-reduced; one warning
+    per kind names those not sliced over all of them. sp-optimizer then
+    updates one slice per rank and all-gathers the parameter back. With `grad-reduce-dtype=bf16` each bucket
     is reduced in bf16 (as Megatron-LM offers): each f32 gradient is
     converted (`tfm.convert`, rounding) to bf16 before its reduction, the
     coalesced op sums bf16 (half the bytes on the wire; `bucket-bytes`
@@ -240,8 +251,8 @@ def SpSyncGradsPass : Pass<"sp-sync-grads", "::mlir::ModuleOp"> {
            "The most bytes one coalesced all-reduce carries">,
     Option<"zero", "zero", "int64_t", "0",
            "1: a distributed optimizer (ZeRO-1): gradients are "
-           "reduce-scattered over dp along their first dimension, so each "
-           "replica updates (and keeps optimizer state for) one slice">,
+           "reduce-scattered over dp and cp along their first dimension, so "
+           "each rank updates (and keeps optimizer state for) one slice">,
     Option<"gradReduceDtype", "grad-reduce-dtype", "std::string", "\"f32\"",
            "The element type of the reductions: f32 (default), or bf16 "
            "(each bucket converted to bf16, reduced in bf16, converted back "

@@ -1,0 +1,71 @@
+"""Checks for zero-cp.test (ZeRO-1 over the data and context axes):
+
+  tensors A B --rtol R
+      A's and B's tensors (safetensors dumps: parameters or gradients) have
+      the same names and shapes and, per tensor, a relative error
+      ||a - b|| / ||b|| (Frobenius) of at most R; prints the largest and
+      the tensor it is in, "SAME" or "DIFFERENT"; exits 1 on a difference.
+  state A.jsonl B.jsonl --ratio K
+      the optimizer-state bytes rank 0 measured (the last JSONL line's
+      memory "by_category" optimizer_state) in A are K times those in B,
+      exactly; prints both and the ratio; exits 1 otherwise.
+"""
+import argparse
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+import seqpar_e2e as e2e
+
+
+def tensors(args):
+    a, b = e2e.read_safetensors(args.a), e2e.read_safetensors(args.b)
+    if sorted(a) != sorted(b):
+        print(f"DIFFERENT names: {sorted(set(a) ^ set(b))}")
+        return 1
+    worst, where = 0.0, "-"
+    for name in sorted(a):
+        if a[name][0] != b[name][0]:
+            print(f"DIFFERENT shapes of {name}: {a[name][0]} vs {b[name][0]}")
+            return 1
+        err = e2e.frob_rel_err(a[name][1], b[name][1])
+        if err > worst or where == "-":
+            worst, where = err, name
+    ok = worst <= args.rtol
+    print(f"{len(a)} tensors: largest relative difference {worst:.2e} "
+          f"({where}): {'SAME' if ok else 'DIFFERENT'}")
+    return 0 if ok else 1
+
+
+def state_bytes(path):
+    with open(path) as f:
+        lines = [l for l in f if l.strip()]
+    return json.loads(lines[-1])["memory"]["by_category"]["optimizer_state"]
+
+
+def state(args):
+    a, b = state_bytes(args.a), state_bytes(args.b)
+    ok = a == args.ratio * b
+    print(f"optimizer_state {a} vs {b} bytes: ratio {a / b:g} "
+          f"{'ok' if ok else 'MISMATCH'}")
+    return 0 if ok else 1
+
+
+def main():
+    p = argparse.ArgumentParser()
+    sub = p.add_subparsers(dest="cmd", required=True)
+    t = sub.add_parser("tensors")
+    t.add_argument("a")
+    t.add_argument("b")
+    t.add_argument("--rtol", type=float, required=True)
+    s = sub.add_parser("state")
+    s.add_argument("a")
+    s.add_argument("b")
+    s.add_argument("--ratio", type=int, required=True)
+    args = p.parse_args()
+    return tensors(args) if args.cmd == "tensors" else state(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
