@@ -212,8 +212,7 @@ warnUnshardable(func::ReturnOp ret, MeshOp mesh, ArrayRef<StringRef> zeroAxes,
     Value g = ret.getOperand(i);
     auto partial = llvm::count_if(
         zeroAxes, [&](StringRef a) { return shardingOf(g, a).isPartial(); });
-    if (!param || partial == 0 ||
-        int64_t(slices.lookup(i).size()) == partial ||
+    if (!param || partial == 0 || int64_t(slices.lookup(i).size()) == partial ||
         !warned.insert(param).second)
       continue;
     auto t = cast<RankedTensorType>(g.getType());
