@@ -16,6 +16,13 @@
       the optimizer-state bytes rank 0 measured (the last JSONL line's
       memory "by_category" optimizer_state) in A are K times those in B,
       exactly; prints both and the ratio; exits 1 otherwise.
+  comm REPORT.json METRICS.jsonl
+      the bytes per mesh axis that `--report comm` gives the step (every
+      collective, in and outside the layers) equal those rank 0 measured
+      (each JSONL line's "bytes_sent"); prints both per axis and the bytes
+      of the ZeRO collectives (the gradients' reduce-scatters and the
+      parameters' all-gathers, each over all of their axes); exits 1 on a
+      difference.
 """
 import argparse
 import json
@@ -71,6 +78,28 @@ def state(args):
     return 0 if ok else 1
 
 
+def comm(args):
+    report = json.load(open(args.report))
+    collectives = [c for layer in report["layers"] for c in layer["collectives"]]
+    collectives += report["outside_layers"]["collectives"]
+    planned, zero = {}, {}
+    for c in collectives:
+        planned[c["axis"]] = planned.get(c["axis"], 0) + c["bytes_sent"]
+        if c["op"] in ("dist.reduce_scatter_coalesced", "dist.all_gather_param"):
+            zero[c["op"]] = zero.get(c["op"], 0) + c["bytes_sent"]
+    with open(args.metrics) as f:
+        steps = [json.loads(l) for l in f if l.strip()]
+    ok = bool(steps)
+    for s in steps:
+        measured = {a: b for a, b in s["bytes_sent"].items() if b}
+        ok &= measured == {a: b for a, b in planned.items() if b}
+    print(f"report {dict(sorted(planned.items()))}, measured "
+          f"{dict(sorted(steps[0]['bytes_sent'].items())) if steps else '-'} "
+          f"per step ({len(steps)} steps); zero collectives "
+          f"{dict(sorted(zero.items()))}: {'ok' if ok else 'MISMATCH'}")
+    return 0 if ok else 1
+
+
 def main():
     p = argparse.ArgumentParser()
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -83,8 +112,11 @@ def main():
     s.add_argument("a")
     s.add_argument("b")
     s.add_argument("--ratio", type=int, required=True)
+    c = sub.add_parser("comm")
+    c.add_argument("report")
+    c.add_argument("metrics")
     args = p.parse_args()
-    return tensors(args) if args.cmd == "tensors" else state(args)
+    return {"tensors": tensors, "state": state, "comm": comm}[args.cmd](args)
 
 
 if __name__ == "__main__":
