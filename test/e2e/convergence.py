@@ -66,6 +66,10 @@ def main():
     p.add_argument("--cp", type=int, default=1,
                    help="the parallel run adds context parallelism over this "
                    "many ranks (tp=2 + SP inside each)")
+    p.add_argument("--cp-attention", default="allgather",
+                   choices=["allgather", "ring"],
+                   help="context parallelism's attention variant of the "
+                   "parallel run (with --cp)")
     p.add_argument("--pp", type=int, default=1,
                    help="the parallel run adds pipeline parallelism over this "
                    "many stages (tp=2 + SP inside each)")
@@ -74,19 +78,25 @@ def main():
                    "one; gradient accumulation on one rank): the global batch "
                    "is the same")
     args = p.parse_args()
+    ring = args.cp > 1 and args.cp_attention == "ring"
     other = ((f"pp={args.pp} M={args.micro_batches} " if args.pp > 1 else "") +
-             (f"cp={args.cp} " if args.cp > 1 else "") + "tp=2 sp")
+             (f"cp={args.cp} " if args.cp > 1 else "") +
+             ("ring " if ring else "") + "tp=2 sp")
     what = ((f"pp={args.pp} ({args.micro_batches} micro-batches) + "
              if args.pp > 1 else "") +
-            (f"cp={args.cp} + " if args.cp > 1 else "") + "tp=2 + SP")
+            (f"cp={args.cp} " + ("(ring) " if ring else "") + "+ "
+             if args.cp > 1 else "") + "tp=2 + SP")
 
     with tempfile.TemporaryDirectory() as tmp:
         model = import_model(args.config, tmp)
         curves, norms = {}, {}
         for name, tp, sp, cp, pp in (("tp=1", 1, False, 1, 1),
                                      (other, 2, True, args.cp, args.pp)):
+            extra = (["--cp-attention", args.cp_attention]
+                     if cp > 1 else [])
             records, _ = train(model, tmp, name, tp, sp, args.steps, cp=cp,
-                               pp=pp, micro_batches=args.micro_batches)
+                               pp=pp, micro_batches=args.micro_batches,
+                               compile_extra=extra)
             curves[name] = [r["loss"] for r in records]
             norms[name] = [r["grad_norm"] for r in records]
 

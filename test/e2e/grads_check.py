@@ -22,9 +22,13 @@ PP > 1 compiles it with --pp PP pipeline stages (TP x DP x CP x PP ranks;
 printed "pp=PP"); each gradient is dumped from the stage owning it.
 --run-flags passes flags through to every run of the program (e.g.
 --run-flags="--data FILE --pack-documents"); the dumped position_ids then
-reach the torch reference. --expect-spanning-document asserts from them that
-some document crosses a cp chunk boundary of every cp in the configurations
-(a chunk starting inside a document).
+reach the torch reference. --compile-flags passes flags to the compiles of
+every configuration but the first, which stays the plain base (e.g.
+--compile-flags="--recompute full": the recomputing programs must equal the
+one-rank run without it; printed after the configuration).
+--expect-spanning-document asserts from them that some document crosses a
+cp chunk boundary of every cp in the configurations (a chunk starting
+inside a document).
 Prints one line per configuration and a final summary line; exits 1 on any
 failure."""
 import argparse
@@ -182,6 +186,10 @@ def main():
     p.add_argument("--run-flags", default="",
                    help="flags for every run of the program, one string "
                    "(--run-flags=\"--data FILE --pack-documents\")")
+    p.add_argument("--compile-flags", default="",
+                   help="flags for the compiles of every configuration but "
+                   "the first (the base), one string "
+                   "(--compile-flags=\"--recompute full\")")
     p.add_argument("--cp-attention", default="allgather",
                    choices=["allgather", "ring"],
                    help="context parallelism's attention variant for the "
@@ -214,7 +222,7 @@ def main():
         ok = True
         base = None  # (tokens, grads) of the first configuration
         models = {1: model}  # by micro-batches: imported with --batch / M
-        for tp, dp, sp, zero, cp, mb, pp in configs:
+        for i, (tp, dp, sp, zero, cp, mb, pp) in enumerate(configs):
             if args.batch % mb:
                 print(f"--batch {args.batch} is not a multiple of {mb} micro-batches")
                 return 1
@@ -224,7 +232,8 @@ def main():
             grads, outs, params, grads_f, out_f = run_step(
                 models[mb], tmp, tp, dp, sp, zero, init, cp=cp, mb=mb, pp=pp,
                 compile_extra=(["--cp-attention", args.cp_attention]
-                               if cp > 1 else []),
+                               if cp > 1 else [])
+                + (shlex.split(args.compile_flags) if i else []),
                 launch_extra=shlex.split(args.run_flags))
             problems = []
             parts = [f"loss {outs['loss'][1][0]:.7f}"]
@@ -280,7 +289,8 @@ def main():
                     problems.append("gradients differ from torch autograd's:\n" + out)
 
             ok &= not problems
-            print(f"{name} {label(tp, dp, sp, zero, cp, mb, pp)}: {', '.join(parts)} "
+            flags = f" {args.compile_flags}" if i and args.compile_flags else ""
+            print(f"{name} {label(tp, dp, sp, zero, cp, mb, pp)}{flags}: {', '.join(parts)} "
                   f"{'OK' if not problems else 'MISMATCH'}")
             for prob in problems:
                 print(f"  {prob.rstrip()}")

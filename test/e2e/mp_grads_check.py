@@ -9,8 +9,8 @@ parameters from the reference; for each (tp, dp, sp) of tp {1, 2 with
 and dumps its gradients and parameters as F32 (--dump-dtype f32) and its
 tokens and loss. Checks, per tensor, relative error ||a - b|| / ||b||
 (Frobenius):
-  (a) every configuration's gradients equal the one-rank run's (same
-      precision, same tokens) to --rtol-ranks: the partitionings sum their
+  (a) every configuration's loss and gradients equal the one-rank run's
+      (same precision, same tokens) to --rtol-ranks: the partitionings sum their
       fp32 partial products in other orders, so a bf16 result can round the
       other way here and there;
   (b) the one-rank run and the tp=2 + SP dp=2 run equal reference.py
@@ -21,6 +21,9 @@ tokens and loss. Checks, per tensor, relative error ||a - b|| / ||b||
       would let it pass;
   (c) the fp32 master parameters after the step equal init - lr * grad to
       --update-rtol.
+--configs TP,DP,SP,ZERO[,CP] replaces those configurations (the first is
+the base of (a)), --torch names the ones checked in (b), and --cp-attention
+picks context parallelism's variant for those with CP > 1.
 Prints one line per configuration and a final summary line; exits 1 on any
 failure. Helpers are grads_check.py's (run_step, torch_compare, ...)."""
 import argparse
@@ -31,8 +34,15 @@ import tempfile
 sys.path.insert(0, os.path.dirname(__file__))
 import grads_check as gc  # noqa: E402
 
-CONFIGS = [(1, 1, False, 0), (2, 1, True, 0), (1, 2, False, 0), (2, 2, True, 0)]
-TORCH_CONFIGS = {(1, 1, False, 0), (2, 2, True, 0)}
+CONFIGS = [(1, 1, False, 0, 1), (2, 1, True, 0, 1), (1, 2, False, 0, 1),
+           (2, 2, True, 0, 1)]
+TORCH_CONFIGS = {(1, 1, False, 0, 1), (2, 2, True, 0, 1)}
+
+
+def parse(c):
+    f = c.split(",")
+    return (int(f[0]), int(f[1]), f[2] == "1", int(f[3]),
+            int(f[4]) if len(f) > 4 else 1)
 
 
 def main():
@@ -49,7 +59,19 @@ def main():
                    help="gradients of each configuration against the one-rank run's")
     p.add_argument("--update-rtol", type=float, default=1e-6,
                    help="parameters after the SGD step against init - lr * grad")
+    p.add_argument("--configs", nargs="+", metavar="TP,DP,SP,ZERO[,CP]",
+                   help="the configurations to run, the first being the base "
+                   "of (a) (default: tp {1, 2 + SP} x dp {1, 2})")
+    p.add_argument("--torch", nargs="*", metavar="TP,DP,SP,ZERO[,CP]",
+                   help="the configurations compared with the reference "
+                   "(default: tp=1 dp=1 and tp=2 dp=2 sp=on)")
+    p.add_argument("--cp-attention", default="allgather",
+                   choices=["allgather", "ring"],
+                   help="context parallelism's variant for CP > 1")
     args = p.parse_args()
+    configs = [parse(c) for c in args.configs] if args.configs else CONFIGS
+    torch_configs = ({parse(c) for c in args.torch} if args.torch is not None
+                     else TORCH_CONFIGS)
     name = os.path.basename(args.config).replace(".json", "")
     mp = ["--precision", args.precision]
     scale = ["--loss-scale", f"{args.loss_scale:g}"] if args.loss_scale != 1.0 else []
@@ -58,9 +80,11 @@ def main():
         config, init, init_t, model = gc.scrambled_model(args.config, tmp, args.seq, args.batch)
         ok = True
         base = None  # (tokens, grads) of the one-rank run
-        for tp, dp, sp, zero in CONFIGS:
+        for tp, dp, sp, zero, cp in configs:
             grads, outs, params, grads_f, out_f = gc.run_step(
-                model, tmp, tp, dp, sp, zero, init, compile_extra=mp,
+                model, tmp, tp, dp, sp, zero, init, cp=cp,
+                compile_extra=mp + (["--cp-attention", args.cp_attention]
+                                    if cp > 1 else []),
                 launch_extra=["--dump-dtype", "f32"] + scale)
             problems = []
             parts = [f"loss {outs['loss'][1][0]:.7f}"]
@@ -69,16 +93,20 @@ def main():
             # (a) the same gradients as the one-rank run, on the same tokens.
             tokens = (outs["input_ids"], outs["labels"])
             if base is None:
-                base = (tokens, grads)
+                base = (tokens, grads, outs["loss"][1][0])
                 parts.append(f"{len(grads)} gradients")
             else:
                 if tokens != base[0]:
                     problems.append("its tokens differ from the one-rank run's")
+                lerr = gc.e2e.rel_err(outs["loss"][1][0], base[2])
+                parts.append(f"loss vs {gc.label(*configs[0])} rel err {lerr:.1e}")
+                if not lerr <= args.rtol_ranks:
+                    problems.append(f"the loss differs from {gc.label(*configs[0])}'s by {lerr:.1e}")
                 errs = gc.grads_vs(grads, base[1], shared)
                 m = max(errs.values()) if errs else float("inf")
-                parts.append(f"grads vs {gc.label(*CONFIGS[0])} max rel err {m:.1e}")
+                parts.append(f"grads vs {gc.label(*configs[0])} max rel err {m:.1e}")
                 if not m <= args.rtol_ranks:
-                    problems.append(f"gradients differ from {gc.label(*CONFIGS[0])}'s: {gc.worst(errs)}")
+                    problems.append(f"gradients differ from {gc.label(*configs[0])}'s: {gc.worst(errs)}")
 
             # (c) one SGD step on the fp32 master parameters.
             uerrs = gc.sgd_update_errors(init_t, grads, params, shared)
@@ -89,7 +117,7 @@ def main():
                                 f"{gc.worst(uerrs)}")
 
             # (b) the reference's emulation of the precision, and fp32's.
-            if (tp, dp, sp, zero) in TORCH_CONFIGS:
+            if (tp, dp, sp, zero, cp) in torch_configs:
                 good, err, out = gc.torch_compare(config, init, grads_f, out_f, args.rtol, mp + scale)
                 _, err32, _ = gc.torch_compare(config, init, grads_f, out_f, args.rtol)
                 if err is not None:
@@ -102,7 +130,7 @@ def main():
                     problems.append(f"no closer to the {args.precision} reference than to fp32's")
 
             ok &= not problems
-            print(f"{name} {args.precision} {gc.label(tp, dp, sp, zero)}: {', '.join(parts)} "
+            print(f"{name} {args.precision} {gc.label(tp, dp, sp, zero, cp)}: {', '.join(parts)} "
                   f"{'OK' if not problems else 'MISMATCH'}")
             for prob in problems:
                 print(f"  {prob.rstrip()}")

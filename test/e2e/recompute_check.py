@@ -1,11 +1,12 @@
 """Activation recompute (sp-compile --recompute) changes what the backward
 keeps, not what it computes, and lowers the memory a step needs.
 
-    recompute_check.py CONFIG.json --tp T [--dp D] [--zero Z] [--seq S]
+    recompute_check.py CONFIG.json --tp T [--dp D] [--zero Z] [--cp C
+                       [--cp-attention allgather|ring]] [--seq S]
                        [--batch B] [--steps K] [--rtol R]
 
-For each policy (none, selective, full) a training program (tp x dp with
-sequence parallelism, AdamW) runs K steps from the same seed and dumps its
+For each policy (none, selective, full) a training program (tp x dp (x cp)
+with sequence parallelism, AdamW) runs K steps from the same seed and dumps its
 loss and its gradients (--dump-grads, the last step's, before the update).
 Checks:
   (a) every step's loss and every gradient tensor equal policy none's to
@@ -32,6 +33,9 @@ p.add_argument("config")
 p.add_argument("--tp", type=int, required=True)
 p.add_argument("--dp", type=int, default=1)
 p.add_argument("--zero", type=int, default=0)
+p.add_argument("--cp", type=int, default=1)
+p.add_argument("--cp-attention", default="allgather",
+               choices=["allgather", "ring"])
 p.add_argument("--seq", type=int, default=32)
 p.add_argument("--batch", type=int, default=4)
 p.add_argument("--steps", type=int, default=3)
@@ -59,7 +63,8 @@ def metrics(path):
 
 
 name = os.path.basename(args.config).replace(".json", "")
-mesh = (f"tp={args.tp}" + (f" dp={args.dp}" if args.dp > 1 else "")
+mesh = ((f"cp={args.cp} {args.cp_attention} " if args.cp > 1 else "")
+        + f"tp={args.tp}" + (f" dp={args.dp}" if args.dp > 1 else "")
         + " sp" + (f" zero={args.zero}" if args.zero else ""))
 ok = True
 with tempfile.TemporaryDirectory() as tmp:
@@ -71,10 +76,12 @@ with tempfile.TemporaryDirectory() as tmp:
         extra = ["--train", "--recompute", policy]
         if args.zero:
             extra += ["--zero", str(args.zero)]
+        if args.cp > 1:
+            extra += ["--cp", str(args.cp), "--cp-attention", args.cp_attention]
         e2e.compile_model(model, prog, args.tp, args.dp, True, extra)
         log = os.path.join(tmp, f"{policy}.jsonl")
         grads = os.path.join(tmp, f"{policy}.safetensors")
-        e2e.launch(prog, args.tp * args.dp, "--steps", str(args.steps),
+        e2e.launch(prog, args.tp * args.dp * args.cp, "--steps", str(args.steps),
                    "--seed", "7", "--data", DATA, "--log", log,
                    "--dump-grads", grads)
         lines = metrics(log)

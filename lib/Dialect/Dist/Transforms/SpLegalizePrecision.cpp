@@ -16,7 +16,8 @@
 // verifier relates its operand and result types sees them all in f32, but
 // for the input of a fused all-gather + GEMM, which stays in its storage
 // precision: the runtime gathers it so (half the bytes) and widens it after
-// the gather. A
+// the gather. dist.ring_attention_grad reads its forward's output as the
+// forward computed it (f32, like the lse beside it), not narrowed. A
 // wrapped op has no bf16/f16 tensor left and the converts are byte movers:
 // a second run finds nothing to do.
 //
@@ -76,6 +77,29 @@ static bool isPartial(Type t) {
   return false;
 }
 
+/// The f32 output of the dist.ring_attention whose backward `use` reads, if
+/// `use` is dist.ring_attention_grad's `result` operand and reads that
+/// output narrowed to its storage type. The backward takes D = rowsum(dout
+/// * out) from it against the f32 lse of the same rows: an out rounded to
+/// bf16 would shift each row's softmax gradient by its rounding error (the
+/// one-device attention's backward recomputes the probabilities in f32 and
+/// has no such term). Kept in f32 like lse, at the cost of a wider kept
+/// output.
+static Value ringOutputInF32(OpOperand &use) {
+  auto grad = dyn_cast<RingAttentionGradOp>(use.getOwner());
+  if (!grad || &use != &grad.getResultMutable())
+    return {};
+  auto narrowed = use.get().getDefiningOp<tfm::ConvertOp>();
+  if (!narrowed)
+    return {};
+  Value out = narrowed.getInput();
+  auto forward = out.getDefiningOp<RingAttentionOp>();
+  if (!forward || out != forward.getResult() ||
+      !cast<RankedTensorType>(out.getType()).getElementType().isF32())
+    return {};
+  return out;
+}
+
 /// Converts the bf16/f16 operands of `op` to f32 before it, retypes its
 /// bf16/f16 results to f32 and converts them back after it. A partial
 /// result is not rounded: it is one rank's contribution to a sum, which
@@ -99,6 +123,10 @@ static void computeInF32(Operation *op, const DenseSet<Operation *> &wrapped) {
     RankedTensorType type = lowPrecision(use.get().getType());
     if (!type || gathersInStoragePrecision(use))
       continue;
+    if (Value out = ringOutputInF32(use)) {
+      use.set(out);
+      continue;
+    }
     Value &wide = widened[use.get()];
     if (!wide)
       wide = convert(use.get(), type.clone(f32));

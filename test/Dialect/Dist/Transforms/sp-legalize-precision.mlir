@@ -191,3 +191,35 @@ func.func @partial_grad(%dy: tensor<4x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>,
   %dw32 = tfm.convert %dw : tensor<8xbf16, #dist.layout<@mesh, tp = P>> -> tensor<8xf32, #dist.layout<@mesh, tp = P>>
   return %dx, %dw32, %dw : tensor<4x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>, tensor<8xf32, #dist.layout<@mesh, tp = P>>, tensor<8xbf16, #dist.layout<@mesh, tp = P>>
 }
+
+// -----
+
+// Ring attention in bf16: the forward computes in f32 and its output is
+// narrowed for its other users (%use), but its backward reads the f32
+// output itself, with the f32 lse of the same rows (D = rowsum(dout * out)
+// from a rounded output would shift each row's softmax gradient); the
+// other operands are widened as usual.
+// CHECK-LABEL: func.func @ring
+// CHECK: %[[O32:.*]], %[[L:.*]] = dist.ring_attention {{.*}} -> (tensor<8x2x32xf32, #dist.layout<@mesh, cp = S(0, zigzag)>>, tensor<8x2x2xf32, #dist.layout<@mesh, cp = S(0, zigzag)>>)
+// CHECK-NEXT: %[[O:.*]] = tfm.convert %[[O32]] : tensor<8x2x32xf32, #dist.layout<@mesh, cp = S(0, zigzag)>> -> tensor<8x2x32xbf16, #dist.layout<@mesh, cp = S(0, zigzag)>>
+// CHECK: tfm.convert %[[O]] : {{.*}}xbf16{{.*}} -> {{.*}}xf32
+// CHECK-NEXT: tfm.gelu
+// CHECK-NOT: tfm.convert %[[O]]
+// CHECK: dist.ring_attention_grad %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[O32]], %[[L]] on @mesh["cp"]
+// CHECK-NOT: tfm.convert %[[O]]
+// CHECK: return
+dist.mesh @mesh ["cp" = 2] roles [context]
+func.func @ring(%q: tensor<8x2x32xbf16, #dist.layout<@mesh, cp = S(0, zigzag)>>,
+                %k: tensor<8x2x32xbf16, #dist.layout<@mesh, cp = S(0, zigzag)>>,
+                %v: tensor<8x2x32xbf16, #dist.layout<@mesh, cp = S(0, zigzag)>>,
+                %dy: tensor<8x2x32xbf16, #dist.layout<@mesh, cp = S(0, zigzag)>>)
+    -> (tensor<8x2x32xbf16, #dist.layout<@mesh, cp = S(0, zigzag)>>, tensor<8x2x32xbf16, #dist.layout<@mesh, cp = S(0, zigzag)>>) {
+  %o, %lse = dist.ring_attention %q, %k, %v on @mesh["cp"] heads 2 kv_heads 2 head_dim 16 {causal}
+      : (tensor<8x2x32xbf16, #dist.layout<@mesh, cp = S(0, zigzag)>>, tensor<8x2x32xbf16, #dist.layout<@mesh, cp = S(0, zigzag)>>, tensor<8x2x32xbf16, #dist.layout<@mesh, cp = S(0, zigzag)>>)
+      -> (tensor<8x2x32xbf16, #dist.layout<@mesh, cp = S(0, zigzag)>>, tensor<8x2x2xf32, #dist.layout<@mesh, cp = S(0, zigzag)>>)
+  %use = tfm.gelu %o approximate tanh : tensor<8x2x32xbf16, #dist.layout<@mesh, cp = S(0, zigzag)>>
+  %dq, %dk, %dv = dist.ring_attention_grad %dy, %q, %k, %v, %o, %lse on @mesh["cp"] heads 2 kv_heads 2 head_dim 16 {causal}
+      : (tensor<8x2x32xbf16, #dist.layout<@mesh, cp = S(0, zigzag)>>, tensor<8x2x32xbf16, #dist.layout<@mesh, cp = S(0, zigzag)>>, tensor<8x2x32xbf16, #dist.layout<@mesh, cp = S(0, zigzag)>>, tensor<8x2x32xbf16, #dist.layout<@mesh, cp = S(0, zigzag)>>, tensor<8x2x32xbf16, #dist.layout<@mesh, cp = S(0, zigzag)>>, tensor<8x2x2xf32, #dist.layout<@mesh, cp = S(0, zigzag)>>)
+      -> (tensor<8x2x32xbf16, #dist.layout<@mesh, cp = S(0, zigzag)>>, tensor<8x2x32xbf16, #dist.layout<@mesh, cp = S(0, zigzag)>>, tensor<8x2x32xbf16, #dist.layout<@mesh, cp = S(0, zigzag)>>)
+  return %use, %dq : tensor<8x2x32xbf16, #dist.layout<@mesh, cp = S(0, zigzag)>>, tensor<8x2x32xbf16, #dist.layout<@mesh, cp = S(0, zigzag)>>
+}

@@ -340,6 +340,10 @@ def SpLegalizePrecisionPass
     An optimizer update (ParamUpdateOpInterface) writes its parameter in
     place in the parameter's type and is left as it is: the policy keeps f32
     master weights, and convert-sp-to-runtime refuses a bf16 update.
+    `dist.ring_attention_grad` reads its forward's output unrounded (the
+    f32 result of `dist.ring_attention`, kept like the f32 `lse` beside it):
+    its D = rowsum(dout * out) must come from the output the lse describes,
+    or each row's softmax gradient shifts by the output's rounding error.
     Function arguments and results and the ops' attributes are unchanged;
     an f32 program is unchanged, and a second run changes nothing.
     Runs before sp-plan-buffers (the converts' results need arena space);
