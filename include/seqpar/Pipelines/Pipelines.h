@@ -8,7 +8,7 @@
 //              sp-legalize-precision, sp-plan-buffers,
 //              [convert-sp-to-runtime]
 //   train:     [tfm-precision], sp-partition, [sp-pipeline],
-//              tfm-master-weights,
+//              tfm-master-weights, tfm-eval-step,
 //              tfm-autodiff, [sp-recompute], sp-sync-grads, sp-optimizer,
 //              sp-verify, [sp-fuse-collective-matmul],
 //              sp-legalize-precision, sp-plan-buffers,
@@ -140,7 +140,8 @@ std::optional<std::string> checkPipelineOptions(const PipelineOptions &options,
 void buildPartitionStage(mlir::OpPassManager &pm,
                          const PipelineOptions &options);
 
-/// The training passes after sp-partition: tfm-master-weights, tfm-autodiff,
+/// The training passes after sp-partition: tfm-master-weights, tfm-eval-step,
+/// tfm-autodiff,
 /// sp-recompute (unless recompute is none), sp-sync-grads, sp-optimizer and
 /// sp-verify.
 void buildTrainStage(mlir::OpPassManager &pm, const PipelineOptions &options);

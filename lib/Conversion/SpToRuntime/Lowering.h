@@ -67,6 +67,13 @@ public:
   int64_t getArenaBytes() const { return arenaBytes; }
   unsigned getNumScalars() const { return numScalars; }
   int64_t getMicroBatches() const { return microBatches; }
+  /// Makes this function's arena (and workspace) large enough for `other`,
+  /// which runs in the same arena (an evaluation step beside its train
+  /// step).
+  void shareArena(const Lowering &other) {
+    arenaBytes = std::max(arenaBytes, other.arenaBytes);
+    workspaceBytes = std::max(workspaceBytes, other.workspaceBytes);
+  }
 
   // RuntimeEmitter, through which each op's RuntimeLoweringOpInterface
   // emits its calls.

@@ -339,6 +339,10 @@ struct SpSyncGradsPass : dist::impl::SpSyncGradsPassBase<SpSyncGradsPass> {
       order.push_back(*data);
     DenseSet<Attribute> warned;
     module.walk([&](func::ReturnOp ret) {
+      // An evaluation step (tfm-eval-step) returns no gradients.
+      if (ret->getParentOp()->hasAttr(
+              tfm::TfmDialect::EvalStepAttrHelper::getNameStr()))
+        return;
       for (StringRef axis : order) {
         bool distributed = zero == 1 && axis == data;
         if (distributed) {
