@@ -172,6 +172,8 @@ void seqpar::buildTrainStage(OpPassManager &pm,
   opt.gradClip = options.gradClip;
   opt.masterWeights = options.masterWeights;
   pm.addPass(dist::createSpOptimizerPass(opt));
+  if (options.overlapGradReductions)
+    pm.addPass(dist::createSpOverlapGradReductionsPass());
   pm.addPass(dist::createSpVerifyPass());
 }
 
@@ -249,7 +251,7 @@ void seqpar::registerPipelines() {
       "tfm-master-weights, tfm-eval-step, tfm-autodiff, sp-recompute, "
       "sp-micro-batches, "
       "sp-sync-grads, "
-      "sp-optimizer, sp-verify, "
+      "sp-optimizer, sp-overlap-grad-reductions, sp-verify, "
       "sp-fuse-collective-matmul, sp-legalize-precision, sp-plan-buffers "
       "[, convert-sp-to-runtime]",
       /*train=*/true, buildTrainPipeline);
