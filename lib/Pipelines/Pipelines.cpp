@@ -140,6 +140,9 @@ void seqpar::buildTrainStage(OpPassManager &pm,
                              const PipelineOptions &options) {
   // A bf16 / f16 model trains f32 master weights (no-op on f32 models).
   pm.addPass(tfm::createTfmMasterWeightsPass());
+  // The forward without dropout, for validation, before autodiff consumes
+  // the forward (and after the master weights, whose reads it shares).
+  pm.addPass(tfm::createTfmEvalStepPass());
   pm.addPass(tfm::createTfmAutodiffPass());
   // Right after the backward is built: the passes after it treat the copies
   // it places in the backward as any other op.
@@ -169,6 +172,8 @@ void seqpar::buildTrainStage(OpPassManager &pm,
   opt.gradClip = options.gradClip;
   opt.masterWeights = options.masterWeights;
   pm.addPass(dist::createSpOptimizerPass(opt));
+  if (options.overlapGradReductions)
+    pm.addPass(dist::createSpOverlapGradReductionsPass());
   pm.addPass(dist::createSpVerifyPass());
 }
 
@@ -243,9 +248,10 @@ void seqpar::registerPipelines() {
       "sp-train-pipeline",
       "sp-compile --train's pipeline: [tfm-precision,] sp-partition, "
       "[sp-pipeline,] "
-      "tfm-master-weights, tfm-autodiff, sp-recompute, sp-micro-batches, "
+      "tfm-master-weights, tfm-eval-step, tfm-autodiff, sp-recompute, "
+      "sp-micro-batches, "
       "sp-sync-grads, "
-      "sp-optimizer, sp-verify, "
+      "sp-optimizer, sp-overlap-grad-reductions, sp-verify, "
       "sp-fuse-collective-matmul, sp-legalize-precision, sp-plan-buffers "
       "[, convert-sp-to-runtime]",
       /*train=*/true, buildTrainPipeline);

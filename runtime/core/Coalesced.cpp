@@ -20,6 +20,8 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 using namespace sprt;
 
@@ -133,4 +135,106 @@ sprt_reduce_scatter_coalesced(int32_t count, const void *const *ins,
     copyBytes(outs[i], from, block);
     from += block;
   }
+}
+
+namespace {
+/// Copies `bytes` bytes of each of `srcs` after one another into `packed`.
+void pack(char *packed, const void *const *srcs, const int64_t *bytes,
+          int32_t count) {
+  for (int32_t i = 0; i < count; ++i) {
+    copyBytes(packed, srcs[i], bytes[i]);
+    packed += bytes[i];
+  }
+}
+
+/// The (destination, bytes) of each of `count` results.
+std::vector<std::pair<void *, int64_t>>
+destinations(void *const *outs, const int64_t *bytes, int32_t count) {
+  std::vector<std::pair<void *, int64_t>> d;
+  for (int32_t i = 0; i < count; ++i)
+    d.push_back({outs[i], bytes[i]});
+  return d;
+}
+
+/// Copies consecutive pieces of `packed` to `to`.
+void unpack(const char *packed,
+            const std::vector<std::pair<void *, int64_t>> &to) {
+  for (const auto &[dst, bytes] : to) {
+    copyBytes(dst, packed, bytes);
+    packed += bytes;
+  }
+}
+} // namespace
+
+extern "C" int64_t
+sprt_all_reduce_coalesced_start(int32_t count, const void *const *ins,
+                                void *const *outs, const int64_t *sizes,
+                                int32_t dtype, int32_t kind, int32_t axis,
+                                void *workspace, int64_t workspace_bytes) {
+  TraceSpan span("all_reduce_coalesced_start", axis);
+  const char *fn = "sprt_all_reduce_coalesced_start";
+  ElemType type = elemType(dtype, fn);
+  if (kind != SPRT_SUM)
+    throw std::invalid_argument(
+        "sprt: sprt_all_reduce_coalesced_start reduces by a sum only, got "
+        "kind " +
+        std::to_string(kind));
+  int64_t eb = elemBytes(type), total = 0;
+  std::vector<int64_t> bytes;
+  for (int32_t i = 0; i < count; ++i) {
+    total += sizes[i];
+    bytes.push_back(sizes[i] * eb);
+  }
+  // The operands are packed now (they may die here); the bucket is reduced
+  // in place and unpacked into the results when it completes.
+  char *buffer = takeWorkspace("all_reduce_coalesced", fn, workspace,
+                               workspace_bytes, total * eb);
+  pack(buffer, ins, bytes.data(), count);
+  int64_t size = sprt_axis_size(axis);
+  countBytes(axis, 2 * (total * eb / size) * (size - 1));
+  CommHandle request = mesh().comm(axis).startAllReduce(buffer, buffer, total,
+                                                        ReduceOp::Sum, type);
+  return trackStarted(
+      std::move(request),
+      [buffer, to = destinations(outs, bytes.data(), count)]() {
+        unpack(buffer, to);
+      },
+      axis);
+}
+
+extern "C" int64_t
+sprt_reduce_scatter_coalesced_start(int32_t count, const void *const *ins,
+                                    void *const *outs, const int64_t *sizes,
+                                    int32_t dtype, int32_t axis,
+                                    void *workspace, int64_t workspace_bytes) {
+  TraceSpan span("reduce_scatter_coalesced_start", axis);
+  const char *fn = "sprt_reduce_scatter_coalesced_start";
+  ElemType type = elemType(dtype, fn);
+  int64_t n = sprt_axis_size(axis), total = 0, eb = elemBytes(type);
+  std::vector<int64_t> blocks;
+  for (int32_t i = 0; i < count; ++i) {
+    total += sizes[i];
+    blocks.push_back(sizes[i] / n * eb);
+  }
+  // As sprt_reduce_scatter_coalesced packs several: rank r's block of
+  // every operand in order, then this rank's reduced blocks.
+  char *packed = takeWorkspace("reduce_scatter_coalesced", fn, workspace,
+                               workspace_bytes, (total + total / n) * eb);
+  char *mine = packed + total * eb;
+  char *at = packed;
+  for (int64_t r = 0; r < n; ++r)
+    for (int32_t i = 0; i < count; ++i) {
+      copyBytes(at, static_cast<const char *>(ins[i]) + r * blocks[i],
+                blocks[i]);
+      at += blocks[i];
+    }
+  countBytes(axis, total / n * (n - 1) * eb);
+  CommHandle request =
+      mesh().comm(axis).startReduceScatter(packed, mine, total / n, type);
+  return trackStarted(
+      std::move(request),
+      [mine, to = destinations(outs, blocks.data(), count)]() {
+        unpack(mine, to);
+      },
+      axis);
 }

@@ -129,6 +129,18 @@ int64_t track(std::unique_ptr<Pending> p, bool blocking) {
   return 0;
 }
 
+} // namespace
+
+int64_t sprt::trackStarted(std::unique_ptr<CommRequest> request,
+                           std::function<void()> finish, int32_t axis) {
+  auto p = std::make_unique<Pending>();
+  p->request = std::move(request);
+  p->finish = std::move(finish);
+  p->axis = axis;
+  return track(std::move(p), /*blocking=*/false);
+}
+
+namespace {
 /// Gathers `in` along `dim` into `out`; a strided `dim` is received into
 /// the workspace and unpacked.
 int64_t allGather(const void *in, void *out, int64_t elemBytes, int32_t rank,

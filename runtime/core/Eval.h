@@ -2,18 +2,15 @@
 //
 // --valid-data FILE --eval-every N --eval-steps K: every N steps and after
 // the last, K batches of FILE (batches 1..K of its own Batcher: the same
-// batches every time) run through the program's step on scratch copies of
-// the parameters and the optimizer state, refreshed from the real ones
-// before each batch. The program exports one entry point (seqpar_step: the
-// forward, the backward and the update of a training program, the forward of
-// a forward-only one), so the validation loss is the step's forward loss and
-// the update it makes lands in the scratch copies only: the training's
-// parameters, optimizer state, schedule, loss scale and data order are never
-// touched, and the training losses with and without --valid-data are equal.
-// Batch k draws the random numbers (dropout) of step k, so its loss is the
-// loss step k of a run on the validation data from these parameters reports
-// (tested: eval.test). The scratch copies double the parameter and
-// optimizer-state memory.
+// batches every time) through the program's evaluation step, `seqpar_eval`
+// (tfm-eval-step: the forward without dropout, as PyTorch's model.eval()),
+// one micro-batch at a time, on the training's parameters. It writes only
+// the arena and the loss: the training's parameters, optimizer state,
+// schedule, loss scale and data order are never touched, and the training
+// losses with and without --valid-data are equal. A batch's loss is the
+// mean over its tokens whose label is not ignored (-100): the micro-batches'
+// losses weighted by their token counts. A forward-only program (no
+// optimizer) evaluates through its step, which is its forward.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,20 +20,20 @@
 #include "Batch.h"
 #include "Model.h"
 
+#include <string>
 #include <vector>
 
 namespace sprt {
 
 class Evaluator {
 public:
-  /// The batches of `valid` through the step; `params` and `state` are the
-  /// training's (`stateBytes`: each state entry's bytes, 0 for a null one).
-  Evaluator(const Model &model, Batcher &valid, float **params,
-            const std::vector<float *> &state,
-            const std::vector<int64_t> &stateBytes);
-  ~Evaluator();
-  Evaluator(const Evaluator &) = delete;
-  Evaluator &operator=(const Evaluator &) = delete;
+  /// The batches of `valid` through the program's evaluation step on the
+  /// parameters `params`.
+  Evaluator(const Model &model, Batcher &valid, float **params);
+
+  /// Why a program cannot evaluate (a train step without seqpar_eval), or
+  /// empty when it can.
+  static std::string unsupported(const Model &model);
 
   /// The mean loss of `batches` batches; `hyperparameters` is the step's
   /// table, `ids` and `labels` the device token buffers, `arena` the
@@ -48,9 +45,6 @@ private:
   const Model &model;
   Batcher &valid;
   float **params;
-  std::vector<float *> state;
-  std::vector<int64_t> paramBytes, stateBytes;
-  std::vector<float *> scratchParams, scratchState;
 };
 
 } // namespace sprt

@@ -330,6 +330,11 @@ int main(int argc, char **argv) {
       !batcher.load(flags.data, flags.packDocuments, flags.shuffle, error))
     fatal(error);
   // Validation data: the same rules (format, packing, shuffling, seed).
+  if (!flags.validData.empty()) {
+    std::string why = Evaluator::unsupported(model);
+    if (!why.empty())
+      fatal(why);
+  }
   Batcher valid(model, flags.seed);
   valid.setDataSeed(batcher.dataSeed());
   if (!flags.validData.empty() &&
@@ -422,15 +427,6 @@ int main(int argc, char **argv) {
   if (model.hasMasters())
     state.insert(state.end(), params.masters().begin(), params.masters().end());
   ResumePoint at{0, flags.seed, 0};
-  // Each state entry's bytes (the scratch copies of validation, Eval.h).
-  std::vector<int64_t> stateBytes;
-  for (size_t e = 0; e < state.size(); ++e) {
-    size_t i = e < owned ? e / 2 : e - owned;
-    stateBytes.push_back(state[e] ? model.params[i].localElements() /
-                                        model.stateSlicing(int64_t(i)).count() *
-                                        int64_t(sizeof(float))
-                                  : 0);
-  }
   if (flags.resume) {
     if (!resumeCheckpoint(flags.checkpointDir, model, params, state, at, error))
       fatal(error);
@@ -473,8 +469,7 @@ int main(int argc, char **argv) {
   at.dataSeed = batcher.dataSeed();
   std::unique_ptr<Evaluator> evaluator;
   if (!flags.validData.empty())
-    evaluator = std::make_unique<Evaluator>(model, valid, params.pointers(),
-                                            state, stateBytes);
+    evaluator = std::make_unique<Evaluator>(model, valid, params.pointers());
   std::vector<float> scalars(size_t(model.numScalars), 0.0f);
   std::vector<float *> grads(model.grads.size(), nullptr);
 

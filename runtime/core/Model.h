@@ -25,6 +25,15 @@ extern const char seqpar_model_json[];
 void seqpar_step(char *arena, float **params, const int64_t *inputIds,
                  const int64_t *labels, float *scalars, float **grads,
                  float **state, const double *hyperparameters);
+/// A training program's evaluation step (tfm-eval-step; the model's
+/// "eval_arena_bytes" says it is there): the forward of one micro-batch
+/// without dropout, in the step's arena, writing the loss to `scalars[0]`
+/// and nothing else. Weak: a forward-only program has none.
+__attribute__((weak)) void seqpar_eval(char *arena, float **params,
+                                       const int64_t *inputIds,
+                                       const int64_t *labels, float *scalars,
+                                       float **grads, float **state,
+                                       const double *hyperparameters);
 }
 
 namespace sprt {
@@ -113,6 +122,10 @@ struct Model {
   int64_t microBatches = 1;
   /// The largest workspace the plan gives one op (inside the arena).
   int64_t workspaceBytes = 0;
+  /// Whether the program has an evaluation step (seqpar_eval), and its own
+  /// arena (within arenaBytes, which covers both functions).
+  bool hasEval = false;
+  int64_t evalArenaBytes = 0;
   /// The FLOPs one rank's step performs (GEMMs and attention, as the
   /// compiler counts them: Flops.h), and those of them that recompute
   /// repeats (0 without activation recompute).

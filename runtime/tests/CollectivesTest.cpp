@@ -12,6 +12,7 @@
 #include "sprt/kernels.h"
 #include "sprt/runtime.h"
 
+#include <algorithm>
 #include <cmath>
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -277,6 +278,83 @@ TEST(Collectives, CoalescedReduceScatterKeepsEachTensorsBlock) {
   std::vector<float> bucket(size_t(5 * n + 5));
   sprt_reduce_scatter_coalesced(2, ins, outs, sizes, SPRT_DTYPE_F32, 0,
                                 bucket.data(), int64_t(bucket.size()) * 4);
+  for (int64_t i = 0; i < 2; ++i) {
+    float want = 0;
+    for (int64_t s = 0; s < n; ++s)
+      want += value(s, 2 * r + i);
+    EXPECT_EQ(ra[size_t(i)], want);
+  }
+  for (int64_t i = 0; i < 3; ++i) {
+    float want = 0;
+    for (int64_t s = 0; s < n; ++s)
+      want += value(s + 7, 3 * r + i);
+    EXPECT_EQ(rb[size_t(i)], want);
+  }
+}
+
+// The async forms (sp-overlap-grad-reductions): the operands are packed at
+// the start, so overwriting them before the wait changes nothing; the
+// results are written by the wait, not before; the bytes are the blocking
+// form's.
+TEST(Collectives, CoalescedAllReduceStartPacksAndWaitWrites) {
+  lineMesh();
+  int64_t n = worldSize(), r = sprt_world_rank();
+  std::vector<float> a = filled(r, 3), b = filled(r + 10, 5), ra(3, -1.0f),
+                     rb(5, -1.0f);
+  const void *ins[2] = {a.data(), b.data()};
+  void *outs[2] = {ra.data(), rb.data()};
+  int64_t sizes[2] = {3, 5};
+  sprt_reset_bytes_sent();
+  // One operand packs too: its workspace is its bytes.
+  std::vector<float> bucket(8), single(3), rs(3, -1.0f);
+  int64_t h = sprt_all_reduce_coalesced_start(
+      2, ins, outs, sizes, SPRT_DTYPE_F32, SPRT_SUM, 0, bucket.data(), 8 * 4);
+  const void *one[1] = {a.data()};
+  void *oneOut[1] = {rs.data()};
+  int64_t h1 = sprt_all_reduce_coalesced_start(
+      1, one, oneOut, sizes, SPRT_DTYPE_F32, SPRT_SUM, 0, single.data(), 3 * 4);
+  EXPECT_EQ(sprt_bytes_sent(0),
+            2 * (8 * 4 / n) * (n - 1) + 2 * (3 * 4 / n) * (n - 1));
+  std::fill(a.begin(), a.end(), 1e9f);
+  std::fill(b.begin(), b.end(), 1e9f);
+  EXPECT_EQ(ra[0], -1.0f);
+  sprt_wait(h1);
+  sprt_wait(h);
+  for (int64_t i = 0; i < 3; ++i) {
+    float want = 0;
+    for (int64_t s = 0; s < n; ++s)
+      want += value(s, i);
+    EXPECT_EQ(ra[size_t(i)], want);
+    EXPECT_EQ(rs[size_t(i)], want);
+  }
+  for (int64_t i = 0; i < 5; ++i) {
+    float want = 0;
+    for (int64_t s = 0; s < n; ++s)
+      want += value(s + 10, i);
+    EXPECT_EQ(rb[size_t(i)], want);
+  }
+  std::string error = invalidArgument([&] {
+    sprt_all_reduce_coalesced_start(2, ins, outs, sizes, SPRT_DTYPE_F32,
+                                    SPRT_MAX, 0, bucket.data(), 8 * 4);
+  });
+  EXPECT_NE(error.find("reduces by a sum only"), std::string::npos) << error;
+}
+
+TEST(Collectives, CoalescedReduceScatterStartPacksAndWaitWrites) {
+  lineMesh();
+  int64_t n = worldSize(), r = sprt_world_rank();
+  std::vector<float> a = filled(r, 2 * n), b = filled(r + 7, 3 * n), ra(2),
+                     rb(3);
+  const void *ins[2] = {a.data(), b.data()};
+  void *outs[2] = {ra.data(), rb.data()};
+  int64_t sizes[2] = {2 * n, 3 * n};
+  std::vector<float> bucket(size_t(5 * n + 5));
+  int64_t h = sprt_reduce_scatter_coalesced_start(
+      2, ins, outs, sizes, SPRT_DTYPE_F32, 0, bucket.data(),
+      int64_t(bucket.size()) * 4);
+  std::fill(a.begin(), a.end(), 1e9f);
+  std::fill(b.begin(), b.end(), 1e9f);
+  sprt_wait(h);
   for (int64_t i = 0; i < 2; ++i) {
     float want = 0;
     for (int64_t s = 0; s < n; ++s)

@@ -16,6 +16,9 @@
       parses the "step N valid loss X ppl Y [K batches]" lines: ppl =
       exp(loss), and with --min-drop the last loss is at least D below the
       first.
+  token_data_check.py same-valid STDOUT OTHER [--rtol R]
+      the validation losses of two runs at the same steps agree to R
+      relative (default 1e-5): SAME, else DIFFERENT (exit 1).
   token_data_check.py write FILE --ids I,J,... [--dtype D] [--vocab V]
                             [--eos E] [--tokens N] [--documents N]
       writes a dataset by hand (its sidecar from the flags, by default the
@@ -64,6 +67,24 @@ def paragraphs(path, unit):
     return out
 
 
+def valid_rows(path):
+    """The (step, loss) of each "step N valid loss X ppl Y [K batches]"
+    line of `path`, checking ppl = exp(loss)."""
+    pat = re.compile(r"^step (\d+) valid loss (\S+) ppl (\S+) \[(\d+) batches\]$")
+    rows = []
+    for l in open(path):
+        if " valid loss " not in l:
+            continue
+        m = pat.match(l.strip())
+        if not m:
+            sys.exit(f"unparsable validation line: {l!r}")
+        step, loss, ppl = int(m.group(1)), float(m.group(2)), float(m.group(3))
+        if abs(ppl - math.exp(loss)) > 1e-5 * math.exp(loss):
+            sys.exit(f"step {step}: ppl {ppl} != exp({loss})")
+        rows.append((step, loss))
+    return rows
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("what")
@@ -72,6 +93,7 @@ def main():
     p.add_argument("--text", action="append", default=[])
     p.add_argument("--documents", default="paragraphs")
     p.add_argument("--min-drop", type=float)
+    p.add_argument("--rtol", type=float, default=1e-5)
     p.add_argument("--ids")
     p.add_argument("--dtype", default="uint16")
     p.add_argument("--vocab", type=int, default=256)
@@ -119,18 +141,20 @@ def main():
               f"restart after each EOS: {bool(np.array_equal(pos, want))}; "
               f"documents continued from the previous sequence: "
               f"{int(sum(1 for b in range(1, B) if ids[b - 1, -1] != eos))}")
+    elif a.what == "same-valid":
+        mine, other = valid_rows(a.file), valid_rows(a.extra)
+        if not mine or [s for s, _ in mine] != [s for s, _ in other]:
+            sys.exit(f"validation steps differ: {[s for s, _ in mine]} vs "
+                     f"{[s for s, _ in other]}")
+        worst = max(abs(x - y) / max(abs(y), 1e-30)
+                    for (_, x), (_, y) in zip(mine, other))
+        same = worst <= a.rtol
+        print(f"validation at steps {','.join(str(s) for s, _ in mine)}: "
+              f"largest relative difference {worst:.2e} (rtol {a.rtol:g}): "
+              f"{'SAME' if same else 'DIFFERENT'}")
+        sys.exit(0 if same else 1)
     elif a.what == "valid":
-        lines = [l for l in open(a.file) if " valid loss " in l]
-        pat = re.compile(r"^step (\d+) valid loss (\S+) ppl (\S+) \[(\d+) batches\]$")
-        rows = []
-        for l in lines:
-            m = pat.match(l.strip())
-            if not m:
-                sys.exit(f"unparsable validation line: {l!r}")
-            step, loss, ppl = int(m.group(1)), float(m.group(2)), float(m.group(3))
-            if abs(ppl - math.exp(loss)) > 1e-5 * math.exp(loss):
-                sys.exit(f"step {step}: ppl {ppl} != exp({loss})")
-            rows.append((step, loss))
+        rows = valid_rows(a.file)
         print("validation at steps", ",".join(str(s) for s, _ in rows),
               "ppl = exp(loss): OK")
         if a.min_drop is not None:

@@ -174,6 +174,12 @@ static cl::opt<std::string> gradReduceDtype(
              "ranks; bf16 converts each bucket to bf16 for the reduction and "
              "back to f32 (default f32)"),
     cl::init("f32"), cl::cat(training));
+static cl::opt<bool> overlapGradReductions(
+    "overlap-grad-reductions",
+    cl::desc("Start each gradient bucket's reduction as soon as its "
+             "gradients are computed, overlapping the rest of the backward "
+             "(default true; =false reduces every bucket at the end)"),
+    cl::init(true), cl::cat(training));
 static cl::opt<std::string> masterWeights(
     "master-weights", cl::value_desc("sharded|replicated"),
     cl::desc("With --zero 1 and --precision bf16|fp16: sharded keeps the "
@@ -508,6 +514,7 @@ int main(int argc, char **argv) {
   options.microBatches = microBatches;
   options.gradReduceDtype = gradReduceDtype.getValue();
   options.masterWeights = masterWeights.getValue();
+  options.overlapGradReductions = overlapGradReductions.getValue();
   options.recompute = recompute.getValue();
   options.precision = precision.getValue();
   options.fuseChunks = fuseChunks;

@@ -112,6 +112,11 @@ public:
       text += (i ? ", " : "") + names.lookup(a);
     calls.push_back(text + ")");
   }
+  void callAsync(StringRef name, ArrayRef<Value> args,
+                 Operation *waitPoint) override {
+    call(name, args);
+    calls.back() += " waited at " + waitPoint->getName().getStringRef().str();
+  }
   int32_t axisIndex(StringRef) const override { return -1; }
   int32_t splitAxis(Value, int64_t) const override { return -1; }
   int32_t zigzagAxis(Value, int64_t) const override { return -1; }

@@ -62,6 +62,11 @@ public:
   /// Calls the runtime function `name` (declared once per module, returning
   /// void, with the types of `args`).
   virtual void call(llvm::StringRef name, llvm::ArrayRef<mlir::Value> args) = 0;
+  /// Calls the runtime function `name` that starts an operation and
+  /// returns its handle (an i64), and waits for it (sprt_wait) before the
+  /// calls of op `waitPoint`.
+  virtual void callAsync(llvm::StringRef name, llvm::ArrayRef<mlir::Value> args,
+                         mlir::Operation *waitPoint) = 0;
 
   /// The index of mesh axis `axis` (-1 if the mesh has none).
   virtual int32_t axisIndex(llvm::StringRef axis) const = 0;

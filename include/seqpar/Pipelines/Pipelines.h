@@ -8,11 +8,11 @@
 //              sp-legalize-precision, sp-plan-buffers,
 //              [convert-sp-to-runtime]
 //   train:     [tfm-precision], sp-partition, [sp-pipeline],
-//              tfm-master-weights,
+//              tfm-master-weights, tfm-eval-step,
 //              tfm-autodiff, [sp-recompute], sp-sync-grads, sp-optimizer,
-//              sp-verify, [sp-fuse-collective-matmul],
-//              sp-legalize-precision, sp-plan-buffers,
-//              [convert-sp-to-runtime]
+//              [sp-overlap-grad-reductions], sp-verify,
+//              [sp-fuse-collective-matmul], sp-legalize-precision,
+//              sp-plan-buffers, [convert-sp-to-runtime]
 //
 // The stages are exposed on their own (the front stages end where an
 // analysis such as sp-report reads the program; the back stage prepares it
@@ -101,6 +101,12 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
                      "(sp-sync-grads): f32, or bf16 (each bucket converted "
                      "to bf16, reduced, converted back to f32)"),
       llvm::cl::init("f32")};
+  Option<bool> overlapGradReductions{
+      *this, "overlap-grad-reductions",
+      llvm::cl::desc("Training: start each gradient bucket's reduction as "
+                     "soon as its gradients are computed, overlapping the "
+                     "rest of the backward (sp-overlap-grad-reductions)"),
+      llvm::cl::init(true)};
   Option<std::string> masterWeights{
       *this, "master-weights",
       llvm::cl::desc("Training with zero=1 and a bf16 / f16 model: sharded "
@@ -140,7 +146,8 @@ std::optional<std::string> checkPipelineOptions(const PipelineOptions &options,
 void buildPartitionStage(mlir::OpPassManager &pm,
                          const PipelineOptions &options);
 
-/// The training passes after sp-partition: tfm-master-weights, tfm-autodiff,
+/// The training passes after sp-partition: tfm-master-weights, tfm-eval-step,
+/// tfm-autodiff,
 /// sp-recompute (unless recompute is none), sp-sync-grads, sp-optimizer and
 /// sp-verify.
 void buildTrainStage(mlir::OpPassManager &pm, const PipelineOptions &options);

@@ -10,6 +10,7 @@
 
 #include "seqpar/Conversion/RuntimeLoweringInterface.h"
 #include "seqpar/Dialect/Dist/IR/Dist.h"
+#include "seqpar/Dialect/Dist/Transforms/BufferPlan.h"
 #include "seqpar/Dialect/Tfm/IR/Tfm.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -189,13 +190,23 @@ static int64_t coalescedDtype(Bf16ReductionOpInterface o) {
   return o.reducesNativelyInBf16() ? 1 : 0;
 }
 
+/// Calls `name`, or with `async` its `_start` form, waited for at the op's
+/// wait point (asyncWaitPoint).
+static void callMaybeAsync(Operation *op, bool async, StringRef name,
+                           ArrayRef<Value> args, RuntimeEmitter &e) {
+  if (!async)
+    return e.call(name, args);
+  e.callAsync((name + "_start").str(), args, asyncWaitPoint(op));
+}
+
 static LogicalResult lowerOp(ReduceScatterCoalescedOp o, RuntimeEmitter &e) {
   auto [ins, outs, sizes] = e.pointerArrays(o.getInputs(), o.getResults());
   auto [workspace, workspaceBytes] = e.workspace(o);
-  e.call("sprt_reduce_scatter_coalesced",
-         {e.i32(int64_t(o.getInputs().size())), ins, outs, sizes,
-          e.i32(coalescedDtype(o)), e.axisOf(o.getAxis()), workspace,
-          workspaceBytes});
+  callMaybeAsync(o, o.getAsync(), "sprt_reduce_scatter_coalesced",
+                 {e.i32(int64_t(o.getInputs().size())), ins, outs, sizes,
+                  e.i32(coalescedDtype(o)), e.axisOf(o.getAxis()), workspace,
+                  workspaceBytes},
+                 e);
   return success();
 }
 
@@ -203,10 +214,11 @@ static LogicalResult lowerOp(AllReduceCoalescedOp o, RuntimeEmitter &e) {
   auto [ins, outs, sizes] = e.pointerArrays(o.getInputs(), o.getResults());
   int64_t n = o.getInputs().size();
   auto [workspace, workspaceBytes] = e.workspace(o);
-  e.call("sprt_all_reduce_coalesced",
-         {e.i32(n), ins, outs, sizes, e.i32(coalescedDtype(o)),
-          e.i32(int64_t(o.getKind())), e.axisOf(o.getAxis()), workspace,
-          workspaceBytes});
+  callMaybeAsync(o, o.getAsync(), "sprt_all_reduce_coalesced",
+                 {e.i32(n), ins, outs, sizes, e.i32(coalescedDtype(o)),
+                  e.i32(int64_t(o.getKind())), e.axisOf(o.getAxis()), workspace,
+                  workspaceBytes},
+                 e);
   return success();
 }
 

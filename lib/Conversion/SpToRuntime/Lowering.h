@@ -67,6 +67,13 @@ public:
   int64_t getArenaBytes() const { return arenaBytes; }
   unsigned getNumScalars() const { return numScalars; }
   int64_t getMicroBatches() const { return microBatches; }
+  /// Makes this function's arena (and workspace) large enough for `other`,
+  /// which runs in the same arena (an evaluation step beside its train
+  /// step).
+  void shareArena(const Lowering &other) {
+    arenaBytes = std::max(arenaBytes, other.arenaBytes);
+    workspaceBytes = std::max(workspaceBytes, other.workspaceBytes);
+  }
 
   // RuntimeEmitter, through which each op's RuntimeLoweringOpInterface
   // emits its calls.
@@ -96,6 +103,8 @@ public:
     return lowered;
   }
   void call(llvm::StringRef name, llvm::ArrayRef<mlir::Value> args) override;
+  void callAsync(llvm::StringRef name, llvm::ArrayRef<mlir::Value> args,
+                 mlir::Operation *waitPoint) override;
   int32_t axisIndex(llvm::StringRef axis) const override;
   int32_t splitAxis(mlir::Value v, int64_t dim) const override;
   int32_t zigzagAxis(mlir::Value v, int64_t dim) const override;
@@ -119,7 +128,10 @@ private:
   mlir::LogicalResult checkTypes(mlir::Operation *op);
 
   // Emission.
-  mlir::LLVM::LLVMFuncOp declare(llvm::StringRef name, mlir::TypeRange args);
+  /// The runtime function `name` taking `args`, returning `result` (void
+  /// when null), declared once per module.
+  mlir::LLVM::LLVMFuncOp declare(llvm::StringRef name, mlir::TypeRange args,
+                                 mlir::Type result = {});
   mlir::LLVM::CallOp emitCall(llvm::StringRef name,
                               llvm::ArrayRef<mlir::Value> args);
   /// The address of a constant C string `text` (one global per text).
@@ -161,6 +173,10 @@ private:
   /// The step's micro-batches (sp-micro-batches: the inputs are [M, s, b]),
   /// and the one the ops lowered last belong to (-1: none said yet).
   int64_t microBatches = 1, currentMicroBatch = -1;
+  /// The handles of the async operations to wait for before each op
+  /// (callAsync), in the order they started.
+  llvm::DenseMap<mlir::Operation *, llvm::SmallVector<mlir::Value, 1>>
+      waitsBefore;
 };
 
 } // namespace seqpar::sptoruntime

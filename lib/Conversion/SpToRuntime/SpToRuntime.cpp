@@ -272,7 +272,8 @@ LogicalResult Lowering::plan() {
   return success();
 }
 
-LLVM::LLVMFuncOp Lowering::declare(StringRef name, TypeRange args) {
+LLVM::LLVMFuncOp Lowering::declare(StringRef name, TypeRange args,
+                                   Type result) {
   LLVM::LLVMFuncOp &f = declared[name];
   if (f)
     return f;
@@ -281,7 +282,8 @@ LLVM::LLVMFuncOp Lowering::declare(StringRef name, TypeRange args) {
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(module.getBody());
   auto fnTy = LLVM::LLVMFunctionType::get(
-      LLVM::LLVMVoidType::get(b.getContext()), SmallVector<Type>(args));
+      result ? result : LLVM::LLVMVoidType::get(b.getContext()),
+      SmallVector<Type>(args));
   return f = b.create<LLVM::LLVMFuncOp>(loc, name, fnTy);
 }
 
@@ -294,6 +296,16 @@ LLVM::CallOp Lowering::emitCall(StringRef name, ArrayRef<Value> args) {
 
 void Lowering::call(StringRef name, ArrayRef<Value> args) {
   emitCall(name, args);
+}
+
+void Lowering::callAsync(StringRef name, ArrayRef<Value> args,
+                         Operation *waitPoint) {
+  SmallVector<Type> types;
+  for (Value a : args)
+    types.push_back(a.getType());
+  auto handle =
+      b.create<LLVM::CallOp>(loc, declare(name, types, b.getI64Type()), args);
+  waitsBefore[waitPoint].push_back(handle.getResult());
 }
 
 Value Lowering::cString(StringRef text) {
@@ -450,6 +462,9 @@ LogicalResult Lowering::lowerReturn(func::ReturnOp r) {
 
 LogicalResult Lowering::lower(Operation *op) {
   loc = op->getLoc();
+  // The async operations that complete here (they started earlier).
+  for (Value handle : waitsBefore.lookup(op))
+    emitCall("sprt_wait", {handle});
   auto lowering = dyn_cast<RuntimeLoweringOpInterface>(op);
   if (!lowering && !isa<func::ReturnOp>(op))
     return op->emitOpError() << "has no runtime lowering (it does not "

@@ -9,6 +9,15 @@
 // pipeline axis (sprt_axis_coord), then completes the sends the stage
 // started (sprt_complete_sends: a send never waits for its recv).
 //
+// A training program's evaluation step (tfm-eval-step: one tfm.eval_step
+// function, or one per stage) is lowered the same way to the exported
+// `seqpar_eval` (dispatching to `seqpar_eval_stage<k>` likewise), with
+// seqpar_step's signature, one micro-batch's tokens and the loss alone. It
+// runs in the step's arena: the model JSON's arena_bytes and
+// workspace_bytes (a stage's, with a pipeline) cover both functions, and
+// "eval_arena_bytes" gives the evaluation step's own arena (the largest
+// stage's).
+//
 // The model JSON of a pipeline adds to the description of one step:
 //   "pipeline_axis"  the pipeline axis's index in the mesh;
 //   "stages"         per stage, what the runtime of a rank of that stage
@@ -197,9 +206,10 @@ static FailureOr<llvm::json::Object> pipelineJson(ArrayRef<Lowering *> stages,
   return model;
 }
 
-/// `seqpar_step`: calls the stage function of the rank's pipeline
-/// coordinate, then completes the sends it started.
-static void emitDispatcher(ModuleOp module, ArrayRef<LLVM::LLVMFuncOp> stages,
+/// `name` (`seqpar_step`, `seqpar_eval`): calls the stage function of the
+/// rank's pipeline coordinate, then completes the sends it started.
+static void emitDispatcher(ModuleOp module, StringRef name,
+                           ArrayRef<LLVM::LLVMFuncOp> stages,
                            int32_t pipelineAxis) {
   MLIRContext *ctx = module.getContext();
   OpBuilder b(ctx);
@@ -218,8 +228,7 @@ static void emitDispatcher(ModuleOp module, ArrayRef<LLVM::LLVMFuncOp> stages,
   LLVM::LLVMFuncOp complete = declare("sprt_complete_sends", voidTy, {});
   b.setInsertionPointToEnd(module.getBody());
   LLVM::LLVMFuncOp first = stages.front();
-  auto fn =
-      b.create<LLVM::LLVMFuncOp>(loc, "seqpar_step", first.getFunctionType());
+  auto fn = b.create<LLVM::LLVMFuncOp>(loc, name, first.getFunctionType());
   Block *entry = fn.addEntryBlock(b);
   Block *done = b.createBlock(&fn.getBody());
   SmallVector<Block *> cases;
@@ -244,18 +253,65 @@ static void emitDispatcher(ModuleOp module, ArrayRef<LLVM::LLVMFuncOp> stages,
   b.create<LLVM::ReturnOp>(loc, ValueRange());
 }
 
-/// Lowers `funcs` (one step function, or one per pipeline stage).
+/// Plans the evaluation steps `evals` beside the steps `stages` (as many,
+/// stage k's beside stage k's): each takes one micro-batch of its step's
+/// tokens and returns the loss alone, and its step's arena grows to hold
+/// it. Returns the largest evaluation arena.
+static FailureOr<int64_t> planEvals(ArrayRef<Lowering *> stages,
+                                    ArrayRef<Lowering *> evals) {
+  if (evals.size() != stages.size())
+    return evals.front()->getFunc().emitOpError()
+           << "convert-sp-to-runtime: " << evals.size()
+           << " evaluation step function" << (evals.size() == 1 ? "" : "s")
+           << " (tfm.eval_step) for " << stages.size() << " step function"
+           << (stages.size() == 1 ? "" : "s") << ": one per pipeline stage";
+  int64_t most = 0;
+  for (auto [step, eval] : llvm::zip(stages, evals)) {
+    if (failed(eval->plan()))
+      return failure();
+    func::FuncOp e = eval->getFunc(), s = step->getFunc();
+    auto tokens = [](func::FuncOp f) {
+      return cast<RankedTensorType>(f.getArgumentTypes()[0]).getNumElements();
+    };
+    if (eval->getMicroBatches() != 1 || eval->getNumScalars() != 1 ||
+        e.getNumResults() != 1 ||
+        tokens(e) * step->getMicroBatches() != tokens(s))
+      return e.emitOpError()
+             << "convert-sp-to-runtime: an evaluation step takes one "
+                "micro-batch of its train step's tokens (@"
+             << s.getName() << ": " << s.getArgumentTypes()[0] << ") and "
+             << "returns the loss alone, got " << e.getFunctionType();
+    step->shareArena(*eval);
+    most = std::max(most, eval->getArenaBytes());
+  }
+  return most;
+}
+
+/// Lowers `funcs` (one step function, or one per pipeline stage) and the
+/// evaluation steps `evalFuncs` (none, or one per step function).
 static LogicalResult lowerSteps(ModuleOp module,
-                                SmallVector<func::FuncOp> funcs) {
+                                SmallVector<func::FuncOp> funcs,
+                                SmallVector<func::FuncOp> evalFuncs) {
   SharedLowering shared;
   shared.funcs = funcs;
   SmallVector<std::unique_ptr<Lowering>> owned;
-  SmallVector<Lowering *> stages;
+  SmallVector<Lowering *> stages, evals;
   for (func::FuncOp fn : funcs) {
     owned.push_back(std::make_unique<Lowering>(module, fn, shared));
     stages.push_back(owned.back().get());
     if (failed(stages.back()->plan()))
       return failure();
+  }
+  std::optional<int64_t> evalArena;
+  if (!evalFuncs.empty()) {
+    for (func::FuncOp fn : evalFuncs) {
+      owned.push_back(std::make_unique<Lowering>(module, fn, shared));
+      evals.push_back(owned.back().get());
+    }
+    FailureOr<int64_t> arena = planEvals(stages, evals);
+    if (failed(arena))
+      return failure();
+    evalArena = *arena;
   }
   MeshOp mesh = stages.front()->meshOp();
   std::optional<StringRef> pipeline =
@@ -275,6 +331,11 @@ static LogicalResult lowerSteps(ModuleOp module,
     if (failed(model) ||
         failed(stages.front()->emit("seqpar_step", LLVM::Linkage::External)))
       return failure();
+    if (evalArena) {
+      if (failed(evals.front()->emit("seqpar_eval", LLVM::Linkage::External)))
+        return failure();
+      (*model)["eval_arena_bytes"] = *evalArena;
+    }
     emitModelJson(module, std::move(*model));
   } else {
     if (failed(checkStagesAgree(stages)))
@@ -293,12 +354,23 @@ static LogicalResult lowerSteps(ModuleOp module,
         return failure();
       lowered.push_back(module.lookupSymbol<LLVM::LLVMFuncOp>(name));
     }
-    emitDispatcher(module, lowered, axis);
+    emitDispatcher(module, "seqpar_step", lowered, axis);
+    if (evalArena) {
+      SmallVector<LLVM::LLVMFuncOp> loweredEvals;
+      for (auto [k, e] : llvm::enumerate(evals)) {
+        std::string name = "seqpar_eval_stage" + std::to_string(k);
+        if (failed(e->emit(name, LLVM::Linkage::Internal)))
+          return failure();
+        loweredEvals.push_back(module.lookupSymbol<LLVM::LLVMFuncOp>(name));
+      }
+      emitDispatcher(module, "seqpar_eval", loweredEvals, axis);
+      (*model)["eval_arena_bytes"] = *evalArena;
+    }
     emitModelJson(module, std::move(*model));
   }
   // Everything the runtime now holds: the source functions, parameters,
   // mesh.
-  for (func::FuncOp fn : funcs)
+  for (func::FuncOp fn : llvm::concat<func::FuncOp>(funcs, evalFuncs))
     fn.erase();
   for (ParamOp p : llvm::make_early_inc_range(module.getOps<ParamOp>()))
     p.erase();
@@ -313,7 +385,7 @@ struct ConvertSpToRuntimePass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     // Lowering twice would lower nothing: say so instead.
-    for (StringRef name : {"seqpar_step", "seqpar_model_json"})
+    for (StringRef name : {"seqpar_step", "seqpar_eval", "seqpar_model_json"})
       if (Operation *done = module.lookupSymbol(name)) {
         done->emitOpError() << "convert-sp-to-runtime: the module is already "
                                "lowered (it defines @"
@@ -338,17 +410,31 @@ struct ConvertSpToRuntimePass
                             "function marked tfm.forward or tfm.train_step";
       return signalPassFailure();
     }
-    SmallVector<func::FuncOp> funcs;
-    for (Operation *op : entries) {
-      auto fn = dyn_cast<func::FuncOp>(op);
-      if (!fn) {
-        op->emitOpError() << "convert-sp-to-runtime: a step function must "
-                             "be a func.func";
-        return signalPassFailure();
-      }
-      funcs.push_back(fn);
+    // The evaluation steps of a training program.
+    FailureOr<SmallVector<Operation *>> evalEntries =
+        TfmDialect::getMarkedFunctions(
+            module, TfmDialect::EvalStepAttrHelper::getNameStr(), pass);
+    if (failed(evalEntries))
+      return signalPassFailure();
+    if (!evalEntries->empty() && steps->empty()) {
+      evalEntries->front()->emitOpError()
+          << "convert-sp-to-runtime: an evaluation step (tfm.eval_step) "
+             "without a train step: a forward-only program is its own";
+      return signalPassFailure();
     }
-    if (failed(lowerSteps(module, std::move(funcs))))
+    SmallVector<func::FuncOp> funcs, evals;
+    for (auto [ops, out] :
+         {std::pair(&entries, &funcs), std::pair(&*evalEntries, &evals)})
+      for (Operation *op : *ops) {
+        auto fn = dyn_cast<func::FuncOp>(op);
+        if (!fn) {
+          op->emitOpError() << "convert-sp-to-runtime: a step function must "
+                               "be a func.func";
+          return signalPassFailure();
+        }
+        out->push_back(fn);
+      }
+    if (failed(lowerSteps(module, std::move(funcs), std::move(evals))))
       signalPassFailure();
   }
 };

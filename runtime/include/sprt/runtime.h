@@ -122,6 +122,23 @@ int64_t sprt_all_reduce_start_f32(const float *in, float *out, int64_t n,
 int64_t sprt_reduce_scatter_start_f32(const float *in, float *out, int64_t n,
                                       int32_t axis);
 void sprt_wait(int64_t handle);
+/* The coalesced reductions below, started: the operands are packed into
+ * the workspace (also a single one: they may be reused once this returns),
+ * and sprt_wait(handle) completes the reduction and writes the results. The
+ * workspace is used until then: the operands' bytes (the all-reduce's
+ * bucket, reduced in place) and, for the reduce-scatter, one axis-size-th
+ * more. The all-reduce sums only. */
+int64_t sprt_all_reduce_coalesced_start(int32_t count, const void *const *ins,
+                                        void *const *outs, const int64_t *sizes,
+                                        int32_t dtype, int32_t kind,
+                                        int32_t axis, void *workspace,
+                                        int64_t workspace_bytes);
+int64_t sprt_reduce_scatter_coalesced_start(int32_t count,
+                                            const void *const *ins,
+                                            void *const *outs,
+                                            const int64_t *sizes, int32_t dtype,
+                                            int32_t axis, void *workspace,
+                                            int64_t workspace_bytes);
 
 /* y = linear(all_gather(x) along the leading dimension): x is `rows` rows of
  * K (this rank's block), y the axis size times as many rows of N, weights as

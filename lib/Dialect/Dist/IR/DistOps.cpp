@@ -437,8 +437,22 @@ static LogicalResult verifyCoalescedCounts(Operation *op) {
   return success();
 }
 
+/// An async coalesced collective completes before the first reader of a
+/// result (its wait point): it needs one.
+static LogicalResult verifyAsync(Operation *op) {
+  if (llvm::all_of(op->getResults(), [](Value r) { return r.use_empty(); }))
+    return op->emitOpError()
+           << "is async but no op reads its results: it would never complete";
+  return success();
+}
+
 LogicalResult AllReduceCoalescedOp::verifyWithAxisSize(int64_t n) {
   if (failed(verifyCoalescedCounts(*this)))
+    return failure();
+  if (getAsync() && getKind() != ReductionKind::sum)
+    return emitOpError() << "is async, which reduces by a sum only, got "
+                         << stringifyReductionKind(getKind());
+  if (getAsync() && failed(verifyAsync(*this)))
     return failure();
   CollectiveChecker c{*this, getAxis(), n};
   for (auto [in, out] : llvm::zip(getInputs(), getResults())) {
@@ -468,6 +482,8 @@ bool ReduceScatterCoalescedOp::reducesNativelyInBf16() {
 
 LogicalResult ReduceScatterCoalescedOp::verifyWithAxisSize(int64_t n) {
   if (failed(verifyCoalescedCounts(*this)))
+    return failure();
+  if (getAsync() && failed(verifyAsync(*this)))
     return failure();
   CollectiveChecker c{*this, getAxis(), n};
   for (auto [in, out] : llvm::zip(getInputs(), getResults())) {

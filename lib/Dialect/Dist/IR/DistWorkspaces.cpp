@@ -89,7 +89,8 @@ int64_t AllToAllOp::getWorkspaceBytes() {
 }
 
 int64_t AllReduceCoalescedOp::getWorkspaceBytes() {
-  if (getInputs().size() < 2)
+  // An async reduction packs even one operand: it may die at the start.
+  if (getInputs().size() < 2 && !getAsync())
     return 0;
   int64_t bytes = 0;
   for (Value in : getInputs())
@@ -98,7 +99,7 @@ int64_t AllReduceCoalescedOp::getWorkspaceBytes() {
 }
 
 int64_t ReduceScatterCoalescedOp::getWorkspaceBytes() {
-  if (getInputs().size() < 2)
+  if (getInputs().size() < 2 && !getAsync())
     return 0;
   int64_t packed = 0;
   for (Value in : getInputs())

@@ -39,6 +39,25 @@ std::optional<unsigned> dist::inPlaceOperand(OpResult r) {
   return operand;
 }
 
+Operation *dist::asyncWaitPoint(Operation *op) {
+  bool async = false;
+  if (auto a = dyn_cast<AllReduceCoalescedOp>(op))
+    async = a.getAsync();
+  else if (auto r = dyn_cast<ReduceScatterCoalescedOp>(op))
+    async = r.getAsync();
+  if (!async)
+    return nullptr;
+  Block *block = op->getBlock();
+  Operation *first = nullptr;
+  for (Value r : op->getResults())
+    for (Operation *user : r.getUsers()) {
+      Operation *at = block->findAncestorOpInBlock(*user);
+      if (at && (!first || at->isBeforeInBlock(first)))
+        first = at;
+    }
+  return first;
+}
+
 int64_t dist::workspaceBytes(Operation *op) {
   auto w = dyn_cast<WorkspaceOpInterface>(op);
   return w ? w.getWorkspaceBytes() : 0;
@@ -94,9 +113,13 @@ FailureOr<SmallVector<LiveValue>> dist::arenaValues(func::FuncOp func) {
             std::max(v.end, index.lookup(body.findAncestorOpInBlock(*user)));
       values.push_back(v);
     }
-    // Live while the op runs: with its operands and results, no longer.
-    if (int64_t bytes = workspaceBytes(&op))
-      values.push_back({Value(), index[&op], index[&op], bytes, &op});
+    // Live while the op runs: with its operands and results, no longer;
+    // an async collective's until it completes.
+    if (int64_t bytes = workspaceBytes(&op)) {
+      Operation *wait = asyncWaitPoint(&op);
+      values.push_back(
+          {Value(), index[&op], wait ? index[wait] : index[&op], bytes, &op});
+    }
   }
   return values;
 }

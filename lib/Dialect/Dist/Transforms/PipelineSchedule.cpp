@@ -160,7 +160,8 @@ PipelineSchedule::run(function_ref<LogicalResult(Operation *)> visit) const {
 
 LogicalResult dist::verifyPipelines(ModuleOp module, MeshOp mesh) {
   for (StringRef marker : {tfm::TfmDialect::TrainStepAttrHelper::getNameStr(),
-                           tfm::TfmDialect::ForwardAttrHelper::getNameStr()}) {
+                           tfm::TfmDialect::ForwardAttrHelper::getNameStr(),
+                           tfm::TfmDialect::EvalStepAttrHelper::getNameStr()}) {
     FailureOr<SmallVector<Operation *>> found =
         tfm::TfmDialect::getMarkedFunctions(module, marker, "sp-verify");
     if (failed(found))

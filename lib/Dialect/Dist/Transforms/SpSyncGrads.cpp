@@ -425,6 +425,10 @@ struct SpSyncGradsPass : dist::impl::SpSyncGradsPassBase<SpSyncGradsPass> {
     order.append(zeroAxes);
     DenseSet<Attribute> warned;
     module.walk([&](func::ReturnOp ret) {
+      // An evaluation step (tfm-eval-step) returns no gradients.
+      if (ret->getParentOp()->hasAttr(
+              tfm::TfmDialect::EvalStepAttrHelper::getNameStr()))
+        return;
       auto func = ret->getParentOfType<func::FuncOp>();
       // Each gradient's slicing, from its layouts before any reduction.
       DenseMap<unsigned, SmallVector<StringRef, 2>> slices;

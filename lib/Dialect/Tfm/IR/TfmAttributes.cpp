@@ -37,6 +37,7 @@ LogicalResult TfmDialect::verifyOperationAttribute(Operation *op,
   bool isFunction = isa<FunctionOpInterface>(op);
   if (name == ForwardAttrHelper::getNameStr() ||
       name == TrainStepAttrHelper::getNameStr() ||
+      name == EvalStepAttrHelper::getNameStr() ||
       name == ZeroAttrHelper::getNameStr())
     return failure(failed(expect(isFunction, "a function")) || failed(unit()));
   if (name == BackwardBeginsAttrHelper::getNameStr())

@@ -223,6 +223,13 @@ def Dist_AllReduceCoalescedOp
     **Workspace**: the operands' bytes together (the bucket reduced in
     place); none for a single operand, reduced straight into its result.
 
+    **`async`** (sp-overlap-grad-reductions): the op only starts the
+    reduction, which overlaps the ops after it; it completes before the
+    first op that reads one of its results (its wait point), where the
+    results are written. The operands are packed into the workspace when it
+    starts (so they may die there, whatever their number), and the
+    workspace is live until the wait point.
+
     **Element types**: a sum whose operands are all bf16 is reduced in
     bf16 by the runtime (each addition in f32, rounded to bf16, nearest
     even: every partial sum is a bf16 value; sp-sync-grads'
@@ -234,13 +241,23 @@ def Dist_AllReduceCoalescedOp
     - at least one operand, and as many results as operands;
     - each result has its operand's shape and element type;
     - with layouts: each operand is P on the axis, its result R, other axes
-      unchanged.
+      unchanged;
+    - `async` only with `sum`, and with a result that some op reads.
   }];
   let arguments = (ins Variadic<Dist_Tensor>:$inputs, FlatSymbolRefAttr:$mesh,
-                       StrAttr:$axis, Dist_ReductionKind:$kind);
+                       StrAttr:$axis, Dist_ReductionKind:$kind,
+                       UnitAttr:$async);
   let results = (outs Variadic<Dist_Tensor>:$results);
+  let builders = [
+    OpBuilder<(ins "::mlir::TypeRange":$results, "::mlir::ValueRange":$inputs,
+                   "::mlir::FlatSymbolRefAttr":$mesh, "::mlir::StringAttr":$axis,
+                   "ReductionKindAttr":$kind), [{
+      build($_builder, $_state, results, inputs, mesh, axis, kind,
+            ::mlir::UnitAttr());
+    }]>
+  ];
   let assemblyFormat = [{
-    $inputs `on` $mesh `[` $axis `]` $kind attr-dict `:`
+    $inputs `on` $mesh `[` $axis `]` $kind (`async` $async^)? attr-dict `:`
     functional-type($inputs, $results)
   }];
 }
@@ -267,6 +284,11 @@ def Dist_ReduceScatterCoalescedOp
     operand packed in order) plus one axis-size-th of them (this rank's
     reduced blocks, unpacked into the results); none for a single operand.
 
+    **`async`** (sp-overlap-grad-reductions): as `dist.all_reduce_coalesced`'s,
+    the op starts the reduction and it completes before the first op that
+    reads one of its results; the workspace (also for a single operand) is
+    live until then.
+
     **Element types**: operands that are all bf16 are reduced in bf16 by
     the runtime (each addition in f32, rounded to bf16, nearest even: every
     partial sum is a bf16 value; sp-sync-grads' grad-reduce-dtype=bf16);
@@ -278,13 +300,22 @@ def Dist_ReduceScatterCoalescedOp
     - each result is its operand with the first dimension divided by the
       axis size (which must divide it);
     - with layouts: each operand is P on the axis, its result S(0), other
-      axes unchanged.
+      axes unchanged;
+    - `async` only with a result that some op reads.
   }];
   let arguments = (ins Variadic<Dist_Tensor>:$inputs, FlatSymbolRefAttr:$mesh,
-                       StrAttr:$axis);
+                       StrAttr:$axis, UnitAttr:$async);
   let results = (outs Variadic<Dist_Tensor>:$results);
+  let builders = [
+    OpBuilder<(ins "::mlir::TypeRange":$results, "::mlir::ValueRange":$inputs,
+                   "::mlir::FlatSymbolRefAttr":$mesh,
+                   "::mlir::StringAttr":$axis), [{
+      build($_builder, $_state, results, inputs, mesh, axis,
+            ::mlir::UnitAttr());
+    }]>
+  ];
   let assemblyFormat = [{
-    $inputs `on` $mesh `[` $axis `]` attr-dict `:`
+    $inputs `on` $mesh `[` $axis `]` (`async` $async^)? attr-dict `:`
     functional-type($inputs, $results)
   }];
 }

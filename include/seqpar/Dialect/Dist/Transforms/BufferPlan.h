@@ -77,6 +77,12 @@ std::optional<int64_t> alignArena(int64_t bytes);
 /// and whose result has the operand's size. None otherwise.
 std::optional<unsigned> inPlaceOperand(mlir::OpResult r);
 
+/// The wait point of an async collective (a coalesced reduction with
+/// `async`): the first op of its block reading one of its results, where it
+/// completes; null for any other op. Its workspace is live from the op to
+/// there (arenaValues), and the lowering waits for it there.
+mlir::Operation *asyncWaitPoint(mlir::Operation *op);
+
 /// Whether `v` (defined at `v.start`) reuses the bytes of `operand`, which
 /// dies at the same op: a legal overlap.
 bool takesOver(const LiveValue &v, const LiveValue &operand);

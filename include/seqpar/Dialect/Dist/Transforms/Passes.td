@@ -63,6 +63,36 @@ Option<"masterWeights", "master-weights", "std::string", "\"sharded\"",
   ];
 }
 
+def SpOverlapGradReductionsPass
+    : Pass<"sp-overlap-grad-reductions", "::mlir::ModuleOp"> {
+  let summary = "Starts each gradient bucket's reduction as soon as its "
+                "gradients are computed, overlapping the rest of the backward";
+  let description = [{
+    Runs on the train steps after sp-sync-grads and sp-optimizer. Each
+    gradient bucket, a `dist.all_reduce_coalesced` sum or a
+    `dist.reduce_scatter_coalesced` (ZeRO-1), moves up to right after the
+    last of its operands is computed (with the `tfm.convert`s that narrow
+    its operands for a bf16 reduction and have no other reader, each right
+    after its own operand) and becomes `async`: the runtime starts it there
+    and it completes before the first op reading one of its results (the
+    optimizer, at the end of the step), so the buckets of the last layers
+    travel while the backward computes the first ones (Megatron-LM's
+    overlap_grad_reduce, PyTorch DDP's bucketed all-reduce). Values and
+    results are unchanged; the planner keeps each async bucket's workspace
+    live until its wait point. A bucket whose gradients are all computed
+    last (the tied embedding's) starts there, and one that cannot move is
+    still made async.
+
+    ```mlir
+    %g1 = tfm.linear_grad_weight ...     // the last gradient of the bucket
+    %r:2 = dist.all_reduce_coalesced %g0, %g1 on @mesh["dp"] sum async : ...
+    %dx = tfm.linear_grad_input ...      // the backward goes on
+    ...
+    %n = tfm.sum_squares %r#0 ...        // waits for the bucket here
+    ```
+  }];
+}
+
 def SpPartitionPass : Pass<"sp-partition", "::mlir::ModuleOp"> {
   let summary = "Megatron tensor parallelism, optionally with sequence "
                 "parallelism, as layouts and collectives";

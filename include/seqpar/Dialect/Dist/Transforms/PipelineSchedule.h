@@ -56,7 +56,7 @@ private:
 };
 
 /// sp-verify's check of the pipeline stage functions of `module` (those
-/// marked tfm.train_step, and those marked tfm.forward): their traffic on
+/// marked tfm.train_step, tfm.forward and tfm.eval_step): their traffic on
 /// the pipeline axis of `mesh` is matched and cannot deadlock. For train
 /// steps with tfm-autodiff's record it also runs the gradient-accounting
 /// proof over all stages at once (GradAccounting.h). Functions of a single

@@ -31,6 +31,10 @@ def Tfm_Dialect : Dialect {
       tfm-autodiff differentiates; set by sp-import.
     - `tfm.train_step` (unit, on a function): the train step tfm-autodiff
       builds, `-> (loss, [grad_norm,] grad...)`.
+    - `tfm.eval_step` (unit, on a function): the forward in evaluation
+      mode that tfm-eval-step copies from `tfm.forward` (no dropout),
+      `(input_ids, labels) -> loss`, which a training program exports as
+      `seqpar_eval` for its validation loss.
     - `tfm.grad_of = @param` (on a function result): the result is the
       gradient of that `tfm.param`.
     - `tfm.backward_begins` (unit, on a `tfm.fill`): the seed of reverse
@@ -71,6 +75,7 @@ def Tfm_Dialect : Dialect {
   let discardableAttrs = (ins
     "::mlir::UnitAttr":$forward,
     "::mlir::UnitAttr":$train_step,
+    "::mlir::UnitAttr":$eval_step,
     "::mlir::FlatSymbolRefAttr":$grad_of,
     "::mlir::UnitAttr":$backward_begins,
     "::mlir::UnitAttr":$zero,

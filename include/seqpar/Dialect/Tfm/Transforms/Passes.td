@@ -39,6 +39,40 @@ def TfmAutodiffPass : Pass<"tfm-autodiff", "::mlir::ModuleOp"> {
 }
 
 //===----------------------------------------------------------------------===//
+// Evaluation
+//===----------------------------------------------------------------------===//
+
+def TfmEvalStepPass : Pass<"tfm-eval-step", "::mlir::ModuleOp"> {
+  let summary = "Copies the forward into @eval_step: the loss in evaluation "
+                "mode (no dropout), for validation";
+  let description = [{
+    Runs on the partitioned forward before tfm-autodiff (which consumes
+    it), after tfm-master-weights (so that the copy reads the parameters
+    the train step updates, as it stores them). Each function marked
+    `tfm.forward` (one, or one per pipeline stage) gets a copy marked
+    `tfm.eval_step` instead, named `@eval_step` (`@eval_step_stage<k>`),
+    in which dropout is off, as in PyTorch's `model.eval()`: every
+    `tfm.dropout` is its input, and attention's (and ring attention's)
+    `dropout_rate` is 0. A pipeline stage's copy sums its loss over the
+    pipeline axis (the stages before the last return zero), as the train
+    step's does. The train step's passes leave the copy alone; the planner
+    places its buffers in the same arena and convert-sp-to-runtime exports
+    it as `seqpar_eval` with `seqpar_step`'s signature: a training
+    program's validation runs it, reading the training's parameters and
+    writing nothing but the arena and the loss.
+
+    ```mlir
+    func.func @eval_step(%ids: tensor<64x8xi64>, %labels: tensor<64x8xi64>)
+        -> tensor<f32> attributes {tfm.eval_step} { ... }
+    ```
+
+    A module that has an `@eval_step` already is an error, as is one with no
+    `tfm.forward`.
+  }];
+  let dependentDialects = ["::seqpar::dist::DistDialect"];
+}
+
+//===----------------------------------------------------------------------===//
 // Precision
 //===----------------------------------------------------------------------===//
 
