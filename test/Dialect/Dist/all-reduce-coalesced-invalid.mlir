@@ -152,3 +152,30 @@ func.func @float64(%x: tensor<8x2xf64>) {
   %0 = dist.all_reduce_coalesced %x on @mesh["dp"] sum : (tensor<8x2xf64>) -> tensor<8x2xf64>
   return
 }
+
+// -----
+
+dist.mesh @mesh ["dp" = 2, "tp" = 4]
+func.func @async_max(%x: tensor<8x2xf32>) -> tensor<8x2xf32> {
+  // expected-error @+1 {{is async, which reduces by a sum only, got max}}
+  %0 = dist.all_reduce_coalesced %x on @mesh["dp"] max async : (tensor<8x2xf32>) -> tensor<8x2xf32>
+  return %0 : tensor<8x2xf32>
+}
+
+// -----
+
+dist.mesh @mesh ["dp" = 2, "tp" = 4]
+func.func @async_unread(%x: tensor<8x2xf32>) {
+  // expected-error @+1 {{is async but no op reads its results: it would never complete}}
+  %0 = dist.all_reduce_coalesced %x on @mesh["dp"] sum async : (tensor<8x2xf32>) -> tensor<8x2xf32>
+  return
+}
+
+// -----
+
+dist.mesh @mesh ["dp" = 2, "tp" = 4]
+func.func @async_scatter_unread(%x: tensor<8x2xf32>) {
+  // expected-error @+1 {{is async but no op reads its results: it would never complete}}
+  %0 = dist.reduce_scatter_coalesced %x on @mesh["dp"] async : (tensor<8x2xf32>) -> tensor<4x2xf32>
+  return
+}

@@ -60,3 +60,13 @@ func.func @bucket(%w: tensor<16x32xf32, #dist.layout<@mesh, dp = P, tp = S(0)>>,
         tensor<32xf32, #dist.layout<@mesh, tp = P>>, tensor<32xf32>,
         tensor<32xf32, #dist.layout<@mesh>>
 }
+
+// `async` (sp-overlap-grad-reductions) round-trips on both coalesced ops.
+// CHECK-LABEL: func.func @async
+// CHECK: dist.all_reduce_coalesced %{{.*}} on @mesh["dp"] sum async : (tensor<8x2xf32>) -> tensor<8x2xf32>
+// CHECK: dist.reduce_scatter_coalesced %{{.*}} on @mesh["dp"] async : (tensor<8x2xf32>) -> tensor<4x2xf32>
+func.func @async(%x: tensor<8x2xf32>) -> (tensor<8x2xf32>, tensor<4x2xf32>) {
+  %0 = dist.all_reduce_coalesced %x on @mesh["dp"] sum async : (tensor<8x2xf32>) -> tensor<8x2xf32>
+  %1 = dist.reduce_scatter_coalesced %x on @mesh["dp"] async : (tensor<8x2xf32>) -> tensor<4x2xf32>
+  return %0, %1 : tensor<8x2xf32>, tensor<4x2xf32>
+}
