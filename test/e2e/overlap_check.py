@@ -12,7 +12,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from seqpar_e2e import read_safetensors  # noqa: E402
+from seqpar_e2e import read_safetensors, tool  # noqa: E402
 
 work, model, flags, ranks = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
 tag = re.sub(r"[^a-z0-9]+", "-", flags).strip("-")
@@ -24,10 +24,10 @@ def run(cmd, **kw):
 
 def build(overlap):
     exe = os.path.join(work, f"{tag}-{overlap}")
-    run(["sp-compile", model, "--train", "--optimizer", "adamw", "--lr", "3e-3",
+    run([tool("sp-compile"), model, "--train", "--optimizer", "adamw", "--lr", "3e-3",
          f"--overlap-grad-reductions={overlap}", "-o", exe] + flags.split())
     ir = subprocess.run(
-        ["sp-compile", model, "--train", "--optimizer", "adamw", "--emit",
+        [tool("sp-compile"), model, "--train", "--optimizer", "adamw", "--emit",
          "mlir", f"--overlap-grad-reductions={overlap}"] + flags.split(),
         check=True, capture_output=True, text=True).stdout
     log, params = exe + ".jsonl", exe + ".safetensors"

@@ -253,6 +253,22 @@ static void emitDispatcher(ModuleOp module, StringRef name,
   b.create<LLVM::ReturnOp>(loc, ValueRange());
 }
 
+/// Emits each of `stages` as the internal `<name>_stage<k>` and the
+/// exported `name` dispatching to them.
+static LogicalResult emitStaged(ModuleOp module, StringRef name,
+                                ArrayRef<Lowering *> stages,
+                                int32_t pipelineAxis) {
+  SmallVector<LLVM::LLVMFuncOp> lowered;
+  for (auto [k, s] : llvm::enumerate(stages)) {
+    std::string stage = (name + "_stage" + Twine(k)).str();
+    if (failed(s->emit(stage, LLVM::Linkage::Internal)))
+      return failure();
+    lowered.push_back(module.lookupSymbol<LLVM::LLVMFuncOp>(stage));
+  }
+  emitDispatcher(module, name, lowered, pipelineAxis);
+  return success();
+}
+
 /// Plans the evaluation steps `evals` beside the steps `stages` (as many,
 /// stage k's beside stage k's): each takes one micro-batch of its step's
 /// tokens and returns the loss alone, and its step's arena grows to hold
@@ -347,23 +363,11 @@ static LogicalResult lowerSteps(ModuleOp module,
     FailureOr<llvm::json::Object> model = pipelineJson(stages, axis);
     if (failed(model))
       return failure();
-    SmallVector<LLVM::LLVMFuncOp> lowered;
-    for (auto [k, s] : llvm::enumerate(stages)) {
-      std::string name = "seqpar_step_stage" + std::to_string(k);
-      if (failed(s->emit(name, LLVM::Linkage::Internal)))
-        return failure();
-      lowered.push_back(module.lookupSymbol<LLVM::LLVMFuncOp>(name));
-    }
-    emitDispatcher(module, "seqpar_step", lowered, axis);
+    if (failed(emitStaged(module, "seqpar_step", stages, axis)))
+      return failure();
     if (evalArena) {
-      SmallVector<LLVM::LLVMFuncOp> loweredEvals;
-      for (auto [k, e] : llvm::enumerate(evals)) {
-        std::string name = "seqpar_eval_stage" + std::to_string(k);
-        if (failed(e->emit(name, LLVM::Linkage::Internal)))
-          return failure();
-        loweredEvals.push_back(module.lookupSymbol<LLVM::LLVMFuncOp>(name));
-      }
-      emitDispatcher(module, "seqpar_eval", loweredEvals, axis);
+      if (failed(emitStaged(module, "seqpar_eval", evals, axis)))
+        return failure();
       (*model)["eval_arena_bytes"] = *evalArena;
     }
     emitModelJson(module, std::move(*model));
