@@ -271,7 +271,6 @@ bool Model::parse(const char *text, std::string &error) {
     recomputeFlopsPerStep = j.value("recompute_flops_per_step", int64_t(0));
     workspaceBytes = j.value("workspace_bytes", int64_t(0));
     hasEval = j.contains("eval_arena_bytes");
-    evalArenaBytes = j.value("eval_arena_bytes", int64_t(0));
     batchAxis = j.at("batch_axis").get<int64_t>();
     seqAxis = j.value("seq_axis", int64_t(-1));
     if (seqAxis < -1 || seqAxis >= int64_t(axisSizes.size()) ||

@@ -122,10 +122,9 @@ struct Model {
   int64_t microBatches = 1;
   /// The largest workspace the plan gives one op (inside the arena).
   int64_t workspaceBytes = 0;
-  /// Whether the program has an evaluation step (seqpar_eval), and its own
-  /// arena (within arenaBytes, which covers both functions).
+  /// Whether the program has an evaluation step (seqpar_eval; the JSON's
+  /// "eval_arena_bytes", within arenaBytes, which covers both functions).
   bool hasEval = false;
-  int64_t evalArenaBytes = 0;
   /// The FLOPs one rank's step performs (GEMMs and attention, as the
   /// compiler counts them: Flops.h), and those of them that recompute
   /// repeats (0 without activation recompute).

@@ -29,6 +29,14 @@ using sprt_test::worldSize;
 
 float value(int64_t rank, int64_t index) { return float(rank * 1000 + index); }
 
+/// The sum over the ranks s of value(base + s, index), added in rank order.
+float summed(int64_t base, int64_t index) {
+  float sum = 0;
+  for (int64_t s = 0; s < worldSize(); ++s)
+    sum += value(base + s, index);
+  return sum;
+}
+
 /// [d0, d1, d2] filled with value(rank, flat index).
 std::vector<float> filled(int64_t rank, int64_t n) {
   std::vector<float> v(static_cast<size_t>(n));
@@ -105,9 +113,7 @@ TEST(Collectives, ReduceScatterAlongEachDimension) {
         for (int64_t k = 0; k < l[2]; ++k) {
           int64_t idx[3] = {i, j, k};
           idx[dim] += r * l[dim];
-          float want = 0;
-          for (int64_t s = 0; s < n; ++s)
-            want += value(s, flat(idx[0], idx[1], idx[2], g[1], g[2]));
+          float want = summed(0, flat(idx[0], idx[1], idx[2], g[1], g[2]));
           EXPECT_EQ(out[size_t(flat(i, j, k, l[1], l[2]))], want)
               << "dim " << dim;
         }
@@ -251,15 +257,11 @@ TEST(Collectives, CoalescedAllReduceMatchesOneByOne) {
                             bucket.data(), 8 * 4);
   EXPECT_EQ(sprt_bytes_sent(0), 2 * (8 * 4 / n) * (n - 1));
   for (int64_t i = 0; i < 3; ++i) {
-    float want = 0;
-    for (int64_t s = 0; s < n; ++s)
-      want += value(s, i);
+    float want = summed(0, i);
     EXPECT_EQ(ra[size_t(i)], want);
   }
   for (int64_t i = 0; i < 5; ++i) {
-    float want = 0;
-    for (int64_t s = 0; s < n; ++s)
-      want += value(s + 10, i);
+    float want = summed(10, i);
     EXPECT_EQ(rb[size_t(i)], want);
   }
 }
@@ -279,15 +281,11 @@ TEST(Collectives, CoalescedReduceScatterKeepsEachTensorsBlock) {
   sprt_reduce_scatter_coalesced(2, ins, outs, sizes, SPRT_DTYPE_F32, 0,
                                 bucket.data(), int64_t(bucket.size()) * 4);
   for (int64_t i = 0; i < 2; ++i) {
-    float want = 0;
-    for (int64_t s = 0; s < n; ++s)
-      want += value(s, 2 * r + i);
+    float want = summed(0, 2 * r + i);
     EXPECT_EQ(ra[size_t(i)], want);
   }
   for (int64_t i = 0; i < 3; ++i) {
-    float want = 0;
-    for (int64_t s = 0; s < n; ++s)
-      want += value(s + 7, 3 * r + i);
+    float want = summed(7, 3 * r + i);
     EXPECT_EQ(rb[size_t(i)], want);
   }
 }
@@ -321,16 +319,12 @@ TEST(Collectives, CoalescedAllReduceStartPacksAndWaitWrites) {
   sprt_wait(h1);
   sprt_wait(h);
   for (int64_t i = 0; i < 3; ++i) {
-    float want = 0;
-    for (int64_t s = 0; s < n; ++s)
-      want += value(s, i);
+    float want = summed(0, i);
     EXPECT_EQ(ra[size_t(i)], want);
     EXPECT_EQ(rs[size_t(i)], want);
   }
   for (int64_t i = 0; i < 5; ++i) {
-    float want = 0;
-    for (int64_t s = 0; s < n; ++s)
-      want += value(s + 10, i);
+    float want = summed(10, i);
     EXPECT_EQ(rb[size_t(i)], want);
   }
   std::string error = invalidArgument([&] {
@@ -356,15 +350,11 @@ TEST(Collectives, CoalescedReduceScatterStartPacksAndWaitWrites) {
   std::fill(b.begin(), b.end(), 1e9f);
   sprt_wait(h);
   for (int64_t i = 0; i < 2; ++i) {
-    float want = 0;
-    for (int64_t s = 0; s < n; ++s)
-      want += value(s, 2 * r + i);
+    float want = summed(0, 2 * r + i);
     EXPECT_EQ(ra[size_t(i)], want);
   }
   for (int64_t i = 0; i < 3; ++i) {
-    float want = 0;
-    for (int64_t s = 0; s < n; ++s)
-      want += value(s + 7, 3 * r + i);
+    float want = summed(7, 3 * r + i);
     EXPECT_EQ(rb[size_t(i)], want);
   }
 }
@@ -605,9 +595,7 @@ TEST(Collectives, StridedAndCoalescedCollectivesCheckTheirWorkspace) {
   EXPECT_EQ(sprt::workspaceUse().most, 0);
   // The single tensor's reduced block of rows [2r, 2r + 2).
   for (int64_t i = 0; i < 2; ++i) {
-    float want = 0;
-    for (int64_t s = 0; s < n; ++s)
-      want += value(s, 2 * r + i);
+    float want = summed(0, 2 * r + i);
     EXPECT_EQ(ra[size_t(i)], want) << i;
   }
 }

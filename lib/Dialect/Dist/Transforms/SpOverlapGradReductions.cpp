@@ -45,7 +45,10 @@ static void overlap(Operation *op) {
       if (narrow->hasOneUse() && narrow->getBlock() == &block)
         hoist(narrow, block);
   hoist(op, block);
-  op->setAttr("async", UnitAttr::get(op->getContext()));
+  if (auto all = dyn_cast<AllReduceCoalescedOp>(op))
+    all.setAsync(true);
+  else
+    cast<ReduceScatterCoalescedOp>(op).setAsync(true);
 }
 
 namespace {
@@ -63,14 +66,13 @@ struct SpOverlapGradReductionsPass
       return signalPassFailure();
     for (Operation *step : *steps) {
       SmallVector<Operation *> buckets;
+      // Every sum bucket whose results some op reads (its wait point).
       step->walk([&](Operation *op) {
-        bool used = llvm::any_of(op->getResults(),
-                                 [](Value r) { return !r.use_empty(); });
-        if (auto a = dyn_cast<AllReduceCoalescedOp>(op))
-          used &= a.getKind() == ReductionKind::sum;
-        else if (!isa<ReduceScatterCoalescedOp>(op))
-          used = false;
-        if (used)
+        auto all = dyn_cast<AllReduceCoalescedOp>(op);
+        if (((all && all.getKind() == ReductionKind::sum) ||
+             isa<ReduceScatterCoalescedOp>(op)) &&
+            llvm::any_of(op->getResults(),
+                         [](Value r) { return !r.use_empty(); }))
           buckets.push_back(op);
       });
       for (Operation *op : buckets)
