@@ -35,6 +35,20 @@ void sprt_linear_grad_weight_f32(const float *x, const float *dy, float *dw,
 void sprt_linear_grad_weight_acc_f32(const float *x, const float *dy, float *dw,
                                      int64_t M, int64_t K, int64_t N,
                                      int32_t weight_in_out);
+/* The linear gradients on tensors stored in any element type, as
+ * sprt_linear_typed: operands read as stored, f32 accumulation, one
+ * rounding of the result to its dtype. With accumulate = 1 the weight
+ * gradient is added to dw (read as stored: dw + dy^T x in f32, then
+ * rounded once); M = 0 then leaves dw as it is. */
+void sprt_linear_grad_input_typed(const void *dy, int32_t dy_dtype,
+                                  const void *w, int32_t w_dtype, void *dx,
+                                  int32_t dx_dtype, int64_t M, int64_t K,
+                                  int64_t N, int32_t weight_in_out);
+void sprt_linear_grad_weight_typed(const void *x, int32_t x_dtype,
+                                   const void *dy, int32_t dy_dtype, void *dw,
+                                   int32_t dw_dtype, int64_t M, int64_t K,
+                                   int64_t N, int32_t weight_in_out,
+                                   int32_t accumulate);
 /* db[i] = sum over t of dy[t, i]. */
 void sprt_bias_grad_f32(const float *dy, float *db, int64_t T, int64_t H);
 

@@ -62,6 +62,22 @@ void sprt_linear_f32(const float *x, const float *w, const float *bias,
                      float *y, int64_t M, int64_t K, int64_t N,
                      int32_t weight_in_out);
 
+/* sprt_linear_f32 on tensors stored in any element type (SPRT_DTYPE_*), the
+ * GEMM of mixed precision: x, w and bias are read as stored and widened
+ * exactly, the products are accumulated in f32 (onto the bias, as
+ * sprt_linear_f32), and y is rounded once to y_dtype (nearest even, as
+ * sprt_convert). bias may be NULL (bias_dtype is then not read). With every
+ * dtype F32 it is sprt_linear_f32. The CPU backend widens panels of the
+ * operands to f32 and calls cblas_sgemm on them (one panel, hence
+ * sprt_linear_f32's bits on the widened operands, while each operand panel
+ * stays within 2^20 elements); the CUDA backend calls cublasGemmEx with fp32
+ * compute, on tensor cores when x and w share a 16-bit type. An unknown
+ * dtype code aborts. */
+void sprt_linear_typed(const void *x, int32_t x_dtype, const void *w,
+                       int32_t w_dtype, const void *bias, int32_t bias_dtype,
+                       void *y, int32_t y_dtype, int64_t M, int64_t K,
+                       int64_t N, int32_t weight_in_out);
+
 /* y[t, :] = table[ids[t] - vocab_offset, :] for ids in
  * [vocab_offset, vocab_offset + V), zeros otherwise (vocab-parallel lookup;
  * vocab_offset = 0 and V = the whole vocabulary for an unsplit table). */
