@@ -187,7 +187,9 @@ void seqpar::buildLoweringStage(OpPassManager &pm,
   // After the fusion (which matches the ops as the earlier passes typed
   // them), before the plan (the converts' results need arena space); a no-op
   // on an f32 program.
-  pm.addPass(dist::createSpLegalizePrecisionPass());
+  dist::SpLegalizePrecisionPassOptions precision;
+  precision.storageGemms = options.storageGemms;
+  pm.addPass(dist::createSpLegalizePrecisionPass(precision));
   pm.addPass(dist::createSpPlanBuffersPass());
   if (options.lowerToRuntime)
     pm.addPass(createConvertSpToRuntimePass());

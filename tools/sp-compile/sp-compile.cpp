@@ -204,6 +204,12 @@ static cl::opt<std::string> precision(
              "in fp32; training keeps fp32 master weights, fp16 adds dynamic "
              "loss scaling) (default: as imported)"),
     cl::value_desc("dtype"), cl::init(""), cl::cat(codegen));
+static cl::opt<bool> storageGemms(
+    "storage-gemms",
+    cl::desc("bf16 / f16 programs: the GEMMs read and write their tensors "
+             "as stored (default true; =false computes them on f32 copies, "
+             "like the other ops)"),
+    cl::init(true), cl::cat(codegen));
 static cl::opt<std::string> fuseChunksFlag(
     "fuse-chunks", cl::value_desc("int"),
     cl::desc("Fuse each sequence all-gather with the column GEMM it feeds, "
@@ -515,6 +521,7 @@ int main(int argc, char **argv) {
   options.gradReduceDtype = gradReduceDtype.getValue();
   options.masterWeights = masterWeights.getValue();
   options.overlapGradReductions = overlapGradReductions.getValue();
+  options.storageGemms = storageGemms.getValue();
   options.recompute = recompute.getValue();
   options.precision = precision.getValue();
   options.fuseChunks = fuseChunks;

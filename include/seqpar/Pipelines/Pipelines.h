@@ -101,6 +101,12 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
                      "(sp-sync-grads): f32, or bf16 (each bucket converted "
                      "to bf16, reduced, converted back to f32)"),
       llvm::cl::init("f32")};
+  Option<bool> storageGemms{
+      *this, "storage-gemms",
+      llvm::cl::desc("bf16 / f16 programs: the GEMMs read and write their "
+                     "tensors as stored, without f32 copies "
+                     "(sp-legalize-precision)"),
+      llvm::cl::init(true)};
   Option<bool> overlapGradReductions{
       *this, "overlap-grad-reductions",
       llvm::cl::desc("Training: start each gradient bucket's reduction as "

@@ -66,7 +66,8 @@ int32_t Lowering::zigzagAxis(Value v, int64_t d) const {
 }
 
 LogicalResult Lowering::checkTypes(Operation *op) {
-  auto check = [&](Type t) -> LogicalResult {
+  // `asStored`: the kernel reads (or writes) this tensor in its own type.
+  auto check = [&](Type t, bool asStored) -> LogicalResult {
     // A host scalar: a hyperparameter, passed to kernels by value.
     if (t.isF64())
       return success();
@@ -76,6 +77,7 @@ LogicalResult Lowering::checkTypes(Operation *op) {
              << "cannot be lowered: " << t << " is not a ranked tensor";
     Type et = tensor.getElementType();
     // bf16/f16 storage: the ops that move bytes take the element size, the
+    // GEMMs each tensor's element type (StoragePrecisionOpInterface), the
     // others are made to compute in f32 by sp-legalize-precision; the
     // function's results are read by the runtime in f32.
     bool storage = et.isBF16() || et.isF16();
@@ -87,7 +89,7 @@ LogicalResult Lowering::checkTypes(Operation *op) {
       return op->emitOpError()
              << "updates a parameter in " << et << ": the runtime's optimizer "
              << "updates f32 parameters (keep f32 master weights)";
-    if (storage && !keepsStoragePrecision(op))
+    if (storage && !keepsStoragePrecision(op) && !asStored)
       return op->emitOpError()
              << "uses " << et << ", which the runtime computes in f32: run "
              << "sp-legalize-precision first";
@@ -112,11 +114,11 @@ LogicalResult Lowering::checkTypes(Operation *op) {
     if (tensor && gathersInStoragePrecision(use) &&
         (tensor.getElementType().isBF16() || tensor.getElementType().isF16()))
       t = tensor.clone(Float32Type::get(op->getContext()));
-    if (failed(check(t)))
+    if (failed(check(t, readsStoragePrecision(use))))
       return failure();
   }
-  for (Type t : op->getResultTypes())
-    if (failed(check(t)))
+  for (OpResult result : op->getResults())
+    if (failed(check(result.getType(), writesStoragePrecision(result))))
       return failure();
   return success();
 }

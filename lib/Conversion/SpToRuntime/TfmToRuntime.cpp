@@ -146,12 +146,38 @@ static LogicalResult lowerOp(BiasAddOp o, RuntimeEmitter &e) {
   return success();
 }
 
+/// The runtime's code of a tensor's element type (SPRT_DTYPE_*).
+static int64_t dtypeCode(Value v) {
+  return runtimeDtypeCode(cast<RankedTensorType>(v.getType()).getElementType());
+}
+
+/// Whether every tensor operand and result of `op` is f32: its GEMM calls
+/// the f32 kernel, else the typed one (each tensor's element type passed
+/// after its pointer).
+static bool allF32(Operation *op) {
+  auto f32 = [](Type t) {
+    return cast<RankedTensorType>(t).getElementType().isF32();
+  };
+  return llvm::all_of(op->getOperandTypes(), f32) &&
+         llvm::all_of(op->getResultTypes(), f32);
+}
+
 static LogicalResult lowerOp(LinearOp o, RuntimeEmitter &e) {
   int64_t k = e.lastDim(o.getInput()), n = e.lastDim(o);
-  e.call("sprt_linear_f32",
-         {e.ptr(o.getInput()), e.ptr(o.getWeight()), e.optionalPtr(o.getBias()),
-          e.ptr(o), e.i64(e.numElements(o.getInput()) / k), e.i64(k), e.i64(n),
-          e.i32(o.getWeightLayout() == WeightLayout::in_out)});
+  Value m = e.i64(e.numElements(o.getInput()) / k),
+        inOut = e.i32(o.getWeightLayout() == WeightLayout::in_out);
+  if (allF32(o)) {
+    e.call("sprt_linear_f32", {e.ptr(o.getInput()), e.ptr(o.getWeight()),
+                               e.optionalPtr(o.getBias()), e.ptr(o), m,
+                               e.i64(k), e.i64(n), inOut});
+    return success();
+  }
+  Value bias = o.getBias();
+  e.call("sprt_linear_typed",
+         {e.ptr(o.getInput()), e.i32(dtypeCode(o.getInput())),
+          e.ptr(o.getWeight()), e.i32(dtypeCode(o.getWeight())),
+          e.optionalPtr(bias), e.i32(bias ? dtypeCode(bias) : 0), e.ptr(o),
+          e.i32(dtypeCode(o)), m, e.i64(k), e.i64(n), inOut});
   return success();
 }
 
@@ -241,19 +267,45 @@ static LogicalResult lowerOp(LabelCountOp o, RuntimeEmitter &e) {
 
 static LogicalResult lowerOp(LinearGradInputOp o, RuntimeEmitter &e) {
   int64_t n = e.lastDim(o.getDy()), k = e.lastDim(o);
-  e.call("sprt_linear_grad_input_f32",
-         {e.ptr(o.getDy()), e.ptr(o.getWeight()), e.ptr(o),
-          e.i64(e.numElements(o) / k), e.i64(k), e.i64(n),
-          e.i32(o.getWeightLayout() == WeightLayout::in_out)});
+  SmallVector<Value> sizes{e.i64(e.numElements(o) / k), e.i64(k), e.i64(n),
+                           e.i32(o.getWeightLayout() == WeightLayout::in_out)};
+  if (allF32(o)) {
+    SmallVector<Value> args{e.ptr(o.getDy()), e.ptr(o.getWeight()), e.ptr(o)};
+    e.call("sprt_linear_grad_input_f32",
+           llvm::to_vector(llvm::concat<Value>(args, sizes)));
+    return success();
+  }
+  SmallVector<Value> args{e.ptr(o.getDy()),
+                          e.i32(dtypeCode(o.getDy())),
+                          e.ptr(o.getWeight()),
+                          e.i32(dtypeCode(o.getWeight())),
+                          e.ptr(o),
+                          e.i32(dtypeCode(o))};
+  e.call("sprt_linear_grad_input_typed",
+         llvm::to_vector(llvm::concat<Value>(args, sizes)));
   return success();
 }
 
 static LogicalResult lowerOp(LinearGradWeightOp o, RuntimeEmitter &e) {
   int64_t k = e.lastDim(o.getInput()), n = e.lastDim(o.getDy());
-  e.call("sprt_linear_grad_weight_f32",
-         {e.ptr(o.getInput()), e.ptr(o.getDy()), e.ptr(o),
-          e.i64(e.numElements(o.getInput()) / k), e.i64(k), e.i64(n),
-          e.i32(o.getWeightLayout() == WeightLayout::in_out)});
+  SmallVector<Value> sizes{e.i64(e.numElements(o.getInput()) / k), e.i64(k),
+                           e.i64(n),
+                           e.i32(o.getWeightLayout() == WeightLayout::in_out)};
+  if (allF32(o)) {
+    SmallVector<Value> args{e.ptr(o.getInput()), e.ptr(o.getDy()), e.ptr(o)};
+    e.call("sprt_linear_grad_weight_f32",
+           llvm::to_vector(llvm::concat<Value>(args, sizes)));
+    return success();
+  }
+  SmallVector<Value> args{e.ptr(o.getInput()),
+                          e.i32(dtypeCode(o.getInput())),
+                          e.ptr(o.getDy()),
+                          e.i32(dtypeCode(o.getDy())),
+                          e.ptr(o),
+                          e.i32(dtypeCode(o))};
+  sizes.push_back(e.i32(0)); // overwrite dw
+  e.call("sprt_linear_grad_weight_typed",
+         llvm::to_vector(llvm::concat<Value>(args, sizes)));
   return success();
 }
 
@@ -401,11 +453,6 @@ static LogicalResult lowerOp(SumSquaresOp o, RuntimeEmitter &e) {
   e.call("sprt_op_sum_squares",
          {e.ptr(o.getInput()), e.i64(e.numElements(o.getInput())), e.ptr(o)});
   return success();
-}
-
-/// The runtime's code of a tensor's element type (SPRT_DTYPE_*).
-static int64_t dtypeCode(Value v) {
-  return runtimeDtypeCode(cast<RankedTensorType>(v.getType()).getElementType());
 }
 
 static LogicalResult lowerOp(ConvertOp o, RuntimeEmitter &e) {

@@ -53,3 +53,20 @@ func.func @train_step(%ids: tensor<4x1xi64>, %labels: tensor<4x1xi64>) -> tensor
   tfm.sgd_update @w, %g16 scale %l lr %lr weight_decay %weight_decay : tensor<8x4xbf16>, tensor<f32>
   return %l : tensor<f32>
 }
+
+// -----
+
+// A GEMM reads and writes any storage type (StoragePrecisionOpInterface);
+// a reduction of its partial result does not.
+dist.mesh @mesh ["tp" = 2]
+func.func @forward(%ids: tensor<4x1xi64>, %labels: tensor<4x1xi64>) -> tensor<f32> attributes {tfm.forward} {
+  %x = tfm.fill 1.0 : tensor<8x16xf32>
+  %h = tfm.convert %x : tensor<8x16xf32> -> tensor<8x16xbf16>
+  %w = tfm.fill 1.0 : tensor<16x16xf32, #dist.layout<@mesh, tp = S(0)>>
+  %wb = tfm.convert %w : tensor<16x16xf32, #dist.layout<@mesh, tp = S(0)>> -> tensor<16x16xbf16, #dist.layout<@mesh, tp = S(0)>>
+  %p = tfm.linear_grad_input %h, %wb : (tensor<8x16xbf16>, tensor<16x16xbf16, #dist.layout<@mesh, tp = S(0)>>) -> tensor<8x16xbf16, #dist.layout<@mesh, tp = P>>
+  // expected-error @+1 {{'dist.all_reduce' op uses 'bf16', which the runtime computes in f32: run sp-legalize-precision first}}
+  %r = dist.all_reduce %p on @mesh["tp"] sum : tensor<8x16xbf16, #dist.layout<@mesh, tp = P>> -> tensor<8x16xbf16>
+  %l = tfm.fill 1.0 : tensor<f32>
+  return %l : tensor<f32>
+}

@@ -57,14 +57,6 @@ func.func @dx_leading(%dy: tensor<8x2x48xf32>, %w: tensor<48x16xf32>) {
 
 // -----
 
-func.func @dx_element_type(%dy: tensor<8x2x48xf32>, %w: tensor<48x16xf32>) {
-  // expected-error @+1 {{dx must have shape [8, 2, 16] and element type 'f32', got 'tensor<8x2x16xbf16>'}}
-  %0 = tfm.linear_grad_input %dy, %w : (tensor<8x2x48xf32>, tensor<48x16xf32>) -> tensor<8x2x16xbf16>
-  return
-}
-
-// -----
-
 func.func @bad_layout(%dy: tensor<8x2x48xf32>, %w: tensor<48x16xf32>) {
   // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'weight_layout' [out_in, in_out]}}
   %0 = tfm.linear_grad_input %dy, %w weight_layout io : (tensor<8x2x48xf32>, tensor<48x16xf32>) -> tensor<8x2x16xf32>
@@ -124,18 +116,6 @@ func.func @dweight_rank(%x: tensor<8x2x16xf32>, %dy: tensor<8x2x48xf32>) {
   %0 = tfm.linear_grad_weight %x, %dy : (tensor<8x2x16xf32>, tensor<8x2x48xf32>) -> tensor<1x48x16xf32>
   return
 }
-
-// -----
-
-func.func @dweight_element_type(%x: tensor<8x2x16xbf16>, %dy: tensor<8x2x48xbf16>) {
-  // expected-error @+1 {{dweight must have shape [48, 16] and element type 'bf16', got 'tensor<48x16xf32>'}}
-  %0 = tfm.linear_grad_weight %x, %dy : (tensor<8x2x16xbf16>, tensor<8x2x48xbf16>) -> tensor<48x16xf32>
-  return
-}
-
-//===----------------------------------------------------------------------===//
-// tfm.bias_grad
-//===----------------------------------------------------------------------===//
 
 // -----
 

@@ -461,3 +461,19 @@ func.func @cross_entropy_grads_count(%logits: tensor<8x2x64xf32>,
   // CHECK: return %[[A]], %[[DSE]]
   return %0, %dse : tensor<8x2x64xf32>, tensor<8x2xf32>
 }
+
+// Mixed precision: each tensor of a linear gradient has its own element type
+// (read exactly, summed in f32, the result rounded once).
+// CHECK-LABEL: func.func @linear_grads_mixed_precision
+func.func @linear_grads_mixed_precision(%dy: tensor<8x2x48xbf16>, %w: tensor<48x16xbf16>,
+                                        %x: tensor<8x2x16xbf16>, %dyf: tensor<8x2x48xf32>) {
+  // CHECK: tfm.linear_grad_input %{{.*}}, %{{.*}} : (tensor<8x2x48xbf16>, tensor<48x16xbf16>) -> tensor<8x2x16xf32>
+  %0 = tfm.linear_grad_input %dy, %w : (tensor<8x2x48xbf16>, tensor<48x16xbf16>) -> tensor<8x2x16xf32>
+  // CHECK: tfm.linear_grad_input %{{.*}}, %{{.*}} : (tensor<8x2x48xf32>, tensor<48x16xbf16>) -> tensor<8x2x16xbf16>
+  %1 = tfm.linear_grad_input %dyf, %w : (tensor<8x2x48xf32>, tensor<48x16xbf16>) -> tensor<8x2x16xbf16>
+  // CHECK: tfm.linear_grad_weight %{{.*}}, %{{.*}} : (tensor<8x2x16xbf16>, tensor<8x2x48xf32>) -> tensor<48x16xf32>
+  %2 = tfm.linear_grad_weight %x, %dyf : (tensor<8x2x16xbf16>, tensor<8x2x48xf32>) -> tensor<48x16xf32>
+  // CHECK: tfm.linear_grad_weight %{{.*}}, %{{.*}} : (tensor<8x2x16xbf16>, tensor<8x2x48xbf16>) -> tensor<48x16xbf16>
+  %3 = tfm.linear_grad_weight %x, %dy : (tensor<8x2x16xbf16>, tensor<8x2x48xbf16>) -> tensor<48x16xbf16>
+  return
+}

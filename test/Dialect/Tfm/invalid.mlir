@@ -590,14 +590,6 @@ func.func @bias_rank(%x: tensor<8x16xf32>, %w: tensor<48x16xf32>, %b: tensor<1x4
 
 // -----
 
-func.func @bias_element(%x: tensor<8x16xf32>, %w: tensor<48x16xf32>, %b: tensor<48xbf16>) {
-  // expected-error @+1 {{bias element type 'bf16' differs from the input's 'f32'}}
-  %0 = tfm.linear %x, %w, %b : (tensor<8x16xf32>, tensor<48x16xf32>, tensor<48xbf16>) -> tensor<8x48xf32>
-  return
-}
-
-// -----
-
 func.func @result_out(%x: tensor<8x2x16xf32>, %w: tensor<48x16xf32>) {
   // expected-error @+1 {{result shape must be [8, 2, 48], got [8, 2, 16]}}
   %0 = tfm.linear %x, %w : (tensor<8x2x16xf32>, tensor<48x16xf32>) -> tensor<8x2x16xf32>
@@ -609,22 +601,6 @@ func.func @result_out(%x: tensor<8x2x16xf32>, %w: tensor<48x16xf32>) {
 func.func @result_leading(%x: tensor<8x2x16xf32>, %w: tensor<16x48xf32>) {
   // expected-error @+1 {{result shape must be [8, 2, 48], got [16, 48]}}
   %0 = tfm.linear %x, %w weight_layout in_out : (tensor<8x2x16xf32>, tensor<16x48xf32>) -> tensor<16x48xf32>
-  return
-}
-
-// -----
-
-func.func @weight_element(%x: tensor<8x16xf32>, %w: tensor<48x16xf16>) {
-  // expected-error @+1 {{input, weight and result element types differ ('f32', 'f16', 'f32')}}
-  %0 = tfm.linear %x, %w : (tensor<8x16xf32>, tensor<48x16xf16>) -> tensor<8x48xf32>
-  return
-}
-
-// -----
-
-func.func @result_element(%x: tensor<8x16xbf16>, %w: tensor<48x16xbf16>) {
-  // expected-error @+1 {{input, weight and result element types differ ('bf16', 'bf16', 'f32')}}
-  %0 = tfm.linear %x, %w : (tensor<8x16xbf16>, tensor<48x16xbf16>) -> tensor<8x48xf32>
   return
 }
 

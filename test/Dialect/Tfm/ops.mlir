@@ -368,3 +368,15 @@ func.func @cross_entropy_count(%logits: tensor<8x2x64xf32>,
   // CHECK: return %[[A]], %[[B]]
   return %0, %1 : tensor<f32>, tensor<f32>
 }
+
+// Mixed precision: each tensor of a linear has its own element type (read
+// exactly, summed in f32 onto the bias, the result rounded once).
+// CHECK-LABEL: func.func @linear_mixed_precision
+func.func @linear_mixed_precision(%x: tensor<8x16xbf16>, %w: tensor<48x16xbf16>,
+                                  %b: tensor<48xf32>, %xf: tensor<8x16xf32>) {
+  // CHECK: tfm.linear %{{.*}}, %{{.*}}, %{{.*}} : (tensor<8x16xbf16>, tensor<48x16xbf16>, tensor<48xf32>) -> tensor<8x48xbf16>
+  %0 = tfm.linear %x, %w, %b : (tensor<8x16xbf16>, tensor<48x16xbf16>, tensor<48xf32>) -> tensor<8x48xbf16>
+  // CHECK: tfm.linear %{{.*}}, %{{.*}} : (tensor<8x16xf32>, tensor<48x16xbf16>) -> tensor<8x48xf32>
+  %1 = tfm.linear %xf, %w : (tensor<8x16xf32>, tensor<48x16xbf16>) -> tensor<8x48xf32>
+  return
+}

@@ -25,4 +25,28 @@ def Seqpar_Bf16ReductionOpInterface : OpInterface<"Bf16ReductionOpInterface"> {
   ];
 }
 
+// An op whose runtime kernel reads some of its operands, or writes some of
+// its results, in their stored element types (f32, bf16 or f16, each its
+// own): a GEMM of mixed precision widens its operands exactly, accumulates
+// in f32 and rounds its result once. sp-legalize-precision makes no f32
+// copy of such an operand and no f32 temporary of such a result, and
+// convert-sp-to-runtime passes their element types to the kernel
+// (seqpar/Dialect/Common/StoragePrecision.h). By default every operand and
+// result is.
+def Seqpar_StoragePrecisionOpInterface
+    : OpInterface<"StoragePrecisionOpInterface"> {
+  let cppNamespace = "::seqpar";
+  let methods = [
+    InterfaceMethod<[{
+      Whether the runtime kernel reads tensor operand `index` as stored.
+    }], "bool", "readsStoragePrecision", (ins "unsigned":$index), [{}],
+    [{ return true; }]>,
+    InterfaceMethod<[{
+      Whether the runtime kernel writes result `index` in its own element
+      type, rounded once.
+    }], "bool", "writesStoragePrecision", (ins "unsigned":$index), [{}],
+    [{ return true; }]>,
+  ];
+}
+
 #endif // SEQPAR_DIALECT_COMMON_SEQPARINTERFACES_TD

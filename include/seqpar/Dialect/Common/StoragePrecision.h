@@ -12,6 +12,10 @@
 // coalesced gradient reductions, though, sum bf16 natively when all their
 // operands are bf16 (Bf16ReductionOpInterface: sp-sync-grads'
 // grad-reduce-dtype=bf16 halves the bytes on the wire), and are kept so.
+// The GEMMs (tfm.linear and its gradients) read their operands and write
+// their results as stored, computing in f32 inside the kernel
+// (StoragePrecisionOpInterface): no f32 copy of a bf16 weight or
+// activation is made for them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -42,6 +46,20 @@ inline bool keepsStoragePrecision(mlir::Operation *op) {
     return true;
   auto reduction = mlir::dyn_cast<Bf16ReductionOpInterface>(op);
   return reduction && reduction.reducesNativelyInBf16();
+}
+
+/// Whether the runtime kernel of `use`'s op reads that operand as stored
+/// (StoragePrecisionOpInterface: a GEMM of mixed precision).
+inline bool readsStoragePrecision(mlir::OpOperand &use) {
+  auto op = mlir::dyn_cast<StoragePrecisionOpInterface>(use.getOwner());
+  return op && op.readsStoragePrecision(use.getOperandNumber());
+}
+
+/// Whether the runtime kernel of `result`'s op writes it in its own element
+/// type, rounded once (StoragePrecisionOpInterface).
+inline bool writesStoragePrecision(mlir::OpResult result) {
+  auto op = mlir::dyn_cast<StoragePrecisionOpInterface>(result.getOwner());
+  return op && op.writesStoragePrecision(result.getResultNumber());
 }
 } // namespace seqpar
 

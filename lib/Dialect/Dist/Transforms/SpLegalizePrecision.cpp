@@ -21,6 +21,12 @@
 // wrapped op has no bf16/f16 tensor left and the converts are byte movers:
 // a second run finds nothing to do.
 //
+// The GEMMs (StoragePrecisionOpInterface) are not wrapped: their kernels
+// read bf16/f16 operands and write bf16/f16 results as stored, with the
+// same f32 arithmetic and the same single rounding, so no f32 copy of a
+// weight or an activation exists for them. Only a partial result of theirs
+// becomes f32 (it is summed before it is rounded, see computeInF32).
+//
 //===----------------------------------------------------------------------===//
 
 #include "seqpar/Dialect/Dist/Transforms/Passes.h"
@@ -48,23 +54,6 @@ static RankedTensorType lowPrecision(Type t) {
   return tensor;
 }
 
-/// Whether `op` must be wrapped: it has a bf16/f16 tensor and a runtime
-/// kernel that computes in f32. Terminators return the function's results,
-/// which the pass leaves as they are. An optimizer update writes its
-/// parameter in place, in the parameter's type, which its gradient must
-/// have: it is left as it is (the precision policy keeps f32 master
-/// weights, whose updates are f32; convert-sp-to-runtime refuses a bf16
-/// one).
-static bool needsF32(Operation *op) {
-  if (keepsStoragePrecision(op) ||
-      op->hasTrait<mlir::OpTrait::IsTerminator>() ||
-      isa<tfm::ParamUpdateOpInterface>(op))
-    return false;
-  auto low = [](Type t) { return bool(lowPrecision(t)); };
-  return llvm::any_of(op->getOperandTypes(), low) ||
-         llvm::any_of(op->getResultTypes(), low);
-}
-
 /// Whether `t` is partial along some mesh axis: each rank holds a
 /// contribution to a sum.
 static bool isPartial(Type t) {
@@ -75,6 +64,46 @@ static bool isPartial(Type t) {
     if (layout.getSharding(i).isPartial())
       return true;
   return false;
+}
+
+/// How the pass treats the ops' tensors: with `storageGemms`, the operands
+/// and results of StoragePrecisionOpInterface stay as stored.
+struct Policy {
+  bool storageGemms;
+  /// Whether `use` is read as stored, without an f32 copy.
+  bool readsStored(OpOperand &use) const {
+    return gathersInStoragePrecision(use) ||
+           (storageGemms && readsStoragePrecision(use));
+  }
+  /// Whether `result` may stay in its storage type: written so, and not a
+  /// partial sum.
+  bool writesStored(OpResult result) const {
+    return storageGemms && writesStoragePrecision(result) &&
+           !isPartial(result.getType());
+  }
+};
+
+/// Whether `op` must be wrapped: it has a bf16/f16 tensor that its runtime
+/// kernel does not read or write as stored. Terminators return the function's
+/// results, which the pass leaves as they are. An optimizer update writes its
+/// parameter in place, in the parameter's type, which its gradient must
+/// have: it is left as it is (the precision policy keeps f32 master
+/// weights, whose updates are f32; convert-sp-to-runtime refuses a bf16
+/// one).
+static bool needsF32(Operation *op, const Policy &policy) {
+  if (keepsStoragePrecision(op) ||
+      op->hasTrait<mlir::OpTrait::IsTerminator>() ||
+      isa<tfm::ParamUpdateOpInterface>(op))
+    return false;
+  return llvm::any_of(op->getOpOperands(),
+                      [&](OpOperand &use) {
+                        return lowPrecision(use.get().getType()) &&
+                               !policy.readsStored(use);
+                      }) ||
+         llvm::any_of(op->getResults(), [&](OpResult result) {
+           return lowPrecision(result.getType()) &&
+                  !policy.writesStored(result);
+         });
 }
 
 /// The f32 output of the dist.ring_attention whose backward `use` reads, if
@@ -101,12 +130,15 @@ static Value ringOutputInF32(OpOperand &use) {
 }
 
 /// Converts the bf16/f16 operands of `op` to f32 before it, retypes its
-/// bf16/f16 results to f32 and converts them back after it. A partial
-/// result is not rounded: it is one rank's contribution to a sum, which
-/// the one-device program computes and rounds once. It stays f32 for the
-/// ops in `wrapped` (which compute in f32) and for conversions to f32 (now
-/// the value itself); any other user reads it converted to its storage type.
-static void computeInF32(Operation *op, const DenseSet<Operation *> &wrapped) {
+/// bf16/f16 results to f32 and converts them back after it, but for the
+/// operands and results `policy` keeps as stored. A partial result is not
+/// rounded: it is one rank's contribution to a sum, which the one-device
+/// program computes and rounds once. It stays f32 for the ops in `wrapped`
+/// (which compute in f32), for the operands read as stored (in whatever
+/// type) and for conversions to f32 (now the value itself); any other user
+/// reads it converted to its storage type.
+static void computeInF32(Operation *op, const DenseSet<Operation *> &wrapped,
+                         const Policy &policy) {
   OpBuilder b(op);
   Type f32 = b.getF32Type();
   StringRef recomputed = tfm::TfmDialect::RecomputedAttrHelper::getNameStr();
@@ -121,7 +153,7 @@ static void computeInF32(Operation *op, const DenseSet<Operation *> &wrapped) {
   DenseMap<Value, Value> widened;
   for (OpOperand &use : op->getOpOperands()) {
     RankedTensorType type = lowPrecision(use.get().getType());
-    if (!type || gathersInStoragePrecision(use))
+    if (!type || policy.readsStored(use))
       continue;
     if (Value out = ringOutputInF32(use)) {
       use.set(out);
@@ -135,7 +167,7 @@ static void computeInF32(Operation *op, const DenseSet<Operation *> &wrapped) {
   b.setInsertionPointAfter(op);
   for (OpResult result : op->getResults()) {
     RankedTensorType type = lowPrecision(result.getType());
-    if (!type)
+    if (!type || policy.writesStored(result))
       continue;
     result.setType(type.clone(f32));
     if (!isPartial(type)) {
@@ -145,7 +177,7 @@ static void computeInF32(Operation *op, const DenseSet<Operation *> &wrapped) {
     }
     for (OpOperand &use : llvm::make_early_inc_range(result.getUses())) {
       Operation *user = use.getOwner();
-      if (wrapped.contains(user))
+      if (wrapped.contains(user) || policy.readsStored(use))
         continue;
       auto widen = dyn_cast<tfm::ConvertOp>(user);
       if (widen && widen.getType() == result.getType()) {
@@ -166,16 +198,18 @@ static void computeInF32(Operation *op, const DenseSet<Operation *> &wrapped) {
 namespace {
 struct SpLegalizePrecisionPass
     : dist::impl::SpLegalizePrecisionPassBase<SpLegalizePrecisionPass> {
+  using SpLegalizePrecisionPassBase::SpLegalizePrecisionPassBase;
   void runOnOperation() override {
+    Policy policy{storageGemms};
     SmallVector<Operation *> ops;
     for (auto func : getOperation().getOps<func::FuncOp>())
       func.walk([&](Operation *op) {
-        if (op != func && needsF32(op))
+        if (op != func && needsF32(op, policy))
           ops.push_back(op);
       });
     DenseSet<Operation *> wrapped(ops.begin(), ops.end());
     for (Operation *op : ops)
-      computeInF32(op, wrapped);
+      computeInF32(op, wrapped, policy);
   }
 };
 } // namespace

@@ -37,11 +37,8 @@ LogicalResult LinearGradInputOp::verify() {
   if (dy.getShape().back() != out)
     return emitOpError() << "dy's last dimension must be the weight's " << out
                          << " output features, got " << shapeStr(dy.getShape());
-  if (w.getElementType() != dy.getElementType())
-    return emitOpError() << "the weight's element type " << w.getElementType()
-                         << " differs from dy's " << dy.getElementType();
   return expectShape(*this, "dx", getDx(), withLast(dy.getShape(), in),
-                     dy.getElementType());
+                     getDx().getType().getElementType());
 }
 
 LogicalResult LinearGradWeightOp::verify() {
@@ -50,14 +47,12 @@ LogicalResult LinearGradWeightOp::verify() {
     return emitOpError() << "input " << shapeStr(x.getShape()) << " and dy "
                          << shapeStr(dy.getShape())
                          << " must have the same leading dimensions";
-  if (x.getElementType() != dy.getElementType())
-    return emitOpError() << "dy's element type " << dy.getElementType()
-                         << " differs from the input's " << x.getElementType();
   int64_t in = x.getShape().back(), out = dy.getShape().back();
   SmallVector<int64_t> want = getWeightLayout() == WeightLayout::out_in
                                   ? SmallVector<int64_t>{out, in}
                                   : SmallVector<int64_t>{in, out};
-  return expectShape(*this, "dweight", getDweight(), want, x.getElementType());
+  return expectShape(*this, "dweight", getDweight(), want,
+                     getDweight().getType().getElementType());
 }
 
 LogicalResult BiasGradOp::verify() {

@@ -266,21 +266,12 @@ LogicalResult LinearOp::verify() {
     if (b.getRank() != 1 || b.getDimSize(0) != outF)
       return emitOpError() << "bias must have shape [" << outF << "], got "
                            << shapeStr(b.getShape());
-    if (b.getElementType() != in.getElementType())
-      return emitOpError() << "bias element type " << b.getElementType()
-                           << " differs from the input's "
-                           << in.getElementType();
   }
   SmallVector<int64_t> expected(in.getShape());
   expected.back() = outF;
   if (res.getShape() != ArrayRef<int64_t>(expected))
     return emitOpError() << "result shape must be " << shapeStr(expected)
                          << ", got " << shapeStr(res.getShape());
-  if (w.getElementType() != in.getElementType() ||
-      res.getElementType() != in.getElementType())
-    return emitOpError() << "input, weight and result element types differ ("
-                         << in.getElementType() << ", " << w.getElementType()
-                         << ", " << res.getElementType() << ")";
   return success();
 }
 

@@ -1,4 +1,5 @@
-// RUN: sp-opt %s -split-input-file -sp-legalize-precision | FileCheck %s
+// RUN: sp-opt %s -split-input-file -sp-legalize-precision=storage-gemms=false | FileCheck %s
+// RUN: sp-opt %s -split-input-file -sp-legalize-precision | FileCheck %s --check-prefix=GEMM
 // RUN: sp-opt %s -split-input-file -sp-legalize-precision -o %t.once.mlir
 // RUN: sp-opt %t.once.mlir -split-input-file -sp-legalize-precision -o %t.twice.mlir
 // RUN: diff %t.once.mlir %t.twice.mlir
@@ -10,7 +11,22 @@
 // retyped and narrowed after it); tfm.get_param, dist.all_gather and
 // dist.local_slice keep their bf16 tensors. The second and third RUN lines
 // run the pass on its own output: nothing changes. The converts take their
-// op's location (LOC).
+// op's location (LOC). The CHECK lines are the pass with storage-gemms=false,
+// where the GEMMs compute on f32 copies like every other op; GEMM is the
+// default, where they read and write bf16 as stored (only a partial result
+// becomes f32), and the other ops are wrapped the same.
+
+// GEMM-LABEL: func.func @block
+// GEMM: %[[G:.*]] = dist.all_gather
+// GEMM-NEXT: %[[FW:.*]] = tfm.get_param @fc.w
+// GEMM-NEXT: %[[H:.*]] = tfm.linear %[[G]], %[[FW]] weight_layout in_out : (tensor<12x1x8xbf16>, tensor<8x4xbf16, #dist.layout<@mesh, tp = S(1)>>) -> tensor<12x1x4xbf16, #dist.layout<@mesh, tp = S(2)>>
+// GEMM-NEXT: %[[H32:.*]] = tfm.convert %[[H]] {tfm.recomputed}
+// GEMM-NEXT: %[[A32:.*]] = tfm.gelu %[[H32]]
+// GEMM-NEXT: %[[A:.*]] = tfm.convert %[[A32]] {tfm.recomputed}
+// GEMM-NEXT: %[[PW:.*]] = tfm.get_param @proj.w
+// GEMM-NEXT: %[[P32:.*]] = tfm.linear %[[A]], %[[PW]] weight_layout in_out : (tensor<12x1x4xbf16, #dist.layout<@mesh, tp = S(2)>>, tensor<4x8xbf16, #dist.layout<@mesh, tp = S(0)>>) -> tensor<12x1x8xf32, #dist.layout<@mesh, tp = P>>
+// GEMM-NEXT: %[[R32:.*]] = dist.all_reduce %[[P32]] on @mesh["tp"] sum : tensor<12x1x8xf32, #dist.layout<@mesh, tp = P>> -> tensor<12x1x8xf32>
+// GEMM-NEXT: tfm.convert %[[R32]] : tensor<12x1x8xf32> -> tensor<12x1x8xbf16>
 
 // A sequence-parallel MLP block: norm, gathered input, column GEMM, GELU,
 // row GEMM, all-reduce of its partial sum, residual add.
@@ -222,4 +238,29 @@ func.func @ring(%q: tensor<8x2x32xbf16, #dist.layout<@mesh, cp = S(0, zigzag)>>,
       : (tensor<8x2x32xbf16, #dist.layout<@mesh, cp = S(0, zigzag)>>, tensor<8x2x32xbf16, #dist.layout<@mesh, cp = S(0, zigzag)>>, tensor<8x2x32xbf16, #dist.layout<@mesh, cp = S(0, zigzag)>>, tensor<8x2x32xbf16, #dist.layout<@mesh, cp = S(0, zigzag)>>, tensor<8x2x32xbf16, #dist.layout<@mesh, cp = S(0, zigzag)>>, tensor<8x2x2xf32, #dist.layout<@mesh, cp = S(0, zigzag)>>)
       -> (tensor<8x2x32xbf16, #dist.layout<@mesh, cp = S(0, zigzag)>>, tensor<8x2x32xbf16, #dist.layout<@mesh, cp = S(0, zigzag)>>, tensor<8x2x32xbf16, #dist.layout<@mesh, cp = S(0, zigzag)>>)
   return %use, %dq : tensor<8x2x32xbf16, #dist.layout<@mesh, cp = S(0, zigzag)>>, tensor<8x2x32xbf16, #dist.layout<@mesh, cp = S(0, zigzag)>>
+}
+
+// -----
+
+// The gradients of a GEMM read their operands as stored, whatever their
+// types (an f32 gradient, a bf16 weight); a partial result becomes f32 and
+// is read unrounded by the next GEMM, which reads any type; a complete one
+// stays bf16.
+// CHECK-LABEL: func.func @grads
+// CHECK: tfm.convert
+// GEMM-LABEL: func.func @grads
+// GEMM-SAME: (%[[DY:[a-z0-9]+]]: tensor<12x1x8xf32>, %[[W:[a-z0-9]+]]: tensor<4x8xbf16, #dist.layout<@mesh, tp = S(0)>>, %[[X:[a-z0-9]+]]: tensor<12x1x4xbf16, #dist.layout<@mesh, tp = S(2)>>, %[[X2:[a-z0-9]+]]: tensor<12x1x8xbf16>, %[[W2:[a-z0-9]+]]: tensor<8x4xbf16, #dist.layout<@mesh, tp = S(1)>>)
+// GEMM-NEXT: %[[DX:.*]] = tfm.linear_grad_input %[[DY]], %[[W]] weight_layout in_out : (tensor<12x1x8xf32>, tensor<4x8xbf16, #dist.layout<@mesh, tp = S(0)>>) -> tensor<12x1x4xbf16, #dist.layout<@mesh, tp = S(2)>>
+// GEMM-NEXT: %[[DW:.*]] = tfm.linear_grad_weight %[[X]], %[[DY]] weight_layout in_out : (tensor<12x1x4xbf16, #dist.layout<@mesh, tp = S(2)>>, tensor<12x1x8xf32>) -> tensor<4x8xbf16, #dist.layout<@mesh, tp = S(0)>>
+// GEMM-NEXT: %[[DX2:.*]] = tfm.linear_grad_input %[[DX]], %[[W2]] weight_layout in_out : (tensor<12x1x4xbf16, #dist.layout<@mesh, tp = S(2)>>, tensor<8x4xbf16, #dist.layout<@mesh, tp = S(1)>>) -> tensor<12x1x8xf32, #dist.layout<@mesh, tp = P>>
+// GEMM-NEXT: %[[DW2:.*]] = tfm.linear_grad_weight %[[X2]], %[[DX2]] : (tensor<12x1x8xbf16>, tensor<12x1x8xf32, #dist.layout<@mesh, tp = P>>) -> tensor<8x8xf32, #dist.layout<@mesh, tp = P>>
+// GEMM-NEXT: %[[N:.*]] = tfm.convert %[[DW2]] : tensor<8x8xf32, #dist.layout<@mesh, tp = P>> -> tensor<8x8xbf16, #dist.layout<@mesh, tp = P>>
+// GEMM-NEXT: return %[[DX]], %[[DW]], %[[N]]
+dist.mesh @mesh ["tp" = 2]
+func.func @grads(%dy: tensor<12x1x8xf32>, %w: tensor<4x8xbf16, #dist.layout<@mesh, tp = S(0)>>, %x: tensor<12x1x4xbf16, #dist.layout<@mesh, tp = S(2)>>, %x2: tensor<12x1x8xbf16>, %w2: tensor<8x4xbf16, #dist.layout<@mesh, tp = S(1)>>) -> (tensor<12x1x4xbf16, #dist.layout<@mesh, tp = S(2)>>, tensor<4x8xbf16, #dist.layout<@mesh, tp = S(0)>>, tensor<8x8xbf16, #dist.layout<@mesh, tp = P>>) {
+  %dx = tfm.linear_grad_input %dy, %w weight_layout in_out : (tensor<12x1x8xf32>, tensor<4x8xbf16, #dist.layout<@mesh, tp = S(0)>>) -> tensor<12x1x4xbf16, #dist.layout<@mesh, tp = S(2)>>
+  %dw = tfm.linear_grad_weight %x, %dy weight_layout in_out : (tensor<12x1x4xbf16, #dist.layout<@mesh, tp = S(2)>>, tensor<12x1x8xf32>) -> tensor<4x8xbf16, #dist.layout<@mesh, tp = S(0)>>
+  %dx2 = tfm.linear_grad_input %dx, %w2 weight_layout in_out : (tensor<12x1x4xbf16, #dist.layout<@mesh, tp = S(2)>>, tensor<8x4xbf16, #dist.layout<@mesh, tp = S(1)>>) -> tensor<12x1x8xbf16, #dist.layout<@mesh, tp = P>>
+  %dw2 = tfm.linear_grad_weight %x2, %dx2 : (tensor<12x1x8xbf16>, tensor<12x1x8xbf16, #dist.layout<@mesh, tp = P>>) -> tensor<8x8xbf16, #dist.layout<@mesh, tp = P>>
+  return %dx, %dw, %dw2 : tensor<12x1x4xbf16, #dist.layout<@mesh, tp = S(2)>>, tensor<4x8xbf16, #dist.layout<@mesh, tp = S(0)>>, tensor<8x8xbf16, #dist.layout<@mesh, tp = P>>
 }

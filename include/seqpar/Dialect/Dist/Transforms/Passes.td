@@ -376,9 +376,23 @@ def SpLegalizePrecisionPass
     or each row's softmax gradient shifts by the output's rounding error.
     Function arguments and results and the ops' attributes are unchanged;
     an f32 program is unchanged, and a second run changes nothing.
+    The GEMMs (`tfm.linear`, `tfm.linear_grad_input`,
+    `tfm.linear_grad_weight`: StoragePrecisionOpInterface) are not wrapped:
+    their kernels read each operand as stored and write each result in its
+    type, rounded once, which are the same numbers without the f32 copies
+    (an operand made f32 by a wrapped op is read as f32). Only a partial
+    result of theirs becomes f32, as above. `storage-gemms=false` wraps
+    them like every other op (the baseline the memory benchmark compares
+    with).
     Runs before sp-plan-buffers (the converts' results need arena space);
     convert-sp-to-runtime rejects a bf16/f16 tensor on any other op.
   }];
+  let options = [
+    Option<"storageGemms", "storage-gemms", "bool", /*default=*/"true",
+           "The GEMMs read and write bf16 / f16 tensors as stored "
+           "(StoragePrecisionOpInterface); false: they compute on f32 "
+           "copies like every other op">,
+  ];
   let dependentDialects = ["::seqpar::tfm::TfmDialect"];
 }
 

@@ -13,7 +13,8 @@ class Tfm_GradOp<string mnemonic, list<Trait> traits = []>
     : Op<Tfm_Dialect, mnemonic,
          !listconcat([Seqpar_CheckedTensorSizes, Pure], traits)>;
 
-def Tfm_LinearGradInputOp : Tfm_GradOp<"linear_grad_input"> {
+def Tfm_LinearGradInputOp : Tfm_GradOp<"linear_grad_input",
+    [DeclareOpInterfaceMethods<Seqpar_StoragePrecisionOpInterface>]> {
   let summary = "gradient of a linear layer with respect to its input";
   let description = [{
     `dx = dy W` for an `[out, in]` weight (`dy W^T` for `in_out`).
@@ -25,8 +26,10 @@ def Tfm_LinearGradInputOp : Tfm_GradOp<"linear_grad_input"> {
 
     **Constraints**
     - the weight has rank 2; `dy`'s last dimension is its `out` features and
-      the result's last dimension its `in` features; leading dimensions and
-      element types agree.
+      the result's last dimension its `in` features; leading dimensions
+      agree;
+    - `dy`, the weight and the result may each be f32, bf16 or f16: read
+      exactly, summed in f32, the result rounded once (as `tfm.linear`).
   }];
   let arguments = (ins Tfm_FloatTensor:$dy, Tfm_FloatTensor:$weight,
                        DefaultValuedAttr<Seqpar_WeightLayout,
@@ -39,7 +42,8 @@ def Tfm_LinearGradInputOp : Tfm_GradOp<"linear_grad_input"> {
   let hasVerifier = 1;
 }
 
-def Tfm_LinearGradWeightOp : Tfm_GradOp<"linear_grad_weight"> {
+def Tfm_LinearGradWeightOp : Tfm_GradOp<"linear_grad_weight",
+    [DeclareOpInterfaceMethods<Seqpar_StoragePrecisionOpInterface>]> {
   let summary = "gradient of a linear layer with respect to its weight";
   let description = [{
     `dW = dy^T x` summed over every token (`x^T dy` for `in_out`); the
@@ -51,7 +55,9 @@ def Tfm_LinearGradWeightOp : Tfm_GradOp<"linear_grad_weight"> {
     ```
 
     **Constraints**
-    - `x` and `dy` have the same leading dimensions and element type;
+    - `x` and `dy` have the same leading dimensions;
+    - `x`, `dy` and the result may each be f32, bf16 or f16: read exactly,
+      summed in f32, the result rounded once (as `tfm.linear`);
     - the result is `[out, in]` (`[in, out]` for `in_out`) with `in` the last
       dimension of `x` and `out` that of `dy`.
   }];

@@ -4,6 +4,7 @@
 #define SEQPAR_DIALECT_TFM_IR_TFMOPS_TD
 
 include "seqpar/Dialect/Common/SeqparEnums.td"
+include "seqpar/Dialect/Common/SeqparInterfaces.td"
 include "seqpar/Dialect/Tfm/IR/TfmDialect.td"
 include "seqpar/Dialect/Tfm/IR/TfmInterfaces.td"
 include "mlir/IR/OpBase.td"
@@ -253,7 +254,8 @@ def Tfm_DropoutOp : Tfm_Op<"dropout", [SameOperandsAndResultType,
 // Linear layers and attention
 //===----------------------------------------------------------------------===//
 
-def Tfm_LinearOp : Tfm_Op<"linear", [Pure, Tfm_Differentiable]> {
+def Tfm_LinearOp : Tfm_Op<"linear", [Pure, Tfm_Differentiable,
+    DeclareOpInterfaceMethods<Seqpar_StoragePrecisionOpInterface>]> {
   let summary = "matrix multiplication over the last dimension, optional bias";
   let description = [{
     `y = x W^T + b` for a `[out, in]` weight (torch.nn.Linear, the default
@@ -274,7 +276,11 @@ def Tfm_LinearOp : Tfm_Op<"linear", [Pure, Tfm_Differentiable]> {
     - the bias, if present, has rank 1 and size `out`;
     - the result shape is the input's with the last dimension replaced by
       `out`;
-    - input, weight, bias and result have the same element type.
+    - input, weight, bias and result may each be f32, bf16 or f16: each
+      operand is read exactly, the products are summed in f32 (onto the
+      bias) and the result is rounded once to its type. The runtime's
+      kernel reads and writes them as stored (no f32 copies:
+      StoragePrecisionOpInterface).
   }];
   let arguments = (ins Tfm_FloatTensor:$input, Tfm_FloatTensor:$weight,
                        Optional<Tfm_FloatTensor>:$bias,
