@@ -13,11 +13,15 @@
 //   A, B   32F   ->  C 32F (cublasSgemm)
 //
 // and computes alpha AB + beta C in f32, C read and written in its type:
-// one rounding. A result type outside that table (a 16-bit result of f32 or
-// other-16-bit operands) goes to an f32 scratch C, narrowed once after.
-// A bias is broadcast into C and added by beta = 1, as sprt_linear_f32; when
-// C is 16-bit and the bias of another dtype, broadcasting would round the
-// bias first, so C is the f32 scratch then too.
+// one rounding. By default cuBLAS may sum split-K partial products in a
+// 16-bit output type (torch's allow_bf16_reduced_precision_reduction), so
+// these calls set CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION (for the
+// call only: the f32 GEMMs keep the handle's mode as it is). A result type
+// outside that table (a 16-bit result of f32 or other-16-bit operands) goes to
+// an f32 scratch C, narrowed once after. A bias is broadcast into C and added
+// by beta = 1, as sprt_linear_f32; when C is 16-bit and the bias of another
+// dtype, broadcasting would round the bias first, so C is the f32 scratch then
+// too.
 //
 //===----------------------------------------------------------------------===//
 
@@ -86,6 +90,26 @@ void zero(void *p, int32_t t, int64_t n) {
   SPRT_CUDA_CHECK(cudaMemsetAsync(p, 0, size_t(n) * elementBytes(t), stream()));
 }
 
+/// Adds CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION to the handle's math
+/// mode while alive: split-K partial sums stay f32 (the compute type) rather
+/// than being rounded to a 16-bit C.
+class FullPrecisionReduction {
+public:
+  FullPrecisionReduction() {
+    SPRT_CUBLAS_CHECK(cublasGetMathMode(cublas(), &saved));
+    SPRT_CUBLAS_CHECK(cublasSetMathMode(
+        cublas(),
+        cublasMath_t(saved |
+                     CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION)));
+  }
+  FullPrecisionReduction(const FullPrecisionReduction &) = delete;
+  FullPrecisionReduction &operator=(const FullPrecisionReduction &) = delete;
+  ~FullPrecisionReduction() { cublasSetMathMode(cublas(), saved); }
+
+private:
+  cublasMath_t saved = CUBLAS_DEFAULT_MATH;
+};
+
 /// A GEMM operand as stored: n elements of dtype t.
 struct Operand {
   const void *p;
@@ -128,18 +152,20 @@ void typedGemm(cublasOperation_t opA, cublasOperation_t opB, int64_t m,
     sprt_convert(C, cType, c, SPRT_DTYPE_F32, m * n);
   }
   const float alpha = 1.0f;
-  if (abType == SPRT_DTYPE_F32 && ct == SPRT_DTYPE_F32)
+  if (abType == SPRT_DTYPE_F32 && ct == SPRT_DTYPE_F32) {
     SPRT_CUBLAS_CHECK(cublasSgemm(
         cublas(), opA, opB, toInt(m, what), toInt(n, what), toInt(k, what),
         &alpha, static_cast<const float *>(a), toInt(lda, what),
         static_cast<const float *>(b), toInt(ldb, what), &beta,
         static_cast<float *>(c), toInt(m, what)));
-  else
+  } else {
+    FullPrecisionReduction fullPrecision;
     SPRT_CUBLAS_CHECK(cublasGemmEx(
         cublas(), opA, opB, toInt(m, what), toInt(n, what), toInt(k, what),
         &alpha, a, cudaTypeOf(abType), toInt(lda, what), b, cudaTypeOf(abType),
         toInt(ldb, what), &beta, c, cudaTypeOf(ct), toInt(m, what),
         CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+  }
   if (viaF32)
     sprt_convert(c, SPRT_DTYPE_F32, C, cType, m * n);
 }
