@@ -55,8 +55,18 @@ cublasHandle_t cublas();
 /// and grown (cudaFree + cudaMalloc) when too small. Work using it is ordered
 /// on the single compute stream, so reuse by the next kernel is safe. Simple
 /// for now: a caching allocator or the arena would avoid the synchronising
-/// cudaFree on growth.
-enum class Scratch { RowStats, Reduce, AttentionStats, Count };
+/// cudaFree on growth. GemmA, GemmB and GemmC are the typed GEMMs' widened
+/// operands and f32 result (LinearTyped.cu), distinct slots as one call may
+/// use all three.
+enum class Scratch {
+  RowStats,
+  Reduce,
+  AttentionStats,
+  GemmA,
+  GemmB,
+  GemmC,
+  Count
+};
 void *scratch(Scratch slot, size_t bytes);
 
 constexpr int kThreads = 256;
