@@ -33,8 +33,8 @@ template <typename T> struct ScratchAllocator {
     return p;
   }
   void deallocate(T *p, size_t n) {
-    std::allocator<T>().deallocate(p, n);
     reportScratch(-int64_t(n * sizeof(T)));
+    std::allocator<T>().deallocate(p, n);
   }
   template <typename U> bool operator==(const ScratchAllocator<U> &) const {
     return true;

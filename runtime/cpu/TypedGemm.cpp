@@ -59,13 +59,13 @@ void narrowBlock(const float *src, int64_t rows, int64_t cols, void *dst,
                  const_cast<char *>(at(dst, dtype, r * ld)), dtype, cols);
 }
 
-/// The f32 panel of op(X) for rows [r0, r0 + rows) of op(X) (each of K
-/// elements): X itself when f32, else widened into `panel`. Returns the
+/// The f32 panel of op(X) for rows [r0, r0 + rows) and columns [k0, k0 +
+/// K) of op(X): X itself when f32, else widened into `panel`. Returns the
 /// pointer and sets `ld`.
-const float *operandPanel(TypedMatrix X, int64_t r0, int64_t rows, int64_t K,
-                          ScratchVector<float> &panel, int64_t &ld) {
+const float *operandPanel(TypedMatrix X, int64_t r0, int64_t rows, int64_t k0,
+                          int64_t K, ScratchVector<float> &panel, int64_t &ld) {
   // op(X)'s rows r are X's rows (trans = false) or X's columns (trans).
-  int64_t offset = X.trans ? r0 : r0 * X.ld;
+  int64_t offset = X.trans ? k0 * X.ld + r0 : r0 * X.ld + k0;
   if (X.dtype == SPRT_DTYPE_F32) {
     ld = X.ld;
     return static_cast<const float *>(X.data) + offset;
@@ -94,14 +94,25 @@ void sprt::cpu::typedGemm(int64_t M, int64_t N, int64_t K, TypedMatrix A,
   const bool wideA = A.dtype != SPRT_DTYPE_F32;
   const bool wideB = B.dtype != SPRT_DTYPE_F32;
   const bool wideC = cDtype != SPRT_DTYPE_F32;
-  int64_t k = std::max<int64_t>(K, 1), P = std::max<int64_t>(panelElems, 1);
-  // B's panels split N, A's and C's split M; a panel within P elements.
-  int64_t nb = wideB ? std::clamp<int64_t>(P / k, 1, N) : N;
+  int64_t P = std::max<int64_t>(panelElems, 1);
+  // B's panels split N, A's and C's split M: a panel within P elements, but
+  // at least kMinPanel rows or columns (when P allows one), so that each
+  // cblas_sgemm stays large enough to run at speed. A K too long for that
+  // (the vocabulary of an LM head's input gradient) is split as well, into
+  // pieces of kb whose products accumulate in the f32 result panel.
+  int64_t minPanel = std::min<int64_t>(kMinPanel, P);
+  int64_t kb = std::max<int64_t>(K, 1);
+  if ((wideA || wideB) && kb * minPanel > P)
+    kb = std::max<int64_t>(P / minPanel, 1);
+  auto rowsFor = [&](int64_t perRow) {
+    return std::max<int64_t>(P / perRow, minPanel);
+  };
+  int64_t nb = wideB ? std::min(N, rowsFor(kb)) : N;
   int64_t mb = M;
   if (wideA)
-    mb = std::min(mb, std::max<int64_t>(P / k, 1));
+    mb = std::min(mb, rowsFor(kb));
   if (wideC)
-    mb = std::min(mb, std::max<int64_t>(P / nb, 1));
+    mb = std::min(mb, rowsFor(nb));
   ScratchVector<float> aPanel, bPanel, cPanel, biasRow;
   if (bias) {
     biasRow.resize(size_t(N));
@@ -109,14 +120,11 @@ void sprt::cpu::typedGemm(int64_t M, int64_t N, int64_t K, TypedMatrix A,
     beta = 1.0f;
   }
   for (int64_t n0 = 0; n0 < N; n0 += nb) {
-    int64_t nn = std::min(nb, N - n0), ldb = 0;
+    int64_t nn = std::min(nb, N - n0);
     // op(B)[K, N]'s columns are op(B)^T's rows.
     TypedMatrix Bt{B.data, B.dtype, B.ld, !B.trans};
-    const float *b = K > 0 ? operandPanel(Bt, n0, nn, K, bPanel, ldb) : nullptr;
     for (int64_t m0 = 0; m0 < M; m0 += mb) {
-      int64_t mm = std::min(mb, M - m0), lda = 0, ldcPanel = ldc;
-      const float *a =
-          K > 0 ? operandPanel(A, m0, mm, K, aPanel, lda) : nullptr;
+      int64_t mm = std::min(mb, M - m0), ldcPanel = ldc;
       float *c;
       if (wideC) {
         cPanel.resize(size_t(mm * nn));
@@ -134,11 +142,22 @@ void sprt::cpu::typedGemm(int64_t M, int64_t N, int64_t K, TypedMatrix A,
         else if (beta == 0.0f && K <= 0)
           std::fill(c + r * ldcPanel, c + r * ldcPanel + nn, 0.0f);
       }
-      if (K > 0)
+      for (int64_t k0 = 0; k0 < K; k0 += kb) {
+        int64_t kk = std::min(kb, K - k0), lda = 0, ldb = 0;
+        // A widened panel of B in one piece of K serves every panel of M.
+        const float *b;
+        if (!wideB || m0 == 0 || kk < K) {
+          b = operandPanel(Bt, n0, nn, k0, kk, bPanel, ldb);
+        } else {
+          b = bPanel.data();
+          ldb = B.trans ? kk : nn;
+        }
+        const float *a = operandPanel(A, m0, mm, k0, kk, aPanel, lda);
         cblas_sgemm(CblasRowMajor, A.trans ? CblasTrans : CblasNoTrans,
                     B.trans ? CblasTrans : CblasNoTrans, blasint(mm),
-                    blasint(nn), blasint(K), 1.0f, a, blasint(lda), b,
-                    blasint(ldb), beta, c, blasint(ldcPanel));
+                    blasint(nn), blasint(kk), 1.0f, a, blasint(lda), b,
+                    blasint(ldb), k0 == 0 ? beta : 1.0f, c, blasint(ldcPanel));
+      }
       if (wideC)
         narrowBlock(c, mm, nn, const_cast<char *>(at(C, cDtype, m0 * ldc + n0)),
                     cDtype, ldc);

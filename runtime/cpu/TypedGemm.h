@@ -28,15 +28,20 @@ struct TypedMatrix {
 /// each is one cblas_sgemm call on the widened operands.
 constexpr int64_t kGemmPanelElems = int64_t(1) << 20;
 
+/// The fewest rows (or columns) of a panel when the budget allows that many
+/// elements: a panel of a long operand may exceed the budget to keep this.
+constexpr int64_t kMinPanel = 256;
+
 /// Row-major C[M, N] = op(A)[M, K] op(B)[K, N] + beta C, C of `cDtype` with
 /// leading dimension ldc (beta is 0 or 1; with beta = 1, C is read as
 /// stored), or + bias[N] (of `biasDtype`, added in f32) in every row when
 /// `bias` is not null. Operands not of f32 are widened into f32 panels of at
-/// most `panelElems` elements (counted scratch), C into an f32 panel when it is
-/// not f32 and narrowed once after its GEMM. The panels split M and N, never
-/// K: every element of C is one dot product of length K, as in one
-/// cblas_sgemm (OpenBLAS may block a panel's products differently from the
-/// whole matrix's: the sums agree to f32 rounding, not always bitwise).
+/// most `panelElems` elements, or kMinPanel rows of K (counted scratch), C
+/// into an f32 panel when it is not f32, narrowed once after its GEMM. The
+/// panels split M and N, never K: every element of C is one dot product of
+/// length K, as in one cblas_sgemm (OpenBLAS may block a panel's products
+/// differently from the whole matrix's: the sums agree to f32 rounding, not
+/// always bitwise).
 void typedGemm(int64_t M, int64_t N, int64_t K, TypedMatrix A, TypedMatrix B,
                const void *bias, int32_t biasDtype, float beta, void *C,
                int32_t cDtype, int64_t ldc,

@@ -166,6 +166,34 @@ TEST(TypedGemm, PanelsAgreeWithOnePanelInEveryLayoutAndDtype) {
             }
 }
 
+TEST(TypedGemm, WidenedPanelOfBServesEveryPanelOfM) {
+  // K in one piece (256 rows of K fit the budget) and M in three panels:
+  // the widened panels of B are made once per panel of N and read by
+  // every panel of M.
+  const int64_t M = 600, N = 300, K = 29, P = 8192;
+  auto a = randomFloats(size_t(M * K), 21), b = randomFloats(size_t(K * N), 22);
+  for (int tb = 0; tb < 2; ++tb) {
+    Typed A(a, SPRT_DTYPE_BF16), B(b, SPRT_DTYPE_BF16);
+    Typed whole(std::vector<float>(size_t(M * N)), SPRT_DTYPE_F32),
+        panels(std::vector<float>(size_t(M * N)), SPRT_DTYPE_F32);
+    sprt::cpu::TypedMatrix mA{A.bytes.data(), SPRT_DTYPE_BF16, K, false},
+        mB{B.bytes.data(), SPRT_DTYPE_BF16, tb ? K : N, bool(tb)};
+    sprt::cpu::typedGemm(M, N, K, mA, mB, nullptr, 0, 0.0f, whole.bytes.data(),
+                         SPRT_DTYPE_F32, N);
+    sprt::cpu::typedGemm(M, N, K, mA, mB, nullptr, 0, 0.0f, panels.bytes.data(),
+                         SPRT_DTYPE_F32, N, P);
+    auto wa = A.widened(), wb = B.widened();
+    std::vector<double> mag(size_t(M * N), 0.0);
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t n = 0; n < N; ++n)
+        for (int64_t k = 0; k < K; ++k)
+          mag[m * N + n] +=
+              std::fabs(double(wa[m * K + k]) *
+                        double(tb ? wb[n * K + k] : wb[k * N + n]));
+    expectWithinPanelRounding("tb=" + std::to_string(tb), panels, whole, mag);
+  }
+}
+
 TEST(TypedGemm, PanelledStridedResultLeavesTheRestOfTheRowsAlone) {
   // C is a [M, N] block of a wider [M, 2N] matrix (ldc = 2N): the panels
   // write that block and nothing else.

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The GEMMs of a bf16 program reading and writing bf16 as stored (the
+# default, sprt_linear_typed: f32 panels of at most 2^20 elements in
+# scratch) against computing on f32 copies of their operands and results
+# (--storage-gemms=false, the old wrapping), side by side: a 2-layer GPT-2
+# with h = 256 and GPT-2's 50,257-token vocabulary, sequence 512, batch 2,
+# trained with AdamW on one rank (1 BLAS thread). Prints each program's
+# measured peak bytes (arena, scratch, total, from the runtime's allocator)
+# and median step time, and the ratios stored / copies.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+bin=${SEQPAR_BUILD_DIR:-$root/build}/bin
+steps=${STEPS:-3}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
+
+/usr/bin/python3 - "$root/examples/configs/gpt2-tiny.json" "$tmp/config.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c.update(n_embd=256, n_layer=2, n_head=4, vocab_size=50257, n_positions=512,
+         n_ctx=512)
+json.dump(c, open(sys.argv[2], "w"))
+PY
+"$bin/sp-import" --hf-config "$tmp/config.json" --seq-len 512 --batch 2 \
+  -o "$tmp/model.mlir"
+for storage in true false; do
+  "$bin/sp-compile" "$tmp/model.mlir" --train --optimizer adamw \
+    --precision bf16 --storage-gemms="$storage" -o "$tmp/prog-$storage"
+  "$tmp/prog-$storage" --steps "$steps" --log "$tmp/log-$storage.jsonl" \
+    > /dev/null
+done
+/usr/bin/python3 - "$tmp" <<'PY'
+import json, statistics, sys
+tmp = sys.argv[1]
+r = {}
+for s in ("true", "false"):
+    log = [json.loads(l) for l in open(f"{tmp}/log-{s}.jsonl")]
+    mem = log[-1]["memory"]
+    r[s] = (mem["by_category"]["arena"], mem["by_category"].get("scratch", 0),
+            mem["peak_bytes"],
+            statistics.median(l["step_time_s"] for l in log[1:] or log))
+    name = "stored (default)" if s == "true" else "f32 copies"
+    a, sc, p, t = r[s]
+    print(f"{name:17s} arena {a / 2**20:7.1f} MiB  scratch {sc / 2**20:6.1f} "
+          f"MiB  peak {p / 2**20:7.1f} MiB  step {t * 1e3:7.1f} ms")
+on, off = r["true"], r["false"]
+print(f"stored / copies: arena {on[0] / off[0]:.3f}x, peak {on[2] / off[2]:.3f}x,"
+      f" step time {on[3] / off[3]:.3f}x")
+PY
