@@ -152,8 +152,7 @@ static int64_t dtypeCode(Value v) {
 }
 
 /// Whether every tensor operand and result of `op` is f32: its GEMM calls
-/// the f32 kernel, else the typed one (each tensor's element type passed
-/// after its pointer).
+/// the f32 kernel, else the typed one.
 static bool allF32(Operation *op) {
   auto f32 = [](Type t) {
     return cast<RankedTensorType>(t).getElementType().isF32();
@@ -162,22 +161,29 @@ static bool allF32(Operation *op) {
          llvm::all_of(op->getResultTypes(), f32);
 }
 
+/// A GEMM's call: the pointers of `tensors` (null for an absent bias), each
+/// followed by its element type's code (0 when absent) in the typed kernel
+/// `name`_typed, then `sizes`; the f32 kernel `name`_f32 when every tensor
+/// is f32.
+static void callGemm(RuntimeEmitter &e, Operation *op, StringRef name,
+                     ArrayRef<Value> tensors, ArrayRef<Value> sizes) {
+  bool typed = !allF32(op);
+  SmallVector<Value> args;
+  for (Value t : tensors) {
+    args.push_back(e.optionalPtr(t));
+    if (typed)
+      args.push_back(e.i32(t ? dtypeCode(t) : 0));
+  }
+  llvm::append_range(args, sizes);
+  e.call((name + (typed ? "_typed" : "_f32")).str(), args);
+}
+
 static LogicalResult lowerOp(LinearOp o, RuntimeEmitter &e) {
   int64_t k = e.lastDim(o.getInput()), n = e.lastDim(o);
-  Value m = e.i64(e.numElements(o.getInput()) / k),
-        inOut = e.i32(o.getWeightLayout() == WeightLayout::in_out);
-  if (allF32(o)) {
-    e.call("sprt_linear_f32", {e.ptr(o.getInput()), e.ptr(o.getWeight()),
-                               e.optionalPtr(o.getBias()), e.ptr(o), m,
-                               e.i64(k), e.i64(n), inOut});
-    return success();
-  }
-  Value bias = o.getBias();
-  e.call("sprt_linear_typed",
-         {e.ptr(o.getInput()), e.i32(dtypeCode(o.getInput())),
-          e.ptr(o.getWeight()), e.i32(dtypeCode(o.getWeight())),
-          e.optionalPtr(bias), e.i32(bias ? dtypeCode(bias) : 0), e.ptr(o),
-          e.i32(dtypeCode(o)), m, e.i64(k), e.i64(n), inOut});
+  callGemm(e, o, "sprt_linear",
+           {o.getInput(), o.getWeight(), o.getBias(), o.getResult()},
+           {e.i64(e.numElements(o.getInput()) / k), e.i64(k), e.i64(n),
+            e.i32(o.getWeightLayout() == WeightLayout::in_out)});
   return success();
 }
 
@@ -267,22 +273,10 @@ static LogicalResult lowerOp(LabelCountOp o, RuntimeEmitter &e) {
 
 static LogicalResult lowerOp(LinearGradInputOp o, RuntimeEmitter &e) {
   int64_t n = e.lastDim(o.getDy()), k = e.lastDim(o);
-  SmallVector<Value> sizes{e.i64(e.numElements(o) / k), e.i64(k), e.i64(n),
-                           e.i32(o.getWeightLayout() == WeightLayout::in_out)};
-  if (allF32(o)) {
-    SmallVector<Value> args{e.ptr(o.getDy()), e.ptr(o.getWeight()), e.ptr(o)};
-    e.call("sprt_linear_grad_input_f32",
-           llvm::to_vector(llvm::concat<Value>(args, sizes)));
-    return success();
-  }
-  SmallVector<Value> args{e.ptr(o.getDy()),
-                          e.i32(dtypeCode(o.getDy())),
-                          e.ptr(o.getWeight()),
-                          e.i32(dtypeCode(o.getWeight())),
-                          e.ptr(o),
-                          e.i32(dtypeCode(o))};
-  e.call("sprt_linear_grad_input_typed",
-         llvm::to_vector(llvm::concat<Value>(args, sizes)));
+  callGemm(e, o, "sprt_linear_grad_input",
+           {o.getDy(), o.getWeight(), o.getDx()},
+           {e.i64(e.numElements(o) / k), e.i64(k), e.i64(n),
+            e.i32(o.getWeightLayout() == WeightLayout::in_out)});
   return success();
 }
 
@@ -291,21 +285,10 @@ static LogicalResult lowerOp(LinearGradWeightOp o, RuntimeEmitter &e) {
   SmallVector<Value> sizes{e.i64(e.numElements(o.getInput()) / k), e.i64(k),
                            e.i64(n),
                            e.i32(o.getWeightLayout() == WeightLayout::in_out)};
-  if (allF32(o)) {
-    SmallVector<Value> args{e.ptr(o.getInput()), e.ptr(o.getDy()), e.ptr(o)};
-    e.call("sprt_linear_grad_weight_f32",
-           llvm::to_vector(llvm::concat<Value>(args, sizes)));
-    return success();
-  }
-  SmallVector<Value> args{e.ptr(o.getInput()),
-                          e.i32(dtypeCode(o.getInput())),
-                          e.ptr(o.getDy()),
-                          e.i32(dtypeCode(o.getDy())),
-                          e.ptr(o),
-                          e.i32(dtypeCode(o))};
-  sizes.push_back(e.i32(0)); // overwrite dw
-  e.call("sprt_linear_grad_weight_typed",
-         llvm::to_vector(llvm::concat<Value>(args, sizes)));
+  if (!allF32(o))
+    sizes.push_back(e.i32(0)); // the typed kernel's accumulate: overwrite dw
+  callGemm(e, o, "sprt_linear_grad_weight",
+           {o.getInput(), o.getDy(), o.getDweight()}, sizes);
   return success();
 }
 
