@@ -160,6 +160,21 @@ void sprt_all_gather_linear_widened_f32(
     const void *x, int32_t x_dtype, const float *w, const float *bias, float *y,
     int64_t rows, int64_t K, int64_t N, int32_t weight_in_out, int64_t chunks,
     int32_t axis, void *workspace, int64_t workspace_bytes);
+/* As sprt_all_gather_linear_f32 with each tensor in its own dtype
+ * (SPRT_DTYPE_*; bias_dtype is not read when bias is NULL): x is gathered
+ * as stored (a bf16 / f16 one in half the bytes of f32) and each gathered
+ * chunk's GEMMs are sprt_linear_typed, reading x, w and the bias as
+ * stored, accumulating in f32 and rounding y once to y_dtype. With every
+ * dtype F32 it is sprt_all_gather_linear_f32.
+ * Workspace: min(chunks, 2) x axis size x (rows / chunks) x K elements of
+ * x_dtype. */
+void sprt_all_gather_linear_typed(const void *x, int32_t x_dtype, const void *w,
+                                  int32_t w_dtype, const void *bias,
+                                  int32_t bias_dtype, void *y, int32_t y_dtype,
+                                  int64_t rows, int64_t K, int64_t N,
+                                  int32_t weight_in_out, int64_t chunks,
+                                  int32_t axis, void *workspace,
+                                  int64_t workspace_bytes);
 /* y = reduce_scatter(linear(x)) along the leading dimension (+ bias once,
  * after the sum): x is the axis size times `rows` rows of K, y this rank's
  * `rows` rows of N. The GEMM of each of `chunks` pieces (dividing rows)
@@ -170,6 +185,20 @@ void sprt_linear_reduce_scatter_f32(const float *x, const float *w,
                                     int64_t K, int64_t N, int32_t weight_in_out,
                                     int64_t chunks, int32_t axis,
                                     void *workspace, int64_t workspace_bytes);
+
+/* As sprt_linear_reduce_scatter_f32 with x, w and the bias each in its own
+ * dtype, read as stored: the GEMMs are sprt_linear_typed into f32 partial
+ * sums, reduced in f32; y (f32) is the sum plus the bias widened to f32.
+ * With every dtype F32 it is sprt_linear_reduce_scatter_f32.
+ * Workspace: as sprt_linear_reduce_scatter_f32's, plus N f32 for a bf16 /
+ * f16 bias. */
+void sprt_linear_reduce_scatter_typed(const void *x, int32_t x_dtype,
+                                      const void *w, int32_t w_dtype,
+                                      const void *bias, int32_t bias_dtype,
+                                      float *y, int64_t rows, int64_t K,
+                                      int64_t N, int32_t weight_in_out,
+                                      int64_t chunks, int32_t axis,
+                                      void *workspace, int64_t workspace_bytes);
 
 /* The weight gradients of `count` GEMMs reading all_gather(x) along the
  * leading dimension: dws[j] = linear_grad_weight(all_gather(x), dys[j])
@@ -194,6 +223,19 @@ void sprt_all_gather_linear_grad_weight_widened_f32(
     float *const *dws, const int64_t *dy_sizes, int64_t rows, int64_t K,
     int32_t weight_in_out, int64_t chunks, int32_t axis, void *workspace,
     int64_t workspace_bytes);
+
+/* As sprt_all_gather_linear_grad_weight_f32 with x of x_dtype, gathered
+ * as stored (not widened), and every dy of dy_dtype: each contribution is
+ * sprt_linear_grad_weight_typed, reading both as stored and accumulating
+ * in the f32 dws. With both dtypes F32 it is
+ * sprt_all_gather_linear_grad_weight_f32.
+ * Workspace: min(chunks, 2) x axis size x (rows / chunks) x K elements of
+ * x_dtype. */
+void sprt_all_gather_linear_grad_weight_typed(
+    const void *x, int32_t x_dtype, int32_t count, const void *const *dys,
+    int32_t dy_dtype, float *const *dws, const int64_t *dy_sizes, int64_t rows,
+    int64_t K, int32_t weight_in_out, int64_t chunks, int32_t axis,
+    void *workspace, int64_t workspace_bytes);
 
 /*===-------------------- layout-aware forward ops -----------------------===*/
 
