@@ -4,13 +4,22 @@
 # scratch) against computing on f32 copies of their operands and results
 # (--storage-gemms=false, the old wrapping), side by side: a 2-layer GPT-2
 # with h = 256 and GPT-2's 50,257-token vocabulary, sequence 512, batch 2,
-# trained with AdamW on one rank (1 BLAS thread). Prints each program's
-# measured peak bytes (arena, scratch, total, from the runtime's allocator)
-# and median step time, and the ratios stored / copies.
+# trained with AdamW on one rank (1 BLAS thread), or with TP=2 at tp 2 +
+# SP on two ranks (most GEMMs then fused with their collectives). Prints
+# each program's measured peak bytes on rank 0 (arena, scratch, total, from
+# the runtime's allocator) and median step time, and the ratios stored /
+# copies.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=${SEQPAR_BUILD_DIR:-$root/build}/bin
 steps=${STEPS:-3}
+tp=${TP:-1}
+parallel=()
+launch=()
+if [ "$tp" -gt 1 ]; then
+  parallel=(--tp "$tp" --sp)
+  launch=(mpirun --allow-run-as-root --oversubscribe -np "$tp")
+fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
@@ -26,8 +35,9 @@ PY
   -o "$tmp/model.mlir"
 for storage in true false; do
   "$bin/sp-compile" "$tmp/model.mlir" --train --optimizer adamw \
-    --precision bf16 --storage-gemms="$storage" -o "$tmp/prog-$storage"
-  "$tmp/prog-$storage" --steps "$steps" --log "$tmp/log-$storage.jsonl" \
+    --precision bf16 --storage-gemms="$storage" "${parallel[@]}" \
+    -o "$tmp/prog-$storage"
+  "${launch[@]}" "$tmp/prog-$storage" --steps "$steps" --log "$tmp/log-$storage.jsonl" \
     > /dev/null
 done
 /usr/bin/python3 - "$tmp" <<'PY'

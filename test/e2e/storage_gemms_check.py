@@ -19,7 +19,33 @@ from seqpar_e2e import tool  # noqa: E402
 
 work, model, flags, ranks = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
 tag = re.sub(r"[^a-z0-9]+", "-", flags).strip("-")
-GEMM = re.compile(r"tfm\.linear(_grad_input|_grad_weight)? .*: \((.*)\) -> (.*)$")
+GEMM = re.compile(r"(tfm\.linear(?:_grad_input|_grad_weight)?|dist\."
+                  r"(?:all_gather_matmul(?:_grad_weight)?|matmul_reduce_scatter))"
+                  r" .*: \((.*)\) -> (.*)$")
+GATHERS = ("dist.all_gather_matmul", "dist.all_gather_matmul_grad_weight")
+
+
+def types(text):
+    """The tensor types of a comma-separated list (commas inside <> kept)."""
+    out, depth, start = [], 0, 0
+    for i, c in enumerate(text + ","):
+        depth += c == "<"
+        depth -= c == ">"
+        if c == "," and depth == 0:
+            out.append(text[start:i].strip())
+            start = i + 1
+    return [t for t in out if t]
+
+
+def reads_stored(m):
+    """Whether a GEMM reads or writes a 16-bit tensor as stored: a fused
+    gather's input is gathered in bf16 / f16 either way (and widened for f32
+    GEMMs with --storage-gemms=false), so it does not count."""
+    ins = types(m.group(2))
+    if m.group(1) in GATHERS:
+        ins = ins[1:]
+    return any(re.search(r"x(bf16|f16)\b", t)
+               for t in ins + types(m.group(3).strip("()")))
 
 
 def run(cmd, **kw):
@@ -38,22 +64,23 @@ def build(storage):
          "--steps", "4", "--log", log, "--dump-params", params],
         stdout=subprocess.DEVNULL)
     gemms = [m for m in (GEMM.search(l) for l in ir.splitlines()) if m]
-    stored = sum(1 for m in gemms if re.search(r"x(bf16|f16)\b", m.group(0)))
+    stored = sum(1 for m in gemms if reads_stored(m))
+    fused = sum(1 for m in gemms if m.group(1).startswith("dist."))
     converts = ir.count("tfm.convert ")
-    return (stored, len(gemms), converts,
+    return (stored, len(gemms), converts, fused,
             [json.loads(l) for l in open(log)], open(params, "rb").read())
 
 
 on, off = build("true"), build("false")
-log_on, log_off = on[3], off[3]
+log_on, log_off = on[4], off[4]
 same = lambda f: len(log_on) == len(log_off) == 4 and \
     all(a[f] == b[f] for a, b in zip(log_on, log_off))
 # The dumped parameters (in the model's dtype), byte for byte.
-params_same = on[4] == off[4]
+params_same = on[5] == off[5]
 for name, r in (("stored", on), ("f32 copies", off)):
-    mem = r[3][-1]["memory"]
-    print(f"{name}: {r[0]} of {r[1]} GEMMs read or write a 16-bit tensor, "
-          f"{r[2]} converts; measured arena {mem['by_category']['arena']} B, "
+    mem = r[4][-1]["memory"]
+    print(f"{name}: {r[0]} of {r[1]} GEMMs read or write a 16-bit tensor "
+          f"({r[3]} fused with a collective), {r[2]} converts; measured arena {mem['by_category']['arena']} B, "
           f"scratch {mem['by_category'].get('scratch', 0)} B, "
           f"peak {mem['peak_bytes']} B")
 print(f"4 steps: losses {'SAME' if same('loss') else 'DIFFERENT'}, grad_norm "

@@ -11,8 +11,10 @@
 #ifndef SEQPAR_CONVERSION_RUNTIMELOWERINGINTERFACE_H
 #define SEQPAR_CONVERSION_RUNTIMELOWERINGINTERFACE_H
 
+#include "mlir/IR/BuiltinTypeInterfaces.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/Value.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -28,6 +30,22 @@ namespace seqpar {
 /// sprt/kernels.h: f32 0, bf16 1, f16 2).
 inline int64_t runtimeDtypeCode(mlir::Type t) {
   return t.isBF16() ? 1 : t.isF16() ? 2 : 0;
+}
+
+/// The runtime's code of a tensor's element type.
+inline int64_t runtimeDtypeCode(mlir::Value tensor) {
+  return runtimeDtypeCode(
+      mlir::cast<mlir::ShapedType>(tensor.getType()).getElementType());
+}
+
+/// Whether every tensor operand and result of `op` is f32: a GEMM of it
+/// calls the runtime's f32 kernel, else the typed one.
+inline bool allTensorsF32(mlir::Operation *op) {
+  auto f32 = [](mlir::Type t) {
+    return mlir::cast<mlir::ShapedType>(t).getElementType().isF32();
+  };
+  return llvm::all_of(op->getOperandTypes(), f32) &&
+         llvm::all_of(op->getResultTypes(), f32);
 }
 
 /// What convert-sp-to-runtime provides to an op's lowering: the buffers of

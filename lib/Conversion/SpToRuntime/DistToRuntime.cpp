@@ -20,26 +20,6 @@ using namespace mlir;
 using namespace seqpar;
 using namespace seqpar::dist;
 
-/// all_gather_matmul and matmul_reduce_scatter (also the input gradient of a
-/// column GEMM, with the weight layout flipped): one runtime call with the
-/// GEMM's operands, the rows of this rank's block, the chunks and the
-/// workspace.
-template <typename OpT>
-static LogicalResult collectiveLinear(OpT o, RuntimeEmitter &e, StringRef fn,
-                                      int64_t rows) {
-  if (o.getDim() != 0)
-    return o.emitOpError() << "is lowered along dimension 0 only, got dim "
-                           << o.getDim();
-  auto [workspace, workspaceBytes] = e.workspace(o);
-  e.call(fn, {e.ptr(o.getInput()), e.ptr(o.getWeight()),
-              e.optionalPtr(o.getBias()), e.ptr(o), e.i64(rows),
-              e.i64(e.lastDim(o.getInput())), e.i64(e.lastDim(o)),
-              e.i32(o.getWeightLayout() == seqpar::WeightLayout::in_out),
-              e.i64(o.getChunks()), e.axisOf(o.getAxis()), workspace,
-              workspaceBytes});
-  return success();
-}
-
 /// Appends the workspace of `op` (pointer, bytes) to a call's arguments.
 static void appendWorkspace(Operation *op, RuntimeEmitter &e,
                             SmallVectorImpl<Value> &args) {
@@ -48,37 +28,56 @@ static void appendWorkspace(Operation *op, RuntimeEmitter &e,
   args.push_back(bytes);
 }
 
-/// The runtime's code of the element type of an all-gather + GEMM's input
-/// when it is gathered narrower than the GEMMs compute (a bf16 / f16 input
-/// widened to f32 after the gather), else none.
-static std::optional<int64_t> widenedInput(Value input, Type computed) {
-  Type t = cast<RankedTensorType>(input.getType()).getElementType();
-  if (t == computed)
-    return std::nullopt;
-  return runtimeDtypeCode(t);
+/// all_gather_matmul and matmul_reduce_scatter (also the input gradient of a
+/// column GEMM, with the weight layout flipped): one runtime call with the
+/// GEMM's operands, the rows of this rank's block, the chunks and the
+/// workspace. The f32 entry point `fn`_f32 when every tensor is f32; else
+/// `fn`_widened_f32, with the input's dtype code after it, for a widened
+/// gathered input (widensGatheredInput); else `fn`_typed, with each
+/// tensor's code after it (0 for an absent bias), but for matmul_reduce_
+/// scatter's result (f32: the kernel writes the sum).
+template <typename OpT>
+static LogicalResult collectiveLinear(OpT o, RuntimeEmitter &e, StringRef fn,
+                                      int64_t rows) {
+  if (o.getDim() != 0)
+    return o.emitOpError() << "is lowered along dimension 0 only, got dim "
+                           << o.getDim();
+  auto [workspace, workspaceBytes] = e.workspace(o);
+  bool widened = widensGatheredInput(o);
+  bool typed = !widened && !allTensorsF32(o);
+  bool typedResult = typed && isa<AllGatherMatmulOp>(o.getOperation());
+  SmallVector<Value> args;
+  auto add = [&](Value tensor, bool withDtype) {
+    args.push_back(e.optionalPtr(tensor));
+    if (withDtype)
+      args.push_back(e.i32(tensor ? runtimeDtypeCode(tensor) : 0));
+  };
+  add(o.getInput(), typed || widened);
+  add(o.getWeight(), typed);
+  add(o.getBias(), typed);
+  add(o.getResult(), typedResult);
+  args.append({e.i64(rows), e.i64(e.lastDim(o.getInput())), e.i64(e.lastDim(o)),
+               e.i32(o.getWeightLayout() == seqpar::WeightLayout::in_out),
+               e.i64(o.getChunks()), e.axisOf(o.getAxis()), workspace,
+               workspaceBytes});
+  e.call((fn + (typed     ? "_typed"
+                : widened ? "_widened_f32"
+                          : "_f32"))
+             .str(),
+         args);
+  return success();
 }
 
 static LogicalResult lowerOp(AllGatherMatmulOp o, RuntimeEmitter &e) {
   // The rows of this rank's input block.
-  int64_t rows = e.numElements(o.getInput()) / e.lastDim(o.getInput());
-  std::optional<int64_t> dtype = widenedInput(
-      o.getInput(), cast<RankedTensorType>(o.getType()).getElementType());
-  if (!dtype)
-    return collectiveLinear(o, e, "sprt_all_gather_linear_f32", rows);
-  auto [workspace, workspaceBytes] = e.workspace(o);
-  e.call("sprt_all_gather_linear_widened_f32",
-         {e.ptr(o.getInput()), e.i32(*dtype), e.ptr(o.getWeight()),
-          e.optionalPtr(o.getBias()), e.ptr(o), e.i64(rows),
-          e.i64(e.lastDim(o.getInput())), e.i64(e.lastDim(o)),
-          e.i32(o.getWeightLayout() == seqpar::WeightLayout::in_out),
-          e.i64(o.getChunks()), e.axisOf(o.getAxis()), workspace,
-          workspaceBytes});
-  return success();
+  return collectiveLinear(o, e, "sprt_all_gather_linear",
+                          e.numElements(o.getInput()) /
+                              e.lastDim(o.getInput()));
 }
 
 static LogicalResult lowerOp(MatmulReduceScatterOp o, RuntimeEmitter &e) {
   // The rows of this rank's output block.
-  return collectiveLinear(o, e, "sprt_linear_reduce_scatter_f32",
+  return collectiveLinear(o, e, "sprt_linear_reduce_scatter",
                           e.numElements(o) / e.lastDim(o));
 }
 
@@ -91,18 +90,22 @@ static LogicalResult lowerOp(AllGatherMatmulGradWeightOp o, RuntimeEmitter &e) {
   // elements (the runtime divides by the gathered rows for its `out`).
   auto [dys, dws, dySizes] = e.pointerArrays(o.getDys(), o.getDweights());
   auto [workspace, workspaceBytes] = e.workspace(o);
-  std::optional<int64_t> dtype = widenedInput(
-      x, cast<RankedTensorType>(o.getDys().front().getType()).getElementType());
+  bool widened = widensGatheredInput(o);
+  bool typed = !widened && !allTensorsF32(o);
   SmallVector<Value> args{e.ptr(x)};
-  if (dtype)
-    args.push_back(e.i32(*dtype));
-  args.append({e.i32(int64_t(o.getDys().size())), dys, dws, dySizes,
-               e.i64(e.numElements(x) / e.lastDim(x)), e.i64(e.lastDim(x)),
+  if (typed || widened)
+    args.push_back(e.i32(runtimeDtypeCode(x)));
+  args.append({e.i32(int64_t(o.getDys().size())), dys});
+  if (typed)
+    args.push_back(e.i32(runtimeDtypeCode(o.getDys().front())));
+  args.append({dws, dySizes, e.i64(e.numElements(x) / e.lastDim(x)),
+               e.i64(e.lastDim(x)),
                e.i32(o.getWeightLayout() == seqpar::WeightLayout::in_out),
                e.i64(o.getChunks()), e.axisOf(o.getAxis()), workspace,
                workspaceBytes});
-  e.call(dtype ? "sprt_all_gather_linear_grad_weight_widened_f32"
-               : "sprt_all_gather_linear_grad_weight_f32",
+  e.call(typed     ? "sprt_all_gather_linear_grad_weight_typed"
+         : widened ? "sprt_all_gather_linear_grad_weight_widened_f32"
+                   : "sprt_all_gather_linear_grad_weight_f32",
          args);
   return success();
 }

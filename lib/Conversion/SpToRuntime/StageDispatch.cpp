@@ -214,7 +214,6 @@ static void emitDispatcher(ModuleOp module, StringRef name,
   MLIRContext *ctx = module.getContext();
   OpBuilder b(ctx);
   Location loc = module.getLoc();
-  auto ptrTy = LLVM::LLVMPointerType::get(ctx);
   auto voidTy = LLVM::LLVMVoidType::get(ctx);
   b.setInsertionPointToStart(module.getBody());
   auto declare = [&](StringRef name, Type result, ArrayRef<Type> args) {

@@ -146,33 +146,18 @@ static LogicalResult lowerOp(BiasAddOp o, RuntimeEmitter &e) {
   return success();
 }
 
-/// The runtime's code of a tensor's element type (SPRT_DTYPE_*).
-static int64_t dtypeCode(Value v) {
-  return runtimeDtypeCode(cast<RankedTensorType>(v.getType()).getElementType());
-}
-
-/// Whether every tensor operand and result of `op` is f32: its GEMM calls
-/// the f32 kernel, else the typed one.
-static bool allF32(Operation *op) {
-  auto f32 = [](Type t) {
-    return cast<RankedTensorType>(t).getElementType().isF32();
-  };
-  return llvm::all_of(op->getOperandTypes(), f32) &&
-         llvm::all_of(op->getResultTypes(), f32);
-}
-
 /// A GEMM's call: the pointers of `tensors` (null for an absent bias), each
 /// followed by its element type's code (0 when absent) in the typed kernel
 /// `name`_typed, then `sizes`; the f32 kernel `name`_f32 when every tensor
 /// is f32.
 static void callGemm(RuntimeEmitter &e, Operation *op, StringRef name,
                      ArrayRef<Value> tensors, ArrayRef<Value> sizes) {
-  bool typed = !allF32(op);
+  bool typed = !allTensorsF32(op);
   SmallVector<Value> args;
   for (Value t : tensors) {
     args.push_back(e.optionalPtr(t));
     if (typed)
-      args.push_back(e.i32(t ? dtypeCode(t) : 0));
+      args.push_back(e.i32(t ? runtimeDtypeCode(t) : 0));
   }
   llvm::append_range(args, sizes);
   e.call((name + (typed ? "_typed" : "_f32")).str(), args);
@@ -285,7 +270,7 @@ static LogicalResult lowerOp(LinearGradWeightOp o, RuntimeEmitter &e) {
   SmallVector<Value> sizes{e.i64(e.numElements(o.getInput()) / k), e.i64(k),
                            e.i64(n),
                            e.i32(o.getWeightLayout() == WeightLayout::in_out)};
-  if (!allF32(o))
+  if (!allTensorsF32(o))
     sizes.push_back(e.i32(0)); // the typed kernel's accumulate: overwrite dw
   callGemm(e, o, "sprt_linear_grad_weight",
            {o.getInput(), o.getDy(), o.getDweight()}, sizes);
@@ -440,8 +425,8 @@ static LogicalResult lowerOp(SumSquaresOp o, RuntimeEmitter &e) {
 
 static LogicalResult lowerOp(ConvertOp o, RuntimeEmitter &e) {
   e.call("sprt_convert",
-         {e.ptr(o.getInput()), e.i32(dtypeCode(o.getInput())), e.ptr(o),
-          e.i32(dtypeCode(o)), e.i64(e.numElements(o))});
+         {e.ptr(o.getInput()), e.i32(runtimeDtypeCode(o.getInput())), e.ptr(o),
+          e.i32(runtimeDtypeCode(o)), e.i64(e.numElements(o))});
   return success();
 }
 

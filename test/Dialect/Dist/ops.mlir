@@ -353,3 +353,24 @@ func.func @matmul_reduce_scatter_layouts(
   // CHECK: return %[[R]]
   return %0 : tensor<2x2x6xf16, #dist.layout<@mesh, tp = S(0)>>
 }
+
+// Each tensor of a fused GEMM has its own element type (f32, bf16 or f16):
+// the runtime's GEMMs read them as stored, accumulate in f32 and round the
+// result once.
+// CHECK-LABEL: func.func @fused_gemms_mixed_precision
+func.func @fused_gemms_mixed_precision(%x: tensor<2x2x8xbf16>,
+    %w: tensor<6x8xbf16>, %b: tensor<6xf32>, %xs: tensor<8x2x8xf16>,
+    %ws: tensor<6x8xbf16>, %bs: tensor<6xbf16>, %dy: tensor<8x2x6xf16>) {
+  // CHECK: dist.all_gather_matmul %{{.*}}, %{{.*}}, %{{.*}} on @mesh["tp"] dim 0 chunks 2 : (tensor<2x2x8xbf16>, tensor<6x8xbf16>, tensor<6xf32>) -> tensor<8x2x6xf16>
+  %0 = dist.all_gather_matmul %x, %w, %b on @mesh["tp"] dim 0 chunks 2
+      : (tensor<2x2x8xbf16>, tensor<6x8xbf16>, tensor<6xf32>)
+      -> tensor<8x2x6xf16>
+  // CHECK: dist.matmul_reduce_scatter %{{.*}}, %{{.*}}, %{{.*}} on @mesh["tp"] dim 0 chunks 1 : (tensor<8x2x8xf16>, tensor<6x8xbf16>, tensor<6xbf16>) -> tensor<2x2x6xf32>
+  %1 = dist.matmul_reduce_scatter %xs, %ws, %bs on @mesh["tp"] dim 0 chunks 1
+      : (tensor<8x2x8xf16>, tensor<6x8xbf16>, tensor<6xbf16>)
+      -> tensor<2x2x6xf32>
+  // CHECK: dist.all_gather_matmul_grad_weight %{{.*}}, %{{.*}} on @mesh["tp"] dim 0 chunks 1 : (tensor<2x2x8xbf16>, tensor<8x2x6xf16>) -> tensor<6x8xf32>
+  %2 = dist.all_gather_matmul_grad_weight %x, %dy on @mesh["tp"] dim 0 chunks 1
+      : (tensor<2x2x8xbf16>, tensor<8x2x6xf16>) -> tensor<6x8xf32>
+  return
+}

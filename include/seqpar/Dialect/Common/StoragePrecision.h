@@ -12,10 +12,11 @@
 // coalesced gradient reductions, though, sum bf16 natively when all their
 // operands are bf16 (Bf16ReductionOpInterface: sp-sync-grads'
 // grad-reduce-dtype=bf16 halves the bytes on the wire), and are kept so.
-// The GEMMs (tfm.linear and its gradients) read their operands and write
-// their results as stored, computing in f32 inside the kernel
-// (StoragePrecisionOpInterface): no f32 copy of a bf16 weight or
-// activation is made for them.
+// The GEMMs (tfm.linear and its gradients, and the fused collective GEMMs
+// of dist) read their operands and write their results as stored,
+// computing in f32 inside the kernel (StoragePrecisionOpInterface): no f32
+// copy of a bf16 weight or activation is made for them. The fused GEMMs
+// that sum across ranks or chunks write their sums in f32.
 //
 //===----------------------------------------------------------------------===//
 

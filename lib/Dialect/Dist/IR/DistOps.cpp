@@ -325,15 +325,16 @@ struct CollectiveChecker {
   }
 
   /// The linear part of a fused op: `lhs` (the full GEMM input) times the
-  /// weight, plus the bias; returns the GEMM output shape. `whose` names
-  /// what `elementType` is in the diagnostics.
+  /// weight, plus the bias; returns the GEMM output shape. Each tensor has
+  /// its own element type (gemmFloat).
   FailureOr<SmallVector<int64_t>> linearShape(ArrayRef<int64_t> lhs,
-                                              RankedTensorType w, Value bias,
-                                              seqpar::WeightLayout layout,
-                                              Type elementType,
-                                              StringRef whose = "the input's") {
+                                              Value weight, Value bias,
+                                              seqpar::WeightLayout layout) {
+    RankedTensorType w = type(weight);
     if (w.getRank() != 2)
       return op->emitOpError() << "weight must have rank 2, got " << w;
+    if (failed(gemmFloat(weight, "weight")))
+      return failure();
     bool outIn = layout == seqpar::WeightLayout::out_in;
     int64_t in = w.getDimSize(outIn ? 1 : 0), out = w.getDimSize(outIn ? 0 : 1);
     if (in != lhs.back())
@@ -341,23 +342,27 @@ struct CollectiveChecker {
              << "weight has " << in
              << " input features but the input's last dimension is "
              << lhs.back();
-    if (w.getElementType() != elementType)
-      return op->emitOpError()
-             << "weight element type " << w.getElementType() << " differs from "
-             << whose << " " << elementType;
     if (bias) {
       RankedTensorType b = type(bias);
       if (b.getRank() != 1 || b.getDimSize(0) != out)
         return op->emitOpError()
                << "bias must have shape [" << out << "], got " << b;
-      if (b.getElementType() != elementType)
-        return op->emitOpError()
-               << "bias element type " << b.getElementType() << " differs from "
-               << whose << " " << elementType;
+      if (failed(gemmFloat(bias, "bias")))
+        return failure();
     }
     SmallVector<int64_t> shape(lhs);
     shape.back() = out;
     return shape;
+  }
+
+  /// `v`, a tensor of a fused GEMM named `what` in the diagnostics, has an
+  /// element type the runtime's GEMMs read or write as stored.
+  LogicalResult gemmFloat(Value v, const Twine &what) {
+    Type et = type(v).getElementType();
+    if (et.isF32() || et.isBF16() || et.isF16())
+      return success();
+    return op->emitOpError()
+           << what << " element type must be f32, bf16 or f16, got " << et;
   }
 
   LogicalResult chunksDivide(int64_t chunks, int64_t size, StringRef what) {
@@ -589,20 +594,9 @@ static FailureOr<SmallVector<int64_t>> gatheredShape(Operation *op,
   return gathered;
 }
 
-/// The element type the GEMMs of a fused all-gather + linear compute in,
-/// given the input's and the type the op computes (its result's, or its
-/// dys'): the input's, except that a bf16 / f16 input of an f32 op is
-/// gathered in its storage precision (half the bytes) and widened to f32
-/// before the GEMMs.
-static Type gemmElementType(Type input, Type computed) {
-  bool widened = computed.isF32() && (input.isBF16() || input.isF16());
-  return widened ? computed : input;
-}
-
 LogicalResult AllGatherMatmulOp::verifyWithAxisSize(int64_t n) {
   CollectiveChecker c{*this, getAxis(), n};
   auto in = c.type(getInput()), out = c.type(getResult());
-  Type elem = gemmElementType(in.getElementType(), out.getElementType());
   int64_t d = getDim();
   if (failed(c.dimInRange("dim", d, in.getRank() - 1)) ||
       failed(c.chunksDivide(getChunks(), in.getDimSize(d),
@@ -613,17 +607,17 @@ LogicalResult AllGatherMatmulOp::verifyWithAxisSize(int64_t n) {
   if (failed(gatheredOr))
     return failure();
   SmallVector<int64_t> gathered = std::move(*gatheredOr);
-  auto shape = c.linearShape(
-      gathered, c.type(getWeight()), getBias(), getWeightLayout(), elem,
-      elem == in.getElementType() ? "the input's"
-                                  : "the GEMM's (the gathered input widened)");
+  if (failed(c.gemmFloat(getInput(), "input")) ||
+      failed(c.gemmFloat(getResult(), "result")))
+    return failure();
+  auto shape =
+      c.linearShape(gathered, getWeight(), getBias(), getWeightLayout());
   if (failed(shape))
     return failure();
-  if (out.getShape() != ArrayRef<int64_t>(*shape) ||
-      out.getElementType() != elem) {
+  if (out.getShape() != ArrayRef<int64_t>(*shape)) {
     auto diag = emitOpError() << "result must have shape [";
     llvm::interleaveComma(*shape, diag);
-    return diag << "] and element type " << elem << ", got " << out;
+    return diag << "], got " << out;
   }
   LayoutAttr lin = LayoutAttr::fromType(in), lout = LayoutAttr::fromType(out);
   if (lin && lin.getSharding(getAxis()) != Sharding::split(d))
@@ -638,17 +632,27 @@ LogicalResult AllGatherMatmulOp::verifyWithAxisSize(int64_t n) {
   return success();
 }
 
+// The partial sums are reduced, and the weight gradients accumulated, in
+// f32: the kernels write those results in f32, never rounded per chunk.
+bool MatmulReduceScatterOp::writesStoragePrecision(unsigned) { return false; }
+bool AllGatherMatmulGradWeightOp::writesStoragePrecision(unsigned) {
+  return false;
+}
+
 LogicalResult MatmulReduceScatterOp::verifyWithAxisSize(int64_t n) {
   CollectiveChecker c{*this, getAxis(), n};
   auto in = c.type(getInput()), out = c.type(getResult());
   int64_t d = getDim();
   if (failed(c.dimInRange("dim", d, in.getRank() - 1)))
     return failure();
-  auto shape = c.linearShape(in.getShape(), c.type(getWeight()), getBias(),
-                             getWeightLayout(), in.getElementType());
+  if (failed(c.gemmFloat(getInput(), "input")) ||
+      failed(c.gemmFloat(getResult(), "result")))
+    return failure();
+  auto shape =
+      c.linearShape(in.getShape(), getWeight(), getBias(), getWeightLayout());
   if (failed(shape))
     return failure();
-  auto full = RankedTensorType::get(*shape, in.getElementType());
+  auto full = RankedTensorType::get(*shape, out.getElementType());
   if (failed(verifyTensorSize(*this, full, "the whole GEMM output")))
     return failure();
   if (failed(c.scaled(full, out, {{d, false}})) ||
@@ -680,8 +684,9 @@ LogicalResult AllGatherMatmulGradWeightOp::verifyWithAxisSize(int64_t n) {
   SmallVector<int64_t> gathered = std::move(*gatheredOr);
   bool outIn = getWeightLayout() == seqpar::WeightLayout::out_in;
   int64_t features = in.getShape().back();
-  Type elem = gemmElementType(in.getElementType(),
-                              c.type(getDys().front()).getElementType());
+  if (failed(c.gemmFloat(getInput(), "input")))
+    return failure();
+  Type dyType = c.type(getDys().front()).getElementType();
   LayoutAttr lin = LayoutAttr::fromType(in);
   if (lin && lin.getSharding(getAxis()) != Sharding::split(d))
     return emitOpError() << "input must be S(" << d << ") on axis '"
@@ -689,22 +694,26 @@ LogicalResult AllGatherMatmulGradWeightOp::verifyWithAxisSize(int64_t n) {
   for (auto [j, dy, dw] : llvm::enumerate(getDys(), getDweights())) {
     auto tdy = c.type(dy), tdw = c.type(dw);
     if (tdy.getRank() != in.getRank() ||
-        tdy.getShape().drop_back() != ArrayRef(gathered).drop_back() ||
-        tdy.getElementType() != elem) {
+        tdy.getShape().drop_back() != ArrayRef(gathered).drop_back()) {
       auto diag = emitOpError() << "dy " << j << " must have shape [";
       llvm::interleaveComma(ArrayRef(gathered).drop_back(), diag);
       return diag << ", out] (the gathered input's but for its last "
-                     "dimension) and element type "
-                  << elem << ", got " << tdy;
+                     "dimension), got "
+                  << tdy;
     }
+    if (failed(c.gemmFloat(dy, "dy " + Twine(j))) ||
+        failed(c.gemmFloat(dw, "result " + Twine(j))))
+      return failure();
+    if (tdy.getElementType() != dyType)
+      return emitOpError() << "dy " << j << " element type "
+                           << tdy.getElementType() << " differs from dy 0's "
+                           << dyType;
     int64_t out = tdy.getShape().back();
     SmallVector<int64_t> want = outIn ? SmallVector<int64_t>{out, features}
                                       : SmallVector<int64_t>{features, out};
-    if (tdw.getShape() != ArrayRef<int64_t>(want) ||
-        tdw.getElementType() != elem)
+    if (tdw.getShape() != ArrayRef<int64_t>(want))
       return emitOpError() << "result " << j << " must have shape [" << want[0]
-                           << ", " << want[1] << "] and element type " << elem
-                           << ", got " << tdw;
+                           << ", " << want[1] << "], got " << tdw;
     if (LayoutAttr l = LayoutAttr::fromType(tdy)) {
       Sharding s = l.getSharding(getAxis());
       if (s.isPartial() || s == Sharding::split(d))

@@ -117,35 +117,40 @@ static int64_t chunkBuffers(int64_t chunks, int64_t n, int64_t perRank,
              mul(perRank / chunks, elemBytes));
 }
 
-/// The chunk buffers of a fused all-gather feeding GEMMs that compute in
-/// `computed`: the input gathered in its own element type and, when that is
-/// narrower (a bf16 / f16 input of an f32 op), one chunk of every rank
-/// widened to `computed` for the GEMMs.
-static int64_t gatherBuffers(int64_t chunks, int64_t n, Value input,
-                             Type computed) {
+/// The chunk buffers of the fused all-gather + GEMM `op`: its input
+/// gathered in its own element type and, when it is widened for f32 GEMMs
+/// (widensGatheredInput), one chunk of every rank in f32. `n` is the axis
+/// size.
+static int64_t gatherBuffers(Operation *op, int64_t chunks, int64_t n) {
+  Value input = op->getOperand(0);
   auto in = cast<ShapedType>(input.getType());
   int64_t gathered =
       chunkBuffers(chunks, n, in.getNumElements(), elementBytes(input));
-  if (in.getElementType() == computed)
+  if (!widensGatheredInput(op))
     return gathered;
   int64_t widened =
-      chunkBuffers(1, n, in.getNumElements() / std::max<int64_t>(chunks, 1),
-                   computed.getIntOrFloatBitWidth() / 8);
+      chunkBuffers(1, n, in.getNumElements() / std::max<int64_t>(chunks, 1), 4);
   return add(gathered, widened);
 }
 
 int64_t AllGatherMatmulOp::getWorkspaceBytes() {
   // This rank's input rows of K, gathered chunk by chunk.
-  return gatherBuffers(
-      getChunks(), ratio(getResult(), getInput(), getDim()), getInput(),
-      cast<ShapedType>(getResult().getType()).getElementType());
+  return gatherBuffers(*this, getChunks(),
+                       ratio(getResult(), getInput(), getDim()));
 }
 
 int64_t MatmulReduceScatterOp::getWorkspaceBytes() {
-  // Partial sums of N per row of this rank's output block, for every rank.
+  // f32 partial sums of N per row of this rank's output block, for every
+  // rank, and a bf16 / f16 bias widened to f32.
   auto out = cast<ShapedType>(getResult().getType());
-  return chunkBuffers(getChunks(), ratio(getInput(), getResult(), getDim()),
-                      out.getNumElements(), elementBytes(getResult()));
+  int64_t partials =
+      chunkBuffers(getChunks(), ratio(getInput(), getResult(), getDim()),
+                   out.getNumElements(), 4);
+  Value bias = getBias();
+  if (!bias || cast<ShapedType>(bias.getType()).getElementType().isF32())
+    return partials;
+  return add(partials,
+             mul(cast<ShapedType>(bias.getType()).getNumElements(), 4));
 }
 
 int64_t AllGatherMatmulGradWeightOp::getWorkspaceBytes() {
@@ -153,7 +158,6 @@ int64_t AllGatherMatmulGradWeightOp::getWorkspaceBytes() {
   // every GEMM.
   if (getDys().empty())
     return 0;
-  return gatherBuffers(
-      getChunks(), ratio(getDys().front(), getInput(), getDim()), getInput(),
-      cast<ShapedType>(getDys().front().getType()).getElementType());
+  return gatherBuffers(*this, getChunks(),
+                       ratio(getDys().front(), getInput(), getDim()));
 }

@@ -21,11 +21,15 @@
 // wrapped op has no bf16/f16 tensor left and the converts are byte movers:
 // a second run finds nothing to do.
 //
-// The GEMMs (StoragePrecisionOpInterface) are not wrapped: their kernels
-// read bf16/f16 operands and write bf16/f16 results as stored, with the
-// same f32 arithmetic and the same single rounding, so no f32 copy of a
-// weight or an activation exists for them. Only a partial result of theirs
-// becomes f32 (it is summed before it is rounded, see computeInF32).
+// The GEMMs (StoragePrecisionOpInterface: tfm.linear and its gradients,
+// and the fused collective GEMMs) are not wrapped: their kernels read
+// bf16/f16 operands and write bf16/f16 results as stored, with the same f32
+// arithmetic and the same single rounding, so no f32 copy of a weight or an
+// activation exists for them. Only a result their kernel writes in f32
+// becomes f32 and is narrowed after the op: a partial result (it is summed
+// before it is rounded, see computeInF32), the reduce-scattered sum of
+// dist.matmul_reduce_scatter and the weight gradients of
+// dist.all_gather_matmul_grad_weight.
 //
 //===----------------------------------------------------------------------===//
 

@@ -104,9 +104,9 @@ func.func @block(%x: tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>) -> tens
 
 // -----
 
-// A fused gather + GEMM adds numbers: wrapped, but for its input, which is
-// gathered in bf16 (half the bytes) and widened by the runtime after the
-// gather. A local slice moves bytes.
+// With storage-gemms=false a fused gather + GEMM is wrapped, but for its
+// input, which is gathered in bf16 (half the bytes) and widened by the
+// runtime after the gather. A local slice moves bytes.
 // CHECK-LABEL: func.func @fused
 // CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>, %[[W:[a-z0-9]+]]: tensor<8x4xbf16, #dist.layout<@mesh, tp = S(1)>>, %[[B:[a-z0-9]+]]: tensor<4xbf16, #dist.layout<@mesh, tp = S(0)>>, %[[R:[a-z0-9]+]]: tensor<12x1x8xbf16>)
 // CHECK-NEXT: %[[W32:.*]] = tfm.convert %[[W]] : tensor<8x4xbf16, #dist.layout<@mesh, tp = S(1)>> -> tensor<8x4xf32, #dist.layout<@mesh, tp = S(1)>>
@@ -120,6 +120,32 @@ func.func @fused(%x: tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>, %w: ten
   %y = dist.all_gather_matmul %x, %w, %b on @mesh["tp"] dim 0 chunks 2 weight_layout in_out : (tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>, tensor<8x4xbf16, #dist.layout<@mesh, tp = S(1)>>, tensor<4xbf16, #dist.layout<@mesh, tp = S(0)>>) -> tensor<12x1x4xbf16, #dist.layout<@mesh, tp = S(2)>>
   %l = dist.local_slice %r on @mesh["tp"] dim 0 : tensor<12x1x8xbf16> -> tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>
   return %y, %l : tensor<12x1x4xbf16, #dist.layout<@mesh, tp = S(2)>>, tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>
+}
+
+// -----
+
+// The fused collective GEMMs read their tensors as stored, like tfm.linear
+// (GEMM); their sums (the reduce-scattered output, the weight gradients)
+// are written in f32 and rounded once after the op. With
+// storage-gemms=false (CHECK) they compute on f32 copies, but for the
+// gathered input, gathered in bf16 and widened by the runtime.
+// GEMM-LABEL: func.func @fused_gemms
+// GEMM-SAME: (%[[X:[a-z0-9]+]]: tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>, %[[W:[a-z0-9]+]]: tensor<8x4xbf16, #dist.layout<@mesh, tp = S(1)>>, %[[B:[a-z0-9]+]]: tensor<4xbf16, #dist.layout<@mesh, tp = S(0)>>, %[[W2:[a-z0-9]+]]: tensor<4x8xbf16, #dist.layout<@mesh, tp = S(0)>>, %[[B2:[a-z0-9]+]]: tensor<8xbf16>, %[[DY:[a-z0-9]+]]: tensor<12x1x4xbf16, #dist.layout<@mesh, tp = S(2)>>)
+// GEMM-NEXT: %[[Y:.*]] = dist.all_gather_matmul %[[X]], %[[W]], %[[B]] on @mesh["tp"] dim 0 chunks 2 weight_layout in_out : (tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>, tensor<8x4xbf16, #dist.layout<@mesh, tp = S(1)>>, tensor<4xbf16, #dist.layout<@mesh, tp = S(0)>>) -> tensor<12x1x4xbf16, #dist.layout<@mesh, tp = S(2)>>
+// GEMM-NEXT: %[[Z32:.*]] = dist.matmul_reduce_scatter %[[Y]], %[[W2]], %[[B2]] on @mesh["tp"] dim 0 chunks 2 weight_layout in_out : (tensor<12x1x4xbf16, #dist.layout<@mesh, tp = S(2)>>, tensor<4x8xbf16, #dist.layout<@mesh, tp = S(0)>>, tensor<8xbf16>) -> tensor<6x1x8xf32, #dist.layout<@mesh, tp = S(0)>>
+// GEMM-NEXT: %[[Z:.*]] = tfm.convert %[[Z32]] : tensor<6x1x8xf32, #dist.layout<@mesh, tp = S(0)>> -> tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>
+// GEMM-NEXT: %[[DW32:.*]] = dist.all_gather_matmul_grad_weight %[[X]], %[[DY]] on @mesh["tp"] dim 0 chunks 2 weight_layout in_out : (tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>, tensor<12x1x4xbf16, #dist.layout<@mesh, tp = S(2)>>) -> tensor<8x4xf32, #dist.layout<@mesh, tp = S(1)>>
+// GEMM-NEXT: %[[DW:.*]] = tfm.convert %[[DW32]] : tensor<8x4xf32, #dist.layout<@mesh, tp = S(1)>> -> tensor<8x4xbf16, #dist.layout<@mesh, tp = S(1)>>
+// GEMM-NEXT: return %[[Z]], %[[DW]]
+// CHECK-LABEL: func.func @fused_gemms
+// CHECK: dist.matmul_reduce_scatter %{{.*}}, %{{.*}}, %{{.*}} on @mesh["tp"] dim 0 chunks 2 weight_layout in_out : (tensor<12x1x4xf32, #dist.layout<@mesh, tp = S(2)>>, tensor<4x8xf32, #dist.layout<@mesh, tp = S(0)>>, tensor<8xf32>) -> tensor<6x1x8xf32, #dist.layout<@mesh, tp = S(0)>>
+// CHECK: dist.all_gather_matmul_grad_weight %{{.*}}, %{{.*}} on @mesh["tp"] dim 0 chunks 2 weight_layout in_out : (tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>, tensor<12x1x4xf32, #dist.layout<@mesh, tp = S(2)>>) -> tensor<8x4xf32, #dist.layout<@mesh, tp = S(1)>>
+dist.mesh @mesh ["tp" = 2]
+func.func @fused_gemms(%x: tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>, %w: tensor<8x4xbf16, #dist.layout<@mesh, tp = S(1)>>, %b: tensor<4xbf16, #dist.layout<@mesh, tp = S(0)>>, %w2: tensor<4x8xbf16, #dist.layout<@mesh, tp = S(0)>>, %b2: tensor<8xbf16>, %dy: tensor<12x1x4xbf16, #dist.layout<@mesh, tp = S(2)>>) -> (tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>, tensor<8x4xbf16, #dist.layout<@mesh, tp = S(1)>>) {
+  %y = dist.all_gather_matmul %x, %w, %b on @mesh["tp"] dim 0 chunks 2 weight_layout in_out : (tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>, tensor<8x4xbf16, #dist.layout<@mesh, tp = S(1)>>, tensor<4xbf16, #dist.layout<@mesh, tp = S(0)>>) -> tensor<12x1x4xbf16, #dist.layout<@mesh, tp = S(2)>>
+  %z = dist.matmul_reduce_scatter %y, %w2, %b2 on @mesh["tp"] dim 0 chunks 2 weight_layout in_out : (tensor<12x1x4xbf16, #dist.layout<@mesh, tp = S(2)>>, tensor<4x8xbf16, #dist.layout<@mesh, tp = S(0)>>, tensor<8xbf16>) -> tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>
+  %dw = dist.all_gather_matmul_grad_weight %x, %dy on @mesh["tp"] dim 0 chunks 2 weight_layout in_out : (tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>, tensor<12x1x4xbf16, #dist.layout<@mesh, tp = S(2)>>) -> tensor<8x4xbf16, #dist.layout<@mesh, tp = S(1)>>
+  return %z, %dw : tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>, tensor<8x4xbf16, #dist.layout<@mesh, tp = S(1)>>
 }
 
 // -----

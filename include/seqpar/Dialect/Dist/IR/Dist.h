@@ -127,12 +127,31 @@ inline Sharding typeSharding(mlir::Value v, llvm::StringRef axis) {
 /// Whether `use` is the input of a fused all-gather + GEMM
 /// (dist.all_gather_matmul, dist.all_gather_matmul_grad_weight), which the
 /// runtime gathers in its storage precision (bf16 / f16: half the bytes of
-/// f32) and widens to f32 after the gather: sp-legalize-precision does not
-/// convert it and convert-sp-to-runtime accepts it.
+/// f32), whatever the GEMMs read: sp-legalize-precision does not convert it
+/// even when it wraps the op, and convert-sp-to-runtime accepts it.
 inline bool gathersInStoragePrecision(mlir::OpOperand &use) {
   return use.getOperandNumber() == 0 &&
          mlir::isa<AllGatherMatmulOp, AllGatherMatmulGradWeightOp>(
              use.getOwner());
+}
+
+/// Whether the fused all-gather + GEMM `op` widens its gathered bf16 / f16
+/// input to f32 for f32 GEMMs: every other tensor of it is f32 (what
+/// sp-legalize-precision leaves with storage-gemms=false). Its workspace
+/// then holds a widened chunk of every rank, and it lowers to the runtime's
+/// _widened_f32 entry point; otherwise its GEMMs read every tensor as
+/// stored (_typed), or it is all f32.
+inline bool widensGatheredInput(mlir::Operation *op) {
+  if (!mlir::isa<AllGatherMatmulOp, AllGatherMatmulGradWeightOp>(op))
+    return false;
+  auto elementType = [](mlir::Value v) {
+    return mlir::cast<mlir::ShapedType>(v.getType()).getElementType();
+  };
+  mlir::Type in = elementType(op->getOperand(0));
+  auto isF32 = [&](mlir::Value v) { return elementType(v).isF32(); };
+  return (in.isBF16() || in.isF16()) &&
+         llvm::all_of(op->getOperands().drop_front(), isF32) &&
+         llvm::all_of(op->getResults(), isF32);
 }
 } // namespace seqpar::dist
 

@@ -571,7 +571,8 @@ def Dist_RingAttentionGradOp
 }
 
 def Dist_AllGatherMatmulOp : Dist_CollectiveOp<"all_gather_matmul", [Pure,
-    DeclareOpInterfaceMethods<Dist_WorkspaceOpInterface>]> {
+    DeclareOpInterfaceMethods<Dist_WorkspaceOpInterface>,
+    DeclareOpInterfaceMethods<Seqpar_StoragePrecisionOpInterface>]> {
   let summary = "all_gather followed by a linear, chunked to overlap";
   let description = [{
     `linear(all_gather(input, dim), weight, bias)`: the sequence-parallel
@@ -588,10 +589,15 @@ def Dist_AllGatherMatmulOp : Dist_CollectiveOp<"all_gather_matmul", [Pure,
         -> tensor<512x2x768xf32, #dist.layout<@mesh, tp = S(2)>>
     ```
 
-    A bf16 / f16 input of an f32 op (weight, bias and result f32: what
-    sp-legalize-precision leaves) is gathered in its storage precision,
-    half the bytes of f32, and each gathered chunk is widened (exactly) to
-    f32 before its GEMMs.
+    Input, weight, bias and result may each be f32, bf16 or f16, as
+    `tfm.linear`'s: each operand is read exactly, the products are summed
+    in f32 (onto the bias) and the result is rounded once to its type. The
+    input is gathered as stored (a bf16 / f16 one in half the bytes of
+    f32) and the runtime's GEMMs read every tensor as stored
+    (StoragePrecisionOpInterface), but for a bf16 / f16 input of an
+    otherwise f32 op (what sp-legalize-precision leaves with
+    `storage-gemms=false`): each gathered chunk of it is widened (exactly)
+    to f32 for f32 GEMMs.
 
     **Workspace**: min(`chunks`, 2) chunks of the gathered input: with
     one chunk the whole gathered input, otherwise two (one being gathered
@@ -607,8 +613,7 @@ def Dist_AllGatherMatmulOp : Dist_CollectiveOp<"all_gather_matmul", [Pure,
     - the weight has rank 2 and its `in` features equal the input's last
       dimension; the bias, if present, has rank 1 and size `out`;
     - the result is the input's shape with `dim` times the axis size and the
-      last dimension `out`; element types agree, but that a bf16 / f16
-      input may feed an f32 op (widened after the gather);
+      last dimension `out`; every tensor is f32, bf16 or f16;
     - with layouts: the input is S(dim) on the axis; the result is not
       partial and not split along `dim` on the axis.
   }];
@@ -628,7 +633,9 @@ def Dist_AllGatherMatmulOp : Dist_CollectiveOp<"all_gather_matmul", [Pure,
 
 def Dist_MatmulReduceScatterOp
     : Dist_CollectiveOp<"matmul_reduce_scatter", [Pure,
-      DeclareOpInterfaceMethods<Dist_WorkspaceOpInterface>]> {
+      DeclareOpInterfaceMethods<Dist_WorkspaceOpInterface>,
+      DeclareOpInterfaceMethods<Seqpar_StoragePrecisionOpInterface,
+                                ["writesStoragePrecision"]>]> {
   let summary = "a linear whose partial result is reduce-scattered, chunked";
   let description = [{
     `reduce_scatter(linear(input, weight), dim) + bias`: the output of a
@@ -643,9 +650,17 @@ def Dist_MatmulReduceScatterOp
         -> tensor<128x2x768xf32, #dist.layout<@mesh, tp = S(0)>>
     ```
 
-    **Workspace**: min(`chunks`, 2) chunks of partial sums of every rank's
-    block (one being reduced while the next is computed): axis size x
-    (rows of the result / `chunks`) x `out` elements.
+    Input, weight and bias may each be f32, bf16 or f16: the runtime's
+    GEMMs read them as stored (StoragePrecisionOpInterface) into f32
+    partial sums, which are reduced in f32; the bias is widened and added
+    to the f32 sum. The kernel writes the result in f32: a bf16 / f16
+    result is computed in f32 and rounded once by a conversion after it
+    (sp-legalize-precision).
+
+    **Workspace**: min(`chunks`, 2) chunks of f32 partial sums of every
+    rank's block (one being reduced while the next is computed): axis
+    size x (rows of the result / `chunks`) x `out` f32; with a bf16 / f16
+    bias also `out` f32 (the bias widened).
 
     **Constraints**
     - the mesh exists and has the axis;
@@ -654,7 +669,7 @@ def Dist_MatmulReduceScatterOp
     - the weight has rank 2 and its `in` features equal the input's last
       dimension; the bias, if present, has rank 1 and size `out`;
     - the result is the input's shape with the last dimension `out` and
-      `dim` divided by the axis size; element types agree;
+      `dim` divided by the axis size; every tensor is f32, bf16 or f16;
     - with layouts: the result is S(dim) on the axis.
   }];
   let arguments = (ins Dist_Tensor:$input, Dist_Tensor:$weight,
@@ -673,7 +688,9 @@ def Dist_MatmulReduceScatterOp
 
 def Dist_AllGatherMatmulGradWeightOp
     : Dist_CollectiveOp<"all_gather_matmul_grad_weight", [Pure,
-      DeclareOpInterfaceMethods<Dist_WorkspaceOpInterface>]> {
+      DeclareOpInterfaceMethods<Dist_WorkspaceOpInterface>,
+      DeclareOpInterfaceMethods<Seqpar_StoragePrecisionOpInterface,
+                                ["writesStoragePrecision"]>]> {
   let summary = "the weight gradients of GEMMs reading an all_gather, chunked";
   let description = [{
     `tfm.linear_grad_weight(all_gather(input, dim), dy_j)` for every `dy_j`:
@@ -696,11 +713,18 @@ def Dist_AllGatherMatmulGradWeightOp
             tensor<8x32xf32, #dist.layout<@mesh, tp = S(0)>>)
     ```
 
+    The input and the dys may each be f32, bf16 or f16 (the dys one type):
+    the input is gathered as stored and the runtime's GEMMs read both as
+    stored (StoragePrecisionOpInterface), accumulating in the f32 weight
+    gradients; a bf16 / f16 result is accumulated in f32 and rounded once
+    by a conversion after the op (sp-legalize-precision). A bf16 / f16
+    input of f32 dys and results (`storage-gemms=false`) is widened after
+    the gather for f32 GEMMs, as `dist.all_gather_matmul`'s.
+
     **Workspace**: min(`chunks`, 2) chunks of the gathered input, as
     `dist.all_gather_matmul`'s: axis size x (rows / `chunks`) x `in`
-    elements, whatever the number of GEMMs; a bf16 / f16 input of f32 dys
-    is gathered in its own type and widened, as there (one more chunk of
-    every rank in f32).
+    elements of the input's type, whatever the number of GEMMs; a widened
+    input needs one more chunk of every rank in f32, as there.
 
     **Constraints**
     - the mesh exists and has the axis;
@@ -708,10 +732,10 @@ def Dist_AllGatherMatmulGradWeightOp
       `chunks` >= 1 and divides the input's `dim`;
     - at least one `dy`, and one result per `dy`;
     - every `dy` has the gathered input's shape but for its last dimension
-      (its `out` features) and the input's element type (f32 for a widened
-      bf16 / f16 input);
+      (its `out` features); the dys have one element type;
     - result j is `[out_j, in]` (`[in, out_j]` for `in_out`), `in` the
-      input's last dimension, with the dys' element type;
+      input's last dimension;
+    - every tensor is f32, bf16 or f16;
     - with layouts: the input is S(dim) on the axis; no `dy` is partial or
       split along `dim` on the axis.
   }];
