@@ -5,7 +5,8 @@
 # (--storage-gemms=false, the old wrapping), side by side: a 2-layer GPT-2
 # with h = 256 and GPT-2's 50,257-token vocabulary, sequence 512, batch 2,
 # trained with AdamW on one rank (1 BLAS thread), or with TP=2 at tp 2 +
-# SP on two ranks (most GEMMs then fused with their collectives). Prints
+# SP on two ranks (most GEMMs then fused with their collectives; the
+# vocabulary padded to 50,304). Prints
 # each program's measured peak bytes on rank 0 (arena, scratch, total, from
 # the runtime's allocator) and median step time, and the ratios stored /
 # copies.
@@ -24,11 +25,16 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
 
-/usr/bin/python3 - "$root/examples/configs/gpt2-tiny.json" "$tmp/config.json" <<'PY'
+# The vocabulary splits over tp: Megatron-LM's padding of GPT-2's to a
+# multiple of 128 (50,304) when tp > 1.
+vocab=50257
+[ "$tp" -gt 1 ] && vocab=50304
+/usr/bin/python3 - "$root/examples/configs/gpt2-tiny.json" "$tmp/config.json" \
+  "$vocab" <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1]))
-c.update(n_embd=256, n_layer=2, n_head=4, vocab_size=50257, n_positions=512,
-         n_ctx=512)
+c.update(n_embd=256, n_layer=2, n_head=4, vocab_size=int(sys.argv[3]),
+         n_positions=512, n_ctx=512)
 json.dump(c, open(sys.argv[2], "w"))
 PY
 "$bin/sp-import" --hf-config "$tmp/config.json" --seq-len 512 --batch 2 \
