@@ -189,6 +189,7 @@ void seqpar::buildLoweringStage(OpPassManager &pm,
   // on an f32 program.
   dist::SpLegalizePrecisionPassOptions precision;
   precision.storageGemms = options.storageGemms;
+  precision.storageElementwise = options.storageElementwise;
   pm.addPass(dist::createSpLegalizePrecisionPass(precision));
   pm.addPass(dist::createSpPlanBuffersPass());
   if (options.lowerToRuntime)

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Common.cuh"
+#include "Elementwise.cuh"
 #include "sprt/dtype.h"
 #include "sprt/kernels.h"
 
@@ -14,44 +15,31 @@
 #include <cstdlib>
 
 using namespace sprt::cuda;
-using namespace sprt::dtype;
 
 namespace {
-
-__device__ inline float load(const void *p, int32_t t, int64_t i) {
-  if (t == SPRT_DTYPE_F32)
-    return static_cast<const float *>(p)[i];
-  const uint16_t h = static_cast<const uint16_t *>(p)[i];
-  return t == SPRT_DTYPE_BF16 ? bf16ToF32(h) : f16ToF32(h);
-}
 
 __global__ void convertKernel(const void *__restrict__ in, int32_t inType,
                               void *__restrict__ out, int32_t outType,
                               int64_t n) {
   SPRT_FOR_EACH(i, n) {
-    const float x = load(in, inType, i);
-    if (outType == SPRT_DTYPE_F32)
-      static_cast<float *>(out)[i] = x;
-    else
-      static_cast<uint16_t *>(out)[i] =
-          outType == SPRT_DTYPE_BF16 ? f32ToBf16(x) : f32ToF16(x);
+    storeElement(out, outType, i, loadElement(in, inType, i));
   }
-}
-
-/// Aborts on an element type code sprt_convert does not know.
-void checkCode(int32_t t) {
-  if (t == SPRT_DTYPE_F32 || t == SPRT_DTYPE_BF16 || t == SPRT_DTYPE_F16)
-    return;
-  std::fprintf(stderr, "sprt_convert: unknown element type code %d\n", int(t));
-  std::abort();
 }
 
 } // namespace
 
+/// Aborts on an element type code sprt_convert does not know, naming `fn`.
+void sprt::cuda::checkDtypeCode(int32_t t, const char *fn) {
+  if (t == SPRT_DTYPE_F32 || t == SPRT_DTYPE_BF16 || t == SPRT_DTYPE_F16)
+    return;
+  std::fprintf(stderr, "%s: unknown element type code %d\n", fn, int(t));
+  std::abort();
+}
+
 extern "C" void sprt_convert(const void *in, int32_t in_dtype, void *out,
                              int32_t out_dtype, int64_t n) {
-  checkCode(in_dtype);
-  checkCode(out_dtype);
+  checkDtypeCode(in_dtype, "sprt_convert");
+  checkDtypeCode(out_dtype, "sprt_convert");
   if (n <= 0)
     return;
   if (in_dtype == out_dtype) {

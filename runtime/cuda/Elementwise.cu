@@ -19,28 +19,17 @@ namespace {
 
 __global__ void geluKernel(const float *__restrict__ x, float *__restrict__ y,
                            int64_t n, int32_t tanhApprox) {
-  SPRT_FOR_EACH(i, n) {
-    const float v = x[i];
-    if (tanhApprox) {
-      const float kBeta = 0.7978845608028654f, kKappa = 0.044715f;
-      float th, sech2;
-      tanhAndSech2(kBeta * (v + kKappa * v * v * v), th, sech2);
-      y[i] = 0.5f * v * (1.0f + th);
-    } else {
-      y[i] = 0.5f * v * (1.0f + erff(v * 0.7071067811865476f));
-    }
-  }
+  SPRT_FOR_EACH(i, n) { y[i] = geluOf(x[i], tanhApprox); }
 }
 
 __global__ void siluKernel(const float *__restrict__ x, float *__restrict__ y,
                            int64_t n) {
-  SPRT_FOR_EACH(i, n) { y[i] = x[i] / (1.0f + vexp(-x[i])); }
+  SPRT_FOR_EACH(i, n) { y[i] = siluOf(x[i]); }
 }
 
 __global__ void reluKernel(const float *__restrict__ x, float *__restrict__ y,
                            int64_t n) {
-  // x < 0 ? 0 : x, not max: NaN propagates, as torch.relu.
-  SPRT_FOR_EACH(i, n) { y[i] = x[i] < 0.0f ? 0.0f : x[i]; }
+  SPRT_FOR_EACH(i, n) { y[i] = reluOf(x[i]); }
 }
 
 __global__ void mulKernel(const float *a, const float *b, float *y, int64_t n) {

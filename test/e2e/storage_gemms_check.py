@@ -1,9 +1,10 @@
-"""Compiles MODEL with FLAGS twice, with the GEMMs reading and writing
-bf16/f16 as stored (--storage-gemms, the default) and on f32 copies
-(--storage-gemms=false), runs both on RANKS ranks for 4 AdamW steps (with
+"""Compiles MODEL with FLAGS twice, with the GEMMs and the elementwise maps
+reading and writing bf16/f16 as stored (--storage-gemms and
+--storage-elementwise, the defaults) and on f32 copies (both =false), runs
+both on RANKS ranks for 4 AdamW steps (with
 the model's dropout), and compares the losses, gradient norms and dumped
 parameters bit for bit. Prints, per program, the GEMMs that read a 16-bit
-tensor, the tfm.convert ops, and the arena, scratch and total peak bytes
+tensor, the elementwise maps on 16-bit tensors, the tfm.convert ops, and the arena, scratch and total peak bytes
 the runtime measured on rank 0.
 
   storage_gemms_check.py WORKDIR MODEL "FLAGS" RANKS
@@ -23,6 +24,7 @@ GEMM = re.compile(r"(tfm\.linear(?:_grad_input|_grad_weight)?|dist\."
                   r"(?:all_gather_matmul(?:_grad_weight)?|matmul_reduce_scatter))"
                   r" .*: \((.*)\) -> (.*)$")
 GATHERS = ("dist.all_gather_matmul", "dist.all_gather_matmul_grad_weight")
+MAP = re.compile(r"= tfm\.(add|mul|gelu|silu|relu) .*: tensor<[0-9x]*x(bf16|f16)\b")
 
 
 def types(text):
@@ -55,7 +57,8 @@ def run(cmd, **kw):
 def build(storage):
     exe = os.path.join(work, f"{tag}-{storage}")
     common = [model, "--train", "--optimizer", "adamw", "--lr", "3e-3",
-              f"--storage-gemms={storage}"] + flags.split()
+              f"--storage-gemms={storage}", f"--storage-elementwise={storage}"
+              ] + flags.split()
     run([tool("sp-compile")] + common + ["-o", exe])
     ir = subprocess.run([tool("sp-compile")] + common + ["--emit", "mlir"],
                         check=True, capture_output=True, text=True).stdout
@@ -66,26 +69,28 @@ def build(storage):
     gemms = [m for m in (GEMM.search(l) for l in ir.splitlines()) if m]
     stored = sum(1 for m in gemms if reads_stored(m))
     fused = sum(1 for m in gemms if m.group(1).startswith("dist."))
+    maps = sum(1 for l in ir.splitlines() if MAP.search(l))
     converts = ir.count("tfm.convert ")
-    return (stored, len(gemms), converts, fused,
+    return (stored, len(gemms), converts, fused, maps,
             [json.loads(l) for l in open(log)], open(params, "rb").read())
 
 
 on, off = build("true"), build("false")
-log_on, log_off = on[4], off[4]
+log_on, log_off = on[5], off[5]
 same = lambda f: len(log_on) == len(log_off) == 4 and \
     all(a[f] == b[f] for a, b in zip(log_on, log_off))
 # The dumped parameters (in the model's dtype), byte for byte.
-params_same = on[5] == off[5]
+params_same = on[6] == off[6]
 for name, r in (("stored", on), ("f32 copies", off)):
-    mem = r[4][-1]["memory"]
+    mem = r[5][-1]["memory"]
     print(f"{name}: {r[0]} of {r[1]} GEMMs read or write a 16-bit tensor "
-          f"({r[3]} fused with a collective), {r[2]} converts; measured arena {mem['by_category']['arena']} B, "
+          f"({r[3]} fused with a collective), {r[4]} elementwise maps on "
+          f"16-bit tensors, {r[2]} converts; measured arena {mem['by_category']['arena']} B, "
           f"scratch {mem['by_category'].get('scratch', 0)} B, "
           f"peak {mem['peak_bytes']} B")
 print(f"4 steps: losses {'SAME' if same('loss') else 'DIFFERENT'}, grad_norm "
       f"{'SAME' if same('grad_norm') else 'DIFFERENT'}, parameters "
       f"{'SAME' if params_same else 'DIFFERENT'}")
-if on[0] == 0 or off[0] != 0 or on[2] >= off[2]:
-    sys.exit("expected 16-bit GEMMs and fewer converts with --storage-gemms "
-             "only")
+if on[0] == 0 or off[0] != 0 or on[4] == 0 or off[4] != 0 or on[2] >= off[2]:
+    sys.exit("expected 16-bit GEMMs and maps, and fewer converts, with the "
+             "defaults only")

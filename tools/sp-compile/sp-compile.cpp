@@ -207,8 +207,13 @@ static cl::opt<std::string> precision(
 static cl::opt<bool> storageGemms(
     "storage-gemms",
     cl::desc("bf16 / f16 programs: the GEMMs read and write their tensors "
-             "as stored (default true; =false computes them on f32 copies, "
-             "like the other ops)"),
+             "as stored (default true; =false computes them on f32 copies)"),
+    cl::init(true), cl::cat(codegen));
+static cl::opt<bool> storageElementwise(
+    "storage-elementwise",
+    cl::desc("bf16 / f16 programs: add, mul, gelu, silu and relu read and "
+             "write their tensors as stored (default true; =false computes "
+             "them on f32 copies)"),
     cl::init(true), cl::cat(codegen));
 static cl::opt<std::string> fuseChunksFlag(
     "fuse-chunks", cl::value_desc("int"),
@@ -522,6 +527,7 @@ int main(int argc, char **argv) {
   options.masterWeights = masterWeights.getValue();
   options.overlapGradReductions = overlapGradReductions.getValue();
   options.storageGemms = storageGemms.getValue();
+  options.storageElementwise = storageElementwise.getValue();
   options.recompute = recompute.getValue();
   options.precision = precision.getValue();
   options.fuseChunks = fuseChunks;

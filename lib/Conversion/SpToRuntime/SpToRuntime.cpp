@@ -78,8 +78,9 @@ LogicalResult Lowering::checkTypes(Operation *op) {
     Type et = tensor.getElementType();
     // bf16/f16 storage: the ops that move bytes take the element size, the
     // GEMMs each tensor's element type (StoragePrecisionOpInterface), the
-    // others are made to compute in f32 by sp-legalize-precision; the
-    // function's results are read by the runtime in f32.
+    // elementwise maps their one type (MapsElementsAsStored), the others
+    // are made to compute in f32 by sp-legalize-precision; the function's
+    // results are read by the runtime in f32.
     bool storage = et.isBF16() || et.isF16();
     if (storage && isa<func::ReturnOp>(op))
       return op->emitOpError()
@@ -107,6 +108,8 @@ LogicalResult Lowering::checkTypes(Operation *op) {
       });
     return success();
   };
+  // An elementwise map's typed kernel reads and writes its one type.
+  bool maps = mapsElementsAsStored(op);
   for (OpOperand &use : op->getOpOperands()) {
     Type t = use.get().getType();
     // The input of a fused all-gather + GEMM is gathered as stored.
@@ -114,11 +117,11 @@ LogicalResult Lowering::checkTypes(Operation *op) {
     if (tensor && gathersInStoragePrecision(use) &&
         (tensor.getElementType().isBF16() || tensor.getElementType().isF16()))
       t = tensor.clone(Float32Type::get(op->getContext()));
-    if (failed(check(t, readsStoragePrecision(use))))
+    if (failed(check(t, maps || readsStoragePrecision(use))))
       return failure();
   }
   for (OpResult result : op->getResults())
-    if (failed(check(result.getType(), writesStoragePrecision(result))))
+    if (failed(check(result.getType(), maps || writesStoragePrecision(result))))
       return failure();
   return success();
 }

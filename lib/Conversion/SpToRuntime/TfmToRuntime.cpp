@@ -5,11 +5,13 @@
 // (runtime/include/sprt/kernels.h) per op, attached as external models so
 // that tfm does not depend on the runtime ABI.
 //
-// A new unary elementwise op with a kernel `void k(const float *in,
-// float *out, int64_t n)` and a gradient kernel `void k_grad(const float *dy,
-// const float *x, float *dx, int64_t n)` needs no code here beyond naming
-// both kernels below and attaching UnaryKernelLowering and
-// UnaryGradKernelLowering in registerTfmRuntimeLoweringModels.
+// A new unary elementwise op with a kernel `void k_f32(const float *in,
+// float *out, int64_t n)` (and `void k_typed(const void *in, void *out,
+// int64_t n, int32_t dtype)` if it has MapsElementsAsStored) and a gradient
+// kernel `void k_grad(const float *dy, const float *x, float *dx, int64_t n)`
+// needs no code here beyond naming both kernels below and attaching
+// UnaryKernelLowering and UnaryGradKernelLowering in
+// registerTfmRuntimeLoweringModels.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,14 +25,28 @@ using namespace seqpar;
 using namespace seqpar::tfm;
 
 namespace {
+/// Calls the kernel of an elementwise map whose result is `out`:
+/// `base`_f32(args...) on f32 tensors, `base`_typed(args..., dtype) on the
+/// bf16 / f16 tensors of a map that runs on them as stored
+/// (MapsElementsAsStored).
+void callMap(RuntimeEmitter &e, StringRef base, Value out,
+             SmallVector<Value> args) {
+  bool typed = !cast<ShapedType>(out.getType()).getElementType().isF32();
+  if (typed)
+    args.push_back(e.i32(runtimeDtypeCode(out)));
+  e.call((base + (typed ? "_typed" : "_f32")).str(), args);
+}
+
 /// A unary elementwise op (`$input` -> one result of the same type) computed
-/// by `Kernel(in, out, n)`.
+/// by `Kernel`_f32(in, out, n) (`Kernel`_typed(in, out, n, dtype) on the
+/// bf16 / f16 tensors of a MapsElementsAsStored op).
 template <typename OpT, const char *Kernel>
 struct UnaryKernelLowering : RuntimeLoweringOpInterface::ExternalModel<
                                  UnaryKernelLowering<OpT, Kernel>, OpT> {
   LogicalResult lowerToRuntime(Operation *op, RuntimeEmitter &e) const {
     auto o = cast<OpT>(op);
-    e.call(Kernel, {e.ptr(o.getInput()), e.ptr(o), e.i64(e.numElements(o))});
+    callMap(e, Kernel, o,
+            {e.ptr(o.getInput()), e.ptr(o), e.i64(e.numElements(o))});
     return success();
   }
 };
@@ -50,25 +66,26 @@ struct UnaryGradKernelLowering
 };
 
 /// A binary elementwise op (two operands and a result of one type) computed
-/// by `Kernel(a, b, out, n)`.
+/// by `Kernel`_f32(a, b, out, n) (or `Kernel`_typed, as above).
 template <typename OpT, const char *Kernel>
 struct BinaryKernelLowering : RuntimeLoweringOpInterface::ExternalModel<
                                   BinaryKernelLowering<OpT, Kernel>, OpT> {
   LogicalResult lowerToRuntime(Operation *op, RuntimeEmitter &e) const {
     Value out = op->getResult(0);
-    e.call(Kernel, {e.ptr(op->getOperand(0)), e.ptr(op->getOperand(1)),
-                    e.ptr(out), e.i64(e.numElements(out))});
+    callMap(e, Kernel, out,
+            {e.ptr(op->getOperand(0)), e.ptr(op->getOperand(1)), e.ptr(out),
+             e.i64(e.numElements(out))});
     return success();
   }
 };
 
-// The kernels of the elementwise ops.
-constexpr char kSilu[] = "sprt_silu_f32";
+// The kernels of the elementwise ops (the maps' without their suffix).
+constexpr char kSilu[] = "sprt_silu";
 constexpr char kSiluGrad[] = "sprt_silu_grad_f32";
-constexpr char kRelu[] = "sprt_relu_f32";
+constexpr char kRelu[] = "sprt_relu";
 constexpr char kReluGrad[] = "sprt_relu_grad_f32";
-constexpr char kMul[] = "sprt_mul_f32";
-constexpr char kAdd[] = "sprt_add_f32";
+constexpr char kMul[] = "sprt_mul";
+constexpr char kAdd[] = "sprt_add";
 } // namespace
 
 // The other ops, one lowerOp overload each.
@@ -132,9 +149,9 @@ static LogicalResult lowerOp(DropoutOp o, RuntimeEmitter &e) {
 }
 
 static LogicalResult lowerOp(GeluOp o, RuntimeEmitter &e) {
-  e.call("sprt_gelu_f32",
-         {e.ptr(o.getInput()), e.ptr(o), e.i64(e.numElements(o)),
-          e.i32(o.getApproximate() == GeluApproximation::tanh)});
+  callMap(e, "sprt_gelu", o,
+          {e.ptr(o.getInput()), e.ptr(o), e.i64(e.numElements(o)),
+           e.i32(o.getApproximate() == GeluApproximation::tanh)});
   return success();
 }
 

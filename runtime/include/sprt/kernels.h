@@ -110,6 +110,22 @@ void sprt_silu_f32(const float *x, float *y, int64_t n);
 void sprt_relu_f32(const float *x, float *y, int64_t n);
 void sprt_mul_f32(const float *a, const float *b, float *y, int64_t n);
 void sprt_add_f32(const float *a, const float *b, float *y, int64_t n);
+/* sprt_gelu_f32, sprt_silu_f32, sprt_relu_f32, sprt_mul_f32 and
+ * sprt_add_f32 on tensors of one element type `dtype` (SPRT_DTYPE_*), read
+ * and written as stored: each element is widened exactly, mapped by the
+ * f32 kernel's formula in f32 and rounded once to dtype (nearest even, as
+ * sprt_convert): the f32 kernel on the widened tensors, converted. With
+ * F32 it is the f32 kernel. The CPU backend runs the f32 kernel on blocks
+ * widened on the stack; the CUDA backend loads and stores each element in
+ * its type. An unknown dtype aborts. */
+void sprt_gelu_typed(const void *x, void *y, int64_t n, int32_t tanh_approx,
+                     int32_t dtype);
+void sprt_silu_typed(const void *x, void *y, int64_t n, int32_t dtype);
+void sprt_relu_typed(const void *x, void *y, int64_t n, int32_t dtype);
+void sprt_mul_typed(const void *a, const void *b, void *y, int64_t n,
+                    int32_t dtype);
+void sprt_add_typed(const void *a, const void *b, void *y, int64_t n,
+                    int32_t dtype);
 /* y[t, i] = x[t, i] + bias[i]. */
 void sprt_bias_add_f32(const float *x, const float *bias, float *y, int64_t T,
                        int64_t H);

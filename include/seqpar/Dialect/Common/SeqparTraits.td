@@ -25,4 +25,14 @@ def Seqpar_MovesBytes : NativeOpTrait<"MovesBytes"> {
   let cppNamespace = "::seqpar::OpTrait";
 }
 
+// The op maps elements one by one, every tensor of one element type
+// (SameOperandsAndResultType), and its runtime kernel has a typed variant
+// that reads and writes bf16/f16 as stored, computing each element in f32
+// and rounding it once: the same numbers as the f32 kernel between
+// conversions, without the f32 copies (sp-legalize-precision keeps it so
+// unless a tensor of it is partial; seqpar/Dialect/Common/StoragePrecision.h).
+def Seqpar_MapsElementsAsStored : NativeOpTrait<"MapsElementsAsStored"> {
+  let cppNamespace = "::seqpar::OpTrait";
+}
+
 #endif // SEQPAR_DIALECT_COMMON_SEQPARTRAITS_TD

@@ -33,6 +33,12 @@ namespace OpTrait {
 /// element size, so its tensors may be bf16 or f16 (SeqparTraits.td).
 template <typename ConcreteOp>
 class MovesBytes : public mlir::OpTrait::TraitBase<ConcreteOp, MovesBytes> {};
+
+/// The op maps elements one by one in one element type, and its runtime
+/// kernel reads and writes bf16/f16 as stored (SeqparTraits.td).
+template <typename ConcreteOp>
+class MapsElementsAsStored
+    : public mlir::OpTrait::TraitBase<ConcreteOp, MapsElementsAsStored> {};
 } // namespace OpTrait
 
 /// Whether `op` runs on bf16/f16 tensors as they are stored: it moves bytes
@@ -47,6 +53,18 @@ inline bool keepsStoragePrecision(mlir::Operation *op) {
     return true;
   auto reduction = mlir::dyn_cast<Bf16ReductionOpInterface>(op);
   return reduction && reduction.reducesNativelyInBf16();
+}
+
+/// Whether `op` maps elements (MapsElementsAsStored) and its runtime kernel
+/// can read and write them as stored: its tensors are bf16 or f16.
+inline bool mapsElementsAsStored(mlir::Operation *op) {
+  if (!op->hasTrait<OpTrait::MapsElementsAsStored>() ||
+      op->getNumResults() != 1)
+    return false;
+  auto tensor =
+      mlir::dyn_cast<mlir::RankedTensorType>(op->getResult(0).getType());
+  return tensor &&
+         (tensor.getElementType().isBF16() || tensor.getElementType().isF16());
 }
 
 /// Whether the runtime kernel of `use`'s op reads that operand as stored

@@ -29,7 +29,10 @@
 // becomes f32 and is narrowed after the op: a partial result (it is summed
 // before it is rounded, see computeInF32), the reduce-scattered sum of
 // dist.matmul_reduce_scatter and the weight gradients of
-// dist.all_gather_matmul_grad_weight.
+// dist.all_gather_matmul_grad_weight. The elementwise maps
+// (MapsElementsAsStored) are not wrapped either, unless a tensor of theirs
+// is partial: their typed kernels map each widened element in f32 and round
+// it once.
 //
 //===----------------------------------------------------------------------===//
 
@@ -71,9 +74,19 @@ static bool isPartial(Type t) {
 }
 
 /// How the pass treats the ops' tensors: with `storageGemms`, the operands
-/// and results of StoragePrecisionOpInterface stay as stored.
+/// and results of StoragePrecisionOpInterface stay as stored; with
+/// `storageElementwise`, the elementwise maps that have no partial tensor.
 struct Policy {
   bool storageGemms;
+  bool storageElementwise;
+  /// Whether `op` runs on its bf16/f16 tensors as they are.
+  bool keeps(Operation *op) const {
+    if (keepsStoragePrecision(op))
+      return true;
+    return storageElementwise && mapsElementsAsStored(op) &&
+           !llvm::any_of(op->getOperandTypes(), isPartial) &&
+           !llvm::any_of(op->getResultTypes(), isPartial);
+  }
   /// Whether `use` is read as stored, without an f32 copy.
   bool readsStored(OpOperand &use) const {
     return gathersInStoragePrecision(use) ||
@@ -95,8 +108,7 @@ struct Policy {
 /// weights, whose updates are f32; convert-sp-to-runtime refuses a bf16
 /// one).
 static bool needsF32(Operation *op, const Policy &policy) {
-  if (keepsStoragePrecision(op) ||
-      op->hasTrait<mlir::OpTrait::IsTerminator>() ||
+  if (policy.keeps(op) || op->hasTrait<mlir::OpTrait::IsTerminator>() ||
       isa<tfm::ParamUpdateOpInterface>(op))
     return false;
   return llvm::any_of(op->getOpOperands(),
@@ -204,7 +216,7 @@ struct SpLegalizePrecisionPass
     : dist::impl::SpLegalizePrecisionPassBase<SpLegalizePrecisionPass> {
   using SpLegalizePrecisionPassBase::SpLegalizePrecisionPassBase;
   void runOnOperation() override {
-    Policy policy{storageGemms};
+    Policy policy{storageGemms, storageElementwise};
     SmallVector<Operation *> ops;
     for (auto func : getOperation().getOps<func::FuncOp>())
       func.walk([&](Operation *op) {

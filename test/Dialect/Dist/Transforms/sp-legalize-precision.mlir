@@ -1,4 +1,4 @@
-// RUN: sp-opt %s -split-input-file -sp-legalize-precision=storage-gemms=false | FileCheck %s
+// RUN: sp-opt %s -split-input-file -sp-legalize-precision="storage-gemms=false storage-elementwise=false" | FileCheck %s
 // RUN: sp-opt %s -split-input-file -sp-legalize-precision | FileCheck %s --check-prefix=GEMM
 // RUN: sp-opt %s -split-input-file -sp-legalize-precision -o %t.once.mlir
 // RUN: sp-opt %t.once.mlir -split-input-file -sp-legalize-precision -o %t.twice.mlir
@@ -11,22 +11,25 @@
 // retyped and narrowed after it); tfm.get_param, dist.all_gather and
 // dist.local_slice keep their bf16 tensors. The second and third RUN lines
 // run the pass on its own output: nothing changes. The converts take their
-// op's location (LOC). The CHECK lines are the pass with storage-gemms=false,
-// where the GEMMs compute on f32 copies like every other op; GEMM is the
-// default, where they read and write bf16 as stored (only a partial result
-// becomes f32), and the other ops are wrapped the same.
+// op's location (LOC). The CHECK lines are the pass with storage-gemms=false
+// and storage-elementwise=false, where every op that computes does so on
+// f32 copies; GEMM is the default, where the GEMMs read and write bf16 as
+// stored (only a partial result becomes f32) and so do the elementwise maps
+// (tfm.gelu, tfm.add, ...: MapsElementsAsStored) but for a partial one; the
+// other ops are wrapped the same.
 
 // GEMM-LABEL: func.func @block
 // GEMM: %[[G:.*]] = dist.all_gather
 // GEMM-NEXT: %[[FW:.*]] = tfm.get_param @fc.w
 // GEMM-NEXT: %[[H:.*]] = tfm.linear %[[G]], %[[FW]] weight_layout in_out : (tensor<12x1x8xbf16>, tensor<8x4xbf16, #dist.layout<@mesh, tp = S(1)>>) -> tensor<12x1x4xbf16, #dist.layout<@mesh, tp = S(2)>>
-// GEMM-NEXT: %[[H32:.*]] = tfm.convert %[[H]] {tfm.recomputed}
-// GEMM-NEXT: %[[A32:.*]] = tfm.gelu %[[H32]]
-// GEMM-NEXT: %[[A:.*]] = tfm.convert %[[A32]] {tfm.recomputed}
+// GEMM-NEXT: %[[A:.*]] = tfm.gelu %[[H]] approximate tanh {tfm.recomputed} : tensor<12x1x4xbf16, #dist.layout<@mesh, tp = S(2)>>
 // GEMM-NEXT: %[[PW:.*]] = tfm.get_param @proj.w
 // GEMM-NEXT: %[[P32:.*]] = tfm.linear %[[A]], %[[PW]] weight_layout in_out : (tensor<12x1x4xbf16, #dist.layout<@mesh, tp = S(2)>>, tensor<4x8xbf16, #dist.layout<@mesh, tp = S(0)>>) -> tensor<12x1x8xf32, #dist.layout<@mesh, tp = P>>
 // GEMM-NEXT: %[[R32:.*]] = dist.all_reduce %[[P32]] on @mesh["tp"] sum : tensor<12x1x8xf32, #dist.layout<@mesh, tp = P>> -> tensor<12x1x8xf32>
-// GEMM-NEXT: tfm.convert %[[R32]] : tensor<12x1x8xf32> -> tensor<12x1x8xbf16>
+// GEMM-NEXT: %[[R:.*]] = tfm.convert %[[R32]] : tensor<12x1x8xf32> -> tensor<12x1x8xbf16>
+// GEMM-NEXT: %[[S:.*]] = tfm.add %[[R]], %[[G]] : tensor<12x1x8xbf16>
+// GEMM-NEXT: %[[D:.*]] = tfm.add %[[S]], %[[S]] : tensor<12x1x8xbf16>
+// GEMM-NEXT: return %[[D]] : tensor<12x1x8xbf16>
 
 // A sequence-parallel MLP block: norm, gathered input, column GEMM, GELU,
 // row GEMM, all-reduce of its partial sum, residual add.
@@ -289,4 +292,26 @@ func.func @grads(%dy: tensor<12x1x8xf32>, %w: tensor<4x8xbf16, #dist.layout<@mes
   %dx2 = tfm.linear_grad_input %dx, %w2 weight_layout in_out : (tensor<12x1x4xbf16, #dist.layout<@mesh, tp = S(2)>>, tensor<8x4xbf16, #dist.layout<@mesh, tp = S(1)>>) -> tensor<12x1x8xbf16, #dist.layout<@mesh, tp = P>>
   %dw2 = tfm.linear_grad_weight %x2, %dx2 : (tensor<12x1x8xbf16>, tensor<12x1x8xbf16, #dist.layout<@mesh, tp = P>>) -> tensor<8x8xbf16, #dist.layout<@mesh, tp = P>>
   return %dx, %dw, %dw2 : tensor<12x1x4xbf16, #dist.layout<@mesh, tp = S(2)>>, tensor<4x8xbf16, #dist.layout<@mesh, tp = S(0)>>, tensor<8x8xbf16, #dist.layout<@mesh, tp = P>>
+}
+
+// -----
+
+// An elementwise map with a partial tensor computes in f32 even by default
+// (the sum of the contributions is rounded once, after the reduction); one
+// without keeps bf16.
+// GEMM-LABEL: func.func @partial_map
+// GEMM-SAME: (%[[A:[a-z0-9]+]]: {{.*}}, %[[B:[a-z0-9]+]]: {{.*}}, %[[C:[a-z0-9]+]]: tensor<4x8xbf16>)
+// GEMM-NEXT: %[[A32:.*]] = tfm.convert %[[A]] : tensor<4x8xbf16, #dist.layout<@mesh, tp = P>> -> tensor<4x8xf32, #dist.layout<@mesh, tp = P>>
+// GEMM-NEXT: %[[B32:.*]] = tfm.convert %[[B]] : tensor<4x8xbf16, #dist.layout<@mesh, tp = P>> -> tensor<4x8xf32, #dist.layout<@mesh, tp = P>>
+// GEMM-NEXT: %[[S32:.*]] = tfm.add %[[A32]], %[[B32]] : tensor<4x8xf32, #dist.layout<@mesh, tp = P>>
+// GEMM-NEXT: %[[M:.*]] = tfm.mul %[[C]], %[[C]] : tensor<4x8xbf16>
+// GEMM-NEXT: %[[S:.*]] = tfm.convert %[[S32]] : tensor<4x8xf32, #dist.layout<@mesh, tp = P>> -> tensor<4x8xbf16, #dist.layout<@mesh, tp = P>>
+// GEMM-NEXT: return %[[S]], %[[M]]
+// CHECK-LABEL: func.func @partial_map
+// CHECK: tfm.mul %{{.*}}, %{{.*}} : tensor<4x8xf32>
+dist.mesh @mesh ["tp" = 2]
+func.func @partial_map(%a: tensor<4x8xbf16, #dist.layout<@mesh, tp = P>>, %b: tensor<4x8xbf16, #dist.layout<@mesh, tp = P>>, %c: tensor<4x8xbf16>) -> (tensor<4x8xbf16, #dist.layout<@mesh, tp = P>>, tensor<4x8xbf16>) {
+  %s = tfm.add %a, %b : tensor<4x8xbf16, #dist.layout<@mesh, tp = P>>
+  %m = tfm.mul %c, %c : tensor<4x8xbf16>
+  return %s, %m : tensor<4x8xbf16, #dist.layout<@mesh, tp = P>>, tensor<4x8xbf16>
 }

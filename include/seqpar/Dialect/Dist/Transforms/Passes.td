@@ -383,7 +383,11 @@ def SpLegalizePrecisionPass
     (an operand made f32 by a wrapped op is read as f32). Only a partial
     result of theirs becomes f32, as above. `storage-gemms=false` wraps
     them like every other op (the baseline the memory benchmark compares
-    with).
+    with). Likewise the elementwise maps (MapsElementsAsStored: `tfm.add`,
+    `tfm.mul`, `tfm.gelu`, `tfm.silu`, `tfm.relu`) are not wrapped unless
+    a tensor of theirs is partial: their typed kernels widen each element,
+    map it in f32 and round it once, the numbers of the f32 kernel between
+    conversions. `storage-elementwise=false` wraps them.
     Runs before sp-plan-buffers (the converts' results need arena space);
     convert-sp-to-runtime rejects a bf16/f16 tensor on any other op.
   }];
@@ -392,6 +396,10 @@ def SpLegalizePrecisionPass
            "The GEMMs read and write bf16 / f16 tensors as stored "
            "(StoragePrecisionOpInterface); false: they compute on f32 "
            "copies like every other op">,
+    Option<"storageElementwise", "storage-elementwise", "bool",
+           /*default=*/"true",
+           "The elementwise maps (MapsElementsAsStored) read and write "
+           "bf16 / f16 tensors as stored; false: they compute on f32 copies">,
   ];
   let dependentDialects = ["::seqpar::tfm::TfmDialect"];
 }

@@ -403,7 +403,8 @@ def Tfm_AttentionOp : Tfm_Op<"attention", [Pure, Tfm_Differentiable]> {
 // (TfmGradOps.td) computing dx from (dy, x).
 class Tfm_UnaryOp<string mnemonic, list<Trait> traits = []>
     : Tfm_Op<mnemonic, !listconcat([Pure, SameOperandsAndResultType,
-                                    Tfm_Differentiable], traits)> {
+                                    Tfm_Differentiable,
+                                    Seqpar_MapsElementsAsStored], traits)> {
   let arguments = (ins Tfm_FloatTensor:$input);
   let results = (outs Tfm_FloatTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input)";
@@ -413,14 +414,15 @@ class Tfm_UnaryOp<string mnemonic, list<Trait> traits = []>
 // TfmBackward.cpp gives binaryBackward each operand's gradient from dy.
 class Tfm_BinaryOp<string mnemonic, list<Trait> traits = []>
     : Tfm_Op<mnemonic, !listconcat([Pure, SameOperandsAndResultType,
-                                    Commutative, Tfm_Differentiable], traits)> {
+                                    Commutative, Tfm_Differentiable,
+                                    Seqpar_MapsElementsAsStored], traits)> {
   let arguments = (ins Tfm_FloatTensor:$lhs, Tfm_FloatTensor:$rhs);
   let results = (outs Tfm_FloatTensor:$result);
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($result)";
 }
 
 def Tfm_GeluOp : Tfm_Op<"gelu", [Pure, SameOperandsAndResultType,
-    Tfm_Differentiable, Tfm_Activation]> {
+    Tfm_Differentiable, Tfm_Activation, Seqpar_MapsElementsAsStored]> {
   let summary = "Gaussian error linear unit, exact or tanh-approximated";
   let description = [{
     `approximate = none` is `x * Phi(x)` (torch's default, GPT-NeoX
