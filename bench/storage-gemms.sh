@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
-# The GEMMs of a bf16 program reading and writing bf16 as stored (the
-# default, sprt_linear_typed: f32 panels of at most 2^20 elements in
-# scratch) against computing on f32 copies of their operands and results
-# (--storage-gemms=false, the old wrapping), side by side: a 2-layer GPT-2
-# with h = 256 and GPT-2's 50,257-token vocabulary, sequence 512, batch 2,
-# trained with AdamW on one rank (1 BLAS thread), or with TP=2 at tp 2 +
-# SP on two ranks (most GEMMs then fused with their collectives; the
-# vocabulary padded to 50,304). Prints
-# each program's measured peak bytes on rank 0 (arena, scratch, total, from
-# the runtime's allocator) and median step time, and the ratios stored /
-# copies.
+# The GEMMs and the elementwise maps of a bf16 program reading and writing
+# bf16 as stored (the default: sprt_linear_typed with f32 panels of at most
+# 2^20 elements in scratch, the fused collective GEMMs per chunk, sprt_*_typed
+# for add / mul / gelu / silu / relu) against computing on f32 copies of
+# their operands and results (--storage-gemms=false
+# --storage-elementwise=false, the old wrapping), side by side: a 2-layer
+# GPT-2 with h = 256 and GPT-2's 50,257-token vocabulary, sequence 512,
+# batch 2, trained with AdamW on one rank (1 BLAS thread), or with TP=2 at
+# tp 2 + SP on two ranks (most GEMMs then fused with their collectives; the
+# vocabulary padded to 50,304). Prints each program's measured peak bytes on
+# rank 0 (arena, scratch, total, from the runtime's allocator) and median
+# step time, and the ratios stored / copies.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=${SEQPAR_BUILD_DIR:-$root/build}/bin
@@ -41,7 +42,8 @@ PY
   -o "$tmp/model.mlir"
 for storage in true false; do
   "$bin/sp-compile" "$tmp/model.mlir" --train --optimizer adamw \
-    --precision bf16 --storage-gemms="$storage" "${parallel[@]}" \
+    --precision bf16 --storage-gemms="$storage" \
+    --storage-elementwise="$storage" "${parallel[@]}" \
     -o "$tmp/prog-$storage"
   "${launch[@]}" "$tmp/prog-$storage" --steps "$steps" --log "$tmp/log-$storage.jsonl" \
     > /dev/null
