@@ -77,10 +77,11 @@ extern "C" void sprt_op_embedding(const int64_t *ids, const float *table,
   sprt_embedding_f32(ids, table, out, T, V, H, sprt_axis_coord(vocabAxis) * V);
 }
 
-extern "C" void sprt_op_dropout(const float *x, float *y, int32_t rank,
-                                int64_t d0, int64_t d1, int64_t d2, int32_t a0,
-                                int32_t a1, int32_t a2, int32_t z0, double rate,
-                                int64_t stream) {
+extern "C" void sprt_op_dropout_typed(const void *x, void *y, int32_t rank,
+                                      int64_t d0, int64_t d1, int64_t d2,
+                                      int32_t a0, int32_t a1, int32_t a2,
+                                      int32_t z0, double rate, int64_t stream,
+                                      int32_t dtype) {
   int64_t shape[3] = {d0, d1, d2}, global[3], offset[3];
   int32_t axes[3] = {a0, a1, a2};
   for (int i = 0; i < 3; ++i) {
@@ -96,14 +97,24 @@ extern "C" void sprt_op_dropout(const float *x, float *y, int32_t rank,
   // Dim 0 in contiguous runs of global rows: one kernel call per run.
   SeqPieces pieces = seqPieces(d0, z0, a0);
   global[0] = pieces.globalRows;
-  const int64_t rowElems = d1 * d2;
+  // The bytes of a row of dims 1 and 2.
+  const int64_t rowBytes = d1 * d2 * (dtype == SPRT_DTYPE_F32 ? 4 : 2);
   for (const SeqPiece &p : pieces) {
     shape[0] = p.rows;
     offset[0] = p.globalStart;
-    sprt_dropout_f32(x + p.localStart * rowElems, y + p.localStart * rowElems,
-                     nullptr, rank, shape, global, offset, rate,
-                     sprt_dropout_key(), uint64_t(stream));
+    sprt_dropout_typed(static_cast<const char *>(x) + p.localStart * rowBytes,
+                       static_cast<char *>(y) + p.localStart * rowBytes,
+                       nullptr, rank, shape, global, offset, rate,
+                       sprt_dropout_key(), uint64_t(stream), dtype);
   }
+}
+
+extern "C" void sprt_op_dropout(const float *x, float *y, int32_t rank,
+                                int64_t d0, int64_t d1, int64_t d2, int32_t a0,
+                                int32_t a1, int32_t a2, int32_t z0, double rate,
+                                int64_t stream) {
+  sprt_op_dropout_typed(x, y, rank, d0, d1, d2, a0, a1, a2, z0, rate, stream,
+                        SPRT_DTYPE_F32);
 }
 
 extern "C" void

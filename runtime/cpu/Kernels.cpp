@@ -17,8 +17,12 @@
 
 #include <cblas.h>
 
+#include "sprt/dtype.h"
+
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <vector>
@@ -130,10 +134,40 @@ void sprt_rms_norm_f32(const float *x, const float *weight, float *y, int64_t T,
   }
 }
 
-void sprt_dropout_f32(const float *x, float *y, uint8_t *mask, int32_t rank,
-                      const int64_t *shape, const int64_t *global_shape,
-                      const int64_t *offset, double rate, uint64_t seed,
-                      uint64_t stream) {
+} // extern "C"
+
+namespace {
+/// Reads and writes elements of one SPRT_DTYPE_* as f32.
+struct F32Elems {
+  static constexpr size_t kBytes = 4;
+  static float load(const void *p, int64_t i) {
+    return static_cast<const float *>(p)[i];
+  }
+  static void store(void *p, int64_t i, float v) {
+    static_cast<float *>(p)[i] = v;
+  }
+};
+template <int32_t DType> struct HalfElems {
+  static constexpr size_t kBytes = 2;
+  static float load(const void *p, int64_t i) {
+    uint16_t h = static_cast<const uint16_t *>(p)[i];
+    return DType == SPRT_DTYPE_BF16 ? sprt::dtype::bf16ToF32(h)
+                                    : sprt::dtype::f16ToF32(h);
+  }
+  static void store(void *p, int64_t i, float v) {
+    static_cast<uint16_t *>(p)[i] = DType == SPRT_DTYPE_BF16
+                                        ? sprt::dtype::f32ToBf16(v)
+                                        : sprt::dtype::f32ToF16(v);
+  }
+};
+
+/// sprt_dropout_f32 on elements read and written by `Elems`: a kept element
+/// is scaled in f32 and stored once.
+template <typename Elems>
+void dropout(const void *x, void *y, uint8_t *mask, int32_t rank,
+             const int64_t *shape, const int64_t *global_shape,
+             const int64_t *offset, double rate, uint64_t seed,
+             uint64_t stream) {
   int64_t n = 1;
   for (int32_t d = 0; d < rank; ++d)
     n *= shape[d];
@@ -141,7 +175,7 @@ void sprt_dropout_f32(const float *x, float *y, uint8_t *mask, int32_t rank,
     return;
   if (rate <= 0.0) {
     if (y != x)
-      std::memcpy(y, x, size_t(n) * sizeof(float));
+      std::memcpy(y, x, size_t(n) * Elems::kBytes);
     if (mask)
       std::memset(mask, 1, size_t(n));
     return;
@@ -164,15 +198,14 @@ void sprt_dropout_f32(const float *x, float *y, uint8_t *mask, int32_t rank,
     int64_t base = rank > 0 ? offset[rank - 1] : 0;
     for (int32_t d = 0; d + 1 < rank; ++d)
       base += (offset[d] + idx[d]) * gstride[d];
-    const float *xr = x + o * inner;
-    float *yr = y + o * inner;
     uint8_t *mr = mask ? mask + o * inner : nullptr;
     for (int64_t i = 0; i < inner; ++i) {
       // The comparison is in double: the uniform is exact in float, rate is
       // not rounded to float.
       bool keep =
           double(sprt_uniform(seed, stream, uint64_t(base + i))) >= rate;
-      yr[i] = keep ? xr[i] * scale : 0.0f;
+      int64_t e = o * inner + i;
+      Elems::store(y, e, keep ? Elems::load(x, e) * scale : 0.0f);
       if (mr)
         mr[i] = keep ? 1 : 0;
     }
@@ -182,6 +215,38 @@ void sprt_dropout_f32(const float *x, float *y, uint8_t *mask, int32_t rank,
         break;
       idx[d] = 0;
     }
+  }
+}
+} // namespace
+
+extern "C" {
+
+void sprt_dropout_f32(const float *x, float *y, uint8_t *mask, int32_t rank,
+                      const int64_t *shape, const int64_t *global_shape,
+                      const int64_t *offset, double rate, uint64_t seed,
+                      uint64_t stream) {
+  dropout<F32Elems>(x, y, mask, rank, shape, global_shape, offset, rate, seed,
+                    stream);
+}
+
+void sprt_dropout_typed(const void *x, void *y, uint8_t *mask, int32_t rank,
+                        const int64_t *shape, const int64_t *global_shape,
+                        const int64_t *offset, double rate, uint64_t seed,
+                        uint64_t stream, int32_t dtype) {
+  switch (dtype) {
+  case SPRT_DTYPE_F32:
+    return dropout<F32Elems>(x, y, mask, rank, shape, global_shape, offset,
+                             rate, seed, stream);
+  case SPRT_DTYPE_BF16:
+    return dropout<HalfElems<SPRT_DTYPE_BF16>>(
+        x, y, mask, rank, shape, global_shape, offset, rate, seed, stream);
+  case SPRT_DTYPE_F16:
+    return dropout<HalfElems<SPRT_DTYPE_F16>>(
+        x, y, mask, rank, shape, global_shape, offset, rate, seed, stream);
+  default:
+    std::fprintf(stderr, "sprt_dropout_typed: unknown element type code %d\n",
+                 int(dtype));
+    std::abort();
   }
 }
 

@@ -1,13 +1,16 @@
 //===- Dropout.cu - CUDA inverted dropout ---------------------------------===//
 //
-// sprt_dropout_f32 with the CPU backend's rule: element e of the local
-// tensor is kept iff sprt::philox::uniform(seed, stream, global index of e) >=
-// rate (compared in double), and scaled by 1 / (1 - rate). The draw is the
-// shared header's Philox, so masks are bit-identical to the CPU's.
+// sprt_dropout_f32 and sprt_dropout_typed with the CPU backend's rule: element
+// e of the local tensor is kept iff sprt::philox::uniform(seed, stream, global
+// index of e) >= rate (compared in double), and scaled by 1 / (1 - rate). The
+// draw is the shared header's Philox, so masks are bit-identical to the CPU's.
+// Each element is loaded and stored in its type (Elementwise.cuh): a bf16 / f16
+// kept element is scaled in f32 and rounded once.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Common.cuh"
+#include "Elementwise.cuh"
 #include "sprt/kernels.h"
 #include "sprt/philox.h"
 
@@ -24,10 +27,10 @@ struct DropoutGeometry {
   int64_t shape[kMaxRank], offset[kMaxRank], gstride[kMaxRank];
 };
 
-__global__ void dropoutKernel(const float *__restrict__ x,
-                              float *__restrict__ y, uint8_t *__restrict__ mask,
-                              int64_t n, DropoutGeometry geo, double rate,
-                              float scale, uint64_t seed, uint64_t stream) {
+__global__ void dropoutKernel(const void *__restrict__ x, void *__restrict__ y,
+                              uint8_t *__restrict__ mask, int64_t n,
+                              DropoutGeometry geo, double rate, float scale,
+                              uint64_t seed, uint64_t stream, int32_t dtype) {
   SPRT_FOR_EACH(e, n) {
     // Global index: the local multi-index of e plus the shard's offsets,
     // against the global strides.
@@ -39,7 +42,7 @@ __global__ void dropoutKernel(const float *__restrict__ x,
     }
     const bool keep =
         sprt::philox::dropoutKeep(seed, stream, uint64_t(global), rate);
-    y[e] = keep ? x[e] * scale : 0.0f;
+    storeElement(y, dtype, e, keep ? loadElement(x, dtype, e) * scale : 0.0f);
     if (mask)
       mask[e] = keep ? 1 : 0;
   }
@@ -47,11 +50,13 @@ __global__ void dropoutKernel(const float *__restrict__ x,
 
 } // namespace
 
-extern "C" void sprt_dropout_f32(const float *x, float *y, uint8_t *mask,
-                                 int32_t rank, const int64_t *shape,
-                                 const int64_t *global_shape,
-                                 const int64_t *offset, double rate,
-                                 uint64_t seed, uint64_t stream) {
+extern "C" void sprt_dropout_typed(const void *x, void *y, uint8_t *mask,
+                                   int32_t rank, const int64_t *shape,
+                                   const int64_t *global_shape,
+                                   const int64_t *offset, double rate,
+                                   uint64_t seed, uint64_t stream,
+                                   int32_t dtype) {
+  checkDtypeCode(dtype, "sprt_dropout_typed");
   int64_t n = 1;
   for (int32_t d = 0; d < rank; ++d)
     n *= shape[d];
@@ -60,14 +65,15 @@ extern "C" void sprt_dropout_f32(const float *x, float *y, uint8_t *mask,
   cudaStream_t st = sprt::cuda::stream();
   if (rate <= 0.0) {
     if (y != x)
-      SPRT_CUDA_CHECK(cudaMemcpyAsync(y, x, size_t(n) * sizeof(float),
-                                      cudaMemcpyDeviceToDevice, st));
+      SPRT_CUDA_CHECK(
+          cudaMemcpyAsync(y, x, size_t(n) * (dtype == SPRT_DTYPE_F32 ? 4 : 2),
+                          cudaMemcpyDeviceToDevice, st));
     if (mask)
       SPRT_CUDA_CHECK(cudaMemsetAsync(mask, 1, size_t(n), st));
     return;
   }
   if (rank > kMaxRank)
-    throw std::runtime_error("sprt cuda backend: sprt_dropout_f32: rank " +
+    throw std::runtime_error("sprt cuda backend: sprt_dropout: rank " +
                              std::to_string(rank) + " > " +
                              std::to_string(kMaxRank));
   DropoutGeometry geo{};
@@ -83,6 +89,15 @@ extern "C" void sprt_dropout_f32(const float *x, float *y, uint8_t *mask,
   // elements are plain zeros, so the infinite scale is never used.
   const float scale = rate < 1.0 ? float(1.0 / (1.0 - rate)) : 0.0f;
   dropoutKernel<<<gridFor(n), kThreads, 0, st>>>(x, y, mask, n, geo, rate,
-                                                 scale, seed, stream);
+                                                 scale, seed, stream, dtype);
   SPRT_CUDA_CHECK_LAUNCH("dropoutKernel");
+}
+
+extern "C" void sprt_dropout_f32(const float *x, float *y, uint8_t *mask,
+                                 int32_t rank, const int64_t *shape,
+                                 const int64_t *global_shape,
+                                 const int64_t *offset, double rate,
+                                 uint64_t seed, uint64_t stream) {
+  sprt_dropout_typed(x, y, mask, rank, shape, global_shape, offset, rate, seed,
+                     stream, SPRT_DTYPE_F32);
 }

@@ -58,8 +58,9 @@ TEST(Bubble, RecvWaitsAreCountedAndGathered) {
     sprt_recv(&x, 4, 1, 0);
   }
   double waited = sprt::takePointToPointWait();
-  if (me == 0)
+  if (me == 0) {
     EXPECT_GT(waited, 0.0);
+  }
   EXPECT_GE(waited, 0.0);
   EXPECT_EQ(sprt::takePointToPointWait(), 0.0);
 

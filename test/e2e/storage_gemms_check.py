@@ -24,7 +24,7 @@ GEMM = re.compile(r"(tfm\.linear(?:_grad_input|_grad_weight)?|dist\."
                   r"(?:all_gather_matmul(?:_grad_weight)?|matmul_reduce_scatter))"
                   r" .*: \((.*)\) -> (.*)$")
 GATHERS = ("dist.all_gather_matmul", "dist.all_gather_matmul_grad_weight")
-MAP = re.compile(r"= tfm\.(add|mul|gelu|silu|relu) .*: tensor<[0-9x]*x(bf16|f16)\b")
+MAP = re.compile(r"= tfm\.(add|mul|gelu|silu|relu|dropout) .*: tensor<[0-9x]*x(bf16|f16)\b")
 
 
 def types(text):

@@ -211,9 +211,9 @@ static cl::opt<bool> storageGemms(
     cl::init(true), cl::cat(codegen));
 static cl::opt<bool> storageElementwise(
     "storage-elementwise",
-    cl::desc("bf16 / f16 programs: add, mul, gelu, silu and relu read and "
-             "write their tensors as stored (default true; =false computes "
-             "them on f32 copies)"),
+    cl::desc("bf16 / f16 programs: add, mul, gelu, silu, relu and dropout "
+             "read and write their tensors as stored (default true; =false "
+             "computes them on f32 copies)"),
     cl::init(true), cl::cat(codegen));
 static cl::opt<std::string> fuseChunksFlag(
     "fuse-chunks", cl::value_desc("int"),

@@ -109,9 +109,10 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
       llvm::cl::init(true)};
   Option<bool> storageElementwise{
       *this, "storage-elementwise",
-      llvm::cl::desc("bf16 / f16 programs: the elementwise maps (add, mul, "
-                     "gelu, silu, relu) read and write their tensors as "
-                     "stored, without f32 copies (sp-legalize-precision)"),
+      llvm::cl::desc(
+          "bf16 / f16 programs: the elementwise maps (add, mul, "
+          "gelu, silu, relu, dropout) read and write their tensors as "
+          "stored, without f32 copies (sp-legalize-precision)"),
       llvm::cl::init(true)};
   Option<bool> overlapGradReductions{
       *this, "overlap-grad-reductions",

@@ -144,6 +144,12 @@ static LogicalResult lowerOp(DropoutOp o, RuntimeEmitter &e) {
   args.push_back(e.i32(e.zigzagAxis(o, 0)));
   args.push_back(e.f64(o.getRate().convertToDouble()));
   args.push_back(e.i64(o.getStream()));
+  // bf16 / f16 storage: read and written as stored (MapsElementsAsStored).
+  if (!t.getElementType().isF32()) {
+    args.push_back(e.i32(runtimeDtypeCode(o)));
+    e.call("sprt_op_dropout_typed", args);
+    return success();
+  }
   e.call("sprt_op_dropout", args);
   return success();
 }

@@ -103,6 +103,16 @@ void sprt_dropout_f32(const float *x, float *y, uint8_t *mask, int32_t rank,
                       const int64_t *offset, double rate, uint64_t seed,
                       uint64_t stream);
 
+/* sprt_dropout_f32 on x and y of one element type `dtype` (SPRT_DTYPE_*),
+ * read and written as stored: a kept element is widened exactly, scaled in
+ * f32 and rounded once to dtype (nearest even), i.e. sprt_dropout_f32 on
+ * the widened x, converted; the same mask. With F32 it is sprt_dropout_f32.
+ * An unknown dtype aborts. */
+void sprt_dropout_typed(const void *x, void *y, uint8_t *mask, int32_t rank,
+                        const int64_t *shape, const int64_t *global_shape,
+                        const int64_t *offset, double rate, uint64_t seed,
+                        uint64_t stream, int32_t dtype);
+
 /* gelu: exact x * Phi(x) (tanh_approx = 0) or GPT-2's tanh form. */
 void sprt_gelu_f32(const float *x, float *y, int64_t n, int32_t tanh_approx);
 void sprt_silu_f32(const float *x, float *y, int64_t n);

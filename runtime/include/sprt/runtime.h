@@ -266,6 +266,12 @@ void sprt_op_embedding(const int64_t *ids, const float *table, float *out,
 void sprt_op_dropout(const float *x, float *y, int32_t rank, int64_t d0,
                      int64_t d1, int64_t d2, int32_t a0, int32_t a1, int32_t a2,
                      int32_t z0, double rate, int64_t stream);
+/* sprt_op_dropout on x and y of one element type `dtype`, read and written
+ * as stored (sprt_dropout_typed). */
+void sprt_op_dropout_typed(const void *x, void *y, int32_t rank, int64_t d0,
+                           int64_t d1, int64_t d2, int32_t a0, int32_t a1,
+                           int32_t a2, int32_t z0, double rate, int64_t stream,
+                           int32_t dtype);
 /* Attention on local heads (split over head_axis) of a local batch (split
  * over batch_axis; of the current micro-batch), with the run's seed. q and out
  * have S rows. With q_zigzag_axis >= 0 (of size n) they are this rank's zigzag

@@ -1,8 +1,9 @@
 //===- ElementwiseTypedConformanceTest.cpp - maps on stored dtypes --------===//
 //
-// sprt_gelu_typed, sprt_silu_typed, sprt_relu_typed, sprt_mul_typed and
-// sprt_add_typed on bf16 / f16 tensors are the f32 kernels on the widened
-// tensors, rounded once to the dtype (nearest even, sprt/dtype.h): what
+// sprt_gelu_typed, sprt_silu_typed, sprt_relu_typed, sprt_mul_typed,
+// sprt_add_typed and sprt_dropout_typed on bf16 / f16 tensors are the f32
+// kernels on the widened tensors (dropout: with the same mask), rounded
+// once to the dtype (nearest even, sprt/dtype.h): what
 // sp-legalize-precision's conversions around the f32 kernel compute. The
 // CPU backend runs the f32 kernel on widened blocks, so its results are
 // those bits exactly. The CUDA backend evaluates the same formula per
@@ -34,7 +35,7 @@ using ElementwiseTyped = DeviceTest;
 
 constexpr int32_t kF32 = SPRT_DTYPE_F32, kBf16 = SPRT_DTYPE_BF16,
                   kF16 = SPRT_DTYPE_F16;
-constexpr size_t kN = 5003;
+constexpr size_t kN = 5115; // 3 x 5 x 341 (dropout's shard)
 
 const char *nameOf(int32_t t) {
   return t == kF32 ? "f32" : t == kBf16 ? "bf16" : "f16";
@@ -164,6 +165,34 @@ TEST_F(ElementwiseTyped, MapsAreTheF32KernelsOnWidenedTensorsRoundedOnce) {
       // In place: the result overwrites the first operand.
       m.typed(sa.get(), sb.get(), sa.get(), int64_t(kN), t);
       expectConverted(what + " in place", sa.download(), want, t);
+    }
+}
+
+TEST_F(ElementwiseTyped, DropoutIsTheF32KernelOnWidenedTensorsRoundedOnce) {
+  // A [3, 5, 341] shard at [2, 5, 0] of a [8, 10, 341] tensor: kN elements.
+  const int64_t shape[3] = {3, 5, 341}, global[3] = {8, 10, 341},
+                offset[3] = {2, 5, 0};
+  for (double rate : {0.0, 0.3, 1.0})
+    for (int32_t t : {kBf16, kF16, kF32}) {
+      std::string what = "dropout " + std::to_string(rate) + " " + nameOf(t);
+      std::vector<float> x = inputs(13, t);
+      DeviceBuffer<float> wx(x), wy(nans(kN));
+      DeviceBuffer<uint8_t> wantMask(std::vector<uint8_t>(kN, 7)),
+          gotMask(std::vector<uint8_t>(kN, 9));
+      sprt_dropout_f32(wx, wy, wantMask, 3, shape, global, offset, rate, 1234,
+                       5);
+      std::vector<float> want = wy.download();
+      for (float &v : want)
+        v = roundTo(v, t);
+      Stored sx(x, t), sy(nans(kN), t);
+      sprt_dropout_typed(sx.get(), sy.get(), gotMask, 3, shape, global, offset,
+                         rate, 1234, 5, t);
+      expectConverted(what, sy.download(), want, t);
+      EXPECT_EQ(gotMask.download(), wantMask.download()) << what;
+      // In place, without a mask.
+      sprt_dropout_typed(sx.get(), sx.get(), nullptr, 3, shape, global, offset,
+                         rate, 1234, 5, t);
+      expectConverted(what + " in place", sx.download(), want, t);
     }
 }
 

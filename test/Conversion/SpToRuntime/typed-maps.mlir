@@ -22,6 +22,9 @@ func.func @forward(%ids: tensor<4x1xi64>, %labels: tensor<4x1xi64>) -> tensor<f3
   %r = tfm.relu %s : tensor<8x16xf16>
   // CHECK: llvm.call @sprt_mul_typed(%{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %[[TWO]])
   %m = tfm.mul %r, %h : tensor<8x16xf16>
+  // Dropout's layout-aware entry point, the dtype after its stream.
+  // CHECK: llvm.call @sprt_op_dropout_typed({{.*}}, %[[TWO]]) : (!llvm.ptr, !llvm.ptr, i32, i64, i64, i64, i32, i32, i32, i32, f64, i64, i32) -> ()
+  %d = tfm.dropout %m rate 0.1 stream 3 : tensor<8x16xf16>
   // CHECK: llvm.call @sprt_mul_f32(%{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}) : (!llvm.ptr, !llvm.ptr, !llvm.ptr, i64) -> ()
   %f = tfm.mul %x, %x : tensor<8x16xf32>
   %l = tfm.fill 1.0 : tensor<f32>

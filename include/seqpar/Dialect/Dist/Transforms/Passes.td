@@ -384,10 +384,10 @@ def SpLegalizePrecisionPass
     result of theirs becomes f32, as above. `storage-gemms=false` wraps
     them like every other op (the baseline the memory benchmark compares
     with). Likewise the elementwise maps (MapsElementsAsStored: `tfm.add`,
-    `tfm.mul`, `tfm.gelu`, `tfm.silu`, `tfm.relu`) are not wrapped unless
-    a tensor of theirs is partial: their typed kernels widen each element,
-    map it in f32 and round it once, the numbers of the f32 kernel between
-    conversions. `storage-elementwise=false` wraps them.
+    `tfm.mul`, `tfm.gelu`, `tfm.silu`, `tfm.relu`, `tfm.dropout`) are not
+    wrapped unless a tensor of theirs is partial: their typed kernels widen
+    each element, map it in f32 and round it once, the numbers of the f32
+    kernel between conversions. `storage-elementwise=false` wraps them.
     Runs before sp-plan-buffers (the converts' results need arena space);
     convert-sp-to-runtime rejects a bf16/f16 tensor on any other op.
   }];

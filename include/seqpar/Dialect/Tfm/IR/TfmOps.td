@@ -226,7 +226,7 @@ def Tfm_RmsNormOp : Tfm_Op<"rms_norm", [Pure, Tfm_Differentiable,
 }
 
 def Tfm_DropoutOp : Tfm_Op<"dropout", [SameOperandsAndResultType,
-    Tfm_Differentiable]> {
+    Tfm_Differentiable, Seqpar_MapsElementsAsStored]> {
   let summary = "inverted dropout with a counter-based random stream";
   let description = [{
     Zeroes each element with probability `rate` and scales the others by
