@@ -13,9 +13,12 @@ namespace sprt::cpu {
 /// [-87, 88] (Cephes' expf: x = n ln2 + r with |r| <= ln2 / 2, a degree-6
 /// polynomial for e^r, 2^n built in the exponent bits). Unlike a libm call
 /// it is a handful of arithmetic operations, so loops over it vectorise.
-/// Below -87 it returns 0 (no subnormals), above 88 a huge finite value.
+/// Below -87 it returns 0 (no subnormals), above 88 a huge finite value; a
+/// NaN is returned as it is (computing on it would convert a NaN to int,
+/// which is undefined).
 inline float vexp(float x0) {
-  float x = std::min(std::max(x0, -87.0f), 88.0f);
+  bool nan = x0 != x0;
+  float x = nan ? 0.0f : std::min(std::max(x0, -87.0f), 88.0f);
   // Round x / ln2 to the nearest integer with the 1.5 * 2^23 trick.
   const float kShift = 12582912.0f;
   float n = (x * 1.44269504088896341f + kShift) - kShift;
@@ -32,7 +35,7 @@ inline float vexp(float x0) {
   float scale;
   std::memcpy(&scale, &bits, sizeof scale);
   float res = p * scale;
-  return x0 < -87.0f ? 0.0f : res;
+  return nan ? x0 : x0 < -87.0f ? 0.0f : res;
 }
 
 } // namespace sprt::cpu

@@ -14,9 +14,11 @@
 
 namespace sprt::cuda {
 
-/// Cephes' expf as in runtime/cpu/Exp.h: 0 below -87, huge above 88.
+/// Cephes' expf as in runtime/cpu/Exp.h: 0 below -87, huge above 88, a NaN
+/// returned as it is.
 __device__ inline float vexp(float x0) {
-  float x = fminf(fmaxf(x0, -87.0f), 88.0f);
+  const bool nan = x0 != x0;
+  float x = nan ? 0.0f : fminf(fmaxf(x0, -87.0f), 88.0f);
   const float kShift = 12582912.0f;
   float n = (x * 1.44269504088896341f + kShift) - kShift;
   float r = x - n * 0.693359375f;
@@ -30,7 +32,7 @@ __device__ inline float vexp(float x0) {
   p = p * r * r + r + 1.0f;
   float scale = __int_as_float((int32_t(n) + 127) << 23);
   float res = p * scale;
-  return x0 < -87.0f ? 0.0f : res;
+  return nan ? x0 : x0 < -87.0f ? 0.0f : res;
 }
 
 /// tanh(u) and 1 - tanh(u)^2 from one exp, as runtime/cpu/Tanh.h.
