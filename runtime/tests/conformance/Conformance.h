@@ -28,12 +28,15 @@
 
 #include "../KernelTestUtil.h"
 #include "sprt/device.h"
+#include "sprt/dtype.h"
+#include "sprt/kernels.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -117,6 +120,60 @@ inline std::vector<int64_t> randomLabels(size_t n, int64_t lo, int64_t hi,
                                                                : dist(gen);
   return v;
 }
+
+/// The element type codes of the typed kernels (sprt/kernels.h) and their
+/// names.
+constexpr int32_t kF32 = SPRT_DTYPE_F32, kBf16 = SPRT_DTYPE_BF16,
+                  kF16 = SPRT_DTYPE_F16;
+
+inline const char *nameOf(int32_t t) {
+  return t == kF32 ? "f32" : t == kBf16 ? "bf16" : "f16";
+}
+
+/// v rounded to dtype t and widened back: the values a kernel reads.
+inline std::vector<float> asStored(std::vector<float> v, int32_t t) {
+  for (float &x : v)
+    x = t == kF32    ? x
+        : t == kBf16 ? sprt::dtype::bf16ToF32(sprt::dtype::f32ToBf16(x))
+                     : sprt::dtype::f16ToF32(sprt::dtype::f32ToF16(x));
+  return v;
+}
+
+/// A device tensor of dtype t: floats rounded to t on upload, widened on
+/// download.
+class TypedBuffer {
+public:
+  TypedBuffer(const std::vector<float> &v, int32_t t) : t(t) {
+    if (t == kF32) {
+      f32 = std::make_unique<DeviceBuffer<float>>(v);
+      return;
+    }
+    std::vector<uint16_t> bits(v.size());
+    for (size_t i = 0; i < v.size(); ++i)
+      bits[i] = t == kBf16 ? sprt::dtype::f32ToBf16(v[i])
+                           : sprt::dtype::f32ToF16(v[i]);
+    h16 = std::make_unique<DeviceBuffer<uint16_t>>(bits);
+  }
+  void *get() const {
+    return f32 ? static_cast<void *>(f32->get())
+               : static_cast<void *>(h16->get());
+  }
+  std::vector<float> download() const {
+    if (f32)
+      return f32->download();
+    std::vector<uint16_t> bits = h16->download();
+    std::vector<float> v(bits.size());
+    for (size_t i = 0; i < v.size(); ++i)
+      v[i] = t == kBf16 ? sprt::dtype::bf16ToF32(bits[i])
+                        : sprt::dtype::f16ToF32(bits[i]);
+    return v;
+  }
+
+private:
+  int32_t t;
+  std::unique_ptr<DeviceBuffer<float>> f32;
+  std::unique_ptr<DeviceBuffer<uint16_t>> h16;
+};
 
 } // namespace sprt_conformance
 

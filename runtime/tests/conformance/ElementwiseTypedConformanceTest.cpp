@@ -33,19 +33,7 @@ namespace {
 
 using ElementwiseTyped = DeviceTest;
 
-constexpr int32_t kF32 = SPRT_DTYPE_F32, kBf16 = SPRT_DTYPE_BF16,
-                  kF16 = SPRT_DTYPE_F16;
 constexpr size_t kN = 5115; // 3 x 5 x 341 (dropout's shard)
-
-const char *nameOf(int32_t t) {
-  return t == kF32 ? "f32" : t == kBf16 ? "bf16" : "f16";
-}
-
-float roundTo(float x, int32_t t) {
-  return t == kF32    ? x
-         : t == kBf16 ? sprt::dtype::bf16ToF32(sprt::dtype::f32ToBf16(x))
-                      : sprt::dtype::f16ToF32(sprt::dtype::f32ToF16(x));
-}
 
 /// Random values in [-6, 6) with special values sprinkled in, as stored in
 /// `t` (rounded, then widened).
@@ -55,43 +43,8 @@ std::vector<float> inputs(uint32_t seed, int32_t t) {
                             -1e4f, 3e38f, -3e38f,   1e-30f,    250.0f, -250.0f};
   for (size_t i = 0; i < sizeof(specials) / sizeof(float); ++i)
     v[i * 401] = specials[i];
-  for (float &x : v)
-    x = roundTo(x, t);
-  return v;
+  return asStored(v, t);
 }
-
-/// A device tensor stored in `t`.
-struct Stored {
-  int32_t t;
-  DeviceBuffer<uint16_t> h16;
-  DeviceBuffer<float> f32;
-  explicit Stored(const std::vector<float> &v, int32_t t)
-      : t(t), h16(t == kF32 ? 1 : v.size()), f32(t == kF32 ? v.size() : 1) {
-    if (t == kF32) {
-      f32.upload(v);
-      return;
-    }
-    std::vector<uint16_t> bits(v.size());
-    for (size_t i = 0; i < v.size(); ++i)
-      bits[i] = t == kBf16 ? sprt::dtype::f32ToBf16(v[i])
-                           : sprt::dtype::f32ToF16(v[i]);
-    h16.upload(bits);
-  }
-  void *get() {
-    return t == kF32 ? static_cast<void *>(f32.get())
-                     : static_cast<void *>(h16.get());
-  }
-  std::vector<float> download() const {
-    if (t == kF32)
-      return f32.download();
-    std::vector<uint16_t> bits = h16.download();
-    std::vector<float> v(bits.size());
-    for (size_t i = 0; i < v.size(); ++i)
-      v[i] = t == kBf16 ? sprt::dtype::bf16ToF32(bits[i])
-                        : sprt::dtype::f16ToF32(bits[i]);
-    return v;
-  }
-};
 
 /// The f32 kernel and the typed one of a map of one or two operands.
 struct Map {
@@ -157,9 +110,8 @@ TEST_F(ElementwiseTyped, MapsAreTheF32KernelsOnWidenedTensorsRoundedOnce) {
       DeviceBuffer<float> wa(a), wb(b), wy(nans(kN));
       m.f32(wa, wb, wy, int64_t(kN));
       std::vector<float> want = wy.download();
-      for (float &x : want)
-        x = roundTo(x, t);
-      Stored sa(a, t), sb(b, t), sy(nans(kN), t);
+      want = asStored(want, t);
+      TypedBuffer sa(a, t), sb(b, t), sy(nans(kN), t);
       m.typed(sa.get(), sb.get(), sy.get(), int64_t(kN), t);
       expectConverted(what, sy.download(), want, t);
       // In place: the result overwrites the first operand.
@@ -182,9 +134,8 @@ TEST_F(ElementwiseTyped, DropoutIsTheF32KernelOnWidenedTensorsRoundedOnce) {
       sprt_dropout_f32(wx, wy, wantMask, 3, shape, global, offset, rate, 1234,
                        5);
       std::vector<float> want = wy.download();
-      for (float &v : want)
-        v = roundTo(v, t);
-      Stored sx(x, t), sy(nans(kN), t);
+      want = asStored(want, t);
+      TypedBuffer sx(x, t), sy(nans(kN), t);
       sprt_dropout_typed(sx.get(), sy.get(), gotMask, 3, shape, global, offset,
                          rate, 1234, 5, t);
       expectConverted(what, sy.download(), want, t);
@@ -198,7 +149,7 @@ TEST_F(ElementwiseTyped, DropoutIsTheF32KernelOnWidenedTensorsRoundedOnce) {
 
 TEST_F(ElementwiseTyped, EmptyTensorsWriteNothing) {
   for (const Map &m : maps()) {
-    Stored a({1.5f}, kBf16), y({-2.0f}, kBf16);
+    TypedBuffer a({1.5f}, kBf16), y({-2.0f}, kBf16);
     m.typed(a.get(), a.get(), y.get(), 0, kBf16);
     EXPECT_EQ(y.download(), std::vector<float>{-2.0f}) << m.name;
   }

@@ -32,13 +32,6 @@ namespace {
 
 using TypedLinear = DeviceTest;
 
-constexpr int32_t kF32 = SPRT_DTYPE_F32, kBf16 = SPRT_DTYPE_BF16,
-                  kF16 = SPRT_DTYPE_F16;
-
-const char *nameOf(int32_t t) {
-  return t == kF32 ? "f32" : t == kBf16 ? "bf16" : "f16";
-}
-
 /// The unit roundoff of a result dtype (half an ulp, relative), 0 for f32:
 /// the f32 GEMM bound already covers f32 results.
 double unitRoundoff(int32_t t) {
@@ -46,51 +39,6 @@ double unitRoundoff(int32_t t) {
          : t == kBf16 ? std::ldexp(1.0, -8)
                       : std::ldexp(1.0, -11);
 }
-
-/// v rounded to dtype t and widened back: the values a kernel reads.
-std::vector<float> asStored(std::vector<float> v, int32_t t) {
-  for (float &x : v)
-    x = t == kF32    ? x
-        : t == kBf16 ? sprt::dtype::bf16ToF32(sprt::dtype::f32ToBf16(x))
-                     : sprt::dtype::f16ToF32(sprt::dtype::f32ToF16(x));
-  return v;
-}
-
-/// A device tensor of dtype t: floats rounded to t on upload, widened on
-/// download.
-class TypedBuffer {
-public:
-  TypedBuffer(const std::vector<float> &v, int32_t t) : t(t) {
-    if (t == kF32) {
-      f32 = std::make_unique<DeviceBuffer<float>>(v);
-      return;
-    }
-    std::vector<uint16_t> bits(v.size());
-    for (size_t i = 0; i < v.size(); ++i)
-      bits[i] = t == kBf16 ? sprt::dtype::f32ToBf16(v[i])
-                           : sprt::dtype::f32ToF16(v[i]);
-    h16 = std::make_unique<DeviceBuffer<uint16_t>>(bits);
-  }
-  void *get() const {
-    return f32 ? static_cast<void *>(f32->get())
-               : static_cast<void *>(h16->get());
-  }
-  std::vector<float> download() const {
-    if (f32)
-      return f32->download();
-    std::vector<uint16_t> bits = h16->download();
-    std::vector<float> v(bits.size());
-    for (size_t i = 0; i < v.size(); ++i)
-      v[i] = t == kBf16 ? sprt::dtype::bf16ToF32(bits[i])
-                        : sprt::dtype::f16ToF32(bits[i]);
-    return v;
-  }
-
-private:
-  int32_t t;
-  std::unique_ptr<DeviceBuffer<float>> f32;
-  std::unique_ptr<DeviceBuffer<uint16_t>> h16;
-};
 
 /// A reference result and the sum of magnitudes of its terms.
 struct Ref {
