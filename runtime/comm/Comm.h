@@ -120,6 +120,8 @@ public:
   static int size();
   /// This rank's index among the ranks on its node (selects its device).
   static int localRank();
+  /// The number of ranks on this rank's node.
+  static int localSize();
 
   /// The Comm of the ranks with the same `color`, ordered by `key`, for
   /// mesh axis `axis` (collective over the world).

@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <sched.h>
+#include <utility>
 
 using namespace sprt;
 using Clock = std::chrono::steady_clock;
@@ -104,15 +105,20 @@ int World::size() {
   return n;
 }
 
-int World::localRank() {
+/// This rank's index among the ranks of its node, and their number.
+static std::pair<int, int> nodeRankAndSize() {
   MPI_Comm node;
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, World::rank(),
                       MPI_INFO_NULL, &node);
-  int r = 0;
+  int r = 0, n = 1;
   MPI_Comm_rank(node, &r);
+  MPI_Comm_size(node, &n);
   MPI_Comm_free(&node);
-  return r;
+  return {r, n};
 }
+
+int World::localRank() { return nodeRankAndSize().first; }
+int World::localSize() { return nodeRankAndSize().second; }
 
 void World::setTimeout(double seconds) { timeoutSeconds = seconds; }
 double World::timeout() { return timeoutSeconds; }

@@ -39,11 +39,13 @@
 #include "Params.h"
 #include "SafeTensors.h"
 #include "Schedule.h"
+#include "Startup.h"
 #include "TiedCheck.h"
 #include "Trace.h"
 #include "Workspace.h"
 
 #include "sprt/device.h"
+#include "sprt/init.h"
 #include "sprt/runtime.h"
 
 #include <algorithm>
@@ -200,6 +202,9 @@ struct StepResult {
   /// The epoch of the step's first sequence (shuffled or packed tokenized
   /// data), or -1.
   int64_t epoch = -1;
+  /// The run's first step: seconds from the process's start to the step,
+  /// and of them the parameters' initialisation or load; -1 on later steps.
+  double startupSeconds = -1.0, paramSeconds = -1.0;
 };
 
 /// The metrics line of a step (valid JSON whatever the values).
@@ -222,6 +227,9 @@ std::string metricsLine(const Model &model, const StepResult &r,
     line += ", \"loss_scale\": " + shortestText(r.lossScale);
   if (r.epoch >= 0)
     line += ", \"epoch\": " + std::to_string(r.epoch);
+  if (r.startupSeconds >= 0.0)
+    line += ", \"startup_s\": " + jsonNumber(r.startupSeconds) +
+            ", \"init_params_s\": " + jsonNumber(r.paramSeconds);
   // With loss scaling every skipped step is an overflow's.
   if (skippedSoFar || r.hasLossScale)
     line += std::string(", \"skipped\": ") + (r.skipped ? "true" : "false") +
@@ -251,6 +259,7 @@ std::string nonFinite(const StepResult &r) {
 } // namespace
 
 int main(int argc, char **argv) {
+  markMainEntry();
   World::init(&argc, &argv);
   initFailure();
   // Past a file-size limit, writes fail with EFBIG (reported) instead of
@@ -373,11 +382,18 @@ int main(int argc, char **argv) {
           "pipeline stages (a model with tied embeddings compiled with "
           "--pp 2 or more has one)");
 
+  // Start-up work on the host (parameter draws on the CPU backend) runs on
+  // this rank's share of the node's cores.
+  sprt_set_host_threads(hostThreadsPerRank(World::localSize()));
+  auto paramStart = std::chrono::steady_clock::now();
   Params params(model);
   if (flags.initFrom.empty())
     params.initialize(flags.seed);
   else if (!params.load(flags.initFrom, error))
     fatal(error);
+  const double paramSeconds = std::chrono::duration<double>(
+                                  std::chrono::steady_clock::now() - paramStart)
+                                  .count();
 
   LineFile log;
   if (rank == 0 && !flags.log.empty() && !log.open(flags.log, error))
@@ -478,7 +494,8 @@ int main(int argc, char **argv) {
   // The bubble over the run's steps, the first left out when there are
   // more (its waits include the first touch of every buffer).
   BubbleMeter bubble;
-  const int64_t firstCounted = at.step + 1 + (flags.steps > at.step + 1);
+  const int64_t firstStep = at.step + 1;
+  const int64_t firstCounted = firstStep + (flags.steps > firstStep);
   // Validation (Eval.h) after step `evaluateAfter` (0: none pending), run
   // before the next step or at the end so that the step's own figures
   // (bytes sent, time) exclude it; scratch copies only.
@@ -517,6 +534,19 @@ int main(int argc, char **argv) {
     if (scaler.enabled())
       hyperparameters[size_t(scaler.tableSlot())] = r.lossScale;
     barrier();
+    if (step == firstStep) {
+      r.startupSeconds = secondsSinceStart();
+      r.paramSeconds = paramSeconds;
+      if (rank == 0) {
+        std::printf("start-up %.2f s to step %lld (parameters %s %.2f s)\n",
+                    r.startupSeconds, (long long)step,
+                    flags.initFrom.empty() ? "drawn" : "loaded",
+                    r.paramSeconds);
+        std::fflush(stdout);
+      }
+    } else {
+      r.startupSeconds = r.paramSeconds = -1.0;
+    }
     auto start = std::chrono::steady_clock::now();
     takePointToPointWait();
     sprt_stream_t stream = sprt_current_stream();

@@ -2,6 +2,7 @@
 
 #include "Model.h"
 
+#include "sprt/init.h"
 #include "sprt/runtime.h"
 
 #include <algorithm>
@@ -17,28 +18,28 @@ int64_t ParamInfo::localElements() const {
   return n;
 }
 
-int64_t ParamInfo::globalIndex(int64_t i) const {
-  int64_t rank = int64_t(shape.size()), global = 0, stride = 1;
-  std::vector<int64_t> local(rank);
-  for (int64_t d = rank - 1; d >= 0; --d) {
-    local[d] = i % localShape[d];
-    i /= localShape[d];
+sprt_shard_map ParamInfo::shardMap() const {
+  sprt_shard_map map{};
+  map.rank = int32_t(shape.size());
+  for (size_t d = 0; d < shape.size(); ++d) {
+    map.local_shape[d] = map.local_block[d] = localShape[d];
+    map.global_shape[d] = map.global_block[d] = shape[d];
   }
-  std::vector<int64_t> g = local;
   for (const Split &s : splits) {
     // Each of the `blocks` blocks of the global dimension is split over the
     // axis; this rank holds its part of every block.
-    int64_t localBlock = localShape[s.dim] / s.blocks;
-    int64_t globalBlock = shape[s.dim] / s.blocks;
-    int64_t block = local[s.dim] / localBlock,
-            within = local[s.dim] % localBlock;
-    g[s.dim] = block * globalBlock +
-               sprt_axis_coord(int32_t(s.axis)) * localBlock + within;
+    map.local_block[s.dim] = localShape[s.dim] / s.blocks;
+    map.global_block[s.dim] = shape[s.dim] / s.blocks;
+    map.offset[s.dim] =
+        sprt_axis_coord(int32_t(s.axis)) * map.local_block[s.dim];
   }
-  for (int64_t d = rank - 1; d >= 0; --d) {
-    global += g[d] * stride;
-    stride *= shape[d];
-  }
+  return map;
+}
+
+int64_t ParamInfo::globalIndex(int64_t i) const {
+  int64_t global = 0;
+  forEachShardRun(shardMap(), i, 1,
+                  [&](int64_t, int64_t g, int64_t) { global = g; });
   return global;
 }
 
@@ -310,6 +311,16 @@ bool Model::parse(const char *text, std::string &error) {
       info.name = p.at("name").get<std::string>();
       info.shape = p.at("shape").get<std::vector<int64_t>>();
       info.localShape = p.at("local_shape").get<std::vector<int64_t>>();
+      if (info.shape.size() > SPRT_MAX_SHARD_DIMS ||
+          info.localShape.size() != info.shape.size()) {
+        error = "the program's model description gives parameter '" +
+                info.name + "' " + std::to_string(info.shape.size()) +
+                " dimensions and a shard of " +
+                std::to_string(info.localShape.size()) +
+                " (the runtime takes equal ranks of at most " +
+                std::to_string(SPRT_MAX_SHARD_DIMS) + ")";
+        return false;
+      }
       info.init = p.at("init").get<std::string>();
       info.std = p.value("std", 0.0);
       std::string dtype = p.value("dtype", std::string("F32"));

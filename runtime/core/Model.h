@@ -10,6 +10,8 @@
 
 #include "DType.h"
 
+#include "sprt/init.h"
+
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -87,6 +89,8 @@ struct ParamInfo {
   int64_t ownerStage() const { return stages.empty() ? 0 : stages.front(); }
 
   int64_t localElements() const;
+  /// Where this rank's shard sits in the whole tensor.
+  sprt_shard_map shardMap() const;
   /// The index in the global (row-major) tensor of local element `i` on
   /// this rank.
   int64_t globalIndex(int64_t i) const;

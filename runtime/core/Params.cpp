@@ -7,6 +7,7 @@
 #include "SafeTensors.h"
 
 #include "sprt/device.h"
+#include "sprt/init.h"
 #include "sprt/kernels.h"
 #include "sprt/runtime.h"
 
@@ -138,39 +139,46 @@ std::vector<DType> Params::dtypes() const {
   return types;
 }
 
+/// The element type code of sprt/kernels.h for a stored type.
+static int32_t storedCode(DType t) {
+  switch (t) {
+  case DType::BF16:
+    return SPRT_DTYPE_BF16;
+  case DType::F16:
+    return SPRT_DTYPE_F16;
+  default:
+    return SPRT_DTYPE_F32;
+  }
+}
+
 void Params::initialize(uint64_t seed) {
-  std::vector<float> host;
-  std::vector<char> stored;
   for (size_t i = 0; i < model.params.size(); ++i) {
     const ParamInfo &p = model.params[i];
     // Every copy (pipeline stages holding the parameter) draws the same
     // values: the draws are by global index.
     if (!ptrs[i])
       continue;
-    host.assign(size_t(p.localElements()), 0.0f);
-    if (p.init == "zeros" || p.init == "ones") {
-      std::fill(host.begin(), host.end(), p.init == "ones" ? 1.0f : 0.0f);
-    } else {
-      uint64_t stream = sprt_hash_name(p.name.c_str());
-      for (int64_t e = 0; e < int64_t(host.size()); ++e)
-        host[e] = float(p.std) *
-                  sprt_normal(seed, stream, uint64_t(p.globalIndex(e)));
-    }
-    // Drawn in f32, stored rounded to the parameter's type.
-    stored.resize(host.size() * dtypeBytes(p.dtype));
-    convertElements(DType::F32, host.data(), p.dtype, stored.data(),
-                    int64_t(host.size()));
-    sprt_memcpy_to_device(ptrs[i], stored.data(), int64_t(stored.size()),
-                          sprt_current_stream());
+    // The master slice gets the f32 draws themselves, the parameter their
+    // rounding.
+    int64_t masterBegin = 0, masterCount = 0;
     if (masterPtrs[i]) {
-      // The master slice: the draws themselves.
       Slicing slicing = model.stateSlicing(int64_t(i));
-      int64_t n = int64_t(host.size()) / slicing.count();
-      sprt_memcpy_to_device(masterPtrs[i], host.data() + n * slicing.index(),
-                            n * int64_t(sizeof(float)), sprt_current_stream());
+      masterCount = p.localElements() / slicing.count();
+      masterBegin = masterCount * slicing.index();
     }
-    sprt_stream_synchronize(sprt_current_stream());
+    if (p.init == "zeros" || p.init == "ones") {
+      // A master slice of a constant is the same constant.
+      sprt_init_constant(p.localElements(), p.init == "ones" ? 1.0f : 0.0f,
+                         ptrs[i], storedCode(p.dtype), masterPtrs[i],
+                         masterCount);
+      continue;
+    }
+    sprt_shard_map map = p.shardMap();
+    sprt_init_normal(&map, seed, sprt_hash_name(p.name.c_str()), float(p.std),
+                     ptrs[i], storedCode(p.dtype), masterPtrs[i], masterBegin,
+                     masterCount);
   }
+  sprt_stream_synchronize(sprt_current_stream());
 }
 
 bool Params::load(const std::string &path, std::string &error) {
@@ -286,10 +294,12 @@ bool Params::loadSharded(const Model &model,
     auto [n, first] = sliceOf(p, slicings, k);
     size_t size = dtypeBytes(into);
     host.resize(size_t(n) * size);
-    for (int64_t e = 0; e < n; ++e)
-      std::memcpy(host.data() + size_t(e) * size,
-                  converted.data() + size_t(p.globalIndex(first + e)) * size,
-                  size);
+    forEachShardRun(p.shardMap(), first, n,
+                    [&](int64_t local, int64_t global, int64_t length) {
+                      std::memcpy(host.data() + size_t(local - first) * size,
+                                  converted.data() + size_t(global) * size,
+                                  size_t(length) * size);
+                    });
     sprt_memcpy_to_device(local[k], host.data(), int64_t(host.size()),
                           sprt_current_stream());
     sprt_stream_synchronize(sprt_current_stream());
@@ -342,8 +352,12 @@ bool Params::dumpSharded(const Model &model,
       if (unscale != 1.0)
         for (float &x : host)
           x = float(double(x) / unscale);
-      for (int64_t e = 0; e < n; ++e)
-        full[size_t(p.globalIndex(first + e))] = host[size_t(e)];
+      forEachShardRun(p.shardMap(), first, n,
+                      [&](int64_t local, int64_t global, int64_t length) {
+                        std::memcpy(full.data() + global,
+                                    host.data() + (local - first),
+                                    size_t(length) * sizeof(float));
+                      });
     }
     World::reduceSumToRoot(full.data(), int64_t(full.size()));
     whole.push_back(std::move(full));

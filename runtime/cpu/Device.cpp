@@ -12,6 +12,10 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <unordered_map>
+
+#include <sys/mman.h>
 
 struct sprt_stream {};
 
@@ -19,15 +23,48 @@ extern "C" const char *sprt_backend_name(void) { return "cpu"; }
 
 extern "C" const char *sprt_device_init(int64_t) { return nullptr; }
 
+namespace {
+/// Allocations of at least this size are mappings of their own: the kernel
+/// hands them out zeroed, page by page as they are first touched, so a
+/// large arena or optimizer state costs nothing until the step writes it
+/// (a memset would touch every page at start-up).
+constexpr size_t kMappedBytes = size_t(1) << 20;
+
+std::mutex mappedMutex;
+std::unordered_map<void *, size_t> mapped;
+} // namespace
+
 extern "C" void *sprt_device_alloc(int64_t bytes) {
   size_t rounded = size_t((bytes + 63) / 64 * 64);
+  if (rounded >= kMappedBytes) {
+    void *p = mmap(nullptr, rounded, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+      return nullptr;
+    // Huge pages where the system allows them on request: fewer faults.
+    madvise(p, rounded, MADV_HUGEPAGE);
+    std::lock_guard<std::mutex> lock(mappedMutex);
+    mapped.emplace(p, rounded);
+    return p;
+  }
   void *p = std::aligned_alloc(64, rounded ? rounded : 64);
   if (p)
     std::memset(p, 0, rounded);
   return p;
 }
 
-extern "C" void sprt_device_free(void *ptr) { std::free(ptr); }
+extern "C" void sprt_device_free(void *ptr) {
+  {
+    std::lock_guard<std::mutex> lock(mappedMutex);
+    auto it = mapped.find(ptr);
+    if (it != mapped.end()) {
+      munmap(ptr, it->second);
+      mapped.erase(it);
+      return;
+    }
+  }
+  std::free(ptr);
+}
 
 static std::atomic<sprt_scratch_observer_t> scratchObserver{nullptr};
 

@@ -57,7 +57,8 @@ cublasHandle_t cublas();
 /// for now: a caching allocator or the arena would avoid the synchronising
 /// cudaFree on growth. GemmA, GemmB and GemmC are the typed GEMMs' widened
 /// operands and f32 result (LinearTyped.cu), distinct slots as one call may
-/// use all three.
+/// use all three. Init holds the draws sprt_init_normal recomputes on the
+/// host (Init.cu).
 enum class Scratch {
   RowStats,
   Reduce,
@@ -65,6 +66,7 @@ enum class Scratch {
   GemmA,
   GemmB,
   GemmC,
+  Init,
   Count
 };
 void *scratch(Scratch slot, size_t bytes);
