@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 
 namespace sprt {
 
@@ -122,6 +123,9 @@ public:
   static int localRank();
   /// The number of ranks on this rank's node.
   static int localSize();
+  /// The sum of `value` over the ranks of this rank's node that give the
+  /// same `key`, and their number (collective over the world).
+  static std::pair<int64_t, int> sumOnNode(int64_t value, int64_t key);
 
   /// The Comm of the ranks with the same `color`, ordered by `key`, for
   /// mesh axis `axis` (collective over the world).

@@ -117,6 +117,21 @@ static std::pair<int, int> nodeRankAndSize() {
   return {r, n};
 }
 
+std::pair<int64_t, int> World::sumOnNode(int64_t value, int64_t key) {
+  MPI_Comm node, group;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, World::rank(),
+                      MPI_INFO_NULL, &node);
+  // Keys are small (device ordinals): a color is an int.
+  MPI_Comm_split(node, int(key & 0x3fffffff), 0, &group);
+  long long mine = value, sum = 0;
+  int n = 1;
+  MPI_Allreduce(&mine, &sum, 1, MPI_LONG_LONG, MPI_SUM, group);
+  MPI_Comm_size(group, &n);
+  MPI_Comm_free(&group);
+  MPI_Comm_free(&node);
+  return {int64_t(sum), n};
+}
+
 int World::localRank() { return nodeRankAndSize().first; }
 int World::localSize() { return nodeRankAndSize().second; }
 

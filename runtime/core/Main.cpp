@@ -33,6 +33,7 @@
 #include "HfExport.h"
 #include "LossScale.h"
 #include "Memory.h"
+#include "MemoryFit.h"
 #include "Mesh.h"
 #include "Model.h"
 #include "Observability.h"
@@ -181,6 +182,24 @@ std::string memoryLine(const Model &model) {
          "\n";
 }
 
+/// Ends the job before anything large is allocated when the plan of the
+/// ranks sharing this rank's device exceeds its free memory.
+void checkMemoryFit(const Model &model) {
+  const int64_t device = sprt_device_id();
+  auto [needed, sharing] = World::sumOnNode(model.plannedPeak, device);
+  int64_t freeBytes = 0, totalBytes = 0;
+  if (sprt_device_memory(&freeBytes, &totalBytes) != 0)
+    return;
+  std::string where = std::string(sprt_backend_name()) == "cpu"
+                          ? std::string("this node's host memory")
+                          : std::string(sprt_backend_name()) + " device " +
+                                std::to_string(device);
+  std::string problem =
+      memoryFitProblem(model, needed, sharing, freeBytes, where);
+  if (!problem.empty())
+    fatal(problem);
+}
+
 /// What a step returned, and whether its update was applied.
 struct StepResult {
   int64_t step = 0;
@@ -312,6 +331,7 @@ int main(int argc, char **argv) {
   // Pipeline parallelism: the arena, FLOPs, planned memory and gradients of
   // this rank's stage.
   model.selectStage();
+  checkMemoryFit(model);
   sprt_set_seed(flags.seed);
   int rank = int(sprt_world_rank());
 

@@ -10,6 +10,7 @@
 #include "Scratch.h"
 
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -22,6 +23,28 @@ struct sprt_stream {};
 extern "C" const char *sprt_backend_name(void) { return "cpu"; }
 
 extern "C" const char *sprt_device_init(int64_t) { return nullptr; }
+
+extern "C" int sprt_device_memory(int64_t *free_bytes, int64_t *total_bytes) {
+  std::FILE *f = std::fopen("/proc/meminfo", "r");
+  if (!f)
+    return 1;
+  long long total = -1, available = -1, kib = 0;
+  char name[64];
+  while (std::fscanf(f, "%63s %lld kB", name, &kib) == 2) {
+    if (std::strcmp(name, "MemTotal:") == 0)
+      total = kib;
+    else if (std::strcmp(name, "MemAvailable:") == 0)
+      available = kib;
+  }
+  std::fclose(f);
+  if (total < 0 || available < 0)
+    return 1;
+  *free_bytes = int64_t(available) * 1024;
+  *total_bytes = int64_t(total) * 1024;
+  return 0;
+}
+
+extern "C" int64_t sprt_device_id(void) { return 0; }
 
 namespace {
 /// Allocations of at least this size are mappings of their own: the kernel

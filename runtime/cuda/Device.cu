@@ -160,6 +160,23 @@ extern "C" const char *sprt_device_init(int64_t local_rank) {
   return s.error.empty() ? nullptr : s.error.c_str();
 }
 
+extern "C" int sprt_device_memory(int64_t *free_bytes, int64_t *total_bytes) {
+  size_t freeMem = 0, totalMem = 0;
+  stream(); // the device, initialised
+  if (cudaMemGetInfo(&freeMem, &totalMem) != cudaSuccess) {
+    cudaGetLastError();
+    return 1;
+  }
+  *free_bytes = int64_t(freeMem);
+  *total_bytes = int64_t(totalMem);
+  return 0;
+}
+
+extern "C" int64_t sprt_device_id(void) {
+  stream();
+  return state().device;
+}
+
 extern "C" void *sprt_device_alloc(int64_t bytes) {
   cudaStream_t st = stream();
   size_t rounded = size_t((bytes + 63) / 64 * 64);

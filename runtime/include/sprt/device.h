@@ -32,6 +32,16 @@ const char *sprt_backend_name(void);
  * select. */
 const char *sprt_device_init(int64_t local_rank);
 
+/* The device memory free for allocations and the device's total, in
+ * bytes; 0 on success. The CPU backend reports the host's available memory
+ * (MemAvailable) and its total. */
+int sprt_device_memory(int64_t *free_bytes, int64_t *total_bytes);
+
+/* This rank's device among those of its node: ranks of one node with the
+ * same id share its memory (the CPU backend: 0, the host's memory; CUDA:
+ * the device ordinal). After sprt_device_init. */
+int64_t sprt_device_id(void);
+
 /* Zero-initialised device memory, 64-byte aligned; NULL if out of memory. */
 void *sprt_device_alloc(int64_t bytes);
 void sprt_device_free(void *ptr);

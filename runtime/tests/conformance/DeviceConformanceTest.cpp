@@ -59,4 +59,12 @@ TEST_F(Device, Copy2dContiguousAndOneRow) {
   sprt_test::expectBitwiseEqual("one row", dRow.download(), src);
 }
 
+TEST_F(Device, MemoryIsReported) {
+  int64_t freeBytes = 0, totalBytes = 0;
+  ASSERT_EQ(sprt_device_memory(&freeBytes, &totalBytes), 0);
+  EXPECT_GT(freeBytes, 0);
+  EXPECT_LE(freeBytes, totalBytes);
+  EXPECT_GE(sprt_device_id(), 0);
+}
+
 } // namespace
