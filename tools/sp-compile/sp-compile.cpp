@@ -177,8 +177,10 @@ static cl::opt<std::string> gradReduceDtype(
 static cl::opt<bool> overlapGradReductions(
     "overlap-grad-reductions",
     cl::desc("Start each gradient bucket's reduction as soon as its "
-             "gradients are computed, overlapping the rest of the backward "
-             "(default true; =false reduces every bucket at the end)"),
+             "gradients are computed, overlapping the rest of the backward; "
+             "=false reduces every bucket at the end (default true for "
+             "--target cuda, false for cpu: MPI progresses only inside MPI "
+             "calls, measured slower by bench/grad-overlap.sh)"),
     cl::init(true), cl::cat(training));
 static cl::opt<std::string> masterWeights(
     "master-weights", cl::value_desc("sharded|replicated"),
@@ -525,7 +527,9 @@ int main(int argc, char **argv) {
   options.microBatches = microBatches;
   options.gradReduceDtype = gradReduceDtype.getValue();
   options.masterWeights = masterWeights.getValue();
-  options.overlapGradReductions = overlapGradReductions.getValue();
+  options.overlapGradReductions = overlapGradReductions.getNumOccurrences()
+                                      ? overlapGradReductions.getValue()
+                                      : target == "cuda";
   options.storageGemms = storageGemms.getValue();
   options.storageElementwise = storageElementwise.getValue();
   options.recompute = recompute.getValue();

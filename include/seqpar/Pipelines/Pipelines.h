@@ -118,8 +118,10 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
       *this, "overlap-grad-reductions",
       llvm::cl::desc("Training: start each gradient bucket's reduction as "
                      "soon as its gradients are computed, overlapping the "
-                     "rest of the backward (sp-overlap-grad-reductions)"),
-      llvm::cl::init(true)};
+                     "rest of the backward (sp-overlap-grad-reductions; "
+                     "default false, sp-compile's for --target cpu; "
+                     "sp-compile --target cuda turns it on)"),
+      llvm::cl::init(false)};
   Option<std::string> masterWeights{
       *this, "master-weights",
       llvm::cl::desc("Training with zero=1 and a bf16 / f16 model: sharded "
