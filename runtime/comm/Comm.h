@@ -115,8 +115,15 @@ public:
   /// Ends it (after every Comm is gone).
   static void finalize();
 
-  /// "mpi" or "nccl".
+  /// How the data collectives of the Comms split() makes travel: "nccl",
+  /// "mpi" or "mpi-staged" (MPI on host copies of the device buffers).
   static const char *name();
+  /// Chooses it before the mesh is set up (--comm): "" keeps the library's
+  /// default (nccl where NCCL is linked, else mpi); "mpi" on a GPU backend
+  /// stages through host memory (several ranks may then share one GPU);
+  /// "mpi-staged" stages on any backend. Returns "" or why `kind` cannot
+  /// be used.
+  static std::string useComm(const std::string &kind);
   static int rank();
   static int size();
   /// This rank's index among the ranks on its node (selects its device).

@@ -1,9 +1,12 @@
 //===- MpiComm.cpp - the communication layer over MPI ---------------------===//
 //
-// Device memory is host memory on the ranks this serves (the CPU backend):
-// MPI reads and writes the buffers directly. Work already issued on the
-// compute stream is waited for before each start, so a backend whose stream
-// runs ahead of the host still hands MPI finished data.
+// Device memory is host memory on the CPU backend: MPI reads and writes the
+// buffers directly. Work already issued on the compute stream is waited for
+// before each start, so a backend whose stream runs ahead of the host still
+// hands MPI finished data. Staged (a GPU's memory, or --comm mpi-staged on
+// any backend): each operation copies its inputs to host buffers it owns,
+// MPI runs on those, and wait() copies the result back to the device
+// buffer, so ranks need no NCCL and may share one GPU.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +20,7 @@
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 using namespace sprt;
 
@@ -27,15 +31,49 @@ public:
   ~MpiRequest() override {
     // A request nobody waited for still completes before its buffers go.
     if (request != MPI_REQUEST_NULL)
-      waitMpi(request, what, axis);
+      finish();
   }
-  void wait() override { waitMpi(request, what, axis); }
+  void wait() override { finish(); }
+
+  /// Host copies of device buffers (staged operations). A copy of `bytes`
+  /// of `device`, ready when this returns.
+  const void *stageIn(const void *device, int64_t bytes) {
+    in.resize(size_t(bytes));
+    copyToHost(in.data(), device, bytes);
+    return in.data();
+  }
+  /// A host buffer for a result wait() copies to `device`; `initialised`:
+  /// holding the device buffer's bytes first (in-place operations).
+  void *stageOut(void *device, int64_t bytes, bool initialised = false) {
+    out.resize(size_t(bytes));
+    outDevice = device;
+    if (initialised)
+      copyToHost(out.data(), device, bytes);
+    return out.data();
+  }
 
   MPI_Request request = MPI_REQUEST_NULL;
 
 private:
+  static void copyToHost(void *host, const void *device, int64_t bytes) {
+    sprt_memcpy_to_host(host, device, bytes, sprt_current_stream());
+    sprt_stream_synchronize(sprt_current_stream());
+  }
+  void finish() {
+    waitMpi(request, what, axis);
+    if (outDevice) {
+      sprt_memcpy_to_device(outDevice, out.data(), int64_t(out.size()),
+                            sprt_current_stream());
+      // The host buffer goes with this request.
+      sprt_stream_synchronize(sprt_current_stream());
+      outDevice = nullptr;
+    }
+  }
+
   const char *what;
   int32_t axis;
+  std::vector<char> in, out;
+  void *outDevice = nullptr;
 };
 
 /// MPI's element counts are ints: a larger message is an error naming the
@@ -95,7 +133,8 @@ std::pair<MPI_Datatype, MPI_Op> mpiReduction(ElemType type, ReduceOp op) {
 
 class MpiComm : public Comm {
 public:
-  MpiComm(MPI_Comm comm, int32_t axis) : comm(comm), axis(axis) {
+  MpiComm(MPI_Comm comm, int32_t axis, bool staged)
+      : comm(comm), axis(axis), staged(staged) {
     MPI_Comm_rank(comm, &myRank);
     MPI_Comm_size(comm, &mySize);
   }
@@ -114,6 +153,10 @@ public:
     auto r = start("all_gather");
     bool inPlace = in == static_cast<char *>(out) + myRank * bytes;
     int n = mpiCount(bytes, "all_gather", "bytes");
+    if (staged) {
+      out = r->stageOut(out, mySize * bytes, inPlace);
+      in = inPlace ? nullptr : r->stageIn(in, bytes);
+    }
     MPI_Iallgather(inPlace ? MPI_IN_PLACE : in, n, MPI_BYTE, out, n, MPI_BYTE,
                    comm, &r->request);
     return r;
@@ -123,6 +166,10 @@ public:
                                 ElemType type) override {
     auto [datatype, op] = mpiReduction(type, ReduceOp::Sum);
     auto r = start("reduce_scatter");
+    if (staged) {
+      in = r->stageIn(in, mySize * count * elemBytes(type));
+      out = r->stageOut(out, count * elemBytes(type));
+    }
     MPI_Ireduce_scatter_block(in, out,
                               mpiCount(count, "reduce_scatter", "elements"),
                               datatype, op, comm, &r->request);
@@ -133,7 +180,12 @@ public:
                             ElemType type) override {
     auto [datatype, mpiop] = mpiReduction(type, op);
     auto r = start("all_reduce");
-    MPI_Iallreduce(in == out ? MPI_IN_PLACE : in, out,
+    bool inPlace = in == out;
+    if (staged) {
+      out = r->stageOut(out, n * elemBytes(type), inPlace);
+      in = inPlace ? out : r->stageIn(in, n * elemBytes(type));
+    }
+    MPI_Iallreduce(inPlace ? MPI_IN_PLACE : in, out,
                    mpiCount(n, "all_reduce", "elements"), datatype, mpiop, comm,
                    &r->request);
     return r;
@@ -142,12 +194,18 @@ public:
   CommHandle startAllToAll(const void *in, void *out, int64_t bytes) override {
     auto r = start("all_to_all");
     int n = mpiCount(bytes, "all_to_all", "bytes");
+    if (staged) {
+      in = r->stageIn(in, mySize * bytes);
+      out = r->stageOut(out, mySize * bytes);
+    }
     MPI_Ialltoall(in, n, MPI_BYTE, out, n, MPI_BYTE, comm, &r->request);
     return r;
   }
 
   CommHandle startSend(const void *in, int64_t bytes, int peer) override {
     auto r = start("send");
+    if (staged)
+      in = r->stageIn(in, bytes);
     MPI_Isend(in, mpiCount(bytes, "send", "bytes"), MPI_BYTE, peer, 0, comm,
               &r->request);
     return r;
@@ -155,6 +213,8 @@ public:
 
   CommHandle startRecv(void *out, int64_t bytes, int peer) override {
     auto r = start("recv");
+    if (staged)
+      out = r->stageOut(out, bytes);
     MPI_Irecv(out, mpiCount(bytes, "recv", "bytes"), MPI_BYTE, peer, 0, comm,
               &r->request);
     return r;
@@ -168,12 +228,12 @@ private:
 
   MPI_Comm comm;
   int32_t axis;
+  bool staged;
   int myRank = 0, mySize = 1;
 };
 } // namespace
 
-const char *World::name() { return "mpi"; }
-
-std::unique_ptr<Comm> World::split(int64_t color, int64_t key, int32_t axis) {
-  return std::make_unique<MpiComm>(splitMpi(color, key), axis);
+std::unique_ptr<Comm> sprt::makeMpiComm(MPI_Comm comm, int32_t axis,
+                                        bool staged) {
+  return std::make_unique<MpiComm>(comm, axis, staged);
 }

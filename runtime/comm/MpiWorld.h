@@ -8,7 +8,10 @@
 #ifndef SPRT_COMM_MPIWORLD_H
 #define SPRT_COMM_MPIWORLD_H
 
+#include "Comm.h"
+
 #include <cstdint>
+#include <memory>
 #include <mpi.h>
 #include <string>
 
@@ -23,6 +26,12 @@ void waitMpi(MPI_Request &request, const char *what, int32_t axis);
 
 /// The MPI communicator of mesh axis `axis`'s ranks, like World::split.
 MPI_Comm splitMpi(int64_t color, int64_t key);
+
+/// A Comm over MPI on `comm` (taken over). `staged`: each operation copies
+/// its device buffers to host memory, runs on the copies and copies the
+/// result back (device memory MPI cannot read); otherwise MPI reads and
+/// writes the buffers themselves (the CPU backend's host memory).
+std::unique_ptr<Comm> makeMpiComm(MPI_Comm comm, int32_t axis, bool staged);
 
 } // namespace sprt
 

@@ -259,8 +259,22 @@ void NcclSendRequest::wait() {
 }
 } // namespace
 
-const char *World::name() { return "nccl"; }
+/// NCCL (the default), or MPI through host staging (--comm mpi): several
+/// ranks may then share one GPU, which NCCL refuses.
+static bool overMpi = false;
 
-std::unique_ptr<Comm> World::split(int64_t color, int64_t key, int32_t) {
+const char *World::name() { return overMpi ? "mpi-staged" : "nccl"; }
+
+std::string World::useComm(const std::string &kind) {
+  if (kind.empty() || kind == "nccl" || kind == "mpi" || kind == "mpi-staged") {
+    overMpi = kind == "mpi" || kind == "mpi-staged";
+    return {};
+  }
+  return "--comm: unknown '" + kind + "' (nccl, mpi or mpi-staged)";
+}
+
+std::unique_ptr<Comm> World::split(int64_t color, int64_t key, int32_t axis) {
+  if (overMpi)
+    return makeMpiComm(splitMpi(color, key), axis, /*staged=*/true);
   return std::make_unique<NcclComm>(color, key);
 }

@@ -40,6 +40,21 @@ static bool removeTree(const std::string &path) {
   return ::rmdir(path.c_str()) == 0 || errno == ENOENT;
 }
 
+int64_t sprt::checkpointBytes(const std::string &dir, int64_t step) {
+  std::string path = dir + "/" + stepName(step);
+  int64_t total = 0;
+  bool any = false;
+  for (const char *f :
+       {"model.safetensors", "optimizer.safetensors", "checkpoint.json"}) {
+    struct stat st;
+    if (::stat((path + "/" + f).c_str(), &st) == 0) {
+      total += int64_t(st.st_size);
+      any = true;
+    }
+  }
+  return any ? total : -1;
+}
+
 /// How each parameter's optimizer state is sliced (distributed optimizer).
 static std::vector<Slicing> stateSlicings(const Model &model) {
   std::vector<Slicing> slicings;

@@ -65,6 +65,10 @@ bool saveCheckpoint(const std::string &dir, const ResumePoint &at,
                     Params &params, const std::vector<float *> &state,
                     std::string &error);
 
+/// The bytes of the files of step `step`'s checkpoint in `dir` (as the file
+/// system reports them), or -1 when it has none.
+int64_t checkpointBytes(const std::string &dir, int64_t step);
+
 /// Loads the latest checkpoint of `dir` into the parameters and optimizer
 /// state. False with `error` set if there is none or it does not fit.
 bool resumeCheckpoint(const std::string &dir, const Model &model,

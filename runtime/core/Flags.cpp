@@ -42,6 +42,7 @@ std::string sprt::usage(const char *argv0) {
          "[--dump-grads FILE] [--dump-dtype f32|bf16|f16] [--export-hf DIR "
          "[--export-shard-bytes N]] [--checkpoint-dir "
          "DIR [--save-every N] [--resume]] [--timeout SECONDS] "
+         "[--comm nccl|mpi|mpi-staged] "
          "[--on-nonfinite stop|skip] [--check-tied] " +
          scheduleUsage() +
          " [--trace FILE|DIR] [--peak-flops FLOP/s-per-rank] [--loss-scale S] "
@@ -93,6 +94,7 @@ bool sprt::parseFlags(int argc, char **argv, Flags &f, bool &help,
                                                    "--export-hf",
                                                    "--export-shard-bytes",
                                                    "--timeout",
+                                                   "--comm",
                                                    "--save-every",
                                                    "--checkpoint-dir",
                                                    "--on-nonfinite",
@@ -185,6 +187,11 @@ bool sprt::parseFlags(int argc, char **argv, Flags &f, bool &help,
     } else if (a == "--timeout") {
       if (!parseSeconds(v, f.timeout))
         return bad("a positive number of seconds");
+    } else if (a == "--comm") {
+      std::string kind = v;
+      if (kind != "nccl" && kind != "mpi" && kind != "mpi-staged")
+        return bad("'nccl', 'mpi' or 'mpi-staged'");
+      f.comm = kind;
     } else if (a == "--on-nonfinite") {
       if (std::string(v) != "stop" && std::string(v) != "skip")
         return bad("'stop' or 'skip'");

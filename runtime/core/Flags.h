@@ -49,6 +49,9 @@ struct Flags {
   int64_t evalEvery = 0, evalSteps = 0;
   /// Seconds a collective may take before the job is aborted.
   double timeout = 600.0;
+  /// --comm nccl|mpi|mpi-staged: how the ranks' data collectives travel
+  /// (World::useComm); empty: the program's default.
+  std::string comm;
   /// On a NaN or Inf loss or gradient norm: stop the run, or skip the
   /// step's update and go on.
   bool skipNonFinite = false;

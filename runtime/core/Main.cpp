@@ -8,6 +8,7 @@
 //                       [--export-hf DIR [--export-shard-bytes N]]
 //                       [--checkpoint-dir DIR [--save-every N] [--resume]]
 //                       [--timeout SECONDS] [--on-nonfinite stop|skip]
+//                       [--comm nccl|mpi|mpi-staged]
 //                       [--trace FILE|DIR] [--peak-flops FLOP/s-per-rank]
 //                       [--loss-scale S ...] (LossScale.h)
 //                       [--lr LR ... --override-schedule] (Schedule.h)
@@ -224,6 +225,10 @@ struct StepResult {
   /// The run's first step: seconds from the process's start to the step,
   /// and of them the parameters' initialisation or load; -1 on later steps.
   double startupSeconds = -1.0, paramSeconds = -1.0;
+  /// A step that saved a checkpoint: the seconds the save took and the bytes
+  /// it wrote (rank 0's files); -1 otherwise.
+  double checkpointSeconds = -1.0;
+  int64_t checkpointBytes = 0;
 };
 
 /// The metrics line of a step (valid JSON whatever the values).
@@ -246,9 +251,6 @@ std::string metricsLine(const Model &model, const StepResult &r,
     line += ", \"loss_scale\": " + shortestText(r.lossScale);
   if (r.epoch >= 0)
     line += ", \"epoch\": " + std::to_string(r.epoch);
-  if (r.startupSeconds >= 0.0)
-    line += ", \"startup_s\": " + jsonNumber(r.startupSeconds) +
-            ", \"init_params_s\": " + jsonNumber(r.paramSeconds);
   // With loss scaling every skipped step is an overflow's.
   if (skippedSoFar || r.hasLossScale)
     line += std::string(", \"skipped\": ") + (r.skipped ? "true" : "false") +
@@ -259,9 +261,14 @@ std::string metricsLine(const Model &model, const StepResult &r,
             "\": " + std::to_string(sprt_bytes_sent(int32_t(a)));
   line += "}, \"memory\": " + memoryJson(model) +
           ", \"arena_bytes\": " + std::to_string(model.arenaBytes) +
-          ", \"workspace_bytes\": " + std::to_string(model.workspaceBytes) +
-          "}\n";
-  return line;
+          ", \"workspace_bytes\": " + std::to_string(model.workspaceBytes);
+  if (r.checkpointSeconds >= 0.0)
+    line += ", \"checkpoint_s\": " + jsonNumber(r.checkpointSeconds) +
+            ", \"checkpoint_bytes\": " + std::to_string(r.checkpointBytes);
+  if (r.startupSeconds >= 0.0)
+    line += ", \"startup_s\": " + jsonNumber(r.startupSeconds) +
+            ", \"init_params_s\": " + jsonNumber(r.paramSeconds);
+  return line + "}\n";
 }
 
 /// What is not finite in a step's result, e.g. "the loss is nan", or "".
@@ -322,6 +329,10 @@ int main(int argc, char **argv) {
     fatal(std::string(sprt_backend_name()) + " backend: " + deviceError);
   // The backend's own scratch is counted with the runtime's allocations.
   trackBackendScratch();
+  // How the mesh's Comms will communicate (--comm).
+  std::string commProblem = World::useComm(flags.comm);
+  if (!commProblem.empty())
+    fatal(commProblem);
   if (sprt_mesh_init(int32_t(model.axisSizes.size()), model.axisSizes.data()) !=
       0) {
     World::finalize();
@@ -411,9 +422,6 @@ int main(int argc, char **argv) {
     params.initialize(flags.seed);
   else if (!params.load(flags.initFrom, error))
     fatal(error);
-  const double paramSeconds = std::chrono::duration<double>(
-                                  std::chrono::steady_clock::now() - paramStart)
-                                  .count();
 
   LineFile log;
   if (rank == 0 && !flags.log.empty() && !log.open(flags.log, error))
@@ -500,6 +508,13 @@ int main(int argc, char **argv) {
       std::printf("resumed from step %lld of '%s'\n", (long long)at.step,
                   flags.checkpointDir.c_str());
   }
+  // Drawing or loading the parameters, and a resumed checkpoint's load.
+  const double paramSeconds = std::chrono::duration<double>(
+                                  std::chrono::steady_clock::now() - paramStart)
+                                  .count();
+  const char *paramsFrom = flags.resume             ? "resumed"
+                           : flags.initFrom.empty() ? "drawn"
+                                                    : "loaded";
   at.schedule = schedule;
   at.hasLossScale = scaler.enabled();
   at.dataSeed = batcher.dataSeed();
@@ -557,12 +572,12 @@ int main(int argc, char **argv) {
     if (step == firstStep) {
       r.startupSeconds = secondsSinceStart();
       r.paramSeconds = paramSeconds;
+      // On stderr: the progress lines on stdout stay as they were.
       if (rank == 0) {
-        std::printf("start-up %.2f s to step %lld (parameters %s %.2f s)\n",
-                    r.startupSeconds, (long long)step,
-                    flags.initFrom.empty() ? "drawn" : "loaded",
-                    r.paramSeconds);
-        std::fflush(stdout);
+        std::fprintf(
+            stderr, "start-up %.2f s to step %lld (parameters %s %.2f s)\n",
+            r.startupSeconds, (long long)step, paramsFrom, r.paramSeconds);
+        std::fflush(stderr);
       }
     } else {
       r.startupSeconds = r.paramSeconds = -1.0;
@@ -622,9 +637,25 @@ int main(int argc, char **argv) {
     bool save = !flags.checkpointDir.empty() &&
                 ((flags.saveEvery && step % flags.saveEvery == 0) ||
                  step == flags.steps);
-    if (save && !saveCheckpoint(flags.checkpointDir, at, flags.data, model,
-                                params, state, error))
-      fatal(error);
+    if (save) {
+      auto saveStart = std::chrono::steady_clock::now();
+      if (!saveCheckpoint(flags.checkpointDir, at, flags.data, model, params,
+                          state, error))
+        fatal(error);
+      r.checkpointSeconds = std::chrono::duration<double>(
+                                std::chrono::steady_clock::now() - saveStart)
+                                .count();
+      r.checkpointBytes =
+          rank == 0 ? checkpointBytes(flags.checkpointDir, step) : 0;
+      if (rank == 0)
+        std::fprintf(stderr,
+                     "checkpoint of step %lld: %.3f GB in %.2f s (%.2f GB/s)\n",
+                     (long long)step, double(r.checkpointBytes) * 1e-9,
+                     r.checkpointSeconds,
+                     double(r.checkpointBytes) * 1e-9 / r.checkpointSeconds);
+    } else {
+      r.checkpointSeconds = -1.0;
+    }
     if (step == flags.steps && !flags.dumpGrads.empty()) {
       // Every gradient of the program, each from its owner stage (this
       // stage's step returned `model.grads`; the others' are null here).
