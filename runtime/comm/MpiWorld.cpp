@@ -65,6 +65,10 @@ void sprt::waitMpi(MPI_Request &request, const char *what, int32_t axis) {
               " s (--timeout): another rank stopped or failed");
 }
 
+std::string sprt::describeOperation(const char *what, int32_t axis) {
+  return describe(what, axis);
+}
+
 void sprt::commFailure(const std::string &message) {
   std::fprintf(stderr, "error: rank %d: %s; aborting the job\n", World::rank(),
                message.c_str());

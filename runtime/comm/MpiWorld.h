@@ -21,6 +21,11 @@ namespace sprt {
 /// timeout, naming `what` and `axis` (-1: the world) and this rank.
 void waitMpi(MPI_Request &request, const char *what, int32_t axis);
 
+/// The description of operation `what` on mesh axis `axis` (-1: the world)
+/// the timeout messages give, e.g. "all_reduce over mesh axis 'dp' (2
+/// ranks) at step 3" (World::setDescribe).
+std::string describeOperation(const char *what, int32_t axis);
+
 /// Prints "error: rank R: <message>; aborting the job" and ends the job.
 [[noreturn]] void commFailure(const std::string &message);
 

@@ -10,6 +10,12 @@
 //   wait:  the compute stream waits for `done` (the host does not).
 // Host control (World) is MPI, as in sprt_comm_mpi (MpiWorld.cpp).
 //
+// --timeout: every operation is watched (Watchdog.h) through an event
+// recorded after it; one still incomplete --timeout seconds after it was
+// issued aborts every communicator (ncclCommAbort) and ends the job with
+// the message an MPI wait past the timeout gives (rank, operation, axis,
+// step).
+//
 // A send must not wait for its recv (Comm.h's callers: sprt_send), but an
 // ncclSend holds the communication stream until the peer's matching
 // ncclRecv runs, and every later operation queues behind it: two ranks that
@@ -23,13 +29,17 @@
 
 #include "Comm.h"
 #include "MpiWorld.h"
+#include "Watchdog.h"
 
 #include "sprt/device.h"
 
 #include <cuda_runtime.h>
 #include <nccl.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <vector>
 
@@ -67,6 +77,47 @@ cudaStream_t computeStream() {
 /// destroyed with the last.
 cudaStream_t commStream = nullptr;
 int commStreamUsers = 0;
+
+/// Every live communicator (the watchdog aborts them all) and the watchdog
+/// of their operations, created with the first.
+std::mutex commsMutex;
+std::vector<ncclComm_t> liveComms;
+std::unique_ptr<Watchdog> watchdog;
+
+/// Ends the job for an operation past the timeout: the communicators are
+/// aborted first (ncclCommAbort releases the operations a stopped peer
+/// would leave spinning on the device), then reported as waitMpi does.
+void expired(const std::string &what) {
+  {
+    std::lock_guard<std::mutex> lock(commsMutex);
+    for (ncclComm_t c : liveComms)
+      ncclCommAbort(c);
+    liveComms.clear();
+  }
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%g", World::timeout());
+  commFailure(what + " did not complete within " + seconds +
+              " s (--timeout): another rank stopped or failed");
+}
+
+/// Watches an operation just issued on the communication stream: an event
+/// recorded after it, polled by the watchdog's thread.
+void watchIssued(const char *what, int32_t axis) {
+  cudaEvent_t issued;
+  check(cudaEventCreateWithFlags(&issued, cudaEventDisableTiming), what);
+  check(cudaEventRecord(issued, commStream), what);
+  int device = 0;
+  check(cudaGetDevice(&device), what);
+  watchdog->watch(describeOperation(what, axis), [issued, device] {
+    cudaSetDevice(device);
+    cudaError_t e = cudaEventQuery(issued);
+    if (e == cudaErrorNotReady)
+      return false;
+    cudaEventDestroy(issued);
+    // Another error is the stream's: the next synchronisation reports it.
+    return true;
+  });
+}
 
 class NcclRequest : public CommRequest {
 public:
@@ -112,21 +163,26 @@ private:
 
 class NcclComm : public Comm {
 public:
-  NcclComm(int64_t color, int64_t key) {
-    MPI_Comm axis = splitMpi(color, key);
-    MPI_Comm_rank(axis, &myRank);
-    MPI_Comm_size(axis, &mySize);
+  NcclComm(int64_t color, int64_t key, int32_t meshAxis) : axis(meshAxis) {
+    MPI_Comm ranks = splitMpi(color, key);
+    MPI_Comm_rank(ranks, &myRank);
+    MPI_Comm_size(ranks, &mySize);
     ncclUniqueId id;
     if (myRank == 0)
       check(ncclGetUniqueId(&id), "ncclGetUniqueId");
     MPI_Request request;
-    MPI_Ibcast(&id, int(sizeof id), MPI_BYTE, 0, axis, &request);
+    MPI_Ibcast(&id, int(sizeof id), MPI_BYTE, 0, ranks, &request);
     waitMpi(request, "broadcast of the NCCL id", -1);
-    MPI_Comm_free(&axis);
+    MPI_Comm_free(&ranks);
     check(ncclCommInitRank(&comm, mySize, id, myRank), "ncclCommInitRank");
     if (commStreamUsers++ == 0)
       check(cudaStreamCreateWithFlags(&commStream, cudaStreamNonBlocking),
             "cudaStreamCreateWithFlags");
+    std::lock_guard<std::mutex> lock(commsMutex);
+    liveComms.push_back(comm);
+    if (!watchdog)
+      watchdog = std::make_unique<Watchdog>(
+          World::timeout(), std::min(1.0, World::timeout() / 10), expired);
   }
   ~NcclComm() override {
     int finalized = 0;
@@ -134,6 +190,13 @@ public:
     if (finalized) // a mesh left at exit: the process is ending
       return;
     check(cudaStreamSynchronize(commStream), "cudaStreamSynchronize");
+    {
+      std::lock_guard<std::mutex> lock(commsMutex);
+      liveComms.erase(std::remove(liveComms.begin(), liveComms.end(), comm),
+                      liveComms.end());
+      if (liveComms.empty())
+        watchdog.reset();
+    }
     check(ncclCommDestroy(comm), "ncclCommDestroy");
     if (--commStreamUsers == 0) {
       check(cudaStreamDestroy(commStream), "cudaStreamDestroy");
@@ -230,6 +293,7 @@ private:
       check(ncclGroupEnd(), what);
     check(cudaEventCreateWithFlags(&done, cudaEventDisableTiming), what);
     check(cudaEventRecord(done, commStream), what);
+    watchIssued(what, axis);
     for (const Queued &q : sends) {
       check(cudaEventCreateWithFlags(&q.slot->done, cudaEventDisableTiming),
             "ncclSend");
@@ -247,6 +311,7 @@ private:
   };
   std::vector<Queued> queued;
   ncclComm_t comm = nullptr;
+  int32_t axis;
   int myRank = 0, mySize = 1;
 };
 void NcclSendRequest::wait() {
@@ -276,5 +341,5 @@ std::string World::useComm(const std::string &kind) {
 std::unique_ptr<Comm> World::split(int64_t color, int64_t key, int32_t axis) {
   if (overMpi)
     return makeMpiComm(splitMpi(color, key), axis, /*staged=*/true);
-  return std::make_unique<NcclComm>(color, key);
+  return std::make_unique<NcclComm>(color, key, axis);
 }
