@@ -1,0 +1,243 @@
+#!/usr/bin/env bash
+# seqpar against PyTorch on one GPU, in two halves (docs/gpu.md, "The GPU peer
+# bundle"). Here, on the development machine:
+#
+#   bench/gpu-peer.sh bundle DIR
+#
+# gathers into DIR (at most 50 MB) everything a GPU machine without MLIR,
+# Open MPI, apt or network needs: the seqpar programs compiled with
+# --target cuda (GPT-2 124M at seq 1024 batch 8 and the Llama-3.2-1B shape at
+# seq 2048 batch 2, fp32 and bf16; the 100-step curve's bf16 GPT-2 without
+# dropout; the tiny configs for --target cuda and --target cpu), the cuda
+# conformance suite and the nvcc gtests, sp-device-probe, a tokenized data set
+# (this checkout's own text, byte-level), the PyTorch peer and the stage
+# driver (bench/gpu-peer/), Open MPI as Debian packages (pack-mpi.sh) and
+# run.sh. On the GPU machine `DIR/run.sh OUTDIR` runs it all within 8 minutes
+# and writes OUTDIR/results.md.
+#
+# Environment:
+#   SEQPAR_BUILD_DIR        the build (default build/); the tools and test
+#                           binaries are built there first (scripts/build.sh
+#                           with only the targets needed) unless
+#   SEQPAR_BUNDLE_NO_BUILD=1  which uses what is built
+#   SEQPAR_BUNDLE_TARGET    cuda (default) or cpu: cpu programs stand in for
+#                           the cuda ones (for trying run.sh without a GPU)
+#   SEQPAR_BUNDLE_SMALL=1   the tiny configs stand in for GPT-2 124M and
+#                           Llama-3.2-1B (seq 64), so a CPU runs it in minutes
+#   SEQPAR_BUNDLE_DEBS      a folder of the Open MPI .debs to copy instead of
+#                           downloading them
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${SEQPAR_BUILD_DIR:-$root/build}
+bin=$build/bin
+target=${SEQPAR_BUNDLE_TARGET:-cuda}
+small=${SEQPAR_BUNDLE_SMALL:-0}
+limit_bytes=$((50 * 1000 * 1000))
+py=/usr/bin/python3
+
+usage() {
+  sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
+  exit 2
+}
+if [ "${1:-}" != bundle ] || [ -z "${2:-}" ]; then
+  usage
+fi
+dir=$2
+case $target in cpu|cuda) ;; *) echo "gpu-peer: SEQPAR_BUNDLE_TARGET must be cpu or cuda" >&2; exit 2 ;; esac
+
+tests=("runtime/tests/conformance/sprt_conformance_$target")
+if [ "$target" = cuda ]; then
+  tests+=(runtime/tests/sprt_philox_nvcc_tests runtime/tests/sprt_dtype_nvcc_tests)
+fi
+if [ "${SEQPAR_BUNDLE_NO_BUILD:-0}" != 1 ]; then
+  targets=(sp-import sp-compile sp-device-probe)
+  for t in "${tests[@]}"; do targets+=("$(basename "$t")"); done
+  SEQPAR_BUILD_DIR=$build "$root/scripts/build.sh" "${targets[@]}"
+fi
+for f in "$bin/sp-import" "$bin/sp-compile" "$bin/sp-device-probe"; do
+  [ -x "$f" ] || { echo "gpu-peer: $f is not built" >&2; exit 1; }
+done
+for t in "${tests[@]}"; do
+  [ -x "$build/$t" ] || { echo "gpu-peer: $build/$t is not built (a build with CUDA?)" >&2; exit 1; }
+done
+
+# DIR: new, empty, or an earlier bundle (replaced).
+if [ -e "$dir" ] && [ -n "$(ls -A "$dir")" ] && [ ! -e "$dir/manifest.json" ]; then
+  echo "gpu-peer: $dir exists and is not a bundle; give a new or empty folder" >&2
+  exit 1
+fi
+rm -rf "$dir"
+mkdir -p "$dir"
+dir=$(cd "$dir" && pwd)
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+mkdir -p "$stage"/{progs,tests,bin,data,configs} "$stage/ir"
+
+# The shapes: name config seq batch (the small stand-ins keep the names'
+# roles: a GPT-2 and a Llama).
+cfg=$root/examples/configs
+if [ "$small" = 1 ]; then
+  gpt2=(gpt2-tiny "$cfg/gpt2-tiny.json" 64 4)
+  llama=(llama-tiny "$cfg/llama-tiny.json" 64 2)
+else
+  gpt2=(gpt2-124m "$cfg/gpt2-124m.json" 1024 8)
+  llama=(llama-3.2-1b "$cfg/llama-3.2-1b.json" 2048 2)
+fi
+# AdamW as the programs' defaults (and passed again at run time).
+lr=6e-4 beta1=0.9 beta2=0.95 eps=1e-8 wd=0.1 clip=1.0
+hyper=(--optimizer adamw --lr "$lr" --beta1 "$beta1" --beta2 "$beta2" --adam-eps "$eps"
+  --weight-decay "$wd" --grad-clip "$clip")
+
+# compile NAME CONFIG SEQ BATCH PRECISION TARGET [sp-compile flags...]
+compile() {
+  local name=$1 config=$2 seq=$3 batch=$4 precision=$5 tgt=$6
+  shift 6
+  "$bin/sp-import" --hf-config "$config" --seq-len "$seq" --batch "$batch" -o "$stage/ir/$name.mlir"
+  "$bin/sp-compile" "$stage/ir/$name.mlir" --train --precision "$precision" --target "$tgt" \
+    "$@" -o "$stage/progs/$name"
+  strip -s "$stage/progs/$name"
+}
+# A model's folder for transformers: its config.json (dropout 0 with "nodrop").
+model_dir() {
+  local name=$1 config=$2 nodrop=${3:-}
+  mkdir -p "$stage/configs/$name"
+  "$py" - "$config" "$stage/configs/$name/config.json" "$nodrop" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+if sys.argv[3]:
+    for key in ("resid_pdrop", "embd_pdrop", "attn_pdrop", "hidden_dropout",
+                "attention_dropout", "summary_first_dropout"):
+        if key in c:
+            c[key] = 0.0
+json.dump(c, open(sys.argv[2], "w"), indent=2)
+PY
+}
+
+echo "gpu-peer: compiling for --target $target"
+benches=()
+# bench_model NAME CONFIG SEQ BATCH: its folder and its bf16 and fp32 programs.
+bench_model() {
+  local name=$1 config=$2 seq=$3 batch=$4 p
+  model_dir "$name" "$config"
+  for p in bf16 fp32; do
+    compile "$name-$p" "$stage/configs/$name/config.json" "$seq" "$batch" "$p" "$target" \
+      "${hyper[@]}"
+    benches+=("$name $seq $batch $p")
+  done
+}
+bench_model "${gpt2[@]}"
+bench_model "${llama[@]}"
+# The curve: GPT-2 without dropout, bf16.
+model_dir "${gpt2[0]}-nodrop" "${gpt2[1]}" nodrop
+compile "curve-${gpt2[0]}-bf16" "$stage/configs/${gpt2[0]}-nodrop/config.json" "${gpt2[2]}" \
+  "${gpt2[3]}" bf16 "$target" "${hyper[@]}"
+# The tiny set (test/e2e/cuda/vs-cpu.test's): seq 16, dropout kept,
+# clipping; the cpu target is the reference.
+tiny=("gpt2-tiny 2" "neox-tiny 2" "llama-tiny 4")
+for t in "${tiny[@]}"; do
+  read -r name batch <<< "$t"
+  compile "tiny-$name-dev" "$cfg/$name.json" 16 "$batch" fp32 "$target" --grad-clip 1.0
+  compile "tiny-$name-cpu" "$cfg/$name.json" 16 "$batch" fp32 cpu --grad-clip 1.0
+done
+for t in "${tests[@]}"; do
+  cp "$build/$t" "$stage/tests/"
+  strip -s "$stage/tests/$(basename "$t")"
+done
+cp "$bin/sp-device-probe" "$stage/bin/"
+strip -s "$stage/bin/sp-device-probe"
+
+# The curve's tokens: this checkout's tracked text, byte level (ids 0..255,
+# inside every vocabulary here), enough for the curve's 100 steps without
+# repeating a window.
+steps=100
+need=$((steps * gpt2[3] * gpt2[2] + gpt2[2] + 1))
+commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
+dirty=false
+[ -n "$(git -C "$root" status --porcelain 2>/dev/null)" ] && dirty=true
+git -C "$root" ls-files -- '*.md' '*.cpp' '*.h' '*.td' '*.cu' '*.cuh' '*.py' | LC_ALL=C sort \
+  > "$stage/files.txt"
+data_note=$("$py" - "$root" "$stage/files.txt" "$stage/curve.txt" "$need" <<'PY'
+import os, sys
+root, listing, out, need = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+text, files = bytearray(), 0
+for name in open(listing).read().split("\n"):
+    if not name or len(text) >= need:
+        continue
+    data = open(os.path.join(root, name), "rb").read()
+    if b"\0" in data or not data.strip():
+        continue
+    text += data + b"\n\n"
+    files += 1
+open(out, "wb").write(bytes(text[:max(need, 1)]))
+print(f"{min(len(text), need)} bytes of {files} of this checkout's tracked text files, "
+      "byte-level tokens")
+PY
+)
+"$py" "$root/scripts/prepare-data.py" --documents files -o "$stage/data/curve.tok" "$stage/curve.txt"
+rm -f "$stage/curve.txt" "$stage/files.txt"
+rm -rf "$stage/ir"
+
+# The manifest: what run.sh's driver runs, and the stages' time limits (s).
+"$py" - "$stage/manifest.json" "$target" "$small" "$commit" "$dirty" "$data_note" \
+  "${gpt2[0]}" "${gpt2[2]}" "${gpt2[3]}" "$lr" "$beta1" "$beta2" "$eps" "$wd" "$clip" \
+  "${#benches[@]}" "${benches[@]}" "${tiny[@]}" "${tests[@]}" <<'PY'
+import json, os, sys, time
+a = sys.argv[1:]
+out, target, small, commit, dirty, data_note, gpt2, gseq, gbatch = a[:9]
+lr, beta1, beta2, eps, wd, clip = map(float, a[9:15])
+n = int(a[15])
+benches, rest = a[16:16 + n], a[16 + n:]
+tiny, tests = rest[:3], rest[3:]
+limits = {"gpt2-bf16": (120, 40), "gpt2-fp32": (100, 40),
+          "llama-bf16": (110, 40), "llama-fp32": (110, 40)}
+m = {"made": {"commit": commit, "dirty": dirty == "true", "target": target,
+              "small": small == "1", "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())},
+     "hyper": {"lr": lr, "beta1": beta1, "beta2": beta2, "adam_eps": eps,
+               "weight_decay": wd, "grad_clip": clip},
+     "device": {"limit_s": 40, "min_s": 10},
+     "benchmarks": []}
+for b in benches:
+    model, seq, batch, precision = b.split()
+    kind = "gpt2" if model.startswith("gpt2") else "llama"
+    limit, least = limits[f"{kind}-{precision}"]
+    m["benchmarks"].append({
+        "name": f"{model}-{precision}", "model": model, "model_dir": f"configs/{model}",
+        "seq": int(seq), "batch": int(batch), "precision": precision,
+        "program": f"progs/{model}-{precision}", "steps": 12, "skip": 2, "trace_steps": 3,
+        "peer_steps": 10, "limit_s": limit, "min_s": least})
+m["curve"] = {"model": gpt2, "model_dir": f"configs/{gpt2}-nodrop", "seq": int(gseq),
+              "batch": int(gbatch), "precision": "bf16", "program": f"progs/curve-{gpt2}-bf16",
+              "steps": 100, "warmup_steps": 10, "seed": 1234, "data": "data/curve.tok",
+              "data_seed": 2024, "data_note": data_note, "limit_s": 90, "min_s": 50}
+m["conformance"] = {"binaries": ["tests/" + os.path.basename(t) for t in tests],
+                    "limit_s": 60, "min_s": 20}
+m["tiny"] = {"configs": [{"name": t.split()[0], "dev": f"progs/tiny-{t.split()[0]}-dev",
+                          "ref": f"progs/tiny-{t.split()[0]}-cpu"} for t in tiny],
+             "steps": 3, "seed": 5, "rtol": 1e-5, "limit_s": 45, "min_s": 25}
+json.dump(m, open(out, "w"), indent=1)
+PY
+cp "$stage/manifest.json" "$dir/"
+
+echo "gpu-peer: compressing"
+XZ_OPT="-9 -T0" tar -C "$stage" -cJf "$dir/payload.tar.xz" .
+if [ -n "${SEQPAR_BUNDLE_DEBS:-}" ]; then
+  mkdir -p "$dir/debs"
+  cp "$SEQPAR_BUNDLE_DEBS"/*.deb "$dir/debs/"
+  cp "$root/bench/gpu-peer/setup-mpi.sh" "$dir/"
+else
+  "$root/bench/gpu-peer/pack-mpi.sh" "$dir" > /dev/null
+fi
+mkdir -p "$dir/peer"
+cp "$root"/bench/gpu-peer/{driver,peer,report,seqdata}.py "$dir/peer/"
+cp "$root/bench/gpu-peer/run.sh" "$dir/"
+chmod +x "$dir/run.sh" "$dir/setup-mpi.sh"
+
+size=$(du -sb "$dir" | cut -f1)
+echo "gpu-peer: $dir: $((size / 1000)) kB ($(find "$dir/debs" -name '*.deb' | wc -l) packages," \
+  "payload $(($(stat -c %s "$dir/payload.tar.xz") / 1000)) kB: ${#benches[@]} benchmark programs," \
+  "the curve's, $((2 * ${#tiny[@]})) tiny ones, ${#tests[@]} test binaries; target $target)"
+if [ "$size" -gt "$limit_bytes" ]; then
+  echo "gpu-peer: the bundle is over $((limit_bytes / 1000000)) MB" >&2
+  exit 1
+fi
+echo "gpu-peer: on the GPU machine: $dir/run.sh OUTDIR"

@@ -1,0 +1,748 @@
+"""The stages of a bundle's run (run.sh starts this after unpacking the
+bundle and Open MPI). Standard library only: where python3 has no torch
+the PyTorch halves are reported skipped and everything else runs.
+
+    driver.py BUNDLE PAYLOAD OUTDIR DEADLINE_EPOCH_S
+
+Stages, in order of value (manifest.json lists them with their limits):
+  device       the device's name, memory and measured copy bandwidth
+  MODEL-PREC   one shape and precision (gpt2-124m-bf16, ...): seqpar timed
+               (--log), seqpar traced with CUDA_LAUNCH_BLOCKING=1 (the per-op
+               table), the PyTorch peer (peer.py) eager then torch.compile
+  curve        100 bf16 steps of both from PyTorch's initial weights on the
+               same tokens (seqdata.py's order, checked against seqpar's
+               --dump-outputs), dropout 0
+  conformance  the backend's conformance suite and the nvcc gtests
+  tiny         the tiny configs, cuda target against cpu target: step 1's
+               gradients and every step's loss
+Each stage runs under min(its limit, the time left less the minimum times
+of the stages after it); a stage that cannot have its minimum is skipped,
+saying so. Every command has its own timeout (its process group is killed
+at the end). results.json and results.md are rewritten after every stage.
+
+FLOPs and MFU: model FLOPs per step = 6 N T + 12 L S W T (N parameters,
+a tied embedding counted once, T = B S tokens, L layers, W the attention
+width: heads x head size; the attention term counts the whole S x S score
+matrix, as bench/gpu-step.sh does), the same count for both frameworks,
+against the device's dense peak for the run's precision (PEAKS below; fp32
+runs have TF32 off, so fp32's non-tensor-core peak).
+"""
+
+import gzip
+import json
+import os
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import report  # noqa: E402
+import seqdata  # noqa: E402
+
+# Dense peak TFLOP/s by device name (NVIDIA's data sheets): (name contains,
+# bf16 tensor core, fp32 without tensor cores). First match wins.
+PEAKS = [
+    ("H100 NVL", 835.0, 60.0),
+    ("H100 PCIe", 756.0, 51.0),
+    ("H100", 989.4, 66.9),      # SXM5, e.g. "NVIDIA H100 80GB HBM3"
+    ("H200 NVL", 835.0, 60.0),
+    ("H200", 989.4, 66.9),      # the H100 SXM's chip and clocks, more memory
+    ("GH200", 989.4, 66.9),
+    ("A100", 312.0, 19.5),
+]
+
+
+def peaks_for(name):
+    """{"bf16": TFLOP/s, "fp32": TFLOP/s, "source": ...}; the environment's
+    SEQPAR_PEAK_BF16_TFLOPS / SEQPAR_PEAK_FP32_TFLOPS win."""
+    out = {"bf16": None, "fp32": None, "source": "unknown device"}
+    for key, bf16, fp32 in PEAKS:
+        if key in (name or ""):
+            out = {"bf16": bf16, "fp32": fp32, "source": f"data sheet ({key})"}
+            break
+    for p in ("bf16", "fp32"):
+        v = os.environ.get(f"SEQPAR_PEAK_{p.upper()}_TFLOPS")
+        if v:
+            out[p] = float(v)
+            out["source"] = "environment"
+    return out
+
+
+def param_count(c):
+    """Parameters of a Hugging Face config (gpt2, llama, gpt_neox), a tied
+    embedding once; (count, layers, attention width)."""
+    t = c["model_type"]
+    if t == "gpt2":
+        h, L, V = c["n_embd"], c["n_layer"], c["vocab_size"]
+        inner = c.get("n_inner") or 4 * h
+        layer = 4 * h + 3 * h * h + 3 * h + h * h + h + 2 * h * inner + inner + h
+        n = V * h + c["n_positions"] * h + L * layer + 2 * h
+        if not c.get("tie_word_embeddings", True):
+            n += V * h
+        return n, L, h
+    if t == "llama":
+        h, L, V = c["hidden_size"], c["num_hidden_layers"], c["vocab_size"]
+        nq = c["num_attention_heads"]
+        nkv = c.get("num_key_value_heads") or nq
+        hd = c.get("head_dim") or h // nq
+        inter = c["intermediate_size"]
+        layer = h * nq * hd + 2 * h * nkv * hd + nq * hd * h + 3 * h * inter + 2 * h
+        if c.get("attention_bias"):
+            layer += nq * hd + 2 * nkv * hd + h
+        if c.get("mlp_bias"):
+            layer += 2 * inter + h
+        n = V * h + L * layer + h
+        if not c.get("tie_word_embeddings", True):
+            n += V * h
+        return n, L, nq * hd
+    if t == "gpt_neox":
+        h, L, V = c["hidden_size"], c["num_hidden_layers"], c["vocab_size"]
+        inter = c["intermediate_size"]
+        layer = 4 * h + 3 * h * h + 3 * h + h * h + h + 2 * h * inter + inter + h
+        n = V * h + L * layer + 2 * h
+        if not c.get("tie_word_embeddings", False):
+            n += V * h
+        return n, L, h
+    raise ValueError(f"no parameter count for model_type {t}")
+
+
+def model_flops(config, seq, batch):
+    n, L, w = param_count(config)
+    tokens = seq * batch
+    return {"params": n, "flops_per_step": 6 * n * tokens + 12 * L * seq * w * tokens}
+
+
+class Runner:
+    def __init__(self, bundle, payload, outdir, deadline):
+        self.bundle, self.payload, self.outdir = bundle, payload, outdir
+        self.deadline = deadline
+        with open(os.path.join(bundle, "manifest.json")) as f:
+            self.manifest = json.load(f)
+        self.results = {"bundle": self.manifest["made"], "deadline_epoch_s": deadline,
+                        "started_epoch_s": time.time(), "stages": {}}
+        self.orterun = shutil.which("orterun") or shutil.which("mpirun")
+        self.smi = shutil.which("nvidia-smi")
+        self.python = sys.executable
+        self.peer_ok = None  # the reason the peer cannot run, or ""
+
+    # -- helpers ---------------------------------------------------------
+    def left(self):
+        return self.deadline - time.time()
+
+    def path(self, *parts):
+        return os.path.join(self.payload, *parts)
+
+    @staticmethod
+    def seqpar_env(env=None):
+        """The environment of seqpar's programs and test binaries: run.sh's
+        CUDA and NCCL directories first on the loader's path."""
+        libs = [x for x in (os.environ.get("SEQPAR_PEER_LIBS"),
+                            os.environ.get("LD_LIBRARY_PATH")) if x]
+        return dict(env or {}, **({"LD_LIBRARY_PATH": ":".join(libs)} if libs else {}))
+
+    def start(self, cmd, log, env=None, cwd=None):
+        """Starts cmd in its own process group, its output appended to log."""
+        f = open(log, "ab")
+        f.write(("$ " + " ".join(cmd) + "\n").encode())
+        f.flush()
+        p = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT,
+                             env=dict(os.environ, **(env or {})), cwd=cwd,
+                             start_new_session=True)
+        return p, f, time.time()
+
+    @staticmethod
+    def finish(started, timeout):
+        """Waits for a start()ed command up to `timeout` seconds; returns its
+        exit status, or "timeout" when its process group had to be killed."""
+        p, f, begin = started
+        try:
+            rc = p.wait(timeout=max(1.0, timeout))
+        except subprocess.TimeoutExpired:
+            for sig in (signal.SIGTERM, signal.SIGKILL):
+                try:
+                    os.killpg(p.pid, sig)
+                except ProcessLookupError:
+                    break
+                try:
+                    p.wait(timeout=5)
+                    break
+                except subprocess.TimeoutExpired:
+                    continue
+            rc = "timeout"
+        f.write(f"# exit {rc} after {time.time() - begin:.1f} s\n".encode())
+        f.close()
+        return rc
+
+    def run(self, cmd, log, timeout, env=None, cwd=None):
+        """Runs cmd with a timeout (finish())."""
+        return self.finish(self.start(cmd, log, env=env, cwd=cwd), timeout)
+
+    def seqpar_cmd(self, program, args):
+        cmd = [self.path(program)] + args
+        if self.orterun:
+            cmd = [self.orterun, "--allow-run-as-root", "-np", "1"] + cmd
+        return cmd
+
+    def seqpar(self, program, args, log, timeout, env=None, cwd=None):
+        return self.run(self.seqpar_cmd(program, args), log, timeout,
+                        env=self.seqpar_env(env), cwd=cwd)
+
+    def gpu_memory_sampler(self, out):
+        """nvidia-smi sampling the device's used memory every 100 ms into
+        `out`, or None."""
+        if not self.smi:
+            return None
+        f = open(out, "w")
+        p = subprocess.Popen([self.smi, "--query-gpu=memory.used",
+                              "--format=csv,noheader,nounits", "-lms", "100"],
+                             stdout=f, stderr=subprocess.DEVNULL, start_new_session=True)
+        return p, f
+
+    @staticmethod
+    def sampled_max_mib(sampler, out):
+        """The largest sample (MiB) of a gpu_memory_sampler, which it stops."""
+        if sampler is None:
+            return None
+        p, f = sampler
+        p.terminate()
+        try:
+            p.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            p.kill()
+        f.close()
+        values = []
+        with open(out) as f:
+            for line in f:
+                try:
+                    values.append(float(line.split(",")[0]))
+                except ValueError:
+                    pass
+        return max(values) if values else None
+
+    def hyper_flags(self):
+        """AdamW's hyperparameters: seqpar's run-time flags, which peer.py
+        takes under the same names."""
+        h = self.manifest["hyper"]
+        return ["--lr", str(h["lr"]), "--beta1", str(h["beta1"]), "--beta2", str(h["beta2"]),
+                "--adam-eps", str(h["adam_eps"]), "--weight-decay", str(h["weight_decay"]),
+                "--grad-clip", str(h["grad_clip"])]
+
+    def save(self):
+        self.results["elapsed_s"] = time.time() - self.results["started_epoch_s"]
+        tmp = os.path.join(self.outdir, "results.json.tmp")
+        with open(tmp, "w") as f:
+            json.dump(self.results, f, indent=1)
+            f.write("\n")
+        os.replace(tmp, os.path.join(self.outdir, "results.json"))
+        try:
+            text = report.render(self.results)
+        except Exception as e:  # the JSON holds the results still
+            text = f"# results.md could not be rendered ({type(e).__name__}: {e}); see results.json\n"
+        tmp = os.path.join(self.outdir, "results.md.tmp")
+        with open(tmp, "w") as f:
+            f.write(text)
+        os.replace(tmp, os.path.join(self.outdir, "results.md"))
+
+    # -- stages ----------------------------------------------------------
+    def stage_device(self, budget, d):
+        end = time.time() + budget
+        out = {}
+        probe = self.path("bin", "sp-device-probe")
+        if os.path.exists(probe):
+            p = subprocess.run([probe], capture_output=True, text=True,
+                               env=dict(os.environ, **self.seqpar_env()),
+                               timeout=max(1, end - time.time()))
+            out["probe"] = (p.stdout + p.stderr).strip()
+        if self.smi:
+            p = subprocess.run([self.smi, "--query-gpu=name,memory.total,memory.used,driver_version",
+                                "--format=csv,noheader,nounits"], capture_output=True, text=True,
+                               timeout=max(1, end - time.time()))
+            out["nvidia_smi"] = p.stdout.strip()
+            try:
+                out["idle_memory_used_mib"] = float(p.stdout.split("\n")[0].split(",")[2])
+            except (IndexError, ValueError):
+                pass
+        # The peer's device report, which is also the check that python3 has
+        # torch and transformers.
+        log = os.path.join(d, "peer-device.log")
+        rc = self.run([self.python, os.path.join(HERE, "peer.py"), "device", "--out",
+                       os.path.join(d, "device.json")], log, end - time.time())
+        if rc == 0:
+            self.peer_ok = ""
+            with open(os.path.join(d, "device.json")) as f:
+                out.update(json.load(f))
+        else:
+            with open(log) as f:
+                text = f.read()
+            missing = re.findall(r"No module named '?([\w.]+)'?", text)
+            self.peer_ok = (f"no {missing[0]} in {self.python}" if missing
+                            else f"peer.py device failed ({describe(rc)}, {log})")
+        name = out.get("device_name")
+        if (not name or name == "cpu") and out.get("nvidia_smi"):
+            name = out["nvidia_smi"].split(",")[0].strip()
+        if not name:
+            name = "no GPU" + (" (cpu programs standing in)"
+                               if self.manifest["made"]["target"] == "cpu" else "")
+        out["name"] = name
+        out["peaks_tflops"] = peaks_for(out["name"])
+        out["peer"] = self.peer_ok or "available"
+        bw = "".join(f", {k.split('_')[0]} copy {out[k]:.0f} GB/s" for k in
+                     ("d2d_copy_GBps", "h2d_copy_GBps") if out.get(k))
+        print(f"   device: {out['name']}{bw}; peer: {out['peer']}", flush=True)
+        self.device = out
+        self.results["device"] = out
+        return "ok", {}
+
+    def bench_seqpar(self, b, d, timeout, peak):
+        args = ["--steps", str(b["steps"]), "--seed", "1234", "--log", "seqpar.jsonl"]
+        args += self.hyper_flags()
+        if peak:
+            args += ["--peak-flops", str(peak * 1e12)]
+        sampler = self.gpu_memory_sampler(os.path.join(d, "seqpar-smi.csv"))
+        rc = self.seqpar(b["program"], args, os.path.join(d, "seqpar.log"), timeout, cwd=d)
+        smi = self.sampled_max_mib(sampler, os.path.join(d, "seqpar-smi.csv"))
+        out = {"exit": rc}
+        if rc != 0:
+            out["error"] = log_error(os.path.join(d, "seqpar.log"))
+        log = os.path.join(d, "seqpar.jsonl")
+        lines = []
+        if os.path.exists(log):
+            with open(log) as f:
+                lines = [json.loads(x) for x in f if x.strip()]
+        if lines:
+            times = [x["step_time_s"] for x in lines]
+            timed = times[b["skip"]:] or times
+            med = statistics.median(timed)
+            out.update(step_times_s=times, losses=[x["loss"] for x in lines],
+                       median_step_s=med, tokens_per_s=b["seq"] * b["batch"] / med,
+                       timed_steps=len(timed),
+                       peak_bytes=max(x["memory"]["peak_bytes"] for x in lines),
+                       max_rss_bytes=lines[-1]["memory"].get("max_rss_bytes"),
+                       startup_s=lines[0].get("startup_s"),
+                       init_params_s=lines[0].get("init_params_s"),
+                       own_flops_per_step=statistics.median(
+                           x["flops_per_s"] * x["step_time_s"] for x in lines))
+            if "mfu" in lines[-1]:
+                out["own_mfu"] = statistics.median(x["mfu"] for x in lines[b["skip"]:] or lines)
+        if smi is not None and "idle_memory_used_mib" in self.device:
+            out["device_memory_used_mib"] = smi - self.device["idle_memory_used_mib"]
+        return out
+
+    def bench_trace(self, b, d, timeout):
+        args = ["--steps", str(b["trace_steps"]), "--seed", "1234",
+                "--trace", "trace.json"] + self.hyper_flags()
+        rc = self.seqpar(b["program"], args, os.path.join(d, "trace.log"), timeout,
+                         env={"CUDA_LAUNCH_BLOCKING": "1"}, cwd=d)
+        out = {"exit": rc}
+        if rc != 0:
+            out["error"] = log_error(os.path.join(d, "trace.log"))
+        path = os.path.join(d, "trace.rank0.json")
+        if rc == 0 and os.path.exists(path):
+            out.update(op_table(path, first_step=2))
+        if os.path.exists(path):
+            with open(path, "rb") as f, gzip.open(path + ".gz", "wb") as g:
+                shutil.copyfileobj(f, g)
+            os.remove(path)
+        return out
+
+    def stage_bench(self, budget, d, b):
+        end = time.time() + budget
+        peak = self.device["peaks_tflops"].get(b["precision"])
+        with open(self.path(b["model_dir"], "config.json")) as f:
+            config = json.load(f)
+        info = {"model": b["model"], "precision": b["precision"], "seq": b["seq"],
+                "batch": b["batch"], "peak_tflops": peak, **model_flops(config, b["seq"], b["batch"])}
+        self.results["stages"][b["name"]] = dict(info, status="running")
+        info["seqpar"] = self.bench_seqpar(b, d, min(0.4 * budget, end - time.time()), peak)
+        self.save()
+        if info["seqpar"]["exit"] == 0:
+            info["seqpar_ops"] = self.bench_trace(b, d, min(0.2 * budget, end - time.time()))
+        else:
+            info["seqpar_ops"] = {"status": "skipped: the timed run did not finish ("
+                                            f"{describe(info['seqpar']['exit'])})"}
+        self.save()
+        if self.peer_ok:
+            info["torch"] = {"status": "skipped: " + self.peer_ok}
+        else:
+            out = os.path.join(d, "peer.json")
+            cmd = [self.python, os.path.join(HERE, "peer.py"), "bench",
+                   "--model-dir", self.path(b["model_dir"]), "--seq", str(b["seq"]),
+                   "--batch", str(b["batch"]), "--precision", b["precision"],
+                   "--steps", str(b["peer_steps"]), "--out", out] + self.hyper_flags()
+            sampler = self.gpu_memory_sampler(os.path.join(d, "peer-smi.csv"))
+            rc = self.run(cmd, os.path.join(d, "peer.log"), end - time.time(), cwd=d)
+            smi = self.sampled_max_mib(sampler, os.path.join(d, "peer-smi.csv"))
+            peer = {"exit": rc}
+            if os.path.exists(out):
+                with open(out) as f:
+                    peer.update(json.load(f))
+            for m in peer.get("modes", {}).values():
+                if m.get("status") == "running":
+                    m["status"] = "timed out" if rc == "timeout" else f"failed (exit {rc})"
+            if rc != 0:
+                peer["error"] = log_error(os.path.join(d, "peer.log"))
+            if smi is not None and "idle_memory_used_mib" in self.device:
+                peer["device_memory_used_mib"] = smi - self.device["idle_memory_used_mib"]
+            info["torch"] = peer
+        status = "ok"
+        if info["seqpar"]["exit"] != 0:
+            status = "seqpar: " + describe(info["seqpar"]["exit"])
+        self.results["stages"][b["name"]] = info
+        return status, info
+
+    def stage_curve(self, budget, d, c):
+        end = time.time() + budget
+        info = {"model": c["model"], "precision": c["precision"], "seq": c["seq"],
+                "batch": c["batch"], "steps": c["steps"], "warmup_steps": c["warmup_steps"],
+                "hyper": self.manifest["hyper"], "data": c["data_note"]}
+        self.results["stages"]["curve"] = dict(info, status="running")
+        data = self.path(c["data"])
+        # 0.5 GB for GPT-2 124M: in the scratch folder, not in OUTDIR.
+        init = os.path.join(self.payload, "curve-init.safetensors")
+        peer = None
+        if self.peer_ok:
+            info["torch"] = {"status": "skipped: " + self.peer_ok}
+        else:
+            cmd = [self.python, os.path.join(HERE, "peer.py"), "curve",
+                   "--model-dir", self.path(c["model_dir"]), "--seq", str(c["seq"]),
+                   "--batch", str(c["batch"]), "--precision", c["precision"],
+                   "--steps", str(c["steps"]), "--seed", str(c["seed"]),
+                   "--data", data, "--data-seed", str(c["data_seed"]),
+                   "--warmup-steps", str(c["warmup_steps"]),
+                   "--init-out", init, "--log", os.path.join(d, "peer.jsonl")] + self.hyper_flags()
+            peer = self.start(cmd, os.path.join(d, "peer.log"), cwd=d)
+            # seqpar starts once the peer has written its initial weights
+            # (renamed into place when complete); the two then train side by
+            # side (the curve is not timed).
+            while not os.path.exists(init) and peer[0].poll() is None and time.time() < end:
+                time.sleep(0.5)
+        args = ["--steps", str(c["steps"]), "--seed", str(c["seed"]), "--data", data,
+                "--data-seed", str(c["data_seed"]), "--warmup-steps", str(c["warmup_steps"]),
+                "--log", "seqpar.jsonl", "--dump-outputs", "last.safetensors"] + self.hyper_flags()
+        if os.path.exists(init):
+            args += ["--init-from", init]
+            info["init"] = "PyTorch's initial weights (--init-from)"
+        else:
+            info["init"] = "seqpar's own (no PyTorch initial weights: " + \
+                (self.peer_ok or "the peer wrote none") + ")"
+        rc = self.seqpar(c["program"], args, os.path.join(d, "seqpar.log"), end - time.time(), cwd=d)
+        info["seqpar"] = {"exit": rc, "status": "ok" if rc == 0 else describe(rc)}
+        if rc != 0:
+            info["seqpar"]["error"] = log_error(os.path.join(d, "seqpar.log"))
+        if peer is not None:
+            prc = self.finish(peer, end - time.time())
+            info["torch"] = {"exit": prc, "status": "ok" if prc == 0 else describe(prc)}
+            if prc != 0:
+                info["torch"]["error"] = log_error(os.path.join(d, "peer.log"))
+        dump = os.path.join(d, "last.safetensors")
+        if rc == 0 and os.path.exists(dump):
+            problem = seqdata.check_batch(seqdata.TokenData(data, c["seq"], c["data_seed"]),
+                                          dump, c["steps"], c["batch"])
+            info["data_order_ok"] = not problem
+            info["data_order"] = problem or (f"step {c['steps']}'s batch of the peer's order is "
+                                             "the one seqpar read (its --dump-outputs)")
+        curves = {}
+        for who in ("seqpar", "peer"):
+            path = os.path.join(d, who + ".jsonl")
+            if os.path.exists(path):
+                with open(path) as f:
+                    rows = [json.loads(x) for x in f if x.strip()]
+                curves[who] = {r["step"]: r for r in rows if "step" in r}
+        info.update(curve_table(curves.get("seqpar", {}), curves.get("peer", {}), d))
+        self.results["stages"]["curve"] = info
+        status = "ok" if rc == 0 else "seqpar: " + describe(rc)
+        if info.get("data_order_ok") is False:
+            status = "data order differs: " + info["data_order"]
+        return status, info
+
+    def stage_conformance(self, budget, d, c):
+        end = time.time() + budget
+        info = {"binaries": {}}
+        for binary in c["binaries"]:
+            name = os.path.basename(binary)
+            left = end - time.time()
+            if left < 2:
+                info["binaries"][name] = {"status": "skipped: out of time"}
+                continue
+            out = os.path.join(d, name + ".json")
+            rc = self.run([self.path(binary), f"--gtest_output=json:{out}"],
+                          os.path.join(d, name + ".log"), left, env=self.seqpar_env(), cwd=d)
+            summary = gtest_summary(out, os.path.join(d, name + ".log"))
+            status = "ok" if rc == 0 else describe(rc)
+            if rc == 0 and summary.get("tests") and summary["skipped"] == summary["tests"]:
+                status = "every test skipped"
+            info["binaries"][name] = dict(summary, exit=rc, status=status)
+            if rc != 0:
+                info["binaries"][name]["error"] = log_error(os.path.join(d, name + ".log"))
+        bad = [n for n, r in info["binaries"].items()
+               if r["status"] != "ok" or r.get("failed")]
+        skipped = sum(r.get("skipped", 0) for r in info["binaries"].values())
+        status = "failed: " + ", ".join(bad) if bad else "ok"
+        return status + (f" ({skipped} tests skipped)" if skipped else ""), info
+
+    def stage_tiny(self, budget, d, t):
+        end = time.time() + budget
+        info = {"steps": t["steps"], "rtol": t["rtol"], "configs": {}}
+        env = {"OPENBLAS_NUM_THREADS": "1"}
+        for cfg in t["configs"]:
+            name = cfg["name"]
+            runs = {}
+            for which in ("dev", "ref"):
+                w = os.path.join(d, f"{name}-{which}")
+                os.makedirs(w, exist_ok=True)
+                rc1 = self.seqpar(cfg[which], ["--steps", "1", "--seed", str(t["seed"]),
+                                               "--dump-grads", "grads1.safetensors"],
+                                  os.path.join(w, "run.log"), end - time.time(), env=env, cwd=w)
+                rc2 = self.seqpar(cfg[which], ["--steps", str(t["steps"]), "--seed", str(t["seed"]),
+                                               "--log", "losses.jsonl"],
+                                  os.path.join(w, "run.log"), end - time.time(), env=env, cwd=w)
+                runs[which] = (rc1, rc2, w)
+            info["configs"][name] = compare_tiny(runs, t["rtol"], t["steps"])
+        bad = [n for n, r in info["configs"].items() if r["status"] != "OK"]
+        return ("ok" if not bad else "failed: " + ", ".join(bad)), info
+
+    # -- the run ---------------------------------------------------------
+    def stages(self):
+        m = self.manifest
+        out = [("device", m["device"], self.stage_device, None)]
+        for b in m["benchmarks"]:
+            out.append((b["name"], b, self.stage_bench, b))
+        out.append(("curve", m["curve"], self.stage_curve, m["curve"]))
+        out.append(("conformance", m["conformance"], self.stage_conformance, m["conformance"]))
+        out.append(("tiny", m["tiny"], self.stage_tiny, m["tiny"]))
+        return out
+
+    def main(self):
+        stages = self.stages()
+        self.device = {"peaks_tflops": peaks_for(None)}
+        self.results["plan"] = [{"stage": n, "limit_s": s["limit_s"], "min_s": s["min_s"]}
+                                for n, s, _, _ in stages]
+        self.save()
+        for i, (name, spec, fn, arg) in enumerate(stages):
+            reserve = sum(s["min_s"] for _, s, _, _ in stages[i + 1:])
+            budget = min(spec["limit_s"], self.left() - reserve - 2)
+            d = os.path.join(self.outdir, name)
+            os.makedirs(d, exist_ok=True)
+            start = time.time()
+            if budget < spec["min_s"]:
+                status, info = (f"skipped: out of time ({self.left():.0f} s left, {reserve} s "
+                                "kept for the later stages)"), {}
+                if name == "device":
+                    status, info = self.stage_device(max(5, self.left() - reserve), d)
+            else:
+                print(f"== {name} (up to {budget:.0f} s)", flush=True)
+                try:
+                    # The commands end 3 s early: killing a process group
+                    # and reading its results take time too.
+                    status, info = fn(budget - 3, d, arg) if arg is not None else fn(budget - 3, d)
+                except Exception as e:  # a stage's bug costs that stage only
+                    status, info = f"error: {type(e).__name__}: {e}", \
+                        self.results["stages"].get(name, {})
+            entry = self.results["stages"].get(name, {})
+            entry.update(info)
+            entry.update(status=status, seconds=time.time() - start,
+                         budget_s=max(0, budget))
+            self.results["stages"][name] = entry
+            self.save()
+            print(f"   {name}: {status} ({time.time() - start:.0f} s; "
+                  f"{self.left():.0f} s left)", flush=True)
+        print(report.summary_lines(self.results), flush=True)
+
+
+def describe(rc):
+    if rc == "timeout":
+        return "timed out"
+    return f"exit {rc}"
+
+
+def log_error(path):
+    """The first line of a log that reads like the error, for the report."""
+    if not os.path.exists(path):
+        return ""
+    with open(path, errors="replace") as f:
+        lines = [x.strip() for x in f]
+    for x in lines:
+        if re.search(r"error|cannot|failed|abort|killed|out of memory", x, re.I) \
+                and not x.startswith(("$", "#", "[hwloc")):
+            return x[:300]
+    return ""
+
+
+def op_table(trace, first_step):
+    """Per-op device time from a trace recorded with CUDA_LAUNCH_BLOCKING=1
+    (each op's span then includes its kernels): the steps from first_step
+    on, averaged per step, by op kind and by op and module (layer numbers
+    folded into '*')."""
+    with open(trace) as f:
+        events = json.load(f)["traceEvents"]
+    steps = [e for e in events if e.get("cat") == "step" and e["args"]["step"] >= first_step]
+    if not steps:
+        steps = [e for e in events if e.get("cat") == "step"]
+    if not steps:
+        return {}
+    spans = [(e["ts"], e["ts"] + e["dur"]) for e in steps]
+    kinds, where = {}, {}
+    op_total = 0.0
+    for e in events:
+        if e.get("cat") != "op" or e.get("ph") != "X":
+            continue
+        if not any(a <= e["ts"] <= b for a, b in spans):
+            continue
+        dur = e["dur"]
+        op_total += dur
+        k = kinds.setdefault(e["name"], [0.0, 0])
+        k[0] += dur
+        k[1] += 1
+        module = re.sub(r"\.\d+(?=\.|$)", ".*", (e.get("args") or {}).get("where", ""))
+        w = where.setdefault(f"{e['name']} {module}".strip(), [0.0, 0])
+        w[0] += dur
+        w[1] += 1
+    n = len(steps)
+    step_ms = sum(e["dur"] for e in steps) / n / 1e3
+
+    def rows(table):
+        return sorted(([k, v[0] / n / 1e3, v[1] / n] for k, v in table.items()),
+                      key=lambda r: -r[1])
+    return {"steps": n, "step_ms": step_ms, "op_ms": op_total / n / 1e3,
+            "by_kind": rows(kinds), "by_op": rows(where)[:25]}
+
+
+def curve_table(sp, pt, d):
+    steps = sorted(set(sp) | set(pt))
+    if not steps:
+        return {}
+    rows, diffs = [], []
+    with open(os.path.join(d, "curve.tsv"), "w") as f:
+        f.write("step\tseqpar_loss\ttorch_loss\trel_diff\tseqpar_grad_norm\ttorch_grad_norm\n")
+        for s in steps:
+            a, b = sp.get(s, {}), pt.get(s, {})
+            la, lb = a.get("loss"), b.get("loss")
+            rel = abs(la - lb) / abs(lb) if la is not None and lb is not None and lb else None
+            if rel is not None:
+                diffs.append((s, rel))
+            rows.append([s, la, lb, rel, a.get("grad_norm"), b.get("grad_norm")])
+            f.write("\t".join("" if v is None else f"{v:.6g}" if isinstance(v, float) else str(v)
+                              for v in rows[-1]) + "\n")
+    out = {"rows": rows}
+    if diffs:
+        worst = max(diffs, key=lambda x: x[1])
+        last = [r for r in rows if r[1] is not None and r[2] is not None][-10:]
+        out.update(max_rel_diff=worst[1], max_rel_diff_step=worst[0],
+                   last10_mean_seqpar=statistics.mean(r[1] for r in last),
+                   last10_mean_torch=statistics.mean(r[2] for r in last))
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        fig, ax = plt.subplots(figsize=(7, 4))
+        for col, label in ((1, "seqpar"), (2, "PyTorch")):
+            pts = [(r[0], r[col]) for r in rows if r[col] is not None]
+            if pts:
+                ax.plot(*zip(*pts), label=label)
+        ax.set_xlabel("step")
+        ax.set_ylabel("loss")
+        ax.legend()
+        fig.tight_layout()
+        fig.savefig(os.path.join(d, "curve.png"), dpi=100)
+        out["plot"] = "curve/curve.png"
+    except Exception:  # no matplotlib: the table is the result
+        pass
+    return out
+
+
+def gtest_summary(path, log):
+    """Counts of a gtest run: from its JSON report, or, when it was killed
+    before writing one, from the per-test lines of its log."""
+    counts = {"tests": 0, "failed": 0, "skipped": 0, "failed_names": []}
+    if os.path.exists(path):
+        with open(path) as f:
+            g = json.load(f)
+        for suite in g.get("testsuites", []):
+            for t in suite.get("testsuite", []):
+                counts["tests"] += 1
+                if t.get("failures"):
+                    counts["failed"] += 1
+                    counts["failed_names"].append(f"{suite['name']}.{t['name']}")
+                elif t.get("result") == "SKIPPED" or t.get("status") == "NOTRUN":
+                    counts["skipped"] += 1
+    elif os.path.exists(log):
+        counts["from"] = "log (no JSON report)"
+        with open(log, errors="replace") as f:
+            for line in f:
+                m = re.match(r"\[\s*(OK|FAILED|SKIPPED)\s*\] (\S+\.\S+) \(", line)
+                if m:
+                    counts["tests"] += 1
+                    if m.group(1) == "FAILED":
+                        counts["failed"] += 1
+                        counts["failed_names"].append(m.group(2))
+                    elif m.group(1) == "SKIPPED":
+                        counts["skipped"] += 1
+    else:
+        return {}
+    counts["passed"] = counts["tests"] - counts["failed"] - counts["skipped"]
+    counts["failed_names"] = counts["failed_names"][:20]
+    return counts
+
+
+def rel(a, b):
+    return abs(a - b) / max(abs(b), 1e-30)
+
+
+def frob_rel(got, ref):
+    diff = sum((g - r) ** 2 for g, r in zip(got, ref))
+    den = sum(r * r for r in ref)
+    if len(got) != len(ref) or diff != diff or diff == float("inf"):
+        return float("inf")
+    return (diff / den) ** 0.5 if den > 0 else diff ** 0.5
+
+
+def compare_tiny(runs, rtol, steps):
+    """cuda (dev) against cpu (ref): step 1's gradients, each tensor's
+    ||dev - ref|| / ||ref||, and each step's loss (AdamW's sign-like first
+    updates amplify summation-order differences in later steps' gradients,
+    so those are not compared)."""
+    problems, out = [], {}
+    for which, (rc1, rc2, w) in runs.items():
+        if rc1 != 0 or rc2 != 0:
+            problems.append(f"{which} run: {describe(rc1 if rc1 != 0 else rc2)} "
+                            f"({log_error(os.path.join(w, 'run.log'))})")
+    if problems:
+        return {"status": "FAILED: " + "; ".join(problems)}
+    (_, _, wd), (_, _, wr) = runs["dev"], runs["ref"]
+    gd = seqdata.read_safetensors(os.path.join(wd, "grads1.safetensors"))
+    gr = seqdata.read_safetensors(os.path.join(wr, "grads1.safetensors"))
+    worst, worst_name = 0.0, ""
+    if set(gd) != set(gr):
+        problems.append("gradient names differ")
+    for n in sorted(set(gd) & set(gr)):
+        e = frob_rel(list(gd[n][2]), list(gr[n][2]))
+        if e > worst or e != e:
+            worst, worst_name = e, n
+        if not e <= rtol:
+            problems.append(f"step 1 gradient {n}: {e:.1e}")
+    losses = {}
+    for which, (_, _, w) in runs.items():
+        with open(os.path.join(w, "losses.jsonl")) as f:
+            losses[which] = [json.loads(x)["loss"] for x in f if x.strip()]
+    if len(losses["dev"]) != steps or len(losses["ref"]) != steps:
+        problems.append(f"logged {len(losses['dev'])} / {len(losses['ref'])} losses")
+    loss_errs = [rel(a, b) for a, b in zip(losses["dev"], losses["ref"])]
+    for i, e in enumerate(loss_errs):
+        if not e <= rtol:
+            problems.append(f"step {i + 1} loss: {e:.1e}")
+    out.update(grad_max_rel=worst, grad_worst=worst_name, loss_rel=loss_errs,
+               losses_dev=losses["dev"], losses_ref=losses["ref"],
+               status="OK" if not problems else "FAILED: " + "; ".join(problems[:5]))
+    return out
+
+
+if __name__ == "__main__":
+    bundle, payload, outdir, deadline = sys.argv[1:5]
+    os.makedirs(outdir, exist_ok=True)
+    Runner(os.path.abspath(bundle), os.path.abspath(payload), os.path.abspath(outdir),
+           float(deadline)).main()

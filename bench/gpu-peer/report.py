@@ -1,0 +1,265 @@
+"""results.json of a bundle's run (driver.py) as markdown.
+
+    report.py OUTDIR      rewrites OUTDIR/results.md from OUTDIR/results.json
+
+Standard library only; every figure comes from results.json, which holds
+what the run measured (and nothing when a stage did not measure it).
+"""
+
+import json
+import os
+import sys
+import time
+
+
+def gib(b):
+    """Bytes in GiB, or MiB below one GiB."""
+    if b is None:
+        return ""
+    return f"{b / 2**30:.2f} GiB" if b >= 2**30 else f"{b / 2**20:.1f} MiB"
+
+
+def num(x, fmt="{:.4f}"):
+    return "" if x is None else fmt.format(x)
+
+
+def si(x):
+    if x is None:
+        return ""
+    for unit, scale in (("M", 1e6), ("k", 1e3)):
+        if x >= scale:
+            return f"{x / scale:.1f}{unit}"
+    return f"{x:.0f}"
+
+
+def pct(x):
+    return "" if x is None else f"{100 * x:.1f}%"
+
+
+def table(header, rows):
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return "\n".join(out) + "\n"
+
+
+def mfu(flops, seconds, peak):
+    if not flops or not seconds or not peak:
+        return None
+    return flops / seconds / (peak * 1e12)
+
+
+def bench_rows(name, s):
+    """The rows of one benchmark stage: seqpar, torch eager, torch.compile."""
+    shape = f"{s.get('model', name)} s{s.get('seq')} b{s.get('batch')}"
+    flops, peak = s.get("flops_per_step"), s.get("peak_tflops")
+    rows = []
+    sp = s.get("seqpar", {})
+    if "median_step_s" in sp:
+        notes = [f"{sp['timed_steps']} steps timed"]
+        if sp.get("startup_s") is not None:
+            notes.append(f"start-up {sp['startup_s']:.1f} s")
+        if sp.get("own_flops_per_step"):
+            notes.append(f"own FLOP count {sp['own_flops_per_step'] / 1e9:,.1f} G/step")
+        if sp.get("own_mfu") is not None:
+            notes.append(f"own MFU {pct(sp['own_mfu'])}")
+        rows.append([shape, s.get("precision"), "seqpar", num(sp["median_step_s"]),
+                     si(sp["tokens_per_s"]), pct(mfu(flops, sp["median_step_s"], peak)),
+                     gib(sp.get("peak_bytes")) + " (allocator)",
+                     gib(sp["device_memory_used_mib"] * 2**20)
+                     if sp.get("device_memory_used_mib") is not None else "",
+                     "; ".join(notes)])
+    else:
+        why = f"exit {sp['exit']}" if "exit" in sp else s.get("status", "not run")
+        if sp.get("exit") == "timeout":
+            why = "timed out"
+        rows.append([shape, s.get("precision"), "seqpar", "", "", "", "", "",
+                     f"no result ({why}{': ' + sp['error'] if sp.get('error') else ''})"])
+    t = s.get("torch", {})
+    modes = t.get("modes", {})
+    if not modes:
+        why = t.get("status") or f"exit {t.get('exit')}"
+        if t.get("error"):
+            why += ": " + t["error"]
+        rows.append(["", "", "PyTorch", "", "", "", "", "", why])
+    for mode, m in modes.items():
+        label = "PyTorch eager" if mode == "eager" else "torch.compile"
+        if m.get("status") != "ok":
+            extra = f"; first step {m['first_step_s']:.1f} s" if "first_step_s" in m else ""
+            if t.get("error"):
+                extra += "; " + t["error"]
+            rows.append(["", "", label, "", "", "", "", "", m.get("status", "") + extra])
+            continue
+        notes = [f"{len(m['step_times_s']) - m['warmup_steps']} steps timed",
+                 f"{t.get('attn_implementation')} attention", t.get("optimizer", ""),
+                 t.get("tf32", "")]
+        if mode == "compile":
+            notes.append(f"first step (compiling) {m['first_step_s']:.1f} s")
+        mem = gib(m.get("peak_allocated_bytes"))
+        if mem:
+            mem += f" (allocated; reserved {gib(m.get('peak_reserved_bytes'))})"
+        rows.append(["", "", label, num(m["median_step_s"]), si(m["tokens_per_s"]),
+                     pct(mfu(flops, m["median_step_s"], peak)), mem,
+                     gib(t["device_memory_used_mib"] * 2**20)
+                     if t.get("device_memory_used_mib") is not None else "",
+                     "; ".join(n for n in notes if n)])
+    if "median_step_s" in sp:
+        for mode, m in modes.items():
+            if m.get("status") == "ok":
+                rows.append(["", "", f"seqpar / {'eager' if mode == 'eager' else 'compile'}",
+                             f"{sp['median_step_s'] / m['median_step_s']:.2f}x time",
+                             "", "", "", "", ""])
+    return rows
+
+
+def render(r):
+    dev = r.get("device", {})
+    made = r.get("bundle", {})
+    out = [f"# seqpar vs PyTorch on one GPU: {dev.get('name', '?')}\n"]
+    started = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(r.get("started_epoch_s", 0)))
+    out.append(f"Bundle: commit {made.get('commit')}{' (with local changes)' if made.get('dirty') else ''}, "
+               f"programs `--target {made.get('target')}`"
+               f"{', small stand-in shapes' if made.get('small') else ''}, made {made.get('date')}. "
+               f"Run started {started}, {r.get('elapsed_s', 0):.0f} s so far "
+               f"(deadline {r.get('deadline_epoch_s', 0) - r.get('started_epoch_s', 0):.0f} s "
+               "after the driver's start).\n")
+    if dev:
+        bits = []
+        if dev.get("total_memory_bytes"):
+            bits.append(f"{gib(dev['total_memory_bytes'])}")
+        if dev.get("d2d_copy_GBps"):
+            bits.append(f"device copy {dev['d2d_copy_GBps']:.0f} GB/s (read + write)")
+        if dev.get("h2d_copy_GBps"):
+            bits.append(f"host to device {dev['h2d_copy_GBps']:.1f} GB/s (pinned)")
+        p = dev.get("peaks_tflops", {})
+        bits.append(f"peaks used for MFU: bf16 {p.get('bf16')} / fp32 {p.get('fp32')} TFLOP/s "
+                    f"({p.get('source')})")
+        if dev.get("torch"):
+            bits.append(f"PyTorch {dev['torch']}, transformers {dev.get('transformers')}")
+        else:
+            bits.append(f"PyTorch peer: {dev.get('peer')}")
+        out.append("Device: " + "; ".join(bits) + ".\n")
+        if dev.get("probe"):
+            out.append(f"sp-device-probe: `{dev['probe'].splitlines()[0]}`\n")
+    stages = r.get("stages", {})
+    benches = [(n, s) for n, s in stages.items() if "flops_per_step" in s]
+    if benches:
+        out.append("## Training step: seqpar against PyTorch (transformers, AdamW)\n")
+        out.append("Median step time after warm-up steps; MFU = (6 N T + 12 L S W T) / step "
+                   "time / peak, the same count for both (N parameters, T tokens per step, L "
+                   "layers, W attention width); peak memory as each framework's allocator "
+                   "counts it, device memory = nvidia-smi's largest `memory.used` during the "
+                   "process less the idle figure (the PyTorch process runs eager, then "
+                   "torch.compile).\n")
+        rows = []
+        for n, s in benches:
+            rows += bench_rows(n, s)
+        out.append(table(["shape", "precision", "run", "median step (s)", "tokens/s", "MFU",
+                          "peak memory", "device memory", "notes"], rows))
+        notes = []
+        for n, s in benches:
+            line = (f"{n}: {s['params']:,} parameters, {s['flops_per_step'] / 1e9:,.1f} GFLOP per "
+                    "step")
+            counted = s.get("torch", {}).get("num_params")
+            if counted is not None and counted != s["params"]:
+                line += f" (transformers' model has {counted:,} parameters)"
+            notes.append(line)
+        out.append("\nModel FLOPs: " + "; ".join(notes) + ".\n")
+        for n, s in benches:
+            ops = s.get("seqpar_ops", {})
+            if not ops.get("by_kind"):
+                if ops:
+                    why = ops.get("status") or ("timed out" if ops.get("exit") == "timeout"
+                                                else f"exit {ops.get('exit')}")
+                    out.append(f"\n### seqpar per-op time: {n}\n\nNo table ({why}"
+                               f"{': ' + ops['error'] if ops.get('error') else ''}).\n")
+                continue
+            out.append(f"\n### seqpar per-op time: {n}\n")
+            out.append(f"A run with CUDA_LAUNCH_BLOCKING=1 and `--trace` (each op's span then "
+                       f"holds its device work), {ops['steps']} step(s) after the first: a step "
+                       f"takes {ops['step_ms']:.1f} ms so, {ops['op_ms']:.1f} ms of it in ops.\n")
+            total = ops["op_ms"] or 1
+            out.append(table(["op", "ms / step", "calls / step", "share of op time"],
+                             [[k, f"{ms:.2f}", f"{c:.0f}", pct(ms / total)]
+                              for k, ms, c in ops["by_kind"]]))
+            out.append("\nLargest by op and module (layers folded):\n")
+            out.append(table(["op, module", "ms / step", "calls / step", "share"],
+                             [[k, f"{ms:.2f}", f"{c:.0f}", pct(ms / total)]
+                              for k, ms, c in ops["by_op"][:12]]))
+    c = stages.get("curve")
+    if c:
+        out.append(f"\n## {c.get('steps')} training steps side by side ({c.get('model')}, "
+                   f"{c.get('precision')}, s{c.get('seq')} b{c.get('batch')}, dropout 0)\n")
+        h = c.get("hyper", {})
+        out.append(f"Initial weights: {c.get('init')}. Data: {c.get('data')}. AdamW lr "
+                   f"{h.get('lr')} (linear warm-up over {c.get('warmup_steps')} steps from 0), "
+                   f"betas {h.get('beta1')}/{h.get('beta2')}, eps {h.get('adam_eps')}, weight "
+                   f"decay {h.get('weight_decay')}, gradient clipping {h.get('grad_clip')}. "
+                   f"seqpar: {c.get('seqpar', {}).get('status')}"
+                   f"{' (' + c['seqpar']['error'] + ')' if c.get('seqpar', {}).get('error') else ''}"
+                   f"; PyTorch: {c.get('torch', {}).get('status')}"
+                   f"{' (' + c['torch']['error'] + ')' if c.get('torch', {}).get('error') else ''}.\n")
+        if c.get("data_order"):
+            out.append(f"Data order: {c['data_order']}.\n")
+        if c.get("max_rel_diff") is not None:
+            out.append(f"Largest relative loss difference {c['max_rel_diff']:.2e} (step "
+                       f"{c['max_rel_diff_step']}); mean loss of the last 10 steps: seqpar "
+                       f"{c['last10_mean_seqpar']:.4f}, PyTorch {c['last10_mean_torch']:.4f}.\n")
+        rows = [row for row in c.get("rows", []) if row[0] in (1, 2, 5) or row[0] % 10 == 0]
+        if rows:
+            out.append(table(["step", "seqpar loss", "PyTorch loss", "rel diff",
+                              "seqpar grad norm", "PyTorch grad norm"],
+                             [[x[0], num(x[1]), num(x[2]), num(x[3], "{:.1e}"), num(x[4]),
+                               num(x[5])] for x in rows]))
+            out.append("\nEvery step: curve/curve.tsv" +
+                       (f", plot {c['plot']}" if c.get("plot") else "") + ".\n")
+    conf = stages.get("conformance")
+    if conf and conf.get("binaries"):
+        out.append("\n## Conformance suite and nvcc tests\n")
+        out.append(table(["binary", "status", "tests", "passed", "failed", "skipped", "failing"],
+                         [[n, b.get("status") + (": " + b["error"] if b.get("error") else ""),
+                           b.get("tests", ""), b.get("passed", ""),
+                           b.get("failed", ""), b.get("skipped", ""),
+                           ", ".join(b.get("failed_names", []))]
+                          for n, b in conf["binaries"].items()]))
+    tiny = stages.get("tiny")
+    if tiny and tiny.get("configs"):
+        out.append(f"\n## cuda target against cpu target, tiny configs ({tiny.get('steps')} steps, "
+                   f"rtol {tiny.get('rtol')})\n")
+        out.append("Step 1's gradients (per tensor, ||cuda - cpu|| / ||cpu||) and every step's loss; "
+                   "later steps' gradients are not compared (AdamW's first updates amplify "
+                   "summation-order differences).\n")
+        out.append(table(["config", "status", "step-1 gradients, max rel err", "losses rel err"],
+                         [[n, x.get("status"), num(x.get("grad_max_rel"), "{:.1e}") +
+                           (f" ({x['grad_worst']})" if x.get("grad_worst") else ""),
+                           ", ".join(f"{e:.1e}" for e in x.get("loss_rel", []))]
+                          for n, x in tiny["configs"].items()]))
+    out.append("\n## Stages\n")
+    out.append(table(["stage", "status", "seconds", "budget (s)"],
+                     [[n, s.get("status"), num(s.get("seconds"), "{:.0f}"),
+                       num(s.get("budget_s"), "{:.0f}")] for n, s in stages.items()]))
+    return "\n".join(out)
+
+
+def summary_lines(r):
+    """A few lines for the terminal."""
+    lines = ["== summary"]
+    for n, s in r.get("stages", {}).items():
+        line = f"{n}: {s.get('status')}"
+        sp = s.get("seqpar", {})
+        if "median_step_s" in sp:
+            line += f"; seqpar {sp['median_step_s'] * 1e3:.1f} ms"
+            for mode, m in s.get("torch", {}).get("modes", {}).items():
+                if m.get("status") == "ok":
+                    line += f", torch {mode} {m['median_step_s'] * 1e3:.1f} ms"
+        if n == "curve" and s.get("max_rel_diff") is not None:
+            line += f"; max rel loss diff {s['max_rel_diff']:.1e}"
+        lines.append(line)
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    d = sys.argv[1]
+    with open(os.path.join(d, "results.json")) as f:
+        res = json.load(f)
+    with open(os.path.join(d, "results.md"), "w") as f:
+        f.write(render(res))
