@@ -19,6 +19,10 @@
 #include <thread>
 #include <vector>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 namespace {
 
 constexpr int kLanes = 256;
@@ -32,15 +36,19 @@ int threadsToUse() {
   return n ? int(n) : 1;
 }
 
-/// value[i] = scale * normal(seed, streamId, index[i]) for i < kLanes.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#define SPRT_CLONES                                                            \
+  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define SPRT_CLONES
 #endif
-void drawLanes(uint64_t seed, uint64_t streamId, const uint64_t *index,
-               float scale, float *value) {
-  uint32_t w0[kLanes], w1[kLanes];
+
+/// Words 0 and 1 of Philox4x32-10 (sprt/philox.h) for the counters
+/// (index[i], streamId), i < kLanes, written out so that it vectorises.
+SPRT_CLONES
+void philoxPortable(uint64_t seed, uint64_t streamId, const uint64_t *index,
+                    uint32_t *w0, uint32_t *w1) {
   const uint32_t key0 = uint32_t(seed), key1 = uint32_t(seed >> 32);
-  // Philox4x32-10 (sprt/philox.h), written out so that it vectorises.
   for (int i = 0; i < kLanes; ++i) {
     uint32_t c0 = uint32_t(index[i]), c1 = uint32_t(index[i] >> 32),
              c2 = uint32_t(streamId), c3 = uint32_t(streamId >> 32);
@@ -60,6 +68,63 @@ void drawLanes(uint64_t seed, uint64_t streamId, const uint64_t *index,
     w0[i] = c0;
     w1[i] = c1;
   }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/// The same with AVX-512F's 32 x 32 -> 64-bit multiply on eight counters at
+/// a time (compilers vectorise the portable loop with a full 64-bit
+/// multiply instead: 1.7x slower measured).
+__attribute__((target("avx512f"))) void
+philoxAvx512(uint64_t seed, uint64_t streamId, const uint64_t *index,
+             uint32_t *w0, uint32_t *w1) {
+  const __m512i m0 = _mm512_set1_epi64(0xD2511F53u),
+                m1 = _mm512_set1_epi64(0xCD9E8D57u),
+                low = _mm512_set1_epi64(0xffffffffu);
+  for (int i = 0; i < kLanes; i += 8) {
+    __m512i idx = _mm512_loadu_si512(index + i);
+    __m512i c0 = _mm512_and_si512(idx, low), c1 = _mm512_srli_epi64(idx, 32),
+            c2 = _mm512_set1_epi64(int64_t(streamId & 0xffffffffu)),
+            c3 = _mm512_set1_epi64(int64_t(streamId >> 32));
+    uint32_t k0 = uint32_t(seed), k1 = uint32_t(seed >> 32);
+    for (int r = 0; r < 10; ++r) {
+      __m512i p0 = _mm512_mul_epu32(c0, m0), p1 = _mm512_mul_epu32(c2, m1);
+      __m512i n0 =
+          _mm512_xor_si512(_mm512_xor_si512(_mm512_srli_epi64(p1, 32), c1),
+                           _mm512_set1_epi64(k0));
+      __m512i n2 =
+          _mm512_xor_si512(_mm512_xor_si512(_mm512_srli_epi64(p0, 32), c3),
+                           _mm512_set1_epi64(k1));
+      c0 = n0;
+      c1 = _mm512_and_si512(p1, low);
+      c2 = n2;
+      c3 = _mm512_and_si512(p0, low);
+      k0 += 0x9E3779B9u;
+      k1 += 0xBB67AE85u;
+    }
+    _mm256_storeu_si256(reinterpret_cast<__m256i *>(w0 + i),
+                        _mm512_cvtepi64_epi32(c0));
+    _mm256_storeu_si256(reinterpret_cast<__m256i *>(w1 + i),
+                        _mm512_cvtepi64_epi32(c1));
+  }
+}
+#endif
+
+void philoxWords(uint64_t seed, uint64_t streamId, const uint64_t *index,
+                 uint32_t *w0, uint32_t *w1) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  static const bool avx512 = __builtin_cpu_supports("avx512f");
+  if (avx512)
+    return philoxAvx512(seed, streamId, index, w0, w1);
+#endif
+  philoxPortable(seed, streamId, index, w0, w1);
+}
+
+/// value[i] = scale * normal(seed, streamId, index[i]) for i < kLanes.
+SPRT_CLONES
+void drawLanes(uint64_t seed, uint64_t streamId, const uint64_t *index,
+               float scale, float *value) {
+  uint32_t w0[kLanes], w1[kLanes];
+  philoxWords(seed, streamId, index, w0, w1);
   int exact[kLanes], inexact = 0;
   for (int i = 0; i < kLanes; ++i)
     exact[i] = sprt::philox::fastNormal(w0[i], w1[i], value[i]);
