@@ -13,8 +13,13 @@ Stages, in order of value (manifest.json lists them with their limits):
                same tokens (seqdata.py's order, checked against seqpar's
                --dump-outputs), dropout 0
   conformance  the backend's conformance suite and the nvcc gtests
-  tiny         the tiny configs, cuda target against cpu target: step 1's
-               gradients and every step's loss
+  tiny         the tiny configs at one rank, fp32 and bf16, against the same
+               programs compiled for the cpu target and run when the bundle
+               was made (ref/NAME): step 1's gradients and every step's loss
+  multirank    the layouts whose ranks share the one GPU through --comm mpi
+               (tp 2 + SP, cp 2 both variants, pp 2 with micro-batches,
+               dp 2 + tp 2 + SP + ZeRO-1), fp32 and bf16, against their cpu
+               references likewise
 Each stage runs under min(its limit, the time left less the minimum times
 of the stages after it); a stage that cannot have its minimum is skipped,
 saying so. Every command has its own timeout (its process group is killed
@@ -156,12 +161,13 @@ class Runner:
         return p, f, time.time()
 
     @staticmethod
-    def finish(started, timeout):
-        """Waits for a start()ed command up to `timeout` seconds; returns its
-        exit status, or "timeout" when its process group had to be killed."""
+    def finish(started, timeout, least=1.0):
+        """Waits for a start()ed command up to `timeout` seconds (at least
+        `least`); returns its exit status, or "timeout" when its process
+        group had to be killed."""
         p, f, begin = started
         try:
-            rc = p.wait(timeout=max(1.0, timeout))
+            rc = p.wait(timeout=max(least, timeout))
         except subprocess.TimeoutExpired:
             for sig in (signal.SIGTERM, signal.SIGKILL):
                 try:
@@ -182,10 +188,37 @@ class Runner:
         """Runs cmd with a timeout (finish())."""
         return self.finish(self.start(cmd, log, env=env, cwd=cwd), timeout)
 
-    def seqpar_cmd(self, program, args):
+    def run_pool(self, jobs, end, width, env=None):
+        """Runs jobs, (key, cmd, log, cwd) each, at most `width` at a time in
+        the order given, until the time `end`: {key: exit status, "timeout"
+        (killed at `end`) or "not started" (no time left)}."""
+        rcs, running, queue = {}, [], list(jobs)
+        while queue or running:
+            while queue and len(running) < width and end - time.time() > 1:
+                key, cmd, log, cwd = queue.pop(0)
+                running.append((key, self.start(cmd, log, env=env, cwd=cwd)))
+            if not running:
+                break
+            time.sleep(0.05)
+            for item in list(running):
+                key, started = item
+                if started[0].poll() is not None or time.time() >= end:
+                    rcs[key] = self.finish(started, end - time.time(), least=0.01)
+                    running.remove(item)
+        for key, *_ in queue:
+            rcs[key] = "not started"
+        return rcs
+
+    def seqpar_cmd(self, program, args, ranks=1, shared=False):
+        """A program's command line: under orterun where there is one (always
+        for several ranks). `shared`: the job runs beside others, so its
+        ranks are bound to no core (Open MPI binds a job of one or two ranks
+        to cores 0 and 1, every job to the same ones) and may outnumber the
+        cores."""
         cmd = [self.path(program)] + args
         if self.orterun:
-            cmd = [self.orterun, "--allow-run-as-root", "-np", "1"] + cmd
+            extra = ["--oversubscribe", "--bind-to", "none"] if shared or ranks > 1 else []
+            cmd = [self.orterun, "--allow-run-as-root"] + extra + ["-np", str(ranks)] + cmd
         return cmd
 
     def seqpar(self, program, args, log, timeout, env=None, cwd=None):
@@ -329,6 +362,12 @@ class Runner:
                            x["flops_per_s"] * x["step_time_s"] for x in lines))
             if "mfu" in lines[-1]:
                 out["own_mfu"] = statistics.median(x["mfu"] for x in lines[b["skip"]:] or lines)
+        if out.get("startup_s") is None:
+            # The start-up line comes on stderr before step 1 runs: there
+            # even when the run ended (or was killed) before logging a step.
+            up = startup_line(os.path.join(d, "seqpar.log"))
+            if up:
+                out.update(up, startup_from="the start-up line of seqpar.log")
         if smi is not None and "idle_memory_used_mib" in self.device:
             out["device_memory_used_mib"] = smi - self.device["idle_memory_used_mib"]
         return out
@@ -485,26 +524,62 @@ class Runner:
         status = "failed: " + ", ".join(bad) if bad else "ok"
         return status + (f" ({skipped} tests skipped)" if skipped else ""), info
 
-    def stage_tiny(self, budget, d, t):
+    def stage_vs_cpu(self, budget, d, t):
+        """The tiny and multirank stages: each case's program (cuda, or the
+        cpu stand-in) runs as the reference ran when the bundle was made
+        (manifest "reference": the same program compiled for the cpu target,
+        the same arguments), one run dumping step 1's gradients and one
+        logging every step's loss, several jobs at a time (their ranks share
+        the one GPU), then both are compared with ref/NAME to the precision's
+        tolerances."""
         end = time.time() + budget
-        info = {"steps": t["steps"], "rtol": t["rtol"], "configs": {}}
-        env = {"OPENBLAS_NUM_THREADS": "1"}
-        for cfg in t["configs"]:
-            name = cfg["name"]
-            runs = {}
-            for which in ("dev", "ref"):
-                w = os.path.join(d, f"{name}-{which}")
-                os.makedirs(w, exist_ok=True)
-                rc1 = self.seqpar(cfg[which], ["--steps", "1", "--seed", str(t["seed"]),
-                                               "--dump-grads", "grads1.safetensors"],
-                                  os.path.join(w, "run.log"), end - time.time(), env=env, cwd=w)
-                rc2 = self.seqpar(cfg[which], ["--steps", str(t["steps"]), "--seed", str(t["seed"]),
-                                               "--log", "losses.jsonl"],
-                                  os.path.join(w, "run.log"), end - time.time(), env=env, cwd=w)
-                runs[which] = (rc1, rc2, w)
-            info["configs"][name] = compare_tiny(runs, t["rtol"], t["steps"])
-        bad = [n for n, r in info["configs"].items() if r["status"] != "OK"]
-        return ("ok" if not bad else "failed: " + ", ".join(bad)), info
+        comm = t.get("comm")
+        info = {"steps": t["steps"], "rtol": t["rtol"], "rtol_note": t["rtol_note"],
+                "comm": comm, "what": t["what"], "reference": t["reference"], "cases": {}}
+        # OpenBLAS on one thread per rank (cpu stand-ins); ranks that wait in
+        # MPI yield the core (more ranks than cores in the stand-in runs).
+        env = {"OPENBLAS_NUM_THREADS": "1", "OMPI_MCA_mpi_yield_when_idle": "1"}
+        # Open MPI's shared-memory transport maps its segments in /dev/shm,
+        # which a container may keep small: elsewhere then.
+        try:
+            st = os.statvfs("/dev/shm")
+            shm_free = st.f_bavail * st.f_frsize
+        except OSError:
+            shm_free = 0
+        if shm_free < 256 << 20:
+            env["OMPI_MCA_btl_vader_backing_directory"] = self.payload
+            info["shm"] = (f"/dev/shm has {shm_free >> 20} MiB free: Open MPI's shared memory "
+                           f"in {self.payload}")
+        ref_args = t["reference"]["runs"]
+        extra = ["--comm", comm] if comm else []
+        jobs = []
+        for c in t["cases"]:
+            w = os.path.join(d, c["name"])
+            os.makedirs(w, exist_ok=True)
+            for run in ("grads", "losses"):
+                cmd = self.seqpar_cmd(c["program"], ref_args[run] + extra, ranks=c["ranks"],
+                                      shared=True)
+                jobs.append(((c["name"], run), cmd, os.path.join(w, run + ".log"), w))
+        # Two jobs (a case's two runs) per four cores, at most `parallel`.
+        width = max(1, min(t.get("parallel", 4), (os.cpu_count() or 1) // 2))
+        info["parallel"] = width
+        rcs = self.run_pool(jobs, end, width, env=self.seqpar_env(env))
+        for c in t["cases"]:
+            w = os.path.join(d, c["name"])
+            r = compare_case(w, self.path(c["ref"]), rcs[(c["name"], "grads")],
+                             rcs[(c["name"], "losses")], t["rtol"][c["precision"]], t["steps"])
+            info["cases"][c["name"]] = dict(r, config=c["config"], layout=c["layout"],
+                                            ranks=c["ranks"], precision=c["precision"])
+        cases = info["cases"]
+        skipped = [n for n, r in cases.items() if r["status"].startswith("skipped")]
+        failed = [n for n, r in cases.items() if r["status"] != "OK" and n not in skipped]
+        parts = []
+        if failed:
+            parts.append("failed: " + ", ".join(failed))
+        if skipped:
+            parts.append(f"{len(skipped)} of {len(cases)} cases not run to the end (out of time)")
+        ok = len(cases) - len(failed) - len(skipped)
+        return ("; ".join(parts) if parts else "ok") + f" ({ok} of {len(cases)} OK)", info
 
     # -- the run ---------------------------------------------------------
     def stages(self):
@@ -514,7 +589,8 @@ class Runner:
             out.append((b["name"], b, self.stage_bench, b))
         out.append(("curve", m["curve"], self.stage_curve, m["curve"]))
         out.append(("conformance", m["conformance"], self.stage_conformance, m["conformance"]))
-        out.append(("tiny", m["tiny"], self.stage_tiny, m["tiny"]))
+        out.append(("tiny", m["tiny"], self.stage_vs_cpu, m["tiny"]))
+        out.append(("multirank", m["multirank"], self.stage_vs_cpu, m["multirank"]))
         return out
 
     def main(self):
@@ -571,6 +647,19 @@ def log_error(path):
                 and not x.startswith(("$", "#", "[hwloc")):
             return x[:300]
     return ""
+
+
+def startup_line(path):
+    """startup_s and init_params_s from a program's `start-up 3.21 s to step 1
+    (parameters drawn 1.05 s)` line in a log, or {}."""
+    if not os.path.exists(path):
+        return {}
+    with open(path, errors="replace") as f:
+        for line in f:
+            m = re.search(r"start-up ([0-9.]+) s to step \d+ \(parameters \w+ ([0-9.]+) s\)", line)
+            if m:
+                return {"startup_s": float(m.group(1)), "init_params_s": float(m.group(2))}
+    return {}
 
 
 def op_table(trace, first_step):
@@ -701,42 +790,52 @@ def frob_rel(got, ref):
     return (diff / den) ** 0.5 if den > 0 else diff ** 0.5
 
 
-def compare_tiny(runs, rtol, steps):
-    """cuda (dev) against cpu (ref): step 1's gradients, each tensor's
-    ||dev - ref|| / ||ref||, and each step's loss (AdamW's sign-like first
-    updates amplify summation-order differences in later steps' gradients,
-    so those are not compared)."""
-    problems, out = [], {}
-    for which, (rc1, rc2, w) in runs.items():
-        if rc1 != 0 or rc2 != 0:
-            problems.append(f"{which} run: {describe(rc1 if rc1 != 0 else rc2)} "
-                            f"({log_error(os.path.join(w, 'run.log'))})")
+def read_losses(path):
+    with open(path) as f:
+        rows = [json.loads(x) for x in f if x.strip()]
+    return [r["loss"] for r in rows if "loss" in r], (rows[0] if rows else {})
+
+
+def compare_case(w, ref, rc_grads, rc_losses, rtol, steps):
+    """A program's runs in w against its cpu reference ref (grads1.safetensors,
+    losses.jsonl): step 1's gradients, each tensor's ||dev - ref|| / ||ref||,
+    to rtol["grads"], and each step's loss to rtol["loss"] (AdamW's sign-like
+    first updates amplify summation-order differences in later steps'
+    gradients, so those are not compared)."""
+    out, problems = {}, []
+    for run, rc in (("grads", rc_grads), ("losses", rc_losses)):
+        if rc == "not started":
+            return {"status": "skipped: out of time"}
+        if rc == "timeout":
+            return {"status": f"skipped: the {run} run was still going at the stage's end "
+                              "(killed)", "error": log_error(os.path.join(w, run + ".log"))}
+        if rc != 0:
+            problems.append(f"{run} run: {describe(rc)} "
+                            f"({log_error(os.path.join(w, run + '.log'))})")
     if problems:
         return {"status": "FAILED: " + "; ".join(problems)}
-    (_, _, wd), (_, _, wr) = runs["dev"], runs["ref"]
-    gd = seqdata.read_safetensors(os.path.join(wd, "grads1.safetensors"))
-    gr = seqdata.read_safetensors(os.path.join(wr, "grads1.safetensors"))
+    gd = seqdata.read_safetensors(os.path.join(w, "grads1.safetensors"))
+    gr = seqdata.read_safetensors(os.path.join(ref, "grads1.safetensors"))
     worst, worst_name = 0.0, ""
     if set(gd) != set(gr):
-        problems.append("gradient names differ")
+        problems.append(f"gradient names differ ({len(gd)} against the reference's {len(gr)})")
     for n in sorted(set(gd) & set(gr)):
         e = frob_rel(list(gd[n][2]), list(gr[n][2]))
         if e > worst or e != e:
             worst, worst_name = e, n
-        if not e <= rtol:
+        if not e <= rtol["grads"]:
             problems.append(f"step 1 gradient {n}: {e:.1e}")
-    losses = {}
-    for which, (_, _, w) in runs.items():
-        with open(os.path.join(w, "losses.jsonl")) as f:
-            losses[which] = [json.loads(x)["loss"] for x in f if x.strip()]
-    if len(losses["dev"]) != steps or len(losses["ref"]) != steps:
-        problems.append(f"logged {len(losses['dev'])} / {len(losses['ref'])} losses")
-    loss_errs = [rel(a, b) for a, b in zip(losses["dev"], losses["ref"])]
+    dev, first = read_losses(os.path.join(w, "losses.jsonl"))
+    ref_losses, _ = read_losses(os.path.join(ref, "losses.jsonl"))
+    if len(dev) != steps or len(ref_losses) != steps:
+        problems.append(f"logged {len(dev)} losses, the reference {len(ref_losses)}")
+    loss_errs = [rel(a, b) for a, b in zip(dev, ref_losses)]
     for i, e in enumerate(loss_errs):
-        if not e <= rtol:
+        if not e <= rtol["loss"]:
             problems.append(f"step {i + 1} loss: {e:.1e}")
-    out.update(grad_max_rel=worst, grad_worst=worst_name, loss_rel=loss_errs,
-               losses_dev=losses["dev"], losses_ref=losses["ref"],
+    out.update(grad_max_rel=worst, grad_worst=worst_name, grads_compared=len(set(gd) & set(gr)),
+               loss_rel=loss_errs, losses_dev=dev, losses_ref=ref_losses,
+               startup_s=first.get("startup_s"), init_params_s=first.get("init_params_s"),
                status="OK" if not problems else "FAILED: " + "; ".join(problems[:5]))
     return out
 

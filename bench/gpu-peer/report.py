@@ -111,6 +111,80 @@ def bench_rows(name, s):
     return rows
 
 
+def startup_section(benches, made, stages):
+    """Each benchmark program's start-up: process start to step 1, and the
+    part of it that drew the parameters (startup_s and init_params_s of its
+    timed run), the Llama-3.2-1B shape's on a line of its own, or why it
+    has none."""
+    rows, lines = [], []
+    for n, s in benches:
+        sp = s.get("seqpar", {})
+        shape = f"{s.get('model', n)} s{s.get('seq')} b{s.get('batch')}"
+        llama = str(s.get("model", "")).startswith("llama")
+        who = ("the Llama-3.2-1B shape" if not made.get("small")
+               else f"{s.get('model')} (standing in for the Llama-3.2-1B shape)")
+        if sp.get("startup_s") is None:
+            if llama:
+                why = s.get("status", "not run")
+                if sp.get("error"):
+                    why += ": " + sp["error"]
+                lines.append(f"Start-up of {who} ({shape}, {s.get('precision')}): not measured "
+                             f"({why}).\n")
+            continue
+        note = sp.get("startup_from", "the first record of its --log")
+        rows.append([shape, s.get("precision"), f"{sp['startup_s']:.2f}",
+                     num(sp.get("init_params_s"), "{:.2f}"), note])
+        if llama:
+            lines.append(f"Start-up of {who} ({shape}, {s.get('precision')}): "
+                         f"**{sp['startup_s']:.2f} s** from process start to step 1, of which "
+                         f"**{num(sp.get('init_params_s'), '{:.2f}')} s** drawing the parameters "
+                         f"(startup_s / init_params_s, {note}).\n")
+    for n, s in stages.items():  # a Llama stage that did not run at all
+        if n.startswith("llama") and all(n != b for b, _ in benches):
+            lines.append(f"Start-up of the {n} program: not measured ({s.get('status')}).\n")
+    if not rows and not lines:
+        return []
+    out = ["\n## Start-up\n"] + lines
+    if rows:
+        out.append(table(["shape", "precision", "process start to step 1 (s)",
+                          "parameters drawn (s)", "from"], rows))
+    return out
+
+
+def vs_cpu_section(st, title, made, explained=False):
+    """The tiny or multirank stage: each program against its cpu reference
+    (`explained`: an earlier section said how they are compared)."""
+    if not st or not st.get("cases"):
+        return []
+    rt = st.get("rtol", {})
+    tol = "; ".join(f"{p}: gradients {v['grads']:g}, losses {v['loss']:g}" for p, v in rt.items())
+    ref = st.get("reference", {})
+    out = [f"\n## {title} ({st.get('steps')} steps)\n"]
+    width = st.get("parallel", 1)
+    run = (f"Each program runs as {st.get('what')} ({width} job{'s' if width != 1 else ''} at a "
+           f"time{'; ' + st['shm'] if st.get('shm') else ''}). ")
+    if explained:
+        out.append(run + f"Compared as above; tolerances (relative): {tol}.\n")
+    else:
+        out.append(run + "Its reference is the same program compiled for the cpu target and "
+                   "run when the bundle was made (default communication: MPI on the host "
+                   f"buffers; on {ref.get('made_on') or '?'}), its dumps and logs in the "
+                   "bundle: step 1's gradients per tensor (||run - cpu|| / ||cpu||) and every "
+                   "step's loss; later steps' gradients are not compared (AdamW's first updates "
+                   f"amplify summation-order differences). Tolerances (relative): {tol}. Why: "
+                   f"{st.get('rtol_note')}.\n")
+    rows = []
+    for n, x in st["cases"].items():
+        rows.append([n, x.get("layout") or "-", x.get("ranks"), x.get("precision"), x.get("status"),
+                     num(x.get("grad_max_rel"), "{:.1e}") +
+                     (f" ({x['grad_worst']})" if x.get("grad_worst") else ""),
+                     ", ".join(f"{e:.1e}" for e in x.get("loss_rel", [])),
+                     num(x.get("startup_s"), "{:.2f}")])
+    out.append(table(["case", "layout", "ranks", "precision", "status",
+                      "step-1 gradients, max rel err", "losses rel err", "start-up (s)"], rows))
+    return out
+
+
 def render(r):
     dev = r.get("device", {})
     made = r.get("bundle", {})
@@ -185,6 +259,7 @@ def render(r):
             out.append(table(["op, module", "ms / step", "calls / step", "share"],
                              [[k, f"{ms:.2f}", f"{c:.0f}", pct(ms / total)]
                               for k, ms, c in ops["by_op"][:12]]))
+    out += startup_section(benches, made, stages)
     c = stages.get("curve")
     if c:
         out.append(f"\n## {c.get('steps')} training steps side by side ({c.get('model')}, "
@@ -221,18 +296,13 @@ def render(r):
                            b.get("failed", ""), b.get("skipped", ""),
                            ", ".join(b.get("failed_names", []))]
                           for n, b in conf["binaries"].items()]))
-    tiny = stages.get("tiny")
-    if tiny and tiny.get("configs"):
-        out.append(f"\n## cuda target against cpu target, tiny configs ({tiny.get('steps')} steps, "
-                   f"rtol {tiny.get('rtol')})\n")
-        out.append("Step 1's gradients (per tensor, ||cuda - cpu|| / ||cpu||) and every step's loss; "
-                   "later steps' gradients are not compared (AdamW's first updates amplify "
-                   "summation-order differences).\n")
-        out.append(table(["config", "status", "step-1 gradients, max rel err", "losses rel err"],
-                         [[n, x.get("status"), num(x.get("grad_max_rel"), "{:.1e}") +
-                           (f" ({x['grad_worst']})" if x.get("grad_worst") else ""),
-                           ", ".join(f"{e:.1e}" for e in x.get("loss_rel", []))]
-                          for n, x in tiny["configs"].items()]))
+    explained = False
+    for name, title in (("tiny", "tiny configs, one rank"),
+                        ("multirank", "several ranks on one device")):
+        st = stages.get(name)
+        out += vs_cpu_section(st, f"`--target {made.get('target')}` against `--target cpu`, "
+                              f"{title}", made, explained)
+        explained = explained or bool(st and st.get("cases"))
     out.append("\n## Stages\n")
     out.append(table(["stage", "status", "seconds", "budget (s)"],
                      [[n, s.get("status"), num(s.get("seconds"), "{:.0f}"),
@@ -251,6 +321,18 @@ def summary_lines(r):
             for mode, m in s.get("torch", {}).get("modes", {}).items():
                 if m.get("status") == "ok":
                     line += f", torch {mode} {m['median_step_s'] * 1e3:.1f} ms"
+        if sp.get("startup_s") is not None:
+            line += (f"; start-up {sp['startup_s']:.2f} s (parameters "
+                     f"{num(sp.get('init_params_s'), '{:.2f}')} s)")
+        if s.get("cases"):
+            worst = {}
+            for x in s["cases"].values():
+                if x.get("grad_max_rel") is not None:
+                    p = x.get("precision")
+                    worst[p] = max(worst.get(p, 0.0), x["grad_max_rel"])
+            if worst:
+                line += "; worst step-1 gradient rel err " + ", ".join(
+                    f"{p} {e:.1e}" for p, e in worst.items())
         if n == "curve" and s.get("max_rel_diff") is not None:
             line += f"; max rel loss diff {s['max_rel_diff']:.1e}"
         lines.append(line)

@@ -74,7 +74,7 @@ done
 SEQPAR_PEER_LIBS=$(IFS=:; echo "${libs[*]}")
 export SEQPAR_PEER_LIBS
 echo "run.sh: CUDA and NCCL libraries for seqpar's programs: ${SEQPAR_PEER_LIBS:-none found}"
-# One rank, launched locally without ssh (orterun), as root.
+# Ranks launched locally without ssh (orterun), as root.
 export OMPI_MCA_plm=isolated OMPI_MCA_mca_base_component_show_load_errors=0 \
   OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
   HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
