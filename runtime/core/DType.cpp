@@ -2,6 +2,8 @@
 
 #include "DType.h"
 
+#include <algorithm>
+
 #include "sprt/dtype.h"
 
 #include <cctype>
@@ -92,7 +94,40 @@ double sprt::elementAt(DType t, const void *data, int64_t i) {
   return 0.0;
 }
 
+/// The first of `n` elements of `bits` (one element type's bit patterns)
+/// whose exponent field is all ones (an infinity or a NaN), or -1: blocks
+/// are scanned without branches (vectorised), the element found in the
+/// first block that has one.
+template <typename Bits>
+static int64_t firstAllOnesExponent(const void *data, int64_t n,
+                                    Bits exponent) {
+  const Bits *bits = static_cast<const Bits *>(data);
+  constexpr int64_t kBlock = 4096;
+  for (int64_t first = 0; first < n; first += kBlock) {
+    int64_t end = std::min(n, first + kBlock);
+    Bits any = 0;
+    for (int64_t i = first; i < end; ++i)
+      any |= Bits((bits[i] & exponent) == exponent);
+    if (!any)
+      continue;
+    for (int64_t i = first; i < end; ++i)
+      if ((bits[i] & exponent) == exponent)
+        return i;
+  }
+  return -1;
+}
+
 int64_t sprt::firstNonFinite(DType t, const void *data, int64_t n) {
+  switch (t) {
+  case DType::F32:
+    return firstAllOnesExponent<uint32_t>(data, n, 0x7f800000u);
+  case DType::BF16:
+    return firstAllOnesExponent<uint16_t>(data, n, 0x7f80u);
+  case DType::F16:
+    return firstAllOnesExponent<uint16_t>(data, n, 0x7c00u);
+  case DType::F64:
+    break;
+  }
   for (int64_t i = 0; i < n; ++i)
     if (!std::isfinite(elementAt(t, data, i)))
       return i;

@@ -276,10 +276,15 @@ bool Params::loadSharded(const Model &model,
               nonFiniteAt(from, bytes.data(), bad);
       return false;
     }
-    // One rounding, from the file's type straight into the stored one.
-    converted.resize(size_t(count) * dtypeBytes(into));
-    convertElements(from, bytes.data(), into, converted.data(), count);
-    bad = firstNonFinite(into, converted.data(), count);
+    // One rounding, from the file's type straight into the stored one
+    // (none when they are the same).
+    const char *stored = bytes.data();
+    if (from != into) {
+      converted.resize(size_t(count) * dtypeBytes(into));
+      convertElements(from, bytes.data(), into, converted.data(), count);
+      stored = converted.data();
+      bad = firstNonFinite(into, converted.data(), count);
+    }
     if (bad >= 0) {
       error = "checkpoint '" + path + "': tensor '" + name + "' element " +
               std::to_string(bad) + " (" +
@@ -297,7 +302,7 @@ bool Params::loadSharded(const Model &model,
     forEachShardRun(p.shardMap(), first, n,
                     [&](int64_t local, int64_t global, int64_t length) {
                       std::memcpy(host.data() + size_t(local - first) * size,
-                                  converted.data() + size_t(global) * size,
+                                  stored + size_t(global) * size,
                                   size_t(length) * size);
                     });
     sprt_memcpy_to_device(local[k], host.data(), int64_t(host.size()),
@@ -333,18 +338,31 @@ bool Params::dumpSharded(const Model &model,
                          const Metadata &metadata, bool finiteOnly,
                          const TensorDTypes &types, double unscale) {
   // Each element is written by exactly one rank (the owner of its shard),
-  // so a sum over the world assembles every tensor on rank 0.
-  std::vector<std::vector<float>> whole;
+  // so a sum over the world assembles every tensor on rank 0, which writes
+  // it (checksummed in the same pass) before assembling the next: one
+  // tensor is held at a time.
   bool root = sprt_world_rank() == 0;
+  std::vector<TensorToWrite> layout;
   for (size_t k = 0; k < indices.size(); ++k) {
     const ParamInfo &p = model.params[size_t(indices[k])];
-    std::vector<float> full(size_t(numElements(p.shape)), 0.0f);
+    DType written = typeAt(types.written, k);
+    layout.push_back({p.name + suffix, dtypeName(written), p.shape, nullptr,
+                      uint64_t(numElements(p.shape)) * dtypeBytes(written)});
+  }
+  SafeTensorsWriter out;
+  bool ok = !root || out.open(path, layout, metadata, error);
+  std::vector<float> full;
+  std::vector<char> raw, narrowed;
+  std::vector<float> host;
+  for (size_t k = 0; k < indices.size(); ++k) {
+    const ParamInfo &p = model.params[size_t(indices[k])];
+    full.assign(size_t(numElements(p.shape)), 0.0f);
     auto [n, first] = sliceOf(p, slicings, k);
     if (p.ownsShard(k < slicings.size() ? slicings[k] : Slicing())) {
       // Widened to f32 (exact) for the assembly.
       DType stored = typeAt(types.stored, k);
-      std::vector<char> raw(size_t(n) * dtypeBytes(stored));
-      std::vector<float> host(static_cast<size_t>(n));
+      raw.resize(size_t(n) * dtypeBytes(stored));
+      host.resize(size_t(n));
       sprt_memcpy_to_host(raw.data(), local[k], int64_t(raw.size()),
                           sprt_current_stream());
       sprt_stream_synchronize(sprt_current_stream());
@@ -360,35 +378,27 @@ bool Params::dumpSharded(const Model &model,
                       });
     }
     World::reduceSumToRoot(full.data(), int64_t(full.size()));
-    whole.push_back(std::move(full));
-  }
-  bool ok = true;
-  if (root) {
-    std::vector<TensorToWrite> out;
-    std::vector<std::vector<char>> narrowed(indices.size());
-    for (size_t k = 0; k < indices.size() && ok; ++k) {
-      const ParamInfo &p = model.params[size_t(indices[k])];
-      int64_t n = int64_t(whole[k].size());
-      int64_t bad =
-          finiteOnly ? firstNonFinite(DType::F32, whole[k].data(), n) : -1;
-      if (bad >= 0) {
-        error = "not writing '" + path + "': '" + p.name + suffix + "' holds " +
-                nonFiniteAt(DType::F32, whole[k].data(), bad);
-        ok = false;
-      }
-      DType written = typeAt(types.written, k);
-      const void *data = whole[k].data();
-      if (written != DType::F32) {
-        narrowed[k].resize(size_t(n) * dtypeBytes(written));
-        convertElements(DType::F32, whole[k].data(), written,
-                        narrowed[k].data(), n);
-        data = narrowed[k].data();
-      }
-      out.push_back({p.name + suffix, dtypeName(written), p.shape, data,
-                     uint64_t(n) * dtypeBytes(written)});
+    if (!root || !ok)
+      continue;
+    int64_t count = int64_t(full.size());
+    int64_t bad =
+        finiteOnly ? firstNonFinite(DType::F32, full.data(), count) : -1;
+    if (bad >= 0) {
+      error = "not writing '" + path + "': '" + p.name + suffix + "' holds " +
+              nonFiniteAt(DType::F32, full.data(), bad);
+      ok = false;
+      continue;
     }
-    ok = ok && writeSafeTensors(path, out, error, metadata);
+    DType written = typeAt(types.written, k);
+    const void *data = full.data();
+    if (written != DType::F32) {
+      narrowed.resize(size_t(count) * dtypeBytes(written));
+      convertElements(DType::F32, full.data(), written, narrowed.data(), count);
+      data = narrowed.data();
+    }
+    ok = out.append(data, layout[k].bytes, error);
   }
+  ok = ok && (!root || out.commit(error));
   if (allAgree(ok))
     return true;
   if (ok)

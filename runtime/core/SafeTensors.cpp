@@ -199,35 +199,73 @@ bool sprt::readTensorData(const TensorInfo &info, std::vector<char> &data,
   return true;
 }
 
-bool sprt::writeSafeTensors(const std::string &path,
-                            const std::vector<TensorToWrite> &tensors,
-                            std::string &error, const Metadata &metadata) {
+std::string SafeTensorsWriter::header() const {
   json header = json::object();
   json meta = {{"format", "pt"}, {"producer", "seqpar"}};
   for (auto &[key, value] : metadata)
     meta[key] = value;
   uint64_t offset = 0;
-  for (const TensorToWrite &t : tensors) {
+  for (size_t k = 0; k < layout.size(); ++k) {
+    const TensorToWrite &t = layout[k];
     header[t.name] = {{"dtype", t.dtype},
                       {"shape", t.shape},
                       {"data_offsets", {offset, offset + t.bytes}}};
-    meta[kChecksumPrefix + t.name] = checksumOf(t.data, t.bytes);
+    meta[kChecksumPrefix + t.name] = checksums[k];
     offset += t.bytes;
   }
   header["__metadata__"] = meta;
   std::string text = header.dump();
   while ((8 + text.size()) % 8 != 0)
     text.push_back(' ');
-  unsigned char lenBytes[8];
-  uint64_t len = text.size();
+  std::string out(8, '\0');
   for (int i = 0; i < 8; ++i)
-    lenBytes[i] = (unsigned char)((len >> (8 * i)) & 0xff);
-  AtomicFile out;
-  if (!out.open(path, error) || !out.write(lenBytes, 8, error) ||
-      !out.write(text.data(), text.size(), error))
+    out[size_t(i)] = char((uint64_t(text.size()) >> (8 * i)) & 0xff);
+  return out + text;
+}
+
+bool SafeTensorsWriter::open(const std::string &path,
+                             const std::vector<TensorToWrite> &tensors,
+                             const Metadata &meta, std::string &error) {
+  layout = tensors;
+  metadata = meta;
+  // Placeholders as long as a checksum: the final header is as long.
+  checksums.assign(layout.size(), std::string(16, '0'));
+  std::string text = header();
+  checksums.clear();
+  return file.open(path, error) && file.write(text.data(), text.size(), error);
+}
+
+bool SafeTensorsWriter::append(const void *data, uint64_t bytes,
+                               std::string &error) {
+  if (checksums.size() >= layout.size() ||
+      bytes != layout[checksums.size()].bytes) {
+    error = "internal error: a safetensors tensor of " + std::to_string(bytes) +
+            " bytes out of its file's layout";
+    return false;
+  }
+  checksums.push_back(checksumOf(data, bytes));
+  return file.write(data, bytes, error);
+}
+
+bool SafeTensorsWriter::commit(std::string &error) {
+  if (checksums.size() != layout.size()) {
+    error = "internal error: a safetensors file committed with " +
+            std::to_string(checksums.size()) + " of its " +
+            std::to_string(layout.size()) + " tensors";
+    return false;
+  }
+  std::string text = header();
+  return file.writeAt(0, text.data(), text.size(), error) && file.commit(error);
+}
+
+bool sprt::writeSafeTensors(const std::string &path,
+                            const std::vector<TensorToWrite> &tensors,
+                            std::string &error, const Metadata &metadata) {
+  SafeTensorsWriter out;
+  if (!out.open(path, tensors, metadata, error))
     return false;
   for (const TensorToWrite &t : tensors)
-    if (!out.write(t.data, t.bytes, error))
+    if (!out.append(t.data, t.bytes, error))
       return false;
   return out.commit(error);
 }

@@ -15,6 +15,8 @@
 #ifndef SPRT_CORE_SAFETENSORS_H
 #define SPRT_CORE_SAFETENSORS_H
 
+#include "FileIO.h"
+
 #include <cstdint>
 #include <map>
 #include <string>
@@ -62,6 +64,28 @@ struct TensorToWrite {
 bool writeSafeTensors(const std::string &path,
                       const std::vector<TensorToWrite> &tensors,
                       std::string &error, const Metadata &metadata = {});
+
+/// A .safetensors file written a tensor at a time, each checksummed as it
+/// is written (one pass over the data): open() writes the header with
+/// placeholder checksums of the final length, append() each tensor of
+/// `layout` in order (their `data` is not read), commit() rewrites the
+/// header with the checksums and renames the file into place (AtomicFile: a
+/// file not committed is removed).
+class SafeTensorsWriter {
+public:
+  bool open(const std::string &path, const std::vector<TensorToWrite> &layout,
+            const Metadata &metadata, std::string &error);
+  bool append(const void *data, uint64_t bytes, std::string &error);
+  bool commit(std::string &error);
+
+private:
+  std::string header() const;
+
+  AtomicFile file;
+  std::vector<TensorToWrite> layout;
+  Metadata metadata;
+  std::vector<std::string> checksums;
+};
 
 /// Rewrites `into` with its tensors and those of `from` (then removes
 /// `from`), keeping `into`'s metadata. False with `error` set.
