@@ -25,16 +25,69 @@ Documents are paragraphs (runs of non-blank lines, blank lines between them;
 the default) or whole files. With --valid-fraction F the last documents, a
 fraction F of them (at least one), go to OUT.valid (and OUT.valid.json) and
 the others to OUT.
+
+Every error is one line "prepare-data: ..." and exit code 1: an input that
+is missing or not a regular file, an output that would replace an input (the
+same file, however named), an output directory that does not exist, a
+negative --eos-id; the files are written through temporaries renamed into
+place, so a failed write leaves no partial OUT.
 """
 
 import argparse
 import json
 import os
+import stat
 import sys
 
 import numpy as np
 
 EOS_TEXT = "<|endoftext|>"
+
+
+def fail(message):
+    """Ends the run with one line on stderr, exit code 1."""
+    sys.exit("prepare-data: " + message)
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse's errors as one line, as every other error."""
+
+    def error(self, message):
+        fail(message)
+
+
+def check_paths(inputs, outputs):
+    """Fails unless every input is a readable regular file, and every
+    output's directory exists and no output is an input."""
+    for path in inputs:
+        try:
+            st = os.stat(path)
+        except OSError as e:
+            fail("cannot read '%s': %s" % (path, e.strerror))
+        if not stat.S_ISREG(st.st_mode):
+            fail("cannot read '%s': %s" % (
+                path, "is a directory" if stat.S_ISDIR(st.st_mode)
+                else "is not a regular file"))
+        if not os.access(path, os.R_OK):
+            fail("cannot read '%s': permission denied" % path)
+    for out in outputs:
+        folder = os.path.dirname(out) or "."
+        if not os.path.isdir(folder):
+            fail("cannot write '%s': %s" % (
+                out, "directory '%s' does not exist" % folder
+                if not os.path.exists(folder)
+                else "'%s' is not a directory" % folder))
+        if not os.access(folder, os.W_OK | os.X_OK):
+            fail("cannot write '%s': cannot create files in '%s'"
+                 % (out, folder))
+        if not os.path.exists(out):
+            continue
+        if os.path.isdir(out):
+            fail("cannot write '%s': is a directory" % out)
+        for path in inputs:
+            if os.path.samefile(out, path):
+                fail("the output '%s' is the input '%s': it would be "
+                     "replaced (give another -o)" % (out, path))
 
 
 def documents(paths, unit):
@@ -66,9 +119,8 @@ def byte_level(docs, eos):
     for i, d in enumerate(docs):
         data = d.encode("utf-8", errors="surrogateescape")
         if eos < 256 and bytes([eos]) in data:
-            sys.exit("prepare-data: document %d holds the byte %d, which is "
-                     "the EOS id of the byte-level tokenizer (give another "
-                     "--eos-id)" % (i, eos))
+            fail("document %d holds the byte %d, which is the EOS id of the "
+                 "byte-level tokenizer (give another --eos-id)" % (i, eos))
         ids.append(list(data) + [eos])
     return ids, 256 if eos < 256 else eos + 1, "byte-level"
 
@@ -77,8 +129,7 @@ def hf_tokenizer(docs, tokenizer, eos, name):
     if eos is None:
         eos = tokenizer.token_to_id(EOS_TEXT)
         if eos is None:
-            sys.exit("prepare-data: the tokenizer has no '%s' token: give "
-                     "--eos-id" % EOS_TEXT)
+            fail("the tokenizer has no '%s' token: give --eos-id" % EOS_TEXT)
     ids = [enc.ids + [eos] for enc in tokenizer.encode_batch(docs)]
     return ids, tokenizer.get_vocab_size(), name
 
@@ -87,9 +138,9 @@ def load_tokenizers():
     try:
         import tokenizers
     except ImportError:
-        sys.exit("prepare-data: the 'tokenizers' package is not importable "
-                 "(scripts/hf-venv.sh makes a virtualenv that has it; the "
-                 "byte-level tokenizer needs nothing)")
+        fail("the 'tokenizers' package is not importable (scripts/hf-venv.sh "
+             "makes a virtualenv that has it; the byte-level tokenizer needs "
+             "nothing)")
     return tokenizers
 
 
@@ -99,24 +150,37 @@ def write(path, ids, vocab, eos, name, dtype):
     if dtype is None:
         dtype = "uint16" if vocab <= 65536 else "uint32"
     if dtype == "uint16" and vocab > 65536:
-        sys.exit("prepare-data: a vocabulary of %d does not fit uint16" % vocab)
+        fail("a vocabulary of %d does not fit uint16" % vocab)
     if flat.size and int(flat.max()) >= vocab:
-        sys.exit("prepare-data: token id %d is not below the vocabulary %d"
-                 % (int(flat.max()), vocab))
-    flat.astype("<u2" if dtype == "uint16" else "<u4").tofile(path)
+        fail("token id %d is not below the vocabulary %d"
+             % (int(flat.max()), vocab))
     meta = {"format": "seqpar-tokens", "format_version": 1, "dtype": dtype,
             "vocab_size": int(vocab), "eos_id": int(eos),
             "num_tokens": int(flat.size), "num_documents": len(ids),
             "tokenizer": name}
-    with open(path + ".json", "w") as f:
-        json.dump(meta, f, indent=2)
-        f.write("\n")
+    # Both files through temporaries, renamed once both are written.
+    temporaries = [path + ".tmp", path + ".json.tmp"]
+    try:
+        flat.astype("<u2" if dtype == "uint16" else "<u4").tofile(
+            temporaries[0])
+        with open(temporaries[1], "w") as f:
+            json.dump(meta, f, indent=2)
+            f.write("\n")
+        os.replace(temporaries[0], path)
+        os.replace(temporaries[1], path + ".json")
+    except OSError as e:
+        for t in temporaries:
+            if os.path.exists(t):
+                os.remove(t)
+        fail("cannot write '%s': %s" % (path if e.filename in temporaries
+                                        else e.filename or path,
+                                        e.strerror or e))
     print("prepare-data: %s: %d documents, %d tokens (%s, vocabulary %d, "
           "EOS %d)" % (path, len(ids), flat.size, dtype, vocab, eos))
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p = Parser(description=__doc__.split("\n")[0])
     p.add_argument("inputs", nargs="+")
     p.add_argument("-o", "--output", required=True)
     g = p.add_mutually_exclusive_group()
@@ -129,12 +193,27 @@ def main():
     p.add_argument("--dtype", choices=["uint16", "uint32"])
     a = p.parse_args()
     if not 0.0 <= a.valid_fraction < 1.0:
-        sys.exit("prepare-data: --valid-fraction must be in [0, 1)")
+        fail("--valid-fraction must be in [0, 1)")
+    if a.eos_id is not None and a.eos_id < 0:
+        fail("--eos-id must be a token id >= 0, got %d" % a.eos_id)
+    if a.train_bpe is not None and a.train_bpe < 1:
+        fail("--train-bpe must be a vocabulary size >= 1, got %d"
+             % a.train_bpe)
+    outputs = [a.output, a.output + ".json"]
+    if a.valid_fraction > 0:
+        outputs += [a.output + ".valid", a.output + ".valid.json"]
+    if a.train_bpe:
+        outputs.append(a.output + ".tokenizer.json")
+    check_paths(a.inputs + ([a.tokenizer] if a.tokenizer else []), outputs)
     docs = documents(a.inputs, a.documents)
     if not docs:
-        sys.exit("prepare-data: the inputs hold no document")
+        fail("the inputs hold no document")
     if a.tokenizer:
-        tok = load_tokenizers().Tokenizer.from_file(a.tokenizer)
+        try:
+            tok = load_tokenizers().Tokenizer.from_file(a.tokenizer)
+        except Exception as e:  # the tokenizers package raises its own
+            fail("cannot read the tokenizer '%s': %s"
+                 % (a.tokenizer, str(e).splitlines()[0] if str(e) else e))
         ids, vocab, name = hf_tokenizer(docs, tok, a.eos_id,
                                         os.path.basename(a.tokenizer))
     elif a.train_bpe:
@@ -147,7 +226,10 @@ def main():
             initial_alphabet=t.pre_tokenizers.ByteLevel.alphabet(),
             show_progress=False)
         tok.train_from_iterator(docs, trainer=trainer)
-        tok.save(a.output + ".tokenizer.json")
+        try:
+            tok.save(a.output + ".tokenizer.json")
+        except Exception as e:  # the tokenizers package raises its own
+            fail("cannot write '%s': %s" % (a.output + ".tokenizer.json", e))
         ids, vocab, name = hf_tokenizer(docs, tok, a.eos_id,
                                         "byte-level BPE %d" % a.train_bpe)
     else:
@@ -155,7 +237,7 @@ def main():
                                       else a.eos_id)
     if a.valid_fraction > 0:
         if len(docs) < 2:
-            sys.exit("prepare-data: --valid-fraction needs two documents")
+            fail("--valid-fraction needs two documents")
         n = min(len(docs) - 1, max(1, int(round(len(docs) * a.valid_fraction))))
         write(a.output + ".valid", ids[-n:], vocab, ids[0][-1], name, a.dtype)
         ids = ids[:-n]

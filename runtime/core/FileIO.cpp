@@ -72,6 +72,25 @@ bool AtomicFile::write(const void *data, size_t bytes, std::string &error) {
   return writeAll(fd, data, bytes, tmp, error);
 }
 
+bool AtomicFile::writeAt(uint64_t offset, const void *data, size_t bytes,
+                         std::string &error) {
+  const char *at = static_cast<const char *>(data);
+  while (bytes > 0) {
+    ssize_t n = ::pwrite(fd, at, bytes, off_t(offset));
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      error = "cannot write '" + tmp +
+              "': " + (n < 0 ? std::strerror(errno) : "short write");
+      return false;
+    }
+    at += n;
+    bytes -= size_t(n);
+    offset += uint64_t(n);
+  }
+  return true;
+}
+
 bool AtomicFile::commit(std::string &error) {
   // fsync: the rename must not reach the disk before the data does.
   int err = 0;
@@ -106,9 +125,12 @@ LineFile::~LineFile() {
     ::close(fd);
 }
 
-bool LineFile::open(const std::string &target, std::string &error) {
+bool LineFile::open(const std::string &target, bool append,
+                    std::string &error) {
   path = target;
-  fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  fd = ::open(path.c_str(),
+              O_WRONLY | O_CREAT | O_CLOEXEC | (append ? O_APPEND : O_TRUNC),
+              0644);
   if (fd < 0) {
     error = "cannot write '" + path + "': " + std::strerror(errno);
     return false;
@@ -117,7 +139,15 @@ bool LineFile::open(const std::string &target, std::string &error) {
 }
 
 bool LineFile::append(const std::string &line, std::string &error) {
-  return writeAll(fd, line.data(), line.size(), path, error);
+  struct stat st;
+  bool sized = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  if (writeAll(fd, line.data(), line.size(), path, error))
+    return true;
+  // A line cut short (a full disk, a size limit) is taken back: the log
+  // holds whole lines only.
+  if (sized && ::ftruncate(fd, st.st_size) != 0)
+    error += " (and the partial line could not be removed)";
+  return false;
 }
 
 bool LineFile::close(std::string &error) {

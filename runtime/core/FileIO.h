@@ -32,6 +32,9 @@ public:
 
   bool open(const std::string &path, std::string &error);
   bool write(const void *data, size_t bytes, std::string &error);
+  /// Overwrites bytes already written, from `offset`.
+  bool writeAt(uint64_t offset, const void *data, size_t bytes,
+               std::string &error);
   bool commit(std::string &error);
 
 private:
@@ -44,7 +47,8 @@ bool writeFileAtomically(const std::string &path, const std::string &text,
                          std::string &error);
 
 /// A log written a line at a time with write(2): each line is on disk (in
-/// the page cache) when append() returns true.
+/// the page cache) when append() returns true; a line that fails part-way
+/// is removed again (a regular file holds whole lines only).
 class LineFile {
 public:
   LineFile() = default;
@@ -52,7 +56,8 @@ public:
   LineFile &operator=(const LineFile &) = delete;
   ~LineFile();
 
-  bool open(const std::string &path, std::string &error);
+  /// Creates or truncates `path`, or with `append` adds to its end.
+  bool open(const std::string &path, bool append, std::string &error);
   bool isOpen() const { return fd >= 0; }
   bool append(const std::string &line, std::string &error);
   bool close(std::string &error);

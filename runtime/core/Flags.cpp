@@ -41,7 +41,8 @@ std::string sprt::usage(const char *argv0) {
          "[--log FILE] [--dump-params FILE] [--dump-outputs FILE] "
          "[--dump-grads FILE] [--dump-dtype f32|bf16|f16] [--export-hf DIR "
          "[--export-shard-bytes N]] [--checkpoint-dir "
-         "DIR [--save-every N] [--resume]] [--timeout SECONDS] "
+         "DIR [--save-every N] [--resume | --overwrite-checkpoints]] "
+         "[--timeout SECONDS] "
          "[--comm nccl|mpi|mpi-staged] "
          "[--on-nonfinite stop|skip] [--check-tied] " +
          scheduleUsage() +
@@ -111,12 +112,31 @@ bool sprt::parseFlags(int argc, char **argv, Flags &f, bool &help,
                                                    "--valid-data",
                                                    "--eval-every",
                                                    "--eval-steps"};
+  // The flags that take a file or directory: an empty value is an error,
+  // never "none".
+  static const std::set<std::string> fileFlags = {
+      "--data",         "--init-from",  "--log",       "--dump-params",
+      "--dump-outputs", "--dump-grads", "--valid-data"};
+  static const std::set<std::string> switches = {
+      "--resume",         "--overwrite-checkpoints",
+      "--pack-documents", "--check-tied",
+      "--shuffle",        "--override-schedule"};
   help = false;
+  // Each flag once: a second value would silently replace the first.
+  std::set<std::string> seen;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--help" || a == "-h") {
       help = true;
       return true;
+    }
+    if (!switches.count(a) && !valueFlags.count(a) && !isScheduleFlag(a)) {
+      error = "unknown flag '" + a + "' (see --help)";
+      return false;
+    }
+    if (!seen.insert(a).second) {
+      error = "flag " + a + " is given more than once (give each flag once)";
+      return false;
     }
     if (a == "--resume") {
       f.resume = true;
@@ -138,15 +158,20 @@ bool sprt::parseFlags(int argc, char **argv, Flags &f, bool &help,
       f.schedule.overrideSchedule = true;
       continue;
     }
-    if (!valueFlags.count(a) && !isScheduleFlag(a)) {
-      error = "unknown flag '" + a + "' (see --help)";
-      return false;
+    if (a == "--overwrite-checkpoints") {
+      f.overwriteCheckpoints = true;
+      continue;
     }
     if (i + 1 >= argc) {
       error = "flag " + a + " needs a value";
       return false;
     }
     const char *v = argv[++i];
+    if (!*v && (fileFlags.count(a) || a == "--checkpoint-dir")) {
+      error = a + " needs a " +
+              (a == "--checkpoint-dir" ? "directory" : "file") + ", got ''";
+      return false;
+    }
     auto bad = [&](const std::string &what) {
       error = a + " must be " + what + ", got '" + v + "'";
       return false;
@@ -165,6 +190,7 @@ bool sprt::parseFlags(int argc, char **argv, Flags &f, bool &help,
       if (!parseUnsigned(v, 0, UINT64_MAX, n))
         return bad("a non-negative integer");
       f.seed = n;
+      f.hasSeed = true;
     } else if (a == "--data-seed") {
       if (!parseUnsigned(v, 0, UINT64_MAX, n))
         return bad("a non-negative integer");
@@ -175,10 +201,6 @@ bool sprt::parseFlags(int argc, char **argv, Flags &f, bool &help,
         return bad("a positive integer");
       (a == "--eval-every" ? f.evalEvery : f.evalSteps) = int64_t(n);
     } else if (a == "--valid-data") {
-      if (!*v) {
-        error = "--valid-data needs a file, got ''";
-        return false;
-      }
       f.validData = v;
     } else if (a == "--save-every") {
       if (!parseUnsigned(v, 1, INT64_MAX, n))
@@ -297,6 +319,28 @@ bool sprt::parseFlags(int argc, char **argv, Flags &f, bool &help,
     f.evalSteps = 1;
   if ((f.saveEvery || f.resume) && f.checkpointDir.empty()) {
     error = "--save-every and --resume need --checkpoint-dir";
+    return false;
+  }
+  if (f.overwriteCheckpoints && f.checkpointDir.empty()) {
+    error = "--overwrite-checkpoints needs --checkpoint-dir";
+    return false;
+  }
+  if (f.overwriteCheckpoints && f.resume) {
+    error = "--overwrite-checkpoints and --resume conflict: --resume "
+            "continues the checkpoints in --checkpoint-dir, "
+            "--overwrite-checkpoints writes a new run's over them";
+    return false;
+  }
+  // A resumed run goes on exactly as the one that saved: with its seed and
+  // its sample order.
+  if (f.resume && f.hasSeed) {
+    error = "--seed and --resume conflict: a resumed run goes on with the "
+            "seed its checkpoint recorded";
+    return false;
+  }
+  if (f.resume && f.hasDataSeed) {
+    error = "--data-seed and --resume conflict: a resumed run goes on with "
+            "the sample order its checkpoint recorded";
     return false;
   }
   if (!f.dumpDtype.empty() && f.dumpParams.empty() && f.dumpGrads.empty()) {

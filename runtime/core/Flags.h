@@ -18,6 +18,7 @@ struct Flags {
   int64_t epochs = 0;
   bool hasSteps = false;
   uint64_t seed = 1234;
+  bool hasSeed = false;
   std::string data, initFrom, log, dumpParams, dumpOutputs, dumpGrads;
   std::string checkpointDir;
   /// The element type of --dump-params / --dump-grads: "f32", "bf16",
@@ -30,6 +31,9 @@ struct Flags {
   int64_t exportShardBytes = 0;
   int64_t saveEvery = 0;
   bool resume = false;
+  /// --overwrite-checkpoints: write into a --checkpoint-dir that holds
+  /// another run's checkpoints (Outputs.h) without continuing them.
+  bool overwriteCheckpoints = false;
   /// --pack-documents: whole documents of --data (paragraphs ended by a
   /// blank line) packed one after another into each sequence, positions
   /// restarting at 0 in each, the label of a document's last token -100.
@@ -67,8 +71,9 @@ struct Flags {
   LossScaleFlags lossScale;
 };
 
-/// Parses the command line strictly: an unknown flag, a missing value, a
-/// number out of range or with trailing characters, or flags that conflict
+/// Parses the command line strictly: an unknown flag, a flag given twice, a
+/// missing or empty value, a number out of range or with trailing
+/// characters, or flags that conflict or that the others make meaningless
 /// are errors. Returns false with `error` set; sets `help` for --help.
 bool parseFlags(int argc, char **argv, Flags &flags, bool &help,
                 std::string &error);

@@ -6,7 +6,8 @@
 //                       [--dump-outputs FILE] [--dump-grads FILE]
 //                       [--dump-dtype f32|bf16|f16]
 //                       [--export-hf DIR [--export-shard-bytes N]]
-//                       [--checkpoint-dir DIR [--save-every N] [--resume]]
+//                       [--checkpoint-dir DIR [--save-every N]
+//                        [--resume | --overwrite-checkpoints]]
 //                       [--timeout SECONDS] [--on-nonfinite stop|skip]
 //                       [--comm nccl|mpi|mpi-staged]
 //                       [--trace FILE|DIR] [--peak-flops FLOP/s-per-rank]
@@ -19,7 +20,9 @@
 //
 // Every check that can fail is made by every rank on the same inputs where
 // it can be, so a bad flag or file makes every rank print the error and exit
-// 1; a failure on one rank alone ends the job (Failure.h).
+// 1; a failure on one rank alone ends the job (Failure.h). The paths rank 0
+// writes are checked by rank 0 before the first step (Outputs.h), and every
+// rank prints its error.
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,6 +41,7 @@
 #include "Mesh.h"
 #include "Model.h"
 #include "Observability.h"
+#include "Outputs.h"
 #include "Params.h"
 #include "SafeTensors.h"
 #include "Schedule.h"
@@ -201,6 +205,19 @@ void checkMemoryFit(const Model &model) {
     fatal(problem);
 }
 
+/// Ends the job on every rank with rank 0's `problem` when it has one (rank 0
+/// checks the paths it writes; the others print its message).
+void failWithRankZeros(const std::string &problem) {
+  int64_t bytes = int64_t(problem.size());
+  World::broadcast(&bytes, int64_t(sizeof bytes), 0);
+  if (!bytes)
+    return;
+  std::string text = problem;
+  text.resize(size_t(bytes));
+  World::broadcast(text.data(), bytes, 0);
+  fatal(text);
+}
+
 /// What a step returned, and whether its update was applied.
 struct StepResult {
   int64_t step = 0;
@@ -351,6 +368,9 @@ int main(int argc, char **argv) {
       fatal("--dump-grads needs a training program (sp-compile --train)");
     if (!flags.checkpointDir.empty())
       fatal("--checkpoint-dir needs a training program (sp-compile --train)");
+    if (flags.skipNonFinite)
+      fatal("--on-nonfinite skip needs a training program (sp-compile "
+            "--train): a forward-only step has no update to skip");
   }
 
   // An export that cannot be written is refused before the run.
@@ -362,6 +382,8 @@ int main(int argc, char **argv) {
     if (!allAgree(problem.empty()))
       fatal(rank == 0 ? problem : "--export-hf: rank 0 refused the directory");
   }
+  // The paths rank 0 writes (Outputs.h), before anything is drawn or run.
+  failWithRankZeros(rank == 0 ? outputsProblem(flags) : "");
 
   Batcher batcher(model, flags.seed);
   if (flags.hasDataSeed)
@@ -418,14 +440,12 @@ int main(int argc, char **argv) {
   sprt_set_host_threads(hostThreadsPerRank(World::localSize()));
   auto paramStart = std::chrono::steady_clock::now();
   Params params(model);
-  if (flags.initFrom.empty())
+  // A resumed run loads every parameter (and master weight) from the
+  // checkpoint below: nothing to draw.
+  if (!flags.resume && flags.initFrom.empty())
     params.initialize(flags.seed);
-  else if (!params.load(flags.initFrom, error))
+  else if (!flags.resume && !params.load(flags.initFrom, error))
     fatal(error);
-
-  LineFile log;
-  if (rank == 0 && !flags.log.empty() && !log.open(flags.log, error))
-    fatal("cannot write the metrics log: " + error);
 
   // Device memory (Memory.h): the arena of the size the compiler computed,
   // and the step's token inputs.
@@ -523,6 +543,14 @@ int main(int argc, char **argv) {
     evaluator = std::make_unique<Evaluator>(model, valid, params.pointers());
   std::vector<float> scalars(size_t(model.numScalars), 0.0f);
   std::vector<float *> grads(model.grads.size(), nullptr);
+
+  // The metrics log, opened once every start-up check has passed (a run
+  // that fails before its first step leaves it as it was); a resumed run
+  // appends to it.
+  LineFile log;
+  if (rank == 0 && !flags.log.empty() &&
+      !log.open(flags.log, flags.resume, error))
+    fatal("cannot write the metrics log: " + error);
 
   StepResult r;
   r.hasPipeline = model.pipelineAxis >= 0;

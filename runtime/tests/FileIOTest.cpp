@@ -2,11 +2,14 @@
 
 #include "../core/FileIO.h"
 #include "../core/Flags.h"
+#include "../core/Outputs.h"
 #include "FlagsTestUtil.h"
 
+#include <csignal>
 #include <cstdio>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <vector>
@@ -64,9 +67,152 @@ TEST(FileIO, WritesToADeviceAreRefused) {
 TEST(FileIO, LineFileReportsAFullDisk) {
   LineFile log;
   std::string error;
-  ASSERT_TRUE(log.open("/dev/full", error)) << error;
+  ASSERT_TRUE(log.open("/dev/full", false, error)) << error;
   EXPECT_FALSE(log.append("{}\n", error));
   EXPECT_EQ(error, "cannot write '/dev/full': No space left on device");
+}
+
+TEST(FileIO, LineFileTruncatesOrAppends) {
+  std::string dir = tempDir(), path = dir + "/log", error;
+  ASSERT_TRUE(writeFileAtomically(path, "old\n", error)) << error;
+  {
+    LineFile log;
+    ASSERT_TRUE(log.open(path, true, error)) << error;
+    ASSERT_TRUE(log.append("new\n", error)) << error;
+    ASSERT_TRUE(log.close(error)) << error;
+  }
+  EXPECT_EQ(slurp(path), "old\nnew\n");
+  {
+    LineFile log;
+    ASSERT_TRUE(log.open(path, false, error)) << error;
+    ASSERT_TRUE(log.close(error)) << error;
+  }
+  EXPECT_EQ(slurp(path), "");
+}
+
+TEST(FileIO, LineFileKeepsWholeLines) {
+  std::string dir = tempDir(), path = dir + "/log", error;
+  LineFile log;
+  ASSERT_TRUE(log.open(path, false, error)) << error;
+  // Past a file-size limit of 10 bytes (EFBIG instead of SIGXFSZ).
+  void (*handler)(int) = std::signal(SIGXFSZ, SIG_IGN);
+  struct rlimit old;
+  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &old), 0);
+  struct rlimit small = old;
+  small.rlim_cur = 10;
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
+  bool first = log.append("12345\n", error);
+  bool second = log.append("1234567890\n", error);
+  setrlimit(RLIMIT_FSIZE, &old);
+  std::signal(SIGXFSZ, handler);
+  EXPECT_TRUE(first);
+  EXPECT_FALSE(second);
+  EXPECT_EQ(error, "cannot write '" + path + "': File too large");
+  EXPECT_EQ(slurp(path), "12345\n");
+}
+
+TEST(Outputs, FilesAreCheckedWithoutBeingWritten) {
+  std::string dir = tempDir(), error;
+  std::string file = dir + "/f";
+  ASSERT_TRUE(writeFileAtomically(file, "keep", error)) << error;
+  EXPECT_EQ(outputFileProblem("--log", file, false), "");
+  EXPECT_EQ(outputFileProblem("--dump-params", file, true), "");
+  EXPECT_EQ(outputFileProblem("--log", dir + "/new", false), "");
+  EXPECT_EQ(slurp(file), "keep");
+  EXPECT_NE(access((dir + "/new").c_str(), F_OK), 0);
+  EXPECT_EQ(outputFileProblem("--log", dir + "/no/m.jsonl", false),
+            "--log: cannot write '" + dir + "/no/m.jsonl': '" + dir +
+                "/no' does not exist");
+  EXPECT_EQ(outputFileProblem("--dump-grads", file + "/g", true),
+            "--dump-grads: cannot write '" + file + "/g': '" + file +
+                "' is not a directory");
+  EXPECT_EQ(outputFileProblem("--dump-params", dir, true),
+            "--dump-params: cannot write '" + dir +
+                "': is a directory, not a file");
+  EXPECT_EQ(outputFileProblem("--dump-params", dir + "/x/", true),
+            "--dump-params: cannot write '" + dir +
+                "/x/': it names a directory, not a file");
+  EXPECT_EQ(outputFileProblem("--log", "/dev/full", false),
+            "--log: cannot write '/dev/full': is a device, not a regular file");
+  EXPECT_EQ(outputFileProblem("--log", "m.jsonl", false), "");
+}
+
+TEST(Outputs, Directories) {
+  std::string dir = tempDir(), error;
+  ASSERT_TRUE(writeFileAtomically(dir + "/f", "", error)) << error;
+  EXPECT_EQ(outputDirProblem("--checkpoint-dir", dir, false), "");
+  EXPECT_EQ(outputDirProblem("--checkpoint-dir", dir + "/ck/", false), "");
+  EXPECT_EQ(outputDirProblem("--checkpoint-dir", dir + "/a/ck", false),
+            "--checkpoint-dir: cannot create '" + dir + "/a/ck': '" + dir +
+                "/a' does not exist");
+  // A directory made with its parents needs the nearest existing one.
+  EXPECT_EQ(outputDirProblem("--export-hf", dir + "/a/b/c", true), "");
+  EXPECT_EQ(outputDirProblem("--export-hf", dir + "/f/b/c", true),
+            "--export-hf: cannot create '" + dir + "/f/b/c': '" + dir +
+                "/f' is not a directory");
+  EXPECT_EQ(outputDirProblem("--checkpoint-dir", dir + "/f", false),
+            "--checkpoint-dir: '" + dir + "/f' is not a directory");
+  EXPECT_NE(access((dir + "/a").c_str(), F_OK), 0);
+}
+
+TEST(Outputs, CheckpointsBelongToTheirRun) {
+  std::string dir = tempDir(), error;
+  EXPECT_EQ(checkpointOwnerProblem(dir, false, false), "");
+  EXPECT_EQ(checkpointOwnerProblem(dir + "/missing", false, false), "");
+  // A killed save's temporary is no checkpoint.
+  ASSERT_EQ(mkdir((dir + "/.step-00000003.tmp").c_str(), 0755), 0);
+  EXPECT_EQ(checkpointOwnerProblem(dir, false, false), "");
+  for (const char *step :
+       {"step-00000001", "step-00000002", "step-00000003", "step-00000004"})
+    ASSERT_EQ(mkdir((dir + "/" + step).c_str(), 0755), 0);
+  EXPECT_EQ(checkpointOwnerProblem(dir, false, false),
+            "--checkpoint-dir '" + dir +
+                "' already holds another run's checkpoints (..., "
+                "step-00000002, step-00000003, step-00000004): give --resume "
+                "to continue from them or --overwrite-checkpoints to write "
+                "this run's over them");
+  ASSERT_TRUE(writeFileAtomically(dir + "/latest", "step-00000004\n", error));
+  EXPECT_NE(checkpointOwnerProblem(dir, false, false)
+                .find("checkpoints ('latest', ..., step-00000002"),
+            std::string::npos);
+  EXPECT_EQ(checkpointOwnerProblem(dir, true, false), "");
+  EXPECT_EQ(checkpointOwnerProblem(dir, false, true), "");
+}
+
+TEST(Outputs, OutputsDifferFromEachOtherAndTheInputs) {
+  std::string dir = tempDir(), error;
+  ASSERT_TRUE(writeFileAtomically(dir + "/data", "text", error)) << error;
+  ASSERT_TRUE(writeFileAtomically(dir + "/init", "x", error)) << error;
+  Flags f;
+  f.data = dir + "/data";
+  f.initFrom = dir + "/init";
+  f.dumpParams = dir + "/p";
+  f.dumpGrads = dir + "/./p";
+  EXPECT_EQ(outputsProblem(f), "--dump-params and --dump-grads name the same "
+                               "file '" +
+                                   dir + "/./p'");
+  f.dumpGrads = "";
+  f.log = dir + "/data";
+  EXPECT_EQ(outputsProblem(f), "--log '" + dir +
+                                   "/data' is the --data file: the output "
+                                   "would replace the input");
+  f.log = dir + "/init";
+  EXPECT_EQ(outputsProblem(f), "--log '" + dir +
+                                   "/init' is the --init-from file: the "
+                                   "output would replace the input");
+  // A dump may replace the parameters it started from.
+  f.log = "";
+  f.dumpParams = dir + "/init";
+  EXPECT_EQ(outputsProblem(f), "");
+  f.exportHf = dir + "/data/hf";
+  EXPECT_EQ(outputsProblem(f), "--export-hf: cannot write '" + dir +
+                                   "/data/hf': '" + dir +
+                                   "/data' is not a directory");
+  f.exportHf = dir + "/new/hf";
+  f.checkpointDir = dir + "/new/ck";
+  EXPECT_EQ(outputsProblem(f), "--checkpoint-dir: cannot create '" + dir +
+                                   "/new/ck': '" + dir +
+                                   "/new' does not exist");
 }
 
 TEST(Flags, NumbersAreStrict) {
@@ -198,4 +344,54 @@ TEST(Flags, ShuffleDataSeedEpochsAndValidation) {
         "--valid-data needs a file, got ''");
   fails({"--data", "d", "--data-seed", "-1"},
         "--data-seed must be a non-negative integer, got '-1'");
+}
+
+TEST(Flags, EachFlagOnceWithAValue) {
+  std::string e;
+  auto fails = [&](std::vector<std::string> args, const std::string &why) {
+    Flags h;
+    EXPECT_FALSE(parse(args, h, e));
+    EXPECT_EQ(e, why);
+  };
+  fails({"--steps", "3", "--steps", "4"},
+        "flag --steps is given more than once (give each flag once)");
+  fails({"--checkpoint-dir", "c", "--resume", "--resume"},
+        "flag --resume is given more than once (give each flag once)");
+  fails({"--lr", "0.1", "--lr", "0.2"},
+        "flag --lr is given more than once (give each flag once)");
+  fails({"--stepz", "1", "--stepz", "1"},
+        "unknown flag '--stepz' (see --help)");
+  for (const char *flag : {"--data", "--init-from", "--log", "--dump-params",
+                           "--dump-outputs", "--dump-grads"})
+    fails({flag, ""}, std::string(flag) + " needs a file, got ''");
+  fails({"--checkpoint-dir", ""}, "--checkpoint-dir needs a directory, got ''");
+}
+
+TEST(Flags, MeaninglessCombinations) {
+  std::string e;
+  auto fails = [&](std::vector<std::string> args, const std::string &why) {
+    Flags h;
+    EXPECT_FALSE(parse(args, h, e));
+    EXPECT_EQ(e, why);
+  };
+  fails({"--overwrite-checkpoints"},
+        "--overwrite-checkpoints needs --checkpoint-dir");
+  fails({"--checkpoint-dir", "c", "--resume", "--overwrite-checkpoints"},
+        "--overwrite-checkpoints and --resume conflict: --resume continues "
+        "the checkpoints in --checkpoint-dir, --overwrite-checkpoints writes "
+        "a new run's over them");
+  fails({"--checkpoint-dir", "c", "--resume", "--seed", "5"},
+        "--seed and --resume conflict: a resumed run goes on with the seed "
+        "its checkpoint recorded");
+  fails(
+      {"--data", "d", "--checkpoint-dir", "c", "--resume", "--data-seed", "5"},
+      "--data-seed and --resume conflict: a resumed run goes on with the "
+      "sample order its checkpoint recorded");
+  Flags f;
+  EXPECT_TRUE(
+      parse({"--checkpoint-dir", "c", "--overwrite-checkpoints", "--seed", "5"},
+            f, e))
+      << e;
+  EXPECT_TRUE(f.overwriteCheckpoints);
+  EXPECT_TRUE(f.hasSeed);
 }

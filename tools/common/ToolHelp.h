@@ -7,7 +7,8 @@
 // --version); every other option stays available and is listed by
 // --help-hidden. This is cl::HideUnrelatedOptions, except that the options
 // it hides become cl::Hidden rather than cl::ReallyHidden (which
-// --help-hidden would not show either).
+// --help-hidden would not show either). repeatedOptionError() makes a tool's
+// own option given twice an error (LLVM keeps the last value).
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,7 +17,11 @@
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/Twine.h"
 #include "llvm/Support/CommandLine.h"
+
+#include <string>
 
 namespace seqpar {
 
@@ -60,6 +65,34 @@ inline void showOnlyCategories(
         before.lookup(option) != llvm::cl::ReallyHidden)
       option->setHiddenFlag(llvm::cl::Hidden);
   }
+}
+
+/// The error for an option of `categories` (a tool's own) given more than
+/// once on the command line, e.g. "--tp is given more than once (give each
+/// flag once)", or "" when there is none. LLVM keeps the last value of a
+/// repeated cl::opt silently; a cl::list, whose values accumulate, may
+/// repeat. Of several, the one whose last occurrence comes first.
+inline std::string repeatedOptionError(
+    llvm::ArrayRef<const llvm::cl::OptionCategory *> categories) {
+  llvm::cl::Option *first = nullptr;
+  for (auto &entry : llvm::cl::getRegisteredOptions()) {
+    llvm::cl::Option *option = entry.second;
+    if (option->getNumOccurrences() < 2 || option->ArgStr.empty() ||
+        option->getNumOccurrencesFlag() == llvm::cl::ZeroOrMore ||
+        option->getNumOccurrencesFlag() == llvm::cl::OneOrMore)
+      continue;
+    bool own = llvm::any_of(option->Categories,
+                            [&](const llvm::cl::OptionCategory *category) {
+                              return llvm::is_contained(categories, category);
+                            });
+    if (own && (!first || option->getPosition() < first->getPosition()))
+      first = option;
+  }
+  if (!first)
+    return "";
+  return (llvm::Twine(first->ArgStr.size() == 1 ? "-" : "--") + first->ArgStr +
+          " is given more than once (give each flag once)")
+      .str();
 }
 
 } // namespace seqpar

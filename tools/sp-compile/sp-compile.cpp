@@ -360,6 +360,11 @@ static int checkFlags() {
   if (cpAttention != "allgather" && cpAttention != "ring")
     return fail("--cp-attention must be allgather or ring, got '" +
                 cpAttention + "'");
+  // (allgather, the default, restated without --cp is accepted, as
+  // --recompute none without --train.)
+  if (cpAttention == "ring" && cp == 1)
+    return fail("--cp-attention ring needs --cp > 1 (it passes K/V blocks "
+                "around the ranks a sequence is split over)");
   std::optional<int64_t> tpdp = checkedMul<int64_t>(tp, dp);
   if (!tpdp || !checkedMul<int64_t>(*tpdp, cp))
     return fail("--tp * --dp * --cp = " + Twine(tp) + " * " + Twine(dp) +
@@ -384,6 +389,9 @@ static int checkFlags() {
     return fail("--zero must be 0 or 1, got " + Twine(zero));
   if (zero == 1 && !train)
     return fail("--zero needs --train");
+  if (zero == 1 && dp == 1 && cp == 1)
+    return fail("--zero 1 needs --dp > 1 or --cp > 1 (it shards the "
+                "optimizer state over dp x cp)");
   if (microBatches < 1)
     return fail("--micro-batches must be >= 1, got " + Twine(microBatches));
   if (microBatches > 1 && !train)
@@ -401,6 +409,23 @@ static int checkFlags() {
                 recompute + "'");
   if (recompute != "none" && !train)
     return fail("--recompute needs --train");
+  // The optimizer's flags mean nothing to a forward-only program, AdamW's
+  // to SGD, and the master weights' placement without ZeRO-1.
+  for (const cl::Option *flag :
+       {static_cast<const cl::Option *>(&optimizerName),
+        static_cast<const cl::Option *>(&lr),
+        static_cast<const cl::Option *>(&beta1),
+        static_cast<const cl::Option *>(&beta2),
+        static_cast<const cl::Option *>(&adamEps),
+        static_cast<const cl::Option *>(&weightDecay),
+        static_cast<const cl::Option *>(&gradClip),
+        static_cast<const cl::Option *>(&masterWeights),
+        static_cast<const cl::Option *>(&overlapGradReductions)})
+    if (flag->getNumOccurrences() && !train)
+      return fail("--" + flag->ArgStr + " needs --train");
+  if (masterWeights.getNumOccurrences() && zero != 1)
+    return fail("--master-weights needs --zero 1 (without it the master "
+                "weights are the parameters' own)");
   // Not given: as imported; given, even empty, it must name a precision.
   if ((precision.getNumOccurrences() || !precision.empty()) &&
       precision != "bf16" && precision != "fp16" && precision != "fp32")
@@ -409,6 +434,12 @@ static int checkFlags() {
   if (optimizerName != "adamw" && optimizerName != "sgd")
     return fail("--optimizer must be adamw or sgd, got '" + optimizerName +
                 "'");
+  for (const cl::Option *flag : {static_cast<const cl::Option *>(&beta1),
+                                 static_cast<const cl::Option *>(&beta2),
+                                 static_cast<const cl::Option *>(&adamEps)})
+    if (flag->getNumOccurrences() && optimizerName != "adamw")
+      return fail("--" + flag->ArgStr + " needs --optimizer adamw (" +
+                  optimizerName + " has no moments)");
   if (!(lr > 0))
     return fail("--lr must be > 0, got " + str(lr));
   for (auto [flag, beta] : {std::pair("--beta1", double(beta1)),
@@ -462,6 +493,10 @@ int main(int argc, char **argv) {
   seqpar::showOnlyCategories({&parallelism, &training, &codegen, &inspection});
   cl::ParseCommandLineOptions(
       argc, argv, "seqpar: model IR -> sequence-parallel program\n");
+  std::string repeated = seqpar::repeatedOptionError(
+      {&parallelism, &training, &codegen, &inspection});
+  if (!repeated.empty())
+    return fail(repeated);
   if (int rc = checkFlags())
     return rc;
   if (target != "cpu" && target != "cuda")
@@ -477,6 +512,9 @@ int main(int argc, char **argv) {
     return fail("--report must be memory or comm, got '" + report + "'");
   if ((emit == "exe" || emit == "obj") && report.empty() && output == "-")
     return fail("-o is required for --emit " + emit);
+  if (input != "-" && output != "-" && sys::fs::equivalent(input, output))
+    return fail("-o '" + output +
+                "' is the input model: the output would replace it");
 
   mlir::DialectRegistry registry;
   seqpar::registerAllDialects(registry);

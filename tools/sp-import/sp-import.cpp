@@ -162,6 +162,14 @@ int main(int argc, char **argv) {
   seqpar::showOnlyCategories({&modelOptions, &outputOptions});
   cl::ParseCommandLineOptions(argc, argv,
                               "seqpar: Hugging Face config.json -> tfm IR\n");
+  std::string repeated =
+      seqpar::repeatedOptionError({&modelOptions, &outputOptions});
+  if (!repeated.empty())
+    return fail(repeated);
+  if (configPath != "-" && output != "-" &&
+      sys::fs::equivalent(configPath, output))
+    return fail("-o '" + output +
+                "' is the --hf-config file: the output would replace it");
 
   seqpar::HFImportOptions options;
   options.seqLen = 0;
