@@ -26,12 +26,15 @@ std::string sprt::notRegularFile(const std::string &path) {
   return "is not a regular file";
 }
 
-/// write(2) until every byte is written or it fails.
+/// write(2) (or pwrite(2) from `offset` when it is not negative) until
+/// every byte is written or it fails.
 static bool writeAll(int fd, const void *data, size_t bytes,
-                     const std::string &path, std::string &error) {
+                     const std::string &path, std::string &error,
+                     off_t offset = -1) {
   const char *at = static_cast<const char *>(data);
   while (bytes > 0) {
-    ssize_t n = ::write(fd, at, bytes);
+    ssize_t n =
+        offset < 0 ? ::write(fd, at, bytes) : ::pwrite(fd, at, bytes, offset);
     if (n < 0 && errno == EINTR)
       continue;
     if (n <= 0) {
@@ -41,6 +44,8 @@ static bool writeAll(int fd, const void *data, size_t bytes,
     }
     at += n;
     bytes -= size_t(n);
+    if (offset >= 0)
+      offset += n;
   }
   return true;
 }
@@ -74,21 +79,7 @@ bool AtomicFile::write(const void *data, size_t bytes, std::string &error) {
 
 bool AtomicFile::writeAt(uint64_t offset, const void *data, size_t bytes,
                          std::string &error) {
-  const char *at = static_cast<const char *>(data);
-  while (bytes > 0) {
-    ssize_t n = ::pwrite(fd, at, bytes, off_t(offset));
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0) {
-      error = "cannot write '" + tmp +
-              "': " + (n < 0 ? std::strerror(errno) : "short write");
-      return false;
-    }
-    at += n;
-    bytes -= size_t(n);
-    offset += uint64_t(n);
-  }
-  return true;
+  return writeAll(fd, data, bytes, tmp, error, off_t(offset));
 }
 
 bool AtomicFile::commit(std::string &error) {

@@ -18,11 +18,14 @@ MODEL.mlir is sp-import's output (each tfm.param's name, shape and init:
 and elements compared; exits 1 naming the first parameter that differs."""
 import argparse
 import math
+import os
 import re
-import struct
 import sys
 
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(__file__))
+import seqpar_e2e as e2e  # noqa: E402
 
 MASK = np.uint64(0xFFFFFFFF)
 
@@ -86,19 +89,9 @@ def params_of(model):
 
 
 def read_f32(path):
-    with open(path, "rb") as f:
-        (n,) = struct.unpack("<Q", f.read(8))
-        import json
-        header = json.loads(f.read(n))
-        data = f.read()
     out = {}
-    for name, info in header.items():
-        if name == "__metadata__":
-            continue
-        if info["dtype"] != "F32":
-            sys.exit(f"{path}: {name} is {info['dtype']}; dump with --dump-dtype f32")
-        b, e = info["data_offsets"]
-        out[name] = np.frombuffer(data[b:e], dtype=np.float32)
+    for name, (shape, values) in e2e.read_safetensors(path).items():
+        out[name] = np.array(values, dtype=np.float32)
     return out
 
 
