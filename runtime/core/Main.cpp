@@ -187,24 +187,6 @@ std::string memoryLine(const Model &model) {
          "\n";
 }
 
-/// Ends the job before anything large is allocated when the plan of the
-/// ranks sharing this rank's device exceeds its free memory.
-void checkMemoryFit(const Model &model) {
-  const int64_t device = sprt_device_id();
-  auto [needed, sharing] = World::sumOnNode(model.plannedPeak, device);
-  int64_t freeBytes = 0, totalBytes = 0;
-  if (sprt_device_memory(&freeBytes, &totalBytes) != 0)
-    return;
-  std::string where = std::string(sprt_backend_name()) == "cpu"
-                          ? std::string("this node's host memory")
-                          : std::string(sprt_backend_name()) + " device " +
-                                std::to_string(device);
-  std::string problem =
-      memoryFitProblem(model, needed, sharing, freeBytes, where);
-  if (!problem.empty())
-    fatal(problem);
-}
-
 /// Ends the job on every rank with rank 0's `problem` when it has one (rank 0
 /// checks the paths it writes; the others print its message).
 void failWithRankZeros(const std::string &problem) {

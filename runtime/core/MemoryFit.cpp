@@ -1,6 +1,10 @@
 //===- MemoryFit.cpp - does the plan fit the device, before step 1 --------===//
 
 #include "MemoryFit.h"
+#include "Comm.h"
+#include "Failure.h"
+
+#include "sprt/device.h"
 
 #include <cstdio>
 
@@ -51,4 +55,20 @@ std::string sprt::memoryFitProblem(const Model &model, int64_t needed,
     suggest("--precision bf16");
   suggest("more --tp or --pp (more ranks, each holding less)");
   return line + flags;
+}
+
+void sprt::checkMemoryFit(const Model &model) {
+  const int64_t device = sprt_device_id();
+  auto [needed, sharing] = World::sumOnNode(model.plannedPeak, device);
+  int64_t freeBytes = 0, totalBytes = 0;
+  if (sprt_device_memory(&freeBytes, &totalBytes) != 0)
+    return;
+  std::string where = std::string(sprt_backend_name()) == "cpu"
+                          ? std::string("this node's host memory")
+                          : std::string(sprt_backend_name()) + " device " +
+                                std::to_string(device);
+  std::string problem =
+      memoryFitProblem(model, needed, sharing, freeBytes, where);
+  if (!problem.empty())
+    fatal(problem);
 }

@@ -28,6 +28,11 @@ std::string memoryFitProblem(const Model &model, int64_t needed,
                              int ranksOnDevice, int64_t freeBytes,
                              const std::string &device);
 
+/// Ends the job before anything large is allocated when the plan of the
+/// ranks sharing this rank's device (sprt_device_id, summed over the node)
+/// exceeds its free memory (sprt_device_memory). Collective over the world.
+void checkMemoryFit(const Model &model);
+
 } // namespace sprt
 
 #endif // SPRT_CORE_MEMORYFIT_H
