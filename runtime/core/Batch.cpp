@@ -118,7 +118,8 @@ bool Batcher::load(const std::string &path, bool packDocuments, bool shuffle,
 
 Batcher::Position Batcher::position(int64_t step) const {
   Position p;
-  const int64_t first = (step - 1) * stepBatch();
+  const int64_t first = firstSequence(step);
+  p.sequences = first;
   if (packed) {
     const int64_t n = dataTokens(), at = first * model.seq;
     p.epoch = at / n;
@@ -132,6 +133,17 @@ Batcher::Position Batcher::position(int64_t step) const {
   return p;
 }
 
+int64_t Batcher::stepsForEpochs(int64_t epochs) const {
+  const int64_t perEpoch = position(1).samplesPerEpoch;
+  if (!perEpoch)
+    return 0;
+  // Packed data counts tokens, the rest windows.
+  const int64_t unit = packing() ? model.seq : 1;
+  const int64_t left = epochs * perEpoch - originSequences * unit;
+  const int64_t perStep = stepBatch() * unit;
+  return originStep + std::max<int64_t>(0, (left + perStep - 1) / perStep);
+}
+
 /// Packed documents: sequence k of the step holds tokens [k S, k S + S) of
 /// the documents end to end (cycling); `token(i)` is token i and `ends(i)`
 /// whether it is the last of its document.
@@ -139,7 +151,7 @@ template <typename Token, typename Ends>
 void Batcher::buildPacked(int64_t step, Token token, Ends ends) {
   const int64_t S = model.seq, B = stepBatch(), n = dataTokens();
   for (int64_t b = 0; b < B; ++b) {
-    const int64_t sequence = (step - 1) * B + b;
+    const int64_t sequence = firstSequence(step) + b;
     for (int64_t s = 0; s < S; ++s) {
       const int64_t i = (sequence * S + s) % n, at = b * S + s;
       const bool starts = s == 0 || ends((i + n - 1) % n);
@@ -166,7 +178,7 @@ void Batcher::build(int64_t step) {
         [&](int64_t i) { return bool(documentEnd[size_t(i)]); });
   for (int64_t b = 0; b < B && !packing() && shuffled(); ++b) {
     // Sample j of the shuffled order: tokens [j S, j S + S].
-    const int64_t j = order.sampleAt((step - 1) * B + b);
+    const int64_t j = order.sampleAt(firstSequence(step) + b);
     for (int64_t s = 0; s <= S; ++s) {
       const int64_t i = j * S + s;
       const int64_t token = tokenized() ? tokens[i] : int64_t(text[size_t(i)]);
@@ -185,7 +197,7 @@ void Batcher::build(int64_t step) {
       positions[size_t(b * S + s)] = s;
     // Sequence b of step `step` (1-based): S + 1 consecutive bytes of the
     // text from a random position, or S + 1 random tokens.
-    int64_t sequence = (step - 1) * B + b;
+    int64_t sequence = firstSequence(step) + b;
     for (int64_t s = 0; s <= S; ++s) {
       int64_t token;
       if (!text.empty()) {

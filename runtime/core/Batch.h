@@ -46,8 +46,26 @@ public:
   /// and build() packs them (see there).
   bool loadText(const std::string &path, bool packDocuments,
                 std::string &error);
+  /// Where the data stands before step `step` + 1: `sequences` sequences
+  /// were read by steps 1..`step` (a checkpoint's `sequences_consumed`).
+  /// Later steps read on from there whatever their own sequences per step
+  /// (micro-batches, batch), so a resumed run neither skips nor repeats a
+  /// sequence. The default origin is (0, 0).
+  void setOrigin(int64_t step, int64_t sequences) {
+    originStep = step;
+    originSequences = sequences;
+  }
+  /// --epochs E: the step at which E epochs of the data have been read,
+  /// counting from the origin (the last step may run into the next epoch);
+  /// 0 when the data has no epochs (raw text at random positions).
+  int64_t stepsForEpochs(int64_t epochs) const;
+  /// The global index of the first sequence step `step` reads: the
+  /// sequences of every earlier step.
+  int64_t firstSequence(int64_t step) const {
+    return originSequences + (step - 1 - originStep) * stepBatch();
+  }
   /// The batch of step `step` (1-based). Packed documents: sequence k
-  /// (= (step - 1) * stepBatch() + b) holds tokens [k S, k S + S) of the
+  /// (= firstSequence(step) + b) holds tokens [k S, k S + S) of the
   /// documents laid end to end (cycling), a document cut by a sequence's end
   /// continuing in the next; position ids count from 0 at each document's
   /// start and at each sequence's start, and the label of a document's
@@ -64,6 +82,8 @@ public:
   /// (the index is the token offset). All zero for unshuffled raw text.
   struct Position {
     int64_t epoch = 0, sample = 0, samplesPerEpoch = 0;
+    /// Sequences read before the step (firstSequence).
+    int64_t sequences = 0;
   };
   Position position(int64_t step) const;
   const int64_t *globalIds() const { return ids.data(); }
@@ -86,6 +106,7 @@ private:
   const Model &model;
   uint64_t seed;
   uint64_t dataSeedValue = 0;
+  int64_t originStep = 0, originSequences = 0;
   std::vector<unsigned char> text;
   TokenFile tokens;
   SampleOrder order;

@@ -151,29 +151,29 @@ bool sprt::saveCheckpoint(const std::string &dir, const ResumePoint &at,
                                stateSlicings(model), stepMeta, true);
   }
   if (root && good) {
-    // Batches and dropout masks are functions of (seed, step): the data
-    // position and the random generator's state are the step and the seed.
-    json meta = {
-        {"format", kFormat},
-        {"format_version", kFormatVersion},
-        {"step", at.step},
-        {"seed", at.seed},
-        {"data", dataFile},
-        {"data_position",
-         {{"sequences_consumed", at.step * model.batch * model.microBatches},
-          {"data_seed", at.dataSeed},
-          {"epoch", at.epoch},
-          {"sample_index", at.sample},
-          {"samples_per_epoch", at.samplesPerEpoch}}},
-        {"rng",
-         {{"generator", "philox4x32-10"},
-          {"seed", at.seed},
-          {"counter", "global element index"}}},
-        {"optimizer", model.optimizer},
-        {"optimizer_step", at.step - at.skipped},
-        {"skipped_steps", at.skipped},
-        {"schedule", scheduleToJson(at.schedule)},
-        {"model", identity(model)}};
+    // Dropout masks are functions of (seed, step) and batches of (seed,
+    // sequence index): the random generator's state is the step and the
+    // seed, the data position the sequences read so far.
+    json meta = {{"format", kFormat},
+                 {"format_version", kFormatVersion},
+                 {"step", at.step},
+                 {"seed", at.seed},
+                 {"data", dataFile},
+                 {"data_position",
+                  {{"sequences_consumed", at.sequences},
+                   {"data_seed", at.dataSeed},
+                   {"epoch", at.epoch},
+                   {"sample_index", at.sample},
+                   {"samples_per_epoch", at.samplesPerEpoch}}},
+                 {"rng",
+                  {{"generator", "philox4x32-10"},
+                   {"seed", at.seed},
+                   {"counter", "global element index"}}},
+                 {"optimizer", model.optimizer},
+                 {"optimizer_step", at.step - at.skipped},
+                 {"skipped_steps", at.skipped},
+                 {"schedule", scheduleToJson(at.schedule)},
+                 {"model", identity(model)}};
     if (at.hasLossScale)
       meta["loss_scale"] = lossScaleToJson(at.lossScale);
     good = writeFileAtomically(tmp + "/checkpoint.json", meta.dump(2) + "\n",
@@ -343,6 +343,7 @@ bool sprt::resumeCheckpoint(const std::string &dir, const Model &model,
   at.seed = r.unsignedInt("seed");
   at.skipped = r.integer("skipped_steps");
   at.dataSeed = at.seed;
+  at.sequences = -1;
   if (r.error.empty() && meta.contains("data_position") &&
       meta["data_position"].is_object() &&
       meta["data_position"].contains("data_seed")) {
@@ -352,6 +353,7 @@ bool sprt::resumeCheckpoint(const std::string &dir, const Model &model,
     at.epoch = d.integer("epoch");
     at.sample = d.integer("sample_index");
     at.samplesPerEpoch = d.integer("samples_per_epoch");
+    at.sequences = d.integer("sequences_consumed");
     r.error = d.error;
   }
   std::string optimizer = r.string("optimizer");

@@ -57,6 +57,11 @@ struct ResumePoint {
   /// recorded) gets the seed.
   uint64_t dataSeed = 0;
   int64_t epoch = 0, sample = 0, samplesPerEpoch = 0;
+  /// The sequences steps 1..`step` read (Batcher::firstSequence of the next
+  /// step): where a resumed run reads on, whatever its sequences per step.
+  /// -1 for a checkpoint that does not record it (written before
+  /// data_position was).
+  int64_t sequences = 0;
 };
 
 /// Saves step `at.step` (collective: every rank calls it; rank 0 writes).

@@ -30,6 +30,7 @@
 #include "Bubble.h"
 #include "Checkpoint.h"
 #include "Comm.h"
+#include "DataPosition.h"
 #include "Eval.h"
 #include "Failure.h"
 #include "FileIO.h"
@@ -387,19 +388,15 @@ int main(int argc, char **argv) {
   // --epochs E: the steps that read E epochs of the data (the last step may
   // run into the next epoch).
   if (flags.epochs) {
-    const int64_t perEpoch = batcher.position(1).samplesPerEpoch;
-    if (!perEpoch)
+    flags.steps = batcher.stepsForEpochs(flags.epochs);
+    if (!flags.steps)
       fatal("--epochs needs tokenized data or --shuffle (raw text is read at "
             "random positions, without epochs)");
-    // Packed data counts tokens, the rest windows.
-    const int64_t perStep =
-        batcher.stepBatch() * (batcher.packing() ? model.seq : 1);
-    flags.steps = (flags.epochs * perEpoch + perStep - 1) / perStep;
     if (rank == 0)
-      std::printf("%lld epochs of %lld %s: %lld steps\n",
-                  (long long)flags.epochs, (long long)perEpoch,
-                  batcher.packing() ? "tokens" : "samples",
-                  (long long)flags.steps);
+      std::printf(
+          "%lld epochs of %lld %s: %lld steps\n", (long long)flags.epochs,
+          (long long)batcher.position(1).samplesPerEpoch,
+          batcher.packing() ? "tokens" : "samples", (long long)flags.steps);
   }
 
   // The optimizer's hyperparameters: the flags over the program's defaults.
@@ -499,13 +496,23 @@ int main(int argc, char **argv) {
     // The sample order goes on where it stood, on the same data.
     batcher.setDataSeed(at.dataSeed);
     valid.setDataSeed(at.dataSeed);
-    Batcher::Position next = batcher.position(at.step + 1);
-    if (next.samplesPerEpoch != at.samplesPerEpoch)
-      fatal("--resume: the checkpoint in '" + flags.checkpointDir +
-            "' read data of " + std::to_string(at.samplesPerEpoch) +
-            " samples per epoch but --data '" + flags.data + "' has " +
-            std::to_string(next.samplesPerEpoch) +
-            " (another file, sequence length or --shuffle)");
+    // The data goes on at the first sequence the checkpoint did not read.
+    std::string dataWarning;
+    error = resumeDataPosition(at, batcher, flags.checkpointDir, flags.data,
+                               dataWarning);
+    if (!error.empty())
+      fatal(error);
+    if (rank == 0 && !dataWarning.empty())
+      std::fprintf(stderr, "%s\n", dataWarning.c_str());
+    if (flags.epochs && batcher.stepsForEpochs(flags.epochs) != flags.steps)
+      fatal("--epochs " + std::to_string(flags.epochs) +
+            ": the checkpoint in '" + flags.checkpointDir + "' read " +
+            std::to_string(at.sequences) + " sequences in " +
+            std::to_string(at.step) + " steps; at this program's " +
+            std::to_string(batcher.stepBatch()) +
+            " per step the epochs end at step " +
+            std::to_string(batcher.stepsForEpochs(flags.epochs)) + ", not " +
+            std::to_string(flags.steps) + " (give --steps instead)");
     if (rank == 0)
       std::printf("resumed from step %lld of '%s'\n", (long long)at.step,
                   flags.checkpointDir.c_str());
@@ -641,6 +648,7 @@ int main(int argc, char **argv) {
       at.lossScale = scaler.state;
     }
     Batcher::Position next = batcher.position(step + 1);
+    at.sequences = next.sequences;
     at.epoch = next.epoch;
     at.sample = next.sample;
     at.samplesPerEpoch = next.samplesPerEpoch;

@@ -2,11 +2,12 @@
 //-*-===//
 //
 // A dataset of N samples (sequence windows) is read in epochs: global sample
-// k (k = (step - 1) * sequences per step + row) is in epoch k / N and is
-// sample perm_e[k mod N] of the data, perm_e a permutation of 0..N-1 drawn
-// from the data seed and the epoch alone (Fisher-Yates over splitmix64), so
-// every rank computes the same order, each epoch reshuffles, and the data
-// position is a function of (seed, k): a resumed run reads on exactly.
+// k (the sequences of earlier steps + row, Batcher::firstSequence) is in
+// epoch k / N and is sample perm_e[k mod N] of the data, perm_e a
+// permutation of 0..N-1 drawn from the data seed and the epoch alone
+// (Fisher-Yates over splitmix64), so every rank computes the same order,
+// each epoch reshuffles, and the data position is a function of (seed, k):
+// a resumed run reads on exactly.
 //
 //===----------------------------------------------------------------------===//
 
