@@ -275,6 +275,15 @@ m["curve"] = {"model": gpt2, "model_dir": f"configs/{gpt2}-nodrop", "seq": int(g
               "data_seed": 2024, "data_note": data_note, "limit_s": 90, "min_s": 50}
 m["conformance"] = {"binaries": ["tests/" + os.path.basename(t) for t in tests],
                     "limit_s": 60, "min_s": 20}
+# cuDNN attention against the native kernels (SEQPAR_ATTENTION_KERNEL): the
+# conformance suite's CudnnAttention tests and the bf16 GPT-2 step with each.
+conf = [t for t in tests if "conformance" in t]
+gpt2_bf16 = [b for b in m["benchmarks"] if b["model"].startswith("gpt2") and
+             b["precision"] == "bf16"]
+if conf and gpt2_bf16:
+    m["attention"] = {"binary": "tests/" + os.path.basename(conf[0]),
+                      "program": gpt2_bf16[0]["program"], "steps": 6, "skip": 2,
+                      "limit_s": 80, "min_s": 30}
 # The programs against their cpu references (ref/NAME, made when the bundle
 # was). Tolerances, relative: step 1's gradients per tensor (Frobenius) and
 # every step's loss. Later steps' gradients are not compared: AdamW's first,

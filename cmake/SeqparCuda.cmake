@@ -40,6 +40,29 @@ if(SEQPAR_ENABLE_CUDA AND NOT SEQPAR_SANITIZE)
     endif()
   endif()
 endif()
+# cuDNN's fused attention (runtime/cuda/CudnnGraphs.cpp) needs cudnn.h and
+# the header-only cudnn-frontend (scripts/install-deps.sh puts it in
+# /usr/local/share/cudnn-frontend; CUDNN_FRONTEND_DIR names another). No
+# libcudnn is linked: the backend opens libcudnn.so.9 at run time and keeps
+# its native attention where that fails. SEQPAR_HAVE_CUDNN says whether the
+# path is built.
+option(SEQPAR_ENABLE_CUDNN "Build cuDNN attention when cuDNN is found" ON)
+set(SEQPAR_HAVE_CUDNN OFF)
+if(SEQPAR_HAVE_CUDA AND SEQPAR_ENABLE_CUDNN)
+  find_path(CUDNN_INCLUDE_DIR cudnn.h HINTS ${CUDAToolkit_INCLUDE_DIRS})
+  find_path(CUDNN_FRONTEND_INCLUDE_DIR cudnn_frontend.h
+    HINTS $ENV{CUDNN_FRONTEND_DIR}/include ${CUDNN_FRONTEND_DIR}/include
+          /usr/local/share/cudnn-frontend/include)
+  if(CUDNN_INCLUDE_DIR AND CUDNN_FRONTEND_INCLUDE_DIR)
+    set(SEQPAR_HAVE_CUDNN ON)
+    message(STATUS "cuDNN attention: ON (${CUDNN_INCLUDE_DIR}, "
+                   "${CUDNN_FRONTEND_INCLUDE_DIR})")
+  else()
+    message(STATUS "cuDNN attention: OFF (cudnn.h: ${CUDNN_INCLUDE_DIR}, "
+                   "cudnn_frontend.h: ${CUDNN_FRONTEND_INCLUDE_DIR})")
+  endif()
+endif()
+
 if(SEQPAR_HAVE_CUDA)
   message(STATUS "CUDA backend: ON (nvcc ${CMAKE_CUDA_COMPILER_VERSION}, "
                  "architectures ${CMAKE_CUDA_ARCHITECTURES}, ${NCCL_LIBRARY})")

@@ -12,6 +12,10 @@ Stages, in order of value (manifest.json lists them with their limits):
   curve        100 bf16 steps of both from PyTorch's initial weights on the
                same tokens (seqdata.py's order, checked against seqpar's
                --dump-outputs), dropout 0
+  attention    cuDNN's fused attention against the native kernels: the
+               conformance suite's CudnnAttention tests, then the bf16 GPT-2
+               step with SEQPAR_ATTENTION_KERNEL=native and =cudnn, their
+               median step times and the ratio
   conformance  the backend's conformance suite and the nvcc gtests
   tiny         the tiny configs at one rank, fp32 and bf16, against the same
                programs compiled for the cpu target and run when the bundle
@@ -499,6 +503,53 @@ class Runner:
             status = "data order differs: " + info["data_order"]
         return status, info
 
+    def stage_attention(self, budget, d, a):
+        end = time.time() + budget
+        info = {"program": a["program"], "runs": {}}
+        out, log = os.path.join(d, "cudnn-tests.json"), os.path.join(d, "cudnn-tests.log")
+        rc = self.run([self.path(a["binary"]), "--gtest_filter=CudnnAttention*",
+                       f"--gtest_output=json:{out}"], log, min(60, 0.3 * budget),
+                      env=self.seqpar_env(), cwd=d)
+        info["tests"] = dict(gtest_summary(out, log), exit=rc)
+        for i, kernel in enumerate(("native", "cudnn")):
+            left = end - time.time()
+            if left < 5:
+                info["runs"][kernel] = {"status": "skipped: out of time"}
+                continue
+            w = os.path.join(d, kernel)
+            os.makedirs(w, exist_ok=True)
+            args = ["--steps", str(a["steps"]), "--seed", "1234", "--log", "seqpar.jsonl"]
+            rc = self.seqpar(a["program"], args + self.hyper_flags(),
+                             os.path.join(w, "seqpar.log"), left / (2 - i),
+                             env={"SEQPAR_ATTENTION_KERNEL": kernel}, cwd=w)
+            r = {"exit": rc, "attention": attention_line(os.path.join(w, "seqpar.log"))}
+            lines = []
+            if os.path.exists(os.path.join(w, "seqpar.jsonl")):
+                with open(os.path.join(w, "seqpar.jsonl")) as f:
+                    lines = [json.loads(x) for x in f if x.strip()]
+            times = [x["step_time_s"] for x in lines]
+            if times:
+                r.update(step_times_s=times, losses=[x["loss"] for x in lines],
+                         median_step_s=statistics.median(times[a["skip"]:] or times),
+                         peak_bytes=max(x["memory"]["peak_bytes"] for x in lines))
+            elif rc != 0:
+                r["error"] = log_error(os.path.join(w, "seqpar.log"))
+            info["runs"][kernel] = r
+        t = info["tests"]
+        parts = [f"tests {t['tests'] - t['failed'] - t['skipped']} passed, {t['failed']} failed, "
+                 f"{t['skipped']} skipped"]
+        nat, cud = (info["runs"].get(k, {}).get("median_step_s") for k in ("native", "cudnn"))
+        if nat and cud:
+            info["native_over_cudnn"] = nat / cud
+            parts.append(f"step native {nat:.4f} s, cudnn {cud:.4f} s: {nat / cud:.2f}x")
+        for k in ("native", "cudnn"):
+            line = info["runs"].get(k, {}).get("attention")
+            if line:
+                parts.append(f"{k} run said 'attention: {line}'")
+        print("   " + "; ".join(parts), flush=True)
+        failed = t["failed"] or t["exit"] not in (0,) or not (nat and cud)
+        return ("failed: " if failed else "ok: ") + "; ".join(parts), info
+
     def stage_conformance(self, budget, d, c):
         end = time.time() + budget
         info = {"binaries": {}}
@@ -588,6 +639,8 @@ class Runner:
         for b in m["benchmarks"]:
             out.append((b["name"], b, self.stage_bench, b))
         out.append(("curve", m["curve"], self.stage_curve, m["curve"]))
+        if m.get("attention"):
+            out.append(("attention", m["attention"], self.stage_attention, m["attention"]))
         out.append(("conformance", m["conformance"], self.stage_conformance, m["conformance"]))
         out.append(("tiny", m["tiny"], self.stage_vs_cpu, m["tiny"]))
         out.append(("multirank", m["multirank"], self.stage_vs_cpu, m["multirank"]))
@@ -647,6 +700,17 @@ def log_error(path):
                 and not x.startswith(("$", "#", "[hwloc")):
             return x[:300]
     return ""
+
+
+def attention_line(path):
+    """The program's start-up line naming its attention kernel."""
+    if not os.path.exists(path):
+        return None
+    with open(path, errors="replace") as f:
+        for line in f:
+            if line.startswith("attention: "):
+                return line[len("attention: "):].strip()
+    return None
 
 
 def startup_line(path):

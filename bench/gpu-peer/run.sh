@@ -53,7 +53,7 @@ else
   fi
 fi
 
-# cuBLAS and cudart from the toolkit, NCCL (and cuDNN) from PyTorch's wheels.
+# cuBLAS and cudart from the toolkit, NCCL and cuDNN from PyTorch's wheels.
 libs=()
 for d in /usr/local/cuda-13.0/targets/x86_64-linux/lib /usr/local/cuda/lib64; do
   if [ -d "$d" ]; then
@@ -66,6 +66,16 @@ for r in $roots /opt/torch/.venv; do
   nccl=$(find "$r" -maxdepth 8 -name 'libnccl.so.2' 2>/dev/null | head -1)
   if [ -n "$nccl" ]; then
     libs+=("$(dirname "$nccl")")
+    break
+  fi
+done
+# cuDNN 9 (the cuda programs open libcudnn.so.9 at run time for their fused
+# attention, and keep their native kernels without it).
+for r in $roots /opt/torch/.venv; do
+  [ -d "$r" ] || continue
+  cudnn=$(find "$r" -maxdepth 8 -name 'libcudnn.so.9' 2>/dev/null | head -1)
+  if [ -n "$cudnn" ]; then
+    libs+=("$(dirname "$cudnn")")
     break
   fi
 done

@@ -26,6 +26,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "AttentionKernel.h"
 #include "Batch.h"
 #include "Bubble.h"
 #include "Checkpoint.h"
@@ -329,6 +330,7 @@ int main(int argc, char **argv) {
     fatal(std::string(sprt_backend_name()) + " backend: " + deviceError);
   // The backend's own scratch is counted with the runtime's allocations.
   trackBackendScratch();
+  selectAttentionKernel(model);
   // How the mesh's Comms will communicate (--comm).
   std::string commProblem = World::useComm(flags.comm);
   if (!commProblem.empty())

@@ -32,6 +32,13 @@ using namespace sprt::cpu;
 
 extern "C" {
 
+const char *sprt_attention_select(int32_t, const char *request) {
+  const char *req = request ? request : "";
+  return std::strcmp(req, "cudnn") == 0
+             ? "native (the cpu backend has no cuDNN)"
+             : "native (the cpu backend's kernels)";
+}
+
 void sprt_attention_f32(const float *q, const float *k, const float *v,
                         const int64_t *positions, float *out, int64_t Sq,
                         int64_t Sk, int64_t q_offset, int64_t B, int64_t heads,

@@ -67,6 +67,21 @@ enum class Scratch {
   GemmB,
   GemmC,
   Init,
+  // The cuDNN attention path (CudnnAttention.cu): q, k, v, out, dout and
+  // their gradients in bf16 / f16, the statistics, the bias mask, the
+  // dropout seed and the graphs' workspace.
+  CudnnQ,
+  CudnnK,
+  CudnnV,
+  CudnnO,
+  CudnnDO,
+  CudnnDQ,
+  CudnnDK,
+  CudnnDV,
+  CudnnStats,
+  CudnnBias,
+  CudnnSeed,
+  CudnnWorkspace,
   Count
 };
 void *scratch(Scratch slot, size_t bytes);

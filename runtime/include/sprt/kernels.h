@@ -156,6 +156,17 @@ void sprt_repeat_heads_f32(const float *x, float *y, int64_t T, int64_t heads,
 void sprt_position_ids_i64(int64_t *out, int64_t S, int64_t B,
                            int64_t seq_offset);
 
+/* Chooses the implementation behind the sprt_attention* calls for a program
+ * computing in `precision` (SPRT_DTYPE_*): request "native" (the backend's
+ * own kernels), "cudnn" or NULL / "" / "auto" (the backend's default). The
+ * CUDA backend's default is cuDNN's fused attention for bf16 and f16
+ * programs, staged from the calls' f32 tensors (its dropout masks are then
+ * cuDNN's, not sprt_uniform's); f32 programs, and shapes cuDNN refuses, keep
+ * the native kernels. Returns one line for the start-up log: the kernel
+ * chosen ("cudnn ..." or "native ...") and why, valid until the next call.
+ * Until it is called every backend runs its native kernels. */
+const char *sprt_attention_select(int32_t precision, const char *request);
+
 /* Scaled dot-product attention of Sq query rows over Sk key rows: q and out
  * [Sq, B, heads * head_dim], the first query row being global row q_offset
  * of the sequence; k, v [Sk, B, kv_heads * head_dim], rows 0..Sk-1 of the

@@ -1,0 +1,19 @@
+//===- AttentionKernel.h - which attention kernel a program runs -*- C++
+//-*-===//
+
+#ifndef SPRT_CORE_ATTENTIONKERNEL_H
+#define SPRT_CORE_ATTENTIONKERNEL_H
+
+#include "Model.h"
+
+namespace sprt {
+
+/// Chooses the backend's attention kernel for the model's precision
+/// (sprt_attention_select), as the environment's SEQPAR_ATTENTION_KERNEL
+/// asks (cudnn, native or auto; unset: auto), and says which on rank 0's
+/// stderr. After sprt_device_init, before the first step.
+void selectAttentionKernel(const Model &model);
+
+} // namespace sprt
+
+#endif // SPRT_CORE_ATTENTIONKERNEL_H

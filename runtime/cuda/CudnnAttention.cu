@@ -1,0 +1,340 @@
+//===- CudnnAttention.cu - the sprt_attention* calls on cuDNN -------------===//
+//
+// Contract in CudnnAttention.h; sprt_attention_select in sprt/kernels.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CudnnAttention.h"
+#include "CudnnGraphs.h"
+#include "CudnnStaging.cuh"
+#include "sprt/dtype.h"
+#include "sprt/kernels.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <mutex>
+#include <set>
+#include <string>
+
+using namespace sprt::cuda;
+namespace cd = sprt::cuda::cudnn;
+namespace st = sprt::cuda::staging;
+
+namespace {
+
+struct Selection {
+  bool cudnn = false;
+  cd::IoType io = cd::IoType::BF16;
+  std::string line = "native (the default until sprt_attention_select)";
+};
+
+Selection &selection() {
+  static Selection s;
+  return s;
+}
+
+/// Says once per shape why it stays on the native kernel.
+void noteFallback(const std::string &why) {
+  static std::mutex mutex;
+  static std::set<std::string> said;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (said.insert(why).second)
+    std::fprintf(stderr, "sprt cuda: attention on the native kernel: %s\n",
+                 why.c_str());
+}
+
+uint64_t mix(uint64_t x) { // splitmix64's finaliser
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+cd::Shape shapeOf(const AttnCall &c) {
+  cd::Shape s;
+  s.B = c.B;
+  s.heads = c.heads;
+  s.kvHeads = c.kvHeads;
+  s.Sq = c.Sq;
+  s.Sk = c.Sk;
+  s.D = c.D;
+  s.io = selection().io;
+  s.dropout = c.rate > 0.0 ? float(c.rate) : 0.0f;
+  const int64_t rightBound = c.qOffset - c.kOffset;
+  if (c.documentCausal && c.qPos)
+    s.mask = cd::Mask::Bias;
+  else if (!c.causal || rightBound >= c.Sk - 1)
+    s.mask = cd::Mask::None;
+  else if (rightBound < 0)
+    s.mask = cd::Mask::Bias;
+  else {
+    s.mask = cd::Mask::Band;
+    s.rightBound = rightBound;
+  }
+  return s;
+}
+
+/// Whether the call can run on cuDNN: selected, and its plans built (both
+/// directions when dropout is on, so that a forward on cuDNN's mask never
+/// meets a native backward).
+bool usable(const AttnCall &c, const cd::Shape &s, bool needBackward) {
+  if (!selection().cudnn)
+    return false;
+  std::string why = cd::prepareForward(s);
+  if (why.empty() && (needBackward || s.dropout > 0.0f))
+    why = cd::prepareBackward(s);
+  if (!why.empty())
+    noteFallback(why);
+  return why.empty();
+}
+
+void *workspace(size_t bytes) {
+  return scratch(Scratch::CudnnWorkspace, bytes);
+}
+
+size_t ioBytes(int64_t n) { return size_t(n) * 2; }
+
+st::Rows rowsOf(const AttnCall &c, bool query, int64_t heads, bool rotate) {
+  st::Rows r{};
+  r.rows = query ? c.Sq : c.Sk;
+  r.B = c.B;
+  r.heads = heads;
+  r.D = c.D;
+  r.pos = query ? c.qPos : c.kPos;
+  r.posRow = query ? c.qPosRow : c.kPosRow;
+  r.globalRow = query ? c.qOffset : c.kOffset;
+  const int64_t rd = std::min(std::max<int64_t>(c.rotaryDim, 0), c.D);
+  r.half = rotate ? int32_t(rd / 2) : 0;
+  for (int64_t i = 0; i < r.half; ++i)
+    r.invFreq[i] = 1.0f / std::pow(float(c.theta), float(2 * i) / float(rd));
+  return r;
+}
+
+st::Visibility visibilityOf(const AttnCall &c) {
+  return st::Visibility{c.Sq,
+                        c.Sk,
+                        c.B,
+                        c.qOffset,
+                        c.kOffset,
+                        int32_t(c.causal),
+                        int32_t(c.documentCausal),
+                        c.qPos,
+                        c.qPosRow};
+}
+
+template <typename T>
+void pack(const st::Rows &r, const float *src, Scratch slot, void *&dst) {
+  const int64_t n = r.rows * r.B * r.heads * r.D;
+  dst = scratch(slot, ioBytes(n));
+  SPRT_LAUNCH(st::packRows<T>, n, r, src, static_cast<T *>(dst));
+}
+
+template <typename T>
+void unpack(const st::Rows &r, const void *src, float *dst, bool accumulate) {
+  const int64_t n = r.rows * r.B * r.heads * r.D;
+  SPRT_LAUNCH(st::unpackRows<T>, n, r, static_cast<const T *>(src), dst,
+              int32_t(accumulate));
+}
+
+/// The staged inputs of a call: q, k (rotated), v, the mask and the seed.
+template <typename T>
+cd::Tensors stageInputs(const AttnCall &c, const cd::Shape &s) {
+  cd::Tensors t;
+  void *q, *k, *v;
+  pack<T>(rowsOf(c, true, c.heads, true), c.q, Scratch::CudnnQ, q);
+  pack<T>(rowsOf(c, false, c.kvHeads, true), c.k, Scratch::CudnnK, k);
+  pack<T>(rowsOf(c, false, c.kvHeads, false), c.v, Scratch::CudnnV, v);
+  t.q = q;
+  t.k = k;
+  t.v = v;
+  if (s.mask == cd::Mask::Bias) {
+    const int64_t n = c.B * c.Sq * c.Sk;
+    void *bias = scratch(Scratch::CudnnBias, ioBytes(n));
+    const float lowest = s.io == cd::IoType::BF16 ? -3.38953139e38f : -65504.0f;
+    SPRT_LAUNCH(st::buildBias<T>, n, visibilityOf(c), static_cast<T *>(bias),
+                lowest);
+    t.bias = bias;
+  }
+  if (s.dropout > 0.0f) {
+    auto *seed = static_cast<int64_t *>(
+        scratch(Scratch::CudnnSeed, 2 * sizeof(int64_t)));
+    const uint64_t seed64 = mix(c.seed ^ mix(c.stream));
+    const uint64_t offset =
+        mix(mix(mix(uint64_t(c.batchOffset)) ^ uint64_t(c.headOffset)) ^
+            mix(uint64_t(c.qOffset) << 32 ^ uint64_t(c.kOffset)));
+    st::setSeed<<<1, 1, 0, stream()>>>(seed, int64_t(seed64 >> 1),
+                                       int64_t(offset >> 2));
+    SPRT_CUDA_CHECK_LAUNCH("setSeed");
+    t.seed = seed;
+    t.offset = seed + 1;
+  }
+  t.o = scratch(Scratch::CudnnO, ioBytes(c.Sq * c.B * c.heads * c.D));
+  t.stats = static_cast<float *>(
+      scratch(Scratch::CudnnStats, size_t(c.B * c.heads * c.Sq) * 4));
+  return t;
+}
+
+/// Runs the forward; false (and the reason said) when cuDNN refused.
+bool runForward(const cd::Shape &s, const cd::Tensors &t) {
+  std::string why = cd::forward(s, t, stream(), workspace);
+  if (!why.empty())
+    noteFallback(why);
+  return why.empty();
+}
+
+template <typename T> bool attention(const AttnCall &c, float *out) {
+  const cd::Shape s = shapeOf(c);
+  if (!usable(c, s, false))
+    return false;
+  cd::Tensors t = stageInputs<T>(c, s);
+  if (!runForward(s, t))
+    return false;
+  unpack<T>(rowsOf(c, true, c.heads, false), t.o, out, false);
+  return true;
+}
+
+/// Stages dO and runs the backward into the dq, dk, dv scratch.
+template <typename T>
+bool runBackward(const AttnCall &c, const cd::Shape &s, cd::Tensors &t,
+                 const float *dout) {
+  void *dO;
+  pack<T>(rowsOf(c, true, c.heads, false), dout, Scratch::CudnnDO, dO);
+  t.dO = dO;
+  t.dq = scratch(Scratch::CudnnDQ, ioBytes(c.Sq * c.B * c.heads * c.D));
+  t.dk = scratch(Scratch::CudnnDK, ioBytes(c.Sk * c.B * c.kvHeads * c.D));
+  t.dv = scratch(Scratch::CudnnDV, ioBytes(c.Sk * c.B * c.kvHeads * c.D));
+  std::string why = cd::backward(s, t, stream(), workspace);
+  if (!why.empty())
+    noteFallback(why);
+  return why.empty();
+}
+
+template <typename T>
+void unpackGrads(const AttnCall &c, const cd::Tensors &t, float *dq,
+                 bool accumulateDq, float *dk, float *dv, bool accumulateDkv) {
+  unpack<T>(rowsOf(c, true, c.heads, true), t.dq, dq, accumulateDq);
+  unpack<T>(rowsOf(c, false, c.kvHeads, true), t.dk, dk, accumulateDkv);
+  unpack<T>(rowsOf(c, false, c.kvHeads, false), t.dv, dv, accumulateDkv);
+}
+
+template <typename T>
+bool attentionGrad(const AttnCall &c, const float *dout, float *dq, float *dk,
+                   float *dv, bool accumulateDkv) {
+  const cd::Shape s = shapeOf(c);
+  if (!usable(c, s, true))
+    return false;
+  cd::Tensors t = stageInputs<T>(c, s);
+  // The forward again: the backward needs its output and statistics.
+  if (!runForward(s, t) || !runBackward<T>(c, s, t, dout))
+    return false;
+  unpackGrads<T>(c, t, dq, false, dk, dv, accumulateDkv);
+  return true;
+}
+
+template <typename T>
+bool block(const AttnCall &c, float *out, float *lse, bool accumulate) {
+  const cd::Shape s = shapeOf(c);
+  if (!usable(c, s, false))
+    return false;
+  cd::Tensors t = stageInputs<T>(c, s);
+  if (!runForward(s, t))
+    return false;
+  SPRT_LAUNCH(st::mergeBlock<T>, c.Sq * c.B * c.heads, visibilityOf(c), c.heads,
+              c.D, static_cast<const T *>(t.o), t.stats, out, lse,
+              int32_t(accumulate));
+  return true;
+}
+
+template <typename T>
+bool blockGrad(const AttnCall &c, const float *dout, const float *out,
+               const float *lse, float *dq, float *dk, float *dv) {
+  const cd::Shape s = shapeOf(c);
+  if (!usable(c, s, true))
+    return false;
+  cd::Tensors t = stageInputs<T>(c, s);
+  // The whole forward's output and statistics: cuDNN's
+  // P = exp(s - stats) and D = rowsum(dO o) are then this block's share of
+  // the full softmax's gradient.
+  void *o;
+  pack<T>(rowsOf(c, true, c.heads, false), out, Scratch::CudnnO, o);
+  t.o = o;
+  SPRT_LAUNCH(st::statsFromLse, c.Sq * c.B * c.heads, c.Sq, c.B, c.heads, lse,
+              t.stats);
+  if (!runBackward<T>(c, s, t, dout))
+    return false;
+  unpackGrads<T>(c, t, dq, true, dk, dv, true);
+  return true;
+}
+
+bool bf16() { return selection().io == cd::IoType::BF16; }
+
+} // namespace
+
+namespace sprt::cuda {
+
+bool cudnnAttention(const AttnCall &c, float *out) {
+  if (!selection().cudnn)
+    return false;
+  return bf16() ? attention<__nv_bfloat16>(c, out) : attention<__half>(c, out);
+}
+
+bool cudnnAttentionGrad(const AttnCall &c, const float *dout, float *dq,
+                        float *dk, float *dv, bool accumulateDkv) {
+  if (!selection().cudnn)
+    return false;
+  return bf16()
+             ? attentionGrad<__nv_bfloat16>(c, dout, dq, dk, dv, accumulateDkv)
+             : attentionGrad<__half>(c, dout, dq, dk, dv, accumulateDkv);
+}
+
+bool cudnnAttentionBlock(const AttnCall &c, float *out, float *lse,
+                         bool accumulate) {
+  if (!selection().cudnn)
+    return false;
+  return bf16() ? block<__nv_bfloat16>(c, out, lse, accumulate)
+                : block<__half>(c, out, lse, accumulate);
+}
+
+bool cudnnAttentionBlockGrad(const AttnCall &c, const float *dout,
+                             const float *out, const float *lse, float *dq,
+                             float *dk, float *dv) {
+  if (!selection().cudnn)
+    return false;
+  return bf16() ? blockGrad<__nv_bfloat16>(c, dout, out, lse, dq, dk, dv)
+                : blockGrad<__half>(c, dout, out, lse, dq, dk, dv);
+}
+
+} // namespace sprt::cuda
+
+extern "C" const char *sprt_attention_select(int32_t precision,
+                                             const char *request) {
+  Selection &s = selection();
+  const std::string req = request ? request : "";
+  s.cudnn = false;
+  if (req == "native") {
+    s.line = "native (requested)";
+    return s.line.c_str();
+  }
+  if (!req.empty() && req != "auto" && req != "cudnn") {
+    s.line = "native (unknown attention kernel '" + req +
+             "': cudnn, native or auto)";
+    return s.line.c_str();
+  }
+  if (precision != SPRT_DTYPE_BF16 && precision != SPRT_DTYPE_F16) {
+    s.line = "native (cuDNN's fused attention takes bf16 or f16 tensors; "
+             "this program computes in f32)";
+    return s.line.c_str();
+  }
+  const std::string &why = cd::load();
+  if (!why.empty()) {
+    s.line = "native (" + why + ")";
+    return s.line.c_str();
+  }
+  s.cudnn = true;
+  s.io = precision == SPRT_DTYPE_BF16 ? cd::IoType::BF16 : cd::IoType::F16;
+  s.line = "cudnn (cuDNN " + cd::version() + ", " +
+           (precision == SPRT_DTYPE_BF16 ? "bf16" : "f16") +
+           "; plans built per shape on first use)";
+  return s.line.c_str();
+}

@@ -1,0 +1,62 @@
+//===- CudnnAttention.h - attention on cuDNN, inside the backend -*- C++
+//-*-===//
+//
+// The sprt_attention* entry points (Attention.cu, AttentionGrad.cu,
+// AttentionBlock.cu) first offer their call here; when the cuDNN path is
+// selected (sprt_attention_select) and cuDNN can run the call's shape, it
+// runs there and the call returns true; otherwise nothing was issued and
+// the native kernel runs.
+//
+// The cuDNN path stages the f32 tensors into bf16 / f16 (the program's
+// precision), with rotary applied to q and k on the way in and its
+// transpose to dq and dk on the way out, builds a bias mask for what a
+// diagonal band cannot say (document boundaries, ring blocks below the
+// diagonal), and merges a ring block's result by log-sum-exp as the native
+// block kernel does. The backward recomputes the forward (output and
+// statistics), as the native backward does: the entry points carry no saved
+// output. Dropout masks are cuDNN's own (Philox seeded from the call's seed,
+// stream and offsets), the same in a call's forward and backward, not the
+// CPU backend's.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPRT_CUDA_CUDNNATTENTION_H
+#define SPRT_CUDA_CUDNNATTENTION_H
+
+#include <cstdint>
+
+namespace sprt::cuda {
+
+/// One attention call's arguments. Positions of query row i (local) are
+/// qPos[(i + qPosRow) * B + b] (NULL: the global row qOffset + i), of key
+/// row j kPos[(j + kPosRow) * B + b] (NULL: kOffset + j); the document mask
+/// reads the queries' positions.
+struct AttnCall {
+  const float *q, *k, *v;
+  const int64_t *qPos, *kPos;
+  int64_t qPosRow, kPosRow;
+  int64_t Sq, Sk, qOffset, kOffset, B, heads, kvHeads, D;
+  bool causal, documentCausal;
+  int64_t rotaryDim;
+  double theta, rate;
+  uint64_t seed, stream;
+  int64_t batchOffset, headOffset;
+};
+
+/// sprt_attention_f32 on cuDNN: out [Sq, B, heads D].
+bool cudnnAttention(const AttnCall &c, float *out);
+/// sprt_attention_grad_f32 on cuDNN (dk, dv added to when accumulateDkv).
+bool cudnnAttentionGrad(const AttnCall &c, const float *dout, float *dq,
+                        float *dk, float *dv, bool accumulateDkv);
+/// sprt_attention_block_f32 on cuDNN (merged into out, lse when
+/// accumulate).
+bool cudnnAttentionBlock(const AttnCall &c, float *out, float *lse,
+                         bool accumulate);
+/// sprt_attention_block_grad_f32 on cuDNN (added to dq, dk, dv).
+bool cudnnAttentionBlockGrad(const AttnCall &c, const float *dout,
+                             const float *out, const float *lse, float *dq,
+                             float *dk, float *dv);
+
+} // namespace sprt::cuda
+
+#endif // SPRT_CUDA_CUDNNATTENTION_H
