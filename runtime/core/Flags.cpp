@@ -37,7 +37,7 @@ static bool parseSeconds(const char *s, double &out) {
 std::string sprt::usage(const char *argv0) {
   return std::string("usage: mpirun -np N ") + argv0 +
          " [--steps K] [--seed S] [--data FILE [--pack-documents]] "
-         "[--init-from FILE] "
+         "[--init-from FILE [--init-from-partial]] "
          "[--log FILE] [--dump-params FILE] [--dump-outputs FILE] "
          "[--dump-grads FILE] [--dump-dtype f32|bf16|f16] [--export-hf DIR "
          "[--export-shard-bytes N]] [--checkpoint-dir "
@@ -118,9 +118,9 @@ bool sprt::parseFlags(int argc, char **argv, Flags &f, bool &help,
       "--data",         "--init-from",  "--log",       "--dump-params",
       "--dump-outputs", "--dump-grads", "--valid-data"};
   static const std::set<std::string> switches = {
-      "--resume",         "--overwrite-checkpoints",
-      "--pack-documents", "--check-tied",
-      "--shuffle",        "--override-schedule"};
+      "--resume",           "--overwrite-checkpoints", "--pack-documents",
+      "--check-tied",       "--init-from-partial",     "--shuffle",
+      "--override-schedule"};
   help = false;
   // Each flag once: a second value would silently replace the first.
   std::set<std::string> seen;
@@ -148,6 +148,10 @@ bool sprt::parseFlags(int argc, char **argv, Flags &f, bool &help,
     }
     if (a == "--check-tied") {
       f.checkTied = true;
+      continue;
+    }
+    if (a == "--init-from-partial") {
+      f.initFromPartial = true;
       continue;
     }
     if (a == "--shuffle") {
@@ -353,6 +357,10 @@ bool sprt::parseFlags(int argc, char **argv, Flags &f, bool &help,
   }
   if (f.schedule.overrideSchedule && !f.resume) {
     error = "--override-schedule needs --resume";
+    return false;
+  }
+  if (f.initFromPartial && f.initFrom.empty()) {
+    error = "--init-from-partial needs --init-from";
     return false;
   }
   if (f.resume && !f.initFrom.empty()) {

@@ -41,6 +41,10 @@ struct Flags {
   /// --check-tied: after every step, the copies of each parameter several
   /// pipeline stages hold are compared (TiedCheck.h).
   bool checkTied = false;
+  /// --init-from-partial: parameters the --init-from file lacks keep their
+  /// drawn values and its tensors the model lacks are skipped, both listed
+  /// (without it, either is an error).
+  bool initFromPartial = false;
   /// --shuffle: raw text read in shuffled epochs of windows as tokenized
   /// data is (SampleOrder.h); tokenized data always is unless packed.
   bool shuffle = false;

@@ -423,10 +423,22 @@ int main(int argc, char **argv) {
   Params params(model);
   // A resumed run loads every parameter (and master weight) from the
   // checkpoint below: nothing to draw.
-  if (!flags.resume && flags.initFrom.empty())
+  if (!flags.resume && (flags.initFrom.empty() || flags.initFromPartial))
     params.initialize(flags.seed);
-  else if (!flags.resume && !params.load(flags.initFrom, error))
+  Params::Skipped skipped;
+  if (!flags.resume && !flags.initFrom.empty() &&
+      !params.load(flags.initFrom, error,
+                   flags.initFromPartial ? &skipped : nullptr))
     fatal(error);
+  if (rank == 0 && flags.initFromPartial)
+    std::fprintf(
+        stderr,
+        "--init-from-partial: %zu of %zu parameters loaded from "
+        "'%s'; drawn: %s; skipped tensors: %s\n",
+        model.params.size() - skipped.missing.size(), model.params.size(),
+        flags.initFrom.c_str(),
+        skipped.missing.empty() ? "none" : joinNames(skipped.missing).c_str(),
+        skipped.extra.empty() ? "none" : joinNames(skipped.extra).c_str());
 
   // Device memory (Memory.h): the arena of the size the compiler computed,
   // and the step's token inputs.

@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <set>
 
 using namespace sprt;
 
@@ -181,17 +182,39 @@ void Params::initialize(uint64_t seed) {
   sprt_stream_synchronize(sprt_current_stream());
 }
 
-bool Params::load(const std::string &path, std::string &error) {
-  if (!loadSharded(model, allParams(model), "", ptrs, path, error, {},
-                   dtypes()))
+bool Params::load(const std::string &path, std::string &error,
+                  Skipped *partial) {
+  std::vector<std::string> missing;
+  std::vector<std::string> *skip = partial ? &missing : nullptr;
+  if (!loadSharded(model, allParams(model), "", ptrs, path, error, {}, dtypes(),
+                   skip))
     return false;
   // The master weights from the same tensors, unrounded.
   std::vector<int64_t> indices = masterParams(model);
   std::vector<float *> local;
   for (int64_t i : indices)
     local.push_back(masterPtrs[size_t(i)]);
-  return indices.empty() || loadSharded(model, indices, "", local, path, error,
-                                        masterSlicings(model, indices));
+  std::vector<std::string> mastersMissing;
+  if (!indices.empty() && !loadSharded(model, indices, "", local, path, error,
+                                       masterSlicings(model, indices), {},
+                                       partial ? &mastersMissing : nullptr))
+    return false;
+  std::vector<std::string> extra;
+  if (!unusedTensors(model, path, extra, error))
+    return false;
+  if (partial) {
+    partial->missing = std::move(missing);
+    partial->extra = std::move(extra);
+    return true;
+  }
+  if (extra.empty())
+    return true;
+  error = "checkpoint '" + path + "' holds " + std::to_string(extra.size()) +
+          " tensor" + (extra.size() > 1 ? "s" : "") +
+          " this model does not have: " + joinNames(extra) +
+          " (another model or configuration? --init-from-partial skips "
+          "them)";
+  return false;
 }
 
 /// Elements of tensor k this rank holds, and the offset of the first in its
@@ -210,8 +233,8 @@ sliceOf(const ParamInfo &p, const std::vector<Slicing> &slicings, size_t k) {
 /// when there is none, or both.
 static const TensorInfo *
 findTensor(const std::map<std::string, TensorInfo> &tensors,
-           const std::string &name, const std::string &path,
-           std::string &error) {
+           const std::string &name, const std::string &path, std::string &error,
+           bool reportMissing = true) {
   auto full = tensors.find(name);
   std::string base;
   for (const char *prefix : {"transformer.", "gpt_neox.", "model."})
@@ -227,9 +250,52 @@ findTensor(const std::map<std::string, TensorInfo> &tensors,
     return &full->second;
   if (short_ != tensors.end())
     return &short_->second;
+  if (!reportMissing)
+    return nullptr;
   error = "checkpoint '" + path + "' has no tensor '" + name + "'" +
           (base.empty() ? "" : " (nor '" + base + "')");
   return nullptr;
+}
+
+/// Hugging Face checkpoints hold buffers that are no parameters (GPT-2's
+/// and GPT-NeoX's causal masks, rotary inverse frequencies); transformers
+/// ignores them on load, and so does --init-from.
+static bool isHfBuffer(const std::string &name) {
+  for (const char *suffix :
+       {".attn.bias", ".attn.masked_bias", ".attention.bias",
+        ".attention.masked_bias", ".rotary_emb.inv_freq"}) {
+    size_t n = std::strlen(suffix);
+    if (name.size() >= n && name.compare(name.size() - n, n, suffix) == 0)
+      return true;
+  }
+  return false;
+}
+
+std::string sprt::joinNames(const std::vector<std::string> &names) {
+  std::string text;
+  for (const std::string &n : names)
+    text += (text.empty() ? "'" : ", '") + n + "'";
+  return text;
+}
+
+bool sprt::unusedTensors(const Model &model, const std::string &path,
+                         std::vector<std::string> &extra, std::string &error) {
+  std::map<std::string, TensorInfo> tensors;
+  if (!readCheckpointIndex(path, tensors, error))
+    return false;
+  std::set<std::string> used;
+  for (int64_t i : allParams(model)) {
+    const TensorInfo *t = findTensor(tensors, model.params[size_t(i)].name,
+                                     path, error, /*reportMissing=*/false);
+    if (t)
+      used.insert(t->name);
+    if (!error.empty())
+      return false;
+  }
+  for (const auto &[name, t] : tensors)
+    if (!used.count(name) && !isHfBuffer(name))
+      extra.push_back(name);
+  return true;
 }
 
 bool Params::loadSharded(const Model &model,
@@ -238,7 +304,8 @@ bool Params::loadSharded(const Model &model,
                          const std::vector<float *> &local,
                          const std::string &path, std::string &error,
                          const std::vector<Slicing> &slicings,
-                         const std::vector<DType> &stored) {
+                         const std::vector<DType> &stored,
+                         std::vector<std::string> *missing) {
   std::map<std::string, TensorInfo> tensors;
   if (!readCheckpointIndex(path, tensors, error))
     return false;
@@ -246,7 +313,12 @@ bool Params::loadSharded(const Model &model,
   for (size_t k = 0; k < indices.size(); ++k) {
     const ParamInfo &p = model.params[size_t(indices[k])];
     std::string name = p.name + suffix;
-    const TensorInfo *found = findTensor(tensors, name, path, error);
+    const TensorInfo *found =
+        findTensor(tensors, name, path, error, /*reportMissing=*/!missing);
+    if (!found && missing && error.empty()) {
+      missing->push_back(name);
+      continue;
+    }
     if (!found)
       return false;
     const TensorInfo &t = *found;

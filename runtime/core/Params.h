@@ -21,6 +21,13 @@ struct TensorDTypes {
 /// The indices of every parameter of `model`: 0, 1, ...
 std::vector<int64_t> allParams(const Model &model);
 
+/// The tensors of checkpoint `path` that load no parameter of `model`
+/// (Hugging Face's non-parameter buffers aside), in name order.
+bool unusedTensors(const Model &model, const std::string &path,
+                   std::vector<std::string> &extra, std::string &error);
+/// 'a', 'b', 'c'.
+std::string joinNames(const std::vector<std::string> &names);
+
 /// The types of a dump of parameters `indices` (or of their gradients):
 /// `flag`'s ("f32", "bf16", "f16": --dump-dtype) for all; when `flag` is
 /// empty, the model's precision when its description gives one, else each
@@ -48,8 +55,17 @@ public:
   /// or index (tensors in F32, BF16, F16 or F64), converted into the
   /// parameter's element type (round to nearest even when narrowing),
   /// keeping this rank's shard; a master weight its slice in F32. False
-  /// with `error` set.
-  bool load(const std::string &path, std::string &error);
+  /// with `error` set. Strict, like transformers' loader: every parameter
+  /// must be in the file and every tensor of the file must be a parameter
+  /// (Hugging Face's non-parameter buffers aside: attention masks,
+  /// `rotary_emb.inv_freq`). With `partial` (--init-from-partial) a
+  /// missing parameter keeps its value (drawn before) and a tensor the
+  /// model does not have is skipped; both are listed there.
+  struct Skipped {
+    std::vector<std::string> missing, extra;
+  };
+  bool load(const std::string &path, std::string &error,
+            Skipped *partial = nullptr);
   /// Writes every parameter's value (value()), whole, under its name (rank 0
   /// writes), in `written` (one type per parameter; empty: each parameter's
   /// own);
@@ -98,14 +114,17 @@ public:
   /// checkpoint, keeping this rank's shard of each, converted into
   /// `stored` (one type per tensor; empty: all F32). Every value must be
   /// finite, in the file and after the conversion. A null `local[k]` (a
-  /// parameter of another pipeline stage) is checked but not kept.
+  /// parameter of another pipeline stage) is checked but not kept. With
+  /// `missing`, a tensor the file lacks is listed there and skipped
+  /// instead of failing the load.
   static bool loadSharded(const Model &model,
                           const std::vector<int64_t> &indices,
                           const std::string &suffix,
                           const std::vector<float *> &local,
                           const std::string &path, std::string &error,
                           const std::vector<Slicing> &slicings = {},
-                          const std::vector<DType> &stored = {});
+                          const std::vector<DType> &stored = {},
+                          std::vector<std::string> *missing = nullptr);
 
 private:
   const Model &model;

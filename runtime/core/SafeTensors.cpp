@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <xxhash.h>
 
 using namespace sprt;
@@ -32,6 +33,67 @@ static std::string checksumOf(const void *data, size_t bytes) {
   std::snprintf(hex, sizeof hex, "%016" PRIx64,
                 uint64_t(XXH3_64bits(data, bytes)));
   return hex;
+}
+
+/// Bytes of one element of a safetensors dtype, or 0 for a name this
+/// reader does not size.
+static uint64_t elementBytes(const std::string &dtype) {
+  static const std::map<std::string, uint64_t> sizes = {
+      {"F64", 8}, {"F32", 4}, {"F16", 2},  {"BF16", 2},    {"I64", 8},
+      {"I32", 4}, {"I16", 2}, {"I8", 1},   {"U64", 8},     {"U32", 4},
+      {"U16", 2}, {"U8", 1},  {"BOOL", 1}, {"F8_E4M3", 1}, {"F8_E5M2", 1}};
+  auto it = sizes.find(dtype);
+  return it == sizes.end() ? 0 : it->second;
+}
+
+/// The safetensors library's rules for the data section: each tensor's
+/// bytes are its shape's elements, and the tensors cover the data exactly,
+/// one after another (no overlap, no gap, nothing after the last). "" or
+/// what breaks them.
+static std::string
+layoutProblem(const std::string &file,
+              const std::map<std::string, TensorInfo> &tensors,
+              uint64_t dataStart, uint64_t dataBytes) {
+  std::vector<const TensorInfo *> order;
+  for (const auto &[name, t] : tensors) {
+    if (t.file != file)
+      continue;
+    uint64_t size = elementBytes(t.dtype);
+    uint64_t elements = 1;
+    for (int64_t d : t.shape) {
+      if (d < 0)
+        return "checkpoint '" + file + "': tensor '" + name +
+               "' has a negative dimension";
+      elements *= uint64_t(d);
+    }
+    if (size && t.end - t.begin != elements * size)
+      return "checkpoint '" + file + "': tensor '" + name + "' holds " +
+             std::to_string(t.end - t.begin) + " bytes but its shape and " +
+             t.dtype + " need " + std::to_string(elements * size);
+    order.push_back(&t);
+  }
+  std::sort(
+      order.begin(), order.end(), [](const TensorInfo *a, const TensorInfo *b) {
+        return a->begin != b->begin ? a->begin < b->begin : a->end < b->end;
+      });
+  uint64_t at = dataStart;
+  const TensorInfo *previous = nullptr;
+  for (const TensorInfo *t : order) {
+    if (t->begin < at)
+      return "checkpoint '" + file + "': the data of tensors '" +
+             previous->name + "' and '" + t->name + "' overlap";
+    if (t->begin > at)
+      return "checkpoint '" + file + "': " + std::to_string(t->begin - at) +
+             " bytes of data before tensor '" + t->name +
+             "' belong to no tensor";
+    at = t->end;
+    previous = t;
+  }
+  if (at != dataStart + dataBytes)
+    return "checkpoint '" + file + "': the last " +
+           std::to_string(dataStart + dataBytes - at) +
+           " bytes of data belong to no tensor";
+  return "";
 }
 
 static bool readHeader(const std::string &file,
@@ -70,9 +132,25 @@ static bool readHeader(const std::string &file,
   }
   std::string header(headerLen, '\0');
   in.read(header.data(), std::streamsize(headerLen));
-  json j = json::parse(header, nullptr, /*allow_exceptions=*/false);
+  // A name given twice would silently keep its last entry (JSON objects
+  // keep the last duplicate): refused, as the safetensors library does.
+  std::set<std::string> names;
+  std::string twice;
+  json::parser_callback_t noDuplicates =
+      [&](int depth, json::parse_event_t event, json &parsed) {
+        if (event == json::parse_event_t::key && depth == 1 &&
+            !names.insert(parsed.get<std::string>()).second && twice.empty())
+          twice = parsed.get<std::string>();
+        return true;
+      };
+  json j = json::parse(header, noDuplicates, /*allow_exceptions=*/false);
   if (!in || j.is_discarded() || !j.is_object()) {
     error = "checkpoint '" + file + "' has a malformed JSON header";
+    return false;
+  }
+  if (!twice.empty()) {
+    error = "checkpoint '" + file + "' names tensor '" + twice +
+            "' twice in its header";
     return false;
   }
   uint64_t dataBytes = fileSize - 8 - headerLen;
@@ -125,6 +203,9 @@ static bool readHeader(const std::string &file,
       info.checksum = sum->second;
     tensors[name] = info;
   }
+  error = layoutProblem(file, tensors, 8 + headerLen, dataBytes);
+  if (!error.empty())
+    return false;
   if (metadata)
     *metadata = std::move(meta);
   return true;
