@@ -31,6 +31,9 @@ struct Buffer {
   enum Kind { Arena, Param, Argument } kind;
   int64_t index;      // arena offset, parameter index, or argument number
   int64_t offset = 0; // an argument's: bytes into it (a micro-batch)
+  /// An argument's: bytes per micro-batch of a tfm.micro_batch_loop's body
+  /// argument, read at the loop's micro-batch (0: a fixed offset).
+  int64_t stride = 0;
 };
 
 /// What the lowerings of one module's step functions share.
@@ -139,6 +142,8 @@ private:
   /// Copies the scalar results out and hands out the gradients' addresses.
   mlir::LogicalResult lowerReturn(mlir::func::ReturnOp r);
   mlir::LogicalResult lower(mlir::Operation *op);
+  /// A tfm.micro_batch_loop as an LLVM loop over its micro-batches.
+  mlir::LogicalResult lowerLoop(tfm::MicroBatchLoopOp loop);
 
   mlir::ModuleOp module;
   mlir::func::FuncOp func;
@@ -173,6 +178,8 @@ private:
   /// The step's micro-batches (sp-micro-batches: the inputs are [M, s, b]),
   /// and the one the ops lowered last belong to (-1: none said yet).
   int64_t microBatches = 1, currentMicroBatch = -1;
+  /// The micro-batch (i64) of the tfm.micro_batch_loop being lowered.
+  mlir::Value loopIndex;
   /// The handles of the async operations to wait for before each op
   /// (callAsync), in the order they started.
   llvm::DenseMap<mlir::Operation *, llvm::SmallVector<mlir::Value, 1>>

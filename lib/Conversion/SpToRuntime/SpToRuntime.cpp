@@ -185,15 +185,35 @@ LogicalResult Lowering::plan() {
            << ", got " << type;
   for (BlockArgument arg : func.getArguments())
     buffers[arg] = {Buffer::Argument, arg.getArgNumber()};
-  for (Operation &op : func.getBody().getOps())
-    if (failed(checkTypes(&op)))
+  // The ops in the order they run once: a micro-batch loop, then its body.
+  SmallVector<Operation *> ops;
+  func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (op != func)
+      ops.push_back(op);
+  });
+  for (Operation *op : ops)
+    if (failed(checkTypes(op)))
       return failure();
   // The offsets sp-plan-buffers chose (checked again here), or without a
   // plan one buffer after the other.
   FailureOr<DenseMap<Value, int64_t>> planned = readBufferPlan(func);
   if (failed(planned))
     return failure();
-  for (Operation &op : func.getBody().getOps()) {
+  for (Operation *opPtr : ops) {
+    Operation &op = *opPtr;
+    // A loop's body reads micro-batch i of each input in place.
+    if (auto loop = dyn_cast<MicroBatchLoopOp>(op))
+      for (auto [in, arg] :
+           llvm::zip(loop.getInputs(), loop.getBody().getArguments())) {
+        auto from = dyn_cast<BlockArgument>(in);
+        if (!from || from.getOwner()->getParentOp() != func)
+          return loop.emitOpError()
+                 << "loops over a value that is not an argument of the "
+                    "step; the runtime reads micro-batches of the inputs in "
+                    "place";
+        buffers[arg] = {Buffer::Argument, from.getArgNumber(), 0,
+                        tensorBytes(arg)};
+      }
     if (auto get = dyn_cast<GetParamOp>(op)) {
       buffers[get] = {Buffer::Param, paramIndex(get.getName())};
       continue;
@@ -255,7 +275,8 @@ LogicalResult Lowering::plan() {
   // Workspaces: where the plan put them (readBufferPlan checked every one),
   // or after the values.
   bool hasPlan = func->hasAttr(kArenaBytesAttr);
-  for (Operation &op : func.getBody().getOps()) {
+  for (Operation *opPtr : ops) {
+    Operation &op = *opPtr;
     int64_t bytes = dist::workspaceBytes(&op);
     if (bytes == 0)
       continue;
@@ -349,8 +370,10 @@ static Value tableEntry(OpBuilder &b, Location loc, Type ptrTy, Value table,
                         int64_t index, DenseMap<int64_t, Value> &cache) {
   Value &cached = cache[index];
   if (!cached) {
+    // The function's entry block: it dominates a loop's blocks and what
+    // follows them.
     OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(b.getInsertionBlock());
+    b.setInsertionPointToStart(&b.getInsertionBlock()->getParent()->front());
     Value i = b.create<LLVM::ConstantOp>(loc, b.getI64Type(),
                                          b.getI64IntegerAttr(index));
     Value slot = b.create<LLVM::GEPOp>(loc, ptrTy, ptrTy, table, ValueRange{i});
@@ -362,7 +385,12 @@ static Value tableEntry(OpBuilder &b, Location loc, Type ptrTy, Value table,
 std::tuple<Value, Value, Value> Lowering::pointerArrays(ValueRange inputs,
                                                         ValueRange results) {
   int64_t n = inputs.size();
+  // In a micro-batch loop, allocated once in the entry block: an alloca in
+  // the loop's body would grow the stack every micro-batch.
   auto array = [&](Type element) -> Value {
+    OpBuilder::InsertionGuard guard(b);
+    if (loopIndex)
+      b.setInsertionPointToStart(&b.getInsertionBlock()->getParent()->front());
     return b.create<LLVM::AllocaOp>(loc, ptrTy, element, i64(n));
   };
   Value ins = array(ptrTy), outs = array(ptrTy), sizes = array(b.getI64Type());
@@ -434,6 +462,12 @@ Value Lowering::ptr(Value tensor) {
   Buffer buf = buffers.lookup(tensor);
   switch (buf.kind) {
   case Buffer::Argument:
+    if (buf.stride != 0) {
+      assert(loopIndex && "a loop's argument read outside the loop");
+      Value at = b.create<LLVM::MulOp>(loc, loopIndex, i64(buf.stride));
+      return b.create<LLVM::GEPOp>(loc, ptrTy, b.getI8Type(),
+                                   inputArgs[buf.index], ValueRange{at});
+    }
     if (buf.offset == 0)
       return inputArgs[buf.index];
     return b.create<LLVM::GEPOp>(loc, ptrTy, b.getI8Type(),
@@ -580,10 +614,16 @@ FailureOr<llvm::json::Object> Lowering::modelJson() {
   int32_t batchAxis = splitAxis(ids, seqDim + 1);
   auto readsIds = [&](Value v) {
     auto part = v.getDefiningOp<MicroBatchOp>();
-    return v == ids || (part && part.getInput() == ids);
+    auto arg = dyn_cast<BlockArgument>(v);
+    auto loop = arg ? dyn_cast<MicroBatchLoopOp>(arg.getOwner()->getParentOp())
+                    : MicroBatchLoopOp();
+    return v == ids || (part && part.getInput() == ids) ||
+           (loop && loop.getInputs()[arg.getArgNumber()] == ids);
   };
   int64_t vocab = 0;
-  for (auto e : func.getOps<EmbeddingOp>())
+  SmallVector<EmbeddingOp> embeddings;
+  func.walk([&](EmbeddingOp e) { embeddings.push_back(e); });
+  for (auto e : embeddings)
     if (readsIds(e.getIds())) {
       int32_t a = splitAxis(e.getTable(), 0);
       vocab = dim(e.getTable(), 0) * (a < 0 ? 1 : axisSizes[a]);
@@ -591,18 +631,26 @@ FailureOr<llvm::json::Object> Lowering::modelJson() {
   // The FLOPs one rank's step performs (Flops.h: GEMMs and attention), and
   // those of the ops recompute cloned into the backward: the program
   // reports FLOP/s and MFU from them.
+  // A micro-batch loop's body runs once per micro-batch.
   int64_t flops = 0, recomputeFlops = 0;
-  for (Operation &op : func.getBody().getOps()) {
-    std::optional<int64_t> n = dist::opFlops(&op);
+  WalkResult counted = func.walk([&](Operation *op) {
+    auto loop = op->getParentOfType<MicroBatchLoopOp>();
+    std::optional<int64_t> n = dist::opFlops(op);
+    if (n && loop)
+      n = llvm::checkedMul<int64_t>(*n, loop.getMicroBatches());
     std::optional<int64_t> sum =
         n ? llvm::checkedAdd<int64_t>(flops, *n) : std::nullopt;
-    if (!sum)
-      return op.emitOpError() << "the FLOPs of the step overflow int64 at "
-                                 "this op";
+    if (!sum) {
+      op->emitOpError() << "the FLOPs of the step overflow int64 at this op";
+      return WalkResult::interrupt();
+    }
     flops = *sum;
-    if (op.hasAttr(TfmDialect::RecomputedAttrHelper::getNameStr()))
+    if (op->hasAttr(TfmDialect::RecomputedAttrHelper::getNameStr()))
       recomputeFlops += *n; // at most flops
-  }
+    return WalkResult::advance();
+  });
+  if (counted.wasInterrupted())
+    return failure();
   // The step's hyperparameter table: slot i holds hyperparameters[i].
   llvm::json::Array hyperJson;
   for (const auto &[name, value] : shared.hyperparameters)
@@ -691,9 +739,65 @@ LogicalResult Lowering::emit(StringRef name, LLVM::Linkage linkage) {
   stateArg = entry->getArgument(6);
   hyperArg = entry->getArgument(7);
   b.setInsertionPointToStart(entry);
-  for (Operation &op : func.getBody().getOps())
+  for (Operation &op : func.getBody().getOps()) {
+    auto loop = dyn_cast<MicroBatchLoopOp>(op);
+    if (failed(loop ? lowerLoop(loop) : lower(&op)))
+      return failure();
+  }
+  b.create<LLVM::ReturnOp>(loc, ValueRange());
+  return success();
+}
+
+LogicalResult Lowering::lowerLoop(MicroBatchLoopOp loop) {
+  // for (i = 0; i < M; ++i) { sprt_set_micro_batch(i, M); body;
+  //   results[j] = i == 0 ? yielded[j] : results[j] + yielded[j]; }
+  // (the first as a scale by 1: an exact copy, -0 and NaN included), the
+  // sums of an unrolled step in its order.
+  loc = loop.getLoc();
+  int64_t m = loop.getMicroBatches();
+  auto yield = cast<YieldOp>(loop.getBody().front().getTerminator());
+  for (auto [i, r] : llvm::enumerate(loop.getResults()))
+    if (!cast<RankedTensorType>(r.getType()).getElementType().isF32())
+      return loop.emitOpError()
+             << "result #" << i << " is " << r.getType()
+             << ": the runtime accumulates f32 micro-batch sums";
+  Block *before = b.getInsertionBlock();
+  Region *region = before->getParent();
+  Type i64Ty = b.getI64Type();
+  Block *header = b.createBlock(region, region->end(), {i64Ty}, {loc});
+  Block *bodyBlock = b.createBlock(region, region->end());
+  Block *first = b.createBlock(region, region->end());
+  Block *rest = b.createBlock(region, region->end());
+  Block *latch = b.createBlock(region, region->end());
+  Block *exit = b.createBlock(region, region->end());
+  b.setInsertionPointToEnd(before);
+  b.create<LLVM::BrOp>(loc, ValueRange{i64(0)}, header);
+  b.setInsertionPointToEnd(header);
+  Value i = header->getArgument(0);
+  Value more = b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::slt, i, i64(m));
+  b.create<LLVM::CondBrOp>(loc, more, bodyBlock, exit);
+  b.setInsertionPointToEnd(bodyBlock);
+  loopIndex = i;
+  emitCall("sprt_set_micro_batch", {i, i64(m)});
+  for (Operation &op : loop.getBody().front().without_terminator())
     if (failed(lower(&op)))
       return failure();
-  b.create<LLVM::ReturnOp>(loc, ValueRange());
+  loc = yield.getLoc();
+  Value isFirst =
+      b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq, i, i64(0));
+  b.create<LLVM::CondBrOp>(loc, isFirst, first, rest);
+  b.setInsertionPointToEnd(first);
+  for (auto [r, v] : llvm::zip(loop.getResults(), yield.getValues()))
+    emitCall("sprt_op_scale", {ptr(v), ptr(r), i64(numElements(r)), f64(1.0)});
+  b.create<LLVM::BrOp>(loc, ValueRange(), latch);
+  b.setInsertionPointToEnd(rest);
+  for (auto [r, v] : llvm::zip(loop.getResults(), yield.getValues()))
+    emitCall("sprt_add_f32", {ptr(r), ptr(v), ptr(r), i64(numElements(r))});
+  b.create<LLVM::BrOp>(loc, ValueRange(), latch);
+  b.setInsertionPointToEnd(latch);
+  Value next = b.create<LLVM::AddOp>(loc, i, i64(1));
+  b.create<LLVM::BrOp>(loc, ValueRange{next}, header);
+  loopIndex = Value();
+  b.setInsertionPointToEnd(exit);
   return success();
 }

@@ -242,6 +242,55 @@ func.func @micro_batch_negative(%ids: tensor<4x8x2xi64>) {
   return
 }
 
+//===----------------------------------------------------------------------===//
+// tfm.micro_batch_loop
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @micro_batch_loop_counts(%ids: tensor<4x8x2xi64>, %labels: tensor<3x8x2xi64>) {
+  // expected-error @+1 {{input #1 has 3 micro-batches (dimension 0), not 4 like input #0 (and at least 1)}}
+  tfm.micro_batch_loop(%ids, %labels) : (tensor<4x8x2xi64>, tensor<3x8x2xi64>) -> () {
+  ^bb0(%i: tensor<8x2xi64>, %l: tensor<8x2xi64>):
+    tfm.yield
+  }
+  return
+}
+
+// -----
+
+func.func @micro_batch_loop_arg(%ids: tensor<4x8x2xi64>) {
+  // expected-error @+1 {{body argument #0 must be 'tensor<8x2xi64>' (micro-batch i of input #0), got 'tensor<4x8x2xi64>'}}
+  tfm.micro_batch_loop(%ids) : (tensor<4x8x2xi64>) -> () {
+  ^bb0(%i: tensor<4x8x2xi64>):
+    tfm.yield
+  }
+  return
+}
+
+// -----
+
+func.func @micro_batch_loop_yield(%ids: tensor<4x8x2xi64>) -> tensor<f32> {
+  // expected-error @+1 {{yields 'tensor<2xf32>' but its results are 'tensor<f32>'}}
+  %s = tfm.micro_batch_loop(%ids) : (tensor<4x8x2xi64>) -> tensor<f32> {
+  ^bb0(%i: tensor<8x2xi64>):
+    %x = tfm.fill 1.000000e+00 : tensor<2xf32>
+    tfm.yield %x : tensor<2xf32>
+  }
+  return %s : tensor<f32>
+}
+
+// -----
+
+func.func @micro_batch_loop_rank(%ids: tensor<8xi64>) {
+  // expected-error @+1 {{input #0 must have rank >= 2 [micro-batches, ...], got [8]}}
+  tfm.micro_batch_loop(%ids) : (tensor<8xi64>) -> () {
+  ^bb0(%i: tensor<i64>):
+    tfm.yield
+  }
+  return
+}
+
 // -----
 
 func.func @micro_batch_shape(%ids: tensor<4x8x2xi64>) {

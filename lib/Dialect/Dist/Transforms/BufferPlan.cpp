@@ -8,6 +8,7 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/CheckedArithmetic.h"
 
+#include <functional>
 #include <map>
 #include <queue>
 
@@ -78,20 +79,56 @@ bool dist::takesOver(const LiveValue &v, const LiveValue &operand) {
          operand.end == v.start;
 }
 
+/// The ops of `func` in the order the arena sees them: a micro-batch
+/// loop, then its body (each iteration reuses the body's bytes: nothing
+/// defined in it outlives an iteration), then what follows the loop.
+/// `last[op]` is the index of the last op nested in `op` (itself if none).
+static LogicalResult linearize(func::FuncOp func,
+                               DenseMap<Operation *, int64_t> &index,
+                               DenseMap<Operation *, int64_t> &last,
+                               SmallVectorImpl<Operation *> &order) {
+  std::function<LogicalResult(Block &)> visit =
+      [&](Block &block) -> LogicalResult {
+    for (Operation &op : block) {
+      index[&op] = int64_t(order.size());
+      order.push_back(&op);
+      if (op.getNumRegions() != 0) {
+        if (!isa<tfm::MicroBatchLoopOp>(op))
+          return op.emitOpError()
+                 << "has regions; the arena is planned for straight-line "
+                    "code and micro-batch loops";
+        if (failed(visit(op.getRegion(0).front())))
+          return failure();
+      }
+      last[&op] = int64_t(order.size()) - 1;
+    }
+    return success();
+  };
+  return visit(func.getBody().front());
+}
+
+FailureOr<SmallVector<Operation *>> dist::arenaOrder(func::FuncOp func) {
+  DenseMap<Operation *, int64_t> index, last;
+  SmallVector<Operation *> order;
+  if (!func.getBody().hasOneBlock() ||
+      failed(linearize(func, index, last, order)))
+    return failure();
+  return order;
+}
+
 FailureOr<SmallVector<LiveValue>> dist::arenaValues(func::FuncOp func) {
   if (!func.getBody().hasOneBlock())
     return func.emitOpError()
            << "has " << func.getBody().getBlocks().size()
            << " blocks; the arena is planned for straight-line functions";
-  Block &body = func.getBody().front();
-  DenseMap<Operation *, int64_t> index;
-  for (Operation &op : body)
-    index[&op] = int64_t(index.size());
+  DenseMap<Operation *, int64_t> index, last;
+  SmallVector<Operation *> order;
+  if (failed(linearize(func, index, last, order)))
+    return failure();
   SmallVector<LiveValue> values;
-  for (Operation &op : body) {
-    if (op.getNumRegions() != 0)
-      return op.emitOpError()
-             << "has regions; the arena is planned for straight-line code";
+  for (Operation *opPtr : order) {
+    Operation &op = *opPtr;
+    Block &body = *op.getBlock();
     // Parameters have their own buffers; hyperparameters are host scalars
     // read from the step's table; a micro-batch is read in its argument.
     if (isa<tfm::GetParamOp, tfm::HyperparameterOp, tfm::MicroBatchOp>(op))
@@ -107,10 +144,10 @@ FailureOr<SmallVector<LiveValue>> dist::arenaValues(func::FuncOp func) {
               &op, r.getType(),
               "result #" + Twine(cast<OpResult>(r).getResultNumber()))))
         return failure();
+      // A use inside a loop keeps the value until the loop ends.
       LiveValue v{r, index[&op], index[&op], tensorBytes(r)};
       for (Operation *user : r.getUsers())
-        v.end =
-            std::max(v.end, index.lookup(body.findAncestorOpInBlock(*user)));
+        v.end = std::max(v.end, last.lookup(body.findAncestorOpInBlock(*user)));
       values.push_back(v);
     }
     // Live while the op runs: with its operands and results, no longer;
@@ -282,10 +319,15 @@ FailureOr<DenseMap<Value, int64_t>> dist::readBufferPlan(func::FuncOp func) {
   if (failed(values))
     return failure();
   // A workspace offset on an op that has none is a stale plan.
-  for (Operation &op : func.getBody().front())
-    if (op.hasAttr(kWorkspaceOffsetAttr) && workspaceBytes(&op) == 0)
-      return op.emitOpError() << "has '" << kWorkspaceOffsetAttr
-                              << "' but its kernel needs no workspace";
+  WalkResult stale = func.walk([&](Operation *op) {
+    if (!op->hasAttr(kWorkspaceOffsetAttr) || workspaceBytes(op) != 0)
+      return WalkResult::advance();
+    op->emitOpError() << "has '" << kWorkspaceOffsetAttr
+                      << "' but its kernel needs no workspace";
+    return WalkResult::interrupt();
+  });
+  if (stale.wasInterrupted())
+    return failure();
   SmallVector<int64_t> at;
   for (const LiveValue &v : *values) {
     FailureOr<int64_t> offset = readOffset(v, arenaBytes);

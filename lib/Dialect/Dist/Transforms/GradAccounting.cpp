@@ -314,6 +314,23 @@ LogicalResult Prover::transfer(Operation *op) {
   };
   if (tagged)
     return generic();
+  // A micro-batch loop: its body once, each result the yielded sum counted
+  // once per micro-batch.
+  if (auto loop = dyn_cast<tfm::MicroBatchLoopOp>(op)) {
+    Block &body = loop.getBody().front();
+    for (Operation &inner : body.without_terminator())
+      if (failed(transfer(&inner)))
+        return failure();
+    int64_t m = loop.getMicroBatches();
+    for (auto [r, v] :
+         llvm::zip(loop.getResults(), body.getTerminator()->getOperands())) {
+      Abstract a = get(v);
+      for (auto &[tag, t] : a.terms)
+        t.coefficient = llvm::checkedMul(t.coefficient, m).value_or(INT64_MAX);
+      set(r, std::move(a));
+    }
+    return success();
+  }
   // What a pipeline stage receives is what its peer sent.
   if (Operation *send = schedule ? schedule->sendOf(op) : nullptr;
       send && isa<RecvOp>(op)) {

@@ -348,6 +348,31 @@ static Result microBatchRule(Rule r, MicroBatchOp o) {
   return r.same(s);
 }
 
+/// A loop over micro-batches: each body argument is micro-batch i of its
+/// input (as microBatchRule), and each result sums what the body yields
+/// for it, one micro-batch after the other: the yield's layout.
+static Result microBatchLoopRule(Rule r, MicroBatchLoopOp o) {
+  Block &body = o.getBody().front();
+  for (auto [in, arg] : llvm::zip(o.getInputs(), body.getArguments())) {
+    Sharding s = r.of(in);
+    if (s.isPartial())
+      return r.error(in, "token ids and labels cannot be partial");
+    if (Rule::isSplitOn(s, 0))
+      return r.error(in, "the micro-batch dimension cannot be split");
+    if (s.isSplit())
+      --s.dim;
+    if (r.of(arg) != s)
+      return o.emitOpError()
+             << "body argument #" << arg.getArgNumber() << " is "
+             << r.of(arg).str() << " on mesh axis '" << r.axis
+             << "' but its input makes it " << s.str();
+  }
+  SmallVector<Sharding> out;
+  for (Value v : body.getTerminator()->getOperands())
+    out.push_back(r.of(v));
+  return out;
+}
+
 /// The count of the labels this rank holds: partial where they are split.
 static Result labelCountRule(Rule r, LabelCountOp o) {
   Sharding s = r.of(o.getLabels());
@@ -396,6 +421,7 @@ void dist::registerTfmShardingRuleModels(DialectRegistry &registry) {
     attachRule<crossEntropyRule, CrossEntropyFromStatsOp, CrossEntropyOp>(ctx);
     attachRule<labelCountRule, LabelCountOp>(ctx);
     attachRule<microBatchRule, MicroBatchOp>(ctx);
+    attachRule<microBatchLoopRule, MicroBatchLoopOp>(ctx);
   });
 }
 

@@ -110,12 +110,17 @@ FailureOr<PeakLive> dist::peakLive(func::FuncOp func) {
   SmallVector<LiveValue> buffers = groupInPlace(*values, bufferOf);
   // Ops by index, and whether each is forward: before the backward of its
   // micro-batch (sp-micro-batches: tfm.in_micro_batch), or, for ops of no
-  // micro-batch, before the first backward.
+  // micro-batch (a micro-batch loop's body among them: one micro-batch),
+  // before the first backward.
   SmallVector<Operation *> ops;
   SmallVector<bool> forwardOp;
   DenseSet<int64_t> backwardOf; // micro-batches whose backward began
   bool anyBackward = false;
-  for (Operation &op : func.getBody().front()) {
+  FailureOr<SmallVector<Operation *>> order = arenaOrder(func);
+  if (failed(order))
+    return failure();
+  for (Operation *opPtr : *order) {
+    Operation &op = *opPtr;
     auto in = op.getAttrOfType<IntegerAttr>(
         tfm::TfmDialect::InMicroBatchAttrHelper::getNameStr());
     int64_t micro = in ? in.getInt() : -1;

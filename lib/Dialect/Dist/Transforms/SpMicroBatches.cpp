@@ -1,11 +1,11 @@
 //===- SpMicroBatches.cpp - gradient accumulation over micro-batches ------===//
 //
 // The train step of one micro-batch becomes a step over M: its ids and
-// labels become [M, s, b], its forward and backward are cloned once per
-// micro-batch (each reading its micro-batch with tfm.micro_batch) and the
-// loss and gradients are summed. One step runs them in order; the step of
-// pipeline stage k of P runs them in the 1F1B order (oneFOneB). See
-// Passes.td.
+// labels become [M, s, b] and the loss and gradients are summed over the
+// micro-batches. One step becomes a tfm.micro_batch_loop whose body is one
+// copy of its forward and backward (IR and compile time independent of M);
+// the step of pipeline stage k of P is unrolled in the 1F1B order
+// (oneFOneB), M bounded for it. See Passes.td.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,6 +27,11 @@ using namespace mlir;
 using namespace seqpar;
 using namespace seqpar::dist;
 using namespace seqpar::tfm;
+
+/// The most sequences one step reads (micro-batches x global batch).
+static constexpr int64_t kMaxStepSequences = int64_t(1) << 20;
+/// The most micro-batches of a pipeline stage, whose schedule is unrolled.
+static constexpr int64_t kMaxUnrolledMicroBatches = 256;
 
 /// `type` ([s, b], a token tensor) with a leading micro-batch dimension of
 /// M: the same layout, every split one dimension higher.
@@ -137,7 +142,13 @@ static bool isStageZero(func::FuncOp func, Value v) {
          fill.getValue().isZero();
 }
 
-static LogicalResult unroll(func::FuncOp func, int64_t m) {
+/// The step's per-micro-batch ops (in order) after the checks every form
+/// shares; the arguments become [M, s, b] (their [s, b] types in
+/// `oneBatch`).
+static LogicalResult prepare(func::FuncOp func, int64_t m,
+                             SmallVectorImpl<Operation *> &cloned,
+                             DenseSet<Value> &perBatch,
+                             SmallVectorImpl<Type> &oneBatch) {
   if (!func.getBody().hasOneBlock())
     return func.emitOpError() << "sp-micro-batches: the train step must be "
                                  "one block";
@@ -152,6 +163,9 @@ static LogicalResult unroll(func::FuncOp func, int64_t m) {
   for (Operation &op : body) {
     if (isa<ParamUpdateOpInterface>(op))
       return op.emitOpError() << order;
+    if (isa<MicroBatchLoopOp>(op))
+      return op.emitOpError() << "sp-micro-batches: the step loops over its "
+                                 "micro-batches already";
     if (op.hasAttr(TfmDialect::InMicroBatchAttrHelper::getNameStr()))
       return op.emitOpError() << "sp-micro-batches: the step is unrolled "
                                  "already (the op carries "
@@ -181,9 +195,7 @@ static LogicalResult unroll(func::FuncOp func, int64_t m) {
     return failure();
   // Which ops are one micro-batch's; the label counts of the arguments
   // count the whole step's labels instead.
-  DenseSet<Value> perBatch(func.getArguments().begin(),
-                           func.getArguments().end());
-  SmallVector<Operation *> cloned;
+  perBatch.insert(func.getArguments().begin(), func.getArguments().end());
   for (Operation &op : body.without_terminator()) {
     if (auto count = dyn_cast<LabelCountOp>(op);
         count && isa<BlockArgument>(count.getLabels()))
@@ -201,10 +213,63 @@ static LogicalResult unroll(func::FuncOp func, int64_t m) {
                 "over micro-batches";
 
   // [M, s, b] arguments; the label counts read them whole.
-  SmallVector<Type> oneBatch(func.getArgumentTypes());
+  oneBatch.assign(func.getArgumentTypes().begin(),
+                  func.getArgumentTypes().end());
   for (BlockArgument arg : func.getArguments())
     arg.setType(withMicroBatches(cast<RankedTensorType>(arg.getType()), m));
+  return success();
+}
 
+/// The step of one micro-batch becomes the body of a tfm.micro_batch_loop
+/// over M: one copy whatever M.
+static LogicalResult buildLoop(func::FuncOp func, int64_t m) {
+  SmallVector<Operation *> cloned;
+  DenseSet<Value> perBatch;
+  SmallVector<Type> oneBatch;
+  if (failed(prepare(func, m, cloned, perBatch, oneBatch)))
+    return failure();
+  Block &body = func.getBody().front();
+  auto ret = cast<func::ReturnOp>(body.getTerminator());
+  // What the loop sums: each per-micro-batch value returned, once.
+  SmallVector<Value> summed;
+  for (Value v : ret.getOperands())
+    if (perBatch.contains(v) && !llvm::is_contained(summed, v))
+      summed.push_back(v);
+  OpBuilder b(ret);
+  auto loop = b.create<MicroBatchLoopOp>(
+      func.getLoc(), ValueRange(summed).getTypes(), func.getArguments());
+  Block *inner = b.createBlock(&loop.getBody());
+  IRMapping map;
+  for (auto [arg, type] : llvm::zip(func.getArguments(), oneBatch))
+    map.map(arg, inner->addArgument(type, arg.getLoc()));
+  for (Operation *op : cloned)
+    b.clone(*op, map);
+  SmallVector<Value> yielded;
+  for (Value v : summed)
+    yielded.push_back(map.lookup(v));
+  b.create<YieldOp>(ret.getLoc(), yielded);
+  for (OpOperand &o : ret->getOpOperands())
+    if (const auto *at = llvm::find(summed, o.get()); at != summed.end())
+      o.set(loop.getResult(at - summed.begin()));
+  for (Operation *op : llvm::reverse(cloned))
+    op->erase();
+  func->setAttr(TfmDialect::MicroBatchesAttrHelper::getNameStr(),
+                b.getI64IntegerAttr(m));
+  func.setType(FunctionType::get(func.getContext(), body.getArgumentTypes(),
+                                 ret.getOperandTypes()));
+  return success();
+}
+
+/// The step of pipeline stage k, unrolled: M copies of its forward and
+/// backward in the 1F1B order.
+static LogicalResult unroll(func::FuncOp func, int64_t m) {
+  SmallVector<Operation *> cloned;
+  DenseSet<Value> perBatch;
+  SmallVector<Type> oneBatch;
+  if (failed(prepare(func, m, cloned, perBatch, oneBatch)))
+    return failure();
+  Block &body = func.getBody().front();
+  auto ret = cast<func::ReturnOp>(body.getTerminator());
   OpBuilder b(ret);
   MLIRContext *ctx = func.getContext();
   IntegerType i64 = b.getI64Type();
@@ -256,6 +321,48 @@ static LogicalResult unroll(func::FuncOp func, int64_t m) {
   return success();
 }
 
+/// The global batch (sequences) of the step's [s, b] token ids: the local
+/// dimension 1 times the ranks splitting it.
+static int64_t globalBatch(func::FuncOp func) {
+  auto type = dyn_cast<RankedTensorType>(func.getArgumentTypes().front());
+  if (!type || type.getRank() != 2)
+    return 1;
+  int64_t b = type.getDimSize(1);
+  LayoutAttr layout = LayoutAttr::fromType(type);
+  FailureOr<MeshOp> mesh = getMesh(func->getParentOfType<ModuleOp>());
+  if (!layout || failed(mesh) || !*mesh)
+    return b;
+  for (auto [i, axis] : llvm::enumerate(layout.getAxes()))
+    if (Sharding s = layout.getSharding(i); s.isSplit() && s.dim == 1)
+      b *= mesh->getAxisSize(axis.getValue()).value_or(1);
+  return b;
+}
+
+/// M is bounded by what a step can read: M micro-batches of the imported
+/// batch are at most kMaxStepSequences sequences, and a pipeline stage's
+/// unrolled 1F1B order (M forwards and backwards in the IR) at most
+/// kMaxUnrolledMicroBatches micro-batches.
+static LogicalResult checkBound(func::FuncOp func, int64_t m) {
+  int64_t batch = globalBatch(func);
+  if (m > kMaxStepSequences / batch)
+    return func.emitOpError()
+           << "sp-micro-batches: micro-batches=" << m << " is over the bound "
+           << kMaxStepSequences / batch << ": " << m
+           << " micro-batches of a batch of " << batch
+           << " sequences is more than " << kMaxStepSequences
+           << " sequences (2^20) per step, far above the largest global "
+              "batches trained";
+  if (TfmDialect::getPipelineStages(func) > 1 && m > kMaxUnrolledMicroBatches)
+    return func.emitOpError()
+           << "sp-micro-batches: micro-batches=" << m
+           << " on a pipeline stage is over the bound of "
+           << kMaxUnrolledMicroBatches
+           << ": a stage's 1F1B schedule is unrolled (one copy of its "
+              "forward and backward per micro-batch), so its IR and compile "
+              "time grow with M";
+  return success();
+}
+
 namespace {
 struct SpMicroBatchesPass
     : dist::impl::SpMicroBatchesPassBase<SpMicroBatchesPass> {
@@ -282,10 +389,18 @@ struct SpMicroBatchesPass
       }
       return;
     }
-    if (microBatches > 1)
-      for (Operation *step : *steps)
-        if (failed(unroll(cast<func::FuncOp>(step), microBatches)))
-          return signalPassFailure();
+    if (microBatches == 1)
+      return;
+    for (Operation *step : *steps) {
+      auto fn = cast<func::FuncOp>(step);
+      if (failed(checkBound(fn, microBatches)))
+        return signalPassFailure();
+      // A pipeline stage's 1F1B order interleaves micro-batches: unrolled.
+      if (failed(TfmDialect::getPipelineStages(fn) > 1
+                     ? unroll(fn, microBatches)
+                     : buildLoop(fn, microBatches)))
+        return signalPassFailure();
+    }
   }
 };
 } // namespace

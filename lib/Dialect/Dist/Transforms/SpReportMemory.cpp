@@ -62,11 +62,22 @@ static Value keptValue(Value v) {
   return v;
 }
 
+/// The ops of a step in the order they run once: a micro-batch loop's body
+/// after the loop op (one micro-batch, as the step without micro-batches).
+static SmallVector<Operation *> stepOps(func::FuncOp func) {
+  SmallVector<Operation *> ops;
+  func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (op != func)
+      ops.push_back(op);
+  });
+  return ops;
+}
+
 /// The first op of a train step's backward (tfm-autodiff marks the seed).
 static Operation *backwardBegin(func::FuncOp func) {
-  for (Operation &op : func.getBody().getOps())
-    if (op.hasAttr(tfm::TfmDialect::BackwardBeginsAttrHelper::getNameStr()))
-      return &op;
+  for (Operation *op : stepOps(func))
+    if (op->hasAttr(tfm::TfmDialect::BackwardBeginsAttrHelper::getNameStr()))
+      return op;
   return nullptr;
 }
 
@@ -100,14 +111,19 @@ static LogicalResult keptByTrainStep(func::FuncOp func, Operation *begin,
                                      int64_t &total) {
   llvm::MapVector<Value, int64_t> kept; // value -> layer
   bool backward = false;
-  for (Operation &op : func.getBody().getOps()) {
+  SmallVector<Operation *> ops = stepOps(func);
+  DenseMap<Operation *, int64_t> position;
+  for (auto [i, op] : llvm::enumerate(ops))
+    position[op] = int64_t(i);
+  for (Operation *opPtr : ops) {
+    Operation &op = *opPtr;
     backward |= &op == begin;
     if (!backward || isa<func::ReturnOp>(op))
       continue;
     int64_t layer = layerOf(op.getLoc());
     for (Value v : op.getOperands()) {
       Operation *def = v.getDefiningOp();
-      if (def && !def->isBeforeInBlock(begin))
+      if (def && position.lookup(def) >= position.lookup(begin))
         continue; // a backward value
       // Parameters (their converted copies included) and host scalars.
       if (!def || tfm::isParameterRead(v) || isa<HyperparameterOp>(def))
@@ -183,14 +199,16 @@ static LogicalResult activationReport(func::FuncOp func, StringRef policy,
   DenseMap<Operation *, int64_t> layerOfOp;
   PerLayer<SetVector<Value>> inputs;
   Operation *begin = backwardBegin(func);
-  for (Operation &op : func.getBody().getOps()) {
+  for (Operation *opPtr : stepOps(func)) {
+    Operation &op = *opPtr;
     if (&op == begin)
       break; // the forward part only
     // A run-time hyperparameter (a loss-scaled step's loss scale, read by
     // its seed) is a host scalar, not an activation.
     // A fill (a pipeline stage's zero loss) keeps nothing either.
+    // A micro-batch loop and its end are control flow; its body follows.
     if (!isa<TfmDialect, DistDialect>(op.getDialect()) ||
-        isa<HyperparameterOp, FillOp>(op))
+        isa<HyperparameterOp, FillOp, MicroBatchLoopOp, YieldOp>(op))
       continue;
     SmallVector<SavedTensor> saved;
     if (!savedTensors(&op, saved)) {
@@ -276,9 +294,13 @@ static FailureOr<llvm::json::Object> flopsReport(func::FuncOp func) {
   int64_t forward = 0, backward = 0, recompute = 0, step = 0;
   Operation *begin = backwardBegin(func);
   bool inBackward = false;
-  for (Operation &op : func.getBody().getOps()) {
+  for (Operation *opPtr : stepOps(func)) {
+    Operation &op = *opPtr;
     inBackward |= &op == begin;
+    // A micro-batch loop's body runs once per micro-batch.
     std::optional<int64_t> n = opFlops(&op);
+    if (auto loop = op.getParentOfType<MicroBatchLoopOp>(); n && loop)
+      n = llvm::checkedMul<int64_t>(*n, loop.getMicroBatches());
     int64_t &part = op.hasAttr(TfmDialect::RecomputedAttrHelper::getNameStr())
                         ? recompute
                     : inBackward ? backward

@@ -217,11 +217,17 @@ LogicalResult dist::verifyLayouts(ModuleOp module) {
   // Symbols are looked up through tables built once (the IR does not change
   // here): a lookup without one scans the module, once per parameter read.
   SymbolTableCollection symbols;
+  // Ops nested in a function (a micro-batch loop's body) too, each before
+  // the ops after it.
   WalkResult r = module.walk([&](func::FuncOp func) {
-    for (Operation &op : func.getBody().getOps())
-      if (failed(verifyOp(&op, mesh, symbols)))
-        return WalkResult::interrupt();
-    return WalkResult::advance();
+    WalkResult inner = func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (op == func)
+        return WalkResult::advance();
+      return failed(verifyOp(op, mesh, symbols)) ? WalkResult::interrupt()
+                                                 : WalkResult::advance();
+    });
+    return inner.wasInterrupted() ? WalkResult::interrupt()
+                                  : WalkResult::advance();
   });
   if (r.wasInterrupted())
     return failure();

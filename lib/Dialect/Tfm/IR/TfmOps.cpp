@@ -182,6 +182,44 @@ LogicalResult MicroBatchOp::verify() {
   return success();
 }
 
+LogicalResult MicroBatchLoopOp::verify() {
+  if (getInputs().empty())
+    return emitOpError() << "needs at least one input [M, s, b]";
+  int64_t m = -1;
+  Block &body = getBody().front();
+  if (body.getNumArguments() != getInputs().size())
+    return emitOpError() << "body must have one argument per input ("
+                         << getInputs().size() << "), got "
+                         << body.getNumArguments();
+  for (auto [i, in, arg] : llvm::enumerate(getInputs(), body.getArguments())) {
+    auto type = cast<RankedTensorType>(in.getType());
+    if (type.getRank() < 2)
+      return emitOpError() << "input #" << i
+                           << " must have rank >= 2 [micro-batches, ...], got "
+                           << shapeStr(type.getShape());
+    if (m < 0)
+      m = type.getDimSize(0);
+    if (type.getDimSize(0) != m || m < 1)
+      return emitOpError() << "input #" << i << " has " << type.getDimSize(0)
+                           << " micro-batches (dimension 0), not " << m
+                           << " like input #0 (and at least 1)";
+    // The layouts (dist.layout encodings) are sp-verify's to check.
+    auto want = RankedTensorType::get(type.getShape().drop_front(),
+                                      type.getElementType());
+    auto got = cast<RankedTensorType>(arg.getType());
+    if (got.getShape() != want.getShape() ||
+        got.getElementType() != want.getElementType())
+      return emitOpError() << "body argument #" << i << " must be " << want
+                           << " (micro-batch i of input #" << i << "), got "
+                           << arg.getType();
+  }
+  auto yield = cast<YieldOp>(body.getTerminator());
+  if (yield.getValues().getTypes() != getResultTypes())
+    return emitOpError() << "yields " << yield.getValues().getTypes()
+                         << " but its results are " << getResultTypes();
+  return success();
+}
+
 LogicalResult EmbeddingOp::verify() {
   RankedTensorType ids = getIds().getType(), table = getTable().getType(),
                    res = getResult().getType();

@@ -55,6 +55,20 @@ func.func @train_step(%ids: tensor<2x4x1xi64>, %labels: tensor<2x4x1xi64>) -> te
 
 // -----
 
+// A step that loops over its micro-batches already: an error, not a loop
+// in a loop.
+func.func @train_step(%ids: tensor<2x4x1xi64>, %labels: tensor<2x4x1xi64>) -> tensor<f32> attributes {tfm.train_step, tfm.micro_batches = 2 : i64} {
+  // expected-error @+1 {{'tfm.micro_batch_loop' op sp-micro-batches: the step loops over its micro-batches already}}
+  %s = tfm.micro_batch_loop(%ids, %labels) : (tensor<2x4x1xi64>, tensor<2x4x1xi64>) -> tensor<f32> {
+  ^bb0(%i: tensor<4x1xi64>, %l: tensor<4x1xi64>):
+    %x = tfm.fill 1.000000e+00 {tfm.backward_begins} : tensor<f32>
+    tfm.yield %x : tensor<f32>
+  }
+  return %s : tensor<f32>
+}
+
+// -----
+
 // A forward program has nothing to accumulate.
 // expected-error @+1 {{sp-micro-batches: micro-batches=2 needs a train step (tfm-autodiff's)}}
 module {

@@ -5,9 +5,10 @@
 
 // Gradient accumulation: the step over three micro-batches takes [3, s, b]
 // ids and labels (their layouts one dimension higher), counts the labels of
-// all three once (the loss is the mean over the step's tokens), then runs
-// each micro-batch's forward and backward in turn, reading it in place with
-// tfm.micro_batch, and sums the losses and gradients.
+// all three once (the loss is the mean over the step's tokens), then loops
+// over the micro-batches: one copy of the forward and backward, whose block
+// arguments are micro-batch i of the ids and labels, and whose yielded loss
+// and gradients the loop sums. The IR does not grow with M.
 tfm.param @wte : tensor<16x4xf32> init normal(2.000000e-02)
 func.func @forward(%ids: tensor<8x2xi64>, %labels: tensor<8x2xi64>) -> tensor<f32> attributes {tfm.forward} {
   %w = tfm.get_param @wte : tensor<16x4xf32>
@@ -25,36 +26,27 @@ func.func @forward(%ids: tensor<8x2xi64>, %labels: tensor<8x2xi64>) -> tensor<f3
 // CHECK: %[[W:.*]] = tfm.get_param @wte
 // CHECK-NEXT: %[[N:.*]] = tfm.label_count %[[LABELS]] ignore_index -100 : tensor<3x8x1xi64, #dist.layout<@mesh, dp = S(2)>> -> tensor<f32, #dist.layout<@mesh, dp = P>>
 // CHECK-NEXT: %[[COUNT:.*]] = dist.all_reduce %[[N]] on @mesh["dp"] sum
-// Micro-batch 0: forward, the seed of its backward, backward.
-// CHECK-NEXT: %[[IDS0:.*]] = tfm.micro_batch %[[IDS]][0] {tfm.in_micro_batch = 0 : i64} : tensor<3x8x1xi64, #dist.layout<@mesh, dp = S(2)>> -> tensor<8x1xi64, #dist.layout<@mesh, dp = S(1)>>
-// CHECK-NEXT: %[[LABELS0:.*]] = tfm.micro_batch %[[LABELS]][0] {tfm.in_micro_batch = 0 : i64}
-// CHECK-NEXT: tfm.embedding %[[IDS0]], %[[W]] {tfm.in_micro_batch = 0 : i64}
-// CHECK: tfm.cross_entropy %{{.*}}, %[[LABELS0]] count %[[COUNT]] ignore_index -100 {tfm.in_micro_batch = 0 : i64}
-// CHECK: %[[LOSS0:.*]] = dist.all_reduce {{.*}} {tfm.in_micro_batch = 0 : i64}
-// CHECK-NEXT: tfm.fill 1.000000e+00 {tfm.backward_begins, tfm.in_micro_batch = 0 : i64}
-// CHECK: %[[G0:.*]] = tfm.add {{.*}} {tfm.in_micro_batch = 0 : i64} : tensor<16x4xf32, #dist.layout<@mesh, dp = P>>
-// Micro-batch 1, then its sums with micro-batch 0's.
-// CHECK-NEXT: tfm.micro_batch %[[IDS]][1] {tfm.in_micro_batch = 1 : i64}
-// CHECK: tfm.cross_entropy %{{.*}} count %[[COUNT]] ignore_index -100 {tfm.in_micro_batch = 1 : i64}
-// CHECK: %[[LOSS1:.*]] = dist.all_reduce {{.*}} {tfm.in_micro_batch = 1 : i64}
-// CHECK: %[[G1:.*]] = tfm.add {{.*}} {tfm.in_micro_batch = 1 : i64}
-// CHECK-NEXT: %[[L01:.*]] = tfm.add %[[LOSS0]], %[[LOSS1]] : tensor<f32>
-// CHECK-NEXT: %[[G01:.*]] = tfm.add %[[G0]], %[[G1]] : tensor<16x4xf32, #dist.layout<@mesh, dp = P>>
-// CHECK-NEXT: tfm.micro_batch %[[IDS]][2] {tfm.in_micro_batch = 2 : i64}
-// CHECK: %[[LOSS2:.*]] = dist.all_reduce {{.*}} {tfm.in_micro_batch = 2 : i64}
-// CHECK: %[[G2:.*]] = tfm.add {{.*}} {tfm.in_micro_batch = 2 : i64}
-// CHECK-NEXT: %[[L:.*]] = tfm.add %[[L01]], %[[LOSS2]] : tensor<f32>
-// CHECK-NEXT: %[[G:.*]] = tfm.add %[[G01]], %[[G2]]
-// CHECK-NEXT: return %[[L]], %[[G]]
+// CHECK-NEXT: %[[SUMS:.*]]:2 = tfm.micro_batch_loop(%[[IDS]], %[[LABELS]]) : (tensor<3x8x1xi64, #dist.layout<@mesh, dp = S(2)>>, tensor<3x8x1xi64, #dist.layout<@mesh, dp = S(2)>>) -> (tensor<f32>, tensor<16x4xf32, #dist.layout<@mesh, dp = P>>) {
+// CHECK-NEXT: ^bb0(%[[IDSI:.*]]: tensor<8x1xi64, #dist.layout<@mesh, dp = S(1)>>, %[[LABELSI:.*]]: tensor<8x1xi64, #dist.layout<@mesh, dp = S(1)>>):
+// CHECK-NEXT: tfm.embedding %[[IDSI]], %[[W]] :
+// CHECK: tfm.cross_entropy %{{.*}}, %[[LABELSI]] count %[[COUNT]] ignore_index -100 :
+// CHECK: %[[LOSS:.*]] = dist.all_reduce {{.*}} on @mesh["dp"] sum
+// CHECK-NEXT: tfm.fill 1.000000e+00 {tfm.backward_begins}
+// CHECK: %[[G:.*]] = tfm.add {{.*}} : tensor<16x4xf32, #dist.layout<@mesh, dp = P>>
+// CHECK-NEXT: tfm.yield %[[LOSS]], %[[G]] : tensor<f32>, tensor<16x4xf32, #dist.layout<@mesh, dp = P>>
+// CHECK-NEXT: }
+// CHECK-NEXT: return %[[SUMS]]#0, %[[SUMS]]#1
 // CHECK-NOT: tfm.micro_batch
+// CHECK-NOT: tfm.in_micro_batch
 
-// The summed gradient is reduced over dp once, after the last micro-batch,
-// and the update applies it once.
+// The summed gradient is reduced over dp once, after the loop, and the
+// update applies it once.
 // STEP-LABEL: func.func @train_step(
-// STEP: tfm.micro_batch %{{.*}}[2]
+// STEP: %[[SUMS:.*]]:2 = tfm.micro_batch_loop
 // STEP-NOT: dist.all_reduce_coalesced
-// STEP: %[[SUM:.*]] = tfm.add %{{[0-9]+}}, %{{[0-9]+}} : tensor<16x4xf32, #dist.layout<@mesh, dp = P>>
-// STEP-NEXT: %[[R:.*]] = dist.all_reduce_coalesced %[[SUM]] on @mesh["dp"] sum
+// STEP: tfm.yield
+// STEP-NEXT: }
+// STEP-NEXT: %[[R:.*]] = dist.all_reduce_coalesced %[[SUMS]]#1 on @mesh["dp"] sum
 // STEP-NOT: dist.all_reduce_coalesced
 // STEP: tfm.adamw_update @wte, %[[R]]
 
@@ -70,8 +62,9 @@ func.func @forward(%ids: tensor<8x2xi64>, %labels: tensor<8x2xi64>) -> tensor<f3
 // DEVICE-LABEL: func.func @train_step(
 // DEVICE-SAME: %{{[a-z0-9]+}}: tensor<2x8x2xi64>, %[[LABELS:[a-z0-9]+]]: tensor<2x8x2xi64>)
 // DEVICE-NEXT: %[[N:.*]] = tfm.label_count %[[LABELS]] ignore_index -100 : tensor<2x8x2xi64> -> tensor<f32>
-// DEVICE: tfm.cross_entropy %{{.*}} count %[[N]] ignore_index -100 {tfm.in_micro_batch = 0 : i64}
-// DEVICE: tfm.cross_entropy_grad %{{.*}} count %[[N]] ignore_index -100 {tfm.in_micro_batch = 0 : i64}
-// DEVICE: tfm.cross_entropy %{{.*}} count %[[N]] ignore_index -100 {tfm.in_micro_batch = 1 : i64}
-// DEVICE: tfm.cross_entropy_grad %{{.*}} count %[[N]] ignore_index -100 {tfm.in_micro_batch = 1 : i64}
+// DEVICE: tfm.micro_batch_loop
+// DEVICE: tfm.cross_entropy %{{.*}} count %[[N]] ignore_index -100 :
+// DEVICE: tfm.cross_entropy_grad %{{.*}} count %[[N]] ignore_index -100 :
+// DEVICE: tfm.yield
+// DEVICE-NOT: tfm.cross_entropy
 // DEVICE-NOT: tfm.label_count

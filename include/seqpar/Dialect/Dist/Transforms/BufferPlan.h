@@ -61,6 +61,13 @@ struct LiveValue {
   }
 };
 
+/// The ops of `func` in the order the arena sees them (the indices of
+/// LiveValue::start and end): each op, then the body of a
+/// tfm.micro_batch_loop (planned once, its bytes reused by every
+/// micro-batch), then the ops after it. Fails on other region ops.
+mlir::FailureOr<llvm::SmallVector<mlir::Operation *>>
+arenaOrder(mlir::func::FuncOp func);
+
 /// The bytes of `op`'s workspace (WorkspaceOpInterface), 0 if it has none.
 int64_t workspaceBytes(mlir::Operation *op);
 

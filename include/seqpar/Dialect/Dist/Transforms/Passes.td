@@ -215,20 +215,28 @@ def SpPipelinePass : Pass<"sp-pipeline", "::mlir::ModuleOp"> {
 }
 
 def SpMicroBatchesPass : Pass<"sp-micro-batches", "::mlir::ModuleOp"> {
-  let summary = "Unrolls the train step over micro-batches, summing their "
+  let summary = "Loops the train step over micro-batches, summing their "
                 "gradients";
   let description = [{
     Gradient accumulation. The train step of one micro-batch (tfm-autodiff's,
     before sp-sync-grads) becomes a step over `micro-batches` = M of them:
     its token ids and labels become `[M, s, b]` (same layouts, one dimension
-    lower, read with `tfm.micro_batch`), and its forward and backward run
-    once per micro-batch, in order (micro-batch i's backward before
-    micro-batch i + 1's forward, so one micro-batch's activations are live
-    at a time). Each op of micro-batch i carries `tfm.in_micro_batch = i`.
-    The loss and every gradient are summed over the micro-batches with
-    `tfm.add` in their own element type (f32: the gradients the train
-    pipeline returns are f32), in micro-batch order, right after each
-    micro-batch's backward; sp-sync-grads then reduces the sums once.
+    higher). Its forward and backward become the body of one
+    `tfm.micro_batch_loop`, which runs them once per micro-batch in order
+    (micro-batch i's backward before micro-batch i + 1's forward, so one
+    micro-batch's activations are live at a time), the body's arguments
+    being micro-batch i of the ids and labels; the loop sums the loss and
+    every gradient it yields in micro-batch order (f32: the gradients the
+    train pipeline returns are f32); sp-sync-grads then reduces the sums
+    once. The IR, and so the compile time, does not grow with M.
+
+    A pipeline stage's step (sp-pipeline's) is instead unrolled in the 1F1B
+    order: its forward and backward cloned once per micro-batch (reading it
+    with `tfm.micro_batch`, each op of micro-batch i carrying
+    `tfm.in_micro_batch = i`), and M is at most 256 there.
+
+    M is bounded: M times the step's global batch is at most 2^20
+    sequences; beyond, the pass fails naming the option and the bound.
 
     The loss stays the mean over every non-ignored token of the step: a
     `tfm.label_count` of the labels argument counts the whole `[M, s, b]`

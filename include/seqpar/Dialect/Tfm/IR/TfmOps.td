@@ -142,6 +142,76 @@ def Tfm_MicroBatchOp : Tfm_Op<"micro_batch", [Pure, Tfm_NoBackward]> {
   let hasVerifier = 1;
 }
 
+def Tfm_MicroBatchLoopOp : Op<Tfm_Dialect, "micro_batch_loop", [
+    Seqpar_CheckedTensorSizes, RecursiveMemoryEffects, SingleBlock]> {
+  let summary = "a train step's forward and backward run once per micro-batch, summed";
+  let description = [{
+    Gradient accumulation as a loop (sp-micro-batches): the inputs are the
+    step's token ids and labels, `[M, s, b]`; the body runs once per
+    micro-batch i = 0, 1, ..., M - 1 in order, its block arguments being
+    micro-batch i of each input (`[s, b]`, read in place), and each result
+    is the sum over the micro-batches of the value yielded for it, added in
+    micro-batch order (the first micro-batch's value, then each next one
+    added to the running sum: the sums an unrolled step computes). The body
+    may read values defined before the loop (a label count of the whole
+    step); what it defines lives for one micro-batch. Its size and the
+    compile time do not depend on M. The runtime is told the micro-batch
+    (`sprt_set_micro_batch(i, M)`) at the start of each iteration, so that
+    dropout masks and position ids are those of its rows of the step.
+
+    ```mlir
+    %loss, %g = tfm.micro_batch_loop (%ids, %labels)
+        : (tensor<4x128x2xi64>, tensor<4x128x2xi64>)
+        -> (tensor<f32>, tensor<64x256xf32>) {
+    ^bb0(%ids_i: tensor<128x2xi64>, %labels_i: tensor<128x2xi64>):
+      ...
+      tfm.yield %loss_i, %g_i : tensor<f32>, tensor<64x256xf32>
+    }
+    ```
+
+    **Constraints**
+    - at least one input, every input of rank >= 2 with the same dimension
+      0 (the micro-batch count M >= 1);
+    - the body has one block argument per input, of the input's type
+      without dimension 0 and, with a layout, the input's layout with each
+      split dimension one lower; dimension 0 is not split;
+    - the yielded values have the results' types.
+  }];
+  let arguments = (ins Variadic<Tfm_IndexTensor>:$inputs);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    `(` $inputs `)` attr-dict `:` functional-type($inputs, $results) $body
+  }];
+  let extraClassDeclaration = [{
+    /// M: the micro-batches the loop runs.
+    int64_t getMicroBatches() {
+      return ::llvm::cast<::mlir::RankedTensorType>(getInputs()[0].getType())
+          .getDimSize(0);
+    }
+  }];
+  let hasVerifier = 1;
+}
+
+def Tfm_YieldOp : Op<Tfm_Dialect, "yield", [Pure, Terminator,
+    HasParent<"MicroBatchLoopOp">]> {
+  let summary = "what one micro-batch adds to tfm.micro_batch_loop's results";
+  let description = [{
+    Ends the body of `tfm.micro_batch_loop`: the values of this micro-batch
+    that the loop sums into its results.
+
+    ```mlir
+    tfm.yield %loss_i, %g_i : tensor<f32>, tensor<64x256xf32>
+    ```
+
+    **Constraints**
+    - the operands have the parent loop's result types (checked by the
+      loop).
+  }];
+  let arguments = (ins Variadic<AnyRankedTensor>:$values);
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
+}
+
 def Tfm_EmbeddingOp : Tfm_Op<"embedding", [Pure, Tfm_Differentiable]> {
   let summary = "looks up rows of an embedding table";
   let description = [{
