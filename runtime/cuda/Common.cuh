@@ -67,6 +67,9 @@ enum class Scratch {
   GemmB,
   GemmC,
   Init,
+  // Column partial sums over row tiles (ColumnSum.cuh): the bias gradient
+  // and the norms' weight and bias gradients.
+  ColumnPartials,
   // The cuDNN attention path (CudnnAttention.cu): q, k, v, out, dout and
   // their gradients in bf16 / f16, the statistics, the bias mask, the
   // dropout seed and the graphs' workspace.

@@ -105,18 +105,6 @@ __global__ void repeatHeadsGradKernel(const float *__restrict__ dy,
   }
 }
 
-__global__ void biasGradKernel(const float *__restrict__ dy,
-                               float *__restrict__ db, int64_t T, int64_t H) {
-  // One thread per column: neighbouring threads read neighbouring floats of
-  // each row, and the sum runs over tokens in order, in double.
-  SPRT_FOR_EACH(i, H) {
-    double acc = 0.0;
-    for (int64_t t = 0; t < T; ++t)
-      acc += double(dy[t * H + i]);
-    db[i] = float(acc);
-  }
-}
-
 } // namespace
 
 extern "C" {
@@ -162,10 +150,6 @@ void sprt_repeat_heads_grad_f32(const float *dy, float *dx, int64_t T,
     return;
   SPRT_LAUNCH(repeatHeadsGradKernel, T * heads * head_dim, dy, dx, T, heads,
               head_dim, factor);
-}
-
-void sprt_bias_grad_f32(const float *dy, float *db, int64_t T, int64_t H) {
-  SPRT_LAUNCH(biasGradKernel, H, dy, db, T, H);
 }
 
 } // extern "C"

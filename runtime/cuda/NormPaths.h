@@ -1,0 +1,36 @@
+//===- NormPaths.h - the norm kernels' paths, named -------------*- C++ -*-===//
+//
+// The sprt_*norm* entry points take the fused kernels where the row fits
+// (NormRows.cuh's rowShapeFor) and these otherwise. They are named here so
+// that the microbenchmark (runtime/tests/NormBench.cu) can time both paths
+// on the same shape. All on the compute stream; T > 0, H > 0.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPRT_CUDA_NORMPATHS_H
+#define SPRT_CUDA_NORMPATHS_H
+
+#include <cstdint>
+
+namespace sprt::cuda {
+
+/// One block of 256 threads per row, strided scalar loads, the row read
+/// twice (statistics, then output).
+void layerNormRowPerBlock(const float *x, const float *weight,
+                          const float *bias, float *y, int64_t T, int64_t H,
+                          double eps);
+void rmsNormRowPerBlock(const float *x, const float *weight, float *y,
+                        int64_t T, int64_t H, double eps);
+
+/// The row-per-block backward (dx and the rows' statistics), then the
+/// weight and bias gradients as two-stage column sums (ColumnSum.cuh) over
+/// dy, x and the statistics: dy and x are read twice.
+void layerNormGradTwoPass(const float *dy, const float *x, const float *weight,
+                          float *dx, float *dw, float *db, int64_t T, int64_t H,
+                          double eps);
+void rmsNormGradTwoPass(const float *dy, const float *x, const float *weight,
+                        float *dx, float *dw, int64_t T, int64_t H, double eps);
+
+} // namespace sprt::cuda
+
+#endif // SPRT_CUDA_NORMPATHS_H
