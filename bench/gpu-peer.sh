@@ -51,19 +51,22 @@ dir=$2
 case $target in cpu|cuda) ;; *) echo "gpu-peer: SEQPAR_BUNDLE_TARGET must be cpu or cuda" >&2; exit 2 ;; esac
 
 tests=("runtime/tests/conformance/sprt_conformance_$target")
+# The kernels stage's microbenchmark (cuda only; not a gtest binary).
+kernel_bench=()
 if [ "$target" = cuda ]; then
   tests+=(runtime/tests/sprt_philox_nvcc_tests runtime/tests/sprt_dtype_nvcc_tests)
+  kernel_bench=(runtime/tests/sprt_kernel_bench)
 fi
 if [ "${SEQPAR_BUNDLE_NO_BUILD:-0}" != 1 ]; then
   targets=(sp-import sp-compile sp-device-probe)
-  for t in "${tests[@]}"; do targets+=("$(basename "$t")"); done
+  for t in "${tests[@]}" "${kernel_bench[@]}"; do targets+=("$(basename "$t")"); done
   SEQPAR_BUILD_DIR=$build "$root/scripts/build.sh" "${targets[@]}"
 fi
 for f in "$bin/sp-import" "$bin/sp-compile" "$bin/sp-device-probe"; do
   [ -x "$f" ] || { echo "gpu-peer: $f is not built" >&2; exit 1; }
 done
 command -v mpirun >/dev/null || { echo "gpu-peer: no mpirun here for the cpu references" >&2; exit 1; }
-for t in "${tests[@]}"; do
+for t in "${tests[@]}" "${kernel_bench[@]}"; do
   [ -x "$build/$t" ] || { echo "gpu-peer: $build/$t is not built (a build with CUDA?)" >&2; exit 1; }
 done
 
@@ -200,7 +203,7 @@ done
 ref_host=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 ref_mpi=$(mpirun --version 2>/dev/null | head -1)
 rm -rf "$stage/refprogs"
-for t in "${tests[@]}"; do
+for t in "${tests[@]}" "${kernel_bench[@]}"; do
   cp "$build/$t" "$stage/tests/"
   strip -s "$stage/tests/$(basename "$t")"
 done
@@ -241,6 +244,7 @@ rm -rf "$stage/ir"
 # The manifest: what run.sh's driver runs, and the stages' time limits (s).
 SEQPAR_RUN_GRADS="${run_grads[*]}" SEQPAR_RUN_LOSSES="${run_losses[*]}" \
 SEQPAR_REF_HOST="$ref_host" SEQPAR_REF_MPI="$ref_mpi" \
+SEQPAR_KERNEL_BENCH="${kernel_bench[*]:+tests/$(basename "${kernel_bench[0]}")}" \
 "$py" - "$stage/manifest.json" "$target" "$small" "$commit" "$dirty" "$data_note" \
   "${gpt2[0]}" "${gpt2[2]}" "${gpt2[3]}" "$lr" "$beta1" "$beta2" "$eps" "$wd" "$clip" \
   "$stage/cases.tsv" "$ref_steps" "$ref_seed" \
@@ -277,6 +281,11 @@ m["conformance"] = {"binaries": ["tests/" + os.path.basename(t) for t in tests],
                     "limit_s": 60, "min_s": 20}
 # cuDNN attention against the native kernels (SEQPAR_ATTENTION_KERNEL): the
 # conformance suite's CudnnAttention tests and the bf16 GPT-2 step with each.
+# The memory-bound kernels against copy bandwidth (sprt_kernel_bench, ~5 s
+# on an H200 by its sizes; 40 s at most).
+if os.environ.get("SEQPAR_KERNEL_BENCH"):
+    m["kernels"] = {"binary": os.environ["SEQPAR_KERNEL_BENCH"], "reps": 20,
+                    "limit_s": 40, "min_s": 10}
 conf = [t for t in tests if "conformance" in t]
 gpt2_bf16 = [b for b in m["benchmarks"] if b["model"].startswith("gpt2") and
              b["precision"] == "bf16"]

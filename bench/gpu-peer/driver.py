@@ -16,6 +16,9 @@ Stages, in order of value (manifest.json lists them with their limits):
                conformance suite's CudnnAttention tests, then the bf16 GPT-2
                step with SEQPAR_ATTENTION_KERNEL=native and =cudnn, their
                median step times and the ratio
+  kernels      the memory-bound kernels' microbenchmark (sprt_kernel_bench):
+               each kernel's GB/s against a device-to-device copy of the
+               same bytes, the new kernels and the ones they replaced
   conformance  the backend's conformance suite and the nvcc gtests
   tiny         the tiny configs at one rank, fp32 and bf16, against the same
                programs compiled for the cpu target and run when the bundle
@@ -550,6 +553,39 @@ class Runner:
         failed = t["failed"] or t["exit"] not in (0,) or not (nat and cud)
         return ("failed: " if failed else "ok: ") + "; ".join(parts), info
 
+    def stage_kernels(self, budget, d, k):
+        """sprt_kernel_bench: per kernel, shape and path, the median time and
+        GB/s over the copy's GB/s (the binary writes kernels.json)."""
+        out, log = os.path.join(d, "kernels.json"), os.path.join(d, "kernels.log")
+        rc = self.run([self.path(k["binary"]), "--json", out, "--reps", str(k["reps"])],
+                      log, budget, env=self.seqpar_env(), cwd=d)
+        info = {"exit": rc, "results": []}
+        if os.path.exists(out):
+            with open(out) as f:
+                info.update(json.load(f))
+        if rc != 0:
+            return f"failed: {describe(rc)}: {log_error(log)}", info
+        if info.get("status") != "ok":
+            return f"{info.get('status')}: {info.get('device')}", info
+        # The paths the backend runs, their ratio to the copy and their
+        # speed-up over the kernels they replaced.
+        rows = {}
+        for x in info["results"]:
+            rows.setdefault((x["kernel"], x["shape"]), {})[x["path"]] = x
+        parts, low = [], []
+        for (kernel, shape), paths in rows.items():
+            new = paths.get("fused") or paths.get("two-stage")
+            if not new:
+                continue
+            old = paths.get("before")
+            speedup = f", {old['median_us'] / new['median_us']:.0f}x before" if old else ""
+            parts.append(f"{kernel} {shape} {new['ratio']:.2f}{speedup}")
+            if new["ratio"] < 0.7:
+                low.append(f"{kernel} {shape}")
+        print("   " + "; ".join(parts), flush=True)
+        status = "ok" if not low else "below 0.7 of copy: " + ", ".join(low)
+        return f"{status} ({info.get('device')}; ratio to copy: " + "; ".join(parts) + ")", info
+
     def stage_conformance(self, budget, d, c):
         end = time.time() + budget
         info = {"binaries": {}}
@@ -641,6 +677,8 @@ class Runner:
         out.append(("curve", m["curve"], self.stage_curve, m["curve"]))
         if m.get("attention"):
             out.append(("attention", m["attention"], self.stage_attention, m["attention"]))
+        if m.get("kernels"):
+            out.append(("kernels", m["kernels"], self.stage_kernels, m["kernels"]))
         out.append(("conformance", m["conformance"], self.stage_conformance, m["conformance"]))
         out.append(("tiny", m["tiny"], self.stage_vs_cpu, m["tiny"]))
         out.append(("multirank", m["multirank"], self.stage_vs_cpu, m["multirank"]))

@@ -287,6 +287,21 @@ def render(r):
                                num(x[5])] for x in rows]))
             out.append("\nEvery step: curve/curve.tsv" +
                        (f", plot {c['plot']}" if c.get("plot") else "") + ".\n")
+    kern = stages.get("kernels")
+    if kern and kern.get("results"):
+        out.append("\n## Memory-bound kernels against copy bandwidth\n")
+        out.append(f"{kern.get('device')}, median of {kern.get('reps')} calls. Bytes: what "
+                   "the kernel must read and write (inputs once, outputs once); copy: "
+                   "cudaMemcpy device to device moving the same bytes; ratio = kernel GB/s "
+                   "/ copy GB/s (aim: 0.7). Paths: fused / two-stage = what the backend "
+                   "runs; two-pass = its fallback for rows too wide for registers; before "
+                   "= the kernels these replaced.\n")
+        out.append(table(["kernel", "shape", "path", "MB", "median us", "GB/s", "copy GB/s",
+                          "ratio"],
+                         [[x["kernel"], x["shape"], x["path"], num(x["bytes"] / 1e6, "{:.1f}"),
+                           num(x["median_us"], "{:.1f}"), num(x["gbps"], "{:.0f}"),
+                           num(x["copy_gbps"], "{:.0f}"), num(x["ratio"], "{:.3f}")]
+                          for x in kern["results"]]))
     conf = stages.get("conformance")
     if conf and conf.get("binaries"):
         out.append("\n## Conformance suite and nvcc tests\n")

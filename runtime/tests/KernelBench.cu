@@ -1,0 +1,238 @@
+//===- KernelBench.cu - the memory-bound kernels against copy bandwidth ---===//
+//
+//   sprt_kernel_bench [--json FILE] [--reps N]
+//
+// On the CUDA backend's device: for each kernel and shape, the median of N
+// timed calls (cudaEvent pairs on the backend's stream, after 3 warm-up
+// calls), the bytes the kernel must move (inputs read once, outputs
+// written once: a lower bound, partial sums and statistics not counted),
+// its GB/s, and the same bytes moved by cudaMemcpyAsync device to device
+// (a copy of half those bytes reads and writes them all): ratio = kernel
+// GB/s / copy GB/s. Paths: "fused" / "two-stage" are what the backend runs
+// (sprt_* entry points); "two-pass" the backend's row-per-block fallback
+// for rows its registers do not fit (NormPaths.h); "before" the kernels
+// before the two-stage column sums (KernelBenchBaseline.cuh: the
+// row-per-block dx, then one thread per column over all rows).
+//
+// Without a usable GPU it prints "skipped: ..." (and writes that as the
+// JSON's status) and exits 0.
+//
+//===----------------------------------------------------------------------===//
+
+#include "../cuda/Common.cuh"
+#include "../cuda/NormPaths.h"
+#include "KernelBenchBaseline.cuh"
+#include "sprt/device.h"
+#include "sprt/grad_kernels.h"
+#include "sprt/kernels.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+using namespace sprt::cuda;
+using namespace sprt_bench;
+
+namespace {
+
+struct Result {
+  std::string kernel, shape, path;
+  double bytes, medianUs, gbps, copyGbps;
+};
+
+int reps = 20;
+
+/// Median microseconds of `reps` timed calls of f after 3 warm-up calls.
+double medianUs(const std::function<void()> &f) {
+  cudaStream_t s = stream();
+  for (int i = 0; i < 3; ++i)
+    f();
+  cudaEvent_t a, b;
+  SPRT_CUDA_CHECK(cudaEventCreate(&a));
+  SPRT_CUDA_CHECK(cudaEventCreate(&b));
+  std::vector<double> us;
+  for (int i = 0; i < reps; ++i) {
+    SPRT_CUDA_CHECK(cudaEventRecord(a, s));
+    f();
+    SPRT_CUDA_CHECK(cudaEventRecord(b, s));
+    SPRT_CUDA_CHECK(cudaEventSynchronize(b));
+    float ms = 0;
+    SPRT_CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
+    us.push_back(double(ms) * 1e3);
+  }
+  SPRT_CUDA_CHECK(cudaEventDestroy(a));
+  SPRT_CUDA_CHECK(cudaEventDestroy(b));
+  std::sort(us.begin(), us.end());
+  return us[us.size() / 2];
+}
+
+/// A device buffer of n floats filled with values in [-1, 1) (+ offset).
+float *deviceFloats(size_t n, unsigned seed, float offset = 0.0f) {
+  std::vector<float> h(n);
+  unsigned s = seed * 2654435761u + 1;
+  for (float &v : h) {
+    s = s * 1664525u + 1013904223u;
+    v = offset + float(s >> 8) / float(1u << 23) - 1.0f;
+  }
+  float *d = nullptr;
+  SPRT_CUDA_CHECK(cudaMalloc(&d, n * sizeof(float) + 16));
+  SPRT_CUDA_CHECK(
+      cudaMemcpy(d, h.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+  return d;
+}
+
+/// GB/s of a device-to-device copy moving `bytes` in all (reading and
+/// writing bytes / 2).
+double copyGbps(double bytes) {
+  const size_t half = size_t(bytes / 2) / 16 * 16;
+  void *a = nullptr, *b = nullptr;
+  SPRT_CUDA_CHECK(cudaMalloc(&a, half));
+  SPRT_CUDA_CHECK(cudaMalloc(&b, half));
+  const double us = medianUs([&] {
+    SPRT_CUDA_CHECK(
+        cudaMemcpyAsync(b, a, half, cudaMemcpyDeviceToDevice, stream()));
+  });
+  SPRT_CUDA_CHECK(cudaFree(a));
+  SPRT_CUDA_CHECK(cudaFree(b));
+  return 2.0 * double(half) / us * 1e-3;
+}
+
+std::vector<Result> results;
+
+void measure(const char *kernel, const std::string &shape, const char *path,
+             double bytes, const std::function<void()> &f) {
+  const double us = medianUs(f);
+  Result r{kernel, shape, path, bytes, us, bytes / us * 1e-3, copyGbps(bytes)};
+  std::printf("%-16s %-14s %-10s %10.1f MB %9.1f us %8.1f GB/s  copy %8.1f "
+              "GB/s  ratio %.3f\n",
+              r.kernel.c_str(), r.shape.c_str(), r.path.c_str(), bytes / 1e6,
+              us, r.gbps, r.copyGbps, r.gbps / r.copyGbps);
+  std::fflush(stdout);
+  results.push_back(r);
+}
+
+void benchNorms(int64_t T, int64_t H) {
+  const std::string shape = std::to_string(T) + "x" + std::to_string(H);
+  const size_t n = size_t(T * H);
+  float *x = deviceFloats(n, 1, 2.0f), *dy = deviceFloats(n, 2),
+        *w = deviceFloats(size_t(H), 3), *b = deviceFloats(size_t(H), 4),
+        *y = deviceFloats(n, 5), *dw = deviceFloats(size_t(H), 6),
+        *db = deviceFloats(size_t(H), 7);
+  double2 *stats = nullptr;
+  SPRT_CUDA_CHECK(cudaMalloc(&stats, size_t(T) * sizeof(double2)));
+  std::vector<double2> hs(size_t(T), make_double2(0.0, 1.0));
+  SPRT_CUDA_CHECK(cudaMemcpy(stats, hs.data(), hs.size() * sizeof(double2),
+                             cudaMemcpyHostToDevice));
+  const double row = double(n) * 4, col = double(H) * 4, eps = 1e-5;
+
+  measure("layer_norm", shape, "fused", 2 * row + 2 * col,
+          [&] { sprt_layer_norm_f32(x, w, b, y, T, H, eps); });
+  measure("layer_norm", shape, "before", 2 * row + 2 * col,
+          [&] { layerNormRowPerBlock(x, w, b, y, T, H, eps); });
+  measure("layer_norm_grad", shape, "fused", 3 * row + 3 * col,
+          [&] { sprt_layer_norm_grad_f32(dy, x, w, y, dw, db, T, H, eps); });
+  measure("layer_norm_grad", shape, "two-pass", 3 * row + 3 * col,
+          [&] { layerNormGradTwoPass(dy, x, w, y, dw, db, T, H, eps); });
+  measure("layer_norm_grad", shape, "before", 3 * row + 3 * col, [&] {
+    // The row kernel (statistics not stored: T * 16 bytes less than
+    // before), then the old column kernel over statistics made up front.
+    layerNormGradTwoPass(dy, x, w, y, nullptr, nullptr, T, H, eps);
+    baselineLayerNormGradColumns<<<gridFor(H), kThreads, 0, stream()>>>(
+        dy, x, stats, dw, db, T, H);
+  });
+  measure("rms_norm", shape, "fused", 2 * row + col,
+          [&] { sprt_rms_norm_f32(x, w, y, T, H, eps); });
+  measure("rms_norm", shape, "before", 2 * row + col,
+          [&] { rmsNormRowPerBlock(x, w, y, T, H, eps); });
+  measure("rms_norm_grad", shape, "fused", 3 * row + 2 * col,
+          [&] { sprt_rms_norm_grad_f32(dy, x, w, y, dw, T, H, eps); });
+  measure("rms_norm_grad", shape, "two-pass", 3 * row + 2 * col,
+          [&] { rmsNormGradTwoPass(dy, x, w, y, dw, T, H, eps); });
+  for (void *p : {(void *)x, (void *)dy, (void *)w, (void *)b, (void *)y,
+                  (void *)dw, (void *)db, (void *)stats})
+    SPRT_CUDA_CHECK(cudaFree(p));
+}
+
+void benchBiasGrad(int64_t T, int64_t H) {
+  const std::string shape = std::to_string(T) + "x" + std::to_string(H);
+  float *dy = deviceFloats(size_t(T * H), 8), *db = deviceFloats(size_t(H), 9);
+  const double bytes = double(T * H) * 4 + double(H) * 4;
+  measure("bias_grad", shape, "two-stage", bytes,
+          [&] { sprt_bias_grad_f32(dy, db, T, H); });
+  measure("bias_grad", shape, "before", bytes, [&] {
+    baselineBiasGrad<<<gridFor(H), kThreads, 0, stream()>>>(dy, db, T, H);
+  });
+  SPRT_CUDA_CHECK(cudaFree(dy));
+  SPRT_CUDA_CHECK(cudaFree(db));
+}
+
+void writeJson(const char *path, const char *status, const std::string &dev) {
+  if (!path)
+    return;
+  FILE *f = std::fopen(path, "w");
+  if (!f) {
+    std::fprintf(stderr, "sprt_kernel_bench: cannot write %s\n", path);
+    std::exit(1);
+  }
+  std::fprintf(f,
+               "{\"status\": \"%s\", \"device\": \"%s\", \"reps\": %d, "
+               "\"results\": [",
+               status, dev.c_str(), reps);
+  for (size_t i = 0; i < results.size(); ++i) {
+    const Result &r = results[i];
+    std::fprintf(f,
+                 "%s\n {\"kernel\": \"%s\", \"shape\": \"%s\", \"path\": "
+                 "\"%s\", \"bytes\": %.0f, \"median_us\": %.3f, \"gbps\": "
+                 "%.2f, \"copy_gbps\": %.2f, \"ratio\": %.4f}",
+                 i ? "," : "", r.kernel.c_str(), r.shape.c_str(),
+                 r.path.c_str(), r.bytes, r.medianUs, r.gbps, r.copyGbps,
+                 r.gbps / r.copyGbps);
+  }
+  std::fprintf(f, "]}\n");
+  std::fclose(f);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  const char *json = nullptr;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--json") && i + 1 < argc)
+      json = argv[++i];
+    else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc)
+      reps = std::max(1, std::atoi(argv[++i]));
+    else {
+      std::fprintf(stderr, "usage: %s [--json FILE] [--reps N]\n", argv[0]);
+      return 2;
+    }
+  }
+  if (const char *err = sprt_device_init(0)) {
+    std::printf("skipped: no usable GPU (%s)\n", err);
+    std::string e(err);
+    std::replace(e.begin(), e.end(), '"', '\'');
+    writeJson(json, "skipped", "none: " + e);
+    return 0;
+  }
+  int device = 0;
+  cudaDeviceProp prop;
+  SPRT_CUDA_CHECK(cudaGetDevice(&device));
+  SPRT_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+  std::printf("device %s, %d SMs; median of %d calls\n", prop.name,
+              prop.multiProcessorCount, reps);
+  try {
+    benchNorms(8192, 768);  // GPT-2 124M, seq 1024, batch 8
+    benchNorms(4096, 2048); // Llama-3.2-1B, seq 2048, batch 2
+    for (int64_t H : {768, 3072, 2304})
+      benchBiasGrad(8192, H);
+  } catch (const std::exception &e) {
+    std::printf("failed: %s\n", e.what());
+    writeJson(json, "failed", prop.name);
+    return 1;
+  }
+  writeJson(json, "ok", prop.name);
+  return 0;
+}
