@@ -574,10 +574,10 @@ class Runner:
             rows.setdefault((x["kernel"], x["shape"]), {})[x["path"]] = x
         parts, low = [], []
         for (kernel, shape), paths in rows.items():
-            new = paths.get("fused") or paths.get("two-stage")
+            new = paths.get("fused") or paths.get("two-stage") or paths.get("vector")
             if not new:
                 continue
-            old = paths.get("before")
+            old = paths.get("before") or paths.get("scalar")
             speedup = f", {old['median_us'] / new['median_us']:.0f}x before" if old else ""
             parts.append(f"{kernel} {shape} {new['ratio']:.2f}{speedup}")
             if new["ratio"] < 0.7:

@@ -295,7 +295,8 @@ def render(r):
                    "cudaMemcpy device to device moving the same bytes; ratio = kernel GB/s "
                    "/ copy GB/s (aim: 0.7). Paths: fused / two-stage = what the backend "
                    "runs; two-pass = its fallback for rows too wide for registers; before "
-                   "= the kernels these replaced.\n")
+                   "= the kernels these replaced; convert: vector = four elements a thread, "
+                   "scalar = the one-element kernel (before, and still for unaligned buffers).\n")
         out.append(table(["kernel", "shape", "path", "MB", "median us", "GB/s", "copy GB/s",
                           "ratio"],
                          [[x["kernel"], x["shape"], x["path"], num(x["bytes"] / 1e6, "{:.1f}"),

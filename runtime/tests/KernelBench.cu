@@ -12,7 +12,10 @@
 // (sprt_* entry points); "two-pass" the backend's row-per-block fallback
 // for rows its registers do not fit (NormPaths.h); "before" the kernels
 // before the two-stage column sums (KernelBenchBaseline.cuh: the
-// row-per-block dx, then one thread per column over all rows).
+// row-per-block dx, then one thread per column over all rows); for
+// sprt_convert, "vector" is four elements a thread and "scalar" the
+// one-element kernel (the only one before), reached through unaligned
+// buffers.
 //
 // Without a usable GPU it prints "skipped: ..." (and writes that as the
 // JSON's status) and exits 0.
@@ -170,6 +173,31 @@ void benchBiasGrad(int64_t T, int64_t H) {
   SPRT_CUDA_CHECK(cudaFree(db));
 }
 
+/// sprt_convert between f32 and bf16 both ways on n elements; "scalar" is
+/// the same call on buffers one element past their alignment, which takes
+/// the one-element-per-thread kernel (the only one before).
+void benchConvert(int64_t n) {
+  const std::string shape = std::to_string(n);
+  float *f = deviceFloats(size_t(n) + 4, 10);
+  void *h = nullptr;
+  SPRT_CUDA_CHECK(cudaMalloc(&h, size_t(n + 4) * 2));
+  const double bytes = double(n) * 6;
+  measure("convert f32>bf16", shape, "vector", bytes,
+          [&] { sprt_convert(f, SPRT_DTYPE_F32, h, SPRT_DTYPE_BF16, n); });
+  measure("convert f32>bf16", shape, "scalar", bytes, [&] {
+    sprt_convert(f + 1, SPRT_DTYPE_F32, static_cast<uint16_t *>(h) + 1,
+                 SPRT_DTYPE_BF16, n);
+  });
+  measure("convert bf16>f32", shape, "vector", bytes,
+          [&] { sprt_convert(h, SPRT_DTYPE_BF16, f, SPRT_DTYPE_F32, n); });
+  measure("convert bf16>f32", shape, "scalar", bytes, [&] {
+    sprt_convert(static_cast<uint16_t *>(h) + 1, SPRT_DTYPE_BF16, f + 1,
+                 SPRT_DTYPE_F32, n);
+  });
+  SPRT_CUDA_CHECK(cudaFree(f));
+  SPRT_CUDA_CHECK(cudaFree(h));
+}
+
 void writeJson(const char *path, const char *status, const std::string &dev) {
   if (!path)
     return;
@@ -228,6 +256,7 @@ int main(int argc, char **argv) {
     benchNorms(4096, 2048); // Llama-3.2-1B, seq 2048, batch 2
     for (int64_t H : {768, 3072, 2304})
       benchBiasGrad(8192, H);
+    benchConvert(8192 * 3072); // GPT-2 124M's MLP activations
   } catch (const std::exception &e) {
     std::printf("failed: %s\n", e.what());
     writeJson(json, "failed", prop.name);
