@@ -3,10 +3,12 @@
 #include "AttentionKernel.h"
 #include "Comm.h"
 
+#include "sprt/device.h"
 #include "sprt/kernels.h"
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 using namespace sprt;
 
@@ -16,9 +18,11 @@ void sprt::selectAttentionKernel(const Model &model) {
   const int32_t code = precision == DType::BF16  ? SPRT_DTYPE_BF16
                        : precision == DType::F16 ? SPRT_DTYPE_F16
                                                  : SPRT_DTYPE_F32;
-  const char *line =
-      sprt_attention_select(code, std::getenv("SEQPAR_ATTENTION_KERNEL"));
-  if (World::rank() == 0) {
+  const char *request = std::getenv("SEQPAR_ATTENTION_KERNEL");
+  const char *line = sprt_attention_select(code, request);
+  // The cpu backend has one kernel: said only when a choice was asked for.
+  const bool choice = request || std::strcmp(sprt_backend_name(), "cpu") != 0;
+  if (World::rank() == 0 && choice) {
     std::fprintf(stderr, "attention: %s\n", line);
     std::fflush(stderr);
   }

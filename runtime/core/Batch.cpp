@@ -109,6 +109,7 @@ bool Batcher::load(const std::string &path, bool packDocuments, bool shuffle,
                                   : loadText(path, packDocuments, error);
   if (!ok)
     return false;
+  this->path = path;
   // Windows of S + 1 tokens, one after another (the last token of one is
   // the first of the next): packed data is read in order.
   if (!packed && (tokenized() || shuffle))
@@ -131,6 +132,23 @@ Batcher::Position Batcher::position(int64_t step) const {
     p.samplesPerEpoch = order.samples();
   }
   return p;
+}
+
+int64_t Batcher::labelledTokens() const {
+  return int64_t(std::count_if(labels.begin(), labels.end(),
+                               [](int64_t l) { return l != kIgnoreIndex; }));
+}
+
+std::string Batcher::unlabelled(int64_t step, const std::string &what) const {
+  if (labelledTokens() > 0)
+    return "";
+  const int64_t first = firstSequence(step);
+  return what + " " + std::to_string(step) + ": its sequences " +
+         std::to_string(first) + ".." +
+         std::to_string(first + stepBatch() - 1) + " of " +
+         (path.empty() ? "the data" : "'" + path + "'") +
+         " hold no labelled token (every label is ignored: documents of one "
+         "token, every token an EOS), so the loss is undefined";
 }
 
 int64_t Batcher::stepsForEpochs(int64_t epochs) const {
@@ -156,7 +174,7 @@ void Batcher::buildPacked(int64_t step, Token token, Ends ends) {
       const int64_t i = (sequence * S + s) % n, at = b * S + s;
       const bool starts = s == 0 || ends((i + n - 1) % n);
       ids[size_t(at)] = token(i);
-      labels[size_t(at)] = ends(i) ? -100 : token((i + 1) % n);
+      labels[size_t(at)] = ends(i) ? kIgnoreIndex : token((i + 1) % n);
       positions[size_t(at)] = starts ? 0 : positions[size_t(at - 1)] + 1;
     }
   }

@@ -26,6 +26,8 @@ class Batcher {
 public:
   Batcher(const Model &model, uint64_t seed)
       : model(model), seed(seed), dataSeedValue(seed) {}
+  /// The data file read ("" for the built-in random tokens).
+  const std::string &source() const { return path; }
 
   void setSeed(uint64_t s) { seed = s; }
   /// The seed of the shuffled sample order (SampleOrder.h).
@@ -73,6 +75,15 @@ public:
   /// and positions 0..S-1.
   void build(int64_t step);
 
+  /// The label the loss ignores (tfm.cross_entropy's ignore_index): a
+  /// document's last token when packed.
+  static constexpr int64_t kIgnoreIndex = -100;
+  /// The labels of the built batch the loss counts (not kIgnoreIndex).
+  int64_t labelledTokens() const;
+  /// "" when the built batch (of step `step`) has a labelled token, else
+  /// why its loss is undefined, naming the step, its sequences and the data.
+  std::string unlabelled(int64_t step, const std::string &what) const;
+
   bool packing() const { return packed; }
   bool tokenized() const { return tokens.size() > 0; }
   bool shuffled() const { return order.samples() > 0; }
@@ -107,6 +118,7 @@ private:
   uint64_t seed;
   uint64_t dataSeedValue = 0;
   int64_t originStep = 0, originSequences = 0;
+  std::string path;
   std::vector<unsigned char> text;
   TokenFile tokens;
   SampleOrder order;

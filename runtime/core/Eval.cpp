@@ -1,15 +1,12 @@
 //===- Eval.cpp - validation loss during training -------------------------===//
 
 #include "Eval.h"
+#include "Failure.h"
 
 #include "sprt/device.h"
 #include "sprt/runtime.h"
 
 using namespace sprt;
-
-/// The label the loss ignores (tfm.cross_entropy's ignore_index, which
-/// packed documents and the data loader use).
-static constexpr int64_t kIgnoreIndex = -100;
 
 Evaluator::Evaluator(const Model &model, Batcher &valid, float **params)
     : model(model), valid(valid), params(params) {}
@@ -37,6 +34,9 @@ double Evaluator::run(int64_t batches,
   double sum = 0.0;
   for (int64_t k = 1; k <= batches; ++k) {
     valid.build(k);
+    std::string why = valid.unlabelled(k, "--valid-data batch");
+    if (!why.empty())
+      fatal(why);
     if (valid.packing())
       sprt_set_position_ids(valid.globalPositions(), valid.stepBatch(),
                             model.seq, int32_t(model.batchAxis));
@@ -55,11 +55,14 @@ double Evaluator::run(int64_t batches,
       const int64_t *global = valid.globalLabels() + i * rows;
       int64_t count = 0;
       for (int64_t t = 0; t < rows; ++t)
-        count += global[t] != kIgnoreIndex;
-      weighted += double(scalars[0]) * double(count);
+        count += global[t] != Batcher::kIgnoreIndex;
+      // A micro-batch without a counted token adds nothing (its own mean
+      // is 0 / 0).
+      if (count)
+        weighted += double(scalars[0]) * double(count);
       counted += count;
     }
-    sum += counted ? weighted / double(counted) : 0.0;
+    sum += weighted / double(counted);
   }
   return sum / double(batches);
 }

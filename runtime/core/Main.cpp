@@ -582,6 +582,9 @@ int main(int argc, char **argv) {
   for (int64_t step = at.step + 1; step <= flags.steps; ++step) {
     evaluate();
     batcher.build(step);
+    error = batcher.unlabelled(step, "step");
+    if (!error.empty())
+      fatal(error);
     // Packed documents: the model's position ids are the data's.
     if (batcher.packing())
       sprt_set_position_ids(batcher.globalPositions(), batcher.stepBatch(),
