@@ -43,7 +43,7 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.seqpar_tools_dir, config.llvm_tools_dir]
-llvm_config.add_tool_substitutions(["sp-compile", "sp-opt", "sp-import"], tool_dirs)
+llvm_config.add_tool_substitutions(["sp-compile", "sp-opt", "sp-import", "sp-plan"], tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 # mpirun with a session directory of its own (test/e2e/mpirun-wrapper/mpirun
 # says why), first on PATH for RUN lines and the scripts the tests run.

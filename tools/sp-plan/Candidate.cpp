@@ -1,0 +1,204 @@
+//===- Candidate.cpp - one layout compiled for its facts -----------------===//
+
+#include "Candidate.h"
+
+#include "seqpar/Dialect/Dist/IR/Dist.h"
+#include "seqpar/Dialect/Dist/Transforms/Flops.h"
+#include "seqpar/Dialect/Dist/Transforms/Passes.h"
+#include "seqpar/Dialect/Tfm/IR/Tfm.h"
+#include "seqpar/Pipelines/Pipelines.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+using namespace mlir;
+using namespace seqpar;
+using namespace seqpar::plan;
+namespace json = llvm::json;
+using llvm::Expected;
+using llvm::toString;
+
+std::string Layout::name() const {
+  std::string s = "tp" + std::to_string(tp);
+  if (sp)
+    s += " sp";
+  if (cp > 1)
+    s += " cp" + std::to_string(cp);
+  if (pp > 1)
+    s += " pp" + std::to_string(pp);
+  s += " dp" + std::to_string(dp);
+  if (zero)
+    s += " z1";
+  s += " mb" + std::to_string(microBatches);
+  if (recompute != "none")
+    s += " " + recompute.substr(0, 3);
+  return s;
+}
+
+std::vector<std::string> Layout::compileFlags(StringRef precision) const {
+  std::vector<std::string> f{"--train", "--tp", std::to_string(tp)};
+  if (sp)
+    f.push_back("--sp");
+  if (cp > 1)
+    f.insert(f.end(), {"--cp", std::to_string(cp)});
+  if (pp > 1)
+    f.insert(f.end(), {"--pp", std::to_string(pp)});
+  if (dp > 1)
+    f.insert(f.end(), {"--dp", std::to_string(dp)});
+  if (zero)
+    f.insert(f.end(), {"--zero", "1"});
+  if (microBatches > 1)
+    f.insert(f.end(), {"--micro-batches", std::to_string(microBatches)});
+  if (recompute != "none")
+    f.insert(f.end(), {"--recompute", recompute});
+  f.insert(f.end(),
+           {"--precision", precision.str(), "--overlap-grad-reductions=true"});
+  return f;
+}
+
+/// The FLOPs and traffic of one rank running `func`, every op of a
+/// micro-batch loop's body counted once per micro-batch (as sp-report's
+/// FLOPs are).
+static StageFacts stageFacts(func::FuncOp func, const json::Object &flops) {
+  StageFacts facts;
+  facts.modelFlops =
+      *flops.getInteger("forward") + *flops.getInteger("backward");
+  facts.recomputeFlops = *flops.getInteger("recompute");
+  facts.backwardFlops = *flops.getInteger("backward") + facts.recomputeFlops;
+  SymbolTableCollection symbols;
+  func.walk([&](Operation *op) {
+    int64_t times = 1;
+    if (auto loop = op->getParentOfType<tfm::MicroBatchLoopOp>())
+      times = loop.getMicroBatches();
+    if (std::optional<int64_t> n = dist::opFlops(op); n && *n) {
+      bool attention = op->getName().getStringRef().contains("attention");
+      (attention ? facts.attentionFlops : facts.gemmFlops) += *n * times;
+    }
+    auto c = dyn_cast<dist::CollectiveOpInterface>(op);
+    if (!c)
+      return;
+    auto mesh =
+        symbols.lookupNearestSymbolFrom<dist::MeshOp>(op, c.getMeshRef());
+    std::optional<int64_t> bytes =
+        c.getRingBytesSent(*mesh.getAxisSize(c.getMeshAxis()));
+    if (!bytes || !*bytes)
+      return;
+    AxisTraffic &t = facts.traffic[c.getMeshAxis()];
+    StringRef name = op->getName().getStringRef();
+    if (name.contains("_matmul")) {
+      t.fusedBytes += *bytes * times;
+      t.fusedCount += times;
+    } else if (op->hasAttr("async")) {
+      t.asyncBytes += *bytes * times;
+      t.asyncCount += times;
+    } else {
+      t.exposedBytes += *bytes * times;
+      t.exposedCount += times;
+    }
+  });
+  return facts;
+}
+
+CompileResult seqpar::plan::compileCandidate(ModuleOp model,
+                                             const Layout &layout,
+                                             StringRef precision,
+                                             int64_t fuseChunks) {
+  CompileResult result;
+  PipelineOptions options;
+  options.tp = layout.tp;
+  options.dp = layout.dp;
+  options.cp = layout.cp;
+  options.pp = layout.pp;
+  options.sequenceParallel = layout.sp;
+  options.train = true;
+  options.zero = layout.zero;
+  options.microBatches = layout.microBatches;
+  options.recompute = layout.recompute;
+  options.precision = precision.str();
+  options.fuseChunks = fuseChunks;
+  options.overlapGradReductions = true;
+  options.lowerToRuntime = false;
+  if (std::optional<std::string> error =
+          checkPipelineOptions(options, /*train=*/true)) {
+    result.rejection = *error;
+    return result;
+  }
+
+  MLIRContext *context = model.getContext();
+  OwningOpRef<ModuleOp> module = model.clone();
+  // The compiler's first error is the reason; later ones follow from it.
+  ScopedDiagnosticHandler handler(context, [&](Diagnostic &d) {
+    if (d.getSeverity() == DiagnosticSeverity::Error &&
+        result.rejection.empty())
+      result.rejection = d.str();
+    return success();
+  });
+
+  SmallString<128> tmp;
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("sp-plan", "json", tmp)) {
+    result.rejection = "cannot create a temporary file: " + ec.message();
+    return result;
+  }
+  PassManager pm(context);
+  buildPipeline(pm, options);
+  dist::SpReportPassOptions reportOptions;
+  reportOptions.memory = true;
+  reportOptions.output = tmp.str().str();
+  pm.addPass(dist::createSpReportPass(reportOptions));
+  bool ok = succeeded(pm.run(*module));
+  auto text = llvm::MemoryBuffer::getFile(tmp);
+  llvm::sys::fs::remove(tmp);
+  if (!ok) {
+    if (result.rejection.empty())
+      result.rejection = "the pipeline failed without a diagnostic";
+    return result;
+  }
+  Expected<json::Value> report =
+      text ? json::parse((*text)->getBuffer())
+           : Expected<json::Value>(llvm::createStringError(
+                 text.getError(), "the report could not be read back"));
+  if (!report || !report->getAsObject()) {
+    result.rejection =
+        "the memory report could not be read: " +
+        (report ? std::string("not an object") : toString(report.takeError()));
+    return result;
+  }
+  result.memory = std::move(*report->getAsObject());
+  // The mesh in the compiler's order (the report's JSON object is sorted).
+  for (auto m : module->getOps<dist::MeshOp>())
+    for (auto [name, size] : llvm::zip(m.getAxisNames(), m.getAxisSizes())) {
+      result.mesh.axes.push_back(cast<StringAttr>(name).getValue().str());
+      result.mesh.sizes.push_back(size);
+    }
+
+  // One entry per stage when there are several, else the top level.
+  std::vector<const json::Object *> entries;
+  if (const json::Array *stages = result.memory.getArray("stages"))
+    for (const json::Value &s : *stages)
+      entries.push_back(s.getAsObject());
+  else
+    entries.push_back(&result.memory);
+  for (const json::Object *e : entries) {
+    const json::Object *rank = e->getObject("per_rank_peak_bytes");
+    const json::Object *flops = e->getObject("flops");
+    std::optional<StringRef> fname = rank->getString("function");
+    auto func = module->lookupSymbol<func::FuncOp>(*fname);
+    StageFacts facts = stageFacts(func, *flops);
+    // The same FLOPs as the report's, or the planner counts something else.
+    if (facts.gemmFlops + facts.attentionFlops != *flops->getInteger("step")) {
+      result.rejection =
+          "internal: sp-plan counted " +
+          std::to_string(facts.gemmFlops + facts.attentionFlops) +
+          " FLOPs in @" + fname->str() + ", sp-report " +
+          std::to_string(*flops->getInteger("step"));
+      return result;
+    }
+    result.stages.push_back(std::move(facts));
+  }
+  return result;
+}

@@ -1,0 +1,93 @@
+//===- Cluster.cpp - reading a cluster description -----------------------===//
+
+#include "Cluster.h"
+
+#include "llvm/Support/JSON.h"
+
+#include <cmath>
+
+using namespace llvm;
+using namespace seqpar::plan;
+
+static Error fieldError(StringRef source, const Twine &message) {
+  return createStringError(inconvertibleErrorCode(), source + ": " + message);
+}
+
+/// A positive finite number at `key` of `o`.
+static Expected<double> positive(const json::Object &o, StringRef key,
+                                 StringRef where, StringRef source) {
+  std::optional<double> v = o.getNumber(key);
+  if (!v || !std::isfinite(*v) || *v <= 0)
+    return fieldError(source,
+                      "'" + where + key + "' must be a positive number");
+  return *v;
+}
+
+static Expected<int64_t> positiveInt(const json::Object &o, StringRef key,
+                                     StringRef source) {
+  std::optional<int64_t> v = o.getInteger(key);
+  if (!v || *v < 1)
+    return fieldError(source, "'" + key + "' must be a positive integer");
+  return *v;
+}
+
+static Expected<Link> parseLink(const json::Object &o, StringRef key,
+                                StringRef source) {
+  const json::Object *l = o.getObject(key);
+  if (!l)
+    return fieldError(source, "'" + key +
+                                  "' must be an object with "
+                                  "bytes_per_second and latency_seconds");
+  Link link;
+  std::string where = (key + ".").str();
+  Expected<double> bw = positive(*l, "bytes_per_second", where, source);
+  if (!bw)
+    return bw.takeError();
+  std::optional<double> lat = l->getNumber("latency_seconds");
+  if (!lat || !std::isfinite(*lat) || *lat < 0)
+    return fieldError(source,
+                      "'" + where + "latency_seconds' must be a number >= 0");
+  link.bytesPerSecond = *bw;
+  link.latencySeconds = *lat;
+  return link;
+}
+
+Expected<Cluster> seqpar::plan::parseCluster(StringRef text, StringRef source) {
+  Expected<json::Value> value = json::parse(text);
+  if (!value)
+    return fieldError(source, "not JSON: " + toString(value.takeError()));
+  const json::Object *o = value->getAsObject();
+  if (!o)
+    return fieldError(source, "must be a JSON object");
+  Cluster c;
+  if (std::optional<StringRef> name = o->getString("name"))
+    c.name = name->str();
+  for (auto [key, field] : {std::pair("nodes", &c.nodes),
+                            std::pair("gpus_per_node", &c.gpusPerNode),
+                            std::pair("memory_bytes", &c.memoryBytes)}) {
+    Expected<int64_t> v = positiveInt(*o, key, source);
+    if (!v)
+      return v.takeError();
+    *field = *v;
+  }
+  const json::Object *peaks = o->getObject("peak_flops");
+  if (!peaks || peaks->empty())
+    return fieldError(source, "'peak_flops' must map precisions (bf16, "
+                              "fp16, fp32) to FLOP/s");
+  for (const auto &[key, v] : *peaks) {
+    std::optional<double> f = v.getAsNumber();
+    if (!f || !std::isfinite(*f) || *f <= 0)
+      return fieldError(source, "'peak_flops." + StringRef(key) +
+                                    "' must be a positive number");
+    c.peakFlops[key] = *f;
+  }
+  Expected<Link> intra = parseLink(*o, "intra_node", source);
+  if (!intra)
+    return intra.takeError();
+  Expected<Link> inter = parseLink(*o, "inter_node", source);
+  if (!inter)
+    return inter.takeError();
+  c.intraNode = *intra;
+  c.interNode = *inter;
+  return c;
+}

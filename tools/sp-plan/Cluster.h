@@ -1,0 +1,44 @@
+//===- Cluster.h - the machines sp-plan plans for ---------------*- C++ -*-===//
+//
+// A cluster description (examples/clusters/*.json, docs/planner.md): nodes
+// of identical GPUs, each GPU's memory and peak FLOP/s per dtype, and the
+// two links a collective can run over (inside a node, between nodes).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SEQPAR_TOOLS_SP_PLAN_CLUSTER_H
+#define SEQPAR_TOOLS_SP_PLAN_CLUSTER_H
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+
+namespace seqpar::plan {
+
+/// One link: the bytes per second one GPU sends on it (unidirectional, what
+/// a ring collective's step is bound by) and the latency of one collective.
+struct Link {
+  double bytesPerSecond = 0;
+  double latencySeconds = 0;
+};
+
+struct Cluster {
+  std::string name;
+  int64_t nodes = 0;
+  int64_t gpusPerNode = 0;
+  int64_t memoryBytes = 0;
+  /// Peak dense FLOP/s of one GPU by precision name (bf16, fp16, fp32).
+  llvm::StringMap<double> peakFlops;
+  Link intraNode, interNode;
+
+  int64_t gpus() const { return nodes * gpusPerNode; }
+};
+
+/// Reads a cluster description; errors name the file and the field.
+llvm::Expected<Cluster> parseCluster(llvm::StringRef json,
+                                     llvm::StringRef source);
+
+} // namespace seqpar::plan
+
+#endif // SEQPAR_TOOLS_SP_PLAN_CLUSTER_H

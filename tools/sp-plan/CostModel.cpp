@@ -1,0 +1,128 @@
+//===- CostModel.cpp - sp-plan's step-time model -------------------------===//
+
+#include "CostModel.h"
+
+#include "llvm/Support/JSON.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace llvm;
+using namespace seqpar::plan;
+
+Expected<Calibration> seqpar::plan::parseCalibration(StringRef text,
+                                                     StringRef source) {
+  auto error = [&](const Twine &m) {
+    return createStringError(inconvertibleErrorCode(), source + ": " + m);
+  };
+  Expected<json::Value> value = json::parse(text);
+  if (!value)
+    return error("not JSON: " + toString(value.takeError()));
+  const json::Object *o = value->getAsObject();
+  if (!o)
+    return error("must be a JSON object");
+  Calibration c;
+  for (const auto &[key, v] : *o) {
+    double *field = key == "gemm"        ? &c.gemm
+                    : key == "attention" ? &c.attention
+                                         : nullptr;
+    if (!field) {
+      // Documentation fields are allowed; numbers must name a class.
+      if (StringRef(key).starts_with("comment") || key == "source")
+        continue;
+      return error("unknown op class '" + StringRef(key) +
+                   "' (gemm, attention)");
+    }
+    std::optional<double> e = v.getAsNumber();
+    if (!e || !(*e > 0 && *e <= 1))
+      return error("'" + StringRef(key) + "' must be in (0, 1]");
+    *field = *e;
+  }
+  return c;
+}
+
+bool seqpar::plan::axisIsIntraNode(const Mesh &mesh, size_t axis,
+                                   int64_t gpusPerNode) {
+  int64_t span = 1;
+  for (size_t i = axis; i < mesh.sizes.size(); ++i)
+    span *= mesh.sizes[i];
+  return span <= gpusPerNode && gpusPerNode % span == 0;
+}
+
+double seqpar::plan::bubbleFraction(int64_t stages, int64_t microBatches) {
+  return double(stages - 1) / double(microBatches + stages - 1);
+}
+
+double seqpar::plan::linkSeconds(int64_t bytes, int64_t count,
+                                 const Link &link) {
+  return double(bytes) / link.bytesPerSecond +
+         double(count) * link.latencySeconds;
+}
+
+StageTime seqpar::plan::stageTime(const StageFacts &facts, const Mesh &mesh,
+                                  const Cluster &cluster, double peakFlops,
+                                  const Calibration &calibration,
+                                  int64_t fuseChunks) {
+  StageTime t;
+  t.compute =
+      double(facts.gemmFlops) / (peakFlops * calibration.gemm) +
+      double(facts.attentionFlops) / (peakFlops * calibration.attention);
+  // The backward's compute, which async gradient buckets overlap; its
+  // share of the compute time by FLOPs.
+  int64_t flops = facts.gemmFlops + facts.attentionFlops;
+  double backward =
+      flops ? t.compute * double(facts.backwardFlops) / double(flops) : 0;
+  double asyncTotal = 0, asyncLast = 0;
+  for (size_t i = 0; i < mesh.axes.size(); ++i) {
+    auto it = facts.traffic.find(mesh.axes[i]);
+    if (it == facts.traffic.end())
+      continue;
+    const AxisTraffic &a = it->second;
+    const Link &link = axisIsIntraNode(mesh, i, cluster.gpusPerNode)
+                           ? cluster.intraNode
+                           : cluster.interNode;
+    t.exposedComm += linkSeconds(a.exposedBytes, a.exposedCount, link);
+    double fused = linkSeconds(a.fusedBytes, a.fusedCount, link);
+    double fusedExposed = fused / double(std::max<int64_t>(fuseChunks, 1));
+    t.exposedComm += fusedExposed;
+    t.hiddenComm += fused - fusedExposed;
+    double async = linkSeconds(a.asyncBytes, a.asyncCount, link);
+    asyncTotal += async;
+    if (a.asyncCount)
+      asyncLast = std::max(asyncLast, async / double(a.asyncCount));
+  }
+  double asyncExposed =
+      asyncTotal > 0 ? std::max(asyncLast, asyncTotal - backward) : 0;
+  t.exposedComm += asyncExposed;
+  t.hiddenComm += asyncTotal - asyncExposed;
+  return t;
+}
+
+Prediction seqpar::plan::predict(ArrayRef<StageFacts> stages, const Mesh &mesh,
+                                 const Cluster &cluster, double peakFlops,
+                                 const Calibration &calibration,
+                                 int64_t fuseChunks, int64_t microBatches,
+                                 int64_t tokensPerStep) {
+  Prediction p;
+  for (const StageFacts &s : stages) {
+    StageTime t =
+        stageTime(s, mesh, cluster, peakFlops, calibration, fuseChunks);
+    if (t.total() > p.slowest.total())
+      p.slowest = t;
+  }
+  int64_t numStages = int64_t(stages.size());
+  p.bubble = bubbleFraction(numStages, microBatches);
+  p.stepSeconds = p.slowest.total() / (1 - p.bubble);
+  p.tokensPerSecond = double(tokensPerStep) / p.stepSeconds;
+  // Each stage's FLOPs run on gpus / stages ranks: summed over all ranks
+  // and divided by all ranks' peak, the rank count cancels but the stages'.
+  double model = 0, hardware = 0;
+  for (const StageFacts &s : stages) {
+    model += double(s.modelFlops);
+    hardware += double(s.modelFlops + s.recomputeFlops);
+  }
+  double denominator = double(numStages) * p.stepSeconds * peakFlops;
+  p.mfu = model / denominator;
+  p.hfu = hardware / denominator;
+  return p;
+}

@@ -1,0 +1,105 @@
+//===- CostModel.h - sp-plan's step-time model ------------------*- C++ -*-===//
+//
+// The step time of one layout, from facts the compiler counted in that
+// layout's compiled program (StageFacts) and the cluster's published rates.
+// Every formula and assumption is in docs/planner.md; the pieces are
+// separate functions so that each is tested on its own
+// (unittests/Plan/CostModelTest.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SEQPAR_TOOLS_SP_PLAN_COSTMODEL_H
+#define SEQPAR_TOOLS_SP_PLAN_COSTMODEL_H
+
+#include "Cluster.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <string>
+
+namespace seqpar::plan {
+
+/// The fraction of peak FLOP/s each op class reaches (--calibration FILE
+/// overrides; docs/planner.md gives the defaults' reasons).
+struct Calibration {
+  double gemm = 0.70;
+  double attention = 0.50;
+};
+
+/// Reads a calibration file: {"gemm": E, "attention": E}, each in (0, 1];
+/// a missing key keeps the default.
+llvm::Expected<Calibration> parseCalibration(llvm::StringRef json,
+                                             llvm::StringRef source);
+
+/// Bytes one rank sends on one mesh axis, and in how many collectives, by
+/// how the program overlaps them.
+struct AxisTraffic {
+  int64_t exposedBytes = 0, exposedCount = 0;
+  /// All-gathers / reduce-scatters fused with their GEMM
+  /// (sp-fuse-collective-matmul), chunked.
+  int64_t fusedBytes = 0, fusedCount = 0;
+  /// Async gradient buckets (sp-overlap-grad-reductions).
+  int64_t asyncBytes = 0, asyncCount = 0;
+};
+
+/// What the compiler counted in one pipeline stage's step function (one
+/// rank of that stage): FLOPs by class over the whole step (every
+/// micro-batch), the forward + backward FLOPs without recompute, the
+/// backward's (recompute included), and traffic per mesh axis.
+struct StageFacts {
+  int64_t gemmFlops = 0, attentionFlops = 0;
+  int64_t modelFlops = 0, recomputeFlops = 0, backwardFlops = 0;
+  llvm::StringMap<AxisTraffic> traffic;
+};
+
+/// The mesh as the compiler built it: axis names and sizes, outermost
+/// first (ranks numbered row-major: the last axis's ranks adjacent).
+struct Mesh {
+  llvm::SmallVector<std::string> axes;
+  llvm::SmallVector<int64_t> sizes;
+};
+
+/// Whether every group of `mesh`'s axis `axis` lies inside one node of
+/// `gpusPerNode` GPUs: the axis's size times the sizes of the axes inside
+/// it must divide gpusPerNode (row-major ranks, nodes of consecutive ranks).
+bool axisIsIntraNode(const Mesh &mesh, size_t axis, int64_t gpusPerNode);
+
+/// The pipeline bubble: (P - 1) / (M + P - 1) of the step.
+double bubbleFraction(int64_t stages, int64_t microBatches);
+
+/// Seconds for `bytes` in `count` collectives over `link`.
+double linkSeconds(int64_t bytes, int64_t count, const Link &link);
+
+struct StageTime {
+  double compute = 0, exposedComm = 0, hiddenComm = 0;
+  double total() const { return compute + exposedComm; }
+};
+
+/// One stage's time: compute at peak x calibration; exposed collectives in
+/// full, fused ones all but 1/chunks hidden behind their GEMM, async
+/// gradient buckets hidden behind the backward except what exceeds it (and
+/// at least the last bucket).
+StageTime stageTime(const StageFacts &facts, const Mesh &mesh,
+                    const Cluster &cluster, double peakFlops,
+                    const Calibration &calibration, int64_t fuseChunks);
+
+struct Prediction {
+  double stepSeconds = 0, bubble = 0;
+  double tokensPerSecond = 0, mfu = 0, hfu = 0;
+  /// The slowest stage's parts.
+  StageTime slowest;
+};
+
+/// The step: the slowest stage's time stretched by the bubble,
+/// T / (1 - bubble); tokens/s of the global batch; MFU and HFU over all
+/// ranks (model FLOPs without and with recompute).
+Prediction predict(llvm::ArrayRef<StageFacts> stages, const Mesh &mesh,
+                   const Cluster &cluster, double peakFlops,
+                   const Calibration &calibration, int64_t fuseChunks,
+                   int64_t microBatches, int64_t tokensPerStep);
+
+} // namespace seqpar::plan
+
+#endif // SEQPAR_TOOLS_SP_PLAN_COSTMODEL_H

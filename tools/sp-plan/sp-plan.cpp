@@ -1,0 +1,423 @@
+//===- sp-plan.cpp - the fastest layout that provably fits ----------------===//
+//
+//   sp-plan --hf-config config.json --seq-len S --global-batch G
+//           --cluster cluster.json [--precision bf16|fp16|fp32]
+//           [--calibration FILE] [--top N] [--max-compiles N]
+//           [--max-micro-batches N] [--fuse-chunks N] [--json]
+//
+// Enumerates the layouts of the cluster's GPUs (tp, SP, cp, pp, dp, ZeRO,
+// recompute, micro-batches), compiles each with the real pipeline up to
+// sp-plan-buffers (Candidate.h), rejects those the compiler rejects (its
+// diagnostic is the reason) and those whose planned per-rank peak exceeds
+// the GPU's memory, predicts the step time of the rest (CostModel.h) and
+// prints them ranked, the rejections grouped by reason and the winner's
+// sp-import / sp-compile command lines. docs/planner.md has the model.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Candidate.h"
+#include "Cluster.h"
+#include "CostModel.h"
+
+#include "seqpar/Import/HFImport.h"
+#include "seqpar/InitAll.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/WithColor.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+
+using namespace llvm;
+using namespace seqpar::plan;
+
+static cl::OptionCategory planning("Planning");
+static cl::opt<std::string> hfConfig("hf-config", cl::Required,
+                                     cl::desc("Hugging Face config.json"),
+                                     cl::value_desc("file"), cl::cat(planning));
+static cl::opt<int64_t> seqLen("seq-len", cl::Required,
+                               cl::desc("Sequence length"), cl::cat(planning));
+static cl::opt<int64_t> globalBatch("global-batch", cl::Required,
+                                    cl::desc("Sequences per step"),
+                                    cl::cat(planning));
+static cl::opt<std::string> clusterFile("cluster", cl::Required,
+                                        cl::desc("Cluster description JSON "
+                                                 "(examples/clusters)"),
+                                        cl::value_desc("file"),
+                                        cl::cat(planning));
+static cl::opt<std::string>
+    precision("precision", cl::desc("bf16, fp16 or fp32 (default bf16)"),
+              cl::init("bf16"), cl::cat(planning));
+static cl::opt<std::string>
+    calibrationFile("calibration",
+                    cl::desc("Efficiencies per op class, JSON (default: "
+                             "docs/planner.md's)"),
+                    cl::value_desc("file"), cl::cat(planning));
+static cl::opt<unsigned> top("top", cl::desc("Layouts shown (default 10)"),
+                             cl::init(10), cl::cat(planning));
+static cl::opt<unsigned>
+    maxCompiles("max-compiles",
+                cl::desc("Compile at most this many candidates (default "
+                         "1000)"),
+                cl::init(1000), cl::cat(planning));
+static cl::opt<int64_t>
+    maxMicroBatches("max-micro-batches",
+                    cl::desc("Micro-batch counts tried: powers of two up to "
+                             "this (default 16)"),
+                    cl::init(16), cl::cat(planning));
+static cl::opt<int64_t>
+    fuseChunks("fuse-chunks",
+               cl::desc("sp-compile's --fuse-chunks for every candidate "
+                        "(default 2)"),
+               cl::init(2), cl::cat(planning));
+static cl::opt<bool> jsonOutput("json", cl::desc("Print JSON"),
+                                cl::cat(planning));
+
+static int fail(const Twine &message) {
+  WithColor::error(errs(), "sp-plan") << message << "\n";
+  return 1;
+}
+
+static std::string readFile(StringRef path, std::string &error) {
+  auto buffer = MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (!buffer) {
+    error = "cannot read '" + path.str() + "': " + buffer.getError().message();
+    return "";
+  }
+  return (*buffer)->getBuffer().str();
+}
+
+static SmallVector<int64_t> divisors(int64_t n) {
+  SmallVector<int64_t> d;
+  for (int64_t i = 1; i <= n; ++i)
+    if (n % i == 0)
+      d.push_back(i);
+  return d;
+}
+
+static std::string bytesText(int64_t b) {
+  const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = double(b);
+  int u = 0;
+  while (v >= 1024 && u < 4) {
+    v /= 1024;
+    ++u;
+  }
+  return formatv(u ? "{0:F2} {1}" : "{0:F0} {1}", v, units[u]).str();
+}
+
+namespace {
+struct Ranked {
+  Layout layout;
+  Prediction prediction;
+  json::Object peak; // the worst stage's per_rank_peak_bytes
+};
+} // namespace
+
+int main(int argc, char **argv) {
+  InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(planning);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "seqpar: the fastest layout that fits, by the compiler's own plan\n");
+  auto start = std::chrono::steady_clock::now();
+  if (seqLen < 1 || globalBatch < 1)
+    return fail("--seq-len and --global-batch must be >= 1");
+  if (precision != "bf16" && precision != "fp16" && precision != "fp32")
+    return fail("--precision must be bf16, fp16 or fp32, got '" + precision +
+                "'");
+  if (maxMicroBatches < 1 || fuseChunks < 0)
+    return fail("--max-micro-batches must be >= 1 and --fuse-chunks >= 0");
+  std::string error;
+  std::string configText = readFile(hfConfig, error);
+  if (!error.empty())
+    return fail(error);
+  std::string clusterText = readFile(clusterFile, error);
+  if (!error.empty())
+    return fail(error);
+  Expected<Cluster> cluster = parseCluster(clusterText, clusterFile);
+  if (!cluster)
+    return fail(toString(cluster.takeError()));
+  auto peakIt = cluster->peakFlops.find(precision);
+  if (peakIt == cluster->peakFlops.end())
+    return fail(clusterFile + ": no peak_flops for " + precision);
+  double peak = peakIt->second;
+  Calibration calibration;
+  if (!calibrationFile.empty()) {
+    std::string text = readFile(calibrationFile, error);
+    if (!error.empty())
+      return fail(error);
+    Expected<Calibration> c = parseCalibration(text, calibrationFile);
+    if (!c)
+      return fail(toString(c.takeError()));
+    calibration = *c;
+  }
+
+  mlir::DialectRegistry registry;
+  seqpar::registerAllDialects(registry);
+  mlir::MLIRContext context(registry);
+  context.disableMultithreading();
+  context.printOpOnDiagnostic(false);
+  // The model of one micro-batch's global batch (G / M), imported once each.
+  std::map<int64_t, mlir::OwningOpRef<mlir::ModuleOp>> models;
+  auto modelFor = [&](int64_t batch) -> Expected<mlir::ModuleOp> {
+    auto it = models.find(batch);
+    if (it != models.end())
+      return *it->second;
+    seqpar::HFImportOptions options;
+    options.seqLen = seqLen;
+    options.batch = batch;
+    options.source = hfConfig;
+    auto m = seqpar::importHFConfig(configText, options, &context);
+    if (!m)
+      return m.takeError();
+    mlir::ModuleOp op = **m;
+    models[batch] = std::move(*m);
+    return op;
+  };
+
+  int64_t gpus = cluster->gpus();
+  std::vector<Ranked> ranked;
+  // Reason -> layouts rejected for it (in order).
+  std::map<std::string, std::vector<std::string>> rejected;
+  int64_t compiled = 0, dominated = 0, capped = 0;
+  auto reject = [&](const std::string &reason, const Layout &l) {
+    rejected[reason].push_back(l.name());
+  };
+  SmallVector<int64_t> microBatchCounts;
+  for (int64_t m = 1; m <= maxMicroBatches; m *= 2)
+    microBatchCounts.push_back(m);
+  const char *policies[] = {"none", "selective", "full"};
+
+  // Compiles `l`; true if it fits (and is ranked).
+  auto evaluate = [&](const Layout &l) -> Expected<bool> {
+    if (globalBatch % l.microBatches) {
+      reject("the micro-batch count does not divide --global-batch " +
+                 std::to_string(globalBatch),
+             l);
+      return false;
+    }
+    if (compiled >= int64_t(maxCompiles)) {
+      ++capped;
+      return false;
+    }
+    Expected<mlir::ModuleOp> model = modelFor(globalBatch / l.microBatches);
+    if (!model)
+      return model.takeError();
+    ++compiled;
+    CompileResult r = compileCandidate(*model, l, precision, fuseChunks);
+    if (!r.rejection.empty()) {
+      reject(r.rejection, l);
+      return false;
+    }
+    const json::Object *peakBytes = r.memory.getObject("per_rank_peak_bytes");
+    int64_t total = *peakBytes->getInteger("total");
+    if (total > cluster->memoryBytes) {
+      // One group for every layout that does not fit, each named with
+      // how much it misses by.
+      rejected["does not fit in " + bytesText(cluster->memoryBytes) +
+               " per GPU"]
+          .push_back(l.name() + " (by " +
+                     bytesText(total - cluster->memoryBytes) + ", needs " +
+                     bytesText(total) + ")");
+      return false;
+    }
+    Ranked e{l,
+             predict(r.stages, r.mesh, *cluster, peak, calibration, fuseChunks,
+                     l.microBatches, globalBatch * seqLen),
+             *peakBytes};
+    ranked.push_back(std::move(e));
+    return true;
+  };
+
+  for (int64_t tp : divisors(gpus))
+    for (int64_t cp : divisors(gpus / tp))
+      for (int64_t pp : divisors(gpus / tp / cp))
+        for (bool sp : {false, true}) {
+          if (sp && tp == 1)
+            continue;
+          int64_t dp = gpus / tp / cp / pp;
+          for (int64_t zero : {0, 1}) {
+            if (zero && dp * cp == 1)
+              continue;
+            Layout base;
+            base.tp = tp;
+            base.cp = cp;
+            base.pp = pp;
+            base.dp = dp;
+            base.sp = sp;
+            base.zero = zero;
+            // Without a pipeline the model's step time does not fall with
+            // more micro-batches or recompute: the first (policy, M) that
+            // fits dominates the rest. With one, more micro-batches shrink
+            // the bubble: each M keeps its cheapest policy that fits.
+            size_t tried = 0, total = 3 * microBatchCounts.size();
+            bool done = false;
+            auto tryOne = [&](const char *policy, int64_t m) -> Error {
+              Layout l = base;
+              l.recompute = policy;
+              l.microBatches = m;
+              ++tried;
+              Expected<bool> fits = evaluate(l);
+              if (!fits)
+                return fits.takeError();
+              done = *fits;
+              return Error::success();
+            };
+            if (pp == 1) {
+              for (const char *policy : policies) {
+                for (int64_t m : microBatchCounts) {
+                  if (Error e = tryOne(policy, m))
+                    return fail(toString(std::move(e)));
+                  if (done)
+                    break;
+                }
+                if (done)
+                  break;
+              }
+            } else {
+              for (int64_t m : microBatchCounts)
+                for (size_t k = 0; k < 3; ++k) {
+                  if (Error e = tryOne(policies[k], m))
+                    return fail(toString(std::move(e)));
+                  if (done) {
+                    done = false;
+                    break;
+                  }
+                }
+            }
+            dominated += int64_t(total - tried);
+          }
+        }
+
+  llvm::stable_sort(ranked, [](const Ranked &a, const Ranked &b) {
+    return a.prediction.stepSeconds < b.prediction.stepSeconds;
+  });
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  int64_t rejectedCount = 0;
+  for (auto &[reason, layouts] : rejected)
+    rejectedCount += int64_t(layouts.size());
+
+  auto commands = [&](const Layout &l) {
+    std::string importLine =
+        formatv("sp-import --hf-config {0} --seq-len {1} --batch {2} -o "
+                "model.mlir",
+                hfConfig, seqLen, globalBatch / l.microBatches)
+            .str();
+    std::string compileLine = "sp-compile model.mlir " +
+                              join(l.compileFlags(precision), " ") +
+                              " --target cuda -o step";
+    return std::pair(importLine, compileLine);
+  };
+
+  if (jsonOutput) {
+    json::Array rows;
+    for (size_t i = 0; i < ranked.size() && i < top; ++i) {
+      const Ranked &r = ranked[i];
+      const Layout &l = r.layout;
+      json::Array flags;
+      for (std::string &f : l.compileFlags(precision))
+        flags.push_back(f);
+      rows.push_back(json::Object{
+          {"layout", l.name()},
+          {"tp", l.tp},
+          {"sp", l.sp},
+          {"cp", l.cp},
+          {"pp", l.pp},
+          {"dp", l.dp},
+          {"zero", l.zero},
+          {"micro_batches", l.microBatches},
+          {"recompute", l.recompute},
+          {"import_batch", globalBatch / l.microBatches},
+          {"sp_compile_flags", std::move(flags)},
+          {"step_seconds", r.prediction.stepSeconds},
+          {"compute_seconds", r.prediction.slowest.compute},
+          {"exposed_comm_seconds", r.prediction.slowest.exposedComm},
+          {"hidden_comm_seconds", r.prediction.slowest.hiddenComm},
+          {"bubble", r.prediction.bubble},
+          {"tokens_per_second", r.prediction.tokensPerSecond},
+          {"mfu", r.prediction.mfu},
+          {"hfu", r.prediction.hfu},
+          {"per_rank_peak_bytes", json::Object(r.peak)}});
+    }
+    json::Array reasons;
+    for (auto &[reason, layouts] : rejected) {
+      json::Array names;
+      for (const std::string &n : layouts)
+        names.push_back(n);
+      reasons.push_back(json::Object{{"reason", reason},
+                                     {"count", int64_t(layouts.size())},
+                                     {"layouts", std::move(names)}});
+    }
+    json::Object out{{"gpus", gpus},
+                     {"memory_bytes", cluster->memoryBytes},
+                     {"precision", precision},
+                     {"planning_seconds", seconds},
+                     {"compiled", compiled},
+                     {"fit", int64_t(ranked.size())},
+                     {"dominated_not_compiled", dominated},
+                     {"capped_not_compiled", capped},
+                     {"ranked", std::move(rows)},
+                     {"rejected", std::move(reasons)}};
+    if (!ranked.empty()) {
+      auto [importLine, compileLine] = commands(ranked.front().layout);
+      out["winner"] =
+          json::Object{{"sp_import", importLine}, {"sp_compile", compileLine}};
+    }
+    outs() << formatv("{0:2}", json::Value(std::move(out))) << "\n";
+    return ranked.empty() ? 2 : 0;
+  }
+
+  outs() << formatv(
+      "sp-plan: {0} on {1} ({2} x {3} GPUs, {4} each), "
+      "seq {5}, global batch {6}, {7}\n",
+      hfConfig, cluster->name.empty() ? clusterFile.getValue() : cluster->name,
+      cluster->nodes, cluster->gpusPerNode, bytesText(cluster->memoryBytes),
+      seqLen, globalBatch, precision);
+  outs() << formatv("planned in {0:F2} s: {1} candidates compiled, {2} fit, "
+                    "{3} rejected, {4} dominated (not compiled), {5} over "
+                    "--max-compiles\n\n",
+                    seconds, compiled, ranked.size(), rejectedCount, dominated,
+                    capped);
+  outs() << formatv("{0,-4} {1,-30} {2,10} {3,12} {4,6} {5,11} {6,11} "
+                    "{7,11} {8,11} {9,11} {10,11} {11,11}\n",
+                    "rank", "layout", "step ms", "tokens/s", "MFU", "peak",
+                    "params", "optimizer", "activations", "gradients",
+                    "workspaces", "arena");
+  for (size_t i = 0; i < ranked.size() && i < top; ++i) {
+    const Ranked &r = ranked[i];
+    auto b = [&](StringRef key) {
+      return bytesText(r.peak.getInteger(key).value_or(0));
+    };
+    outs() << formatv("{0,-4} {1,-30} {2,10:F3} {3,12:F0} {4,5:F1}% {5,11} "
+                      "{6,11} {7,11} {8,11} {9,11} {10,11} {11,11}\n",
+                      i + 1, r.layout.name(), r.prediction.stepSeconds * 1e3,
+                      r.prediction.tokensPerSecond, r.prediction.mfu * 100,
+                      b("total"), b("parameters"), b("optimizer_state"),
+                      b("activations"), b("gradients"), b("workspaces"),
+                      b("arena_bytes"));
+  }
+  outs() << "\nrejected, by reason:\n";
+  for (auto &[reason, layouts] : rejected) {
+    outs() << formatv("  {0,4} x {1}\n", layouts.size(), reason);
+    outs() << "         e.g. " << join(ArrayRef(layouts).take_front(3), "; ")
+           << "\n";
+  }
+  if (ranked.empty()) {
+    outs() << "\nno layout fits\n";
+    return 2;
+  }
+  auto [importLine, compileLine] = commands(ranked.front().layout);
+  outs() << "\nwinner: " << ranked.front().layout.name() << "\n  " << importLine
+         << "\n  " << compileLine << "\n";
+  return 0;
+}
