@@ -187,7 +187,9 @@ int main(int argc, char **argv) {
   std::vector<Ranked> ranked;
   // Reason -> layouts rejected for it (in order).
   std::map<std::string, std::vector<std::string>> rejected;
-  int64_t compiled = 0, dominated = 0, capped = 0;
+  int64_t compiled = 0, dominated = 0, capped = 0, skipped = 0;
+  // Set by evaluate when the compiler (not memory) rejected the layout.
+  bool compilerRejected = false;
   auto reject = [&](const std::string &reason, const Layout &l) {
     rejected[reason].push_back(l.name());
   };
@@ -214,6 +216,7 @@ int main(int argc, char **argv) {
     ++compiled;
     CompileResult r = compileCandidate(*model, l, precision, fuseChunks);
     if (!r.rejection.empty()) {
+      compilerRejected = true;
       reject(r.rejection, l);
       return false;
     }
@@ -261,6 +264,7 @@ int main(int argc, char **argv) {
             size_t tried = 0, total = 3 * microBatchCounts.size();
             bool done = false;
             auto tryOne = [&](const char *policy, int64_t m) -> Error {
+              compilerRejected = false;
               Layout l = base;
               l.recompute = policy;
               l.microBatches = m;
@@ -272,10 +276,20 @@ int main(int argc, char **argv) {
               return Error::success();
             };
             if (pp == 1) {
+              // A recompute policy changes no split: a layout and M the
+              // compiler rejected without recompute are not compiled again.
+              SmallVector<int64_t> rejectedM;
               for (const char *policy : policies) {
                 for (int64_t m : microBatchCounts) {
+                  if (llvm::is_contained(rejectedM, m)) {
+                    ++tried;
+                    ++skipped;
+                    continue;
+                  }
                   if (Error e = tryOne(policy, m))
                     return fail(toString(std::move(e)));
+                  if (compilerRejected)
+                    rejectedM.push_back(m);
                   if (done)
                     break;
                 }
@@ -287,6 +301,11 @@ int main(int argc, char **argv) {
                 for (size_t k = 0; k < 3; ++k) {
                   if (Error e = tryOne(policies[k], m))
                     return fail(toString(std::move(e)));
+                  if (compilerRejected && k == 0) {
+                    tried += 2;
+                    skipped += 2;
+                    break;
+                  }
                   if (done) {
                     done = false;
                     break;
@@ -366,6 +385,7 @@ int main(int argc, char **argv) {
                      {"fit", int64_t(ranked.size())},
                      {"dominated_not_compiled", dominated},
                      {"capped_not_compiled", capped},
+                     {"skipped_after_compiler_rejection", skipped},
                      {"ranked", std::move(rows)},
                      {"rejected", std::move(reasons)}};
     if (!ranked.empty()) {
@@ -383,11 +403,12 @@ int main(int argc, char **argv) {
       hfConfig, cluster->name.empty() ? clusterFile.getValue() : cluster->name,
       cluster->nodes, cluster->gpusPerNode, bytesText(cluster->memoryBytes),
       seqLen, globalBatch, precision);
-  outs() << formatv("planned in {0:F2} s: {1} candidates compiled, {2} fit, "
-                    "{3} rejected, {4} dominated (not compiled), {5} over "
-                    "--max-compiles\n\n",
-                    seconds, compiled, ranked.size(), rejectedCount, dominated,
-                    capped);
+  outs() << formatv(
+      "planned in {0:F2} s: {1} candidates compiled, {2} fit, "
+      "{3} rejected, {4} dominated and {5} rejected without recompute "
+      "(not compiled), {6} over --max-compiles\n\n",
+      seconds, compiled, ranked.size(), rejectedCount, dominated, skipped,
+      capped);
   outs() << formatv("{0,-4} {1,-30} {2,10} {3,12} {4,6} {5,11} {6,11} "
                     "{7,11} {8,11} {9,11} {10,11} {11,11}\n",
                     "rank", "layout", "step ms", "tokens/s", "MFU", "peak",
