@@ -156,6 +156,9 @@ void seqpar::buildTrainStage(OpPassManager &pm,
   if (options.microBatches > 1) {
     dist::SpMicroBatchesPassOptions micro;
     micro.microBatches = options.microBatches;
+    // The overlap needs each gradient's last accumulation in straight-line
+    // code; without it the peel would only double the step's IR.
+    micro.peelLast = options.overlapGradReductions;
     pm.addPass(dist::createSpMicroBatchesPass(micro));
   }
   dist::SpSyncGradsPassOptions sync;

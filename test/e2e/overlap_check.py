@@ -2,6 +2,10 @@
 sp-overlap-grad-reductions, counts the async buckets of the first, runs
 both on RANKS ranks for 4 AdamW steps (with the model's dropout), and
 compares the losses, gradient norms and dumped parameters bit for bit.
+With micro-batches (sp-micro-batches peels the last one out of the loop
+when the reductions overlap) it also counts the async buckets that start
+inside the last micro-batch's backward: after its seed
+(tfm.backward_begins) and before its last op.
 
   overlap_check.py WORKDIR MODEL "FLAGS" RANKS
 """
@@ -52,3 +56,13 @@ print(f"{sum(on)} async buckets, {len(on) - sum(on)} without; 4 steps: "
       f"losses {'SAME' if same('loss') else 'DIFFERENT'}, grad_norm "
       f"{'SAME' if same('grad_norm') else 'DIFFERENT'}, parameters "
       f"{'SAME' if params_same else 'DIFFERENT'}")
+
+last = [int(m) for m in re.findall(r"tfm\.in_micro_batch = (\d+)", ir_on)]
+if last:
+    mb = max(last)
+    lines = ir_on.splitlines()
+    mine = [i for i, l in enumerate(lines) if f"tfm.in_micro_batch = {mb} " in l]
+    seed = next(i for i in mine if "tfm.backward_begins" in lines[i])
+    inside = [i for i in range(seed, mine[-1])
+              if coalesced.search(lines[i]) and coalesced.search(lines[i]).group(3)]
+    print(f"{len(inside)} async buckets start inside micro-batch {mb}'s backward")

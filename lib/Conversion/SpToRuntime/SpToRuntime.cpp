@@ -749,12 +749,13 @@ LogicalResult Lowering::emit(StringRef name, LLVM::Linkage linkage) {
 }
 
 LogicalResult Lowering::lowerLoop(MicroBatchLoopOp loop) {
-  // for (i = 0; i < M; ++i) { sprt_set_micro_batch(i, M); body;
+  // for (i = 0; i < n; ++i) { sprt_set_micro_batch(i, M); body;
   //   results[j] = i == 0 ? yielded[j] : results[j] + yielded[j]; }
   // (the first as a scale by 1: an exact copy, -0 and NaN included), the
-  // sums of an unrolled step in its order.
+  // sums of an unrolled step in its order; n is the loop's count (M
+  // unless micro-batches were peeled off after it).
   loc = loop.getLoc();
-  int64_t m = loop.getMicroBatches();
+  int64_t n = loop.getMicroBatches(), m = loop.getStepMicroBatches();
   auto yield = cast<YieldOp>(loop.getBody().front().getTerminator());
   for (auto [i, r] : llvm::enumerate(loop.getResults()))
     if (!cast<RankedTensorType>(r.getType()).getElementType().isF32())
@@ -774,7 +775,7 @@ LogicalResult Lowering::lowerLoop(MicroBatchLoopOp loop) {
   b.create<LLVM::BrOp>(loc, ValueRange{i64(0)}, header);
   b.setInsertionPointToEnd(header);
   Value i = header->getArgument(0);
-  Value more = b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::slt, i, i64(m));
+  Value more = b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::slt, i, i64(n));
   b.create<LLVM::CondBrOp>(loc, more, bodyBlock, exit);
   b.setInsertionPointToEnd(bodyBlock);
   loopIndex = i;
@@ -798,6 +799,9 @@ LogicalResult Lowering::lowerLoop(MicroBatchLoopOp loop) {
   Value next = b.create<LLVM::AddOp>(loc, i, i64(1));
   b.create<LLVM::BrOp>(loc, ValueRange{next}, header);
   loopIndex = Value();
+  // The runtime is at the loop's last micro-batch: an op after it marked
+  // with its micro-batch (a peeled one) tells the runtime again.
+  currentMicroBatch = -1;
   b.setInsertionPointToEnd(exit);
   return success();
 }

@@ -282,6 +282,28 @@ func.func @micro_batch_loop_yield(%ids: tensor<4x8x2xi64>) -> tensor<f32> {
 
 // -----
 
+func.func @micro_batch_loop_count(%ids: tensor<4x8x2xi64>) {
+  // expected-error @+1 {{count 5 is outside [1, 4] (the micro-batches of its inputs)}}
+  tfm.micro_batch_loop(%ids) {count = 5 : i64} : (tensor<4x8x2xi64>) -> () {
+  ^bb0(%i: tensor<8x2xi64>):
+    tfm.yield
+  }
+  return
+}
+
+// -----
+
+func.func @micro_batch_loop_count_zero(%ids: tensor<4x8x2xi64>) {
+  // expected-error @+1 {{count 0 is outside [1, 4] (the micro-batches of its inputs)}}
+  tfm.micro_batch_loop(%ids) {count = 0 : i64} : (tensor<4x8x2xi64>) -> () {
+  ^bb0(%i: tensor<8x2xi64>):
+    tfm.yield
+  }
+  return
+}
+
+// -----
+
 func.func @micro_batch_loop_rank(%ids: tensor<8xi64>) {
   // expected-error @+1 {{input #0 must have rank >= 2 [micro-batches, ...], got [8]}}
   tfm.micro_batch_loop(%ids) : (tensor<8xi64>) -> () {

@@ -49,11 +49,16 @@ static int64_t chunksFor(int64_t size, int64_t wanted) {
 }
 
 /// A fused op is a recomputed forward op (sp-recompute's tfm.recomputed:
-/// its FLOPs are recompute's cost in sp-report) when its GEMM was.
-static void keepRecomputed(Operation *fused, Operation *gemm) {
+/// its FLOPs are recompute's cost in sp-report) when its GEMM was, and of
+/// its GEMM's micro-batch (sp-micro-batches' tfm.in_micro_batch: the
+/// runtime's micro-batch, and whether sp-report counts it as forward).
+static void keepMarks(Operation *fused, Operation *gemm) {
   StringRef mark = tfm::TfmDialect::RecomputedAttrHelper::getNameStr();
   if (gemm->hasAttr(mark))
     fused->setAttr(mark, UnitAttr::get(fused->getContext()));
+  StringRef micro = tfm::TfmDialect::InMicroBatchAttrHelper::getNameStr();
+  if (Attribute in = gemm->getAttr(micro))
+    fused->setAttr(micro, in);
 }
 
 /// Fuses `gather` into the linear that is its only user; returns whether
@@ -73,7 +78,7 @@ static bool fuse(AllGatherOp gather, int64_t chunks) {
       gather.getMeshAttr(), gather.getAxisAttr(), gather.getDimAttr(),
       b.getI64IntegerAttr(chunksFor(rows, chunks)),
       linear.getWeightLayoutAttr());
-  keepRecomputed(fused, linear);
+  keepMarks(fused, linear);
   linear.replaceAllUsesWith(fused.getResult());
   linear.erase();
   gather.erase();
@@ -113,7 +118,7 @@ static bool fuseIntoScatter(Operation *gemm, Value input, Value weight,
       scatter.getAxisAttr(), scatter.getDimAttr(),
       b.getI64IntegerAttr(chunksFor(rows, chunks)),
       seqpar::WeightLayoutAttr::get(b.getContext(), layout));
-  keepRecomputed(fused, gemm);
+  keepMarks(fused, gemm);
   last->getResult(0).replaceAllUsesWith(fused.getResult());
   if (biasAdd)
     biasAdd.erase();
@@ -183,6 +188,7 @@ static bool fuseGradWeights(AllGatherOp gather, int64_t chunks,
       gather.getAxisAttr(), gather.getDimAttr(),
       b.getI64IntegerAttr(chunksFor(rows, chunks)),
       grads.front().getWeightLayoutAttr());
+  keepMarks(fused, first);
   for (auto [grad, dw] : llvm::zip(grads, fused.getResults())) {
     // The gradient contribution each was (tfm.contributes) moves with it.
     if (StringAttr tag = tfm::getContributionTag(grad->getResult(0)))

@@ -3,7 +3,8 @@
 // The train step of one micro-batch becomes a step over M: its ids and
 // labels become [M, s, b] and the loss and gradients are summed over the
 // micro-batches. One step becomes a tfm.micro_batch_loop whose body is one
-// copy of its forward and backward (IR and compile time independent of M);
+// copy of its forward and backward (IR and compile time independent of M),
+// optionally with the last micro-batch peeled after it;
 // the step of pipeline stage k of P is unrolled in the 1F1B order
 // (oneFOneB), M bounded for it. See Passes.td.
 //
@@ -221,8 +222,10 @@ static LogicalResult prepare(func::FuncOp func, int64_t m,
 }
 
 /// The step of one micro-batch becomes the body of a tfm.micro_batch_loop
-/// over M: one copy whatever M.
-static LogicalResult buildLoop(func::FuncOp func, int64_t m) {
+/// over M: one copy whatever M. With `peelLast` the loop runs M - 1 of
+/// them and a second copy, micro-batch M - 1, follows it in straight-line
+/// code, adding each of its values to the loop's sum where it is computed.
+static LogicalResult buildLoop(func::FuncOp func, int64_t m, bool peelLast) {
   SmallVector<Operation *> cloned;
   DenseSet<Value> perBatch;
   SmallVector<Type> oneBatch;
@@ -238,6 +241,8 @@ static LogicalResult buildLoop(func::FuncOp func, int64_t m) {
   OpBuilder b(ret);
   auto loop = b.create<MicroBatchLoopOp>(
       func.getLoc(), ValueRange(summed).getTypes(), func.getArguments());
+  if (peelLast)
+    loop.setCountAttr(b.getI64IntegerAttr(m - 1));
   Block *inner = b.createBlock(&loop.getBody());
   IRMapping map;
   for (auto [arg, type] : llvm::zip(func.getArguments(), oneBatch))
@@ -248,9 +253,38 @@ static LogicalResult buildLoop(func::FuncOp func, int64_t m) {
   for (Value v : summed)
     yielded.push_back(map.lookup(v));
   b.create<YieldOp>(ret.getLoc(), yielded);
+  SmallVector<Value> sums(loop.getResults());
+  if (peelLast) {
+    // Micro-batch M - 1, after the loop.
+    b.setInsertionPoint(ret);
+    IntegerAttr last = b.getI64IntegerAttr(m - 1);
+    auto mark = [&](Operation *op) {
+      op->setAttr(TfmDialect::InMicroBatchAttrHelper::getNameStr(), last);
+    };
+    IRMapping peeled;
+    for (auto [arg, type] : llvm::zip(func.getArguments(), oneBatch)) {
+      auto part = b.create<MicroBatchOp>(arg.getLoc(), type, arg, last);
+      mark(part);
+      peeled.map(arg, part.getResult());
+    }
+    for (Operation *op : cloned)
+      mark(b.clone(*op, peeled));
+    // Each sum right after its last term: the loop's sum of micro-batches
+    // 0 to M - 2 plus M - 1's, the order of the loop's (and an unrolled
+    // step's) adds. A gradient's sum is then complete where its last
+    // contribution is, not at the end of the backward.
+    for (auto [k, v] : llvm::enumerate(summed)) {
+      Value mine = peeled.lookup(v);
+      OpBuilder at(mine.getDefiningOp()->getBlock(),
+                   ++Block::iterator(mine.getDefiningOp()));
+      auto add = at.create<AddOp>(v.getLoc(), loop.getResult(k), mine);
+      mark(add);
+      sums[k] = add.getResult();
+    }
+  }
   for (OpOperand &o : ret->getOpOperands())
     if (const auto *at = llvm::find(summed, o.get()); at != summed.end())
-      o.set(loop.getResult(at - summed.begin()));
+      o.set(sums[at - summed.begin()]);
   for (Operation *op : llvm::reverse(cloned))
     op->erase();
   func->setAttr(TfmDialect::MicroBatchesAttrHelper::getNameStr(),
@@ -398,7 +432,7 @@ struct SpMicroBatchesPass
       // A pipeline stage's 1F1B order interleaves micro-batches: unrolled.
       if (failed(TfmDialect::getPipelineStages(fn) > 1
                      ? unroll(fn, microBatches)
-                     : buildLoop(fn, microBatches)))
+                     : buildLoop(fn, microBatches, peelLast)))
         return signalPassFailure();
     }
   }

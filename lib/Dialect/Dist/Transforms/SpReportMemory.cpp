@@ -125,8 +125,11 @@ static LogicalResult keptByTrainStep(func::FuncOp func, Operation *begin,
       Operation *def = v.getDefiningOp();
       if (def && position.lookup(def) >= position.lookup(begin))
         continue; // a backward value
-      // Parameters (their converted copies included) and host scalars.
-      if (!def || tfm::isParameterRead(v) || isa<HyperparameterOp>(def))
+      // Parameters (their converted copies included) and host scalars; a
+      // micro-batch loop's sums (read by the peeled last micro-batch) are
+      // gradients, not activations.
+      if (!def || tfm::isParameterRead(v) ||
+          isa<HyperparameterOp, MicroBatchLoopOp>(def))
         continue;
       auto [it, inserted] = kept.try_emplace(v, layer);
       if (!inserted)
@@ -292,11 +295,20 @@ FailureOr<SmallVector<func::FuncOp>> dist::programFunctions(ModuleOp module) {
 /// backward (tfm.recomputed), and the fraction of the step the latter are.
 static FailureOr<llvm::json::Object> flopsReport(func::FuncOp func) {
   int64_t forward = 0, backward = 0, recompute = 0, step = 0;
-  Operation *begin = backwardBegin(func);
-  bool inBackward = false;
+  // An op of micro-batch i (tfm.in_micro_batch: unrolled or peeled) is
+  // backward once i's seed ran; any other (a loop's body among them) once
+  // a seed ran.
+  DenseSet<int64_t> backwardOf;
+  bool anyBackward = false;
   for (Operation *opPtr : stepOps(func)) {
     Operation &op = *opPtr;
-    inBackward |= &op == begin;
+    auto in = op.getAttrOfType<IntegerAttr>(
+        TfmDialect::InMicroBatchAttrHelper::getNameStr());
+    if (op.hasAttr(TfmDialect::BackwardBeginsAttrHelper::getNameStr())) {
+      anyBackward = true;
+      backwardOf.insert(in ? in.getInt() : -1);
+    }
+    bool inBackward = in ? backwardOf.contains(in.getInt()) : anyBackward;
     // A micro-batch loop's body runs once per micro-batch.
     std::optional<int64_t> n = opFlops(&op);
     if (auto loop = op.getParentOfType<MicroBatchLoopOp>(); n && loop)

@@ -213,6 +213,10 @@ LogicalResult MicroBatchLoopOp::verify() {
                            << " (micro-batch i of input #" << i << "), got "
                            << arg.getType();
   }
+  if (std::optional<uint64_t> n = getCount();
+      n && (int64_t(*n) < 1 || int64_t(*n) > m))
+    return emitOpError() << "count " << int64_t(*n) << " is outside [1, " << m
+                         << "] (the micro-batches of its inputs)";
   auto yield = cast<YieldOp>(body.getTerminator());
   if (yield.getValues().getTypes() != getResultTypes())
     return emitOpError() << "yields " << yield.getValues().getTypes()

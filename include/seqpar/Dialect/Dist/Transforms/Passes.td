@@ -245,10 +245,23 @@ def SpMicroBatchesPass : Pass<"sp-micro-batches", "::mlir::ModuleOp"> {
     sum to it, whatever labels are ignored where. Ops that read no
     micro-batch's data (parameter reads, hyperparameters, that count) run
     once for all. `micro-batches=1` leaves the step unchanged.
+
+    With `peel-last` (the train pipeline sets it when
+    sp-overlap-grad-reductions runs) the loop runs micro-batches 0 to M - 2
+    (`count = M - 1`) and micro-batch M - 1 follows it as straight-line ops
+    (reading it with `tfm.micro_batch`, marked `tfm.in_micro_batch = M - 1`),
+    each of its summed values added to the loop's sum right after it is
+    computed: the same sums in the same order, bit for bit, and the IR is
+    still independent of M (two copies of the body). Each gradient's final
+    sum is then an op of the step's block, so its reduction can start there,
+    during the rest of the last micro-batch's backward.
   }];
   let options = [
     Option<"microBatches", "micro-batches", "int64_t", "1",
            "The number of micro-batches per step (>= 1)">,
+    Option<"peelLast", "peel-last", "bool", "false",
+           "Run the last micro-batch after the loop, as straight-line ops "
+           "(for sp-overlap-grad-reductions)">,
   ];
 }
 

@@ -159,6 +159,12 @@ def Tfm_MicroBatchLoopOp : Op<Tfm_Dialect, "micro_batch_loop", [
     (`sprt_set_micro_batch(i, M)`) at the start of each iteration, so that
     dropout masks and position ids are those of its rows of the step.
 
+    With `count = n` the loop runs micro-batches 0, 1, ..., n - 1 only (its
+    results their sums); the step computes the others in straight-line code
+    after it (sp-micro-batches peels the last micro-batch so that each
+    gradient's final sum is an op of the step's block, after which its
+    reduction can start: sp-overlap-grad-reductions).
+
     ```mlir
     %loss, %g = tfm.micro_batch_loop (%ids, %labels)
         : (tensor<4x128x2xi64>, tensor<4x128x2xi64>)
@@ -175,19 +181,27 @@ def Tfm_MicroBatchLoopOp : Op<Tfm_Dialect, "micro_batch_loop", [
     - the body has one block argument per input, of the input's type
       without dimension 0 and, with a layout, the input's layout with each
       split dimension one lower; dimension 0 is not split;
-    - the yielded values have the results' types.
+    - the yielded values have the results' types;
+    - `count`, if present, is in `[1, M]`.
   }];
-  let arguments = (ins Variadic<Tfm_IndexTensor>:$inputs);
+  let arguments = (ins Variadic<Tfm_IndexTensor>:$inputs,
+                       OptionalAttr<I64Attr>:$count);
   let results = (outs Variadic<AnyRankedTensor>:$results);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
     `(` $inputs `)` attr-dict `:` functional-type($inputs, $results) $body
   }];
   let extraClassDeclaration = [{
-    /// M: the micro-batches the loop runs.
-    int64_t getMicroBatches() {
+    /// M: the micro-batches of the step (dimension 0 of the inputs).
+    int64_t getStepMicroBatches() {
       return ::llvm::cast<::mlir::RankedTensorType>(getInputs()[0].getType())
           .getDimSize(0);
+    }
+    /// The micro-batches the loop runs: `count`, else M.
+    int64_t getMicroBatches() {
+      if (::std::optional<uint64_t> n = getCount())
+        return static_cast<int64_t>(*n);
+      return getStepMicroBatches();
     }
   }];
   let hasVerifier = 1;
