@@ -51,6 +51,11 @@ TEST(HFImport, Llama3_8BParameterCount) {
   EXPECT_EQ(countParameters("llama-3-8b.json"), 8030261248);
 }
 
+TEST(HFImport, Llama3_2_1BParameterCount) {
+  // meta-llama/Llama-3.2-1B (tied embeddings): 1,235,814,400 parameters.
+  EXPECT_EQ(countParameters("llama-3.2-1b.json"), 1235814400);
+}
+
 TEST(HFImport, GPT3ShapeMatchesThePaper) {
   // 12 h^2 per layer plus embeddings: 174.6B for arXiv 2205.05198's 175B.
   int64_t h = 12288, layers = 96, v = 51200, s = 2048;
