@@ -38,10 +38,16 @@ static Type lowPrecision(ModuleOp module) {
 /// (tfm-master-weights) all of whose reads are only converted to the model's
 /// precision. Each becomes a parameter of that type read directly (the
 /// converts go: the stored value is the rounding of the master, which they
-/// computed).
+/// computed). `narrowedBefore` holds the parameters an earlier pipeline
+/// stage's step already narrowed (a tied weight's other copies): they are
+/// masters here too, and `masters` gains this step's.
 static DenseSet<Attribute>
-shardMasterWeights(ModuleOp module, ArrayRef<FlatSymbolRefAttr> candidates) {
+shardMasterWeights(ModuleOp module, ArrayRef<FlatSymbolRefAttr> candidates,
+                   DenseSet<Attribute> &narrowedBefore) {
   DenseSet<Attribute> masters;
+  for (FlatSymbolRefAttr name : candidates)
+    if (narrowedBefore.contains(name.getAttr()))
+      masters.insert(name.getAttr());
   Type low = lowPrecision(module);
   if (!low || candidates.empty())
     return masters;
@@ -77,6 +83,7 @@ shardMasterWeights(ModuleOp module, ArrayRef<FlatSymbolRefAttr> candidates) {
       }
     }
     masters.insert(name.getAttr());
+    narrowedBefore.insert(name.getAttr());
   }
   return masters;
 }
@@ -131,6 +138,7 @@ struct SpOptimizerPass : dist::impl::SpOptimizerPassBase<SpOptimizerPass> {
     }
     SymbolTable symbols(module);
     llvm::StringSet<> heldBefore;
+    narrowedMasters.clear();
     for (Operation *op : *found) {
       auto step = cast<func::FuncOp>(op);
       if (failed(checkNotOptimized(step)) ||
@@ -142,6 +150,10 @@ struct SpOptimizerPass : dist::impl::SpOptimizerPassBase<SpOptimizerPass> {
           heldBefore.insert(weightOf(symbols, p));
     }
   }
+
+  /// The parameters narrowed to the model's precision with a sharded f32
+  /// master so far (by the steps of earlier pipeline stages).
+  DenseSet<Attribute> narrowedMasters;
 
   /// The key of the copies of one weight: its tie group, else its symbol.
   static StringRef weightOf(SymbolTable &symbols, FlatSymbolRefAttr param) {
@@ -298,7 +310,8 @@ struct SpOptimizerPass : dist::impl::SpOptimizerPassBase<SpOptimizerPass> {
     for (auto [param, g] : grads)
       if (sliced(g) && masterWeights == "sharded")
         candidates.push_back(param);
-    DenseSet<Attribute> masters = shardMasterWeights(module, candidates);
+    DenseSet<Attribute> masters =
+        shardMasterWeights(module, candidates, narrowedMasters);
     // With a distributed optimizer each rank updated one slice of the
     // parameter: gather the slices back (once per parameter), the
     // innermost axis first, within this rank's block of the axes outside
