@@ -1,0 +1,114 @@
+//===- CostModelTest.cpp - sp-plan's step-time model, piece by piece ------===//
+//
+// Each formula of docs/planner.md on numbers worked out by hand.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sp-plan/CostModel.h"
+
+#include "llvm/Support/Error.h"
+
+#include <gtest/gtest.h>
+
+using namespace seqpar::plan;
+
+TEST(PlanCostModel, BubbleFraction) {
+  EXPECT_DOUBLE_EQ(bubbleFraction(1, 8), 0.0);
+  EXPECT_DOUBLE_EQ(bubbleFraction(2, 1), 0.5);
+  EXPECT_DOUBLE_EQ(bubbleFraction(4, 8), 3.0 / 11.0);
+}
+
+TEST(PlanCostModel, AxisIsIntraNodeByTheRanksInsideIt) {
+  // Row-major ranks: tp's 8 ranks are adjacent, a dp group spans 32.
+  Mesh mesh{{"dp", "tp"}, {4, 8}};
+  EXPECT_TRUE(axisIsIntraNode(mesh, 1, 8));
+  EXPECT_FALSE(axisIsIntraNode(mesh, 0, 8));
+  Mesh small{{"dp", "tp"}, {2, 2}};
+  EXPECT_TRUE(axisIsIntraNode(small, 0, 8));
+  EXPECT_TRUE(axisIsIntraNode(small, 1, 8));
+  // Groups of 3 or 6 adjacent ranks can straddle nodes of 8 (ranks 6..8),
+  // not nodes of 6.
+  Mesh odd{{"pp", "dp"}, {2, 3}};
+  EXPECT_FALSE(axisIsIntraNode(odd, 0, 8));
+  EXPECT_FALSE(axisIsIntraNode(odd, 1, 8));
+  EXPECT_TRUE(axisIsIntraNode(odd, 0, 6));
+  EXPECT_TRUE(axisIsIntraNode(odd, 1, 6));
+}
+
+TEST(PlanCostModel, LinkSecondsAreBandwidthPlusLatencyPerCollective) {
+  Link link{1e9, 1e-5};
+  EXPECT_DOUBLE_EQ(linkSeconds(1000000000, 2, link), 1.0 + 2e-5);
+  EXPECT_DOUBLE_EQ(linkSeconds(0, 0, link), 0.0);
+}
+
+static Cluster testCluster() {
+  Cluster c;
+  c.nodes = 2;
+  c.gpusPerNode = 2;
+  c.intraNode = {1e9, 0};
+  c.interNode = {1e9, 0};
+  return c;
+}
+
+TEST(PlanCostModel, StageTimeExposesWhatNothingHides) {
+  StageFacts f;
+  // 1 s of GEMMs (7e12 at 0.7 x 1e13) and 1 s of attention (5e12 at 0.5).
+  f.gemmFlops = 7000000000000;
+  f.attentionFlops = 5000000000000;
+  // Half the FLOPs are the backward's: 1 s for the buckets to hide behind.
+  f.backwardFlops = 6000000000000;
+  AxisTraffic tp;
+  tp.exposedBytes = 1000000000; // 1 s
+  tp.exposedCount = 1;
+  tp.fusedBytes = 2000000000; // 2 s, 1/4 exposed with 4 chunks
+  tp.fusedCount = 2;
+  f.traffic["tp"] = tp;
+  AxisTraffic dp;
+  dp.asyncBytes = 3000000000; // 3 s in 3 buckets: 2 s exceed the backward
+  dp.asyncCount = 3;
+  f.traffic["dp"] = dp;
+  Mesh mesh{{"dp", "tp"}, {2, 2}};
+  StageTime t = stageTime(f, mesh, testCluster(), 1e13, Calibration(), 4);
+  EXPECT_DOUBLE_EQ(t.compute, 2.0);
+  EXPECT_DOUBLE_EQ(t.exposedComm, 1.0 + 0.5 + 2.0);
+  EXPECT_DOUBLE_EQ(t.hiddenComm, 1.5 + 1.0);
+  EXPECT_DOUBLE_EQ(t.total(), 5.5);
+
+  // Buckets the backward covers: only the last one shows.
+  f.traffic["dp"].asyncBytes = 600000000; // 0.6 s in 3 buckets
+  t = stageTime(f, mesh, testCluster(), 1e13, Calibration(), 4);
+  EXPECT_DOUBLE_EQ(t.exposedComm, 1.0 + 0.5 + 0.2);
+}
+
+TEST(PlanCostModel, PredictStretchesTheSlowestStageByTheBubble) {
+  StageFacts fast, slow;
+  fast.gemmFlops = 7000000000000;  // 1 s
+  slow.gemmFlops = 14000000000000; // 2 s
+  fast.modelFlops = fast.gemmFlops;
+  slow.modelFlops = slow.gemmFlops;
+  slow.recomputeFlops = 7000000000000;
+  Mesh mesh{{"pp"}, {2}};
+  Prediction p = predict({fast, slow}, mesh, testCluster(), 1e13, Calibration(),
+                         1, /*microBatches=*/2,
+                         /*tokensPerStep=*/3000);
+  EXPECT_DOUBLE_EQ(p.bubble, 1.0 / 3.0);
+  EXPECT_DOUBLE_EQ(p.stepSeconds, 3.0);
+  EXPECT_DOUBLE_EQ(p.tokensPerSecond, 1000.0);
+  // 21e12 model FLOPs over 2 stages x 3 s x 1e13.
+  EXPECT_DOUBLE_EQ(p.mfu, 21e12 / 6e13);
+  EXPECT_DOUBLE_EQ(p.hfu, 28e12 / 6e13);
+}
+
+TEST(PlanCostModel, CalibrationFileOverridesAndChecksItsRates) {
+  llvm::Expected<Calibration> c = parseCalibration(R"({"gemm": 0.5})", "f");
+  ASSERT_TRUE(bool(c)) << llvm::toString(c.takeError());
+  EXPECT_DOUBLE_EQ(c->gemm, 0.5);
+  EXPECT_DOUBLE_EQ(c->attention, Calibration().attention);
+  for (const char *bad : {R"({"gemm": 0})", R"({"attention": 1.5})",
+                          R"({"gemm": "fast"})", "[1]"}) {
+    llvm::Expected<Calibration> e = parseCalibration(bad, "f");
+    EXPECT_FALSE(bool(e)) << bad;
+    if (!e)
+      llvm::consumeError(e.takeError());
+  }
+}
