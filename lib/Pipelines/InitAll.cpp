@@ -5,6 +5,7 @@
 #include "seqpar/Conversion/RuntimeLoweringInterface.h"
 #include "seqpar/Dialect/Dist/IR/Dist.h"
 #include "seqpar/Dialect/Dist/IR/DistBackward.h"
+#include "seqpar/Dialect/Dist/Transforms/Flops.h"
 #include "seqpar/Dialect/Dist/Transforms/TfmModels.h"
 #include "seqpar/Dialect/Tfm/IR/Tfm.h"
 
@@ -19,4 +20,5 @@ void seqpar::registerAllDialects(mlir::DialectRegistry &registry) {
   dist::registerTfmModels(registry);
   seqpar::registerRuntimeLoweringModels(registry);
   dist::registerDifferentiableOpModels(registry);
+  dist::registerCostModels(registry);
 }

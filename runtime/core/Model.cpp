@@ -5,6 +5,11 @@
 #include "sprt/init.h"
 #include "sprt/runtime.h"
 
+// The format of the model description this runtime reads.
+#define SPRT_MODEL_FORMAT(version)                                             \
+  static constexpr int64_t kModelFormat = version;
+#include "sprt/model_json.def"
+
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
@@ -250,6 +255,17 @@ bool Model::parse(const char *text, std::string &error) {
     return false;
   }
   try {
+    // A program compiled by another version of sp-compile describes itself
+    // in another format (an unversioned one is format 1).
+    if (int64_t format = j.value("format_version", int64_t(1));
+        format != kModelFormat) {
+      error = "the program's model description is format " +
+              std::to_string(format) + ", this runtime reads format " +
+              std::to_string(kModelFormat) +
+              " (sprt/model_json.def): compile the program with the "
+              "sp-compile of this runtime";
+      return false;
+    }
     modelType = j.value("model_type", "");
     if (j.contains("hf_config") && j["hf_config"].is_object())
       hfConfig = j["hf_config"].dump();
@@ -271,7 +287,15 @@ bool Model::parse(const char *text, std::string &error) {
     flopsPerStep = j.value("flops_per_step", int64_t(0));
     recomputeFlopsPerStep = j.value("recompute_flops_per_step", int64_t(0));
     workspaceBytes = j.value("workspace_bytes", int64_t(0));
-    hasEval = j.contains("eval_arena_bytes");
+    hasEval = j.at("eval_step").get<bool>();
+    // The evaluation step runs in the train step's arena.
+    if (hasEval && j.at("eval_arena_bytes").get<int64_t>() > arenaBytes) {
+      error = "the program's evaluation step needs an arena of " +
+              std::to_string(j.at("eval_arena_bytes").get<int64_t>()) +
+              " bytes, larger than the step's (" + std::to_string(arenaBytes) +
+              ")";
+      return false;
+    }
     batchAxis = j.at("batch_axis").get<int64_t>();
     seqAxis = j.value("seq_axis", int64_t(-1));
     if (seqAxis < -1 || seqAxis >= int64_t(axisSizes.size()) ||

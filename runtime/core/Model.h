@@ -10,6 +10,7 @@
 
 #include "DType.h"
 
+#include "sprt/abi.h"
 #include "sprt/init.h"
 
 #include <cstdint>
@@ -17,26 +18,18 @@
 #include <utility>
 #include <vector>
 
-extern "C" {
-extern const char seqpar_model_json[];
-/// One step: the forward (and, for a train step, the backward and the
-/// optimizer update). Writes the loss (and the gradient norm) to `scalars`
-/// and the addresses of the parameter gradients to `grads`; `state` holds
-/// the optimizer's moment buffers, two per parameter for AdamW, and
-/// `hyperparameters` the step's value of each of Model::hyperparameters.
-void seqpar_step(char *arena, float **params, const int64_t *inputIds,
-                 const int64_t *labels, float *scalars, float **grads,
-                 float **state, const double *hyperparameters);
-/// A training program's evaluation step (tfm-eval-step; the model's
-/// "eval_arena_bytes" says it is there): the forward of one micro-batch
-/// without dropout, in the step's arena, writing the loss to `scalars[0]`
-/// and nothing else. Weak: a forward-only program has none.
-__attribute__((weak)) void seqpar_eval(char *arena, float **params,
-                                       const int64_t *inputIds,
-                                       const int64_t *labels, float *scalars,
-                                       float **grads, float **state,
-                                       const double *hyperparameters);
-}
+// The program's symbols, declared by sprt/abi.h from sprt/abi.def:
+// `seqpar_model_json`, and `seqpar_step(arena, params, input_ids, labels,
+// scalars, grads, state, hyperparameters)`, one step: the forward (and, for a
+// train step, the backward and the optimizer update). It writes the loss (and
+// the gradient norm) to `scalars` and the addresses of the parameter
+// gradients to `grads`; `state` holds the optimizer's moment buffers, two per
+// parameter for AdamW, and `hyperparameters` the step's value of each of
+// Model::hyperparameters. `seqpar_eval` (weak: a forward-only program has
+// none), a training program's evaluation step (tfm-eval-step; the model's
+// "eval_arena_bytes" says it is there): the forward of one micro-batch
+// without dropout, in the step's arena, writing the loss to `scalars[0]` and
+// nothing else, with seqpar_step's arguments.
 
 namespace sprt {
 

@@ -16,9 +16,9 @@
 #include <cstdint>
 
 extern "C" {
-// Declared extern first: a const definition alone would be internal.
-extern const char seqpar_model_json[];
+// Declared extern by sprt/abi.h: a const definition alone would be internal.
 const char seqpar_model_json[] = R"({
+  "format_version": 2, "eval_step": false,
   "model_type": "loss-scale-test", "mesh": {"axes": ["dp"], "sizes": [1]},
   "seq": 4, "batch": 1, "vocab": 256, "arena_bytes": 64, "batch_axis": -1,
   "planned": {"parameters": 16, "optimizer_state": 0, "tokens": 64,
@@ -30,8 +30,8 @@ const char seqpar_model_json[] = R"({
   "params": [{"name": "w", "shape": [4], "local_shape": [4], "init": "ones",
               "splits": []}]})";
 
-void seqpar_step(char *arena, float **params, const int64_t *, const int64_t *,
-                 float *scalars, float **grads, float **,
+void seqpar_step(char *arena, float *const *params, const int64_t *,
+                 const int64_t *, float *scalars, float **grads, float *const *,
                  const double *hyperparameters) {
   const double clip = hyperparameters[0], lossScale = hyperparameters[1],
                lr = hyperparameters[2];

@@ -36,6 +36,7 @@ using namespace sprt;
 
 namespace {
 const char kModel[] = R"({
+  "format_version": 2, "eval_step": false,
   "model_type": "test", "mesh": {"axes": ["tp"], "sizes": [1]},
   "seq": 1, "batch": 1, "vocab": 1, "arena_bytes": 0, "batch_axis": -1,
   "planned": {"parameters": 0, "optimizer_state": 0, "tokens": 0,
@@ -158,6 +159,31 @@ TEST(ParamsDType, UnknownElementTypeIsAnError) {
   EXPECT_FALSE(model.parse(json.c_str(), error));
   EXPECT_EQ(error, "the program's model description gives parameter 'h' the "
                    "element type 'I8' (the runtime stores F32, BF16 or F16)");
+}
+
+// The description's format version (sprt/model_json.def) is checked before
+// anything else: a program of another sp-compile is refused, naming both.
+TEST(ParamsDType, FormatVersionIsChecked) {
+  for (const char *other :
+       {"\"format_version\": 1, ", "\"format_version\": 3, ", ""}) {
+    std::string json = kModel, error;
+    json.replace(json.find("\"format_version\": 2, "), 21, other);
+    Model model;
+    EXPECT_FALSE(model.parse(json.c_str(), error)) << other;
+    std::string found = *other ? std::string(1, other[18]) : "1";
+    EXPECT_EQ(error, "the program's model description is format " + found +
+                         ", this runtime reads format 2 "
+                         "(sprt/model_json.def): compile the program with "
+                         "the sp-compile of this runtime");
+  }
+  // An evaluation step must fit the step's arena it runs in.
+  std::string json = kModel, error;
+  json.replace(json.find("\"eval_step\": false"), 18,
+               "\"eval_step\": true, \"eval_arena_bytes\": 64");
+  Model model;
+  EXPECT_FALSE(model.parse(json.c_str(), error));
+  EXPECT_EQ(error, "the program's evaluation step needs an arena of 64 bytes, "
+                   "larger than the step's (0)");
 }
 
 TEST(ParamsDType, PrecisionFieldIsTheModelsPrecision) {

@@ -73,7 +73,9 @@ json pipelineJson() {
                               {"init", "ones"},
                               {"splits", split},
                               {"stages", {1}}}});
-  return {{"mesh", {{"axes", {"pp", "dp"}}, {"sizes", {2, dp}}}},
+  return {{"format_version", 2},
+          {"eval_step", false},
+          {"mesh", {{"axes", {"pp", "dp"}}, {"sizes", {2, dp}}}},
           {"seq", 4},
           {"batch", 2 * dp},
           {"vocab", 50},

@@ -53,7 +53,9 @@ json zeroJson(json shardAxes) {
                       {"init", "normal"},
                       {"std", 0.02},
                       {"splits", json::array()}});
-  return {{"mesh", {{"axes", {"dp", "cp"}}, {"sizes", {worldSize() / 2, 2}}}},
+  return {{"format_version", 2},
+          {"eval_step", false},
+          {"mesh", {{"axes", {"dp", "cp"}}, {"sizes", {worldSize() / 2, 2}}}},
           {"seq", 4},
           {"batch", 2},
           {"vocab", 50},

@@ -74,9 +74,12 @@ static StageFacts stageFacts(func::FuncOp func, const json::Object &flops) {
     int64_t times = 1;
     if (auto loop = op->getParentOfType<tfm::MicroBatchLoopOp>())
       times = loop.getMicroBatches();
-    if (std::optional<int64_t> n = dist::opFlops(op); n && *n) {
-      bool attention = op->getName().getStringRef().contains("attention");
-      (attention ? facts.attentionFlops : facts.gemmFlops) += *n * times;
+    if (auto cost = dyn_cast<dist::CostOpInterface>(op)) {
+      std::optional<int64_t> n = cost.getFlops();
+      if (n && cost.getCostKind() == dist::CostKind::attention)
+        facts.attentionFlops += *n * times;
+      else if (n && cost.getCostKind() == dist::CostKind::gemm)
+        facts.gemmFlops += *n * times;
     }
     auto c = dyn_cast<dist::CollectiveOpInterface>(op);
     if (!c)

@@ -2,9 +2,9 @@
 //
 // RuntimeLoweringOpInterface: how convert-sp-to-runtime lowers one op to
 // calls into libsprt, and RuntimeEmitter, the pass state an implementation
-// emits through. The runtime ABI (runtime/include/sprt/{kernels,runtime}.h):
-// pointers are `ptr`, sizes and attributes i64, flags and mesh-axis indices
-// i32, floating attributes f64.
+// emits through. The runtime ABI (every callee and its arguments' kinds are
+// declared in runtime/include/sprt/abi.def): pointers are `ptr`, sizes and
+// attributes i64, flags and mesh-axis indices i32, floating attributes f64.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,11 +26,9 @@ class DialectRegistry;
 
 namespace seqpar {
 
-/// The runtime's code of a float element type (SPRT_DTYPE_* in
-/// sprt/kernels.h: f32 0, bf16 1, f16 2).
-inline int64_t runtimeDtypeCode(mlir::Type t) {
-  return t.isBF16() ? 1 : t.isF16() ? 2 : 0;
-}
+/// The runtime's code of a float element type (SPRT_DTYPE in
+/// runtime/include/sprt/abi.def; any other type is f32's).
+int64_t runtimeDtypeCode(mlir::Type t);
 
 /// The runtime's code of a tensor's element type.
 inline int64_t runtimeDtypeCode(mlir::Value tensor) {

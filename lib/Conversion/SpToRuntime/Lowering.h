@@ -159,6 +159,8 @@ private:
   /// The runtime functions declared so far, by name (a lookup in the module
   /// scans it, once per call emitted).
   llvm::StringMap<mlir::LLVM::LLVMFuncOp> declared;
+  /// The calls emitted that sprt/abi.def does not declare as they are.
+  int64_t abiErrors = 0;
   llvm::DenseMap<mlir::Value, Buffer> buffers;
   /// The lowered values of host scalars (f64, not in device memory).
   llvm::DenseMap<mlir::Value, mlir::Value> scalars;

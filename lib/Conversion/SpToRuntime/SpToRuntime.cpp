@@ -1,8 +1,8 @@
 //===- SpToRuntime.cpp - tfm/dist to calls into libsprt -------------------===//
 //
-// One call per op, on buffers at fixed arena offsets. The runtime ABI is
-// runtime/include/sprt/{kernels,runtime}.h: pointers are `ptr`, sizes and
-// attributes i64, flags and mesh-axis indices i32, floating attributes f64.
+// One call per op, on buffers at fixed arena offsets. Every callee and the
+// kinds of its arguments are declared in runtime/include/sprt/abi.def
+// (RuntimeAbi.h): a call it does not declare is an error at the op.
 // Which call is the op's RuntimeLoweringOpInterface (TfmToRuntime.cpp,
 // DistToRuntime.cpp); this pass places the buffers, reads the parameters,
 // the mesh and the step's signature, and emits the step around the calls.
@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Lowering.h"
+#include "RuntimeAbi.h"
 
 #include "seqpar/Conversion/Passes.h"
 #include "seqpar/Conversion/RuntimeLoweringInterface.h"
@@ -300,6 +301,13 @@ LogicalResult Lowering::plan() {
 
 LLVM::LLVMFuncOp Lowering::declare(StringRef name, TypeRange args,
                                    Type result) {
+  // The callee as sprt/abi.def declares it; a call that differs is an error
+  // at the op lowered (lower() fails it).
+  std::string mismatch = abiMismatch(name, args, result, b.getContext());
+  if (!mismatch.empty()) {
+    emitError(loc) << "convert-sp-to-runtime: the lowering " << mismatch;
+    ++abiErrors;
+  }
   LLVM::LLVMFuncOp &f = declared[name];
   if (f)
     return f;
@@ -307,9 +315,12 @@ LLVM::LLVMFuncOp Lowering::declare(StringRef name, TypeRange args,
     return f;
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(module.getBody());
-  auto fnTy = LLVM::LLVMFunctionType::get(
-      result ? result : LLVM::LLVMVoidType::get(b.getContext()),
-      SmallVector<Type>(args));
+  const RuntimeFunction *declaredFn = lookupRuntimeFunction(name);
+  auto fnTy = declaredFn ? llvmFunctionType(*declaredFn, b.getContext())
+                         : LLVM::LLVMFunctionType::get(
+                               result ? result
+                                      : LLVM::LLVMVoidType::get(b.getContext()),
+                               SmallVector<Type>(args));
   return f = b.create<LLVM::LLVMFuncOp>(loc, name, fnTy);
 }
 
@@ -542,7 +553,7 @@ LogicalResult Lowering::lower(Operation *op) {
   }
   if (calls)
     emitCall("sprt_trace_end", {});
-  return lowered;
+  return abiErrors ? failure() : lowered;
 }
 
 /// The safetensors name of a parameter's element type (the runtime stores,
@@ -635,8 +646,10 @@ FailureOr<llvm::json::Object> Lowering::modelJson() {
   int64_t flops = 0, recomputeFlops = 0;
   WalkResult counted = func.walk([&](Operation *op) {
     auto loop = op->getParentOfType<MicroBatchLoopOp>();
-    std::optional<int64_t> n = dist::opFlops(op);
-    if (n && loop)
+    std::optional<int64_t> n = dist::opFlops(op); // null: said why
+    if (!n)
+      return WalkResult::interrupt();
+    if (loop)
       n = llvm::checkedMul<int64_t>(*n, loop.getMicroBatches());
     std::optional<int64_t> sum =
         n ? llvm::checkedAdd<int64_t>(flops, *n) : std::nullopt;
@@ -722,13 +735,11 @@ FailureOr<llvm::json::Object> Lowering::modelJson() {
 }
 
 LogicalResult Lowering::emit(StringRef name, LLVM::Linkage linkage) {
-  // void seqpar_step(ptr arena, ptr params, ptr ids, ptr labels,
-  //                  ptr scalars_out, ptr grads_out, ptr optimizer_state,
-  //                  ptr hyperparameters)
+  // seqpar_step's signature (sprt/abi.def): (arena, params, input_ids,
+  // labels, scalars, grads, state, hyperparameters).
   b.setInsertionPointToEnd(module.getBody());
-  auto fnTy = LLVM::LLVMFunctionType::get(
-      LLVM::LLVMVoidType::get(b.getContext()),
-      {ptrTy, ptrTy, ptrTy, ptrTy, ptrTy, ptrTy, ptrTy, ptrTy});
+  auto fnTy =
+      llvmFunctionType(*lookupRuntimeFunction("seqpar_step"), b.getContext());
   auto fn = b.create<LLVM::LLVMFuncOp>(func.getLoc(), name, fnTy, linkage);
   Block *entry = fn.addEntryBlock(b);
   arenaArg = entry->getArgument(0);
@@ -745,63 +756,5 @@ LogicalResult Lowering::emit(StringRef name, LLVM::Linkage linkage) {
       return failure();
   }
   b.create<LLVM::ReturnOp>(loc, ValueRange());
-  return success();
-}
-
-LogicalResult Lowering::lowerLoop(MicroBatchLoopOp loop) {
-  // for (i = 0; i < n; ++i) { sprt_set_micro_batch(i, M); body;
-  //   results[j] = i == 0 ? yielded[j] : results[j] + yielded[j]; }
-  // (the first as a scale by 1: an exact copy, -0 and NaN included), the
-  // sums of an unrolled step in its order; n is the loop's count (M
-  // unless micro-batches were peeled off after it).
-  loc = loop.getLoc();
-  int64_t n = loop.getMicroBatches(), m = loop.getStepMicroBatches();
-  auto yield = cast<YieldOp>(loop.getBody().front().getTerminator());
-  for (auto [i, r] : llvm::enumerate(loop.getResults()))
-    if (!cast<RankedTensorType>(r.getType()).getElementType().isF32())
-      return loop.emitOpError()
-             << "result #" << i << " is " << r.getType()
-             << ": the runtime accumulates f32 micro-batch sums";
-  Block *before = b.getInsertionBlock();
-  Region *region = before->getParent();
-  Type i64Ty = b.getI64Type();
-  Block *header = b.createBlock(region, region->end(), {i64Ty}, {loc});
-  Block *bodyBlock = b.createBlock(region, region->end());
-  Block *first = b.createBlock(region, region->end());
-  Block *rest = b.createBlock(region, region->end());
-  Block *latch = b.createBlock(region, region->end());
-  Block *exit = b.createBlock(region, region->end());
-  b.setInsertionPointToEnd(before);
-  b.create<LLVM::BrOp>(loc, ValueRange{i64(0)}, header);
-  b.setInsertionPointToEnd(header);
-  Value i = header->getArgument(0);
-  Value more = b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::slt, i, i64(n));
-  b.create<LLVM::CondBrOp>(loc, more, bodyBlock, exit);
-  b.setInsertionPointToEnd(bodyBlock);
-  loopIndex = i;
-  emitCall("sprt_set_micro_batch", {i, i64(m)});
-  for (Operation &op : loop.getBody().front().without_terminator())
-    if (failed(lower(&op)))
-      return failure();
-  loc = yield.getLoc();
-  Value isFirst =
-      b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq, i, i64(0));
-  b.create<LLVM::CondBrOp>(loc, isFirst, first, rest);
-  b.setInsertionPointToEnd(first);
-  for (auto [r, v] : llvm::zip(loop.getResults(), yield.getValues()))
-    emitCall("sprt_op_scale", {ptr(v), ptr(r), i64(numElements(r)), f64(1.0)});
-  b.create<LLVM::BrOp>(loc, ValueRange(), latch);
-  b.setInsertionPointToEnd(rest);
-  for (auto [r, v] : llvm::zip(loop.getResults(), yield.getValues()))
-    emitCall("sprt_add_f32", {ptr(r), ptr(v), ptr(r), i64(numElements(r))});
-  b.create<LLVM::BrOp>(loc, ValueRange(), latch);
-  b.setInsertionPointToEnd(latch);
-  Value next = b.create<LLVM::AddOp>(loc, i, i64(1));
-  b.create<LLVM::BrOp>(loc, ValueRange{next}, header);
-  loopIndex = Value();
-  // The runtime is at the loop's last micro-batch: an op after it marked
-  // with its micro-batch (a peeled one) tells the runtime again.
-  currentMicroBatch = -1;
-  b.setInsertionPointToEnd(exit);
-  return success();
+  return success(abiErrors == 0);
 }

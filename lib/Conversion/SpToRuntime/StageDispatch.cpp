@@ -37,6 +37,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Lowering.h"
+#include "RuntimeAbi.h"
 
 #include "seqpar/Conversion/Passes.h"
 
@@ -53,8 +54,12 @@ using namespace seqpar::dist;
 using namespace seqpar::tfm;
 using namespace seqpar::sptoruntime;
 
-/// Defines `const char seqpar_model_json[]` holding `model`.
+/// Defines `const char seqpar_model_json[]` holding `model`, with its format
+/// version (sprt/model_json.def) and whether the program has an evaluation
+/// step.
 static void emitModelJson(ModuleOp module, llvm::json::Object model) {
+  model["format_version"] = modelFormatVersion();
+  model["eval_step"] = model.get("eval_arena_bytes") != nullptr;
   std::string json;
   llvm::raw_string_ostream os(json);
   os << llvm::json::Value(std::move(model));
@@ -64,7 +69,7 @@ static void emitModelJson(ModuleOp module, llvm::json::Object model) {
   json.push_back('\0');
   auto arrayTy = LLVM::LLVMArrayType::get(b.getI8Type(), json.size());
   b.create<LLVM::GlobalOp>(module.getLoc(), arrayTy, /*isConstant=*/true,
-                           LLVM::Linkage::External, "seqpar_model_json",
+                           LLVM::Linkage::External, programData().front(),
                            b.getStringAttr(json));
 }
 
@@ -214,17 +219,15 @@ static void emitDispatcher(ModuleOp module, StringRef name,
   MLIRContext *ctx = module.getContext();
   OpBuilder b(ctx);
   Location loc = module.getLoc();
-  auto voidTy = LLVM::LLVMVoidType::get(ctx);
   b.setInsertionPointToStart(module.getBody());
-  auto declare = [&](StringRef name, Type result, ArrayRef<Type> args) {
+  auto declare = [&](StringRef name) {
     if (auto f = module.lookupSymbol<LLVM::LLVMFuncOp>(name))
       return f;
     return b.create<LLVM::LLVMFuncOp>(
-        loc, name, LLVM::LLVMFunctionType::get(result, args));
+        loc, name, llvmFunctionType(*lookupRuntimeFunction(name), ctx));
   };
-  LLVM::LLVMFuncOp coord =
-      declare("sprt_axis_coord", b.getI64Type(), {b.getI32Type()});
-  LLVM::LLVMFuncOp complete = declare("sprt_complete_sends", voidTy, {});
+  LLVM::LLVMFuncOp coord = declare("sprt_axis_coord");
+  LLVM::LLVMFuncOp complete = declare("sprt_complete_sends");
   b.setInsertionPointToEnd(module.getBody());
   LLVM::LLVMFuncOp first = stages.front();
   auto fn = b.create<LLVM::LLVMFuncOp>(loc, name, first.getFunctionType());
@@ -388,7 +391,13 @@ struct ConvertSpToRuntimePass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     // Lowering twice would lower nothing: say so instead.
-    for (StringRef name : {"seqpar_step", "seqpar_eval", "seqpar_model_json"})
+    // (What the program defines, sprt/abi.def.)
+    SmallVector<StringRef> defined;
+    for (const RuntimeFunction &f : runtimeFunctions())
+      if (f.program)
+        defined.push_back(f.name);
+    llvm::append_range(defined, programData());
+    for (StringRef name : defined)
       if (Operation *done = module.lookupSymbol(name)) {
         done->emitOpError() << "convert-sp-to-runtime: the module is already "
                                "lowered (it defines @"

@@ -13,6 +13,8 @@
 #ifndef SPRT_GRAD_KERNELS_H
 #define SPRT_GRAD_KERNELS_H
 
+#include "sprt/abi.h"
+
 #include <stdint.h>
 
 #ifdef __cplusplus

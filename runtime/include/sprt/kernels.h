@@ -15,6 +15,8 @@
 #ifndef SPRT_KERNELS_H
 #define SPRT_KERNELS_H
 
+#include "sprt/abi.h"
+
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -42,8 +44,8 @@ uint64_t sprt_hash_name(const char *name);
 
 /*===------------------------- element types -----------------------------===*/
 
-/* The element types of sprt_convert (the compiler passes these integers). */
-enum { SPRT_DTYPE_F32 = 0, SPRT_DTYPE_BF16 = 1, SPRT_DTYPE_F16 = 2 };
+/* The element types (SPRT_DTYPE_F32, _BF16, _F16; the compiler passes these
+ * integers) are declared in sprt/abi.def. */
 
 /* out[i] = in[i] converted from in_dtype to out_dtype (n elements; in and
  * out do not overlap). Narrowing (f32 -> bf16 / f16) rounds to nearest even

@@ -21,6 +21,8 @@
 #ifndef SPRT_RUNTIME_H
 #define SPRT_RUNTIME_H
 
+#include "sprt/abi.h"
+
 #include <stdint.h>
 
 #ifdef __cplusplus

@@ -1,14 +1,24 @@
 //===- Flops.cpp - floating-point operations of an op ---------------------===//
+//
+// The cost models (CostOpInterface) of every tfm and dist op: the GEMMs and
+// attention count their FLOPs (Flops.h), every other op is declared to count
+// none. A new op is in neither list until someone says what it costs.
+//
+//===----------------------------------------------------------------------===//
 
 #include "seqpar/Dialect/Dist/Transforms/Flops.h"
 #include "seqpar/Dialect/Dist/IR/Dist.h"
 #include "seqpar/Dialect/Tfm/IR/Tfm.h"
 
-#include "llvm/ADT/TypeSwitch.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/SymbolTable.h"
 #include "llvm/Support/CheckedArithmetic.h"
 
 using namespace mlir;
 using namespace seqpar;
+using namespace seqpar::dist;
+
+#include "seqpar/Dialect/Dist/Transforms/CostOpInterface.cpp.inc"
 
 static int64_t lastDim(Value v) {
   return cast<RankedTensorType>(v.getType()).getShape().back();
@@ -25,57 +35,159 @@ static std::optional<int64_t> gemm(Value rows, int64_t other) {
 }
 
 /// The attention forward's 4·b·heads·s_q·s_k·d (causal: half), times
-/// `times2` / 2.
+/// `times2` / 2, with k's rows `keyBlocks` times over (the ring's blocks).
 static std::optional<int64_t> attention(Value q, Value k, int64_t headDim,
-                                        bool causal, int64_t times2) {
+                                        bool causal, int64_t times2,
+                                        int64_t keyBlocks = 1) {
   auto qt = cast<RankedTensorType>(q.getType());
   // q is [s, b, heads * head_dim] with this rank's heads; k is [s_k, b, ...].
   int64_t sq = qt.getDimSize(0), b = qt.getDimSize(1);
   int64_t heads = qt.getDimSize(2) / headDim;
   int64_t sk = cast<RankedTensorType>(k.getType()).getDimSize(0);
   std::optional<int64_t> n = 1;
-  for (int64_t f : {b, heads, sq, sk, headDim, causal ? int64_t(2) : 4, times2})
+  for (int64_t f :
+       {b, heads, sq, sk, keyBlocks, headDim, causal ? int64_t(2) : 4, times2})
     if (n)
       n = llvm::checkedMul<int64_t>(*n, f);
   return n ? std::optional<int64_t>(*n / 2) : std::nullopt;
 }
 
+/// The ranks of a ring attention's axis, when its mesh is in scope.
+static std::optional<int64_t> ringSize(Operation *op) {
+  auto c = cast<CollectiveOpInterface>(op);
+  auto mesh = SymbolTable::lookupNearestSymbolFrom<MeshOp>(op, c.getMeshRef());
+  return mesh ? mesh.getAxisSize(c.getMeshAxis()) : std::nullopt;
+}
+
+template <typename OpT>
+static std::optional<int64_t> ringAttention(OpT o, int64_t times2) {
+  std::optional<int64_t> n = ringSize(o);
+  return n ? attention(o.getQ(), o.getK(), o.getHeadDim(), o.getCausal(),
+                       times2, *n)
+           : std::nullopt;
+}
+
+// [M, K] x [K, N] -> [M, N]: the result's elements times K.
+static std::optional<int64_t> flopsOf(tfm::LinearOp o) {
+  return gemm(o.getResult(), lastDim(o.getInput()));
+}
+static std::optional<int64_t> flopsOf(AllGatherMatmulOp o) {
+  return gemm(o.getResult(), lastDim(o.getInput()));
+}
+// dx [M, K] = dy [M, N] x W: dx's elements times N.
+static std::optional<int64_t> flopsOf(tfm::LinearGradInputOp o) {
+  return gemm(o.getDx(), lastDim(o.getDy()));
+}
+// dW [N, K] = dy^T [N, M] x x [M, K]: x's elements times N.
+static std::optional<int64_t> flopsOf(tfm::LinearGradWeightOp o) {
+  return gemm(o.getInput(), lastDim(o.getDy()));
+}
+// dW_j = dy_j^T x gathered x, for each dy_j [M, N_j] (the gathered rows):
+// dy_j's elements times K.
+static std::optional<int64_t> flopsOf(AllGatherMatmulGradWeightOp o) {
+  std::optional<int64_t> sum = 0;
+  for (Value dy : o.getDys()) {
+    std::optional<int64_t> n = gemm(dy, lastDim(o.getInput()));
+    sum = n && sum ? llvm::checkedAdd<int64_t>(*sum, *n) : std::nullopt;
+  }
+  return sum;
+}
+// The partial [M, N] before the scatter: the input's elements times N.
+static std::optional<int64_t> flopsOf(MatmulReduceScatterOp o) {
+  return gemm(o.getInput(), lastDim(o.getResult()));
+}
+static std::optional<int64_t> flopsOf(tfm::AttentionOp o) {
+  return attention(o.getQ(), o.getK(), o.getHeadDim(), o.getCausal(), 2);
+}
+static std::optional<int64_t> flopsOf(tfm::AttentionGradOp o) {
+  return attention(o.getQ(), o.getK(), o.getHeadDim(), o.getCausal(), 5);
+}
+static std::optional<int64_t> flopsOf(RingAttentionOp o) {
+  return ringAttention(o, 2);
+}
+static std::optional<int64_t> flopsOf(RingAttentionGradOp o) {
+  return ringAttention(o, 5);
+}
+
+namespace {
+/// The cost of an op with counted FLOPs (flopsOf) at rate `Kind`.
+template <typename OpT, CostKind Kind>
+struct CountedCost
+    : CostOpInterface::ExternalModel<CountedCost<OpT, Kind>, OpT> {
+  std::optional<int64_t> getFlops(Operation *op) const {
+    return flopsOf(cast<OpT>(op));
+  }
+  CostKind getCostKind(Operation *) const { return Kind; }
+};
+
+/// An op declared to perform no counted FLOPs.
+template <typename OpT>
+struct NoFlops : CostOpInterface::ExternalModel<NoFlops<OpT>, OpT> {
+  std::optional<int64_t> getFlops(Operation *) const { return 0; }
+  CostKind getCostKind(Operation *) const { return CostKind::none; }
+};
+} // namespace
+
+template <CostKind Kind, typename... Ops>
+static void attachCounted(MLIRContext *ctx) {
+  (Ops::template attachInterface<CountedCost<Ops, Kind>>(*ctx), ...);
+}
+
+template <typename... Ops> static void attachNoFlops(MLIRContext *ctx) {
+  (Ops::template attachInterface<NoFlops<Ops>>(*ctx), ...);
+}
+
+void dist::registerCostModels(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *ctx, tfm::TfmDialect *) {
+    using namespace tfm;
+    attachCounted<CostKind::gemm, LinearOp, LinearGradInputOp,
+                  LinearGradWeightOp>(ctx);
+    attachCounted<CostKind::attention, AttentionOp, AttentionGradOp>(ctx);
+    attachNoFlops<
+        // Forward.
+        ParamOp, GetParamOp, PositionIdsOp, MicroBatchOp, EmbeddingOp,
+        LayerNormOp, RmsNormOp, DropoutOp, QkvSplitOp, GeluOp, SiluOp, ReluOp,
+        MulOp, AddOp, ConvertOp, BiasAddOp, RepeatHeadsOp, LogitsMaxOp,
+        LogitsSumExpOp, LabelLogitOp, CrossEntropyFromStatsOp, CrossEntropyOp,
+        LabelCountOp, HyperparameterOp,
+        // Backward.
+        BiasGradOp, LayerNormGradOp, RmsNormGradOp, GeluGradOp, SiluGradOp,
+        ReluGradOp, ScaleOp, FillOp, EmbeddingGradOp, QkvConcatOp,
+        RepeatHeadsGradOp, CrossEntropyGradOp, CrossEntropyFromStatsGradOp,
+        LogitsSumExpGradOp, LabelLogitGradOp,
+        // Optimizer.
+        SumSquaresOp, ClipScaleOp, SgdUpdateOp, AdamWUpdateOp,
+        // Structure: the loop's ops are counted in its body, once per
+        // micro-batch, by whoever walks it.
+        MicroBatchLoopOp, YieldOp>(ctx);
+  });
+  registry.addExtension(+[](MLIRContext *ctx, DistDialect *) {
+    attachCounted<CostKind::gemm, AllGatherMatmulOp, MatmulReduceScatterOp,
+                  AllGatherMatmulGradWeightOp>(ctx);
+    attachCounted<CostKind::attention, RingAttentionOp, RingAttentionGradOp>(
+        ctx);
+    attachNoFlops<MeshOp, AllGatherOp, ReduceScatterOp, AllReduceOp,
+                  AllReduceCoalescedOp, ReduceScatterCoalescedOp,
+                  AllGatherParamOp, AllToAllOp, LocalSliceOp, SendOp, RecvOp>(
+        ctx);
+  });
+}
+
 std::optional<int64_t> dist::opFlops(Operation *op) {
-  return llvm::TypeSwitch<Operation *, std::optional<int64_t>>(op)
-      // [M, K] x [K, N] -> [M, N]: the result's elements times K.
-      .Case([](tfm::LinearOp o) {
-        return gemm(o.getResult(), lastDim(o.getInput()));
-      })
-      .Case([](AllGatherMatmulOp o) {
-        return gemm(o.getResult(), lastDim(o.getInput()));
-      })
-      // dx [M, K] = dy [M, N] x W: dx's elements times N.
-      .Case([](tfm::LinearGradInputOp o) {
-        return gemm(o.getDx(), lastDim(o.getDy()));
-      })
-      // dW [N, K] = dy^T [N, M] x x [M, K]: x's elements times N.
-      .Case([](tfm::LinearGradWeightOp o) {
-        return gemm(o.getInput(), lastDim(o.getDy()));
-      })
-      // dW_j = dy_j^T x gathered x, for each dy_j [M, N_j] (the gathered
-      // rows): dy_j's elements times K.
-      .Case([](AllGatherMatmulGradWeightOp o) -> std::optional<int64_t> {
-        std::optional<int64_t> sum = 0;
-        for (Value dy : o.getDys()) {
-          std::optional<int64_t> n = gemm(dy, lastDim(o.getInput()));
-          sum = n && sum ? llvm::checkedAdd<int64_t>(*sum, *n) : std::nullopt;
-        }
-        return sum;
-      })
-      // The partial [M, N] before the scatter: the input's elements times N.
-      .Case([](MatmulReduceScatterOp o) {
-        return gemm(o.getInput(), lastDim(o.getResult()));
-      })
-      .Case([](tfm::AttentionOp o) {
-        return attention(o.getQ(), o.getK(), o.getHeadDim(), o.getCausal(), 2);
-      })
-      .Case([](tfm::AttentionGradOp o) {
-        return attention(o.getQ(), o.getK(), o.getHeadDim(), o.getCausal(), 5);
-      })
-      .Default([](Operation *) { return int64_t(0); });
+  StringRef dialect = op->getName().getDialectNamespace();
+  auto cost = dyn_cast<CostOpInterface>(op);
+  if (!cost) {
+    if (dialect != tfm::TfmDialect::getDialectNamespace() &&
+        dialect != DistDialect::getDialectNamespace())
+      return 0;
+    op->emitOpError() << "has no cost model (CostOpInterface, "
+                         "lib/Dialect/Dist/Transforms/Flops.cpp): its FLOPs "
+                         "are unknown";
+    return std::nullopt;
+  }
+  std::optional<int64_t> n = cost.getFlops();
+  if (!n)
+    op->emitOpError() << "its FLOPs cannot be counted (they overflow int64, "
+                         "or its mesh is not in scope)";
+  return n;
 }

@@ -310,8 +310,10 @@ static FailureOr<llvm::json::Object> flopsReport(func::FuncOp func) {
     }
     bool inBackward = in ? backwardOf.contains(in.getInt()) : anyBackward;
     // A micro-batch loop's body runs once per micro-batch.
-    std::optional<int64_t> n = opFlops(&op);
-    if (auto loop = op.getParentOfType<MicroBatchLoopOp>(); n && loop)
+    std::optional<int64_t> n = opFlops(&op); // null: said why
+    if (!n)
+      return failure();
+    if (auto loop = op.getParentOfType<MicroBatchLoopOp>())
       n = llvm::checkedMul<int64_t>(*n, loop.getMicroBatches());
     int64_t &part = op.hasAttr(TfmDialect::RecomputedAttrHelper::getNameStr())
                         ? recompute

@@ -146,3 +146,30 @@ func.func @f(%x: tensor<16x2x32xf32>, %w: tensor<64x32xf32>) -> tensor<16x2x32xf
   %dx = tfm.linear_grad_input %y2, %w : (tensor<16x2x64xf32>, tensor<64x32xf32>) -> tensor<16x2x32xf32>
   return %dx : tensor<16x2x32xf32>
 }
+
+// -----
+
+// Ring attention (cp = 2, this rank's 8 zigzag rows of 16): this rank's
+// queries against the keys of both ranks, as tfm.attention's on the
+// gathered K/V: 4 * b 2 * heads 4 * s_q 8 * s_k 16 * d 16 / 2 (causal) =
+// 32768, and its backward 2.5 times that, 81920 (no tfm.backward_begins:
+// both in the forward).
+// CHECK: "flops": {
+// CHECK-NEXT: "backward": 0,
+// CHECK-NEXT: "forward": 114688,
+// CHECK-NEXT: "recompute": 0,
+// CHECK-NEXT: "step": 114688
+dist.mesh @mesh ["cp" = 2] roles [context]
+func.func @ring(%q: tensor<8x2x64xf32, #dist.layout<@mesh, cp = S(0, zigzag)>>,
+                %k: tensor<8x2x32xf32, #dist.layout<@mesh, cp = S(0, zigzag)>>,
+                %v: tensor<8x2x32xf32, #dist.layout<@mesh, cp = S(0, zigzag)>>,
+                %p: tensor<8x2xi64, #dist.layout<@mesh, cp = S(0, zigzag)>>,
+                %dy: tensor<8x2x64xf32, #dist.layout<@mesh, cp = S(0, zigzag)>>) {
+  %o, %lse = dist.ring_attention %q, %k, %v positions %p on @mesh["cp"] heads 4 kv_heads 2 head_dim 16 {causal}
+      : (tensor<8x2x64xf32, #dist.layout<@mesh, cp = S(0, zigzag)>>, tensor<8x2x32xf32, #dist.layout<@mesh, cp = S(0, zigzag)>>, tensor<8x2x32xf32, #dist.layout<@mesh, cp = S(0, zigzag)>>, tensor<8x2xi64, #dist.layout<@mesh, cp = S(0, zigzag)>>)
+      -> (tensor<8x2x64xf32, #dist.layout<@mesh, cp = S(0, zigzag)>>, tensor<8x2x4xf32, #dist.layout<@mesh, cp = S(0, zigzag)>>)
+  %dq, %dk, %dv = dist.ring_attention_grad %dy, %q, %k, %v, %o, %lse positions %p on @mesh["cp"] heads 4 kv_heads 2 head_dim 16 {causal}
+      : (tensor<8x2x64xf32, #dist.layout<@mesh, cp = S(0, zigzag)>>, tensor<8x2x64xf32, #dist.layout<@mesh, cp = S(0, zigzag)>>, tensor<8x2x32xf32, #dist.layout<@mesh, cp = S(0, zigzag)>>, tensor<8x2x32xf32, #dist.layout<@mesh, cp = S(0, zigzag)>>, tensor<8x2x64xf32, #dist.layout<@mesh, cp = S(0, zigzag)>>, tensor<8x2x4xf32, #dist.layout<@mesh, cp = S(0, zigzag)>>, tensor<8x2xi64, #dist.layout<@mesh, cp = S(0, zigzag)>>)
+      -> (tensor<8x2x64xf32, #dist.layout<@mesh, cp = S(0, zigzag)>>, tensor<8x2x32xf32, #dist.layout<@mesh, cp = S(0, zigzag)>>, tensor<8x2x32xf32, #dist.layout<@mesh, cp = S(0, zigzag)>>)
+  return
+}

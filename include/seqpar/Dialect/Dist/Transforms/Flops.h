@@ -4,7 +4,8 @@
 // et al. 2022 (and Narayanan et al. 2021): matrix multiplications and the
 // attention core only; elementwise ops, norms, embeddings, the loss and the
 // optimizer count 0 (they are a few FLOPs per element, not per element times
-// a hidden size).
+// a hidden size). Each op says its count through CostOpInterface (external
+// models in Flops.cpp, registered by registerCostModels):
 //
 //   GEMM [M, K] x [K, N] (tfm.linear, tfm.linear_grad_input,
 //   tfm.linear_grad_weight, dist.all_gather_matmul on the gathered rows,
@@ -15,21 +16,43 @@
 //                 never kept) and computes dV = P^T dO, dP = dO V^T,
 //                 dQ = dS K and dK = dS^T Q: five [s, s] GEMMs against the
 //                 forward's two.
+//   dist.ring_attention / dist.ring_attention_grad: tfm.attention's and
+//                 tfm.attention_grad's with this rank's queries against
+//                 the keys of all n ranks of the ring (s_k = n · s).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef SEQPAR_DIALECT_DIST_TRANSFORMS_FLOPS_H
 #define SEQPAR_DIALECT_DIST_TRANSFORMS_FLOPS_H
 
+#include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/Operation.h"
 
 #include <optional>
 
+namespace mlir {
+class DialectRegistry;
+} // namespace mlir
+
 namespace seqpar::dist {
 
-/// The FLOPs of `op` on one rank (0 for the ops not counted), or
-/// std::nullopt when the count overflows int64.
+/// Which calibrated rate an op's FLOPs run at.
+enum class CostKind { none, gemm, attention };
+
+} // namespace seqpar::dist
+
+#include "seqpar/Dialect/Dist/Transforms/CostOpInterface.h.inc"
+
+namespace seqpar::dist {
+
+/// The FLOPs of `op` on one rank: 0 for an op of another dialect (func.func,
+/// func.return: no kernel), its CostOpInterface's count for a tfm or dist op.
+/// std::nullopt, with an error at the op, when the count overflows int64 or
+/// the op is a tfm or dist op without a cost model.
 std::optional<int64_t> opFlops(mlir::Operation *op);
+
+/// Attaches the cost models of every tfm and dist op.
+void registerCostModels(mlir::DialectRegistry &registry);
 
 } // namespace seqpar::dist
 

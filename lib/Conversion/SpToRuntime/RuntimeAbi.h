@@ -1,0 +1,57 @@
+//===- RuntimeAbi.h - libsprt entry points from sprt/abi.def ----*- C++ -*-===//
+//
+// The compiler's reading of runtime/include/sprt/abi.def, the one table of
+// the compiler-runtime contract: every libsprt function a program may call
+// and the symbols the program defines, each argument a kind (a pointer, i32,
+// i64 or f64). The lowering declares each callee from this table and
+// refuses a call it does not declare.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SEQPAR_LIB_CONVERSION_SPTORUNTIME_RUNTIMEABI_H
+#define SEQPAR_LIB_CONVERSION_SPTORUNTIME_RUNTIMEABI_H
+
+#include "mlir/Dialect/LLVMIR/LLVMTypes.h"
+#include "mlir/IR/TypeRange.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <string>
+#include <vector>
+
+namespace seqpar::sptoruntime {
+
+/// What one argument or result of a runtime function is at the LLVM level.
+enum class AbiKind { Void, Ptr, I32, I64, F64 };
+
+/// One function of sprt/abi.def.
+struct RuntimeFunction {
+  llvm::StringRef name;
+  AbiKind result;
+  std::vector<AbiKind> params;
+  /// Defined by the compiled program (seqpar_step), not by libsprt; `weak`:
+  /// the program may leave it out.
+  bool program = false, weak = false;
+};
+
+/// Every function of sprt/abi.def, in its order.
+llvm::ArrayRef<RuntimeFunction> runtimeFunctions();
+/// The function `name` of sprt/abi.def, or null.
+const RuntimeFunction *lookupRuntimeFunction(llvm::StringRef name);
+/// The symbols the program defines as data (seqpar_model_json).
+llvm::ArrayRef<llvm::StringRef> programData();
+/// The format version of seqpar_model_json (sprt/model_json.def).
+int64_t modelFormatVersion();
+/// The LLVM type of a kind (void: LLVMVoidType).
+mlir::Type llvmType(AbiKind kind, mlir::MLIRContext *ctx);
+/// The LLVM function type `f` is declared with.
+mlir::LLVM::LLVMFunctionType llvmFunctionType(const RuntimeFunction &f,
+                                              mlir::MLIRContext *ctx);
+/// Why a call of `name` with `args` expecting `result` (null: void) does not
+/// match sprt/abi.def, or empty when it does.
+std::string abiMismatch(llvm::StringRef name, mlir::TypeRange args,
+                        mlir::Type result, mlir::MLIRContext *ctx);
+
+} // namespace seqpar::sptoruntime
+
+#endif // SEQPAR_LIB_CONVERSION_SPTORUNTIME_RUNTIMEABI_H
