@@ -14,6 +14,7 @@ config.test_exec_root = os.path.join(config.seqpar_obj_root, "test")
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%python", sys.executable))
+config.substitutions.append(("%cxx", config.seqpar_cxx))
 config.substitutions.append(("%{seqpar_src}", config.seqpar_src_root))
 config.substitutions.append(("%{seqpar_obj}", config.seqpar_obj_root))
 config.substitutions.append(("%examples", os.path.join(config.seqpar_src_root, "examples")))

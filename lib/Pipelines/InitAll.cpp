@@ -3,10 +3,10 @@
 #include "seqpar/InitAll.h"
 
 #include "seqpar/Conversion/RuntimeLoweringInterface.h"
+#include "seqpar/Dialect/Dist/Analysis/Flops.h"
+#include "seqpar/Dialect/Dist/Extensions/TfmModels.h"
 #include "seqpar/Dialect/Dist/IR/Dist.h"
 #include "seqpar/Dialect/Dist/IR/DistBackward.h"
-#include "seqpar/Dialect/Dist/Transforms/Flops.h"
-#include "seqpar/Dialect/Dist/Transforms/TfmModels.h"
 #include "seqpar/Dialect/Tfm/IR/Tfm.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

@@ -2,8 +2,8 @@
 
 #include "Candidate.h"
 
+#include "seqpar/Dialect/Dist/Analysis/Flops.h"
 #include "seqpar/Dialect/Dist/IR/Dist.h"
-#include "seqpar/Dialect/Dist/Transforms/Flops.h"
 #include "seqpar/Dialect/Dist/Transforms/Passes.h"
 #include "seqpar/Dialect/Tfm/IR/Tfm.h"
 #include "seqpar/Pipelines/Pipelines.h"

@@ -9,8 +9,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "seqpar/Conversion/RuntimeLoweringInterface.h"
+#include "seqpar/Dialect/Dist/Analysis/BufferPlan.h"
 #include "seqpar/Dialect/Dist/IR/Dist.h"
-#include "seqpar/Dialect/Dist/Transforms/BufferPlan.h"
 #include "seqpar/Dialect/Tfm/IR/Tfm.h"
 
 #include "mlir/IR/DialectRegistry.h"

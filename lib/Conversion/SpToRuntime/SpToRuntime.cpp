@@ -18,10 +18,10 @@
 
 #include "seqpar/Conversion/Passes.h"
 #include "seqpar/Conversion/RuntimeLoweringInterface.h"
+#include "seqpar/Dialect/Dist/Analysis/BufferPlan.h"
+#include "seqpar/Dialect/Dist/Analysis/Flops.h"
+#include "seqpar/Dialect/Dist/Analysis/RankMemory.h"
 #include "seqpar/Dialect/Dist/IR/Dist.h"
-#include "seqpar/Dialect/Dist/Transforms/BufferPlan.h"
-#include "seqpar/Dialect/Dist/Transforms/Flops.h"
-#include "seqpar/Dialect/Dist/Transforms/RankMemory.h"
 #include "seqpar/Dialect/Tfm/IR/Tfm.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

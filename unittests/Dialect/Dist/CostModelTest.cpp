@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "seqpar/Dialect/Dist/Analysis/Flops.h"
 #include "seqpar/Dialect/Dist/IR/Dist.h"
-#include "seqpar/Dialect/Dist/Transforms/Flops.h"
 #include "seqpar/Dialect/Tfm/IR/Tfm.h"
 #include "seqpar/InitAll.h"
 
@@ -96,7 +96,7 @@ TEST(CostModel, AnOpWithoutAModelIsAnError) {
   EXPECT_EQ(opFlops(linear), std::nullopt);
   EXPECT_EQ(message,
             "'tfm.linear' op has no cost model (CostOpInterface, "
-            "lib/Dialect/Dist/Transforms/Flops.cpp): its FLOPs are unknown");
+            "lib/Dialect/Dist/Analysis/Flops.cpp): its FLOPs are unknown");
 }
 
 } // namespace

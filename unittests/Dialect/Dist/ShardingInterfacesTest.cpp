@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "seqpar/Dialect/Dist/Extensions/LayoutRules.h"
 #include "seqpar/Dialect/Dist/IR/Dist.h"
-#include "seqpar/Dialect/Dist/Transforms/LayoutRules.h"
 #include "seqpar/Dialect/Tfm/IR/Tfm.h"
 #include "seqpar/Import/HFImport.h"
 #include "seqpar/InitAll.h"

@@ -25,8 +25,8 @@
 
 #include "Partitioner.h"
 
+#include "seqpar/Dialect/Dist/Extensions/LayoutRules.h"
 #include "seqpar/Dialect/Dist/IR/PartitionContext.h"
-#include "seqpar/Dialect/Dist/Transforms/LayoutRules.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"

@@ -1,6 +1,6 @@
 //===- SpOptimizer.cpp - gradient norm and parameter updates --------------===//
 
-#include "seqpar/Dialect/Dist/Transforms/LayoutRules.h"
+#include "seqpar/Dialect/Dist/Extensions/LayoutRules.h"
 #include "seqpar/Dialect/Dist/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

@@ -22,7 +22,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "seqpar/Dialect/Dist/Transforms/BufferPlan.h"
+#include "seqpar/Dialect/Dist/Analysis/BufferPlan.h"
 #include "seqpar/Dialect/Dist/Transforms/Passes.h"
 
 #include "llvm/ADT/DenseSet.h"

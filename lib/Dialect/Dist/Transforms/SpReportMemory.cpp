@@ -9,9 +9,9 @@
 
 #include "SpReport.h"
 
+#include "seqpar/Dialect/Dist/Analysis/Flops.h"
+#include "seqpar/Dialect/Dist/Analysis/RankMemory.h"
 #include "seqpar/Dialect/Dist/IR/Dist.h"
-#include "seqpar/Dialect/Dist/Transforms/Flops.h"
-#include "seqpar/Dialect/Dist/Transforms/RankMemory.h"
 #include "seqpar/Dialect/Tfm/IR/LayerIndex.h"
 #include "seqpar/Dialect/Tfm/IR/Tfm.h"
 

@@ -1,6 +1,6 @@
 //===- SpSyncGrads.cpp - reduce gradients as their layouts require --------===//
 
-#include "seqpar/Dialect/Dist/Transforms/LayoutRules.h"
+#include "seqpar/Dialect/Dist/Extensions/LayoutRules.h"
 #include "seqpar/Dialect/Dist/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

@@ -1,10 +1,10 @@
 //===- SpVerify.cpp - recompute and check every layout --------------------===//
 
-#include "seqpar/Dialect/Dist/Transforms/BufferPlan.h"
-#include "seqpar/Dialect/Dist/Transforms/GradAccounting.h"
-#include "seqpar/Dialect/Dist/Transforms/LayoutRules.h"
+#include "seqpar/Dialect/Dist/Analysis/BufferPlan.h"
+#include "seqpar/Dialect/Dist/Analysis/GradAccounting.h"
+#include "seqpar/Dialect/Dist/Analysis/PipelineSchedule.h"
+#include "seqpar/Dialect/Dist/Extensions/LayoutRules.h"
 #include "seqpar/Dialect/Dist/Transforms/Passes.h"
-#include "seqpar/Dialect/Dist/Transforms/PipelineSchedule.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/MapVector.h"

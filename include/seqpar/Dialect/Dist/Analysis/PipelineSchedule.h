@@ -10,8 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef SEQPAR_DIALECT_DIST_TRANSFORMS_PIPELINESCHEDULE_H
-#define SEQPAR_DIALECT_DIST_TRANSFORMS_PIPELINESCHEDULE_H
+#ifndef SEQPAR_DIALECT_DIST_ANALYSIS_PIPELINESCHEDULE_H
+#define SEQPAR_DIALECT_DIST_ANALYSIS_PIPELINESCHEDULE_H
 
 #include "seqpar/Dialect/Dist/IR/Dist.h"
 
@@ -64,4 +64,4 @@ private:
 mlir::LogicalResult verifyPipelines(mlir::ModuleOp module, MeshOp mesh);
 } // namespace seqpar::dist
 
-#endif // SEQPAR_DIALECT_DIST_TRANSFORMS_PIPELINESCHEDULE_H
+#endif // SEQPAR_DIALECT_DIST_ANALYSIS_PIPELINESCHEDULE_H

@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "seqpar/Dialect/Dist/Transforms/Flops.h"
+#include "seqpar/Dialect/Dist/Analysis/Flops.h"
 #include "seqpar/Dialect/Dist/IR/Dist.h"
 #include "seqpar/Dialect/Tfm/IR/Tfm.h"
 
@@ -18,7 +18,7 @@ using namespace mlir;
 using namespace seqpar;
 using namespace seqpar::dist;
 
-#include "seqpar/Dialect/Dist/Transforms/CostOpInterface.cpp.inc"
+#include "seqpar/Dialect/Dist/Analysis/CostOpInterface.cpp.inc"
 
 static int64_t lastDim(Value v) {
   return cast<RankedTensorType>(v.getType()).getShape().back();
@@ -181,7 +181,7 @@ std::optional<int64_t> dist::opFlops(Operation *op) {
         dialect != DistDialect::getDialectNamespace())
       return 0;
     op->emitOpError() << "has no cost model (CostOpInterface, "
-                         "lib/Dialect/Dist/Transforms/Flops.cpp): its FLOPs "
+                         "lib/Dialect/Dist/Analysis/Flops.cpp): its FLOPs "
                          "are unknown";
     return std::nullopt;
   }

@@ -1,7 +1,7 @@
 //===- LayoutRules.h - result layouts from operand layouts ------*- C++ -*-===//
 
-#ifndef SEQPAR_DIALECT_DIST_TRANSFORMS_LAYOUTRULES_H
-#define SEQPAR_DIALECT_DIST_TRANSFORMS_LAYOUTRULES_H
+#ifndef SEQPAR_DIALECT_DIST_EXTENSIONS_LAYOUTRULES_H
+#define SEQPAR_DIALECT_DIST_EXTENSIONS_LAYOUTRULES_H
 
 #include "seqpar/Dialect/Dist/IR/Dist.h"
 
@@ -31,4 +31,4 @@ mlir::LogicalResult verifyLayouts(mlir::ModuleOp module);
 
 } // namespace seqpar::dist
 
-#endif // SEQPAR_DIALECT_DIST_TRANSFORMS_LAYOUTRULES_H
+#endif // SEQPAR_DIALECT_DIST_EXTENSIONS_LAYOUTRULES_H

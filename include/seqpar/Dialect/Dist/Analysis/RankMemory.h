@@ -22,8 +22,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef SEQPAR_DIALECT_DIST_TRANSFORMS_RANKMEMORY_H
-#define SEQPAR_DIALECT_DIST_TRANSFORMS_RANKMEMORY_H
+#ifndef SEQPAR_DIALECT_DIST_ANALYSIS_RANKMEMORY_H
+#define SEQPAR_DIALECT_DIST_ANALYSIS_RANKMEMORY_H
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
@@ -69,4 +69,4 @@ mlir::FailureOr<PeakLive> peakLive(mlir::func::FuncOp func);
 
 } // namespace seqpar::dist
 
-#endif // SEQPAR_DIALECT_DIST_TRANSFORMS_RANKMEMORY_H
+#endif // SEQPAR_DIALECT_DIST_ANALYSIS_RANKMEMORY_H

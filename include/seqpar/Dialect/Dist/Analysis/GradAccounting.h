@@ -10,8 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef SEQPAR_DIALECT_DIST_TRANSFORMS_GRADACCOUNTING_H
-#define SEQPAR_DIALECT_DIST_TRANSFORMS_GRADACCOUNTING_H
+#ifndef SEQPAR_DIALECT_DIST_ANALYSIS_GRADACCOUNTING_H
+#define SEQPAR_DIALECT_DIST_ANALYSIS_GRADACCOUNTING_H
 
 #include "seqpar/Dialect/Dist/IR/Dist.h"
 
@@ -40,4 +40,4 @@ proveGradientAccounting(llvm::ArrayRef<mlir::func::FuncOp> stages, MeshOp mesh,
                         const PipelineSchedule &schedule);
 } // namespace seqpar::dist
 
-#endif // SEQPAR_DIALECT_DIST_TRANSFORMS_GRADACCOUNTING_H
+#endif // SEQPAR_DIALECT_DIST_ANALYSIS_GRADACCOUNTING_H

@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef SEQPAR_DIALECT_DIST_TRANSFORMS_COSTOPINTERFACE_TD
-#define SEQPAR_DIALECT_DIST_TRANSFORMS_COSTOPINTERFACE_TD
+#ifndef SEQPAR_DIALECT_DIST_ANALYSIS_COSTOPINTERFACE_TD
+#define SEQPAR_DIALECT_DIST_ANALYSIS_COSTOPINTERFACE_TD
 
 include "mlir/IR/OpBase.td"
 
@@ -31,4 +31,4 @@ def Seqpar_CostOpInterface : OpInterface<"CostOpInterface"> {
   ];
 }
 
-#endif // SEQPAR_DIALECT_DIST_TRANSFORMS_COSTOPINTERFACE_TD
+#endif // SEQPAR_DIALECT_DIST_ANALYSIS_COSTOPINTERFACE_TD

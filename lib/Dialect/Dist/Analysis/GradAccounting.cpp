@@ -24,9 +24,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "seqpar/Dialect/Dist/Transforms/GradAccounting.h"
-#include "seqpar/Dialect/Dist/Transforms/LayoutRules.h"
-#include "seqpar/Dialect/Dist/Transforms/PipelineSchedule.h"
+#include "seqpar/Dialect/Dist/Analysis/GradAccounting.h"
+#include "seqpar/Dialect/Dist/Analysis/PipelineSchedule.h"
+#include "seqpar/Dialect/Dist/Extensions/LayoutRules.h"
 
 #include "llvm/ADT/MapVector.h"
 #include "llvm/Support/CheckedArithmetic.h"

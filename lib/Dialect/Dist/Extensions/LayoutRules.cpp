@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "seqpar/Dialect/Dist/Transforms/LayoutRules.h"
-#include "seqpar/Dialect/Dist/Transforms/TfmModels.h"
+#include "seqpar/Dialect/Dist/Extensions/LayoutRules.h"
+#include "seqpar/Dialect/Dist/Extensions/TfmModels.h"
 
 using namespace mlir;
 using namespace seqpar;

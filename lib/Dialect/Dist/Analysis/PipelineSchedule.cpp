@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "seqpar/Dialect/Dist/Transforms/PipelineSchedule.h"
-#include "seqpar/Dialect/Dist/Transforms/GradAccounting.h"
+#include "seqpar/Dialect/Dist/Analysis/PipelineSchedule.h"
+#include "seqpar/Dialect/Dist/Analysis/GradAccounting.h"
 #include "seqpar/Dialect/Tfm/IR/Tfm.h"
 
 #include "llvm/ADT/SmallSet.h"

@@ -1,8 +1,8 @@
 //===- RankMemory.cpp - one rank's planned device memory ------------------===//
 
-#include "seqpar/Dialect/Dist/Transforms/RankMemory.h"
+#include "seqpar/Dialect/Dist/Analysis/RankMemory.h"
+#include "seqpar/Dialect/Dist/Analysis/BufferPlan.h"
 #include "seqpar/Dialect/Dist/IR/Dist.h"
-#include "seqpar/Dialect/Dist/Transforms/BufferPlan.h"
 #include "seqpar/Dialect/Tfm/IR/Tfm.h"
 
 #include "llvm/Support/CheckedArithmetic.h"

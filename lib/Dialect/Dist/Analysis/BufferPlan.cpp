@@ -1,6 +1,6 @@
 //===- BufferPlan.cpp - liveness and the check of an arena plan -----------===//
 
-#include "seqpar/Dialect/Dist/Transforms/BufferPlan.h"
+#include "seqpar/Dialect/Dist/Analysis/BufferPlan.h"
 #include "seqpar/Dialect/Dist/IR/Dist.h"
 #include "seqpar/Dialect/Tfm/IR/Tfm.h"
 

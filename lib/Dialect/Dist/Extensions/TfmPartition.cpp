@@ -8,9 +8,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "seqpar/Dialect/Dist/Extensions/LayoutRules.h"
+#include "seqpar/Dialect/Dist/Extensions/TfmModels.h"
 #include "seqpar/Dialect/Dist/IR/PartitionContext.h"
-#include "seqpar/Dialect/Dist/Transforms/LayoutRules.h"
-#include "seqpar/Dialect/Dist/Transforms/TfmModels.h"
 
 using namespace mlir;
 using namespace seqpar;

@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef SEQPAR_DIALECT_DIST_TRANSFORMS_TFMMODELS_H
-#define SEQPAR_DIALECT_DIST_TRANSFORMS_TFMMODELS_H
+#ifndef SEQPAR_DIALECT_DIST_EXTENSIONS_TFMMODELS_H
+#define SEQPAR_DIALECT_DIST_EXTENSIONS_TFMMODELS_H
 
 namespace mlir {
 class DialectRegistry;
@@ -34,4 +34,4 @@ inline void registerTfmModels(mlir::DialectRegistry &registry) {
 
 } // namespace seqpar::dist
 
-#endif // SEQPAR_DIALECT_DIST_TRANSFORMS_TFMMODELS_H
+#endif // SEQPAR_DIALECT_DIST_EXTENSIONS_TFMMODELS_H

@@ -20,8 +20,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef SEQPAR_DIALECT_DIST_TRANSFORMS_BUFFERPLAN_H
-#define SEQPAR_DIALECT_DIST_TRANSFORMS_BUFFERPLAN_H
+#ifndef SEQPAR_DIALECT_DIST_ANALYSIS_BUFFERPLAN_H
+#define SEQPAR_DIALECT_DIST_ANALYSIS_BUFFERPLAN_H
 
 #include "seqpar/Dialect/Dist/IR/Dist.h"
 
@@ -131,4 +131,4 @@ std::optional<int64_t> workspaceOffset(mlir::Operation *op);
 
 } // namespace seqpar::dist
 
-#endif // SEQPAR_DIALECT_DIST_TRANSFORMS_BUFFERPLAN_H
+#endif // SEQPAR_DIALECT_DIST_ANALYSIS_BUFFERPLAN_H

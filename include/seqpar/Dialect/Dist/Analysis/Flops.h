@@ -22,8 +22,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef SEQPAR_DIALECT_DIST_TRANSFORMS_FLOPS_H
-#define SEQPAR_DIALECT_DIST_TRANSFORMS_FLOPS_H
+#ifndef SEQPAR_DIALECT_DIST_ANALYSIS_FLOPS_H
+#define SEQPAR_DIALECT_DIST_ANALYSIS_FLOPS_H
 
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/Operation.h"
@@ -41,7 +41,7 @@ enum class CostKind { none, gemm, attention };
 
 } // namespace seqpar::dist
 
-#include "seqpar/Dialect/Dist/Transforms/CostOpInterface.h.inc"
+#include "seqpar/Dialect/Dist/Analysis/CostOpInterface.h.inc"
 
 namespace seqpar::dist {
 
@@ -56,4 +56,4 @@ void registerCostModels(mlir::DialectRegistry &registry);
 
 } // namespace seqpar::dist
 
-#endif // SEQPAR_DIALECT_DIST_TRANSFORMS_FLOPS_H
+#endif // SEQPAR_DIALECT_DIST_ANALYSIS_FLOPS_H
