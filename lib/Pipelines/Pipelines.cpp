@@ -194,6 +194,9 @@ void seqpar::buildLoweringStage(OpPassManager &pm,
   precision.storageGemms = options.storageGemms;
   precision.storageElementwise = options.storageElementwise;
   pm.addPass(dist::createSpLegalizePrecisionPass(precision));
+  // On the legalized types: a dropout and an add of one stored type fuse.
+  if (options.fuseElementwise)
+    pm.addPass(tfm::createTfmFuseElementwisePass());
   pm.addPass(dist::createSpPlanBuffersPass());
   if (options.lowerToRuntime)
     pm.addPass(createConvertSpToRuntimePass());

@@ -77,11 +77,12 @@ extern "C" void sprt_op_embedding(const int64_t *ids, const float *table,
   sprt_embedding_f32(ids, table, out, T, V, H, sprt_axis_coord(vocabAxis) * V);
 }
 
-extern "C" void sprt_op_dropout_typed(const void *x, void *y, int32_t rank,
-                                      int64_t d0, int64_t d1, int64_t d2,
-                                      int32_t a0, int32_t a1, int32_t a2,
-                                      int32_t z0, double rate, int64_t stream,
-                                      int32_t dtype) {
+/// sprt_op_dropout_typed, added to `residual` when it is not null
+/// (sprt_op_dropout_add_typed).
+static void dropoutPieces(const void *x, const void *residual, void *y,
+                          int32_t rank, int64_t d0, int64_t d1, int64_t d2,
+                          int32_t a0, int32_t a1, int32_t a2, int32_t z0,
+                          double rate, int64_t stream, int32_t dtype) {
   int64_t shape[3] = {d0, d1, d2}, global[3], offset[3];
   int32_t axes[3] = {a0, a1, a2};
   for (int i = 0; i < 3; ++i) {
@@ -102,11 +103,36 @@ extern "C" void sprt_op_dropout_typed(const void *x, void *y, int32_t rank,
   for (const SeqPiece &p : pieces) {
     shape[0] = p.rows;
     offset[0] = p.globalStart;
-    sprt_dropout_typed(static_cast<const char *>(x) + p.localStart * rowBytes,
-                       static_cast<char *>(y) + p.localStart * rowBytes,
-                       nullptr, rank, shape, global, offset, rate,
-                       sprt_dropout_key(), uint64_t(stream), dtype);
+    const int64_t at = p.localStart * rowBytes;
+    const void *in = static_cast<const char *>(x) + at;
+    void *out = static_cast<char *>(y) + at;
+    if (residual)
+      sprt_dropout_add_typed(in, static_cast<const char *>(residual) + at, out,
+                             rank, shape, global, offset, rate,
+                             sprt_dropout_key(), uint64_t(stream), dtype);
+    else
+      sprt_dropout_typed(in, out, nullptr, rank, shape, global, offset, rate,
+                         sprt_dropout_key(), uint64_t(stream), dtype);
   }
+}
+
+extern "C" void sprt_op_dropout_typed(const void *x, void *y, int32_t rank,
+                                      int64_t d0, int64_t d1, int64_t d2,
+                                      int32_t a0, int32_t a1, int32_t a2,
+                                      int32_t z0, double rate, int64_t stream,
+                                      int32_t dtype) {
+  dropoutPieces(x, nullptr, y, rank, d0, d1, d2, a0, a1, a2, z0, rate, stream,
+                dtype);
+}
+
+extern "C" void sprt_op_dropout_add_typed(const void *x, const void *residual,
+                                          void *y, int32_t rank, int64_t d0,
+                                          int64_t d1, int64_t d2, int32_t a0,
+                                          int32_t a1, int32_t a2, int32_t z0,
+                                          double rate, int64_t stream,
+                                          int32_t dtype) {
+  dropoutPieces(x, residual, y, rank, d0, d1, d2, a0, a1, a2, z0, rate, stream,
+                dtype);
 }
 
 extern "C" void sprt_op_dropout(const float *x, float *y, int32_t rank,

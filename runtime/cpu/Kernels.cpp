@@ -146,6 +146,7 @@ struct F32Elems {
   static void store(void *p, int64_t i, float v) {
     static_cast<float *>(p)[i] = v;
   }
+  static float round(float v) { return v; }
 };
 template <int32_t DType> struct HalfElems {
   static constexpr size_t kBytes = 2;
@@ -159,13 +160,21 @@ template <int32_t DType> struct HalfElems {
                                         ? sprt::dtype::f32ToBf16(v)
                                         : sprt::dtype::f32ToF16(v);
   }
+  /// v as store() rounds it, widened again.
+  static float round(float v) {
+    uint16_t h;
+    store(&h, 0, v);
+    return load(&h, 0);
+  }
 };
 
 /// sprt_dropout_f32 on elements read and written by `Elems`: a kept element
-/// is scaled in f32 and stored once.
+/// is scaled in f32 and stored once. With `residual`, each dropped-out
+/// element, rounded as it would be stored, is added to the residual's in f32
+/// and the sum stored once (sprt_dropout_add_typed).
 template <typename Elems>
-void dropout(const void *x, void *y, uint8_t *mask, int32_t rank,
-             const int64_t *shape, const int64_t *global_shape,
+void dropout(const void *x, const void *residual, void *y, uint8_t *mask,
+             int32_t rank, const int64_t *shape, const int64_t *global_shape,
              const int64_t *offset, double rate, uint64_t seed,
              uint64_t stream) {
   int64_t n = 1;
@@ -173,7 +182,7 @@ void dropout(const void *x, void *y, uint8_t *mask, int32_t rank,
     n *= shape[d];
   if (n <= 0)
     return;
-  if (rate <= 0.0) {
+  if (rate <= 0.0 && !residual) {
     if (y != x)
       std::memcpy(y, x, size_t(n) * Elems::kBytes);
     if (mask)
@@ -203,9 +212,13 @@ void dropout(const void *x, void *y, uint8_t *mask, int32_t rank,
       // The comparison is in double: the uniform is exact in float, rate is
       // not rounded to float.
       bool keep =
+          rate <= 0.0 ||
           double(sprt_uniform(seed, stream, uint64_t(base + i))) >= rate;
       int64_t e = o * inner + i;
-      Elems::store(y, e, keep ? Elems::load(x, e) * scale : 0.0f);
+      float v = keep ? Elems::load(x, e) * scale : 0.0f;
+      if (residual)
+        v = Elems::load(residual, e) + Elems::round(v);
+      Elems::store(y, e, v);
       if (mr)
         mr[i] = keep ? 1 : 0;
     }
@@ -219,35 +232,49 @@ void dropout(const void *x, void *y, uint8_t *mask, int32_t rank,
 }
 } // namespace
 
+/// The dropout kernel of element type `dtype` (an unknown one aborts,
+/// naming `fn`).
+static decltype(&dropout<F32Elems>) dropoutOf(int32_t dtype, const char *fn) {
+  switch (dtype) {
+  case SPRT_DTYPE_F32:
+    return dropout<F32Elems>;
+  case SPRT_DTYPE_BF16:
+    return dropout<HalfElems<SPRT_DTYPE_BF16>>;
+  case SPRT_DTYPE_F16:
+    return dropout<HalfElems<SPRT_DTYPE_F16>>;
+  default:
+    std::fprintf(stderr, "%s: unknown element type code %d\n", fn, int(dtype));
+    std::abort();
+  }
+}
+
 extern "C" {
 
 void sprt_dropout_f32(const float *x, float *y, uint8_t *mask, int32_t rank,
                       const int64_t *shape, const int64_t *global_shape,
                       const int64_t *offset, double rate, uint64_t seed,
                       uint64_t stream) {
-  dropout<F32Elems>(x, y, mask, rank, shape, global_shape, offset, rate, seed,
-                    stream);
+  dropout<F32Elems>(x, nullptr, y, mask, rank, shape, global_shape, offset,
+                    rate, seed, stream);
 }
 
 void sprt_dropout_typed(const void *x, void *y, uint8_t *mask, int32_t rank,
                         const int64_t *shape, const int64_t *global_shape,
                         const int64_t *offset, double rate, uint64_t seed,
                         uint64_t stream, int32_t dtype) {
-  switch (dtype) {
-  case SPRT_DTYPE_F32:
-    return dropout<F32Elems>(x, y, mask, rank, shape, global_shape, offset,
-                             rate, seed, stream);
-  case SPRT_DTYPE_BF16:
-    return dropout<HalfElems<SPRT_DTYPE_BF16>>(
-        x, y, mask, rank, shape, global_shape, offset, rate, seed, stream);
-  case SPRT_DTYPE_F16:
-    return dropout<HalfElems<SPRT_DTYPE_F16>>(
-        x, y, mask, rank, shape, global_shape, offset, rate, seed, stream);
-  default:
-    std::fprintf(stderr, "sprt_dropout_typed: unknown element type code %d\n",
-                 int(dtype));
-    std::abort();
-  }
+  dropoutOf(dtype, "sprt_dropout_typed")(x, nullptr, y, mask, rank, shape,
+                                         global_shape, offset, rate, seed,
+                                         stream);
+}
+
+void sprt_dropout_add_typed(const void *x, const void *residual, void *y,
+                            int32_t rank, const int64_t *shape,
+                            const int64_t *global_shape, const int64_t *offset,
+                            double rate, uint64_t seed, uint64_t stream,
+                            int32_t dtype) {
+  dropoutOf(dtype, "sprt_dropout_add_typed")(x, residual, y, nullptr, rank,
+                                             shape, global_shape, offset, rate,
+                                             seed, stream);
 }
 
 void sprt_gelu_f32(const float *x, float *y, int64_t n, int32_t tanh_approx) {

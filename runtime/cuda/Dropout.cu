@@ -5,7 +5,8 @@
 // index of e) >= rate (compared in double), and scaled by 1 / (1 - rate). The
 // draw is the shared header's Philox, so masks are bit-identical to the CPU's.
 // Each element is loaded and stored in its type (Elementwise.cuh): a bf16 / f16
-// kept element is scaled in f32 and rounded once.
+// kept element is scaled in f32 and rounded once. sprt_dropout_add_typed adds
+// the rounded element to a residual in f32 and rounds the sum once.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,7 +28,7 @@ struct DropoutGeometry {
   int64_t shape[kMaxRank], offset[kMaxRank], gstride[kMaxRank];
 };
 
-__global__ void dropoutKernel(const void *__restrict__ x, void *__restrict__ y,
+__global__ void dropoutKernel(const void *x, const void *residual, void *y,
                               uint8_t *__restrict__ mask, int64_t n,
                               DropoutGeometry geo, double rate, float scale,
                               uint64_t seed, uint64_t stream, int32_t dtype) {
@@ -40,9 +41,19 @@ __global__ void dropoutKernel(const void *__restrict__ x, void *__restrict__ y,
       rest /= geo.shape[d];
       global += (geo.offset[d] + idx) * geo.gstride[d];
     }
-    const bool keep =
-        sprt::philox::dropoutKeep(seed, stream, uint64_t(global), rate);
-    storeElement(y, dtype, e, keep ? loadElement(x, dtype, e) * scale : 0.0f);
+    const bool keep = rate <= 0.0 || sprt::philox::dropoutKeep(
+                                         seed, stream, uint64_t(global), rate);
+    // __fmul_rn / __fadd_rn: never contracted into one FMA, so the fused
+    // sum is the two kernels' (a product stored, then added).
+    float v = keep ? __fmul_rn(loadElement(x, dtype, e), scale) : 0.0f;
+    if (residual) {
+      // The dropout's element as tfm.dropout stores it, then tfm.add's sum.
+      float stored[1];
+      storeElement(stored, dtype, 0, v);
+      v = __fadd_rn(loadElement(residual, dtype, e),
+                    loadElement(stored, dtype, 0));
+    }
+    storeElement(y, dtype, e, v);
     if (mask)
       mask[e] = keep ? 1 : 0;
   }
@@ -50,20 +61,20 @@ __global__ void dropoutKernel(const void *__restrict__ x, void *__restrict__ y,
 
 } // namespace
 
-extern "C" void sprt_dropout_typed(const void *x, void *y, uint8_t *mask,
-                                   int32_t rank, const int64_t *shape,
-                                   const int64_t *global_shape,
-                                   const int64_t *offset, double rate,
-                                   uint64_t seed, uint64_t stream,
-                                   int32_t dtype) {
-  checkDtypeCode(dtype, "sprt_dropout_typed");
+/// sprt_dropout_typed, added to `residual` when it is not null.
+static void launchDropout(const void *x, const void *residual, void *y,
+                          uint8_t *mask, int32_t rank, const int64_t *shape,
+                          const int64_t *global_shape, const int64_t *offset,
+                          double rate, uint64_t seed, uint64_t stream,
+                          int32_t dtype, const char *fn) {
+  checkDtypeCode(dtype, fn);
   int64_t n = 1;
   for (int32_t d = 0; d < rank; ++d)
     n *= shape[d];
   if (n <= 0)
     return;
   cudaStream_t st = sprt::cuda::stream();
-  if (rate <= 0.0) {
+  if (rate <= 0.0 && !residual) {
     if (y != x)
       SPRT_CUDA_CHECK(
           cudaMemcpyAsync(y, x, size_t(n) * (dtype == SPRT_DTYPE_F32 ? 4 : 2),
@@ -73,8 +84,8 @@ extern "C" void sprt_dropout_typed(const void *x, void *y, uint8_t *mask,
     return;
   }
   if (rank > kMaxRank)
-    throw std::runtime_error("sprt cuda backend: sprt_dropout: rank " +
-                             std::to_string(rank) + " > " +
+    throw std::runtime_error("sprt cuda backend: " + std::string(fn) +
+                             ": rank " + std::to_string(rank) + " > " +
                              std::to_string(kMaxRank));
   DropoutGeometry geo{};
   geo.rank = rank;
@@ -88,9 +99,27 @@ extern "C" void sprt_dropout_typed(const void *x, void *y, uint8_t *mask,
   // rate >= 1 drops everything (no uniform draw reaches 1); dropped
   // elements are plain zeros, so the infinite scale is never used.
   const float scale = rate < 1.0 ? float(1.0 / (1.0 - rate)) : 0.0f;
-  dropoutKernel<<<gridFor(n), kThreads, 0, st>>>(x, y, mask, n, geo, rate,
-                                                 scale, seed, stream, dtype);
+  dropoutKernel<<<gridFor(n), kThreads, 0, st>>>(
+      x, residual, y, mask, n, geo, rate, scale, seed, stream, dtype);
   SPRT_CUDA_CHECK_LAUNCH("dropoutKernel");
+}
+
+extern "C" void sprt_dropout_typed(const void *x, void *y, uint8_t *mask,
+                                   int32_t rank, const int64_t *shape,
+                                   const int64_t *global_shape,
+                                   const int64_t *offset, double rate,
+                                   uint64_t seed, uint64_t stream,
+                                   int32_t dtype) {
+  launchDropout(x, nullptr, y, mask, rank, shape, global_shape, offset, rate,
+                seed, stream, dtype, "sprt_dropout_typed");
+}
+
+extern "C" void sprt_dropout_add_typed(
+    const void *x, const void *residual, void *y, int32_t rank,
+    const int64_t *shape, const int64_t *global_shape, const int64_t *offset,
+    double rate, uint64_t seed, uint64_t stream, int32_t dtype) {
+  launchDropout(x, residual, y, nullptr, rank, shape, global_shape, offset,
+                rate, seed, stream, dtype, "sprt_dropout_add_typed");
 }
 
 extern "C" void sprt_dropout_f32(const float *x, float *y, uint8_t *mask,

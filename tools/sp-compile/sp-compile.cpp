@@ -217,6 +217,11 @@ static cl::opt<bool> storageElementwise(
              "read and write their tensors as stored (default true; =false "
              "computes them on f32 copies)"),
     cl::init(true), cl::cat(codegen));
+static cl::opt<bool> fuseElementwise(
+    "fuse-elementwise",
+    cl::desc("Fuse each dropout with the residual add it feeds into one "
+             "kernel, tfm.dropout_add (default true; the same bits)"),
+    cl::init(true), cl::cat(codegen));
 static cl::opt<std::string> fuseChunksFlag(
     "fuse-chunks", cl::value_desc("int"),
     cl::desc("Fuse each sequence all-gather with the column GEMM it feeds, "
@@ -573,6 +578,7 @@ int main(int argc, char **argv) {
   options.recompute = recompute.getValue();
   options.precision = precision.getValue();
   options.fuseChunks = fuseChunks;
+  options.fuseElementwise = fuseElementwise.getValue();
   options.lowerToRuntime = emit != "mlir";
   mlir::PassManager pm(&context);
   pm.enableTiming(timing);

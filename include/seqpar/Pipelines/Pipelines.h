@@ -5,14 +5,15 @@
 // stage sp-compile reaches can be reproduced:
 //
 //   inference: [tfm-precision], sp-partition, [sp-fuse-collective-matmul],
-//              sp-legalize-precision, sp-plan-buffers,
-//              [convert-sp-to-runtime]
+//              sp-legalize-precision, [tfm-fuse-elementwise],
+//              sp-plan-buffers, [convert-sp-to-runtime]
 //   train:     [tfm-precision], sp-partition, [sp-pipeline],
 //              tfm-master-weights, tfm-eval-step,
 //              tfm-autodiff, [sp-recompute], sp-sync-grads, sp-optimizer,
 //              [sp-overlap-grad-reductions], sp-verify,
 //              [sp-fuse-collective-matmul], sp-legalize-precision,
-//              sp-plan-buffers, [convert-sp-to-runtime]
+//              [tfm-fuse-elementwise], sp-plan-buffers,
+//              [convert-sp-to-runtime]
 //
 // The stages are exposed on their own (the front stages end where an
 // analysis such as sp-report reads the program; the back stage prepares it
@@ -144,6 +145,11 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("Fuse each sequence all-gather with the column GEMM it "
                      "feeds, in this many chunks (0: do not fuse)"),
       llvm::cl::init(2)};
+  Option<bool> fuseElementwise{
+      *this, "fuse-elementwise",
+      llvm::cl::desc("Fuse each dropout with the residual add it feeds "
+                     "(tfm-fuse-elementwise, after sp-legalize-precision)"),
+      llvm::cl::init(true)};
   Option<bool> lowerToRuntime{
       *this, "lower-to-runtime",
       llvm::cl::desc("End with convert-sp-to-runtime (as sp-compile does "
@@ -168,7 +174,8 @@ void buildPartitionStage(mlir::OpPassManager &pm,
 void buildTrainStage(mlir::OpPassManager &pm, const PipelineOptions &options);
 
 /// What every program goes through last: sp-fuse-collective-matmul (unless
-/// fuse-chunks is 0), sp-plan-buffers and, with lower-to-runtime,
+/// fuse-chunks is 0), sp-legalize-precision, tfm-fuse-elementwise (unless
+/// fuse-elementwise is false), sp-plan-buffers and, with lower-to-runtime,
 /// convert-sp-to-runtime.
 void buildLoweringStage(mlir::OpPassManager &pm,
                         const PipelineOptions &options);

@@ -132,25 +132,49 @@ static LogicalResult lowerOp(RmsNormOp o, RuntimeEmitter &e) {
   return success();
 }
 
-static LogicalResult lowerOp(DropoutOp o, RuntimeEmitter &e) {
-  auto t = o.getType();
+/// A dropout's operands after its pointers: rank, the local shape, the
+/// mesh axes splitting each dimension, the zigzag axis of dim 0, rate and
+/// stream (sprt_op_dropout).
+static LogicalResult dropoutArgs(Operation *op, RankedTensorType t, double rate,
+                                 int64_t stream, RuntimeEmitter &e,
+                                 SmallVector<Value> &args) {
   if (t.getRank() > 3)
-    return o.emitOpError() << "dropout lowers for rank <= 3";
-  SmallVector<Value> args{e.ptr(o.getInput()), e.ptr(o), e.i32(t.getRank())};
+    return op->emitOpError() << "dropout lowers for rank <= 3";
+  Value result = op->getResult(0);
+  args.push_back(e.i32(t.getRank()));
   for (int64_t d = 0; d < 3; ++d)
     args.push_back(e.i64(d < t.getRank() ? t.getDimSize(d) : 1));
   for (int64_t d = 0; d < 3; ++d)
-    args.push_back(e.i32(d < t.getRank() ? e.splitAxis(o, d) : -1));
-  args.push_back(e.i32(e.zigzagAxis(o, 0)));
-  args.push_back(e.f64(o.getRate().convertToDouble()));
-  args.push_back(e.i64(o.getStream()));
+    args.push_back(e.i32(d < t.getRank() ? e.splitAxis(result, d) : -1));
+  args.push_back(e.i32(e.zigzagAxis(result, 0)));
+  args.push_back(e.f64(rate));
+  args.push_back(e.i64(stream));
+  return success();
+}
+
+static LogicalResult lowerOp(DropoutOp o, RuntimeEmitter &e) {
+  SmallVector<Value> args{e.ptr(o.getInput()), e.ptr(o)};
+  if (failed(dropoutArgs(o, o.getType(), o.getRate().convertToDouble(),
+                         o.getStream(), e, args)))
+    return failure();
   // bf16 / f16 storage: read and written as stored (MapsElementsAsStored).
-  if (!t.getElementType().isF32()) {
+  if (!o.getType().getElementType().isF32()) {
     args.push_back(e.i32(runtimeDtypeCode(o)));
     e.call("sprt_op_dropout_typed", args);
     return success();
   }
   e.call("sprt_op_dropout", args);
+  return success();
+}
+
+static LogicalResult lowerOp(DropoutAddOp o, RuntimeEmitter &e) {
+  SmallVector<Value> args{e.ptr(o.getInput()), e.ptr(o.getResidual()),
+                          e.ptr(o)};
+  if (failed(dropoutArgs(o, o.getType(), o.getRate().convertToDouble(),
+                         o.getStream(), e, args)))
+    return failure();
+  args.push_back(e.i32(runtimeDtypeCode(o)));
+  e.call("sprt_op_dropout_add_typed", args);
   return success();
 }
 
@@ -550,6 +574,8 @@ void seqpar::registerTfmRuntimeLoweringModels(DialectRegistry &registry) {
         RmsNormGradOp, GeluGradOp, ScaleOp, FillOp, EmbeddingGradOp,
         QkvConcatOp, RepeatHeadsGradOp, AttentionGradOp, CrossEntropyGradOp,
         CrossEntropyFromStatsGradOp, LogitsSumExpGradOp, LabelLogitGradOp>(ctx);
+    // Fused ops (tfm-fuse-elementwise).
+    attachTfmLowerings<DropoutAddOp>(ctx);
     // Optimizer ops.
     attachTfmLowerings<HyperparameterOp, SumSquaresOp, ClipScaleOp, SgdUpdateOp,
                        AdamWUpdateOp>(ctx);

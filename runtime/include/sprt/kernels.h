@@ -115,6 +115,17 @@ void sprt_dropout_typed(const void *x, void *y, uint8_t *mask, int32_t rank,
                         const int64_t *offset, double rate, uint64_t seed,
                         uint64_t stream, int32_t dtype);
 
+/* y = residual + sprt_dropout_typed(x) (no mask), of one element type
+ * `dtype`: the dropped-out element rounded to dtype as sprt_dropout_typed
+ * stores it, then widened and added to the widened residual in f32 and
+ * rounded once (sprt_add_typed): tfm.dropout then tfm.add bit for bit, in
+ * one pass. y may be residual. */
+void sprt_dropout_add_typed(const void *x, const void *residual, void *y,
+                            int32_t rank, const int64_t *shape,
+                            const int64_t *global_shape, const int64_t *offset,
+                            double rate, uint64_t seed, uint64_t stream,
+                            int32_t dtype);
+
 /* gelu: exact x * Phi(x) (tanh_approx = 0) or GPT-2's tanh form. */
 void sprt_gelu_f32(const float *x, float *y, int64_t n, int32_t tanh_approx);
 void sprt_silu_f32(const float *x, float *y, int64_t n);

@@ -274,6 +274,12 @@ void sprt_op_dropout_typed(const void *x, void *y, int32_t rank, int64_t d0,
                            int64_t d1, int64_t d2, int32_t a0, int32_t a1,
                            int32_t a2, int32_t z0, double rate, int64_t stream,
                            int32_t dtype);
+/* sprt_op_dropout_typed(x) added to residual (sprt_dropout_add_typed): y =
+ * residual + dropout(x), tfm.dropout_add. */
+void sprt_op_dropout_add_typed(const void *x, const void *residual, void *y,
+                               int32_t rank, int64_t d0, int64_t d1, int64_t d2,
+                               int32_t a0, int32_t a1, int32_t a2, int32_t z0,
+                               double rate, int64_t stream, int32_t dtype);
 /* Attention on local heads (split over head_axis) of a local batch (split
  * over batch_axis; of the current micro-batch), with the run's seed. q and out
  * have S rows. With q_zigzag_axis >= 0 (of size n) they are this rank's zigzag

@@ -38,10 +38,16 @@ namespace {
 /// - the backward ops (Tfm_GradOp, TfmGradOps.td), which tfm-autodiff
 ///   creates after the forward and does not differentiate again;
 /// - the optimizer ops (TfmOptimizerOps.td), which sp-optimizer adds to the
-///   train step.
+///   train step;
+/// - the fused ops (TfmFusedOps.td), which tfm-fuse-elementwise makes after
+///   autodiff; they declare what the ops they fuse keep (for the memory
+///   report), so they are listed here.
 /// A new forward op (Tfm_Op) therefore needs a rule and no entry here.
+const llvm::StringSet<> fusedOps = {"tfm.dropout_add"};
+
 bool isForwardOp(RegisteredOperationName name) {
-  return name.hasInterface<tfm::SavedForBackwardOpInterface>();
+  return name.hasInterface<tfm::SavedForBackwardOpInterface>() &&
+         !fusedOps.contains(name.getStringRef());
 }
 
 /// Spot checks that the classification above sorts ops as it says.

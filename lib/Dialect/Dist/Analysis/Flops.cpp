@@ -155,6 +155,8 @@ void dist::registerCostModels(DialectRegistry &registry) {
         ReluGradOp, ScaleOp, FillOp, EmbeddingGradOp, QkvConcatOp,
         RepeatHeadsGradOp, CrossEntropyGradOp, CrossEntropyFromStatsGradOp,
         LogitsSumExpGradOp, LabelLogitGradOp,
+        // Fused.
+        DropoutAddOp,
         // Optimizer.
         SumSquaresOp, ClipScaleOp, SgdUpdateOp, AdamWUpdateOp,
         // Structure: the loop's ops are counted in its body, once per

@@ -257,6 +257,19 @@ static Result binaryElementwiseRule(Rule r, Operation *o, bool linear) {
   return r.same(r.of(a));
 }
 
+/// residual + dropout(x): the dropout's rule on x, the residual alike.
+static Result dropoutAddRule(Rule r, DropoutAddOp o) {
+  Value x = o.getInput();
+  if (failed(r.notPartial(x, "a nonlinear op of a partial value is not the "
+                             "op of the sum")))
+    return failure();
+  if (r.of(o.getResidual()) != r.of(x))
+    return r.error(o.getResidual(), "the residual must have the dropout "
+                                    "input's layout (" +
+                                        r.of(x).str() + ")");
+  return r.same(r.of(x));
+}
+
 static Result sumRule(Rule r, Operation *o) {
   return binaryElementwiseRule(r, o, /*linear=*/true);
 }
@@ -410,6 +423,7 @@ void dist::registerTfmShardingRuleModels(DialectRegistry &registry) {
     attachRule<convertRule, ConvertOp>(ctx);
     attachRule<repeatHeadsRule, RepeatHeadsOp>(ctx);
     attachRule<sumRule, AddOp>(ctx);
+    attachRule<dropoutAddRule, DropoutAddOp>(ctx);
     attachRule<productRule, MulOp>(ctx);
     attachRule<biasAddRule, BiasAddOp>(ctx);
     attachRule<linearRule, LinearOp>(ctx);

@@ -274,6 +274,13 @@ LogicalResult DropoutOp::verify() {
   return verifyRate(*this, "rate", getRate().convertToDouble());
 }
 
+LogicalResult DropoutAddOp::verify() {
+  if (getType().getRank() > 3)
+    return emitOpError() << "has rank " << getType().getRank()
+                         << "; the runtime's dropout takes rank <= 3";
+  return verifyRate(*this, "rate", getRate().convertToDouble());
+}
+
 //===----------------------------------------------------------------------===//
 // LinearOp
 //===----------------------------------------------------------------------===//

@@ -47,11 +47,21 @@ void LinearOp::getSavedForBackward(Saved &saved) {
   saved.push_back(SavedTensor::of(getInput(), "GEMM input"));
 }
 
+/// A dropout's mask (one byte per element in the paper's accounting), when
+/// it draws one.
+static void savedMask(Saved &saved, double rate, Value input) {
+  if (rate > 0.0)
+    saved.push_back(SavedTensor::internal(
+        SavedTensor::Kind::Mask, numElements(input), Type(), "dropout mask"));
+}
+
 void DropoutOp::getSavedForBackward(Saved &saved) {
-  if (getRate().convertToDouble() > 0.0)
-    saved.push_back(SavedTensor::internal(SavedTensor::Kind::Mask,
-                                          numElements(getInput()), Type(),
-                                          "dropout mask"));
+  savedMask(saved, getRate().convertToDouble(), getInput());
+}
+
+// The fused dropout's mask, as tfm.dropout declares it.
+void DropoutAddOp::getSavedForBackward(Saved &saved) {
+  savedMask(saved, getRate().convertToDouble(), getInput());
 }
 
 void AttentionOp::getSavedForBackward(Saved &saved) {

@@ -827,5 +827,6 @@ def Tfm_LabelCountOp : Tfm_Op<"label_count", [Pure, Tfm_NoBackward]> {
 
 include "seqpar/Dialect/Tfm/IR/TfmGradOps.td"
 include "seqpar/Dialect/Tfm/IR/TfmOptimizerOps.td"
+include "seqpar/Dialect/Tfm/IR/TfmFusedOps.td"
 
 #endif // SEQPAR_DIALECT_TFM_IR_TFMOPS_TD

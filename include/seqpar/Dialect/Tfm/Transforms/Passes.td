@@ -119,4 +119,35 @@ def TfmMasterWeightsPass : Pass<"tfm-master-weights", "::mlir::ModuleOp"> {
   ];
 }
 
+//===----------------------------------------------------------------------===//
+// Fusion
+//===----------------------------------------------------------------------===//
+
+def TfmFuseElementwisePass : Pass<"tfm-fuse-elementwise", "::mlir::ModuleOp"> {
+  let summary = "Fuses each dropout with the residual add it feeds "
+                "(tfm.dropout_add)";
+  let description = [{
+    Runs after tfm-autodiff and sp-legalize-precision, on every function:
+    each `tfm.dropout` whose only use is one operand of a `tfm.add` becomes,
+    with that add, one `tfm.dropout_add %x, %residual` (the add's other
+    operand). The fused op draws the same mask and rounds as the two ops
+    did (the dropped-out element rounded to the element type, then the sum
+    rounded once), so the program computes the same bits; the dropout's
+    tensor is never stored, and the runtime makes one pass over memory
+    instead of two.
+
+    ```mlir
+    %d = tfm.dropout %x rate 1.0e-01 stream 3 : tensor<8x2x32xf32>
+    %y = tfm.add %r, %d : tensor<8x2x32xf32>
+    // becomes
+    %y = tfm.dropout_add %x, %r rate 1.0e-01 stream 3 : tensor<8x2x32xf32>
+    ```
+
+    Left alone: a dropout with other uses (its tensor is needed), one of
+    rank above 3, and a pair whose ops carry different discardable
+    attributes (another micro-batch, a recomputed op, a gradient
+    contribution): the fused op keeps the dropout's.
+  }];
+}
+
 #endif // SEQPAR_DIALECT_TFM_TRANSFORMS_PASSES_TD
