@@ -289,11 +289,12 @@ bool Model::parse(const char *text, std::string &error) {
     workspaceBytes = j.value("workspace_bytes", int64_t(0));
     hasEval = j.at("eval_step").get<bool>();
     // The evaluation step runs in the train step's arena.
-    if (hasEval && j.at("eval_arena_bytes").get<int64_t>() > arenaBytes) {
+    if (int64_t evalArena =
+            hasEval ? j.at("eval_arena_bytes").get<int64_t>() : 0;
+        evalArena > arenaBytes) {
       error = "the program's evaluation step needs an arena of " +
-              std::to_string(j.at("eval_arena_bytes").get<int64_t>()) +
-              " bytes, larger than the step's (" + std::to_string(arenaBytes) +
-              ")";
+              std::to_string(evalArena) + " bytes, larger than the step's (" +
+              std::to_string(arenaBytes) + ")";
       return false;
     }
     batchAxis = j.at("batch_axis").get<int64_t>();
