@@ -4,7 +4,7 @@
 # step), for the tiny GPT-2 (seq 64, batch 2) without and with
 # pipeline parallelism (pp 2), for M in MS (default "4 50 200 1000"). Without
 # pp the micro-batches are one loop in the IR (sp-micro-batches): time and
-# size do not grow with M; a pipeline stage is still unrolled (M <= 256).
+# size do not grow with M; with pp a stage's 1F1B order is a loop too.
 # Prints one line per (pp, M); not a timed test.
 # SP_COMPILE names another sp-compile binary (e.g. an older build).
 set -euo pipefail

@@ -32,8 +32,12 @@ struct Buffer {
   int64_t index;      // arena offset, parameter index, or argument number
   int64_t offset = 0; // an argument's: bytes into it (a micro-batch)
   /// An argument's: bytes per micro-batch of a tfm.micro_batch_loop's body
-  /// argument, read at the loop's micro-batch (0: a fixed offset).
+  /// argument, read at the loop's micro-batch (0: a fixed offset). An arena
+  /// stash's: bytes per copy.
   int64_t stride = 0;
+  /// An arena stash's copies (a lagged loop's forward value its backward
+  /// reads): micro-batch i's is copy i mod slots.
+  int64_t slots = 1;
 };
 
 /// What the lowerings of one module's step functions share.

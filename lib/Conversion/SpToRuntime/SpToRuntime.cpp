@@ -256,6 +256,19 @@ LogicalResult Lowering::plan() {
       if (failed(verifyTensorSize(&op, r.getType(), what)))
         return failure();
       int64_t bytes = tensorBytes(r);
+      // A stash holds a copy per micro-batch in flight (BufferPlan.h).
+      auto loop = dyn_cast<MicroBatchLoopOp>(op.getParentOp());
+      int64_t slots = loop ? loop.stashSlots(r) : 1;
+      std::optional<int64_t> stride = alignArena(bytes);
+      if (slots > 1) {
+        std::optional<int64_t> all =
+            stride ? llvm::checkedMul<int64_t>(*stride, slots) : std::nullopt;
+        if (!all)
+          return op.emitOpError()
+                 << what << " (" << bytes << " bytes) cannot be placed: its "
+                 << slots << " copies exceed int64 bytes";
+        bytes = *all;
+      }
       int64_t offset = planned->empty() ? arenaBytes : planned->lookup(r);
       // A plan was checked to end within its arena; one buffer after the
       // other may pass int64.
@@ -269,7 +282,7 @@ LogicalResult Lowering::plan() {
         return op.emitOpError() << what << " (" << bytes
                                 << " bytes) cannot be placed: the arena would "
                                    "exceed int64 bytes";
-      buffers[r] = {Buffer::Arena, offset};
+      buffers[r] = {Buffer::Arena, offset, 0, slots > 1 ? *stride : 0, slots};
       arenaBytes = std::max(arenaBytes, *next);
     }
   }
@@ -486,9 +499,18 @@ Value Lowering::ptr(Value tensor) {
                                  ValueRange{i64(buf.offset)});
   case Buffer::Param:
     return paramPointer(buf.index);
-  case Buffer::Arena:
+  case Buffer::Arena: {
+    if (buf.slots == 1)
+      return b.create<LLVM::GEPOp>(loc, ptrTy, b.getI8Type(), arenaArg,
+                                   ValueRange{i64(buf.index)});
+    // A stash: the copy of the micro-batch the loop is at.
+    assert(loopIndex && "a stash read outside its loop");
+    Value slot = b.create<LLVM::URemOp>(loc, loopIndex, i64(buf.slots));
+    Value at = b.create<LLVM::AddOp>(
+        loc, i64(buf.index), b.create<LLVM::MulOp>(loc, slot, i64(buf.stride)));
     return b.create<LLVM::GEPOp>(loc, ptrTy, b.getI8Type(), arenaArg,
-                                 ValueRange{i64(buf.index)});
+                                 ValueRange{at});
+  }
   }
   llvm_unreachable("unknown buffer kind");
 }

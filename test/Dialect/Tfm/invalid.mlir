@@ -304,6 +304,54 @@ func.func @micro_batch_loop_count_zero(%ids: tensor<4x8x2xi64>) {
 
 // -----
 
+func.func @micro_batch_loop_lag(%ids: tensor<4x8x2xi64>) {
+  // expected-error @+1 {{lag 5 is outside [0, 4] (the micro-batches of its inputs)}}
+  tfm.micro_batch_loop(%ids) {lag = 5 : i64} : (tensor<4x8x2xi64>) -> () {
+  ^bb0(%i: tensor<8x2xi64>):
+    %s = tfm.fill 1.000000e+00 {tfm.backward_begins} : tensor<f32>
+    tfm.yield
+  }
+  return
+}
+
+// -----
+
+func.func @micro_batch_loop_lag_count(%ids: tensor<4x8x2xi64>) {
+  // expected-error @+1 {{has both a lag and a count: a pipeline stage's loop runs every micro-batch}}
+  tfm.micro_batch_loop(%ids) {count = 3 : i64, lag = 1 : i64} : (tensor<4x8x2xi64>) -> () {
+  ^bb0(%i: tensor<8x2xi64>):
+    %s = tfm.fill 1.000000e+00 {tfm.backward_begins} : tensor<f32>
+    tfm.yield
+  }
+  return
+}
+
+// -----
+
+func.func @micro_batch_loop_lag_no_seed(%ids: tensor<4x8x2xi64>) {
+  // expected-error @+1 {{has a lag but 0 ops of its body marked tfm.backward_begins; exactly one begins the backward part}}
+  tfm.micro_batch_loop(%ids) {lag = 1 : i64} : (tensor<4x8x2xi64>) -> () {
+  ^bb0(%i: tensor<8x2xi64>):
+    tfm.yield
+  }
+  return
+}
+
+// -----
+
+func.func @micro_batch_loop_lag_two_seeds(%ids: tensor<4x8x2xi64>) {
+  // expected-error @+1 {{has a lag but 2 ops of its body marked tfm.backward_begins; exactly one begins the backward part}}
+  tfm.micro_batch_loop(%ids) {lag = 1 : i64} : (tensor<4x8x2xi64>) -> () {
+  ^bb0(%i: tensor<8x2xi64>):
+    %s = tfm.fill 1.000000e+00 {tfm.backward_begins} : tensor<f32>
+    %t = tfm.fill 1.000000e+00 {tfm.backward_begins} : tensor<f32>
+    tfm.yield
+  }
+  return
+}
+
+// -----
+
 func.func @micro_batch_loop_rank(%ids: tensor<8xi64>) {
   // expected-error @+1 {{input #0 must have rank >= 2 [micro-batches, ...], got [8]}}
   tfm.micro_batch_loop(%ids) : (tensor<8xi64>) -> () {

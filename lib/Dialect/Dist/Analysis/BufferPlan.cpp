@@ -71,7 +71,8 @@ std::optional<int64_t> dist::workspaceOffset(Operation *op) {
 }
 
 bool dist::takesOver(const LiveValue &v, const LiveValue &operand) {
-  if (v.isWorkspace() || operand.isWorkspace())
+  if (v.isWorkspace() || operand.isWorkspace() || v.slots != 1 ||
+      operand.slots != 1)
     return false;
   auto r = cast<OpResult>(v.value);
   std::optional<unsigned> i = inPlaceOperand(r);
@@ -148,6 +149,19 @@ FailureOr<SmallVector<LiveValue>> dist::arenaValues(func::FuncOp func) {
       LiveValue v{r, index[&op], index[&op], tensorBytes(r)};
       for (Operation *user : r.getUsers())
         v.end = std::max(v.end, last.lookup(body.findAncestorOpInBlock(*user)));
+      // A stash: a copy per micro-batch in flight, for the whole loop.
+      auto loop = dyn_cast<tfm::MicroBatchLoopOp>(op.getParentOp());
+      if (int64_t slots = loop ? loop.stashSlots(r) : 1; slots > 1) {
+        std::optional<int64_t> copy = alignArena(v.bytes);
+        std::optional<int64_t> all =
+            copy ? llvm::checkedMul<int64_t>(*copy, slots) : std::nullopt;
+        if (!all)
+          return op.emitOpError()
+                 << "result #" << cast<OpResult>(r).getResultNumber() << " ("
+                 << v.bytes << " bytes) kept for " << slots
+                 << " micro-batches in flight overflows int64 bytes";
+        v = {r, index[loop], last[loop], *all, nullptr, slots};
+      }
       values.push_back(v);
     }
     // Live while the op runs: with its operands and results, no longer;

@@ -314,12 +314,12 @@ LogicalResult Prover::transfer(Operation *op) {
   };
   if (tagged)
     return generic();
-  // A micro-batch loop: its body once, each result the yielded sum counted
-  // once per micro-batch.
+  // A micro-batch loop: its body once (a pipeline's schedule ran it
+  // already), each result the yielded sum counted once per micro-batch.
   if (auto loop = dyn_cast<tfm::MicroBatchLoopOp>(op)) {
     Block &body = loop.getBody().front();
     for (Operation &inner : body.without_terminator())
-      if (failed(transfer(&inner)))
+      if (!schedule && failed(transfer(&inner)))
         return failure();
     int64_t m = loop.getMicroBatches();
     for (auto [r, v] :

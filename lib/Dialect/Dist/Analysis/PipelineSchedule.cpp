@@ -29,40 +29,103 @@ int64_t PipelineSchedule::stageOf(Operation *op) const {
   return tfm::TfmDialect::getPipelineStage(fn);
 }
 
+/// " (micro-batch i)" for an execution in micro-batch i, else nothing.
+template <typename EventT> static std::string microBatchOf(const EventT &e) {
+  if (e.microBatch < 0)
+    return "";
+  return " (micro-batch " + std::to_string(e.microBatch) + ")";
+}
+
+/// The micro-batch of an op outside a loop: tfm.in_micro_batch, or -1.
+static int64_t microBatchAttr(Operation *op) {
+  auto i = op->getAttrOfType<IntegerAttr>(
+      tfm::TfmDialect::InMicroBatchAttrHelper::getNameStr());
+  return i ? i.getInt() : -1;
+}
+
+/// Appends the ops of `fn` in the order they run: a micro-batch loop's
+/// body once per micro-batch (its forward part of iteration t, micro-batch
+/// t while t < n, then its backward part, micro-batch t - lag once t >=
+/// lag), then the loop itself.
+template <typename EventT>
+static void expand(func::FuncOp fn, SmallVectorImpl<EventT> &out) {
+  for (Operation &op : fn.getBody().front()) {
+    auto loop = dyn_cast<tfm::MicroBatchLoopOp>(op);
+    if (!loop) {
+      out.push_back({&op, microBatchAttr(&op)});
+      continue;
+    }
+    SmallVector<Operation *> parts[2];
+    for (Operation &inner : loop.getBody().front())
+      parts[loop.inBackwardPart(&inner)].push_back(&inner);
+    int64_t n = loop.getMicroBatches(), w = loop.getLagOrZero();
+    for (int64_t t = 0; t < n + w; ++t) {
+      if (t < n)
+        for (Operation *inner : parts[0])
+          out.push_back({inner, t});
+      if (t >= w)
+        for (Operation *inner : parts[1])
+          out.push_back({inner, t - w});
+    }
+    out.push_back({&op, -1});
+  }
+}
+
 FailureOr<PipelineSchedule>
 PipelineSchedule::match(ArrayRef<func::FuncOp> stages, MeshOp mesh,
                         StringRef axis) {
   PipelineSchedule s;
   s.stages.assign(stages.begin(), stages.end());
   int64_t p = stages.size();
-  // sends[a][b]: stage a's sends to b in order; recvs[b][a] likewise.
-  std::vector<std::vector<SmallVector<Operation *>>> sends(
-      p, std::vector<SmallVector<Operation *>>(p)),
+  s.events.resize(p);
+  // sends[a][b]: stage a's sends to b in order; recvs[b][a] likewise
+  // (events).
+  std::vector<std::vector<SmallVector<Event *>>> sends(
+      p, std::vector<SmallVector<Event *>>(p)),
       recvs = sends;
-  for (int64_t k = 0; k < p; ++k)
-    for (Operation &op : s.stages[k].getBody().getOps()) {
-      if (auto send = dyn_cast<SendOp>(op); send && send.getAxis() == axis) {
+  for (int64_t k = 0; k < p; ++k) {
+    expand(s.stages[k], s.events[k]);
+    for (Event &e : s.events[k]) {
+      if (auto send = dyn_cast<SendOp>(e.op); send && send.getAxis() == axis) {
         int64_t to = wrap(k, send.getOffset(), p);
-        sends[k][to].push_back(&op);
-        s.sendTo[&op] = to;
-      } else if (auto recv = dyn_cast<RecvOp>(op);
+        sends[k][to].push_back(&e);
+        s.sendTo[e.op] = to;
+      } else if (auto recv = dyn_cast<RecvOp>(e.op);
                  recv && recv.getAxis() == axis) {
-        int64_t from = wrap(k, recv.getOffset(), p);
-        s.recvIndex[&op] = {from, int64_t(recvs[k][from].size())};
-        recvs[k][from].push_back(&op);
+        e.from = wrap(k, recv.getOffset(), p);
+        e.index = int64_t(recvs[k][e.from].size());
+        recvs[k][e.from].push_back(&e);
       }
     }
+  }
   for (int64_t a = 0; a < p; ++a)
     for (int64_t b = 0; b < p; ++b) {
-      ArrayRef<Operation *> out = sends[a][b], in = recvs[b][a];
-      for (size_t i = 0; i < std::min(out.size(), in.size()); ++i) {
-        Type sent = cast<SendOp>(out[i]).getInput().getType();
-        Type received = cast<RecvOp>(in[i]).getType();
+      ArrayRef<Event *> outEvents = sends[a][b], inEvents = recvs[b][a];
+      for (size_t i = 0; i < std::min(outEvents.size(), inEvents.size()); ++i) {
+        Operation *out = outEvents[i]->op, *in = inEvents[i]->op;
+        // A loop's send pairs with the same recv in every micro-batch.
+        for (auto [x, y] : {std::pair(out, in), std::pair(in, out)})
+          if (Operation *before = s.peer.lookup(x); before && before != y) {
+            InFlightDiagnostic diag =
+                x->emitOpError()
+                << "is paired with another dist."
+                << (isa<SendOp>(x) ? "recv" : "send") << " in micro-batch "
+                << outEvents[i]->microBatch
+                << " than before: the stages' micro-batch loops do not "
+                   "send and receive in the same order";
+            diag.attachNote(before->getLoc()) << "paired before";
+            diag.attachNote(y->getLoc()) << "paired now";
+            return diag;
+          }
+        if (s.peer.count(out))
+          continue; // matched and checked in an earlier micro-batch
+        Type sent = cast<SendOp>(out).getInput().getType();
+        Type received = cast<RecvOp>(in).getType();
         if (sent != received) {
           auto count = [](Type t) {
             return cast<RankedTensorType>(t).getNumElements();
           };
-          InFlightDiagnostic diag = out[i]->emitOpError()
+          InFlightDiagnostic diag = out->emitOpError()
                                     << "sends " << sent << " to pipeline stage "
                                     << b << ", whose matching dist.recv (its "
                                     << ordinal(i) << " from stage " << a
@@ -70,59 +133,48 @@ PipelineSchedule::match(ArrayRef<func::FuncOp> stages, MeshOp mesh,
           if (count(sent) != count(received))
             diag << " (" << count(sent) << " elements, not " << count(received)
                  << ")";
-          diag.attachNote(in[i]->getLoc()) << "the matching dist.recv";
+          diag.attachNote(in->getLoc()) << "the matching dist.recv";
           return diag;
         }
-        s.peer[out[i]] = in[i];
-        s.peer[in[i]] = out[i];
+        s.peer[out] = in;
+        s.peer[in] = out;
       }
-      if (out.size() > in.size())
-        return out[in.size()]->emitOpError()
+      size_t nOut = outEvents.size(), nIn = inEvents.size();
+      if (nOut > nIn)
+        return outEvents[nIn]->op->emitOpError()
                << "sends to pipeline stage " << b << " (its send "
-               << ordinal(in.size()) << " there), but stage " << b
-               << " has only " << in.size() << " dist.recv from stage " << a
-               << " on mesh axis '" << axis << "'";
-      if (in.size() > out.size())
-        return in[out.size()]->emitOpError()
+               << ordinal(nIn) << " there" << microBatchOf(*outEvents[nIn])
+               << "), but stage " << b << " has only " << nIn
+               << " dist.recv from stage " << a << " on mesh axis '" << axis
+               << "'";
+      if (nIn > nOut)
+        return inEvents[nOut]->op->emitOpError()
                << "receives from pipeline stage " << a << " (its recv "
-               << ordinal(out.size()) << " from there), but stage " << a
-               << " has only " << out.size() << " dist.send to stage " << b
+               << ordinal(nOut) << " from there"
+               << microBatchOf(*inEvents[nOut]) << "), but stage " << a
+               << " has only " << nOut << " dist.send to stage " << b
                << " on mesh axis '" << axis << "'";
     }
   return s;
 }
 
-/// " (micro-batch i)" for an op of micro-batch i, else nothing.
-static std::string microBatchOf(Operation *op) {
-  if (auto i = op->getAttrOfType<IntegerAttr>(
-          tfm::TfmDialect::InMicroBatchAttrHelper::getNameStr()))
-    return " (micro-batch " + std::to_string(i.getInt()) + ")";
-  return "";
-}
-
 LogicalResult
 PipelineSchedule::run(function_ref<LogicalResult(Operation *)> visit) const {
   int64_t p = stages.size();
-  SmallVector<Block::iterator> pos, end;
-  for (func::FuncOp fn : llvm::ArrayRef(stages)) {
-    pos.push_back(fn.getBody().front().begin());
-    end.push_back(fn.getBody().front().end());
-  }
+  SmallVector<size_t> pos(p, 0);
   // issued[a][b]: how many of a's sends to b were issued.
   std::vector<std::vector<int64_t>> issued(p, std::vector<int64_t>(p, 0));
-  auto blocked = [&](Operation *op) {
-    auto it = recvIndex.find(op);
-    if (it == recvIndex.end())
-      return false;
-    auto [from, index] = it->second;
-    return issued[from][stageOf(op)] <= index;
+  DenseSet<Operation *> visited;
+  auto blocked = [&](int64_t k, const Event &e) {
+    return e.from >= 0 && issued[e.from][k] <= e.index;
   };
+  auto done = [&](int64_t k) { return pos[k] == events[k].size(); };
   for (bool progress = true; progress;) {
     progress = false;
     for (int64_t k = 0; k < p; ++k)
-      while (pos[k] != end[k] && !blocked(&*pos[k])) {
-        Operation *op = &*pos[k];
-        if (failed(visit(op)))
+      while (!done(k) && !blocked(k, events[k][pos[k]])) {
+        Operation *op = events[k][pos[k]].op;
+        if (visited.insert(op).second && failed(visit(op)))
           return failure();
         if (auto it = sendTo.find(op); it != sendTo.end())
           ++issued[k][it->second];
@@ -131,26 +183,26 @@ PipelineSchedule::run(function_ref<LogicalResult(Operation *)> visit) const {
       }
   }
   int64_t first = 0;
-  while (first < p && pos[first] == end[first])
+  while (first < p && done(first))
     ++first;
   if (first == p)
     return success();
   // Every stage not finished waits at a recv (match() saw every send of a
   // finished stage issued, so its peers are not waiting for it).
-  Operation *at = &*pos[first];
-  InFlightDiagnostic diag = at->emitOpError()
+  const Event &at = events[first][pos[first]];
+  InFlightDiagnostic diag = at.op->emitOpError()
                             << "pipeline deadlock: stage " << first
                             << " waits at this recv" << microBatchOf(at);
   llvm::SmallSet<int64_t, 8> seen;
   seen.insert(first);
   for (int64_t k = first;;) {
-    int64_t from = recvIndex.lookup(&*pos[k]).first;
+    int64_t from = events[k][pos[k]].from;
     diag << " for stage " << from;
-    if (pos[from] == end[from] || !seen.insert(from).second)
+    if (done(from) || !seen.insert(from).second)
       break;
-    Operation *waits = &*pos[from];
+    const Event &waits = events[from][pos[from]];
     diag << ", which waits at its recv" << microBatchOf(waits);
-    diag.attachNote(waits->getLoc())
+    diag.attachNote(waits.op->getLoc())
         << "stage " << from << " waits here" << microBatchOf(waits);
     k = from;
   }

@@ -138,8 +138,11 @@ FailureOr<PeakLive> dist::peakLive(func::FuncOp func) {
   // Bytes live at each op: values born there count, values that died
   // before it do not; an op's workspace (an arena interval of its own) is
   // live at the op alone. The same for the forward's values alone.
+  // A micro-batch loop's results are sums of gradients (and the loss), not
+  // activations; a stash (born at its loop) is.
   auto isForward = [&](const LiveValue &b) {
-    return !b.isWorkspace() && forwardOp[b.start];
+    return !b.isWorkspace() && forwardOp[b.start] &&
+           !isa<tfm::MicroBatchLoopOp>(b.value.getDefiningOp());
   };
   std::map<int64_t, std::pair<int64_t, int64_t>> delta; // (all, forward)
   for (const LiveValue &b : buffers) {

@@ -4,9 +4,9 @@
 // labels become [M, s, b] and the loss and gradients are summed over the
 // micro-batches. One step becomes a tfm.micro_batch_loop whose body is one
 // copy of its forward and backward (IR and compile time independent of M),
-// optionally with the last micro-batch peeled after it;
-// the step of pipeline stage k of P is unrolled in the 1F1B order
-// (oneFOneB), M bounded for it. See Passes.td.
+// optionally with the last micro-batch peeled after it; on pipeline stage k
+// of P the loop's backward part lags its forward part by min(P-1-k, M)
+// micro-batches (the 1F1B order). See Passes.td.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,8 +31,6 @@ using namespace seqpar::tfm;
 
 /// The most sequences one step reads (micro-batches x global batch).
 static constexpr int64_t kMaxStepSequences = int64_t(1) << 20;
-/// The most micro-batches of a pipeline stage, whose schedule is unrolled.
-static constexpr int64_t kMaxUnrolledMicroBatches = 256;
 
 /// `type` ([s, b], a token tensor) with a leading micro-batch dimension of
 /// M: the same layout, every split one dimension higher.
@@ -107,31 +105,6 @@ static LogicalResult countWholeStep(func::FuncOp func) {
     return failed(ok) ? WalkResult::interrupt() : WalkResult::advance();
   });
   return failure(r.wasInterrupted());
-}
-
-/// One phase of a step's schedule: the forward (or backward) of a
-/// micro-batch.
-struct Phase {
-  int64_t microBatch;
-  bool backward;
-};
-
-/// The order in which stage `k` of `p` runs the forwards and backwards of
-/// `m` micro-batches: w = min(p-1-k, m) warm-up forwards, then each further
-/// micro-batch's forward followed by the oldest pending backward, then the
-/// w cool-down backwards (1F1B). One stage (p = 1) runs F0 B0 F1 B1 ...
-static SmallVector<Phase> oneFOneB(int64_t k, int64_t p, int64_t m) {
-  int64_t w = std::min(p - 1 - k, m);
-  SmallVector<Phase> order;
-  for (int64_t i = 0; i < w; ++i)
-    order.push_back({i, false});
-  for (int64_t i = w; i < m; ++i) {
-    order.push_back({i, false});
-    order.push_back({i - w, true});
-  }
-  for (int64_t i = m - w; i < m; ++i)
-    order.push_back({i, true});
-  return order;
 }
 
 /// Whether result `v` of a pipeline stage is a zero that does not depend on
@@ -225,7 +198,10 @@ static LogicalResult prepare(func::FuncOp func, int64_t m,
 /// over M: one copy whatever M. With `peelLast` the loop runs M - 1 of
 /// them and a second copy, micro-batch M - 1, follows it in straight-line
 /// code, adding each of its values to the loop's sum where it is computed.
-static LogicalResult buildLoop(func::FuncOp func, int64_t m, bool peelLast) {
+/// A `lag` w > 0 runs each backward w micro-batches after its forward (the
+/// 1F1B order of a pipeline stage with w warm-up forwards).
+static LogicalResult buildLoop(func::FuncOp func, int64_t m, bool peelLast,
+                               int64_t lag) {
   SmallVector<Operation *> cloned;
   DenseSet<Value> perBatch;
   SmallVector<Type> oneBatch;
@@ -243,6 +219,8 @@ static LogicalResult buildLoop(func::FuncOp func, int64_t m, bool peelLast) {
       func.getLoc(), ValueRange(summed).getTypes(), func.getArguments());
   if (peelLast)
     loop.setCountAttr(b.getI64IntegerAttr(m - 1));
+  if (lag > 0)
+    loop.setLagAttr(b.getI64IntegerAttr(lag));
   Block *inner = b.createBlock(&loop.getBody());
   IRMapping map;
   for (auto [arg, type] : llvm::zip(func.getArguments(), oneBatch))
@@ -294,67 +272,6 @@ static LogicalResult buildLoop(func::FuncOp func, int64_t m, bool peelLast) {
   return success();
 }
 
-/// The step of pipeline stage k, unrolled: M copies of its forward and
-/// backward in the 1F1B order.
-static LogicalResult unroll(func::FuncOp func, int64_t m) {
-  SmallVector<Operation *> cloned;
-  DenseSet<Value> perBatch;
-  SmallVector<Type> oneBatch;
-  if (failed(prepare(func, m, cloned, perBatch, oneBatch)))
-    return failure();
-  Block &body = func.getBody().front();
-  auto ret = cast<func::ReturnOp>(body.getTerminator());
-  OpBuilder b(ret);
-  MLIRContext *ctx = func.getContext();
-  IntegerType i64 = b.getI64Type();
-  // The forward of a micro-batch is what comes before the seed of its
-  // backward.
-  auto seed = llvm::find_if(cloned, [](Operation *op) {
-    return op->hasAttr(TfmDialect::BackwardBeginsAttrHelper::getNameStr());
-  });
-  ArrayRef<Operation *> forward(cloned.begin(), seed);
-  ArrayRef<Operation *> backward(seed, cloned.end());
-  SmallVector<Value> sums(ret.getOperands());
-  SmallVector<IRMapping> maps(m);
-  for (Phase phase : oneFOneB(TfmDialect::getPipelineStage(func),
-                              TfmDialect::getPipelineStages(func), m)) {
-    int64_t i = phase.microBatch;
-    IRMapping &map = maps[i];
-    auto mark = [&](Operation *op) {
-      op->setAttr(TfmDialect::InMicroBatchAttrHelper::getNameStr(),
-                  IntegerAttr::get(i64, i));
-    };
-    if (!phase.backward) {
-      for (auto [arg, type] : llvm::zip(func.getArguments(), oneBatch)) {
-        auto part = b.create<MicroBatchOp>(arg.getLoc(), type, arg,
-                                           b.getI64IntegerAttr(i));
-        mark(part);
-        map.map(arg, part.getResult());
-      }
-      for (Operation *op : forward)
-        mark(b.clone(*op, map));
-      continue;
-    }
-    for (Operation *op : backward)
-      mark(b.clone(*op, map));
-    // The sums, in micro-batch order (the backwards run in it).
-    for (auto [j, v] : llvm::enumerate(ret.getOperands())) {
-      if (!perBatch.contains(v))
-        continue; // a stage's zero loss
-      Value mine = map.lookup(v);
-      sums[j] = i == 0 ? mine : b.create<AddOp>(v.getLoc(), sums[j], mine);
-    }
-  }
-  ret->setOperands(sums);
-  for (Operation *op : llvm::reverse(cloned))
-    op->erase();
-  func->setAttr(TfmDialect::MicroBatchesAttrHelper::getNameStr(),
-                IntegerAttr::get(i64, m));
-  func.setType(
-      FunctionType::get(ctx, body.getArgumentTypes(), ret.getOperandTypes()));
-  return success();
-}
-
 /// The global batch (sequences) of the step's [s, b] token ids: the local
 /// dimension 1 times the ranks splitting it.
 static int64_t globalBatch(func::FuncOp func) {
@@ -373,9 +290,7 @@ static int64_t globalBatch(func::FuncOp func) {
 }
 
 /// M is bounded by what a step can read: M micro-batches of the imported
-/// batch are at most kMaxStepSequences sequences, and a pipeline stage's
-/// unrolled 1F1B order (M forwards and backwards in the IR) at most
-/// kMaxUnrolledMicroBatches micro-batches.
+/// batch are at most kMaxStepSequences sequences.
 static LogicalResult checkBound(func::FuncOp func, int64_t m) {
   int64_t batch = globalBatch(func);
   if (m > kMaxStepSequences / batch)
@@ -386,14 +301,6 @@ static LogicalResult checkBound(func::FuncOp func, int64_t m) {
            << " sequences is more than " << kMaxStepSequences
            << " sequences (2^20) per step, far above the largest global "
               "batches trained";
-  if (TfmDialect::getPipelineStages(func) > 1 && m > kMaxUnrolledMicroBatches)
-    return func.emitOpError()
-           << "sp-micro-batches: micro-batches=" << m
-           << " on a pipeline stage is over the bound of "
-           << kMaxUnrolledMicroBatches
-           << ": a stage's 1F1B schedule is unrolled (one copy of its "
-              "forward and backward per micro-batch), so its IR and compile "
-              "time grow with M";
   return success();
 }
 
@@ -429,10 +336,12 @@ struct SpMicroBatchesPass
       auto fn = cast<func::FuncOp>(step);
       if (failed(checkBound(fn, microBatches)))
         return signalPassFailure();
-      // A pipeline stage's 1F1B order interleaves micro-batches: unrolled.
-      if (failed(TfmDialect::getPipelineStages(fn) > 1
-                     ? unroll(fn, microBatches)
-                     : buildLoop(fn, microBatches, peelLast)))
+      // Stage k of P runs min(P-1-k, M) warm-up forwards (1F1B); the
+      // stage's loop runs every micro-batch (no peeling).
+      int64_t stages = TfmDialect::getPipelineStages(fn);
+      int64_t lag = std::min<int64_t>(
+          stages - 1 - TfmDialect::getPipelineStage(fn), microBatches);
+      if (failed(buildLoop(fn, microBatches, peelLast && stages == 1, lag)))
         return signalPassFailure();
     }
   }

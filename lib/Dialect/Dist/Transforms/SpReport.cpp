@@ -39,6 +39,11 @@ LogicalResult dist::addBytes(int64_t &total, std::optional<int64_t> bytes,
   return success();
 }
 
+int64_t dist::executionsPerStep(Operation *op) {
+  auto loop = op->getParentOfType<tfm::MicroBatchLoopOp>();
+  return loop ? loop.getMicroBatches() : 1;
+}
+
 /// Per-layer sums, layer -1 standing for everything outside the layers.
 template <typename T> using PerLayer = std::map<int64_t, T>;
 
@@ -56,10 +61,18 @@ static LogicalResult commReport(func::FuncOp func, PerLayer<CommEntry> &layers,
   WalkResult r = func.walk([&](CollectiveOpInterface op) {
     auto mesh = symbols.lookupNearestSymbolFrom<MeshOp>(op, op.getMeshRef());
     int64_t n = *mesh.getAxisSize(op.getMeshAxis());
-    std::optional<int64_t> bytes = op.getRingBytesSent(n);
+    // A micro-batch loop's collective sends its bytes once per micro-batch.
+    int64_t times = executionsPerStep(op);
+    std::optional<int64_t> once = op.getRingBytesSent(n);
+    std::optional<int64_t> bytes =
+        once ? llvm::checkedMul<int64_t>(*once, times) : std::nullopt;
     if (!bytes) {
-      op->emitOpError() << "the bytes it sends on axis '" << op.getMeshAxis()
-                        << "' (" << n << " ranks) overflow int64";
+      InFlightDiagnostic diag = op->emitOpError()
+                                << "the bytes it sends on axis '"
+                                << op.getMeshAxis() << "' (" << n << " ranks";
+      if (times > 1)
+        diag << ", once per each of " << times << " micro-batches";
+      diag << ") overflow int64";
       return WalkResult::interrupt();
     }
     // Every layer's sum is at most the total.
@@ -73,6 +86,8 @@ static LogicalResult commReport(func::FuncOp func, PerLayer<CommEntry> &layers,
                          {"bytes_sent", sent}};
     if (auto dim = op->getAttrOfType<IntegerAttr>("dim"))
       c["dim"] = dim.getInt();
+    if (times > 1)
+      c["micro_batches"] = times;
     entry.collectives.push_back(std::move(c));
     return WalkResult::advance();
   });

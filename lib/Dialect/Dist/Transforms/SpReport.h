@@ -21,6 +21,10 @@ namespace seqpar::dist {
 mlir::LogicalResult addBytes(int64_t &total, std::optional<int64_t> bytes,
                              mlir::Operation *op, llvm::StringRef what);
 
+/// How many times `op` runs in a step: once per micro-batch in a
+/// micro-batch loop's body, else once.
+int64_t executionsPerStep(mlir::Operation *op);
+
 /// The memory report's fields, added to `report` (sorted by the JSON
 /// writer): the policy, per-layer and total activation accounting (the IR's
 /// and the paper's, without recompute and under `paperPolicy`), FLOPs and

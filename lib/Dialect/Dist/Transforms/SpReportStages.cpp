@@ -11,8 +11,10 @@
 //
 // sp-sync-grads appends the exchange to the step after all the micro-batch
 // traffic, so a stage's last sends and recvs on the pipeline axis, one per
-// other holder of each weight it holds, are the exchange; the others carry
-// their micro-batch (tfm.in_micro_batch; none with one micro-batch: 0).
+// other holder of each weight it holds, are the exchange; the others are
+// in a micro-batch loop's body (each micro-batch's), carry their
+// micro-batch (tfm.in_micro_batch) or, with one micro-batch, are 0's. A
+// collective in a loop's body counts once per micro-batch.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,6 +23,8 @@
 #include "seqpar/Dialect/Dist/IR/Dist.h"
 #include "seqpar/Dialect/Tfm/IR/TensorSizes.h"
 #include "seqpar/Dialect/Tfm/IR/Tfm.h"
+
+#include "llvm/Support/CheckedArithmetic.h"
 
 #include <map>
 #include <string>
@@ -80,14 +84,18 @@ dist::stageCommReport(func::FuncOp func, ArrayRef<func::FuncOp> program) {
   WalkResult r = func.walk([&](CollectiveOpInterface op) {
     auto mesh = symbols.lookupNearestSymbolFrom<MeshOp>(op, op.getMeshRef());
     int64_t n = *mesh.getAxisSize(op.getMeshAxis());
-    std::optional<int64_t> bytes = op.getRingBytesSent(n);
+    // A micro-batch loop's collective runs once per micro-batch.
+    int64_t times = executionsPerStep(op);
+    std::optional<int64_t> once = op.getRingBytesSent(n);
+    std::optional<int64_t> bytes =
+        once ? llvm::checkedMul<int64_t>(*once, times) : std::nullopt;
     if (failed(addBytes(total, bytes, op, "the stage's communication report")))
       return WalkResult::interrupt();
     bool isSend = isa<SendOp>(op), isRecv = isa<RecvOp>(op);
     if (!isSend && !isRecv) {
       auto &g =
           groups[{op->getName().getStringRef().str(), op.getMeshAxis().str()}];
-      ++g.first;
+      g.first += times;
       g.second += *bytes;
       return WalkResult::advance();
     }
@@ -118,12 +126,18 @@ dist::stageCommReport(func::FuncOp func, ArrayRef<func::FuncOp> program) {
         return op->emitOpError() << "sp-report: a weight-gradient exchange "
                                     "inside micro-batch "
                                  << mb.getInt();
-      PointToPoint &t = p2p[exchange ? -1 : mb ? mb.getInt() : 0];
-      Value v = send ? op->getOperand(0) : op->getResult(0);
-      if (failed(addBytes(send ? t.sendBytes : t.recvBytes, checkedByteSize(v),
-                          op, "the stage's point-to-point bytes")))
-        return failure();
-      ++(send ? t.sends : t.recvs);
+      // In a loop's body: micro-batches 0 to n - 1 each.
+      int64_t first = exchange ? -1 : mb ? mb.getInt() : 0;
+      int64_t n = executionsPerStep(op);
+      for (int64_t i = first; i < first + n; ++i) {
+        PointToPoint &t = p2p[i];
+        Value v = send ? op->getOperand(0) : op->getResult(0);
+        if (failed(addBytes(send ? t.sendBytes : t.recvBytes,
+                            checkedByteSize(v), op,
+                            "the stage's point-to-point bytes")))
+          return failure();
+        ++(send ? t.sends : t.recvs);
+      }
     }
   }
 

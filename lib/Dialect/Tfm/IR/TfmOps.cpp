@@ -217,11 +217,57 @@ LogicalResult MicroBatchLoopOp::verify() {
       n && (int64_t(*n) < 1 || int64_t(*n) > m))
     return emitOpError() << "count " << int64_t(*n) << " is outside [1, " << m
                          << "] (the micro-batches of its inputs)";
+  if (std::optional<uint64_t> w = getLag()) {
+    if (int64_t(*w) < 0 || int64_t(*w) > m)
+      return emitOpError() << "lag " << int64_t(*w) << " is outside [0, " << m
+                           << "] (the micro-batches of its inputs)";
+    if (getCount())
+      return emitOpError() << "has both a lag and a count: a pipeline "
+                              "stage's loop runs every micro-batch";
+    StringRef mark = TfmDialect::BackwardBeginsAttrHelper::getNameStr();
+    int64_t marked =
+        llvm::count_if(body.without_terminator(),
+                       [&](Operation &op) { return op.hasAttr(mark); });
+    if (marked != 1)
+      return emitOpError() << "has a lag but " << marked
+                           << " ops of its body marked " << mark
+                           << "; exactly one begins the backward part";
+  }
   auto yield = cast<YieldOp>(body.getTerminator());
   if (yield.getValues().getTypes() != getResultTypes())
     return emitOpError() << "yields " << yield.getValues().getTypes()
                          << " but its results are " << getResultTypes();
   return success();
+}
+
+Operation *MicroBatchLoopOp::getBackwardBegin() {
+  if (!getLag())
+    return nullptr;
+  for (Operation &op : getBody().front())
+    if (op.hasAttr(TfmDialect::BackwardBeginsAttrHelper::getNameStr()))
+      return &op;
+  return nullptr;
+}
+
+bool MicroBatchLoopOp::inBackwardPart(Operation *op) {
+  Operation *begin = getBackwardBegin();
+  Operation *at =
+      begin ? getBody().front().findAncestorOpInBlock(*op) : nullptr;
+  return at && !at->isBeforeInBlock(begin);
+}
+
+int64_t MicroBatchLoopOp::stashSlots(Value v) {
+  int64_t w = getLagOrZero();
+  // The body's arguments are read in place at the micro-batch of the part
+  // reading them; only computed values are stashed.
+  Operation *def = v.getDefiningOp();
+  if (w == 0 || !def || !getBody().front().findAncestorOpInBlock(*def) ||
+      inBackwardPart(def))
+    return 1;
+  for (Operation *user : v.getUsers())
+    if (inBackwardPart(user))
+      return std::min(w + 1, getStepMicroBatches());
+  return 1;
 }
 
 LogicalResult EmbeddingOp::verify() {

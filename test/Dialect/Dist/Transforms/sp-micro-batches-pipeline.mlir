@@ -4,11 +4,13 @@
 // RUN: sp-opt %s -split-input-file -sp-micro-batches="micro-batches=2" | FileCheck %s --check-prefix=SUM
 
 // Pipeline parallelism: each stage's step runs its micro-batches in the
-// 1F1B order. Stage k of P runs w = min(P-1-k, M) warm-up forwards, then
-// one forward and the oldest pending backward per remaining micro-batch,
-// then the w cool-down backwards. A forward is marked here by the stage's
-// embedding / linear / cross-entropy, a backward by its weight gradient.
-// The stages before the last return a zero loss, which stays as it is.
+// 1F1B order as one tfm.micro_batch_loop. Stage k of P has lag w =
+// min(P-1-k, M): the loop's backward part (from the seed) runs w
+// micro-batches behind its forward part (w warm-up forwards, then one
+// forward and one backward per micro-batch, then w cool-down backwards:
+// the order itself is the lowering's, Conversion/SpToRuntime/
+// micro-batches-lag.mlir). The last stage has no lag. The stages before the
+// last return a zero loss, which stays outside the loop.
 
 // ONE-LABEL: func.func @train_step_stage0(
 // ONE-NOT: tfm.in_micro_batch
@@ -51,56 +53,36 @@ func.func @train_step_stage1(%ids: tensor<8x1xi64, #dist.layout<@mesh, dp = S(1)
   return %loss, %dw : tensor<f32>, tensor<16x4xf32, #dist.layout<@mesh, dp = P>>
 }
 // P2M2-LABEL: func.func @train_step_stage0(
-// w = 1: F0 F1 B0 B1
-// P2M2: tfm.embedding {{.*}}tfm.in_micro_batch = 0 : i64}
-// P2M2: tfm.embedding {{.*}}tfm.in_micro_batch = 1 : i64}
-// P2M2: tfm.embedding_grad {{.*}}tfm.in_micro_batch = 0 : i64}
-// P2M2: tfm.embedding_grad {{.*}}tfm.in_micro_batch = 1 : i64}
-// P2M2: return
+// P2M2: tfm.micro_batch_loop({{.*}}) {lag = 1 : i64}
+// P2M2: tfm.embedding
+// P2M2: dist.send
+// P2M2: tfm.fill 1.000000e+00 {tfm.backward_begins}
+// P2M2: dist.recv
+// P2M2: tfm.embedding_grad
+// P2M2: tfm.yield
 // P2M2-LABEL: func.func @train_step_stage1(
-// w = 0: F0 B0 F1 B1
-// P2M2: tfm.cross_entropy {{.*}}tfm.in_micro_batch = 0 : i64}
-// P2M2: tfm.linear_grad_weight {{.*}}tfm.in_micro_batch = 0 : i64}
-// P2M2: tfm.cross_entropy {{.*}}tfm.in_micro_batch = 1 : i64}
-// P2M2: tfm.linear_grad_weight {{.*}}tfm.in_micro_batch = 1 : i64}
-// P2M2: return
+// P2M2: tfm.micro_batch_loop({{.*}}) : (
+// P2M2: tfm.cross_entropy
+// P2M2: tfm.linear_grad_weight
+// P2M2: tfm.yield
 // P2M4-LABEL: func.func @train_step_stage0(
-// w = 1: F0 F1 B0 F2 B1 F3 B2 B3
-// P2M4: tfm.embedding {{.*}}tfm.in_micro_batch = 0 : i64}
-// P2M4: tfm.embedding {{.*}}tfm.in_micro_batch = 1 : i64}
-// P2M4: tfm.embedding_grad {{.*}}tfm.in_micro_batch = 0 : i64}
-// P2M4: tfm.embedding {{.*}}tfm.in_micro_batch = 2 : i64}
-// P2M4: tfm.embedding_grad {{.*}}tfm.in_micro_batch = 1 : i64}
-// P2M4: tfm.embedding {{.*}}tfm.in_micro_batch = 3 : i64}
-// P2M4: tfm.embedding_grad {{.*}}tfm.in_micro_batch = 2 : i64}
-// P2M4: tfm.embedding_grad {{.*}}tfm.in_micro_batch = 3 : i64}
-// P2M4: return
+// P2M4: tfm.micro_batch_loop({{.*}}) {lag = 1 : i64} : (tensor<4x8x1xi64
 // P2M4-LABEL: func.func @train_step_stage1(
-// w = 0: F0 B0 F1 B1 F2 B2 F3 B3
-// P2M4: tfm.cross_entropy {{.*}}tfm.in_micro_batch = 0 : i64}
-// P2M4: tfm.linear_grad_weight {{.*}}tfm.in_micro_batch = 0 : i64}
-// P2M4: tfm.cross_entropy {{.*}}tfm.in_micro_batch = 1 : i64}
-// P2M4: tfm.linear_grad_weight {{.*}}tfm.in_micro_batch = 1 : i64}
-// P2M4: tfm.cross_entropy {{.*}}tfm.in_micro_batch = 2 : i64}
-// P2M4: tfm.linear_grad_weight {{.*}}tfm.in_micro_batch = 2 : i64}
-// P2M4: tfm.cross_entropy {{.*}}tfm.in_micro_batch = 3 : i64}
-// P2M4: tfm.linear_grad_weight {{.*}}tfm.in_micro_batch = 3 : i64}
-// P2M4: return
-// The sums: stage 0's zero loss is returned as it is, the last stage sums
-// its micro-batches' losses and each stage its gradients, in order.
+// P2M4: tfm.micro_batch_loop({{.*}}) : (tensor<4x8x1xi64
+// The sums: stage 0's zero loss is returned as it is, the last stage's
+// loop sums its micro-batches' losses, each stage's its gradients.
 // SUM-LABEL: func.func @train_step_stage0(
 // SUM: %[[ZERO:.*]] = tfm.fill 0.000000e+00 : tensor<f32>
-// SUM: %[[G0:.*]] = tfm.embedding_grad {{.*}}tfm.in_micro_batch = 0 : i64}
-// SUM: %[[G1:.*]] = tfm.embedding_grad {{.*}}tfm.in_micro_batch = 1 : i64}
-// SUM-NEXT: %[[G:.*]] = tfm.add %[[G0]], %[[G1]]
-// SUM-NEXT: return %[[ZERO]], %[[G]]
+// SUM: %[[G:.*]] = tfm.micro_batch_loop
+// SUM: %[[GI:.*]] = tfm.embedding_grad
+// SUM: tfm.yield %[[GI]]
+// SUM: return %[[ZERO]], %[[G]]
 // SUM-LABEL: func.func @train_step_stage1(
-// SUM: %[[L0:.*]] = dist.all_reduce %{{.*}} on @mesh["dp"] sum {tfm.in_micro_batch = 0 : i64}
-// SUM: %[[L1:.*]] = dist.all_reduce %{{.*}} on @mesh["dp"] sum {tfm.in_micro_batch = 1 : i64}
-// SUM: %[[G1:.*]] = tfm.linear_grad_weight {{.*}}tfm.in_micro_batch = 1 : i64}
-// SUM: %[[L:.*]] = tfm.add %[[L0]], %[[L1]]
-// SUM-NEXT: %[[G:.*]] = tfm.add %{{.*}}, %[[G1]]
-// SUM-NEXT: return %[[L]], %[[G]]
+// SUM: %[[R:.*]]:2 = tfm.micro_batch_loop
+// SUM: %[[L:.*]] = dist.all_reduce %{{.*}} on @mesh["dp"] sum
+// SUM: %[[GI:.*]] = tfm.linear_grad_weight
+// SUM: tfm.yield %[[L]], %[[GI]]
+// SUM: return %[[R]]#0, %[[R]]#1
 
 // -----
 
@@ -160,74 +142,18 @@ func.func @train_step_stage3(%ids: tensor<8x1xi64, #dist.layout<@mesh, dp = S(1)
   return %loss, %dw : tensor<f32>, tensor<16x4xf32, #dist.layout<@mesh, dp = P>>
 }
 // P4M2-LABEL: func.func @train_step_stage0(
-// w = 2: F0 F1 B0 B1
-// P4M2: tfm.embedding {{.*}}tfm.in_micro_batch = 0 : i64}
-// P4M2: tfm.embedding {{.*}}tfm.in_micro_batch = 1 : i64}
-// P4M2: tfm.embedding_grad {{.*}}tfm.in_micro_batch = 0 : i64}
-// P4M2: tfm.embedding_grad {{.*}}tfm.in_micro_batch = 1 : i64}
-// P4M2: return
+// P4M2: tfm.micro_batch_loop({{.*}}) {lag = 2 : i64}
 // P4M2-LABEL: func.func @train_step_stage1(
-// w = 2: F0 F1 B0 B1
-// P4M2: tfm.linear {{.*}}tfm.in_micro_batch = 0 : i64}
-// P4M2: tfm.linear {{.*}}tfm.in_micro_batch = 1 : i64}
-// P4M2: tfm.linear_grad_weight {{.*}}tfm.in_micro_batch = 0 : i64}
-// P4M2: tfm.linear_grad_weight {{.*}}tfm.in_micro_batch = 1 : i64}
-// P4M2: return
+// P4M2: tfm.micro_batch_loop({{.*}}) {lag = 2 : i64}
 // P4M2-LABEL: func.func @train_step_stage2(
-// w = 1: F0 F1 B0 B1
-// P4M2: tfm.linear {{.*}}tfm.in_micro_batch = 0 : i64}
-// P4M2: tfm.linear {{.*}}tfm.in_micro_batch = 1 : i64}
-// P4M2: tfm.linear_grad_weight {{.*}}tfm.in_micro_batch = 0 : i64}
-// P4M2: tfm.linear_grad_weight {{.*}}tfm.in_micro_batch = 1 : i64}
-// P4M2: return
+// P4M2: tfm.micro_batch_loop({{.*}}) {lag = 1 : i64}
 // P4M2-LABEL: func.func @train_step_stage3(
-// w = 0: F0 B0 F1 B1
-// P4M2: tfm.cross_entropy {{.*}}tfm.in_micro_batch = 0 : i64}
-// P4M2: tfm.linear_grad_weight {{.*}}tfm.in_micro_batch = 0 : i64}
-// P4M2: tfm.cross_entropy {{.*}}tfm.in_micro_batch = 1 : i64}
-// P4M2: tfm.linear_grad_weight {{.*}}tfm.in_micro_batch = 1 : i64}
-// P4M2: return
+// P4M2: tfm.micro_batch_loop({{.*}}) : (
 // P4M4-LABEL: func.func @train_step_stage0(
-// w = 3: F0 F1 F2 F3 B0 B1 B2 B3
-// P4M4: tfm.embedding {{.*}}tfm.in_micro_batch = 0 : i64}
-// P4M4: tfm.embedding {{.*}}tfm.in_micro_batch = 1 : i64}
-// P4M4: tfm.embedding {{.*}}tfm.in_micro_batch = 2 : i64}
-// P4M4: tfm.embedding {{.*}}tfm.in_micro_batch = 3 : i64}
-// P4M4: tfm.embedding_grad {{.*}}tfm.in_micro_batch = 0 : i64}
-// P4M4: tfm.embedding_grad {{.*}}tfm.in_micro_batch = 1 : i64}
-// P4M4: tfm.embedding_grad {{.*}}tfm.in_micro_batch = 2 : i64}
-// P4M4: tfm.embedding_grad {{.*}}tfm.in_micro_batch = 3 : i64}
-// P4M4: return
+// P4M4: tfm.micro_batch_loop({{.*}}) {lag = 3 : i64}
 // P4M4-LABEL: func.func @train_step_stage1(
-// w = 2: F0 F1 F2 B0 F3 B1 B2 B3
-// P4M4: tfm.linear {{.*}}tfm.in_micro_batch = 0 : i64}
-// P4M4: tfm.linear {{.*}}tfm.in_micro_batch = 1 : i64}
-// P4M4: tfm.linear {{.*}}tfm.in_micro_batch = 2 : i64}
-// P4M4: tfm.linear_grad_weight {{.*}}tfm.in_micro_batch = 0 : i64}
-// P4M4: tfm.linear {{.*}}tfm.in_micro_batch = 3 : i64}
-// P4M4: tfm.linear_grad_weight {{.*}}tfm.in_micro_batch = 1 : i64}
-// P4M4: tfm.linear_grad_weight {{.*}}tfm.in_micro_batch = 2 : i64}
-// P4M4: tfm.linear_grad_weight {{.*}}tfm.in_micro_batch = 3 : i64}
-// P4M4: return
+// P4M4: tfm.micro_batch_loop({{.*}}) {lag = 2 : i64}
 // P4M4-LABEL: func.func @train_step_stage2(
-// w = 1: F0 F1 B0 F2 B1 F3 B2 B3
-// P4M4: tfm.linear {{.*}}tfm.in_micro_batch = 0 : i64}
-// P4M4: tfm.linear {{.*}}tfm.in_micro_batch = 1 : i64}
-// P4M4: tfm.linear_grad_weight {{.*}}tfm.in_micro_batch = 0 : i64}
-// P4M4: tfm.linear {{.*}}tfm.in_micro_batch = 2 : i64}
-// P4M4: tfm.linear_grad_weight {{.*}}tfm.in_micro_batch = 1 : i64}
-// P4M4: tfm.linear {{.*}}tfm.in_micro_batch = 3 : i64}
-// P4M4: tfm.linear_grad_weight {{.*}}tfm.in_micro_batch = 2 : i64}
-// P4M4: tfm.linear_grad_weight {{.*}}tfm.in_micro_batch = 3 : i64}
-// P4M4: return
+// P4M4: tfm.micro_batch_loop({{.*}}) {lag = 1 : i64}
 // P4M4-LABEL: func.func @train_step_stage3(
-// w = 0: F0 B0 F1 B1 F2 B2 F3 B3
-// P4M4: tfm.cross_entropy {{.*}}tfm.in_micro_batch = 0 : i64}
-// P4M4: tfm.linear_grad_weight {{.*}}tfm.in_micro_batch = 0 : i64}
-// P4M4: tfm.cross_entropy {{.*}}tfm.in_micro_batch = 1 : i64}
-// P4M4: tfm.linear_grad_weight {{.*}}tfm.in_micro_batch = 1 : i64}
-// P4M4: tfm.cross_entropy {{.*}}tfm.in_micro_batch = 2 : i64}
-// P4M4: tfm.linear_grad_weight {{.*}}tfm.in_micro_batch = 2 : i64}
-// P4M4: tfm.cross_entropy {{.*}}tfm.in_micro_batch = 3 : i64}
-// P4M4: tfm.linear_grad_weight {{.*}}tfm.in_micro_batch = 3 : i64}
-// P4M4: return
+// P4M4: tfm.micro_batch_loop({{.*}}) : (

@@ -1,6 +1,6 @@
 // RUN: sp-opt %s -sp-sync-grads="zero=1" | FileCheck %s
 // RUN: sp-opt %s -sp-micro-batches="micro-batches=4" -sp-sync-grads -sp-optimizer -sp-verify | FileCheck %s --check-prefix=OPT
-// RUN: sp-opt %s -sp-micro-batches="micro-batches=2" -sp-recompute="policy=full" -sp-sync-grads="zero=1" -sp-optimizer -sp-verify -o /dev/null
+// RUN: sp-opt %s -sp-recompute="policy=full" -sp-micro-batches="micro-batches=2" -sp-sync-grads="zero=1" -sp-optimizer -sp-verify -o /dev/null
 
 // A weight held by three stages (sp-pipeline places a tied embedding on the
 // first and last stage only; this IR is hand-written): @wte is read by the

@@ -1,6 +1,6 @@
 // RUN: sp-opt %s -split-input-file -sp-sync-grads="zero=1" | FileCheck %s
 // RUN: sp-opt %s -split-input-file -sp-micro-batches="micro-batches=4" -sp-sync-grads -sp-optimizer -sp-verify | FileCheck %s --check-prefix=OPT
-// RUN: sp-opt %s -split-input-file -sp-micro-batches="micro-batches=4" -sp-recompute="policy=full" -sp-sync-grads="zero=1" -sp-optimizer -sp-verify -o /dev/null
+// RUN: sp-opt %s -split-input-file -sp-recompute="policy=full" -sp-micro-batches="micro-batches=4" -sp-sync-grads="zero=1" -sp-optimizer -sp-verify -o /dev/null
 
 // Pipeline parallelism, tied embeddings: @wte is read by stage 0 (the
 // embedding) and by stage 2 (the LM head). Each of the two sends its

@@ -155,3 +155,82 @@ func.func @stage0() attributes {tfm.forward, tfm.pipeline_stage = 0 : i64, tfm.p
 func.func @stage1() attributes {tfm.forward, tfm.pipeline_stage = 1 : i64, tfm.pipeline_stages = 2 : i64} {
   return
 }
+
+// -----
+
+// Micro-batch loops run as they execute: stage 0's backward part lags its
+// forward part by one micro-batch (F0, F1 B0, F2 B1, B2), stage 1 runs each
+// micro-batch's forward and backward together: every recv finds its send.
+dist.mesh @mesh ["pp" = 2] roles [pipeline]
+func.func @stage0(%ids: tensor<3x4x1xi64>) attributes {tfm.forward, tfm.pipeline_stage = 0 : i64, tfm.pipeline_stages = 2 : i64} {
+  tfm.micro_batch_loop(%ids) {lag = 1 : i64} : (tensor<3x4x1xi64>) -> () {
+  ^bb0(%i: tensor<4x1xi64>):
+    %x = tfm.fill 1.000000e+00 : tensor<4xf32>
+    dist.send %x on @mesh["pp"] offset 1 : tensor<4xf32>
+    %seed = tfm.fill 1.000000e+00 {tfm.backward_begins} : tensor<f32>
+    %d = dist.recv on @mesh["pp"] offset 1 : tensor<4xf32>
+    tfm.yield
+  }
+  return
+}
+func.func @stage1(%ids: tensor<3x4x1xi64>) attributes {tfm.forward, tfm.pipeline_stage = 1 : i64, tfm.pipeline_stages = 2 : i64} {
+  tfm.micro_batch_loop(%ids) : (tensor<3x4x1xi64>) -> () {
+  ^bb0(%i: tensor<4x1xi64>):
+    %y = dist.recv on @mesh["pp"] offset -1 : tensor<4xf32>
+    %seed = tfm.fill 1.000000e+00 {tfm.backward_begins} : tensor<f32>
+    dist.send %y on @mesh["pp"] offset -1 : tensor<4xf32>
+    tfm.yield
+  }
+  return
+}
+
+// -----
+
+// The lags swapped: stage 1 waits for micro-batch 1's activation before it
+// sends micro-batch 0's gradient, and stage 0 sends micro-batch 1's
+// activation only after that gradient.
+dist.mesh @mesh ["pp" = 2] roles [pipeline]
+func.func @stage0(%ids: tensor<3x4x1xi64>) attributes {tfm.forward, tfm.pipeline_stage = 0 : i64, tfm.pipeline_stages = 2 : i64} {
+  tfm.micro_batch_loop(%ids) : (tensor<3x4x1xi64>) -> () {
+  ^bb0(%i: tensor<4x1xi64>):
+    %x = tfm.fill 1.000000e+00 : tensor<4xf32>
+    dist.send %x on @mesh["pp"] offset 1 : tensor<4xf32>
+    %seed = tfm.fill 1.000000e+00 {tfm.backward_begins} : tensor<f32>
+    // expected-error @+1 {{'dist.recv' op pipeline deadlock: stage 0 waits at this recv (micro-batch 0) for stage 1, which waits at its recv (micro-batch 1) for stage 0: each waits for a send issued only after its own recv}}
+    %d = dist.recv on @mesh["pp"] offset 1 : tensor<4xf32>
+    tfm.yield
+  }
+  return
+}
+func.func @stage1(%ids: tensor<3x4x1xi64>) attributes {tfm.forward, tfm.pipeline_stage = 1 : i64, tfm.pipeline_stages = 2 : i64} {
+  tfm.micro_batch_loop(%ids) {lag = 1 : i64} : (tensor<3x4x1xi64>) -> () {
+  ^bb0(%i: tensor<4x1xi64>):
+    // expected-note @+1 {{stage 1 waits here (micro-batch 1)}}
+    %y = dist.recv on @mesh["pp"] offset -1 : tensor<4xf32>
+    %seed = tfm.fill 1.000000e+00 {tfm.backward_begins} : tensor<f32>
+    %z = tfm.fill 1.000000e+00 : tensor<4xf32>
+    dist.send %z on @mesh["pp"] offset -1 : tensor<4xf32>
+    tfm.yield
+  }
+  return
+}
+
+// -----
+
+// A loop's send runs once per micro-batch: stage 0 sends two activations,
+// stage 1 receives one.
+dist.mesh @mesh ["pp" = 2] roles [pipeline]
+func.func @stage0(%ids: tensor<2x4x1xi64>) attributes {tfm.forward, tfm.pipeline_stage = 0 : i64, tfm.pipeline_stages = 2 : i64} {
+  tfm.micro_batch_loop(%ids) : (tensor<2x4x1xi64>) -> () {
+  ^bb0(%i: tensor<4x1xi64>):
+    %x = tfm.fill 1.000000e+00 : tensor<4xf32>
+    // expected-error @+1 {{'dist.send' op sends to pipeline stage 1 (its send #1 there (micro-batch 1)), but stage 1 has only 1 dist.recv from stage 0 on mesh axis 'pp'}}
+    dist.send %x on @mesh["pp"] offset 1 : tensor<4xf32>
+    tfm.yield
+  }
+  return
+}
+func.func @stage1(%ids: tensor<2x4x1xi64>) attributes {tfm.forward, tfm.pipeline_stage = 1 : i64, tfm.pipeline_stages = 2 : i64} {
+  %y = dist.recv on @mesh["pp"] offset -1 : tensor<4xf32>
+  return
+}

@@ -51,6 +51,11 @@ struct LiveValue {
   mlir::Value value;
   int64_t start, end, bytes;
   mlir::Operation *workspaceOf = nullptr;
+  /// The copies `bytes` holds (each kArenaAlign-aligned): a pipeline
+  /// stage's loop keeps a forward value its backward reads once per
+  /// micro-batch in flight (MicroBatchLoopOp::stashSlots), live for the
+  /// whole loop.
+  int64_t slots = 1;
   bool overlapsInTime(const LiveValue &o) const {
     return start <= o.end && o.start <= end;
   }
@@ -91,12 +96,13 @@ std::optional<unsigned> inPlaceOperand(mlir::OpResult r);
 mlir::Operation *asyncWaitPoint(mlir::Operation *op);
 
 /// Whether `v` (defined at `v.start`) reuses the bytes of `operand`, which
-/// dies at the same op: a legal overlap.
+/// dies at the same op: a legal overlap (never for a stash).
 bool takesOver(const LiveValue &v, const LiveValue &operand);
 
 /// The arena values of a single-block function (every op result except
 /// parameter references, and every op's non-empty workspace, after the op's
-/// results), in the order they are defined. An error at the op of a result
+/// results), in the order they are defined. A stash (LiveValue::slots > 1)
+/// spans its loop, its bytes every copy's. An error at the op of a result
 /// whose size overflows int64.
 mlir::FailureOr<llvm::SmallVector<LiveValue>>
 arenaValues(mlir::func::FuncOp func);

@@ -6,7 +6,10 @@
 // the n-th recv of stage b from stage a. A send never waits for its recv;
 // a recv waits until its send was issued. This matches them, checks their
 // types, and runs the stages in an order that respects the waits, or finds
-// that they deadlock. See docs/design.md, "Pipeline point-to-point check".
+// that they deadlock. A micro-batch loop is run as it executes: its body's
+// ops once per micro-batch, the forward and backward parts of a loop with
+// a lag in their 1F1B order. See docs/design.md, "Pipeline point-to-point
+// check".
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,11 +30,13 @@ public:
   match(llvm::ArrayRef<mlir::func::FuncOp> stages, MeshOp mesh,
         llvm::StringRef axis);
 
-  /// Calls `visit` on every op of every stage, each stage's in order, in an
-  /// interleaving where each recv comes after its send (stages taken lowest
-  /// first as far as they get). If the stages deadlock, an error at the
-  /// blocked recv of the lowest stage naming the stages and micro-batches
-  /// that wait for each other. A failing `visit` stops the run.
+  /// Calls `visit` once on every op of every stage, each stage's in order
+  /// (an op of a micro-batch loop's body where it first runs, the loop
+  /// after its last micro-batch), in an interleaving where each recv comes
+  /// after its send (stages taken lowest first as far as they get). If the
+  /// stages deadlock, an error at the blocked recv of the lowest stage
+  /// naming the stages and micro-batches that wait for each other. A
+  /// failing `visit` stops the run.
   mlir::LogicalResult
   run(llvm::function_ref<mlir::LogicalResult(mlir::Operation *)> visit) const;
 
@@ -45,12 +50,20 @@ public:
   int64_t numStages() const { return stages.size(); }
 
 private:
+  /// One execution of an op: of micro-batch `microBatch` (-1: none), and
+  /// for a recv on the axis the stage it receives from and its index among
+  /// the recvs from there.
+  struct Event {
+    mlir::Operation *op;
+    int64_t microBatch = -1;
+    int64_t from = -1, index = -1;
+  };
+
   llvm::SmallVector<mlir::func::FuncOp> stages;
-  /// recv -> its send, send -> its recv.
+  /// Each stage's ops in the order they run.
+  llvm::SmallVector<llvm::SmallVector<Event>> events;
+  /// recv -> its send, send -> its recv (the same in every micro-batch).
   llvm::DenseMap<mlir::Operation *, mlir::Operation *> peer;
-  /// A recv's stage it receives from and its index among the recvs from
-  /// there.
-  llvm::DenseMap<mlir::Operation *, std::pair<int64_t, int64_t>> recvIndex;
   /// A send's stage it sends to.
   llvm::DenseMap<mlir::Operation *, int64_t> sendTo;
 };

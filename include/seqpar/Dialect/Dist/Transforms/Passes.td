@@ -230,10 +230,14 @@ def SpMicroBatchesPass : Pass<"sp-micro-batches", "::mlir::ModuleOp"> {
     train pipeline returns are f32); sp-sync-grads then reduces the sums
     once. The IR, and so the compile time, does not grow with M.
 
-    A pipeline stage's step (sp-pipeline's) is instead unrolled in the 1F1B
-    order: its forward and backward cloned once per micro-batch (reading it
-    with `tfm.micro_batch`, each op of micro-batch i carrying
-    `tfm.in_micro_batch = i`), and M is at most 256 there.
+    On pipeline stage k of P (sp-pipeline's step) the loop has `lag` w =
+    min(P - 1 - k, M): its backward part (from the seed of the backward)
+    runs w micro-batches behind its forward part, the 1F1B order (w warm-up
+    forwards, then one forward and one backward per micro-batch, then w
+    cool-down backwards), and the arena keeps the w + 1 micro-batches'
+    activations in flight in copies of their own. The last stage (w = 0)
+    runs forward and backward of each micro-batch together. A stage's loop
+    is not peeled. The IR does not grow with M there either.
 
     M is bounded: M times the step's global batch is at most 2^20
     sequences; beyond, the pass fails naming the option and the bound.
@@ -247,7 +251,8 @@ def SpMicroBatchesPass : Pass<"sp-micro-batches", "::mlir::ModuleOp"> {
     once for all. `micro-batches=1` leaves the step unchanged.
 
     With `peel-last` (the train pipeline sets it when
-    sp-overlap-grad-reductions runs) the loop runs micro-batches 0 to M - 2
+    sp-overlap-grad-reductions runs), on a step without pipeline stages, the
+    loop runs micro-batches 0 to M - 2
     (`count = M - 1`) and micro-batch M - 1 follows it as straight-line ops
     (reading it with `tfm.micro_batch`, marked `tfm.in_micro_batch = M - 1`),
     each of its summed values added to the loop's sum right after it is

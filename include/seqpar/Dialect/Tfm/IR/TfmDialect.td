@@ -53,7 +53,7 @@ def Tfm_Dialect : Dialect {
       of a forward op that sp-recompute placed in the backward, so that the
       backward reads it instead of keeping the forward's value.
     - `tfm.micro_batches` (integer >= 1, on a train step): sp-micro-batches
-      unrolled its forward and backward over that many micro-batches, whose
+      looped its forward and backward over that many micro-batches, whose
       gradients it sums (each contribution is accumulated M times, which
       sp-verify's accounting expects); the token ids and labels are
       `[M, s, b]`; 1 if absent.

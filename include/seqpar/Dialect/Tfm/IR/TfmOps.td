@@ -165,6 +165,18 @@ def Tfm_MicroBatchLoopOp : Op<Tfm_Dialect, "micro_batch_loop", [
     gradient's final sum is an op of the step's block, after which its
     reduction can start: sp-overlap-grad-reductions).
 
+    With `lag = w` the loop is a pipeline stage's 1F1B schedule: the body's
+    forward part (the ops before the one marked `tfm.backward_begins`) and
+    its backward part run `w` micro-batches apart. Iteration t = 0, 1, ...,
+    M + w - 1 runs the forward of micro-batch t (if t < M), then the
+    backward of micro-batch t - w (if t >= w): w warm-up forwards, one
+    forward and one backward per step of the steady state, w cool-down
+    backwards. A forward value the backward reads (an activation, the
+    micro-batch's inputs) is that of the backward's micro-batch: the arena
+    keeps min(w + 1, M) copies of it, micro-batch i's in copy i mod that
+    (stashSlots). Each result sums its micro-batches in order, as without
+    a lag. w = 0 is the plain loop.
+
     ```mlir
     %loss, %g = tfm.micro_batch_loop (%ids, %labels)
         : (tensor<4x128x2xi64>, tensor<4x128x2xi64>)
@@ -182,10 +194,13 @@ def Tfm_MicroBatchLoopOp : Op<Tfm_Dialect, "micro_batch_loop", [
       without dimension 0 and, with a layout, the input's layout with each
       split dimension one lower; dimension 0 is not split;
     - the yielded values have the results' types;
-    - `count`, if present, is in `[1, M]`.
+    - `count`, if present, is in `[1, M]`;
+    - `lag`, if present, is in `[0, M]`, comes without `count`, and the
+      body has exactly one op marked `tfm.backward_begins`.
   }];
   let arguments = (ins Variadic<Tfm_IndexTensor>:$inputs,
-                       OptionalAttr<I64Attr>:$count);
+                       OptionalAttr<I64Attr>:$count,
+                       OptionalAttr<I64Attr>:$lag);
   let results = (outs Variadic<AnyRankedTensor>:$results);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
@@ -203,6 +218,22 @@ def Tfm_MicroBatchLoopOp : Op<Tfm_Dialect, "micro_batch_loop", [
         return static_cast<int64_t>(*n);
       return getStepMicroBatches();
     }
+    /// w: how many micro-batches the backward part runs behind the
+    /// forward part (0 without `lag`).
+    int64_t getLagOrZero() {
+      ::std::optional<uint64_t> w = getLag();
+      return w ? static_cast<int64_t>(*w) : 0;
+    }
+    /// The body's first op of the backward part (marked
+    /// tfm.backward_begins), null without a lag.
+    ::mlir::Operation *getBackwardBegin();
+    /// Whether `op` (in the body, or nested in an op of it) is in the
+    /// backward part of a loop with a lag.
+    bool inBackwardPart(::mlir::Operation *op);
+    /// How many copies of `v` the arena holds: min(lag + 1, M) for a value
+    /// of the forward part that the backward part reads (a stash: each
+    /// micro-batch's in its own copy until its backward), else 1.
+    int64_t stashSlots(::mlir::Value v);
   }];
   let hasVerifier = 1;
 }
