@@ -24,99 +24,97 @@ static std::string str(double v) {
   return text;
 }
 
+std::string seqpar::pipelineOptionName(StringRef option) {
+  return option == "train" ? "the train pipeline" : option.str();
+}
+
 std::optional<std::string>
-seqpar::checkPipelineOptions(const PipelineOptions &o, bool train) {
+seqpar::checkPipelineOptions(const PipelineOptions &o, bool train,
+                             OptionNamer namer) {
   auto error = [](const Twine &message) { return message.str(); };
-  if (o.tp < 1)
-    return error("tp must be >= 1, got " + Twine(o.tp));
-  if (o.dp < 1)
-    return error("dp must be >= 1, got " + Twine(o.dp));
-  if (o.cp < 1)
-    return error("cp must be >= 1, got " + Twine(o.cp));
-  if (o.pp < 1)
-    return error("pp must be >= 1, got " + Twine(o.pp));
-  if (o.cpAttention != "allgather" && o.cpAttention != "ring")
-    return error("cp-attention must be allgather or ring, got '" +
-                 o.cpAttention + "'");
+  // An option as the caller names it, from its own argument string.
+  auto name = [&](const llvm::cl::Option &option) {
+    return namer(option.ArgStr);
+  };
+  // "NAME needs the train pipeline" (sp-compile: "--NAME needs --train").
+  auto needsTrain = [&](const llvm::cl::Option &option) {
+    return error(name(option) + " needs " + name(o.train));
+  };
+  for (const PipelineOptions::Option<int64_t> *degree :
+       {&o.tp, &o.dp, &o.cp, &o.pp})
+    if (*degree < 1)
+      return error(name(*degree) + " must be >= 1, got " +
+                   Twine(int64_t(*degree)));
   std::optional<int64_t> tpdp = llvm::checkedMul<int64_t>(o.tp, o.dp);
   if (!tpdp || !llvm::checkedMul<int64_t>(*tpdp, o.cp))
-    return error("tp * dp * cp = " + Twine(o.tp) + " * " + Twine(o.dp) + " * " +
-                 Twine(o.cp) + " ranks overflows int64");
+    return error(name(o.tp) + " * " + name(o.dp) + " * " + name(o.cp) + " = " +
+                 Twine(o.tp) + " * " + Twine(o.dp) + " * " + Twine(o.cp) +
+                 " ranks overflows int64");
   if (!llvm::checkedMul<int64_t>(*tpdp * o.cp, o.pp))
-    return error("tp * dp * cp * pp = " + Twine(o.tp) + " * " + Twine(o.dp) +
+    return error(name(o.tp) + " * " + name(o.dp) + " * " + name(o.cp) + " * " +
+                 name(o.pp) + " = " + Twine(o.tp) + " * " + Twine(o.dp) +
                  " * " + Twine(o.cp) + " * " + Twine(o.pp) +
                  " ranks overflows int64");
+  // (allgather, the default, restated without cp is accepted.)
+  if (o.cpAttention == CpAttention::ring && o.cp == 1)
+    return error(name(o.cpAttention) + " ring needs " + name(o.cp) +
+                 " > 1 (it passes K/V blocks around the ranks a sequence is "
+                 "split over)");
   if (!train && o.pp > 1)
-    return error("pp=" + Twine(o.pp) +
-                 " needs the train pipeline (pipelined inference is not "
-                 "supported yet)");
+    return error(name(o.pp) + " " + Twine(o.pp) + " needs " + name(o.train) +
+                 " (pipelined inference is not supported yet)");
   if (!o.ppLayers.empty()) {
     if (o.pp == 1)
-      return error("pp-layers needs pp > 1");
+      return error(name(o.ppLayers) + " needs " + name(o.pp) + " > 1");
     if (int64_t(o.ppLayers.size()) != o.pp ||
         llvm::any_of(o.ppLayers, [](int64_t n) { return n < 1; }))
       return error(
-          "pp-layers must give each of the pp = " + Twine(o.pp) +
-          " stages at least one layer, got " +
+          name(o.ppLayers) + " must give each of the " + name(o.pp) + " " +
+          Twine(o.pp) + " stages at least one layer, got " +
           join(llvm::map_range(o.ppLayers,
                                [](int64_t n) { return Twine(n).str(); }),
                ","));
   }
   if (o.fuseChunks < 0)
-    return error("fuse-chunks must be >= 0, got " + Twine(o.fuseChunks));
+    return error(name(o.fuseChunks) + " must be >= 0, got " +
+                 Twine(o.fuseChunks));
   if (o.zero != 0 && o.zero != 1)
-    return error("zero must be 0 or 1, got " + Twine(o.zero));
-  if (!train && o.train)
-    return error("train=true needs the train pipeline");
-  if (!train && o.zero == 1)
-    return error("zero=1 needs the train pipeline");
+    return error(name(o.zero) + " must be 0 or 1, got " + Twine(o.zero));
   if (o.microBatches < 1)
-    return error("micro-batches must be >= 1, got " + Twine(o.microBatches));
-  if (!train && o.microBatches != 1)
-    return error("micro-batches=" + Twine(o.microBatches) +
-                 " needs the train pipeline");
-  if (o.gradReduceDtype != "f32" && o.gradReduceDtype != "bf16")
-    return error("grad-reduce-dtype must be f32 or bf16, got '" +
-                 o.gradReduceDtype + "'");
-  if (!train && o.gradReduceDtype != "f32")
-    return error("grad-reduce-dtype=" + o.gradReduceDtype +
-                 " needs the train pipeline");
-  if (o.masterWeights != "sharded" && o.masterWeights != "replicated")
-    return error("master-weights must be sharded or replicated, got '" +
-                 o.masterWeights + "'");
-  if (o.recompute != "none" && o.recompute != "selective" &&
-      o.recompute != "full")
-    return error("recompute must be none, selective or full, got '" +
-                 o.recompute + "'");
-  if (!train && o.recompute != "none")
-    return error("recompute=" + o.recompute + " needs the train pipeline");
-  if (!o.precision.empty() && o.precision != "bf16" && o.precision != "fp16" &&
-      o.precision != "fp32")
-    return error("precision must be bf16, fp16 or fp32, got '" + o.precision +
-                 "'");
-  if (o.optimizer != "adamw" && o.optimizer != "sgd")
-    return error("optimizer must be adamw or sgd, got '" + o.optimizer + "'");
+    return error(name(o.microBatches) + " must be >= 1, got " +
+                 Twine(o.microBatches));
+  if (!train) {
+    if (o.train)
+      return error("train=true needs the train pipeline");
+    if (o.zero == 1)
+      return needsTrain(o.zero);
+    if (o.microBatches != 1)
+      return needsTrain(o.microBatches);
+    if (o.gradReduceDtype != GradReduceDtype::f32)
+      return needsTrain(o.gradReduceDtype);
+    if (o.recompute != RecomputePolicy::none)
+      return needsTrain(o.recompute);
+  }
   auto finite = [](double v) { return std::isfinite(v); };
   if (!(finite(o.lr) && o.lr > 0))
-    return error("lr must be finite and > 0, got " + str(o.lr));
-  for (auto [name, beta] : {std::pair("beta1", double(o.beta1)),
-                            std::pair("beta2", double(o.beta2))})
-    if (!(beta >= 0 && beta < 1))
-      return error(Twine(name) + " must be in [0, 1), got " + str(beta));
+    return error(name(o.lr) + " must be finite and > 0, got " + str(o.lr));
+  for (const PipelineOptions::Option<double> *beta : {&o.beta1, &o.beta2})
+    if (!(*beta >= 0 && *beta < 1))
+      return error(name(*beta) + " must be in [0, 1), got " + str(*beta));
   if (!(finite(o.eps) && o.eps > 0))
-    return error("eps must be finite and > 0, got " + str(o.eps));
+    return error(name(o.eps) + " must be finite and > 0, got " + str(o.eps));
   if (!(finite(o.weightDecay) && o.weightDecay >= 0))
-    return error("weight-decay must be finite and >= 0, got " +
+    return error(name(o.weightDecay) + " must be finite and >= 0, got " +
                  str(o.weightDecay));
   if (!(finite(o.gradClip) && o.gradClip >= 0))
-    return error("grad-clip must be finite and >= 0 (0: off), got " +
+    return error(name(o.gradClip) + " must be finite and >= 0 (0: off), got " +
                  str(o.gradClip));
   return std::nullopt;
 }
 
 void seqpar::buildPartitionStage(OpPassManager &pm,
                                  const PipelineOptions &options) {
-  if (!options.precision.empty()) {
+  if (options.precision != Precision::imported) {
     tfm::TfmPrecisionPassOptions precision;
     precision.precision = options.precision;
     pm.addPass(tfm::createTfmPrecisionPass(precision));
@@ -146,7 +144,7 @@ void seqpar::buildTrainStage(OpPassManager &pm,
   pm.addPass(tfm::createTfmAutodiffPass());
   // Right after the backward is built: the passes after it treat the copies
   // it places in the backward as any other op.
-  if (options.recompute != "none") {
+  if (options.recompute != RecomputePolicy::none) {
     dist::SpRecomputePassOptions recompute;
     recompute.policy = options.recompute;
     pm.addPass(dist::createSpRecomputePass(recompute));

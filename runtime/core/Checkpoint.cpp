@@ -68,7 +68,7 @@ static void stateViews(const Model &model, const std::vector<float *> &state,
                        std::vector<int64_t> &indices,
                        std::vector<std::string> &suffixes,
                        std::vector<std::vector<float *>> &views) {
-  if (model.optimizer != "adamw")
+  if (model.optimizer != Optimizer::adamw)
     return;
   for (size_t i = 0; i < model.params.size(); ++i)
     indices.push_back(int64_t(i));
@@ -169,7 +169,7 @@ bool sprt::saveCheckpoint(const std::string &dir, const ResumePoint &at,
                   {{"generator", "philox4x32-10"},
                    {"seed", at.seed},
                    {"counter", "global element index"}}},
-                 {"optimizer", model.optimizer},
+                 {"optimizer", optimizerName(model.optimizer)},
                  {"optimizer_step", at.step - at.skipped},
                  {"skipped_steps", at.skipped},
                  {"schedule", scheduleToJson(at.schedule)},
@@ -391,9 +391,9 @@ bool sprt::resumeCheckpoint(const std::string &dir, const Model &model,
     error = "--resume: '" + path + "' belongs to another model: " + mismatch;
     return false;
   }
-  if (optimizer != model.optimizer) {
+  if (optimizer != optimizerName(model.optimizer)) {
     error = "--resume: '" + path + "' was saved with optimizer '" + optimizer +
-            "' but this program uses '" + model.optimizer + "'";
+            "' but this program uses '" + optimizerName(model.optimizer) + "'";
     return false;
   }
   if (!checkStep(path + "/model.safetensors", at.step, error) ||

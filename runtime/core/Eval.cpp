@@ -12,7 +12,7 @@ Evaluator::Evaluator(const Model &model, Batcher &valid, float **params)
     : model(model), valid(valid), params(params) {}
 
 std::string Evaluator::unsupported(const Model &model) {
-  if (model.optimizer.empty() || (model.hasEval && seqpar_eval))
+  if (!model.training() || (model.hasEval && seqpar_eval))
     return "";
   return "--valid-data: the program has no evaluation step (seqpar_eval); "
          "compile it again with this sp-compile --train";

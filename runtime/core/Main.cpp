@@ -367,7 +367,7 @@ int main(int argc, char **argv) {
   // With a distributed optimizer a parameter's state is this replica's
   // slice of its shard.
   // A parameter of another pipeline stage has none here (null entries).
-  if (model.optimizer == "adamw")
+  if (model.optimizer == Optimizer::adamw)
     for (size_t i = 0; i < model.params.size(); ++i) {
       if (!model.params[i].held()) {
         state.insert(state.end(), 2, nullptr);

@@ -49,7 +49,7 @@ std::string sprt::memoryFitProblem(const Model &model, int64_t needed,
   };
   if (model.training() && model.recomputeFlopsPerStep == 0)
     suggest("--recompute selective or full");
-  if (model.optimizer == "adamw" && !shardsOptimizerState(model))
+  if (model.optimizer == Optimizer::adamw && !shardsOptimizerState(model))
     suggest("--zero 1 with --dp 2 or more");
   if (!model.hasPrecision || model.precisionType == DType::F32)
     suggest("--precision bf16");

@@ -90,8 +90,21 @@ bool ParamInfo::ownsShard(const Slicing &slicing) const {
   return true;
 }
 
+const char *sprt::optimizerName(Optimizer optimizer) {
+  switch (optimizer) {
+  case Optimizer::adamw:
+    return "adamw";
+  case Optimizer::sgd:
+    return "sgd";
+  case Optimizer::none:
+    break;
+  }
+  return "";
+}
+
 int64_t Model::masterStateIndex(int64_t index) const {
-  return (optimizer == "adamw" ? 2 * int64_t(params.size()) : 0) + index;
+  return (optimizer == Optimizer::adamw ? 2 * int64_t(params.size()) : 0) +
+         index;
 }
 
 bool Model::hasMasters() const {
@@ -317,7 +330,16 @@ bool Model::parse(const char *text, std::string &error) {
     if (!parseSlicings(j, grads.size(), int64_t(axisSizes.size()),
                        gradShardAxes, error))
       return false;
-    optimizer = j.value("optimizer", std::string());
+    std::string name = j.value("optimizer", std::string());
+    optimizer = name == "adamw" ? Optimizer::adamw
+                : name == "sgd" ? Optimizer::sgd
+                                : Optimizer::none;
+    if (!name.empty() && optimizer == Optimizer::none) {
+      error = "the program's model description names the optimizer '" + name +
+              "', which this runtime does not know (adamw, sgd): compile "
+              "the program with the sp-compile of this runtime";
+      return false;
+    }
     if (j.contains("precision")) {
       const json &p = j["precision"];
       if (!p.is_string() || !dtypeOfFlag(p.get<std::string>(), precisionType)) {

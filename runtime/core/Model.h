@@ -105,6 +105,14 @@ struct StageInfo {
   std::vector<Slicing> gradShardAxes;
 };
 
+/// The optimizer a training program's step applies (the model JSON's
+/// "optimizer", sp-compile's --optimizer); none for a forward-only
+/// program.
+enum class Optimizer { none, adamw, sgd };
+
+/// Its name in the model JSON and in checkpoints ("" for none).
+const char *optimizerName(Optimizer optimizer);
+
 struct Model {
   std::string modelType;
   /// The Hugging Face config.json sp-import read (its "hf_config", as
@@ -140,7 +148,7 @@ struct Model {
   /// (its first dimension; the JSON's "grad_shard_axes": -1, an axis, or a
   /// list of axes outermost first).
   std::vector<Slicing> gradShardAxes;
-  std::string optimizer;
+  Optimizer optimizer = Optimizer::none;
   /// The run-time hyperparameters the step reads (tfm.hyperparameter), in
   /// the order of its table, with their compile-time defaults.
   std::vector<std::pair<std::string, double>> hyperparameters;
@@ -171,7 +179,7 @@ struct Model {
   /// How parameter `index`'s optimizer state is sliced.
   Slicing stateSlicing(int64_t index) const;
 
-  bool training() const { return !optimizer.empty(); }
+  bool training() const { return optimizer != Optimizer::none; }
 
   /// Pipeline parallelism: the mesh's pipeline axis ("pipeline_axis"), or
   /// -1, and each stage's record ("stages", one per rank of the axis).

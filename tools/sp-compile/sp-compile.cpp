@@ -125,13 +125,12 @@ static cl::list<std::string>
                           "balanced)"),
                  cl::value_desc("a,b,..."), cl::CommaSeparated,
                  cl::cat(parallelism));
-static cl::opt<std::string>
+static cl::opt<seqpar::CpAttention>
     cpAttention("cp-attention",
-                cl::desc("With --cp: how attention sees the whole sequence: "
-                         "ring (K/V blocks around the cp ring) or "
-                         "allgather (default)"),
-                cl::value_desc("variant"), cl::init("allgather"),
-                cl::cat(parallelism));
+                cl::desc("With --cp: how attention sees the whole sequence "
+                         "(default allgather)"),
+                cl::init(seqpar::CpAttention::allgather),
+                seqpar::cpAttentionValues(), cl::cat(parallelism));
 static cl::opt<bool> sp("sp",
                         cl::desc("Sequence parallelism along tp (default off)"),
                         cl::cat(parallelism));
@@ -139,9 +138,10 @@ static cl::opt<bool> train("train",
                            cl::desc("Build a training step (default: the "
                                     "forward only)"),
                            cl::cat(training));
-static cl::opt<std::string>
-    optimizerName("optimizer", cl::desc("adamw or sgd (default adamw)"),
-                  cl::value_desc("name"), cl::init("adamw"), cl::cat(training));
+static cl::opt<seqpar::OptimizerKind>
+    optimizerName("optimizer", cl::desc("The optimizer (default adamw)"),
+                  cl::init(seqpar::OptimizerKind::adamw),
+                  seqpar::optimizerKindValues(), cl::cat(training));
 static cl::opt<double, false, FiniteParser>
     lr("lr", cl::desc("Learning rate (default 0.001)"), cl::init(1e-3),
        cl::cat(training));
@@ -168,12 +168,12 @@ static cl::opt<std::string> microBatchesFlag(
              "of this many micro-batches of the imported batch and sums their "
              "gradients (default 1)"),
     cl::init("1"), cl::cat(training));
-static cl::opt<std::string> gradReduceDtype(
-    "grad-reduce-dtype", cl::value_desc("type"),
-    cl::desc("f32 or bf16: the element type gradients are reduced in across "
-             "ranks; bf16 converts each bucket to bf16 for the reduction and "
-             "back to f32 (default f32)"),
-    cl::init("f32"), cl::cat(training));
+static cl::opt<seqpar::GradReduceDtype> gradReduceDtype(
+    "grad-reduce-dtype",
+    cl::desc("The element type gradients are reduced in across ranks "
+             "(default f32)"),
+    cl::init(seqpar::GradReduceDtype::f32), seqpar::gradReduceDtypeValues(),
+    cl::cat(training));
 static cl::opt<bool> overlapGradReductions(
     "overlap-grad-reductions",
     cl::desc("Start each gradient bucket's reduction as soon as its "
@@ -182,30 +182,32 @@ static cl::opt<bool> overlapGradReductions(
              "--target cuda, false for cpu: MPI progresses only inside MPI "
              "calls, measured slower by bench/grad-overlap.sh)"),
     cl::init(true), cl::cat(training));
-static cl::opt<std::string> masterWeights(
-    "master-weights", cl::value_desc("sharded|replicated"),
+static cl::opt<seqpar::MasterWeights> masterWeights(
+    "master-weights",
     cl::desc("With --zero 1 and --precision bf16|fp16: sharded keeps the "
              "fp32 master weights sharded over dp with the optimizer state "
              "(bf16/fp16 parameters: 2 + 12/dp bytes per parameter with "
              "AdamW), replicated keeps them as the parameters (4 + 8/dp) "
              "(default sharded)"),
-    cl::init("sharded"), cl::cat(training));
+    cl::init(seqpar::MasterWeights::sharded), seqpar::masterWeightsValues(),
+    cl::cat(training));
 static cl::opt<double, false, FiniteParser>
     gradClip("grad-clip",
              cl::desc("Clip the global gradient norm (default 0: off)"),
              cl::init(0.0), cl::cat(training));
-static cl::opt<std::string>
+static cl::opt<seqpar::RecomputePolicy>
     recompute("recompute",
-              cl::desc("What the backward recomputes instead of keeping: "
-                       "none, selective (norms, activations) or full (each "
-                       "layer from its input) (default none)"),
-              cl::value_desc("policy"), cl::init("none"), cl::cat(training));
-static cl::opt<std::string> precision(
+              cl::desc("What the backward recomputes instead of keeping "
+                       "(default none)"),
+              cl::init(seqpar::RecomputePolicy::none),
+              seqpar::recomputePolicyValues(), cl::cat(training));
+static cl::opt<seqpar::Precision> precision(
     "precision",
-    cl::desc("The model's precision: bf16, fp16 or fp32 (storage; arithmetic "
-             "in fp32; training keeps fp32 master weights, fp16 adds dynamic "
-             "loss scaling) (default: as imported)"),
-    cl::value_desc("dtype"), cl::init(""), cl::cat(codegen));
+    cl::desc("The model's precision (storage; arithmetic in fp32; training "
+             "keeps fp32 master weights, fp16 adds dynamic loss scaling) "
+             "(default imported)"),
+    cl::init(seqpar::Precision::imported), seqpar::precisionValues(),
+    cl::cat(codegen));
 static cl::opt<bool> storageGemms(
     "storage-gemms",
     cl::desc("bf16 / f16 programs: the GEMMs read and write their tensors "
@@ -227,26 +229,36 @@ static cl::opt<std::string> fuseChunksFlag(
     cl::desc("Fuse each sequence all-gather with the column GEMM it feeds, "
              "gathering in this many chunks (default 2; 0: do not fuse)"),
     cl::init("2"), cl::cat(codegen));
-static cl::opt<std::string>
-    target("target",
-           cl::desc("Runtime backend to link: cpu or cuda (default cpu)"),
-           cl::value_desc("backend"), cl::init("cpu"), cl::cat(codegen));
-static cl::opt<std::string>
-    emit("emit",
-         cl::desc("What to produce: mlir, llvm, obj or exe (default "
-                  "exe)"),
-         cl::value_desc("kind"), cl::init("exe"), cl::cat(codegen));
+enum class Backend { cpu, cuda };
+static cl::opt<Backend> target(
+    "target", cl::desc("Runtime backend to link (default cpu)"),
+    cl::init(Backend::cpu),
+    cl::values(clEnumValN(Backend::cpu, "cpu", "OpenBLAS + MPI"),
+               clEnumValN(Backend::cuda, "cuda", "CUDA + cuBLAS + NCCL")),
+    cl::cat(codegen));
+enum class Emit { mlir, llvm, obj, exe };
+static cl::opt<Emit>
+    emit("emit", cl::desc("What to produce (default exe)"), cl::init(Emit::exe),
+         cl::values(clEnumValN(Emit::mlir, "mlir", "the planned program's IR"),
+                    clEnumValN(Emit::llvm, "llvm", "LLVM IR"),
+                    clEnumValN(Emit::obj, "obj", "an object file"),
+                    clEnumValN(Emit::exe, "exe", "an executable")),
+         cl::cat(codegen));
 static cl::opt<std::string> output("o",
                                    cl::desc("Output file (default -: standard "
                                             "output; required for obj and "
                                             "exe)"),
                                    cl::value_desc("file"), cl::init("-"),
                                    cl::cat(codegen));
-static cl::opt<std::string>
-    report("report",
-           cl::desc("Print a report instead: memory or comm (of the "
-                    "training step with --train) (default: none)"),
-           cl::value_desc("kind"), cl::init(""), cl::cat(inspection));
+enum class Report { none, memory, comm };
+static cl::opt<Report> report(
+    "report",
+    cl::desc("Print a report instead (of the training step with --train) "
+             "(default none)"),
+    cl::init(Report::none),
+    cl::values(clEnumValN(Report::memory, "memory", "memory by category"),
+               clEnumValN(Report::comm, "comm", "collectives and bytes")),
+    cl::cat(inspection));
 static cl::list<std::string> dumpAfter(
     "dump-after",
     cl::desc("Print the IR after these stages of the pipeline (pass names, "
@@ -292,11 +304,11 @@ static int emitObject(llvm::Module &module, StringRef path) {
 
 /// What a program for `target` is linked with (LinkConfig.h), or null when
 /// this build has no such backend.
-static const char *linkInputs(StringRef target) {
-  if (target == "cpu")
+static const char *linkInputs(Backend target) {
+  if (target == Backend::cpu)
     return SEQPAR_LINK_INPUTS_CPU;
 #ifdef SEQPAR_LINK_INPUTS_CUDA
-  if (target == "cuda")
+  if (target == Backend::cuda)
     return SEQPAR_LINK_INPUTS_CUDA;
 #endif
   return nullptr;
@@ -319,13 +331,6 @@ static int link(StringRef object, StringRef exe) {
   return 0;
 }
 
-/// `v` as %g prints it.
-static std::string str(double v) {
-  char text[32];
-  snprintf(text, sizeof text, "%g", v);
-  return text;
-}
-
 /// The values of the integer flags, set by checkFlags.
 static int64_t tp, dp, cp, pp, zero, fuseChunks, microBatches;
 static SmallVector<int64_t> ppLayers;
@@ -342,8 +347,52 @@ static bool parseDecimal(StringRef flag, StringRef text, int64_t &value) {
   return false;
 }
 
-/// The numeric flags parsed and in range, or an error naming the flag (exit
-/// code 1).
+/// How the pipeline's validator names an option: by the flag that sets it.
+static std::string flagName(StringRef option) {
+  StringRef flag = option == "eps"                 ? "adam-eps"
+                   : option == "sequence-parallel" ? "sp"
+                                                   : option;
+  return ("--" + flag).str();
+}
+
+/// Sets the pipeline's options from the flags (the integer flags parsed by
+/// checkFlags).
+static void setPipelineOptions(seqpar::PipelineOptions &options) {
+  options.tp = tp;
+  options.dp = dp;
+  options.cp = cp;
+  options.pp = pp;
+  options.ppLayers = ppLayers;
+  options.cpAttention = cpAttention.getValue();
+  options.sequenceParallel = sp.getValue();
+  options.train = train.getValue();
+  options.optimizer = optimizerName.getValue();
+  options.lr = lr.getValue();
+  options.beta1 = beta1.getValue();
+  options.beta2 = beta2.getValue();
+  options.eps = adamEps.getValue();
+  options.weightDecay = weightDecay.getValue();
+  options.gradClip = gradClip.getValue();
+  options.zero = zero;
+  options.microBatches = microBatches;
+  options.gradReduceDtype = gradReduceDtype.getValue();
+  options.masterWeights = masterWeights.getValue();
+  options.overlapGradReductions = overlapGradReductions.getNumOccurrences()
+                                      ? overlapGradReductions.getValue()
+                                      : target == Backend::cuda;
+  options.storageGemms = storageGemms.getValue();
+  options.storageElementwise = storageElementwise.getValue();
+  options.recompute = recompute.getValue();
+  options.precision = precision.getValue();
+  options.fuseChunks = fuseChunks;
+  options.fuseElementwise = fuseElementwise.getValue();
+  // A report reads the planned program (the pipeline of --emit mlir).
+  options.lowerToRuntime = emit != Emit::mlir && report == Report::none;
+}
+
+/// The integer flags parsed, the pipeline's options checked by its
+/// validator (naming the flags), and flags the options make meaningless
+/// refused; otherwise an error naming the flag (exit code 1).
 static int checkFlags() {
   if (!parseDecimal("tp", tpFlag, tp) || !parseDecimal("dp", dpFlag, dp) ||
       !parseDecimal("cp", cpFlag, cp) || !parseDecimal("pp", ppFlag, pp) ||
@@ -354,66 +403,14 @@ static int checkFlags() {
   for (const std::string &text : ppLayersFlag)
     if (!parseDecimal("pp-layers", text, ppLayers.emplace_back()))
       return 1;
-  if (tp < 1)
-    return fail("--tp must be >= 1, got " + Twine(tp));
-  if (dp < 1)
-    return fail("--dp must be >= 1, got " + Twine(dp));
-  if (cp < 1)
-    return fail("--cp must be >= 1, got " + Twine(cp));
-  if (pp < 1)
-    return fail("--pp must be >= 1, got " + Twine(pp));
-  if (cpAttention != "allgather" && cpAttention != "ring")
-    return fail("--cp-attention must be allgather or ring, got '" +
-                cpAttention + "'");
-  // (allgather, the default, restated without --cp is accepted, as
-  // --recompute none without --train.)
-  if (cpAttention == "ring" && cp == 1)
-    return fail("--cp-attention ring needs --cp > 1 (it passes K/V blocks "
-                "around the ranks a sequence is split over)");
-  std::optional<int64_t> tpdp = checkedMul<int64_t>(tp, dp);
-  if (!tpdp || !checkedMul<int64_t>(*tpdp, cp))
-    return fail("--tp * --dp * --cp = " + Twine(tp) + " * " + Twine(dp) +
-                " * " + Twine(cp) + " ranks overflows int64");
-  if (!checkedMul<int64_t>(*tpdp * cp, pp))
-    return fail("--tp * --dp * --cp * --pp = " + Twine(tp) + " * " + Twine(dp) +
-                " * " + Twine(cp) + " * " + Twine(pp) +
-                " ranks overflows int64");
-  if (pp > 1 && !train)
-    return fail("--pp " + Twine(pp) +
-                " needs --train (pipelined inference is not supported yet)");
-  if (!ppLayers.empty() && pp == 1)
-    return fail("--pp-layers needs --pp > 1");
-  if (!ppLayers.empty() &&
-      (int64_t(ppLayers.size()) != pp ||
-       llvm::any_of(ppLayers, [](int64_t n) { return n < 1; })))
-    return fail("--pp-layers must give each of the --pp " + Twine(pp) +
-                " stages at least one layer, got " + join(ppLayersFlag, ","));
-  if (fuseChunks < 0)
-    return fail("--fuse-chunks must be >= 0, got " + Twine(fuseChunks));
-  if (zero != 0 && zero != 1)
-    return fail("--zero must be 0 or 1, got " + Twine(zero));
-  if (zero == 1 && !train)
-    return fail("--zero needs --train");
+  seqpar::PipelineOptions options;
+  setPipelineOptions(options);
+  if (std::optional<std::string> error =
+          seqpar::checkPipelineOptions(options, train, flagName))
+    return fail(*error);
   if (zero == 1 && dp == 1 && cp == 1)
     return fail("--zero 1 needs --dp > 1 or --cp > 1 (it shards the "
                 "optimizer state over dp x cp)");
-  if (microBatches < 1)
-    return fail("--micro-batches must be >= 1, got " + Twine(microBatches));
-  if (microBatches > 1 && !train)
-    return fail("--micro-batches needs --train");
-  if (gradReduceDtype != "f32" && gradReduceDtype != "bf16")
-    return fail("--grad-reduce-dtype must be f32 or bf16, got '" +
-                gradReduceDtype + "'");
-  if (gradReduceDtype != "f32" && !train)
-    return fail("--grad-reduce-dtype needs --train");
-  if (masterWeights != "sharded" && masterWeights != "replicated")
-    return fail("--master-weights must be sharded or replicated, got '" +
-                Twine(masterWeights.getValue()) + "'");
-  if (recompute != "none" && recompute != "selective" && recompute != "full")
-    return fail("--recompute must be none, selective or full, got '" +
-                recompute + "'");
-  if (recompute != "none" && !train)
-    return fail("--recompute needs --train");
   // The optimizer's flags mean nothing to a forward-only program, AdamW's
   // to SGD, and the master weights' placement without ZeRO-1.
   for (const cl::Option *flag :
@@ -431,32 +428,14 @@ static int checkFlags() {
   if (masterWeights.getNumOccurrences() && zero != 1)
     return fail("--master-weights needs --zero 1 (without it the master "
                 "weights are the parameters' own)");
-  // Not given: as imported; given, even empty, it must name a precision.
-  if ((precision.getNumOccurrences() || !precision.empty()) &&
-      precision != "bf16" && precision != "fp16" && precision != "fp32")
-    return fail("--precision must be bf16, fp16 or fp32, got '" + precision +
-                "'");
-  if (optimizerName != "adamw" && optimizerName != "sgd")
-    return fail("--optimizer must be adamw or sgd, got '" + optimizerName +
-                "'");
   for (const cl::Option *flag : {static_cast<const cl::Option *>(&beta1),
                                  static_cast<const cl::Option *>(&beta2),
                                  static_cast<const cl::Option *>(&adamEps)})
-    if (flag->getNumOccurrences() && optimizerName != "adamw")
+    if (flag->getNumOccurrences() &&
+        optimizerName != seqpar::OptimizerKind::adamw)
       return fail("--" + flag->ArgStr + " needs --optimizer adamw (" +
-                  optimizerName + " has no moments)");
-  if (!(lr > 0))
-    return fail("--lr must be > 0, got " + str(lr));
-  for (auto [flag, beta] : {std::pair("--beta1", double(beta1)),
-                            std::pair("--beta2", double(beta2))})
-    if (!(beta >= 0 && beta < 1))
-      return fail(Twine(flag) + " must be in [0, 1), got " + str(beta));
-  if (!(adamEps > 0))
-    return fail("--adam-eps must be > 0, got " + str(adamEps));
-  if (!(weightDecay >= 0))
-    return fail("--weight-decay must be >= 0, got " + str(weightDecay));
-  if (!(gradClip >= 0))
-    return fail("--grad-clip must be >= 0 (0: off), got " + str(gradClip));
+                  seqpar::stringifyEnum(optimizerName.getValue()) +
+                  " has no moments)");
   return 0;
 }
 
@@ -504,19 +483,15 @@ int main(int argc, char **argv) {
     return fail(repeated);
   if (int rc = checkFlags())
     return rc;
-  if (target != "cpu" && target != "cuda")
-    return fail("--target must be cpu or cuda, got '" + target + "'");
   if (!linkInputs(target))
-    return fail("--target " + target +
+    return fail("--target cuda"
                 " is not available: this build of seqpar found no CUDA "
                 "toolkit (configure with CUDA installed, "
                 "-DSEQPAR_ENABLE_CUDA=ON)");
-  if (emit != "mlir" && emit != "llvm" && emit != "obj" && emit != "exe")
-    return fail("--emit must be mlir, llvm, obj or exe, got '" + emit + "'");
-  if (!report.empty() && report != "memory" && report != "comm")
-    return fail("--report must be memory or comm, got '" + report + "'");
-  if ((emit == "exe" || emit == "obj") && report.empty() && output == "-")
-    return fail("-o is required for --emit " + emit);
+  if ((emit == Emit::exe || emit == Emit::obj) && report == Report::none &&
+      output == "-")
+    return fail("-o is required for --emit " +
+                Twine(emit == Emit::exe ? "exe" : "obj"));
   if (input != "-" && output != "-" && sys::fs::equivalent(input, output))
     return fail("-o '" + output +
                 "' is the input model: the output would replace it");
@@ -551,51 +526,22 @@ int main(int argc, char **argv) {
   // The pipeline comes from lib/Pipelines, as sp-opt's
   // --sp-inference-pipeline and --sp-train-pipeline do.
   seqpar::PipelineOptions options;
-  options.tp = tp;
-  options.dp = dp;
-  options.cp = cp;
-  options.pp = pp;
-  options.ppLayers = ppLayers;
-  options.cpAttention = cpAttention.getValue();
-  options.sequenceParallel = sp.getValue();
-  options.train = train.getValue();
-  options.optimizer = optimizerName.getValue();
-  options.lr = lr.getValue();
-  options.beta1 = beta1.getValue();
-  options.beta2 = beta2.getValue();
-  options.eps = adamEps.getValue();
-  options.weightDecay = weightDecay.getValue();
-  options.gradClip = gradClip.getValue();
-  options.zero = zero;
-  options.microBatches = microBatches;
-  options.gradReduceDtype = gradReduceDtype.getValue();
-  options.masterWeights = masterWeights.getValue();
-  options.overlapGradReductions = overlapGradReductions.getNumOccurrences()
-                                      ? overlapGradReductions.getValue()
-                                      : target == "cuda";
-  options.storageGemms = storageGemms.getValue();
-  options.storageElementwise = storageElementwise.getValue();
-  options.recompute = recompute.getValue();
-  options.precision = precision.getValue();
-  options.fuseChunks = fuseChunks;
-  options.fuseElementwise = fuseElementwise.getValue();
-  options.lowerToRuntime = emit != "mlir";
+  setPipelineOptions(options);
   mlir::PassManager pm(&context);
   pm.enableTiming(timing);
-  if (!report.empty()) {
+  if (report != Report::none) {
     // The report reads the program sp-compile builds, up to and including
     // its arena plan (the pipeline of --emit mlir): the partitioned forward
     // or, with --train, the training step, fused and planned as it runs.
     // The report pass writes its JSON to a file; keep it for -o.
-    options.lowerToRuntime = false;
     seqpar::buildPipeline(pm, options);
     SmallString<128> tmp;
     if (std::error_code ec =
             sys::fs::createTemporaryFile("sp-report", "json", tmp))
       return fail("cannot create a temporary report file: " + ec.message());
     seqpar::dist::SpReportPassOptions reportOptions;
-    reportOptions.memory = report == "memory";
-    reportOptions.comm = report == "comm";
+    reportOptions.memory = report == Report::memory;
+    reportOptions.comm = report == Report::comm;
     reportOptions.output = tmp.str().str();
     pm.addPass(seqpar::dist::createSpReportPass(reportOptions));
     if (int rc = enableDumpAfter(pm)) {
@@ -617,7 +563,7 @@ int main(int argc, char **argv) {
     return rc;
   if (failed(pm.run(*module)))
     return 1;
-  if (emit == "mlir") {
+  if (emit == Emit::mlir) {
     mlir::TimingScope outputTiming = timing.nest("Output");
     return writeOutput([&](raw_ostream &os) { module->print(os); });
   }
@@ -632,11 +578,11 @@ int main(int argc, char **argv) {
     return fail("translation to LLVM IR failed");
   translateTiming.stop();
   mlir::TimingScope outputTiming =
-      timing.nest(emit == "llvm" ? "Output" : "Code generation");
-  if (emit == "llvm")
+      timing.nest(emit == Emit::llvm ? "Output" : "Code generation");
+  if (emit == Emit::llvm)
     return writeOutput(
         [&](raw_ostream &os) { llvmModule->print(os, nullptr); });
-  if (emit == "obj")
+  if (emit == Emit::obj)
     return emitObject(*llvmModule, output);
 
   SmallString<128> object;

@@ -120,8 +120,9 @@ CompileResult seqpar::plan::compileCandidate(ModuleOp model,
   options.train = true;
   options.zero = layout.zero;
   options.microBatches = layout.microBatches;
-  options.recompute = layout.recompute;
-  options.precision = precision.str();
+  // sp-plan's own flags and layouts name them; validated there.
+  options.recompute = *symbolizeRecomputePolicy(layout.recompute);
+  options.precision = *symbolizePrecision(precision);
   options.fuseChunks = fuseChunks;
   options.overlapGradReductions = true;
   options.lowerToRuntime = false;

@@ -24,6 +24,8 @@
 #ifndef SEQPAR_PIPELINES_PIPELINES_H
 #define SEQPAR_PIPELINES_PIPELINES_H
 
+#include "seqpar/Dialect/Common/SeqparChoices.h"
+
 #include "mlir/Pass/PassOptions.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 
@@ -55,11 +57,10 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
       *this, "pp-layers",
       llvm::cl::desc("With pp > 1: the layers of each stage, "
                      "comma-separated (empty: balanced)")};
-  Option<std::string> cpAttention{
+  Option<CpAttention> cpAttention{
       *this, "cp-attention",
-      llvm::cl::desc("How attention sees the whole sequence under cp > 1: "
-                     "allgather or ring"),
-      llvm::cl::init("allgather")};
+      llvm::cl::desc("How attention sees the whole sequence under cp > 1"),
+      llvm::cl::init(CpAttention::allgather), cpAttentionValues()};
   Option<bool> sequenceParallel{
       *this, "sequence-parallel",
       llvm::cl::desc("Shard the non-tensor-parallel regions along the "
@@ -69,9 +70,9 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
       *this, "train",
       llvm::cl::desc("Build a training step (implied by the train pipeline)"),
       llvm::cl::init(false)};
-  Option<std::string> optimizer{*this, "optimizer",
-                                llvm::cl::desc("Training: adamw or sgd"),
-                                llvm::cl::init("adamw")};
+  Option<OptimizerKind> optimizer{
+      *this, "optimizer", llvm::cl::desc("Training: the optimizer"),
+      llvm::cl::init(OptimizerKind::adamw), optimizerKindValues()};
   Option<double> lr{*this, "lr", llvm::cl::desc("Training: learning rate"),
                     llvm::cl::init(1e-3)};
   Option<double> beta1{*this, "beta1", llvm::cl::desc("AdamW beta1"),
@@ -96,12 +97,11 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("Training: micro-batches per step, their gradients "
                      "summed (sp-micro-batches)"),
       llvm::cl::init(1)};
-  Option<std::string> gradReduceDtype{
+  Option<GradReduceDtype> gradReduceDtype{
       *this, "grad-reduce-dtype",
       llvm::cl::desc("Training: the element type gradients are reduced in "
-                     "(sp-sync-grads): f32, or bf16 (each bucket converted "
-                     "to bf16, reduced, converted back to f32)"),
-      llvm::cl::init("f32")};
+                     "(sp-sync-grads)"),
+      llvm::cl::init(GradReduceDtype::f32), gradReduceDtypeValues()};
   Option<bool> storageGemms{
       *this, "storage-gemms",
       llvm::cl::desc("bf16 / f16 programs: the GEMMs read and write their "
@@ -123,23 +123,20 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
                      "default false, sp-compile's for --target cpu; "
                      "sp-compile --target cuda turns it on)"),
       llvm::cl::init(false)};
-  Option<std::string> masterWeights{
+  Option<MasterWeights> masterWeights{
       *this, "master-weights",
-      llvm::cl::desc("Training with zero=1 and a bf16 / f16 model: sharded "
-                     "keeps the f32 master weights sharded with the "
-                     "optimizer state (bf16 / f16 parameters), replicated "
-                     "keeps them as the parameters"),
-      llvm::cl::init("sharded")};
-  Option<std::string> recompute{
+      llvm::cl::desc("Training with zero=1 and a bf16 / f16 model: where "
+                     "the f32 master weights live"),
+      llvm::cl::init(MasterWeights::sharded), masterWeightsValues()};
+  Option<RecomputePolicy> recompute{
       *this, "recompute",
       llvm::cl::desc("Training: what the backward recomputes instead of "
-                     "keeping (sp-recompute): none, selective or full"),
-      llvm::cl::init("none")};
-  Option<std::string> precision{
+                     "keeping (sp-recompute)"),
+      llvm::cl::init(RecomputePolicy::none), recomputePolicyValues()};
+  Option<Precision> precision{
       *this, "precision",
-      llvm::cl::desc("The model's precision (tfm-precision): bf16, fp16 or "
-                     "fp32; empty: as imported"),
-      llvm::cl::init("")};
+      llvm::cl::desc("The model's precision (tfm-precision)"),
+      llvm::cl::init(Precision::imported), precisionValues()};
   Option<int64_t> fuseChunks{
       *this, "fuse-chunks",
       llvm::cl::desc("Fuse each sequence all-gather with the column GEMM it "
@@ -157,10 +154,22 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
       llvm::cl::init(false)};
 };
 
-/// Why `options` do not describe a pipeline (one line naming the option), or
-/// none. `train` says which pipeline they are for.
-std::optional<std::string> checkPipelineOptions(const PipelineOptions &options,
-                                                bool train);
+/// How checkPipelineOptions names an option (by its name in
+/// PipelineOptions) in its messages.
+using OptionNamer = llvm::function_ref<std::string(llvm::StringRef option)>;
+
+/// sp-opt's pipelines' names: the option's own ("tp"), "train" as "the
+/// train pipeline".
+std::string pipelineOptionName(llvm::StringRef option);
+
+/// Why `options` do not describe a pipeline (one line naming the option as
+/// `name` does), or none. `train` says which pipeline they are for. The one
+/// validator of the pipelines' options: sp-opt's pipelines and sp-compile
+/// (naming its flags) both call it; a choice option's value was checked
+/// when it was parsed (SeqparChoices.h).
+std::optional<std::string>
+checkPipelineOptions(const PipelineOptions &options, bool train,
+                     OptionNamer name = pipelineOptionName);
 
 /// tfm-precision (when the options name a precision), then sp-partition
 /// with the options' mesh, then (pp > 1) sp-pipeline.

@@ -94,18 +94,6 @@ struct SpOptimizerPass : dist::impl::SpOptimizerPassBase<SpOptimizerPass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (optimizer != "adamw" && optimizer != "sgd") {
-      module.emitError() << "sp-optimizer: optimizer must be adamw or sgd, "
-                            "got '"
-                         << optimizer << "'";
-      return signalPassFailure();
-    }
-    if (masterWeights != "sharded" && masterWeights != "replicated") {
-      module.emitError() << "sp-optimizer: master-weights must be sharded or "
-                            "replicated, got '"
-                         << masterWeights << "'";
-      return signalPassFailure();
-    }
     FailureOr<SmallVector<Operation *>> found =
         tfm::TfmDialect::getMarkedFunctions(
             module, tfm::TfmDialect::TrainStepAttrHelper::getNameStr(),
@@ -276,7 +264,7 @@ struct SpOptimizerPass : dist::impl::SpOptimizerPassBase<SpOptimizerPass> {
         hyperparameter(HyperparameterKind::grad_clip, gradClip), lossScale);
     Value lrValue = hyperparameter(HyperparameterKind::lr, lr);
     Value beta1Value, beta2Value, epsValue;
-    if (optimizer == "adamw") {
+    if (optimizer == OptimizerKind::adamw) {
       beta1Value = hyperparameter(HyperparameterKind::beta1, beta1);
       beta2Value = hyperparameter(HyperparameterKind::beta2, beta2);
       epsValue = hyperparameter(HyperparameterKind::eps, eps);
@@ -308,7 +296,7 @@ struct SpOptimizerPass : dist::impl::SpOptimizerPassBase<SpOptimizerPass> {
     // their low precision and the optimizer keeps their f32 master slices.
     SmallVector<FlatSymbolRefAttr> candidates;
     for (auto [param, g] : grads)
-      if (sliced(g) && masterWeights == "sharded")
+      if (sliced(g) && masterWeights == MasterWeights::sharded)
         candidates.push_back(param);
     DenseSet<Attribute> masters =
         shardMasterWeights(module, candidates, narrowedMasters);
@@ -329,7 +317,7 @@ struct SpOptimizerPass : dist::impl::SpOptimizerPassBase<SpOptimizerPass> {
         gathers.push_back({param, readTypes.lookup(param), slicedOver(g)});
       UnitAttr master =
           masters.contains(param.getAttr()) ? b.getUnitAttr() : UnitAttr();
-      if (optimizer == "sgd")
+      if (optimizer == OptimizerKind::sgd)
         b.create<SgdUpdateOp>(loc, param, g, master, clip.getScale(), lrValue,
                               weightDecayValue);
       else
@@ -369,7 +357,7 @@ struct SpOptimizerPass : dist::impl::SpOptimizerPassBase<SpOptimizerPass> {
                                    ValueRange(results).getTypes()));
     step.setAllResultAttrs(attrs);
     step->setAttr(tfm::TfmDialect::OptimizerAttrHelper::getNameStr(),
-                  b.getStringAttr(optimizer));
+                  b.getStringAttr(stringifyEnum(optimizer)));
     return success();
   }
 };

@@ -79,13 +79,6 @@ struct SpPartitionPass : dist::impl::SpPartitionPassBase<SpPartitionPass> {
                          << static_cast<int64_t>(pp);
       return signalPassFailure();
     }
-    if (cpAttention != "allgather" && cpAttention != "ring") {
-      module.emitError()
-          << "sp-partition: cp-attention must be allgather (keys and values "
-             "all-gathered over cp) or ring (dist.ring_attention), got '"
-          << cpAttention << "'";
-      return signalPassFailure();
-    }
     std::optional<int64_t> tpdp = llvm::checkedMul<int64_t>(tp, dp);
     std::optional<int64_t> tpdpcp =
         tpdp ? llvm::checkedMul<int64_t>(*tpdp, cp) : std::nullopt;
@@ -162,9 +155,9 @@ struct SpPartitionPass : dist::impl::SpPartitionPassBase<SpPartitionPass> {
         b.getDenseI64ArrayAttr(sizes), b.getDenseI32ArrayAttr(roles));
     // With one rank there is nothing to split: the mesh is all that changes.
     if (tp > 1 || dp > 1 || cp > 1) {
-      if (failed(partitionModule(
-              module, mesh,
-              {tp, dp, cp, sequenceParallel, cpAttention == "ring"})))
+      if (failed(partitionModule(module, mesh,
+                                 {tp, dp, cp, sequenceParallel,
+                                  cpAttention == CpAttention::ring})))
         return signalPassFailure();
     }
     if (failed(verifyLayouts(module)))

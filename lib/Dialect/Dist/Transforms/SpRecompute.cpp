@@ -32,7 +32,7 @@ using namespace seqpar;
 using namespace seqpar::tfm;
 
 namespace {
-enum class Policy { None, Selective, Full };
+using Policy = RecomputePolicy;
 
 class Recompute {
 public:
@@ -85,7 +85,7 @@ void Recompute::pick(ArrayRef<Operation *> forward) {
     // received is kept: receiving it again would need a second send.
     if (l < 0 || isa<GetParamOp, dist::RecvOp>(op) || op->getNumResults() == 0)
       continue;
-    if (policy == Policy::Selective) {
+    if (policy == Policy::selective) {
       if (op->hasTrait<seqpar::OpTrait::Normalization>() ||
           op->hasTrait<seqpar::OpTrait::Activation>() || isGluProduct(op))
         groupOf[op] = op;
@@ -138,7 +138,7 @@ void Recompute::copyGroup(Operation *group, Operation *before) {
 }
 
 void Recompute::run() {
-  if (policy == Policy::None)
+  if (policy == Policy::none)
     return;
   Block &body = step.getBody().front();
   SmallVector<Operation *> forward, backward;
@@ -174,17 +174,6 @@ struct SpRecomputePass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    std::optional<Policy> p = llvm::StringSwitch<std::optional<Policy>>(policy)
-                                  .Case("none", Policy::None)
-                                  .Case("selective", Policy::Selective)
-                                  .Case("full", Policy::Full)
-                                  .Default(std::nullopt);
-    if (!p) {
-      module.emitError() << "sp-recompute: policy must be none, selective or "
-                            "full, got '"
-                         << policy << "'";
-      return signalPassFailure();
-    }
     StringRef recomputeAttr = TfmDialect::RecomputeAttrHelper::getNameStr();
     if (auto done = module->getAttrOfType<StringAttr>(recomputeAttr)) {
       module.emitError() << "sp-recompute: the module is already recomputed ("
@@ -215,9 +204,10 @@ struct SpRecomputePass
                               "tfm.backward_begins (the seed of its backward)";
         return signalPassFailure();
       }
-      Recompute(func, begin, *p).run();
+      Recompute(func, begin, policy).run();
     }
-    module->setAttr(recomputeAttr, StringAttr::get(&getContext(), policy));
+    module->setAttr(recomputeAttr,
+                    StringAttr::get(&getContext(), stringifyEnum(policy)));
   }
 };
 } // namespace

@@ -115,20 +115,19 @@ struct SpReportPass : dist::impl::SpReportPassBase<SpReportPass> {
         meshJson[cast<StringAttr>(name).getValue()] = size;
     report["mesh"] = std::move(meshJson);
 
-    if (!recompute.empty() &&
-        !llvm::is_contained({"none", "selective", "full"}, recompute)) {
-      module.emitError() << "sp-report: recompute must be none, selective or "
-                            "full, got '"
-                         << recompute << "'";
-      return signalPassFailure();
-    }
-    if (comm && !recompute.empty()) {
+    // The paper column's policy: the step's own (none given), or the
+    // option's.
+    std::optional<RecomputePolicy> paperPolicy =
+        recompute == PaperRecompute::step
+            ? std::nullopt
+            : symbolizeRecomputePolicy(stringifyEnum(recompute));
+    if (comm && paperPolicy) {
       module.emitError() << "sp-report: recompute= is the memory report's "
                             "paper column; the comm report has none";
       return signalPassFailure();
     }
     if (memory) {
-      if (failed(memoryReport(module, recompute, report)))
+      if (failed(memoryReport(module, paperPolicy, report)))
         return signalPassFailure();
     } else {
       llvm::json::Array layers;

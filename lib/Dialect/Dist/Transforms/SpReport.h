@@ -8,6 +8,8 @@
 #ifndef SEQPAR_LIB_DIALECT_DIST_TRANSFORMS_SPREPORT_H
 #define SEQPAR_LIB_DIALECT_DIST_TRANSFORMS_SPREPORT_H
 
+#include "seqpar/Dialect/Common/SeqparChoices.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/JSON.h"
@@ -27,10 +29,11 @@ int64_t executionsPerStep(mlir::Operation *op);
 
 /// The memory report's fields, added to `report` (sorted by the JSON
 /// writer): the policy, per-layer and total activation accounting (the IR's
-/// and the paper's, without recompute and under `paperPolicy`), FLOPs and
-/// the extra fraction recompute costs, and the per-rank peak from the plan.
+/// and the paper's, without recompute and under `paperPolicy`, by default
+/// the module's tfm.recompute), FLOPs and the extra fraction recompute
+/// costs, and the per-rank peak from the plan.
 mlir::LogicalResult memoryReport(mlir::ModuleOp module,
-                                 llvm::StringRef paperPolicy,
+                                 std::optional<RecomputePolicy> paperPolicy,
                                  llvm::json::Object &report);
 
 /// The functions the program runs: the train step(s), else the forward(s)

@@ -195,7 +195,7 @@ static void layerInputs(Operation *op, int64_t layer,
 /// the attention core (softmax output, attention dropout mask and output,
 /// which the paper's selective recompute recomputes); "full" keeps only
 /// each layer's inputs.
-static LogicalResult activationReport(func::FuncOp func, StringRef policy,
+static LogicalResult activationReport(func::FuncOp func, RecomputePolicy policy,
                                       PerLayer<MemoryEntry> &layers,
                                       Bytes &total) {
   DenseSet<Value> counted;
@@ -223,7 +223,7 @@ static LogicalResult activationReport(func::FuncOp func, StringRef policy,
     }
     int64_t layer = layerOf(op.getLoc());
     layerOfOp[&op] = layer;
-    if (layer >= 0 && policy == "full")
+    if (layer >= 0 && policy == RecomputePolicy::full)
       layerInputs(&op, layer, layerOfOp, inputs[layer]);
     MemoryEntry &entry = layers[layer];
     for (const SavedTensor &t : saved) {
@@ -239,9 +239,10 @@ static LogicalResult activationReport(func::FuncOp func, StringRef policy,
       // (masks from the counter-based generator, probabilities from q and
       // k), so they count in the paper's accounting only.
       bool attentionCore = !t.value && isa<AttentionOp>(op);
-      int64_t underPolicy = policy == "none" || layer < 0             ? paper
-                            : policy == "selective" && !attentionCore ? paper
-                                                                      : 0;
+      int64_t underPolicy =
+          policy == RecomputePolicy::none || layer < 0             ? paper
+          : policy == RecomputePolicy::selective && !attentionCore ? paper
+                                                                   : 0;
       // Every sum below is at most the totals, so checking these suffices.
       if (failed(addBytes(total.ir, ir, &op, "the activation memory report")) ||
           failed(addBytes(total.paper, paper, &op,
@@ -364,22 +365,25 @@ static FailureOr<llvm::json::Object> rankReport(func::FuncOp func) {
   return o;
 }
 
-LogicalResult dist::memoryReport(ModuleOp module, StringRef paperPolicy,
+LogicalResult dist::memoryReport(ModuleOp module,
+                                 std::optional<RecomputePolicy> paperPolicy,
                                  llvm::json::Object &report) {
+  // The attribute's value was verified (TfmAttributes.cpp).
   auto policyAttr = module->getAttrOfType<StringAttr>(
       TfmDialect::RecomputeAttrHelper::getNameStr());
-  StringRef policy = policyAttr ? policyAttr.getValue() : "none";
-  if (paperPolicy.empty())
-    paperPolicy = policy;
-  report["recompute"] = policy;
-  report["paper_recompute"] = paperPolicy;
+  RecomputePolicy policy =
+      policyAttr ? *symbolizeRecomputePolicy(policyAttr.getValue())
+                 : RecomputePolicy::none;
+  RecomputePolicy paperColumn = paperPolicy.value_or(policy);
+  report["recompute"] = stringifyEnum(policy);
+  report["paper_recompute"] = stringifyEnum(paperColumn);
 
   PerLayer<MemoryEntry> entries;
   Bytes total;
   // The step's activations: an evaluation step (tfm-eval-step) runs apart.
   for (auto func : module.getOps<func::FuncOp>())
     if (!func->hasAttr(TfmDialect::EvalStepAttrHelper::getNameStr()) &&
-        failed(activationReport(func, paperPolicy, entries, total)))
+        failed(activationReport(func, paperColumn, entries, total)))
       return failure();
   llvm::json::Array layers;
   for (auto &[layer, e] : entries) {

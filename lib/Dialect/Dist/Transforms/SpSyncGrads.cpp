@@ -376,13 +376,8 @@ struct SpSyncGradsPass : dist::impl::SpSyncGradsPassBase<SpSyncGradsPass> {
                          << static_cast<int64_t>(zero);
       return signalPassFailure();
     }
-    if (gradReduceDtype != "f32" && gradReduceDtype != "bf16") {
-      module.emitError() << "sp-sync-grads: grad-reduce-dtype must be f32 or "
-                         << "bf16, got '" << gradReduceDtype << "'";
-      return signalPassFailure();
-    }
     Type bf16;
-    if (gradReduceDtype == "bf16")
+    if (gradReduceDtype == GradReduceDtype::bf16)
       bf16 = Builder(module.getContext()).getBF16Type();
     FailureOr<SmallVector<Operation *>> steps =
         tfm::TfmDialect::getMarkedFunctions(

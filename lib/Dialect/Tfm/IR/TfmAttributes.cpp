@@ -47,7 +47,7 @@ LogicalResult TfmDialect::verifyOperationAttribute(Operation *op,
     if (failed(expect(isFunction, "a function")))
       return failure();
     auto value = dyn_cast<StringAttr>(attr.getValue());
-    if (!value || (value.getValue() != "adamw" && value.getValue() != "sgd"))
+    if (!value || !symbolizeOptimizerKind(value.getValue()))
       return op->emitOpError()
              << quoted(attr) << " must be \"adamw\" or \"sgd\", got "
              << attr.getValue();
@@ -80,8 +80,7 @@ LogicalResult TfmDialect::verifyOperationAttribute(Operation *op,
     if (failed(expect(isa<ModuleOp>(op), "the module")))
       return failure();
     auto value = dyn_cast<StringAttr>(attr.getValue());
-    if (!value || !llvm::is_contained<StringRef>({"none", "selective", "full"},
-                                                 value.getValue()))
+    if (!value || !symbolizeRecomputePolicy(value.getValue()))
       return op->emitOpError()
              << quoted(attr) << " must be \"none\", \"selective\" or "
              << "\"full\", got " << attr.getValue();

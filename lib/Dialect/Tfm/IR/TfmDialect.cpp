@@ -5,6 +5,7 @@
 using namespace mlir;
 using namespace seqpar::tfm;
 
+#include "seqpar/Dialect/Common/SeqparChoices.cpp.inc"
 #include "seqpar/Dialect/Common/SeqparEnums.cpp.inc"
 #include "seqpar/Dialect/Tfm/IR/TfmEnums.cpp.inc"
 #include "seqpar/Dialect/Tfm/IR/TfmInterfaces.cpp.inc"

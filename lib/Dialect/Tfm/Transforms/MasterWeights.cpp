@@ -34,12 +34,6 @@ struct TfmMasterWeightsPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
-    if (lossScaling != "auto" && lossScaling != "on" && lossScaling != "off") {
-      module.emitError() << "tfm-master-weights: loss-scaling must be auto, "
-                            "on or off, got '"
-                         << lossScaling << "'";
-      return signalPassFailure();
-    }
     for (Operation &op : *module.getBody())
       if (op.hasAttr(TfmDialect::TrainStepAttrHelper::getNameStr())) {
         op.emitOpError() << "is already differentiated: tfm-master-weights "
@@ -79,7 +73,8 @@ struct TfmMasterWeightsPass
     if (low)
       module->setAttr(TfmDialect::PrecisionAttrHelper::getNameStr(),
                       StringAttr::get(ctx, precision));
-    if (lossScaling == "on" || (lossScaling == "auto" && precision == "f16"))
+    if (lossScaling == LossScaling::on ||
+        (lossScaling == LossScaling::automatic && precision == "f16"))
       module->setAttr(TfmDialect::LossScalingAttrHelper::getNameStr(),
                       UnitAttr::get(ctx));
 

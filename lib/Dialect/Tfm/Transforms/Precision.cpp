@@ -21,14 +21,18 @@ using namespace mlir;
 using namespace seqpar;
 using namespace seqpar::tfm;
 
-FailureOr<FloatType> tfm::parsePrecision(MLIRContext *ctx, StringRef name) {
-  if (name == "bf16")
-    return FloatType(FloatType::getBF16(ctx));
-  if (name == "fp16" || name == "f16")
-    return FloatType(FloatType::getF16(ctx));
-  if (name == "fp32" || name == "f32")
-    return FloatType(FloatType::getF32(ctx));
-  return failure();
+FloatType tfm::precisionType(MLIRContext *ctx, Precision precision) {
+  switch (precision) {
+  case Precision::bf16:
+    return FloatType::getBF16(ctx);
+  case Precision::fp16:
+    return FloatType::getF16(ctx);
+  case Precision::fp32:
+    return FloatType::getF32(ctx);
+  case Precision::imported:
+    break;
+  }
+  return {};
 }
 
 StringRef tfm::precisionName(Type t) {
@@ -51,13 +55,10 @@ struct TfmPrecisionPass : tfm::impl::TfmPrecisionPassBase<TfmPrecisionPass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    FailureOr<FloatType> to = parsePrecision(&getContext(), precision);
-    if (failed(to)) {
-      module.emitError() << "tfm-precision: precision must be bf16, fp16 or "
-                            "fp32, got '"
-                         << precision << "'";
-      return signalPassFailure();
-    }
+    // imported: the model stays as it is.
+    FloatType to = precisionType(&getContext(), precision);
+    if (!to)
+      return;
     // The partitioner and the backward create f32 statistics and f32
     // gradients of their own: the precision is the model's, set before.
     if (Operation *late = findLateOp(module)) {
@@ -67,18 +68,18 @@ struct TfmPrecisionPass : tfm::impl::TfmPrecisionPassBase<TfmPrecisionPass> {
       return signalPassFailure();
     }
     for (auto param : module.getOps<ParamOp>())
-      if (Type t = retype(param.getType(), *to, /*scalars=*/true))
+      if (Type t = retype(param.getType(), to, /*scalars=*/true))
         param.setType(cast<RankedTensorType>(t));
     module.walk([&](Operation *op) {
       for (Value r : op->getResults())
-        if (Type t = retype(r.getType(), *to, /*scalars=*/false))
+        if (Type t = retype(r.getType(), to, /*scalars=*/false))
           r.setType(t);
     });
     for (auto f : module.getOps<func::FuncOp>()) {
       if (f.isExternal())
         continue;
       for (BlockArgument a : f.getArguments())
-        if (Type t = retype(a.getType(), *to, /*scalars=*/false))
+        if (Type t = retype(a.getType(), to, /*scalars=*/false))
           a.setType(t);
       // The signature from the retyped entry block (the function type still
       // holds the old argument types).
@@ -87,7 +88,7 @@ struct TfmPrecisionPass : tfm::impl::TfmPrecisionPassBase<TfmPrecisionPass> {
                                   entry.getTerminator()->getOperandTypes()));
     }
     module->setAttr(TfmDialect::PrecisionAttrHelper::getNameStr(),
-                    StringAttr::get(&getContext(), precisionName(*to)));
+                    StringAttr::get(&getContext(), precisionName(to)));
   }
 
   /// A dist.mesh or a train step: the module is past the model stage.

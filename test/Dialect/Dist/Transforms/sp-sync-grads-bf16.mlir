@@ -16,8 +16,8 @@
 // runtime sums bf16 natively). f32 (the default) converts nothing; any
 // other value is an error naming the pass, the option and the value.
 
-// BAD: error: sp-sync-grads: grad-reduce-dtype must be f32 or bf16, got 'f16'
-// BAD-CASE: error: sp-sync-grads: grad-reduce-dtype must be f32 or bf16, got 'BF16'
+// BAD: for the --grad-reduce-dtype option: Cannot find option named 'f16'!
+// BAD-CASE: for the --grad-reduce-dtype option: Cannot find option named 'BF16'!
 
 // dp=2, tp=2: a's gradient is reduced over tp, then a, b and c over dp, each
 // in bf16.

@@ -100,4 +100,4 @@ func.func @forward(%ids: tensor<4x1xi64>, %labels: tensor<4x1xi64>) -> tensor<f3
 }
 }
 
-// OPTION: error: tfm-master-weights: loss-scaling must be auto, on or off, got 'dynamic'
+// OPTION: for the --loss-scaling option: Cannot find option named 'dynamic'!

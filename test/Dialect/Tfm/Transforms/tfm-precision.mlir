@@ -41,8 +41,8 @@
 // F32-NOT: bf16
 // F32-NOT: f16
 
-// NAME: error: tfm-precision: precision must be bf16, fp16 or fp32, got 'fp8'
-// EMPTY: error: tfm-precision: precision must be bf16, fp16 or fp32, got ''
+// NAME: for the --precision option: Cannot find option named 'fp8'!
+// EMPTY: for the --precision option: Cannot find option named ''!
 
 tfm.param @wte : tensor<16x8xf32> init normal(2.000000e-02)
 tfm.param @ln.weight : tensor<8xf32> init ones

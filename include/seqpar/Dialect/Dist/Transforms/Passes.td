@@ -45,19 +45,22 @@ def SpOptimizerPass : Pass<"sp-optimizer", "::mlir::ModuleOp"> {
     their f32 master weight. `master-weights=replicated` keeps them all.
   }];
   let options = [
-    Option<"optimizer", "optimizer", "std::string", "\"adamw\"",
-           "adamw or sgd">,
+    Option<"optimizer", "optimizer", "::seqpar::OptimizerKind",
+           "::seqpar::OptimizerKind::adamw", "The optimizer",
+           "::seqpar::optimizerKindValues()">,
     Option<"lr", "lr", "double", "1e-3", "Learning rate">,
     Option<"beta1", "beta1", "double", "0.9", "AdamW beta1">,
     Option<"beta2", "beta2", "double", "0.999", "AdamW beta2">,
     Option<"eps", "eps", "double", "1e-8", "AdamW epsilon">,
     Option<"weightDecay", "weight-decay", "double", "0.0",
            "Decoupled weight decay (AdamW) or L2 (SGD)">,
-Option<"masterWeights", "master-weights", "std::string", "\"sharded\"",
+Option<"masterWeights", "master-weights", "::seqpar::MasterWeights",
+           "::seqpar::MasterWeights::sharded",
            "With zero (tfm.zero) and a bf16 / f16 model (tfm.precision): "
            "sharded stores the parameters in bf16 / f16 and keeps their f32 "
            "master slices as optimizer state (updates with `master`), "
-           "replicated keeps the f32 master weights as the parameters">,
+           "replicated keeps the f32 master weights as the parameters",
+           "::seqpar::masterWeightsValues()">,
         Option<"gradClip", "grad-clip", "double", "0.0",
            "Clip the global gradient norm to this (0: off)">,
   ];
@@ -145,10 +148,11 @@ def SpPartitionPass : Pass<"sp-partition", "::mlir::ModuleOp"> {
     Option<"tp", "tp", "int64_t", "1", "Tensor-parallel degree">,
     Option<"cp", "cp", "int64_t", "1",
            "Context-parallel degree: the sequence split through attention">,
-    Option<"cpAttention", "cp-attention", "std::string", "\"allgather\"",
+    Option<"cpAttention", "cp-attention", "::seqpar::CpAttention",
+           "::seqpar::CpAttention::allgather",
            "How attention sees the whole sequence under cp > 1: allgather "
            "(keys and values all-gathered over cp) or ring "
-           "(dist.ring_attention)">,
+           "(dist.ring_attention)", "::seqpar::cpAttentionValues()">,
     Option<"contextAxis", "context-axis", "std::string", "\"cp\"",
            "Name of the mesh axis with role context (present when cp > 1)">,
     Option<"dp", "dp", "int64_t", "1",
@@ -309,10 +313,11 @@ def SpSyncGradsPass : Pass<"sp-sync-grads", "::mlir::ModuleOp"> {
            "1: a distributed optimizer (ZeRO-1): gradients are "
            "reduce-scattered over dp and cp along their first dimension, so "
            "each rank updates (and keeps optimizer state for) one slice">,
-    Option<"gradReduceDtype", "grad-reduce-dtype", "std::string", "\"f32\"",
+    Option<"gradReduceDtype", "grad-reduce-dtype", "::seqpar::GradReduceDtype",
+           "::seqpar::GradReduceDtype::f32",
            "The element type of the reductions: f32 (default), or bf16 "
            "(each bucket converted to bf16, reduced in bf16, converted back "
-           "to f32)">,
+           "to f32)", "::seqpar::gradReduceDtypeValues()">,
   ];
 }
 
@@ -478,8 +483,10 @@ def SpRecomputePass : Pass<"sp-recompute", "::mlir::ModuleOp"> {
     has `tfm.recompute`), is an error.
   }];
   let options = [
-    Option<"policy", "policy", "std::string", "\"none\"",
-           "What the backward recomputes: none, selective or full">,
+    Option<"policy", "policy", "::seqpar::RecomputePolicy",
+           "::seqpar::RecomputePolicy::none",
+           "What the backward recomputes: none, selective or full",
+           "::seqpar::recomputePolicyValues()">,
   ];
 }
 
@@ -572,9 +579,11 @@ def SpReportPass : Pass<"sp-report", "::mlir::ModuleOp"> {
     Option<"comm", "comm", "bool", "false", "Report communication">,
     Option<"output", "output", "std::string", "\"-\"",
            "Where to write the JSON (default: stdout)">,
-    Option<"recompute", "recompute", "std::string", "",
+    Option<"recompute", "recompute", "::seqpar::PaperRecompute",
+           "::seqpar::PaperRecompute::step",
            "The memory report's paper column under this policy: none, "
-           "selective or full (default: the module's tfm.recompute)">,
+           "selective or full (default step: the module's tfm.recompute)",
+           "::seqpar::paperRecomputeValues()">,
   ];
 }
 

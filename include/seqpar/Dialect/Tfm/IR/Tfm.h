@@ -12,6 +12,7 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include "seqpar/Dialect/Common/SeqparChoices.h"
 #include "seqpar/Dialect/Common/SeqparEnums.h"
 #include "seqpar/Dialect/Common/StoragePrecision.h"
 #include "seqpar/Dialect/Tfm/IR/BackwardContext.h"

@@ -13,9 +13,8 @@ namespace seqpar::tfm {
 #define GEN_PASS_DECL
 #include "seqpar/Dialect/Tfm/Transforms/Passes.h.inc"
 
-/// The element type a precision names: bf16, fp16 (or f16), fp32 (or f32).
-mlir::FailureOr<mlir::FloatType> parsePrecision(mlir::MLIRContext *ctx,
-                                                llvm::StringRef name);
+/// The element type of `precision` (null for imported: none is imposed).
+mlir::FloatType precisionType(mlir::MLIRContext *ctx, Precision precision);
 /// The name tfm.precision records for an element type: bf16, f16 or f32.
 llvm::StringRef precisionName(mlir::Type t);
 

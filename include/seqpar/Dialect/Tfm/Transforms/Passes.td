@@ -91,8 +91,10 @@ def TfmPrecisionPass : Pass<"tfm-precision", "::mlir::ModuleOp"> {
     storage is the precision, arithmetic f32 (sp-legalize-precision).
   }];
   let options = [
-    Option<"precision", "precision", "std::string", "\"bf16\"",
-           "bf16, fp16 or fp32">,
+    Option<"precision", "precision", "::seqpar::Precision",
+           "::seqpar::Precision::bf16",
+           "bf16, fp16 or fp32 (imported: as it is)",
+           "::seqpar::precisionValues()">,
   ];
 }
 
@@ -114,8 +116,10 @@ def TfmMasterWeightsPass : Pass<"tfm-master-weights", "::mlir::ModuleOp"> {
     f32 parameters is left as it is.
   }];
   let options = [
-    Option<"lossScaling", "loss-scaling", "std::string", "\"auto\"",
-           "Dynamic loss scaling: auto (with f16), on or off">,
+    Option<"lossScaling", "loss-scaling", "::seqpar::LossScaling",
+           "::seqpar::LossScaling::automatic",
+           "Dynamic loss scaling: auto (with f16), on or off",
+           "::seqpar::lossScalingValues()">,
   ];
 }
 
