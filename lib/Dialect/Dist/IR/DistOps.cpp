@@ -1,5 +1,7 @@
 //===- DistOps.cpp - dist operation verifiers -----------------------------===//
 
+#include "CollectiveChecker.h"
+
 #include "seqpar/Dialect/Dist/IR/Dist.h"
 
 #include "mlir/IR/Builders.h"
@@ -10,6 +12,7 @@
 using namespace mlir;
 using namespace seqpar;
 using namespace seqpar::dist;
+using checks::CollectiveChecker;
 
 //===----------------------------------------------------------------------===//
 // MeshOp
@@ -244,136 +247,6 @@ dist::verifyCollectiveSymbolUses(CollectiveOpInterface op,
     return failure();
   return op.verifyWithAxisSize(*size);
 }
-
-namespace {
-/// Shape and layout checks of a collective, phrased once.
-struct CollectiveChecker {
-  Operation *op;
-  StringRef axis;
-  int64_t n;
-
-  RankedTensorType type(Value v) { return cast<RankedTensorType>(v.getType()); }
-
-  LogicalResult dimInRange(StringRef name, int64_t dim, int64_t rank) {
-    if (dim < 0 || dim >= rank)
-      return op->emitOpError()
-             << name << " " << dim << " is out of range for a rank-" << rank
-             << " tensor";
-    return success();
-  }
-
-  /// `to` must be `from` with dimension `dim` scaled by `num / den`.
-  LogicalResult scaled(RankedTensorType from, RankedTensorType to,
-                       ArrayRef<std::pair<int64_t, bool>> dims) {
-    if (from.getElementType() != to.getElementType())
-      return op->emitOpError()
-             << "element type changes from " << from.getElementType() << " to "
-             << to.getElementType();
-    SmallVector<int64_t> expected(from.getShape());
-    for (auto [dim, multiply] : dims) {
-      if (!multiply && expected[dim] % n != 0)
-        return op->emitOpError() << "dimension " << dim << " (" << expected[dim]
-                                 << ") is not divisible by the size of axis '"
-                                 << axis << "' (" << n << ")";
-      if (multiply) {
-        std::optional<int64_t> gathered =
-            llvm::checkedMul<int64_t>(expected[dim], n);
-        if (!gathered)
-          return op->emitOpError()
-                 << "dimension " << dim << " (" << expected[dim]
-                 << ") times the size of axis '" << axis << "' (" << n
-                 << ") overflows int64";
-        expected[dim] = *gathered;
-      } else {
-        expected[dim] /= n;
-      }
-    }
-    if (to.getShape() != ArrayRef<int64_t>(expected)) {
-      auto diag = op->emitOpError() << "result shape must be [";
-      llvm::interleaveComma(expected, diag);
-      diag << "] for axis '" << axis << "' of size " << n << ", got " << to;
-      return diag;
-    }
-    return success();
-  }
-
-  /// With layouts on both sides, `in` is `from` on the axis, `out` is `to`,
-  /// and all other axes agree.
-  LogicalResult transition(RankedTensorType in, RankedTensorType out,
-                           Sharding from, Sharding to) {
-    // IR without any layouts is not checked; otherwise an unannotated type
-    // is replicated on every axis.
-    if (!LayoutAttr::fromType(in) && !LayoutAttr::fromType(out))
-      return success();
-    // The mesh of an unannotated side is the op's (the other side's layout
-    // names it too: verifyCollectiveSymbolUses checked that).
-    FlatSymbolRefAttr mesh = cast<CollectiveOpInterface>(op).getMeshRef();
-    LayoutAttr lin = LayoutAttr::ofType(in, mesh),
-               lout = LayoutAttr::ofType(out, mesh);
-    if (lin.getSharding(axis) != from)
-      return op->emitOpError()
-             << "operand must be " << from.str() << " on axis '" << axis
-             << "', its layout is " << lin;
-    if (lout.getSharding(axis) != to)
-      return op->emitOpError() << "result must be " << to.str() << " on axis '"
-                               << axis << "', its layout is " << lout;
-    if (lin.with(axis, Sharding()) != lout.with(axis, Sharding()))
-      return op->emitOpError()
-             << "layouts on axes other than '" << axis
-             << "' must not change: " << lin << " vs " << lout;
-    return success();
-  }
-
-  /// The linear part of a fused op: `lhs` (the full GEMM input) times the
-  /// weight, plus the bias; returns the GEMM output shape. Each tensor has
-  /// its own element type (gemmFloat).
-  FailureOr<SmallVector<int64_t>> linearShape(ArrayRef<int64_t> lhs,
-                                              Value weight, Value bias,
-                                              seqpar::WeightLayout layout) {
-    RankedTensorType w = type(weight);
-    if (w.getRank() != 2)
-      return op->emitOpError() << "weight must have rank 2, got " << w;
-    if (failed(gemmFloat(weight, "weight")))
-      return failure();
-    bool outIn = layout == seqpar::WeightLayout::out_in;
-    int64_t in = w.getDimSize(outIn ? 1 : 0), out = w.getDimSize(outIn ? 0 : 1);
-    if (in != lhs.back())
-      return op->emitOpError()
-             << "weight has " << in
-             << " input features but the input's last dimension is "
-             << lhs.back();
-    if (bias) {
-      RankedTensorType b = type(bias);
-      if (b.getRank() != 1 || b.getDimSize(0) != out)
-        return op->emitOpError()
-               << "bias must have shape [" << out << "], got " << b;
-      if (failed(gemmFloat(bias, "bias")))
-        return failure();
-    }
-    SmallVector<int64_t> shape(lhs);
-    shape.back() = out;
-    return shape;
-  }
-
-  /// `v`, a tensor of a fused GEMM named `what` in the diagnostics, has an
-  /// element type the runtime's GEMMs read or write as stored.
-  LogicalResult gemmFloat(Value v, const Twine &what) {
-    Type et = type(v).getElementType();
-    if (et.isF32() || et.isBF16() || et.isF16())
-      return success();
-    return op->emitOpError()
-           << what << " element type must be f32, bf16 or f16, got " << et;
-  }
-
-  LogicalResult chunksDivide(int64_t chunks, int64_t size, StringRef what) {
-    if (chunks < 1 || size % chunks != 0)
-      return op->emitOpError()
-             << "chunks (" << chunks << ") must be >= 1 and divide the " << what
-             << " (" << size << ")";
-    return success();
-  }
-};
-} // namespace
 
 /// The split along `d` on `axis` that the split side of a one-dimension
 /// collective has: the zigzag split when its layout says so, else S(d).
@@ -723,70 +596,6 @@ LogicalResult AllGatherMatmulGradWeightOp::verifyWithAxisSize(int64_t n) {
     }
   }
   return success();
-}
-
-//===----------------------------------------------------------------------===//
-// Ring communication volume
-//===----------------------------------------------------------------------===//
-
-// Every count is checked: a tensor's bytes fit in int64 (its op verified
-// them), but a multiple or a sum of them may not.
-using Bytes = std::optional<int64_t>;
-
-static Bytes bytesOf(Value v) { return checkedByteSize(v); }
-
-static Bytes times(Bytes a, int64_t k) {
-  return a ? llvm::checkedMul<int64_t>(*a, k) : std::nullopt;
-}
-
-static Bytes sumOf(ValueRange values) {
-  Bytes total = 0;
-  for (Value v : values) {
-    Bytes b = bytesOf(v);
-    total = b && total ? llvm::checkedAdd<int64_t>(*total, *b) : std::nullopt;
-  }
-  return total;
-}
-
-/// (n - 1) / n of `bytes`: what a ring reduce-scatter of them sends.
-static Bytes ringShare(Bytes bytes, int64_t n) {
-  return bytes ? Bytes(*bytes / n * (n - 1)) : std::nullopt;
-}
-
-// A ring all-gather sends the local shard n - 1 times; a ring reduce-scatter
-// sends (n - 1) / n of the full tensor; an all-reduce is both.
-Bytes AllGatherOp::getRingBytesSent(int64_t n) {
-  return times(bytesOf(getInput()), n - 1);
-}
-Bytes ReduceScatterOp::getRingBytesSent(int64_t n) {
-  return ringShare(bytesOf(getInput()), n);
-}
-Bytes AllReduceOp::getRingBytesSent(int64_t n) {
-  return times(ringShare(bytesOf(getInput()), n), 2);
-}
-Bytes AllReduceCoalescedOp::getRingBytesSent(int64_t n) {
-  return times(ringShare(sumOf(getInputs()), n), 2);
-}
-Bytes ReduceScatterCoalescedOp::getRingBytesSent(int64_t n) {
-  return ringShare(sumOf(getInputs()), n);
-}
-Bytes AllGatherParamOp::getRingBytesSent(int64_t n) {
-  return ringShare(checkedByteSize(cast<ShapedType>(getType())), n);
-}
-Bytes AllToAllOp::getRingBytesSent(int64_t n) {
-  return ringShare(bytesOf(getInput()), n);
-}
-Bytes LocalSliceOp::getRingBytesSent(int64_t) { return 0; }
-Bytes SendOp::getRingBytesSent(int64_t) { return bytesOf(getInput()); }
-Bytes RecvOp::getRingBytesSent(int64_t) { return 0; }
-Bytes AllGatherMatmulOp::getRingBytesSent(int64_t n) {
-  return times(bytesOf(getInput()), n - 1);
-}
-Bytes AllGatherMatmulGradWeightOp::getRingBytesSent(int64_t n) {
-  return times(bytesOf(getInput()), n - 1);
-}
-Bytes MatmulReduceScatterOp::getRingBytesSent(int64_t n) {
-  return times(bytesOf(getResult()), n - 1);
 }
 
 #define GET_OP_CLASSES
