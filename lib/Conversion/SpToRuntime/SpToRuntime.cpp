@@ -509,9 +509,11 @@ Value Lowering::ptr(Value tensor) {
                                    ValueRange{i64(buf.index)});
     // A stash: the copy of the micro-batch the loop is at.
     assert(loopIndex && "a stash read outside its loop");
+    // One op a statement: the IR's order does not hang on the order in
+    // which the compiler evaluates arguments.
     Value slot = b.create<LLVM::URemOp>(loc, loopIndex, i64(buf.slots));
-    Value at = b.create<LLVM::AddOp>(
-        loc, i64(buf.index), b.create<LLVM::MulOp>(loc, slot, i64(buf.stride)));
+    Value bytes = b.create<LLVM::MulOp>(loc, slot, i64(buf.stride));
+    Value at = b.create<LLVM::AddOp>(loc, i64(buf.index), bytes);
     return b.create<LLVM::GEPOp>(loc, ptrTy, b.getI8Type(), arenaArg,
                                  ValueRange{at});
   }
