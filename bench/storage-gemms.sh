@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# The GEMMs and the elementwise maps of a bf16 program reading and writing
-# bf16 as stored (the default: sprt_linear_typed with f32 panels of at most
-# 2^20 elements in scratch, the fused collective GEMMs per chunk, sprt_*_typed
-# for add / mul / gelu / silu / relu) against computing on f32 copies of
-# their operands and results (--storage-gemms=false
-# --storage-elementwise=false, the old wrapping), side by side: a 2-layer
+# The GEMMs, the elementwise maps and the norms of a bf16 program reading and
+# writing bf16 as stored (the default: sprt_linear_typed with f32 panels of
+# at most 2^20 elements in scratch, the fused collective GEMMs per chunk,
+# sprt_*_typed for add / mul / gelu / silu / relu, sprt_*norm*_typed row by
+# row) against computing on f32 copies of their operands and results
+# (--storage-gemms=false --storage-elementwise=false --storage-norms=false,
+# the old wrapping; FLIP="norms" turns off only --storage-norms, any subset
+# of "gemms elementwise norms" likewise), side by side: a 2-layer
 # GPT-2 with h = 256 and GPT-2's 50,257-token vocabulary, sequence 512,
 # batch 2, trained with AdamW on one rank (1 BLAS thread), or with TP=2 at
 # tp 2 + SP on two ranks (most GEMMs then fused with their collectives; the
@@ -16,6 +18,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 bin=${SEQPAR_BUILD_DIR:-$root/build}/bin
 steps=${STEPS:-3}
 tp=${TP:-1}
+flip=${FLIP:-gemms elementwise norms}
 parallel=()
 launch=()
 if [ "$tp" -gt 1 ]; then
@@ -41,9 +44,14 @@ PY
 "$bin/sp-import" --hf-config "$tmp/config.json" --seq-len 512 --batch 2 \
   -o "$tmp/model.mlir"
 for storage in true false; do
+  flags=()
+  for f in gemms elementwise norms; do
+    case " $flip " in
+    *" $f "*) flags+=(--storage-$f="$storage") ;;
+    esac
+  done
   "$bin/sp-compile" "$tmp/model.mlir" --train --optimizer adamw \
-    --precision bf16 --storage-gemms="$storage" \
-    --storage-elementwise="$storage" "${parallel[@]}" \
+    --precision bf16 "${flags[@]}" "${parallel[@]}" \
     -o "$tmp/prog-$storage"
   "${launch[@]}" "$tmp/prog-$storage" --steps "$steps" --log "$tmp/log-$storage.jsonl" \
     > /dev/null

@@ -17,6 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "NormRows.h"
 #include "RowOps.h"
 #include "Scratch.h"
 #include "Tanh.h"
@@ -124,9 +125,7 @@ void sprt_bias_grad_f32(const float *dy, float *db, int64_t T, int64_t H) {
 
 //===------------------------------- norms -------------------------------===//
 
-// y = xhat * w + b with xhat = (x - mean) * rstd. With g = dy * w:
-//   dx = rstd * (g - mean(g) - xhat * mean(g * xhat)),
-//   dw = sum_t dy * xhat, db = sum_t dy.
+// NormRows.h has the formulas.
 void sprt_layer_norm_grad_f32(const float *dy, const float *x,
                               const float *weight, float *dx, float *dw,
                               float *db, int64_t T, int64_t H, double eps) {
@@ -135,38 +134,10 @@ void sprt_layer_norm_grad_f32(const float *dy, const float *x,
   ScratchVector<double> dwAcc(dw ? size_t(H) : 0, 0.0),
       dbAcc(db ? size_t(H) : 0, 0.0), xhat(static_cast<size_t>(H)),
       g(static_cast<size_t>(H));
-  const double invH = 1.0 / double(H);
-  for (int64_t t = 0; t < T; ++t) {
-    const float *xr = x + t * H, *dyr = dy + t * H;
-    float *dxr = dx + t * H;
-    // The forward's statistics: two passes in double.
-    double sum = 0.0;
-    for (int64_t i = 0; i < H; ++i)
-      sum += xr[i];
-    const double mean = sum * invH;
-    double sq = 0.0;
-    for (int64_t i = 0; i < H; ++i) {
-      double d = double(xr[i]) - mean;
-      sq += d * d;
-    }
-    const double rstd = 1.0 / std::sqrt(sq * invH + eps);
-    double sumG = 0.0, sumGX = 0.0;
-    for (int64_t i = 0; i < H; ++i) {
-      xhat[i] = (double(xr[i]) - mean) * rstd;
-      g[i] = weight ? double(dyr[i]) * double(weight[i]) : double(dyr[i]);
-      sumG += g[i];
-      sumGX += g[i] * xhat[i];
-    }
-    const double meanG = sumG * invH, meanGX = sumGX * invH;
-    for (int64_t i = 0; i < H; ++i)
-      dxr[i] = float(rstd * (g[i] - meanG - xhat[i] * meanGX));
-    if (dw)
-      for (int64_t i = 0; i < H; ++i)
-        dwAcc[i] += double(dyr[i]) * xhat[i];
-    if (db)
-      for (int64_t i = 0; i < H; ++i)
-        dbAcc[i] += double(dyr[i]);
-  }
+  for (int64_t t = 0; t < T; ++t)
+    layerNormGradRow(dy + t * H, x + t * H, weight, dx + t * H,
+                     dw ? dwAcc.data() : nullptr, db ? dbAcc.data() : nullptr,
+                     H, eps, xhat.data(), g.data());
   if (dw)
     for (int64_t i = 0; i < H; ++i)
       dw[i] = float(dwAcc[i]);
@@ -175,36 +146,15 @@ void sprt_layer_norm_grad_f32(const float *dy, const float *x,
       db[i] = float(dbAcc[i]);
 }
 
-// y = x * r * w with r = 1 / sqrt(mean(x^2) + eps). With g = dy * w:
-//   dx = r * (g - x * r^2 * mean(g * x)), dw = sum_t dy * x * r.
 void sprt_rms_norm_grad_f32(const float *dy, const float *x,
                             const float *weight, float *dx, float *dw,
                             int64_t T, int64_t H, double eps) {
   if (H <= 0)
     return;
   ScratchVector<double> dwAcc(dw ? size_t(H) : 0, 0.0);
-  const double invH = 1.0 / double(H);
-  for (int64_t t = 0; t < T; ++t) {
-    const float *xr = x + t * H, *dyr = dy + t * H;
-    float *dxr = dx + t * H;
-    double sq = 0.0;
-    for (int64_t i = 0; i < H; ++i)
-      sq += double(xr[i]) * double(xr[i]);
-    const double r = 1.0 / std::sqrt(sq * invH + eps);
-    double sumGX = 0.0;
-    for (int64_t i = 0; i < H; ++i) {
-      double g = weight ? double(dyr[i]) * double(weight[i]) : double(dyr[i]);
-      sumGX += g * double(xr[i]);
-    }
-    const double c = r * r * sumGX * invH;
-    for (int64_t i = 0; i < H; ++i) {
-      double g = weight ? double(dyr[i]) * double(weight[i]) : double(dyr[i]);
-      dxr[i] = float(r * (g - double(xr[i]) * c));
-    }
-    if (dw)
-      for (int64_t i = 0; i < H; ++i)
-        dwAcc[i] += double(dyr[i]) * double(xr[i]) * r;
-  }
+  for (int64_t t = 0; t < T; ++t)
+    rmsNormGradRow(dy + t * H, x + t * H, weight, dx + t * H,
+                   dw ? dwAcc.data() : nullptr, H, eps);
   if (dw)
     for (int64_t i = 0; i < H; ++i)
       dw[i] = float(dwAcc[i]);

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "sprt/kernels.h"
+#include "NormRows.h"
 #include "RowOps.h"
 #include "Scratch.h"
 #include "Tanh.h"
@@ -88,50 +89,16 @@ void sprt_layer_norm_f32(const float *x, const float *weight, const float *bias,
                          float *y, int64_t T, int64_t H, double eps) {
   if (H <= 0)
     return;
-  for (int64_t t = 0; t < T; ++t) {
-    const float *xr = x + t * H;
-    float *yr = y + t * H;
-    // Two passes in double over a row that stays in cache: no cancellation
-    // in the variance even when |mean| >> std.
-    double sum = 0.0;
-    for (int64_t i = 0; i < H; ++i)
-      sum += xr[i];
-    const double mean = sum / double(H);
-    double sq = 0.0;
-    for (int64_t i = 0; i < H; ++i) {
-      double d = double(xr[i]) - mean;
-      sq += d * d;
-    }
-    const double rstd = 1.0 / std::sqrt(sq / double(H) + eps);
-    for (int64_t i = 0; i < H; ++i) {
-      double v = (double(xr[i]) - mean) * rstd;
-      if (weight)
-        v *= double(weight[i]);
-      if (bias)
-        v += double(bias[i]);
-      yr[i] = float(v);
-    }
-  }
+  for (int64_t t = 0; t < T; ++t)
+    layerNormRow(x + t * H, weight, bias, y + t * H, H, eps);
 }
 
 void sprt_rms_norm_f32(const float *x, const float *weight, float *y, int64_t T,
                        int64_t H, double eps) {
   if (H <= 0)
     return;
-  for (int64_t t = 0; t < T; ++t) {
-    const float *xr = x + t * H;
-    float *yr = y + t * H;
-    double sq = 0.0;
-    for (int64_t i = 0; i < H; ++i)
-      sq += double(xr[i]) * double(xr[i]);
-    const double r = 1.0 / std::sqrt(sq / double(H) + eps);
-    for (int64_t i = 0; i < H; ++i) {
-      double v = double(xr[i]) * r;
-      if (weight)
-        v *= double(weight[i]);
-      yr[i] = float(v);
-    }
-  }
+  for (int64_t t = 0; t < T; ++t)
+    rmsNormRow(x + t * H, weight, y + t * H, H, eps);
 }
 
 } // extern "C"

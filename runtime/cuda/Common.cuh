@@ -85,6 +85,14 @@ enum class Scratch {
   CudnnBias,
   CudnnSeed,
   CudnnWorkspace,
+  // The typed norms (TypedNorms.cu): f32 copies of mixed-type operands and
+  // results (the fallback), and dw / db in f32 before their rounding.
+  NormX,
+  NormDy,
+  NormWeight,
+  NormBias,
+  NormOut,
+  NormColumns,
   Count
 };
 void *scratch(Scratch slot, size_t bytes);

@@ -11,6 +11,7 @@
 
 #include "Common.cuh"
 #include "Elementwise.cuh"
+#include "Quad.cuh"
 #include "sprt/dtype.h"
 #include "sprt/kernels.h"
 
@@ -28,39 +29,6 @@ __global__ void convertKernel(const void *__restrict__ in, int32_t inType,
     storeElement(out, outType, i, loadElement(in, inType, i));
   }
 }
-
-template <int32_t T> struct Quad;
-template <> struct Quad<SPRT_DTYPE_F32> {
-  static __device__ void load(const void *p, int64_t j, float (&v)[4]) {
-    const float4 q = static_cast<const float4 *>(p)[j];
-    v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
-  }
-  static __device__ void store(void *p, int64_t j, const float (&v)[4]) {
-    static_cast<float4 *>(p)[j] = make_float4(v[0], v[1], v[2], v[3]);
-  }
-};
-template <int32_t T> struct Quad16 {
-  static __device__ float widen(uint16_t h) {
-    return T == SPRT_DTYPE_BF16 ? sprt::dtype::bf16ToF32(h)
-                                : sprt::dtype::f16ToF32(h);
-  }
-  static __device__ uint16_t narrow(float x) {
-    return T == SPRT_DTYPE_BF16 ? sprt::dtype::f32ToBf16(x)
-                                : sprt::dtype::f32ToF16(x);
-  }
-  static __device__ void load(const void *p, int64_t j, float (&v)[4]) {
-    const uint2 q = static_cast<const uint2 *>(p)[j];
-    v[0] = widen(uint16_t(q.x & 0xffffu)), v[1] = widen(uint16_t(q.x >> 16));
-    v[2] = widen(uint16_t(q.y & 0xffffu)), v[3] = widen(uint16_t(q.y >> 16));
-  }
-  static __device__ void store(void *p, int64_t j, const float (&v)[4]) {
-    static_cast<uint2 *>(p)[j] =
-        make_uint2(uint32_t(narrow(v[0])) | (uint32_t(narrow(v[1])) << 16),
-                   uint32_t(narrow(v[2])) | (uint32_t(narrow(v[3])) << 16));
-  }
-};
-template <> struct Quad<SPRT_DTYPE_BF16> : Quad16<SPRT_DTYPE_BF16> {};
-template <> struct Quad<SPRT_DTYPE_F16> : Quad16<SPRT_DTYPE_F16> {};
 
 template <int32_t In, int32_t Out>
 __global__ void convertQuads(const void *__restrict__ in,
@@ -83,11 +51,9 @@ void launchQuads(const void *in, void *out, int32_t outType, int64_t quads) {
     SPRT_LAUNCH((convertQuads<In, SPRT_DTYPE_F16>), quads, in, out, quads);
 }
 
-size_t sizeOf(int32_t t) { return t == SPRT_DTYPE_F32 ? 4 : 2; }
-
 /// Whether p can be accessed four elements of type t at a time.
 bool quadAligned(const void *p, int32_t t) {
-  return reinterpret_cast<uintptr_t>(p) % (4 * sizeOf(t)) == 0;
+  return reinterpret_cast<uintptr_t>(p) % (4 * elementBytes(t)) == 0;
 }
 
 } // namespace
@@ -123,7 +89,8 @@ extern "C" void sprt_convert(const void *in, int32_t in_dtype, void *out,
       launchQuads<SPRT_DTYPE_F16>(in, out, out_dtype, quads);
   }
   const int64_t done = 4 * quads, rest = n - done;
-  const void *inRest = static_cast<const char *>(in) + done * sizeOf(in_dtype);
-  void *outRest = static_cast<char *>(out) + done * sizeOf(out_dtype);
+  const void *inRest =
+      static_cast<const char *>(in) + done * elementBytes(in_dtype);
+  void *outRest = static_cast<char *>(out) + done * elementBytes(out_dtype);
   SPRT_LAUNCH(convertKernel, rest, inRest, in_dtype, outRest, out_dtype, rest);
 }

@@ -31,6 +31,23 @@ void layerNormGradTwoPass(const float *dy, const float *x, const float *weight,
 void rmsNormGradTwoPass(const float *dy, const float *x, const float *weight,
                         float *dx, float *dw, int64_t T, int64_t H, double eps);
 
+/// The fused kernels on rows whose tensors are all of SPRT_DTYPE_* `dtype`
+/// (x, the weight and bias, y; dy and dx), widened on load, each result
+/// rounded once from its f32 value; false (nothing launched) where the rows
+/// do not fit the registers. The backward's dw and db are f32 (may be
+/// null).
+bool layerNormFusedStored(int32_t dtype, const void *x, const void *weight,
+                          const void *bias, void *y, int64_t T, int64_t H,
+                          double eps);
+bool rmsNormFusedStored(int32_t dtype, const void *x, const void *weight,
+                        void *y, int64_t T, int64_t H, double eps);
+bool layerNormGradFusedStored(int32_t dtype, const void *dy, const void *x,
+                              const void *weight, void *dx, float *dw,
+                              float *db, int64_t T, int64_t H, double eps);
+bool rmsNormGradFusedStored(int32_t dtype, const void *dy, const void *x,
+                            const void *weight, void *dx, float *dw, int64_t T,
+                            int64_t H, double eps);
+
 } // namespace sprt::cuda
 
 #endif // SPRT_CUDA_NORMPATHS_H

@@ -16,7 +16,9 @@
 #define SPRT_CUDA_NORMROWS_CUH
 
 #include "Common.cuh"
+#include "Quad.cuh"
 
+#include <initializer_list>
 #include <type_traits>
 
 namespace sprt::cuda {
@@ -39,6 +41,15 @@ struct RowShape {
 
 inline bool aligned16(const void *p) {
   return (reinterpret_cast<uintptr_t>(p) & 15u) == 0;
+}
+
+/// Whether every non-null pointer can be read four elements of type D at
+/// a time (16 bytes of f32, 8 of bf16 / f16).
+template <int32_t D> bool quadAligned(std::initializer_list<const void *> ps) {
+  for (const void *p : ps)
+    if (p && reinterpret_cast<uintptr_t>(p) % (4 * elementBytes(D)) != 0)
+      return false;
+  return true;
 }
 
 /// The shape for rows of H floats; `aligned`: every row pointer the kernel
@@ -70,8 +81,10 @@ template <int kChunks, int kVec> struct RowRegs {
   static __device__ int64_t vecIndex(int k) {
     return threadIdx.x + int64_t(k) * blockDim.x;
   }
-  /// Loads this thread's chunks of row[nVec * kVec]; zeros outside it.
-  __device__ void load(const float *__restrict__ row, int64_t nVec) {
+  /// Loads this thread's chunks of row[nVec * kVec] (elements of type D,
+  /// widened); zeros outside it.
+  template <int32_t D = SPRT_DTYPE_F32>
+  __device__ void load(const void *__restrict__ row, int64_t nVec) {
 #pragma unroll
     for (int k = 0; k < kChunks; ++k) {
       if (!inRow(k, nVec)) {
@@ -80,22 +93,18 @@ template <int kChunks, int kVec> struct RowRegs {
           v[k][e] = 0.0f;
         continue;
       }
-      if constexpr (kVec == 4) {
-        const float4 q = reinterpret_cast<const float4 *>(row)[vecIndex(k)];
-        v[k][0] = q.x;
-        v[k][1] = q.y;
-        v[k][2] = q.z;
-        v[k][3] = q.w;
-      } else {
-        v[k][0] = row[vecIndex(k)];
-      }
+      if constexpr (kVec == 4)
+        Quad<D>::load(row, vecIndex(k), v[k]);
+      else
+        v[k][0] = Quad<D>::loadOne(row, vecIndex(k));
     }
   }
   /// Loads, or sets every element to `fill` where row is null.
-  __device__ void loadOr(const float *__restrict__ row, int64_t nVec,
+  template <int32_t D = SPRT_DTYPE_F32>
+  __device__ void loadOr(const void *__restrict__ row, int64_t nVec,
                          float fill) {
     if (row) {
-      load(row, nVec);
+      load<D>(row, nVec);
       return;
     }
 #pragma unroll
@@ -104,17 +113,17 @@ template <int kChunks, int kVec> struct RowRegs {
       for (int e = 0; e < kVec; ++e)
         v[k][e] = fill;
   }
-  /// Stores this thread's chunks inside the row.
-  __device__ void store(float *__restrict__ row, int64_t nVec) const {
+  /// Stores this thread's chunks inside the row, each rounded to D.
+  template <int32_t D = SPRT_DTYPE_F32>
+  __device__ void store(void *__restrict__ row, int64_t nVec) const {
 #pragma unroll
     for (int k = 0; k < kChunks; ++k) {
       if (!inRow(k, nVec))
         continue;
       if constexpr (kVec == 4)
-        reinterpret_cast<float4 *>(row)[vecIndex(k)] =
-            make_float4(v[k][0], v[k][1], v[k][2], v[k][3]);
+        Quad<D>::store(row, vecIndex(k), v[k]);
       else
-        row[vecIndex(k)] = v[k][0];
+        Quad<D>::storeOne(row, vecIndex(k), v[k][0]);
     }
   }
 };

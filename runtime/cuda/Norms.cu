@@ -4,11 +4,13 @@
 // layout (H % 4 == 0 and 16-byte aligned rows: float4 loads; H <= 4096, or
 // H <= 2048 with scalar loads) the row is read from memory once into
 // registers and the output written from them; otherwise a block of
-// kThreads threads strides over the row, reading it twice. Statistics are
-// accumulated in double (block reductions through warp shuffles), the
-// layer norm's variance in a second pass over the row (biased, as torch),
-// so no cancellation when |mean| >> std; the CPU backend does the same in
-// Kernels.cpp and the results differ only in summation order.
+// kThreads threads strides over the row, reading it twice. The fused
+// kernels are instantiated for f32, bf16 and f16 rows (the typed entry
+// points, TypedNorms.cu): loads widen, stores round the f32 value once.
+// Statistics are accumulated in double (block reductions through warp
+// shuffles), the layer norm's variance in a second pass over the row (biased,
+// as torch), so no cancellation when |mean| >> std; the CPU backend does the
+// same in Kernels.cpp and the results differ only in summation order.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,18 +24,17 @@ using namespace sprt::cuda;
 
 namespace {
 
-template <int C, int V>
+template <int32_t D, int C, int V>
 __global__ void __launch_bounds__(kMaxRowThreads)
-    layerNormFused(const float *__restrict__ x,
-                   const float *__restrict__ weight,
-                   const float *__restrict__ bias, float *__restrict__ y,
+    layerNormFused(const void *__restrict__ x, const void *__restrict__ weight,
+                   const void *__restrict__ bias, void *__restrict__ y,
                    int64_t H, double eps) {
   __shared__ double red[32];
   const int64_t nVec = H / V, t = blockIdx.x;
   RowRegs<C, V> xr, w, b;
-  xr.load(x + t * H, nVec);
-  w.loadOr(weight, nVec, 1.0f);
-  b.loadOr(bias, nVec, 0.0f);
+  xr.template load<D>(elementAt<D>(x, t * H), nVec);
+  w.template loadOr<D>(weight, nVec, 1.0f);
+  b.template loadOr<D>(bias, nVec, 0.0f);
   double mean, rstd;
   layerNormStatsRegs(xr, nVec, H, eps, red, mean, rstd);
 #pragma unroll
@@ -47,18 +48,18 @@ __global__ void __launch_bounds__(kMaxRowThreads)
         v += double(b.v[k][e]);
       xr.v[k][e] = float(v);
     }
-  xr.store(y + t * H, nVec);
+  xr.template store<D>(elementAt<D>(y, t * H), nVec);
 }
 
-template <int C, int V>
+template <int32_t D, int C, int V>
 __global__ void __launch_bounds__(kMaxRowThreads)
-    rmsNormFused(const float *__restrict__ x, const float *__restrict__ weight,
-                 float *__restrict__ y, int64_t H, double eps) {
+    rmsNormFused(const void *__restrict__ x, const void *__restrict__ weight,
+                 void *__restrict__ y, int64_t H, double eps) {
   __shared__ double red[32];
   const int64_t nVec = H / V, t = blockIdx.x;
   RowRegs<C, V> xr, w;
-  xr.load(x + t * H, nVec);
-  w.loadOr(weight, nVec, 1.0f);
+  xr.template load<D>(elementAt<D>(x, t * H), nVec);
+  w.template loadOr<D>(weight, nVec, 1.0f);
   const double r = rmsNormScaleRegs(xr, H, eps, red);
 #pragma unroll
   for (int k = 0; k < C; ++k)
@@ -69,7 +70,7 @@ __global__ void __launch_bounds__(kMaxRowThreads)
         v *= double(w.v[k][e]);
       xr.v[k][e] = float(v);
     }
-  xr.store(y + t * H, nVec);
+  xr.template store<D>(elementAt<D>(y, t * H), nVec);
 }
 
 __global__ void layerNormKernel(const float *__restrict__ x,
@@ -106,10 +107,34 @@ __global__ void rmsNormKernel(const float *__restrict__ x,
   }
 }
 
-bool allAligned(std::initializer_list<const void *> ps) {
-  for (const void *p : ps)
-    if (p && !aligned16(p))
-      return false;
+/// The fused forward on rows of type D, or false where they do not fit.
+template <int32_t D>
+bool layerNormFusedAs(const void *x, const void *weight, const void *bias,
+                      void *y, int64_t T, int64_t H, double eps) {
+  const RowShape s = rowShapeFor(H, quadAligned<D>({x, weight, bias, y}));
+  if (!s.fused)
+    return false;
+  dispatchRowShape(s, [&](auto c, auto v) {
+    layerNormFused<D, decltype(c)::value, decltype(v)::value>
+        <<<unsigned(T), unsigned(s.threads), 0, stream()>>>(x, weight, bias, y,
+                                                            H, eps);
+  });
+  SPRT_CUDA_CHECK_LAUNCH("layerNormFused");
+  return true;
+}
+
+template <int32_t D>
+bool rmsNormFusedAs(const void *x, const void *weight, void *y, int64_t T,
+                    int64_t H, double eps) {
+  const RowShape s = rowShapeFor(H, quadAligned<D>({x, weight, y}));
+  if (!s.fused)
+    return false;
+  dispatchRowShape(s, [&](auto c, auto v) {
+    rmsNormFused<D, decltype(c)::value, decltype(v)::value>
+        <<<unsigned(T), unsigned(s.threads), 0, stream()>>>(x, weight, y, H,
+                                                            eps);
+  });
+  SPRT_CUDA_CHECK_LAUNCH("rmsNormFused");
   return true;
 }
 
@@ -121,6 +146,35 @@ void sprt::cuda::layerNormRowPerBlock(const float *x, const float *weight,
   layerNormKernel<<<unsigned(T), kThreads, 0, stream()>>>(x, weight, bias, y, H,
                                                           eps);
   SPRT_CUDA_CHECK_LAUNCH("layerNormKernel");
+}
+
+bool sprt::cuda::layerNormFusedStored(int32_t dtype, const void *x,
+                                      const void *weight, const void *bias,
+                                      void *y, int64_t T, int64_t H,
+                                      double eps) {
+  switch (dtype) {
+  case SPRT_DTYPE_F32:
+    return layerNormFusedAs<SPRT_DTYPE_F32>(x, weight, bias, y, T, H, eps);
+  case SPRT_DTYPE_BF16:
+    return layerNormFusedAs<SPRT_DTYPE_BF16>(x, weight, bias, y, T, H, eps);
+  case SPRT_DTYPE_F16:
+    return layerNormFusedAs<SPRT_DTYPE_F16>(x, weight, bias, y, T, H, eps);
+  }
+  return false;
+}
+
+bool sprt::cuda::rmsNormFusedStored(int32_t dtype, const void *x,
+                                    const void *weight, void *y, int64_t T,
+                                    int64_t H, double eps) {
+  switch (dtype) {
+  case SPRT_DTYPE_F32:
+    return rmsNormFusedAs<SPRT_DTYPE_F32>(x, weight, y, T, H, eps);
+  case SPRT_DTYPE_BF16:
+    return rmsNormFusedAs<SPRT_DTYPE_BF16>(x, weight, y, T, H, eps);
+  case SPRT_DTYPE_F16:
+    return rmsNormFusedAs<SPRT_DTYPE_F16>(x, weight, y, T, H, eps);
+  }
+  return false;
 }
 
 void sprt::cuda::rmsNormRowPerBlock(const float *x, const float *weight,
@@ -137,17 +191,8 @@ void sprt_layer_norm_f32(const float *x, const float *weight, const float *bias,
   if (H <= 0 || T <= 0)
     return;
   checkRows(T, "sprt_layer_norm_f32");
-  const RowShape s = rowShapeFor(H, allAligned({x, weight, bias, y}));
-  if (!s.fused) {
+  if (!layerNormFusedStored(SPRT_DTYPE_F32, x, weight, bias, y, T, H, eps))
     layerNormRowPerBlock(x, weight, bias, y, T, H, eps);
-    return;
-  }
-  dispatchRowShape(s, [&](auto c, auto v) {
-    layerNormFused<decltype(c)::value, decltype(v)::value>
-        <<<unsigned(T), unsigned(s.threads), 0, stream()>>>(x, weight, bias, y,
-                                                            H, eps);
-  });
-  SPRT_CUDA_CHECK_LAUNCH("layerNormFused");
 }
 
 void sprt_rms_norm_f32(const float *x, const float *weight, float *y, int64_t T,
@@ -155,17 +200,8 @@ void sprt_rms_norm_f32(const float *x, const float *weight, float *y, int64_t T,
   if (H <= 0 || T <= 0)
     return;
   checkRows(T, "sprt_rms_norm_f32");
-  const RowShape s = rowShapeFor(H, allAligned({x, weight, y}));
-  if (!s.fused) {
+  if (!rmsNormFusedStored(SPRT_DTYPE_F32, x, weight, y, T, H, eps))
     rmsNormRowPerBlock(x, weight, y, T, H, eps);
-    return;
-  }
-  dispatchRowShape(s, [&](auto c, auto v) {
-    rmsNormFused<decltype(c)::value, decltype(v)::value>
-        <<<unsigned(T), unsigned(s.threads), 0, stream()>>>(x, weight, y, H,
-                                                            eps);
-  });
-  SPRT_CUDA_CHECK_LAUNCH("rmsNormFused");
 }
 
 } // extern "C"

@@ -57,11 +57,10 @@ __device__ void writePartials(const double (&acc)[C][V], float *out,
   r.store(out, nVec);
 }
 
-template <int C, int V>
+template <int32_t D, int C, int V>
 __global__ void __launch_bounds__(kMaxRowThreads)
-    layerNormGradFused(const float *__restrict__ dy,
-                       const float *__restrict__ x,
-                       const float *__restrict__ weight, float *__restrict__ dx,
+    layerNormGradFused(const void *__restrict__ dy, const void *__restrict__ x,
+                       const void *__restrict__ weight, void *__restrict__ dx,
                        float *__restrict__ partW, float *__restrict__ partB,
                        int64_t T, int64_t H, int64_t rowsPerBlock, double eps) {
   __shared__ double red[64];
@@ -69,17 +68,17 @@ __global__ void __launch_bounds__(kMaxRowThreads)
   const int64_t t0 = int64_t(blockIdx.x) * rowsPerBlock;
   const int64_t t1 = t0 + rowsPerBlock < T ? t0 + rowsPerBlock : T;
   RowRegs<C, V> w, xr, gr;
-  w.loadOr(weight, nVec, 1.0f);
+  w.template loadOr<D>(weight, nVec, 1.0f);
   double accW[C][V] = {}, accB[C][V] = {};
   if (t0 < t1) {
-    xr.load(x + t0 * H, nVec);
-    gr.load(dy + t0 * H, nVec);
+    xr.template load<D>(elementAt<D>(x, t0 * H), nVec);
+    gr.template load<D>(elementAt<D>(dy, t0 * H), nVec);
   }
   for (int64_t t = t0; t < t1; ++t) {
     RowRegs<C, V> xn, gn;
     if (kPrefetch<C, V> && t + 1 < t1) {
-      xn.load(x + (t + 1) * H, nVec);
-      gn.load(dy + (t + 1) * H, nVec);
+      xn.template load<D>(elementAt<D>(x, (t + 1) * H), nVec);
+      gn.template load<D>(elementAt<D>(dy, (t + 1) * H), nVec);
     }
     double mean, rstd;
     layerNormStatsRegs(xr, nVec, H, eps, red, mean, rstd);
@@ -107,13 +106,13 @@ __global__ void __launch_bounds__(kMaxRowThreads)
         const double g = weight ? d * double(w.v[k][e]) : d;
         gr.v[k][e] = float(rstd * (g - meanG - xhat * meanGX));
       }
-    gr.store(dx + t * H, nVec);
+    gr.template store<D>(elementAt<D>(dx, t * H), nVec);
     if (kPrefetch<C, V>) {
       xr = xn;
       gr = gn;
     } else if (t + 1 < t1) {
-      xr.load(x + (t + 1) * H, nVec);
-      gr.load(dy + (t + 1) * H, nVec);
+      xr.template load<D>(elementAt<D>(x, (t + 1) * H), nVec);
+      gr.template load<D>(elementAt<D>(dy, (t + 1) * H), nVec);
     }
   }
   if (partW)
@@ -122,10 +121,10 @@ __global__ void __launch_bounds__(kMaxRowThreads)
     writePartials(accB, partB + int64_t(blockIdx.x) * H, nVec);
 }
 
-template <int C, int V>
+template <int32_t D, int C, int V>
 __global__ void __launch_bounds__(kMaxRowThreads)
-    rmsNormGradFused(const float *__restrict__ dy, const float *__restrict__ x,
-                     const float *__restrict__ weight, float *__restrict__ dx,
+    rmsNormGradFused(const void *__restrict__ dy, const void *__restrict__ x,
+                     const void *__restrict__ weight, void *__restrict__ dx,
                      float *__restrict__ partW, int64_t T, int64_t H,
                      int64_t rowsPerBlock, double eps) {
   __shared__ double red[32];
@@ -133,17 +132,17 @@ __global__ void __launch_bounds__(kMaxRowThreads)
   const int64_t t0 = int64_t(blockIdx.x) * rowsPerBlock;
   const int64_t t1 = t0 + rowsPerBlock < T ? t0 + rowsPerBlock : T;
   RowRegs<C, V> w, xr, gr;
-  w.loadOr(weight, nVec, 1.0f);
+  w.template loadOr<D>(weight, nVec, 1.0f);
   double accW[C][V] = {};
   if (t0 < t1) {
-    xr.load(x + t0 * H, nVec);
-    gr.load(dy + t0 * H, nVec);
+    xr.template load<D>(elementAt<D>(x, t0 * H), nVec);
+    gr.template load<D>(elementAt<D>(dy, t0 * H), nVec);
   }
   for (int64_t t = t0; t < t1; ++t) {
     RowRegs<C, V> xn, gn;
     if (kPrefetch<C, V> && t + 1 < t1) {
-      xn.load(x + (t + 1) * H, nVec);
-      gn.load(dy + (t + 1) * H, nVec);
+      xn.template load<D>(elementAt<D>(x, (t + 1) * H), nVec);
+      gn.template load<D>(elementAt<D>(dy, (t + 1) * H), nVec);
     }
     const double r = rmsNormScaleRegs(xr, H, eps, red);
     double sumGX = 0.0;
@@ -165,13 +164,13 @@ __global__ void __launch_bounds__(kMaxRowThreads)
         const double g = weight ? d * double(w.v[k][e]) : d;
         gr.v[k][e] = float(r * (g - xv * c));
       }
-    gr.store(dx + t * H, nVec);
+    gr.template store<D>(elementAt<D>(dx, t * H), nVec);
     if (kPrefetch<C, V>) {
       xr = xn;
       gr = gn;
     } else if (t + 1 < t1) {
-      xr.load(x + (t + 1) * H, nVec);
-      gr.load(dy + (t + 1) * H, nVec);
+      xr.template load<D>(elementAt<D>(x, (t + 1) * H), nVec);
+      gr.template load<D>(elementAt<D>(dy, (t + 1) * H), nVec);
     }
   }
   if (partW)
@@ -273,13 +272,6 @@ std::pair<int64_t, int64_t> fusedGrid(Kernel kernel, int threads, int64_t T) {
   return {(T + rows - 1) / rows, rows};
 }
 
-bool allAligned(std::initializer_list<const void *> ps) {
-  for (const void *p : ps)
-    if (p && !aligned16(p))
-      return false;
-  return true;
-}
-
 void zeroColumns(float *p, int64_t H) {
   if (p)
     SPRT_CUDA_CHECK(cudaMemsetAsync(p, 0, size_t(H) * sizeof(float), stream()));
@@ -342,26 +334,18 @@ void sprt::cuda::rmsNormGradTwoPass(const float *dy, const float *x,
   sumPartials(parts, tiles.tiles, H, dw);
 }
 
-extern "C" {
+namespace {
 
-void sprt_layer_norm_grad_f32(const float *dy, const float *x,
-                              const float *weight, float *dx, float *dw,
-                              float *db, int64_t T, int64_t H, double eps) {
-  if (H <= 0)
-    return;
-  if (T <= 0) {
-    zeroColumns(dw, H);
-    zeroColumns(db, H);
-    return;
-  }
-  checkRows(T, "sprt_layer_norm_grad_f32");
-  const RowShape s = rowShapeFor(H, allAligned({dy, x, weight, dx}));
-  if (!s.fused) {
-    layerNormGradTwoPass(dy, x, weight, dx, dw, db, T, H, eps);
-    return;
-  }
+/// The fused backward on rows of type D, or false where they do not fit.
+template <int32_t D>
+bool layerNormGradFusedAs(const void *dy, const void *x, const void *weight,
+                          void *dx, float *dw, float *db, int64_t T, int64_t H,
+                          double eps) {
+  const RowShape s = rowShapeFor(H, quadAligned<D>({dy, x, weight, dx}));
+  if (!s.fused)
+    return false;
   dispatchRowShape(s, [&](auto c, auto v) {
-    auto kernel = layerNormGradFused<decltype(c)::value, decltype(v)::value>;
+    auto kernel = layerNormGradFused<D, decltype(c)::value, decltype(v)::value>;
     const auto [blocks, rows] = fusedGrid(kernel, s.threads, T);
     float *partW = dw, *partB = db;
     if (blocks > 1 && (dw || db)) {
@@ -377,6 +361,82 @@ void sprt_layer_norm_grad_f32(const float *dy, const float *x,
     if (blocks > 1 && db)
       sumPartials(partB, blocks, H, db);
   });
+  return true;
+}
+
+template <int32_t D>
+bool rmsNormGradFusedAs(const void *dy, const void *x, const void *weight,
+                        void *dx, float *dw, int64_t T, int64_t H, double eps) {
+  const RowShape s = rowShapeFor(H, quadAligned<D>({dy, x, weight, dx}));
+  if (!s.fused)
+    return false;
+  dispatchRowShape(s, [&](auto c, auto v) {
+    auto kernel = rmsNormGradFused<D, decltype(c)::value, decltype(v)::value>;
+    const auto [blocks, rows] = fusedGrid(kernel, s.threads, T);
+    float *partW = dw;
+    if (blocks > 1 && dw)
+      partW = partialsFor(blocks, H, 1);
+    kernel<<<unsigned(blocks), unsigned(s.threads), 0, stream()>>>(
+        dy, x, weight, dx, partW, T, H, rows, eps);
+    SPRT_CUDA_CHECK_LAUNCH("rmsNormGradFused");
+    if (blocks > 1 && dw)
+      sumPartials(partW, blocks, H, dw);
+  });
+  return true;
+}
+
+} // namespace
+
+bool sprt::cuda::layerNormGradFusedStored(int32_t dtype, const void *dy,
+                                          const void *x, const void *weight,
+                                          void *dx, float *dw, float *db,
+                                          int64_t T, int64_t H, double eps) {
+  switch (dtype) {
+  case SPRT_DTYPE_F32:
+    return layerNormGradFusedAs<SPRT_DTYPE_F32>(dy, x, weight, dx, dw, db, T, H,
+                                                eps);
+  case SPRT_DTYPE_BF16:
+    return layerNormGradFusedAs<SPRT_DTYPE_BF16>(dy, x, weight, dx, dw, db, T,
+                                                 H, eps);
+  case SPRT_DTYPE_F16:
+    return layerNormGradFusedAs<SPRT_DTYPE_F16>(dy, x, weight, dx, dw, db, T, H,
+                                                eps);
+  }
+  return false;
+}
+
+bool sprt::cuda::rmsNormGradFusedStored(int32_t dtype, const void *dy,
+                                        const void *x, const void *weight,
+                                        void *dx, float *dw, int64_t T,
+                                        int64_t H, double eps) {
+  switch (dtype) {
+  case SPRT_DTYPE_F32:
+    return rmsNormGradFusedAs<SPRT_DTYPE_F32>(dy, x, weight, dx, dw, T, H, eps);
+  case SPRT_DTYPE_BF16:
+    return rmsNormGradFusedAs<SPRT_DTYPE_BF16>(dy, x, weight, dx, dw, T, H,
+                                               eps);
+  case SPRT_DTYPE_F16:
+    return rmsNormGradFusedAs<SPRT_DTYPE_F16>(dy, x, weight, dx, dw, T, H, eps);
+  }
+  return false;
+}
+
+extern "C" {
+
+void sprt_layer_norm_grad_f32(const float *dy, const float *x,
+                              const float *weight, float *dx, float *dw,
+                              float *db, int64_t T, int64_t H, double eps) {
+  if (H <= 0)
+    return;
+  if (T <= 0) {
+    zeroColumns(dw, H);
+    zeroColumns(db, H);
+    return;
+  }
+  checkRows(T, "sprt_layer_norm_grad_f32");
+  if (!layerNormGradFusedStored(SPRT_DTYPE_F32, dy, x, weight, dx, dw, db, T, H,
+                                eps))
+    layerNormGradTwoPass(dy, x, weight, dx, dw, db, T, H, eps);
 }
 
 void sprt_rms_norm_grad_f32(const float *dy, const float *x,
@@ -389,23 +449,8 @@ void sprt_rms_norm_grad_f32(const float *dy, const float *x,
     return;
   }
   checkRows(T, "sprt_rms_norm_grad_f32");
-  const RowShape s = rowShapeFor(H, allAligned({dy, x, weight, dx}));
-  if (!s.fused) {
+  if (!rmsNormGradFusedStored(SPRT_DTYPE_F32, dy, x, weight, dx, dw, T, H, eps))
     rmsNormGradTwoPass(dy, x, weight, dx, dw, T, H, eps);
-    return;
-  }
-  dispatchRowShape(s, [&](auto c, auto v) {
-    auto kernel = rmsNormGradFused<decltype(c)::value, decltype(v)::value>;
-    const auto [blocks, rows] = fusedGrid(kernel, s.threads, T);
-    float *partW = dw;
-    if (blocks > 1 && dw)
-      partW = partialsFor(blocks, H, 1);
-    kernel<<<unsigned(blocks), unsigned(s.threads), 0, stream()>>>(
-        dy, x, weight, dx, partW, T, H, rows, eps);
-    SPRT_CUDA_CHECK_LAUNCH("rmsNormGradFused");
-    if (blocks > 1 && dw)
-      sumPartials(partW, blocks, H, dw);
-  });
 }
 
 } // extern "C"

@@ -115,20 +115,39 @@ static LogicalResult lowerOp(EmbeddingOp o, RuntimeEmitter &e) {
   return success();
 }
 
+/// The call of a GEMM or a norm (StoragePrecisionOpInterface): the pointers
+/// of `tensors` (null for an absent bias or gradient), each followed by its
+/// element type's code (0 when absent) in the typed kernel `name`_typed,
+/// then `sizes`; the f32 kernel `name`_f32 when every tensor is f32.
+static void callStored(RuntimeEmitter &e, Operation *op, StringRef name,
+                       ArrayRef<Value> tensors, ArrayRef<Value> sizes) {
+  bool typed = !allTensorsF32(op);
+  SmallVector<Value> args;
+  for (Value t : tensors) {
+    args.push_back(e.optionalPtr(t));
+    if (typed)
+      args.push_back(e.i32(t ? runtimeDtypeCode(t) : 0));
+  }
+  llvm::append_range(args, sizes);
+  e.call((name + (typed ? "_typed" : "_f32")).str(), args);
+}
+
+/// A norm's rows and row width, then its eps.
+static SmallVector<Value> normSizes(RuntimeEmitter &e, Value x, APFloat eps) {
+  int64_t h = e.lastDim(x);
+  return {e.i64(e.numElements(x) / h), e.i64(h), e.f64(eps.convertToDouble())};
+}
+
 static LogicalResult lowerOp(LayerNormOp o, RuntimeEmitter &e) {
-  int64_t h = e.lastDim(o);
-  e.call("sprt_layer_norm_f32",
-         {e.ptr(o.getInput()), e.ptr(o.getWeight()), e.optionalPtr(o.getBias()),
-          e.ptr(o), e.i64(e.numElements(o) / h), e.i64(h),
-          e.f64(o.getEps().convertToDouble())});
+  callStored(e, o, "sprt_layer_norm",
+             {o.getInput(), o.getWeight(), o.getBias(), o},
+             normSizes(e, o.getInput(), o.getEps()));
   return success();
 }
 
 static LogicalResult lowerOp(RmsNormOp o, RuntimeEmitter &e) {
-  int64_t h = e.lastDim(o);
-  e.call("sprt_rms_norm_f32", {e.ptr(o.getInput()), e.ptr(o.getWeight()),
-                               e.ptr(o), e.i64(e.numElements(o) / h), e.i64(h),
-                               e.f64(o.getEps().convertToDouble())});
+  callStored(e, o, "sprt_rms_norm", {o.getInput(), o.getWeight(), o},
+             normSizes(e, o.getInput(), o.getEps()));
   return success();
 }
 
@@ -193,29 +212,12 @@ static LogicalResult lowerOp(BiasAddOp o, RuntimeEmitter &e) {
   return success();
 }
 
-/// A GEMM's call: the pointers of `tensors` (null for an absent bias), each
-/// followed by its element type's code (0 when absent) in the typed kernel
-/// `name`_typed, then `sizes`; the f32 kernel `name`_f32 when every tensor
-/// is f32.
-static void callGemm(RuntimeEmitter &e, Operation *op, StringRef name,
-                     ArrayRef<Value> tensors, ArrayRef<Value> sizes) {
-  bool typed = !allTensorsF32(op);
-  SmallVector<Value> args;
-  for (Value t : tensors) {
-    args.push_back(e.optionalPtr(t));
-    if (typed)
-      args.push_back(e.i32(t ? runtimeDtypeCode(t) : 0));
-  }
-  llvm::append_range(args, sizes);
-  e.call((name + (typed ? "_typed" : "_f32")).str(), args);
-}
-
 static LogicalResult lowerOp(LinearOp o, RuntimeEmitter &e) {
   int64_t k = e.lastDim(o.getInput()), n = e.lastDim(o);
-  callGemm(e, o, "sprt_linear",
-           {o.getInput(), o.getWeight(), o.getBias(), o.getResult()},
-           {e.i64(e.numElements(o.getInput()) / k), e.i64(k), e.i64(n),
-            e.i32(o.getWeightLayout() == WeightLayout::in_out)});
+  callStored(e, o, "sprt_linear",
+             {o.getInput(), o.getWeight(), o.getBias(), o.getResult()},
+             {e.i64(e.numElements(o.getInput()) / k), e.i64(k), e.i64(n),
+              e.i32(o.getWeightLayout() == WeightLayout::in_out)});
   return success();
 }
 
@@ -305,10 +307,10 @@ static LogicalResult lowerOp(LabelCountOp o, RuntimeEmitter &e) {
 
 static LogicalResult lowerOp(LinearGradInputOp o, RuntimeEmitter &e) {
   int64_t n = e.lastDim(o.getDy()), k = e.lastDim(o);
-  callGemm(e, o, "sprt_linear_grad_input",
-           {o.getDy(), o.getWeight(), o.getDx()},
-           {e.i64(e.numElements(o) / k), e.i64(k), e.i64(n),
-            e.i32(o.getWeightLayout() == WeightLayout::in_out)});
+  callStored(e, o, "sprt_linear_grad_input",
+             {o.getDy(), o.getWeight(), o.getDx()},
+             {e.i64(e.numElements(o) / k), e.i64(k), e.i64(n),
+              e.i32(o.getWeightLayout() == WeightLayout::in_out)});
   return success();
 }
 
@@ -319,8 +321,8 @@ static LogicalResult lowerOp(LinearGradWeightOp o, RuntimeEmitter &e) {
                            e.i32(o.getWeightLayout() == WeightLayout::in_out)};
   if (!allTensorsF32(o))
     sizes.push_back(e.i32(0)); // the typed kernel's accumulate: overwrite dw
-  callGemm(e, o, "sprt_linear_grad_weight",
-           {o.getInput(), o.getDy(), o.getDweight()}, sizes);
+  callStored(e, o, "sprt_linear_grad_weight",
+             {o.getInput(), o.getDy(), o.getDweight()}, sizes);
   return success();
 }
 
@@ -332,22 +334,18 @@ static LogicalResult lowerOp(BiasGradOp o, RuntimeEmitter &e) {
 }
 
 static LogicalResult lowerOp(LayerNormGradOp o, RuntimeEmitter &e) {
-  int64_t h = e.lastDim(o.getInput());
-  e.call("sprt_layer_norm_grad_f32",
-         {e.ptr(o.getDy()), e.ptr(o.getInput()), e.ptr(o.getWeight()),
-          e.ptr(o.getDx()), e.ptr(o.getDweight()), e.ptr(o.getDbias()),
-          e.i64(e.numElements(o.getInput()) / h), e.i64(h),
-          e.f64(o.getEps().convertToDouble())});
+  callStored(e, o, "sprt_layer_norm_grad",
+             {o.getDy(), o.getInput(), o.getWeight(), o.getDx(), o.getDweight(),
+              o.getDbias()},
+             normSizes(e, o.getInput(), o.getEps()));
   return success();
 }
 
 static LogicalResult lowerOp(RmsNormGradOp o, RuntimeEmitter &e) {
-  int64_t h = e.lastDim(o.getInput());
-  e.call("sprt_rms_norm_grad_f32",
-         {e.ptr(o.getDy()), e.ptr(o.getInput()), e.ptr(o.getWeight()),
-          e.ptr(o.getDx()), e.ptr(o.getDweight()),
-          e.i64(e.numElements(o.getInput()) / h), e.i64(h),
-          e.f64(o.getEps().convertToDouble())});
+  callStored(
+      e, o, "sprt_rms_norm_grad",
+      {o.getDy(), o.getInput(), o.getWeight(), o.getDx(), o.getDweight()},
+      normSizes(e, o.getInput(), o.getEps()));
   return success();
 }
 

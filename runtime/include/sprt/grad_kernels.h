@@ -63,6 +63,20 @@ void sprt_layer_norm_grad_f32(const float *dy, const float *x,
 void sprt_rms_norm_grad_f32(const float *dy, const float *x,
                             const float *weight, float *dx, float *dw,
                             int64_t T, int64_t H, double eps);
+/* The norms' backward on tensors as stored (as sprt_layer_norm_typed): the
+ * f32 kernels between conversions, bit for bit; dw and db (may be NULL)
+ * are rounded once from the f32 kernel's sums. */
+void sprt_layer_norm_grad_typed(const void *dy, int32_t dy_dtype, const void *x,
+                                int32_t x_dtype, const void *weight,
+                                int32_t weight_dtype, void *dx,
+                                int32_t dx_dtype, void *dw, int32_t dw_dtype,
+                                void *db, int32_t db_dtype, int64_t T,
+                                int64_t H, double eps);
+void sprt_rms_norm_grad_typed(const void *dy, int32_t dy_dtype, const void *x,
+                              int32_t x_dtype, const void *weight,
+                              int32_t weight_dtype, void *dx, int32_t dx_dtype,
+                              void *dw, int32_t dw_dtype, int64_t T, int64_t H,
+                              double eps);
 
 /* dx = dy * gelu'(x) (exact or tanh form, as the forward). */
 void sprt_gelu_grad_f32(const float *dy, const float *x, float *dx, int64_t n,

@@ -95,6 +95,19 @@ void sprt_layer_norm_f32(const float *x, const float *weight, const float *bias,
 void sprt_rms_norm_f32(const float *x, const float *weight, float *y, int64_t T,
                        int64_t H, double eps);
 
+/* The norms on tensors as stored: each tensor f32, bf16 or f16 (its
+ * SPRT_DTYPE_* code after it; a NULL weight or bias has code 0). Each
+ * element is widened exactly, the row is normalised as by the f32 kernel
+ * and each result rounded from that kernel's f32 value to its type: the
+ * f32 kernel between conversions, bit for bit, without f32 copies. */
+void sprt_layer_norm_typed(const void *x, int32_t x_dtype, const void *weight,
+                           int32_t weight_dtype, const void *bias,
+                           int32_t bias_dtype, void *y, int32_t y_dtype,
+                           int64_t T, int64_t H, double eps);
+void sprt_rms_norm_typed(const void *x, int32_t x_dtype, const void *weight,
+                         int32_t weight_dtype, void *y, int32_t y_dtype,
+                         int64_t T, int64_t H, double eps);
+
 /* Inverted dropout of a rank-`rank` tensor whose local shape is `shape`,
  * sitting at `offset` inside a global tensor of shape `global_shape`:
  * element e is kept iff sprt_uniform(seed, stream, global index of e) >=

@@ -187,6 +187,16 @@ func.func @weight_size(%dy: tensor<8x2x16xf32>, %x: tensor<8x2x16xf32>, %w: tens
 
 // -----
 
+// A weight gradient has the input's element type, or f32 (a partial sum of
+// bf16 / f16 weights'), nothing else.
+func.func @weight_grad_element_type(%dy: tensor<8x2x16xbf16>, %x: tensor<8x2x16xbf16>, %w: tensor<16xbf16>) {
+  // expected-error @+1 {{a weight gradient must have shape [16] and element type 'bf16', got 'tensor<16xf16>'}}
+  %0:3 = tfm.layer_norm_grad %dy, %x, %w eps 1.0e-05 : (tensor<8x2x16xbf16>, tensor<8x2x16xbf16>, tensor<16xbf16>) -> (tensor<8x2x16xbf16>, tensor<16xf16>, tensor<16xf32>)
+  return
+}
+
+// -----
+
 func.func @dweight_shape(%dy: tensor<8x2x16xf32>, %x: tensor<8x2x16xf32>, %w: tensor<16xf32>) {
   // expected-error @+1 {{a weight gradient must have shape [16] and element type 'f32', got 'tensor<1x16xf32>'}}
   %0:3 = tfm.layer_norm_grad %dy, %x, %w eps 1.0e-05 : (tensor<8x2x16xf32>, tensor<8x2x16xf32>, tensor<16xf32>) -> (tensor<8x2x16xf32>, tensor<1x16xf32>, tensor<16xf32>)

@@ -32,7 +32,9 @@
 // dist.all_gather_matmul_grad_weight. The elementwise maps
 // (MapsElementsAsStored) are not wrapped either, unless a tensor of theirs
 // is partial: their typed kernels map each widened element in f32 and round
-// it once.
+// it once. The norms and their backward (NormalizesAsStored) are kept like
+// the GEMMs: a weight gradient that is partial (summed over sequence
+// shards) is written in f32 and narrowed after its reduction.
 //
 //===----------------------------------------------------------------------===//
 
@@ -74,11 +76,19 @@ static bool isPartial(Type t) {
 }
 
 /// How the pass treats the ops' tensors: with `storageGemms`, the operands
-/// and results of StoragePrecisionOpInterface stay as stored; with
-/// `storageElementwise`, the elementwise maps that have no partial tensor.
+/// and results of the GEMMs (StoragePrecisionOpInterface) stay as stored;
+/// with `storageNorms`, those of the norms (StoragePrecisionOpInterface and
+/// NormalizesAsStored); with `storageElementwise`, the elementwise maps
+/// that have no partial tensor.
 struct Policy {
   bool storageGemms;
   bool storageElementwise;
+  bool storageNorms;
+  /// Whether `op`'s StoragePrecisionOpInterface is honoured.
+  bool storesAsDeclared(Operation *op) const {
+    return op->hasTrait<seqpar::OpTrait::NormalizesAsStored>() ? storageNorms
+                                                               : storageGemms;
+  }
   /// Whether `op` runs on its bf16/f16 tensors as they are.
   bool keeps(Operation *op) const {
     if (keepsStoragePrecision(op))
@@ -90,13 +100,13 @@ struct Policy {
   /// Whether `use` is read as stored, without an f32 copy.
   bool readsStored(OpOperand &use) const {
     return gathersInStoragePrecision(use) ||
-           (storageGemms && readsStoragePrecision(use));
+           (storesAsDeclared(use.getOwner()) && readsStoragePrecision(use));
   }
   /// Whether `result` may stay in its storage type: written so, and not a
   /// partial sum.
   bool writesStored(OpResult result) const {
-    return storageGemms && writesStoragePrecision(result) &&
-           !isPartial(result.getType());
+    return storesAsDeclared(result.getOwner()) &&
+           writesStoragePrecision(result) && !isPartial(result.getType());
   }
 };
 
@@ -216,7 +226,7 @@ struct SpLegalizePrecisionPass
     : dist::impl::SpLegalizePrecisionPassBase<SpLegalizePrecisionPass> {
   using SpLegalizePrecisionPassBase::SpLegalizePrecisionPassBase;
   void runOnOperation() override {
-    Policy policy{storageGemms, storageElementwise};
+    Policy policy{storageGemms, storageElementwise, storageNorms};
     SmallVector<Operation *> ops;
     for (auto func : getOperation().getOps<func::FuncOp>())
       func.walk([&](Operation *op) {

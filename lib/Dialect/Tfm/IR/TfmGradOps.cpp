@@ -79,9 +79,13 @@ static LogicalResult verifyNormGrad(Operation *op, APFloat eps, Value dy,
   SmallVector<int64_t> h{tx.getShape().back()};
   if (failed(expectShape(op, "the weight", weight, h, tx.getElementType())))
     return failure();
-  for (Value g : weightGrads)
-    if (failed(expectShape(op, "a weight gradient", g, h, tx.getElementType())))
+  // A weight gradient may be an f32 partial sum of bf16 / f16 weights'.
+  for (Value g : weightGrads) {
+    Type e = typeOf(g).getElementType();
+    Type want = e.isF32() ? e : tx.getElementType();
+    if (failed(expectShape(op, "a weight gradient", g, h, want)))
       return failure();
+  }
   return success();
 }
 

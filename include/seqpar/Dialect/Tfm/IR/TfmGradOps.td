@@ -89,7 +89,8 @@ def Tfm_BiasGradOp : Tfm_GradOp<"bias_grad"> {
   let hasVerifier = 1;
 }
 
-def Tfm_LayerNormGradOp : Tfm_GradOp<"layer_norm_grad"> {
+def Tfm_LayerNormGradOp : Tfm_GradOp<"layer_norm_grad",
+    [Seqpar_NormalizesAsStored, Seqpar_StoragePrecisionOpInterface]> {
   let summary = "gradients of layer normalisation";
   let description = [{
     The gradients with respect to the input, the weight and the bias of
@@ -104,8 +105,11 @@ def Tfm_LayerNormGradOp : Tfm_GradOp<"layer_norm_grad"> {
 
     **Constraints**
     - `eps` > 0; `dy` and `x` have the same shape and element type;
-    - `dx` has `x`'s shape; the weight, `dw` and `db` are rank 1 with the
-      size of the last dimension.
+    - `dx` has `x`'s shape and element type; the weight, `dw` and `db` are
+      rank 1 with the size of the last dimension; the weight has `x`'s
+      element type, `dw` and `db` may be f32 where it is bf16 or f16 (a
+      partial sum that sp-legalize-precision keeps in f32 until it is
+      reduced).
   }];
   let arguments = (ins Tfm_FloatTensor:$dy, Tfm_FloatTensor:$input,
                        Tfm_FloatTensor:$weight, F64Attr:$eps);
@@ -118,7 +122,8 @@ def Tfm_LayerNormGradOp : Tfm_GradOp<"layer_norm_grad"> {
   let hasVerifier = 1;
 }
 
-def Tfm_RmsNormGradOp : Tfm_GradOp<"rms_norm_grad"> {
+def Tfm_RmsNormGradOp : Tfm_GradOp<"rms_norm_grad",
+    [Seqpar_NormalizesAsStored, Seqpar_StoragePrecisionOpInterface]> {
   let summary = "gradients of RMS normalisation";
   let description = [{
     ```mlir
@@ -129,8 +134,9 @@ def Tfm_RmsNormGradOp : Tfm_GradOp<"rms_norm_grad"> {
 
     **Constraints**
     - `eps` > 0; `dy` and `x` have the same shape and element type;
-    - `dx` has `x`'s shape; the weight and `dw` are rank 1 with the size of
-      the last dimension.
+    - `dx` has `x`'s shape and element type; the weight and `dw` are rank 1
+      with the size of the last dimension; the weight has `x`'s element
+      type, `dw` may be f32 where it is bf16 or f16 (as layer_norm_grad's).
   }];
   let arguments = (ins Tfm_FloatTensor:$dy, Tfm_FloatTensor:$input,
                        Tfm_FloatTensor:$weight, F64Attr:$eps);

@@ -286,7 +286,8 @@ def Tfm_EmbeddingOp : Tfm_Op<"embedding", [Pure, Tfm_Differentiable]> {
 //===----------------------------------------------------------------------===//
 
 def Tfm_LayerNormOp : Tfm_Op<"layer_norm", [Pure, Tfm_Differentiable,
-    Tfm_Normalization]> {
+    Tfm_Normalization, Seqpar_NormalizesAsStored,
+    Seqpar_StoragePrecisionOpInterface]> {
   let summary = "layer normalisation over the last dimension";
   let description = [{
     `y = (x - mean(x)) / sqrt(var(x) + eps) * weight + bias`, with mean and
@@ -315,7 +316,8 @@ def Tfm_LayerNormOp : Tfm_Op<"layer_norm", [Pure, Tfm_Differentiable,
 }
 
 def Tfm_RmsNormOp : Tfm_Op<"rms_norm", [Pure, Tfm_Differentiable,
-    Tfm_Normalization]> {
+    Tfm_Normalization, Seqpar_NormalizesAsStored,
+    Seqpar_StoragePrecisionOpInterface]> {
   let summary = "root-mean-square normalisation over the last dimension";
   let description = [{
     `y = x / sqrt(mean(x^2) + eps) * weight` over the last dimension (Llama).

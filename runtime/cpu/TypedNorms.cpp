@@ -1,0 +1,169 @@
+//===- TypedNorms.cpp - the norms on stored dtypes (CPU) ------------------===//
+//
+// sprt_*norm*_typed (sprt/kernels.h, sprt/grad_kernels.h): each bf16 / f16
+// row is widened into an f32 row (an f32 tensor is read in place), the row
+// goes through the f32 kernels' arithmetic (NormRows.h) and each result row
+// is rounded from its f32 value into its type. So the result is the f32
+// kernel between conversions, bit for bit (NormTypedConformanceTest), with
+// a few rows of f32 where the conversions held whole tensors.
+//
+//===----------------------------------------------------------------------===//
+
+#include "NormRows.h"
+#include "Scratch.h"
+#include "sprt/grad_kernels.h"
+#include "sprt/kernels.h"
+
+#include <cstdint>
+#include <type_traits>
+
+using namespace sprt::cpu;
+
+namespace {
+
+/// `p` advanced by `i` elements of `dtype`.
+template <typename T> T *at(T *p, int64_t i, int32_t dtype) {
+  using Byte = std::conditional_t<std::is_const_v<T>, const char, char>;
+  return reinterpret_cast<Byte *>(p) + i * (dtype == SPRT_DTYPE_F32 ? 4 : 2);
+}
+
+/// Row `t` of an input of `dtype` as f32: in place, or widened into `buf`.
+class RowIn {
+public:
+  RowIn(const void *p, int32_t dtype, int64_t H)
+      : p(p), dtype(dtype), H(H),
+        buf(p && dtype != SPRT_DTYPE_F32 ? size_t(H) : 0) {}
+  const float *row(int64_t t) {
+    if (!p)
+      return nullptr;
+    if (dtype == SPRT_DTYPE_F32)
+      return static_cast<const float *>(p) + t * H;
+    // An unknown dtype aborts in sprt_convert, before anything is written.
+    sprt_convert(at(p, t * H, dtype), dtype, buf.data(), SPRT_DTYPE_F32, H);
+    return buf.data();
+  }
+
+private:
+  const void *p;
+  int32_t dtype;
+  int64_t H;
+  ScratchVector<float> buf;
+};
+
+/// Row `t` of an output of `dtype`: written in place when f32, else into
+/// `buf` and rounded into place by store().
+class RowOut {
+public:
+  RowOut(void *p, int32_t dtype, int64_t H)
+      : p(p), dtype(dtype), H(H), buf(dtype != SPRT_DTYPE_F32 ? size_t(H) : 0) {
+    // Refuse an unknown dtype before any row is computed.
+    sprt_convert(nullptr, SPRT_DTYPE_F32, nullptr, dtype, 0);
+  }
+  float *row(int64_t t) {
+    return dtype == SPRT_DTYPE_F32 ? static_cast<float *>(p) + t * H
+                                   : buf.data();
+  }
+  void store(int64_t t) {
+    if (dtype != SPRT_DTYPE_F32)
+      sprt_convert(buf.data(), SPRT_DTYPE_F32, at(p, t * H, dtype), dtype, H);
+  }
+
+private:
+  void *p;
+  int32_t dtype;
+  int64_t H;
+  ScratchVector<float> buf;
+};
+
+/// Rounds double sums to f32 (the f32 kernel's result), then to `dtype`.
+void storeSums(const ScratchVector<double> &acc, void *out, int32_t dtype) {
+  if (!out)
+    return;
+  const int64_t H = int64_t(acc.size());
+  RowOut o(out, dtype, H);
+  float *r = o.row(0);
+  for (int64_t i = 0; i < H; ++i)
+    r[i] = float(acc[i]);
+  o.store(0);
+}
+
+/// Widened weight (or bias), or null.
+const float *widened(RowIn &in) { return in.row(0); }
+
+} // namespace
+
+extern "C" {
+
+void sprt_layer_norm_typed(const void *x, int32_t x_dtype, const void *weight,
+                           int32_t weight_dtype, const void *bias,
+                           int32_t bias_dtype, void *y, int32_t y_dtype,
+                           int64_t T, int64_t H, double eps) {
+  if (H <= 0)
+    return;
+  RowIn xs(x, x_dtype, H), ws(weight, weight_dtype, H), bs(bias, bias_dtype, H);
+  RowOut ys(y, y_dtype, H);
+  const float *w = widened(ws), *b = widened(bs);
+  for (int64_t t = 0; t < T; ++t) {
+    layerNormRow(xs.row(t), w, b, ys.row(t), H, eps);
+    ys.store(t);
+  }
+}
+
+void sprt_rms_norm_typed(const void *x, int32_t x_dtype, const void *weight,
+                         int32_t weight_dtype, void *y, int32_t y_dtype,
+                         int64_t T, int64_t H, double eps) {
+  if (H <= 0)
+    return;
+  RowIn xs(x, x_dtype, H), ws(weight, weight_dtype, H);
+  RowOut ys(y, y_dtype, H);
+  const float *w = widened(ws);
+  for (int64_t t = 0; t < T; ++t) {
+    rmsNormRow(xs.row(t), w, ys.row(t), H, eps);
+    ys.store(t);
+  }
+}
+
+void sprt_layer_norm_grad_typed(const void *dy, int32_t dy_dtype, const void *x,
+                                int32_t x_dtype, const void *weight,
+                                int32_t weight_dtype, void *dx,
+                                int32_t dx_dtype, void *dw, int32_t dw_dtype,
+                                void *db, int32_t db_dtype, int64_t T,
+                                int64_t H, double eps) {
+  if (H <= 0)
+    return;
+  RowIn dys(dy, dy_dtype, H), xs(x, x_dtype, H), ws(weight, weight_dtype, H);
+  RowOut dxs(dx, dx_dtype, H);
+  ScratchVector<double> dwAcc(dw ? size_t(H) : 0, 0.0),
+      dbAcc(db ? size_t(H) : 0, 0.0), xhat(static_cast<size_t>(H)),
+      g(static_cast<size_t>(H));
+  const float *w = widened(ws);
+  for (int64_t t = 0; t < T; ++t) {
+    layerNormGradRow(dys.row(t), xs.row(t), w, dxs.row(t),
+                     dw ? dwAcc.data() : nullptr, db ? dbAcc.data() : nullptr,
+                     H, eps, xhat.data(), g.data());
+    dxs.store(t);
+  }
+  storeSums(dwAcc, dw, dw_dtype);
+  storeSums(dbAcc, db, db_dtype);
+}
+
+void sprt_rms_norm_grad_typed(const void *dy, int32_t dy_dtype, const void *x,
+                              int32_t x_dtype, const void *weight,
+                              int32_t weight_dtype, void *dx, int32_t dx_dtype,
+                              void *dw, int32_t dw_dtype, int64_t T, int64_t H,
+                              double eps) {
+  if (H <= 0)
+    return;
+  RowIn dys(dy, dy_dtype, H), xs(x, x_dtype, H), ws(weight, weight_dtype, H);
+  RowOut dxs(dx, dx_dtype, H);
+  ScratchVector<double> dwAcc(dw ? size_t(H) : 0, 0.0);
+  const float *w = widened(ws);
+  for (int64_t t = 0; t < T; ++t) {
+    rmsNormGradRow(dys.row(t), xs.row(t), w, dxs.row(t),
+                   dw ? dwAcc.data() : nullptr, H, eps);
+    dxs.store(t);
+  }
+  storeSums(dwAcc, dw, dw_dtype);
+}
+
+} // extern "C"

@@ -1,0 +1,196 @@
+//===- TypedNorms.cu - the norms on stored dtypes (CUDA) ------------------===//
+//
+// sprt_*norm*_typed (sprt/kernels.h, sprt/grad_kernels.h). Where every
+// activation and weight tensor has one type and the rows fit the registers
+// (NormRows.cuh), the fused kernels run instantiated for that type: each
+// row read once as stored and widened, the f32 kernel's arithmetic, each
+// result rounded once from its f32 value. The weight gradients are summed
+// in f32 and rounded to their type at the end. Any other case (mixed
+// types, rows too wide) converts the operands that are not f32 into f32
+// scratch, runs the f32 kernel and converts the results: the same numbers,
+// with the f32 copies the conversions around the op used to make.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Common.cuh"
+#include "Elementwise.cuh"
+#include "NormPaths.h"
+#include "Quad.cuh"
+#include "sprt/grad_kernels.h"
+#include "sprt/kernels.h"
+
+#include <initializer_list>
+#include <utility>
+
+using namespace sprt::cuda;
+
+namespace {
+
+/// `p` as f32: itself, or widened into the scratch slot.
+const float *asF32(const void *p, int32_t dtype, int64_t n, Scratch slot) {
+  if (!p || dtype == SPRT_DTYPE_F32)
+    return static_cast<const float *>(p);
+  auto *f = static_cast<float *>(scratch(slot, size_t(n) * sizeof(float)));
+  sprt_convert(p, dtype, f, SPRT_DTYPE_F32, n);
+  return f;
+}
+
+/// Where an f32 kernel writes a result of `dtype`: in place, or the slot
+/// (rounded into place by finish()).
+float *f32Out(void *p, int32_t dtype, int64_t n, Scratch slot) {
+  if (!p || dtype == SPRT_DTYPE_F32)
+    return static_cast<float *>(p);
+  return static_cast<float *>(scratch(slot, size_t(n) * sizeof(float)));
+}
+
+/// Where the weight gradients dw and db (each H, either may be null) are
+/// summed in f32: in place, or the two halves of one slot.
+std::pair<float *, float *> f32Columns(void *dw, int32_t dw_dtype, void *db,
+                                       int32_t db_dtype, int64_t H) {
+  const bool stageW = dw && dw_dtype != SPRT_DTYPE_F32,
+             stageB = db && db_dtype != SPRT_DTYPE_F32;
+  float *cols = stageW || stageB
+                    ? static_cast<float *>(scratch(
+                          Scratch::NormColumns, 2 * size_t(H) * sizeof(float)))
+                    : nullptr;
+  return {stageW ? cols : static_cast<float *>(dw),
+          stageB ? cols + H : static_cast<float *>(db)};
+}
+
+void finish(const float *f, void *p, int32_t dtype, int64_t n) {
+  if (p && dtype != SPRT_DTYPE_F32)
+    sprt_convert(f, SPRT_DTYPE_F32, p, dtype, n);
+}
+
+void checkDtypes(std::initializer_list<int32_t> ts, const char *fn) {
+  for (int32_t t : ts)
+    checkDtypeCode(t, fn);
+}
+
+/// Whether every tensor present has type `t`.
+bool allOf(int32_t t,
+           std::initializer_list<std::pair<const void *, int32_t>> tensors) {
+  for (auto [p, d] : tensors)
+    if (p && d != t)
+      return false;
+  return true;
+}
+
+void zero(float *p, int64_t H) {
+  if (p)
+    SPRT_CUDA_CHECK(cudaMemsetAsync(p, 0, size_t(H) * sizeof(float), stream()));
+}
+
+} // namespace
+
+extern "C" {
+
+void sprt_layer_norm_typed(const void *x, int32_t x_dtype, const void *weight,
+                           int32_t weight_dtype, const void *bias,
+                           int32_t bias_dtype, void *y, int32_t y_dtype,
+                           int64_t T, int64_t H, double eps) {
+  checkDtypes(
+      {x_dtype, y_dtype, weight ? weight_dtype : 0, bias ? bias_dtype : 0},
+      "sprt_layer_norm_typed");
+  if (H <= 0 || T <= 0)
+    return;
+  checkRows(T, "sprt_layer_norm_typed");
+  if (allOf(x_dtype,
+            {{y, y_dtype}, {weight, weight_dtype}, {bias, bias_dtype}}) &&
+      layerNormFusedStored(x_dtype, x, weight, bias, y, T, H, eps))
+    return;
+  const int64_t n = T * H;
+  float *fy = f32Out(y, y_dtype, n, Scratch::NormOut);
+  sprt_layer_norm_f32(asF32(x, x_dtype, n, Scratch::NormX),
+                      asF32(weight, weight_dtype, H, Scratch::NormWeight),
+                      asF32(bias, bias_dtype, H, Scratch::NormBias), fy, T, H,
+                      eps);
+  finish(fy, y, y_dtype, n);
+}
+
+void sprt_rms_norm_typed(const void *x, int32_t x_dtype, const void *weight,
+                         int32_t weight_dtype, void *y, int32_t y_dtype,
+                         int64_t T, int64_t H, double eps) {
+  checkDtypes({x_dtype, y_dtype, weight ? weight_dtype : 0},
+              "sprt_rms_norm_typed");
+  if (H <= 0 || T <= 0)
+    return;
+  checkRows(T, "sprt_rms_norm_typed");
+  if (allOf(x_dtype, {{y, y_dtype}, {weight, weight_dtype}}) &&
+      rmsNormFusedStored(x_dtype, x, weight, y, T, H, eps))
+    return;
+  const int64_t n = T * H;
+  float *fy = f32Out(y, y_dtype, n, Scratch::NormOut);
+  sprt_rms_norm_f32(asF32(x, x_dtype, n, Scratch::NormX),
+                    asF32(weight, weight_dtype, H, Scratch::NormWeight), fy, T,
+                    H, eps);
+  finish(fy, y, y_dtype, n);
+}
+
+void sprt_layer_norm_grad_typed(const void *dy, int32_t dy_dtype, const void *x,
+                                int32_t x_dtype, const void *weight,
+                                int32_t weight_dtype, void *dx,
+                                int32_t dx_dtype, void *dw, int32_t dw_dtype,
+                                void *db, int32_t db_dtype, int64_t T,
+                                int64_t H, double eps) {
+  checkDtypes({dy_dtype, x_dtype, dx_dtype, weight ? weight_dtype : 0,
+               dw ? dw_dtype : 0, db ? db_dtype : 0},
+              "sprt_layer_norm_grad_typed");
+  if (H <= 0)
+    return;
+  auto [fdw, fdb] = f32Columns(dw, dw_dtype, db, db_dtype, H);
+  if (T <= 0) {
+    zero(fdw, H);
+    zero(fdb, H);
+  } else {
+    checkRows(T, "sprt_layer_norm_grad_typed");
+    const int64_t n = T * H;
+    if (!allOf(x_dtype,
+               {{dy, dy_dtype}, {dx, dx_dtype}, {weight, weight_dtype}}) ||
+        !layerNormGradFusedStored(x_dtype, dy, x, weight, dx, fdw, fdb, T, H,
+                                  eps)) {
+      float *fdx = f32Out(dx, dx_dtype, n, Scratch::NormOut);
+      sprt_layer_norm_grad_f32(
+          asF32(dy, dy_dtype, n, Scratch::NormDy),
+          asF32(x, x_dtype, n, Scratch::NormX),
+          asF32(weight, weight_dtype, H, Scratch::NormWeight), fdx, fdw, fdb, T,
+          H, eps);
+      finish(fdx, dx, dx_dtype, n);
+    }
+  }
+  finish(fdw, dw, dw_dtype, H);
+  finish(fdb, db, db_dtype, H);
+}
+
+void sprt_rms_norm_grad_typed(const void *dy, int32_t dy_dtype, const void *x,
+                              int32_t x_dtype, const void *weight,
+                              int32_t weight_dtype, void *dx, int32_t dx_dtype,
+                              void *dw, int32_t dw_dtype, int64_t T, int64_t H,
+                              double eps) {
+  checkDtypes({dy_dtype, x_dtype, dx_dtype, weight ? weight_dtype : 0,
+               dw ? dw_dtype : 0},
+              "sprt_rms_norm_grad_typed");
+  if (H <= 0)
+    return;
+  float *fdw = f32Columns(dw, dw_dtype, nullptr, 0, H).first;
+  if (T <= 0) {
+    zero(fdw, H);
+  } else {
+    checkRows(T, "sprt_rms_norm_grad_typed");
+    const int64_t n = T * H;
+    if (!allOf(x_dtype,
+               {{dy, dy_dtype}, {dx, dx_dtype}, {weight, weight_dtype}}) ||
+        !rmsNormGradFusedStored(x_dtype, dy, x, weight, dx, fdw, T, H, eps)) {
+      float *fdx = f32Out(dx, dx_dtype, n, Scratch::NormOut);
+      sprt_rms_norm_grad_f32(
+          asF32(dy, dy_dtype, n, Scratch::NormDy),
+          asF32(x, x_dtype, n, Scratch::NormX),
+          asF32(weight, weight_dtype, H, Scratch::NormWeight), fdx, fdw, T, H,
+          eps);
+      finish(fdx, dx, dx_dtype, n);
+    }
+  }
+  finish(fdw, dw, dw_dtype, H);
+}
+
+} // extern "C"

@@ -1,0 +1,36 @@
+// RUN: sp-opt %s -sp-plan-buffers -convert-sp-to-runtime -cse | FileCheck %s
+
+// The norms of a bf16 program read and write their tensors as stored
+// (StoragePrecisionOpInterface): each pointer is followed by its tensor's
+// element type (SPRT_DTYPE_F32 = 0, BF16 = 1) in a call of the typed
+// kernel, then the rows, the row width and eps; an all-f32 norm calls the
+// f32 kernel as before. (-cse leaves one constant of each value.)
+// CHECK-LABEL: llvm.func @seqpar_step(
+// CHECK-DAG: %[[F32:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-DAG: %[[BF16:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-DAG: %[[ROWS:.*]] = llvm.mlir.constant(16 : i64) : i64
+// CHECK-DAG: %[[H:.*]] = llvm.mlir.constant(8 : i64) : i64
+func.func @forward(%ids: tensor<8x2xi64>, %labels: tensor<8x2xi64>) -> tensor<f32> attributes {tfm.forward} {
+  %x32 = tfm.fill 1.0 : tensor<8x2x8xf32>
+  %x = tfm.convert %x32 : tensor<8x2x8xf32> -> tensor<8x2x8xbf16>
+  %w32 = tfm.fill 1.0 : tensor<8xf32>
+  %w = tfm.convert %w32 : tensor<8xf32> -> tensor<8xbf16>
+  // CHECK: llvm.call @sprt_layer_norm_typed(%[[X:[0-9]+]], %[[BF16]], %[[W:[0-9]+]], %[[BF16]], %[[W]], %[[BF16]], %[[Y:[0-9]+]], %[[BF16]], %[[ROWS]], %[[H]], %{{.*}}) : (!llvm.ptr, i32, !llvm.ptr, i32, !llvm.ptr, i32, !llvm.ptr, i32, i64, i64, f64) -> ()
+  %y = tfm.layer_norm %x, %w, %w eps 1.0e-05 : (tensor<8x2x8xbf16>, tensor<8xbf16>, tensor<8xbf16>) -> tensor<8x2x8xbf16>
+  // Without a bias: a null pointer (its dtype argument is 0).
+  // CHECK: %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
+  // CHECK: llvm.call @sprt_layer_norm_typed(%[[X]], %[[BF16]], %[[W]], %[[BF16]], %[[NULL]], %[[F32]], %{{[0-9]+}}, %[[BF16]], %[[ROWS]], %[[H]], %{{.*}})
+  %y2 = tfm.layer_norm %x, %w eps 1.0e-05 : (tensor<8x2x8xbf16>, tensor<8xbf16>) -> tensor<8x2x8xbf16>
+  // CHECK: llvm.call @sprt_rms_norm_typed(%[[X]], %[[BF16]], %[[W]], %[[BF16]], %{{[0-9]+}}, %[[BF16]], %[[ROWS]], %[[H]], %{{.*}}) : (!llvm.ptr, i32, !llvm.ptr, i32, !llvm.ptr, i32, i64, i64, f64) -> ()
+  %r = tfm.rms_norm %x, %w eps 1.0e-06 : (tensor<8x2x8xbf16>, tensor<8xbf16>) -> tensor<8x2x8xbf16>
+  // The weight gradients may be f32 (a partial sum's).
+  // CHECK: llvm.call @sprt_layer_norm_grad_typed(%[[Y]], %[[BF16]], %[[X]], %[[BF16]], %[[W]], %[[BF16]], %{{[0-9]+}}, %[[BF16]], %{{[0-9]+}}, %[[F32]], %{{[0-9]+}}, %[[BF16]], %[[ROWS]], %[[H]], %{{.*}}) : (!llvm.ptr, i32, !llvm.ptr, i32, !llvm.ptr, i32, !llvm.ptr, i32, !llvm.ptr, i32, !llvm.ptr, i32, i64, i64, f64) -> ()
+  %dx, %dw, %db = tfm.layer_norm_grad %y, %x, %w eps 1.0e-05 : (tensor<8x2x8xbf16>, tensor<8x2x8xbf16>, tensor<8xbf16>) -> (tensor<8x2x8xbf16>, tensor<8xf32>, tensor<8xbf16>)
+  // CHECK: llvm.call @sprt_rms_norm_grad_typed(%[[Y]], %[[BF16]], %[[X]], %[[BF16]], %[[W]], %[[BF16]], %{{[0-9]+}}, %[[BF16]], %{{[0-9]+}}, %[[BF16]], %[[ROWS]], %[[H]], %{{.*}}) : (!llvm.ptr, i32, !llvm.ptr, i32, !llvm.ptr, i32, !llvm.ptr, i32, !llvm.ptr, i32, i64, i64, f64) -> ()
+  %rx, %rw = tfm.rms_norm_grad %y, %x, %w eps 1.0e-06 : (tensor<8x2x8xbf16>, tensor<8x2x8xbf16>, tensor<8xbf16>) -> (tensor<8x2x8xbf16>, tensor<8xbf16>)
+  // An all-f32 norm calls the f32 kernel.
+  // CHECK: llvm.call @sprt_layer_norm_f32({{.*}}) : (!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, f64) -> ()
+  %y3 = tfm.layer_norm %x32, %w32 eps 1.0e-05 : (tensor<8x2x8xf32>, tensor<8xf32>) -> tensor<8x2x8xf32>
+  %l = tfm.fill 1.0 : tensor<f32>
+  return %l : tensor<f32>
+}

@@ -1,0 +1,39 @@
+// RUN: sp-opt %s -split-input-file -sp-legalize-precision | FileCheck %s
+// RUN: sp-opt %s -split-input-file -sp-legalize-precision="storage-norms=false" | FileCheck %s --check-prefix=WRAP
+// RUN: sp-opt %s -split-input-file -sp-legalize-precision -o %t.once.mlir
+// RUN: sp-opt %t.once.mlir -split-input-file -sp-legalize-precision -o %t.twice.mlir
+// RUN: diff %t.once.mlir %t.twice.mlir
+
+// The norms and their backward (NormalizesAsStored) read and write their
+// bf16 tensors as stored, like the GEMMs: no convert around them. A weight
+// gradient that is partial (summed over the sequence shards of tp) is
+// written in f32 and narrowed after the op for its users; the
+// sequence-sharded dx stays bf16. storage-norms=false (WRAP) computes them
+// on f32 copies between converts, as before.
+
+// CHECK-LABEL: func.func @norms
+// CHECK-NOT: tfm.convert
+// CHECK: %[[N:.*]] = tfm.layer_norm %{{.*}}, %{{.*}}, %{{.*}} eps 1.000000e-05 : (tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>, tensor<8xbf16>, tensor<8xbf16>) -> tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>
+// CHECK-NEXT: %[[R:.*]] = tfm.rms_norm %[[N]], %{{.*}} eps {{.*}} : (tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>, tensor<8xbf16>) -> tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>
+// CHECK-NEXT: %[[DX:.*]], %[[DW:.*]], %[[DB:.*]] = tfm.layer_norm_grad %[[R]], %{{.*}}, %{{.*}} eps 1.000000e-05 : ({{.*}}) -> (tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>, tensor<8xf32, #dist.layout<@mesh, tp = P>>, tensor<8xf32, #dist.layout<@mesh, tp = P>>)
+// A whole (not partial) gradient stays bf16.
+// CHECK-NEXT: %[[RX:.*]], %[[RW:.*]] = tfm.rms_norm_grad %[[DX]], %{{.*}}, %{{.*}} eps {{.*}} : ({{.*}}) -> (tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>, tensor<8xbf16>)
+// The partial ones are narrowed for their user.
+// CHECK-NEXT: %[[DW16:.*]] = tfm.convert %[[DW]] : tensor<8xf32, #dist.layout<@mesh, tp = P>> -> tensor<8xbf16, #dist.layout<@mesh, tp = P>>
+// CHECK-NEXT: %[[DB16:.*]] = tfm.convert %[[DB]] : tensor<8xf32, #dist.layout<@mesh, tp = P>> -> tensor<8xbf16, #dist.layout<@mesh, tp = P>>
+// CHECK-NEXT: return %[[RX]], %[[DW16]], %[[DB16]], %[[RW]]
+
+// WRAP-LABEL: func.func @norms
+// WRAP: tfm.convert %{{.*}} : tensor<6x1x8xbf16, {{.*}} -> tensor<6x1x8xf32
+// WRAP: tfm.layer_norm {{.*}} -> tensor<6x1x8xf32, #dist.layout<@mesh, tp = S(0)>>
+// WRAP: tfm.rms_norm {{.*}} -> tensor<6x1x8xf32, #dist.layout<@mesh, tp = S(0)>>
+// WRAP: tfm.layer_norm_grad {{.*}} -> (tensor<6x1x8xf32, #dist.layout<@mesh, tp = S(0)>>, tensor<8xf32, #dist.layout<@mesh, tp = P>>, tensor<8xf32, #dist.layout<@mesh, tp = P>>)
+// WRAP: tfm.rms_norm_grad {{.*}} -> (tensor<6x1x8xf32, #dist.layout<@mesh, tp = S(0)>>, tensor<8xf32>)
+dist.mesh @mesh ["tp" = 2]
+func.func @norms(%x: tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>, %w: tensor<8xbf16>, %b: tensor<8xbf16>) -> (tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>, tensor<8xbf16, #dist.layout<@mesh, tp = P>>, tensor<8xbf16, #dist.layout<@mesh, tp = P>>, tensor<8xbf16>) {
+  %n = tfm.layer_norm %x, %w, %b eps 1.0e-05 : (tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>, tensor<8xbf16>, tensor<8xbf16>) -> tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>
+  %r = tfm.rms_norm %n, %w eps 1.0e-06 : (tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>, tensor<8xbf16>) -> tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>
+  %dx, %dw, %db = tfm.layer_norm_grad %r, %x, %w eps 1.0e-05 : (tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>, tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>, tensor<8xbf16>) -> (tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>, tensor<8xbf16, #dist.layout<@mesh, tp = P>>, tensor<8xbf16, #dist.layout<@mesh, tp = P>>)
+  %rx, %rw = tfm.rms_norm_grad %dx, %x, %w eps 1.0e-06 : (tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>, tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>, tensor<8xbf16>) -> (tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>, tensor<8xbf16>)
+  return %rx, %dw, %db, %rw : tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>, tensor<8xbf16, #dist.layout<@mesh, tp = P>>, tensor<8xbf16, #dist.layout<@mesh, tp = P>>, tensor<8xbf16>
+}
