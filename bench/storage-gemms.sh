@@ -4,9 +4,9 @@
 # at most 2^20 elements in scratch, the fused collective GEMMs per chunk,
 # sprt_*_typed for add / mul / gelu / silu / relu, sprt_*norm*_typed row by
 # row) against computing on f32 copies of their operands and results
-# (--storage-gemms=false --storage-elementwise=false --storage-norms=false,
-# the old wrapping; FLIP="norms" turns off only --storage-norms, any subset
-# of "gemms elementwise norms" likewise), side by side: a 2-layer
+# (--storage-gemms=false --storage-elementwise=false --storage-rows=false,
+# the old wrapping; FLIP="rows" turns off only --storage-rows, any subset
+# of "gemms elementwise rows" likewise), side by side: a 2-layer
 # GPT-2 with h = 256 and GPT-2's 50,257-token vocabulary, sequence 512,
 # batch 2, trained with AdamW on one rank (1 BLAS thread), or with TP=2 at
 # tp 2 + SP on two ranks (most GEMMs then fused with their collectives; the
@@ -18,7 +18,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 bin=${SEQPAR_BUILD_DIR:-$root/build}/bin
 steps=${STEPS:-3}
 tp=${TP:-1}
-flip=${FLIP:-gemms elementwise norms}
+flip=${FLIP:-gemms elementwise rows}
 parallel=()
 launch=()
 if [ "$tp" -gt 1 ]; then
@@ -45,7 +45,7 @@ PY
   -o "$tmp/model.mlir"
 for storage in true false; do
   flags=()
-  for f in gemms elementwise norms; do
+  for f in gemms elementwise rows; do
     case " $flip " in
     *" $f "*) flags+=(--storage-$f="$storage") ;;
     esac

@@ -191,7 +191,7 @@ void seqpar::buildLoweringStage(OpPassManager &pm,
   dist::SpLegalizePrecisionPassOptions precision;
   precision.storageGemms = options.storageGemms;
   precision.storageElementwise = options.storageElementwise;
-  precision.storageNorms = options.storageNorms;
+  precision.storageRows = options.storageRows;
   pm.addPass(dist::createSpLegalizePrecisionPass(precision));
   // On the legalized types: a dropout and an add of one stored type fuse.
   if (options.fuseElementwise)

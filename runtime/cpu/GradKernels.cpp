@@ -291,24 +291,47 @@ void sprt_cross_entropy_grad_f32(const float *logits, const int64_t *labels,
                                  const float *dloss, const float *count_in,
                                  float *dlogits, int64_t T, int64_t V,
                                  int64_t ignore_index) {
+  sprt_cross_entropy_grad_typed(logits, SPRT_DTYPE_F32, labels, dloss, count_in,
+                                dlogits, SPRT_DTYPE_F32, T, V, ignore_index);
+}
+
+void sprt_cross_entropy_grad_typed(const void *logits, int32_t logits_dtype,
+                                   const int64_t *labels, const float *dloss,
+                                   const float *count_in, void *dlogits,
+                                   int32_t dlogits_dtype, int64_t T, int64_t V,
+                                   int64_t ignore_index) {
   if (V <= 0)
     return;
+  // Rows widened (WidenedRows); a bf16 / f16 gradient row is computed in
+  // f32 and rounded once into place.
+  WidenedRows rows(logits, logits_dtype, V);
+  sprt_convert(nullptr, SPRT_DTYPE_F32, nullptr, dlogits_dtype, 0);
+  const bool narrow = dlogits_dtype != SPRT_DTYPE_F32;
+  ScratchVector<float> outRow(narrow ? size_t(V) : 0);
+  const size_t outBytes = narrow ? 2 : 4;
+  auto outAt = [&](int64_t t) {
+    return narrow ? outRow.data() : static_cast<float *>(dlogits) + t * V;
+  };
+  auto store = [&](int64_t t) {
+    if (narrow)
+      sprt_convert(outRow.data(), SPRT_DTYPE_F32,
+                   static_cast<char *>(dlogits) + t * V * outBytes,
+                   dlogits_dtype, V);
+  };
   const double count = count_in ? double(*count_in)
                                 : double(countLabels(labels, T, ignore_index));
-  if (!(count > 0.0)) { // the loss is the constant 0
-    std::fill(dlogits, dlogits + T * V, 0.0f);
-    return;
-  }
-  const double g = double(*dloss) / double(count);
+  const bool none = !(count > 0.0); // the loss is the constant 0
+  const double g = none ? 0.0 : double(*dloss) / double(count);
   for (int64_t t = 0; t < T; ++t) {
-    const float *row = logits + t * V;
-    float *out = dlogits + t * V;
-    if (labels[t] == ignore_index) {
+    float *out = outAt(t);
+    if (none || labels[t] == ignore_index) {
       std::fill(out, out + V, 0.0f);
-      continue;
+    } else {
+      const float *row = rows.row(t);
+      const float m = rowMax(row, V);
+      softmaxGradRow(row, m, rowSumExp(row, m, V), labels[t], g, out, V);
     }
-    const float m = rowMax(row, V);
-    softmaxGradRow(row, m, rowSumExp(row, m, V), labels[t], g, out, V);
+    store(t);
   }
 }
 

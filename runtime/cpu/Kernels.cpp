@@ -384,15 +384,24 @@ void sprt_cross_entropy_from_stats_f32(const float *max, const float *sumexp,
 void sprt_cross_entropy_f32(const float *logits, const int64_t *labels,
                             const float *count_in, float *loss, int64_t T,
                             int64_t V, int64_t ignore_index) {
+  sprt_cross_entropy_typed(logits, SPRT_DTYPE_F32, labels, count_in, loss, T, V,
+                           ignore_index);
+}
+
+void sprt_cross_entropy_typed(const void *logits, int32_t logits_dtype,
+                              const int64_t *labels, const float *count_in,
+                              float *loss, int64_t T, int64_t V,
+                              int64_t ignore_index) {
   // The same per-row pieces as the vocabulary-parallel path, one row at a
   // time, so a split run differs from this only in the order of the sumexp
-  // additions.
+  // additions. A bf16 / f16 row is widened first (WidenedRows).
+  WidenedRows rows(logits, logits_dtype, V);
   double acc = 0.0;
   int64_t count = 0;
   for (int64_t t = 0; t < T; ++t) {
     if (labels[t] == ignore_index)
       continue;
-    const float *row = logits + t * V;
+    const float *row = rows.row(t);
     float m = rowMax(row, V);
     float s = rowSumExp(row, m, V);
     float l = labelLogit(row, labels[t], V, 0, ignore_index);

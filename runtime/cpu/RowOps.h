@@ -4,6 +4,9 @@
 #ifndef SPRT_CPU_ROWOPS_H
 #define SPRT_CPU_ROWOPS_H
 
+#include "Scratch.h"
+#include "sprt/kernels.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -24,6 +27,31 @@ inline float rowSumExp(const float *row, float max, int64_t V) {
     s += double(std::exp(row[v] - max));
   return float(s);
 }
+
+/// Rows of V elements of a tensor stored as SPRT_DTYPE_* `dtype`, as f32:
+/// in place for f32, else widened (exactly) into one row of scratch.
+class WidenedRows {
+public:
+  WidenedRows(const void *p, int32_t dtype, int64_t V)
+      : p(p), dtype(dtype), V(V),
+        buf(dtype != SPRT_DTYPE_F32 && V > 0 ? size_t(V) : 0) {
+    // An unknown dtype aborts here, before anything is computed.
+    sprt_convert(nullptr, dtype, nullptr, SPRT_DTYPE_F32, 0);
+  }
+  const float *row(int64_t t) {
+    if (dtype == SPRT_DTYPE_F32)
+      return static_cast<const float *>(p) + t * V;
+    sprt_convert(static_cast<const char *>(p) + t * V * 2, dtype, buf.data(),
+                 SPRT_DTYPE_F32, V);
+    return buf.data();
+  }
+
+private:
+  const void *p;
+  int32_t dtype;
+  int64_t V;
+  ScratchVector<float> buf;
+};
 
 } // namespace sprt::cpu
 

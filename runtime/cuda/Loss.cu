@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Elementwise.cuh"
 #include "Loss.cuh"
 #include "sprt/kernels.h"
 
@@ -40,12 +41,13 @@ int64_t *launchCountLabels(const int64_t *labels, int64_t T,
 
 namespace {
 
-__device__ inline float labelLogit(const float *row, int64_t label, int64_t V,
+template <int32_t D = SPRT_DTYPE_F32>
+__device__ inline float labelLogit(const void *row, int64_t label, int64_t V,
                                    int64_t vocabOffset, int64_t ignoreIndex) {
   if (label == ignoreIndex)
     return 0.0f;
   const int64_t c = label - vocabOffset;
-  return (c >= 0 && c < V) ? row[c] : 0.0f;
+  return (c >= 0 && c < V) ? Quad<D>::loadOne(row, c) : 0.0f;
 }
 
 __global__ void logitsMaxKernel(const float *__restrict__ logits,
@@ -114,8 +116,10 @@ __global__ void __launch_bounds__(kReduceThreads)
     *count = float(c);
 }
 
-// terms[t] = log(sumexp) + max - label logit of row t (0 when ignored).
-__global__ void lossTermsKernel(const float *__restrict__ logits,
+// terms[t] = log(sumexp) + max - label logit of row t (0 when ignored), on
+// logits of type D.
+template <int32_t D>
+__global__ void lossTermsKernel(const void *__restrict__ logits,
                                 const int64_t *__restrict__ labels,
                                 double *__restrict__ terms, int64_t V,
                                 int64_t ignoreIndex) {
@@ -127,12 +131,12 @@ __global__ void lossTermsKernel(const float *__restrict__ logits,
       terms[t] = 0.0;
     return;
   }
-  const float *row = logits + t * V;
-  const float m = rowMax(row, V, redF);
-  const float s = rowSumExp(row, m, V, redD);
+  const void *row = elementAt<D>(logits, t * V);
+  const float m = rowMax<D>(row, V, redF);
+  const float s = rowSumExp<D>(row, m, V, redD);
   if (threadIdx.x == 0)
     terms[t] = log(double(s)) + double(m) -
-               double(labelLogit(row, labels[t], V, 0, ignoreIndex));
+               double(labelLogit<D>(row, labels[t], V, 0, ignoreIndex));
 }
 
 } // namespace
@@ -179,13 +183,29 @@ void sprt_cross_entropy_from_stats_f32(const float *max, const float *sumexp,
 void sprt_cross_entropy_f32(const float *logits, const int64_t *labels,
                             const float *count, float *loss, int64_t T,
                             int64_t V, int64_t ignore_index) {
+  sprt_cross_entropy_typed(logits, SPRT_DTYPE_F32, labels, count, loss, T, V,
+                           ignore_index);
+}
+
+void sprt_cross_entropy_typed(const void *logits, int32_t logits_dtype,
+                              const int64_t *labels, const float *count,
+                              float *loss, int64_t T, int64_t V,
+                              int64_t ignore_index) {
+  checkDtypeCode(logits_dtype, "sprt_cross_entropy_typed");
   double *terms = nullptr;
   if (T > 0) {
-    checkRows(T, "sprt_cross_entropy_f32");
+    checkRows(T, "sprt_cross_entropy_typed");
     terms = static_cast<double *>(
         scratch(Scratch::RowStats, size_t(T) * sizeof(double)));
-    lossTermsKernel<<<unsigned(T), kThreads, 0, stream()>>>(
-        logits, labels, terms, V, ignore_index);
+    if (logits_dtype == SPRT_DTYPE_F32)
+      lossTermsKernel<SPRT_DTYPE_F32><<<unsigned(T), kThreads, 0, stream()>>>(
+          logits, labels, terms, V, ignore_index);
+    else if (logits_dtype == SPRT_DTYPE_BF16)
+      lossTermsKernel<SPRT_DTYPE_BF16><<<unsigned(T), kThreads, 0, stream()>>>(
+          logits, labels, terms, V, ignore_index);
+    else
+      lossTermsKernel<SPRT_DTYPE_F16><<<unsigned(T), kThreads, 0, stream()>>>(
+          logits, labels, terms, V, ignore_index);
     SPRT_CUDA_CHECK_LAUNCH("lossTermsKernel");
   }
   meanLossKernel<<<1, kReduceThreads, 0, stream()>>>(

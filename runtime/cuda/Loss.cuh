@@ -3,7 +3,8 @@
 //
 // Shared by the loss (Loss.cu) and its backward (LossGrad.cu): the row max
 // and the row's sum of exp(logit - max) (f32 exp, double sum, rounded to
-// float), as runtime/cpu/RowOps.h, each computed by one block per row.
+// float), as runtime/cpu/RowOps.h, each computed by one block per row, on
+// logits stored as f32, bf16 or f16 (widened exactly on load).
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +12,7 @@
 #define SPRT_CUDA_LOSS_CUH
 
 #include "Common.cuh"
+#include "Quad.cuh"
 
 namespace sprt::cuda {
 
@@ -19,18 +21,21 @@ namespace sprt::cuda {
 /// compiled for more than 64 registers a thread would not launch).
 constexpr int kReduceThreads = 1024;
 
-__device__ inline float rowMax(const float *row, int64_t V, float *red) {
+/// The row's max; elements of type D (SPRT_DTYPE_*), widened.
+template <int32_t D = SPRT_DTYPE_F32>
+__device__ inline float rowMax(const void *row, int64_t V, float *red) {
   float m = -INFINITY;
   for (int64_t v = threadIdx.x; v < V; v += blockDim.x)
-    m = fmaxf(m, row[v]);
+    m = fmaxf(m, Quad<D>::loadOne(row, v));
   return blockMax(m, red);
 }
 
-__device__ inline float rowSumExp(const float *row, float max, int64_t V,
+template <int32_t D = SPRT_DTYPE_F32>
+__device__ inline float rowSumExp(const void *row, float max, int64_t V,
                                   double *red) {
   double s = 0.0;
   for (int64_t v = threadIdx.x; v < V; v += blockDim.x)
-    s += double(expf(row[v] - max));
+    s += double(expf(Quad<D>::loadOne(row, v) - max));
   return float(blockSum(s, red));
 }
 

@@ -1,13 +1,12 @@
 """Compiles MODEL with FLAGS twice, with the GEMMs, the elementwise maps and
-the norms reading and writing bf16/f16 as stored (--storage-gemms,
---storage-elementwise and --storage-norms, the defaults) and on f32 copies
-(all three =false), runs
-both on RANKS ranks for 4 AdamW steps (with
-the model's dropout), and compares the losses, gradient norms and dumped
-parameters bit for bit. Prints, per program, the GEMMs that read a 16-bit
-tensor, the elementwise maps and the norms (forward and backward) on 16-bit
-tensors, the tfm.convert ops, and the arena, scratch and total peak bytes
-the runtime measured on rank 0.
+the row ops (norms, cross-entropy) reading and writing bf16/f16 as stored
+(--storage-gemms, --storage-elementwise and --storage-rows, the defaults) and
+on f32 copies (all three =false), runs both on RANKS ranks for 4 AdamW steps
+(with the model's dropout), and compares the losses, gradient norms and
+dumped parameters bit for bit. Prints, per program, the GEMMs that read a
+16-bit tensor, the elementwise maps and the row ops (forward and backward) on
+16-bit tensors, the tfm.convert ops, and the arena, scratch and total peak
+bytes the runtime measured on rank 0.
 
   storage_gemms_check.py WORKDIR MODEL "FLAGS" RANKS
 """
@@ -27,7 +26,8 @@ GEMM = re.compile(r"(tfm\.linear(?:_grad_input|_grad_weight)?|dist\."
                   r" .*: \((.*)\) -> (.*)$")
 GATHERS = ("dist.all_gather_matmul", "dist.all_gather_matmul_grad_weight")
 MAP = re.compile(r"= tfm\.(add|mul|gelu|silu|relu|dropout) .*: tensor<[0-9x]*x(bf16|f16)\b")
-NORM = re.compile(r"= tfm\.(layer|rms)_norm(_grad)? .*: \(tensor<[0-9x]*x(bf16|f16)\b")
+ROWS = re.compile(r"= tfm\.((layer|rms)_norm|cross_entropy)(_grad)? .*: "
+                  r"\(tensor<[0-9x]*x(bf16|f16)\b")
 
 
 def types(text):
@@ -61,7 +61,7 @@ def build(storage):
     exe = os.path.join(work, f"{tag}-{storage}")
     common = [model, "--train", "--optimizer", "adamw", "--lr", "3e-3",
               f"--storage-gemms={storage}", f"--storage-elementwise={storage}",
-              f"--storage-norms={storage}"] + flags.split()
+              f"--storage-rows={storage}"] + flags.split()
     run([tool("sp-compile")] + common + ["-o", exe])
     ir = subprocess.run([tool("sp-compile")] + common + ["--emit", "mlir"],
                         check=True, capture_output=True, text=True).stdout
@@ -73,11 +73,11 @@ def build(storage):
     stored = sum(1 for m in gemms if reads_stored(m))
     fused = sum(1 for m in gemms if m.group(1).startswith("dist."))
     maps = sum(1 for l in ir.splitlines() if MAP.search(l))
-    norms = sum(1 for l in ir.splitlines() if NORM.search(l))
+    rows = sum(1 for l in ir.splitlines() if ROWS.search(l))
     converts = ir.count("tfm.convert ")
     return (stored, len(gemms), converts, fused, maps,
             [json.loads(l) for l in open(log)], open(params, "rb").read(),
-            norms)
+            rows)
 
 
 on, off = build("true"), build("false")
@@ -90,7 +90,7 @@ for name, r in (("stored", on), ("f32 copies", off)):
     mem = r[5][-1]["memory"]
     print(f"{name}: {r[0]} of {r[1]} GEMMs read or write a 16-bit tensor "
           f"({r[3]} fused with a collective), {r[4]} elementwise maps on "
-          f"16-bit tensors, {r[7]} norms on 16-bit tensors, {r[2]} converts; "
+          f"16-bit tensors, {r[7]} row ops on 16-bit tensors, {r[2]} converts; "
           f"measured arena {mem['by_category']['arena']} B, "
           f"scratch {mem['by_category'].get('scratch', 0)} B, "
           f"peak {mem['peak_bytes']} B")
@@ -99,5 +99,5 @@ print(f"4 steps: losses {'SAME' if same('loss') else 'DIFFERENT'}, grad_norm "
       f"{'SAME' if params_same else 'DIFFERENT'}")
 if (on[0] == 0 or off[0] != 0 or on[4] == 0 or off[4] != 0 or on[7] == 0
         or off[7] != 0 or on[2] >= off[2]):
-    sys.exit("expected 16-bit GEMMs, maps and norms, and fewer converts, "
+    sys.exit("expected 16-bit GEMMs, maps and row ops, and fewer converts, "
              "with the defaults only")

@@ -219,11 +219,11 @@ static cl::opt<bool> storageElementwise(
              "read and write their tensors as stored (default true; =false "
              "computes them on f32 copies)"),
     cl::init(true), cl::cat(codegen));
-static cl::opt<bool> storageNorms(
-    "storage-norms",
-    cl::desc("bf16 / f16 programs: the norms and their backward read and "
-             "write their tensors as stored (default true; =false computes "
-             "them on f32 copies)"),
+static cl::opt<bool> storageRows(
+    "storage-rows",
+    cl::desc("bf16 / f16 programs: the norms, the cross-entropy and their "
+             "backward read and write their tensors as stored (default true; "
+             "=false computes them on f32 copies)"),
     cl::init(true), cl::cat(codegen));
 static cl::opt<bool> fuseElementwise(
     "fuse-elementwise",
@@ -388,7 +388,7 @@ static void setPipelineOptions(seqpar::PipelineOptions &options) {
                                       : target == Backend::cuda;
   options.storageGemms = storageGemms.getValue();
   options.storageElementwise = storageElementwise.getValue();
-  options.storageNorms = storageNorms.getValue();
+  options.storageRows = storageRows.getValue();
   options.recompute = recompute.getValue();
   options.precision = precision.getValue();
   options.fuseChunks = fuseChunks;

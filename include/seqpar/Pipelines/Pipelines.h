@@ -115,11 +115,12 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
           "gelu, silu, relu, dropout) read and write their tensors as "
           "stored, without f32 copies (sp-legalize-precision)"),
       llvm::cl::init(true)};
-  Option<bool> storageNorms{
-      *this, "storage-norms",
-      llvm::cl::desc("bf16 / f16 programs: the norms and their backward "
-                     "read and write their tensors as stored, without f32 "
-                     "copies (sp-legalize-precision)"),
+  Option<bool> storageRows{
+      *this, "storage-rows",
+      llvm::cl::desc("bf16 / f16 programs: the row reductions (layer and "
+                     "RMS norms, the cross-entropy) and their backward read "
+                     "and write their tensors as stored, without f32 copies "
+                     "(sp-legalize-precision)"),
       llvm::cl::init(true)};
   Option<bool> overlapGradReductions{
       *this, "overlap-grad-reductions",

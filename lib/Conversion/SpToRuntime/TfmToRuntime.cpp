@@ -289,12 +289,28 @@ static LogicalResult lowerOp(CrossEntropyFromStatsOp o, RuntimeEmitter &e) {
   return success();
 }
 
+/// The logits' pointer, followed by their element type's code when they are
+/// bf16 / f16 (the loss kernels' `_typed` variants); whether they are.
+static bool logitsArgs(RuntimeEmitter &e, Value logits,
+                       SmallVector<Value> &args) {
+  args.push_back(e.ptr(logits));
+  if (cast<ShapedType>(logits.getType()).getElementType().isF32())
+    return false;
+  args.push_back(e.i32(runtimeDtypeCode(logits)));
+  return true;
+}
+
 static LogicalResult lowerOp(CrossEntropyOp o, RuntimeEmitter &e) {
   int64_t v = e.lastDim(o.getLogits());
-  e.call("sprt_cross_entropy_f32", {e.ptr(o.getLogits()), e.ptr(o.getLabels()),
-                                    e.optionalPtr(o.getCount()), e.ptr(o),
-                                    e.i64(e.numElements(o.getLabels())),
-                                    e.i64(v), e.i64(o.getIgnoreIndex())});
+  SmallVector<Value> args;
+  bool typed = logitsArgs(e, o.getLogits(), args);
+  args.push_back(e.ptr(o.getLabels()));
+  args.push_back(e.optionalPtr(o.getCount()));
+  args.push_back(e.ptr(o));
+  args.push_back(e.i64(e.numElements(o.getLabels())));
+  args.push_back(e.i64(v));
+  args.push_back(e.i64(o.getIgnoreIndex()));
+  e.call(typed ? "sprt_cross_entropy_typed" : "sprt_cross_entropy_f32", args);
   return success();
 }
 
@@ -426,11 +442,20 @@ static LogicalResult lowerOp(AttentionGradOp o, RuntimeEmitter &e) {
 
 static LogicalResult lowerOp(CrossEntropyGradOp o, RuntimeEmitter &e) {
   int64_t v = e.lastDim(o.getLogits());
-  e.call("sprt_cross_entropy_grad_f32",
-         {e.ptr(o.getLogits()), e.ptr(o.getLabels()), e.ptr(o.getDloss()),
-          e.optionalPtr(o.getCount()), e.ptr(o),
-          e.i64(e.numElements(o.getLabels())), e.i64(v),
-          e.i64(o.getIgnoreIndex())});
+  SmallVector<Value> args;
+  bool typed = logitsArgs(e, o.getLogits(), args);
+  args.push_back(e.ptr(o.getLabels()));
+  args.push_back(e.ptr(o.getDloss()));
+  args.push_back(e.optionalPtr(o.getCount()));
+  args.push_back(e.ptr(o));
+  if (typed)
+    args.push_back(e.i32(runtimeDtypeCode(o.getResult())));
+  args.push_back(e.i64(e.numElements(o.getLabels())));
+  args.push_back(e.i64(v));
+  args.push_back(e.i64(o.getIgnoreIndex()));
+  e.call(typed ? "sprt_cross_entropy_grad_typed"
+               : "sprt_cross_entropy_grad_f32",
+         args);
   return success();
 }
 

@@ -144,6 +144,14 @@ void sprt_cross_entropy_grad_f32(const float *logits, const int64_t *labels,
                                  const float *dloss, const float *count_in,
                                  float *dlogits, int64_t T, int64_t V,
                                  int64_t ignore_index);
+/* The same on logits and dlogits stored as their SPRT_DTYPE_* codes: each
+ * logits row widened, each gradient rounded once from the f32 kernel's
+ * value (the f32 kernel between conversions, bit for bit). */
+void sprt_cross_entropy_grad_typed(const void *logits, int32_t logits_dtype,
+                                   const int64_t *labels, const float *dloss,
+                                   const float *count_in, void *dlogits,
+                                   int32_t dlogits_dtype, int64_t T, int64_t V,
+                                   int64_t ignore_index);
 /* The same on this rank's vocabulary columns [vocab_offset, +V), given the
  * global per-token max and sumexp (as the forward pieces computed them). */
 void sprt_vocab_parallel_cross_entropy_grad_f32(

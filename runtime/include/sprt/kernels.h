@@ -264,6 +264,13 @@ void sprt_cross_entropy_from_stats_f32(const float *max, const float *sumexp,
 void sprt_cross_entropy_f32(const float *logits, const int64_t *labels,
                             const float *count, float *loss, int64_t T,
                             int64_t V, int64_t ignore_index);
+/* The same on logits stored as SPRT_DTYPE_* logits_dtype (f32, bf16 or
+ * f16): each row widened exactly, so the f32 kernel on the widened logits,
+ * bit for bit, without an f32 copy of them. */
+void sprt_cross_entropy_typed(const void *logits, int32_t logits_dtype,
+                              const int64_t *labels, const float *count,
+                              float *loss, int64_t T, int64_t V,
+                              int64_t ignore_index);
 /* *count = the number of t with labels[t] != ignore_index, as a float. */
 void sprt_label_count_f32(const int64_t *labels, float *count, int64_t T,
                           int64_t ignore_index);

@@ -35,11 +35,12 @@ def Seqpar_MapsElementsAsStored : NativeOpTrait<"MapsElementsAsStored"> {
   let cppNamespace = "::seqpar::OpTrait";
 }
 
-// A normalisation over rows or its backward whose runtime kernel reads and
-// writes its tensors as stored (StoragePrecisionOpInterface), computing
-// each row as the f32 kernel does: sp-legalize-precision keeps it so unless
-// its `storage-norms` option is off (seqpar/Dialect/Common/StoragePrecision.h).
-def Seqpar_NormalizesAsStored : NativeOpTrait<"NormalizesAsStored"> {
+// An op that reduces rows (a norm, the cross-entropy) or its backward, whose
+// runtime kernel reads and writes its tensors as stored
+// (StoragePrecisionOpInterface), computing each row as the f32 kernel does:
+// sp-legalize-precision keeps it so unless its `storage-rows` option is off
+// (seqpar/Dialect/Common/StoragePrecision.h).
+def Seqpar_ReducesRowsAsStored : NativeOpTrait<"ReducesRowsAsStored"> {
   let cppNamespace = "::seqpar::OpTrait";
 }
 

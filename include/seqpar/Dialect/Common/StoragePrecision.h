@@ -16,9 +16,10 @@
 // of dist) read their operands and write their results as stored,
 // computing in f32 inside the kernel (StoragePrecisionOpInterface): no f32
 // copy of a bf16 weight or activation is made for them. The fused GEMMs
-// that sum across ranks or chunks write their sums in f32. The norms and
-// their backward do the same (NormalizesAsStored): each row widened, the
-// f32 kernel's arithmetic, each result rounded once from its f32 value.
+// that sum across ranks or chunks write their sums in f32. The norms, the
+// cross-entropy and their backward do the same (ReducesRowsAsStored): each
+// row widened, the f32 kernel's arithmetic, each result rounded once from
+// its f32 value.
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,11 +37,12 @@ namespace OpTrait {
 template <typename ConcreteOp>
 class MovesBytes : public mlir::OpTrait::TraitBase<ConcreteOp, MovesBytes> {};
 
-/// A norm or its backward whose runtime kernel reads and writes its tensors
-/// as stored (StoragePrecisionOpInterface; SeqparTraits.td).
+/// A row reduction (norm, cross-entropy) or its backward whose runtime
+/// kernel reads and writes its tensors as stored (StoragePrecisionOpInterface;
+/// SeqparTraits.td).
 template <typename ConcreteOp>
-class NormalizesAsStored
-    : public mlir::OpTrait::TraitBase<ConcreteOp, NormalizesAsStored> {};
+class ReducesRowsAsStored
+    : public mlir::OpTrait::TraitBase<ConcreteOp, ReducesRowsAsStored> {};
 
 /// The op maps elements one by one in one element type, and its runtime
 /// kernel reads and writes bf16/f16 as stored (SeqparTraits.td).

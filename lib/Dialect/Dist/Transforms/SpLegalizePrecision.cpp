@@ -32,9 +32,10 @@
 // dist.all_gather_matmul_grad_weight. The elementwise maps
 // (MapsElementsAsStored) are not wrapped either, unless a tensor of theirs
 // is partial: their typed kernels map each widened element in f32 and round
-// it once. The norms and their backward (NormalizesAsStored) are kept like
-// the GEMMs: a weight gradient that is partial (summed over sequence
-// shards) is written in f32 and narrowed after its reduction.
+// it once. The norms, the cross-entropy and their backward
+// (ReducesRowsAsStored) are kept like the GEMMs: a norm's weight gradient
+// that is partial (summed over sequence shards) is written in f32 and
+// narrowed after its reduction.
 //
 //===----------------------------------------------------------------------===//
 
@@ -77,17 +78,17 @@ static bool isPartial(Type t) {
 
 /// How the pass treats the ops' tensors: with `storageGemms`, the operands
 /// and results of the GEMMs (StoragePrecisionOpInterface) stay as stored;
-/// with `storageNorms`, those of the norms (StoragePrecisionOpInterface and
-/// NormalizesAsStored); with `storageElementwise`, the elementwise maps
+/// with `storageRows`, those of the row reductions (StoragePrecisionOpInterface
+/// and ReducesRowsAsStored); with `storageElementwise`, the elementwise maps
 /// that have no partial tensor.
 struct Policy {
   bool storageGemms;
   bool storageElementwise;
-  bool storageNorms;
+  bool storageRows;
   /// Whether `op`'s StoragePrecisionOpInterface is honoured.
   bool storesAsDeclared(Operation *op) const {
-    return op->hasTrait<seqpar::OpTrait::NormalizesAsStored>() ? storageNorms
-                                                               : storageGemms;
+    return op->hasTrait<seqpar::OpTrait::ReducesRowsAsStored>() ? storageRows
+                                                                : storageGemms;
   }
   /// Whether `op` runs on its bf16/f16 tensors as they are.
   bool keeps(Operation *op) const {
@@ -226,7 +227,7 @@ struct SpLegalizePrecisionPass
     : dist::impl::SpLegalizePrecisionPassBase<SpLegalizePrecisionPass> {
   using SpLegalizePrecisionPassBase::SpLegalizePrecisionPassBase;
   void runOnOperation() override {
-    Policy policy{storageGemms, storageElementwise, storageNorms};
+    Policy policy{storageGemms, storageElementwise, storageRows};
     SmallVector<Operation *> ops;
     for (auto func : getOperation().getOps<func::FuncOp>())
       func.walk([&](Operation *op) {

@@ -1,9 +1,9 @@
-// RUN: sp-opt %s -split-input-file -sp-legalize-precision="storage-gemms=false storage-elementwise=false storage-norms=false" | FileCheck %s
+// RUN: sp-opt %s -split-input-file -sp-legalize-precision="storage-gemms=false storage-elementwise=false storage-rows=false" | FileCheck %s
 // RUN: sp-opt %s -split-input-file -sp-legalize-precision | FileCheck %s --check-prefix=GEMM
 // RUN: sp-opt %s -split-input-file -sp-legalize-precision -o %t.once.mlir
 // RUN: sp-opt %t.once.mlir -split-input-file -sp-legalize-precision -o %t.twice.mlir
 // RUN: diff %t.once.mlir %t.twice.mlir
-// RUN: sp-opt %s -split-input-file -sp-legalize-precision="storage-norms=false" -mlir-print-debuginfo -mlir-print-local-scope | FileCheck %s --check-prefix=LOC
+// RUN: sp-opt %s -split-input-file -sp-legalize-precision="storage-rows=false" -mlir-print-debuginfo -mlir-print-local-scope | FileCheck %s --check-prefix=LOC
 
 // sp-legalize-precision: bf16 storage, f32 arithmetic. Every op with a bf16
 // tensor that is not a byte mover computes in f32 between converts (its
@@ -11,7 +11,7 @@
 // retyped and narrowed after it); tfm.get_param, dist.all_gather and
 // dist.local_slice keep their bf16 tensors. The second and third RUN lines
 // run the pass on its own output: nothing changes. The converts take their
-// op's location (LOC, with the norm wrapped: storage-norms=false). The CHECK lines are the pass with storage-gemms=false
+// op's location (LOC, with the norm wrapped: storage-rows=false). The CHECK lines are the pass with storage-gemms=false
 // and storage-elementwise=false, where every op that computes does so on
 // f32 copies; GEMM is the default, where the GEMMs read and write bf16 as
 // stored (only a partial result becomes f32) and so do the elementwise maps

@@ -419,12 +419,12 @@ def SpLegalizePrecisionPass
     wrapped unless a tensor of theirs is partial: their typed kernels widen
     each element, map it in f32 and round it once, the numbers of the f32
     kernel between conversions. `storage-elementwise=false` wraps them.
-    The norms and their backward (`tfm.layer_norm`, `tfm.rms_norm`,
-    `tfm.layer_norm_grad`, `tfm.rms_norm_grad`: NormalizesAsStored) are
-    kept like the GEMMs: their kernels widen each row, compute it as the f32
-    kernel does and round each result once from its f32 value; a weight
-    gradient that is partial is written in f32 and narrowed after its
-    reduction. `storage-norms=false` wraps them.
+    The row reductions and their backward (`tfm.layer_norm`,
+    `tfm.rms_norm`, `tfm.cross_entropy` and their gradients:
+    ReducesRowsAsStored) are kept like the GEMMs: their kernels widen each
+    row, compute it as the f32 kernel does and round each result once from
+    its f32 value; a norm's weight gradient that is partial is written in
+    f32 and narrowed after its reduction. `storage-rows=false` wraps them.
     Runs before sp-plan-buffers (the converts' results need arena space);
     convert-sp-to-runtime rejects a bf16/f16 tensor on any other op.
   }];
@@ -437,10 +437,10 @@ def SpLegalizePrecisionPass
            /*default=*/"true",
            "The elementwise maps (MapsElementsAsStored) read and write "
            "bf16 / f16 tensors as stored; false: they compute on f32 copies">,
-    Option<"storageNorms", "storage-norms", "bool", /*default=*/"true",
-           "The norms and their backward (NormalizesAsStored) read and "
-           "write bf16 / f16 tensors as stored; false: they compute on f32 "
-           "copies">,
+    Option<"storageRows", "storage-rows", "bool", /*default=*/"true",
+           "The norms, the cross-entropy and their backward "
+           "(ReducesRowsAsStored) read and write bf16 / f16 tensors as "
+           "stored; false: they compute on f32 copies">,
   ];
   let dependentDialects = ["::seqpar::tfm::TfmDialect"];
 }

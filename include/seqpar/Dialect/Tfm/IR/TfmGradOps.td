@@ -90,7 +90,7 @@ def Tfm_BiasGradOp : Tfm_GradOp<"bias_grad"> {
 }
 
 def Tfm_LayerNormGradOp : Tfm_GradOp<"layer_norm_grad",
-    [Seqpar_NormalizesAsStored, Seqpar_StoragePrecisionOpInterface]> {
+    [Seqpar_ReducesRowsAsStored, Seqpar_StoragePrecisionOpInterface]> {
   let summary = "gradients of layer normalisation";
   let description = [{
     The gradients with respect to the input, the weight and the bias of
@@ -123,7 +123,7 @@ def Tfm_LayerNormGradOp : Tfm_GradOp<"layer_norm_grad",
 }
 
 def Tfm_RmsNormGradOp : Tfm_GradOp<"rms_norm_grad",
-    [Seqpar_NormalizesAsStored, Seqpar_StoragePrecisionOpInterface]> {
+    [Seqpar_ReducesRowsAsStored, Seqpar_StoragePrecisionOpInterface]> {
   let summary = "gradients of RMS normalisation";
   let description = [{
     ```mlir
@@ -350,7 +350,8 @@ def Tfm_AttentionGradOp : Tfm_GradOp<"attention_grad"> {
   let hasVerifier = 1;
 }
 
-def Tfm_CrossEntropyGradOp : Tfm_GradOp<"cross_entropy_grad"> {
+def Tfm_CrossEntropyGradOp : Tfm_GradOp<"cross_entropy_grad",
+    [Seqpar_ReducesRowsAsStored, Seqpar_StoragePrecisionOpInterface]> {
   let summary = "gradient of the mean cross-entropy with respect to the logits";
   let description = [{
     `dlogits[t] = (softmax(logits[t]) - onehot(label[t])) * dloss / count`
@@ -366,7 +367,9 @@ def Tfm_CrossEntropyGradOp : Tfm_GradOp<"cross_entropy_grad"> {
 
     **Constraints**
     - the labels have the logits' shape without the last dimension;
-    - `dloss` is a scalar; the result has the logits' type.
+    - `dloss` is a scalar; the result has the logits' type (f32, bf16 or
+      f16, read and written as stored: each gradient rounded once from the
+      f32 kernel's value).
   }];
   let arguments = (ins Tfm_FloatTensor:$logits, Tfm_IndexTensor:$labels,
                        Tfm_Scalar:$dloss, Optional<Tfm_Scalar>:$count,

@@ -123,7 +123,8 @@ def Tfm_CrossEntropyFromStatsOp : Tfm_Op<"cross_entropy_from_stats",
 // Loss
 //===----------------------------------------------------------------------===//
 
-def Tfm_CrossEntropyOp : Tfm_Op<"cross_entropy", [Pure, Tfm_Differentiable]> {
+def Tfm_CrossEntropyOp : Tfm_Op<"cross_entropy", [Pure, Tfm_Differentiable,
+    Seqpar_ReducesRowsAsStored, Seqpar_StoragePrecisionOpInterface]> {
   let summary = "mean token cross-entropy of logits against labels";
   let description = [{
     `loss = mean over tokens with label != ignore_index of
@@ -143,7 +144,9 @@ def Tfm_CrossEntropyOp : Tfm_Op<"cross_entropy", [Pure, Tfm_Differentiable]> {
     **Constraints**
     - the labels have the logits' shape without the last (vocabulary)
       dimension;
-    - the result (and `count`) is an f32 scalar (rank-0 tensor).
+    - the result (and `count`) is an f32 scalar (rank-0 tensor);
+    - the logits may be f32, bf16 or f16: the kernel reads them as stored
+      (each row widened exactly, StoragePrecisionOpInterface).
   }];
   let arguments = (ins Tfm_FloatTensor:$logits, Tfm_IndexTensor:$labels,
                        Optional<Tfm_Scalar>:$count,

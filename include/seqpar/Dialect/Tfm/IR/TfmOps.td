@@ -286,7 +286,7 @@ def Tfm_EmbeddingOp : Tfm_Op<"embedding", [Pure, Tfm_Differentiable]> {
 //===----------------------------------------------------------------------===//
 
 def Tfm_LayerNormOp : Tfm_Op<"layer_norm", [Pure, Tfm_Differentiable,
-    Tfm_Normalization, Seqpar_NormalizesAsStored,
+    Tfm_Normalization, Seqpar_ReducesRowsAsStored,
     Seqpar_StoragePrecisionOpInterface]> {
   let summary = "layer normalisation over the last dimension";
   let description = [{
@@ -316,7 +316,7 @@ def Tfm_LayerNormOp : Tfm_Op<"layer_norm", [Pure, Tfm_Differentiable,
 }
 
 def Tfm_RmsNormOp : Tfm_Op<"rms_norm", [Pure, Tfm_Differentiable,
-    Tfm_Normalization, Seqpar_NormalizesAsStored,
+    Tfm_Normalization, Seqpar_ReducesRowsAsStored,
     Seqpar_StoragePrecisionOpInterface]> {
   let summary = "root-mean-square normalisation over the last dimension";
   let description = [{

@@ -1,14 +1,15 @@
 // RUN: sp-opt %s -split-input-file -sp-legalize-precision | FileCheck %s
-// RUN: sp-opt %s -split-input-file -sp-legalize-precision="storage-norms=false" | FileCheck %s --check-prefix=WRAP
+// RUN: sp-opt %s -split-input-file -sp-legalize-precision="storage-rows=false" | FileCheck %s --check-prefix=WRAP
 // RUN: sp-opt %s -split-input-file -sp-legalize-precision -o %t.once.mlir
 // RUN: sp-opt %t.once.mlir -split-input-file -sp-legalize-precision -o %t.twice.mlir
 // RUN: diff %t.once.mlir %t.twice.mlir
 
-// The norms and their backward (NormalizesAsStored) read and write their
-// bf16 tensors as stored, like the GEMMs: no convert around them. A weight
+// The norms, the cross-entropy and their backward (ReducesRowsAsStored)
+// read and write their bf16 tensors as stored, like the GEMMs: no convert
+// around them. A weight
 // gradient that is partial (summed over the sequence shards of tp) is
 // written in f32 and narrowed after the op for its users; the
-// sequence-sharded dx stays bf16. storage-norms=false (WRAP) computes them
+// sequence-sharded dx stays bf16. storage-rows=false (WRAP) computes them
 // on f32 copies between converts, as before.
 
 // CHECK-LABEL: func.func @norms
@@ -36,4 +37,23 @@ func.func @norms(%x: tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>, %w: ten
   %dx, %dw, %db = tfm.layer_norm_grad %r, %x, %w eps 1.0e-05 : (tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>, tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>, tensor<8xbf16>) -> (tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>, tensor<8xbf16, #dist.layout<@mesh, tp = P>>, tensor<8xbf16, #dist.layout<@mesh, tp = P>>)
   %rx, %rw = tfm.rms_norm_grad %dx, %x, %w eps 1.0e-06 : (tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>, tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>, tensor<8xbf16>) -> (tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>, tensor<8xbf16>)
   return %rx, %dw, %db, %rw : tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>, tensor<8xbf16, #dist.layout<@mesh, tp = P>>, tensor<8xbf16, #dist.layout<@mesh, tp = P>>, tensor<8xbf16>
+}
+
+// -----
+
+// The loss reads its bf16 logits as stored; its gradient writes bf16.
+// CHECK-LABEL: func.func @loss
+// CHECK-NOT: tfm.convert
+// CHECK: %[[L:.*]] = tfm.cross_entropy %{{.*}}, %{{.*}} ignore_index -100 : (tensor<6x2x16xbf16>, tensor<6x2xi64>) -> tensor<f32>
+// CHECK-NEXT: %[[D:.*]] = tfm.cross_entropy_grad %{{.*}}, %{{.*}}, %[[L]] ignore_index -100 : (tensor<6x2x16xbf16>, tensor<6x2xi64>, tensor<f32>) -> tensor<6x2x16xbf16>
+// CHECK-NEXT: return %[[L]], %[[D]]
+// WRAP-LABEL: func.func @loss
+// WRAP: %[[W:.*]] = tfm.convert %{{.*}} : tensor<6x2x16xbf16> -> tensor<6x2x16xf32>
+// WRAP: tfm.cross_entropy %[[W]]
+// WRAP: tfm.cross_entropy_grad {{.*}} -> tensor<6x2x16xf32>
+// WRAP-NEXT: tfm.convert {{.*}} : tensor<6x2x16xf32> -> tensor<6x2x16xbf16>
+func.func @loss(%logits: tensor<6x2x16xbf16>, %labels: tensor<6x2xi64>) -> (tensor<f32>, tensor<6x2x16xbf16>) {
+  %l = tfm.cross_entropy %logits, %labels ignore_index -100 : (tensor<6x2x16xbf16>, tensor<6x2xi64>) -> tensor<f32>
+  %d = tfm.cross_entropy_grad %logits, %labels, %l ignore_index -100 : (tensor<6x2x16xbf16>, tensor<6x2xi64>, tensor<f32>) -> tensor<6x2x16xbf16>
+  return %l, %d : tensor<f32>, tensor<6x2x16xbf16>
 }
