@@ -15,7 +15,9 @@
 // row-per-block dx, then one thread per column over all rows); for
 // sprt_convert, "vector" is four elements a thread and "scalar" the
 // one-element kernel (the only one before), reached through unaligned
-// buffers.
+// buffers; for the "bf16" kernels (the norms and the cross-entropy on
+// tensors as stored), "before" is what a bf16 program ran before they were
+// typed: converts to f32, the f32 kernel, converts back.
 //
 // Without a usable GPU it prints "skipped: ..." (and writes that as the
 // JSON's status) and exits 0.
@@ -160,6 +162,105 @@ void benchNorms(int64_t T, int64_t H) {
     SPRT_CUDA_CHECK(cudaFree(p));
 }
 
+/// n bf16 elements converted from deviceFloats(n, seed, offset).
+void *deviceBf16(size_t n, unsigned seed, float offset = 0.0f) {
+  float *f = deviceFloats(n, seed, offset);
+  void *h = nullptr;
+  SPRT_CUDA_CHECK(cudaMalloc(&h, n * 2 + 16));
+  sprt_convert(f, SPRT_DTYPE_F32, h, SPRT_DTYPE_BF16, int64_t(n));
+  SPRT_CUDA_CHECK(cudaStreamSynchronize(stream()));
+  SPRT_CUDA_CHECK(cudaFree(f));
+  return h;
+}
+
+/// The norms on bf16 tensors as stored (sprt_*norm*_typed, "fused") against
+/// what a bf16 program ran before they were typed ("before": every bf16
+/// operand converted to f32, the f32 kernel, every result converted back).
+/// Bytes: the typed kernel's own traffic (2-byte rows, f32 dw / db sums).
+void benchTypedNorms(int64_t T, int64_t H) {
+  const std::string shape = std::to_string(T) + "x" + std::to_string(H);
+  const size_t n = size_t(T * H);
+  const int32_t B = SPRT_DTYPE_BF16, F = SPRT_DTYPE_F32;
+  void *x = deviceBf16(n, 11, 2.0f), *dy = deviceBf16(n, 12),
+       *w = deviceBf16(size_t(H), 13), *b = deviceBf16(size_t(H), 14),
+       *y = deviceBf16(n, 15), *dw = deviceBf16(size_t(H), 16),
+       *db = deviceBf16(size_t(H), 17);
+  float *fx = deviceFloats(n, 1), *fdy = deviceFloats(n, 2),
+        *fy = deviceFloats(n, 5), *fw = deviceFloats(size_t(H), 3),
+        *fb = deviceFloats(size_t(H), 4), *fdw = deviceFloats(size_t(H), 6),
+        *fdb = deviceFloats(size_t(H), 7);
+  const double row = double(n) * 2, col = double(H) * 2, eps = 1e-5;
+  auto widen = [&](const void *in, float *out, size_t m) {
+    sprt_convert(in, B, out, F, int64_t(m));
+  };
+  auto narrow = [&](const float *in, void *out, size_t m) {
+    sprt_convert(in, F, out, B, int64_t(m));
+  };
+  measure("layer_norm bf16", shape, "fused", 2 * row + 2 * col,
+          [&] { sprt_layer_norm_typed(x, B, w, B, b, B, y, B, T, H, eps); });
+  measure("layer_norm bf16", shape, "before", 2 * row + 2 * col, [&] {
+    widen(x, fx, n), widen(w, fw, size_t(H)), widen(b, fb, size_t(H));
+    sprt_layer_norm_f32(fx, fw, fb, fy, T, H, eps);
+    narrow(fy, y, n);
+  });
+  measure("layer_norm_grad bf16", shape, "fused", 3 * row + 3 * col, [&] {
+    sprt_layer_norm_grad_typed(dy, B, x, B, w, B, y, B, dw, B, db, B, T, H,
+                               eps);
+  });
+  measure("layer_norm_grad bf16", shape, "before", 3 * row + 3 * col, [&] {
+    widen(dy, fdy, n), widen(x, fx, n), widen(w, fw, size_t(H));
+    sprt_layer_norm_grad_f32(fdy, fx, fw, fy, fdw, fdb, T, H, eps);
+    narrow(fy, y, n), narrow(fdw, dw, size_t(H)), narrow(fdb, db, size_t(H));
+  });
+  measure("rms_norm bf16", shape, "fused", 2 * row + col,
+          [&] { sprt_rms_norm_typed(x, B, w, B, y, B, T, H, eps); });
+  measure("rms_norm_grad bf16", shape, "fused", 3 * row + 2 * col, [&] {
+    sprt_rms_norm_grad_typed(dy, B, x, B, w, B, y, B, dw, B, T, H, eps);
+  });
+  for (void *p : {x, dy, w, b, y, dw, db, (void *)fx, (void *)fdy, (void *)fy,
+                  (void *)fw, (void *)fb, (void *)fdw, (void *)fdb})
+    SPRT_CUDA_CHECK(cudaFree(p));
+}
+
+/// The cross-entropy and its gradient on bf16 logits as stored against the
+/// conversions around the f32 kernels they replaced ("before"); bytes: the
+/// bf16 logits read (and the bf16 gradient written).
+void benchTypedLoss(int64_t T, int64_t V) {
+  const std::string shape = std::to_string(T) + "x" + std::to_string(V);
+  const size_t n = size_t(T * V);
+  const int32_t B = SPRT_DTYPE_BF16, F = SPRT_DTYPE_F32;
+  void *logits = deviceBf16(n, 18), *dlogits = deviceBf16(n, 19);
+  float *f = deviceFloats(n, 20), *fd = deviceFloats(n, 21),
+        *loss = deviceFloats(1, 22), *dloss = deviceFloats(1, 23, 1.5f);
+  std::vector<int64_t> hl(static_cast<size_t>(T));
+  for (int64_t t = 0; t < T; ++t)
+    hl[size_t(t)] = (t * 7919) % V;
+  int64_t *labels = nullptr;
+  SPRT_CUDA_CHECK(cudaMalloc(&labels, hl.size() * sizeof(int64_t)));
+  SPRT_CUDA_CHECK(cudaMemcpy(labels, hl.data(), hl.size() * sizeof(int64_t),
+                             cudaMemcpyHostToDevice));
+  const double bytes = double(n) * 2;
+  measure("cross_entropy bf16", shape, "fused", bytes, [&] {
+    sprt_cross_entropy_typed(logits, B, labels, nullptr, loss, T, V, -100);
+  });
+  measure("cross_entropy bf16", shape, "before", bytes, [&] {
+    sprt_convert(logits, B, f, F, int64_t(n));
+    sprt_cross_entropy_f32(f, labels, nullptr, loss, T, V, -100);
+  });
+  measure("cross_entropy_grad bf16", shape, "fused", 2 * bytes, [&] {
+    sprt_cross_entropy_grad_typed(logits, B, labels, dloss, nullptr, dlogits, B,
+                                  T, V, -100);
+  });
+  measure("cross_entropy_grad bf16", shape, "before", 2 * bytes, [&] {
+    sprt_convert(logits, B, f, F, int64_t(n));
+    sprt_cross_entropy_grad_f32(f, labels, dloss, nullptr, fd, T, V, -100);
+    sprt_convert(fd, F, dlogits, B, int64_t(n));
+  });
+  for (void *p : {logits, dlogits, (void *)f, (void *)fd, (void *)loss,
+                  (void *)dloss, (void *)labels})
+    SPRT_CUDA_CHECK(cudaFree(p));
+}
+
 void benchBiasGrad(int64_t T, int64_t H) {
   const std::string shape = std::to_string(T) + "x" + std::to_string(H);
   float *dy = deviceFloats(size_t(T * H), 8), *db = deviceFloats(size_t(H), 9);
@@ -254,6 +355,9 @@ int main(int argc, char **argv) {
   try {
     benchNorms(8192, 768);  // GPT-2 124M, seq 1024, batch 8
     benchNorms(4096, 2048); // Llama-3.2-1B, seq 2048, batch 2
+    benchTypedNorms(8192, 768);
+    benchTypedNorms(4096, 2048);
+    benchTypedLoss(8192, 50257); // GPT-2 124M's logits
     for (int64_t H : {768, 3072, 2304})
       benchBiasGrad(8192, H);
     benchConvert(8192 * 3072); // GPT-2 124M's MLP activations
