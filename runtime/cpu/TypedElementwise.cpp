@@ -1,6 +1,7 @@
 //===- TypedElementwise.cpp - elementwise maps on stored dtypes (CPU) -----===//
 //
-// sprt_*_typed of the elementwise maps (sprt/kernels.h): blocks of the
+// sprt_*_typed of the elementwise maps (sprt/kernels.h) and of the
+// activations' gradients (sprt/grad_kernels.h): blocks of the
 // bf16 / f16 operands are widened into stack buffers, the f32 kernel maps
 // each block and the block is rounded once into the result. The maps are
 // elementwise, so the f32 kernel on a block gives the bits it gives on the
@@ -9,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "sprt/grad_kernels.h"
 #include "sprt/kernels.h"
 
 #include <algorithm>
@@ -91,6 +93,24 @@ void sprt_mul_typed(const void *a, const void *b, void *y, int64_t n,
 void sprt_add_typed(const void *a, const void *b, void *y, int64_t n,
                     int32_t dtype) {
   mapBinary(a, b, y, n, dtype, sprt_add_f32);
+}
+
+void sprt_gelu_grad_typed(const void *dy, const void *x, void *dx, int64_t n,
+                          int32_t tanh_approx, int32_t dtype) {
+  mapBinary(dy, x, dx, n, dtype,
+            [&](const float *d, const float *v, float *out, int64_t m) {
+              sprt_gelu_grad_f32(d, v, out, m, tanh_approx);
+            });
+}
+
+void sprt_silu_grad_typed(const void *dy, const void *x, void *dx, int64_t n,
+                          int32_t dtype) {
+  mapBinary(dy, x, dx, n, dtype, sprt_silu_grad_f32);
+}
+
+void sprt_relu_grad_typed(const void *dy, const void *x, void *dx, int64_t n,
+                          int32_t dtype) {
+  mapBinary(dy, x, dx, n, dtype, sprt_relu_grad_f32);
 }
 
 } // extern "C"

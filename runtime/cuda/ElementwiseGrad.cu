@@ -11,53 +11,76 @@
 #include "Common.cuh"
 #include "DeviceMath.cuh"
 #include "Elementwise.cuh"
+#include "Quad.cuh"
 #include "sprt/grad_kernels.h"
 
 using namespace sprt::cuda;
 
 namespace {
 
-__global__ void geluGradKernel(const float *__restrict__ dy,
-                               const float *__restrict__ x,
-                               float *__restrict__ dx, int64_t n,
-                               int32_t tanhApprox) {
+// The activations' derivatives on dy, x and dx stored as D (SPRT_DTYPE_*):
+// each element widened, dx rounded once (F32: the f32 kernels).
+template <int32_t D>
+__global__ void
+geluGradKernel(const void *__restrict__ dy, const void *__restrict__ x,
+               void *__restrict__ dx, int64_t n, int32_t tanhApprox) {
   SPRT_FOR_EACH(i, n) {
+    const float g = Quad<D>::loadOne(dy, i), xv = Quad<D>::loadOne(x, i);
     if (tanhApprox) {
       // y' = (1 + tanh u)/2 + x/2 (1 - tanh^2 u) beta (1 + 3 kappa x^2).
       const float kBeta = 0.7978845608028654f, kKappa = 0.044715f;
-      const float v = x[i];
+      const float v = xv;
       float th, sech2;
       tanhAndSech2(kBeta * (v + kKappa * v * v * v), th, sech2);
       const float d = 0.5f * (1.0f + th) +
                       0.5f * v * sech2 * kBeta * (1.0f + 3.0f * kKappa * v * v);
-      dx[i] = dy[i] * d;
+      Quad<D>::storeOne(dx, i, g * d);
     } else {
       // y' = (1 + erf(c x))/2 + x c exp(-(c x)^2) / sqrt(pi).
       const double kC = double(0.7071067811865476f);
       const double kRsqrtPi = 0.5641895835477563;
-      const double v = x[i], cv = kC * v;
+      const double v = xv, cv = kC * v;
       const double d =
           0.5 * (1.0 + erf(cv)) + v * kC * kRsqrtPi * exp(-cv * cv);
-      dx[i] = float(double(dy[i]) * d);
+      Quad<D>::storeOne(dx, i, float(double(g) * d));
     }
   }
 }
 
-__global__ void siluGradKernel(const float *__restrict__ dy,
-                               const float *__restrict__ x,
-                               float *__restrict__ dx, int64_t n) {
+template <int32_t D>
+__global__ void siluGradKernel(const void *__restrict__ dy,
+                               const void *__restrict__ x,
+                               void *__restrict__ dx, int64_t n) {
   SPRT_FOR_EACH(i, n) {
-    const double v = x[i];
+    const double v = Quad<D>::loadOne(x, i);
     const double s = 1.0 / (1.0 + exp(-v));
-    dx[i] = float(double(dy[i]) * s * (1.0 + v * (1.0 - s)));
+    Quad<D>::storeOne(
+        dx, i,
+        float(double(Quad<D>::loadOne(dy, i)) * s * (1.0 + v * (1.0 - s))));
   }
 }
 
-__global__ void reluGradKernel(const float *__restrict__ dy,
-                               const float *__restrict__ x,
-                               float *__restrict__ dx, int64_t n) {
-  SPRT_FOR_EACH(i, n) { dx[i] = x[i] <= 0.0f ? 0.0f : dy[i]; }
+template <int32_t D>
+__global__ void reluGradKernel(const void *__restrict__ dy,
+                               const void *__restrict__ x,
+                               void *__restrict__ dx, int64_t n) {
+  SPRT_FOR_EACH(i, n) {
+    Quad<D>::storeOne(
+        dx, i, Quad<D>::loadOne(x, i) <= 0.0f ? 0.0f : Quad<D>::loadOne(dy, i));
+  }
 }
+
+/// Launches Kernel<D> for SPRT_DTYPE_* `dtype` over n elements.
+#define SPRT_LAUNCH_TYPED(kernel, fn, dtype, n, ...)                           \
+  do {                                                                         \
+    checkDtypeCode(dtype, fn);                                                 \
+    if ((dtype) == SPRT_DTYPE_F32)                                             \
+      SPRT_LAUNCH(kernel<SPRT_DTYPE_F32>, n, __VA_ARGS__);                     \
+    else if ((dtype) == SPRT_DTYPE_BF16)                                       \
+      SPRT_LAUNCH(kernel<SPRT_DTYPE_BF16>, n, __VA_ARGS__);                    \
+    else                                                                       \
+      SPRT_LAUNCH(kernel<SPRT_DTYPE_F16>, n, __VA_ARGS__);                     \
+  } while (0)
 
 __global__ void embeddingGradKernel(const int64_t *__restrict__ ids,
                                     const float *__restrict__ dy,
@@ -111,15 +134,33 @@ extern "C" {
 
 void sprt_gelu_grad_f32(const float *dy, const float *x, float *dx, int64_t n,
                         int32_t tanh_approx) {
-  SPRT_LAUNCH(geluGradKernel, n, dy, x, dx, n, tanh_approx);
+  sprt_gelu_grad_typed(dy, x, dx, n, tanh_approx, SPRT_DTYPE_F32);
 }
 
 void sprt_silu_grad_f32(const float *dy, const float *x, float *dx, int64_t n) {
-  SPRT_LAUNCH(siluGradKernel, n, dy, x, dx, n);
+  sprt_silu_grad_typed(dy, x, dx, n, SPRT_DTYPE_F32);
+}
+
+void sprt_gelu_grad_typed(const void *dy, const void *x, void *dx, int64_t n,
+                          int32_t tanh_approx, int32_t dtype) {
+  SPRT_LAUNCH_TYPED(geluGradKernel, "sprt_gelu_grad_typed", dtype, n, dy, x, dx,
+                    n, tanh_approx);
+}
+
+void sprt_silu_grad_typed(const void *dy, const void *x, void *dx, int64_t n,
+                          int32_t dtype) {
+  SPRT_LAUNCH_TYPED(siluGradKernel, "sprt_silu_grad_typed", dtype, n, dy, x, dx,
+                    n);
+}
+
+void sprt_relu_grad_typed(const void *dy, const void *x, void *dx, int64_t n,
+                          int32_t dtype) {
+  SPRT_LAUNCH_TYPED(reluGradKernel, "sprt_relu_grad_typed", dtype, n, dy, x, dx,
+                    n);
 }
 
 void sprt_relu_grad_f32(const float *dy, const float *x, float *dx, int64_t n) {
-  SPRT_LAUNCH(reluGradKernel, n, dy, x, dx, n);
+  sprt_relu_grad_typed(dy, x, dx, n, SPRT_DTYPE_F32);
 }
 
 void sprt_embedding_grad_f32(const int64_t *ids, const float *dy, float *dtable,

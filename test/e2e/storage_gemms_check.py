@@ -25,7 +25,8 @@ GEMM = re.compile(r"(tfm\.linear(?:_grad_input|_grad_weight)?|dist\."
                   r"(?:all_gather_matmul(?:_grad_weight)?|matmul_reduce_scatter))"
                   r" .*: \((.*)\) -> (.*)$")
 GATHERS = ("dist.all_gather_matmul", "dist.all_gather_matmul_grad_weight")
-MAP = re.compile(r"= tfm\.(add|mul|gelu|silu|relu|dropout) .*: tensor<[0-9x]*x(bf16|f16)\b")
+MAP = re.compile(r"= tfm\.(add|mul|(gelu|silu|relu)(_grad)?|dropout) .*: "
+                 r"tensor<[0-9x]*x(bf16|f16)\b")
 ROWS = re.compile(r"= tfm\.((layer|rms)_norm|cross_entropy)(_grad)? .*: "
                   r"\(tensor<[0-9x]*x(bf16|f16)\b")
 

@@ -215,7 +215,8 @@ static cl::opt<bool> storageGemms(
     cl::init(true), cl::cat(codegen));
 static cl::opt<bool> storageElementwise(
     "storage-elementwise",
-    cl::desc("bf16 / f16 programs: add, mul, gelu, silu, relu and dropout "
+    cl::desc("bf16 / f16 programs: add, mul, gelu, silu, relu, dropout and "
+             "the activations' gradients "
              "read and write their tensors as stored (default true; =false "
              "computes them on f32 copies)"),
     cl::init(true), cl::cat(codegen));

@@ -112,7 +112,8 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
       *this, "storage-elementwise",
       llvm::cl::desc(
           "bf16 / f16 programs: the elementwise maps (add, mul, "
-          "gelu, silu, relu, dropout) read and write their tensors as "
+          "gelu, silu, relu, dropout and their gradients) read and write "
+          "their tensors as "
           "stored, without f32 copies (sp-legalize-precision)"),
       llvm::cl::init(true)};
   Option<bool> storageRows{

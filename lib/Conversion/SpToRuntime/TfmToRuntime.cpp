@@ -8,7 +8,8 @@
 // A new unary elementwise op with a kernel `void k_f32(const float *in,
 // float *out, int64_t n)` (and `void k_typed(const void *in, void *out,
 // int64_t n, int32_t dtype)` if it has MapsElementsAsStored) and a gradient
-// kernel `void k_grad(const float *dy, const float *x, float *dx, int64_t n)`
+// kernel `void k_grad_f32(const float *dy, const float *x, float *dx,
+// int64_t n)` (and `k_grad_typed(..., int32_t dtype)` likewise)
 // needs no code here beyond naming both kernels below and attaching
 // UnaryKernelLowering and UnaryGradKernelLowering in
 // registerTfmRuntimeLoweringModels.
@@ -52,15 +53,17 @@ struct UnaryKernelLowering : RuntimeLoweringOpInterface::ExternalModel<
 };
 
 /// The gradient of a unary elementwise op (`$dy`, `$input` -> `dx` of the
-/// same type) computed by `Kernel(dy, x, dx, n)`.
+/// same type) computed by `Kernel`_f32(dy, x, dx, n) (`Kernel`_typed(dy, x,
+/// dx, n, dtype) on bf16 / f16 tensors, MapsElementsAsStored).
 template <typename OpT, const char *Kernel>
 struct UnaryGradKernelLowering
     : RuntimeLoweringOpInterface::ExternalModel<
           UnaryGradKernelLowering<OpT, Kernel>, OpT> {
   LogicalResult lowerToRuntime(Operation *op, RuntimeEmitter &e) const {
     auto o = cast<OpT>(op);
-    e.call(Kernel, {e.ptr(o.getDy()), e.ptr(o.getInput()), e.ptr(o),
-                    e.i64(e.numElements(o))});
+    callMap(e, Kernel, o,
+            {e.ptr(o.getDy()), e.ptr(o.getInput()), e.ptr(o),
+             e.i64(e.numElements(o))});
     return success();
   }
 };
@@ -81,9 +84,9 @@ struct BinaryKernelLowering : RuntimeLoweringOpInterface::ExternalModel<
 
 // The kernels of the elementwise ops (the maps' without their suffix).
 constexpr char kSilu[] = "sprt_silu";
-constexpr char kSiluGrad[] = "sprt_silu_grad_f32";
+constexpr char kSiluGrad[] = "sprt_silu_grad";
 constexpr char kRelu[] = "sprt_relu";
-constexpr char kReluGrad[] = "sprt_relu_grad_f32";
+constexpr char kReluGrad[] = "sprt_relu_grad";
 constexpr char kMul[] = "sprt_mul";
 constexpr char kAdd[] = "sprt_add";
 } // namespace
@@ -366,10 +369,10 @@ static LogicalResult lowerOp(RmsNormGradOp o, RuntimeEmitter &e) {
 }
 
 static LogicalResult lowerOp(GeluGradOp o, RuntimeEmitter &e) {
-  e.call("sprt_gelu_grad_f32",
-         {e.ptr(o.getDy()), e.ptr(o.getInput()), e.ptr(o),
-          e.i64(e.numElements(o)),
-          e.i32(o.getApproximate() == GeluApproximation::tanh)});
+  callMap(e, "sprt_gelu_grad", o,
+          {e.ptr(o.getDy()), e.ptr(o.getInput()), e.ptr(o),
+           e.i64(e.numElements(o)),
+           e.i32(o.getApproximate() == GeluApproximation::tanh)});
   return success();
 }
 

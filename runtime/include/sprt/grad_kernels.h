@@ -85,6 +85,15 @@ void sprt_gelu_grad_f32(const float *dy, const float *x, float *dx, int64_t n,
 void sprt_silu_grad_f32(const float *dy, const float *x, float *dx, int64_t n);
 /* dx = dy where x > 0, else 0 (0 at x = 0, as torch). */
 void sprt_relu_grad_f32(const float *dy, const float *x, float *dx, int64_t n);
+/* The three on dy, x and dx stored as SPRT_DTYPE_* dtype (one type for all
+ * three): each element widened, the f32 kernel's formula, dx rounded once
+ * (the f32 kernel between conversions). */
+void sprt_gelu_grad_typed(const void *dy, const void *x, void *dx, int64_t n,
+                          int32_t tanh_approx, int32_t dtype);
+void sprt_silu_grad_typed(const void *dy, const void *x, void *dx, int64_t n,
+                          int32_t dtype);
+void sprt_relu_grad_typed(const void *dy, const void *x, void *dx, int64_t n,
+                          int32_t dtype);
 
 /* Backward of sprt_embedding_f32: dtable [V, H] (this rank's rows, starting
  * at vocab_offset) = sum of dy[t, :] over tokens t with ids[t] in range. */

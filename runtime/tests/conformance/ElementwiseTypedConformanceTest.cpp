@@ -1,7 +1,8 @@
 //===- ElementwiseTypedConformanceTest.cpp - maps on stored dtypes --------===//
 //
 // sprt_gelu_typed, sprt_silu_typed, sprt_relu_typed, sprt_mul_typed,
-// sprt_add_typed and sprt_dropout_typed on bf16 / f16 tensors are the f32
+// sprt_add_typed, sprt_dropout_typed and the activations' gradients
+// (sprt_gelu_grad_typed, ...) on bf16 / f16 tensors are the f32
 // kernels on the widened tensors (dropout: with the same mask), rounded
 // once to the dtype (nearest even, sprt/dtype.h): what
 // sp-legalize-precision's conversions around the f32 kernel compute. The
@@ -18,6 +19,7 @@
 
 #include "Conformance.h"
 #include "sprt/dtype.h"
+#include "sprt/grad_kernels.h"
 #include "sprt/kernels.h"
 
 #include <cmath>
@@ -76,6 +78,23 @@ std::vector<Map> maps() {
        }},
       {"mul", sprt_mul_f32, sprt_mul_typed},
       {"add", sprt_add_f32, sprt_add_typed},
+      // The activations' gradients: (dy, x) -> dx.
+      {"gelu_grad",
+       [](auto d, auto x, auto y, int64_t n) {
+         sprt_gelu_grad_f32(d, x, y, n, 0);
+       },
+       [](auto d, auto x, auto y, int64_t n, int32_t t) {
+         sprt_gelu_grad_typed(d, x, y, n, 0, t);
+       }},
+      {"gelu_grad_tanh",
+       [](auto d, auto x, auto y, int64_t n) {
+         sprt_gelu_grad_f32(d, x, y, n, 1);
+       },
+       [](auto d, auto x, auto y, int64_t n, int32_t t) {
+         sprt_gelu_grad_typed(d, x, y, n, 1, t);
+       }},
+      {"silu_grad", sprt_silu_grad_f32, sprt_silu_grad_typed},
+      {"relu_grad", sprt_relu_grad_f32, sprt_relu_grad_typed},
   };
 }
 

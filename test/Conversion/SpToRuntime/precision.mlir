@@ -1,15 +1,16 @@
 // RUN: sp-opt %s -split-input-file -convert-sp-to-runtime -verify-diagnostics
 
 // convert-sp-to-runtime takes bf16/f16 tensors on the ops that move bytes
-// (the MovesBytes trait), the GEMMs (StoragePrecisionOpInterface) and the
-// elementwise maps (MapsElementsAsStored) only; any other op must have been
+// (the MovesBytes trait), the GEMMs and the row ops
+// (StoragePrecisionOpInterface) and the elementwise maps and activation
+// gradients (MapsElementsAsStored) only; any other op must have been
 // made to compute in f32 by sp-legalize-precision.
 
 func.func @forward(%ids: tensor<4x1xi64>, %labels: tensor<4x1xi64>) -> tensor<f32> attributes {tfm.forward} {
   %x = tfm.fill 1.0 : tensor<8x16xf32>
   %h = tfm.convert %x : tensor<8x16xf32> -> tensor<8x16xbf16>
-  // expected-error @+1 {{'tfm.gelu_grad' op uses 'bf16', which the runtime computes in f32: run sp-legalize-precision first}}
-  %y = tfm.gelu_grad %h, %h approximate tanh : tensor<8x16xbf16>
+  // expected-error @+1 {{'tfm.bias_grad' op uses 'bf16', which the runtime computes in f32: run sp-legalize-precision first}}
+  %y = tfm.bias_grad %h : tensor<8x16xbf16> -> tensor<16xbf16>
   %l = tfm.fill 1.0 : tensor<f32>
   return %l : tensor<f32>
 }

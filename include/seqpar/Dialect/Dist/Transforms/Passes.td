@@ -415,8 +415,10 @@ def SpLegalizePrecisionPass
     result of theirs becomes f32, as above. `storage-gemms=false` wraps
     them like every other op (the baseline the memory benchmark compares
     with). Likewise the elementwise maps (MapsElementsAsStored: `tfm.add`,
-    `tfm.mul`, `tfm.gelu`, `tfm.silu`, `tfm.relu`, `tfm.dropout`) are not
-    wrapped unless a tensor of theirs is partial: their typed kernels widen
+    `tfm.mul`, `tfm.gelu`, `tfm.silu`, `tfm.relu`, `tfm.dropout` and the
+    activations' gradients `tfm.gelu_grad`, `tfm.silu_grad`,
+    `tfm.relu_grad`) are not wrapped unless a tensor of theirs is partial:
+    their typed kernels widen
     each element, map it in f32 and round it once, the numbers of the f32
     kernel between conversions. `storage-elementwise=false` wraps them.
     The row reductions and their backward (`tfm.layer_norm`,

@@ -148,7 +148,8 @@ def Tfm_RmsNormGradOp : Tfm_GradOp<"rms_norm_grad",
   let hasVerifier = 1;
 }
 
-def Tfm_GeluGradOp : Tfm_GradOp<"gelu_grad", [AllTypesMatch<["dy", "input", "dx"]>]> {
+def Tfm_GeluGradOp : Tfm_GradOp<"gelu_grad", [AllTypesMatch<["dy", "input", "dx"]>,
+    Seqpar_MapsElementsAsStored]> {
   let summary = "dy * gelu'(x)";
   let description = [{
     ```mlir
@@ -156,7 +157,9 @@ def Tfm_GeluGradOp : Tfm_GradOp<"gelu_grad", [AllTypesMatch<["dy", "input", "dx"
     ```
 
     **Constraints**
-    - `dy`, `x` and the result have the same type.
+    - `dy`, `x` and the result have the same type (f32, bf16 or f16: each
+      element widened, its derivative's product computed as in f32 and
+      rounded once, MapsElementsAsStored).
   }];
   let arguments = (ins Tfm_FloatTensor:$dy, Tfm_FloatTensor:$input,
                        Tfm_GeluApproximation:$approximate);
@@ -166,7 +169,8 @@ def Tfm_GeluGradOp : Tfm_GradOp<"gelu_grad", [AllTypesMatch<["dy", "input", "dx"
   }];
 }
 
-def Tfm_SiluGradOp : Tfm_GradOp<"silu_grad", [AllTypesMatch<["dy", "input", "dx"]>]> {
+def Tfm_SiluGradOp : Tfm_GradOp<"silu_grad", [AllTypesMatch<["dy", "input", "dx"]>,
+    Seqpar_MapsElementsAsStored]> {
   let summary = "dy * silu'(x)";
   let description = [{
     ```mlir
@@ -174,14 +178,17 @@ def Tfm_SiluGradOp : Tfm_GradOp<"silu_grad", [AllTypesMatch<["dy", "input", "dx"
     ```
 
     **Constraints**
-    - `dy`, `x` and the result have the same type.
+    - `dy`, `x` and the result have the same type (f32, bf16 or f16: each
+      element widened, its derivative's product computed as in f32 and
+      rounded once, MapsElementsAsStored).
   }];
   let arguments = (ins Tfm_FloatTensor:$dy, Tfm_FloatTensor:$input);
   let results = (outs Tfm_FloatTensor:$dx);
   let assemblyFormat = "$dy `,` $input attr-dict `:` type($dy)";
 }
 
-def Tfm_ReluGradOp : Tfm_GradOp<"relu_grad", [AllTypesMatch<["dy", "input", "dx"]>]> {
+def Tfm_ReluGradOp : Tfm_GradOp<"relu_grad", [AllTypesMatch<["dy", "input", "dx"]>,
+    Seqpar_MapsElementsAsStored]> {
   let summary = "dy where x > 0, else 0";
   let description = [{
     ```mlir
@@ -189,7 +196,9 @@ def Tfm_ReluGradOp : Tfm_GradOp<"relu_grad", [AllTypesMatch<["dy", "input", "dx"
     ```
 
     **Constraints**
-    - `dy`, `x` and the result have the same type.
+    - `dy`, `x` and the result have the same type (f32, bf16 or f16: each
+      element widened, its derivative's product computed as in f32 and
+      rounded once, MapsElementsAsStored).
   }];
   let arguments = (ins Tfm_FloatTensor:$dy, Tfm_FloatTensor:$input);
   let results = (outs Tfm_FloatTensor:$dx);
