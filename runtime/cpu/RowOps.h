@@ -29,16 +29,20 @@ inline float rowSumExp(const float *row, float max, int64_t V) {
 }
 
 /// Rows of V elements of a tensor stored as SPRT_DTYPE_* `dtype`, as f32:
-/// in place for f32, else widened (exactly) into one row of scratch.
+/// in place for f32, else widened (exactly) into one row of scratch; null
+/// rows for a null tensor (an absent weight).
 class WidenedRows {
 public:
   WidenedRows(const void *p, int32_t dtype, int64_t V)
       : p(p), dtype(dtype), V(V),
-        buf(dtype != SPRT_DTYPE_F32 && V > 0 ? size_t(V) : 0) {
+        buf(p && dtype != SPRT_DTYPE_F32 && V > 0 ? size_t(V) : 0) {
     // An unknown dtype aborts here, before anything is computed.
-    sprt_convert(nullptr, dtype, nullptr, SPRT_DTYPE_F32, 0);
+    if (p)
+      sprt_convert(nullptr, dtype, nullptr, SPRT_DTYPE_F32, 0);
   }
   const float *row(int64_t t) {
+    if (!p)
+      return nullptr;
     if (dtype == SPRT_DTYPE_F32)
       return static_cast<const float *>(p) + t * V;
     sprt_convert(static_cast<const char *>(p) + t * V * 2, dtype, buf.data(),

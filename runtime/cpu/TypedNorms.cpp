@@ -1,15 +1,17 @@
 //===- TypedNorms.cpp - the norms on stored dtypes (CPU) ------------------===//
 //
 // sprt_*norm*_typed (sprt/kernels.h, sprt/grad_kernels.h): each bf16 / f16
-// row is widened into an f32 row (an f32 tensor is read in place), the row
-// goes through the f32 kernels' arithmetic (NormRows.h) and each result row
-// is rounded from its f32 value into its type. So the result is the f32
+// row is widened into an f32 row (WidenedRows, RowOps.h; an f32 tensor is
+// read in place), the row goes through the f32 kernels' arithmetic
+// (NormRows.h) and each result row is rounded from its f32 value into its
+// type. So the result is the f32
 // kernel between conversions, bit for bit (NormTypedConformanceTest), with
 // a few rows of f32 where the conversions held whole tensors.
 //
 //===----------------------------------------------------------------------===//
 
 #include "NormRows.h"
+#include "RowOps.h"
 #include "Scratch.h"
 #include "sprt/grad_kernels.h"
 #include "sprt/kernels.h"
@@ -26,29 +28,6 @@ template <typename T> T *at(T *p, int64_t i, int32_t dtype) {
   using Byte = std::conditional_t<std::is_const_v<T>, const char, char>;
   return reinterpret_cast<Byte *>(p) + i * (dtype == SPRT_DTYPE_F32 ? 4 : 2);
 }
-
-/// Row `t` of an input of `dtype` as f32: in place, or widened into `buf`.
-class RowIn {
-public:
-  RowIn(const void *p, int32_t dtype, int64_t H)
-      : p(p), dtype(dtype), H(H),
-        buf(p && dtype != SPRT_DTYPE_F32 ? size_t(H) : 0) {}
-  const float *row(int64_t t) {
-    if (!p)
-      return nullptr;
-    if (dtype == SPRT_DTYPE_F32)
-      return static_cast<const float *>(p) + t * H;
-    // An unknown dtype aborts in sprt_convert, before anything is written.
-    sprt_convert(at(p, t * H, dtype), dtype, buf.data(), SPRT_DTYPE_F32, H);
-    return buf.data();
-  }
-
-private:
-  const void *p;
-  int32_t dtype;
-  int64_t H;
-  ScratchVector<float> buf;
-};
 
 /// Row `t` of an output of `dtype`: written in place when f32, else into
 /// `buf` and rounded into place by store().
@@ -88,7 +67,7 @@ void storeSums(const ScratchVector<double> &acc, void *out, int32_t dtype) {
 }
 
 /// Widened weight (or bias), or null.
-const float *widened(RowIn &in) { return in.row(0); }
+const float *widened(WidenedRows &in) { return in.row(0); }
 
 } // namespace
 
@@ -100,7 +79,8 @@ void sprt_layer_norm_typed(const void *x, int32_t x_dtype, const void *weight,
                            int64_t T, int64_t H, double eps) {
   if (H <= 0)
     return;
-  RowIn xs(x, x_dtype, H), ws(weight, weight_dtype, H), bs(bias, bias_dtype, H);
+  WidenedRows xs(x, x_dtype, H), ws(weight, weight_dtype, H),
+      bs(bias, bias_dtype, H);
   RowOut ys(y, y_dtype, H);
   const float *w = widened(ws), *b = widened(bs);
   for (int64_t t = 0; t < T; ++t) {
@@ -114,7 +94,7 @@ void sprt_rms_norm_typed(const void *x, int32_t x_dtype, const void *weight,
                          int64_t T, int64_t H, double eps) {
   if (H <= 0)
     return;
-  RowIn xs(x, x_dtype, H), ws(weight, weight_dtype, H);
+  WidenedRows xs(x, x_dtype, H), ws(weight, weight_dtype, H);
   RowOut ys(y, y_dtype, H);
   const float *w = widened(ws);
   for (int64_t t = 0; t < T; ++t) {
@@ -131,7 +111,8 @@ void sprt_layer_norm_grad_typed(const void *dy, int32_t dy_dtype, const void *x,
                                 int64_t H, double eps) {
   if (H <= 0)
     return;
-  RowIn dys(dy, dy_dtype, H), xs(x, x_dtype, H), ws(weight, weight_dtype, H);
+  WidenedRows dys(dy, dy_dtype, H), xs(x, x_dtype, H),
+      ws(weight, weight_dtype, H);
   RowOut dxs(dx, dx_dtype, H);
   ScratchVector<double> dwAcc(dw ? size_t(H) : 0, 0.0),
       dbAcc(db ? size_t(H) : 0, 0.0), xhat(static_cast<size_t>(H)),
@@ -154,7 +135,8 @@ void sprt_rms_norm_grad_typed(const void *dy, int32_t dy_dtype, const void *x,
                               double eps) {
   if (H <= 0)
     return;
-  RowIn dys(dy, dy_dtype, H), xs(x, x_dtype, H), ws(weight, weight_dtype, H);
+  WidenedRows dys(dy, dy_dtype, H), xs(x, x_dtype, H),
+      ws(weight, weight_dtype, H);
   RowOut dxs(dx, dx_dtype, H);
   ScratchVector<double> dwAcc(dw ? size_t(H) : 0, 0.0);
   const float *w = widened(ws);
