@@ -4,9 +4,9 @@
 // row is widened into an f32 row (WidenedRows, RowOps.h; an f32 tensor is
 // read in place), the row goes through the f32 kernels' arithmetic
 // (NormRows.h) and each result row is rounded from its f32 value into its
-// type. So the result is the f32
-// kernel between conversions, bit for bit (NormTypedConformanceTest), with
-// a few rows of f32 where the conversions held whole tensors.
+// type. So the result is the f32 kernel between conversions, bit for bit
+// (NormTypedConformanceTest), with a few rows of f32 where the conversions
+// held whole tensors.
 //
 //===----------------------------------------------------------------------===//
 
