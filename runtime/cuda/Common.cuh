@@ -85,8 +85,9 @@ enum class Scratch {
   CudnnBias,
   CudnnSeed,
   CudnnWorkspace,
-  // The typed norms (TypedNorms.cu): f32 copies of mixed-type operands and
-  // results (the fallback), and dw / db in f32 before their rounding.
+  // The typed row kernels (TypedNorms.cu, and LossGrad.cu's mixed-type
+  // cross-entropy gradient): f32 copies of mixed-type operands and results
+  // (the fallback), and a norm's dw / db in f32 before their rounding.
   NormX,
   NormDy,
   NormWeight,

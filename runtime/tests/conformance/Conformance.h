@@ -42,6 +42,10 @@
 
 namespace sprt_conformance {
 
+/// Whether the suite runs on the CPU backend (whose typed kernels give the
+/// f32 kernels' bits exactly; other backends are checked within an ulp).
+inline bool onCpuBackend() { return std::string(sprt_backend_name()) == "cpu"; }
+
 /// sprt_device_init(0) once; the failure message, or empty on success.
 inline const std::string &deviceInitError() {
   static const std::string error = [] {

@@ -23,7 +23,6 @@
 #include "sprt/kernels.h"
 
 #include <cmath>
-#include <cstring>
 #include <functional>
 #include <string>
 
@@ -102,7 +101,7 @@ std::vector<Map> maps() {
 /// and for f32; within one ulp of `t` elsewhere, NaN where want is NaN.
 void expectConverted(const std::string &what, const std::vector<float> &got,
                      const std::vector<float> &want, int32_t t) {
-  if (t == kF32 || std::strcmp(sprt_backend_name(), "cpu") == 0) {
+  if (t == kF32 || onCpuBackend()) {
     expectBitwiseEqual(what, got, want);
     return;
   }

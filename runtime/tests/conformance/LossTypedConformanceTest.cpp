@@ -19,7 +19,6 @@
 #include "sprt/kernels.h"
 
 #include <cmath>
-#include <cstring>
 #include <string>
 
 using namespace sprt_conformance;
@@ -30,11 +29,9 @@ namespace {
 
 using LossTyped = DeviceTest;
 
-bool onCpu() { return std::strcmp(sprt_backend_name(), "cpu") == 0; }
-
 void expectClose(const std::string &what, const std::vector<float> &got,
                  const std::vector<float> &want, double rel) {
-  if (onCpu() || rel == 0.0) {
+  if (onCpuBackend() || rel == 0.0) {
     expectBitwiseEqual(what, got, want);
     return;
   }

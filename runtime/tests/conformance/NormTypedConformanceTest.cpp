@@ -22,7 +22,6 @@
 #include "sprt/kernels.h"
 
 #include <cmath>
-#include <cstring>
 #include <string>
 
 using namespace sprt_conformance;
@@ -33,15 +32,13 @@ namespace {
 
 using NormTyped = DeviceTest;
 
-bool onCpu() { return std::strcmp(sprt_backend_name(), "cpu") == 0; }
-
 /// got equals want bit for bit on the CPU backend and where t is f32 on
 /// a row-local result; within one ulp of t (or `rel` of the column's
 /// magnitude `scale`, for sums) elsewhere.
 void expectStored(const std::string &what, const std::vector<float> &got,
                   const std::vector<float> &want, int32_t t,
                   const std::vector<double> *scale = nullptr) {
-  if (onCpu() || (t == kF32 && !scale)) {
+  if (onCpuBackend() || (t == kF32 && !scale)) {
     expectBitwiseEqual(what, got, want);
     return;
   }
