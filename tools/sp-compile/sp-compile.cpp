@@ -61,6 +61,7 @@
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
 #include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/SubtargetFeature.h"
 
 #include <cmath>
 #include <cstdio>
@@ -286,14 +287,26 @@ static int writeOutput(function_ref<void(raw_ostream &)> write) {
   return 0;
 }
 
+/// The features the host enables, as -mattr takes them. The CPU's name
+/// alone is not enough: a virtual machine may hide features of its CPU model
+/// (AVX-512 on this project's AMD EPYC machines), and code for them stops
+/// the program with SIGILL.
+static std::string hostFeatures() {
+  SubtargetFeatures features;
+  for (const auto &f : sys::getHostCPUFeatures())
+    features.AddFeature(f.getKey(), f.getValue());
+  return features.getString();
+}
+
 static int emitObject(llvm::Module &module, StringRef path) {
   std::string error;
   std::string triple = sys::getDefaultTargetTriple();
   const Target *t = TargetRegistry::lookupTarget(triple, error);
   if (!t)
     return fail("no target for " + triple + ": " + error);
-  std::unique_ptr<TargetMachine> machine(t->createTargetMachine(
-      triple, sys::getHostCPUName(), "", TargetOptions(), Reloc::PIC_));
+  std::unique_ptr<TargetMachine> machine(
+      t->createTargetMachine(triple, sys::getHostCPUName(), hostFeatures(),
+                             TargetOptions(), Reloc::PIC_));
   module.setTargetTriple(triple);
   module.setDataLayout(machine->createDataLayout());
   std::error_code ec;
