@@ -9,7 +9,7 @@
 writes OUT (a flat file of little-endian token ids) and OUT.json (its
 sidecar: format "seqpar-tokens", format_version 1, dtype, vocab_size, eos_id,
 num_tokens, num_documents, tokenizer), the format the compiled program maps
-with --data OUT (runtime/core/TokenData.h). Every document is followed by
+with --data OUT (runtime/driver/TokenData.h). Every document is followed by
 the EOS id, which is how the runtime finds the documents (--pack-documents).
 
 Tokenizers:

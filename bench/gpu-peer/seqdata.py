@@ -3,8 +3,8 @@ standard library only, so that it also runs where neither numpy nor torch
 is installed):
 
 - the batches of a tokenized dataset (--data FILE with FILE.json, written by
-  scripts/prepare-data.py), in the order runtime/core/Batch.cpp and
-  runtime/core/SampleOrder.cpp read them: the file is cut into N windows of
+  scripts/prepare-data.py), in the order runtime/driver/Batch.cpp and
+  runtime/driver/SampleOrder.cpp read them: the file is cut into N windows of
   S + 1 tokens, window j being tokens [j S, j S + S] (N = (tokens - 1) / S,
   neighbouring windows share a token); global sample k = (step - 1) B + b
   (b the row of the step's batch of B sequences) is window perm_e[k mod N]

@@ -143,25 +143,23 @@ extern "C" void sprt_op_dropout(const float *x, float *y, int32_t rank,
                         SPRT_DTYPE_F32);
 }
 
-extern "C" void
-sprt_op_attention(const float *q, const float *k, const float *v,
-                  const int64_t *positions, float *out, int64_t S, int64_t B,
-                  int64_t heads, int64_t kvHeads, int64_t headDim,
-                  int32_t causal, int32_t documentCausal, int64_t rotaryDim,
-                  double theta, double dropoutRate, int64_t stream,
-                  int32_t batchAxis, int32_t headAxis, int32_t qZigzagAxis) {
+extern "C" void sprt_op_attention(const float *q, const float *k,
+                                  const float *v, const int64_t *positions,
+                                  float *out, const sprt_attention_args *args) {
+  const sprt_attention_args &a = *args;
   // q's rows in runs of global rows over the whole sequence of k and v.
-  SeqPieces pieces = seqPieces(S, qZigzagAxis, -1);
-  const int64_t rowElems = B * heads * headDim;
-  const BatchGeometry rows = batchGeometry(B, batchAxis);
+  SeqPieces pieces = seqPieces(a.S, a.seq_axis, -1);
+  const int64_t rowElems = a.B * a.heads * a.head_dim;
+  const BatchGeometry rows = batchGeometry(a.B, a.batch_axis);
   for (const SeqPiece &p : pieces)
     sprt_attention_f32(q + p.localStart * rowElems, k, v, positions,
                        out + p.localStart * rowElems, p.rows, pieces.globalRows,
-                       p.globalStart, B, heads, kvHeads, headDim, causal,
-                       documentCausal, rotaryDim, theta, dropoutRate,
-                       sprt_dropout_key(), uint64_t(stream), rows.globalRows,
-                       rows.offset, heads * sprt_axis_size(headAxis),
-                       heads * sprt_axis_coord(headAxis));
+                       p.globalStart, a.B, a.heads, a.kv_heads, a.head_dim,
+                       a.causal, a.document_causal, a.rotary_dim, a.theta,
+                       a.dropout_rate, sprt_dropout_key(), uint64_t(a.stream),
+                       rows.globalRows, rows.offset,
+                       a.heads * sprt_axis_size(a.head_axis),
+                       a.heads * sprt_axis_coord(a.head_axis));
 }
 
 extern "C" void sprt_op_label_logit(const float *logits, const int64_t *labels,

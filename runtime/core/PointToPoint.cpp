@@ -12,7 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Bubble.h"
+#include "PointToPoint.h"
 #include "Collectives.h"
 #include "Failure.h"
 #include "Memory.h"

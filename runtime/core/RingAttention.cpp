@@ -156,32 +156,28 @@ void waitAll(std::vector<CommHandle> &reqs) {
   reqs.clear();
 }
 
-Ring checkedRing(const char *what, int64_t S, int64_t B, int64_t heads,
-                 int64_t kvHeads, int64_t headDim, int32_t causal,
-                 int32_t axis) {
-  if (axis < 0)
+Ring checkedRing(const char *what, const sprt_attention_args &a) {
+  if (a.seq_axis < 0)
     fatal(std::string(what) + ": no context axis");
-  if (S % 2 != 0)
-    fatal(std::string(what) + ": a zigzag part of " + std::to_string(S) +
+  if (a.S % 2 != 0)
+    fatal(std::string(what) + ": a zigzag part of " + std::to_string(a.S) +
           " rows does not hold two equal chunks");
-  return Ring{S, B, heads, kvHeads, headDim, causal, axis};
+  return Ring{a.S, a.B, a.heads, a.kv_heads, a.head_dim, a.causal, a.seq_axis};
 }
 
 } // namespace
 
-extern "C" void sprt_op_ring_attention(
-    const float *q, const float *k, const float *v, const int64_t *positions,
-    float *out, float *lse, int64_t S, int64_t B, int64_t heads,
-    int64_t kvHeads, int64_t headDim, int32_t causal, int32_t documentCausal,
-    int64_t rotaryDim, double theta, double dropoutRate, int64_t stream,
-    int32_t batchAxis, int32_t headAxis, int32_t cpAxis) {
-  const Ring ring = checkedRing("sprt_op_ring_attention", S, B, heads, kvHeads,
-                                headDim, causal, cpAxis);
-  TraceSpan span("ring_attention", cpAxis);
-  const int64_t n = ring.n(), r = ring.r(), L = S * n;
-  const BatchGeometry rows = batchGeometry(B, batchAxis);
-  const int64_t globalHeads = heads * sprt_axis_size(headAxis),
-                headOffset = heads * sprt_axis_coord(headAxis);
+extern "C" void sprt_op_ring_attention(const float *q, const float *k,
+                                       const float *v, const int64_t *positions,
+                                       float *out, float *lse,
+                                       const sprt_attention_args *args) {
+  const sprt_attention_args &a = *args;
+  const Ring ring = checkedRing("sprt_op_ring_attention", a);
+  TraceSpan span("ring_attention", a.seq_axis);
+  const int64_t n = ring.n(), r = ring.r(), L = a.S * n;
+  const BatchGeometry rows = batchGeometry(a.B, a.batch_axis);
+  const int64_t globalHeads = a.heads * sprt_axis_size(a.head_axis),
+                headOffset = a.heads * sprt_axis_coord(a.head_axis);
   const SeqPieces mine = ring.queries();
   std::array<bool, 2> written{false, false};
 
@@ -206,12 +202,13 @@ extern "C" void sprt_op_ring_attention(
             q + qp.localStart * ring.qRow(),
             cur.k + kp.localStart * ring.kRow(),
             cur.v + kp.localStart * ring.kRow(),
-            positions ? positions + qp.localStart * B : nullptr,
-            cur.positions ? cur.positions + kp.localStart * B : nullptr,
-            out + qp.localStart * ring.qRow(), lse + qp.localStart * B * heads,
-            qp.rows, kp.rows, qp.globalStart, kp.globalStart, L, B, heads,
-            kvHeads, headDim, causal, documentCausal, rotaryDim, theta,
-            dropoutRate, sprt_dropout_key(), uint64_t(stream), rows.offset,
+            positions ? positions + qp.localStart * a.B : nullptr,
+            cur.positions ? cur.positions + kp.localStart * a.B : nullptr,
+            out + qp.localStart * ring.qRow(),
+            lse + qp.localStart * a.B * a.heads, qp.rows, kp.rows,
+            qp.globalStart, kp.globalStart, L, a.B, a.heads, a.kv_heads,
+            a.head_dim, a.causal, a.document_causal, a.rotary_dim, a.theta,
+            a.dropout_rate, sprt_dropout_key(), uint64_t(a.stream), rows.offset,
             globalHeads, headOffset, written[size_t(qi)] ? 1 : 0);
         written[size_t(qi)] = true;
       }
@@ -224,20 +221,19 @@ extern "C" void sprt_op_ring_attention(
   }
 }
 
-extern "C" void sprt_op_ring_attention_grad(
-    const float *dout, const float *q, const float *k, const float *v,
-    const int64_t *positions, const float *out, const float *lse, float *dq,
-    float *dk, float *dv, int64_t S, int64_t B, int64_t heads, int64_t kvHeads,
-    int64_t headDim, int32_t causal, int32_t documentCausal, int64_t rotaryDim,
-    double theta, double dropoutRate, int64_t stream, int32_t batchAxis,
-    int32_t headAxis, int32_t cpAxis) {
-  const Ring ring = checkedRing("sprt_op_ring_attention_grad", S, B, heads,
-                                kvHeads, headDim, causal, cpAxis);
-  TraceSpan span("ring_attention_grad", cpAxis);
-  const int64_t n = ring.n(), r = ring.r(), L = S * n;
-  const BatchGeometry rows = batchGeometry(B, batchAxis);
-  const int64_t globalHeads = heads * sprt_axis_size(headAxis),
-                headOffset = heads * sprt_axis_coord(headAxis);
+extern "C" void sprt_op_ring_attention_grad(const float *dout, const float *q,
+                                            const float *k, const float *v,
+                                            const int64_t *positions,
+                                            const float *out, const float *lse,
+                                            float *dq, float *dk, float *dv,
+                                            const sprt_attention_args *args) {
+  const sprt_attention_args &a = *args;
+  const Ring ring = checkedRing("sprt_op_ring_attention_grad", a);
+  TraceSpan span("ring_attention_grad", a.seq_axis);
+  const int64_t n = ring.n(), r = ring.r(), L = a.S * n;
+  const BatchGeometry rows = batchGeometry(a.B, a.batch_axis);
+  const int64_t globalHeads = a.heads * sprt_axis_size(a.head_axis),
+                headOffset = a.heads * sprt_axis_coord(a.head_axis);
   const SeqPieces mine = ring.queries();
   const int next = int((r + 1) % n), prev = int((r - 1 + n) % n);
 
@@ -254,7 +250,7 @@ extern "C" void sprt_op_ring_attention_grad(
     dkAcc[i] = reinterpret_cast<float *>(accBase + (2 * i) * kv);
     dvAcc[i] = reinterpret_cast<float *>(accBase + (2 * i + 1) * kv);
   }
-  zero(dq, S * ring.qRow() * int64_t(sizeof(float)));
+  zero(dq, a.S * ring.qRow() * int64_t(sizeof(float)));
   zero(dkAcc[0], kv);
   zero(dvAcc[0], kv);
 
@@ -275,16 +271,17 @@ extern "C" void sprt_op_ring_attention_grad(
             dout + qp.localStart * ring.qRow(), q + qp.localStart * ring.qRow(),
             cur.k + kp.localStart * ring.kRow(),
             cur.v + kp.localStart * ring.kRow(),
-            positions ? positions + qp.localStart * B : nullptr,
-            cur.positions ? cur.positions + kp.localStart * B : nullptr,
-            out + qp.localStart * ring.qRow(), lse + qp.localStart * B * heads,
+            positions ? positions + qp.localStart * a.B : nullptr,
+            cur.positions ? cur.positions + kp.localStart * a.B : nullptr,
+            out + qp.localStart * ring.qRow(),
+            lse + qp.localStart * a.B * a.heads,
             dq + qp.localStart * ring.qRow(),
             dkAcc[acc] + kp.localStart * ring.kRow(),
             dvAcc[acc] + kp.localStart * ring.kRow(), qp.rows, kp.rows,
-            qp.globalStart, kp.globalStart, L, B, heads, kvHeads, headDim,
-            causal, documentCausal, rotaryDim, theta, dropoutRate,
-            sprt_dropout_key(), uint64_t(stream), rows.offset, globalHeads,
-            headOffset);
+            qp.globalStart, kp.globalStart, L, a.B, a.heads, a.kv_heads,
+            a.head_dim, a.causal, a.document_causal, a.rotary_dim, a.theta,
+            a.dropout_rate, sprt_dropout_key(), uint64_t(a.stream), rows.offset,
+            globalHeads, headOffset);
       }
     if (t + 1 < n) {
       waitAll(reqs);
@@ -295,13 +292,13 @@ extern "C" void sprt_op_ring_attention_grad(
     // rank's (owner r - t - 1; after the last step this rank's own block)
     // comes in.
     if (n > 1) {
-      Comm &comm = mesh().comm(cpAxis);
+      Comm &comm = mesh().comm(a.seq_axis);
       const size_t other = 1 - acc;
       reqs.push_back(comm.startRecv(dkAcc[other], kv, prev));
       reqs.push_back(comm.startRecv(dvAcc[other], kv, prev));
       reqs.push_back(comm.startSend(dkAcc[acc], kv, next));
       reqs.push_back(comm.startSend(dvAcc[acc], kv, next));
-      countBytes(cpAxis, 2 * kv);
+      countBytes(a.seq_axis, 2 * kv);
       waitAll(reqs);
       acc = other;
     }

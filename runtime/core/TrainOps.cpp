@@ -30,27 +30,27 @@ extern "C" void sprt_op_label_logit_grad(const int64_t *labels, const float *dz,
                             sprt_axis_coord(vocabAxis) * V, ignoreIndex);
 }
 
-extern "C" void sprt_op_attention_grad(
-    const float *dout, const float *q, const float *k, const float *v,
-    const int64_t *positions, float *dq, float *dk, float *dv, int64_t S,
-    int64_t B, int64_t heads, int64_t kvHeads, int64_t headDim, int32_t causal,
-    int32_t documentCausal, int64_t rotaryDim, double theta, double dropoutRate,
-    int64_t stream, int32_t batchAxis, int32_t headAxis, int32_t qZigzagAxis) {
+extern "C" void sprt_op_attention_grad(const float *dout, const float *q,
+                                       const float *k, const float *v,
+                                       const int64_t *positions, float *dq,
+                                       float *dk, float *dv,
+                                       const sprt_attention_args *args) {
+  const sprt_attention_args &a = *args;
   // One kernel call per run of q's rows: dq per run, dk and dv written by
   // the first and accumulated by the next.
-  SeqPieces pieces = seqPieces(S, qZigzagAxis, -1);
-  const int64_t rowElems = B * heads * headDim;
-  const BatchGeometry rows = batchGeometry(B, batchAxis);
+  SeqPieces pieces = seqPieces(a.S, a.seq_axis, -1);
+  const int64_t rowElems = a.B * a.heads * a.head_dim;
+  const BatchGeometry rows = batchGeometry(a.B, a.batch_axis);
   int32_t accumulate = 0;
   for (const SeqPiece &p : pieces) {
     sprt_attention_grad_f32(
         dout + p.localStart * rowElems, q + p.localStart * rowElems, k, v,
         positions, dq + p.localStart * rowElems, dk, dv, p.rows,
-        pieces.globalRows, p.globalStart, B, heads, kvHeads, headDim, causal,
-        documentCausal, rotaryDim, theta, dropoutRate, sprt_dropout_key(),
-        uint64_t(stream), rows.globalRows, rows.offset,
-        heads * sprt_axis_size(headAxis), heads * sprt_axis_coord(headAxis),
-        accumulate);
+        pieces.globalRows, p.globalStart, a.B, a.heads, a.kv_heads, a.head_dim,
+        a.causal, a.document_causal, a.rotary_dim, a.theta, a.dropout_rate,
+        sprt_dropout_key(), uint64_t(a.stream), rows.globalRows, rows.offset,
+        a.heads * sprt_axis_size(a.head_axis),
+        a.heads * sprt_axis_coord(a.head_axis), accumulate);
     accumulate = 1;
   }
 }

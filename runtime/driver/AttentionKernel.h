@@ -1,8 +1,8 @@
 //===- AttentionKernel.h - which attention kernel a program runs -*- C++
 //-*-===//
 
-#ifndef SPRT_CORE_ATTENTIONKERNEL_H
-#define SPRT_CORE_ATTENTIONKERNEL_H
+#ifndef SPRT_DRIVER_ATTENTIONKERNEL_H
+#define SPRT_DRIVER_ATTENTIONKERNEL_H
 
 #include "Model.h"
 
@@ -16,4 +16,4 @@ void selectAttentionKernel(const Model &model);
 
 } // namespace sprt
 
-#endif // SPRT_CORE_ATTENTIONKERNEL_H
+#endif // SPRT_DRIVER_ATTENTIONKERNEL_H

@@ -1,7 +1,7 @@
 //===- Batch.h - token batches for each step --------------------*- C++ -*-===//
 
-#ifndef SPRT_CORE_BATCH_H
-#define SPRT_CORE_BATCH_H
+#ifndef SPRT_DRIVER_BATCH_H
+#define SPRT_DRIVER_BATCH_H
 
 #include "Model.h"
 #include "SampleOrder.h"
@@ -137,4 +137,4 @@ private:
 
 } // namespace sprt
 
-#endif // SPRT_CORE_BATCH_H
+#endif // SPRT_DRIVER_BATCH_H

@@ -3,7 +3,7 @@
 // With pipeline parallelism a rank idles while its stage waits for another:
 // in a recv (dist.recv: the activation or gradient of a neighbouring stage,
 // the tied weights' exchange) and until its sends complete. The runtime
-// times those waits (PointToPoint.cpp: sprt_recv's wait for its data,
+// times those waits (core/PointToPoint.h: sprt_recv's wait for its data,
 // sprt_complete_sends' wait for the sends) per step and rank, and reports
 // them against the rank's step time (from the barrier that starts the step
 // to the end of its work, the stream synchronized): the measured bubble
@@ -16,18 +16,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef SPRT_CORE_BUBBLE_H
-#define SPRT_CORE_BUBBLE_H
+#ifndef SPRT_DRIVER_BUBBLE_H
+#define SPRT_DRIVER_BUBBLE_H
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
 namespace sprt {
-
-/// Seconds this rank waited in point-to-point recvs and send completion
-/// since the last call (PointToPoint.cpp); resets the count.
-double takePointToPointWait();
 
 /// (P-1)/(M+P-1): the idle fraction of a 1F1B (or GPipe) schedule of P
 /// stages and M micro-batches whose stages take equal time.
@@ -63,4 +59,4 @@ std::string gatherBubble(const BubbleMeter &meter, int64_t stages,
 
 } // namespace sprt
 
-#endif // SPRT_CORE_BUBBLE_H
+#endif // SPRT_DRIVER_BUBBLE_H

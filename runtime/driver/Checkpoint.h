@@ -25,8 +25,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef SPRT_CORE_CHECKPOINT_H
-#define SPRT_CORE_CHECKPOINT_H
+#ifndef SPRT_DRIVER_CHECKPOINT_H
+#define SPRT_DRIVER_CHECKPOINT_H
 
 #include "LossScale.h"
 #include "Params.h"
@@ -82,4 +82,4 @@ bool resumeCheckpoint(const std::string &dir, const Model &model,
 
 } // namespace sprt
 
-#endif // SPRT_CORE_CHECKPOINT_H
+#endif // SPRT_DRIVER_CHECKPOINT_H

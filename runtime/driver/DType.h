@@ -11,8 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef SPRT_CORE_DTYPE_H
-#define SPRT_CORE_DTYPE_H
+#ifndef SPRT_DRIVER_DTYPE_H
+#define SPRT_DRIVER_DTYPE_H
 
 #include <cstddef>
 #include <cstdint>
@@ -51,4 +51,4 @@ float f64ToF32RoundToOdd(double x);
 
 } // namespace sprt
 
-#endif // SPRT_CORE_DTYPE_H
+#endif // SPRT_DRIVER_DTYPE_H

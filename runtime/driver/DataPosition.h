@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef SPRT_CORE_DATAPOSITION_H
-#define SPRT_CORE_DATAPOSITION_H
+#ifndef SPRT_DRIVER_DATAPOSITION_H
+#define SPRT_DRIVER_DATAPOSITION_H
 
 #include "Batch.h"
 #include "Checkpoint.h"
@@ -31,4 +31,4 @@ std::string resumeDataPosition(ResumePoint &at, Batcher &batcher,
 
 } // namespace sprt
 
-#endif // SPRT_CORE_DATAPOSITION_H
+#endif // SPRT_DRIVER_DATAPOSITION_H

@@ -14,8 +14,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef SPRT_CORE_EVAL_H
-#define SPRT_CORE_EVAL_H
+#ifndef SPRT_DRIVER_EVAL_H
+#define SPRT_DRIVER_EVAL_H
 
 #include "Batch.h"
 #include "Model.h"
@@ -49,4 +49,4 @@ private:
 
 } // namespace sprt
 
-#endif // SPRT_CORE_EVAL_H
+#endif // SPRT_DRIVER_EVAL_H

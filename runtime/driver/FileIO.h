@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef SPRT_CORE_FILEIO_H
-#define SPRT_CORE_FILEIO_H
+#ifndef SPRT_DRIVER_FILEIO_H
+#define SPRT_DRIVER_FILEIO_H
 
 #include <cstddef>
 #include <string>
@@ -69,4 +69,4 @@ private:
 
 } // namespace sprt
 
-#endif // SPRT_CORE_FILEIO_H
+#endif // SPRT_DRIVER_FILEIO_H

@@ -1,7 +1,7 @@
 //===- Flags.h - the flags of a compiled program ----------------*- C++ -*-===//
 
-#ifndef SPRT_CORE_FLAGS_H
-#define SPRT_CORE_FLAGS_H
+#ifndef SPRT_DRIVER_FLAGS_H
+#define SPRT_DRIVER_FLAGS_H
 
 #include "LossScale.h"
 #include "Schedule.h"
@@ -87,4 +87,4 @@ std::string usage(const char *argv0);
 
 } // namespace sprt
 
-#endif // SPRT_CORE_FLAGS_H
+#endif // SPRT_DRIVER_FLAGS_H

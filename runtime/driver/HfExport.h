@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef SPRT_CORE_HFEXPORT_H
-#define SPRT_CORE_HFEXPORT_H
+#ifndef SPRT_DRIVER_HFEXPORT_H
+#define SPRT_DRIVER_HFEXPORT_H
 
 #include "Params.h"
 
@@ -43,4 +43,4 @@ bool exportHf(const Model &model, Params &params, const std::string &dir,
 
 } // namespace sprt
 
-#endif // SPRT_CORE_HFEXPORT_H
+#endif // SPRT_DRIVER_HFEXPORT_H

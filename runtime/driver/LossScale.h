@@ -17,8 +17,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef SPRT_CORE_LOSSSCALE_H
-#define SPRT_CORE_LOSSSCALE_H
+#ifndef SPRT_DRIVER_LOSSSCALE_H
+#define SPRT_DRIVER_LOSSSCALE_H
 
 #include <nlohmann/json.hpp>
 
@@ -91,4 +91,4 @@ bool lossScaleFromJson(const nlohmann::json &j, const std::string &where,
 
 } // namespace sprt
 
-#endif // SPRT_CORE_LOSSSCALE_H
+#endif // SPRT_DRIVER_LOSSSCALE_H

@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef SPRT_CORE_MEMORYFIT_H
-#define SPRT_CORE_MEMORYFIT_H
+#ifndef SPRT_DRIVER_MEMORYFIT_H
+#define SPRT_DRIVER_MEMORYFIT_H
 
 #include "Model.h"
 
@@ -35,4 +35,4 @@ void checkMemoryFit(const Model &model);
 
 } // namespace sprt
 
-#endif // SPRT_CORE_MEMORYFIT_H
+#endif // SPRT_DRIVER_MEMORYFIT_H

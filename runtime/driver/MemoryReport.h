@@ -5,8 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef SPRT_CORE_MEMORYREPORT_H
-#define SPRT_CORE_MEMORYREPORT_H
+#ifndef SPRT_DRIVER_MEMORYREPORT_H
+#define SPRT_DRIVER_MEMORYREPORT_H
 
 #include "Model.h"
 
@@ -29,4 +29,4 @@ std::string memoryLine(const Model &model);
 
 } // namespace sprt
 
-#endif // SPRT_CORE_MEMORYREPORT_H
+#endif // SPRT_DRIVER_MEMORYREPORT_H

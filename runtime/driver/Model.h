@@ -5,8 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef SPRT_CORE_MODEL_H
-#define SPRT_CORE_MODEL_H
+#ifndef SPRT_DRIVER_MODEL_H
+#define SPRT_DRIVER_MODEL_H
 
 #include "DType.h"
 
@@ -208,4 +208,4 @@ struct Model {
 
 } // namespace sprt
 
-#endif // SPRT_CORE_MODEL_H
+#endif // SPRT_DRIVER_MODEL_H

@@ -16,8 +16,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef SPRT_CORE_OBSERVABILITY_H
-#define SPRT_CORE_OBSERVABILITY_H
+#ifndef SPRT_DRIVER_OBSERVABILITY_H
+#define SPRT_DRIVER_OBSERVABILITY_H
 
 #include "Model.h"
 
@@ -57,4 +57,4 @@ std::string throughputJson(const Throughput &t);
 
 } // namespace sprt
 
-#endif // SPRT_CORE_OBSERVABILITY_H
+#endif // SPRT_DRIVER_OBSERVABILITY_H

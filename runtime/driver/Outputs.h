@@ -12,8 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef SPRT_CORE_OUTPUTS_H
-#define SPRT_CORE_OUTPUTS_H
+#ifndef SPRT_DRIVER_OUTPUTS_H
+#define SPRT_DRIVER_OUTPUTS_H
 
 #include "Flags.h"
 
@@ -52,4 +52,4 @@ std::string outputsProblem(const Flags &flags);
 
 } // namespace sprt
 
-#endif // SPRT_CORE_OUTPUTS_H
+#endif // SPRT_DRIVER_OUTPUTS_H

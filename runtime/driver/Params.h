@@ -1,7 +1,7 @@
 //===- Params.h - this rank's parameter shards ------------------*- C++ -*-===//
 
-#ifndef SPRT_CORE_PARAMS_H
-#define SPRT_CORE_PARAMS_H
+#ifndef SPRT_DRIVER_PARAMS_H
+#define SPRT_DRIVER_PARAMS_H
 
 #include "Model.h"
 #include "SafeTensors.h"
@@ -133,4 +133,4 @@ private:
 
 } // namespace sprt
 
-#endif // SPRT_CORE_PARAMS_H
+#endif // SPRT_DRIVER_PARAMS_H

@@ -12,8 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef SPRT_CORE_SAFETENSORS_H
-#define SPRT_CORE_SAFETENSORS_H
+#ifndef SPRT_DRIVER_SAFETENSORS_H
+#define SPRT_DRIVER_SAFETENSORS_H
 
 #include "FileIO.h"
 
@@ -94,4 +94,4 @@ bool mergeSafeTensors(const std::string &into, const std::string &from,
 
 } // namespace sprt
 
-#endif // SPRT_CORE_SAFETENSORS_H
+#endif // SPRT_DRIVER_SAFETENSORS_H

@@ -11,8 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef SPRT_CORE_SAMPLEORDER_H
-#define SPRT_CORE_SAMPLEORDER_H
+#ifndef SPRT_DRIVER_SAMPLEORDER_H
+#define SPRT_DRIVER_SAMPLEORDER_H
 
 #include <cstdint>
 #include <vector>
@@ -39,4 +39,4 @@ private:
 
 } // namespace sprt
 
-#endif // SPRT_CORE_SAMPLEORDER_H
+#endif // SPRT_DRIVER_SAMPLEORDER_H

@@ -15,8 +15,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef SPRT_CORE_SCHEDULE_H
-#define SPRT_CORE_SCHEDULE_H
+#ifndef SPRT_DRIVER_SCHEDULE_H
+#define SPRT_DRIVER_SCHEDULE_H
 
 #include <nlohmann/json.hpp>
 
@@ -101,4 +101,4 @@ std::string shortestText(double x);
 
 } // namespace sprt
 
-#endif // SPRT_CORE_SCHEDULE_H
+#endif // SPRT_DRIVER_SCHEDULE_H

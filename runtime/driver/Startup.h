@@ -5,8 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef SPRT_CORE_STARTUP_H
-#define SPRT_CORE_STARTUP_H
+#ifndef SPRT_DRIVER_STARTUP_H
+#define SPRT_DRIVER_STARTUP_H
 
 namespace sprt {
 
@@ -25,4 +25,4 @@ int hostThreadsPerRank(int ranksOnNode);
 
 } // namespace sprt
 
-#endif // SPRT_CORE_STARTUP_H
+#endif // SPRT_DRIVER_STARTUP_H

@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef SPRT_CORE_STEPREPORT_H
-#define SPRT_CORE_STEPREPORT_H
+#ifndef SPRT_DRIVER_STEPREPORT_H
+#define SPRT_DRIVER_STEPREPORT_H
 
 #include "Model.h"
 #include "Observability.h"
@@ -66,4 +66,4 @@ std::string nonFinite(const StepResult &r);
 
 } // namespace sprt
 
-#endif // SPRT_CORE_STEPREPORT_H
+#endif // SPRT_DRIVER_STEPREPORT_H

@@ -14,8 +14,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef SPRT_CORE_TIEDCHECK_H
-#define SPRT_CORE_TIEDCHECK_H
+#ifndef SPRT_DRIVER_TIEDCHECK_H
+#define SPRT_DRIVER_TIEDCHECK_H
 
 #include "Model.h"
 
@@ -48,4 +48,4 @@ void checkTiedCopies(const Model &model, float *const *shards, int64_t step);
 
 } // namespace sprt
 
-#endif // SPRT_CORE_TIEDCHECK_H
+#endif // SPRT_DRIVER_TIEDCHECK_H

@@ -16,8 +16,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef SPRT_CORE_TOKENDATA_H
-#define SPRT_CORE_TOKENDATA_H
+#ifndef SPRT_DRIVER_TOKENDATA_H
+#define SPRT_DRIVER_TOKENDATA_H
 
 #include <cstdint>
 #include <string>
@@ -62,4 +62,4 @@ private:
 
 } // namespace sprt
 
-#endif // SPRT_CORE_TOKENDATA_H
+#endif // SPRT_DRIVER_TOKENDATA_H

@@ -21,6 +21,7 @@
 #include "Mesh.h"
 #include "Observability.h"
 #include "Outputs.h"
+#include "PointToPoint.h"
 #include "SafeTensors.h"
 #include "Startup.h"
 #include "TiedCheck.h"

@@ -21,8 +21,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef SPRT_CORE_TRAINER_H
-#define SPRT_CORE_TRAINER_H
+#ifndef SPRT_DRIVER_TRAINER_H
+#define SPRT_DRIVER_TRAINER_H
 
 #include "Batch.h"
 #include "Bubble.h"
@@ -116,4 +116,4 @@ private:
 
 } // namespace sprt
 
-#endif // SPRT_CORE_TRAINER_H
+#endif // SPRT_DRIVER_TRAINER_H

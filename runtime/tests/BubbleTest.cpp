@@ -7,7 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "../core/Bubble.h"
+#include "../driver/Bubble.h"
+#include "../core/PointToPoint.h"
 #include "CollectiveTestUtil.h"
 
 #include "sprt/runtime.h"

@@ -11,12 +11,12 @@
 // midpoints between neighbours (the ties) and the f32 values next to both,
 // in both signs, the top of f32's range, two million random f32 patterns
 // and the specials.
-// runtime/core/DType.cpp's buffer conversions (F64 included) against the
+// runtime/driver/DType.cpp's buffer conversions (F64 included) against the
 // same reference.
 //
 //===----------------------------------------------------------------------===//
 
-#include "../core/DType.h"
+#include "../driver/DType.h"
 #include "sprt/dtype.h"
 
 #include <algorithm>

@@ -1,8 +1,8 @@
 //===- FileIOTest.cpp - checked writes and strict flags -------------------===//
 
-#include "../core/FileIO.h"
-#include "../core/Flags.h"
-#include "../core/Outputs.h"
+#include "../driver/FileIO.h"
+#include "../driver/Flags.h"
+#include "../driver/Outputs.h"
 #include "FlagsTestUtil.h"
 
 #include <csignal>

@@ -3,7 +3,7 @@
 #ifndef SPRT_TESTS_FLAGSTESTUTIL_H
 #define SPRT_TESTS_FLAGSTESTUTIL_H
 
-#include "../core/Flags.h"
+#include "../driver/Flags.h"
 
 #include <string>
 #include <vector>

@@ -1,7 +1,7 @@
 //===- HfExportTest.cpp - the shards and directory of --export-hf ---------===//
 
-#include "../core/HfExport.h"
-#include "../core/Flags.h"
+#include "../driver/HfExport.h"
+#include "../driver/Flags.h"
 #include "FlagsTestUtil.h"
 
 #include <cstdlib>

@@ -7,9 +7,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "../core/LossScale.h"
-#include "../core/Flags.h"
-#include "../core/Schedule.h"
+#include "../driver/LossScale.h"
+#include "../driver/Flags.h"
+#include "../driver/Schedule.h"
 #include "FlagsTestUtil.h"
 
 #include <cfloat>

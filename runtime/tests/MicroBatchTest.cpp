@@ -14,7 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "../core/MicroBatch.h"
-#include "../core/Batch.h"
+#include "../driver/Batch.h"
 #include "CollectiveTestUtil.h"
 #include "KernelTestUtil.h"
 
@@ -289,12 +289,12 @@ TEST(MicroBatch, AttentionDropoutMatchesTheWholeBatchsRows) {
     std::vector<float> outl(ql.size()), dql(ql.size()), dkl(kl.size()),
         dvl(kl.size());
     sprt_set_micro_batch(i, M);
-    sprt_op_attention(ql.data(), kl.data(), vl.data(), nullptr, outl.data(), S,
-                      B, heads, kvHeads, D, 1, 0, 0, 10000.0, rate, 5, 0, -1,
-                      -1);
+    const sprt_attention_args args{S,    B, heads, kvHeads, D, 0,  10000.0,
+                                   rate, 5, 1,     0,       0, -1, -1};
+    sprt_op_attention(ql.data(), kl.data(), vl.data(), nullptr, outl.data(),
+                      &args);
     sprt_op_attention_grad(dol.data(), ql.data(), kl.data(), vl.data(), nullptr,
-                           dql.data(), dkl.data(), dvl.data(), S, B, heads,
-                           kvHeads, D, 1, 0, 0, 10000.0, rate, 5, 0, -1, -1);
+                           dql.data(), dkl.data(), dvl.data(), &args);
     const std::string what = "micro-batch " + std::to_string(i);
     auto expectRows = [&](const std::string &name,
                           const std::vector<float> &got,
@@ -315,8 +315,10 @@ TEST(MicroBatch, AttentionDropoutMatchesTheWholeBatchsRows) {
                      kl = batchColumns(k, S, wholeB, rowK, B * n + rank * B, B),
                      vl = batchColumns(v, S, wholeB, rowK, B * n + rank * B, B);
   std::vector<float> outl(ql.size());
-  sprt_op_attention(ql.data(), kl.data(), vl.data(), nullptr, outl.data(), S, B,
-                    heads, kvHeads, D, 1, 0, 0, 10000.0, rate, 5, 0, -1, -1);
+  const sprt_attention_args args{S,    B, heads, kvHeads, D, 0,  10000.0,
+                                 rate, 5, 1,     0,       0, -1, -1};
+  sprt_op_attention(ql.data(), kl.data(), vl.data(), nullptr, outl.data(),
+                    &args);
   EXPECT_NE(outl, batchColumns(out, S, wholeB, rowQ, B * n + rank * B, B));
   sprt_set_step(1);
 }

@@ -14,9 +14,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "../core/Model.h"
-#include "../core/Params.h"
-#include "../core/SafeTensors.h"
+#include "../driver/Model.h"
+#include "../driver/Params.h"
+#include "../driver/SafeTensors.h"
 #include "Comm.h"
 
 #include "sprt/device.h"

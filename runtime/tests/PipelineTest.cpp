@@ -9,11 +9,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "../core/Batch.h"
-#include "../core/Model.h"
-#include "../core/Params.h"
-#include "../core/SafeTensors.h"
-#include "../core/TiedCheck.h"
+#include "../driver/Batch.h"
+#include "../driver/Model.h"
+#include "../driver/Params.h"
+#include "../driver/SafeTensors.h"
+#include "../driver/TiedCheck.h"
 #include "CollectiveTestUtil.h"
 
 #include "sprt/runtime.h"

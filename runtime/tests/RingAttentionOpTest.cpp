@@ -109,17 +109,17 @@ TEST(RingAttentionOp, MatchesTheOneRankRun) {
     std::vector<float> outl(ql.size(), NAN), lse(size_t(S * B * heads), NAN),
         dql(ql.size(), NAN), dkl(kl.size(), NAN), dvl(kl.size(), NAN);
     sprt_reset_bytes_sent();
+    const sprt_attention_args args{
+        S,       B, heads, kvHeads,           D,  rotary, 10000.0,
+        cs.rate, 5, 1,     cs.documentCausal, -1, -1,     0};
     sprt_op_ring_attention(ql.data(), kl.data(), vl.data(), posPtr, outl.data(),
-                           lse.data(), S, B, heads, kvHeads, D, 1,
-                           cs.documentCausal, rotary, 10000.0, cs.rate, 5, -1,
-                           -1, 0);
+                           lse.data(), &args);
     const int64_t kvBytes = int64_t(kl.size() * sizeof(float)),
                   posBytes = cs.positions ? S * B * 8 : 0;
     EXPECT_EQ(sprt_bytes_sent(0), (n - 1) * (2 * kvBytes + posBytes));
-    sprt_op_ring_attention_grad(
-        dol.data(), ql.data(), kl.data(), vl.data(), posPtr, outl.data(),
-        lse.data(), dql.data(), dkl.data(), dvl.data(), S, B, heads, kvHeads, D,
-        1, cs.documentCausal, rotary, 10000.0, cs.rate, 5, -1, -1, 0);
+    sprt_op_ring_attention_grad(dol.data(), ql.data(), kl.data(), vl.data(),
+                                posPtr, outl.data(), lse.data(), dql.data(),
+                                dkl.data(), dvl.data(), &args);
     EXPECT_EQ(sprt_bytes_sent(0),
               2 * (n - 1) * (2 * kvBytes + posBytes) + n * 2 * kvBytes);
     const std::string what = std::string(cs.positions ? "documents" : "index") +

@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "../core/Schedule.h"
-#include "../core/Flags.h"
+#include "../driver/Schedule.h"
+#include "../driver/Flags.h"
 #include "FlagsTestUtil.h"
 
 #include <cmath>

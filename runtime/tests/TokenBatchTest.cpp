@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "../core/Batch.h"
+#include "../driver/Batch.h"
 #include "CollectiveTestUtil.h"
 
 #include "sprt/runtime.h"

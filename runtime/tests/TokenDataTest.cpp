@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "../core/TokenData.h"
-#include "../core/SampleOrder.h"
+#include "../driver/TokenData.h"
+#include "../driver/SampleOrder.h"
 
 #include <gtest/gtest.h>
 

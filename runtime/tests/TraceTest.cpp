@@ -8,9 +8,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "../core/Trace.h"
-#include "../core/Flags.h"
 #include "../core/Memory.h"
-#include "../core/Observability.h"
+#include "../driver/Flags.h"
+#include "../driver/Observability.h"
 
 #include "sprt/runtime.h"
 

@@ -9,9 +9,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "../core/Model.h"
-#include "../core/Params.h"
-#include "../core/SafeTensors.h"
+#include "../driver/Model.h"
+#include "../driver/Params.h"
+#include "../driver/SafeTensors.h"
 #include "CollectiveTestUtil.h"
 
 #include "sprt/runtime.h"

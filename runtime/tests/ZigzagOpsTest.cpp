@@ -12,8 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "../core/Batch.h"
 #include "../core/Workspace.h"
+#include "../driver/Batch.h"
 #include "CollectiveTestUtil.h"
 #include "KernelTestUtil.h"
 
@@ -209,13 +209,13 @@ TEST(Zigzag, AttentionOnTheZigzagPartMatchesTheOneRankRun) {
       }
       std::vector<float> outl(ql.size()), dql(ql.size()), dkl(k.size(), NAN),
           dvl(k.size(), NAN);
+      const sprt_attention_args args{
+          S, B, heads, kvHeads, D, rotary, 10000.0, rate, 5, 1, 0, -1, -1, 0};
       sprt_op_attention(ql.data(), k.data(), v.data(), positions, outl.data(),
-                        S, B, heads, kvHeads, D, 1, 0, rotary, 10000.0, rate, 5,
-                        -1, -1, 0);
+                        &args);
       sprt_op_attention_grad(dol.data(), ql.data(), k.data(), v.data(),
-                             positions, dql.data(), dkl.data(), dvl.data(), S,
-                             B, heads, kvHeads, D, 1, 0, rotary, 10000.0, rate,
-                             5, -1, -1, 0);
+                             positions, dql.data(), dkl.data(), dvl.data(),
+                             &args);
       std::vector<float> wantOut(ql.size()), wantDq(ql.size());
       for (int64_t i = 0; i < S; ++i) {
         int64_t gRow = zigzagRow(i, c, n, r);

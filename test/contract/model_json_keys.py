@@ -20,7 +20,7 @@ def main(root):
     # {"key", value} in a json::Object, and object["key"] = value.
     written = set(re.findall(r'\{"([a-z_]+)",', compiler))
     written |= set(re.findall(r'\["([a-z_]+)"\]\s*=', compiler))
-    runtime = source([root + "/runtime/core/Model.cpp"])
+    runtime = source([root + "/runtime/driver/Model.cpp"])
     # j.at("key"), j.value("key", ...), j.contains("key"), j["key"], and
     # the keys of a loop `for (const char *c : {"a", "b"})`.
     read = set(re.findall(r'(?:at|value|contains)\("([a-z_]+)"', runtime))

@@ -7,8 +7,16 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Interfaces/DataLayoutInterfaces.h"
+
+#include "sprt/abi.h"
 
 #include "gtest/gtest.h"
+
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
 
 using namespace mlir;
 using namespace seqpar;
@@ -78,6 +86,64 @@ TEST_F(RuntimeAbiTest, NamesEachMismatch) {
             "calls 'sprt_send' for a result of type i64; sprt/abi.def "
             "declares !llvm.void");
   EXPECT_EQ(abiMismatch("sprt_op_scale", {ptr, ptr, i64, f64}, none, &ctx), "");
+}
+
+TEST_F(RuntimeAbiTest, NamesEachBundleMismatch) {
+  // sprt_attention_args: 6 i64, 2 f64, 1 i64, 5 i32.
+  SmallVector<Type> fields(6, i64);
+  fields.append({f64, f64, i64, i32, i32, i32, i32, i32});
+  EXPECT_EQ(bundleMismatch("sprt_attention_args", fields, &ctx), "");
+  EXPECT_EQ(bundleMismatch("sprt_attn_args", fields, &ctx),
+            "builds 'sprt_attn_args', which runtime/include/sprt/abi.def "
+            "does not declare");
+  EXPECT_EQ(bundleMismatch("sprt_attention_args",
+                           ArrayRef<Type>(fields).drop_back(), &ctx),
+            "builds 'sprt_attention_args' of 13 fields; sprt/abi.def "
+            "declares 14");
+  fields[6] = f64;
+  fields[7] = i64;
+  EXPECT_EQ(bundleMismatch("sprt_attention_args", fields, &ctx),
+            "builds 'sprt_attention_args' with field 7 (dropout_rate) of type "
+            "i64; sprt/abi.def declares f64");
+}
+
+// Both sides lay each bundle out alike: the C struct of sprt/abi.h has no
+// padding between its fields (the table orders them widest first), so its
+// offsets are the sizes of the fields before, as in the LLVM struct the
+// lowering builds, and the two have the same size.
+TEST_F(RuntimeAbiTest, BundlesHaveOneLayout) {
+  struct CStruct {
+    std::string name;
+    size_t size;
+    std::vector<std::pair<size_t, size_t>> fields; // (offset, size)
+  };
+  std::vector<CStruct> c;
+#define I32(n) {offsetof(T, n), sizeof(T::n)},
+#define I64(n) {offsetof(T, n), sizeof(T::n)},
+#define F64(n) {offsetof(T, n), sizeof(T::n)},
+#define SPRT_STRUCT(name, fields)                                              \
+  {                                                                            \
+    using T = name;                                                            \
+    c.push_back({#name, sizeof(T), {fields}});                                 \
+  }
+#include "sprt/abi.def"
+  ASSERT_EQ(c.size(), runtimeBundles().size());
+  ASSERT_FALSE(c.empty());
+  DataLayout layout;
+  for (auto [cs, bundle] : llvm::zip(c, runtimeBundles())) {
+    EXPECT_EQ(cs.name, bundle.name.str());
+    ASSERT_EQ(cs.fields.size(), bundle.fields.size()) << cs.name;
+    size_t at = 0;
+    for (auto [field, declared] : llvm::zip(cs.fields, bundle.fields)) {
+      EXPECT_EQ(field.first, at) << cs.name << "." << declared.second.str();
+      EXPECT_EQ(field.second,
+                layout.getTypeSize(llvmType(declared.first, &ctx)))
+          << cs.name << "." << declared.second.str();
+      at += field.second;
+    }
+    EXPECT_EQ(cs.size, layout.getTypeSize(llvmStructType(bundle, &ctx)))
+        << cs.name;
+  }
 }
 
 TEST_F(RuntimeAbiTest, DtypeCodesComeFromTheTable) {

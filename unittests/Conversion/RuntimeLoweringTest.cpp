@@ -140,6 +140,12 @@ public:
                                                 ValueRange) override {
     return {null(), null(), null()};
   }
+  Value bundle(StringRef name, ArrayRef<Value> fields) override {
+    std::string text = name.str() + "{";
+    for (auto [i, f] : llvm::enumerate(fields))
+      text += (i ? ", " : "") + names.lookup(f);
+    return make(text + "}", IndexType::get(ctx));
+  }
   std::pair<Value, Value> workspace(Operation *op) override {
     auto w = dyn_cast<dist::WorkspaceOpInterface>(op);
     int64_t bytes = w ? w.getWorkspaceBytes() : 0;
@@ -283,6 +289,63 @@ TEST(RuntimeLowering, OptimizerOpsReadTheStepsHyperparameters) {
   EXPECT_EQ(emitter.calls[2],
             "sprt_op_sgd(null, ptr(%arg0), ptr(tfm.clip_scale), i64 8, "
             "hyperparameter lr, hyperparameter weight_decay, i32 -1, i32 -1)");
+}
+
+// The attention ops pass their shape and options as one sprt_attention_args
+// bundle, built the same way by all four.
+TEST(RuntimeLowering, AttentionOpsShareOneBundle) {
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  MLIRContext ctx(registry);
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(R"mlir(
+    dist.mesh @mesh ["cp" = 2] roles [context]
+    func.func @f(%q: tensor<4x2x8xf32>, %kv: tensor<4x2x4xf32>) {
+      %a = tfm.attention %q, %kv, %kv heads 2 kv_heads 1 head_dim 4
+          {causal, rotary_dim = 4 : i64, dropout_rate = 0.5 : f64,
+           dropout_stream = 7 : i64}
+          : tensor<4x2x8xf32>, tensor<4x2x4xf32>, tensor<4x2x4xf32>
+          -> tensor<4x2x8xf32>
+      %g:3 = tfm.attention_grad %a, %q, %kv, %kv heads 2 kv_heads 1
+          head_dim 4 {causal, rotary_dim = 4 : i64, dropout_rate = 0.5 : f64,
+           dropout_stream = 7 : i64}
+          : tensor<4x2x8xf32>, tensor<4x2x8xf32>, tensor<4x2x4xf32>,
+            tensor<4x2x4xf32>
+          -> tensor<4x2x8xf32>, tensor<4x2x4xf32>, tensor<4x2x4xf32>
+      %o, %lse = dist.ring_attention %q, %kv, %kv on @mesh["cp"] heads 2
+          kv_heads 1 head_dim 4 {dropout_stream = 3 : i64}
+          : (tensor<4x2x8xf32>, tensor<4x2x4xf32>, tensor<4x2x4xf32>)
+          -> (tensor<4x2x8xf32>, tensor<4x2x2xf32>)
+      return
+    }
+  )mlir",
+                                                             &ctx);
+  ASSERT_TRUE(module);
+  RecordingEmitter emitter(&ctx);
+  module->walk([&](RuntimeLoweringOpInterface op) {
+    EXPECT_TRUE(succeeded(op.lowerToRuntime(emitter)));
+  });
+  ASSERT_EQ(emitter.calls.size(), 3u);
+  // S, B, heads, kv_heads, head_dim, rotary_dim, theta, dropout_rate,
+  // stream, causal, document_causal, batch axis, head axis, sequence axis
+  // (the recorder knows no mesh: every axis is -1).
+  const std::string args =
+      "sprt_attention_args{i64 4, i64 2, i64 2, i64 1, i64 4, i64 4, "
+      "f64 10000.000000, f64 0.500000, i64 7, i32 1, i32 0, i32 -1, i32 -1, "
+      "i32 -1}";
+  EXPECT_EQ(emitter.calls[0], "sprt_op_attention(ptr(%arg0), ptr(%arg1), "
+                              "ptr(%arg1), null, ptr(tfm.attention), " +
+                                  args + ")");
+  EXPECT_EQ(emitter.calls[1],
+            "sprt_op_attention_grad(ptr(tfm.attention), ptr(%arg0), "
+            "ptr(%arg1), ptr(%arg1), null, ptr(tfm.attention_grad), "
+            "ptr(tfm.attention_grad), ptr(tfm.attention_grad), " +
+                args + ")");
+  EXPECT_EQ(emitter.calls[2],
+            "sprt_op_ring_attention(ptr(%arg0), ptr(%arg1), ptr(%arg1), null, "
+            "ptr(dist.ring_attention), ptr(dist.ring_attention), "
+            "sprt_attention_args{i64 4, i64 2, i64 2, i64 1, i64 4, i64 0, "
+            "f64 10000.000000, f64 0.000000, i64 3, i32 0, i32 0, i32 -1, "
+            "i32 -1, i32 -1})");
 }
 
 } // namespace

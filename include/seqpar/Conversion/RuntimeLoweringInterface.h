@@ -119,6 +119,11 @@ public:
   virtual std::pair<mlir::Value, mlir::Value>
   workspace(mlir::Operation *op) = 0;
 
+  /// The address of argument bundle `name` of sprt/abi.def (a struct on the
+  /// stack, built once per call) holding `fields` in its order; fields of
+  /// other types or number are a lowering error, as a call's are.
+  virtual mlir::Value bundle(llvm::StringRef name,
+                             llvm::ArrayRef<mlir::Value> fields) = 0;
   /// Stack arrays of the pointers of `inputs` and `results` and of the
   /// inputs' element counts, for the coalesced collectives.
   virtual std::tuple<mlir::Value, mlir::Value, mlir::Value>
@@ -135,6 +140,25 @@ public:
   static int64_t dim(mlir::Value v, int64_t d);
   static int64_t elemBytes(mlir::Value v);
 };
+
+/// The address of the sprt_attention_args bundle (sprt/abi.def) of an
+/// attention op (tfm.attention, dist.ring_attention and their backwards,
+/// which share these attributes): q's rows and batch, the heads, rotary,
+/// dropout and masks, the mesh axes that split q's batch (dim 1) and heads
+/// (dim 2), and `seqAxis`, the one that splits the sequence in zigzag order
+/// (-1: none).
+template <typename AttentionOpT>
+mlir::Value attentionArgs(RuntimeEmitter &e, AttentionOpT o, mlir::Value q,
+                          int32_t seqAxis) {
+  return e.bundle(
+      "sprt_attention_args",
+      {e.i64(e.dim(q, 0)), e.i64(e.dim(q, 1)), e.i64(o.getNumHeads()),
+       e.i64(o.getNumKvHeads()), e.i64(o.getHeadDim()), e.i64(o.getRotaryDim()),
+       e.f64(o.getRotaryTheta().convertToDouble()),
+       e.f64(o.getDropoutRate().convertToDouble()), e.i64(o.getDropoutStream()),
+       e.i32(o.getCausal()), e.i32(o.getDocumentCausal()),
+       e.i32(e.splitAxis(q, 1)), e.i32(e.splitAxis(q, 2)), e.i32(seqAxis)});
+}
 
 /// Attaches RuntimeLoweringOpInterface to every tfm op (forward, gradient
 /// and optimizer ops) and every dist op a step may contain, as external

@@ -226,60 +226,26 @@ static LogicalResult lowerOp(AllReduceCoalescedOp o, RuntimeEmitter &e) {
 }
 
 /// Ring attention and its backward: sprt_op_ring_attention(_grad) with
-/// tfm.attention's arguments, the forward's lse, and the context axis (the
-/// batch and head axes as attention's: the splits of q's dims 1 and 2).
+/// tfm.attention's arguments, the forward's lse, and the context axis as the
+/// bundle's sequence axis.
 static LogicalResult lowerOp(RingAttentionOp o, RuntimeEmitter &e) {
   Value q = o.getQ();
-  e.call("sprt_op_ring_attention", {e.ptr(q),
-                                    e.ptr(o.getK()),
-                                    e.ptr(o.getV()),
-                                    e.optionalPtr(o.getPositions()),
-                                    e.ptr(o.getResult()),
-                                    e.ptr(o.getLse()),
-                                    e.i64(e.dim(q, 0)),
-                                    e.i64(e.dim(q, 1)),
-                                    e.i64(o.getNumHeads()),
-                                    e.i64(o.getNumKvHeads()),
-                                    e.i64(o.getHeadDim()),
-                                    e.i32(o.getCausal()),
-                                    e.i32(o.getDocumentCausal()),
-                                    e.i64(o.getRotaryDim()),
-                                    e.f64(o.getRotaryTheta().convertToDouble()),
-                                    e.f64(o.getDropoutRate().convertToDouble()),
-                                    e.i64(o.getDropoutStream()),
-                                    e.i32(e.splitAxis(q, 1)),
-                                    e.i32(e.splitAxis(q, 2)),
-                                    e.axisOf(o.getAxis())});
+  Value args = attentionArgs(e, o, q, e.axisIndex(o.getAxis()));
+  e.call("sprt_op_ring_attention",
+         {e.ptr(q), e.ptr(o.getK()), e.ptr(o.getV()),
+          e.optionalPtr(o.getPositions()), e.ptr(o.getResult()),
+          e.ptr(o.getLse()), args});
   return success();
 }
 
 static LogicalResult lowerOp(RingAttentionGradOp o, RuntimeEmitter &e) {
   Value q = o.getQ();
+  Value args = attentionArgs(e, o, q, e.axisIndex(o.getAxis()));
   e.call("sprt_op_ring_attention_grad",
-         {e.ptr(o.getDout()),
-          e.ptr(q),
-          e.ptr(o.getK()),
-          e.ptr(o.getV()),
-          e.optionalPtr(o.getPositions()),
-          e.ptr(o.getResult()),
-          e.ptr(o.getLse()),
-          e.ptr(o.getDq()),
-          e.ptr(o.getDk()),
-          e.ptr(o.getDv()),
-          e.i64(e.dim(q, 0)),
-          e.i64(e.dim(q, 1)),
-          e.i64(o.getNumHeads()),
-          e.i64(o.getNumKvHeads()),
-          e.i64(o.getHeadDim()),
-          e.i32(o.getCausal()),
-          e.i32(o.getDocumentCausal()),
-          e.i64(o.getRotaryDim()),
-          e.f64(o.getRotaryTheta().convertToDouble()),
-          e.f64(o.getDropoutRate().convertToDouble()),
-          e.i64(o.getDropoutStream()),
-          e.i32(e.splitAxis(q, 1)),
-          e.i32(e.splitAxis(q, 2)),
-          e.axisOf(o.getAxis())});
+         {e.ptr(o.getDout()), e.ptr(q), e.ptr(o.getK()), e.ptr(o.getV()),
+          e.optionalPtr(o.getPositions()), e.ptr(o.getResult()),
+          e.ptr(o.getLse()), e.ptr(o.getDq()), e.ptr(o.getDk()),
+          e.ptr(o.getDv()), args});
   return success();
 }
 

@@ -129,6 +129,8 @@ public:
   std::tuple<mlir::Value, mlir::Value, mlir::Value>
   pointerArrays(mlir::ValueRange inputs, mlir::ValueRange results) override;
   std::pair<mlir::Value, mlir::Value> workspace(mlir::Operation *op) override;
+  mlir::Value bundle(llvm::StringRef name,
+                     llvm::ArrayRef<mlir::Value> fields) override;
 
 private:
   // Analysis.

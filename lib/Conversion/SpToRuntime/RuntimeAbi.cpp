@@ -16,6 +16,7 @@ namespace {
 struct Table {
   std::vector<RuntimeFunction> functions;
   llvm::StringMap<size_t> byName;
+  std::vector<RuntimeBundle> bundles;
   std::vector<StringRef> data;
   std::vector<std::pair<StringRef, int64_t>> dtypes;
 
@@ -48,8 +49,15 @@ struct Table {
                        StringRef(#linkage) == "WEAK"});
 #define SPRT_PROGRAM_DATA(name) data.push_back(#name);
 #define SPRT_DTYPE(name, code) dtypes.push_back({#name, code});
+#define CBUNDLE(type, n) AbiKind::Ptr
 #include "sprt/abi.def"
 #undef SPRT_ABI_PARAMS
+    // The bundles' fields, each KIND(name) with no comma between them.
+#define I32(n) {AbiKind::I32, #n},
+#define I64(n) {AbiKind::I64, #n},
+#define F64(n) {AbiKind::F64, #n},
+#define SPRT_STRUCT(name, fields) bundles.push_back({#name, {fields}});
+#include "sprt/abi.def"
     for (size_t i = 0; i < functions.size(); ++i)
       byName[functions[i].name] = i;
   }
@@ -71,6 +79,52 @@ const RuntimeFunction *sptoruntime::lookupRuntimeFunction(StringRef name) {
 }
 
 llvm::ArrayRef<StringRef> sptoruntime::programData() { return table().data; }
+
+llvm::ArrayRef<RuntimeBundle> sptoruntime::runtimeBundles() {
+  return table().bundles;
+}
+
+const RuntimeBundle *sptoruntime::lookupRuntimeBundle(StringRef name) {
+  for (const RuntimeBundle &b : table().bundles)
+    if (b.name == name)
+      return &b;
+  return nullptr;
+}
+
+LLVM::LLVMStructType sptoruntime::llvmStructType(const RuntimeBundle &bundle,
+                                                 MLIRContext *ctx) {
+  SmallVector<Type> fields;
+  for (const auto &field : bundle.fields)
+    fields.push_back(llvmType(field.first, ctx));
+  return LLVM::LLVMStructType::getLiteral(ctx, fields);
+}
+
+std::string sptoruntime::bundleMismatch(StringRef name, TypeRange fields,
+                                        MLIRContext *ctx) {
+  std::string why;
+  llvm::raw_string_ostream os(why);
+  const RuntimeBundle *b = lookupRuntimeBundle(name);
+  if (!b) {
+    os << "builds '" << name
+       << "', which runtime/include/sprt/abi.def does not declare";
+    return why;
+  }
+  if (b->fields.size() != fields.size()) {
+    os << "builds '" << name << "' of " << fields.size()
+       << " fields; sprt/abi.def declares " << b->fields.size();
+    return why;
+  }
+  for (auto [i, field] : llvm::enumerate(fields)) {
+    Type expected = llvmType(b->fields[i].first, ctx);
+    if (field != expected) {
+      os << "builds '" << name << "' with field " << i << " ("
+         << b->fields[i].second << ") of type " << field
+         << "; sprt/abi.def declares " << expected;
+      return why;
+    }
+  }
+  return why;
+}
 
 Type sptoruntime::llvmType(AbiKind kind, MLIRContext *ctx) {
   switch (kind) {

@@ -34,10 +34,30 @@ struct RuntimeFunction {
   bool program = false, weak = false;
 };
 
+/// One argument bundle of sprt/abi.def (SPRT_STRUCT): a C struct the
+/// program builds on the stack and passes by address.
+struct RuntimeBundle {
+  llvm::StringRef name;
+  /// Its fields, in order: (kind, name).
+  std::vector<std::pair<AbiKind, llvm::StringRef>> fields;
+};
+
 /// Every function of sprt/abi.def, in its order.
 llvm::ArrayRef<RuntimeFunction> runtimeFunctions();
 /// The function `name` of sprt/abi.def, or null.
 const RuntimeFunction *lookupRuntimeFunction(llvm::StringRef name);
+/// The bundle `name` of sprt/abi.def, or null.
+const RuntimeBundle *lookupRuntimeBundle(llvm::StringRef name);
+/// Every bundle of sprt/abi.def, in its order.
+llvm::ArrayRef<RuntimeBundle> runtimeBundles();
+/// The LLVM struct a bundle is built as (the fields' types, not packed: the
+/// C struct's layout).
+mlir::LLVM::LLVMStructType llvmStructType(const RuntimeBundle &bundle,
+                                          mlir::MLIRContext *ctx);
+/// Why fields of types `fields` do not build bundle `name`, or empty when
+/// they do.
+std::string bundleMismatch(llvm::StringRef name, mlir::TypeRange fields,
+                           mlir::MLIRContext *ctx);
 /// The symbols the program defines as data (seqpar_model_json).
 llvm::ArrayRef<llvm::StringRef> programData();
 /// The format version of seqpar_model_json (sprt/model_json.def).

@@ -432,6 +432,33 @@ std::tuple<Value, Value, Value> Lowering::pointerArrays(ValueRange inputs,
   return {ins, outs, sizes};
 }
 
+Value Lowering::bundle(StringRef name, ArrayRef<Value> fields) {
+  SmallVector<Type> types;
+  for (Value f : fields)
+    types.push_back(f.getType());
+  std::string mismatch = bundleMismatch(name, types, b.getContext());
+  if (!mismatch.empty()) {
+    emitError(loc) << "convert-sp-to-runtime: the lowering " << mismatch;
+    ++abiErrors;
+    return null();
+  }
+  auto structTy = llvmStructType(*lookupRuntimeBundle(name), b.getContext());
+  Value at;
+  {
+    // In the entry block: one slot per call, never one per micro-batch.
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&b.getInsertionBlock()->getParent()->front());
+    at = b.create<LLVM::AllocaOp>(loc, ptrTy, structTy, i64(1), 8);
+  }
+  for (auto [i, f] : llvm::enumerate(fields)) {
+    Value slot = b.create<LLVM::GEPOp>(
+        loc, ptrTy, structTy, at,
+        ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(i)});
+    b.create<LLVM::StoreOp>(loc, f, slot);
+  }
+  return at;
+}
+
 std::pair<Value, Value> Lowering::workspace(Operation *op) {
   auto it = workspaces.find(op);
   if (it == workspaces.end())

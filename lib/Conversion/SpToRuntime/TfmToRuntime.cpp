@@ -243,16 +243,11 @@ static LogicalResult lowerOp(RepeatHeadsOp o, RuntimeEmitter &e) {
 }
 
 static LogicalResult lowerOp(AttentionOp o, RuntimeEmitter &e) {
+  Value q = o.getQ();
+  Value args = attentionArgs(e, o, q, e.zigzagAxis(q, 0));
   e.call("sprt_op_attention",
-         {e.ptr(o.getQ()), e.ptr(o.getK()), e.ptr(o.getV()),
-          e.optionalPtr(o.getPositions()), e.ptr(o), e.i64(e.dim(o, 0)),
-          e.i64(e.dim(o, 1)), e.i64(o.getNumHeads()), e.i64(o.getNumKvHeads()),
-          e.i64(o.getHeadDim()), e.i32(o.getCausal()),
-          e.i32(o.getDocumentCausal()), e.i64(o.getRotaryDim()),
-          e.f64(o.getRotaryTheta().convertToDouble()),
-          e.f64(o.getDropoutRate().convertToDouble()),
-          e.i64(o.getDropoutStream()), e.i32(e.splitAxis(o.getQ(), 1)),
-          e.i32(e.splitAxis(o.getQ(), 2)), e.i32(e.zigzagAxis(o.getQ(), 0))});
+         {e.ptr(q), e.ptr(o.getK()), e.ptr(o.getV()),
+          e.optionalPtr(o.getPositions()), e.ptr(o), args});
   return success();
 }
 
@@ -418,28 +413,12 @@ static LogicalResult lowerOp(RepeatHeadsGradOp o, RuntimeEmitter &e) {
 }
 
 static LogicalResult lowerOp(AttentionGradOp o, RuntimeEmitter &e) {
-  e.call("sprt_op_attention_grad", {e.ptr(o.getDout()),
-                                    e.ptr(o.getQ()),
-                                    e.ptr(o.getK()),
-                                    e.ptr(o.getV()),
-                                    e.optionalPtr(o.getPositions()),
-                                    e.ptr(o.getDq()),
-                                    e.ptr(o.getDk()),
-                                    e.ptr(o.getDv()),
-                                    e.i64(e.dim(o.getQ(), 0)),
-                                    e.i64(e.dim(o.getQ(), 1)),
-                                    e.i64(o.getNumHeads()),
-                                    e.i64(o.getNumKvHeads()),
-                                    e.i64(o.getHeadDim()),
-                                    e.i32(o.getCausal()),
-                                    e.i32(o.getDocumentCausal()),
-                                    e.i64(o.getRotaryDim()),
-                                    e.f64(o.getRotaryTheta().convertToDouble()),
-                                    e.f64(o.getDropoutRate().convertToDouble()),
-                                    e.i64(o.getDropoutStream()),
-                                    e.i32(e.splitAxis(o.getQ(), 1)),
-                                    e.i32(e.splitAxis(o.getQ(), 2)),
-                                    e.i32(e.zigzagAxis(o.getQ(), 0))});
+  Value q = o.getQ();
+  Value args = attentionArgs(e, o, q, e.zigzagAxis(q, 0));
+  e.call("sprt_op_attention_grad",
+         {e.ptr(o.getDout()), e.ptr(q), e.ptr(o.getK()), e.ptr(o.getV()),
+          e.optionalPtr(o.getPositions()), e.ptr(o.getDq()), e.ptr(o.getDk()),
+          e.ptr(o.getDv()), args});
   return success();
 }
 

@@ -1,7 +1,8 @@
 /*===- sprt/abi.h - the C declarations generated from sprt/abi.def -------===*
  *
- * The element type codes (SPRT_DTYPE_*), the prototype of every libsprt
- * entry point a compiled program calls, and the symbols the program defines
+ * The element type codes (SPRT_DTYPE_*), the argument bundles' structs
+ * (sprt_attention_args), the prototype of every libsprt entry point a
+ * compiled program calls, and the symbols the program defines
  * (seqpar_model_json, seqpar_step and the weak seqpar_eval), all expanded
  * from the one table in sprt/abi.def. The documented prototypes in
  * sprt/kernels.h, grad_kernels.h and runtime.h include this header first,
@@ -25,6 +26,17 @@ enum {
 #include "sprt/abi.def"
 };
 
+/* The argument bundles (sprt_attention_args, ...): one field per
+ * KIND(name). */
+#define I32(n) int32_t n;
+#define I64(n) int64_t n;
+#define F64(n) double n;
+#define SPRT_STRUCT(name, fields)                                              \
+  typedef struct name {                                                        \
+    fields                                                                     \
+  } name;
+#include "sprt/abi.def"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -43,6 +55,7 @@ extern "C" {
 #define CHARP(n) char *n
 #define CSTR(n) const char *n
 #define CF64P(n) const double *n
+#define CBUNDLE(type, n) const type *n
 #define I32(n) int32_t n
 #define I64(n) int64_t n
 #define F64(n) double n

@@ -280,21 +280,17 @@ void sprt_op_dropout_add_typed(const void *x, const void *residual, void *y,
                                int32_t rank, int64_t d0, int64_t d1, int64_t d2,
                                int32_t a0, int32_t a1, int32_t a2, int32_t z0,
                                double rate, int64_t stream, int32_t dtype);
-/* Attention on local heads (split over head_axis) of a local batch (split
- * over batch_axis; of the current micro-batch), with the run's seed. q and out
- * have S rows. With q_zigzag_axis >= 0 (of size n) they are this rank's zigzag
- * part of the sequence and k, v (and positions, [S * n, B]) the whole sequence,
- * S * n rows in natural order; else k, v, positions have S rows too. */
+/* Attention on local heads (split over args->head_axis) of a local batch
+ * (split over args->batch_axis; of the current micro-batch), with the run's
+ * seed. q and out have args->S rows. With args->seq_axis >= 0 (of size n) they
+ * are this rank's zigzag part of the sequence and k, v (and positions,
+ * [S * n, B]) the whole sequence, S * n rows in natural order; else k, v,
+ * positions have S rows too. */
 void sprt_op_attention(const float *q, const float *k, const float *v,
-                       const int64_t *positions, float *out, int64_t S,
-                       int64_t B, int64_t heads, int64_t kv_heads,
-                       int64_t head_dim, int32_t causal,
-                       int32_t document_causal, int64_t rotary_dim,
-                       double theta, double dropout_rate, int64_t stream,
-                       int32_t batch_axis, int32_t head_axis,
-                       int32_t q_zigzag_axis);
+                       const int64_t *positions, float *out,
+                       const sprt_attention_args *args);
 /* Ring attention (context parallelism's ring variant) over the context
- * axis cp_axis (size n): q, k, v, out [S, B, ...] and positions [S, B]
+ * axis args->seq_axis (size n): q, k, v, out [S, B, ...] and positions [S, B]
  * (NULL: global row indices) are this rank's zigzag part of a sequence of
  * S * n rows. K/V blocks travel around the axis by send/recv, the next
  * block's transfer overlapping this one's compute, and each block is merged
@@ -302,22 +298,15 @@ void sprt_op_attention(const float *q, const float *k, const float *v,
  * sprt_op_attention on the gathered sequence (masks, rotary, dropout). */
 void sprt_op_ring_attention(const float *q, const float *k, const float *v,
                             const int64_t *positions, float *out, float *lse,
-                            int64_t S, int64_t B, int64_t heads,
-                            int64_t kv_heads, int64_t head_dim, int32_t causal,
-                            int32_t document_causal, int64_t rotary_dim,
-                            double theta, double dropout_rate, int64_t stream,
-                            int32_t batch_axis, int32_t head_axis,
-                            int32_t cp_axis);
+                            const sprt_attention_args *args);
 /* Its backward from the forward's out and lse: dq, dk, dv (this rank's
  * zigzag rows, written); dK/dV accumulators travel around the ring with the
  * blocks and come back to their owner. */
-void sprt_op_ring_attention_grad(
-    const float *dout, const float *q, const float *k, const float *v,
-    const int64_t *positions, const float *out, const float *lse, float *dq,
-    float *dk, float *dv, int64_t S, int64_t B, int64_t heads, int64_t kv_heads,
-    int64_t head_dim, int32_t causal, int32_t document_causal,
-    int64_t rotary_dim, double theta, double dropout_rate, int64_t stream,
-    int32_t batch_axis, int32_t head_axis, int32_t cp_axis);
+void sprt_op_ring_attention_grad(const float *dout, const float *q,
+                                 const float *k, const float *v,
+                                 const int64_t *positions, const float *out,
+                                 const float *lse, float *dq, float *dk,
+                                 float *dv, const sprt_attention_args *args);
 /* Label logits of logits whose vocabulary may be split over vocab_axis. */
 void sprt_op_label_logit(const float *logits, const int64_t *labels, float *out,
                          int64_t T, int64_t V, int32_t vocab_axis,
@@ -333,13 +322,8 @@ void sprt_op_label_logit_grad(const int64_t *labels, const float *dz,
                               int32_t vocab_axis, int64_t ignore_index);
 void sprt_op_attention_grad(const float *dout, const float *q, const float *k,
                             const float *v, const int64_t *positions, float *dq,
-                            float *dk, float *dv, int64_t S, int64_t B,
-                            int64_t heads, int64_t kv_heads, int64_t head_dim,
-                            int32_t causal, int32_t document_causal,
-                            int64_t rotary_dim, double theta,
-                            double dropout_rate, int64_t stream,
-                            int32_t batch_axis, int32_t head_axis,
-                            int32_t q_zigzag_axis);
+                            float *dk, float *dv,
+                            const sprt_attention_args *args);
 
 /* All-reduces `count` tensors in one collective: ins[i] and outs[i] hold
  * sizes[i] elements of type dtype (SPRT_DTYPE_F32 or SPRT_DTYPE_BF16,
