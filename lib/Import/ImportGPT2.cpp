@@ -58,6 +58,7 @@ bool seqpar::importGPT2(ConfigReader &cfg, const ImportTarget &target) {
     return false;
 
   ModelBuilder m(target.module, target.elementType, cfg, seq, target.batch());
+  m.checkpointNames("transformer.", {".attn.bias", ".attn.masked_bias"});
   // GPT-2 scales the residual projections by 1/sqrt(2 * n_layer).
   double projStd = std / std::sqrt(2.0 * layers);
 

@@ -59,6 +59,8 @@ bool seqpar::importGPTNeoX(ConfigReader &cfg, const ImportTarget &target) {
     return false;
 
   ModelBuilder m(target.module, target.elementType, cfg, seq, target.batch());
+  m.checkpointNames("gpt_neox.", {".attention.bias", ".attention.masked_bias",
+                                  ".rotary_emb.inv_freq"});
   m.at("gpt_neox.embed_in");
   Value embed =
       m.param("gpt_neox.embed_in.weight", {V, H}, InitKind::normal, std);

@@ -58,6 +58,7 @@ bool seqpar::importLlama(ConfigReader &cfg, const ImportTarget &target) {
     return false;
 
   ModelBuilder m(target.module, target.elementType, cfg, seq, target.batch());
+  m.checkpointNames("model.", {".rotary_emb.inv_freq"});
   m.at("model.embed_tokens");
   Value embed =
       m.param("model.embed_tokens.weight", {V, H}, InitKind::normal, std);

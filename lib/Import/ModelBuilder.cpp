@@ -32,6 +32,14 @@ ModelBuilder::ModelBuilder(ModuleOp module, Type elementType, ConfigReader &cfg,
   moduleBuilder.setInsertionPoint(forward);
 }
 
+void ModelBuilder::checkpointNames(StringRef basePrefix,
+                                   ArrayRef<StringRef> bufferSuffixes) {
+  module->setAttr(tfm::TfmDialect::HfBasePrefixAttrHelper::getNameStr(),
+                  b.getStringAttr(basePrefix));
+  module->setAttr(tfm::TfmDialect::HfBuffersAttrHelper::getNameStr(),
+                  b.getStrArrayAttr(bufferSuffixes));
+}
+
 void ModelBuilder::at(StringRef path) {
   this->path = path.str();
   loc = NameLoc::get(b.getStringAttr(path));

@@ -33,6 +33,12 @@ public:
   mlir::Value inputIds() { return forward.getArgument(0); }
   mlir::Value labels() { return forward.getArgument(1); }
 
+  /// Records how the family's Hugging Face checkpoints name tensors: the
+  /// prefix its base model drops (`tfm.hf_base_prefix`) and the name
+  /// suffixes of buffers that are no parameters (`tfm.hf_buffers`).
+  void checkpointNames(llvm::StringRef basePrefix,
+                       llvm::ArrayRef<llvm::StringRef> bufferSuffixes);
+
   /// Ops created next are located at `path` (e.g. "transformer.h.0.attn").
   void at(llvm::StringRef path);
 

@@ -282,6 +282,8 @@ bool Model::parse(const char *text, std::string &error) {
     modelType = j.value("model_type", "");
     if (j.contains("hf_config") && j["hf_config"].is_object())
       hfConfig = j["hf_config"].dump();
+    hfBasePrefix = j.value("hf_base_prefix", "");
+    hfBuffers = j.value("hf_buffers", std::vector<std::string>());
     axes = j.at("mesh").at("axes").get<std::vector<std::string>>();
     axisSizes = j.at("mesh").at("sizes").get<std::vector<int64_t>>();
     seq = j.at("seq").get<int64_t>();

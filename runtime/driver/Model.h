@@ -118,6 +118,14 @@ struct Model {
   /// The Hugging Face config.json sp-import read (its "hf_config", as
   /// JSON text), or empty when the program has none.
   std::string hfConfig;
+  /// How the family's Hugging Face checkpoints name tensors
+  /// ("hf_base_prefix", "hf_buffers"; empty for a model sp-import did not
+  /// build): the prefix of the parameter names that its base model's
+  /// checkpoints drop ("transformer."), and the name suffixes of the
+  /// tensors that are no parameters (".attn.bias"), which --init-from
+  /// ignores.
+  std::string hfBasePrefix;
+  std::vector<std::string> hfBuffers;
   std::vector<std::string> axes;
   std::vector<int64_t> axisSizes;
   /// `batch` is the global batch of one micro-batch (the IR's batch).

@@ -228,18 +228,19 @@ sliceOf(const ParamInfo &p, const std::vector<Slicing> &slicings, size_t k) {
 }
 
 /// The tensor parameter `name` loads from: the one under its name, or under
-/// the name a base model (GPT2Model, GPTNeoXModel, LlamaModel) saves it as,
-/// without "transformer.", "gpt_neox." or "model."; null with `error` set
-/// when there is none, or both.
+/// the name the family's base model (GPT2Model, GPTNeoXModel, LlamaModel)
+/// saves it as, without the model's `hfBasePrefix` ("transformer.",
+/// "gpt_neox.", "model."); null with `error` set when there is none, or
+/// both.
 static const TensorInfo *
-findTensor(const std::map<std::string, TensorInfo> &tensors,
+findTensor(const Model &model, const std::map<std::string, TensorInfo> &tensors,
            const std::string &name, const std::string &path, std::string &error,
            bool reportMissing = true) {
   auto full = tensors.find(name);
   std::string base;
-  for (const char *prefix : {"transformer.", "gpt_neox.", "model."})
-    if (name.rfind(prefix, 0) == 0)
-      base = name.substr(std::strlen(prefix));
+  const std::string &prefix = model.hfBasePrefix;
+  if (!prefix.empty() && name.rfind(prefix, 0) == 0)
+    base = name.substr(prefix.size());
   auto short_ = base.empty() ? tensors.end() : tensors.find(base);
   if (full != tensors.end() && short_ != tensors.end()) {
     error = "checkpoint '" + path + "' has both '" + name + "' and '" + base +
@@ -258,13 +259,11 @@ findTensor(const std::map<std::string, TensorInfo> &tensors,
 }
 
 /// Hugging Face checkpoints hold buffers that are no parameters (GPT-2's
-/// and GPT-NeoX's causal masks, rotary inverse frequencies); transformers
-/// ignores them on load, and so does --init-from.
-static bool isHfBuffer(const std::string &name) {
-  for (const char *suffix :
-       {".attn.bias", ".attn.masked_bias", ".attention.bias",
-        ".attention.masked_bias", ".rotary_emb.inv_freq"}) {
-    size_t n = std::strlen(suffix);
+/// and GPT-NeoX's causal masks, rotary inverse frequencies: the model's
+/// `hfBuffers`); transformers ignores them on load, and so does --init-from.
+static bool isHfBuffer(const Model &model, const std::string &name) {
+  for (const std::string &suffix : model.hfBuffers) {
+    size_t n = suffix.size();
     if (name.size() >= n && name.compare(name.size() - n, n, suffix) == 0)
       return true;
   }
@@ -285,15 +284,16 @@ bool sprt::unusedTensors(const Model &model, const std::string &path,
     return false;
   std::set<std::string> used;
   for (int64_t i : allParams(model)) {
-    const TensorInfo *t = findTensor(tensors, model.params[size_t(i)].name,
-                                     path, error, /*reportMissing=*/false);
+    const TensorInfo *t =
+        findTensor(model, tensors, model.params[size_t(i)].name, path, error,
+                   /*reportMissing=*/false);
     if (t)
       used.insert(t->name);
     if (!error.empty())
       return false;
   }
   for (const auto &[name, t] : tensors)
-    if (!used.count(name) && !isHfBuffer(name))
+    if (!used.count(name) && !isHfBuffer(model, name))
       extra.push_back(name);
   return true;
 }
@@ -313,8 +313,8 @@ bool Params::loadSharded(const Model &model,
   for (size_t k = 0; k < indices.size(); ++k) {
     const ParamInfo &p = model.params[size_t(indices[k])];
     std::string name = p.name + suffix;
-    const TensorInfo *found =
-        findTensor(tensors, name, path, error, /*reportMissing=*/!missing);
+    const TensorInfo *found = findTensor(model, tensors, name, path, error,
+                                         /*reportMissing=*/!missing);
     if (!found && missing && error.empty()) {
       missing->push_back(name);
       continue;

@@ -191,6 +191,19 @@ FailureOr<llvm::json::Object> Lowering::modelJson() {
     else
       llvm::consumeError(parsed.takeError());
   }
+  // How the family's Hugging Face checkpoints name tensors, for
+  // --init-from: the prefix its base model drops, and the buffers that are
+  // no parameters.
+  if (auto prefix = module->getAttrOfType<StringAttr>(
+          TfmDialect::HfBasePrefixAttrHelper::getNameStr()))
+    model["hf_base_prefix"] = prefix.getValue();
+  if (auto buffers = module->getAttrOfType<ArrayAttr>(
+          TfmDialect::HfBuffersAttrHelper::getNameStr())) {
+    llvm::json::Array suffixes;
+    for (StringAttr s : buffers.getAsRange<StringAttr>())
+      suffixes.push_back(s.getValue());
+    model["hf_buffers"] = std::move(suffixes);
+  }
   // The device memory the runtime will allocate besides its pools and the
   // backend's scratch, as planned: printed by the program next to what it
   // measures.

@@ -55,7 +55,7 @@
 // are those it holds (stage 0: @wte's 256 bytes; stage 1: 256 + 64).
 // CHECK: llvm.mlir.global external constant @seqpar_model_json
 // CHECK-SAME: {\22arena_bytes\22:2048,\22batch\22:2,\22batch_axis\22:-1,\22eval_step\22:false,
-// CHECK-SAME: \22flops_per_step\22:2048,\22format_version\22:2,\22grad_shard_axes\22:[-1,-1],\22grads\22:[0,1],
+// CHECK-SAME: \22flops_per_step\22:2048,\22format_version\22:3,\22grad_shard_axes\22:[-1,-1],\22grads\22:[0,1],
 // CHECK-SAME: \22name\22:\22wte\22,\22shape\22:[16,4],\22splits\22:[],\22stages\22:[0,1],
 // CHECK-SAME: \22name\22:\22b\22,\22shape\22:[16],\22splits\22:[],\22stages\22:[1]}],
 // CHECK-SAME: \22pipeline_axis\22:0,

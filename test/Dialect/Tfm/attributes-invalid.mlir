@@ -180,6 +180,31 @@ func.func @f() attributes {tfm.hf_config = "{}"} {
 
 // -----
 
+// expected-error @+1 {{'builtin.module' op 'tfm.hf_base_prefix' must be a string}}
+module attributes {tfm.hf_base_prefix = ["transformer."]} {
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op carries 'tfm.hf_buffers', which belongs on the module}}
+func.func @f() attributes {tfm.hf_buffers = [".attn.bias"]} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'builtin.module' op 'tfm.hf_buffers' must be an array of non-empty strings}}
+module attributes {tfm.hf_buffers = [".attn.bias", ""]} {
+}
+
+// -----
+
+// expected-error @+1 {{'builtin.module' op 'tfm.hf_buffers' must be an array of non-empty strings}}
+module attributes {tfm.hf_buffers = ".attn.bias"} {
+}
+
+// -----
+
 // expected-error @+1 {{'builtin.module' op 'tfm.hf_config' must be a string}}
 module attributes {tfm.hf_config = 1} {
 }

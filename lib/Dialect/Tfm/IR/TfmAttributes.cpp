@@ -53,11 +53,24 @@ LogicalResult TfmDialect::verifyOperationAttribute(Operation *op,
              << attr.getValue();
     return success();
   }
-  if (name == ModelTypeAttrHelper::getNameStr()) {
+  if (name == ModelTypeAttrHelper::getNameStr() ||
+      name == HfBasePrefixAttrHelper::getNameStr()) {
     if (failed(expect(isa<ModuleOp>(op), "the module")))
       return failure();
     if (!isa<StringAttr>(attr.getValue()))
       return op->emitOpError() << quoted(attr) << " must be a string";
+    return success();
+  }
+  if (name == HfBuffersAttrHelper::getNameStr()) {
+    if (failed(expect(isa<ModuleOp>(op), "the module")))
+      return failure();
+    auto value = dyn_cast<ArrayAttr>(attr.getValue());
+    if (!value || !llvm::all_of(value, [](Attribute a) {
+          auto s = dyn_cast<StringAttr>(a);
+          return s && !s.getValue().empty();
+        }))
+      return op->emitOpError()
+             << quoted(attr) << " must be an array of non-empty strings";
     return success();
   }
   if (name == HfConfigAttrHelper::getNameStr()) {

@@ -46,6 +46,15 @@ def Tfm_Dialect : Dialect {
     - `tfm.hf_config` (string, on the module): the Hugging Face config.json
       sp-import read (a JSON object), which the program writes back with
       `--export-hf`.
+    - `tfm.hf_base_prefix` (string, on the module): the prefix of the
+      family's parameter names that its base model's checkpoints drop
+      (GPT2Model saves `h.0.ln_1.weight` for GPT2LMHeadModel's
+      `transformer.h.0.ln_1.weight`: "transformer."), which the runtime's
+      `--init-from` also looks up; set by sp-import.
+    - `tfm.hf_buffers` (array of strings, on the module): the name
+      suffixes of the tensors the family's Hugging Face checkpoints hold
+      that are no parameters (causal masks, rotary inverse frequencies),
+      which `--init-from` ignores as transformers does; set by sp-import.
     - `tfm.recompute = "none" | "selective" | "full"` (on the module): the
       activation recompute policy sp-recompute applied to the train step;
       no attribute means none.
@@ -82,6 +91,8 @@ def Tfm_Dialect : Dialect {
     "::mlir::StringAttr":$optimizer,
     "::mlir::StringAttr":$model_type,
     "::mlir::StringAttr":$hf_config,
+    "::mlir::StringAttr":$hf_base_prefix,
+    "::mlir::ArrayAttr":$hf_buffers,
     "::mlir::StringAttr":$recompute,
     "::mlir::UnitAttr":$recomputed,
     "::mlir::StringAttr":$name,
