@@ -4,6 +4,7 @@
 
 #include "seqpar/Conversion/RuntimeLoweringInterface.h"
 #include "seqpar/Dialect/Dist/Analysis/Flops.h"
+#include "seqpar/Dialect/Dist/Analysis/PlanFacts.h"
 #include "seqpar/Dialect/Dist/Extensions/TfmModels.h"
 #include "seqpar/Dialect/Dist/IR/Dist.h"
 #include "seqpar/Dialect/Dist/IR/DistBackward.h"
@@ -20,5 +21,7 @@ void seqpar::registerAllDialects(mlir::DialectRegistry &registry) {
   dist::registerTfmModels(registry);
   seqpar::registerRuntimeLoweringModels(registry);
   dist::registerDifferentiableOpModels(registry);
+  dist::registerSavedForBackwardModels(registry);
   dist::registerCostModels(registry);
+  dist::registerPlanFactsModels(registry);
 }

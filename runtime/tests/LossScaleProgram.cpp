@@ -18,7 +18,7 @@
 extern "C" {
 // Declared extern by sprt/abi.h: a const definition alone would be internal.
 const char seqpar_model_json[] = R"({
-  "format_version": 2, "eval_step": false,
+  "format_version": 3, "eval_step": false,
   "model_type": "loss-scale-test", "mesh": {"axes": ["dp"], "sizes": [1]},
   "seq": 4, "batch": 1, "vocab": 256, "arena_bytes": 64, "batch_axis": -1,
   "planned": {"parameters": 16, "optimizer_state": 0, "tokens": 64,

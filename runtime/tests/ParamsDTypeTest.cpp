@@ -36,7 +36,7 @@ using namespace sprt;
 
 namespace {
 const char kModel[] = R"({
-  "format_version": 2, "eval_step": false,
+  "format_version": 3, "eval_step": false,
   "model_type": "test", "mesh": {"axes": ["tp"], "sizes": [1]},
   "seq": 1, "batch": 1, "vocab": 1, "arena_bytes": 0, "batch_axis": -1,
   "planned": {"parameters": 0, "optimizer_state": 0, "tokens": 0,
@@ -165,14 +165,15 @@ TEST(ParamsDType, UnknownElementTypeIsAnError) {
 // anything else: a program of another sp-compile is refused, naming both.
 TEST(ParamsDType, FormatVersionIsChecked) {
   for (const char *other :
-       {"\"format_version\": 1, ", "\"format_version\": 3, ", ""}) {
+       {"\"format_version\": 1, ", "\"format_version\": 2, ",
+        "\"format_version\": 4, ", ""}) {
     std::string json = kModel, error;
-    json.replace(json.find("\"format_version\": 2, "), 21, other);
+    json.replace(json.find("\"format_version\": 3, "), 21, other);
     Model model;
     EXPECT_FALSE(model.parse(json.c_str(), error)) << other;
     std::string found = *other ? std::string(1, other[18]) : "1";
     EXPECT_EQ(error, "the program's model description is format " + found +
-                         ", this runtime reads format 2 "
+                         ", this runtime reads format 3 "
                          "(sprt/model_json.def): compile the program with "
                          "the sp-compile of this runtime");
   }

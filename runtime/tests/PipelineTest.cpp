@@ -73,7 +73,7 @@ json pipelineJson() {
                               {"init", "ones"},
                               {"splits", split},
                               {"stages", {1}}}});
-  return {{"format_version", 2},
+  return {{"format_version", 3},
           {"eval_step", false},
           {"mesh", {{"axes", {"pp", "dp"}}, {"sizes", {2, dp}}}},
           {"seq", 4},

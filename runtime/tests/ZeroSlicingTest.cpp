@@ -53,7 +53,7 @@ json zeroJson(json shardAxes) {
                       {"init", "normal"},
                       {"std", 0.02},
                       {"splits", json::array()}});
-  return {{"format_version", 2},
+  return {{"format_version", 3},
           {"eval_step", false},
           {"mesh", {{"axes", {"dp", "cp"}}, {"sizes", {worldSize() / 2, 2}}}},
           {"seq", 4},

@@ -1,6 +1,7 @@
 //===- BufferPlan.cpp - liveness and the check of an arena plan -----------===//
 
 #include "seqpar/Dialect/Dist/Analysis/BufferPlan.h"
+#include "seqpar/Dialect/Dist/Analysis/PlanFacts.h"
 #include "seqpar/Dialect/Dist/IR/Dist.h"
 #include "seqpar/Dialect/Tfm/IR/Tfm.h"
 
@@ -30,11 +31,12 @@ std::optional<int64_t> dist::alignArena(int64_t bytes) {
 
 std::optional<unsigned> dist::inPlaceOperand(OpResult r) {
   Operation *op = r.getOwner();
-  std::optional<unsigned> operand;
-  if (isa<AllReduceOp, tfm::ScaleOp>(op))
-    operand = 0;
-  else if (isa<AllReduceCoalescedOp>(op))
-    operand = r.getResultNumber();
+  // An op that declares nothing (no InPlaceOpInterface) gets buffers of its
+  // own: never wrong, only larger (OpInterfacesTest requires the
+  // declaration of every tfm and dist op).
+  auto decl = dyn_cast<InPlaceOpInterface>(op);
+  std::optional<unsigned> operand =
+      decl ? decl.getInPlaceOperand(r.getResultNumber()) : std::nullopt;
   if (operand && tensorBytes(op->getOperand(*operand)) != tensorBytes(r))
     return std::nullopt;
   return operand;

@@ -26,6 +26,7 @@
 
 #include "seqpar/Dialect/Dist/Analysis/GradAccounting.h"
 #include "seqpar/Dialect/Dist/Analysis/PipelineSchedule.h"
+#include "seqpar/Dialect/Dist/Analysis/PlanFacts.h"
 #include "seqpar/Dialect/Dist/Extensions/LayoutRules.h"
 
 #include "llvm/ADT/MapVector.h"
@@ -337,36 +338,37 @@ LogicalResult Prover::transfer(Operation *op) {
     set(op->getResult(0), get(cast<SendOp>(send).getInput()));
     return success();
   }
-  if (auto a = dyn_cast<tfm::AddOp>(op)) {
+  // The rest as the op declares (GradTransferOpInterface); an op without
+  // the declaration is opaque.
+  auto decl = dyn_cast<GradTransferOpInterface>(op);
+  GradTransfer transfer = decl ? decl.getGradTransfer() : GradTransfer();
+  switch (transfer.kind) {
+  case GradTransfer::sum: {
+    if (op->getNumOperands() != 2 || op->getNumResults() != 1)
+      break;
     Abstract out;
-    if (failed(add(op, get(a.getLhs()), get(a.getRhs()), out)))
+    if (failed(add(op, get(op->getOperand(0)), get(op->getOperand(1)), out)))
       return failure();
-    set(a.getResult(), std::move(out));
+    set(op->getResult(0), std::move(out));
     return success();
   }
-  // Reductions: each operand is reduced into its result.
-  auto reduceEach = [&](StringRef axis, ReductionKind kind) {
+  case GradTransfer::reduce:
+    // Each operand is reduced into its result.
     for (auto [in, res] : llvm::zip(op->getOperands(), op->getResults())) {
       Abstract out;
-      reduce(op, axis, kind, get(in), out);
+      reduce(op, transfer.axis, transfer.reduction, get(in), out);
       set(res, std::move(out));
     }
     return success();
-  };
-  if (auto r = dyn_cast<AllReduceOp>(op))
-    return reduceEach(r.getAxis(), r.getKind());
-  if (auto r = dyn_cast<AllReduceCoalescedOp>(op))
-    return reduceEach(r.getAxis(), r.getKind());
-  if (isa<ReduceScatterOp, ReduceScatterCoalescedOp>(op))
-    return reduceEach(cast<CollectiveOpInterface>(op).getMeshAxis(),
-                      ReductionKind::sum);
-  // One gradient in, the same contributions out: its element type, scale
-  // or layout changes.
-  if (isa<tfm::ConvertOp, tfm::ScaleOp, AllGatherOp, LocalSliceOp, AllToAllOp>(
-          op) &&
-      op->getNumOperands() == 1 && op->getNumResults() == 1) {
+  case GradTransfer::same:
+    // One gradient in, the same contributions out: its element type, scale
+    // or layout changes.
+    if (op->getNumOperands() != 1 || op->getNumResults() != 1)
+      break;
     set(op->getResult(0), get(op->getOperand(0)));
     return success();
+  case GradTransfer::opaque:
+    break;
   }
   return generic();
 }

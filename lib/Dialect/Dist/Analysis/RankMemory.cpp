@@ -64,10 +64,10 @@ FailureOr<DeviceBytes> dist::deviceBytes(func::FuncOp func,
           !add(d.parameters, localParamBytes(p, mesh)))
         return p.emitOpError() << "this rank's parameter bytes overflow int64";
   for (auto update : func.getOps<tfm::ParamUpdateOpInterface>()) {
-    // AdamW's two fp32 moments of the gradient's elements, and the fp32
-    // master slice of an update with `master`.
-    int64_t words = (isa<tfm::AdamWUpdateOp>(update) ? 2 : 0) +
-                    (update->hasAttr("master") ? 1 : 0);
+    // The update's fp32 moments of the gradient's elements (AdamW's two),
+    // and the fp32 master slice of an update with `master`.
+    int64_t words =
+        update.getStateMoments() + (update->hasAttr("master") ? 1 : 0);
     auto grad = cast<RankedTensorType>(update.getGrad().getType());
     std::optional<int64_t> n = llvm::checkedMul<int64_t>(
         grad.getNumElements(), words * int64_t(sizeof(float)));

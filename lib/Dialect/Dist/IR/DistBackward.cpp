@@ -182,7 +182,45 @@ struct RingAttentionSaved
   }
 };
 
+/// What a fused collective GEMM's backward reads: the input of the linear
+/// it replaces (for all_gather_matmul, the shard, gathered again).
+template <typename OpT>
+struct KeepsGemmInput
+    : tfm::SavedForBackwardOpInterface::ExternalModel<KeepsGemmInput<OpT>,
+                                                      OpT> {
+  void getSavedForBackward(Operation *op,
+                           SmallVectorImpl<tfm::SavedTensor> &saved) const {
+    saved.push_back(
+        tfm::SavedTensor::of(cast<OpT>(op).getInput(), "GEMM input"));
+  }
+};
+
+/// A collective whose backward reads nothing of its forward (its transpose
+/// is another collective of the gradient), a backward op (nothing comes
+/// after it to read what it keeps), or the mesh.
+template <typename OpT>
+struct KeepsNothing
+    : tfm::SavedForBackwardOpInterface::ExternalModel<KeepsNothing<OpT>, OpT> {
+  void getSavedForBackward(Operation *,
+                           SmallVectorImpl<tfm::SavedTensor> &) const {}
+};
+
+template <template <typename> class Model, typename... Ops>
+void attachSaved(MLIRContext *ctx) {
+  (Ops::template attachInterface<Model<Ops>>(*ctx), ...);
+}
+
 } // namespace
+
+void dist::registerSavedForBackwardModels(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *ctx, DistDialect *) {
+    attachSaved<KeepsGemmInput, AllGatherMatmulOp, MatmulReduceScatterOp>(ctx);
+    attachSaved<KeepsNothing, MeshOp, AllGatherOp, ReduceScatterOp, AllReduceOp,
+                AllReduceCoalescedOp, ReduceScatterCoalescedOp,
+                AllGatherParamOp, AllToAllOp, LocalSliceOp, SendOp, RecvOp,
+                AllGatherMatmulGradWeightOp, RingAttentionGradOp>(ctx);
+  });
+}
 
 void dist::registerDifferentiableOpModels(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, DistDialect *) {

@@ -81,25 +81,6 @@ static Operation *backwardBegin(func::FuncOp func) {
   return nullptr;
 }
 
-/// What `op`'s backward keeps, or false when it declares nothing. The fused
-/// collective GEMMs (sp-fuse-collective-matmul) keep what the linear they
-/// replace keeps: its input (for all_gather_matmul, the shard).
-static bool savedTensors(Operation *op, SmallVectorImpl<SavedTensor> &saved) {
-  if (auto decl = dyn_cast<SavedForBackwardOpInterface>(op)) {
-    decl.getSavedForBackward(saved);
-    return true;
-  }
-  if (auto fused = dyn_cast<AllGatherMatmulOp>(op)) {
-    saved.push_back(SavedTensor::of(fused.getInput(), "GEMM input"));
-    return true;
-  }
-  if (auto fused = dyn_cast<MatmulReduceScatterOp>(op)) {
-    saved.push_back(SavedTensor::of(fused.getInput(), "GEMM input"));
-    return true;
-  }
-  return false;
-}
-
 /// Bytes of the forward values a train step's backward reads: what really
 /// stays live from the forward to the backward (parameters and the token
 /// inputs excluded), per layer: a value counts in the highest layer whose
@@ -206,21 +187,21 @@ static LogicalResult activationReport(func::FuncOp func, RecomputePolicy policy,
     Operation &op = *opPtr;
     if (&op == begin)
       break; // the forward part only
-    // A run-time hyperparameter (a loss-scaled step's loss scale, read by
-    // its seed) is a host scalar, not an activation.
-    // A fill (a pipeline stage's zero loss) keeps nothing either.
-    // A micro-batch loop and its end are control flow; its body follows.
+    // tfm's ops that compute no activation: a run-time hyperparameter (a
+    // loss-scaled step's loss scale, read by its seed) is a host scalar, a
+    // fill (a pipeline stage's zero loss) a constant, a micro-batch loop
+    // and its end control flow (its body follows). Every other tfm and
+    // dist op declares what its backward keeps (SavedForBackwardOpInterface:
+    // the collectives nothing, the fused collective GEMMs their input).
     if (!isa<TfmDialect, DistDialect>(op.getDialect()) ||
         isa<HyperparameterOp, FillOp, MicroBatchLoopOp, YieldOp>(op))
       continue;
-    SmallVector<SavedTensor> saved;
-    if (!savedTensors(&op, saved)) {
-      // Collectives other than the fused GEMMs keep nothing.
-      if (isa<DistDialect>(op.getDialect()))
-        continue;
+    auto decl = dyn_cast<SavedForBackwardOpInterface>(op);
+    if (!decl)
       return op.emitOpError()
              << "declares nothing about what its backward keeps";
-    }
+    SmallVector<SavedTensor> saved;
+    decl.getSavedForBackward(saved);
     int64_t layer = layerOf(op.getLoc());
     layerOfOp[&op] = layer;
     if (layer >= 0 && policy == RecomputePolicy::full)

@@ -85,8 +85,9 @@ int64_t tensorBytes(mlir::Value v);
 std::optional<int64_t> alignArena(int64_t bytes);
 
 /// The operand whose bytes result `r` may take over when that operand dies
-/// at r's op: ops whose runtime kernel works in place (all-reduces, scaling)
-/// and whose result has the operand's size. None otherwise.
+/// at r's op: the one its op's InPlaceOpInterface names (a kernel that works
+/// in place: all-reduces, scaling), when the result has the operand's size.
+/// None otherwise.
 std::optional<unsigned> inPlaceOperand(mlir::OpResult r);
 
 /// The wait point of an async collective (a coalesced reduction with

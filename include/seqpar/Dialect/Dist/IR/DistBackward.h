@@ -15,6 +15,13 @@ namespace seqpar::dist {
 /// depend on dist. Called by seqpar::registerAllDialects.
 void registerDifferentiableOpModels(mlir::DialectRegistry &registry);
 
+/// Attaches SavedForBackwardOpInterface to every dist op: the fused
+/// collective GEMMs keep their input, the other collectives and the
+/// backward ops nothing (ring attention's is attached with its transpose).
+/// The memory report asks every op of a forward, and an op without the
+/// declaration is an error there.
+void registerSavedForBackwardModels(mlir::DialectRegistry &registry);
+
 } // namespace seqpar::dist
 
 #endif // SEQPAR_DIALECT_DIST_IR_DISTBACKWARD_H

@@ -36,6 +36,11 @@ def Tfm_ParamUpdateOpInterface : OpInterface<"ParamUpdateOpInterface"> {
       "getParamAttr", (ins)>,
     InterfaceMethod<"The gradient the update applies.", "::mlir::Value",
       "getGrad", (ins)>,
+    InterfaceMethod<[{
+        The f32 moments of the gradient the runtime keeps per element
+        (AdamW: m and v, 2; SGD: none), besides an f32 master slice: the
+        optimizer state the memory plan counts.
+      }], "int64_t", "getStateMoments", (ins)>,
   ];
 }
 

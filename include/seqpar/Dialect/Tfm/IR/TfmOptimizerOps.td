@@ -96,7 +96,7 @@ def Tfm_ClipScaleOp : Tfm_GradOp<"clip_scale"> {
   let hasVerifier = 1;
 }
 
-class Tfm_UpdateOp<string mnemonic>
+class Tfm_UpdateOp<string mnemonic, int moments>
     : Op<Tfm_Dialect, mnemonic, [Seqpar_CheckedTensorSizes,
         Tfm_ParamUpdateOpInterface,
         DeclareOpInterfaceMethods<SymbolUserOpInterface>,
@@ -105,10 +105,12 @@ class Tfm_UpdateOp<string mnemonic>
     /// The parameter's declaration.
     ::seqpar::tfm::ParamOp getParamOp(
         ::mlir::SymbolTableCollection &symbolTable);
+    /// The f32 moments kept per gradient element (ParamUpdateOpInterface).
+    int64_t getStateMoments() { return }] # moments # [{; }
   }];
 }
 
-def Tfm_SgdUpdateOp : Tfm_UpdateOp<"sgd_update"> {
+def Tfm_SgdUpdateOp : Tfm_UpdateOp<"sgd_update", 0> {
   let summary = "p -= lr * (scale * g + weight_decay * p)";
   let description = [{
     torch.optim.SGD without momentum, on this rank's shard of the parameter,
@@ -147,7 +149,7 @@ def Tfm_SgdUpdateOp : Tfm_UpdateOp<"sgd_update"> {
   let hasVerifier = 1;
 }
 
-def Tfm_AdamWUpdateOp : Tfm_UpdateOp<"adamw_update"> {
+def Tfm_AdamWUpdateOp : Tfm_UpdateOp<"adamw_update", 2> {
   let summary = "one AdamW step of a parameter (torch.optim.AdamW)";
   let description = [{
     Updates this rank's shard of the parameter and its first and second
