@@ -6,7 +6,7 @@
 // updated whole and not gathered.
 // SGD-LABEL: func.func @train_step
 // SGD-SAME: (%[[LOSS:[a-z0-9]+]]: tensor<f32>, %[[DW:[a-z0-9]+]]: tensor<2x8xf32, #dist.layout<@mesh, dp = S(0)>>, %[[DC:[a-z0-9]+]]: tensor<3xf32>)
-// SGD-SAME: attributes {tfm.optimizer = "sgd", tfm.train_step, tfm.zero}
+// SGD-SAME: attributes {tfm.optimizer = #tfm.optimizer<sgd>, tfm.train_step, tfm.zero}
 // SGD: %[[S0:[0-9]+]] = tfm.sum_squares %[[DW]] : tensor<2x8xf32, #dist.layout<@mesh, dp = S(0)>> -> tensor<f32, #dist.layout<@mesh, dp = P>>
 // SGD-NEXT: %[[S1:[0-9]+]] = tfm.sum_squares %[[DC]] : tensor<3xf32> -> tensor<f32>
 // SGD-NEXT: %[[RED:[0-9]+]] = dist.all_reduce %[[S0]] on @mesh["dp"] sum : tensor<f32, #dist.layout<@mesh, dp = P>> -> tensor<f32>
@@ -20,7 +20,7 @@
 // SGD-NEXT: dist.all_gather_param @w on @mesh["dp"] : tensor<4x8xf32>
 // SGD-NEXT: return %[[LOSS]], %[[NORM]], %[[DW]], %[[DC]] :
 // ADAMW-LABEL: func.func @train_step
-// ADAMW-SAME: attributes {tfm.optimizer = "adamw", tfm.train_step, tfm.zero}
+// ADAMW-SAME: attributes {tfm.optimizer = #tfm.optimizer<adamw>, tfm.train_step, tfm.zero}
 // ADAMW: tfm.adamw_update @w
 // ADAMW-NEXT: tfm.adamw_update @c
 // ADAMW-NEXT: dist.all_gather_param @w on @mesh["dp"] : tensor<4x8xf32>

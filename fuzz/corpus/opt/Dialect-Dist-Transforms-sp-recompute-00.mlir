@@ -54,12 +54,12 @@ func.func @forward(%ids: tensor<4x1xi64>, %labels: tensor<4x1xi64>) -> tensor<f3
 }
 
 // none: the train step is tfm-autodiff's; only the module is marked.
-// NONE: module attributes {tfm.recompute = "none"}
+// NONE: module attributes {tfm.recompute = #tfm.recompute<none>}
 // NONE-NOT: tfm.recomputed
 
 // selective: each norm output, activation output and the GLU product is
 // copied right before its first backward reader, from the kept inputs.
-// SEL: module attributes {tfm.recompute = "selective"}
+// SEL: module attributes {tfm.recompute = #tfm.recompute<selective>}
 // SEL: %[[X:.*]] = dist.reduce_scatter %{{.*}} on @mesh["tp"] dim 0
 // SEL: %[[W0:.*]] = tfm.get_param @l0.norm
 // SEL: %[[N0:.*]] = tfm.rms_norm %[[X]], %[[W0]]
@@ -102,7 +102,7 @@ func.func @forward(%ids: tensor<4x1xi64>, %labels: tensor<4x1xi64>) -> tensor<f3
 // needs it, re-issuing its all-gather; the copied dropout draws the same
 // stream. The layer's last GEMM, reduce-scatter and residual add, which the
 // backward does not need, are not copied.
-// FULL: module attributes {tfm.recompute = "full"}
+// FULL: module attributes {tfm.recompute = #tfm.recompute<full>}
 // FULL: %[[X:.*]] = dist.reduce_scatter %{{.*}} on @mesh["tp"] dim 0
 // FULL: %[[W0:.*]] = tfm.get_param @l0.norm
 // FULL: %[[WG0:.*]] = tfm.get_param @l0.gate

@@ -14,7 +14,7 @@ tfm.param @a : tensor<4xf32> init zeros tie "t"
 tfm.param @b : tensor<4xf32> init zeros tie "t"
 func.func @train_step(%gw: tensor<8xf32>, %gt: tensor<4xf32>, %s: tensor<f32>)
     -> (tensor<8xf32> {tfm.grad_of = @w}, tensor<4xf32> {tfm.grad_of = @a},
-        tensor<4xf32> {tfm.grad_of = @b}) attributes {tfm.train_step, tfm.optimizer = "sgd"} {
+        tensor<4xf32> {tfm.grad_of = @b}) attributes {tfm.train_step, tfm.optimizer = #tfm.optimizer<sgd>} {
   %lr = tfm.hyperparameter lr default 0.1
   %weight_decay = tfm.hyperparameter weight_decay default 0.0
   %w = tfm.get_param @w : tensor<8xf32>

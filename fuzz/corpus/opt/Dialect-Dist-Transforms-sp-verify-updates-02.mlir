@@ -2,7 +2,7 @@
 // Two updates of one parameter (sp-optimizer run twice, or a hand edit).
 tfm.param @w : tensor<8xf32> init zeros
 func.func @train_step(%gw: tensor<8xf32>, %s: tensor<f32>)
-    -> (tensor<8xf32> {tfm.grad_of = @w}) attributes {tfm.train_step, tfm.optimizer = "adamw"} {
+    -> (tensor<8xf32> {tfm.grad_of = @w}) attributes {tfm.train_step, tfm.optimizer = #tfm.optimizer<adamw>} {
   %lr = tfm.hyperparameter lr default 1.0e-3
   %beta1 = tfm.hyperparameter beta1 default 0.9
   %beta2 = tfm.hyperparameter beta2 default 0.999

@@ -4,7 +4,7 @@ tfm.param @w : tensor<8xf32> init zeros
 tfm.param @v : tensor<8xf32> init zeros
 func.func @train_step(%gw: tensor<8xf32>, %gv: tensor<8xf32>, %s: tensor<f32>)
     -> (tensor<8xf32> {tfm.grad_of = @w}, tensor<8xf32> {tfm.grad_of = @v})
-    attributes {tfm.train_step, tfm.optimizer = "sgd"} {
+    attributes {tfm.train_step, tfm.optimizer = #tfm.optimizer<sgd>} {
   %lr = tfm.hyperparameter lr default 0.1
   %weight_decay = tfm.hyperparameter weight_decay default 0.0
   %w = tfm.get_param @w : tensor<8xf32>

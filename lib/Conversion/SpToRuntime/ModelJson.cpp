@@ -30,6 +30,14 @@ using namespace seqpar::sptoruntime;
 
 /// The safetensors name of a parameter's element type (the runtime stores,
 /// loads and dumps the parameter in it).
+/// The optimizer sp-optimizer gave the step (`tfm.optimizer`), by its name,
+/// or "" (a forward-only program).
+static StringRef optimizerName(func::FuncOp func) {
+  auto optimizer = func->getAttrOfType<OptimizerKindAttr>(
+      TfmDialect::OptimizerAttrHelper::getNameStr());
+  return optimizer ? stringifyEnum(optimizer.getValue()) : StringRef();
+}
+
 static StringRef safetensorsDtype(Type t) {
   if (t.isF32())
     return "F32";
@@ -171,11 +179,7 @@ FailureOr<llvm::json::Object> Lowering::modelJson() {
       {"grads", std::move(gradJson)},
       {"grad_shard_axes", std::move(gradShardJson)},
       {"hyperparameters", std::move(hyperJson)},
-      {"optimizer", func->hasAttr(TfmDialect::OptimizerAttrHelper::getNameStr())
-                        ? func->getAttrOfType<StringAttr>(
-                                  TfmDialect::OptimizerAttrHelper::getNameStr())
-                              .getValue()
-                        : StringRef()}};
+      {"optimizer", optimizerName(func)}};
   // The model's compute precision (tfm-precision / tfm-master-weights): its
   // parameters may be f32 master weights of a bf16 model.
   if (auto precision = module->getAttrOfType<StringAttr>(

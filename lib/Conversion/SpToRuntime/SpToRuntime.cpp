@@ -504,12 +504,10 @@ Value Lowering::statePointer(int64_t index) {
 }
 
 Value Lowering::masterPointer(int64_t index) {
-  auto optimizer = func->getAttrOfType<StringAttr>(
+  auto optimizer = func->getAttrOfType<OptimizerKindAttr>(
       TfmDialect::OptimizerAttrHelper::getNameStr());
-  int64_t moments = optimizer && symbolizeOptimizerKind(optimizer.getValue()) ==
-                                     OptimizerKind::adamw
-                        ? 2
-                        : 0;
+  int64_t moments =
+      optimizer && optimizer.getValue() == OptimizerKind::adamw ? 2 : 0;
   return statePointer(moments * int64_t(params.size()) + index);
 }
 

@@ -10,7 +10,7 @@ tfm.param @w : tensor<8xf32> init ones
 // CHECK-SAME: %[[ARENA:[^:]*]]: !llvm.ptr, %{{[^:]*}}: !llvm.ptr, %{{[^:]*}}: !llvm.ptr, %{{[^:]*}}: !llvm.ptr, %{{[^:]*}}: !llvm.ptr, %{{[^:]*}}: !llvm.ptr, %{{[^:]*}}: !llvm.ptr, %[[HYPER:[^:]*]]: !llvm.ptr)
 func.func @train_step(%ids: tensor<4x2xi64>, %labels: tensor<4x2xi64>)
     -> (tensor<f32>, tensor<f32>, tensor<8xf32> {tfm.grad_of = @w})
-    attributes {tfm.train_step, tfm.optimizer = "sgd"} {
+    attributes {tfm.train_step, tfm.optimizer = #tfm.optimizer<sgd>} {
   %w = tfm.get_param @w : tensor<8xf32>
   %loss = tfm.fill 1.0 : tensor<f32>
   // Slot 0 of the table (the model JSON lists loss_scale first).
@@ -60,7 +60,7 @@ module attributes {tfm.precision = "bf16"} {
 tfm.param @w : tensor<8xf32> init ones
 func.func @train_step(%ids: tensor<4x2xi64>, %labels: tensor<4x2xi64>)
     -> (tensor<f32>, tensor<f32>, tensor<8xf32> {tfm.grad_of = @w})
-    attributes {tfm.train_step, tfm.optimizer = "sgd"} {
+    attributes {tfm.train_step, tfm.optimizer = #tfm.optimizer<sgd>} {
   %w = tfm.get_param @w : tensor<8xf32>
   %loss = tfm.fill 1.0 : tensor<f32>
   %g = tfm.fill 2.0 : tensor<8xf32>
@@ -85,7 +85,7 @@ func.func @train_step(%ids: tensor<4x2xi64>, %labels: tensor<4x2xi64>)
 tfm.param @w : tensor<8xf32> init ones
 func.func @train_step(%ids: tensor<4x2xi64>, %labels: tensor<4x2xi64>)
     -> (tensor<f32>, tensor<f32>, tensor<8xf32> {tfm.grad_of = @w})
-    attributes {tfm.train_step, tfm.optimizer = "sgd"} {
+    attributes {tfm.train_step, tfm.optimizer = #tfm.optimizer<sgd>} {
   %w = tfm.get_param @w : tensor<8xf32>
   %loss = tfm.fill 1.0 : tensor<f32>
   %g = tfm.fill 2.0 : tensor<8xf32>

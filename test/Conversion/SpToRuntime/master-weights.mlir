@@ -26,7 +26,7 @@ tfm.param @w : tensor<4x8xbf16> init ones
 // CHECK-NEXT: %[[MASTER:.*]] = llvm.load %[[E5]] : !llvm.ptr -> !llvm.ptr
 func.func @train_step(%ids: tensor<4x2xi64, #dist.layout<@mesh, dp = S(1)>>, %labels: tensor<4x2xi64, #dist.layout<@mesh, dp = S(1)>>)
     -> (tensor<f32>, tensor<f32>, tensor<4xf32> {tfm.grad_of = @a}, tensor<2x8xf32, #dist.layout<@mesh, dp = S(0)>> {tfm.grad_of = @w})
-    attributes {tfm.train_step, tfm.optimizer = "adamw", tfm.zero} {
+    attributes {tfm.train_step, tfm.optimizer = #tfm.optimizer<adamw>, tfm.zero} {
   %a = tfm.get_param @a : tensor<4xf32>
   %w = tfm.get_param @w : tensor<4x8xbf16>
   %loss = tfm.fill 1.0 : tensor<f32>

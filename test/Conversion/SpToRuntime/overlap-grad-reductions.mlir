@@ -18,7 +18,7 @@ tfm.param @w : tensor<8xf32> init ones
 // CHECK: llvm.call @sprt_op_sum_squares(
 func.func @train_step(%ids: tensor<4x2xi64>, %labels: tensor<4x2xi64>)
     -> (tensor<f32>, tensor<8xf32> {tfm.grad_of = @w})
-    attributes {tfm.train_step, tfm.optimizer = "sgd"} {
+    attributes {tfm.train_step, tfm.optimizer = #tfm.optimizer<sgd>} {
   %w = tfm.get_param @w : tensor<8xf32>
   %loss = tfm.fill 1.0 : tensor<f32>
   %g = tfm.fill 2.0 : tensor<8xf32, #dist.layout<@mesh, dp = P>>

@@ -13,7 +13,7 @@ tfm.param @c : tensor<3xf32> init ones
 // CHECK-LABEL: llvm.func @seqpar_step(
 func.func @train_step(%ids: tensor<4x2xi64, #dist.layout<@mesh, replica = S(1), seq = S(0, zigzag)>>, %labels: tensor<4x2xi64, #dist.layout<@mesh, replica = S(1), seq = S(0, zigzag)>>)
     -> (tensor<f32>, tensor<f32>, tensor<2x4xf32, #dist.layout<@mesh, replica = S(0), seq = S(0)>> {tfm.grad_of = @w}, tensor<3xf32, #dist.layout<@mesh, replica = S(0)>> {tfm.grad_of = @b}, tensor<3xf32> {tfm.grad_of = @c})
-    attributes {tfm.train_step, tfm.optimizer = "sgd", tfm.zero} {
+    attributes {tfm.train_step, tfm.optimizer = #tfm.optimizer<sgd>, tfm.zero} {
   %w = tfm.get_param @w : tensor<8x4xf32>
   %b = tfm.get_param @b : tensor<6xf32>
   %c = tfm.get_param @c : tensor<3xf32>

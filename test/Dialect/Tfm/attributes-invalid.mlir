@@ -17,8 +17,17 @@ func.func @f() attributes {tfm.forward = 1} {
 
 // -----
 
-// expected-error @+1 {{'func.func' op 'tfm.optimizer' must be "adamw" or "sgd", got "lamb"}}
-func.func @f() attributes {tfm.optimizer = "lamb"} {
+// A string is no longer the optimizer: the enum attribute is.
+// expected-error @+1 {{'func.func' op 'tfm.optimizer' must be #tfm.optimizer<adamw | sgd>, got "adamw"}}
+func.func @f() attributes {tfm.optimizer = "adamw"} {
+  return
+}
+
+// -----
+
+// expected-error @+2 {{expected ::seqpar::OptimizerKind to be one of: adamw, sgd}}
+// expected-error @+1 {{failed to parse Tfm_OptimizerAttr parameter 'value'}}
+func.func @f() attributes {tfm.optimizer = #tfm.optimizer<lamb>} {
   return
 }
 
@@ -116,14 +125,14 @@ func.func @g(%ids: tensor<4x1xi64>, %labels: tensor<4x1xi64>) -> tensor<f32> att
 
 // -----
 
-// expected-error @+1 {{'builtin.module' op 'tfm.recompute' must be "none", "selective" or "full", got "some"}}
-module attributes {tfm.recompute = "some"} {
+// expected-error @+1 {{'builtin.module' op 'tfm.recompute' must be #tfm.recompute<none | selective | full>, got #tfm.optimizer<sgd>}}
+module attributes {tfm.recompute = #tfm.optimizer<sgd>} {
 }
 
 // -----
 
 // expected-error @+1 {{'func.func' op carries 'tfm.recompute', which belongs on the module}}
-func.func @f() attributes {tfm.recompute = "full"} {
+func.func @f() attributes {tfm.recompute = #tfm.recompute<full>} {
   return
 }
 

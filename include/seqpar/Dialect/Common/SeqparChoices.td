@@ -18,6 +18,9 @@ include "mlir/IR/EnumAttr.td"
 class Seqpar_Choice<string name, string summary, list<I32EnumAttrCase> cases>
     : I32EnumAttr<name, summary, cases> {
   let cppNamespace = "::seqpar";
+  // The IR records a choice as a dialect's enum attribute (tfm's
+  // #tfm.optimizer<adamw>, TfmAttrs.td), never as an integer.
+  let genSpecializedAttr = 0;
 }
 
 def Seqpar_OptimizerKind : Seqpar_Choice<"OptimizerKind", "the optimizer", [

@@ -166,11 +166,11 @@ struct SpOptimizerPass : dist::impl::SpOptimizerPassBase<SpOptimizerPass> {
       diag.attachNote(update->getLoc()) << "the existing update";
       return diag;
     }
-    if (auto done = step->getAttrOfType<StringAttr>(
-            tfm::TfmDialect::OptimizerAttrHelper::getNameStr()))
+    if (Attribute done =
+            step->getAttr(tfm::TfmDialect::OptimizerAttrHelper::getNameStr()))
       return step.emitOpError()
-             << "already has its optimizer step (tfm.optimizer = \""
-             << done.getValue() << "\"); sp-optimizer runs once per step";
+             << "already has its optimizer step (tfm.optimizer = " << done
+             << "); sp-optimizer runs once per step";
     return success();
   }
 
@@ -357,7 +357,7 @@ struct SpOptimizerPass : dist::impl::SpOptimizerPassBase<SpOptimizerPass> {
                                    ValueRange(results).getTypes()));
     step.setAllResultAttrs(attrs);
     step->setAttr(tfm::TfmDialect::OptimizerAttrHelper::getNameStr(),
-                  b.getStringAttr(stringifyEnum(optimizer)));
+                  tfm::OptimizerKindAttr::get(b.getContext(), optimizer));
     return success();
   }
 };

@@ -175,7 +175,7 @@ struct SpRecomputePass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     StringRef recomputeAttr = TfmDialect::RecomputeAttrHelper::getNameStr();
-    if (auto done = module->getAttrOfType<StringAttr>(recomputeAttr)) {
+    if (Attribute done = module->getAttr(recomputeAttr)) {
       module.emitError() << "sp-recompute: the module is already recomputed ("
                          << recomputeAttr << " = " << done << ")";
       return signalPassFailure();
@@ -207,7 +207,7 @@ struct SpRecomputePass
       Recompute(func, begin, policy).run();
     }
     module->setAttr(recomputeAttr,
-                    StringAttr::get(&getContext(), stringifyEnum(policy)));
+                    RecomputePolicyAttr::get(&getContext(), policy));
   }
 };
 } // namespace

@@ -350,11 +350,10 @@ LogicalResult dist::memoryReport(ModuleOp module,
                                  std::optional<RecomputePolicy> paperPolicy,
                                  llvm::json::Object &report) {
   // The attribute's value was verified (TfmAttributes.cpp).
-  auto policyAttr = module->getAttrOfType<StringAttr>(
+  auto policyAttr = module->getAttrOfType<RecomputePolicyAttr>(
       TfmDialect::RecomputeAttrHelper::getNameStr());
   RecomputePolicy policy =
-      policyAttr ? *symbolizeRecomputePolicy(policyAttr.getValue())
-                 : RecomputePolicy::none;
+      policyAttr ? policyAttr.getValue() : RecomputePolicy::none;
   RecomputePolicy paperColumn = paperPolicy.value_or(policy);
   report["recompute"] = stringifyEnum(policy);
   report["paper_recompute"] = stringifyEnum(paperColumn);

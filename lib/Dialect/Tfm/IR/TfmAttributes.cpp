@@ -46,10 +46,9 @@ LogicalResult TfmDialect::verifyOperationAttribute(Operation *op,
   if (name == OptimizerAttrHelper::getNameStr()) {
     if (failed(expect(isFunction, "a function")))
       return failure();
-    auto value = dyn_cast<StringAttr>(attr.getValue());
-    if (!value || !symbolizeOptimizerKind(value.getValue()))
+    if (!isa<OptimizerKindAttr>(attr.getValue()))
       return op->emitOpError()
-             << quoted(attr) << " must be \"adamw\" or \"sgd\", got "
+             << quoted(attr) << " must be #tfm.optimizer<adamw | sgd>, got "
              << attr.getValue();
     return success();
   }
@@ -92,11 +91,11 @@ LogicalResult TfmDialect::verifyOperationAttribute(Operation *op,
   if (name == RecomputeAttrHelper::getNameStr()) {
     if (failed(expect(isa<ModuleOp>(op), "the module")))
       return failure();
-    auto value = dyn_cast<StringAttr>(attr.getValue());
-    if (!value || !symbolizeRecomputePolicy(value.getValue()))
+    if (!isa<RecomputePolicyAttr>(attr.getValue()))
       return op->emitOpError()
-             << quoted(attr) << " must be \"none\", \"selective\" or "
-             << "\"full\", got " << attr.getValue();
+             << quoted(attr)
+             << " must be #tfm.recompute<none | selective | full>, got "
+             << attr.getValue();
     return success();
   }
   // The model's compute precision (tfm-precision, tfm-master-weights).

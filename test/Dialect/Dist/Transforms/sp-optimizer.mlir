@@ -10,7 +10,7 @@
 // Single device: both gradients are whole, one sum.
 // SGD-LABEL: func.func @train_step
 // SGD-SAME: (%[[LOSS:[a-z0-9]+]]: tensor<f32>, %[[DW:[a-z0-9]+]]: tensor<4x8xf32>, %[[DB:[a-z0-9]+]]: tensor<8xf32>)
-// SGD-SAME: -> (tensor<f32>, tensor<f32>, tensor<4x8xf32> {tfm.grad_of = @w}, tensor<8xf32> {tfm.grad_of = @b}) attributes {tfm.optimizer = "sgd", tfm.train_step}
+// SGD-SAME: -> (tensor<f32>, tensor<f32>, tensor<4x8xf32> {tfm.grad_of = @w}, tensor<8xf32> {tfm.grad_of = @b}) attributes {tfm.optimizer = #tfm.optimizer<sgd>, tfm.train_step}
 // SGD: %[[S0:[0-9]+]] = tfm.sum_squares %[[DW]] : tensor<4x8xf32> -> tensor<f32>
 // SGD-NEXT: %[[S1:[0-9]+]] = tfm.sum_squares %[[DB]] : tensor<8xf32> -> tensor<f32>
 // SGD-NEXT: %[[SUM:[0-9]+]] = tfm.add %[[S0]], %[[S1]] : tensor<f32>
@@ -22,7 +22,7 @@
 // SGD-NEXT: tfm.sgd_update @b, %[[DB]] scale %[[SCALE]] lr %lr weight_decay %weight_decay : tensor<8xf32>, tensor<f32>
 // SGD-NEXT: return %[[LOSS]], %[[NORM]], %[[DW]], %[[DB]] : tensor<f32>, tensor<f32>, tensor<4x8xf32>, tensor<8xf32>
 // ADAMW-LABEL: func.func @train_step
-// ADAMW-SAME: attributes {tfm.optimizer = "adamw", tfm.train_step}
+// ADAMW-SAME: attributes {tfm.optimizer = #tfm.optimizer<adamw>, tfm.train_step}
 // ADAMW: %[[SUM:[0-9]+]] = tfm.add
 // ADAMW-NEXT: %grad_clip = tfm.hyperparameter grad_clip default 1.000000e+00
 // ADAMW-NEXT: %[[SCALE:[a-z0-9_]+]], %[[NORM:[a-z0-9_]+]] = tfm.clip_scale %[[SUM]] max_norm %grad_clip : tensor<f32> -> tensor<f32>, tensor<f32>
@@ -128,7 +128,7 @@ func.func @train_step(%loss: tensor<f32>, %dtied: tensor<16x8xf32>)
 // updated whole and not gathered.
 // SGD-LABEL: func.func @train_step
 // SGD-SAME: (%[[LOSS:[a-z0-9]+]]: tensor<f32>, %[[DW:[a-z0-9]+]]: tensor<2x8xf32, #dist.layout<@mesh, dp = S(0)>>, %[[DC:[a-z0-9]+]]: tensor<3xf32>)
-// SGD-SAME: attributes {tfm.optimizer = "sgd", tfm.train_step, tfm.zero}
+// SGD-SAME: attributes {tfm.optimizer = #tfm.optimizer<sgd>, tfm.train_step, tfm.zero}
 // SGD: %[[S0:[0-9]+]] = tfm.sum_squares %[[DW]] : tensor<2x8xf32, #dist.layout<@mesh, dp = S(0)>> -> tensor<f32, #dist.layout<@mesh, dp = P>>
 // SGD-NEXT: %[[S1:[0-9]+]] = tfm.sum_squares %[[DC]] : tensor<3xf32> -> tensor<f32>
 // SGD-NEXT: %[[RED:[0-9]+]] = dist.all_reduce %[[S0]] on @mesh["dp"] sum : tensor<f32, #dist.layout<@mesh, dp = P>> -> tensor<f32>
@@ -142,7 +142,7 @@ func.func @train_step(%loss: tensor<f32>, %dtied: tensor<16x8xf32>)
 // SGD-NEXT: dist.all_gather_param @w on @mesh["dp"] : tensor<4x8xf32>
 // SGD-NEXT: return %[[LOSS]], %[[NORM]], %[[DW]], %[[DC]] :
 // ADAMW-LABEL: func.func @train_step
-// ADAMW-SAME: attributes {tfm.optimizer = "adamw", tfm.train_step, tfm.zero}
+// ADAMW-SAME: attributes {tfm.optimizer = #tfm.optimizer<adamw>, tfm.train_step, tfm.zero}
 // ADAMW: tfm.adamw_update @w
 // ADAMW-NEXT: tfm.adamw_update @c
 // ADAMW-NEXT: dist.all_gather_param @w on @mesh["dp"] : tensor<4x8xf32>

@@ -14,7 +14,7 @@ tfm.param @a : tensor<4xf32> init zeros tie "t"
 tfm.param @b : tensor<4xf32> init zeros tie "t"
 func.func @train_step(%gw: tensor<8xf32>, %gt: tensor<4xf32>, %s: tensor<f32>)
     -> (tensor<8xf32> {tfm.grad_of = @w}, tensor<4xf32> {tfm.grad_of = @a},
-        tensor<4xf32> {tfm.grad_of = @b}) attributes {tfm.train_step, tfm.optimizer = "sgd"} {
+        tensor<4xf32> {tfm.grad_of = @b}) attributes {tfm.train_step, tfm.optimizer = #tfm.optimizer<sgd>} {
   %lr = tfm.hyperparameter lr default 0.1
   %weight_decay = tfm.hyperparameter weight_decay default 0.0
   %w = tfm.get_param @w : tensor<8xf32>
@@ -40,7 +40,7 @@ func.func @gradients_only(%gw: tensor<8xf32>) -> (tensor<8xf32> {tfm.grad_of = @
 // Two updates of one parameter (sp-optimizer run twice, or a hand edit).
 tfm.param @w : tensor<8xf32> init zeros
 func.func @train_step(%gw: tensor<8xf32>, %s: tensor<f32>)
-    -> (tensor<8xf32> {tfm.grad_of = @w}) attributes {tfm.train_step, tfm.optimizer = "adamw"} {
+    -> (tensor<8xf32> {tfm.grad_of = @w}) attributes {tfm.train_step, tfm.optimizer = #tfm.optimizer<adamw>} {
   %lr = tfm.hyperparameter lr default 1.0e-3
   %beta1 = tfm.hyperparameter beta1 default 0.9
   %beta2 = tfm.hyperparameter beta2 default 0.999
@@ -62,7 +62,7 @@ tfm.param @v : tensor<4xf32> init zeros
 // expected-error @+1 {{'func.func' op never updates parameter @v, whose gradient it returns as result #1: every parameter with a gradient is updated exactly once per step}}
 func.func @train_step(%gw: tensor<8xf32>, %gv: tensor<4xf32>, %s: tensor<f32>)
     -> (tensor<8xf32> {tfm.grad_of = @w}, tensor<4xf32> {tfm.grad_of = @v})
-    attributes {tfm.train_step, tfm.optimizer = "sgd"} {
+    attributes {tfm.train_step, tfm.optimizer = #tfm.optimizer<sgd>} {
   %lr = tfm.hyperparameter lr default 0.1
   %weight_decay = tfm.hyperparameter weight_decay default 0.0
   %w = tfm.get_param @w : tensor<8xf32>
@@ -77,7 +77,7 @@ func.func @train_step(%gw: tensor<8xf32>, %gv: tensor<4xf32>, %s: tensor<f32>)
 tfm.param @w : tensor<8xf32> init zeros
 // expected-error @+1 {{'func.func' op never updates parameter @w, whose gradient it returns as result #0}}
 func.func @train_step(%gw: tensor<8xf32>) -> (tensor<8xf32> {tfm.grad_of = @w})
-    attributes {tfm.train_step, tfm.optimizer = "sgd"} {
+    attributes {tfm.train_step, tfm.optimizer = #tfm.optimizer<sgd>} {
   return %gw : tensor<8xf32>
 }
 
@@ -87,7 +87,7 @@ func.func @train_step(%gw: tensor<8xf32>) -> (tensor<8xf32> {tfm.grad_of = @w})
 tfm.param @w : tensor<8xf32> init zeros
 tfm.param @v : tensor<8xf32> init zeros
 func.func @train_step(%gw: tensor<8xf32>, %s: tensor<f32>)
-    -> (tensor<8xf32> {tfm.grad_of = @w}) attributes {tfm.train_step, tfm.optimizer = "sgd"} {
+    -> (tensor<8xf32> {tfm.grad_of = @w}) attributes {tfm.train_step, tfm.optimizer = #tfm.optimizer<sgd>} {
   %lr = tfm.hyperparameter lr default 0.1
   %weight_decay = tfm.hyperparameter weight_decay default 0.0
   %w = tfm.get_param @w : tensor<8xf32>
@@ -105,7 +105,7 @@ tfm.param @w : tensor<8xf32> init zeros
 tfm.param @v : tensor<8xf32> init zeros
 func.func @train_step(%gw: tensor<8xf32>, %gv: tensor<8xf32>, %s: tensor<f32>)
     -> (tensor<8xf32> {tfm.grad_of = @w}, tensor<8xf32> {tfm.grad_of = @v})
-    attributes {tfm.train_step, tfm.optimizer = "sgd"} {
+    attributes {tfm.train_step, tfm.optimizer = #tfm.optimizer<sgd>} {
   %lr = tfm.hyperparameter lr default 0.1
   %weight_decay = tfm.hyperparameter weight_decay default 0.0
   %w = tfm.get_param @w : tensor<8xf32>
@@ -123,7 +123,7 @@ tfm.param @w : tensor<8xf32> init zeros
 // expected-error @+1 {{'func.func' op returns two gradients of parameter @w, results #0 and #1}}
 func.func @train_step(%g0: tensor<8xf32>, %g1: tensor<8xf32>, %s: tensor<f32>)
     -> (tensor<8xf32> {tfm.grad_of = @w}, tensor<8xf32> {tfm.grad_of = @w})
-    attributes {tfm.train_step, tfm.optimizer = "sgd"} {
+    attributes {tfm.train_step, tfm.optimizer = #tfm.optimizer<sgd>} {
   %lr = tfm.hyperparameter lr default 0.1
   %weight_decay = tfm.hyperparameter weight_decay default 0.0
   %w = tfm.get_param @w : tensor<8xf32>

@@ -48,6 +48,9 @@ struct SavedTensor {
 };
 } // namespace seqpar::tfm
 
+#define GET_ATTRDEF_CLASSES
+#include "seqpar/Dialect/Tfm/IR/TfmAttrs.h.inc"
+
 #include "seqpar/Dialect/Tfm/IR/TfmInterfaces.h.inc"
 #include "seqpar/Dialect/Tfm/IR/TfmOpsDialect.h.inc"
 

@@ -14,6 +14,7 @@ include "seqpar/Dialect/Common/SeqparTraits.td"
 def Tfm_Dialect : Dialect {
   let name = "tfm";
   let cppNamespace = "::seqpar::tfm";
+  let useDefaultAttributePrinterParser = 1;
   let summary = "A transformer model, written for one device";
   let description = [{
     `tfm` describes a transformer (GPT-2, GPT-NeoX, Llama, ...) as a
@@ -41,7 +42,8 @@ def Tfm_Dialect : Dialect {
       mode; every op before it is forward.
     - `tfm.zero` (unit, on a train step): gradients are reduce-scattered
       over the data axis and each replica updates its slice (ZeRO-1).
-    - `tfm.optimizer = "adamw" | "sgd"` (on a train step): sp-optimizer ran.
+    - `tfm.optimizer = #tfm.optimizer<adamw | sgd>` (on a train step):
+      sp-optimizer ran.
     - `tfm.model_type` (string, on the module): the Hugging Face model_type.
     - `tfm.hf_config` (string, on the module): the Hugging Face config.json
       sp-import read (a JSON object), which the program writes back with
@@ -55,7 +57,8 @@ def Tfm_Dialect : Dialect {
       suffixes of the tensors the family's Hugging Face checkpoints hold
       that are no parameters (causal masks, rotary inverse frequencies),
       which `--init-from` ignores as transformers does; set by sp-import.
-    - `tfm.recompute = "none" | "selective" | "full"` (on the module): the
+    - `tfm.recompute = #tfm.recompute<none | selective | full>` (on the
+      module): the
       activation recompute policy sp-recompute applied to the train step;
       no attribute means none.
     - `tfm.recomputed` (unit, on an op of a train step's backward): a copy
@@ -88,12 +91,12 @@ def Tfm_Dialect : Dialect {
     "::mlir::FlatSymbolRefAttr":$grad_of,
     "::mlir::UnitAttr":$backward_begins,
     "::mlir::UnitAttr":$zero,
-    "::mlir::StringAttr":$optimizer,
+    "::seqpar::tfm::OptimizerKindAttr":$optimizer,
     "::mlir::StringAttr":$model_type,
     "::mlir::StringAttr":$hf_config,
     "::mlir::StringAttr":$hf_base_prefix,
     "::mlir::ArrayAttr":$hf_buffers,
-    "::mlir::StringAttr":$recompute,
+    "::seqpar::tfm::RecomputePolicyAttr":$recompute,
     "::mlir::UnitAttr":$recomputed,
     "::mlir::StringAttr":$name,
     "::mlir::StringAttr":$precision,
