@@ -345,7 +345,7 @@ else
   "$root/bench/gpu-peer/pack-mpi.sh" "$dir" > /dev/null
 fi
 mkdir -p "$dir/peer"
-cp "$root"/bench/gpu-peer/{driver,peer,report,seqdata}.py "$dir/peer/"
+cp "$root"/bench/gpu-peer/{driver,peer,peerutil,report,seqdata}.py "$dir/peer/"
 cp "$root/bench/gpu-peer/run.sh" "$dir/"
 chmod +x "$dir/run.sh" "$dir/setup-mpi.sh"
 
