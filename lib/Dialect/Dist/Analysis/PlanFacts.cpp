@@ -89,45 +89,31 @@ void attachTransfer(MLIRContext *ctx) {
   (Ops::template attachInterface<Transfers<Ops, K>>(*ctx), ...);
 }
 
+/// Ops with nothing to declare: results in buffers of their own, no
+/// gradient the proof follows through them.
+template <typename... Ops> void attachPlain(MLIRContext *ctx) {
+  attach<NotInPlace, Ops...>(ctx);
+  attachTransfer<GradTransfer::opaque, Ops...>(ctx);
+}
+
 } // namespace
 
 void dist::registerPlanFactsModels(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, tfm::TfmDialect *) {
     using namespace tfm;
     attach<OverFirstOperand, ScaleOp>(ctx);
-    attach<NotInPlace,
-           // Forward.
-           ParamOp, GetParamOp, PositionIdsOp, MicroBatchOp, EmbeddingOp,
-           LayerNormOp, RmsNormOp, DropoutOp, QkvSplitOp, GeluOp, SiluOp,
-           ReluOp, MulOp, AddOp, ConvertOp, BiasAddOp, RepeatHeadsOp, LinearOp,
-           AttentionOp, LogitsMaxOp, LogitsSumExpOp, LabelLogitOp,
-           CrossEntropyFromStatsOp, CrossEntropyOp, LabelCountOp,
-           HyperparameterOp,
-           // Backward.
-           LinearGradInputOp, LinearGradWeightOp, AttentionGradOp, BiasGradOp,
-           LayerNormGradOp, RmsNormGradOp, GeluGradOp, SiluGradOp, ReluGradOp,
-           FillOp, EmbeddingGradOp, QkvConcatOp, RepeatHeadsGradOp,
-           CrossEntropyGradOp, CrossEntropyFromStatsGradOp, LogitsSumExpGradOp,
-           LabelLogitGradOp,
-           // Fused.
-           DropoutAddOp,
-           // Optimizer.
-           SumSquaresOp, ClipScaleOp, SgdUpdateOp, AdamWUpdateOp,
-           // Structure.
-           MicroBatchLoopOp, YieldOp>(ctx);
-
+    attach<NotInPlace, AddOp, ConvertOp>(ctx);
     attachTransfer<GradTransfer::same, ConvertOp, ScaleOp>(ctx);
     attachTransfer<GradTransfer::sum, AddOp>(ctx);
-    attachTransfer<
-        GradTransfer::opaque,
+    attachPlain<
         // Forward.
         ParamOp, GetParamOp, PositionIdsOp, MicroBatchOp, EmbeddingOp,
         LayerNormOp, RmsNormOp, DropoutOp, QkvSplitOp, GeluOp, SiluOp, ReluOp,
         MulOp, BiasAddOp, RepeatHeadsOp, LinearOp, AttentionOp, LogitsMaxOp,
         LogitsSumExpOp, LabelLogitOp, CrossEntropyFromStatsOp, CrossEntropyOp,
         LabelCountOp, HyperparameterOp,
-        // Backward: each makes new contributions (autodiff tags
-        // its results) from what it reads.
+        // Backward: each makes new contributions (autodiff tags its results)
+        // from what it reads.
         LinearGradInputOp, LinearGradWeightOp, AttentionGradOp, BiasGradOp,
         LayerNormGradOp, RmsNormGradOp, GeluGradOp, SiluGradOp, ReluGradOp,
         FillOp, EmbeddingGradOp, QkvConcatOp, RepeatHeadsGradOp,
@@ -143,21 +129,16 @@ void dist::registerPlanFactsModels(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, DistDialect *) {
     attach<OverFirstOperand, AllReduceOp>(ctx);
     attach<OverOwnOperand, AllReduceCoalescedOp>(ctx);
-    attach<NotInPlace, MeshOp, AllGatherOp, ReduceScatterOp,
-           ReduceScatterCoalescedOp, AllGatherParamOp, AllToAllOp, LocalSliceOp,
-           SendOp, RecvOp, AllGatherMatmulOp, MatmulReduceScatterOp,
-           AllGatherMatmulGradWeightOp, RingAttentionOp, RingAttentionGradOp>(
-        ctx);
-
+    attach<Reduces, AllReduceOp, AllReduceCoalescedOp>(ctx);
+    attach<NotInPlace, ReduceScatterOp, ReduceScatterCoalescedOp, AllGatherOp,
+           LocalSliceOp, AllToAllOp>(ctx);
+    attach<Scatters, ReduceScatterOp, ReduceScatterCoalescedOp>(ctx);
     attachTransfer<GradTransfer::same, AllGatherOp, LocalSliceOp, AllToAllOp>(
         ctx);
-    attach<Reduces, AllReduceOp, AllReduceCoalescedOp>(ctx);
-    attach<Scatters, ReduceScatterOp, ReduceScatterCoalescedOp>(ctx);
     // A recv holds what its matched send sent: the proof reads the
     // pipeline schedule for it.
-    attachTransfer<GradTransfer::opaque, MeshOp, AllGatherParamOp, SendOp,
-                   RecvOp, AllGatherMatmulOp, MatmulReduceScatterOp,
-                   AllGatherMatmulGradWeightOp, RingAttentionOp,
-                   RingAttentionGradOp>(ctx);
+    attachPlain<MeshOp, AllGatherParamOp, SendOp, RecvOp, AllGatherMatmulOp,
+                MatmulReduceScatterOp, AllGatherMatmulGradWeightOp,
+                RingAttentionOp, RingAttentionGradOp>(ctx);
   });
 }
