@@ -28,8 +28,6 @@ using namespace seqpar::dist;
 using namespace seqpar::tfm;
 using namespace seqpar::sptoruntime;
 
-/// The safetensors name of a parameter's element type (the runtime stores,
-/// loads and dumps the parameter in it).
 /// The optimizer sp-optimizer gave the step (`tfm.optimizer`), by its name,
 /// or "" (a forward-only program).
 static StringRef optimizerName(func::FuncOp func) {
@@ -38,6 +36,8 @@ static StringRef optimizerName(func::FuncOp func) {
   return optimizer ? stringifyEnum(optimizer.getValue()) : StringRef();
 }
 
+/// The safetensors name of a parameter's element type (the runtime stores,
+/// loads and dumps the parameter in it).
 static StringRef safetensorsDtype(Type t) {
   if (t.isF32())
     return "F32";
