@@ -36,8 +36,8 @@ FLOPs and MFU: model FLOPs per step = 6 N T + 12 L S W T (N parameters,
 a tied embedding counted once, T = B S tokens, L layers, W the attention
 width: heads x head size; the attention term counts the whole S x S score
 matrix, as bench/gpu-step.sh does), the same count for both frameworks,
-against the device's dense peak for the run's precision (PEAKS below; fp32
-runs have TF32 off, so fp32's non-tensor-core peak).
+against the device's dense peak for the run's precision (PEAKS in
+peerutil.py; fp32 runs have TF32 off, so fp32's non-tensor-core peak).
 """
 
 import gzip
@@ -648,8 +648,6 @@ class Runner:
             print(f"   {name}: {status} ({time.time() - start:.0f} s; "
                   f"{self.left():.0f} s left)", flush=True)
         print(report.summary_lines(self.results), flush=True)
-
-
 
 
 if __name__ == "__main__":

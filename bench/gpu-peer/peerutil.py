@@ -3,22 +3,15 @@ peaks, parameter counts and model FLOPs, and the readers of its logs,
 traces and dumps (error lines, attention and start-up lines, op tables,
 loss curves, gtest summaries, the cuda-vs-cpu comparison)."""
 
-import gzip
 import json
 import os
 import re
-import shutil
-import signal
 import statistics
-import subprocess
 import sys
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-import report  # noqa: E402
 import seqdata  # noqa: E402
-
 
 
 # Dense peak TFLOP/s by device name (NVIDIA's data sheets): (name contains,

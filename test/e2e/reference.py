@@ -87,11 +87,8 @@ parameter), with a one-line error on stderr.
 """
 
 import argparse
-import json
 import math
-import os
 import re
-import struct
 import sys
 
 import numpy as np
@@ -101,7 +98,6 @@ try:
 except ImportError:  # pragma: no cover
     sys.stderr.write("error: PyTorch is required (Debian: apt-get install python3-torch)\n")
     sys.exit(2)
-
 
 
 # The two halves of the reference, re-exported: `import reference` gives

@@ -1,22 +1,11 @@
 """The safetensors reader and writer of the PyTorch reference (reference.py),
 in json + numpy, and its error type."""
 
-import argparse
 import json
-import math
 import os
-import re
 import struct
-import sys
 
 import numpy as np
-
-try:
-    import torch
-except ImportError:  # pragma: no cover
-    sys.stderr.write("error: PyTorch is required (Debian: apt-get install python3-torch)\n")
-    sys.exit(2)
-
 
 
 class RefError(Exception):

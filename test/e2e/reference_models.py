@@ -3,22 +3,15 @@ the float64 building blocks, the tfm ops of the forward with their
 low-precision rounding points, and the GPT-2, GPT-NeoX and Llama
 families."""
 
-import argparse
 import json
 import math
-import os
-import re
-import struct
 import sys
-
-import numpy as np
 
 try:
     import torch
 except ImportError:  # pragma: no cover
     sys.stderr.write("error: PyTorch is required (Debian: apt-get install python3-torch)\n")
     sys.exit(2)
-
 
 from reference_io import RefError
 
