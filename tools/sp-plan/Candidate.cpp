@@ -27,7 +27,7 @@ std::string Layout::name() const {
   if (sp)
     s += " sp";
   if (cp > 1)
-    s += " cp" + std::to_string(cp);
+    s += " cp" + std::to_string(cp) + (cpAttention == "ring" ? " ring" : "");
   if (pp > 1)
     s += " pp" + std::to_string(pp);
   s += " dp" + std::to_string(dp);
@@ -45,6 +45,8 @@ std::vector<std::string> Layout::compileFlags(StringRef precision) const {
     f.push_back("--sp");
   if (cp > 1)
     f.insert(f.end(), {"--cp", std::to_string(cp)});
+  if (cpAttention != "allgather")
+    f.insert(f.end(), {"--cp-attention", cpAttention});
   if (pp > 1)
     f.insert(f.end(), {"--pp", std::to_string(pp)});
   if (dp > 1)
@@ -123,6 +125,7 @@ CompileResult seqpar::plan::compileCandidate(ModuleOp model,
   // sp-plan's own flags and layouts name them; validated there.
   options.recompute = *symbolizeRecomputePolicy(layout.recompute);
   options.precision = *symbolizePrecision(precision);
+  options.cpAttention = *symbolizeCpAttention(layout.cpAttention);
   options.fuseChunks = fuseChunks;
   options.overlapGradReductions = true;
   options.lowerToRuntime = false;

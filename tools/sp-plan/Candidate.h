@@ -26,6 +26,8 @@ struct Layout {
   int64_t tp = 1, cp = 1, pp = 1, dp = 1, zero = 0, microBatches = 1;
   bool sp = false;
   std::string recompute = "none";
+  /// With cp > 1: "allgather" (keys and values all-gathered) or "ring".
+  std::string cpAttention = "allgather";
 
   /// Short name, e.g. "tp2 sp dp2 z1 mb4 sel".
   std::string name() const;
@@ -42,6 +44,8 @@ struct CompileResult {
   llvm::json::Object memory;
   Mesh mesh;
   std::vector<StageFacts> stages;
+  /// Composed from two shallower compiles (Compose.h), not compiled whole.
+  bool composed = false;
 };
 
 /// Compiles `layout` of `model` (which it clones) with `precision` and

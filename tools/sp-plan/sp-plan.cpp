@@ -16,8 +16,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "Candidate.h"
+#include "CandidateCompiler.h"
 #include "Cluster.h"
+#include "Compose.h"
 #include "CostModel.h"
+#include "MaxSeq.h"
 
 #include "seqpar/Import/HFImport.h"
 #include "seqpar/InitAll.h"
@@ -37,13 +40,30 @@
 
 using namespace llvm;
 using namespace seqpar::plan;
+namespace json = llvm::json;
 
 static cl::OptionCategory planning("Planning");
 static cl::opt<std::string> hfConfig("hf-config", cl::Required,
                                      cl::desc("Hugging Face config.json"),
                                      cl::value_desc("file"), cl::cat(planning));
-static cl::opt<int64_t> seqLen("seq-len", cl::Required,
-                               cl::desc("Sequence length"), cl::cat(planning));
+static cl::opt<int64_t> seqLen("seq-len",
+                               cl::desc("Sequence length (not with --max-seq)"),
+                               cl::cat(planning));
+static cl::opt<bool>
+    maxSeq("max-seq",
+           cl::desc("Find the longest sequence some layout trains instead "
+                    "of the fastest layout at --seq-len"),
+           cl::cat(planning));
+static cl::opt<int64_t>
+    seqBlock("seq-block",
+             cl::desc("With --max-seq: sequence lengths tried are multiples "
+                      "of this (default 1024)"),
+             cl::init(1024), cl::cat(planning));
+static cl::opt<int64_t>
+    maxSeqLimit("max-seq-limit",
+                cl::desc("With --max-seq: the longest sequence tried "
+                         "(default 16777216)"),
+                cl::init(int64_t(1) << 24), cl::cat(planning));
 static cl::opt<int64_t> globalBatch("global-batch", cl::Required,
                                     cl::desc("Sequences per step"),
                                     cl::cat(planning));
@@ -77,6 +97,17 @@ static cl::opt<int64_t>
                cl::desc("sp-compile's --fuse-chunks for every candidate "
                         "(default 2)"),
                cl::init(2), cl::cat(planning));
+static cl::opt<int64_t> composeLayers(
+    "compose-layers",
+    cl::desc("Compile each candidate with K and K + 1 layers per pipeline "
+             "stage and compose the model's figures from them; 0 compiles "
+             "every candidate whole (default 2)"),
+    cl::init(2), cl::cat(planning));
+static cl::opt<bool> checkComposition(
+    "check-composition",
+    cl::desc("Also compile every composed candidate whole and report how "
+             "its figures compare"),
+    cl::cat(planning));
 static cl::opt<bool> jsonOutput("json", cl::desc("Print JSON"),
                                 cl::cat(planning));
 
@@ -118,8 +149,135 @@ struct Ranked {
   Layout layout;
   Prediction prediction;
   json::Object peak; // the worst stage's per_rank_peak_bytes
+  bool composed = false;
 };
 } // namespace
+
+/// The winner's sp-import and sp-compile command lines at `seq`.
+static std::pair<std::string, std::string> commandLines(const Layout &l,
+                                                        int64_t seq) {
+  std::string importLine =
+      formatv("sp-import --hf-config {0} --seq-len {1} --batch {2} -o "
+              "model.mlir",
+              hfConfig, seq, globalBatch / l.microBatches)
+          .str();
+  std::string compileLine = "sp-compile model.mlir " +
+                            join(l.compileFlags(precision), " ") +
+                            " --target cuda -o step";
+  return {importLine, compileLine};
+}
+
+static json::Object peakBytes(const CompileResult &r) {
+  return json::Object(*r.memory.getObject("per_rank_peak_bytes"));
+}
+
+/// --max-seq's answer: the longest sequence, the layouts that reach it
+/// ranked by predicted step time, the check one block up, the rejections.
+static int printMaxSeq(MaxSeqResult &r, const Cluster &cluster, double peak,
+                       const Calibration &calibration,
+                       std::chrono::steady_clock::time_point start) {
+  auto predictFit = [&](const SeqFit &f) {
+    return predict(f.result.stages, f.result.mesh, cluster, peak, calibration,
+                   fuseChunks, f.layout.microBatches, globalBatch * f.seq);
+  };
+  llvm::stable_sort(r.fits, [&](const SeqFit &a, const SeqFit &b) {
+    return predictFit(a).stepSeconds < predictFit(b).stepSeconds;
+  });
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  int exitCode = !r.seq ? 2 : r.nextFits.empty() ? 0 : 3;
+  if (jsonOutput) {
+    json::Array fits;
+    for (const SeqFit &f : r.fits) {
+      Prediction p = predictFit(f);
+      json::Array flags;
+      for (std::string &flag : f.layout.compileFlags(precision))
+        flags.push_back(flag);
+      fits.push_back(
+          json::Object{{"layout", f.layout.name()},
+                       {"import_batch", globalBatch / f.layout.microBatches},
+                       {"sp_compile_flags", std::move(flags)},
+                       {"step_seconds", p.stepSeconds},
+                       {"tokens_per_second", p.tokensPerSecond},
+                       {"mfu", p.mfu},
+                       {"per_rank_peak_bytes", peakBytes(f.result)}});
+    }
+    json::Array nextFits;
+    for (const std::string &n : r.nextFits)
+      nextFits.push_back(n);
+    json::Object next{{"seq", r.next},
+                      {"compiled", r.nextCompiled},
+                      {"rejected", r.nextRejected},
+                      {"fit", std::move(nextFits)}};
+    if (r.closest)
+      next["closest"] = json::Object{{"layout", r.closest->layout.name()},
+                                     {"total", r.closest->total}};
+    json::Array reasons;
+    for (auto &[reason, layouts] : r.rejected)
+      reasons.push_back(
+          json::Object{{"reason", reason}, {"count", int64_t(layouts.size())}});
+    outs() << formatv("{0:2}", json::Value(json::Object{
+                                   {"max_seq", r.seq},
+                                   {"seq_block", int64_t(seqBlock)},
+                                   {"memory_bytes", cluster.memoryBytes},
+                                   {"planning_seconds", seconds},
+                                   {"compiled", r.compiled},
+                                   {"model_limit", r.modelLimit},
+                                   {"layouts", std::move(fits)},
+                                   {"next", std::move(next)},
+                                   {"rejected", std::move(reasons)}}))
+           << "\n";
+    return exitCode;
+  }
+  outs() << formatv("sp-plan --max-seq: {0} on {1} ({2} x {3} GPUs, {4} "
+                    "each), global batch {5}, {6}, sequence block {7}\n",
+                    hfConfig, cluster.name, cluster.nodes, cluster.gpusPerNode,
+                    bytesText(cluster.memoryBytes), globalBatch, precision,
+                    seqBlock);
+  outs() << formatv("searched in {0:F2} s: {1} compiles; each layout with "
+                    "SP, ZeRO-1, full recompute and the most micro-batches\n",
+                    seconds, r.compiled);
+  if (!r.modelLimit.empty())
+    outs() << "the model limits the length: " << r.modelLimit << "\n";
+  if (!r.seq) {
+    outs() << "\nno layout fits a sequence of " << seqBlock << "\n";
+    return exitCode;
+  }
+  outs() << formatv("\nlongest sequence: {0} tokens, reached by {1} "
+                    "layout(s)\n",
+                    r.seq, r.fits.size());
+  for (const SeqFit &f : r.fits) {
+    Prediction p = predictFit(f);
+    outs() << formatv("  {0,-36} peak {1,11}  step {2,10:F3} ms  {3,5:F1}% "
+                      "MFU\n",
+                      f.layout.name(), bytesText(f.total), p.stepSeconds * 1e3,
+                      p.mfu * 100);
+  }
+  if (r.next) {
+    outs() << formatv("at {0} tokens: {1} layouts compiled, {2} fit, {3} "
+                      "rejected by the compiler",
+                      r.next, r.nextCompiled, r.nextFits.size(),
+                      r.nextRejected);
+    if (r.closest)
+      outs() << formatv("; closest {0} needs {1} (by {2})",
+                        r.closest->layout.name(), bytesText(r.closest->total),
+                        bytesText(r.closest->total - cluster.memoryBytes));
+    outs() << "\n";
+    if (!r.nextFits.empty())
+      outs() << "error: the search missed a longer fit: "
+             << join(r.nextFits, "; ") << "\n";
+  }
+  if (!r.rejected.empty())
+    outs() << "\nrejected by the compiler:\n";
+  for (auto &[reason, layouts] : r.rejected)
+    outs() << formatv("  {0,4} x {1}\n         e.g. {2}\n", layouts.size(),
+                      reason, join(ArrayRef(layouts).take_front(3), "; "));
+  auto [importLine, compileLine] = commandLines(r.fits.front().layout, r.seq);
+  outs() << "\nwinner: " << r.fits.front().layout.name() << "\n  " << importLine
+         << "\n  " << compileLine << "\n";
+  return exitCode;
+}
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
@@ -128,13 +286,21 @@ int main(int argc, char **argv) {
       argc, argv,
       "seqpar: the fastest layout that fits, by the compiler's own plan\n");
   auto start = std::chrono::steady_clock::now();
-  if (seqLen < 1 || globalBatch < 1)
-    return fail("--seq-len and --global-batch must be >= 1");
+  if (maxSeq && seqLen.getNumOccurrences())
+    return fail("--seq-len and --max-seq exclude each other: --max-seq "
+                "searches the sequence length");
+  if (!maxSeq && seqLen < 1)
+    return fail("--seq-len must be >= 1 (or give --max-seq)");
+  if (maxSeq && (seqBlock < 1 || maxSeqLimit < seqBlock))
+    return fail("--seq-block must be >= 1 and --max-seq-limit >= it");
+  if (globalBatch < 1)
+    return fail("--global-batch must be >= 1");
   if (precision != "bf16" && precision != "fp16" && precision != "fp32")
     return fail("--precision must be bf16, fp16 or fp32, got '" + precision +
                 "'");
-  if (maxMicroBatches < 1 || fuseChunks < 0)
-    return fail("--max-micro-batches must be >= 1 and --fuse-chunks >= 0");
+  if (maxMicroBatches < 1 || fuseChunks < 0 || composeLayers < 0)
+    return fail("--max-micro-batches must be >= 1, --fuse-chunks and "
+                "--compose-layers >= 0");
   std::string error;
   std::string configText = readFile(hfConfig, error);
   if (!error.empty())
@@ -165,23 +331,41 @@ int main(int argc, char **argv) {
   mlir::MLIRContext context(registry);
   context.disableMultithreading();
   context.printOpOnDiagnostic(false);
-  // The model of one micro-batch's global batch (G / M), imported once each.
-  std::map<int64_t, mlir::OwningOpRef<mlir::ModuleOp>> models;
-  auto modelFor = [&](int64_t batch) -> Expected<mlir::ModuleOp> {
-    auto it = models.find(batch);
-    if (it != models.end())
-      return *it->second;
-    seqpar::HFImportOptions options;
-    options.seqLen = seqLen;
-    options.batch = batch;
-    options.source = hfConfig;
-    auto m = seqpar::importHFConfig(configText, options, &context);
-    if (!m)
-      return m.takeError();
-    mlir::ModuleOp op = **m;
-    models[batch] = std::move(*m);
-    return op;
-  };
+  // Models of one micro-batch's global batch (G / M), imported once each.
+  CandidateCompiler::Options compilerOptions;
+  compilerOptions.config = configText;
+  compilerOptions.source = hfConfig;
+  compilerOptions.precision = precision;
+  compilerOptions.fuseChunks = fuseChunks;
+  compilerOptions.composeLayers = composeLayers;
+  compilerOptions.memoryBytes = cluster->memoryBytes;
+  compilerOptions.check = checkComposition;
+  Expected<int64_t> layers = layerCount(configText);
+  if (!layers) {
+    consumeError(layers.takeError());
+    compilerOptions.composeLayers = 0;
+  }
+  CandidateCompiler compiler(&context, compilerOptions, layers ? *layers : 0);
+  if (maxSeq) {
+    // Only the models of the lengths being compared stay imported.
+    auto compile = [&](const Layout &l,
+                       int64_t seq) -> Expected<CompileResult> {
+      compiler.keepOnly(seq);
+      int64_t batch = globalBatch / l.microBatches;
+      Expected<CompileResult> r = compiler.compile(l, seq, batch);
+      // A composed peak is a lower bound (docs/planner.md): a fit is
+      // decided on the whole compile.
+      if (!r || !r->composed ||
+          *r->memory.getObject("per_rank_peak_bytes")->getInteger("total") >
+              cluster->memoryBytes)
+        return r;
+      return compiler.compileFull(l, seq, batch);
+    };
+    MaxSeqResult r =
+        findMaxSeq(leanLayouts(cluster->gpus(), globalBatch, maxMicroBatches),
+                   seqBlock, maxSeqLimit, cluster->memoryBytes, compile);
+    return printMaxSeq(r, *cluster, peak, calibration, start);
+  }
 
   int64_t gpus = cluster->gpus();
   std::vector<Ranked> ranked;
@@ -198,6 +382,28 @@ int main(int argc, char **argv) {
     microBatchCounts.push_back(m);
   const char *policies[] = {"none", "selective", "full"};
 
+  // Ranks `l` compiled as `r` if it fits; true if it does.
+  auto rank = [&](const Layout &l, const CompileResult &r) {
+    const json::Object *peakBytes = r.memory.getObject("per_rank_peak_bytes");
+    int64_t total = *peakBytes->getInteger("total");
+    if (total > cluster->memoryBytes) {
+      // One group for every layout that does not fit, each named with
+      // how much it misses by.
+      rejected["does not fit in " + bytesText(cluster->memoryBytes) +
+               " per GPU"]
+          .push_back(l.name() + (r.composed ? " (composed: by " : " (by ") +
+                     bytesText(total - cluster->memoryBytes) + ", needs " +
+                     bytesText(total) + ")");
+      return false;
+    }
+    ranked.push_back(
+        Ranked{l,
+               predict(r.stages, r.mesh, *cluster, peak, calibration,
+                       fuseChunks, l.microBatches, globalBatch * seqLen),
+               *peakBytes, r.composed});
+    return true;
+  };
+
   // Compiles `l`; true if it fits (and is ranked).
   auto evaluate = [&](const Layout &l) -> Expected<bool> {
     if (globalBatch % l.microBatches) {
@@ -210,34 +416,18 @@ int main(int argc, char **argv) {
       ++capped;
       return false;
     }
-    Expected<mlir::ModuleOp> model = modelFor(globalBatch / l.microBatches);
-    if (!model)
-      return model.takeError();
     ++compiled;
-    CompileResult r = compileCandidate(*model, l, precision, fuseChunks);
+    Expected<CompileResult> result =
+        compiler.compile(l, seqLen, globalBatch / l.microBatches);
+    if (!result)
+      return result.takeError();
+    CompileResult &r = *result;
     if (!r.rejection.empty()) {
       compilerRejected = true;
       reject(r.rejection, l);
       return false;
     }
-    const json::Object *peakBytes = r.memory.getObject("per_rank_peak_bytes");
-    int64_t total = *peakBytes->getInteger("total");
-    if (total > cluster->memoryBytes) {
-      // One group for every layout that does not fit, each named with
-      // how much it misses by.
-      rejected["does not fit in " + bytesText(cluster->memoryBytes) +
-               " per GPU"]
-          .push_back(l.name() + " (by " +
-                     bytesText(total - cluster->memoryBytes) + ", needs " +
-                     bytesText(total) + ")");
-      return false;
-    }
-    Ranked e{l,
-             predict(r.stages, r.mesh, *cluster, peak, calibration, fuseChunks,
-                     l.microBatches, globalBatch * seqLen),
-             *peakBytes};
-    ranked.push_back(std::move(e));
-    return true;
+    return rank(l, r);
   };
 
   for (int64_t tp : divisors(gpus))
@@ -247,8 +437,11 @@ int main(int argc, char **argv) {
           if (sp && tp == 1)
             continue;
           int64_t dp = gpus / tp / cp / pp;
-          for (int64_t zero : {0, 1}) {
-            if (zero && dp * cp == 1)
+          // ZeRO 0 / 1, and with cp both attentions.
+          for (int64_t variant = 0; variant < 4; ++variant) {
+            int64_t zero = variant % 2;
+            bool ring = variant / 2;
+            if ((zero && dp * cp == 1) || (ring && cp == 1))
               continue;
             Layout base;
             base.tp = tp;
@@ -257,6 +450,7 @@ int main(int argc, char **argv) {
             base.dp = dp;
             base.sp = sp;
             base.zero = zero;
+            base.cpAttention = ring ? "ring" : "allgather";
             // Without a pipeline the model's step time does not fall with
             // more micro-batches or recompute: the first (policy, M) that
             // fits dominates the rest. With one, more micro-batches shrink
@@ -316,9 +510,26 @@ int main(int argc, char **argv) {
           }
         }
 
-  llvm::stable_sort(ranked, [](const Ranked &a, const Ranked &b) {
+  auto byStepTime = [](const Ranked &a, const Ranked &b) {
     return a.prediction.stepSeconds < b.prediction.stepSeconds;
-  });
+  };
+  llvm::stable_sort(ranked, byStepTime);
+  // The rows shown are compiled whole: their figures are the compiler's.
+  for (size_t i = 0; i < ranked.size() && i < top; ++i) {
+    if (!ranked[i].composed)
+      continue;
+    Layout l = ranked[i].layout;
+    ranked.erase(ranked.begin() + i);
+    Expected<CompileResult> whole =
+        compiler.compileFull(l, seqLen, globalBatch / l.microBatches);
+    if (!whole)
+      return fail(toString(whole.takeError()));
+    if (!whole->rejection.empty())
+      reject(whole->rejection, l);
+    else if (rank(l, *whole))
+      llvm::stable_sort(ranked, byStepTime);
+    i = size_t(-1); // from the top again: the order may have changed
+  }
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
@@ -326,17 +537,7 @@ int main(int argc, char **argv) {
   for (auto &[reason, layouts] : rejected)
     rejectedCount += int64_t(layouts.size());
 
-  auto commands = [&](const Layout &l) {
-    std::string importLine =
-        formatv("sp-import --hf-config {0} --seq-len {1} --batch {2} -o "
-                "model.mlir",
-                hfConfig, seqLen, globalBatch / l.microBatches)
-            .str();
-    std::string compileLine = "sp-compile model.mlir " +
-                              join(l.compileFlags(precision), " ") +
-                              " --target cuda -o step";
-    return std::pair(importLine, compileLine);
-  };
+  auto commands = [&](const Layout &l) { return commandLines(l, seqLen); };
 
   if (jsonOutput) {
     json::Array rows;
@@ -386,6 +587,15 @@ int main(int argc, char **argv) {
                      {"dominated_not_compiled", dominated},
                      {"capped_not_compiled", capped},
                      {"skipped_after_compiler_rejection", skipped},
+                     {"composed", compiler.composedCount},
+                     {"compiled_whole", compiler.fullCount},
+                     {"composition_checked", compiler.checks.checked},
+                     {"composition_equal", compiler.checks.equal},
+                     {"composition_under", compiler.checks.under},
+                     {"composition_mismatches", compiler.checks.mismatches},
+                     {"composition_over", compiler.checks.over},
+                     {"composition_max_under", compiler.checks.maxUnder},
+                     {"composition_max_over", compiler.checks.maxOver},
                      {"ranked", std::move(rows)},
                      {"rejected", std::move(reasons)}};
     if (!ranked.empty()) {
@@ -406,9 +616,34 @@ int main(int argc, char **argv) {
   outs() << formatv(
       "planned in {0:F2} s: {1} candidates compiled, {2} fit, "
       "{3} rejected, {4} dominated and {5} rejected without recompute "
-      "(not compiled), {6} over --max-compiles\n\n",
+      "(not compiled), {6} over --max-compiles\n",
       seconds, compiled, ranked.size(), rejectedCount, dominated, skipped,
       capped);
+  if (composeLayers)
+    outs() << formatv("composed from {0}, {1}, ... layers per stage: {2} "
+                      "candidates; compiled whole: {3} ({4} near the memory "
+                      "limit, the rest shown, rejected or too shallow to "
+                      "compose)\n",
+                      composeLayers, composeLayers + 1, compiler.composedCount,
+                      compiler.fullCount, compiler.nearLimitCount);
+  else
+    outs() << "every candidate compiled whole (--compose-layers 0)\n";
+  if (checkComposition) {
+    const CandidateCompiler::CheckStats &c = compiler.checks;
+    outs() << formatv("checked: {0} composed candidates against their whole "
+                      "compiles, {1} equal to the byte; stage peaks composed "
+                      "below: {2} (by up to {3:F3}%), above: {4} (by up to "
+                      "{5:F3}%)\n",
+                      c.checked, c.equal, c.under, c.maxUnder * 100, c.over,
+                      c.maxOver * 100);
+    if (c.mismatches)
+      outs() << formatv("  {0} FLOPs, bytes or rejections unlike the whole "
+                        "compile's\n",
+                        c.mismatches);
+    for (const auto &[fraction, what] : c.examples)
+      outs() << formatv("  {0:F3}% {1}\n", fraction * 100, what);
+  }
+  outs() << "\n";
   outs() << formatv("{0,-4} {1,-30} {2,10} {3,12} {4,6} {5,11} {6,11} "
                     "{7,11} {8,11} {9,11} {10,11} {11,11}\n",
                     "rank", "layout", "step ms", "tokens/s", "MFU", "peak",

@@ -1,0 +1,199 @@
+//===- CandidateCompiler.cpp - candidates compiled or composed -----------===//
+
+#include "CandidateCompiler.h"
+#include "Compose.h"
+
+#include "seqpar/Import/HFImport.h"
+
+#include "llvm/Support/JSON.h"
+
+#include <cmath>
+
+using namespace llvm;
+using namespace seqpar;
+using namespace seqpar::plan;
+namespace json = llvm::json;
+
+Expected<CompileResult> CandidateCompiler::compileAt(const Layout &layout,
+                                                     int64_t seq, int64_t batch,
+                                                     int64_t modelLayers) {
+  auto key = std::make_tuple(seq, batch, modelLayers);
+  auto it = models.find(key);
+  if (it == models.end()) {
+    std::string text = options.config;
+    if (modelLayers != layers) {
+      Expected<std::string> shallow = withLayerCount(text, modelLayers);
+      if (!shallow)
+        return shallow.takeError();
+      text = std::move(*shallow);
+    }
+    HFImportOptions importOptions;
+    importOptions.seqLen = seq;
+    importOptions.batch = batch;
+    importOptions.source = options.source;
+    auto m = importHFConfig(text, importOptions, context);
+    if (!m)
+      return m.takeError();
+    it = models.emplace(key, std::move(*m)).first;
+  }
+  return compileCandidate(*it->second, layout, options.precision,
+                          options.fuseChunks);
+}
+
+Expected<CompileResult> CandidateCompiler::compileFull(const Layout &layout,
+                                                       int64_t seq,
+                                                       int64_t batch) {
+  ++fullCount;
+  return compileAt(layout, seq, batch, layers);
+}
+
+/// Each stage's per_rank_peak_bytes (the top level when there is one).
+static std::vector<const json::Object *> stagePeaks(const json::Object &m) {
+  std::vector<const json::Object *> peaks;
+  if (const json::Array *stages = m.getArray("stages"))
+    for (const json::Value &s : *stages)
+      peaks.push_back(s.getAsObject()->getObject("per_rank_peak_bytes"));
+  else
+    peaks.push_back(m.getObject("per_rank_peak_bytes"));
+  return peaks;
+}
+
+/// Whether `x` and `y` have the same per-stage peak bytes (every
+/// category), FLOPs and bytes per axis.
+static bool sameFigures(const CompileResult &x, const CompileResult &y) {
+  std::vector<const json::Object *> a = stagePeaks(x.memory),
+                                    b = stagePeaks(y.memory);
+  if (a.size() != b.size() || x.stages.size() != y.stages.size())
+    return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    for (const auto &[key, value] : *b[i])
+      if (value.getAsInteger() && a[i]->getInteger(key) != value.getAsInteger())
+        return false;
+  for (size_t i = 0; i < x.stages.size(); ++i) {
+    const StageFacts &s = x.stages[i], &t = y.stages[i];
+    if (s.gemmFlops != t.gemmFlops || s.attentionFlops != t.attentionFlops ||
+        s.modelFlops != t.modelFlops || s.recomputeFlops != t.recomputeFlops)
+      return false;
+    for (const auto &entry : t.traffic) {
+      AxisTraffic u = s.traffic.lookup(entry.getKey());
+      const AxisTraffic &v = entry.getValue();
+      if (u.exposedBytes != v.exposedBytes || u.fusedBytes != v.fusedBytes ||
+          u.asyncBytes != v.asyncBytes)
+        return false;
+    }
+  }
+  return true;
+}
+
+Expected<CompileResult> CandidateCompiler::compile(const Layout &layout,
+                                                   int64_t seq, int64_t batch) {
+  int64_t k = options.composeLayers, pp = layout.pp;
+  int64_t perStage = pp > 0 && layers % pp == 0 ? layers / pp : 0;
+  // Three shallow compiles at least, each shallower than the model.
+  if (!k || perStage < k + 3)
+    return compileFull(layout, seq, batch);
+  // A shallow model's rejection or import error is decided on the whole
+  // model: the diagnostic reported is the one its compile gives.
+  auto shallow = [&](int64_t depth) -> std::optional<CompileResult> {
+    Expected<CompileResult> r = compileAt(layout, seq, batch, depth * pp);
+    if (!r) {
+      consumeError(r.takeError());
+      return std::nullopt;
+    }
+    if (!r->rejection.empty())
+      return std::nullopt;
+    return std::move(*r);
+  };
+  std::optional<CompileResult> a = shallow(k), b = shallow(k + 1);
+  if (!a || !b)
+    return compileFull(layout, seq, batch);
+  // The figures are taken as a sum of layers once three consecutive depths
+  // agree (where the peak lies can move in shallow models); the window
+  // moves deeper until they do, or the model is compiled whole.
+  for (int64_t depth = k + 2; depth < perStage; ++depth) {
+    std::optional<CompileResult> c = shallow(depth);
+    if (!c)
+      break;
+    if (!sameFigures(compose(*a, *b, 1), *c)) {
+      a = std::move(b);
+      b = std::move(c);
+      continue;
+    }
+    CompileResult r = compose(*b, *c, perStage - depth);
+    int64_t total =
+        *r.memory.getObject("per_rank_peak_bytes")->getInteger("total");
+    if (std::abs(double(total - options.memoryBytes)) <=
+        options.margin * double(options.memoryBytes)) {
+      ++nearLimitCount;
+      return compileFull(layout, seq, batch);
+    }
+    r.composed = true;
+    ++composedCount;
+    if (options.check) {
+      Expected<CompileResult> whole = compileAt(layout, seq, batch, layers);
+      if (!whole)
+        return whole.takeError();
+      check(layout, r, *whole);
+    }
+    return r;
+  }
+  return compileFull(layout, seq, batch);
+}
+
+void CandidateCompiler::check(const Layout &layout,
+                              const CompileResult &composed,
+                              const CompileResult &whole) {
+  ++checks.checked;
+  bool equal = true;
+  auto differ = [&](double fraction, const Twine &what, int64_t a, int64_t b) {
+    equal = false;
+    auto &e = checks.examples;
+    e.emplace_back(fraction, (layout.name() + ": " + what + " " + Twine(a) +
+                              " vs " + Twine(b))
+                                 .str());
+    llvm::stable_sort(e, [](auto &x, auto &y) { return x.first > y.first; });
+    if (e.size() > 8)
+      e.pop_back();
+  };
+  if (!whole.rejection.empty()) {
+    ++checks.mismatches;
+    differ(1, "whole compile rejected: " + whole.rejection, 0, 0);
+    return;
+  }
+  std::vector<const json::Object *> a = stagePeaks(composed.memory),
+                                    b = stagePeaks(whole.memory);
+  for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
+    int64_t x = *a[i]->getInteger("total"), y = *b[i]->getInteger("total");
+    if (x == y)
+      continue;
+    double fraction = double(std::abs(x - y)) / double(y);
+    ++(x < y ? checks.under : checks.over);
+    double &worst = x < y ? checks.maxUnder : checks.maxOver;
+    worst = std::max(worst, fraction);
+    differ(fraction, "stage " + Twine(i) + " total", x, y);
+  }
+  auto mismatch = [&](const Twine &what, int64_t a, int64_t b) {
+    if (a == b)
+      return;
+    ++checks.mismatches;
+    differ(1, what, a, b);
+  };
+  for (size_t i = 0; i < composed.stages.size(); ++i) {
+    const StageFacts &x = composed.stages[i], &y = whole.stages[i];
+    mismatch("stage " + Twine(i) + " FLOPs", x.gemmFlops + x.attentionFlops,
+             y.gemmFlops + y.attentionFlops);
+    for (const auto &entry : y.traffic) {
+      AxisTraffic t = x.traffic.lookup(entry.getKey());
+      const AxisTraffic &u = entry.getValue();
+      mismatch("stage " + Twine(i) + " bytes on " + entry.getKey(),
+               t.exposedBytes + t.fusedBytes + t.asyncBytes,
+               u.exposedBytes + u.fusedBytes + u.asyncBytes);
+    }
+  }
+  checks.equal += equal;
+}
+
+void CandidateCompiler::keepOnly(int64_t seq) {
+  for (auto it = models.begin(); it != models.end();)
+    it = std::get<0>(it->first) == seq ? std::next(it) : models.erase(it);
+}

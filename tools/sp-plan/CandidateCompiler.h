@@ -1,0 +1,80 @@
+//===- CandidateCompiler.h - candidates compiled or composed ----*- C++ -*-===//
+//
+// Imports the model once per (sequence, batch, layer count) and compiles
+// candidates: in full, or, where a stage has more than k + 1 layers, from
+// two compiles with k and k + 1 layers per stage (Compose.h). A composed
+// peak within `margin` of the GPU's memory is compiled in full instead, so
+// that no fit is decided on a composed figure that close to the limit.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SEQPAR_TOOLS_SP_PLAN_CANDIDATECOMPILER_H
+#define SEQPAR_TOOLS_SP_PLAN_CANDIDATECOMPILER_H
+
+#include "Candidate.h"
+
+#include <map>
+#include <tuple>
+
+namespace seqpar::plan {
+
+class CandidateCompiler {
+public:
+  struct Options {
+    std::string config, source, precision;
+    int64_t fuseChunks = 2;
+    /// k: 0 compiles every candidate in full.
+    int64_t composeLayers = 0;
+    int64_t memoryBytes = 0;
+    double margin = 0.05;
+    /// Also compile every composed candidate whole and compare.
+    bool check = false;
+  };
+  /// What the checks found: composed figures compared with whole compiles.
+  struct CheckStats {
+    int64_t checked = 0, equal = 0;
+    /// Stage peaks composed below and above the whole compile's, and the
+    /// largest difference each way as a fraction of the whole compile's.
+    int64_t under = 0, over = 0;
+    /// Composed FLOPs or bytes per axis unlike the whole compile's, and
+    /// layouts the whole compile rejected.
+    int64_t mismatches = 0;
+    double maxUnder = 0, maxOver = 0;
+    /// The largest differences of a total peak, largest first: (fraction,
+    /// "layout: stage composed vs whole"); and any other mismatch (FLOPs,
+    /// bytes, a rejection) the same way, with fraction 1.
+    std::vector<std::pair<double, std::string>> examples;
+  };
+  CandidateCompiler(mlir::MLIRContext *context, Options options, int64_t layers)
+      : context(context), options(std::move(options)), layers(layers) {}
+
+  /// `layout` of one micro-batch of `batch` sequences of `seq` tokens,
+  /// composed where it can be; an Error if the model cannot be imported.
+  llvm::Expected<CompileResult> compile(const Layout &layout, int64_t seq,
+                                        int64_t batch);
+  /// The same, always compiled whole.
+  llvm::Expected<CompileResult> compileFull(const Layout &layout, int64_t seq,
+                                            int64_t batch);
+  /// Forgets the models of every other sequence length.
+  void keepOnly(int64_t seq);
+
+  int64_t composedCount = 0, fullCount = 0, nearLimitCount = 0;
+  CheckStats checks;
+
+private:
+  void check(const Layout &layout, const CompileResult &composed,
+             const CompileResult &whole);
+  llvm::Expected<CompileResult> compileAt(const Layout &layout, int64_t seq,
+                                          int64_t batch, int64_t modelLayers);
+
+  mlir::MLIRContext *context;
+  Options options;
+  int64_t layers;
+  std::map<std::tuple<int64_t, int64_t, int64_t>,
+           mlir::OwningOpRef<mlir::ModuleOp>>
+      models;
+};
+
+} // namespace seqpar::plan
+
+#endif // SEQPAR_TOOLS_SP_PLAN_CANDIDATECOMPILER_H
