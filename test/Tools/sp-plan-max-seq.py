@@ -1,8 +1,9 @@
 """Checks sp-plan --max-seq's answer independently (sp-plan-max-seq.test):
 the winner, imported and compiled in full at the answer's length, has the
 planned per-rank peak and fits; sp-plan's whole search (every recompute
-policy, micro-batch count, ZeRO stage and attention) finds a layout at that
-length and none one block up.
+policy, micro-batch count, ZeRO stage and attention, each compiled whole and
+none skipped for its leanest variant) finds a layout at that length and none
+one block up.
 
 usage: sp-plan-max-seq.py MAXSEQ.json CONFIG CLUSTER GLOBAL_BATCH MAX_MB WORKDIR
 """
@@ -45,7 +46,9 @@ def search(length):
     run = subprocess.run([os.path.join(bin_dir, "sp-plan"), "--hf-config",
                           config, "--cluster", cluster, "--global-batch",
                           batch, "--max-micro-batches", max_mb, "--seq-len",
-                          str(length), "--json"], capture_output=True,
+                          str(length), "--lean-first=false",
+                          "--compose-layers", "0", "--json"],
+                         capture_output=True,
                          text=True)
     if run.returncode not in (0, 2):
         sys.exit("sp-plan --seq-len %d failed: %s" % (length, run.stderr))

@@ -36,6 +36,8 @@ Expected<CompileResult> CandidateCompiler::compileAt(const Layout &layout,
       return m.takeError();
     it = models.emplace(key, std::move(*m)).first;
   }
+  ++compiles;
+  layersCompiled += modelLayers;
   return compileCandidate(*it->second, layout, options.precision,
                           options.fuseChunks);
 }
@@ -58,86 +60,53 @@ static std::vector<const json::Object *> stagePeaks(const json::Object &m) {
   return peaks;
 }
 
-/// Whether `x` and `y` have the same per-stage peak bytes (every
-/// category), FLOPs and bytes per axis.
-static bool sameFigures(const CompileResult &x, const CompileResult &y) {
-  std::vector<const json::Object *> a = stagePeaks(x.memory),
-                                    b = stagePeaks(y.memory);
-  if (a.size() != b.size() || x.stages.size() != y.stages.size())
-    return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    for (const auto &[key, value] : *b[i])
-      if (value.getAsInteger() && a[i]->getInteger(key) != value.getAsInteger())
-        return false;
-  for (size_t i = 0; i < x.stages.size(); ++i) {
-    const StageFacts &s = x.stages[i], &t = y.stages[i];
-    if (s.gemmFlops != t.gemmFlops || s.attentionFlops != t.attentionFlops ||
-        s.modelFlops != t.modelFlops || s.recomputeFlops != t.recomputeFlops)
-      return false;
-    for (const auto &entry : t.traffic) {
-      AxisTraffic u = s.traffic.lookup(entry.getKey());
-      const AxisTraffic &v = entry.getValue();
-      if (u.exposedBytes != v.exposedBytes || u.fusedBytes != v.fusedBytes ||
-          u.asyncBytes != v.asyncBytes)
-        return false;
-    }
-  }
-  return true;
-}
-
 Expected<CompileResult> CandidateCompiler::compile(const Layout &layout,
                                                    int64_t seq, int64_t batch) {
   int64_t k = options.composeLayers, pp = layout.pp;
   int64_t perStage = pp > 0 && layers % pp == 0 ? layers / pp : 0;
-  // Three shallow compiles at least, each shallower than the model.
-  if (!k || perStage < k + 3)
+  // Two shallow compiles, each shallower than the model.
+  if (!k || perStage < k + 2)
     return compileFull(layout, seq, batch);
-  // A shallow model's rejection or import error is decided on the whole
-  // model: the diagnostic reported is the one its compile gives.
-  auto shallow = [&](int64_t depth) -> std::optional<CompileResult> {
-    Expected<CompileResult> r = compileAt(layout, seq, batch, depth * pp);
+  CompileResult shallow[2];
+  for (int64_t i = 0; i < 2; ++i) {
+    Expected<CompileResult> r = compileAt(layout, seq, batch, (k + i) * pp);
+    // The model refuses this length or batch: the whole model's import
+    // gives the error.
     if (!r) {
       consumeError(r.takeError());
-      return std::nullopt;
-    }
-    if (!r->rejection.empty())
-      return std::nullopt;
-    return std::move(*r);
-  };
-  std::optional<CompileResult> a = shallow(k), b = shallow(k + 1);
-  if (!a || !b)
-    return compileFull(layout, seq, batch);
-  // The figures are taken as a sum of layers once three consecutive depths
-  // agree (where the peak lies can move in shallow models); the window
-  // moves deeper until they do, or the model is compiled whole.
-  for (int64_t depth = k + 2; depth < perStage; ++depth) {
-    std::optional<CompileResult> c = shallow(depth);
-    if (!c)
-      break;
-    if (!sameFigures(compose(*a, *b, 1), *c)) {
-      a = std::move(b);
-      b = std::move(c);
-      continue;
-    }
-    CompileResult r = compose(*b, *c, perStage - depth);
-    int64_t total =
-        *r.memory.getObject("per_rank_peak_bytes")->getInteger("total");
-    if (std::abs(double(total - options.memoryBytes)) <=
-        options.margin * double(options.memoryBytes)) {
-      ++nearLimitCount;
       return compileFull(layout, seq, batch);
     }
-    r.composed = true;
-    ++composedCount;
-    if (options.check) {
-      Expected<CompileResult> whole = compileAt(layout, seq, batch, layers);
-      if (!whole)
-        return whole.takeError();
-      check(layout, r, *whole);
+    // The compiler's diagnostic for this layout, from a shallow model: the
+    // splits it checks do not depend on the depth.
+    if (!r->rejection.empty()) {
+      ++shallowRejected;
+      if (options.check) {
+        Expected<CompileResult> whole = compileAt(layout, seq, batch, layers);
+        if (!whole)
+          return whole.takeError();
+        check(layout, *r, *whole);
+      }
+      return r;
     }
-    return r;
+    shallow[i] = std::move(*r);
   }
-  return compileFull(layout, seq, batch);
+  CompileResult r = compose(shallow[0], shallow[1], perStage - k - 1);
+  int64_t total =
+      *r.memory.getObject("per_rank_peak_bytes")->getInteger("total");
+  if (std::abs(double(total - options.memoryBytes)) <=
+      options.margin * double(options.memoryBytes)) {
+    ++nearLimitCount;
+    return compileFull(layout, seq, batch);
+  }
+  r.composed = true;
+  ++composedCount;
+  if (options.check) {
+    Expected<CompileResult> whole = compileAt(layout, seq, batch, layers);
+    if (!whole)
+      return whole.takeError();
+    check(layout, r, *whole);
+  }
+  return r;
 }
 
 void CandidateCompiler::check(const Layout &layout,
@@ -155,9 +124,18 @@ void CandidateCompiler::check(const Layout &layout,
     if (e.size() > 8)
       e.pop_back();
   };
-  if (!whole.rejection.empty()) {
-    ++checks.mismatches;
-    differ(1, "whole compile rejected: " + whole.rejection, 0, 0);
+  if (!composed.rejection.empty() || !whole.rejection.empty()) {
+    // A shallow rejection must be the whole model's too.
+    if (composed.rejection.empty() || whole.rejection.empty()) {
+      ++checks.mismatches;
+      differ(1,
+             "rejected only by the " +
+                 Twine(whole.rejection.empty() ? "shallow" : "whole") +
+                 " compile: " + composed.rejection + whole.rejection,
+             0, 0);
+    } else {
+      checks.equal += 1;
+    }
     return;
   }
   std::vector<const json::Object *> a = stagePeaks(composed.memory),

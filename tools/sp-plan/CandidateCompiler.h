@@ -1,10 +1,12 @@
 //===- CandidateCompiler.h - candidates compiled or composed ----*- C++ -*-===//
 //
 // Imports the model once per (sequence, batch, layer count) and compiles
-// candidates: in full, or, where a stage has more than k + 1 layers, from
-// two compiles with k and k + 1 layers per stage (Compose.h). A composed
-// peak within `margin` of the GPU's memory is compiled in full instead, so
-// that no fit is decided on a composed figure that close to the limit.
+// candidates: in full, or, where a stage has at least k + 2 layers, from
+// two compiles with k and k + 1 layers per stage (Compose.h). The composed
+// peak is a lower bound (docs/planner.md), so a layout it puts over the
+// memory does not fit; one within `margin` of the GPU's memory is compiled
+// whole instead. A layout the compiler rejects at depth k is rejected with
+// that diagnostic: the splits it checks do not depend on the depth.
 //
 //===----------------------------------------------------------------------===//
 
@@ -59,6 +61,10 @@ public:
   void keepOnly(int64_t seq);
 
   int64_t composedCount = 0, fullCount = 0, nearLimitCount = 0;
+  /// Candidates rejected by the compiler on a shallow model.
+  int64_t shallowRejected = 0;
+  /// Every compile, shallow ones included, and the layers they held.
+  int64_t compiles = 0, layersCompiled = 0;
   CheckStats checks;
 
 private:

@@ -22,17 +22,24 @@ std::vector<Layout> seqpar::plan::leanLayouts(int64_t gpus, int64_t globalBatch,
         l.sp = tp > 1;
         l.zero = l.dp * cp > 1;
         l.recompute = "full";
-        l.microBatches = 0;
+        // One micro-batch (no accumulator) and the most (the least
+        // activations): either may keep less.
+        SmallVector<int64_t, 2> counts;
         for (int64_t m = 1; m <= maxMicroBatches; m *= 2)
           if (globalBatch % m == 0 && (globalBatch / m) % l.dp == 0)
-            l.microBatches = m;
-        if (!l.microBatches)
+            counts.assign({m});
+        if (counts.empty())
           continue;
-        layouts.push_back(l);
-        if (cp > 1) {
-          l.cpAttention = "ring";
-          layouts.push_back(l);
-        }
+        if (counts[0] > 1 && globalBatch % l.dp == 0)
+          counts.push_back(1);
+        for (int64_t m : counts)
+          for (const char *attention : {"allgather", "ring"}) {
+            if (cp == 1 && StringRef(attention) == "ring")
+              continue;
+            l.microBatches = m;
+            l.cpAttention = attention;
+            layouts.push_back(l);
+          }
       }
   return layouts;
 }

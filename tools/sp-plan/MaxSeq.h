@@ -5,7 +5,7 @@
 // memory, the longest sequence (a multiple of --seq-block) that some layout
 // trains, found with the compiler's own memory plan. Each layout is tried
 // with the settings that keep the least memory (SP, ZeRO-1, full recompute,
-// the most micro-batches), with both cp attentions, and searched upwards
+// one or the most micro-batches), with both cp attentions, and searched upwards
 // from the longest sequence found so far; the answer is then checked one
 // block up, where every layout is compiled again. docs/planner.md.
 //
@@ -24,9 +24,9 @@ namespace seqpar::plan {
 
 /// The layouts of `gpus` GPUs with memory's cheapest settings: tp x cp x pp
 /// x dp = gpus, SP where tp > 1, ZeRO-1 where dp x cp > 1, full recompute,
-/// both cp attentions, and the most micro-batches (a power of two up to
-/// `maxMicroBatches`) that leave each one a batch dp divides. A layout no
-/// micro-batch count suits is left out (dp does not divide the batch).
+/// both cp attentions, and one micro-batch and the most (a power of two up
+/// to `maxMicroBatches`) that leave each one a batch dp divides. A layout
+/// no micro-batch count suits is left out (dp does not divide the batch).
 std::vector<Layout> leanLayouts(int64_t gpus, int64_t globalBatch,
                                 int64_t maxMicroBatches);
 

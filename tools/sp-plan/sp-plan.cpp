@@ -21,6 +21,7 @@
 #include "Compose.h"
 #include "CostModel.h"
 #include "MaxSeq.h"
+#include "Search.h"
 
 #include "seqpar/Import/HFImport.h"
 #include "seqpar/InitAll.h"
@@ -108,6 +109,12 @@ static cl::opt<bool> checkComposition(
     cl::desc("Also compile every composed candidate whole and report how "
              "its figures compare"),
     cl::cat(planning));
+static cl::opt<bool> leanFirst(
+    "lean-first",
+    cl::desc("Compile each layout's leanest variant (full recompute, the "
+             "most micro-batches) first and skip the layout if it does not "
+             "fit (default true)"),
+    cl::init(true), cl::cat(planning));
 static cl::opt<bool> jsonOutput("json", cl::desc("Print JSON"),
                                 cl::cat(planning));
 
@@ -124,34 +131,6 @@ static std::string readFile(StringRef path, std::string &error) {
   }
   return (*buffer)->getBuffer().str();
 }
-
-static SmallVector<int64_t> divisors(int64_t n) {
-  SmallVector<int64_t> d;
-  for (int64_t i = 1; i <= n; ++i)
-    if (n % i == 0)
-      d.push_back(i);
-  return d;
-}
-
-static std::string bytesText(int64_t b) {
-  const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double v = double(b);
-  int u = 0;
-  while (v >= 1024 && u < 4) {
-    v /= 1024;
-    ++u;
-  }
-  return formatv(u ? "{0:F2} {1}" : "{0:F0} {1}", v, units[u]).str();
-}
-
-namespace {
-struct Ranked {
-  Layout layout;
-  Prediction prediction;
-  json::Object peak; // the worst stage's per_rank_peak_bytes
-  bool composed = false;
-};
-} // namespace
 
 /// The winner's sp-import and sp-compile command lines at `seq`.
 static std::pair<std::string, std::string> commandLines(const Layout &l,
@@ -235,9 +214,10 @@ static int printMaxSeq(MaxSeqResult &r, const Cluster &cluster, double peak,
                     hfConfig, cluster.name, cluster.nodes, cluster.gpusPerNode,
                     bytesText(cluster.memoryBytes), globalBatch, precision,
                     seqBlock);
-  outs() << formatv("searched in {0:F2} s: {1} compiles; each layout with "
-                    "SP, ZeRO-1, full recompute and the most micro-batches\n",
-                    seconds, r.compiled);
+  outs() << formatv(
+      "searched in {0:F2} s: {1} compiles; each layout with "
+      "SP, ZeRO-1, full recompute, and 1 or the most micro-batches\n",
+      seconds, r.compiled);
   if (!r.modelLimit.empty())
     outs() << "the model limits the length: " << r.modelLimit << "\n";
   if (!r.seq) {
@@ -367,169 +347,23 @@ int main(int argc, char **argv) {
     return printMaxSeq(r, *cluster, peak, calibration, start);
   }
 
+  SearchOptions searchOptions;
+  searchOptions.seqLen = seqLen;
+  searchOptions.globalBatch = globalBatch;
+  searchOptions.maxMicroBatches = maxMicroBatches;
+  searchOptions.maxCompiles = maxCompiles;
+  searchOptions.fuseChunks = fuseChunks;
+  searchOptions.top = top;
+  searchOptions.peakFlops = peak;
+  searchOptions.calibration = calibration;
+  searchOptions.leanFirst = leanFirst;
+  Expected<SearchResult> search =
+      searchLayouts(compiler, *cluster, searchOptions);
+  if (!search)
+    return fail(toString(search.takeError()));
+  const std::vector<Ranked> &ranked = search->ranked;
+  const auto &rejected = search->rejected;
   int64_t gpus = cluster->gpus();
-  std::vector<Ranked> ranked;
-  // Reason -> layouts rejected for it (in order).
-  std::map<std::string, std::vector<std::string>> rejected;
-  int64_t compiled = 0, dominated = 0, capped = 0, skipped = 0;
-  // Set by evaluate when the compiler (not memory) rejected the layout.
-  bool compilerRejected = false;
-  auto reject = [&](const std::string &reason, const Layout &l) {
-    rejected[reason].push_back(l.name());
-  };
-  SmallVector<int64_t> microBatchCounts;
-  for (int64_t m = 1; m <= maxMicroBatches; m *= 2)
-    microBatchCounts.push_back(m);
-  const char *policies[] = {"none", "selective", "full"};
-
-  // Ranks `l` compiled as `r` if it fits; true if it does.
-  auto rank = [&](const Layout &l, const CompileResult &r) {
-    const json::Object *peakBytes = r.memory.getObject("per_rank_peak_bytes");
-    int64_t total = *peakBytes->getInteger("total");
-    if (total > cluster->memoryBytes) {
-      // One group for every layout that does not fit, each named with
-      // how much it misses by.
-      rejected["does not fit in " + bytesText(cluster->memoryBytes) +
-               " per GPU"]
-          .push_back(l.name() + (r.composed ? " (composed: by " : " (by ") +
-                     bytesText(total - cluster->memoryBytes) + ", needs " +
-                     bytesText(total) + ")");
-      return false;
-    }
-    ranked.push_back(
-        Ranked{l,
-               predict(r.stages, r.mesh, *cluster, peak, calibration,
-                       fuseChunks, l.microBatches, globalBatch * seqLen),
-               *peakBytes, r.composed});
-    return true;
-  };
-
-  // Compiles `l`; true if it fits (and is ranked).
-  auto evaluate = [&](const Layout &l) -> Expected<bool> {
-    if (globalBatch % l.microBatches) {
-      reject("the micro-batch count does not divide --global-batch " +
-                 std::to_string(globalBatch),
-             l);
-      return false;
-    }
-    if (compiled >= int64_t(maxCompiles)) {
-      ++capped;
-      return false;
-    }
-    ++compiled;
-    Expected<CompileResult> result =
-        compiler.compile(l, seqLen, globalBatch / l.microBatches);
-    if (!result)
-      return result.takeError();
-    CompileResult &r = *result;
-    if (!r.rejection.empty()) {
-      compilerRejected = true;
-      reject(r.rejection, l);
-      return false;
-    }
-    return rank(l, r);
-  };
-
-  for (int64_t tp : divisors(gpus))
-    for (int64_t cp : divisors(gpus / tp))
-      for (int64_t pp : divisors(gpus / tp / cp))
-        for (bool sp : {false, true}) {
-          if (sp && tp == 1)
-            continue;
-          int64_t dp = gpus / tp / cp / pp;
-          // ZeRO 0 / 1, and with cp both attentions.
-          for (int64_t variant = 0; variant < 4; ++variant) {
-            int64_t zero = variant % 2;
-            bool ring = variant / 2;
-            if ((zero && dp * cp == 1) || (ring && cp == 1))
-              continue;
-            Layout base;
-            base.tp = tp;
-            base.cp = cp;
-            base.pp = pp;
-            base.dp = dp;
-            base.sp = sp;
-            base.zero = zero;
-            base.cpAttention = ring ? "ring" : "allgather";
-            // Without a pipeline the model's step time does not fall with
-            // more micro-batches or recompute: the first (policy, M) that
-            // fits dominates the rest. With one, more micro-batches shrink
-            // the bubble: each M keeps its cheapest policy that fits.
-            size_t tried = 0, total = 3 * microBatchCounts.size();
-            bool done = false;
-            auto tryOne = [&](const char *policy, int64_t m) -> Error {
-              compilerRejected = false;
-              Layout l = base;
-              l.recompute = policy;
-              l.microBatches = m;
-              ++tried;
-              Expected<bool> fits = evaluate(l);
-              if (!fits)
-                return fits.takeError();
-              done = *fits;
-              return Error::success();
-            };
-            if (pp == 1) {
-              // A recompute policy changes no split: a layout and M the
-              // compiler rejected without recompute are not compiled again.
-              SmallVector<int64_t> rejectedM;
-              for (const char *policy : policies) {
-                for (int64_t m : microBatchCounts) {
-                  if (llvm::is_contained(rejectedM, m)) {
-                    ++tried;
-                    ++skipped;
-                    continue;
-                  }
-                  if (Error e = tryOne(policy, m))
-                    return fail(toString(std::move(e)));
-                  if (compilerRejected)
-                    rejectedM.push_back(m);
-                  if (done)
-                    break;
-                }
-                if (done)
-                  break;
-              }
-            } else {
-              for (int64_t m : microBatchCounts)
-                for (size_t k = 0; k < 3; ++k) {
-                  if (Error e = tryOne(policies[k], m))
-                    return fail(toString(std::move(e)));
-                  if (compilerRejected && k == 0) {
-                    tried += 2;
-                    skipped += 2;
-                    break;
-                  }
-                  if (done) {
-                    done = false;
-                    break;
-                  }
-                }
-            }
-            dominated += int64_t(total - tried);
-          }
-        }
-
-  auto byStepTime = [](const Ranked &a, const Ranked &b) {
-    return a.prediction.stepSeconds < b.prediction.stepSeconds;
-  };
-  llvm::stable_sort(ranked, byStepTime);
-  // The rows shown are compiled whole: their figures are the compiler's.
-  for (size_t i = 0; i < ranked.size() && i < top; ++i) {
-    if (!ranked[i].composed)
-      continue;
-    Layout l = ranked[i].layout;
-    ranked.erase(ranked.begin() + i);
-    Expected<CompileResult> whole =
-        compiler.compileFull(l, seqLen, globalBatch / l.microBatches);
-    if (!whole)
-      return fail(toString(whole.takeError()));
-    if (!whole->rejection.empty())
-      reject(whole->rejection, l);
-    else if (rank(l, *whole))
-      llvm::stable_sort(ranked, byStepTime);
-    i = size_t(-1); // from the top again: the order may have changed
-  }
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
@@ -582,11 +416,12 @@ int main(int argc, char **argv) {
                      {"memory_bytes", cluster->memoryBytes},
                      {"precision", precision},
                      {"planning_seconds", seconds},
-                     {"compiled", compiled},
+                     {"compiled", search->compiled},
                      {"fit", int64_t(ranked.size())},
-                     {"dominated_not_compiled", dominated},
-                     {"capped_not_compiled", capped},
-                     {"skipped_after_compiler_rejection", skipped},
+                     {"dominated_not_compiled", search->dominated},
+                     {"lean_rejected", search->leanRejected},
+                     {"capped_not_compiled", search->capped},
+                     {"skipped_after_compiler_rejection", search->skipped},
                      {"composed", compiler.composedCount},
                      {"compiled_whole", compiler.fullCount},
                      {"composition_checked", compiler.checks.checked},
@@ -617,21 +452,25 @@ int main(int argc, char **argv) {
       "planned in {0:F2} s: {1} candidates compiled, {2} fit, "
       "{3} rejected, {4} dominated and {5} rejected without recompute "
       "(not compiled), {6} over --max-compiles\n",
-      seconds, compiled, ranked.size(), rejectedCount, dominated, skipped,
-      capped);
+      seconds, search->compiled, ranked.size(), rejectedCount,
+      search->dominated, search->skipped, search->capped);
   if (composeLayers)
-    outs() << formatv("composed from {0}, {1}, ... layers per stage: {2} "
-                      "candidates; compiled whole: {3} ({4} near the memory "
-                      "limit, the rest shown, rejected or too shallow to "
-                      "compose)\n",
+    outs() << formatv("composed from {0} and {1} layers per stage: {2} "
+                      "candidates, {3} rejected on those; compiled whole: {4} "
+                      "({5} near the memory limit, the rest shown or too "
+                      "shallow to compose)\n",
                       composeLayers, composeLayers + 1, compiler.composedCount,
-                      compiler.fullCount, compiler.nearLimitCount);
+                      compiler.shallowRejected, compiler.fullCount,
+                      compiler.nearLimitCount);
   else
     outs() << "every candidate compiled whole (--compose-layers 0)\n";
+  outs() << formatv("{0} compiles of {1} layers in all\n", compiler.compiles,
+                    compiler.layersCompiled);
   if (checkComposition) {
     const CandidateCompiler::CheckStats &c = compiler.checks;
-    outs() << formatv("checked: {0} composed candidates against their whole "
-                      "compiles, {1} equal to the byte; stage peaks composed "
+    outs() << formatv("checked: {0} composed or rejected candidates against "
+                      "their whole compiles, {1} equal to the byte or "
+                      "rejected by both; stage peaks composed "
                       "below: {2} (by up to {3:F3}%), above: {4} (by up to "
                       "{5:F3}%)\n",
                       c.checked, c.equal, c.under, c.maxUnder * 100, c.over,
