@@ -5,6 +5,7 @@
 #include "seqpar/Dialect/Dist/Analysis/Flops.h"
 #include "seqpar/Dialect/Dist/IR/Dist.h"
 #include "seqpar/Dialect/Dist/Transforms/Passes.h"
+#include "seqpar/Dialect/Tfm/IR/TensorSizes.h"
 #include "seqpar/Dialect/Tfm/IR/Tfm.h"
 #include "seqpar/Pipelines/Pipelines.h"
 
@@ -62,6 +63,22 @@ std::vector<std::string> Layout::compileFlags(StringRef precision) const {
   return f;
 }
 
+/// The bytes a memory-bound kernel reads and writes: its tensor operands
+/// and results. Ops without a tensor operand (parameters, constants) and
+/// ops with regions (the loops, whose bodies are counted) move nothing.
+static int64_t memoryBoundBytes(Operation *op) {
+  if (op->getNumRegions() || op->hasTrait<mlir::OpTrait::IsTerminator>() ||
+      llvm::none_of(op->getOperandTypes(), llvm::IsaPred<RankedTensorType>))
+    return 0;
+  int64_t bytes = 0;
+  for (ValueRange values :
+       {ValueRange(op->getOperands()), ValueRange(op->getResults())})
+    for (Value v : values)
+      if (isa<RankedTensorType>(v.getType()))
+        bytes += checkedByteSize(v).value_or(0);
+  return bytes;
+}
+
 /// The FLOPs and traffic of one rank running `func`, every op of a
 /// micro-batch loop's body counted once per micro-batch (as sp-report's
 /// FLOPs are).
@@ -76,14 +93,16 @@ static StageFacts stageFacts(func::FuncOp func, const json::Object &flops) {
     int64_t times = 1;
     if (auto loop = op->getParentOfType<tfm::MicroBatchLoopOp>())
       times = loop.getMicroBatches();
+    auto c = dyn_cast<dist::CollectiveOpInterface>(op);
     if (auto cost = dyn_cast<dist::CostOpInterface>(op)) {
       std::optional<int64_t> n = cost.getFlops();
       if (n && cost.getCostKind() == dist::CostKind::attention)
         facts.attentionFlops += *n * times;
       else if (n && cost.getCostKind() == dist::CostKind::gemm)
         facts.gemmFlops += *n * times;
+      else if (!c)
+        facts.memoryBoundBytes += memoryBoundBytes(op) * times;
     }
-    auto c = dyn_cast<dist::CollectiveOpInterface>(op);
     if (!c)
       return;
     auto mesh =

@@ -28,7 +28,7 @@ public:
     /// k: 0 compiles every candidate in full.
     int64_t composeLayers = 0;
     int64_t memoryBytes = 0;
-    double margin = 0.05;
+    double margin = 0.10;
     /// Also compile every composed candidate whole and compare.
     bool check = false;
   };

@@ -81,6 +81,10 @@ Expected<Cluster> seqpar::plan::parseCluster(StringRef text, StringRef source) {
                                     "' must be a positive number");
     c.peakFlops[key] = *f;
   }
+  Expected<double> hbm = positive(*o, "hbm_bytes_per_second", "", source);
+  if (!hbm)
+    return hbm.takeError();
+  c.memoryBytesPerSecond = *hbm;
   Expected<Link> intra = parseLink(*o, "intra_node", source);
   if (!intra)
     return intra.takeError();

@@ -30,6 +30,8 @@ struct Cluster {
   int64_t memoryBytes = 0;
   /// Peak dense FLOP/s of one GPU by precision name (bf16, fp16, fp32).
   llvm::StringMap<double> peakFlops;
+  /// One GPU's memory bandwidth (HBM), bytes per second.
+  double memoryBytesPerSecond = 0;
   Link intraNode, interNode;
 
   int64_t gpus() const { return nodes * gpusPerNode; }

@@ -25,13 +25,14 @@ Expected<Calibration> seqpar::plan::parseCalibration(StringRef text,
   for (const auto &[key, v] : *o) {
     double *field = key == "gemm"        ? &c.gemm
                     : key == "attention" ? &c.attention
+                    : key == "memory"    ? &c.memory
                                          : nullptr;
     if (!field) {
       // Documentation fields are allowed; numbers must name a class.
       if (StringRef(key).starts_with("comment") || key == "source")
         continue;
       return error("unknown op class '" + StringRef(key) +
-                   "' (gemm, attention)");
+                   "' (gemm, attention, memory)");
     }
     std::optional<double> e = v.getAsNumber();
     if (!e || !(*e > 0 && *e <= 1))
@@ -66,7 +67,9 @@ StageTime seqpar::plan::stageTime(const StageFacts &facts, const Mesh &mesh,
   StageTime t;
   t.compute =
       double(facts.gemmFlops) / (peakFlops * calibration.gemm) +
-      double(facts.attentionFlops) / (peakFlops * calibration.attention);
+      double(facts.attentionFlops) / (peakFlops * calibration.attention) +
+      double(facts.memoryBoundBytes) /
+          (cluster.memoryBytesPerSecond * calibration.memory);
   // The backward's compute, which async gradient buckets overlap; its
   // share of the compute time by FLOPs.
   int64_t flops = facts.gemmFlops + facts.attentionFlops;

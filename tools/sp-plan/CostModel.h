@@ -26,9 +26,12 @@ namespace seqpar::plan {
 struct Calibration {
   double gemm = 0.70;
   double attention = 0.50;
+  /// The fraction of the GPU's memory bandwidth memory-bound ops reach.
+  double memory = 0.80;
 };
 
-/// Reads a calibration file: {"gemm": E, "attention": E}, each in (0, 1];
+/// Reads a calibration file: {"gemm": E, "attention": E, "memory": E},
+/// each in (0, 1];
 /// a missing key keeps the default.
 llvm::Expected<Calibration> parseCalibration(llvm::StringRef json,
                                              llvm::StringRef source);
@@ -50,6 +53,10 @@ struct AxisTraffic {
 /// backward's (recompute included), and traffic per mesh axis.
 struct StageFacts {
   int64_t gemmFlops = 0, attentionFlops = 0;
+  /// Bytes the memory-bound ops (norms, elementwise maps, the loss pieces,
+  /// the optimizer: every tfm / dist op that is neither a GEMM, attention
+  /// nor a collective) read and write.
+  int64_t memoryBoundBytes = 0;
   int64_t modelFlops = 0, recomputeFlops = 0, backwardFlops = 0;
   llvm::StringMap<AxisTraffic> traffic;
 };
@@ -77,7 +84,8 @@ struct StageTime {
   double total() const { return compute + exposedComm; }
 };
 
-/// One stage's time: compute at peak x calibration; exposed collectives in
+/// One stage's time: compute at peak x calibration, memory-bound ops at the
+/// memory bandwidth x calibration; exposed collectives in
 /// full, fused ones all but 1/chunks hidden behind their GEMM, async
 /// gradient buckets hidden behind the backward except what exceeds it (and
 /// at least the last bucket).

@@ -35,8 +35,15 @@ public:
   Search(CandidateCompiler &compiler, const Cluster &cluster,
          const SearchOptions &options)
       : compiler(compiler), cluster(cluster), o(options) {
-    for (int64_t m = 1; m <= o.maxMicroBatches; m *= 2)
-      microBatchCounts.push_back(m);
+    if (!o.microBatches.empty())
+      microBatchCounts.assign(o.microBatches.begin(), o.microBatches.end());
+    else
+      for (int64_t m = 1; m <= o.maxMicroBatches; m *= 2)
+        microBatchCounts.push_back(m);
+    llvm::sort(microBatchCounts);
+    for (const char *p : {"none", "selective", "full"})
+      if (o.recompute.empty() || o.recompute == p)
+        policies.push_back(p);
   }
 
   Error group(const Layout &base);
@@ -62,6 +69,7 @@ private:
   const Cluster &cluster;
   const SearchOptions &o;
   SmallVector<int64_t> microBatchCounts;
+  SmallVector<const char *, 3> policies;
   /// Set by evaluate when the compiler (not memory) rejected the layout.
   bool compilerRejected = false;
   /// The group's leanest variants, compiled before the others, by name.
@@ -131,17 +139,22 @@ Expected<bool> Search::leanFirst(const Layout &base) {
   lean.clear();
   if (!o.leanFirst)
     return false;
-  // Memory's leanest variants: full recompute, with one micro-batch and
-  // with the most that divide the global batch. Full recompute keeps the
-  // least; a micro-batch loop adds a gradient accumulator once, after
-  // which more micro-batches only shrink the activations (docs/planner.md).
-  // If neither fits, no variant does.
+  // Memory's leanest variants: the last policy (full recompute, unless
+  // --recompute fixes it), with the fewest micro-batches and with the most
+  // that divide the global batch. Full recompute keeps the least; a
+  // micro-batch loop adds a gradient accumulator once, after which more
+  // micro-batches only shrink the activations (docs/planner.md). If
+  // neither fits, no variant does.
   Layout one = base, most = base;
-  one.recompute = most.recompute = "full";
-  one.microBatches = 1;
+  one.recompute = most.recompute = policies.back();
+  one.microBatches = most.microBatches = 0;
   for (int64_t m : microBatchCounts)
-    if (o.globalBatch % m == 0)
+    if (o.globalBatch % m == 0) {
+      one.microBatches = one.microBatches ? one.microBatches : m;
       most.microBatches = m;
+    }
+  if (!one.microBatches)
+    return false;
   std::string why;
   for (const Layout &l : {one, most}) {
     if (lean.count(l.name()))
@@ -171,7 +184,7 @@ Expected<bool> Search::leanFirst(const Layout &base) {
 }
 
 Error Search::group(const Layout &base) {
-  size_t tried = 0, total = 3 * microBatchCounts.size();
+  size_t tried = 0, total = policies.size() * microBatchCounts.size();
   if (Expected<bool> pruned = leanFirst(base)) {
     if (*pruned) {
       out.dominated += int64_t(total - lean.size());
@@ -185,7 +198,6 @@ Error Search::group(const Layout &base) {
   // micro-batches or recompute: the first (policy, M) that fits dominates
   // the rest. With one, more micro-batches shrink the bubble: each M keeps
   // its cheapest policy that fits.
-  const char *policies[] = {"none", "selective", "full"};
   bool done = false;
   auto tryOne = [&](const char *policy, int64_t m) -> Error {
     compilerRejected = false;
@@ -222,12 +234,12 @@ Error Search::group(const Layout &base) {
     }
   } else {
     for (int64_t m : microBatchCounts)
-      for (size_t k = 0; k < 3; ++k) {
+      for (size_t k = 0; k < policies.size(); ++k) {
         if (Error e = tryOne(policies[k], m))
           return e;
         if (compilerRejected && k == 0) {
-          tried += 2;
-          out.skipped += 2;
+          tried += policies.size() - 1;
+          out.skipped += int64_t(policies.size()) - 1;
           break;
         }
         if (done) {
@@ -277,7 +289,8 @@ Expected<SearchResult> seqpar::plan::searchLayouts(CandidateCompiler &compiler,
     for (int64_t cp : divisors(gpus / tp))
       for (int64_t pp : divisors(gpus / tp / cp))
         for (bool sp : {false, true}) {
-          if (sp && tp == 1)
+          if ((sp && tp == 1) || (o.tp && tp != o.tp) || (o.cp && cp != o.cp) ||
+              (o.pp && pp != o.pp))
             continue;
           int64_t dp = gpus / tp / cp / pp;
           // ZeRO 0 / 1, and with cp both attentions.

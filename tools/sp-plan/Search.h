@@ -35,6 +35,12 @@ struct SearchOptions {
   /// Compile each group's leanest variant first and skip the group when it
   /// does not fit.
   bool leanFirst = true;
+  /// Restrictions: a tp, cp or pp degree (0: every one), a recompute
+  /// policy ("": every one), the micro-batch counts (empty: powers of two
+  /// up to maxMicroBatches).
+  int64_t tp = 0, cp = 0, pp = 0;
+  std::string recompute;
+  std::vector<int64_t> microBatches;
 };
 
 struct SearchResult {

@@ -23,6 +23,7 @@
 #include "MaxSeq.h"
 #include "Search.h"
 
+#include "seqpar/Dialect/Common/SeqparChoices.h"
 #include "seqpar/Import/HFImport.h"
 #include "seqpar/InitAll.h"
 
@@ -102,8 +103,8 @@ static cl::opt<int64_t> composeLayers(
     "compose-layers",
     cl::desc("Compile each candidate with K and K + 1 layers per pipeline "
              "stage and compose the model's figures from them; 0 compiles "
-             "every candidate whole (default 2)"),
-    cl::init(2), cl::cat(planning));
+             "every candidate whole (default 1)"),
+    cl::init(1), cl::cat(planning));
 static cl::opt<bool> checkComposition(
     "check-composition",
     cl::desc("Also compile every composed candidate whole and report how "
@@ -115,6 +116,23 @@ static cl::opt<bool> leanFirst(
              "most micro-batches) first and skip the layout if it does not "
              "fit (default true)"),
     cl::init(true), cl::cat(planning));
+static cl::opt<int64_t> onlyTp("tp", cl::desc("Only layouts of this tp"),
+                               cl::init(0), cl::cat(planning));
+static cl::opt<int64_t> onlyCp("cp", cl::desc("Only layouts of this cp"),
+                               cl::init(0), cl::cat(planning));
+static cl::opt<int64_t> onlyPp("pp", cl::desc("Only layouts of this pp"),
+                               cl::init(0), cl::cat(planning));
+static cl::opt<std::string>
+    onlyRecompute("recompute",
+                  cl::desc("Only this recompute policy (none, selective, "
+                           "full)"),
+                  cl::cat(planning));
+static cl::list<int64_t>
+    microBatchList("micro-batches",
+                   cl::desc("The micro-batch counts tried (comma-separated; "
+                            "default: powers of two up to "
+                            "--max-micro-batches)"),
+                   cl::CommaSeparated, cl::cat(planning));
 static cl::opt<bool> jsonOutput("json", cl::desc("Print JSON"),
                                 cl::cat(planning));
 
@@ -278,6 +296,15 @@ int main(int argc, char **argv) {
   if (precision != "bf16" && precision != "fp16" && precision != "fp32")
     return fail("--precision must be bf16, fp16 or fp32, got '" + precision +
                 "'");
+  if (onlyTp < 0 || onlyCp < 0 || onlyPp < 0)
+    return fail("--tp, --cp and --pp must be >= 1");
+  if (!onlyRecompute.empty() &&
+      !seqpar::symbolizeRecomputePolicy(onlyRecompute))
+    return fail("--recompute must be none, selective or full, got '" +
+                onlyRecompute + "'");
+  for (int64_t m : microBatchList)
+    if (m < 1)
+      return fail("--micro-batches: each count must be >= 1, got " + Twine(m));
   if (maxMicroBatches < 1 || fuseChunks < 0 || composeLayers < 0)
     return fail("--max-micro-batches must be >= 1, --fuse-chunks and "
                 "--compose-layers >= 0");
@@ -357,6 +384,12 @@ int main(int argc, char **argv) {
   searchOptions.peakFlops = peak;
   searchOptions.calibration = calibration;
   searchOptions.leanFirst = leanFirst;
+  searchOptions.tp = onlyTp;
+  searchOptions.cp = onlyCp;
+  searchOptions.pp = onlyPp;
+  searchOptions.recompute = onlyRecompute;
+  searchOptions.microBatches.assign(microBatchList.begin(),
+                                    microBatchList.end());
   Expected<SearchResult> search =
       searchLayouts(compiler, *cluster, searchOptions);
   if (!search)

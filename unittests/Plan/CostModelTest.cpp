@@ -5,12 +5,15 @@
 //===----------------------------------------------------------------------===//
 
 #include "sp-plan/CostModel.h"
+#include "sp-plan/Cluster.h"
 
 #include "llvm/Support/Error.h"
 
 #include <gtest/gtest.h>
 
 using namespace seqpar::plan;
+using llvm::Expected;
+using llvm::toString;
 
 TEST(PlanCostModel, BubbleFraction) {
   EXPECT_DOUBLE_EQ(bubbleFraction(1, 8), 0.0);
@@ -47,7 +50,38 @@ static Cluster testCluster() {
   c.gpusPerNode = 2;
   c.intraNode = {1e9, 0};
   c.interNode = {1e9, 0};
+  c.memoryBytesPerSecond = 1e12;
   return c;
+}
+
+TEST(PlanCostModel, MemoryBoundOpsRunAtTheCalibratedBandwidth) {
+  StageFacts f;
+  // 0.8e12 bytes at 0.8 x 1e12 B/s: 1 s, added to 1 s of GEMMs.
+  f.memoryBoundBytes = 800000000000;
+  f.gemmFlops = 7000000000000;
+  Mesh mesh{{"tp"}, {2}};
+  StageTime t = stageTime(f, mesh, testCluster(), 1e13, Calibration(), 1);
+  EXPECT_DOUBLE_EQ(t.compute, 2.0);
+  Calibration slow;
+  slow.memory = 0.4;
+  EXPECT_DOUBLE_EQ(stageTime(f, mesh, testCluster(), 1e13, slow, 1).compute,
+                   3.0);
+}
+
+TEST(PlanCostModel, ClusterNeedsItsMemoryBandwidth) {
+  std::string ok = R"({"nodes": 1, "gpus_per_node": 8, "memory_bytes": 100,
+      "peak_flops": {"bf16": 1e12}, "hbm_bytes_per_second": 2e12,
+      "intra_node": {"bytes_per_second": 1e9, "latency_seconds": 0},
+      "inter_node": {"bytes_per_second": 1e9, "latency_seconds": 0}})";
+  Expected<Cluster> c = parseCluster(ok, "c.json");
+  ASSERT_TRUE(bool(c)) << toString(c.takeError());
+  EXPECT_DOUBLE_EQ(c->memoryBytesPerSecond, 2e12);
+  std::string missing = ok;
+  missing.replace(missing.find("\"hbm_bytes_per_second\": 2e12,"), 30, "");
+  Expected<Cluster> bad = parseCluster(missing, "c.json");
+  ASSERT_FALSE(bool(bad));
+  EXPECT_EQ(toString(bad.takeError()),
+            "c.json: 'hbm_bytes_per_second' must be a positive number");
 }
 
 TEST(PlanCostModel, StageTimeExposesWhatNothingHides) {
