@@ -3,15 +3,21 @@
 //   sp-plan --hf-config config.json --seq-len S --global-batch G
 //           --cluster cluster.json [--precision bf16|fp16|fp32]
 //           [--calibration FILE] [--top N] [--max-compiles N]
-//           [--max-micro-batches N] [--fuse-chunks N] [--json]
+//           [--max-micro-batches N | --micro-batches A,B,...]
+//           [--tp N] [--cp N] [--pp N] [--recompute POLICY]
+//           [--fuse-chunks N] [--compose-layers K] [--json]
+//   sp-plan --hf-config config.json --max-seq [--seq-block B] ...
 //
 // Enumerates the layouts of the cluster's GPUs (tp, SP, cp, pp, dp, ZeRO,
 // recompute, micro-batches), compiles each with the real pipeline up to
-// sp-plan-buffers (Candidate.h), rejects those the compiler rejects (its
-// diagnostic is the reason) and those whose planned per-rank peak exceeds
-// the GPU's memory, predicts the step time of the rest (CostModel.h) and
-// prints them ranked, the rejections grouped by reason and the winner's
-// sp-import / sp-compile command lines. docs/planner.md has the model.
+// sp-plan-buffers (Candidate.h; deep models composed from shallow compiles,
+// CandidateCompiler.h), rejects those the compiler rejects (its diagnostic
+// is the reason) and those whose planned per-rank peak exceeds the GPU's
+// memory, predicts the step time of the rest (CostModel.h) and prints them
+// ranked (Search.h), the rejections grouped by reason and the winner's
+// sp-import / sp-compile command lines. --max-seq finds the longest
+// sequence some layout trains instead (MaxSeq.h). docs/planner.md has the
+// model.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,7 +30,6 @@
 #include "Search.h"
 
 #include "seqpar/Dialect/Common/SeqparChoices.h"
-#include "seqpar/Import/HFImport.h"
 #include "seqpar/InitAll.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -305,6 +310,9 @@ int main(int argc, char **argv) {
   for (int64_t m : microBatchList)
     if (m < 1)
       return fail("--micro-batches: each count must be >= 1, got " + Twine(m));
+  if (maxSeq && (!onlyRecompute.empty() || !microBatchList.empty()))
+    return fail("--max-seq tries full recompute and one or the most "
+                "micro-batches: --recompute and --micro-batches do not apply");
   if (maxMicroBatches < 1 || fuseChunks < 0 || composeLayers < 0)
     return fail("--max-micro-batches must be >= 1, --fuse-chunks and "
                 "--compose-layers >= 0");
@@ -368,9 +376,14 @@ int main(int argc, char **argv) {
         return r;
       return compiler.compileFull(l, seq, batch);
     };
-    MaxSeqResult r =
-        findMaxSeq(leanLayouts(cluster->gpus(), globalBatch, maxMicroBatches),
-                   seqBlock, maxSeqLimit, cluster->memoryBytes, compile);
+    std::vector<Layout> layouts =
+        leanLayouts(cluster->gpus(), globalBatch, maxMicroBatches);
+    llvm::erase_if(layouts, [](const Layout &l) {
+      return (onlyTp && l.tp != onlyTp) || (onlyCp && l.cp != onlyCp) ||
+             (onlyPp && l.pp != onlyPp);
+    });
+    MaxSeqResult r = findMaxSeq(layouts, seqBlock, maxSeqLimit,
+                                cluster->memoryBytes, compile);
     return printMaxSeq(r, *cluster, peak, calibration, start);
   }
 
