@@ -46,6 +46,13 @@ struct CompileResult {
   std::vector<StageFacts> stages;
   /// Composed from two shallower compiles (Compose.h), not compiled whole.
   bool composed = false;
+
+  /// The memory report's per-rank peak (the worst stage's) and its total;
+  /// only for an accepted layout.
+  const llvm::json::Object &peak() const {
+    return *memory.getObject("per_rank_peak_bytes");
+  }
+  int64_t peakTotal() const { return *peak().getInteger("total"); }
 };
 
 /// Compiles `layout` of `model` (which it clones) with `precision` and

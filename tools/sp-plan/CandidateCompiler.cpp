@@ -91,9 +91,7 @@ Expected<CompileResult> CandidateCompiler::compile(const Layout &layout,
     shallow[i] = std::move(*r);
   }
   CompileResult r = compose(shallow[0], shallow[1], perStage - k - 1);
-  int64_t total =
-      *r.memory.getObject("per_rank_peak_bytes")->getInteger("total");
-  if (std::abs(double(total - options.memoryBytes)) <=
+  if (std::abs(double(r.peakTotal() - options.memoryBytes)) <=
       options.margin * double(options.memoryBytes)) {
     ++nearLimitCount;
     return compileFull(layout, seq, batch);

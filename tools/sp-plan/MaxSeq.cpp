@@ -69,8 +69,7 @@ struct Search {
     fit = SeqFit{l, seq, 0, std::move(*r)};
     if (!fit.result.rejection.empty())
       return Outcome::rejected;
-    fit.total = *fit.result.memory.getObject("per_rank_peak_bytes")
-                     ->getInteger("total");
+    fit.total = fit.result.peakTotal();
     return fit.total <= memoryBytes ? Outcome::fits : Outcome::tooBig;
   }
 

@@ -57,6 +57,13 @@ private:
   std::string noFit() const {
     return "does not fit in " + bytesText(cluster.memoryBytes) + " per GPU";
   }
+  /// "<layout> (by <bytes over>, needs <bytes>)", "composed:" if it was.
+  std::string miss(const Layout &l, const CompileResult &r) const {
+    int64_t total = r.peakTotal();
+    return l.name() + (r.composed ? " (composed: by " : " (by ") +
+           bytesText(total - cluster.memoryBytes) + ", needs " +
+           bytesText(total) + ")";
+  }
   bool rank(const Layout &l, const CompileResult &r);
   Expected<bool> evaluate(const Layout &l);
   /// Compiles `base`'s leanest variants; true if none fits (and the
@@ -77,26 +84,18 @@ private:
 };
 } // namespace
 
-static int64_t peakTotal(const CompileResult &r) {
-  return *r.memory.getObject("per_rank_peak_bytes")->getInteger("total");
-}
-
 bool Search::rank(const Layout &l, const CompileResult &r) {
-  int64_t total = peakTotal(r);
-  if (total > cluster.memoryBytes) {
+  if (r.peakTotal() > cluster.memoryBytes) {
     // One group for every layout that does not fit, each named with how
     // much it misses by.
-    out.rejected[noFit()].push_back(l.name() +
-                                    (r.composed ? " (composed: by " : " (by ") +
-                                    bytesText(total - cluster.memoryBytes) +
-                                    ", needs " + bytesText(total) + ")");
+    out.rejected[noFit()].push_back(miss(l, r));
     return false;
   }
-  out.ranked.push_back(Ranked{
-      l,
-      predict(r.stages, r.mesh, cluster, o.peakFlops, o.calibration,
-              o.fuseChunks, l.microBatches, o.globalBatch * o.seqLen),
-      json::Object(*r.memory.getObject("per_rank_peak_bytes")), r.composed});
+  out.ranked.push_back(
+      Ranked{l,
+             predict(r.stages, r.mesh, cluster, o.peakFlops, o.calibration,
+                     o.fuseChunks, l.microBatches, o.globalBatch * o.seqLen),
+             json::Object(r.peak()), r.composed});
   return true;
 }
 
@@ -163,16 +162,12 @@ Expected<bool> Search::leanFirst(const Layout &base) {
     if (!r)
       return r.takeError();
     if (!*r || !(*r)->rejection.empty() ||
-        peakTotal(**r) <= cluster.memoryBytes) {
+        (*r)->peakTotal() <= cluster.memoryBytes) {
       if (*r)
         lean.emplace(l.name(), std::move(**r));
       return false;
     }
-    int64_t need = peakTotal(**r);
-    why += (why.empty() ? "" : "; ") + l.name() +
-           ((*r)->composed ? " (composed: by " : " (by ") +
-           bytesText(need - cluster.memoryBytes) + ", needs " +
-           bytesText(need) + ")";
+    why += (why.empty() ? "" : "; ") + miss(l, **r);
     lean.emplace(l.name(), std::move(**r));
   }
   ++out.leanRejected;

@@ -169,10 +169,6 @@ static std::pair<std::string, std::string> commandLines(const Layout &l,
   return {importLine, compileLine};
 }
 
-static json::Object peakBytes(const CompileResult &r) {
-  return json::Object(*r.memory.getObject("per_rank_peak_bytes"));
-}
-
 /// --max-seq's answer: the longest sequence, the layouts that reach it
 /// ranked by predicted step time, the check one block up, the rejections.
 static int printMaxSeq(MaxSeqResult &r, const Cluster &cluster, double peak,
@@ -203,7 +199,7 @@ static int printMaxSeq(MaxSeqResult &r, const Cluster &cluster, double peak,
                        {"step_seconds", p.stepSeconds},
                        {"tokens_per_second", p.tokensPerSecond},
                        {"mfu", p.mfu},
-                       {"per_rank_peak_bytes", peakBytes(f.result)}});
+                       {"per_rank_peak_bytes", json::Object(f.result.peak())}});
     }
     json::Array nextFits;
     for (const std::string &n : r.nextFits)
@@ -370,9 +366,7 @@ int main(int argc, char **argv) {
       Expected<CompileResult> r = compiler.compile(l, seq, batch);
       // A composed peak is a lower bound (docs/planner.md): a fit is
       // decided on the whole compile.
-      if (!r || !r->composed ||
-          *r->memory.getObject("per_rank_peak_bytes")->getInteger("total") >
-              cluster->memoryBytes)
+      if (!r || !r->composed || r->peakTotal() > cluster->memoryBytes)
         return r;
       return compiler.compileFull(l, seq, batch);
     };
