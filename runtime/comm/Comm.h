@@ -142,6 +142,12 @@ public:
   /// message of that abort names (the default: the axis index).
   static void setTimeout(double seconds);
   static double timeout();
+  /// Whether a rank waiting on an MPI request spins on its core (true) or
+  /// yields it after a short spin (false, the default: ranks are often
+  /// more than the cores). Spinning makes each rank of an oversubscribed
+  /// machine a device of constant speed, one that an idle neighbour does
+  /// not speed up (bench/plan-vs-measured.sh).
+  static void setSpinWait(bool spin);
   static void setDescribe(DescribeFn describe);
 
   /// Control collectives over every rank, under the timeout.

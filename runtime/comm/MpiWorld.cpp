@@ -27,6 +27,7 @@ Comm::~Comm() = default;
 namespace {
 MPI_Comm failComm = MPI_COMM_NULL;
 double timeoutSeconds = 600.0;
+bool spinWait = false;
 
 std::string axisIndex(const char *what, int32_t axis) {
   return std::string(what) + " over " +
@@ -40,7 +41,8 @@ double since(Clock::time_point start) {
 }
 
 /// Tests `request` until it completes (true) or `seconds` pass (false).
-/// Spins briefly, then yields the core: ranks are often oversubscribed.
+/// Spins briefly, then yields the core (ranks are often oversubscribed),
+/// unless World::setSpinWait.
 bool testUntil(MPI_Request &request, double seconds) {
   Clock::time_point start = Clock::now();
   for (unsigned spins = 0;; ++spins) {
@@ -48,7 +50,7 @@ bool testUntil(MPI_Request &request, double seconds) {
     MPI_Test(&request, &done, MPI_STATUS_IGNORE);
     if (done)
       return true;
-    if (spins >= 64)
+    if (spins >= 64 && !spinWait)
       sched_yield();
     if (spins % 64 == 0 && since(start) > seconds)
       return false;
@@ -140,6 +142,7 @@ int World::localRank() { return nodeRankAndSize().first; }
 int World::localSize() { return nodeRankAndSize().second; }
 
 void World::setTimeout(double seconds) { timeoutSeconds = seconds; }
+void World::setSpinWait(bool spin) { spinWait = spin; }
 double World::timeout() { return timeoutSeconds; }
 void World::setDescribe(DescribeFn fn) { describe = fn ? fn : axisIndex; }
 

@@ -42,7 +42,7 @@ std::string sprt::usage(const char *argv0) {
          "[--dump-grads FILE] [--dump-dtype f32|bf16|f16] [--export-hf DIR "
          "[--export-shard-bytes N]] [--checkpoint-dir "
          "DIR [--save-every N] [--resume | --overwrite-checkpoints]] "
-         "[--timeout SECONDS] "
+         "[--timeout SECONDS] [--wait yield|spin] "
          "[--comm nccl|mpi|mpi-staged] "
          "[--on-nonfinite stop|skip] [--check-tied] " +
          scheduleUsage() +
@@ -95,6 +95,7 @@ bool sprt::parseFlags(int argc, char **argv, Flags &f, bool &help,
                                                    "--export-hf",
                                                    "--export-shard-bytes",
                                                    "--timeout",
+                                                   "--wait",
                                                    "--comm",
                                                    "--save-every",
                                                    "--checkpoint-dir",
@@ -213,6 +214,11 @@ bool sprt::parseFlags(int argc, char **argv, Flags &f, bool &help,
     } else if (a == "--timeout") {
       if (!parseSeconds(v, f.timeout))
         return bad("a positive number of seconds");
+    } else if (a == "--wait") {
+      std::string how = v;
+      if (how != "yield" && how != "spin")
+        return bad("'yield' or 'spin'");
+      f.spinWait = how == "spin";
     } else if (a == "--comm") {
       std::string kind = v;
       if (kind != "nccl" && kind != "mpi" && kind != "mpi-staged")

@@ -57,6 +57,9 @@ struct Flags {
   int64_t evalEvery = 0, evalSteps = 0;
   /// Seconds a collective may take before the job is aborted.
   double timeout = 600.0;
+  /// --wait spin: a rank waiting on a transfer keeps its core instead of
+  /// yielding it after a short spin (World::setSpinWait).
+  bool spinWait = false;
   /// --comm nccl|mpi|mpi-staged: how the ranks' data collectives travel
   /// (World::useComm); empty: the program's default.
   std::string comm;

@@ -96,12 +96,16 @@ static StageFacts stageFacts(func::FuncOp func, const json::Object &flops) {
     auto c = dyn_cast<dist::CollectiveOpInterface>(op);
     if (auto cost = dyn_cast<dist::CostOpInterface>(op)) {
       std::optional<int64_t> n = cost.getFlops();
-      if (n && cost.getCostKind() == dist::CostKind::attention)
+      if (n && cost.getCostKind() == dist::CostKind::attention) {
         facts.attentionFlops += *n * times;
-      else if (n && cost.getCostKind() == dist::CostKind::gemm)
+        if (isa<dist::RingAttentionOp, dist::RingAttentionGradOp>(op))
+          facts.ringAttentionFlops += *n * times;
+      } else if (n && cost.getCostKind() == dist::CostKind::gemm) {
         facts.gemmFlops += *n * times;
-      else if (!c)
-        facts.memoryBoundBytes += memoryBoundBytes(op) * times;
+      } else if (!c) {
+        if (int64_t bytes = memoryBoundBytes(op))
+          facts.memoryBoundBytes[op->getName().getStringRef()] += bytes * times;
+      }
     }
     if (!c)
       return;

@@ -53,6 +53,19 @@ struct CompileResult {
     return *memory.getObject("per_rank_peak_bytes");
   }
   int64_t peakTotal() const { return *peak().getInteger("total"); }
+  /// Each pipeline stage's per-rank total, first stage first (one entry
+  /// without a pipeline).
+  std::vector<int64_t> stagePeakTotals() const {
+    const llvm::json::Array *s = memory.getArray("stages");
+    if (!s)
+      return {peakTotal()};
+    std::vector<int64_t> totals;
+    for (const llvm::json::Value &stage : *s)
+      totals.push_back(*stage.getAsObject()
+                            ->getObject("per_rank_peak_bytes")
+                            ->getInteger("total"));
+    return totals;
+  }
 };
 
 /// Compiles `layout` of `model` (which it clones) with `precision` and

@@ -158,8 +158,8 @@ void CandidateCompiler::check(const Layout &layout,
     const StageFacts &x = composed.stages[i], &y = whole.stages[i];
     mismatch("stage " + Twine(i) + " FLOPs", x.gemmFlops + x.attentionFlops,
              y.gemmFlops + y.attentionFlops);
-    mismatch("stage " + Twine(i) + " memory-bound bytes", x.memoryBoundBytes,
-             y.memoryBoundBytes);
+    mismatch("stage " + Twine(i) + " memory-bound bytes",
+             totalMemoryBoundBytes(x), totalMemoryBoundBytes(y));
     for (const auto &entry : y.traffic) {
       AxisTraffic t = x.traffic.lookup(entry.getKey());
       const AxisTraffic &u = entry.getValue();

@@ -41,7 +41,10 @@ static StageFacts compose(const StageFacts &a, const StageFacts &b,
   StageFacts out;
   out.gemmFlops = f(a.gemmFlops, b.gemmFlops);
   out.attentionFlops = f(a.attentionFlops, b.attentionFlops);
-  out.memoryBoundBytes = f(a.memoryBoundBytes, b.memoryBoundBytes);
+  out.ringAttentionFlops = f(a.ringAttentionFlops, b.ringAttentionFlops);
+  for (const auto &entry : b.memoryBoundBytes)
+    out.memoryBoundBytes[entry.getKey()] =
+        f(a.memoryBoundBytes.lookup(entry.getKey()), entry.getValue());
   out.modelFlops = f(a.modelFlops, b.modelFlops);
   out.recomputeFlops = f(a.recomputeFlops, b.recomputeFlops);
   out.backwardFlops = f(a.backwardFlops, b.backwardFlops);

@@ -22,7 +22,33 @@ Expected<Calibration> seqpar::plan::parseCalibration(StringRef text,
   if (!o)
     return error("must be a JSON object");
   Calibration c;
+  auto efficiency = [&](const json::Value &v,
+                        const Twine &key) -> Expected<double> {
+    std::optional<double> e = v.getAsNumber();
+    if (!e || !(*e > 0 && *e <= 1))
+      return error("'" + key + "' must be in (0, 1]");
+    return *e;
+  };
   for (const auto &[key, v] : *o) {
+    if (key == "memory_ops") {
+      const json::Object *ops = v.getAsObject();
+      if (!ops)
+        return error("'memory_ops' must map op names to efficiencies");
+      for (const auto &[op, e] : *ops) {
+        Expected<double> x = efficiency(e, "memory_ops." + StringRef(op));
+        if (!x)
+          return x.takeError();
+        c.memoryByOp[op] = *x;
+      }
+      continue;
+    }
+    if (key == "ring_attention") {
+      Expected<double> x = efficiency(v, StringRef(key));
+      if (!x)
+        return x.takeError();
+      c.ringAttention = *x;
+      continue;
+    }
     double *field = key == "gemm"        ? &c.gemm
                     : key == "attention" ? &c.attention
                     : key == "memory"    ? &c.memory
@@ -32,14 +58,21 @@ Expected<Calibration> seqpar::plan::parseCalibration(StringRef text,
       if (StringRef(key).starts_with("comment") || key == "source")
         continue;
       return error("unknown op class '" + StringRef(key) +
-                   "' (gemm, attention, memory)");
+                   "' (gemm, attention, ring_attention, memory, memory_ops)");
     }
-    std::optional<double> e = v.getAsNumber();
-    if (!e || !(*e > 0 && *e <= 1))
-      return error("'" + StringRef(key) + "' must be in (0, 1]");
-    *field = *e;
+    Expected<double> x = efficiency(v, StringRef(key));
+    if (!x)
+      return x.takeError();
+    *field = *x;
   }
   return c;
+}
+
+int64_t seqpar::plan::totalMemoryBoundBytes(const StageFacts &facts) {
+  int64_t total = 0;
+  for (const auto &entry : facts.memoryBoundBytes)
+    total += entry.getValue();
+  return total;
 }
 
 bool seqpar::plan::axisIsIntraNode(const Mesh &mesh, size_t axis,
@@ -67,9 +100,13 @@ StageTime seqpar::plan::stageTime(const StageFacts &facts, const Mesh &mesh,
   StageTime t;
   t.compute =
       double(facts.gemmFlops) / (peakFlops * calibration.gemm) +
-      double(facts.attentionFlops) / (peakFlops * calibration.attention) +
-      double(facts.memoryBoundBytes) /
-          (cluster.memoryBytesPerSecond * calibration.memory);
+      double(facts.attentionFlops - facts.ringAttentionFlops) /
+          (peakFlops * calibration.attention) +
+      double(facts.ringAttentionFlops) / (peakFlops * calibration.ring());
+  for (const auto &entry : facts.memoryBoundBytes)
+    t.compute +=
+        double(entry.getValue()) /
+        (cluster.memoryBytesPerSecond * calibration.memoryOf(entry.getKey()));
   // The backward's compute, which async gradient buckets overlap; its
   // share of the compute time by FLOPs.
   int64_t flops = facts.gemmFlops + facts.attentionFlops;

@@ -17,6 +17,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
 
+#include <optional>
 #include <string>
 
 namespace seqpar::plan {
@@ -26,12 +27,23 @@ namespace seqpar::plan {
 struct Calibration {
   double gemm = 0.70;
   double attention = 0.50;
+  /// Ring attention (dist.ring_attention and its gradient): its FLOPs'
+  /// fraction of peak with its traffic modelled apart; unset: attention's.
+  std::optional<double> ringAttention;
   /// The fraction of the GPU's memory bandwidth memory-bound ops reach.
   double memory = 0.80;
+  /// Per memory-bound op ("tfm.gelu"): its own fraction, where measured.
+  llvm::StringMap<double> memoryByOp;
+
+  double ring() const { return ringAttention.value_or(attention); }
+  double memoryOf(llvm::StringRef op) const {
+    auto it = memoryByOp.find(op);
+    return it == memoryByOp.end() ? memory : it->second;
+  }
 };
 
-/// Reads a calibration file: {"gemm": E, "attention": E, "memory": E},
-/// each in (0, 1];
+/// Reads a calibration file: {"gemm": E, "attention": E, "ring_attention":
+/// E, "memory": E, "memory_ops": {"tfm.gelu": E, ...}}, each E in (0, 1];
 /// a missing key keeps the default.
 llvm::Expected<Calibration> parseCalibration(llvm::StringRef json,
                                              llvm::StringRef source);
@@ -52,11 +64,12 @@ struct AxisTraffic {
 /// micro-batch), the forward + backward FLOPs without recompute, the
 /// backward's (recompute included), and traffic per mesh axis.
 struct StageFacts {
-  int64_t gemmFlops = 0, attentionFlops = 0;
+  /// attentionFlops includes ringAttentionFlops.
+  int64_t gemmFlops = 0, attentionFlops = 0, ringAttentionFlops = 0;
   /// Bytes the memory-bound ops (norms, elementwise maps, the loss pieces,
   /// the optimizer: every tfm / dist op that is neither a GEMM, attention
-  /// nor a collective) read and write.
-  int64_t memoryBoundBytes = 0;
+  /// nor a collective) read and write, by op name.
+  llvm::StringMap<int64_t> memoryBoundBytes;
   int64_t modelFlops = 0, recomputeFlops = 0, backwardFlops = 0;
   llvm::StringMap<AxisTraffic> traffic;
 };
@@ -75,6 +88,9 @@ bool axisIsIntraNode(const Mesh &mesh, size_t axis, int64_t gpusPerNode);
 
 /// The pipeline bubble: (P - 1) / (M + P - 1) of the step.
 double bubbleFraction(int64_t stages, int64_t microBatches);
+
+/// Every memory-bound op's bytes together.
+int64_t totalMemoryBoundBytes(const StageFacts &facts);
 
 /// Seconds for `bytes` in `count` collectives over `link`.
 double linkSeconds(int64_t bytes, int64_t count, const Link &link);

@@ -95,7 +95,7 @@ bool Search::rank(const Layout &l, const CompileResult &r) {
       Ranked{l,
              predict(r.stages, r.mesh, cluster, o.peakFlops, o.calibration,
                      o.fuseChunks, l.microBatches, o.globalBatch * o.seqLen),
-             json::Object(r.peak()), r.composed});
+             json::Object(r.peak()), r.stagePeakTotals(), r.composed});
   return true;
 }
 

@@ -21,7 +21,8 @@ namespace seqpar::plan {
 struct Ranked {
   Layout layout;
   Prediction prediction;
-  llvm::json::Object peak; // the worst stage's per_rank_peak_bytes
+  llvm::json::Object peak;         // the worst stage's per_rank_peak_bytes
+  std::vector<int64_t> stagePeaks; // each stage's total, first stage first
   bool composed = false;
 };
 

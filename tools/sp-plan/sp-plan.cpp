@@ -7,6 +7,7 @@
 //           [--tp N] [--cp N] [--pp N] [--recompute POLICY]
 //           [--fuse-chunks N] [--compose-layers K] [--json]
 //   sp-plan --hf-config config.json --max-seq [--seq-block B] ...
+//   sp-plan --calibrate DIR [--ranks R] [--launcher "mpirun ..."]
 //
 // Enumerates the layouts of the cluster's GPUs (tp, SP, cp, pp, dp, ZeRO,
 // recompute, micro-batches), compiles each with the real pipeline up to
@@ -16,11 +17,13 @@
 // memory, predicts the step time of the rest (CostModel.h) and prints them
 // ranked (Search.h), the rejections grouped by reason and the winner's
 // sp-import / sp-compile command lines. --max-seq finds the longest
-// sequence some layout trains instead (MaxSeq.h). docs/planner.md has the
-// model.
+// sequence some layout trains instead (MaxSeq.h); --calibrate measures this
+// machine's CPU ranks and writes the cluster and calibration files
+// (Calibrate.h). docs/planner.md has the model.
 //
 //===----------------------------------------------------------------------===//
 
+#include "Calibrate.h"
 #include "Candidate.h"
 #include "CandidateCompiler.h"
 #include "Cluster.h"
@@ -35,10 +38,12 @@
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
 
 #include <algorithm>
@@ -50,7 +55,7 @@ using namespace seqpar::plan;
 namespace json = llvm::json;
 
 static cl::OptionCategory planning("Planning");
-static cl::opt<std::string> hfConfig("hf-config", cl::Required,
+static cl::opt<std::string> hfConfig("hf-config",
                                      cl::desc("Hugging Face config.json"),
                                      cl::value_desc("file"), cl::cat(planning));
 static cl::opt<int64_t> seqLen("seq-len",
@@ -71,10 +76,10 @@ static cl::opt<int64_t>
                 cl::desc("With --max-seq: the longest sequence tried "
                          "(default 16777216)"),
                 cl::init(int64_t(1) << 24), cl::cat(planning));
-static cl::opt<int64_t> globalBatch("global-batch", cl::Required,
+static cl::opt<int64_t> globalBatch("global-batch",
                                     cl::desc("Sequences per step"),
                                     cl::cat(planning));
-static cl::opt<std::string> clusterFile("cluster", cl::Required,
+static cl::opt<std::string> clusterFile("cluster",
                                         cl::desc("Cluster description JSON "
                                                  "(examples/clusters)"),
                                         cl::value_desc("file"),
@@ -132,6 +137,21 @@ static cl::opt<std::string>
                   cl::desc("Only this recompute policy (none, selective, "
                            "full)"),
                   cl::cat(planning));
+static cl::opt<std::string> calibrateDir(
+    "calibrate",
+    cl::desc("Measure this machine's rates on --ranks CPU ranks and write "
+             "DIR/cluster.json and DIR/calibration.json (no search)"),
+    cl::value_desc("dir"), cl::cat(planning));
+static cl::opt<int64_t>
+    calibrateRanks("ranks",
+                   cl::desc("With --calibrate: the ranks measured at once "
+                            "(default 2)"),
+                   cl::init(2), cl::cat(planning));
+static cl::opt<std::string> launcher(
+    "launcher",
+    cl::desc("With --calibrate: the command that starts ranks, before -np N "
+             "(default 'mpirun --allow-run-as-root --oversubscribe')"),
+    cl::init("mpirun --allow-run-as-root --oversubscribe"), cl::cat(planning));
 static cl::list<int64_t>
     microBatchList("micro-batches",
                    cl::desc("The micro-batch counts tried (comma-separated; "
@@ -278,6 +298,25 @@ static int printMaxSeq(MaxSeqResult &r, const Cluster &cluster, double peak,
   return exitCode;
 }
 
+/// --calibrate DIR: sp-calibrate (next to this program) on --ranks ranks.
+static int runCalibrate(const char *argv0) {
+  if (calibrateRanks < 1)
+    return fail("--ranks must be >= 1");
+  std::string self = sys::fs::getMainExecutable(
+      argv0, reinterpret_cast<void *>(&runCalibrate));
+  SmallString<256> worker(sys::path::parent_path(self));
+  sys::path::append(worker, "sp-calibrate");
+  if (!sys::fs::can_execute(worker))
+    return fail("--calibrate needs sp-calibrate next to sp-plan ('" + worker +
+                "' is missing: it is built with the CPU runtime)");
+  if (Error e = calibrate(launcher, worker, calibrateRanks, calibrateDir))
+    return fail(toString(std::move(e)));
+  outs() << "wrote " << calibrateDir << "/cluster.json and " << calibrateDir
+         << "/calibration.json (" << calibrateRanks << " ranks; figures in "
+         << calibrateDir << "/measured.json)\n";
+  return 0;
+}
+
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(planning);
@@ -285,6 +324,12 @@ int main(int argc, char **argv) {
       argc, argv,
       "seqpar: the fastest layout that fits, by the compiler's own plan\n");
   auto start = std::chrono::steady_clock::now();
+  if (!calibrateDir.empty())
+    return runCalibrate(argv[0]);
+  if (hfConfig.empty() || clusterFile.empty() ||
+      !globalBatch.getNumOccurrences())
+    return fail("--hf-config, --cluster and --global-batch are required "
+                "(or --calibrate DIR)");
   if (maxSeq && seqLen.getNumOccurrences())
     return fail("--seq-len and --max-seq exclude each other: --max-seq "
                 "searches the sequence length");
@@ -441,7 +486,8 @@ int main(int argc, char **argv) {
           {"tokens_per_second", r.prediction.tokensPerSecond},
           {"mfu", r.prediction.mfu},
           {"hfu", r.prediction.hfu},
-          {"per_rank_peak_bytes", json::Object(r.peak)}});
+          {"per_rank_peak_bytes", json::Object(r.peak)},
+          {"stage_peak_bytes", json::Array(r.stagePeaks)}});
     }
     json::Array reasons;
     for (auto &[reason, layouts] : rejected) {

@@ -57,7 +57,7 @@ static Cluster testCluster() {
 TEST(PlanCostModel, MemoryBoundOpsRunAtTheCalibratedBandwidth) {
   StageFacts f;
   // 0.8e12 bytes at 0.8 x 1e12 B/s: 1 s, added to 1 s of GEMMs.
-  f.memoryBoundBytes = 800000000000;
+  f.memoryBoundBytes["tfm.add"] = 800000000000;
   f.gemmFlops = 7000000000000;
   Mesh mesh{{"tp"}, {2}};
   StageTime t = stageTime(f, mesh, testCluster(), 1e13, Calibration(), 1);
@@ -66,6 +66,42 @@ TEST(PlanCostModel, MemoryBoundOpsRunAtTheCalibratedBandwidth) {
   slow.memory = 0.4;
   EXPECT_DOUBLE_EQ(stageTime(f, mesh, testCluster(), 1e13, slow, 1).compute,
                    3.0);
+}
+
+TEST(PlanCostModel, EachMeasuredOpAndRingAttentionRunAtTheirOwnRate) {
+  StageFacts f;
+  // tfm.gelu at its own 0.2 (4 s), tfm.add at the default 0.8 (1 s).
+  f.memoryBoundBytes["tfm.gelu"] = 800000000000;
+  f.memoryBoundBytes["tfm.add"] = 800000000000;
+  // 2e13 attention FLOPs, half of them a ring's: 1 s at 0.5 of 1e13 FLOP/s
+  // for the plain half, 4 s at 0.125 for the ring's.
+  f.attentionFlops = 10000000000000;
+  f.ringAttentionFlops = 5000000000000;
+  Mesh mesh{{"cp"}, {2}};
+  Calibration c;
+  c.memoryByOp["tfm.gelu"] = 0.2;
+  c.ringAttention = 0.125;
+  EXPECT_DOUBLE_EQ(stageTime(f, mesh, testCluster(), 1e13, c, 1).compute, 10.0);
+  EXPECT_EQ(totalMemoryBoundBytes(f), 1600000000000);
+  // Unset, ring attention runs at attention's rate.
+  c.ringAttention.reset();
+  EXPECT_DOUBLE_EQ(stageTime(f, mesh, testCluster(), 1e13, c, 1).compute, 7.0);
+}
+
+TEST(PlanCostModel, CalibrationFileNamesEachOpsEfficiency) {
+  Expected<Calibration> c = parseCalibration(
+      R"({"gemm": 0.5, "ring_attention": 0.25,
+          "memory_ops": {"tfm.gelu": 0.1}})",
+      "cal.json");
+  ASSERT_TRUE(bool(c)) << toString(c.takeError());
+  EXPECT_DOUBLE_EQ(c->ring(), 0.25);
+  EXPECT_DOUBLE_EQ(c->memoryOf("tfm.gelu"), 0.1);
+  EXPECT_DOUBLE_EQ(c->memoryOf("tfm.add"), 0.8);
+  Expected<Calibration> bad =
+      parseCalibration(R"({"memory_ops": {"tfm.gelu": 2}})", "cal.json");
+  ASSERT_FALSE(bool(bad));
+  EXPECT_EQ(toString(bad.takeError()),
+            "cal.json: 'memory_ops.tfm.gelu' must be in (0, 1]");
 }
 
 TEST(PlanCostModel, ClusterNeedsItsMemoryBandwidth) {

@@ -1,0 +1,263 @@
+//===- Calibrate.cpp - sp-plan --calibrate
+//---------------------------------===//
+
+#include "Calibrate.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <cmath>
+#include <unistd.h>
+
+using namespace llvm;
+using namespace seqpar::plan;
+
+static Error failure(const Twine &message) {
+  return createStringError(inconvertibleErrorCode(), message);
+}
+
+namespace {
+/// One figure of a measured list: the named numbers of one entry.
+struct Entry {
+  const json::Object *o;
+  double operator[](StringRef key) const {
+    return o->getNumber(key).value_or(std::nan(""));
+  }
+};
+} // namespace
+
+/// The entries of list `key`, each with every number in `keys` positive.
+static Expected<SmallVector<Entry>> entries(const json::Object &measured,
+                                            StringRef key,
+                                            ArrayRef<StringRef> keys,
+                                            StringRef source) {
+  const json::Array *list = measured.getArray(key);
+  if (!list || list->empty())
+    return failure(source + ": '" + key + "' must be a non-empty list");
+  SmallVector<Entry> out;
+  for (const json::Value &v : *list) {
+    const json::Object *o = v.getAsObject();
+    if (!o)
+      return failure(source + ": '" + key + "' holds a non-object");
+    for (StringRef k : keys)
+      if (!(Entry{o}[k] > 0) || !std::isfinite(Entry{o}[k]))
+        return failure(source + ": an entry of '" + key +
+                       "' has no positive '" + k + "'");
+    out.push_back(Entry{o});
+  }
+  return out;
+}
+
+static double median(SmallVector<double> v) {
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+Expected<CalibrationFiles> seqpar::plan::fitCalibration(StringRef text,
+                                                        StringRef source,
+                                                        int64_t memoryBytes) {
+  Expected<json::Value> value = json::parse(text);
+  if (!value)
+    return failure(source + ": not JSON: " + toString(value.takeError()));
+  const json::Object *m = value->getAsObject();
+  std::optional<int64_t> ranks = m ? m->getInteger("ranks") : std::nullopt;
+  if (!ranks || *ranks < 1)
+    return failure(source + ": 'ranks' must be a positive integer");
+
+  auto gemms = entries(*m, "gemm", {"m", "k", "n", "seconds"}, source);
+  if (!gemms)
+    return gemms.takeError();
+  SmallVector<double> gemmRates;
+  for (const Entry &e : *gemms)
+    gemmRates.push_back(2 * e["m"] * e["k"] * e["n"] / e["seconds"]);
+  double peak = *std::max_element(gemmRates.begin(), gemmRates.end());
+  double gemm = median(gemmRates) / peak;
+
+  // Causal attention: half of 4·b·heads·s²·d forward, 2.5 times that
+  // backward (Flops.h).
+  auto attention = entries(
+      *m, "attention",
+      {"s", "b", "heads", "head_dim", "forward_seconds", "backward_seconds"},
+      source);
+  if (!attention)
+    return attention.takeError();
+  double attentionFlops = 0, attentionSeconds = 0;
+  for (const Entry &e : *attention) {
+    double forward = 2 * e["b"] * e["heads"] * e["s"] * e["s"] * e["head_dim"];
+    attentionFlops += 3.5 * forward;
+    attentionSeconds += e["forward_seconds"] + e["backward_seconds"];
+  }
+
+  auto memory = entries(*m, "memory_bound", {"bytes", "seconds"}, source);
+  if (!memory)
+    return memory.takeError();
+  double copy = 0, kernelBytes = 0, kernelSeconds = 0;
+  for (const Entry &e : *memory)
+    if (e.o->getString("op") == "copy")
+      copy = e["bytes"] / e["seconds"];
+  if (copy <= 0)
+    return failure(source + ": 'memory_bound' needs the copy");
+  json::Object memoryOps;
+  for (const Entry &e : *memory) {
+    std::optional<StringRef> op = e.o->getString("op");
+    if (!op || *op == "copy")
+      continue;
+    memoryOps[op->str()] = std::min(1.0, e["bytes"] / e["seconds"] / copy);
+    kernelBytes += e["bytes"];
+    kernelSeconds += e["seconds"];
+  }
+  if (kernelSeconds <= 0)
+    return failure(source + ": 'memory_bound' needs a kernel besides the copy");
+
+  // Weighted least squares (weights 1/t², relative errors) of
+  // t = latency + bytes_sent / bandwidth.
+  auto collectives =
+      entries(*m, "collectives", {"bytes_sent", "seconds"}, source);
+  if (!collectives)
+    return collectives.takeError();
+  double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (const Entry &e : *collectives) {
+    double w = 1 / (e["seconds"] * e["seconds"]), x = e["bytes_sent"],
+           y = e["seconds"];
+    sw += w, sx += w * x, sy += w * y, sxx += w * x * x, sxy += w * x * y;
+  }
+  double det = sw * sxx - sx * sx;
+  double perByte = det > 0 ? (sw * sxy - sx * sy) / det : 0;
+  double latency = det > 0 ? (sy - perByte * sx) / sw : -1;
+  if (latency < 0) {
+    latency = 0;
+    perByte = sxy / sxx;
+  }
+  if (!(perByte > 0))
+    return failure(source + ": the collectives' times do not grow with "
+                            "their bytes; no bandwidth fits");
+
+  // Ring attention (on more than one rank): its FLOPs over its time less
+  // what the link model charges for its bytes, one collective per call, as
+  // the planner charges them.
+  std::optional<double> ring;
+  if (m->getArray("ring_attention")) {
+    auto rings = entries(*m, "ring_attention",
+                         {"s", "ranks", "b", "heads", "head_dim",
+                          "forward_seconds", "backward_seconds", "bytes_sent"},
+                         source);
+    if (!rings)
+      return rings.takeError();
+    double flops = 0, seconds = 0;
+    for (const Entry &e : *rings) {
+      flops += 3.5 * 2 * e["b"] * e["heads"] * e["s"] * e["s"] * e["ranks"] *
+               e["head_dim"];
+      seconds += e["forward_seconds"] + e["backward_seconds"] -
+                 (2 * latency + e["bytes_sent"] * perByte);
+    }
+    if (seconds > 0)
+      ring = std::min(1.0, flops / seconds / peak);
+  }
+
+  CalibrationFiles files;
+  json::Object link{{"bytes_per_second", 1 / perByte},
+                    {"latency_seconds", latency}};
+  files.cluster = json::Object{
+      {"name", "this machine, " + std::to_string(*ranks) + " CPU ranks"},
+      {"comment",
+       "Measured by sp-plan --calibrate (sp-calibrate under mpirun, every "
+       "rank at once): peak_flops.fp32 is the fastest GEMM measured, "
+       "hbm_bytes_per_second a copy's rate, the links a least-squares fit "
+       "of all-reduce and all-gather times (one node: both links are the "
+       "same); memory_bytes is the machine's memory over the ranks."},
+      {"nodes", 1},
+      {"gpus_per_node", *ranks},
+      {"memory_bytes", memoryBytes},
+      {"peak_flops", json::Object{{"fp32", peak}}},
+      {"hbm_bytes_per_second", copy},
+      {"intra_node", json::Object(link)},
+      {"inter_node", std::move(link)}};
+  files.calibration = json::Object{
+      {"comment",
+       "Measured by sp-plan --calibrate on " + std::to_string(*ranks) +
+           " CPU ranks: gemm is the median GEMM's rate over the fastest's, "
+           "attention causal attention's (forward and backward) over the "
+           "fastest GEMM's, ring_attention the ring's over all ranks with "
+           "the link model's time for its bytes taken off, memory_ops each "
+           "measured memory-bound kernel's bytes per second over a copy's "
+           "and memory all of theirs together (the rate of the ops not "
+           "measured)."},
+      {"gemm", gemm},
+      {"attention", std::min(1.0, attentionFlops / attentionSeconds / peak)},
+      {"memory", std::min(1.0, kernelBytes / kernelSeconds / copy)},
+      {"memory_ops", std::move(memoryOps)}};
+  if (ring)
+    files.calibration["ring_attention"] = *ring;
+  return files;
+}
+
+/// Writes `object` to `path` whole or not at all (a temporary file renamed).
+static Error writeJson(StringRef path, json::Object object) {
+  std::string temporary = (path + ".tmp").str();
+  {
+    std::error_code ec;
+    raw_fd_ostream os(temporary, ec);
+    if (!ec) {
+      os << formatv("{0:2}", json::Value(std::move(object))) << "\n";
+      os.close();
+      ec = os.error();
+    }
+    if (!ec)
+      ec = sys::fs::rename(temporary, path);
+    if (ec) {
+      sys::fs::remove(temporary);
+      return failure("cannot write '" + path + "': " + ec.message());
+    }
+  }
+  return Error::success();
+}
+
+Error seqpar::plan::calibrate(StringRef launcher, StringRef worker,
+                              int64_t ranks, StringRef dir) {
+  if (std::error_code ec = sys::fs::create_directories(dir))
+    return failure("cannot create '" + dir + "': " + ec.message());
+  SmallVector<StringRef> words;
+  SplitString(launcher, words);
+  if (words.empty())
+    return failure("--launcher is empty");
+  ErrorOr<std::string> program = words[0].contains('/')
+                                     ? ErrorOr<std::string>(words[0].str())
+                                     : sys::findProgramByName(words[0]);
+  if (!program)
+    return failure("--launcher: '" + words[0] + "' is not on PATH");
+  SmallString<256> measured(dir);
+  sys::path::append(measured, "measured.json");
+  std::string np = std::to_string(ranks);
+  SmallVector<StringRef> args(words.begin(), words.end());
+  args.append({"-np", np, worker, measured});
+  std::string message;
+  int rc =
+      sys::ExecuteAndWait(*program, args, std::nullopt, {}, 0, 0, &message);
+  if (rc != 0)
+    return failure("'" + join(args, " ") + "' failed" +
+                   (message.empty() ? " (exit " + std::to_string(rc) + ")"
+                                    : ": " + message));
+  ErrorOr<std::unique_ptr<MemoryBuffer>> text = MemoryBuffer::getFile(measured);
+  if (!text)
+    return failure("cannot read '" + measured +
+                   "': " + text.getError().message());
+  int64_t machine = int64_t(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE);
+  Expected<CalibrationFiles> files =
+      fitCalibration((*text)->getBuffer(), measured, machine / ranks);
+  if (!files)
+    return files.takeError();
+  SmallString<256> cluster(dir), calibration(dir);
+  sys::path::append(cluster, "cluster.json");
+  sys::path::append(calibration, "calibration.json");
+  if (Error e = writeJson(cluster, std::move(files->cluster)))
+    return e;
+  return writeJson(calibration, std::move(files->calibration));
+}
