@@ -88,9 +88,9 @@ int Trainer::setUp(int argc, char **argv) {
   selectAttentionKernel(model);
   // How the mesh's Comms will communicate (--comm).
   std::string commProblem = World::useComm(flags.comm);
-  World::setSpinWait(flags.spinWait);
   if (!commProblem.empty())
     fatal(commProblem);
+  World::setSpinWait(flags.spinWait);
   if (sprt_mesh_init(int32_t(model.axisSizes.size()), model.axisSizes.data()) !=
       0)
     return 1;

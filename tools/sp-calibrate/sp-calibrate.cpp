@@ -77,13 +77,15 @@ std::vector<float> filled(int64_t n, float scale) {
   return v;
 }
 
-struct Json {
-  std::string text;
+/// A JSON list of objects, one per line.
+struct JsonList {
+  std::string text = "[";
   void item(const std::string &s) {
-    if (!text.empty() && text.back() != '[')
+    if (text.size() > 1)
       text += ",\n    ";
     text += s;
   }
+  std::string close() const { return text + "]"; }
 };
 
 std::string fmt(const char *format, ...) __attribute__((format(printf, 1, 2)));
@@ -97,8 +99,7 @@ std::string fmt(const char *format, ...) {
 }
 
 std::string gemms() {
-  Json out;
-  out.text = "[";
+  JsonList out;
   for (int64_t m : {256, 1024, 4096})
     for (int64_t k : {64, 256, 1024})
       for (int64_t n : {64, 256, 1024}) {
@@ -128,12 +129,11 @@ std::string gemms() {
                        c.op, (long long)m, (long long)k, (long long)n,
                        measure(c.fn)));
       }
-  return out.text + "]";
+  return out.close();
 }
 
 std::string attention() {
-  Json out;
-  out.text = "[";
+  JsonList out;
   for (int64_t s : {128, 512})
     for (int64_t d : {32, 64}) {
       const int64_t b = 2, heads = 4, n = s * b * heads * d;
@@ -156,7 +156,7 @@ std::string attention() {
                    (long long)s, (long long)b, (long long)heads, (long long)d,
                    fwd, bwd));
     }
-  return out.text + "]";
+  return out.close();
 }
 
 /// Memory-bound kernels on [T, H] f32 rows, named by their tfm op; "bytes"
@@ -199,8 +199,7 @@ std::string memoryBound(double &copyBytesPerSecond) {
          sprt_op_adamw(y.data(), dy.data(), m.data(), v.data(), scale.data(), n,
                        1e-4, 0.9, 0.999, 1e-8, 0.0, -1, -1);
        }}};
-  Json out;
-  out.text = "[";
+  JsonList out;
   for (auto &c : calls) {
     double seconds = measure(c.fn);
     if (std::string(c.op) == "copy")
@@ -208,14 +207,13 @@ std::string memoryBound(double &copyBytesPerSecond) {
     out.item(fmt("{\"op\": \"%s\", \"bytes\": %lld, \"seconds\": %.9g}", c.op,
                  (long long)c.bytes, seconds));
   }
-  return out.text + "]";
+  return out.close();
 }
 
 /// Ring attention over all ranks (the sequence split R ways, causal), with
 /// the bytes the runtime counts as sent by one forward and one backward.
 std::string ringAttention() {
-  Json out;
-  out.text = "[";
+  JsonList out;
   const int64_t ranks = sprt_axis_size(0);
   for (int64_t s : {128, 512}) {
     const int64_t b = 2, heads = 4, d = 64, local = s / ranks,
@@ -247,12 +245,11 @@ std::string ringAttention() {
                  (long long)local, (long long)ranks, (long long)b,
                  (long long)heads, (long long)d, fwd, bwd, (long long)sent));
   }
-  return out.text + "]";
+  return out.close();
 }
 
 std::string collectives() {
-  Json out;
-  out.text = "[";
+  JsonList out;
   for (int64_t bytes = 4096; bytes <= (8 << 20); bytes *= 4) {
     int64_t n = bytes / 4;
     int64_t ranks = sprt_axis_size(0);
@@ -278,7 +275,7 @@ std::string collectives() {
                    c.op, (long long)bytes, (long long)sent, measure(c.fn)));
     }
   }
-  return out.text + "]";
+  return out.close();
 }
 
 } // namespace
