@@ -57,6 +57,9 @@ public:
   /// The same, always compiled whole.
   llvm::Expected<CompileResult> compileFull(const Layout &layout, int64_t seq,
                                             int64_t batch);
+  /// `layout` compiled whole on the model with `modelLayers` layers.
+  llvm::Expected<CompileResult> compileAt(const Layout &layout, int64_t seq,
+                                          int64_t batch, int64_t modelLayers);
   /// Forgets the models of every other sequence length.
   void keepOnly(int64_t seq);
 
@@ -70,8 +73,6 @@ public:
 private:
   void check(const Layout &layout, const CompileResult &composed,
              const CompileResult &whole);
-  llvm::Expected<CompileResult> compileAt(const Layout &layout, int64_t seq,
-                                          int64_t batch, int64_t modelLayers);
 
   mlir::MLIRContext *context;
   Options options;

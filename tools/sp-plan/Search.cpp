@@ -2,7 +2,10 @@
 
 #include "Search.h"
 
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
+
+#include <limits>
 
 using namespace llvm;
 using namespace seqpar::plan;
@@ -34,7 +37,11 @@ class Search {
 public:
   Search(CandidateCompiler &compiler, const Cluster &cluster,
          const SearchOptions &options)
-      : compiler(compiler), cluster(cluster), o(options) {
+      : compiler(compiler), cluster(cluster), o(options),
+        bound(compiler, cluster,
+              StepBound::Options{options.seqLen, options.globalBatch,
+                                 options.layers, options.fuseChunks,
+                                 options.peakFlops, options.calibration}) {
     if (!o.microBatches.empty())
       microBatchCounts.assign(o.microBatches.begin(), o.microBatches.end());
     else
@@ -46,9 +53,27 @@ public:
         policies.push_back(p);
   }
 
-  Error group(const Layout &base);
+  /// Runs `base` over its recompute policies and micro-batch counts (only
+  /// the variants named in `only`, if given).
+  Error group(const Layout &base, const StringSet<> *only = nullptr);
   Error showWhole();
+  /// The lower bound of `l` (its recompute policy) with `m`
+  /// micro-batches.
+  Expected<double> lowerBound(const Layout &l, int64_t m) {
+    return bound.lowerBound(l, m);
+  }
+  /// The `top`-th fastest prediction so far; infinity before there are
+  /// `top`.
+  double threshold() const;
+  /// Whether `variant` cannot enter the shown rows; it is kept to be
+  /// revisited if the threshold rises (showWhole may drop rows).
+  Expected<bool> prune(const Layout &variant);
+  /// The variants pruned so far whose bound is now below the threshold,
+  /// by layout; they leave `pending`.
+  std::vector<std::pair<Layout, StringSet<>>> revisit();
+  void finish();
   SearchResult out;
+  SmallVector<int64_t> microBatchCounts;
 
 private:
   void reject(const std::string &reason, const Layout &l) {
@@ -64,44 +89,180 @@ private:
            bytesText(total - cluster.memoryBytes) + ", needs " +
            bytesText(total) + ")";
   }
-  bool rank(const Layout &l, const CompileResult &r);
+  /// Ranks `l` if it fits; false if it does not.
+  Expected<bool> rank(const Layout &l, const CompileResult &r);
   Expected<bool> evaluate(const Layout &l);
   /// Compiles `base`'s leanest variants; true if none fits (and the
   /// group is done).
-  Expected<bool> leanFirst(const Layout &base);
-  /// Compiles `l` (counted against --max-compiles); nullopt when capped.
+  Expected<bool> leanFirst(const Layout &base, ArrayRef<int64_t> counts);
+  /// The diagnostic of one of `l`'s axes alone where the compiler rejected
+  /// it: (tp, SP, cp, attention) from the bound's compiles, dp (with l's
+  /// batch) and pp from the probes `probe` made.
+  Expected<std::string> knownRejection(const Layout &l);
+  /// After the compiler rejected `l`: its dp and its pp alone compiled
+  /// (once each), so that later layouts with a degree the compiler
+  /// rejects on its own are rejected without a compile.
+  Error probe(const Layout &l);
+  /// Records an assumption of the pruning found false.
+  void violation(const std::string &what) {
+    if (!out.boundViolations++)
+      out.firstViolation = what;
+  }
+  /// Compiles `l` (counted against --max-compiles), or rejects it by a
+  /// known rejection of one of its axes; nullopt when capped.
   Expected<std::optional<CompileResult>> compile(const Layout &l);
 
   CandidateCompiler &compiler;
   const Cluster &cluster;
   const SearchOptions &o;
-  SmallVector<int64_t> microBatchCounts;
+  StepBound bound;
   SmallVector<const char *, 3> policies;
+  /// Pruned (layout, micro-batch count) pairs and their bounds.
+  std::vector<std::pair<Layout, double>> pending;
+  /// (axis, degree, batch) -> the compiler's diagnostic, empty if it
+  /// compiled.
+  std::map<std::tuple<std::string, int64_t, int64_t>, std::string> probes;
   /// Set by evaluate when the compiler (not memory) rejected the layout.
   bool compilerRejected = false;
   /// The group's leanest variants, compiled before the others, by name.
   std::map<std::string, CompileResult> lean;
+  /// Set by rank when the layout did not fit.
+  bool tooBig = false;
 };
 } // namespace
 
-bool Search::rank(const Layout &l, const CompileResult &r) {
-  if (r.peakTotal() > cluster.memoryBytes) {
+Expected<bool> Search::rank(const Layout &l, const CompileResult &r) {
+  tooBig = r.peakTotal() > cluster.memoryBytes;
+  if (tooBig) {
     // One group for every layout that does not fit, each named with how
     // much it misses by.
     out.rejected[noFit()].push_back(miss(l, r));
     return false;
   }
-  out.ranked.push_back(
-      Ranked{l,
-             predict(r.stages, r.mesh, cluster, o.peakFlops, o.calibration,
-                     o.fuseChunks, l.microBatches, o.globalBatch * o.seqLen),
-             json::Object(r.peak()), r.stagePeakTotals(), r.composed});
+  Prediction p =
+      predict(r.stages, r.mesh, cluster, o.peakFlops, o.calibration,
+              o.fuseChunks, l.microBatches, o.globalBatch * o.seqLen);
+  // Every prediction is checked against its bound: the pruning is only as
+  // good as Bound.h's assumptions.
+  Expected<double> lb = lowerBound(l, l.microBatches);
+  if (!lb)
+    return lb.takeError();
+  if (*lb > p.stepSeconds * (1 + 1e-9))
+    violation(formatv("{0}: bound {1:E} s above the predicted {2:E} s",
+                      l.name(), *lb, p.stepSeconds)
+                  .str());
+  out.ranked.push_back(Ranked{l, p, json::Object(r.peak()), r.stagePeakTotals(),
+                              r.composed, *lb});
   return true;
+}
+
+double Search::threshold() const {
+  if (out.ranked.size() < o.top || !o.top)
+    return std::numeric_limits<double>::infinity();
+  std::vector<double> times;
+  for (const Ranked &r : out.ranked)
+    times.push_back(r.prediction.stepSeconds);
+  std::nth_element(times.begin(), times.begin() + (o.top - 1), times.end());
+  return times[o.top - 1];
+}
+
+Expected<bool> Search::prune(const Layout &variant) {
+  if (!o.bound)
+    return false;
+  Expected<double> lb = lowerBound(variant, variant.microBatches);
+  if (!lb)
+    return lb.takeError();
+  if (*lb < threshold())
+    return false;
+  pending.emplace_back(variant, *lb);
+  return true;
+}
+
+std::vector<std::pair<Layout, StringSet<>>> Search::revisit() {
+  std::vector<std::pair<Layout, StringSet<>>> again;
+  std::map<std::string, size_t> index;
+  double t = threshold();
+  std::vector<std::pair<Layout, double>> still;
+  for (auto &[l, lb] : pending) {
+    if (lb >= t) {
+      still.emplace_back(l, lb);
+      continue;
+    }
+    Layout base = l;
+    base.recompute = "none";
+    base.microBatches = 1;
+    auto [it, inserted] = index.emplace(base.name(), again.size());
+    if (inserted)
+      again.emplace_back(base, StringSet<>());
+    again[it->second].second.insert(l.name());
+  }
+  pending = std::move(still);
+  return again;
+}
+
+void Search::finish() {
+  out.bounded = int64_t(pending.size());
+  out.boundCompiles = bound.compiles;
+  out.unbounded = bound.unbounded;
+}
+
+Expected<std::string> Search::knownRejection(const Layout &l) {
+  Expected<std::string> r = bound.rejection(l);
+  if (!r || !r->empty())
+    return r;
+  auto dp = probes.find({"dp", l.dp, o.globalBatch / l.microBatches});
+  if (dp != probes.end() && !dp->second.empty())
+    return dp->second;
+  auto pp = probes.find({"pp", l.pp, 0});
+  if (pp != probes.end() && !pp->second.empty())
+    return pp->second;
+  return std::string();
+}
+
+Error Search::probe(const Layout &l) {
+  int64_t batch = o.globalBatch / l.microBatches;
+  auto once = [&](std::tuple<std::string, int64_t, int64_t> key,
+                  const Layout &alone, int64_t layers) -> Expected<bool> {
+    if (auto it = probes.find(key); it != probes.end())
+      return !it->second.empty();
+    ++out.probeCompiles;
+    Expected<CompileResult> r =
+        compiler.compileAt(alone, o.seqLen, batch, layers);
+    if (!r)
+      return r.takeError();
+    return !(probes[key] = r->rejection).empty();
+  };
+  if (l.dp > 1) {
+    Layout alone;
+    alone.dp = l.dp;
+    Expected<bool> rejected = once({"dp", l.dp, batch}, alone, 1);
+    if (!rejected || *rejected)
+      return rejected.takeError();
+  }
+  // One layer per stage, or the model's layers when there are fewer.
+  if (l.pp > 1 && o.layers) {
+    Layout alone;
+    alone.pp = l.pp;
+    Expected<bool> rejected =
+        once({"pp", l.pp, 0}, alone, std::min(l.pp, o.layers));
+    if (!rejected)
+      return rejected.takeError();
+  }
+  return Error::success();
 }
 
 Expected<std::optional<CompileResult>> Search::compile(const Layout &l) {
   if (auto it = lean.find(l.name()); it != lean.end())
     return std::move(it->second);
+  Expected<std::string> known = knownRejection(l);
+  if (!known)
+    return known.takeError();
+  if (o.bound && !known->empty()) {
+    ++out.probeRejected;
+    CompileResult r;
+    r.rejection = std::move(*known);
+    return r;
+  }
   if (out.compiled >= o.maxCompiles) {
     ++out.capped;
     return std::nullopt;
@@ -111,6 +272,11 @@ Expected<std::optional<CompileResult>> Search::compile(const Layout &l) {
       compiler.compile(l, o.seqLen, o.globalBatch / l.microBatches);
   if (!r)
     return r.takeError();
+  if (r->rejection.empty() && !known->empty())
+    violation(l.name() + ": compiled, but its " + *known);
+  if (!r->rejection.empty())
+    if (Error e = probe(l))
+      return std::move(e);
   return std::move(*r);
 }
 
@@ -134,42 +300,62 @@ Expected<bool> Search::evaluate(const Layout &l) {
   return rank(l, **r);
 }
 
-Expected<bool> Search::leanFirst(const Layout &base) {
+Expected<bool> Search::leanFirst(const Layout &base, ArrayRef<int64_t> counts) {
   lean.clear();
   if (!o.leanFirst)
     return false;
   // Memory's leanest variants: the last policy (full recompute, unless
-  // --recompute fixes it), with the fewest micro-batches and with the most
-  // that divide the global batch. Full recompute keeps the least; a
-  // micro-batch loop adds a gradient accumulator once, after which more
-  // micro-batches only shrink the activations (docs/planner.md). If
-  // neither fits, no variant does.
-  Layout one = base, most = base;
-  one.recompute = most.recompute = policies.back();
-  one.microBatches = most.microBatches = 0;
-  for (int64_t m : microBatchCounts)
-    if (o.globalBatch % m == 0) {
-      one.microBatches = one.microBatches ? one.microBatches : m;
-      most.microBatches = m;
-    }
-  if (!one.microBatches)
-    return false;
+  // --recompute fixes it), with the most micro-batches the compiler
+  // accepts and with one. Full recompute keeps the least; a micro-batch
+  // loop adds a gradient accumulator once, after which more micro-batches
+  // only shrink the activations (docs/planner.md). If neither fits, no
+  // variant does.
   std::string why;
-  for (const Layout &l : {one, most}) {
-    if (lean.count(l.name()))
-      continue;
+  std::vector<Layout> rejectedLean;
+  // Compiles (full recompute, m): nullopt to go on, else the answer.
+  auto leanest = [&](int64_t m) -> Expected<std::optional<bool>> {
+    Layout l = base;
+    l.recompute = policies.back();
+    l.microBatches = m;
     Expected<std::optional<CompileResult>> r = compile(l);
     if (!r)
       return r.takeError();
-    if (!*r || !(*r)->rejection.empty() ||
-        (*r)->peakTotal() <= cluster.memoryBytes) {
-      if (*r)
-        lean.emplace(l.name(), std::move(**r));
-      return false;
-    }
-    why += (why.empty() ? "" : "; ") + miss(l, **r);
+    if (!*r)
+      return std::optional<bool>(false);
+    bool rejected = !(*r)->rejection.empty();
+    bool fits = !rejected && (*r)->peakTotal() <= cluster.memoryBytes;
+    if (rejected)
+      rejectedLean.push_back(l);
+    else if (!fits)
+      why += (why.empty() ? "" : "; ") + miss(l, **r);
     lean.emplace(l.name(), std::move(**r));
+    if (fits)
+      return std::optional<bool>(false);
+    return rejected ? std::nullopt : std::optional<bool>(true);
+  };
+  for (int64_t m : llvm::reverse(counts)) {
+    if (m == 1 || o.globalBatch % m)
+      continue;
+    Expected<std::optional<bool>> r = leanest(m);
+    if (!r)
+      return r.takeError();
+    if (*r && !**r)
+      return false;
+    if (*r)
+      break;
   }
+  if (llvm::is_contained(counts, 1)) {
+    Expected<std::optional<bool>> r = leanest(1);
+    if (!r)
+      return r.takeError();
+    if (*r && !**r)
+      return false;
+  }
+  // Only compiler rejections: the search records them.
+  if (why.empty())
+    return false;
+  for (const Layout &l : rejectedLean)
+    reject(lean[l.name()].rejection, l);
   ++out.leanRejected;
   out.rejected[noFit() + ", even with full recompute and 1 or the most "
                          "micro-batches (nothing else of the layout "
@@ -178,9 +364,42 @@ Expected<bool> Search::leanFirst(const Layout &base) {
   return true;
 }
 
-Error Search::group(const Layout &base) {
-  size_t tried = 0, total = policies.size() * microBatchCounts.size();
-  if (Expected<bool> pruned = leanFirst(base)) {
+Error Search::group(const Layout &base, const StringSet<> *only) {
+  auto variant = [&](const char *policy, int64_t m) {
+    Layout l = base;
+    l.recompute = policy;
+    l.microBatches = m;
+    return l;
+  };
+  // The micro-batch counts the bound leaves (with one stage they share a
+  // bound: there is no bubble); a count's variants are kept with the bound
+  // without recompute, the smallest.
+  SmallVector<int64_t> counts;
+  for (int64_t m : microBatchCounts) {
+    Layout l = variant("none", m);
+    Expected<bool> pruned = prune(l);
+    if (!pruned)
+      return pruned.takeError();
+    if (!*pruned) {
+      counts.push_back(m);
+      continue;
+    }
+    double lb = pending.back().second;
+    pending.pop_back();
+    for (const char *policy : policies)
+      if (!only || only->contains(variant(policy, m).name()))
+        pending.emplace_back(variant(policy, m), lb);
+  }
+  if (counts.empty())
+    return Error::success();
+  // A revisit of every variant is a layout searched afresh.
+  if (only && only->size() == policies.size() * microBatchCounts.size())
+    only = nullptr;
+  size_t tried = 0, total = policies.size() * counts.size();
+  if (only) {
+    // A revisit: only the variants named are tried, the others were.
+    total = 0;
+  } else if (Expected<bool> pruned = leanFirst(base, counts)) {
     if (*pruned) {
       out.dominated += int64_t(total - lean.size());
       return Error::success();
@@ -196,10 +415,17 @@ Error Search::group(const Layout &base) {
   bool done = false;
   auto tryOne = [&](const char *policy, int64_t m) -> Error {
     compilerRejected = false;
-    Layout l = base;
-    l.recompute = policy;
-    l.microBatches = m;
+    tooBig = false;
+    Layout l = variant(policy, m);
     ++tried;
+    if (only && !only->contains(l.name()))
+      return Error::success();
+    // Its own bound: recompute adds work.
+    Expected<bool> pruned = prune(l);
+    if (!pruned)
+      return pruned.takeError();
+    if (*pruned)
+      return Error::success();
     Expected<bool> fits = evaluate(l);
     if (!fits)
       return fits.takeError();
@@ -211,7 +437,7 @@ Error Search::group(const Layout &base) {
     // rejected without recompute are not compiled again.
     SmallVector<int64_t> rejectedM;
     for (const char *policy : policies) {
-      for (int64_t m : microBatchCounts) {
+      for (int64_t m : counts) {
         if (llvm::is_contained(rejectedM, m)) {
           ++tried;
           ++out.skipped;
@@ -228,22 +454,39 @@ Error Search::group(const Layout &base) {
         break;
     }
   } else {
-    for (int64_t m : microBatchCounts)
-      for (size_t k = 0; k < policies.size(); ++k) {
+    // Most micro-batches first. Above one, fewer micro-batches only hold
+    // more activations (the leanest variants' rule, with --lean-first): a
+    // policy that does not fit with M does not with fewer but one.
+    size_t firstPolicy = 0;
+    for (int64_t m : llvm::reverse(counts)) {
+      size_t first = m > 1 && o.leanFirst ? firstPolicy : 0;
+      for (size_t k = 0; k < first; ++k) {
+        ++tried;
+        if (only && !only->contains(variant(policies[k], m).name()))
+          continue;
+        out.rejected[noFit() + " (with more micro-batches it did not; not "
+                               "compiled)"]
+            .push_back(variant(policies[k], m).name());
+      }
+      for (size_t k = first; k < policies.size(); ++k) {
         if (Error e = tryOne(policies[k], m))
           return e;
-        if (compilerRejected && k == 0) {
-          tried += policies.size() - 1;
-          out.skipped += int64_t(policies.size()) - 1;
+        if (compilerRejected && k == first) {
+          tried += policies.size() - 1 - k;
+          out.skipped += int64_t(policies.size() - 1 - k);
           break;
         }
+        if (tooBig && m > 1)
+          firstPolicy = std::max(firstPolicy, k + 1);
         if (done) {
           done = false;
           break;
         }
       }
+    }
   }
-  out.dominated += int64_t(total - tried);
+  if (total)
+    out.dominated += int64_t(total - tried);
   return Error::success();
 }
 
@@ -267,9 +510,14 @@ Error Search::showWhole() {
         compiler.compileFull(l, o.seqLen, o.globalBatch / l.microBatches);
     if (!whole)
       return whole.takeError();
-    if (!whole->rejection.empty())
+    if (!whole->rejection.empty()) {
       reject(whole->rejection, l);
-    else if (rank(l, *whole))
+      continue;
+    }
+    Expected<bool> fits = rank(l, *whole);
+    if (!fits)
+      return fits.takeError();
+    if (*fits)
       llvm::stable_sort(ranked, byStepTime);
   }
   return Error::success();
@@ -280,6 +528,14 @@ Expected<SearchResult> seqpar::plan::searchLayouts(CandidateCompiler &compiler,
                                                    const SearchOptions &o) {
   Search search(compiler, cluster, o);
   int64_t gpus = cluster.gpus();
+  // Every layout with its lower bound (at its most micro-batches, the
+  // smallest bubble), searched fastest bound first so that the shown rows
+  // fill early and the bound prunes the most.
+  std::vector<std::pair<Layout, double>> layouts;
+  int64_t most = 0;
+  for (int64_t m : search.microBatchCounts)
+    if (o.globalBatch % m == 0)
+      most = m;
   for (int64_t tp : divisors(gpus))
     for (int64_t cp : divisors(gpus / tp))
       for (int64_t pp : divisors(gpus / tp / cp))
@@ -302,11 +558,33 @@ Expected<SearchResult> seqpar::plan::searchLayouts(CandidateCompiler &compiler,
             base.sp = sp;
             base.zero = zero;
             base.cpAttention = ring ? "ring" : "allgather";
-            if (Error e = search.group(base))
-              return std::move(e);
+            double lb = 0;
+            if (o.bound && most) {
+              Expected<double> b = search.lowerBound(base, most);
+              if (!b)
+                return b.takeError();
+              lb = *b;
+            }
+            layouts.emplace_back(base, lb);
           }
         }
+  llvm::stable_sort(layouts,
+                    [](auto &a, auto &b) { return a.second < b.second; });
+  for (const auto &[base, lb] : layouts)
+    if (Error e = search.group(base))
+      return std::move(e);
   if (Error e = search.showWhole())
     return std::move(e);
+  // Rows dropped by their whole compile raise the bar: what the bound
+  // pruned below the new one is searched after all.
+  for (auto again = search.revisit(); !again.empty();
+       again = search.revisit()) {
+    for (const auto &[base, variants] : again)
+      if (Error e = search.group(base, &variants))
+        return std::move(e);
+    if (Error e = search.showWhole())
+      return std::move(e);
+  }
+  search.finish();
   return std::move(search.out);
 }

@@ -126,6 +126,13 @@ static cl::opt<bool> leanFirst(
              "most micro-batches) first and skip the layout if it does not "
              "fit (default true)"),
     cl::init(true), cl::cat(planning));
+static cl::opt<bool> useBound(
+    "bound",
+    cl::desc("Search layouts fastest lower bound first and compile no "
+             "variant whose lower bound is not below the --top-th fastest "
+             "prediction; false compiles every one and checks each "
+             "prediction against its bound (default true)"),
+    cl::init(true), cl::cat(planning));
 static cl::opt<int64_t> onlyTp("tp", cl::desc("Only layouts of this tp"),
                                cl::init(0), cl::cat(planning));
 static cl::opt<int64_t> onlyCp("cp", cl::desc("Only layouts of this cp"),
@@ -436,6 +443,8 @@ int main(int argc, char **argv) {
   searchOptions.peakFlops = peak;
   searchOptions.calibration = calibration;
   searchOptions.leanFirst = leanFirst;
+  searchOptions.bound = useBound;
+  searchOptions.layers = layers ? *layers : 0;
   searchOptions.tp = onlyTp;
   searchOptions.cp = onlyCp;
   searchOptions.pp = onlyPp;
@@ -479,6 +488,7 @@ int main(int argc, char **argv) {
           {"import_batch", globalBatch / l.microBatches},
           {"sp_compile_flags", std::move(flags)},
           {"step_seconds", r.prediction.stepSeconds},
+          {"lower_bound_seconds", r.bound},
           {"compute_seconds", r.prediction.slowest.compute},
           {"exposed_comm_seconds", r.prediction.slowest.exposedComm},
           {"hidden_comm_seconds", r.prediction.slowest.hiddenComm},
@@ -508,6 +518,12 @@ int main(int argc, char **argv) {
                      {"lean_rejected", search->leanRejected},
                      {"capped_not_compiled", search->capped},
                      {"skipped_after_compiler_rejection", search->skipped},
+                     {"bounded_not_compiled", search->bounded},
+                     {"bound_compiles", search->boundCompiles},
+                     {"unbounded_layouts", search->unbounded},
+                     {"bound_violations", search->boundViolations},
+                     {"probe_compiles", search->probeCompiles},
+                     {"rejected_by_probe", search->probeRejected},
                      {"composed", compiler.composedCount},
                      {"compiled_whole", compiler.fullCount},
                      {"composition_checked", compiler.checks.checked},
@@ -540,6 +556,17 @@ int main(int argc, char **argv) {
       "(not compiled), {6} over --max-compiles\n",
       seconds, search->compiled, ranked.size(), rejectedCount,
       search->dominated, search->skipped, search->capped);
+  outs() << formatv("lower bounds from {0} compiles ({1} (tp, sp, cp, "
+                    "attention, recompute) without one): {2} variants not "
+                    "compiled, their bound at or above the slowest of the "
+                    "{3} fastest steps; {4} rejected by a probe of one "
+                    "axis alone ({5} probe compiles)\n",
+                    search->boundCompiles, search->unbounded, search->bounded,
+                    top, search->probeRejected, search->probeCompiles);
+  if (search->boundViolations)
+    outs() << formatv("warning: {0} predictions below their lower bound "
+                      "(e.g. {1}); the pruning may have lost layouts\n",
+                      search->boundViolations, search->firstViolation);
   if (composeLayers)
     outs() << formatv("composed from {0} and {1} layers per stage: {2} "
                       "candidates, {3} rejected on those; compiled whole: {4} "
