@@ -8,38 +8,55 @@
 #include "llvm/Support/JSON.h"
 
 #include <cmath>
+#include <optional>
+#include <thread>
 
 using namespace llvm;
 using namespace seqpar;
 using namespace seqpar::plan;
 namespace json = llvm::json;
 
-Expected<CompileResult> CandidateCompiler::compileAt(const Layout &layout,
-                                                     int64_t seq, int64_t batch,
-                                                     int64_t modelLayers) {
-  auto key = std::make_tuple(seq, batch, modelLayers);
-  auto it = models.find(key);
-  if (it == models.end()) {
+Expected<CompileResult> CandidateCompiler::compileOn(size_t worker,
+                                                     const Job &job) {
+  if (worker == 0) {
+    ++compiles;
+    layersCompiled += job.modelLayers;
+  }
+  auto &cache = models[worker];
+  auto key = std::make_tuple(job.seq, job.batch, job.modelLayers);
+  auto it = cache.find(key);
+  if (it == cache.end()) {
     std::string text = options.config;
-    if (modelLayers != layers) {
-      Expected<std::string> shallow = withLayerCount(text, modelLayers);
+    if (job.modelLayers != layers) {
+      Expected<std::string> shallow = withLayerCount(text, job.modelLayers);
       if (!shallow)
         return shallow.takeError();
       text = std::move(*shallow);
     }
     HFImportOptions importOptions;
-    importOptions.seqLen = seq;
-    importOptions.batch = batch;
+    importOptions.seqLen = job.seq;
+    importOptions.batch = job.batch;
     importOptions.source = options.source;
-    auto m = importHFConfig(text, importOptions, context);
+    auto m = importHFConfig(text, importOptions, contexts[worker]);
     if (!m)
       return m.takeError();
-    it = models.emplace(key, std::move(*m)).first;
+    it = cache.emplace(key, std::move(*m)).first;
   }
-  ++compiles;
-  layersCompiled += modelLayers;
-  return compileCandidate(*it->second, layout, options.precision,
+  return compileCandidate(*it->second, job.layout, options.precision,
                           options.fuseChunks);
+}
+
+std::pair<Expected<CompileResult>, Expected<CompileResult>>
+CandidateCompiler::compilePair(const Job &a, const Job &b) {
+  if (contexts.size() < 2)
+    return {compileOn(0, a), compileOn(0, b)};
+  ++compiles;
+  layersCompiled += b.modelLayers;
+  std::optional<Expected<CompileResult>> second;
+  std::thread other([&] { second.emplace(compileOn(1, b)); });
+  Expected<CompileResult> first = compileOn(0, a);
+  other.join();
+  return {std::move(first), std::move(*second)};
 }
 
 Expected<CompileResult> CandidateCompiler::compileFull(const Layout &layout,
@@ -68,17 +85,27 @@ Expected<CompileResult> CandidateCompiler::compile(const Layout &layout,
   if (!k || perStage < k + 2)
     return compileFull(layout, seq, batch);
   CompileResult shallow[2];
+  auto pair = compilePair({layout, seq, batch, k * pp},
+                          {layout, seq, batch, (k + 1) * pp});
+  Expected<CompileResult> *both[2] = {&pair.first, &pair.second};
   for (int64_t i = 0; i < 2; ++i) {
-    Expected<CompileResult> r = compileAt(layout, seq, batch, (k + i) * pp);
+    Expected<CompileResult> &r = *both[i];
+    // Leaving early, the deeper compile is not needed.
+    auto dropDeeper = [&] {
+      if (i == 0)
+        consumeError(pair.second.takeError());
+    };
     // The model refuses this length or batch: the whole model's import
     // gives the error.
     if (!r) {
       consumeError(r.takeError());
+      dropDeeper();
       return compileFull(layout, seq, batch);
     }
     // The compiler's diagnostic for this layout, from a shallow model: the
     // splits it checks do not depend on the depth.
     if (!r->rejection.empty()) {
+      dropDeeper();
       ++shallowRejected;
       if (options.check) {
         Expected<CompileResult> whole = compileAt(layout, seq, batch, layers);
@@ -86,7 +113,7 @@ Expected<CompileResult> CandidateCompiler::compile(const Layout &layout,
           return whole.takeError();
         check(layout, *r, *whole);
       }
-      return r;
+      return std::move(r);
     }
     shallow[i] = std::move(*r);
   }
@@ -172,6 +199,7 @@ void CandidateCompiler::check(const Layout &layout,
 }
 
 void CandidateCompiler::keepOnly(int64_t seq) {
-  for (auto it = models.begin(); it != models.end();)
-    it = std::get<0>(it->first) == seq ? std::next(it) : models.erase(it);
+  for (auto &cache : models)
+    for (auto it = cache.begin(); it != cache.end();)
+      it = std::get<0>(it->first) == seq ? std::next(it) : cache.erase(it);
 }

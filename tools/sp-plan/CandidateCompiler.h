@@ -47,8 +47,13 @@ public:
     /// bytes, a rejection) the same way, with fraction 1.
     std::vector<std::pair<double, std::string>> examples;
   };
-  CandidateCompiler(mlir::MLIRContext *context, Options options, int64_t layers)
-      : context(context), options(std::move(options)), layers(layers) {}
+  /// One worker per context: two compiles that do not depend on each
+  /// other (a composition's two depths, a bound's pairs) run at once, one
+  /// per worker, each on its own context and its own imported models.
+  CandidateCompiler(llvm::ArrayRef<mlir::MLIRContext *> contexts,
+                    Options options, int64_t layers)
+      : contexts(contexts.begin(), contexts.end()), models(contexts.size()),
+        options(std::move(options)), layers(layers) {}
 
   /// `layout` of one micro-batch of `batch` sequences of `seq` tokens,
   /// composed where it can be; an Error if the model cannot be imported.
@@ -59,7 +64,25 @@ public:
                                             int64_t batch);
   /// `layout` compiled whole on the model with `modelLayers` layers.
   llvm::Expected<CompileResult> compileAt(const Layout &layout, int64_t seq,
-                                          int64_t batch, int64_t modelLayers);
+                                          int64_t batch, int64_t modelLayers) {
+    return compileOn(0, {layout, seq, batch, modelLayers});
+  }
+  /// What compileAt takes.
+  struct Job {
+    Layout layout;
+    int64_t seq = 0, batch = 0, modelLayers = 0;
+  };
+  /// Two compiles, at once when there are two workers.
+  std::pair<llvm::Expected<CompileResult>, llvm::Expected<CompileResult>>
+  compilePair(const Job &a, const Job &b);
+  /// Two layouts (each with the batch of its micro-batch) compiled whole,
+  /// at once when there are two workers.
+  std::pair<llvm::Expected<CompileResult>, llvm::Expected<CompileResult>>
+  compileFullPair(const Layout &a, int64_t batchA, const Layout &b,
+                  int64_t batchB, int64_t seq) {
+    fullCount += 2;
+    return compilePair({a, seq, batchA, layers}, {b, seq, batchB, layers});
+  }
   /// Forgets the models of every other sequence length.
   void keepOnly(int64_t seq);
 
@@ -74,12 +97,16 @@ private:
   void check(const Layout &layout, const CompileResult &composed,
              const CompileResult &whole);
 
-  mlir::MLIRContext *context;
+  /// Compiles `job` on worker `worker`'s context; touches no counter.
+  llvm::Expected<CompileResult> compileOn(size_t worker, const Job &job);
+
+  std::vector<mlir::MLIRContext *> contexts;
+  /// Each worker's imported models.
+  std::vector<std::map<std::tuple<int64_t, int64_t, int64_t>,
+                       mlir::OwningOpRef<mlir::ModuleOp>>>
+      models;
   Options options;
   int64_t layers;
-  std::map<std::tuple<int64_t, int64_t, int64_t>,
-           mlir::OwningOpRef<mlir::ModuleOp>>
-      models;
 };
 
 } // namespace seqpar::plan

@@ -496,29 +496,54 @@ Error Search::showWhole() {
   };
   std::vector<Ranked> &ranked = out.ranked;
   llvm::stable_sort(ranked, byStepTime);
-  // The rows shown are compiled whole: their figures are the compiler's.
-  // A replaced row may move, so each scan starts again from the top.
+  // The rows shown are compiled whole: their figures are the compiler's,
+  // two at a time. A row whose whole compile does not fit leaves, so each
+  // scan starts again from the top (a whole compile changes no step time:
+  // composition gives the FLOPs and bytes exactly).
+  auto batch = [&](const Layout &l) { return o.globalBatch / l.microBatches; };
   while (true) {
-    size_t shown = std::min(o.top, ranked.size()), i = 0;
-    while (i < shown && !ranked[i].composed)
-      ++i;
-    if (i == shown)
+    size_t shown = std::min(o.top, ranked.size());
+    SmallVector<Layout, 2> layouts;
+    for (size_t i = 0; i < shown && layouts.size() < 2; ++i)
+      if (ranked[i].composed)
+        layouts.push_back(ranked[i].layout);
+    if (layouts.empty())
       break;
-    Layout l = ranked[i].layout;
-    ranked.erase(ranked.begin() + i);
-    Expected<CompileResult> whole =
-        compiler.compileFull(l, o.seqLen, o.globalBatch / l.microBatches);
-    if (!whole)
-      return whole.takeError();
-    if (!whole->rejection.empty()) {
-      reject(whole->rejection, l);
-      continue;
+    llvm::erase_if(ranked, [&](const Ranked &r) {
+      return r.composed && llvm::any_of(layouts, [&](const Layout &l) {
+               return l.name() == r.layout.name();
+             });
+    });
+    std::optional<Expected<CompileResult>> whole[2];
+    if (layouts.size() == 2) {
+      auto pair =
+          compiler.compileFullPair(layouts[0], batch(layouts[0]), layouts[1],
+                                   batch(layouts[1]), o.seqLen);
+      whole[0].emplace(std::move(pair.first));
+      whole[1].emplace(std::move(pair.second));
+    } else {
+      whole[0].emplace(
+          compiler.compileFull(layouts[0], o.seqLen, batch(layouts[0])));
     }
-    Expected<bool> fits = rank(l, *whole);
-    if (!fits)
-      return fits.takeError();
-    if (*fits)
-      llvm::stable_sort(ranked, byStepTime);
+    for (size_t k = 0; k < layouts.size(); ++k) {
+      Expected<CompileResult> &r = *whole[k];
+      if (!r) {
+        if (k + 1 < layouts.size())
+          consumeError(whole[k + 1]->takeError());
+        return r.takeError();
+      }
+      if (!r->rejection.empty()) {
+        reject(r->rejection, layouts[k]);
+        continue;
+      }
+      Expected<bool> fits = rank(layouts[k], *r);
+      if (!fits) {
+        if (k + 1 < layouts.size())
+          consumeError(whole[k + 1]->takeError());
+        return fits.takeError();
+      }
+    }
+    llvm::stable_sort(ranked, byStepTime);
   }
   return Error::success();
 }

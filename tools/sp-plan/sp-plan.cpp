@@ -49,6 +49,7 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <thread>
 
 using namespace llvm;
 using namespace seqpar::plan;
@@ -133,6 +134,12 @@ static cl::opt<bool> useBound(
              "prediction; false compiles every one and checks each "
              "prediction against its bound (default true)"),
     cl::init(true), cl::cat(planning));
+static cl::opt<unsigned> jobs(
+    "jobs",
+    cl::desc("Compiles at once, 1 or 2 (default: 2 where the machine "
+             "has two cores or more)"),
+    cl::init(std::min(2u, std::max(1u, std::thread::hardware_concurrency()))),
+    cl::cat(planning));
 static cl::opt<int64_t> onlyTp("tp", cl::desc("Only layouts of this tp"),
                                cl::init(0), cl::cat(planning));
 static cl::opt<int64_t> onlyCp("cp", cl::desc("Only layouts of this cp"),
@@ -351,6 +358,8 @@ int main(int argc, char **argv) {
                 "'");
   if (onlyTp < 0 || onlyCp < 0 || onlyPp < 0)
     return fail("--tp, --cp and --pp must be >= 1");
+  if (jobs < 1 || jobs > 2)
+    return fail("--jobs must be 1 or 2, got " + Twine(jobs.getValue()));
   if (!onlyRecompute.empty() &&
       !seqpar::symbolizeRecomputePolicy(onlyRecompute))
     return fail("--recompute must be none, selective or full, got '" +
@@ -391,9 +400,15 @@ int main(int argc, char **argv) {
 
   mlir::DialectRegistry registry;
   seqpar::registerAllDialects(registry);
-  mlir::MLIRContext context(registry);
-  context.disableMultithreading();
-  context.printOpOnDiagnostic(false);
+  // A second context lets two independent compiles run at once.
+  mlir::MLIRContext context(registry), second(registry);
+  SmallVector<mlir::MLIRContext *, 2> contexts{&context};
+  if (jobs > 1)
+    contexts.push_back(&second);
+  for (mlir::MLIRContext *c : contexts) {
+    c->disableMultithreading();
+    c->printOpOnDiagnostic(false);
+  }
   // Models of one micro-batch's global batch (G / M), imported once each.
   CandidateCompiler::Options compilerOptions;
   compilerOptions.config = configText;
@@ -408,7 +423,7 @@ int main(int argc, char **argv) {
     consumeError(layers.takeError());
     compilerOptions.composeLayers = 0;
   }
-  CandidateCompiler compiler(&context, compilerOptions, layers ? *layers : 0);
+  CandidateCompiler compiler(contexts, compilerOptions, layers ? *layers : 0);
   if (maxSeq) {
     // Only the models of the lengths being compared stay imported.
     auto compile = [&](const Layout &l,
