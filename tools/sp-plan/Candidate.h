@@ -46,6 +46,9 @@ struct CompileResult {
   std::vector<StageFacts> stages;
   /// Composed from two shallower compiles (Compose.h), not compiled whole.
   bool composed = false;
+  /// Composed, near the memory limit and not compiled whole (the caller
+  /// did not need to know whether it fits): its peak decides nothing.
+  bool fitUndecided = false;
 
   /// The memory report's per-rank peak (the worst stage's) and its total;
   /// only for an accepted layout.

@@ -77,8 +77,9 @@ static std::vector<const json::Object *> stagePeaks(const json::Object &m) {
   return peaks;
 }
 
-Expected<CompileResult> CandidateCompiler::compile(const Layout &layout,
-                                                   int64_t seq, int64_t batch) {
+Expected<CompileResult> CandidateCompiler::compile(
+    const Layout &layout, int64_t seq, int64_t batch,
+    const std::function<bool(const CompileResult &)> &needWhole) {
   int64_t k = options.composeLayers, pp = layout.pp;
   int64_t perStage = pp > 0 && layers % pp == 0 ? layers / pp : 0;
   // Two shallow compiles, each shallower than the model.
@@ -120,8 +121,11 @@ Expected<CompileResult> CandidateCompiler::compile(const Layout &layout,
   CompileResult r = compose(shallow[0], shallow[1], perStage - k - 1);
   if (std::abs(double(r.peakTotal() - options.memoryBytes)) <=
       options.margin * double(options.memoryBytes)) {
-    ++nearLimitCount;
-    return compileFull(layout, seq, batch);
+    if (!needWhole || needWhole(r)) {
+      ++nearLimitCount;
+      return compileFull(layout, seq, batch);
+    }
+    r.fitUndecided = true;
   }
   r.composed = true;
   ++composedCount;

@@ -15,6 +15,7 @@
 
 #include "Candidate.h"
 
+#include <functional>
 #include <map>
 #include <tuple>
 
@@ -57,8 +58,11 @@ public:
 
   /// `layout` of one micro-batch of `batch` sequences of `seq` tokens,
   /// composed where it can be; an Error if the model cannot be imported.
-  llvm::Expected<CompileResult> compile(const Layout &layout, int64_t seq,
-                                        int64_t batch);
+  /// A composed peak near the memory is compiled whole unless `needWhole`
+  /// says, from the composed figures, that its fit does not matter.
+  llvm::Expected<CompileResult>
+  compile(const Layout &layout, int64_t seq, int64_t batch,
+          const std::function<bool(const CompileResult &)> &needWhole = {});
   /// The same, always compiled whole.
   llvm::Expected<CompileResult> compileFull(const Layout &layout, int64_t seq,
                                             int64_t batch);

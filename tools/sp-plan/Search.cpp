@@ -128,6 +128,16 @@ private:
   std::map<std::string, CompileResult> lean;
   /// Set by rank when the layout did not fit.
   bool tooBig = false;
+  /// Set by evaluate when the layout's prediction was no faster than the
+  /// shown rows, with that prediction.
+  bool slowerThanShown = false;
+  double slowStep = 0;
+  /// The predicted step of `l` from its compile.
+  double predictStep(const Layout &l, const CompileResult &r) const {
+    return predict(r.stages, r.mesh, cluster, o.peakFlops, o.calibration,
+                   o.fuseChunks, l.microBatches, o.globalBatch * o.seqLen)
+        .stepSeconds;
+  }
 };
 } // namespace
 
@@ -268,8 +278,13 @@ Expected<std::optional<CompileResult>> Search::compile(const Layout &l) {
     return std::nullopt;
   }
   ++out.compiled;
+  // Whether a composed peak near the memory fits matters only to a layout
+  // that could be shown.
+  auto needWhole = [&](const CompileResult &c) {
+    return !o.bound || predictStep(l, c) < threshold();
+  };
   Expected<CompileResult> r =
-      compiler.compile(l, o.seqLen, o.globalBatch / l.microBatches);
+      compiler.compile(l, o.seqLen, o.globalBatch / l.microBatches, needWhole);
   if (!r)
     return r.takeError();
   if (r->rejection.empty() && !known->empty())
@@ -295,6 +310,15 @@ Expected<bool> Search::evaluate(const Layout &l) {
   if (!(*r)->rejection.empty()) {
     compilerRejected = true;
     reject((*r)->rejection, l);
+    return false;
+  }
+  // Fitting or not, a layout at least as slow as the shown rows ends the
+  // search of the slower variants after it (Search::group).
+  double step = predictStep(l, **r);
+  slowerThanShown = o.bound && step >= threshold();
+  slowStep = step;
+  if ((*r)->fitUndecided) {
+    pending.emplace_back(l, step);
     return false;
   }
   return rank(l, **r);
@@ -416,6 +440,7 @@ Error Search::group(const Layout &base, const StringSet<> *only) {
   auto tryOne = [&](const char *policy, int64_t m) -> Error {
     compilerRejected = false;
     tooBig = false;
+    slowerThanShown = false;
     Layout l = variant(policy, m);
     ++tried;
     if (only && !only->contains(l.name()))
@@ -432,6 +457,18 @@ Error Search::group(const Layout &base, const StringSet<> *only) {
     done = *fits;
     return Error::success();
   };
+  // The variants after (policy, m) in the order tried without a pipeline.
+  auto laterVariants = [&](const char *policy, int64_t m,
+                           llvm::function_ref<void(const Layout &)> fn) {
+    bool after = false;
+    for (const char *p : policies)
+      for (int64_t c : counts) {
+        Layout l = variant(p, c);
+        if (after && (!only || only->contains(l.name())))
+          fn(l);
+        after |= p == policy && c == m;
+      }
+  };
   if (base.pp == 1) {
     // A recompute policy changes no split: a layout and M the compiler
     // rejected without recompute are not compiled again.
@@ -447,6 +484,15 @@ Error Search::group(const Layout &base, const StringSet<> *only) {
           return e;
         if (compilerRejected)
           rejectedM.push_back(m);
+        if (slowerThanShown && !done) {
+          // The variants after it are no faster: kept with its step as
+          // their bound.
+          laterVariants(policy, m, [&](const Layout &l) {
+            pending.emplace_back(l, slowStep);
+            ++tried;
+          });
+          done = true;
+        }
         if (done)
           break;
       }
@@ -478,6 +524,16 @@ Error Search::group(const Layout &base, const StringSet<> *only) {
         }
         if (tooBig && m > 1)
           firstPolicy = std::max(firstPolicy, k + 1);
+        if (slowerThanShown && !done) {
+          // More recompute is no faster: kept with its step as their bound.
+          for (size_t j = k + 1; j < policies.size(); ++j) {
+            Layout l = variant(policies[j], m);
+            ++tried;
+            if (!only || only->contains(l.name()))
+              pending.emplace_back(l, slowStep);
+          }
+          break;
+        }
         if (done) {
           done = false;
           break;

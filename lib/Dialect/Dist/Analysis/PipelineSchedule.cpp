@@ -56,8 +56,9 @@ static void expand(func::FuncOp fn, SmallVectorImpl<EventT> &out) {
       continue;
     }
     SmallVector<Operation *> parts[2];
+    Operation *begin = loop.getBackwardBegin();
     for (Operation &inner : loop.getBody().front())
-      parts[loop.inBackwardPart(&inner)].push_back(&inner);
+      parts[loop.inBackwardPart(&inner, begin)].push_back(&inner);
     int64_t n = loop.getMicroBatches(), w = loop.getLagOrZero();
     for (int64_t t = 0; t < n + w; ++t) {
       if (t < n)

@@ -250,7 +250,10 @@ Operation *MicroBatchLoopOp::getBackwardBegin() {
 }
 
 bool MicroBatchLoopOp::inBackwardPart(Operation *op) {
-  Operation *begin = getBackwardBegin();
+  return inBackwardPart(op, getBackwardBegin());
+}
+
+bool MicroBatchLoopOp::inBackwardPart(Operation *op, Operation *begin) {
   Operation *at =
       begin ? getBody().front().findAncestorOpInBlock(*op) : nullptr;
   return at && !at->isBeforeInBlock(begin);
@@ -261,11 +264,13 @@ int64_t MicroBatchLoopOp::stashSlots(Value v) {
   // The body's arguments are read in place at the micro-batch of the part
   // reading them; only computed values are stashed.
   Operation *def = v.getDefiningOp();
-  if (w == 0 || !def || !getBody().front().findAncestorOpInBlock(*def) ||
-      inBackwardPart(def))
+  if (w == 0 || !def || !getBody().front().findAncestorOpInBlock(*def))
+    return 1;
+  Operation *begin = getBackwardBegin();
+  if (inBackwardPart(def, begin))
     return 1;
   for (Operation *user : v.getUsers())
-    if (inBackwardPart(user))
+    if (inBackwardPart(user, begin))
       return std::min(w + 1, getStepMicroBatches());
   return 1;
 }

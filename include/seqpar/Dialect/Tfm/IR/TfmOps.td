@@ -228,8 +228,10 @@ def Tfm_MicroBatchLoopOp : Op<Tfm_Dialect, "micro_batch_loop", [
     /// tfm.backward_begins), null without a lag.
     ::mlir::Operation *getBackwardBegin();
     /// Whether `op` (in the body, or nested in an op of it) is in the
-    /// backward part of a loop with a lag.
+    /// backward part of a loop with a lag; `begin` is getBackwardBegin()
+    /// (a scan of the body), for callers that ask about many ops.
     bool inBackwardPart(::mlir::Operation *op);
+    bool inBackwardPart(::mlir::Operation *op, ::mlir::Operation *begin);
     /// How many copies of `v` the arena holds: min(lag + 1, M) for a value
     /// of the forward part that the backward part reads (a stash: each
     /// micro-batch's in its own copy until its backward), else 1.
