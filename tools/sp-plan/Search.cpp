@@ -118,7 +118,23 @@ private:
   StepBound bound;
   SmallVector<const char *, 3> policies;
   /// Pruned (layout, micro-batch count) pairs and their bounds.
-  std::vector<std::pair<Layout, double>> pending;
+  /// Set aside: variants whose bound reached the shown rows, and those a
+  /// row ranked from composed figures dominates (its whole compile may
+  /// drop it).
+  struct Pending {
+    Layout layout;
+    double bound;
+    /// The row that dominates it, if any: it is searched again only if
+    /// that row leaves.
+    std::string dominator;
+  };
+  std::vector<Pending> pending;
+  void setAside(const Layout &l, double bound, std::string dominator = "") {
+    pending.push_back(Pending{l, bound, std::move(dominator)});
+  }
+  /// Set by rank: the layout ranked was composed, and its name.
+  bool rankedComposed = false;
+  std::string rankedName;
   /// (axis, degree, batch) -> the compiler's diagnostic, empty if it
   /// compiled.
   std::map<std::tuple<std::string, int64_t, int64_t>, std::string> probes;
@@ -161,6 +177,8 @@ Expected<bool> Search::rank(const Layout &l, const CompileResult &r) {
     violation(formatv("{0}: bound {1:E} s above the predicted {2:E} s",
                       l.name(), *lb, p.stepSeconds)
                   .str());
+  rankedComposed = r.composed;
+  rankedName = l.name();
   out.ranked.push_back(Ranked{l, p, json::Object(r.peak()), r.stagePeakTotals(),
                               r.composed, *lb});
   return true;
@@ -184,7 +202,7 @@ Expected<bool> Search::prune(const Layout &variant) {
     return lb.takeError();
   if (*lb < threshold())
     return false;
-  pending.emplace_back(variant, *lb);
+  setAside(variant, *lb);
   return true;
 }
 
@@ -192,10 +210,14 @@ std::vector<std::pair<Layout, StringSet<>>> Search::revisit() {
   std::vector<std::pair<Layout, StringSet<>>> again;
   std::map<std::string, size_t> index;
   double t = threshold();
-  std::vector<std::pair<Layout, double>> still;
-  for (auto &[l, lb] : pending) {
-    if (lb >= t) {
-      still.emplace_back(l, lb);
+  StringSet<> rows;
+  for (const Ranked &r : out.ranked)
+    rows.insert(r.layout.name());
+  std::vector<Pending> still;
+  for (Pending &p : pending) {
+    const Layout &l = p.layout;
+    if (p.bound >= t || (!p.dominator.empty() && rows.contains(p.dominator))) {
+      still.push_back(p);
       continue;
     }
     Layout base = l;
@@ -211,7 +233,8 @@ std::vector<std::pair<Layout, StringSet<>>> Search::revisit() {
 }
 
 void Search::finish() {
-  out.bounded = int64_t(pending.size());
+  out.bounded = llvm::count_if(
+      pending, [](const Pending &p) { return p.dominator.empty(); });
   out.boundCompiles = bound.compiles;
   out.unbounded = bound.unbounded;
 }
@@ -278,10 +301,12 @@ Expected<std::optional<CompileResult>> Search::compile(const Layout &l) {
     return std::nullopt;
   }
   ++out.compiled;
-  // Whether a composed peak near the memory fits matters only to a layout
-  // that could be shown.
+  // Whether a composed peak just above the memory fits matters only to a
+  // layout that could be shown.
+  // A row ranked from composed figures is compiled whole if it is shown.
   auto needWhole = [&](const CompileResult &c) {
-    return !o.bound || predictStep(l, c) < threshold();
+    return !o.bound || (c.peakTotal() > cluster.memoryBytes &&
+                        predictStep(l, c) < threshold());
   };
   Expected<CompileResult> r =
       compiler.compile(l, o.seqLen, o.globalBatch / l.microBatches, needWhole);
@@ -317,8 +342,10 @@ Expected<bool> Search::evaluate(const Layout &l) {
   double step = predictStep(l, **r);
   slowerThanShown = o.bound && step >= threshold();
   slowStep = step;
-  if ((*r)->fitUndecided) {
-    pending.emplace_back(l, step);
+  // Near the memory, above it and slower than the shown rows: not compiled
+  // whole (one below it is ranked from its composed figures).
+  if ((*r)->fitUndecided && (*r)->peakTotal() > cluster.memoryBytes) {
+    setAside(l, step);
     return false;
   }
   return rank(l, **r);
@@ -408,11 +435,11 @@ Error Search::group(const Layout &base, const StringSet<> *only) {
       counts.push_back(m);
       continue;
     }
-    double lb = pending.back().second;
+    double lb = pending.back().bound;
     pending.pop_back();
     for (const char *policy : policies)
       if (!only || only->contains(variant(policy, m).name()))
-        pending.emplace_back(variant(policy, m), lb);
+        setAside(variant(policy, m), lb);
   }
   if (counts.empty())
     return Error::success();
@@ -441,6 +468,7 @@ Error Search::group(const Layout &base, const StringSet<> *only) {
     compilerRejected = false;
     tooBig = false;
     slowerThanShown = false;
+    rankedComposed = false;
     Layout l = variant(policy, m);
     ++tried;
     if (only && !only->contains(l.name()))
@@ -488,10 +516,15 @@ Error Search::group(const Layout &base, const StringSet<> *only) {
           // The variants after it are no faster: kept with its step as
           // their bound.
           laterVariants(policy, m, [&](const Layout &l) {
-            pending.emplace_back(l, slowStep);
+            setAside(l, slowStep);
             ++tried;
           });
           done = true;
+        } else if (done && rankedComposed && o.bound) {
+          // Dominated by a row whose whole compile may still drop it.
+          laterVariants(policy, m, [&](const Layout &l) {
+            setAside(l, slowStep, rankedName);
+          });
         }
         if (done)
           break;
@@ -530,11 +563,16 @@ Error Search::group(const Layout &base, const StringSet<> *only) {
             Layout l = variant(policies[j], m);
             ++tried;
             if (!only || only->contains(l.name()))
-              pending.emplace_back(l, slowStep);
+              setAside(l, slowStep);
           }
           break;
         }
         if (done) {
+          // Dominated by a row whose whole compile may still drop it.
+          for (size_t j = k + 1;
+               rankedComposed && o.bound && j < policies.size(); ++j)
+            if (!only || only->contains(variant(policies[j], m).name()))
+              setAside(variant(policies[j], m), slowStep, rankedName);
           done = false;
           break;
         }
