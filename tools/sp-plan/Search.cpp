@@ -117,7 +117,6 @@ private:
   const SearchOptions &o;
   StepBound bound;
   SmallVector<const char *, 3> policies;
-  /// Pruned (layout, micro-batch count) pairs and their bounds.
   /// Set aside: variants whose bound reached the shown rows, and those a
   /// row ranked from composed figures dominates (its whole compile may
   /// drop it).
@@ -302,8 +301,8 @@ Expected<std::optional<CompileResult>> Search::compile(const Layout &l) {
   }
   ++out.compiled;
   // Whether a composed peak just above the memory fits matters only to a
-  // layout that could be shown.
-  // A row ranked from composed figures is compiled whole if it is shown.
+  // layout that could be shown (one just below is ranked from its composed
+  // figures, and compiled whole if it is shown).
   auto needWhole = [&](const CompileResult &c) {
     return !o.bound || (c.peakTotal() > cluster.memoryBytes &&
                         predictStep(l, c) < threshold());
@@ -374,7 +373,10 @@ Expected<bool> Search::leanFirst(const Layout &base, ArrayRef<int64_t> counts) {
     if (!*r)
       return std::optional<bool>(false);
     bool rejected = !(*r)->rejection.empty();
-    bool fits = !rejected && (*r)->peakTotal() <= cluster.memoryBytes;
+    // Just above the memory and not compiled whole: it may fit, and the
+    // rule needs a variant that does not.
+    bool fits = !rejected && ((*r)->peakTotal() <= cluster.memoryBytes ||
+                              (*r)->fitUndecided);
     if (rejected)
       rejectedLean.push_back(l);
     else if (!fits)
