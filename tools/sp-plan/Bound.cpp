@@ -52,12 +52,10 @@ Expected<const StepBound::Entry *> StepBound::entry(const Layout &layout) {
   if (auto it = cache.find(key); it != cache.end())
     return &it->second;
   Entry &e = cache[key];
-  Layout alone;
-  alone.tp = layout.tp;
-  alone.sp = layout.sp;
-  alone.cp = layout.cp;
-  alone.cpAttention = layout.cpAttention;
-  alone.recompute = layout.recompute;
+  // Its (tp, SP, cp, attention, recompute) alone.
+  Layout alone = layout;
+  alone.pp = alone.dp = alone.microBatches = 1;
+  alone.zero = 0;
   // f[layers - 1][sequences - 1].
   CompileResult f[2][2];
   for (int64_t n = 1; n <= 2; ++n)
