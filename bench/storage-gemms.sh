@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# The GEMMs, the elementwise maps and the norms of a bf16 program reading and
-# writing bf16 as stored (the default: sprt_linear_typed with f32 panels of
-# at most 2^20 elements in scratch, the fused collective GEMMs per chunk,
-# sprt_*_typed for add / mul / gelu / silu / relu, sprt_*norm*_typed row by
-# row) against computing on f32 copies of their operands and results
-# (--storage-gemms=false --storage-elementwise=false --storage-rows=false,
+# The GEMMs, the elementwise maps, the norms and attention of a bf16 program
+# reading and writing bf16 as stored (the default: sprt_linear_typed with f32
+# panels of at most 2^20 elements in scratch, the fused collective GEMMs per
+# chunk, sprt_*_typed for add / mul / gelu / silu / relu, sprt_*norm*_typed
+# row by row, sprt_attention_typed on widened scratch) against computing on
+# f32 copies of their operands and results (--storage-gemms=false
+# --storage-elementwise=false --storage-rows=false --storage-attention=false,
 # the old wrapping; FLIP="rows" turns off only --storage-rows, any subset
-# of "gemms elementwise rows" likewise), side by side: a 2-layer
+# of "gemms elementwise rows attention" likewise), side by side: a 2-layer
 # GPT-2 with h = 256 and GPT-2's 50,257-token vocabulary, sequence 512,
 # batch 2, trained with AdamW on one rank (1 BLAS thread), or with TP=2 at
 # tp 2 + SP on two ranks (most GEMMs then fused with their collectives; the
@@ -18,7 +19,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 bin=${SEQPAR_BUILD_DIR:-$root/build}/bin
 steps=${STEPS:-3}
 tp=${TP:-1}
-flip=${FLIP:-gemms elementwise rows}
+flip=${FLIP:-gemms elementwise rows attention}
 parallel=()
 launch=()
 if [ "$tp" -gt 1 ]; then
@@ -45,7 +46,7 @@ PY
   -o "$tmp/model.mlir"
 for storage in true false; do
   flags=()
-  for f in gemms elementwise rows; do
+  for f in gemms elementwise rows attention; do
     case " $flip " in
     *" $f "*) flags+=(--storage-$f="$storage") ;;
     esac

@@ -192,6 +192,7 @@ void seqpar::buildLoweringStage(OpPassManager &pm,
   precision.storageGemms = options.storageGemms;
   precision.storageElementwise = options.storageElementwise;
   precision.storageRows = options.storageRows;
+  precision.storageAttention = options.storageAttention;
   pm.addPass(dist::createSpLegalizePrecisionPass(precision));
   // On the legalized types: a dropout and an add of one stored type fuse.
   if (options.fuseElementwise)

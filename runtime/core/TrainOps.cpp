@@ -2,6 +2,7 @@
 //                    optimizer step -----------------------------------===//
 
 #include "Collectives.h"
+#include "Failure.h"
 #include "Mesh.h"
 #include "MicroBatch.h"
 #include "SeqSplit.h"
@@ -12,6 +13,8 @@
 #include "sprt/grad_kernels.h"
 #include "sprt/kernels.h"
 #include "sprt/runtime.h"
+
+#include <string>
 
 using namespace sprt;
 
@@ -53,6 +56,35 @@ extern "C" void sprt_op_attention_grad(const float *dout, const float *q,
         a.heads * sprt_axis_coord(a.head_axis), accumulate);
     accumulate = 1;
   }
+}
+
+extern "C" void sprt_op_attention_grad_typed(const void *dout, const void *q,
+                                             const void *k, const void *v,
+                                             const int64_t *positions, void *dq,
+                                             void *dk, void *dv,
+                                             const sprt_attention_args *args,
+                                             int32_t dtype) {
+  const sprt_attention_args &a = *args;
+  // dk and dv of several runs of q's rows would be summed in their storage
+  // type: sp-legalize-precision keeps a zigzag-split attention in f32.
+  SeqPieces pieces = seqPieces(a.S, a.seq_axis, -1);
+  if (pieces.count == 0)
+    return;
+  if (pieces.count != 1)
+    fatal("sprt_op_attention_grad_typed: the sequence is split in zigzag "
+          "order over mesh axis " +
+          std::to_string(a.seq_axis) +
+          "; its key and value gradients are summed in f32 "
+          "(sprt_op_attention_grad)");
+  const BatchGeometry rows = batchGeometry(a.B, a.batch_axis);
+  const SeqPiece &p = pieces.piece[0];
+  sprt_attention_grad_typed(
+      dout, q, k, v, positions, dq, dk, dv, p.rows, pieces.globalRows,
+      p.globalStart, a.B, a.heads, a.kv_heads, a.head_dim, a.causal,
+      a.document_causal, a.rotary_dim, a.theta, a.dropout_rate,
+      sprt_dropout_key(), uint64_t(a.stream), rows.globalRows, rows.offset,
+      a.heads * sprt_axis_size(a.head_axis),
+      a.heads * sprt_axis_coord(a.head_axis), dtype);
 }
 
 /// Copies n f32 elements from device to device memory.

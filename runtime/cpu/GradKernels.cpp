@@ -230,32 +230,34 @@ void sprt_embedding_grad_f32(const int64_t *ids, const float *dy, float *dtable,
 
 //===--------------------------- head reshaping --------------------------===//
 
-void sprt_qkv_concat_f32(const float *dq, const float *dk, const float *dv,
-                         float *dqkv, int64_t T, int64_t heads,
-                         int64_t kv_heads, int64_t head_dim,
-                         int32_t packing_heads) {
-  const int64_t qW = heads * head_dim, kvW = kv_heads * head_dim;
-  const int64_t rowW = qW + 2 * kvW;
-  const size_t hdBytes = size_t(head_dim) * sizeof(float);
+void sprt_qkv_concat(const void *dq, const void *dk, const void *dv, void *dqkv,
+                     int64_t T, int64_t heads, int64_t kv_heads,
+                     int64_t head_dim, int32_t packing_heads,
+                     int32_t elem_bytes) {
+  const int64_t hd = head_dim * elem_bytes;
+  const int64_t qW = heads * hd, kvW = kv_heads * hd, rowW = qW + 2 * kvW;
+  const char *qb = static_cast<const char *>(dq),
+             *kb = static_cast<const char *>(dk),
+             *vb = static_cast<const char *>(dv);
+  char *dst = static_cast<char *>(dqkv);
   for (int64_t t = 0; t < T; ++t) {
-    float *out = dqkv + t * rowW;
-    const float *qr = dq + t * qW, *kr = dk + t * kvW, *vr = dv + t * kvW;
+    char *out = dst + t * rowW;
+    const char *qr = qb + t * qW, *kr = kb + t * kvW, *vr = vb + t * kvW;
     if (!packing_heads) {
-      std::memcpy(out, qr, size_t(qW) * sizeof(float));
-      std::memcpy(out + qW, kr, size_t(kvW) * sizeof(float));
-      std::memcpy(out + qW + kvW, vr, size_t(kvW) * sizeof(float));
+      std::memcpy(out, qr, size_t(qW));
+      std::memcpy(out + qW, kr, size_t(kvW));
+      std::memcpy(out + qW + kvW, vr, size_t(kvW));
       continue;
     }
-    // The inverse of sprt_qkv_split_f32's per-group packing
+    // The inverse of sprt_qkv_split's per-group packing
     // [q_0 .. q_{factor-1} k v] (per head [q k v] when heads == kv_heads).
     const int64_t factor = kv_heads > 0 ? heads / kv_heads : 0;
-    const int64_t groupW = (factor + 2) * head_dim;
+    const int64_t groupW = (factor + 2) * hd;
     for (int64_t g = 0; g < kv_heads; ++g) {
-      float *grp = out + g * groupW;
-      std::memcpy(grp, qr + g * factor * head_dim,
-                  size_t(factor * head_dim) * sizeof(float));
-      std::memcpy(grp + factor * head_dim, kr + g * head_dim, hdBytes);
-      std::memcpy(grp + (factor + 1) * head_dim, vr + g * head_dim, hdBytes);
+      char *grp = out + g * groupW;
+      std::memcpy(grp, qr + g * factor * hd, size_t(factor * hd));
+      std::memcpy(grp + factor * hd, kr + g * hd, size_t(hd));
+      std::memcpy(grp + (factor + 1) * hd, vr + g * hd, size_t(hd));
     }
   }
 }

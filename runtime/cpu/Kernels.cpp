@@ -294,46 +294,49 @@ void sprt_bias_add_f32(const float *x, const float *bias, float *y, int64_t T,
   }
 }
 
-void sprt_qkv_split_f32(const float *qkv, float *q, float *k, float *v,
-                        int64_t T, int64_t heads, int64_t kv_heads,
-                        int64_t head_dim, int32_t packing_heads) {
-  const int64_t qW = heads * head_dim, kvW = kv_heads * head_dim;
-  const int64_t rowW = qW + 2 * kvW;
-  const size_t hdBytes = size_t(head_dim) * sizeof(float);
+void sprt_qkv_split(const void *qkv, void *q, void *k, void *v, int64_t T,
+                    int64_t heads, int64_t kv_heads, int64_t head_dim,
+                    int32_t packing_heads, int32_t elem_bytes) {
+  // In bytes: the elements are moved, never converted.
+  const int64_t es = elem_bytes, hd = head_dim * es;
+  const int64_t qW = heads * hd, kvW = kv_heads * hd, rowW = qW + 2 * kvW;
+  const char *src = static_cast<const char *>(qkv);
+  char *qb = static_cast<char *>(q), *kb = static_cast<char *>(k),
+       *vb = static_cast<char *>(v);
   for (int64_t t = 0; t < T; ++t) {
-    const float *in = qkv + t * rowW;
-    float *qr = q + t * qW, *kr = k + t * kvW, *vr = v + t * kvW;
+    const char *in = src + t * rowW;
+    char *qr = qb + t * qW, *kr = kb + t * kvW, *vr = vb + t * kvW;
     if (!packing_heads) {
-      std::memcpy(qr, in, size_t(qW) * sizeof(float));
-      std::memcpy(kr, in + qW, size_t(kvW) * sizeof(float));
-      std::memcpy(vr, in + qW + kvW, size_t(kvW) * sizeof(float));
+      std::memcpy(qr, in, size_t(qW));
+      std::memcpy(kr, in + qW, size_t(kvW));
+      std::memcpy(vr, in + qW + kvW, size_t(kvW));
       continue;
     }
     // Per-head packing. With heads == kv_heads (GPT-NeoX) every head is
     // [q k v]; the layout generalises to grouped heads as Megatron packs
     // them: per kv group [q_0 .. q_{factor-1} k v].
     const int64_t factor = kv_heads > 0 ? heads / kv_heads : 0;
-    const int64_t groupW = (factor + 2) * head_dim;
+    const int64_t groupW = (factor + 2) * hd;
     for (int64_t g = 0; g < kv_heads; ++g) {
-      const float *grp = in + g * groupW;
-      std::memcpy(qr + g * factor * head_dim, grp,
-                  size_t(factor * head_dim) * sizeof(float));
-      std::memcpy(kr + g * head_dim, grp + factor * head_dim, hdBytes);
-      std::memcpy(vr + g * head_dim, grp + (factor + 1) * head_dim, hdBytes);
+      const char *grp = in + g * groupW;
+      std::memcpy(qr + g * factor * hd, grp, size_t(factor * hd));
+      std::memcpy(kr + g * hd, grp + factor * hd, size_t(hd));
+      std::memcpy(vr + g * hd, grp + (factor + 1) * hd, size_t(hd));
     }
   }
 }
 
-void sprt_repeat_heads_f32(const float *x, float *y, int64_t T, int64_t heads,
-                           int64_t head_dim, int64_t factor) {
-  const size_t hdBytes = size_t(head_dim) * sizeof(float);
+void sprt_repeat_heads(const void *x, void *y, int64_t T, int64_t heads,
+                       int64_t head_dim, int64_t factor, int32_t elem_bytes) {
+  const int64_t hd = head_dim * elem_bytes;
+  const char *xb = static_cast<const char *>(x);
+  char *yb = static_cast<char *>(y);
   for (int64_t t = 0; t < T; ++t) {
-    const float *xr = x + t * heads * head_dim;
-    float *yr = y + t * heads * factor * head_dim;
+    const char *xr = xb + t * heads * hd;
+    char *yr = yb + t * heads * factor * hd;
     for (int64_t h = 0; h < heads; ++h)
       for (int64_t r = 0; r < factor; ++r)
-        std::memcpy(yr + (h * factor + r) * head_dim, xr + h * head_dim,
-                    hdBytes);
+        std::memcpy(yr + (h * factor + r) * hd, xr + h * hd, size_t(hd));
   }
 }
 

@@ -1,6 +1,7 @@
 //===- TypedNorms.cpp - the norms on stored dtypes (CPU) ------------------===//
 //
-// sprt_*norm*_typed (sprt/kernels.h, sprt/grad_kernels.h): each bf16 / f16
+// sprt_*norm*_typed and sprt_bias_grad_typed (sprt/kernels.h,
+// sprt/grad_kernels.h): each bf16 / f16
 // row is widened into an f32 row (WidenedRows, RowOps.h; an f32 tensor is
 // read in place), the row goes through the f32 kernels' arithmetic
 // (NormRows.h) and each result row is rounded from its f32 value into its
@@ -146,6 +147,21 @@ void sprt_rms_norm_grad_typed(const void *dy, int32_t dy_dtype, const void *x,
     dxs.store(t);
   }
   storeSums(dwAcc, dw, dw_dtype);
+}
+
+// The f32 kernel's column sums (GradKernels.cpp) over widened rows.
+void sprt_bias_grad_typed(const void *dy, int32_t dy_dtype, void *db,
+                          int32_t db_dtype, int64_t T, int64_t H) {
+  if (H <= 0)
+    return;
+  WidenedRows dys(dy, dy_dtype, H);
+  ScratchVector<double> acc(size_t(H), 0.0);
+  for (int64_t t = 0; t < T; ++t) {
+    const float *r = dys.row(t);
+    for (int64_t i = 0; i < H; ++i)
+      acc[size_t(i)] += double(r[i]);
+  }
+  storeSums(acc, db, db_dtype);
 }
 
 } // extern "C"

@@ -94,6 +94,19 @@ enum class Scratch {
   NormBias,
   NormOut,
   NormColumns,
+  // The typed attention's native path (TypedAttention.cu): f32 copies of
+  // its stored tensors around the f32 kernels.
+  AttentionQ,
+  AttentionK,
+  AttentionV,
+  AttentionOut,
+  AttentionDOut,
+  AttentionDQ,
+  AttentionDK,
+  AttentionDV,
+  // sprt_bias_grad_typed's f32 sums before their rounding to a bf16 / f16
+  // gradient.
+  BiasGradSums,
   Count
 };
 void *scratch(Scratch slot, size_t bytes);

@@ -123,18 +123,43 @@ st::Visibility visibilityOf(const AttnCall &c) {
                         c.qPosRow};
 }
 
+/// `src` (f32, or T as stored) in cuDNN's T, rotated as `r` says: `src`
+/// itself when it is stored and not rotated, else staged in `slot`.
 template <typename T>
-void pack(const st::Rows &r, const float *src, Scratch slot, void *&dst) {
+void pack(const AttnCall &c, const st::Rows &r, const void *src, Scratch slot,
+          void *&dst) {
   const int64_t n = r.rows * r.B * r.heads * r.D;
+  if (c.stored && r.half == 0) {
+    dst = const_cast<void *>(src);
+    return;
+  }
   dst = scratch(slot, ioBytes(n));
-  SPRT_LAUNCH(st::packRows<T>, n, r, src, static_cast<T *>(dst));
+  if (c.stored) {
+    auto *packStored = st::packRows<T, T>;
+    SPRT_LAUNCH(packStored, n, r, static_cast<const T *>(src),
+                static_cast<T *>(dst));
+  } else {
+    auto *packF32 = st::packRows<T, float>;
+    SPRT_LAUNCH(packF32, n, r, static_cast<const float *>(src),
+                static_cast<T *>(dst));
+  }
 }
 
+/// cuDNN's `src` into `dst` (f32, or T as stored), through the rotation's
+/// transpose.
 template <typename T>
-void unpack(const st::Rows &r, const void *src, float *dst, bool accumulate) {
+void unpack(const AttnCall &c, const st::Rows &r, const void *src, void *dst,
+            bool accumulate) {
   const int64_t n = r.rows * r.B * r.heads * r.D;
-  SPRT_LAUNCH(st::unpackRows<T>, n, r, static_cast<const T *>(src), dst,
-              int32_t(accumulate));
+  if (c.stored) {
+    auto *unpackStored = st::unpackRows<T, T>;
+    SPRT_LAUNCH(unpackStored, n, r, static_cast<const T *>(src),
+                static_cast<T *>(dst), int32_t(accumulate));
+  } else {
+    auto *unpackF32 = st::unpackRows<T, float>;
+    SPRT_LAUNCH(unpackF32, n, r, static_cast<const T *>(src),
+                static_cast<float *>(dst), int32_t(accumulate));
+  }
 }
 
 /// The staged inputs of a call: q, k (rotated), v, the mask and the seed.
@@ -142,9 +167,9 @@ template <typename T>
 cd::Tensors stageInputs(const AttnCall &c, const cd::Shape &s) {
   cd::Tensors t;
   void *q, *k, *v;
-  pack<T>(rowsOf(c, true, c.heads, true), c.q, Scratch::CudnnQ, q);
-  pack<T>(rowsOf(c, false, c.kvHeads, true), c.k, Scratch::CudnnK, k);
-  pack<T>(rowsOf(c, false, c.kvHeads, false), c.v, Scratch::CudnnV, v);
+  pack<T>(c, rowsOf(c, true, c.heads, true), c.q, Scratch::CudnnQ, q);
+  pack<T>(c, rowsOf(c, false, c.kvHeads, true), c.k, Scratch::CudnnK, k);
+  pack<T>(c, rowsOf(c, false, c.kvHeads, false), c.v, Scratch::CudnnV, v);
   t.q = q;
   t.k = k;
   t.v = v;
@@ -183,27 +208,36 @@ bool runForward(const cd::Shape &s, const cd::Tensors &t) {
   return why.empty();
 }
 
-template <typename T> bool attention(const AttnCall &c, float *out) {
+/// The forward into `out` (f32, or T as stored: written by cuDNN).
+template <typename T> bool attention(const AttnCall &c, void *out) {
   const cd::Shape s = shapeOf(c);
   if (!usable(c, s, false))
     return false;
   cd::Tensors t = stageInputs<T>(c, s);
+  if (c.stored)
+    t.o = out;
   if (!runForward(s, t))
     return false;
-  unpack<T>(rowsOf(c, true, c.heads, false), t.o, out, false);
+  if (!c.stored)
+    unpack<T>(c, rowsOf(c, true, c.heads, false), t.o, out, false);
   return true;
 }
 
-/// Stages dO and runs the backward into the dq, dk, dv scratch.
+/// Stages dO and runs the backward into dq, dk, dv: the given ones (as
+/// stored), else the scratch.
 template <typename T>
 bool runBackward(const AttnCall &c, const cd::Shape &s, cd::Tensors &t,
-                 const float *dout) {
+                 const void *dout, void *dq = nullptr, void *dk = nullptr,
+                 void *dv = nullptr) {
   void *dO;
-  pack<T>(rowsOf(c, true, c.heads, false), dout, Scratch::CudnnDO, dO);
+  pack<T>(c, rowsOf(c, true, c.heads, false), dout, Scratch::CudnnDO, dO);
   t.dO = dO;
-  t.dq = scratch(Scratch::CudnnDQ, ioBytes(c.Sq * c.B * c.heads * c.D));
-  t.dk = scratch(Scratch::CudnnDK, ioBytes(c.Sk * c.B * c.kvHeads * c.D));
-  t.dv = scratch(Scratch::CudnnDV, ioBytes(c.Sk * c.B * c.kvHeads * c.D));
+  t.dq =
+      dq ? dq : scratch(Scratch::CudnnDQ, ioBytes(c.Sq * c.B * c.heads * c.D));
+  t.dk = dk ? dk
+            : scratch(Scratch::CudnnDK, ioBytes(c.Sk * c.B * c.kvHeads * c.D));
+  t.dv = dv ? dv
+            : scratch(Scratch::CudnnDV, ioBytes(c.Sk * c.B * c.kvHeads * c.D));
   std::string why = cd::backward(s, t, stream(), workspace);
   if (!why.empty())
     noteFallback(why);
@@ -211,24 +245,30 @@ bool runBackward(const AttnCall &c, const cd::Shape &s, cd::Tensors &t,
 }
 
 template <typename T>
-void unpackGrads(const AttnCall &c, const cd::Tensors &t, float *dq,
-                 bool accumulateDq, float *dk, float *dv, bool accumulateDkv) {
-  unpack<T>(rowsOf(c, true, c.heads, true), t.dq, dq, accumulateDq);
-  unpack<T>(rowsOf(c, false, c.kvHeads, true), t.dk, dk, accumulateDkv);
-  unpack<T>(rowsOf(c, false, c.kvHeads, false), t.dv, dv, accumulateDkv);
+void unpackGrads(const AttnCall &c, const cd::Tensors &t, void *dq,
+                 bool accumulateDq, void *dk, void *dv, bool accumulateDkv) {
+  unpack<T>(c, rowsOf(c, true, c.heads, true), t.dq, dq, accumulateDq);
+  unpack<T>(c, rowsOf(c, false, c.kvHeads, true), t.dk, dk, accumulateDkv);
+  unpack<T>(c, rowsOf(c, false, c.kvHeads, false), t.dv, dv, accumulateDkv);
 }
 
+/// The backward into dq, dk, dv (f32, or T as stored: written by cuDNN
+/// itself when no rotation is to be undone).
 template <typename T>
-bool attentionGrad(const AttnCall &c, const float *dout, float *dq, float *dk,
-                   float *dv, bool accumulateDkv) {
+bool attentionGrad(const AttnCall &c, const void *dout, void *dq, void *dk,
+                   void *dv, bool accumulateDkv) {
   const cd::Shape s = shapeOf(c);
   if (!usable(c, s, true))
     return false;
   cd::Tensors t = stageInputs<T>(c, s);
+  const bool direct = c.stored && rowsOf(c, true, c.heads, true).half == 0;
   // The forward again: the backward needs its output and statistics.
-  if (!runForward(s, t) || !runBackward<T>(c, s, t, dout))
+  if (!runForward(s, t) ||
+      !runBackward<T>(c, s, t, dout, direct ? dq : nullptr,
+                      direct ? dk : nullptr, direct ? dv : nullptr))
     return false;
-  unpackGrads<T>(c, t, dq, false, dk, dv, accumulateDkv);
+  if (!direct)
+    unpackGrads<T>(c, t, dq, false, dk, dv, accumulateDkv);
   return true;
 }
 
@@ -257,7 +297,7 @@ bool blockGrad(const AttnCall &c, const float *dout, const float *out,
   // P = exp(s - stats) and D = rowsum(dO o) are then this block's share of
   // the full softmax's gradient.
   void *o;
-  pack<T>(rowsOf(c, true, c.heads, false), out, Scratch::CudnnO, o);
+  pack<T>(c, rowsOf(c, true, c.heads, false), out, Scratch::CudnnO, o);
   t.o = o;
   SPRT_LAUNCH(st::statsFromLse, c.Sq * c.B * c.heads, c.Sq, c.B, c.heads, lse,
               t.stats);
@@ -286,6 +326,22 @@ bool cudnnAttentionGrad(const AttnCall &c, const float *dout, float *dq,
   return bf16()
              ? attentionGrad<__nv_bfloat16>(c, dout, dq, dk, dv, accumulateDkv)
              : attentionGrad<__half>(c, dout, dq, dk, dv, accumulateDkv);
+}
+
+bool cudnnAttentionStored(const AttnCall &c, void *out, int32_t dtype) {
+  if (!selection().cudnn || !c.stored ||
+      dtype != (bf16() ? SPRT_DTYPE_BF16 : SPRT_DTYPE_F16))
+    return false;
+  return bf16() ? attention<__nv_bfloat16>(c, out) : attention<__half>(c, out);
+}
+
+bool cudnnAttentionGradStored(const AttnCall &c, const void *dout, void *dq,
+                              void *dk, void *dv, int32_t dtype) {
+  if (!selection().cudnn || !c.stored ||
+      dtype != (bf16() ? SPRT_DTYPE_BF16 : SPRT_DTYPE_F16))
+    return false;
+  return bf16() ? attentionGrad<__nv_bfloat16>(c, dout, dq, dk, dv, false)
+                : attentionGrad<__half>(c, dout, dq, dk, dv, false);
 }
 
 bool cudnnAttentionBlock(const AttnCall &c, float *out, float *lse,

@@ -30,9 +30,10 @@ namespace sprt::cuda {
 /// One attention call's arguments. Positions of query row i (local) are
 /// qPos[(i + qPosRow) * B + b] (NULL: the global row qOffset + i), of key
 /// row j kPos[(j + kPosRow) * B + b] (NULL: kOffset + j); the document mask
-/// reads the queries' positions.
+/// reads the queries' positions. q, k, v (and every other tensor of the
+/// call) are f32, or, when `stored`, the program's bf16 / f16 as stored.
 struct AttnCall {
-  const float *q, *k, *v;
+  const void *q, *k, *v;
   const int64_t *qPos, *kPos;
   int64_t qPosRow, kPosRow;
   int64_t Sq, Sk, qOffset, kOffset, B, heads, kvHeads, D;
@@ -41,6 +42,7 @@ struct AttnCall {
   double theta, rate;
   uint64_t seed, stream;
   int64_t batchOffset, headOffset;
+  bool stored = false;
 };
 
 /// sprt_attention_f32 on cuDNN: out [Sq, B, heads D].
@@ -52,6 +54,13 @@ bool cudnnAttentionGrad(const AttnCall &c, const float *dout, float *dq,
 /// accumulate).
 bool cudnnAttentionBlock(const AttnCall &c, float *out, float *lse,
                          bool accumulate);
+/// sprt_attention_typed on cuDNN, `c.stored`: q, k, v, out in `dtype`,
+/// read and written by cuDNN directly where no rotation is applied (false
+/// when dtype is not the selected bf16 / f16).
+bool cudnnAttentionStored(const AttnCall &c, void *out, int32_t dtype);
+/// sprt_attention_grad_typed on cuDNN, `c.stored` (dq, dk, dv written).
+bool cudnnAttentionGradStored(const AttnCall &c, const void *dout, void *dq,
+                              void *dk, void *dv, int32_t dtype);
 /// sprt_attention_block_grad_f32 on cuDNN (added to dq, dk, dv).
 bool cudnnAttentionBlockGrad(const AttnCall &c, const float *dout,
                              const float *out, const float *lse, float *dq,

@@ -34,6 +34,7 @@ __device__ inline float rowPos(const Rows &r, int64_t s, int64_t b) {
 }
 
 template <typename T> __device__ inline T narrow(float x);
+template <> __device__ inline float narrow(float x) { return x; }
 template <> __device__ inline __nv_bfloat16 narrow(float x) {
   return __float2bfloat16_rn(x);
 }
@@ -41,30 +42,32 @@ template <> __device__ inline __half narrow(float x) {
   return __float2half_rn(x);
 }
 
-/// dst = src rotated (forward sense) and rounded to T.
-template <typename T>
-__global__ void packRows(const Rows r, const float *__restrict__ src,
+/// dst = src (f32, or T as stored) rotated (forward sense) and rounded to
+/// T.
+template <typename T, typename Src>
+__global__ void packRows(const Rows r, const Src *__restrict__ src,
                          T *__restrict__ dst) {
   SPRT_FOR_EACH(e, r.rows * r.B * r.heads * r.D) {
     const int64_t d = e % r.D, rowStart = e - d;
     const int64_t b = (e / (r.D * r.heads)) % r.B,
                   s = e / (r.D * r.heads * r.B);
-    float x = src[e];
+    float x = float(src[e]);
     if (d < 2 * r.half) {
       const int64_t i = d < r.half ? d : d - r.half;
       float sn, c;
       sincosf(rowPos(r, s, b) * r.invFreq[i], &sn, &c);
-      x = d < r.half ? x * c + (-src[rowStart + d + r.half]) * sn
-                     : x * c + src[rowStart + d - r.half] * sn;
+      x = d < r.half ? x * c + (-float(src[rowStart + d + r.half])) * sn
+                     : x * c + float(src[rowStart + d - r.half]) * sn;
     }
     dst[e] = narrow<T>(x);
   }
 }
 
-/// dst (= or +=) src widened, through the rotation's transpose.
-template <typename T>
+/// dst (= or +=) src widened, through the rotation's transpose; dst is f32
+/// or, as stored, T (rounded once from the f32 value; never accumulated).
+template <typename T, typename Dst>
 __global__ void unpackRows(const Rows r, const T *__restrict__ src,
-                           float *__restrict__ dst, int32_t accumulate) {
+                           Dst *__restrict__ dst, int32_t accumulate) {
   SPRT_FOR_EACH(e, r.rows * r.B * r.heads * r.D) {
     const int64_t d = e % r.D, rowStart = e - d;
     const int64_t b = (e / (r.D * r.heads)) % r.B,
@@ -77,7 +80,7 @@ __global__ void unpackRows(const Rows r, const T *__restrict__ src,
       x = d < r.half ? x * c + float(src[rowStart + d + r.half]) * sn
                      : x * c - float(src[rowStart + d - r.half]) * sn;
     }
-    dst[e] = accumulate ? dst[e] + x : x;
+    dst[e] = narrow<Dst>(accumulate ? float(dst[e]) + x : x);
   }
 }
 

@@ -53,24 +53,25 @@ __global__ void scaleKernel(float *x, int64_t n, double s) {
   SPRT_FOR_EACH(i, n) { x[i] = float(double(x[i]) * s); }
 }
 
-__global__ void qkvSplitKernel(const float *__restrict__ qkv,
-                               float *__restrict__ q, float *__restrict__ k,
-                               float *__restrict__ v, int64_t T, int64_t heads,
-                               int64_t kvHeads, int64_t headDim,
+// The head reshapes move elements of E (float, or uint16_t for bf16 / f16).
+template <typename E>
+__global__ void qkvSplitKernel(const E *__restrict__ qkv, E *__restrict__ q,
+                               E *__restrict__ k, E *__restrict__ v, int64_t T,
+                               int64_t heads, int64_t kvHeads, int64_t headDim,
                                int32_t packingHeads) {
   const int64_t qW = heads * headDim, kvW = kvHeads * headDim;
   const int64_t rowW = qW + 2 * kvW;
   SPRT_FOR_EACH(e, T * rowW) {
     const int64_t t = e / rowW, c = e % rowW;
     QkvSlot s = qkvSlot(c, heads, kvHeads, headDim, packingHeads);
-    float *dst = s.part == 0 ? q + t * qW : (s.part == 1 ? k : v) + t * kvW;
+    E *dst = s.part == 0 ? q + t * qW : (s.part == 1 ? k : v) + t * kvW;
     dst[s.col] = qkv[e];
   }
 }
 
-__global__ void repeatHeadsKernel(const float *__restrict__ x,
-                                  float *__restrict__ y, int64_t T,
-                                  int64_t heads, int64_t headDim,
+template <typename E>
+__global__ void repeatHeadsKernel(const E *__restrict__ x, E *__restrict__ y,
+                                  int64_t T, int64_t heads, int64_t headDim,
                                   int64_t factor) {
   // y[t, (h * factor + r) * headDim + d] = x[t, h * headDim + d].
   const int64_t rowW = heads * factor * headDim;
@@ -134,22 +135,36 @@ void sprt_scale_f32(float *x, int64_t n, double s) {
   SPRT_LAUNCH(scaleKernel, n, x, n, s);
 }
 
-void sprt_qkv_split_f32(const float *qkv, float *q, float *k, float *v,
-                        int64_t T, int64_t heads, int64_t kv_heads,
-                        int64_t head_dim, int32_t packing_heads) {
+void sprt_qkv_split(const void *qkv, void *q, void *k, void *v, int64_t T,
+                    int64_t heads, int64_t kv_heads, int64_t head_dim,
+                    int32_t packing_heads, int32_t elem_bytes) {
   const int64_t n = T * (heads + 2 * kv_heads) * head_dim;
   if (kv_heads <= 0 || head_dim <= 0)
     return;
-  SPRT_LAUNCH(qkvSplitKernel, n, qkv, q, k, v, T, heads, kv_heads, head_dim,
-              packing_heads);
+  if (elem_bytes == 4)
+    SPRT_LAUNCH(qkvSplitKernel<float>, n, static_cast<const float *>(qkv),
+                static_cast<float *>(q), static_cast<float *>(k),
+                static_cast<float *>(v), T, heads, kv_heads, head_dim,
+                packing_heads);
+  else
+    SPRT_LAUNCH(qkvSplitKernel<uint16_t>, n, static_cast<const uint16_t *>(qkv),
+                static_cast<uint16_t *>(q), static_cast<uint16_t *>(k),
+                static_cast<uint16_t *>(v), T, heads, kv_heads, head_dim,
+                packing_heads);
 }
 
-void sprt_repeat_heads_f32(const float *x, float *y, int64_t T, int64_t heads,
-                           int64_t head_dim, int64_t factor) {
+void sprt_repeat_heads(const void *x, void *y, int64_t T, int64_t heads,
+                       int64_t head_dim, int64_t factor, int32_t elem_bytes) {
   if (head_dim <= 0 || factor <= 0)
     return;
-  SPRT_LAUNCH(repeatHeadsKernel, T * heads * factor * head_dim, x, y, T, heads,
-              head_dim, factor);
+  const int64_t n = T * heads * factor * head_dim;
+  if (elem_bytes == 4)
+    SPRT_LAUNCH(repeatHeadsKernel<float>, n, static_cast<const float *>(x),
+                static_cast<float *>(y), T, heads, head_dim, factor);
+  else
+    SPRT_LAUNCH(repeatHeadsKernel<uint16_t>, n,
+                static_cast<const uint16_t *>(x), static_cast<uint16_t *>(y), T,
+                heads, head_dim, factor);
 }
 
 void sprt_position_ids_i64(int64_t *out, int64_t S, int64_t B,

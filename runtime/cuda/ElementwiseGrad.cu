@@ -94,18 +94,18 @@ __global__ void embeddingGradKernel(const int64_t *__restrict__ ids,
   }
 }
 
-__global__ void qkvConcatKernel(const float *__restrict__ dq,
-                                const float *__restrict__ dk,
-                                const float *__restrict__ dv,
-                                float *__restrict__ dqkv, int64_t T,
-                                int64_t heads, int64_t kvHeads, int64_t headDim,
-                                int32_t packingHeads) {
+template <typename E>
+__global__ void qkvConcatKernel(const E *__restrict__ dq,
+                                const E *__restrict__ dk,
+                                const E *__restrict__ dv, E *__restrict__ dqkv,
+                                int64_t T, int64_t heads, int64_t kvHeads,
+                                int64_t headDim, int32_t packingHeads) {
   const int64_t qW = heads * headDim, kvW = kvHeads * headDim;
   const int64_t rowW = qW + 2 * kvW;
   SPRT_FOR_EACH(e, T * rowW) {
     const int64_t t = e / rowW, c = e % rowW;
     QkvSlot s = qkvSlot(c, heads, kvHeads, headDim, packingHeads);
-    const float *src =
+    const E *src =
         s.part == 0 ? dq + t * qW : (s.part == 1 ? dk : dv) + t * kvW;
     dqkv[e] = src[s.col];
   }
@@ -174,14 +174,24 @@ void sprt_embedding_grad_f32(const int64_t *ids, const float *dy, float *dtable,
               vocab_offset);
 }
 
-void sprt_qkv_concat_f32(const float *dq, const float *dk, const float *dv,
-                         float *dqkv, int64_t T, int64_t heads,
-                         int64_t kv_heads, int64_t head_dim,
-                         int32_t packing_heads) {
+void sprt_qkv_concat(const void *dq, const void *dk, const void *dv, void *dqkv,
+                     int64_t T, int64_t heads, int64_t kv_heads,
+                     int64_t head_dim, int32_t packing_heads,
+                     int32_t elem_bytes) {
   if (kv_heads <= 0 || head_dim <= 0)
     return;
-  SPRT_LAUNCH(qkvConcatKernel, T * (heads + 2 * kv_heads) * head_dim, dq, dk,
-              dv, dqkv, T, heads, kv_heads, head_dim, packing_heads);
+  const int64_t n = T * (heads + 2 * kv_heads) * head_dim;
+  if (elem_bytes == 4)
+    SPRT_LAUNCH(qkvConcatKernel<float>, n, static_cast<const float *>(dq),
+                static_cast<const float *>(dk), static_cast<const float *>(dv),
+                static_cast<float *>(dqkv), T, heads, kv_heads, head_dim,
+                packing_heads);
+  else
+    SPRT_LAUNCH(qkvConcatKernel<uint16_t>, n, static_cast<const uint16_t *>(dq),
+                static_cast<const uint16_t *>(dk),
+                static_cast<const uint16_t *>(dv),
+                static_cast<uint16_t *>(dqkv), T, heads, kv_heads, head_dim,
+                packing_heads);
 }
 
 void sprt_repeat_heads_grad_f32(const float *dy, float *dx, int64_t T,

@@ -381,10 +381,10 @@ TEST(AttentionGrad, GqaEqualsMhaOnRepeatedKv) {
     const int64_t T = c.S * c.B, factor = c.heads / kvHeads;
     rep.k.resize(m.kvSize());
     rep.v.resize(m.kvSize());
-    sprt_repeat_heads_f32(in.k.data(), rep.k.data(), T, kvHeads, c.headDim,
-                          factor);
-    sprt_repeat_heads_f32(in.v.data(), rep.v.data(), T, kvHeads, c.headDim,
-                          factor);
+    sprt_repeat_heads(in.k.data(), rep.k.data(), T, kvHeads, c.headDim, factor,
+                      4);
+    sprt_repeat_heads(in.v.data(), rep.v.data(), T, kvHeads, c.headDim, factor,
+                      4);
     Grads mha = runGrad(m, rep);
     std::vector<float> dk(c.kvSize()), dv(c.kvSize());
     sprt_repeat_heads_grad_f32(mha.dk.data(), dk.data(), T, kvHeads, c.headDim,

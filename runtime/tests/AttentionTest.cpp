@@ -250,10 +250,10 @@ TEST(Attention, GqaEqualsMhaOnRepeatedKv) {
   const int64_t T = c.S * c.B, factor = c.heads / c.kvHeads;
   rep.k.resize(size_t(T * c.heads * c.headDim));
   rep.v.resize(size_t(T * c.heads * c.headDim));
-  sprt_repeat_heads_f32(in.k.data(), rep.k.data(), T, c.kvHeads, c.headDim,
-                        factor);
-  sprt_repeat_heads_f32(in.v.data(), rep.v.data(), T, c.kvHeads, c.headDim,
-                        factor);
+  sprt_repeat_heads(in.k.data(), rep.k.data(), T, c.kvHeads, c.headDim, factor,
+                    4);
+  sprt_repeat_heads(in.v.data(), rep.v.data(), T, c.kvHeads, c.headDim, factor,
+                    4);
   expectBitwiseEqual("GQA vs MHA on repeated k/v", runKernel(m, rep), gqa);
 }
 

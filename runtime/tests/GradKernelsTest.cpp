@@ -479,11 +479,11 @@ void checkQkvConcat(int64_t heads, int64_t kvHeads, int32_t packing) {
       v(size_t(T * kvHeads * D));
   // concat(split(x)) = x: concat is split's inverse (and, split being a
   // permutation, its transpose, i.e. its gradient).
-  sprt_qkv_split_f32(qkv.data(), q.data(), k.data(), v.data(), T, heads,
-                     kvHeads, D, packing);
+  sprt_qkv_split(qkv.data(), q.data(), k.data(), v.data(), T, heads, kvHeads, D,
+                 packing, 4);
   std::vector<float> back(qkv.size(), std::nanf(""));
-  sprt_qkv_concat_f32(q.data(), k.data(), v.data(), back.data(), T, heads,
-                      kvHeads, D, packing);
+  sprt_qkv_concat(q.data(), k.data(), v.data(), back.data(), T, heads, kvHeads,
+                  D, packing, 4);
   char what[64];
   std::snprintf(what, sizeof what, "concat(split) %ld/%ld packing %d",
                 long(heads), long(kvHeads), packing);
@@ -492,10 +492,10 @@ void checkQkvConcat(int64_t heads, int64_t kvHeads, int32_t packing) {
   auto dq = randomFloats(q.size(), 49), dk = randomFloats(k.size(), 50),
        dv = randomFloats(v.size(), 51);
   std::vector<float> dqkv(qkv.size(), std::nanf(""));
-  sprt_qkv_concat_f32(dq.data(), dk.data(), dv.data(), dqkv.data(), T, heads,
-                      kvHeads, D, packing);
-  sprt_qkv_split_f32(dqkv.data(), q.data(), k.data(), v.data(), T, heads,
-                     kvHeads, D, packing);
+  sprt_qkv_concat(dq.data(), dk.data(), dv.data(), dqkv.data(), T, heads,
+                  kvHeads, D, packing, 4);
+  sprt_qkv_split(dqkv.data(), q.data(), k.data(), v.data(), T, heads, kvHeads,
+                 D, packing, 4);
   std::snprintf(what, sizeof what, "split(concat) %ld/%ld packing %d",
                 long(heads), long(kvHeads), packing);
   expectBitwiseEqual(std::string(what) + " q", q, dq);
@@ -519,7 +519,7 @@ TEST(QkvConcat, NeoXLayoutExplicit) {
   // heads = 2, head_dim = 2: row = [q0 q0 k0 k0 v0 v0 q1 q1 k1 k1 v1 v1].
   const float q[4] = {1, 2, 7, 8}, k[4] = {3, 4, 9, 10}, v[4] = {5, 6, 11, 12};
   float row[12];
-  sprt_qkv_concat_f32(q, k, v, row, 1, 2, 2, 2, 1);
+  sprt_qkv_concat(q, k, v, row, 1, 2, 2, 2, 1, 4);
   EXPECT_EQ(std::vector<float>(row, row + 12),
             (std::vector<float>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}));
 }

@@ -304,8 +304,8 @@ void checkQkvSplit(int64_t heads, int64_t kvHeads, int32_t packing) {
   std::vector<float> q(size_t(T * heads * D), std::nanf("")),
       k(size_t(T * kvHeads * D), std::nanf("")),
       v(size_t(T * kvHeads * D), std::nanf(""));
-  sprt_qkv_split_f32(qkv.data(), q.data(), k.data(), v.data(), T, heads,
-                     kvHeads, D, packing);
+  sprt_qkv_split(qkv.data(), q.data(), k.data(), v.data(), T, heads, kvHeads, D,
+                 packing, 4);
   std::vector<float> rq(q.size()), rk(k.size()), rv(v.size());
   const int64_t factor = heads / kvHeads;
   for (int64_t t = 0; t < T; ++t) {
@@ -352,7 +352,7 @@ TEST(QkvSplit, NeoXLayoutExplicit) {
   // heads = 2, head_dim = 2: row = [q0 q0 k0 k0 v0 v0 q1 q1 k1 k1 v1 v1].
   const float row[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
   float q[4], k[4], v[4];
-  sprt_qkv_split_f32(row, q, k, v, 1, 2, 2, 2, 1);
+  sprt_qkv_split(row, q, k, v, 1, 2, 2, 2, 1, 4);
   EXPECT_EQ(std::vector<float>(q, q + 4), (std::vector<float>{1, 2, 7, 8}));
   EXPECT_EQ(std::vector<float>(k, k + 4), (std::vector<float>{3, 4, 9, 10}));
   EXPECT_EQ(std::vector<float>(v, v + 4), (std::vector<float>{5, 6, 11, 12}));
@@ -363,7 +363,7 @@ TEST(RepeatHeads, MatchesDefinition) {
   auto x = randomFloats(size_t(T * heads * D), 20);
   std::vector<float> y(size_t(T * heads * factor * D), std::nanf("")),
       ref(y.size());
-  sprt_repeat_heads_f32(x.data(), y.data(), T, heads, D, factor);
+  sprt_repeat_heads(x.data(), y.data(), T, heads, D, factor, 4);
   for (int64_t t = 0; t < T; ++t)
     for (int64_t h = 0; h < heads; ++h)
       for (int64_t r = 0; r < factor; ++r)

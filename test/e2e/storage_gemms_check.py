@@ -1,12 +1,13 @@
-"""Compiles MODEL with FLAGS twice, with the GEMMs, the elementwise maps and
-the row ops (norms, cross-entropy) reading and writing bf16/f16 as stored
-(--storage-gemms, --storage-elementwise and --storage-rows, the defaults) and
-on f32 copies (all three =false), runs both on RANKS ranks for 4 AdamW steps
-(with the model's dropout), and compares the losses, gradient norms and
-dumped parameters bit for bit. Prints, per program, the GEMMs that read a
-16-bit tensor, the elementwise maps and the row ops (forward and backward) on
-16-bit tensors, the tfm.convert ops, and the arena, scratch and total peak
-bytes the runtime measured on rank 0.
+"""Compiles MODEL with FLAGS twice, with the GEMMs, the elementwise maps,
+the row ops (norms, cross-entropy) and attention reading and writing
+bf16/f16 as stored (--storage-gemms, --storage-elementwise, --storage-rows
+and --storage-attention, the defaults) and on f32 copies (all four =false),
+runs both on RANKS ranks for 4 AdamW steps (with the model's dropout), and
+compares the losses, gradient norms and dumped parameters bit for bit.
+Prints, per program, the GEMMs that read a 16-bit tensor, the elementwise
+maps, the row ops and the attention ops (forward and backward) on 16-bit
+tensors, the tfm.convert ops, and the arena, scratch and total peak bytes
+the runtime measured on rank 0.
 
   storage_gemms_check.py WORKDIR MODEL "FLAGS" RANKS
 """
@@ -29,6 +30,8 @@ MAP = re.compile(r"= tfm\.(add|mul|(gelu|silu|relu)(_grad)?|dropout) .*: "
                  r"tensor<[0-9x]*x(bf16|f16)\b")
 ROWS = re.compile(r"= tfm\.((layer|rms)_norm|cross_entropy)(_grad)? .*: "
                   r"\(tensor<[0-9x]*x(bf16|f16)\b")
+ATTENTION = re.compile(r"= tfm\.attention(_grad)? .*: "
+                       r"tensor<[0-9x]*x(bf16|f16)\b")
 
 
 def types(text):
@@ -62,7 +65,8 @@ def build(storage):
     exe = os.path.join(work, f"{tag}-{storage}")
     common = [model, "--train", "--optimizer", "adamw", "--lr", "3e-3",
               f"--storage-gemms={storage}", f"--storage-elementwise={storage}",
-              f"--storage-rows={storage}"] + flags.split()
+              f"--storage-rows={storage}", f"--storage-attention={storage}"
+              ] + flags.split()
     run([tool("sp-compile")] + common + ["-o", exe])
     ir = subprocess.run([tool("sp-compile")] + common + ["--emit", "mlir"],
                         check=True, capture_output=True, text=True).stdout
@@ -75,10 +79,11 @@ def build(storage):
     fused = sum(1 for m in gemms if m.group(1).startswith("dist."))
     maps = sum(1 for l in ir.splitlines() if MAP.search(l))
     rows = sum(1 for l in ir.splitlines() if ROWS.search(l))
+    attention = sum(1 for l in ir.splitlines() if ATTENTION.search(l))
     converts = ir.count("tfm.convert ")
     return (stored, len(gemms), converts, fused, maps,
             [json.loads(l) for l in open(log)], open(params, "rb").read(),
-            rows)
+            rows, attention)
 
 
 on, off = build("true"), build("false")
@@ -91,7 +96,8 @@ for name, r in (("stored", on), ("f32 copies", off)):
     mem = r[5][-1]["memory"]
     print(f"{name}: {r[0]} of {r[1]} GEMMs read or write a 16-bit tensor "
           f"({r[3]} fused with a collective), {r[4]} elementwise maps on "
-          f"16-bit tensors, {r[7]} row ops on 16-bit tensors, {r[2]} converts; "
+          f"16-bit tensors, {r[7]} row ops on 16-bit tensors, {r[8]} "
+          f"attention ops on 16-bit tensors, {r[2]} converts; "
           f"measured arena {mem['by_category']['arena']} B, "
           f"scratch {mem['by_category'].get('scratch', 0)} B, "
           f"peak {mem['peak_bytes']} B")

@@ -223,9 +223,15 @@ static cl::opt<bool> storageElementwise(
     cl::init(true), cl::cat(codegen));
 static cl::opt<bool> storageRows(
     "storage-rows",
-    cl::desc("bf16 / f16 programs: the norms, the cross-entropy and their "
-             "backward read and write their tensors as stored (default true; "
-             "=false computes them on f32 copies)"),
+    cl::desc("bf16 / f16 programs: the norms, the cross-entropy, their "
+             "backward and the bias gradients read and write their tensors "
+             "as stored (default true; =false computes them on f32 copies)"),
+    cl::init(true), cl::cat(codegen));
+static cl::opt<bool> storageAttention(
+    "storage-attention",
+    cl::desc("bf16 / f16 programs: attention and its backward read and write "
+             "q, k, v and their gradients as stored (default true; =false "
+             "computes them on f32 copies)"),
     cl::init(true), cl::cat(codegen));
 static cl::opt<bool> fuseElementwise(
     "fuse-elementwise",
@@ -403,6 +409,7 @@ static void setPipelineOptions(seqpar::PipelineOptions &options) {
   options.storageGemms = storageGemms.getValue();
   options.storageElementwise = storageElementwise.getValue();
   options.storageRows = storageRows.getValue();
+  options.storageAttention = storageAttention.getValue();
   options.recompute = recompute.getValue();
   options.precision = precision.getValue();
   options.fuseChunks = fuseChunks;

@@ -119,9 +119,15 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
   Option<bool> storageRows{
       *this, "storage-rows",
       llvm::cl::desc("bf16 / f16 programs: the row reductions (layer and "
-                     "RMS norms, the cross-entropy) and their backward read "
-                     "and write their tensors as stored, without f32 copies "
-                     "(sp-legalize-precision)"),
+                     "RMS norms, the cross-entropy), their backward and the "
+                     "bias gradients read and write their tensors as "
+                     "stored, without f32 copies (sp-legalize-precision)"),
+      llvm::cl::init(true)};
+  Option<bool> storageAttention{
+      *this, "storage-attention",
+      llvm::cl::desc("bf16 / f16 programs: attention and its backward read "
+                     "and write q, k, v and their gradients as stored, "
+                     "without f32 copies (sp-legalize-precision)"),
       llvm::cl::init(true)};
   Option<bool> overlapGradReductions{
       *this, "overlap-grad-reductions",

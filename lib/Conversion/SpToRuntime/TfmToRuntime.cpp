@@ -224,30 +224,48 @@ static LogicalResult lowerOp(LinearOp o, RuntimeEmitter &e) {
   return success();
 }
 
+/// The bytes of an element of `v` (the head reshapes move elements).
+static Value elemBytes(RuntimeEmitter &e, Value v) {
+  return e.i32(
+      int32_t(cast<ShapedType>(v.getType()).getElementTypeBitWidth() / 8));
+}
+
 static LogicalResult lowerOp(QkvSplitOp o, RuntimeEmitter &e) {
-  e.call("sprt_qkv_split_f32",
-         {e.ptr(o.getInput()), e.ptr(o.getQ()), e.ptr(o.getK()),
-          e.ptr(o.getV()),
-          e.i64(e.numElements(o.getInput()) / e.lastDim(o.getInput())),
-          e.i64(o.getNumHeads()), e.i64(o.getNumKvHeads()),
-          e.i64(o.getHeadDim()), e.i32(o.getPacking() == QkvPacking::heads)});
+  e.call(
+      "sprt_qkv_split",
+      {e.ptr(o.getInput()), e.ptr(o.getQ()), e.ptr(o.getK()), e.ptr(o.getV()),
+       e.i64(e.numElements(o.getInput()) / e.lastDim(o.getInput())),
+       e.i64(o.getNumHeads()), e.i64(o.getNumKvHeads()), e.i64(o.getHeadDim()),
+       e.i32(o.getPacking() == QkvPacking::heads), elemBytes(e, o.getInput())});
   return success();
 }
 
 static LogicalResult lowerOp(RepeatHeadsOp o, RuntimeEmitter &e) {
-  e.call("sprt_repeat_heads_f32",
+  e.call("sprt_repeat_heads",
          {e.ptr(o.getInput()), e.ptr(o),
           e.i64(e.numElements(o.getInput()) / e.lastDim(o.getInput())),
-          e.i64(o.getNumHeads()), e.i64(o.getHeadDim()), e.i64(o.getFactor())});
+          e.i64(o.getNumHeads()), e.i64(o.getHeadDim()), e.i64(o.getFactor()),
+          elemBytes(e, o.getInput())});
   return success();
+}
+
+/// `name`(args...) on f32 tensors, `name`_typed(args..., dtype) on the bf16
+/// / f16 tensors of an attention kept as stored (AttendsAsStored: every
+/// float tensor of the op has q's type).
+static void callAttention(RuntimeEmitter &e, StringRef name, Value q,
+                          SmallVector<Value> args) {
+  bool typed = !cast<ShapedType>(q.getType()).getElementType().isF32();
+  if (typed)
+    args.push_back(e.i32(runtimeDtypeCode(q)));
+  e.call((name + (typed ? "_typed" : "")).str(), args);
 }
 
 static LogicalResult lowerOp(AttentionOp o, RuntimeEmitter &e) {
   Value q = o.getQ();
   Value args = attentionArgs(e, o, q, e.zigzagAxis(q, 0));
-  e.call("sprt_op_attention",
-         {e.ptr(q), e.ptr(o.getK()), e.ptr(o.getV()),
-          e.optionalPtr(o.getPositions()), e.ptr(o), args});
+  callAttention(e, "sprt_op_attention", q,
+                {e.ptr(q), e.ptr(o.getK()), e.ptr(o.getV()),
+                 e.optionalPtr(o.getPositions()), e.ptr(o), args});
   return success();
 }
 
@@ -342,8 +360,8 @@ static LogicalResult lowerOp(LinearGradWeightOp o, RuntimeEmitter &e) {
 
 static LogicalResult lowerOp(BiasGradOp o, RuntimeEmitter &e) {
   int64_t h = e.lastDim(o.getDy());
-  e.call("sprt_bias_grad_f32", {e.ptr(o.getDy()), e.ptr(o),
-                                e.i64(e.numElements(o.getDy()) / h), e.i64(h)});
+  callStored(e, o, "sprt_bias_grad", {o.getDy(), o.getDbias()},
+             {e.i64(e.numElements(o.getDy()) / h), e.i64(h)});
   return success();
 }
 
@@ -397,11 +415,11 @@ static LogicalResult lowerOp(EmbeddingGradOp o, RuntimeEmitter &e) {
 }
 
 static LogicalResult lowerOp(QkvConcatOp o, RuntimeEmitter &e) {
-  e.call("sprt_qkv_concat_f32",
+  e.call("sprt_qkv_concat",
          {e.ptr(o.getDq()), e.ptr(o.getDk()), e.ptr(o.getDv()), e.ptr(o),
           e.i64(e.numElements(o) / e.lastDim(o)), e.i64(o.getNumHeads()),
           e.i64(o.getNumKvHeads()), e.i64(o.getHeadDim()),
-          e.i32(o.getPacking() == QkvPacking::heads)});
+          e.i32(o.getPacking() == QkvPacking::heads), elemBytes(e, o)});
   return success();
 }
 
@@ -415,10 +433,10 @@ static LogicalResult lowerOp(RepeatHeadsGradOp o, RuntimeEmitter &e) {
 static LogicalResult lowerOp(AttentionGradOp o, RuntimeEmitter &e) {
   Value q = o.getQ();
   Value args = attentionArgs(e, o, q, e.zigzagAxis(q, 0));
-  e.call("sprt_op_attention_grad",
-         {e.ptr(o.getDout()), e.ptr(q), e.ptr(o.getK()), e.ptr(o.getV()),
-          e.optionalPtr(o.getPositions()), e.ptr(o.getDq()), e.ptr(o.getDk()),
-          e.ptr(o.getDv()), args});
+  callAttention(e, "sprt_op_attention_grad", q,
+                {e.ptr(o.getDout()), e.ptr(q), e.ptr(o.getK()), e.ptr(o.getV()),
+                 e.optionalPtr(o.getPositions()), e.ptr(o.getDq()),
+                 e.ptr(o.getDk()), e.ptr(o.getDv()), args});
   return success();
 }
 

@@ -53,6 +53,12 @@ void sprt_linear_grad_weight_typed(const void *x, int32_t x_dtype,
                                    int32_t accumulate);
 /* db[i] = sum over t of dy[t, i]. */
 void sprt_bias_grad_f32(const float *dy, float *db, int64_t T, int64_t H);
+/* sprt_bias_grad_f32 on dy stored in dy_dtype and db in db_dtype
+ * (SPRT_DTYPE_*): each element widened, the f32 kernel's sums, db rounded
+ * once from its f32 value. Bit for bit the f32 kernel between conversions
+ * on both backends (the same sums in the same order). */
+void sprt_bias_grad_typed(const void *dy, int32_t dy_dtype, void *db,
+                          int32_t db_dtype, int64_t T, int64_t H);
 
 /* Backward of sprt_layer_norm_f32 (recomputes mean and variance from x).
  * dw and db may be NULL (not wanted); bias presence does not matter. */
@@ -101,12 +107,13 @@ void sprt_embedding_grad_f32(const int64_t *ids, const float *dy, float *dtable,
                              int64_t T, int64_t V, int64_t H,
                              int64_t vocab_offset);
 
-/* Backward of sprt_qkv_split_f32: packs dq, dk, dv back into dqkv. */
-void sprt_qkv_concat_f32(const float *dq, const float *dk, const float *dv,
-                         float *dqkv, int64_t T, int64_t heads,
-                         int64_t kv_heads, int64_t head_dim,
-                         int32_t packing_heads);
-/* Backward of sprt_repeat_heads_f32: dx[t, h, :] = sum over r of
+/* Backward of sprt_qkv_split: packs dq, dk, dv back into dqkv (elements of
+ * elem_bytes bytes). */
+void sprt_qkv_concat(const void *dq, const void *dk, const void *dv, void *dqkv,
+                     int64_t T, int64_t heads, int64_t kv_heads,
+                     int64_t head_dim, int32_t packing_heads,
+                     int32_t elem_bytes);
+/* Backward of sprt_repeat_heads: dx[t, h, :] = sum over r of
  * dy[t, h * factor + r, :]. */
 void sprt_repeat_heads_grad_f32(const float *dy, float *dx, int64_t T,
                                 int64_t heads, int64_t head_dim,
@@ -127,6 +134,18 @@ void sprt_attention_grad_f32(
     int64_t rotary_dim, double theta, double dropout_rate, uint64_t seed,
     uint64_t stream, int64_t global_batch, int64_t batch_offset,
     int64_t global_heads, int64_t head_offset, int32_t accumulate_dkv);
+
+/* sprt_attention_grad_f32 on tensors stored in dtype (SPRT_DTYPE_BF16 or
+ * F16), as sprt_attention_typed: dout, q, k, v read as stored, dq, dk, dv
+ * written (never accumulated) and rounded once from their f32 values. */
+void sprt_attention_grad_typed(
+    const void *dout, const void *q, const void *k, const void *v,
+    const int64_t *positions, void *dq, void *dk, void *dv, int64_t Sq,
+    int64_t Sk, int64_t q_offset, int64_t B, int64_t heads, int64_t kv_heads,
+    int64_t head_dim, int32_t causal, int32_t document_causal,
+    int64_t rotary_dim, double theta, double dropout_rate, uint64_t seed,
+    uint64_t stream, int64_t global_batch, int64_t batch_offset,
+    int64_t global_heads, int64_t head_offset, int32_t dtype);
 
 /* Backward of ring attention for one (query rows, key block) pair, with the
  * arguments of sprt_attention_block_f32 and the whole forward's out and lse

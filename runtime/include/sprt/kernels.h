@@ -167,16 +167,19 @@ void sprt_bias_add_f32(const float *x, const float *bias, float *y, int64_t T,
                        int64_t H);
 
 /* Splits a fused [T, (heads + 2 kv_heads) * head_dim] projection into
- * q [T, heads * head_dim], k and v [T, kv_heads * head_dim].
- * packing_heads = 0: [q | k | v] (GPT-2); 1: per head [q k v] (GPT-NeoX,
- * heads == kv_heads). */
-void sprt_qkv_split_f32(const float *qkv, float *q, float *k, float *v,
-                        int64_t T, int64_t heads, int64_t kv_heads,
-                        int64_t head_dim, int32_t packing_heads);
+ * q [T, heads * head_dim], k and v [T, kv_heads * head_dim], elements of
+ * elem_bytes bytes (4: f32, 2: bf16 / f16; moved, not converted).
+ * packing_heads = 0: [q | k | v] (GPT-2); 1: per kv group
+ * [q_0 .. q_{factor-1} k v] (per head [q k v] when heads == kv_heads:
+ * GPT-NeoX). */
+void sprt_qkv_split(const void *qkv, void *q, void *k, void *v, int64_t T,
+                    int64_t heads, int64_t kv_heads, int64_t head_dim,
+                    int32_t packing_heads, int32_t elem_bytes);
 
-/* y[t, (h * factor + r) * head_dim + d] = x[t, h * head_dim + d]. */
-void sprt_repeat_heads_f32(const float *x, float *y, int64_t T, int64_t heads,
-                           int64_t head_dim, int64_t factor);
+/* y[t, (h * factor + r) * head_dim + d] = x[t, h * head_dim + d], elements
+ * of elem_bytes bytes. */
+void sprt_repeat_heads(const void *x, void *y, int64_t T, int64_t heads,
+                       int64_t head_dim, int64_t factor, int32_t elem_bytes);
 
 /* out[s, b] = seq_offset + s. */
 void sprt_position_ids_i64(int64_t *out, int64_t S, int64_t B,
@@ -216,6 +219,23 @@ void sprt_attention_f32(const float *q, const float *k, const float *v,
                         uint64_t stream, int64_t global_batch,
                         int64_t batch_offset, int64_t global_heads,
                         int64_t head_offset);
+
+/* sprt_attention_f32 on q, k, v and out stored in dtype (SPRT_DTYPE_BF16 or
+ * F16): the inputs are read as stored and each output element is rounded
+ * once from its f32 value, so the result is the f32 kernel's between
+ * conversions. The CPU backend widens into scratch around that kernel
+ * (bit for bit); the CUDA backend's cuDNN path reads and writes the
+ * tensors directly (its own kernel; see sprt_attention_select), its native
+ * path widens as the CPU does. */
+void sprt_attention_typed(const void *q, const void *k, const void *v,
+                          const int64_t *positions, void *out, int64_t Sq,
+                          int64_t Sk, int64_t q_offset, int64_t B,
+                          int64_t heads, int64_t kv_heads, int64_t head_dim,
+                          int32_t causal, int32_t document_causal,
+                          int64_t rotary_dim, double theta, double dropout_rate,
+                          uint64_t seed, uint64_t stream, int64_t global_batch,
+                          int64_t batch_offset, int64_t global_heads,
+                          int64_t head_offset, int32_t dtype);
 
 /* One step of ring attention: Sq query rows (global rows q_offset..) over a
  * block of Sk key rows (global rows k_offset..) of a sequence of L rows,

@@ -289,6 +289,11 @@ void sprt_op_dropout_add_typed(const void *x, const void *residual, void *y,
 void sprt_op_attention(const float *q, const float *k, const float *v,
                        const int64_t *positions, float *out,
                        const sprt_attention_args *args);
+/* sprt_op_attention on q, k, v and out stored in dtype (bf16 / f16;
+ * sprt_attention_typed). */
+void sprt_op_attention_typed(const void *q, const void *k, const void *v,
+                             const int64_t *positions, void *out,
+                             const sprt_attention_args *args, int32_t dtype);
 /* Ring attention (context parallelism's ring variant) over the context
  * axis args->seq_axis (size n): q, k, v, out [S, B, ...] and positions [S, B]
  * (NULL: global row indices) are this rank's zigzag part of a sequence of
@@ -324,6 +329,15 @@ void sprt_op_attention_grad(const float *dout, const float *q, const float *k,
                             const float *v, const int64_t *positions, float *dq,
                             float *dk, float *dv,
                             const sprt_attention_args *args);
+/* sprt_op_attention_grad on tensors stored in dtype (bf16 / f16;
+ * sprt_attention_grad_typed). The sequence must not be split in zigzag
+ * order (args->seq_axis -1): dk and dv would be summed over the pieces in
+ * their storage type. The compiler keeps such an attention in f32. */
+void sprt_op_attention_grad_typed(const void *dout, const void *q,
+                                  const void *k, const void *v,
+                                  const int64_t *positions, void *dq, void *dk,
+                                  void *dv, const sprt_attention_args *args,
+                                  int32_t dtype);
 
 /* All-reduces `count` tensors in one collective: ins[i] and outs[i] hold
  * sizes[i] elements of type dtype (SPRT_DTYPE_F32 or SPRT_DTYPE_BF16,

@@ -170,13 +170,13 @@ TEST_F(Elementwise, QkvSplitAndConcatBothPackings) {
         }
       DeviceBuffer<float> dQkv(qkv), dQ(nans(q.size())), dK(nans(k.size())),
           dV(nans(v.size())), dBack(nans(qkv.size()));
-      sprt_qkv_split_f32(dQkv, dQ, dK, dV, T, heads, kv, D, packing);
+      sprt_qkv_split(dQkv, dQ, dK, dV, T, heads, kv, D, packing, 4);
       const std::string what = "qkv kv=" + std::to_string(kv) +
                                " packing=" + std::to_string(packing);
       expectBitwiseEqual(what + " q", dQ.download(), q);
       expectBitwiseEqual(what + " k", dK.download(), k);
       expectBitwiseEqual(what + " v", dV.download(), v);
-      sprt_qkv_concat_f32(dQ, dK, dV, dBack, T, heads, kv, D, packing);
+      sprt_qkv_concat(dQ, dK, dV, dBack, T, heads, kv, D, packing, 4);
       expectBitwiseEqual(what + " concat", dBack.download(), qkv);
     }
   }
@@ -199,7 +199,7 @@ TEST_F(Elementwise, RepeatHeadsAndGrad) {
           mag[xi] += std::fabs(dy[yi]);
         }
   DeviceBuffer<float> dX(x), dY(nans(y.size())), dDy(dy), dDx(nans(x.size()));
-  sprt_repeat_heads_f32(dX, dY, T, heads, D, factor);
+  sprt_repeat_heads(dX, dY, T, heads, D, factor, 4);
   expectBitwiseEqual("repeat_heads", dY.download(), y);
   sprt_repeat_heads_grad_f32(dDy, dDx, T, heads, D, factor);
   expectClose("repeat_heads_grad", dDx.download(), dx, 2e-7, 0.0, &mag);

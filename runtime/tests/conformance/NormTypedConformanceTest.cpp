@@ -13,6 +13,8 @@
 // its dtype, dw / db within 1e-5 of the sum of magnitudes. Cases: every
 // tensor of one dtype (the programs' case), a weight gradient kept in f32
 // for bf16 activations (a partial sum), mixed operands, no bias, no dw.
+// sprt_bias_grad_typed sums in the f32 kernel's order on both backends:
+// bit for bit everywhere.
 //
 //===----------------------------------------------------------------------===//
 
@@ -171,6 +173,29 @@ TEST_F(NormTyped, RmsNormIsTheF32KernelBetweenConversions) {
   checkRmsNorm(37, 768, kTypes[0], /*withGrads=*/false);
 }
 
+// The bias gradient's column sums: the f32 kernel's, in the same order on
+// the widened rows, on both backends: bit for bit.
+TEST_F(NormTyped, BiasGradIsTheF32KernelBetweenConversions) {
+  const int32_t pairs[][2] = {{kBf16, kBf16}, {kBf16, kF32}, {kF16, kF16},
+                              {kF16, kF32},   {kF32, kBf16}, {kF32, kF32}};
+  for (int64_t T : {int64_t(1), int64_t(37), int64_t(5000)})
+    for (int64_t H : {int64_t(64), int64_t(37)})
+      for (const auto &p : pairs) {
+        const std::string what = "bias_grad T=" + std::to_string(T) +
+                                 " H=" + std::to_string(H) + " " +
+                                 nameOf(p[0]) + "->" + nameOf(p[1]);
+        const size_t n = size_t(T * H), h = size_t(H);
+        std::vector<float> dy =
+            asStored(randomFloats(n, 23, -1.0f, 1.0f), p[0]);
+        DeviceBuffer<float> fdy(dy), fdb(nans(h));
+        sprt_bias_grad_f32(fdy, fdb, T, H);
+        TypedBuffer sdy(dy, p[0]), sdb(nans(h), p[1]);
+        sprt_bias_grad_typed(sdy.get(), p[0], sdb.get(), p[1], T, H);
+        expectBitwiseEqual(what, sdb.download(),
+                           asStored(fdb.download(), p[1]));
+      }
+}
+
 TEST_F(NormTyped, NoRowsGiveZeroWeightGradients) {
   const Types ty = kTypes[0];
   TypedBuffer dw(nans(8), ty.grad), db(nans(8), ty.grad);
@@ -180,6 +205,9 @@ TEST_F(NormTyped, NoRowsGiveZeroWeightGradients) {
                              db.get(), ty.grad, 0, 8, 1e-5);
   expectBitwiseEqual("dw", dw.download(), std::vector<float>(8, 0.0f));
   expectBitwiseEqual("db", db.download(), std::vector<float>(8, 0.0f));
+  TypedBuffer bias(nans(8), ty.grad);
+  sprt_bias_grad_typed(nullptr, ty.act, bias.get(), ty.grad, 0, 8);
+  expectBitwiseEqual("bias_grad", bias.download(), std::vector<float>(8, 0.0f));
 }
 
 } // namespace

@@ -9,8 +9,10 @@
 func.func @forward(%ids: tensor<4x1xi64>, %labels: tensor<4x1xi64>) -> tensor<f32> attributes {tfm.forward} {
   %x = tfm.fill 1.0 : tensor<8x16xf32>
   %h = tfm.convert %x : tensor<8x16xf32> -> tensor<8x16xbf16>
-  // expected-error @+1 {{'tfm.bias_grad' op uses 'bf16', which the runtime computes in f32: run sp-legalize-precision first}}
-  %y = tfm.bias_grad %h : tensor<8x16xbf16> -> tensor<16xbf16>
+  %b32 = tfm.fill 1.0 : tensor<16xf32>
+  %b = tfm.convert %b32 : tensor<16xf32> -> tensor<16xbf16>
+  // expected-error @+1 {{'tfm.bias_add' op uses 'bf16', which the runtime computes in f32: run sp-legalize-precision first}}
+  %y = tfm.bias_add %h, %b : tensor<8x16xbf16>, tensor<16xbf16>
   %l = tfm.fill 1.0 : tensor<f32>
   return %l : tensor<f32>
 }

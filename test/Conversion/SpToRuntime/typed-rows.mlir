@@ -5,7 +5,8 @@
 // each followed by its tensor's element type (SPRT_DTYPE_F32 = 0, BF16 = 1)
 // in a call of the typed kernel, then the rows, the row width and eps; the
 // loss's logits (and its gradient's dlogits) likewise; all-f32 ones call
-// the f32 kernels as before. (-cse leaves one constant of each value.)
+// the f32 kernels as before; the bias gradient likewise. (-cse leaves one
+// constant of each value.)
 // CHECK-LABEL: llvm.func @seqpar_step(
 // CHECK-DAG: %[[F32:.*]] = llvm.mlir.constant(0 : i32) : i32
 // CHECK-DAG: %[[BF16:.*]] = llvm.mlir.constant(1 : i32) : i32
@@ -33,6 +34,9 @@ func.func @forward(%ids: tensor<8x2xi64>, %labels: tensor<8x2xi64>) -> tensor<f3
   %loss = tfm.cross_entropy %y, %labels ignore_index -100 : (tensor<8x2x8xbf16>, tensor<8x2xi64>) -> tensor<f32>
   // CHECK: llvm.call @sprt_cross_entropy_grad_typed(%[[Y]], %[[BF16]], %[[LABELS]], %[[LOSS]], %{{.*}}, %{{[0-9]+}}, %[[BF16]], %[[ROWS]], %{{.*}}, %{{.*}}) : (!llvm.ptr, i32, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i32, i64, i64, i64) -> ()
   %dlogits = tfm.cross_entropy_grad %y, %labels, %loss ignore_index -100 : (tensor<8x2x8xbf16>, tensor<8x2xi64>, tensor<f32>) -> tensor<8x2x8xbf16>
+  // The bias gradient: dy as stored, its sums rounded into bf16.
+  // CHECK: llvm.call @sprt_bias_grad_typed(%[[Y]], %[[BF16]], %{{[0-9]+}}, %[[BF16]], %[[ROWS]], %[[H]]) : (!llvm.ptr, i32, !llvm.ptr, i32, i64, i64) -> ()
+  %dbias = tfm.bias_grad %y : tensor<8x2x8xbf16> -> tensor<8xbf16>
   // An all-f32 norm calls the f32 kernel.
   // CHECK: llvm.call @sprt_layer_norm_f32({{.*}}) : (!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, f64) -> ()
   %y3 = tfm.layer_norm %x32, %w32 eps 1.0e-05 : (tensor<8x2x8xf32>, tensor<8xf32>) -> tensor<8x2x8xf32>

@@ -67,13 +67,17 @@ func.func @linear_grad_weight(%x: tensor<8x2x16xf32>, %dy: tensor<8x2x48xf32>,
 // CHECK-LABEL: func.func @bias_grad
 // CHECK-SAME: (%[[DY:[a-z0-9_]+]]: tensor<8x2x48xf32>, %[[DYB:[a-z0-9_]+]]: tensor<48xbf16>)
 func.func @bias_grad(%dy: tensor<8x2x48xf32>, %dyb: tensor<48xbf16>)
-    -> (tensor<48xf32>, tensor<48xbf16>) {
+    -> (tensor<48xf32>, tensor<48xbf16>, tensor<48xf32>) {
   // CHECK: %[[A:.*]] = tfm.bias_grad %[[DY]] : tensor<8x2x48xf32> -> tensor<48xf32>
   %0 = tfm.bias_grad %dy : tensor<8x2x48xf32> -> tensor<48xf32>
   // CHECK: %[[B:.*]] = tfm.bias_grad %[[DYB]] : tensor<48xbf16> -> tensor<48xbf16>
   %1 = tfm.bias_grad %dyb : tensor<48xbf16> -> tensor<48xbf16>
-  // CHECK: return %[[A]], %[[B]]
-  return %0, %1 : tensor<48xf32>, tensor<48xbf16>
+  // A bf16 gradient's sums in f32 (a partial sum, rounded after its
+  // reduction).
+  // CHECK: %[[C:.*]] = tfm.bias_grad %[[DYB]] : tensor<48xbf16> -> tensor<48xf32>
+  %2 = tfm.bias_grad %dyb : tensor<48xbf16> -> tensor<48xf32>
+  // CHECK: return %[[A]], %[[B]], %[[C]]
+  return %0, %1, %2 : tensor<48xf32>, tensor<48xbf16>, tensor<48xf32>
 }
 
 // CHECK-LABEL: func.func @layer_norm_grad

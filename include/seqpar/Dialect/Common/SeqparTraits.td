@@ -35,12 +35,23 @@ def Seqpar_MapsElementsAsStored : NativeOpTrait<"MapsElementsAsStored"> {
   let cppNamespace = "::seqpar::OpTrait";
 }
 
-// An op that reduces rows (a norm, the cross-entropy) or its backward, whose
+// An op that reduces rows (a norm, the cross-entropy) or its backward, or
+// sums them (the bias gradient), whose
 // runtime kernel reads and writes its tensors as stored
 // (StoragePrecisionOpInterface), computing each row as the f32 kernel does:
 // sp-legalize-precision keeps it so unless its `storage-rows` option is off
 // (seqpar/Dialect/Common/StoragePrecision.h).
 def Seqpar_ReducesRowsAsStored : NativeOpTrait<"ReducesRowsAsStored"> {
+  let cppNamespace = "::seqpar::OpTrait";
+}
+
+// Attention or its backward, whose runtime kernel reads and writes its
+// tensors as stored (StoragePrecisionOpInterface), computing as the f32
+// kernel does and rounding each result once: sp-legalize-precision keeps it
+// so, all its tensors or none, unless its `storage-attention` option is off,
+// a tensor of it is partial or its sequence is split in zigzag order
+// (seqpar/Dialect/Common/StoragePrecision.h).
+def Seqpar_AttendsAsStored : NativeOpTrait<"AttendsAsStored"> {
   let cppNamespace = "::seqpar::OpTrait";
 }
 

@@ -17,9 +17,13 @@
 // computing in f32 inside the kernel (StoragePrecisionOpInterface): no f32
 // copy of a bf16 weight or activation is made for them. The fused GEMMs
 // that sum across ranks or chunks write their sums in f32. The norms, the
-// cross-entropy and their backward do the same (ReducesRowsAsStored): each
+// cross-entropy, their backward and the bias gradient do the same
+// (ReducesRowsAsStored): each
 // row widened, the f32 kernel's arithmetic, each result rounded once from
-// its f32 value.
+// its f32 value. Attention and its backward (AttendsAsStored) read q, k, v
+// and dout and write their results as stored, all or none; the head
+// reshapes around them (tfm.qkv_split, qkv_concat, repeat_heads) move
+// bytes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -43,6 +47,12 @@ class MovesBytes : public mlir::OpTrait::TraitBase<ConcreteOp, MovesBytes> {};
 template <typename ConcreteOp>
 class ReducesRowsAsStored
     : public mlir::OpTrait::TraitBase<ConcreteOp, ReducesRowsAsStored> {};
+
+/// Attention or its backward, whose runtime kernel reads and writes all its
+/// tensors as stored (StoragePrecisionOpInterface; SeqparTraits.td).
+template <typename ConcreteOp>
+class AttendsAsStored
+    : public mlir::OpTrait::TraitBase<ConcreteOp, AttendsAsStored> {};
 
 /// The op maps elements one by one in one element type, and its runtime
 /// kernel reads and writes bf16/f16 as stored (SeqparTraits.td).

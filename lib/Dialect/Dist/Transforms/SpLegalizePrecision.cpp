@@ -32,10 +32,14 @@
 // dist.all_gather_matmul_grad_weight. The elementwise maps
 // (MapsElementsAsStored) are not wrapped either, unless a tensor of theirs
 // is partial: their typed kernels map each widened element in f32 and round
-// it once. The norms, the cross-entropy and their backward
-// (ReducesRowsAsStored) are kept like the GEMMs: a norm's weight gradient
-// that is partial (summed over sequence shards) is written in f32 and
-// narrowed after its reduction.
+// it once. The norms, the cross-entropy, their backward and the bias
+// gradient (ReducesRowsAsStored) are kept like the GEMMs: a weight or bias
+// gradient that is partial (summed over sequence shards) is written in f32
+// and narrowed after its reduction. Attention and its backward (AttendsAsStored)
+// are kept with all their tensors as stored, or wrapped whole: where a
+// tensor is partial or the sequence is split in zigzag order (context
+// parallelism) they compute on f32 copies as before. The head reshapes
+// around them move bytes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -76,17 +80,54 @@ static bool isPartial(Type t) {
   return false;
 }
 
+/// Whether `t` is split in zigzag order along some mesh axis (context
+/// parallelism's load-balanced sequence).
+static bool isZigzag(Type t) {
+  LayoutAttr layout = LayoutAttr::fromType(t);
+  if (!layout)
+    return false;
+  for (unsigned i = 0, e = layout.getAxes().size(); i < e; ++i)
+    if (layout.getSharding(i).isZigzag())
+      return true;
+  return false;
+}
+
+/// Whether an attention or its backward (AttendsAsStored) can run on its
+/// tensors as stored: every float tensor bf16 or f16 of one type, none
+/// partial (the key and value gradients of an all-gathered sequence are
+/// summed over cp before they are rounded) and none split in zigzag order
+/// (the backward sums dk and dv over the rank's two pieces).
+static bool attendsAsStored(Operation *op) {
+  Type stored;
+  auto ok = [&](Type t) {
+    auto tensor = dyn_cast<RankedTensorType>(t);
+    if (!tensor || !isa<FloatType>(tensor.getElementType()))
+      return true; // the positions
+    if (!lowPrecision(t) || isPartial(t) || isZigzag(t))
+      return false;
+    if (!stored)
+      stored = tensor.getElementType();
+    return tensor.getElementType() == stored;
+  };
+  return llvm::all_of(op->getOperandTypes(), ok) &&
+         llvm::all_of(op->getResultTypes(), ok);
+}
+
 /// How the pass treats the ops' tensors: with `storageGemms`, the operands
 /// and results of the GEMMs (StoragePrecisionOpInterface) stay as stored;
 /// with `storageRows`, those of the row reductions (StoragePrecisionOpInterface
-/// and ReducesRowsAsStored); with `storageElementwise`, the elementwise maps
-/// that have no partial tensor.
+/// and ReducesRowsAsStored); with `storageAttention`, all those of an
+/// attention or its backward (AttendsAsStored) or none; with
+/// `storageElementwise`, the elementwise maps that have no partial tensor.
 struct Policy {
   bool storageGemms;
   bool storageElementwise;
   bool storageRows;
+  bool storageAttention;
   /// Whether `op`'s StoragePrecisionOpInterface is honoured.
   bool storesAsDeclared(Operation *op) const {
+    if (op->hasTrait<seqpar::OpTrait::AttendsAsStored>())
+      return storageAttention && attendsAsStored(op);
     return op->hasTrait<seqpar::OpTrait::ReducesRowsAsStored>() ? storageRows
                                                                 : storageGemms;
   }
@@ -227,7 +268,8 @@ struct SpLegalizePrecisionPass
     : dist::impl::SpLegalizePrecisionPassBase<SpLegalizePrecisionPass> {
   using SpLegalizePrecisionPassBase::SpLegalizePrecisionPassBase;
   void runOnOperation() override {
-    Policy policy{storageGemms, storageElementwise, storageRows};
+    Policy policy{storageGemms, storageElementwise, storageRows,
+                  storageAttention};
     SmallVector<Operation *> ops;
     for (auto func : getOperation().getOps<func::FuncOp>())
       func.walk([&](Operation *op) {

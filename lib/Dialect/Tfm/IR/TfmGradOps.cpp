@@ -59,8 +59,11 @@ LogicalResult BiasGradOp::verify() {
   RankedTensorType dy = getDy().getType();
   if (dy.getRank() < 1)
     return emitOpError() << "dy must have rank >= 1";
-  return expectShape(*this, "dbias", getDbias(), {dy.getShape().back()},
-                     dy.getElementType());
+  Type et = getDbias().getType().getElementType();
+  if (et != dy.getElementType() && !et.isF32())
+    return emitOpError() << "dbias must have dy's element type ("
+                         << dy.getElementType() << ") or f32, not " << et;
+  return expectShape(*this, "dbias", getDbias(), {dy.getShape().back()}, et);
 }
 
 /// Norm backward: dy like x, dx like x, weight-shaped gradients.

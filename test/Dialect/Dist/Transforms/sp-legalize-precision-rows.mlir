@@ -57,3 +57,23 @@ func.func @loss(%logits: tensor<6x2x16xbf16>, %labels: tensor<6x2xi64>) -> (tens
   %d = tfm.cross_entropy_grad %logits, %labels, %l ignore_index -100 : (tensor<6x2x16xbf16>, tensor<6x2xi64>, tensor<f32>) -> tensor<6x2x16xbf16>
   return %l, %d : tensor<f32>, tensor<6x2x16xbf16>
 }
+
+// -----
+
+// The bias gradient (ReducesRowsAsStored) reads its bf16 dy as stored: a
+// whole sum is rounded into bf16, a partial one (SP's sequence-sharded dy)
+// is written in f32 and narrowed for its user.
+// CHECK-LABEL: func.func @bias
+// CHECK-NOT: tfm.convert
+// CHECK: tfm.bias_grad %{{.*}} : tensor<6x1x8xbf16> -> tensor<8xbf16>
+// CHECK-NEXT: %[[P:.*]] = tfm.bias_grad %{{.*}} : tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>> -> tensor<8xf32, #dist.layout<@mesh, tp = P>>
+// CHECK-NEXT: tfm.convert %[[P]] : tensor<8xf32, #dist.layout<@mesh, tp = P>> -> tensor<8xbf16, #dist.layout<@mesh, tp = P>>
+// WRAP-LABEL: func.func @bias
+// WRAP: tfm.convert %{{.*}} : tensor<6x1x8xbf16> -> tensor<6x1x8xf32>
+// WRAP: tfm.bias_grad %{{.*}} : tensor<6x1x8xf32> -> tensor<8xf32>
+dist.mesh @mesh ["tp" = 2]
+func.func @bias(%dy: tensor<6x1x8xbf16>, %dys: tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>) -> (tensor<8xbf16>, tensor<8xbf16, #dist.layout<@mesh, tp = P>>) {
+  %a = tfm.bias_grad %dy : tensor<6x1x8xbf16> -> tensor<8xbf16>
+  %b = tfm.bias_grad %dys : tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>> -> tensor<8xbf16, #dist.layout<@mesh, tp = P>>
+  return %a, %b : tensor<8xbf16>, tensor<8xbf16, #dist.layout<@mesh, tp = P>>
+}

@@ -423,10 +423,18 @@ def SpLegalizePrecisionPass
     kernel between conversions. `storage-elementwise=false` wraps them.
     The row reductions and their backward (`tfm.layer_norm`,
     `tfm.rms_norm`, `tfm.cross_entropy` and their gradients:
-    ReducesRowsAsStored) are kept like the GEMMs: their kernels widen each
-    row, compute it as the f32 kernel does and round each result once from
-    its f32 value; a norm's weight gradient that is partial is written in
-    f32 and narrowed after its reduction. `storage-rows=false` wraps them.
+    ReducesRowsAsStored) and the bias gradient (`tfm.bias_grad`) are kept
+    like the GEMMs: their kernels widen each row, compute it as the f32
+    kernel does and round each result once from its f32 value; a norm's
+    weight gradient or a bias gradient that is partial is written in f32
+    and narrowed after its reduction. `storage-rows=false` wraps them.
+    Attention and its backward (`tfm.attention`, `tfm.attention_grad`:
+    AttendsAsStored) read q, k, v and dout and write their results as
+    stored, all their tensors or none: one that has a partial tensor (the
+    key and value gradients of cp's all-gathered sequence) or a sequence
+    split in zigzag order is wrapped whole. The head reshapes around them
+    (`tfm.qkv_split`, `tfm.qkv_concat`, `tfm.repeat_heads`) move bytes.
+    `storage-attention=false` wraps attention.
     Runs before sp-plan-buffers (the converts' results need arena space);
     convert-sp-to-runtime rejects a bf16/f16 tensor on any other op.
   }];
@@ -440,9 +448,14 @@ def SpLegalizePrecisionPass
            "The elementwise maps (MapsElementsAsStored) read and write "
            "bf16 / f16 tensors as stored; false: they compute on f32 copies">,
     Option<"storageRows", "storage-rows", "bool", /*default=*/"true",
-           "The norms, the cross-entropy and their backward "
-           "(ReducesRowsAsStored) read and write bf16 / f16 tensors as "
-           "stored; false: they compute on f32 copies">,
+           "The norms, the cross-entropy, their backward and the bias "
+           "gradients (ReducesRowsAsStored) read and write bf16 / f16 "
+           "tensors as stored; false: they compute on f32 copies">,
+    Option<"storageAttention", "storage-attention", "bool",
+           /*default=*/"true",
+           "Attention and its backward (AttendsAsStored) read and write "
+           "bf16 / f16 tensors as stored where none is partial or split in "
+           "zigzag order; false: they compute on f32 copies">,
   ];
   let dependentDialects = ["::seqpar::tfm::TfmDialect"];
 }

@@ -72,16 +72,21 @@ def Tfm_LinearGradWeightOp : Tfm_GradOp<"linear_grad_weight",
   let hasVerifier = 1;
 }
 
-def Tfm_BiasGradOp : Tfm_GradOp<"bias_grad"> {
+def Tfm_BiasGradOp : Tfm_GradOp<"bias_grad",
+    [Seqpar_ReducesRowsAsStored, Seqpar_StoragePrecisionOpInterface]> {
   let summary = "gradient of a bias: the incoming gradient summed over tokens";
   let description = [{
+    On bf16 / f16 tensors the runtime reads `dy` as stored and rounds the
+    f32 sums once into the result's type (ReducesRowsAsStored).
+
     ```mlir
     %db = tfm.bias_grad %dy : tensor<16x2x64xf32> -> tensor<64xf32>
     ```
 
     **Constraints**
-    - the result has rank 1, the size of `dy`'s last dimension, and its
-      element type.
+    - the result has rank 1 and the size of `dy`'s last dimension;
+    - its element type is `dy`'s or f32 (a partial sum of bf16 / f16
+      gradients, rounded after its reduction).
   }];
   let arguments = (ins Tfm_FloatTensor:$dy);
   let results = (outs Tfm_FloatTensor:$dbias);
@@ -269,10 +274,11 @@ def Tfm_EmbeddingGradOp : Tfm_GradOp<"embedding_grad"> {
   let hasVerifier = 1;
 }
 
-def Tfm_QkvConcatOp : Tfm_GradOp<"qkv_concat"> {
+def Tfm_QkvConcatOp : Tfm_GradOp<"qkv_concat", [Seqpar_MovesBytes]> {
   let summary = "packs q, k, v gradients back into a fused projection's";
   let description = [{
-    The inverse of `tfm.qkv_split` with the same attributes.
+    The inverse of `tfm.qkv_split` with the same attributes; it moves
+    elements (MovesBytes).
 
     ```mlir
     %d = tfm.qkv_concat %dq, %dk, %dv packing blocks heads 4 kv_heads 4
@@ -321,11 +327,14 @@ def Tfm_RepeatHeadsGradOp : Tfm_GradOp<"repeat_heads_grad"> {
   let hasVerifier = 1;
 }
 
-def Tfm_AttentionGradOp : Tfm_GradOp<"attention_grad"> {
+def Tfm_AttentionGradOp : Tfm_GradOp<"attention_grad",
+    [Seqpar_AttendsAsStored, Seqpar_StoragePrecisionOpInterface]> {
   let summary = "gradients of attention with respect to q, k and v";
   let description = [{
     The backward of `tfm.attention` with the same attributes, recomputing
-    the attention probabilities (and dropout mask) from q and k.
+    the attention probabilities (and dropout mask) from q and k. On bf16 /
+    f16 tensors the runtime reads and writes them as stored, as
+    `tfm.attention` does.
 
     ```mlir
     %dq, %dk, %dv = tfm.attention_grad %do, %q, %k, %v heads 4 kv_heads 2

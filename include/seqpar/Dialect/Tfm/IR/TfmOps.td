@@ -418,7 +418,8 @@ def Tfm_LinearOp : Tfm_Op<"linear", [Pure, Tfm_Differentiable,
   }];
 }
 
-def Tfm_QkvSplitOp : Tfm_Op<"qkv_split", [Pure, Tfm_Differentiable]> {
+def Tfm_QkvSplitOp : Tfm_Op<"qkv_split", [Pure, Tfm_Differentiable,
+    Seqpar_MovesBytes]> {
   let summary = "splits a fused QKV projection into queries, keys and values";
   let description = [{
     Takes the output of a fused QKV linear, `[..., (heads + 2 kv_heads) *
@@ -427,7 +428,8 @@ def Tfm_QkvSplitOp : Tfm_Op<"qkv_split", [Pure, Tfm_Differentiable]> {
     ordered: `blocks` is `[q | k | v]` (GPT-2's c_attn), `heads` is
     `[head 0: q k v | head 1: q k v | ...]` (GPT-NeoX's query_key_value).
     The partitioner uses it to split the fused weight so that every rank
-    holds whole heads.
+    holds whole heads. It moves elements (MovesBytes): bf16 / f16 tensors
+    stay as stored.
 
     ```mlir
     %q, %k, %v = tfm.qkv_split %qkv packing blocks heads 12 kv_heads 12
@@ -455,7 +457,8 @@ def Tfm_QkvSplitOp : Tfm_Op<"qkv_split", [Pure, Tfm_Differentiable]> {
   let hasVerifier = 1;
 }
 
-def Tfm_AttentionOp : Tfm_Op<"attention", [Pure, Tfm_Differentiable]> {
+def Tfm_AttentionOp : Tfm_Op<"attention", [Pure, Tfm_Differentiable,
+    Seqpar_AttendsAsStored, Seqpar_StoragePrecisionOpInterface]> {
   let summary = "multi-head scaled dot-product attention with rotary and GQA";
   let description = [{
     Scaled dot-product attention of `[s, b, heads * head_dim]` queries over
@@ -472,7 +475,9 @@ def Tfm_AttentionOp : Tfm_Op<"attention", [Pure, Tfm_Differentiable]> {
     `positions`: packed documents, positions restarting at 0 in each) keeps
     attention inside a document: key `j` is visible to query row `i` iff
     `i - positions[i] <= j <= i` (global rows); with positions `0..s-1` this
-    is the causal mask.
+    is the causal mask. On bf16 / f16 tensors the runtime reads q, k, v and
+    writes the result as stored, computing in f32 and rounding once
+    (AttendsAsStored; sp-legalize-precision's `storage-attention`).
 
     ```mlir
     %o = tfm.attention %q, %k, %v heads 32 kv_heads 8 head_dim 128
@@ -656,7 +661,8 @@ def Tfm_BiasAddOp : Tfm_Op<"bias_add", [Pure, Tfm_Differentiable,
   let hasVerifier = 1;
 }
 
-def Tfm_RepeatHeadsOp : Tfm_Op<"repeat_heads", [Pure, Tfm_Differentiable]> {
+def Tfm_RepeatHeadsOp : Tfm_Op<"repeat_heads", [Pure, Tfm_Differentiable,
+    Seqpar_MovesBytes]> {
   let summary = "repeats every head of a key or value tensor";
   let description = [{
     Turns `[..., heads * head_dim]` into `[..., heads * factor * head_dim]`
