@@ -281,8 +281,10 @@ m["conformance"] = {"binaries": ["tests/" + os.path.basename(t) for t in tests],
                     "limit_s": 60, "min_s": 20}
 # cuDNN attention against the native kernels (SEQPAR_ATTENTION_KERNEL): the
 # conformance suite's CudnnAttention tests and the bf16 GPT-2 step with each.
-# The memory-bound kernels against copy bandwidth (sprt_kernel_bench, ~5 s
-# on an H200 by its sizes; 40 s at most).
+# The memory-bound kernels against copy bandwidth, and attention on bf16 as
+# stored against the conversions it replaced (sprt_kernel_bench, ~5 s on an
+# H200 by its sizes before attention joined, plus cuDNN's plans; 40 s at
+# most, its JSON rewritten after each group).
 if os.environ.get("SEQPAR_KERNEL_BENCH"):
     m["kernels"] = {"binary": os.environ["SEQPAR_KERNEL_BENCH"], "reps": 20,
                     "limit_s": 40, "min_s": 10}

@@ -295,8 +295,11 @@ def render(r):
                    "cudaMemcpy device to device moving the same bytes; ratio = kernel GB/s "
                    "/ copy GB/s (aim: 0.7). Paths: fused / two-stage = what the backend "
                    "runs; two-pass = its fallback for rows too wide for registers; before "
-                   "= the kernels these replaced; convert: vector = four elements a thread, "
-                   "scalar = the one-element kernel (before, and still for unaligned buffers).\n")
+                   "= the kernels these replaced (for the bf16 kernels: converts around the "
+                   "f32 kernel); convert: vector = four elements a thread, "
+                   "scalar = the one-element kernel (before, and still for unaligned buffers); "
+                   "attention: stored = bf16 q, k, v as stored (compute-bound: its time "
+                   "against before is the figure, not the ratio).\n")
         out.append(table(["kernel", "shape", "path", "MB", "median us", "GB/s", "copy GB/s",
                           "ratio"],
                          [[x["kernel"], x["shape"], x["path"], num(x["bytes"] / 1e6, "{:.1f}"),

@@ -16,8 +16,10 @@
 // sprt_convert, "vector" is four elements a thread and "scalar" the
 // one-element kernel (the only one before), reached through unaligned
 // buffers; for the "bf16" kernels (the norms and the cross-entropy on
-// tensors as stored), "before" is what a bf16 program ran before they were
-// typed: converts to f32, the f32 kernel, converts back.
+// tensors as stored, and the bias gradient), "before" is what a bf16
+// program ran before they were typed: converts to f32, the f32 kernel,
+// converts back. Attention on bf16 as stored ("stored") is compute-bound:
+// its time against "before" is the figure, not its ratio to the copy.
 //
 // Without a usable GPU it prints "skipped: ..." (and writes that as the
 // JSON's status) and exits 0.
@@ -274,6 +276,91 @@ void benchBiasGrad(int64_t T, int64_t H) {
   SPRT_CUDA_CHECK(cudaFree(db));
 }
 
+/// The bias gradient of bf16 rows as stored (sprt_bias_grad_typed) against
+/// the conversion to f32 and the f32 kernel it replaced.
+void benchTypedBiasGrad(int64_t T, int64_t H) {
+  const std::string shape = std::to_string(T) + "x" + std::to_string(H);
+  const int32_t B = SPRT_DTYPE_BF16, F = SPRT_DTYPE_F32;
+  void *dy = deviceBf16(size_t(T * H), 24), *db = deviceBf16(size_t(H), 25);
+  float *f = deviceFloats(size_t(T * H), 26),
+        *fdb = deviceFloats(size_t(H), 27);
+  const double bytes = double(T * H) * 2 + double(H) * 2;
+  measure("bias_grad bf16", shape, "two-stage", bytes,
+          [&] { sprt_bias_grad_typed(dy, B, db, B, T, H); });
+  measure("bias_grad bf16", shape, "before", bytes, [&] {
+    sprt_convert(dy, B, f, F, T * H);
+    sprt_bias_grad_f32(f, fdb, T, H);
+    sprt_convert(fdb, F, db, B, H);
+  });
+  for (void *p : {dy, db, (void *)f, (void *)fdb})
+    SPRT_CUDA_CHECK(cudaFree(p));
+}
+
+/// Attention and its backward on bf16 q, k, v as stored
+/// (sprt_attention_typed: on cuDNN, read and written in place; "stored")
+/// against what a bf16 program ran before ("before": q, k, v (and dout)
+/// widened, the f32 call, which stages them back to bf16 for cuDNN, the
+/// results narrowed), on the kernel sprt_attention_select picks for a bf16
+/// program (its line is printed). Attention is compute-bound: compare the
+/// times; the bytes are the bf16 tensors read and written, and its ratio to
+/// the copy is not a target.
+void benchTypedAttention(int64_t S, int64_t Bt, int64_t heads, int64_t kv,
+                         int64_t D, int64_t rotary) {
+  std::printf("attention kernel: %s\n",
+              sprt_attention_select(SPRT_DTYPE_BF16, "auto"));
+  const std::string shape = std::to_string(S) + "x" + std::to_string(Bt) + "x" +
+                            std::to_string(heads) + "/" + std::to_string(kv) +
+                            "x" + std::to_string(D);
+  const size_t nq = size_t(S * Bt * heads * D), nkv = size_t(S * Bt * kv * D);
+  const int32_t B = SPRT_DTYPE_BF16, F = SPRT_DTYPE_F32;
+  void *q = deviceBf16(nq, 30), *k = deviceBf16(nkv, 31),
+       *v = deviceBf16(nkv, 32), *o = deviceBf16(nq, 33),
+       *dout = deviceBf16(nq, 34), *dq = deviceBf16(nq, 35),
+       *dk = deviceBf16(nkv, 36), *dv = deviceBf16(nkv, 37);
+  float *fq = deviceFloats(nq, 40), *fk = deviceFloats(nkv, 41),
+        *fv = deviceFloats(nkv, 42), *fo = deviceFloats(nq, 43),
+        *fdout = deviceFloats(nq, 44), *fdq = deviceFloats(nq, 45),
+        *fdk = deviceFloats(nkv, 46), *fdv = deviceFloats(nkv, 47);
+  const double theta = 500000.0;
+  // Forward: q, k, v read, out written; backward: dout, q, k, v read, dq,
+  // dk, dv written.
+  const double fwd = double(2 * nq + 2 * nkv) * 2,
+               bwd = double(3 * nq + 4 * nkv) * 2;
+  auto widen = [&](const void *in, float *out, size_t m) {
+    sprt_convert(in, B, out, F, int64_t(m));
+  };
+  auto narrow = [&](const float *in, void *out, size_t m) {
+    sprt_convert(in, F, out, B, int64_t(m));
+  };
+  measure("attention bf16", shape, "stored", fwd, [&] {
+    sprt_attention_typed(q, k, v, nullptr, o, S, S, 0, Bt, heads, kv, D, 1, 0,
+                         rotary, theta, 0.0, 7, 3, Bt, 0, heads, 0, B);
+  });
+  measure("attention bf16", shape, "before", fwd, [&] {
+    widen(q, fq, nq), widen(k, fk, nkv), widen(v, fv, nkv);
+    sprt_attention_f32(fq, fk, fv, nullptr, fo, S, S, 0, Bt, heads, kv, D, 1, 0,
+                       rotary, theta, 0.0, 7, 3, Bt, 0, heads, 0);
+    narrow(fo, o, nq);
+  });
+  measure("attention_grad bf16", shape, "stored", bwd, [&] {
+    sprt_attention_grad_typed(dout, q, k, v, nullptr, dq, dk, dv, S, S, 0, Bt,
+                              heads, kv, D, 1, 0, rotary, theta, 0.0, 7, 3, Bt,
+                              0, heads, 0, B);
+  });
+  measure("attention_grad bf16", shape, "before", bwd, [&] {
+    widen(dout, fdout, nq), widen(q, fq, nq), widen(k, fk, nkv),
+        widen(v, fv, nkv);
+    sprt_attention_grad_f32(fdout, fq, fk, fv, nullptr, fdq, fdk, fdv, S, S, 0,
+                            Bt, heads, kv, D, 1, 0, rotary, theta, 0.0, 7, 3,
+                            Bt, 0, heads, 0, 0);
+    narrow(fdq, dq, nq), narrow(fdk, dk, nkv), narrow(fdv, dv, nkv);
+  });
+  for (void *p :
+       {q, k, v, o, dout, dq, dk, dv, (void *)fq, (void *)fk, (void *)fv,
+        (void *)fo, (void *)fdout, (void *)fdq, (void *)fdk, (void *)fdv})
+    SPRT_CUDA_CHECK(cudaFree(p));
+}
+
 /// sprt_convert between f32 and bf16 both ways on n elements; "scalar" is
 /// the same call on buffers one element past their alignment, which takes
 /// the one-element-per-thread kernel (the only one before).
@@ -352,15 +439,29 @@ int main(int argc, char **argv) {
   SPRT_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
   std::printf("device %s, %d SMs; median of %d calls\n", prop.name,
               prop.multiProcessorCount, reps);
+  // The JSON is rewritten after each group ("running"), so a run stopped
+  // by its time limit keeps what it measured.
+  const std::function<void()> groups[] = {
+      [] { benchNorms(8192, 768); },  // GPT-2 124M, seq 1024, batch 8
+      [] { benchNorms(4096, 2048); }, // Llama-3.2-1B, seq 2048, batch 2
+      [] { benchTypedNorms(8192, 768); },
+      [] { benchTypedNorms(4096, 2048); },
+      [] { benchTypedLoss(8192, 50257); }, // GPT-2 124M's logits
+      [] {
+        for (int64_t H : {768, 3072, 2304})
+          benchBiasGrad(8192, H);
+        for (int64_t H : {768, 3072, 2304})
+          benchTypedBiasGrad(8192, H);
+      },
+      [] { benchConvert(8192 * 3072); }, // GPT-2 124M's MLP activations
+      [] { benchTypedAttention(1024, 8, 12, 12, 64, 0); }, // GPT-2 124M
+      [] { benchTypedAttention(2048, 2, 32, 8, 64, 64); }, // Llama-3.2-1B
+  };
   try {
-    benchNorms(8192, 768);  // GPT-2 124M, seq 1024, batch 8
-    benchNorms(4096, 2048); // Llama-3.2-1B, seq 2048, batch 2
-    benchTypedNorms(8192, 768);
-    benchTypedNorms(4096, 2048);
-    benchTypedLoss(8192, 50257); // GPT-2 124M's logits
-    for (int64_t H : {768, 3072, 2304})
-      benchBiasGrad(8192, H);
-    benchConvert(8192 * 3072); // GPT-2 124M's MLP activations
+    for (const auto &group : groups) {
+      group();
+      writeJson(json, "running", prop.name);
+    }
   } catch (const std::exception &e) {
     std::printf("failed: %s\n", e.what());
     writeJson(json, "failed", prop.name);

@@ -35,10 +35,10 @@
 // it once. The norms, the cross-entropy, their backward and the bias
 // gradient (ReducesRowsAsStored) are kept like the GEMMs: a weight or bias
 // gradient that is partial (summed over sequence shards) is written in f32
-// and narrowed after its reduction. Attention and its backward (AttendsAsStored)
-// are kept with all their tensors as stored, or wrapped whole: where a
-// tensor is partial or the sequence is split in zigzag order (context
-// parallelism) they compute on f32 copies as before. The head reshapes
+// and narrowed after its reduction. Attention and its backward
+// (AttendsAsStored) are kept with all their tensors as stored, or wrapped
+// whole: where a tensor is partial or the sequence is split in zigzag order
+// (context parallelism) they compute on f32 copies as before. The head reshapes
 // around them move bytes.
 //
 //===----------------------------------------------------------------------===//
