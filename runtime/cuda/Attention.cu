@@ -122,30 +122,10 @@ extern "C" void sprt_attention_f32(
   if (Sq <= 0 || Sk <= 0 || B <= 0 || heads <= 0 || kv_heads <= 0 ||
       head_dim <= 0)
     return;
-  const AttnCall call{q,
-                      k,
-                      v,
-                      positions,
-                      positions,
-                      q_offset,
-                      0,
-                      Sq,
-                      Sk,
-                      q_offset,
-                      0,
-                      B,
-                      heads,
-                      kv_heads,
-                      head_dim,
-                      causal != 0,
-                      document_causal != 0,
-                      rotary_dim,
-                      theta,
-                      dropout_rate,
-                      seed,
-                      stream,
-                      batch_offset,
-                      head_offset};
+  const AttnCall call =
+      sequenceCall(q, k, v, positions, Sq, Sk, q_offset, B, heads, kv_heads,
+                   head_dim, causal, document_causal, rotary_dim, theta,
+                   dropout_rate, seed, stream, batch_offset, head_offset);
   if (cudnnAttention(call, out))
     return;
   const AttnParams p = makeAttnParams(

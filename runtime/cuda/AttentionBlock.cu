@@ -279,30 +279,10 @@ extern "C" void sprt_attention_block_f32(
   if (Sq <= 0 || Sk <= 0 || B <= 0 || heads <= 0 || kv_heads <= 0 ||
       head_dim <= 0)
     return;
-  const AttnCall call{q,
-                      k,
-                      v,
-                      q_positions,
-                      k_positions,
-                      0,
-                      0,
-                      Sq,
-                      Sk,
-                      q_offset,
-                      k_offset,
-                      B,
-                      heads,
-                      kv_heads,
-                      head_dim,
-                      causal != 0,
-                      document_causal != 0,
-                      rotary_dim,
-                      theta,
-                      dropout_rate,
-                      seed,
-                      stream,
-                      batch_offset,
-                      head_offset};
+  const AttnCall call = blockCall(
+      q, k, v, q_positions, k_positions, Sq, Sk, q_offset, k_offset, B, heads,
+      kv_heads, head_dim, causal, document_causal, rotary_dim, theta,
+      dropout_rate, seed, stream, batch_offset, head_offset);
   if (cudnnAttentionBlock(call, out, lse, accumulate != 0))
     return;
   BlockParams p = makeParams(
@@ -330,30 +310,10 @@ extern "C" void sprt_attention_block_grad_f32(
   if (Sq <= 0 || Sk <= 0 || B <= 0 || heads <= 0 || kv_heads <= 0 ||
       head_dim <= 0)
     return;
-  const AttnCall call{q,
-                      k,
-                      v,
-                      q_positions,
-                      k_positions,
-                      0,
-                      0,
-                      Sq,
-                      Sk,
-                      q_offset,
-                      k_offset,
-                      B,
-                      heads,
-                      kv_heads,
-                      head_dim,
-                      causal != 0,
-                      document_causal != 0,
-                      rotary_dim,
-                      theta,
-                      dropout_rate,
-                      seed,
-                      stream,
-                      batch_offset,
-                      head_offset};
+  const AttnCall call = blockCall(
+      q, k, v, q_positions, k_positions, Sq, Sk, q_offset, k_offset, B, heads,
+      kv_heads, head_dim, causal, document_causal, rotary_dim, theta,
+      dropout_rate, seed, stream, batch_offset, head_offset);
   if (cudnnAttentionBlockGrad(call, dout, out, lse, dq, dk, dv))
     return;
   BlockParams p = makeParams(

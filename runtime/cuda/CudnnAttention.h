@@ -45,6 +45,81 @@ struct AttnCall {
   bool stored = false;
 };
 
+/// The call of sprt_attention_f32 (its grad, its typed variants): query
+/// row i is global row qOffset + i, keys start at row 0, and both read
+/// their positions from `positions`.
+inline AttnCall sequenceCall(const void *q, const void *k, const void *v,
+                             const int64_t *positions, int64_t Sq, int64_t Sk,
+                             int64_t qOffset, int64_t B, int64_t heads,
+                             int64_t kvHeads, int64_t D, int32_t causal,
+                             int32_t documentCausal, int64_t rotaryDim,
+                             double theta, double rate, uint64_t seed,
+                             uint64_t stream, int64_t batchOffset,
+                             int64_t headOffset, bool stored = false) {
+  AttnCall c{q,
+             k,
+             v,
+             positions,
+             positions,
+             qOffset,
+             0,
+             Sq,
+             Sk,
+             qOffset,
+             0,
+             B,
+             heads,
+             kvHeads,
+             D,
+             causal != 0,
+             documentCausal != 0,
+             rotaryDim,
+             theta,
+             rate,
+             seed,
+             stream,
+             batchOffset,
+             headOffset};
+  c.stored = stored;
+  return c;
+}
+
+/// The call of sprt_attention_block_f32 (and its grad): positions of query
+/// and key rows from their own tensors, from row 0.
+inline AttnCall blockCall(const void *q, const void *k, const void *v,
+                          const int64_t *qPos, const int64_t *kPos, int64_t Sq,
+                          int64_t Sk, int64_t qOffset, int64_t kOffset,
+                          int64_t B, int64_t heads, int64_t kvHeads, int64_t D,
+                          int32_t causal, int32_t documentCausal,
+                          int64_t rotaryDim, double theta, double rate,
+                          uint64_t seed, uint64_t stream, int64_t batchOffset,
+                          int64_t headOffset) {
+  return AttnCall{q,
+                  k,
+                  v,
+                  qPos,
+                  kPos,
+                  0,
+                  0,
+                  Sq,
+                  Sk,
+                  qOffset,
+                  kOffset,
+                  B,
+                  heads,
+                  kvHeads,
+                  D,
+                  causal != 0,
+                  documentCausal != 0,
+                  rotaryDim,
+                  theta,
+                  rate,
+                  seed,
+                  stream,
+                  batchOffset,
+                  headOffset};
+}
+
 /// sprt_attention_f32 on cuDNN: out [Sq, B, heads D].
 bool cudnnAttention(const AttnCall &c, float *out);
 /// sprt_attention_grad_f32 on cuDNN (dk, dv added to when accumulateDkv).

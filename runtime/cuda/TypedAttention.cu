@@ -28,41 +28,6 @@ const float *widened(const void *p, int32_t dtype, int64_t n, Scratch slot) {
   return wide;
 }
 
-AttnCall storedCall(const void *q, const void *k, const void *v,
-                    const int64_t *positions, int64_t Sq, int64_t Sk,
-                    int64_t q_offset, int64_t B, int64_t heads,
-                    int64_t kv_heads, int64_t head_dim, int32_t causal,
-                    int32_t document_causal, int64_t rotary_dim, double theta,
-                    double dropout_rate, uint64_t seed, uint64_t stream,
-                    int64_t batch_offset, int64_t head_offset) {
-  AttnCall c{q,
-             k,
-             v,
-             positions,
-             positions,
-             q_offset,
-             0,
-             Sq,
-             Sk,
-             q_offset,
-             0,
-             B,
-             heads,
-             kv_heads,
-             head_dim,
-             causal != 0,
-             document_causal != 0,
-             rotary_dim,
-             theta,
-             dropout_rate,
-             seed,
-             stream,
-             batch_offset,
-             head_offset};
-  c.stored = true;
-  return c;
-}
-
 } // namespace
 
 extern "C" void
@@ -77,10 +42,10 @@ sprt_attention_typed(const void *q, const void *k, const void *v,
   if (Sq <= 0 || Sk <= 0 || B <= 0 || heads <= 0 || kv_heads <= 0 ||
       head_dim <= 0)
     return;
-  const AttnCall call =
-      storedCall(q, k, v, positions, Sq, Sk, q_offset, B, heads, kv_heads,
-                 head_dim, causal, document_causal, rotary_dim, theta,
-                 dropout_rate, seed, stream, batch_offset, head_offset);
+  const AttnCall call = sequenceCall(
+      q, k, v, positions, Sq, Sk, q_offset, B, heads, kv_heads, head_dim,
+      causal, document_causal, rotary_dim, theta, dropout_rate, seed, stream,
+      batch_offset, head_offset, /*stored=*/true);
   if (cudnnAttentionStored(call, out, dtype))
     return;
   const int64_t qN = Sq * B * heads * head_dim,
@@ -108,10 +73,10 @@ extern "C" void sprt_attention_grad_typed(
   if (Sq <= 0 || Sk <= 0 || B <= 0 || heads <= 0 || kv_heads <= 0 ||
       head_dim <= 0)
     return;
-  const AttnCall call =
-      storedCall(q, k, v, positions, Sq, Sk, q_offset, B, heads, kv_heads,
-                 head_dim, causal, document_causal, rotary_dim, theta,
-                 dropout_rate, seed, stream, batch_offset, head_offset);
+  const AttnCall call = sequenceCall(
+      q, k, v, positions, Sq, Sk, q_offset, B, heads, kv_heads, head_dim,
+      causal, document_causal, rotary_dim, theta, dropout_rate, seed, stream,
+      batch_offset, head_offset, /*stored=*/true);
   if (cudnnAttentionGradStored(call, dout, dq, dk, dv, dtype))
     return;
   const int64_t qN = Sq * B * heads * head_dim,

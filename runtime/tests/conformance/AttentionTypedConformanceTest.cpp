@@ -68,22 +68,8 @@ std::vector<Config> configs() {
   return all;
 }
 
-/// Positions of packed documents of lengths 11, 20, 5, 30, ...
-std::vector<int64_t> documentPositions(int64_t S, int64_t B) {
-  const int64_t lengths[] = {11, 20, 5, 30};
-  std::vector<int64_t> pos(size_t(S * B));
-  for (int64_t b = 0; b < B; ++b) {
-    int64_t doc = b, p = 0;
-    for (int64_t s = 0; s < S; ++s) {
-      if (p == lengths[doc % 4]) {
-        p = 0;
-        ++doc;
-      }
-      pos[size_t(s * B + b)] = p++;
-    }
-  }
-  return pos;
-}
+// The packed documents' lengths (documentPositions, Conformance.h).
+const int64_t kDocumentLengths[4] = {11, 20, 5, 30};
 
 struct Results {
   std::vector<float> out, dq, dk, dv;
@@ -151,7 +137,8 @@ void expectNear(const std::string &what, const std::vector<float> &got,
 void check(const Config &c, int32_t t, bool cudnn) {
   const std::string what = c.name + " " + nameOf(t) + (cudnn ? " cudnn" : "");
   const Values x(c, t);
-  DeviceBuffer<int64_t> positions(documentPositions(c.S, c.B));
+  DeviceBuffer<int64_t> positions(
+      documentPositions(c.S, c.B, kDocumentLengths));
   const int64_t *pos = c.documents ? positions.get() : nullptr;
   const Results want = runF32(c, x, pos, t), got = runTyped(c, x, pos, t);
   expectBitwiseEqual(what + " out", got.out, want.out);

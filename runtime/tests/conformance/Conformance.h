@@ -125,6 +125,25 @@ inline std::vector<int64_t> randomLabels(size_t n, int64_t lo, int64_t hi,
   return v;
 }
 
+/// Position ids [S, B] of packed documents: sequence b's documents have
+/// lengths lengths[(b + d) % 4] for its d-th document, positions restarting
+/// at 0 in each.
+inline std::vector<int64_t> documentPositions(int64_t S, int64_t B,
+                                              const int64_t (&lengths)[4]) {
+  std::vector<int64_t> pos(size_t(S * B));
+  for (int64_t b = 0; b < B; ++b) {
+    int64_t doc = b, p = 0;
+    for (int64_t s = 0; s < S; ++s) {
+      if (p == lengths[doc % 4]) {
+        p = 0;
+        ++doc;
+      }
+      pos[size_t(s * B + b)] = p++;
+    }
+  }
+  return pos;
+}
+
 /// The element type codes of the typed kernels (sprt/kernels.h) and their
 /// names.
 constexpr int32_t kF32 = SPRT_DTYPE_F32, kBf16 = SPRT_DTYPE_BF16,
