@@ -197,6 +197,9 @@ void seqpar::buildLoweringStage(OpPassManager &pm,
   // On the legalized types: a dropout and an add of one stored type fuse.
   if (options.fuseElementwise)
     pm.addPass(tfm::createTfmFuseElementwisePass());
+  // A linear and its GELU of one stored type fuse (cuBLASLt's epilogue).
+  if (options.fuseEpilogues)
+    pm.addPass(tfm::createTfmFuseEpiloguesPass());
   pm.addPass(dist::createSpPlanBuffersPass());
   if (options.lowerToRuntime)
     pm.addPass(createConvertSpToRuntimePass());

@@ -178,6 +178,30 @@ void sprt_linear_typed(const void *x, int32_t x_dtype, const void *w,
             y_dtype, N);
 }
 
+void sprt_linear_gelu_typed(const void *x, int32_t x_dtype, const void *w,
+                            int32_t w_dtype, const void *bias,
+                            int32_t bias_dtype, void *pre, void *y,
+                            int32_t y_dtype, int64_t M, int64_t K, int64_t N,
+                            int32_t weight_in_out, int32_t tanh_approx) {
+  // The two ops' calls, as the program makes them unfused (the lowering
+  // calls the _f32 kernels where every tensor is f32).
+  void *h = pre ? pre : y;
+  const auto f32 = SPRT_DTYPE_F32;
+  if (x_dtype == f32 && w_dtype == f32 && y_dtype == f32 &&
+      (!bias || bias_dtype == f32)) {
+    sprt_linear_f32(static_cast<const float *>(x),
+                    static_cast<const float *>(w),
+                    static_cast<const float *>(bias), static_cast<float *>(h),
+                    M, K, N, weight_in_out);
+    sprt_gelu_f32(static_cast<const float *>(h), static_cast<float *>(y), M * N,
+                  tanh_approx);
+    return;
+  }
+  sprt_linear_typed(x, x_dtype, w, w_dtype, bias, bias_dtype, h, y_dtype, M, K,
+                    N, weight_in_out);
+  sprt_gelu_typed(h, y, M * N, tanh_approx, y_dtype);
+}
+
 void sprt_linear_grad_input_typed(const void *dy, int32_t dy_dtype,
                                   const void *w, int32_t w_dtype, void *dx,
                                   int32_t dx_dtype, int64_t M, int64_t K,

@@ -107,6 +107,8 @@ enum class Scratch {
   // sprt_bias_grad_typed's f32 sums before their rounding to a bf16 / f16
   // gradient.
   BiasGradSums,
+  // cuBLASLt's workspace (LinearGelu.cu).
+  LtWorkspace,
   Count
 };
 void *scratch(Scratch slot, size_t bytes);

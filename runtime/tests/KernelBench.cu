@@ -18,8 +18,10 @@
 // buffers; for the "bf16" kernels (the norms and the cross-entropy on
 // tensors as stored, and the bias gradient), "before" is what a bf16
 // program ran before they were typed: converts to f32, the f32 kernel,
-// converts back. Attention on bf16 as stored ("stored") is compute-bound:
-// its time against "before" is the figure, not its ratio to the copy.
+// converts back. Attention on bf16 as stored ("stored") and the GEMM with
+// its GELU as cuBLASLt's epilogue ("epilogue", against the GEMM then the
+// GELU kernel) are compute-bound: their time against "before" is the
+// figure, not their ratio to the copy.
 //
 // Without a usable GPU it prints "skipped: ..." (and writes that as the
 // JSON's status) and exits 0.
@@ -296,6 +298,29 @@ void benchTypedBiasGrad(int64_t T, int64_t H) {
     SPRT_CUDA_CHECK(cudaFree(p));
 }
 
+/// The GEMM with its bias and tanh GELU as cuBLASLt's epilogue, pre written
+/// (sprt_linear_gelu_typed: tfm.linear_gelu, "epilogue") against the GEMM
+/// then the GELU kernel it replaced ("before"), in bf16. Compute-bound: the
+/// bytes are x, w, the bias, pre and y once; compare the times.
+void benchLinearGelu(int64_t M, int64_t K, int64_t N) {
+  const std::string shape =
+      std::to_string(M) + "x" + std::to_string(K) + "x" + std::to_string(N);
+  const int32_t B = SPRT_DTYPE_BF16;
+  void *x = deviceBf16(size_t(M * K), 31), *w = deviceBf16(size_t(K * N), 32),
+       *b = deviceBf16(size_t(N), 33), *pre = deviceBf16(size_t(M * N), 34),
+       *y = deviceBf16(size_t(M * N), 35);
+  const double bytes = 2.0 * double(M * K + K * N + N + 2 * M * N);
+  measure("linear_gelu bf16", shape, "epilogue", bytes, [&] {
+    sprt_linear_gelu_typed(x, B, w, B, b, B, pre, y, B, M, K, N, 1, 1);
+  });
+  measure("linear_gelu bf16", shape, "before", bytes, [&] {
+    sprt_linear_typed(x, B, w, B, b, B, pre, B, M, K, N, 1);
+    sprt_gelu_typed(pre, y, M * N, 1, B);
+  });
+  for (void *p : {x, w, b, pre, y})
+    SPRT_CUDA_CHECK(cudaFree(p));
+}
+
 /// Attention and its backward on bf16 q, k, v as stored
 /// (sprt_attention_typed: on cuDNN, read and written in place; "stored")
 /// against what a bf16 program ran before ("before": q, k, v (and dout)
@@ -453,7 +478,8 @@ int main(int argc, char **argv) {
         for (int64_t H : {768, 3072, 2304})
           benchTypedBiasGrad(8192, H);
       },
-      [] { benchConvert(8192 * 3072); }, // GPT-2 124M's MLP activations
+      [] { benchConvert(8192 * 3072); },        // GPT-2 124M's MLP activations
+      [] { benchLinearGelu(8192, 768, 3072); }, // GPT-2 124M's c_fc
       [] { benchTypedAttention(1024, 8, 12, 12, 64, 0); }, // GPT-2 124M
       [] { benchTypedAttention(2048, 2, 32, 8, 64, 64); }, // Llama-3.2-1B
   };

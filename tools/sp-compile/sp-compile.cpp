@@ -238,6 +238,11 @@ static cl::opt<bool> fuseElementwise(
     cl::desc("Fuse each dropout with the residual add it feeds into one "
              "kernel, tfm.dropout_add (default true; the same bits)"),
     cl::init(true), cl::cat(codegen));
+static cl::opt<bool> fuseEpilogues(
+    "fuse-epilogues",
+    cl::desc("Fuse each GELU with the GEMM producing its input, "
+             "tfm.linear_gelu (default true; cuda: cuBLASLt's GELU epilogue)"),
+    cl::init(true), cl::cat(codegen));
 static cl::opt<std::string> fuseChunksFlag(
     "fuse-chunks", cl::value_desc("int"),
     cl::desc("Fuse each sequence all-gather with the column GEMM it feeds, "
@@ -414,6 +419,7 @@ static void setPipelineOptions(seqpar::PipelineOptions &options) {
   options.precision = precision.getValue();
   options.fuseChunks = fuseChunks;
   options.fuseElementwise = fuseElementwise.getValue();
+  options.fuseEpilogues = fuseEpilogues.getValue();
   // A report reads the planned program (the pipeline of --emit mlir).
   options.lowerToRuntime = emit != Emit::mlir && report == Report::none;
 }

@@ -6,13 +6,14 @@
 //
 //   inference: [tfm-precision], sp-partition, [sp-fuse-collective-matmul],
 //              sp-legalize-precision, [tfm-fuse-elementwise],
-//              sp-plan-buffers, [convert-sp-to-runtime]
+//              [tfm-fuse-epilogues], sp-plan-buffers, [convert-sp-to-runtime]
 //   train:     [tfm-precision], sp-partition, [sp-pipeline],
 //              tfm-master-weights, tfm-eval-step,
 //              tfm-autodiff, [sp-recompute], sp-sync-grads, sp-optimizer,
 //              [sp-overlap-grad-reductions], sp-verify,
 //              [sp-fuse-collective-matmul], sp-legalize-precision,
-//              [tfm-fuse-elementwise], sp-plan-buffers,
+//              [tfm-fuse-elementwise], [tfm-fuse-epilogues],
+//              sp-plan-buffers,
 //              [convert-sp-to-runtime]
 //
 // The stages are exposed on their own (the front stages end where an
@@ -160,6 +161,11 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
       *this, "fuse-elementwise",
       llvm::cl::desc("Fuse each dropout with the residual add it feeds "
                      "(tfm-fuse-elementwise, after sp-legalize-precision)"),
+      llvm::cl::init(true)};
+  Option<bool> fuseEpilogues{
+      *this, "fuse-epilogues",
+      llvm::cl::desc("Fuse each GELU with the GEMM that produces its input "
+                     "(tfm-fuse-epilogues, after sp-legalize-precision)"),
       llvm::cl::init(true)};
   Option<bool> lowerToRuntime{
       *this, "lower-to-runtime",

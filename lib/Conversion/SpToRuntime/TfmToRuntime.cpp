@@ -224,6 +224,23 @@ static LogicalResult lowerOp(LinearOp o, RuntimeEmitter &e) {
   return success();
 }
 
+/// sprt_linear_gelu_typed: the linear's operands each with its type code,
+/// pre (null where nothing reads it) and the result of one type.
+static LogicalResult lowerOp(LinearGeluOp o, RuntimeEmitter &e) {
+  int64_t k = e.lastDim(o.getInput()), n = e.lastDim(o.getResult());
+  Value bias = o.getBias();
+  e.call("sprt_linear_gelu_typed",
+         {e.ptr(o.getInput()), e.i32(runtimeDtypeCode(o.getInput())),
+          e.ptr(o.getWeight()), e.i32(runtimeDtypeCode(o.getWeight())),
+          e.optionalPtr(bias), e.i32(bias ? runtimeDtypeCode(bias) : 0),
+          e.optionalPtr(o.getPre().use_empty() ? Value() : o.getPre()),
+          e.ptr(o.getResult()), e.i32(runtimeDtypeCode(o.getResult())),
+          e.i64(e.numElements(o.getInput()) / k), e.i64(k), e.i64(n),
+          e.i32(o.getWeightLayout() == WeightLayout::in_out),
+          e.i32(o.getApproximate() == GeluApproximation::tanh)});
+  return success();
+}
+
 /// The bytes of an element of `v` (the head reshapes move elements).
 static Value elemBytes(RuntimeEmitter &e, Value v) {
   return e.i32(
@@ -597,8 +614,8 @@ void seqpar::registerTfmRuntimeLoweringModels(DialectRegistry &registry) {
         RmsNormGradOp, GeluGradOp, ScaleOp, FillOp, EmbeddingGradOp,
         QkvConcatOp, RepeatHeadsGradOp, AttentionGradOp, CrossEntropyGradOp,
         CrossEntropyFromStatsGradOp, LogitsSumExpGradOp, LabelLogitGradOp>(ctx);
-    // Fused ops (tfm-fuse-elementwise).
-    attachTfmLowerings<DropoutAddOp>(ctx);
+    // Fused ops (tfm-fuse-elementwise, tfm-fuse-epilogues).
+    attachTfmLowerings<DropoutAddOp, LinearGeluOp>(ctx);
     // Optimizer ops.
     attachTfmLowerings<HyperparameterOp, SumSquaresOp, ClipScaleOp, SgdUpdateOp,
                        AdamWUpdateOp>(ctx);

@@ -80,6 +80,20 @@ void sprt_linear_typed(const void *x, int32_t x_dtype, const void *w,
                        void *y, int32_t y_dtype, int64_t M, int64_t K,
                        int64_t N, int32_t weight_in_out);
 
+/* tfm.linear_gelu: pre = sprt_linear_typed(x, w, bias) in y_dtype, y =
+ * sprt_gelu_typed(pre) in the same dtype; pre may be NULL (not written: the
+ * GELU's input is then y's own bytes on the CPU). The CPU backend computes
+ * exactly that (the two calls' bits). The CUDA backend applies bias and GELU
+ * in cuBLASLt's epilogue (CUBLASLT_EPILOGUE_GELU_AUX_BIAS, pre as its
+ * auxiliary output) for a tanh GELU with x, w, bias and y of one type: the
+ * GELU of the unrounded f32 sum, so y may differ by one rounding; otherwise,
+ * or where cuBLASLt declines (said once on stderr), it makes the two calls. */
+void sprt_linear_gelu_typed(const void *x, int32_t x_dtype, const void *w,
+                            int32_t w_dtype, const void *bias,
+                            int32_t bias_dtype, void *pre, void *y,
+                            int32_t y_dtype, int64_t M, int64_t K, int64_t N,
+                            int32_t weight_in_out, int32_t tanh_approx);
+
 /* y[t, :] = table[ids[t] - vocab_offset, :] for ids in
  * [vocab_offset, vocab_offset + V), zeros otherwise (vocab-parallel lookup;
  * vocab_offset = 0 and V = the whole vocabulary for an unsplit table). */

@@ -24,3 +24,38 @@ func.func @stream(%x: tensor<8x16xf32>, %r: tensor<8x16xf32>) {
   %y = tfm.dropout_add %x, %r rate 0.1 stream -1 : tensor<8x16xf32>
   return
 }
+
+// -----
+
+// tfm.linear_gelu checks what tfm.linear checks, and one type for pre and
+// the result.
+
+func.func @gelu_features(%x: tensor<8x32xbf16>, %w: tensor<16x128xbf16>) {
+  // expected-error @+1 {{'tfm.linear_gelu' op weight [16, 128] (in_out) has 16 input features but the input's last dimension is 32}}
+  %p, %y = tfm.linear_gelu %x, %w weight_layout in_out approximate tanh : (tensor<8x32xbf16>, tensor<16x128xbf16>) -> (tensor<8x128xbf16>, tensor<8x128xbf16>)
+  return
+}
+
+// -----
+
+func.func @gelu_bias(%x: tensor<8x32xf32>, %w: tensor<128x32xf32>, %b: tensor<32xf32>) {
+  // expected-error @+1 {{'tfm.linear_gelu' op bias must have shape [128], got [32]}}
+  %p, %y = tfm.linear_gelu %x, %w, %b approximate none : (tensor<8x32xf32>, tensor<128x32xf32>, tensor<32xf32>) -> (tensor<8x128xf32>, tensor<8x128xf32>)
+  return
+}
+
+// -----
+
+func.func @gelu_types(%x: tensor<8x32xbf16>, %w: tensor<128x32xbf16>) {
+  // expected-error @+1 {{'tfm.linear_gelu' op result type 'tensor<8x128xf32>' must equal pre's 'tensor<8x128xbf16>'}}
+  %p, %y = tfm.linear_gelu %x, %w approximate tanh : (tensor<8x32xbf16>, tensor<128x32xbf16>) -> (tensor<8x128xbf16>, tensor<8x128xf32>)
+  return
+}
+
+// -----
+
+func.func @gelu_shape(%x: tensor<8x32xbf16>, %w: tensor<128x32xbf16>) {
+  // expected-error @+1 {{'tfm.linear_gelu' op result shape must be [8, 128], got [8, 64]}}
+  %p, %y = tfm.linear_gelu %x, %w approximate tanh : (tensor<8x32xbf16>, tensor<128x32xbf16>) -> (tensor<8x64xbf16>, tensor<8x64xbf16>)
+  return
+}

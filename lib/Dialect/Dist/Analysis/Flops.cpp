@@ -71,6 +71,10 @@ static std::optional<int64_t> ringAttention(OpT o, int64_t times2) {
 static std::optional<int64_t> flopsOf(tfm::LinearOp o) {
   return gemm(o.getResult(), lastDim(o.getInput()));
 }
+// Its GEMM's: the GELU epilogue is memory-bound, counted with no FLOPs.
+static std::optional<int64_t> flopsOf(tfm::LinearGeluOp o) {
+  return gemm(o.getPre(), lastDim(o.getInput()));
+}
 static std::optional<int64_t> flopsOf(AllGatherMatmulOp o) {
   return gemm(o.getResult(), lastDim(o.getInput()));
 }
@@ -141,7 +145,7 @@ void dist::registerCostModels(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, tfm::TfmDialect *) {
     using namespace tfm;
     attachCounted<CostKind::gemm, LinearOp, LinearGradInputOp,
-                  LinearGradWeightOp>(ctx);
+                  LinearGradWeightOp, LinearGeluOp>(ctx);
     attachCounted<CostKind::attention, AttentionOp, AttentionGradOp>(ctx);
     attachNoFlops<
         // Forward.

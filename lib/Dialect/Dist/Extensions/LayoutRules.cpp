@@ -86,9 +86,9 @@ static Result normRule(Rule r, Value x, Value weight, Value bias) {
   return r.same(s);
 }
 
-static Result linearRule(Rule r, LinearOp op) {
-  Value x = op.getInput(), w = op.getWeight(), b = op.getBias();
-  bool outIn = op.getWeightLayout() == WeightLayout::out_in;
+/// The layout of a GEMM's result (tfm.linear's, tfm.linear_gelu's pre).
+static Result gemmRule(Rule r, Value x, Value w, Value b, WeightLayout layout) {
+  bool outIn = layout == WeightLayout::out_in;
   int64_t inDim = outIn ? 1 : 0, outDim = outIn ? 0 : 1;
   int64_t last = Rule::rank(x) - 1;
   Sharding sx = r.of(x), sw = r.of(w);
@@ -123,6 +123,23 @@ static Result linearRule(Rule r, LinearOp op) {
                              "replicated")))
     return failure();
   return r.same(sx);
+}
+
+static Result linearRule(Rule r, LinearOp op) {
+  return gemmRule(r, op.getInput(), op.getWeight(), op.getBias(),
+                  op.getWeightLayout());
+}
+
+/// gelu(x W + b): the GEMM's rule, and a GELU of a whole value.
+static Result linearGeluRule(Rule r, LinearGeluOp op) {
+  Result pre = gemmRule(r, op.getInput(), op.getWeight(), op.getBias(),
+                        op.getWeightLayout());
+  if (failed(pre))
+    return failure();
+  if ((*pre)[0].isPartial())
+    return r.error(op.getInput(), "the GELU of a partial product is not the "
+                                  "GELU of the sum; reduce it first");
+  return r.same((*pre)[0], 2);
 }
 
 /// Context parallelism: the queries are this rank's zigzag part of the
@@ -427,6 +444,7 @@ void dist::registerTfmShardingRuleModels(DialectRegistry &registry) {
     attachRule<productRule, MulOp>(ctx);
     attachRule<biasAddRule, BiasAddOp>(ctx);
     attachRule<linearRule, LinearOp>(ctx);
+    attachRule<linearGeluRule, LinearGeluOp>(ctx);
     attachRule<qkvSplitRule, QkvSplitOp>(ctx);
     attachRule<attentionRule, AttentionOp>(ctx);
     attachRule<logitsMaxRule, LogitsMaxOp>(ctx);

@@ -336,43 +336,65 @@ LogicalResult DropoutAddOp::verify() {
 // LinearOp
 //===----------------------------------------------------------------------===//
 
+/// The in and out features of a weight of layout `layout`.
+static std::pair<int64_t, int64_t> weightFeatures(RankedTensorType w,
+                                                  seqpar::WeightLayout layout) {
+  bool outIn = layout == seqpar::WeightLayout::out_in;
+  return {w.getDimSize(outIn ? 1 : 0), w.getDimSize(outIn ? 0 : 1)};
+}
+
 int64_t LinearOp::getInFeatures() {
-  return getWeight().getType().getDimSize(
-      getWeightLayout() == WeightLayout::out_in ? 1 : 0);
+  return weightFeatures(getWeight().getType(), getWeightLayout()).first;
 }
 
 int64_t LinearOp::getOutFeatures() {
-  return getWeight().getType().getDimSize(
-      getWeightLayout() == WeightLayout::out_in ? 0 : 1);
+  return weightFeatures(getWeight().getType(), getWeightLayout()).second;
 }
 
-LogicalResult LinearOp::verify() {
-  RankedTensorType in = getInput().getType(), w = getWeight().getType(),
-                   res = getResult().getType();
+/// tfm.linear's constraints, on `op`'s input, weight, optional bias and
+/// result `res` (tfm.linear_gelu's `pre`).
+static LogicalResult verifyLinear(Operation *op, Value input, Value weight,
+                                  Value bias, seqpar::WeightLayout layout,
+                                  RankedTensorType res) {
+  auto in = cast<RankedTensorType>(input.getType());
+  auto w = cast<RankedTensorType>(weight.getType());
   if (in.getRank() < 1)
-    return emitOpError() << "input must have rank >= 1";
+    return op->emitOpError() << "input must have rank >= 1";
   if (w.getRank() != 2)
-    return emitOpError() << "weight must have rank 2, got "
-                         << shapeStr(w.getShape());
-  int64_t inF = getInFeatures(), outF = getOutFeatures();
+    return op->emitOpError()
+           << "weight must have rank 2, got " << shapeStr(w.getShape());
+  auto [inF, outF] = weightFeatures(w, layout);
   if (inF != in.getShape().back())
-    return emitOpError() << "weight " << shapeStr(w.getShape()) << " ("
-                         << stringifyWeightLayout(getWeightLayout()) << ") has "
-                         << inF
-                         << " input features but the input's last dimension is "
-                         << in.getShape().back();
-  if (getBias()) {
-    RankedTensorType b = getBias().getType();
+    return op->emitOpError()
+           << "weight " << shapeStr(w.getShape()) << " ("
+           << seqpar::stringifyWeightLayout(layout) << ") has " << inF
+           << " input features but the input's last dimension is "
+           << in.getShape().back();
+  if (bias) {
+    auto b = cast<RankedTensorType>(bias.getType());
     if (b.getRank() != 1 || b.getDimSize(0) != outF)
-      return emitOpError() << "bias must have shape [" << outF << "], got "
-                           << shapeStr(b.getShape());
+      return op->emitOpError() << "bias must have shape [" << outF << "], got "
+                               << shapeStr(b.getShape());
   }
   SmallVector<int64_t> expected(in.getShape());
   expected.back() = outF;
   if (res.getShape() != ArrayRef<int64_t>(expected))
-    return emitOpError() << "result shape must be " << shapeStr(expected)
-                         << ", got " << shapeStr(res.getShape());
+    return op->emitOpError() << "result shape must be " << shapeStr(expected)
+                             << ", got " << shapeStr(res.getShape());
   return success();
+}
+
+LogicalResult LinearOp::verify() {
+  return verifyLinear(*this, getInput(), getWeight(), getBias(),
+                      getWeightLayout(), getResult().getType());
+}
+
+LogicalResult LinearGeluOp::verify() {
+  if (getResult().getType() != getPre().getType())
+    return emitOpError() << "result type " << getResult().getType()
+                         << " must equal pre's " << getPre().getType();
+  return verifyLinear(*this, getInput(), getWeight(), getBias(),
+                      getWeightLayout(), getPre().getType());
 }
 
 //===----------------------------------------------------------------------===//

@@ -55,6 +55,12 @@ static void savedMask(Saved &saved, double rate, Value input) {
         SavedTensor::Kind::Mask, numElements(input), Type(), "dropout mask"));
 }
 
+// The fused GEMM keeps what tfm.linear and tfm.gelu keep.
+void LinearGeluOp::getSavedForBackward(Saved &saved) {
+  saved.push_back(SavedTensor::of(getInput(), "GEMM input"));
+  saved.push_back(SavedTensor::of(getPre(), "activation input"));
+}
+
 void DropoutOp::getSavedForBackward(Saved &saved) {
   savedMask(saved, getRate().convertToDouble(), getInput());
 }

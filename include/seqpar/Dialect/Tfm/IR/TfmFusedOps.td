@@ -2,8 +2,9 @@
 //
 // Included from TfmOps.td. Each op computes what a short chain of tfm ops
 // computes, with the same rounding, in one pass over memory. They are made by
-// tfm-fuse-elementwise after autodiff and precision legalization (they are
-// not differentiable) and implemented by every runtime backend.
+// tfm-fuse-elementwise and tfm-fuse-epilogues after autodiff and precision
+// legalization (they are not differentiable) and implemented by every runtime
+// backend.
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,6 +41,49 @@ def Tfm_DropoutAddOp : Op<Tfm_Dialect, "dropout_add", [
   let assemblyFormat = [{
     $input `,` $residual `rate` $rate `stream` $stream attr-dict `:`
     type($input)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tfm_LinearGeluOp : Tfm_Op<"linear_gelu", [Pure,
+    DeclareOpInterfaceMethods<Seqpar_StoragePrecisionOpInterface>]> {
+  let summary = "gelu(x W + b), fused: the GEMM with GELU as its epilogue";
+  let description = [{
+    `tfm.gelu (tfm.linear %x, %w, %b)` in one call: `pre` is the linear's
+    result (products summed in f32 onto the bias, rounded once to its type)
+    and `result` is GELU of `pre` (widened, mapped in f32, rounded once), so
+    on the cpu target both equal the two ops' bit for bit. `pre` is what
+    the GELU's backward reads; where nothing reads it (inference) the
+    runtime does not write it. Made by tfm-fuse-epilogues.
+
+    On the cuda target a tanh GELU of one 16-bit type (or f32) is cuBLASLt's
+    GELU epilogue (CUBLASLT_EPILOGUE_GELU_AUX_BIAS): the bias and the GELU
+    are applied to the f32 accumulator in the GEMM's own pass over its
+    output, `pre` written as the epilogue's auxiliary output. The GELU there
+    reads the unrounded sum, so `result` may differ from the two ops' by one
+    rounding of the element type. Other cases run the GEMM and the GELU
+    kernel back to back (the two ops' bits).
+
+    ```mlir
+    %pre, %y = tfm.linear_gelu %x, %w, %b weight_layout in_out
+        approximate tanh
+        : (tensor<128x2x768xbf16>, tensor<768x3072xbf16>, tensor<3072xbf16>)
+        -> (tensor<128x2x3072xbf16>, tensor<128x2x3072xbf16>)
+    ```
+
+    **Constraints**
+    - input, weight and bias as tfm.linear's;
+    - `pre` has tfm.linear's result shape, and `result` the type of `pre`.
+  }];
+  let arguments = (ins Tfm_FloatTensor:$input, Tfm_FloatTensor:$weight,
+                       Optional<Tfm_FloatTensor>:$bias,
+                       DefaultValuedAttr<Seqpar_WeightLayout,
+                         "::seqpar::WeightLayout::out_in">:$weight_layout,
+                       Tfm_GeluApproximation:$approximate);
+  let results = (outs Tfm_FloatTensor:$pre, Tfm_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $weight (`,` $bias^)? (`weight_layout` $weight_layout^)?
+    `approximate` $approximate attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
 }

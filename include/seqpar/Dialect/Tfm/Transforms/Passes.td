@@ -154,4 +154,34 @@ def TfmFuseElementwisePass : Pass<"tfm-fuse-elementwise", "::mlir::ModuleOp"> {
   }];
 }
 
+def TfmFuseEpiloguesPass : Pass<"tfm-fuse-epilogues", "::mlir::ModuleOp"> {
+  let summary = "Fuses each GELU with the GEMM that produces its input "
+                "(tfm.linear_gelu)";
+  let description = [{
+    Runs after tfm-autodiff and sp-legalize-precision, on every function:
+    each `tfm.gelu` whose input is a `tfm.linear`'s result becomes, with that linear, one `tfm.linear_gelu` whose `pre` result
+    replaces the linear's (what the GELU's backward and any other reader
+    read) and whose `result` replaces the GELU's. On the cpu target the
+    fused op computes the same bits as the two; on the cuda target a tanh
+    GELU becomes cuBLASLt's GELU epilogue, which applies the bias and the
+    GELU in the GEMM's own pass over its output (no separate read and write
+    of the 4h-wide activation, one kernel fewer), rounding the GELU's input
+    once less (see tfm.linear_gelu).
+
+    ```mlir
+    %h = tfm.linear %x, %w, %b weight_layout in_out : (...) -> tensor<8x2x128xbf16>
+    %y = tfm.gelu %h approximate tanh : tensor<8x2x128xbf16>
+    // becomes
+    %h, %y = tfm.linear_gelu %x, %w, %b weight_layout in_out approximate tanh
+        : (...) -> (tensor<8x2x128xbf16>, tensor<8x2x128xbf16>)
+    ```
+
+    Left alone: a GELU of anything but a linear's result (an all-gathered
+    GEMM of sequence parallelism with `--fuse-chunks`, an f32 copy of a
+    bf16 GEMM's result), a pair in different blocks, and a pair whose ops
+    carry different discardable attributes (another micro-batch, a
+    recomputed op).
+  }];
+}
+
 #endif // SEQPAR_DIALECT_TFM_TRANSFORMS_PASSES_TD

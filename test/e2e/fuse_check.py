@@ -1,11 +1,14 @@
-"""Compiles MODEL with FLAGS twice, with tfm-fuse-elementwise (the default:
-each dropout fused with the residual add it feeds, tfm.dropout_add) and
-without (--fuse-elementwise=false), runs both on RANKS ranks for 4 AdamW
-steps with the model's dropout, and compares the losses, gradient norms and
-dumped parameters bit for bit. Prints the fused ops and each program's
-planned and measured arena on rank 0.
+"""Compiles MODEL with FLAGS twice, with one fusion pass (sp-compile's
+default) and without it (--fuse-X=false), runs both on RANKS ranks for 4
+AdamW steps with the model's dropout, and compares the losses, gradient
+norms and dumped parameters bit for bit. Prints the fused ops, the ops they
+replace that are left, and each program's planned and measured arena on
+rank 0. FUSION is elementwise (tfm-fuse-elementwise: each dropout with the
+residual add it feeds, tfm.dropout_add; the default) or epilogues
+(tfm-fuse-epilogues: each GELU with the linear producing its input,
+tfm.linear_gelu).
 
-  fuse_elementwise_check.py WORKDIR MODEL "FLAGS" RANKS
+  fuse_check.py WORKDIR MODEL "FLAGS" RANKS [FUSION]
 """
 import json
 import os
@@ -17,7 +20,13 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from seqpar_e2e import tool  # noqa: E402
 
 work, model, flags, ranks = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
-tag = re.sub(r"[^a-z0-9]+", "-", flags).strip("-") or "default"
+fusion = sys.argv[5] if len(sys.argv) > 5 else "elementwise"
+# The flag, the fused op and the op it absorbs.
+flag, fused_op, plain_op = {
+    "elementwise": ("fuse-elementwise", "tfm.dropout_add", "tfm.dropout"),
+    "epilogues": ("fuse-epilogues", "tfm.linear_gelu", "tfm.gelu"),
+}[fusion]
+tag = fusion + "-" + (re.sub(r"[^a-z0-9]+", "-", flags).strip("-") or "default")
 
 
 def run(cmd, **kw):
@@ -27,7 +36,7 @@ def run(cmd, **kw):
 def build(fuse):
     exe = os.path.join(work, f"{tag}-fuse-{fuse}")
     common = [model, "--train", "--optimizer", "adamw", "--lr", "3e-3",
-              f"--fuse-elementwise={fuse}"] + flags.split()
+              f"--{flag}={fuse}"] + flags.split()
     run([tool("sp-compile")] + common + ["-o", exe])
     ir = subprocess.run([tool("sp-compile")] + common + ["--emit", "mlir"],
                         check=True, capture_output=True, text=True).stdout
@@ -35,9 +44,9 @@ def build(fuse):
     run(["mpirun", "--allow-run-as-root", "--oversubscribe", "-np", ranks, exe,
          "--steps", "4", "--log", log, "--dump-params", params],
         stdout=subprocess.DEVNULL)
-    fused = len(re.findall(r"= tfm\.dropout_add ", ir))
-    dropouts = len(re.findall(r"= tfm\.dropout ", ir))
-    return (fused, dropouts, [json.loads(l) for l in open(log)],
+    fused = len(re.findall(r"= " + re.escape(fused_op) + " ", ir))
+    plain = len(re.findall(r"= " + re.escape(plain_op) + " ", ir))
+    return (fused, plain, [json.loads(l) for l in open(log)],
             open(params, "rb").read())
 
 
@@ -46,11 +55,11 @@ same = lambda f: len(on[2]) == len(off[2]) == 4 and \
     all(a[f] == b[f] for a, b in zip(on[2], off[2]))
 for name, r in (("fused", on), ("unfused", off)):
     mem = r[2][-1]["memory"]
-    print(f"{name}: {r[0]} tfm.dropout_add, {r[1]} tfm.dropout; arena "
+    print(f"{name}: {r[0]} {fused_op}, {r[1]} {plain_op}; arena "
           f"planned {mem['planned']['by_category']['arena']} B, measured "
           f"{mem['by_category']['arena']} B")
 print(f"4 steps: losses {'SAME' if same('loss') else 'DIFFERENT'}, grad_norm "
       f"{'SAME' if same('grad_norm') else 'DIFFERENT'}, parameters "
       f"{'SAME' if on[3] == off[3] else 'DIFFERENT'}")
 if on[0] == 0 or off[0] != 0:
-    sys.exit("expected fused dropouts with the default only")
+    sys.exit(f"expected {fused_op} with the default only")
