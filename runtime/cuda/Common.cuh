@@ -107,7 +107,7 @@ enum class Scratch {
   // sprt_bias_grad_typed's f32 sums before their rounding to a bf16 / f16
   // gradient.
   BiasGradSums,
-  // cuBLASLt's workspace (LinearGelu.cu).
+  // cuBLASLt's workspace (LtGemm.cu).
   LtWorkspace,
   Count
 };

@@ -18,14 +18,18 @@
 // these calls set CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION (for the
 // call only: the f32 GEMMs keep the handle's mode as it is). A result type
 // outside that table (a 16-bit result of f32 or other-16-bit operands) goes to
-// an f32 scratch C, narrowed once after. A bias is broadcast into C and added
-// by beta = 1, as sprt_linear_f32; when C is 16-bit and the bias of another
-// dtype, broadcasting would round the bias first, so C is the f32 scratch then
-// too.
+// an f32 scratch C, narrowed once after. A linear whose x, w, bias and y
+// share one 16-bit type adds the bias in cuBLASLt's epilogue
+// (CUBLASLT_EPILOGUE_BIAS, LtGemm.cu: onto the f32 sum, one rounding, in the
+// GEMM's pass over its output). Otherwise (or where cuBLASLt declines) a bias
+// is broadcast into C and added by beta = 1, as sprt_linear_f32; when C is
+// 16-bit and the bias of another dtype, broadcasting would round the bias
+// first, so C is the f32 scratch then too.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Common.cuh"
+#include "LtGemm.cuh"
 #include "sprt/dtype.h"
 #include "sprt/grad_kernels.h"
 #include "sprt/kernels.h"
@@ -201,6 +205,12 @@ void sprt_linear_typed(const void *x, int32_t x_dtype, const void *w,
       zero(y, y_dtype, M * N);
     return;
   }
+  // The bias in the GEMM's epilogue: one 16-bit type throughout.
+  if (bias && y_dtype != SPRT_DTYPE_F32 && x_dtype == y_dtype &&
+      w_dtype == y_dtype && bias_dtype == y_dtype &&
+      ltLinear(x, w, bias, nullptr, y, y_dtype, M, K, N, weight_in_out != 0,
+               LtEpilogue::Bias))
+    return;
   // Row-major y[M, N] = x[M, K] op(W): column-major y^T = op(W)^T x^T, as
   // sprt_linear_f32.
   const Operand X{x, x_dtype, M * K}, W{w, w_dtype, K * N};

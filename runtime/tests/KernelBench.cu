@@ -18,10 +18,10 @@
 // buffers; for the "bf16" kernels (the norms and the cross-entropy on
 // tensors as stored, and the bias gradient), "before" is what a bf16
 // program ran before they were typed: converts to f32, the f32 kernel,
-// converts back. Attention on bf16 as stored ("stored") and the GEMM with
-// its GELU as cuBLASLt's epilogue ("epilogue", against the GEMM then the
-// GELU kernel) are compute-bound: their time against "before" is the
-// figure, not their ratio to the copy.
+// converts back. Attention on bf16 as stored ("stored") and the GEMMs with
+// cuBLASLt's epilogues ("epilogue": the GELU, against the GEMM then the GELU
+// kernel; the bias, against its broadcast and beta = 1) are compute-bound:
+// their time against "before" is the figure, not their ratio to the copy.
 //
 // Without a usable GPU it prints "skipped: ..." (and writes that as the
 // JSON's status) and exits 0.
@@ -29,6 +29,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "../cuda/Common.cuh"
+#include "../cuda/LtGemm.cuh"
 #include "../cuda/NormPaths.h"
 #include "KernelBenchBaseline.cuh"
 #include "sprt/device.h"
@@ -321,6 +322,26 @@ void benchLinearGelu(int64_t M, int64_t K, int64_t N) {
     SPRT_CUDA_CHECK(cudaFree(p));
 }
 
+/// A bf16 linear with a bias: the bias as cuBLASLt's epilogue
+/// (sprt_linear_typed, "epilogue") against the bias broadcast into C and
+/// added by beta = 1 in cublasGemmEx (SPRT_CUBLASLT=0's path, "before").
+void benchLinearBias(int64_t M, int64_t K, int64_t N) {
+  const std::string shape =
+      std::to_string(M) + "x" + std::to_string(K) + "x" + std::to_string(N);
+  const int32_t B = SPRT_DTYPE_BF16;
+  void *x = deviceBf16(size_t(M * K), 36), *w = deviceBf16(size_t(K * N), 37),
+       *b = deviceBf16(size_t(N), 38), *y = deviceBf16(size_t(M * N), 39);
+  const double bytes = 2.0 * double(M * K + K * N + N + M * N);
+  for (bool lt : {true, false}) {
+    sprt::cuda::ltEnabled() = lt;
+    measure("linear bf16 bias", shape, lt ? "epilogue" : "before", bytes,
+            [&] { sprt_linear_typed(x, B, w, B, b, B, y, B, M, K, N, 1); });
+  }
+  sprt::cuda::ltEnabled() = true;
+  for (void *p : {x, w, b, y})
+    SPRT_CUDA_CHECK(cudaFree(p));
+}
+
 /// Attention and its backward on bf16 q, k, v as stored
 /// (sprt_attention_typed: on cuDNN, read and written in place; "stored")
 /// against what a bf16 program ran before ("before": q, k, v (and dout)
@@ -480,6 +501,7 @@ int main(int argc, char **argv) {
       },
       [] { benchConvert(8192 * 3072); },        // GPT-2 124M's MLP activations
       [] { benchLinearGelu(8192, 768, 3072); }, // GPT-2 124M's c_fc
+      [] { benchLinearBias(8192, 768, 2304); }, // GPT-2 124M's c_attn
       [] { benchTypedAttention(1024, 8, 12, 12, 64, 0); }, // GPT-2 124M
       [] { benchTypedAttention(2048, 2, 32, 8, 64, 64); }, // Llama-3.2-1B
   };

@@ -73,8 +73,9 @@ void sprt_linear_f32(const float *x, const float *w, const float *bias,
  * operands to f32 and calls cblas_sgemm on them (one panel, hence
  * sprt_linear_f32's bits on the widened operands, while each operand panel
  * stays within 2^20 elements); the CUDA backend calls cublasGemmEx with fp32
- * compute, on tensor cores when x and w share a 16-bit type. An unknown
- * dtype code aborts. */
+ * compute, on tensor cores when x and w share a 16-bit type (cublasLtMatmul
+ * with the bias as its epilogue when x, w, bias and y share one: the same
+ * sum, one rounding). An unknown dtype code aborts. */
 void sprt_linear_typed(const void *x, int32_t x_dtype, const void *w,
                        int32_t w_dtype, const void *bias, int32_t bias_dtype,
                        void *y, int32_t y_dtype, int64_t M, int64_t K,
@@ -87,7 +88,8 @@ void sprt_linear_typed(const void *x, int32_t x_dtype, const void *w,
  * in cuBLASLt's epilogue (CUBLASLT_EPILOGUE_GELU_AUX_BIAS, pre as its
  * auxiliary output) for a tanh GELU with x, w, bias and y of one type: the
  * GELU of the unrounded f32 sum, so y may differ by one rounding; otherwise,
- * or where cuBLASLt declines (said once on stderr), it makes the two calls. */
+ * or where cuBLASLt declines (said once on stderr) or SPRT_CUBLASLT=0 is
+ * set, it makes the two calls. */
 void sprt_linear_gelu_typed(const void *x, int32_t x_dtype, const void *w,
                             int32_t w_dtype, const void *bias,
                             int32_t bias_dtype, void *pre, void *y,

@@ -1,31 +1,37 @@
-//===- LinearGelu.cu - a GEMM with GELU as its epilogue (cuBLASLt) --------===//
+//===- LtGemm.cu - a linear's GEMM with its epilogue (cuBLASLt) -----------===//
 //
-// sprt_linear_gelu_typed (tfm.linear_gelu): y = gelu(x W + b), pre = x W + b.
-// Where x, w, the bias and y share one type (bf16, f16 or f32) and the GELU
-// is the tanh form, one cublasLtMatmul with CUBLASLT_EPILOGUE_GELU_AUX_BIAS
-// (GELU_BIAS where nothing reads pre; GELU_AUX / GELU without a bias): the
-// products accumulate in f32 (CUBLAS_COMPUTE_32F, no TF32), the bias and the
-// GELU are applied to the f32 sum in the GEMM's pass over its output, y and
-// the auxiliary pre are each rounded once. Split-K partial sums stay in f32
-// (the reduction-scheme mask), as LinearTyped.cu's FullPrecisionReduction.
+// ltLinear (LtGemm.cuh): one cublasLtMatmul whose epilogue applies the bias
+// (CUBLASLT_EPILOGUE_BIAS) or the bias and a tanh GELU (GELU_AUX_BIAS, the
+// pre-activation as its auxiliary output; GELU_BIAS where nothing reads it;
+// GELU_AUX / GELU without a bias) to the f32 sum, as the GEMM writes its
+// output. The products accumulate in f32 (CUBLAS_COMPUTE_32F, no TF32), x,
+// w, the bias, y and pre share one type (the bias and the auxiliary output
+// take D's type, cuBLASLt's default), and each output is rounded once.
+// Split-K partial sums stay in f32 (the reduction-scheme mask), as
+// LinearTyped.cu's FullPrecisionReduction.
 //
 // Each shape's descriptors and algorithm are chosen once (the heuristic's
-// first) and kept. Otherwise (the exact GELU, mixed types, a shape cuBLASLt
-// declines: said once per shape on stderr) it is sprt_linear_typed and
-// sprt_gelu_typed back to back, the two ops' bits.
+// first) and kept. A shape cuBLASLt declines is said once on stderr and left
+// to the caller's other path. SPRT_CUBLASLT=0 in the environment turns it
+// off.
+//
+// sprt_linear_gelu_typed (tfm.linear_gelu) is here too: ltLinear with the
+// GELU epilogue for a tanh GELU of one type, else sprt_linear_typed then
+// sprt_gelu_typed (the two ops' bits).
 //
 //===----------------------------------------------------------------------===//
 
 #include "Common.cuh"
+#include "LtGemm.cuh"
 #include "sprt/dtype.h"
 #include "sprt/kernels.h"
 
 #include <cublasLt.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <mutex>
-#include <set>
 #include <string>
 #include <tuple>
 
@@ -51,6 +57,14 @@ cudaDataType cudaTypeOf(int32_t t) {
                                 : CUDA_R_16F;
 }
 
+/// The largest power of two up to 256 dividing the address (cuBLASLt's
+/// heuristics assume 256-byte aligned operands unless told; the arena
+/// aligns its values to 64 bytes).
+uint32_t alignmentOf(const void *p) {
+  const uintptr_t a = reinterpret_cast<uintptr_t>(p) | 256;
+  return uint32_t(a & (~a + 1));
+}
+
 /// One shape's call: its descriptors and algorithm, or why there is none.
 struct Plan {
   cublasLtMatmulDesc_t desc = nullptr;
@@ -59,7 +73,22 @@ struct Plan {
   std::string declined; // non-empty: no cuBLASLt call for this shape
 };
 
-using Key = std::tuple<int64_t, int64_t, int64_t, int32_t, bool, bool, bool>;
+/// What one call's plan depends on: the shape, the type, the weight layout,
+/// which epilogue with which optional operands, and the alignments of w
+/// (cuBLASLt's A), x (B) and y (D).
+struct Key {
+  int64_t M, K, N;
+  int32_t dtype;
+  bool inOut, hasBias, hasPre;
+  LtEpilogue kind;
+  uint32_t alignA, alignB, alignD;
+
+  auto tie() const {
+    return std::tie(M, K, N, dtype, inOut, hasBias, hasPre, kind, alignA,
+                    alignB, alignD);
+  }
+  bool operator<(const Key &o) const { return tie() < o.tie(); }
+};
 
 #define SPRT_LT_TRY(expr, plan)                                                \
   do {                                                                         \
@@ -70,10 +99,11 @@ using Key = std::tuple<int64_t, int64_t, int64_t, int32_t, bool, bool, bool>;
     }                                                                          \
   } while (0)
 
-/// The cuBLASLt call of column-major D [N, M] = op(W) X^T with the GELU
+/// The cuBLASLt call of column-major D [N, M] = op(W) X^T with the
 /// epilogue (as LinearTyped.cu maps row-major y = x W).
-Plan makePlan(int64_t M, int64_t K, int64_t N, int32_t dtype, bool inOut,
-              bool hasBias, bool hasPre) {
+Plan makePlan(const Key &key) {
+  const auto [M, K, N, dtype, inOut, hasBias, hasPre, kind, alignA, alignB,
+              alignD] = key;
   Plan p;
   const cudaDataType t = cudaTypeOf(dtype);
   SPRT_LT_TRY(cublasLtMatmulDescCreate(&p.desc, CUBLAS_COMPUTE_32F, CUDA_R_32F),
@@ -87,29 +117,22 @@ Plan makePlan(int64_t M, int64_t K, int64_t N, int32_t dtype, bool inOut,
                   p.desc, CUBLASLT_MATMUL_DESC_TRANSB, &opB, sizeof opB),
               p);
   const cublasLtEpilogue_t epilogue =
-      hasBias ? (hasPre ? CUBLASLT_EPILOGUE_GELU_AUX_BIAS
-                        : CUBLASLT_EPILOGUE_GELU_BIAS)
-              : (hasPre ? CUBLASLT_EPILOGUE_GELU_AUX : CUBLASLT_EPILOGUE_GELU);
+      kind == LtEpilogue::Bias ? CUBLASLT_EPILOGUE_BIAS
+      : hasBias
+          ? (hasPre ? CUBLASLT_EPILOGUE_GELU_AUX_BIAS
+                    : CUBLASLT_EPILOGUE_GELU_BIAS)
+          : (hasPre ? CUBLASLT_EPILOGUE_GELU_AUX : CUBLASLT_EPILOGUE_GELU);
   SPRT_LT_TRY(cublasLtMatmulDescSetAttribute(p.desc,
                                              CUBLASLT_MATMUL_DESC_EPILOGUE,
                                              &epilogue, sizeof epilogue),
               p);
-  const int32_t typeCode = t;
-  if (hasBias)
-    SPRT_LT_TRY(cublasLtMatmulDescSetAttribute(
-                    p.desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &typeCode,
-                    sizeof typeCode),
-                p);
+  // The bias and the auxiliary output are of D's type (the defaults).
   if (hasPre) {
     const int64_t ld = N;
     SPRT_LT_TRY(
         cublasLtMatmulDescSetAttribute(
             p.desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, &ld, sizeof ld),
         p);
-    SPRT_LT_TRY(cublasLtMatmulDescSetAttribute(
-                    p.desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_DATA_TYPE,
-                    &typeCode, sizeof typeCode),
-                p);
   }
   // W as stored: [K, N] row-major is column-major N x K (ld N); [N, K] is
   // K x N (ld K), transposed. x [M, K] is column-major K x M (ld K).
@@ -130,6 +153,16 @@ Plan makePlan(int64_t M, int64_t K, int64_t N, int32_t dtype, bool inOut,
     st = cublasLtMatmulPreferenceSetAttribute(
         pref, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, &schemes,
         sizeof schemes);
+  // Only algorithms for the operands' actual alignments (C is D).
+  const std::pair<cublasLtMatmulPreferenceAttributes_t, uint32_t> aligns[] = {
+      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, alignA},
+      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, alignB},
+      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, alignD},
+      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, alignD}};
+  for (const auto &[attr, bytes] : aligns)
+    if (st == CUBLAS_STATUS_SUCCESS)
+      st = cublasLtMatmulPreferenceSetAttribute(pref, attr, &bytes,
+                                                sizeof bytes);
   cublasLtMatmulHeuristicResult_t result{};
   int found = 0;
   if (st == CUBLAS_STATUS_SUCCESS)
@@ -149,32 +182,61 @@ Plan makePlan(int64_t M, int64_t K, int64_t N, int32_t dtype, bool inOut,
   return p;
 }
 
+/// Says once per shape why its epilogue runs as separate kernels.
+void sayDeclined(const Key &key, const std::string &why) {
+  std::fprintf(stderr,
+               "sprt cuda: the %s epilogue of a [%lld x %lld] x [%lld x %lld] "
+               "GEMM runs as separate kernels: cuBLASLt declined (%s)\n",
+               key.kind == LtEpilogue::Bias ? "bias" : "GELU", (long long)key.M,
+               (long long)key.K, (long long)key.K, (long long)key.N,
+               why.c_str());
+}
+
 /// The kept plan of one shape (made on first use).
-const Plan &planFor(const Key &key) {
+Plan &planFor(const Key &key) {
   static std::mutex mutex;
   static std::map<Key, Plan> plans;
   std::lock_guard<std::mutex> lock(mutex);
   auto it = plans.find(key);
   if (it == plans.end()) {
-    auto [M, K, N, dtype, inOut, hasBias, hasPre] = key;
-    Plan p = makePlan(M, K, N, dtype, inOut, hasBias, hasPre);
+    Plan p = makePlan(key);
     if (!p.declined.empty())
-      std::fprintf(stderr,
-                   "sprt cuda: linear_gelu [%lld x %lld] x [%lld x %lld] on "
-                   "the GEMM and the GELU kernel: cuBLASLt declined (%s)\n",
-                   (long long)M, (long long)K, (long long)K, (long long)N,
-                   p.declined.c_str());
+      sayDeclined(key, p.declined);
     it = plans.emplace(key, std::move(p)).first;
   }
   return it->second;
 }
 
-/// The epilogue's call, when its plan exists. False: use the two kernels.
-bool viaEpilogue(const void *x, const void *w, const void *bias, void *pre,
-                 void *y, int32_t dtype, int64_t M, int64_t K, int64_t N,
-                 bool inOut) {
-  const Plan &p =
-      planFor(Key{M, K, N, dtype, inOut, bias != nullptr, pre != nullptr});
+} // namespace
+
+bool &sprt::cuda::ltEnabled() {
+  static bool enabled = [] {
+    const char *v = std::getenv("SPRT_CUBLASLT");
+    return !(v && std::string(v) == "0");
+  }();
+  return enabled;
+}
+
+bool sprt::cuda::ltLinear(const void *x, const void *w, const void *bias,
+                          void *pre, void *y, int32_t dtype, int64_t M,
+                          int64_t K, int64_t N, bool inOut,
+                          LtEpilogue epilogue) {
+  if (!ltEnabled() || (epilogue == LtEpilogue::Bias && !bias))
+    return false;
+  if (epilogue == LtEpilogue::Bias)
+    pre = nullptr;
+  const Key key{M,
+                K,
+                N,
+                dtype,
+                inOut,
+                bias != nullptr,
+                pre != nullptr,
+                epilogue,
+                alignmentOf(w),
+                alignmentOf(x),
+                alignmentOf(y)};
+  Plan &p = planFor(key);
   if (!p.declined.empty())
     return false;
   // The per-call pointers (the descriptor is this shape's, used in order on
@@ -187,13 +249,19 @@ bool viaEpilogue(const void *x, const void *w, const void *bias, void *pre,
         p.desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, &pre, sizeof pre));
   const float alpha = 1.0f, beta = 0.0f;
   void *workspace = scratch(Scratch::LtWorkspace, kWorkspaceBytes);
-  SPRT_CUBLAS_CHECK(cublasLtMatmul(lt(), p.desc, &alpha, w, p.a, x, p.b, &beta,
-                                   y, p.d, y, p.d, &p.algo, workspace,
-                                   kWorkspaceBytes, stream()));
+  // A call cuBLASLt refuses (before it launches anything) is a declined
+  // shape: the caller's other path computes it, now and after.
+  const cublasStatus_t st =
+      cublasLtMatmul(lt(), p.desc, &alpha, w, p.a, x, p.b, &beta, y, p.d, y,
+                     p.d, &p.algo, workspace, kWorkspaceBytes, stream());
+  if (st == CUBLAS_STATUS_NOT_SUPPORTED || st == CUBLAS_STATUS_INVALID_VALUE) {
+    p.declined = std::string("cublasLtMatmul: ") + cublasGetStatusName(st);
+    sayDeclined(key, p.declined);
+    return false;
+  }
+  SPRT_CUBLAS_CHECK(st);
   return true;
 }
-
-} // namespace
 
 extern "C" void sprt_linear_gelu_typed(const void *x, int32_t x_dtype,
                                        const void *w, int32_t w_dtype,
@@ -210,7 +278,8 @@ extern "C" void sprt_linear_gelu_typed(const void *x, int32_t x_dtype,
   if (M <= 0 || N <= 0)
     return;
   if (tanh_approx && oneType && K > 0 &&
-      viaEpilogue(x, w, bias, pre, y, y_dtype, M, K, N, weight_in_out != 0))
+      ltLinear(x, w, bias, pre, y, y_dtype, M, K, N, weight_in_out != 0,
+               LtEpilogue::Gelu))
     return;
   void *h = pre ? pre : y;
   sprt_linear_typed(x, x_dtype, w, w_dtype, bias, bias_dtype, h, y_dtype, M, K,

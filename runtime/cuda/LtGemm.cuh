@@ -1,0 +1,37 @@
+//===- LtGemm.cuh - a linear's GEMM with its epilogue (cuBLASLt) -*- CUDA
+//-*-===//
+//
+// The linears whose bias (and GELU) cuBLASLt applies in the GEMM's own pass
+// over its output: sprt_linear_typed with a bias (LinearTyped.cu) and
+// sprt_linear_gelu_typed (tfm.linear_gelu). See LtGemm.cu.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPRT_CUDA_LTGEMM_CUH
+#define SPRT_CUDA_LTGEMM_CUH
+
+#include <cstdint>
+
+namespace sprt::cuda {
+
+/// What the GEMM's epilogue applies to the f32 sum: the bias, or GELU (tanh)
+/// after the bias where one is given.
+enum class LtEpilogue { Bias, Gelu };
+
+/// Row-major y[M, N] = epilogue(x[M, K] op(W) + bias[N]) for W [N, K] (or
+/// [K, N] with inOut), every tensor of `dtype` (f32, bf16 or f16), f32
+/// accumulation, one rounding of y; with Gelu, `pre` (if not null) receives
+/// x op(W) + bias rounded once. False where cuBLASLt declines the shape
+/// (said once per shape on stderr) or SPRT_CUBLASLT=0 is set: the caller
+/// then computes it another way. Nothing is written then.
+bool ltLinear(const void *x, const void *w, const void *bias, void *pre,
+              void *y, int32_t dtype, int64_t M, int64_t K, int64_t N,
+              bool inOut, LtEpilogue epilogue);
+
+/// Whether ltLinear may call cuBLASLt (the environment's SPRT_CUBLASLT,
+/// default on); kernel benches set it to time what it replaced.
+bool &ltEnabled();
+
+} // namespace sprt::cuda
+
+#endif // SPRT_CUDA_LTGEMM_CUH
