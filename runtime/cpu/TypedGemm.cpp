@@ -202,6 +202,37 @@ void sprt_linear_gelu_typed(const void *x, int32_t x_dtype, const void *w,
   sprt_gelu_typed(h, y, M * N, tanh_approx, y_dtype);
 }
 
+void sprt_linear_gelu_grad_typed(const void *dy, int32_t dy_dtype,
+                                 const void *w, int32_t w_dtype,
+                                 const void *pre, void *dx, int32_t dx_dtype,
+                                 void *dbias, int32_t dbias_dtype, int64_t M,
+                                 int64_t K, int64_t N, int32_t weight_in_out,
+                                 int32_t tanh_approx) {
+  // The ops' calls, as the program makes them unfused (the _f32 kernels
+  // where their tensors are all f32); the GELU's gradient in place over the
+  // input gradient, element by element.
+  const auto f32 = SPRT_DTYPE_F32;
+  if (dy_dtype == f32 && w_dtype == f32 && dx_dtype == f32) {
+    float *d = static_cast<float *>(dx);
+    sprt_linear_grad_input_f32(static_cast<const float *>(dy),
+                               static_cast<const float *>(w), d, M, K, N,
+                               weight_in_out);
+    sprt_gelu_grad_f32(d, static_cast<const float *>(pre), d, M * K,
+                       tanh_approx);
+  } else {
+    sprt_linear_grad_input_typed(dy, dy_dtype, w, w_dtype, dx, dx_dtype, M, K,
+                                 N, weight_in_out);
+    sprt_gelu_grad_typed(dx, pre, dx, M * K, tanh_approx, dx_dtype);
+  }
+  if (!dbias)
+    return;
+  if (dx_dtype == f32 && dbias_dtype == f32)
+    sprt_bias_grad_f32(static_cast<const float *>(dx),
+                       static_cast<float *>(dbias), M, K);
+  else
+    sprt_bias_grad_typed(dx, dx_dtype, dbias, dbias_dtype, M, K);
+}
+
 void sprt_linear_grad_input_typed(const void *dy, int32_t dy_dtype,
                                   const void *w, int32_t w_dtype, void *dx,
                                   int32_t dx_dtype, int64_t M, int64_t K,

@@ -1,29 +1,38 @@
 //===- LtGemm.cu - a linear's GEMM with its epilogue (cuBLASLt) -----------===//
 //
-// ltLinear (LtGemm.cuh): one cublasLtMatmul whose epilogue applies the bias
-// (CUBLASLT_EPILOGUE_BIAS) or the bias and a tanh GELU (GELU_AUX_BIAS, the
-// pre-activation as its auxiliary output; GELU_BIAS where nothing reads it;
-// GELU_AUX / GELU without a bias) to the f32 sum, as the GEMM writes its
-// output. The products accumulate in f32 (CUBLAS_COMPUTE_32F, no TF32), x,
-// w, the bias, y and pre share one type (the bias and the auxiliary output
-// take D's type, cuBLASLt's default), and each output is rounded once.
-// Split-K partial sums stay in f32 (the reduction-scheme mask), as
-// LinearTyped.cu's FullPrecisionReduction.
+// One cublasLtMatmul whose epilogue works on the f32 sum as the GEMM writes
+// its output (LtGemm.cuh):
 //
-// Each shape's descriptors and algorithm are chosen once (the heuristic's
-// first) and kept. A shape cuBLASLt declines is said once on stderr and left
-// to the caller's other path. SPRT_CUBLASLT=0 in the environment turns it
-// off.
+//   ltLinear, Bias   y = x op(W) + bias           CUBLASLT_EPILOGUE_BIAS
+//   ltLinear, Gelu   y = gelu(x op(W) + bias),    GELU_AUX_BIAS (pre the
+//                    pre = x op(W) + bias         auxiliary output), GELU_BIAS
+//                                                 without pre, GELU_AUX / GELU
+//                                                 without a bias
+//   ltLinearGeluGrad dx = gelu'(pre) (dy W),      DGELU_BGRAD (pre the
+//                    dbias = column sums of dx    auxiliary input), DGELU
+//                                                 without dbias
 //
-// sprt_linear_gelu_typed (tfm.linear_gelu) is here too: ltLinear with the
-// GELU epilogue for a tanh GELU of one type, else sprt_linear_typed then
-// sprt_gelu_typed (the two ops' bits).
+// The products accumulate in f32 (CUBLAS_COMPUTE_32F, no TF32); every tensor
+// has one type (the bias and the auxiliary tensor take D's type, cuBLASLt's
+// default) and each output is rounded once. Split-K partial sums stay in f32
+// (the reduction-scheme mask), as LinearTyped.cu's FullPrecisionReduction.
+// The GELU is cuBLASLt's, the tanh form.
+//
+// Each call's descriptors and algorithm are chosen once per shape and
+// operand alignment (the heuristic's first) and kept. A call cuBLASLt
+// declines is said once on stderr and left to the caller's other path.
+// SPRT_CUBLASLT=0 in the environment turns it off.
+//
+// sprt_linear_gelu_typed (tfm.linear_gelu) and sprt_linear_gelu_grad_typed
+// (tfm.linear_gelu_grad) are here too: cuBLASLt where it applies, else the
+// calls of the ops they fuse (their bits).
 //
 //===----------------------------------------------------------------------===//
 
 #include "Common.cuh"
 #include "LtGemm.cuh"
 #include "sprt/dtype.h"
+#include "sprt/grad_kernels.h"
 #include "sprt/kernels.h"
 
 #include <cublasLt.h>
@@ -57,6 +66,10 @@ cudaDataType cudaTypeOf(int32_t t) {
                                 : CUDA_R_16F;
 }
 
+bool isKnown(int32_t t) {
+  return t == SPRT_DTYPE_F32 || t == SPRT_DTYPE_BF16 || t == SPRT_DTYPE_F16;
+}
+
 /// The largest power of two up to 256 dividing the address (cuBLASLt's
 /// heuristics assume 256-byte aligned operands unless told; the arena
 /// aligns its values to 64 bytes).
@@ -65,29 +78,36 @@ uint32_t alignmentOf(const void *p) {
   return uint32_t(a & (~a + 1));
 }
 
-/// One shape's call: its descriptors and algorithm, or why there is none.
+/// One column-major GEMM D [m, n] (ld ldd) = op(A) [m, k] B [k, n] with an
+/// epilogue, A transposed or not (ld lda), B not (ld ldb); the auxiliary
+/// tensor (if the epilogue has one) is laid out as D. What its plan depends
+/// on, with the alignments of A, B and D.
+struct Key {
+  int64_t m, n, k, lda, ldb, ldd;
+  bool transA;
+  int32_t dtype;
+  cublasLtEpilogue_t epilogue;
+  uint32_t alignA, alignB, alignD;
+
+  auto tie() const {
+    return std::tie(m, n, k, lda, ldb, ldd, transA, dtype, epilogue, alignA,
+                    alignB, alignD);
+  }
+  bool operator<(const Key &o) const { return tie() < o.tie(); }
+};
+
+bool hasAux(cublasLtEpilogue_t e) {
+  return e == CUBLASLT_EPILOGUE_GELU_AUX_BIAS ||
+         e == CUBLASLT_EPILOGUE_GELU_AUX || e == CUBLASLT_EPILOGUE_DGELU ||
+         e == CUBLASLT_EPILOGUE_DGELU_BGRAD;
+}
+
+/// A call's descriptors and algorithm, or why there is none.
 struct Plan {
   cublasLtMatmulDesc_t desc = nullptr;
   cublasLtMatrixLayout_t a = nullptr, b = nullptr, d = nullptr;
   cublasLtMatmulAlgo_t algo{};
-  std::string declined; // non-empty: no cuBLASLt call for this shape
-};
-
-/// What one call's plan depends on: the shape, the type, the weight layout,
-/// which epilogue with which optional operands, and the alignments of w
-/// (cuBLASLt's A), x (B) and y (D).
-struct Key {
-  int64_t M, K, N;
-  int32_t dtype;
-  bool inOut, hasBias, hasPre;
-  LtEpilogue kind;
-  uint32_t alignA, alignB, alignD;
-
-  auto tie() const {
-    return std::tie(M, K, N, dtype, inOut, hasBias, hasPre, kind, alignA,
-                    alignB, alignD);
-  }
-  bool operator<(const Key &o) const { return tie() < o.tie(); }
+  std::string declined; // non-empty: no cuBLASLt call for this key
 };
 
 #define SPRT_LT_TRY(expr, plan)                                                \
@@ -99,16 +119,12 @@ struct Key {
     }                                                                          \
   } while (0)
 
-/// The cuBLASLt call of column-major D [N, M] = op(W) X^T with the
-/// epilogue (as LinearTyped.cu maps row-major y = x W).
 Plan makePlan(const Key &key) {
-  const auto [M, K, N, dtype, inOut, hasBias, hasPre, kind, alignA, alignB,
-              alignD] = key;
   Plan p;
-  const cudaDataType t = cudaTypeOf(dtype);
+  const cudaDataType t = cudaTypeOf(key.dtype);
   SPRT_LT_TRY(cublasLtMatmulDescCreate(&p.desc, CUBLAS_COMPUTE_32F, CUDA_R_32F),
               p);
-  const cublasOperation_t opA = inOut ? CUBLAS_OP_N : CUBLAS_OP_T,
+  const cublasOperation_t opA = key.transA ? CUBLAS_OP_T : CUBLAS_OP_N,
                           opB = CUBLAS_OP_N;
   SPRT_LT_TRY(cublasLtMatmulDescSetAttribute(
                   p.desc, CUBLASLT_MATMUL_DESC_TRANSA, &opA, sizeof opA),
@@ -116,31 +132,24 @@ Plan makePlan(const Key &key) {
   SPRT_LT_TRY(cublasLtMatmulDescSetAttribute(
                   p.desc, CUBLASLT_MATMUL_DESC_TRANSB, &opB, sizeof opB),
               p);
-  const cublasLtEpilogue_t epilogue =
-      kind == LtEpilogue::Bias ? CUBLASLT_EPILOGUE_BIAS
-      : hasBias
-          ? (hasPre ? CUBLASLT_EPILOGUE_GELU_AUX_BIAS
-                    : CUBLASLT_EPILOGUE_GELU_BIAS)
-          : (hasPre ? CUBLASLT_EPILOGUE_GELU_AUX : CUBLASLT_EPILOGUE_GELU);
-  SPRT_LT_TRY(cublasLtMatmulDescSetAttribute(p.desc,
-                                             CUBLASLT_MATMUL_DESC_EPILOGUE,
-                                             &epilogue, sizeof epilogue),
-              p);
-  // The bias and the auxiliary output are of D's type (the defaults).
-  if (hasPre) {
-    const int64_t ld = N;
+  SPRT_LT_TRY(
+      cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_EPILOGUE,
+                                     &key.epilogue, sizeof key.epilogue),
+      p);
+  // The bias and the auxiliary tensor are of D's type (the defaults).
+  if (hasAux(key.epilogue)) {
+    const int64_t ld = key.ldd;
     SPRT_LT_TRY(
         cublasLtMatmulDescSetAttribute(
             p.desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, &ld, sizeof ld),
         p);
   }
-  // W as stored: [K, N] row-major is column-major N x K (ld N); [N, K] is
-  // K x N (ld K), transposed. x [M, K] is column-major K x M (ld K).
-  SPRT_LT_TRY(inOut ? cublasLtMatrixLayoutCreate(&p.a, t, N, K, N)
-                    : cublasLtMatrixLayoutCreate(&p.a, t, K, N, K),
+  SPRT_LT_TRY(key.transA
+                  ? cublasLtMatrixLayoutCreate(&p.a, t, key.k, key.m, key.lda)
+                  : cublasLtMatrixLayoutCreate(&p.a, t, key.m, key.k, key.lda),
               p);
-  SPRT_LT_TRY(cublasLtMatrixLayoutCreate(&p.b, t, K, M, K), p);
-  SPRT_LT_TRY(cublasLtMatrixLayoutCreate(&p.d, t, N, M, N), p);
+  SPRT_LT_TRY(cublasLtMatrixLayoutCreate(&p.b, t, key.k, key.n, key.ldb), p);
+  SPRT_LT_TRY(cublasLtMatrixLayoutCreate(&p.d, t, key.m, key.n, key.ldd), p);
 
   cublasLtMatmulPreference_t pref = nullptr;
   SPRT_LT_TRY(cublasLtMatmulPreferenceCreate(&pref), p);
@@ -155,10 +164,10 @@ Plan makePlan(const Key &key) {
         sizeof schemes);
   // Only algorithms for the operands' actual alignments (C is D).
   const std::pair<cublasLtMatmulPreferenceAttributes_t, uint32_t> aligns[] = {
-      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, alignA},
-      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, alignB},
-      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, alignD},
-      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, alignD}};
+      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, key.alignA},
+      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, key.alignB},
+      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, key.alignD},
+      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, key.alignD}};
   for (const auto &[attr, bytes] : aligns)
     if (st == CUBLAS_STATUS_SUCCESS)
       st = cublasLtMatmulPreferenceSetAttribute(pref, attr, &bytes,
@@ -182,17 +191,16 @@ Plan makePlan(const Key &key) {
   return p;
 }
 
-/// Says once per shape why its epilogue runs as separate kernels.
+/// Says once per call shape why its epilogue runs as separate kernels.
 void sayDeclined(const Key &key, const std::string &why) {
   std::fprintf(stderr,
-               "sprt cuda: the %s epilogue of a [%lld x %lld] x [%lld x %lld] "
-               "GEMM runs as separate kernels: cuBLASLt declined (%s)\n",
-               key.kind == LtEpilogue::Bias ? "bias" : "GELU", (long long)key.M,
-               (long long)key.K, (long long)key.K, (long long)key.N,
-               why.c_str());
+               "sprt cuda: cuBLASLt epilogue %d of a %lld x %lld x %lld GEMM "
+               "runs as separate kernels: cuBLASLt declined (%s)\n",
+               int(key.epilogue), (long long)key.m, (long long)key.n,
+               (long long)key.k, why.c_str());
 }
 
-/// The kept plan of one shape (made on first use).
+/// The kept plan of one key (made on first use).
 Plan &planFor(const Key &key) {
   static std::mutex mutex;
   static std::map<Key, Plan> plans;
@@ -205,6 +213,40 @@ Plan &planFor(const Key &key) {
     it = plans.emplace(key, std::move(p)).first;
   }
   return it->second;
+}
+
+/// The call of `key` on these pointers (bias: the bias, or the bias
+/// gradient written; aux: the auxiliary output or input). False, having
+/// written nothing, where cuBLASLt declines it.
+bool run(const Key &key, const void *A, const void *B, void *D,
+         const void *bias, const void *aux) {
+  if (!ltEnabled())
+    return false;
+  Plan &p = planFor(key);
+  if (!p.declined.empty())
+    return false;
+  // The per-call pointers (the descriptor is this key's, used in order on
+  // the one compute stream).
+  if (bias)
+    SPRT_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(
+        p.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias));
+  if (aux)
+    SPRT_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(
+        p.desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, &aux, sizeof aux));
+  const float alpha = 1.0f, beta = 0.0f;
+  void *workspace = scratch(Scratch::LtWorkspace, kWorkspaceBytes);
+  // A call cuBLASLt refuses (before it launches anything) is declined: the
+  // caller's other path computes it, now and after.
+  const cublasStatus_t st =
+      cublasLtMatmul(lt(), p.desc, &alpha, A, p.a, B, p.b, &beta, D, p.d, D,
+                     p.d, &p.algo, workspace, kWorkspaceBytes, stream());
+  if (st == CUBLAS_STATUS_NOT_SUPPORTED || st == CUBLAS_STATUS_INVALID_VALUE) {
+    p.declined = std::string("cublasLtMatmul: ") + cublasGetStatusName(st);
+    sayDeclined(key, p.declined);
+    return false;
+  }
+  SPRT_CUBLAS_CHECK(st);
+  return true;
 }
 
 } // namespace
@@ -221,46 +263,51 @@ bool sprt::cuda::ltLinear(const void *x, const void *w, const void *bias,
                           void *pre, void *y, int32_t dtype, int64_t M,
                           int64_t K, int64_t N, bool inOut,
                           LtEpilogue epilogue) {
-  if (!ltEnabled() || (epilogue == LtEpilogue::Bias && !bias))
+  if (epilogue == LtEpilogue::Bias && !bias)
     return false;
-  if (epilogue == LtEpilogue::Bias)
-    pre = nullptr;
-  const Key key{M,
+  cublasLtEpilogue_t e = CUBLASLT_EPILOGUE_BIAS;
+  if (epilogue == LtEpilogue::Gelu)
+    e = bias ? (pre ? CUBLASLT_EPILOGUE_GELU_AUX_BIAS
+                    : CUBLASLT_EPILOGUE_GELU_BIAS)
+             : (pre ? CUBLASLT_EPILOGUE_GELU_AUX : CUBLASLT_EPILOGUE_GELU);
+  // Column-major y^T [N, M] = op(W) x^T: W [K, N] row-major is N x K (ld
+  // N); [N, K] is K x N (ld K), transposed. x [M, K] is K x M (ld K).
+  const Key key{N,
+                M,
+                K,
+                inOut ? N : K,
                 K,
                 N,
+                !inOut,
                 dtype,
-                inOut,
-                bias != nullptr,
-                pre != nullptr,
-                epilogue,
+                e,
                 alignmentOf(w),
                 alignmentOf(x),
                 alignmentOf(y)};
-  Plan &p = planFor(key);
-  if (!p.declined.empty())
-    return false;
-  // The per-call pointers (the descriptor is this shape's, used in order on
-  // the one compute stream).
-  if (bias)
-    SPRT_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(
-        p.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias));
-  if (pre)
-    SPRT_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(
-        p.desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, &pre, sizeof pre));
-  const float alpha = 1.0f, beta = 0.0f;
-  void *workspace = scratch(Scratch::LtWorkspace, kWorkspaceBytes);
-  // A call cuBLASLt refuses (before it launches anything) is a declined
-  // shape: the caller's other path computes it, now and after.
-  const cublasStatus_t st =
-      cublasLtMatmul(lt(), p.desc, &alpha, w, p.a, x, p.b, &beta, y, p.d, y,
-                     p.d, &p.algo, workspace, kWorkspaceBytes, stream());
-  if (st == CUBLAS_STATUS_NOT_SUPPORTED || st == CUBLAS_STATUS_INVALID_VALUE) {
-    p.declined = std::string("cublasLtMatmul: ") + cublasGetStatusName(st);
-    sayDeclined(key, p.declined);
-    return false;
-  }
-  SPRT_CUBLAS_CHECK(st);
-  return true;
+  return run(key, w, x, y, bias, hasAux(e) ? pre : nullptr);
+}
+
+bool sprt::cuda::ltLinearGeluGrad(const void *dy, const void *w,
+                                  const void *pre, void *dx, void *dbias,
+                                  int32_t dtype, int64_t M, int64_t K,
+                                  int64_t N, bool inOut) {
+  // Column-major dx^T [K, M] = op(W) dy^T: W [N, K] row-major is K x N (ld
+  // K); [K, N] is N x K (ld N), transposed. dy [M, N] is N x M (ld N).
+  const cublasLtEpilogue_t e =
+      dbias ? CUBLASLT_EPILOGUE_DGELU_BGRAD : CUBLASLT_EPILOGUE_DGELU;
+  const Key key{K,
+                M,
+                N,
+                inOut ? N : K,
+                N,
+                K,
+                inOut,
+                dtype,
+                e,
+                alignmentOf(w),
+                alignmentOf(dy),
+                alignmentOf(dx)};
+  return run(key, w, dy, dx, dbias, pre);
 }
 
 extern "C" void sprt_linear_gelu_typed(const void *x, int32_t x_dtype,
@@ -270,11 +317,8 @@ extern "C" void sprt_linear_gelu_typed(const void *x, int32_t x_dtype,
                                        int64_t M, int64_t K, int64_t N,
                                        int32_t weight_in_out,
                                        int32_t tanh_approx) {
-  const bool oneType =
-      x_dtype == y_dtype && w_dtype == y_dtype &&
-      (!bias || bias_dtype == y_dtype) &&
-      (y_dtype == SPRT_DTYPE_F32 || y_dtype == SPRT_DTYPE_BF16 ||
-       y_dtype == SPRT_DTYPE_F16);
+  const bool oneType = x_dtype == y_dtype && w_dtype == y_dtype &&
+                       (!bias || bias_dtype == y_dtype) && isKnown(y_dtype);
   if (M <= 0 || N <= 0)
     return;
   if (tanh_approx && oneType && K > 0 &&
@@ -285,4 +329,24 @@ extern "C" void sprt_linear_gelu_typed(const void *x, int32_t x_dtype,
   sprt_linear_typed(x, x_dtype, w, w_dtype, bias, bias_dtype, h, y_dtype, M, K,
                     N, weight_in_out);
   sprt_gelu_typed(h, y, M * N, tanh_approx, y_dtype);
+}
+
+extern "C" void
+sprt_linear_gelu_grad_typed(const void *dy, int32_t dy_dtype, const void *w,
+                            int32_t w_dtype, const void *pre, void *dx,
+                            int32_t dx_dtype, void *dbias, int32_t dbias_dtype,
+                            int64_t M, int64_t K, int64_t N,
+                            int32_t weight_in_out, int32_t tanh_approx) {
+  const bool oneType = dy_dtype == dx_dtype && w_dtype == dx_dtype &&
+                       (!dbias || dbias_dtype == dx_dtype) && isKnown(dx_dtype);
+  if (tanh_approx && oneType && M > 0 && K > 0 && N > 0 &&
+      ltLinearGeluGrad(dy, w, pre, dx, dbias, dx_dtype, M, K, N,
+                       weight_in_out != 0))
+    return;
+  // The ops' calls; the GELU's gradient in place over the input gradient.
+  sprt_linear_grad_input_typed(dy, dy_dtype, w, w_dtype, dx, dx_dtype, M, K, N,
+                               weight_in_out);
+  sprt_gelu_grad_typed(dx, pre, dx, M * K, tanh_approx, dx_dtype);
+  if (dbias)
+    sprt_bias_grad_typed(dx, dx_dtype, dbias, dbias_dtype, M, K);
 }

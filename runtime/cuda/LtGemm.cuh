@@ -1,9 +1,11 @@
 //===- LtGemm.cuh - a linear's GEMM with its epilogue (cuBLASLt) -*- CUDA
 //-*-===//
 //
-// The linears whose bias (and GELU) cuBLASLt applies in the GEMM's own pass
-// over its output: sprt_linear_typed with a bias (LinearTyped.cu) and
-// sprt_linear_gelu_typed (tfm.linear_gelu). See LtGemm.cu.
+// The GEMMs whose neighbours cuBLASLt applies in the GEMM's own pass over its
+// output: the bias of sprt_linear_typed (LinearTyped.cu), the bias and GELU
+// of sprt_linear_gelu_typed (tfm.linear_gelu), the GELU's gradient and the
+// bias gradient of sprt_linear_gelu_grad_typed (tfm.linear_gelu_grad). See
+// LtGemm.cu.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,8 +30,16 @@ bool ltLinear(const void *x, const void *w, const void *bias, void *pre,
               void *y, int32_t dtype, int64_t M, int64_t K, int64_t N,
               bool inOut, LtEpilogue epilogue);
 
-/// Whether ltLinear may call cuBLASLt (the environment's SPRT_CUBLASLT,
-/// default on); kernel benches set it to time what it replaced.
+/// Row-major dx[M, K] = gelu'(pre) (dy[M, N] op(W)) for W [N, K] (or [K, N]
+/// with inOut), and, if dbias is not null, dbias[K] = the column sums of dx
+/// (f32 sums of the unrounded products), every tensor of `dtype`. False,
+/// having written nothing, as ltLinear.
+bool ltLinearGeluGrad(const void *dy, const void *w, const void *pre, void *dx,
+                      void *dbias, int32_t dtype, int64_t M, int64_t K,
+                      int64_t N, bool inOut);
+
+/// Whether ltLinear and ltLinearGeluGrad may call cuBLASLt (the environment's
+/// SPRT_CUBLASLT, default on); kernel benches set it to time what it replaced.
 bool &ltEnabled();
 
 } // namespace sprt::cuda

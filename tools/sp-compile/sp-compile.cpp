@@ -240,8 +240,9 @@ static cl::opt<bool> fuseElementwise(
     cl::init(true), cl::cat(codegen));
 static cl::opt<bool> fuseEpilogues(
     "fuse-epilogues",
-    cl::desc("Fuse each GELU with the GEMM producing its input, "
-             "tfm.linear_gelu (default true; cuda: cuBLASLt's GELU epilogue)"),
+    cl::desc("Fuse each GELU, and its gradient, with the GEMM next to it: "
+             "tfm.linear_gelu, tfm.linear_gelu_grad (default true; cuda: "
+             "cuBLASLt's epilogues)"),
     cl::init(true), cl::cat(codegen));
 static cl::opt<std::string> fuseChunksFlag(
     "fuse-chunks", cl::value_desc("int"),

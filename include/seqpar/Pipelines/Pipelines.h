@@ -164,8 +164,8 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
       llvm::cl::init(true)};
   Option<bool> fuseEpilogues{
       *this, "fuse-epilogues",
-      llvm::cl::desc("Fuse each GELU with the GEMM that produces its input "
-                     "(tfm-fuse-epilogues, after sp-legalize-precision)"),
+      llvm::cl::desc("Fuse each GELU, and its gradient, with the GEMM next "
+                     "to it (tfm-fuse-epilogues, after sp-legalize-precision)"),
       llvm::cl::init(true)};
   Option<bool> lowerToRuntime{
       *this, "lower-to-runtime",

@@ -241,6 +241,24 @@ static LogicalResult lowerOp(LinearGeluOp o, RuntimeEmitter &e) {
   return success();
 }
 
+/// sprt_linear_gelu_grad_typed: dy, w (each with its type code), pre, dx
+/// (of pre's type), dbias or null (its code or 0), M, K, N, weight_in_out,
+/// tanh.
+static LogicalResult lowerOp(LinearGeluGradOp o, RuntimeEmitter &e) {
+  int64_t n = e.lastDim(o.getDy()), k = e.lastDim(o.getDx());
+  Value dbias = o.getDbias();
+  e.call("sprt_linear_gelu_grad_typed",
+         {e.ptr(o.getDy()), e.i32(runtimeDtypeCode(o.getDy())),
+          e.ptr(o.getWeight()), e.i32(runtimeDtypeCode(o.getWeight())),
+          e.ptr(o.getPre()), e.ptr(o.getDx()),
+          e.i32(runtimeDtypeCode(o.getDx())), e.optionalPtr(dbias),
+          e.i32(dbias ? runtimeDtypeCode(dbias) : 0),
+          e.i64(e.numElements(o.getDx()) / k), e.i64(k), e.i64(n),
+          e.i32(o.getWeightLayout() == WeightLayout::in_out),
+          e.i32(o.getApproximate() == GeluApproximation::tanh)});
+  return success();
+}
+
 /// The bytes of an element of `v` (the head reshapes move elements).
 static Value elemBytes(RuntimeEmitter &e, Value v) {
   return e.i32(
@@ -615,7 +633,7 @@ void seqpar::registerTfmRuntimeLoweringModels(DialectRegistry &registry) {
         QkvConcatOp, RepeatHeadsGradOp, AttentionGradOp, CrossEntropyGradOp,
         CrossEntropyFromStatsGradOp, LogitsSumExpGradOp, LabelLogitGradOp>(ctx);
     // Fused ops (tfm-fuse-elementwise, tfm-fuse-epilogues).
-    attachTfmLowerings<DropoutAddOp, LinearGeluOp>(ctx);
+    attachTfmLowerings<DropoutAddOp, LinearGeluOp, LinearGeluGradOp>(ctx);
     // Optimizer ops.
     attachTfmLowerings<HyperparameterOp, SumSquaresOp, ClipScaleOp, SgdUpdateOp,
                        AdamWUpdateOp>(ctx);

@@ -60,6 +60,23 @@ void sprt_bias_grad_f32(const float *dy, float *db, int64_t T, int64_t H);
 void sprt_bias_grad_typed(const void *dy, int32_t dy_dtype, void *db,
                           int32_t db_dtype, int64_t T, int64_t H);
 
+/* tfm.linear_gelu_grad: dx = sprt_gelu_grad_typed(sprt_linear_grad_input_
+ * typed(dy, w) in dx_dtype, pre) (dx and pre of one dtype), and, when dbias
+ * is not NULL, dbias = sprt_bias_grad_typed(dx) in dbias_dtype. M rows, K the
+ * weight's input features (dx's and pre's width), N its output features
+ * (dy's width). The CPU backend makes exactly those calls (their bits). The
+ * CUDA backend, for a tanh GELU with dy, w, pre, dx (and dbias) of one type,
+ * applies the GELU's derivative and sums the bias gradient in cuBLASLt's
+ * epilogue (CUBLASLT_EPILOGUE_DGELU_BGRAD, or DGELU): of the unrounded input
+ * gradient, so dx and dbias may differ by a rounding; otherwise, or where
+ * cuBLASLt declines or SPRT_CUBLASLT=0 is set, it makes the calls. */
+void sprt_linear_gelu_grad_typed(const void *dy, int32_t dy_dtype,
+                                 const void *w, int32_t w_dtype,
+                                 const void *pre, void *dx, int32_t dx_dtype,
+                                 void *dbias, int32_t dbias_dtype, int64_t M,
+                                 int64_t K, int64_t N, int32_t weight_in_out,
+                                 int32_t tanh_approx);
+
 /* Backward of sprt_layer_norm_f32 (recomputes mean and variance from x).
  * dw and db may be NULL (not wanted); bias presence does not matter. */
 void sprt_layer_norm_grad_f32(const float *dy, const float *x,

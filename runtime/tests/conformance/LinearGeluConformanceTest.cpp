@@ -1,6 +1,9 @@
 //===- LinearGeluConformanceTest.cpp - a GEMM with GELU as its epilogue ---===//
 //
-// sprt_linear_gelu_typed (tfm.linear_gelu) against double references: pre =
+// sprt_linear_gelu_typed (tfm.linear_gelu) and sprt_linear_gelu_grad_typed
+// (tfm.linear_gelu_grad) against double references.
+//
+// Forward: pre =
 // x op(W) + bias, y = gelu(pre), in f32, bf16 and f16, both weight layouts,
 // with and without a bias, with pre written and not (NULL), tanh and exact
 // GELU, at a width cuBLASLt's GELU epilogue takes (96) and one it may not
@@ -16,12 +19,22 @@
 // sprt_linear_typed then sprt_gelu_typed bit for bit (the program's results
 // do not change with tfm-fuse-epilogues).
 //
+// Backward: dx = gelu'(pre) (dy op(W)) and dbias = the column sums of dx,
+// with dbias absent, of dx's type or f32. |gelu''| <= 1.13 too (tanh and
+// exact forms): dx's bound is 1.13 (u |da| + (1 + u) 1e-5 sum|dy w|) +
+// u |dx| + 1e-6 |da| + 1e-7 (da the input gradient); dbias's is the sum
+// of its column's dx bounds plus its own rounding and 1e-6 sum|dx| (f32
+// sums). On the CPU backend it must be sprt_linear_grad_input_typed,
+// sprt_gelu_grad_typed and sprt_bias_grad_typed bit for bit.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Conformance.h"
+#include "sprt/grad_kernels.h"
 #include "sprt/kernels.h"
 
 #include <cmath>
+#include <memory>
 #include <string>
 
 using namespace sprt_conformance;
@@ -45,6 +58,18 @@ double gelu(double v, bool tanhForm) {
            (1.0 +
             std::tanh(std::sqrt(2.0 / M_PI) * (v + 0.044715 * v * v * v)));
   return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));
+}
+
+/// d gelu / dx.
+double geluGrad(double v, bool tanhForm) {
+  if (tanhForm) {
+    const double c = std::sqrt(2.0 / M_PI), a = 0.044715;
+    const double t = std::tanh(c * (v + a * v * v * v));
+    return 0.5 * (1.0 + t) +
+           0.5 * v * (1.0 - t * t) * c * (1.0 + 3 * a * v * v);
+  }
+  return 0.5 * (1.0 + std::erf(v / std::sqrt(2.0))) +
+         v * std::exp(-0.5 * v * v) / std::sqrt(2.0 * M_PI);
 }
 
 struct Case {
@@ -111,6 +136,80 @@ TEST_F(LinearGelu, IsGeluOfTheLinear) {
           for (bool withPre : {false, true})
             for (bool tanhForm : {true, false})
               check(c, t, inOut, withBias, withPre, tanhForm);
+}
+
+/// One backward case: dy [M, N], W [N, K] (or [K, N] with inOut), pre and
+/// dx [M, K], dbias [K] of dbType (-1: none).
+void checkGrad(const Case &c, int32_t t, bool inOut, int32_t dbType,
+               bool tanhForm) {
+  const int64_t M = c.M, K = c.K, N = c.N;
+  const std::string what =
+      std::string("linear_gelu_grad ") + nameOf(t) + " K=" + std::to_string(K) +
+      (inOut ? " in_out" : " out_in") +
+      (dbType < 0 ? "" : std::string(" dbias ") + nameOf(dbType)) +
+      (tanhForm ? " tanh" : " exact");
+  const auto dy = asStored(randomFloats(size_t(M * N), 21, -1.0f, 1.0f), t),
+             w = asStored(randomFloats(size_t(K * N), 22, -0.5f, 0.5f), t),
+             pre = asStored(randomFloats(size_t(M * K), 23, -3.0f, 3.0f), t);
+  const double u = unitRoundoff(t);
+  std::vector<double> dx(size_t(M * K)), dxTol(dx.size());
+  std::vector<double> db(static_cast<size_t>(K)), dbTol(db.size()),
+      dbMag(db.size());
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t k = 0; k < K; ++k) {
+      double s = 0.0, mag = 0.0;
+      for (int64_t n = 0; n < N; ++n) {
+        const double p =
+            double(dy[m * N + n]) * (inOut ? w[k * N + n] : w[n * K + k]);
+        s += p;
+        mag += std::fabs(p);
+      }
+      const size_t i = size_t(m * K + k);
+      dx[i] = s * geluGrad(pre[i], tanhForm);
+      dxTol[i] = 1.13 * (u * std::fabs(s) + (1.0 + u) * 1e-5 * mag) +
+                 u * std::fabs(dx[i]) + 1e-6 * std::fabs(s) + 1e-7;
+      db[k] += dx[i];
+      dbTol[k] += dxTol[i];
+      dbMag[k] += std::fabs(dx[i]);
+    }
+  if (dbType >= 0)
+    for (int64_t k = 0; k < K; ++k)
+      dbTol[k] += unitRoundoff(dbType) * std::fabs(db[k]) + 1e-6 * dbMag[k];
+  TypedBuffer dDy(dy, t), dW(w, t), dPre(pre, t), dDx(nans(dx.size()), t);
+  std::unique_ptr<TypedBuffer> dDb;
+  if (dbType >= 0)
+    dDb = std::make_unique<TypedBuffer>(nans(size_t(K)), dbType);
+  sprt_linear_gelu_grad_typed(dDy.get(), t, dW.get(), t, dPre.get(), dDx.get(),
+                              t, dDb ? dDb->get() : nullptr,
+                              dbType < 0 ? 0 : dbType, M, K, N, inOut,
+                              tanhForm);
+  const std::vector<float> gotDx = dDx.download();
+  expectClose(what + " dx", gotDx, dx, 1.0, 0.0, &dxTol);
+  if (dDb)
+    expectClose(what + " dbias", dDb->download(), db, 1.0, 0.0, &dbTol);
+  if (!onCpuBackend())
+    return;
+  // The ops' calls, as the unfused program makes them.
+  TypedBuffer da(nans(dx.size()), t), want(nans(dx.size()), t);
+  sprt_linear_grad_input_typed(dDy.get(), t, dW.get(), t, da.get(), t, M, K, N,
+                               inOut);
+  sprt_gelu_grad_typed(da.get(), dPre.get(), want.get(), M * K, tanhForm, t);
+  expectBitwiseEqual(what + " dx as the ops", gotDx, want.download());
+  if (dDb) {
+    TypedBuffer wantDb(nans(size_t(K)), dbType);
+    sprt_bias_grad_typed(want.get(), t, wantDb.get(), dbType, M, K);
+    expectBitwiseEqual(what + " dbias as the ops", dDb->download(),
+                       wantDb.download());
+  }
+}
+
+TEST_F(LinearGelu, GradIsGeluGradOfTheInputGradient) {
+  for (const Case &c : {Case{37, 96, 64}, Case{5, 20, 40}})
+    for (int32_t t : {kBf16, kF16, kF32})
+      for (bool inOut : {false, true})
+        for (int32_t dbType : {-1, t, kF32})
+          for (bool tanhForm : {true, false})
+            checkGrad(c, t, inOut, dbType, tanhForm);
 }
 
 TEST_F(LinearGelu, EmptyShapesWriteNothing) {

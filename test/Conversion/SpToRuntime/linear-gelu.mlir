@@ -4,7 +4,11 @@
 // code, bias or null, bias's code or 0, pre or null, y, y's code, M, K, N,
 // weight_in_out, tanh) (sprt/abi.def: f32 0, bf16 1). pre is null where
 // nothing reads it.
+// tfm.linear_gelu_grad is sprt_linear_gelu_grad_typed(dy, dy's code, w, w's
+// code, pre, dx, dx's code, dbias or null, dbias's code or 0, M, K, N,
+// weight_in_out, tanh).
 // CHECK-DAG: llvm.func @sprt_linear_gelu_typed(!llvm.ptr, i32, !llvm.ptr, i32, !llvm.ptr, i32, !llvm.ptr, !llvm.ptr, i32, i64, i64, i64, i32, i32)
+// CHECK-DAG: llvm.func @sprt_linear_gelu_grad_typed(!llvm.ptr, i32, !llvm.ptr, i32, !llvm.ptr, !llvm.ptr, i32, !llvm.ptr, i32, i64, i64, i64, i32, i32)
 // CHECK-LABEL: llvm.func @seqpar_step(
 func.func @forward(%ids: tensor<4x2xi64>, %labels: tensor<4x2xi64>) -> tensor<f32> attributes {tfm.forward} {
   %x = tfm.fill 1.0 : tensor<8x2x8xf32>
@@ -41,6 +45,16 @@ func.func @forward(%ids: tensor<4x2xi64>, %labels: tensor<4x2xi64>) -> tensor<f3
   // CHECK-NEXT: llvm.call @sprt_linear_gelu_typed(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[NOBIAS]], %[[ZERO]], %[[NOPRE]], %{{.*}}, %[[F32]], %{{.*}}, %{{.*}}, %{{.*}}, %[[OUTIN]], %[[ERF]])
   %w2 = tfm.fill 2.0 : tensor<16x8xf32>
   %pre2, %z = tfm.linear_gelu %x, %w2 approximate none : (tensor<8x2x8xf32>, tensor<16x8xf32>) -> (tensor<8x2x16xf32>, tensor<8x2x16xf32>)
+  // The backward with an f32 bias gradient of bf16 dx: M = 16 rows, K = 8,
+  // N = 16.
+  // CHECK: %[[F32B:.*]] = llvm.mlir.constant(0 : i32) : i32
+  // CHECK-NEXT: %[[GM:.*]] = llvm.mlir.constant(16 : i64) : i64
+  // CHECK-NEXT: %[[GK:.*]] = llvm.mlir.constant(8 : i64) : i64
+  // CHECK-NEXT: %[[GN:.*]] = llvm.mlir.constant(16 : i64) : i64
+  // CHECK-NEXT: %[[GIO:.*]] = llvm.mlir.constant(1 : i32) : i32
+  // CHECK-NEXT: %[[GT:.*]] = llvm.mlir.constant(1 : i32) : i32
+  // CHECK-NEXT: llvm.call @sprt_linear_gelu_grad_typed(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[F32B]], %[[GM]], %[[GK]], %[[GN]], %[[GIO]], %[[GT]])
+  %gdx, %gdb = tfm.linear_gelu_grad %y, %wb, %xb weight_layout in_out approximate tanh : (tensor<8x2x16xbf16>, tensor<8x16xbf16>, tensor<8x2x8xbf16>) -> (tensor<8x2x8xbf16>, tensor<8xf32>)
   %l = tfm.fill 1.0 : tensor<f32>
   return %l : tensor<f32>
 }

@@ -59,3 +59,38 @@ func.func @gelu_shape(%x: tensor<8x32xbf16>, %w: tensor<128x32xbf16>) {
   %p, %y = tfm.linear_gelu %x, %w approximate tanh : (tensor<8x32xbf16>, tensor<128x32xbf16>) -> (tensor<8x64xbf16>, tensor<8x64xbf16>)
   return
 }
+
+// -----
+
+// tfm.linear_gelu_grad checks what tfm.linear_grad_input checks, pre's
+// shape, dx of pre's type and the bias gradient's shape and type.
+
+func.func @gelu_grad_dy(%dy: tensor<8x32xbf16>, %w: tensor<128x64xbf16>, %p: tensor<8x128xbf16>) {
+  // expected-error @+1 {{'tfm.linear_gelu_grad' op dy's last dimension must be the weight's 64 output features, got [8, 32]}}
+  %dx = tfm.linear_gelu_grad %dy, %w, %p weight_layout in_out approximate tanh : (tensor<8x32xbf16>, tensor<128x64xbf16>, tensor<8x128xbf16>) -> tensor<8x128xbf16>
+  return
+}
+
+// -----
+
+func.func @gelu_grad_pre(%dy: tensor<8x32xbf16>, %w: tensor<128x32xbf16>, %p: tensor<8x64xbf16>) {
+  // expected-error @+1 {{'tfm.linear_gelu_grad' op pre must have shape [8, 128]}}
+  %dx = tfm.linear_gelu_grad %dy, %w, %p weight_layout in_out approximate tanh : (tensor<8x32xbf16>, tensor<128x32xbf16>, tensor<8x64xbf16>) -> tensor<8x64xbf16>
+  return
+}
+
+// -----
+
+func.func @gelu_grad_dx(%dy: tensor<8x32xbf16>, %w: tensor<128x32xbf16>, %p: tensor<8x128xbf16>) {
+  // expected-error @+1 {{'tfm.linear_gelu_grad' op dx must have pre's type 'tensor<8x128xbf16>', got 'tensor<8x128xf32>'}}
+  %dx = tfm.linear_gelu_grad %dy, %w, %p weight_layout in_out approximate tanh : (tensor<8x32xbf16>, tensor<128x32xbf16>, tensor<8x128xbf16>) -> tensor<8x128xf32>
+  return
+}
+
+// -----
+
+func.func @gelu_grad_dbias(%dy: tensor<8x32xbf16>, %w: tensor<128x32xbf16>, %p: tensor<8x128xbf16>) {
+  // expected-error @+1 {{'tfm.linear_gelu_grad' op dbias must have dx's element type ('bf16') or f32, not 'f16'}}
+  %dx, %db = tfm.linear_gelu_grad %dy, %w, %p weight_layout in_out approximate tanh : (tensor<8x32xbf16>, tensor<128x32xbf16>, tensor<8x128xbf16>) -> (tensor<8x128xbf16>, tensor<128xf16>)
+  return
+}

@@ -75,6 +75,11 @@ static std::optional<int64_t> flopsOf(tfm::LinearOp o) {
 static std::optional<int64_t> flopsOf(tfm::LinearGeluOp o) {
   return gemm(o.getPre(), lastDim(o.getInput()));
 }
+// Its input gradient's GEMM (dx's elements times N); the GELU's gradient
+// and the bias gradient are memory-bound.
+static std::optional<int64_t> flopsOf(tfm::LinearGeluGradOp o) {
+  return gemm(o.getDx(), lastDim(o.getDy()));
+}
 static std::optional<int64_t> flopsOf(AllGatherMatmulOp o) {
   return gemm(o.getResult(), lastDim(o.getInput()));
 }
@@ -145,7 +150,7 @@ void dist::registerCostModels(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, tfm::TfmDialect *) {
     using namespace tfm;
     attachCounted<CostKind::gemm, LinearOp, LinearGradInputOp,
-                  LinearGradWeightOp, LinearGeluOp>(ctx);
+                  LinearGradWeightOp, LinearGeluOp, LinearGeluGradOp>(ctx);
     attachCounted<CostKind::attention, AttentionOp, AttentionGradOp>(ctx);
     attachNoFlops<
         // Forward.

@@ -41,6 +41,32 @@ LogicalResult LinearGradInputOp::verify() {
                      getDx().getType().getElementType());
 }
 
+LogicalResult LinearGeluGradOp::verify() {
+  RankedTensorType dy = getDy().getType(), w = getWeight().getType();
+  if (w.getRank() != 2 || dy.getRank() < 1)
+    return emitOpError() << "the weight must have rank 2 and dy rank >= 1";
+  bool outIn = getWeightLayout() == WeightLayout::out_in;
+  int64_t in = w.getDimSize(outIn ? 1 : 0), out = w.getDimSize(outIn ? 0 : 1);
+  if (dy.getShape().back() != out)
+    return emitOpError() << "dy's last dimension must be the weight's " << out
+                         << " output features, got " << shapeStr(dy.getShape());
+  RankedTensorType pre = getPre().getType();
+  if (failed(expectShape(*this, "pre", getPre(), withLast(dy.getShape(), in),
+                         pre.getElementType())))
+    return failure();
+  if (getDx().getType() != pre)
+    return emitOpError() << "dx must have pre's type " << pre << ", got "
+                         << getDx().getType();
+  if (Value db = getDbias()) {
+    Type et = cast<RankedTensorType>(db.getType()).getElementType();
+    if (et != pre.getElementType() && !et.isF32())
+      return emitOpError() << "dbias must have dx's element type ("
+                           << pre.getElementType() << ") or f32, not " << et;
+    return expectShape(*this, "dbias", db, {in}, et);
+  }
+  return success();
+}
+
 LogicalResult LinearGradWeightOp::verify() {
   RankedTensorType x = getInput().getType(), dy = getDy().getType();
   if (x.getRank() < 1 || x.getShape().drop_back() != dy.getShape().drop_back())

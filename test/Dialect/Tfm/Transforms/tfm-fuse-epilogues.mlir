@@ -46,3 +46,52 @@ func.func @keeps(%x: tensor<8x2x32xbf16>, %w: tensor<32x128xbf16>,
   %s = tfm.silu %s0 : tensor<8x2x128xbf16>
   return %y, %z, %r, %s : tensor<8x2x128xf32>, tensor<8x2x128xf32>, tensor<8x2x128xbf16>, tensor<8x2x128xbf16>
 }
+
+// -----
+
+// The backward: a GELU's gradient of an input gradient read by it alone
+// fuses with it, at the GELU's gradient, with the bias gradient of its
+// result where there is one (its gradient tag moves to dbias). Either
+// weight layout, tanh or exact.
+// CHECK-LABEL: func.func @backward
+// CHECK-SAME: (%[[DY:.*]]: tensor<8x2x32xbf16>, %[[W:.*]]: tensor<128x32xbf16>, %[[PRE:.*]]: tensor<8x2x128xbf16>, %[[V:.*]]: tensor<32x128xf32>, %[[DYF:.*]]: tensor<8x2x32xf32>, %[[PREF:.*]]: tensor<8x2x128xf32>)
+// CHECK-NEXT: %[[DX:.*]], %[[DB:.*]] = tfm.linear_gelu_grad %[[DY]], %[[W]], %[[PRE]] weight_layout in_out approximate tanh {tfm.contributes = [unit, "h.0.mlp.c_fc.bias#0"]} : (tensor<8x2x32xbf16>, tensor<128x32xbf16>, tensor<8x2x128xbf16>) -> (tensor<8x2x128xbf16>, tensor<128xf32>)
+// CHECK-NEXT: %[[DZ:.*]] = tfm.linear_gelu_grad %[[DYF]], %[[V]], %[[PREF]] approximate none : (tensor<8x2x32xf32>, tensor<32x128xf32>, tensor<8x2x128xf32>) -> tensor<8x2x128xf32>
+// CHECK-NEXT: return %[[DX]], %[[DB]], %[[DZ]]
+func.func @backward(%dy: tensor<8x2x32xbf16>, %w: tensor<128x32xbf16>,
+                    %pre: tensor<8x2x128xbf16>, %v: tensor<32x128xf32>,
+                    %dyf: tensor<8x2x32xf32>, %pref: tensor<8x2x128xf32>)
+    -> (tensor<8x2x128xbf16>, tensor<128xf32>, tensor<8x2x128xf32>) {
+  %da = tfm.linear_grad_input %dy, %w weight_layout in_out : (tensor<8x2x32xbf16>, tensor<128x32xbf16>) -> tensor<8x2x128xbf16>
+  %dx = tfm.gelu_grad %da, %pre approximate tanh : tensor<8x2x128xbf16>
+  %db = tfm.bias_grad %dx {tfm.contributes = ["h.0.mlp.c_fc.bias#0"]} : tensor<8x2x128xbf16> -> tensor<128xf32>
+  %dg = tfm.linear_grad_input %dyf, %v : (tensor<8x2x32xf32>, tensor<32x128xf32>) -> tensor<8x2x128xf32>
+  %dz = tfm.gelu_grad %dg, %pref approximate none : tensor<8x2x128xf32>
+  return %dx, %db, %dz : tensor<8x2x128xbf16>, tensor<128xf32>, tensor<8x2x128xf32>
+}
+
+// -----
+
+// Left alone in the backward: an input gradient read elsewhere too, one
+// that is also the GELU's input, and a pair in different micro-batches; a
+// bias gradient of another micro-batch stays out of a fused pair.
+// CHECK-LABEL: func.func @backward_keeps
+// CHECK-COUNT-3: tfm.gelu_grad
+// CHECK: tfm.linear_gelu_grad {{.*}} {tfm.in_micro_batch = 1 : i64} : ({{.*}}) -> tensor<8x2x128xbf16>
+// CHECK-NEXT: tfm.bias_grad
+// CHECK-NOT: tfm.linear_gelu_grad
+func.func @backward_keeps(%dy: tensor<8x2x32xbf16>, %w: tensor<128x32xbf16>,
+                          %pre: tensor<8x2x128xbf16>)
+    -> (tensor<8x2x128xbf16>, tensor<8x2x128xbf16>, tensor<8x2x128xbf16>,
+        tensor<8x2x128xbf16>, tensor<8x2x128xbf16>, tensor<128xbf16>) {
+  %a = tfm.linear_grad_input %dy, %w weight_layout in_out : (tensor<8x2x32xbf16>, tensor<128x32xbf16>) -> tensor<8x2x128xbf16>
+  %ga = tfm.gelu_grad %a, %pre approximate tanh : tensor<8x2x128xbf16>
+  %b = tfm.linear_grad_input %dy, %w weight_layout in_out : (tensor<8x2x32xbf16>, tensor<128x32xbf16>) -> tensor<8x2x128xbf16>
+  %gb = tfm.gelu_grad %b, %b approximate tanh : tensor<8x2x128xbf16>
+  %c = tfm.linear_grad_input %dy, %w weight_layout in_out {tfm.in_micro_batch = 0 : i64} : (tensor<8x2x32xbf16>, tensor<128x32xbf16>) -> tensor<8x2x128xbf16>
+  %gc = tfm.gelu_grad %c, %pre approximate tanh {tfm.in_micro_batch = 1 : i64} : tensor<8x2x128xbf16>
+  %d = tfm.linear_grad_input %dy, %w weight_layout in_out {tfm.in_micro_batch = 1 : i64} : (tensor<8x2x32xbf16>, tensor<128x32xbf16>) -> tensor<8x2x128xbf16>
+  %gd = tfm.gelu_grad %d, %pre approximate tanh {tfm.in_micro_batch = 1 : i64} : tensor<8x2x128xbf16>
+  %db = tfm.bias_grad %gd {tfm.in_micro_batch = 0 : i64} : tensor<8x2x128xbf16> -> tensor<128xbf16>
+  return %a, %ga, %gb, %gc, %gd, %db : tensor<8x2x128xbf16>, tensor<8x2x128xbf16>, tensor<8x2x128xbf16>, tensor<8x2x128xbf16>, tensor<8x2x128xbf16>, tensor<128xbf16>
+}

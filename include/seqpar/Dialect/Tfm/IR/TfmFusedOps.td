@@ -88,4 +88,52 @@ def Tfm_LinearGeluOp : Tfm_Op<"linear_gelu", [Pure,
   let hasVerifier = 1;
 }
 
+def Tfm_LinearGeluGradOp : Tfm_GradOp<"linear_gelu_grad",
+    [DeclareOpInterfaceMethods<Seqpar_StoragePrecisionOpInterface>]> {
+  let summary = "gelu'(pre) * (dy W), fused, with the bias gradient";
+  let description = [{
+    `tfm.gelu_grad (tfm.linear_grad_input %dy, %w), %pre` in one call, and,
+    where a `tfm.bias_grad` of that gradient follows, the bias gradient too
+    (`dbias`): the backward of `tfm.linear_gelu` seen from the next linear
+    (GPT-2's MLP: the second GEMM's input gradient is the GELU's dy, the
+    GELU's dx is the first GEMM's dy and its bias gradient). On the cpu
+    target its results equal the two (or three) ops' bit for bit: the
+    input gradient rounded once to dx's type, the GELU's gradient of it
+    rounded once, the bias gradient (f32 column sums) rounded once to
+    dbias's type. Made by tfm-fuse-epilogues.
+
+    On the cuda target, for a tanh GELU with dy, w, pre, dx (and dbias) of
+    one type, it is one cublasLtMatmul with CUBLASLT_EPILOGUE_DGELU_BGRAD
+    (DGELU without dbias): the GELU's derivative at pre multiplies the f32
+    sum as the GEMM writes dx, and the bias gradient is summed in the same
+    pass. The GELU's gradient there reads the unrounded product, so dx and
+    dbias may differ from the ops' by a rounding of the element type. Other
+    cases make the ops' calls.
+
+    ```mlir
+    %dx, %db = tfm.linear_gelu_grad %dy, %w, %pre weight_layout in_out
+        approximate tanh
+        : (tensor<128x2x768xbf16>, tensor<3072x768xbf16>,
+           tensor<128x2x3072xbf16>)
+        -> (tensor<128x2x3072xbf16>, tensor<3072xbf16>)
+    ```
+
+    **Constraints**
+    - dy and the weight as tfm.linear_grad_input's; `pre` has its result's
+      shape, and `dx` the type of `pre`;
+    - `dbias`, if present, has shape `[in]` and dx's element type or f32.
+  }];
+  let arguments = (ins Tfm_FloatTensor:$dy, Tfm_FloatTensor:$weight,
+                       Tfm_FloatTensor:$pre,
+                       DefaultValuedAttr<Seqpar_WeightLayout,
+                         "::seqpar::WeightLayout::out_in">:$weight_layout,
+                       Tfm_GeluApproximation:$approximate);
+  let results = (outs Tfm_FloatTensor:$dx, Optional<Tfm_FloatTensor>:$dbias);
+  let assemblyFormat = [{
+    $dy `,` $weight `,` $pre (`weight_layout` $weight_layout^)?
+    `approximate` $approximate attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // SEQPAR_DIALECT_TFM_IR_TFMFUSEDOPS_TD

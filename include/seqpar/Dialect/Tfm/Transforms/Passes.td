@@ -155,18 +155,28 @@ def TfmFuseElementwisePass : Pass<"tfm-fuse-elementwise", "::mlir::ModuleOp"> {
 }
 
 def TfmFuseEpiloguesPass : Pass<"tfm-fuse-epilogues", "::mlir::ModuleOp"> {
-  let summary = "Fuses each GELU with the GEMM that produces its input "
-                "(tfm.linear_gelu)";
+  let summary = "Fuses each GELU with the GEMM that produces its input, and "
+                "each GELU's gradient with the GEMM producing its dy "
+                "(tfm.linear_gelu, tfm.linear_gelu_grad)";
   let description = [{
-    Runs after tfm-autodiff and sp-legalize-precision, on every function:
-    each `tfm.gelu` whose input is a `tfm.linear`'s result becomes, with that linear, one `tfm.linear_gelu` whose `pre` result
-    replaces the linear's (what the GELU's backward and any other reader
-    read) and whose `result` replaces the GELU's. On the cpu target the
-    fused op computes the same bits as the two; on the cuda target a tanh
-    GELU becomes cuBLASLt's GELU epilogue, which applies the bias and the
-    GELU in the GEMM's own pass over its output (no separate read and write
-    of the 4h-wide activation, one kernel fewer), rounding the GELU's input
-    once less (see tfm.linear_gelu).
+    Runs after tfm-autodiff and sp-legalize-precision, on every function.
+
+    - Forward: each `tfm.gelu` whose input is a `tfm.linear`'s result
+      becomes, with that linear, one `tfm.linear_gelu` (at the linear)
+      whose `pre` result replaces the linear's (what the GELU's backward
+      and any other reader read) and whose `result` replaces the GELU's.
+    - Backward: each `tfm.gelu_grad` whose dy is a `tfm.linear_grad_input`'s
+      result read by it alone becomes, with it, one `tfm.linear_gelu_grad`
+      (at the GELU's gradient); a `tfm.bias_grad` of its result joins as the
+      fused op's `dbias` (and its gradient tag, `tfm.contributes`, with it).
+
+    On the cpu target the fused ops compute the same bits as the ops; on
+    the cuda target a tanh GELU becomes cuBLASLt's GELU epilogue
+    (GELU_AUX_BIAS) and the gradient its DGELU_BGRAD epilogue: the bias,
+    the GELU (or its derivative) and the bias gradient are applied in the
+    GEMM's own pass over its output (no separate reads and writes of the
+    4h-wide activation or its gradient), at one rounding less (see the
+    ops).
 
     ```mlir
     %h = tfm.linear %x, %w, %b weight_layout in_out : (...) -> tensor<8x2x128xbf16>
@@ -174,13 +184,20 @@ def TfmFuseEpiloguesPass : Pass<"tfm-fuse-epilogues", "::mlir::ModuleOp"> {
     // becomes
     %h, %y = tfm.linear_gelu %x, %w, %b weight_layout in_out approximate tanh
         : (...) -> (tensor<8x2x128xbf16>, tensor<8x2x128xbf16>)
+
+    %da = tfm.linear_grad_input %dy, %w2 weight_layout in_out : (...) -> tensor<8x2x128xbf16>
+    %dh = tfm.gelu_grad %da, %h approximate tanh : tensor<8x2x128xbf16>
+    %db = tfm.bias_grad %dh : tensor<8x2x128xbf16> -> tensor<128xbf16>
+    // becomes
+    %dh, %db = tfm.linear_gelu_grad %dy, %w2, %h weight_layout in_out
+        approximate tanh : (...) -> (tensor<8x2x128xbf16>, tensor<128xbf16>)
     ```
 
     Left alone: a GELU of anything but a linear's result (an all-gathered
     GEMM of sequence parallelism with `--fuse-chunks`, an f32 copy of a
-    bf16 GEMM's result), a pair in different blocks, and a pair whose ops
-    carry different discardable attributes (another micro-batch, a
-    recomputed op).
+    bf16 GEMM's result), an input gradient read by more than the GELU's
+    gradient, ops in different blocks, and ops whose discardable attributes
+    differ (another micro-batch, a recomputed op).
   }];
 }
 
