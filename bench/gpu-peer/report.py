@@ -298,10 +298,11 @@ def render(r):
                    "= the kernels these replaced (for the bf16 kernels: converts around the "
                    "f32 kernel); convert: vector = four elements a thread, "
                    "scalar = the one-element kernel (before, and still for unaligned buffers); "
-                   "attention: stored = bf16 q, k, v as stored; linear_gelu: epilogue = "
-                   "cuBLASLt's GEMM with the bias and GELU as its epilogue, before = the "
-                   "GEMM then the GELU kernel (both compute-bound: the time against "
-                   "before is the figure, not the ratio).\n")
+                   "attention: stored = bf16 q, k, v as stored; linear, linear_gelu, "
+                   "linear_gelu_grad: epilogue = one cuBLASLt GEMM with the bias, the GELU, "
+                   "or the GELU's gradient and the bias gradient as its epilogue, before = "
+                   "the kernels it replaced (SPRT_CUBLASLT=0) (all compute-bound: the time "
+                   "against before is the figure, not the ratio).\n")
         out.append(table(["kernel", "shape", "path", "MB", "median us", "GB/s", "copy GB/s",
                           "ratio"],
                          [[x["kernel"], x["shape"], x["path"], num(x["bytes"] / 1e6, "{:.1f}"),

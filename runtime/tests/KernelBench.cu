@@ -20,7 +20,8 @@
 // program ran before they were typed: converts to f32, the f32 kernel,
 // converts back. Attention on bf16 as stored ("stored") and the GEMMs with
 // cuBLASLt's epilogues ("epilogue": the GELU, against the GEMM then the GELU
-// kernel; the bias, against its broadcast and beta = 1) are compute-bound:
+// kernel; the bias, against its broadcast and beta = 1; the GELU's gradient
+// and the bias gradient, against their kernels) are compute-bound:
 // their time against "before" is the figure, not their ratio to the copy.
 //
 // Without a usable GPU it prints "skipped: ..." (and writes that as the
@@ -301,7 +302,8 @@ void benchTypedBiasGrad(int64_t T, int64_t H) {
 
 /// The GEMM with its bias and tanh GELU as cuBLASLt's epilogue, pre written
 /// (sprt_linear_gelu_typed: tfm.linear_gelu, "epilogue") against the GEMM
-/// then the GELU kernel it replaced ("before"), in bf16. Compute-bound: the
+/// (its bias broadcast, beta = 1) then the GELU kernel it replaced
+/// (SPRT_CUBLASLT=0's path, "before"), in bf16. Compute-bound: the
 /// bytes are x, w, the bias, pre and y once; compare the times.
 void benchLinearGelu(int64_t M, int64_t K, int64_t N) {
   const std::string shape =
@@ -311,14 +313,40 @@ void benchLinearGelu(int64_t M, int64_t K, int64_t N) {
        *b = deviceBf16(size_t(N), 33), *pre = deviceBf16(size_t(M * N), 34),
        *y = deviceBf16(size_t(M * N), 35);
   const double bytes = 2.0 * double(M * K + K * N + N + 2 * M * N);
-  measure("linear_gelu bf16", shape, "epilogue", bytes, [&] {
-    sprt_linear_gelu_typed(x, B, w, B, b, B, pre, y, B, M, K, N, 1, 1);
-  });
-  measure("linear_gelu bf16", shape, "before", bytes, [&] {
-    sprt_linear_typed(x, B, w, B, b, B, pre, B, M, K, N, 1);
-    sprt_gelu_typed(pre, y, M * N, 1, B);
-  });
+  for (bool lt : {true, false}) {
+    sprt::cuda::ltEnabled() = lt;
+    measure("linear_gelu bf16", shape, lt ? "epilogue" : "before", bytes, [&] {
+      sprt_linear_gelu_typed(x, B, w, B, b, B, pre, y, B, M, K, N, 1, 1);
+    });
+  }
+  sprt::cuda::ltEnabled() = true;
   for (void *p : {x, w, b, pre, y})
+    SPRT_CUDA_CHECK(cudaFree(p));
+}
+
+/// The GELU's gradient of a GEMM's input gradient with its bias gradient as
+/// cuBLASLt's epilogue (sprt_linear_gelu_grad_typed, "epilogue") against the
+/// input gradient's GEMM, the GELU's gradient and the bias gradient
+/// (SPRT_CUBLASLT=0's path, "before"), in bf16: dy [M, N], W [K, N] (GPT-2's
+/// c_proj, in_out), pre and dx [M, K].
+void benchLinearGeluGrad(int64_t M, int64_t K, int64_t N) {
+  const std::string shape =
+      std::to_string(M) + "x" + std::to_string(K) + "x" + std::to_string(N);
+  const int32_t B = SPRT_DTYPE_BF16;
+  void *dy = deviceBf16(size_t(M * N), 41), *w = deviceBf16(size_t(K * N), 42),
+       *pre = deviceBf16(size_t(M * K), 43),
+       *dx = deviceBf16(size_t(M * K), 44), *db = deviceBf16(size_t(K), 45);
+  const double bytes = 2.0 * double(M * N + K * N + 2 * M * K + K);
+  for (bool lt : {true, false}) {
+    sprt::cuda::ltEnabled() = lt;
+    measure("linear_gelu_grad bf16", shape, lt ? "epilogue" : "before", bytes,
+            [&] {
+              sprt_linear_gelu_grad_typed(dy, B, w, B, pre, dx, B, db, B, M, K,
+                                          N, 1, 1);
+            });
+  }
+  sprt::cuda::ltEnabled() = true;
+  for (void *p : {dy, w, pre, dx, db})
     SPRT_CUDA_CHECK(cudaFree(p));
 }
 
@@ -502,6 +530,7 @@ int main(int argc, char **argv) {
       [] { benchConvert(8192 * 3072); },        // GPT-2 124M's MLP activations
       [] { benchLinearGelu(8192, 768, 3072); }, // GPT-2 124M's c_fc
       [] { benchLinearBias(8192, 768, 2304); }, // GPT-2 124M's c_attn
+      [] { benchLinearGeluGrad(8192, 3072, 768); },        // GPT-2 124M's MLP
       [] { benchTypedAttention(1024, 8, 12, 12, 64, 0); }, // GPT-2 124M
       [] { benchTypedAttention(2048, 2, 32, 8, 64, 64); }, // Llama-3.2-1B
   };
