@@ -153,6 +153,14 @@ inline const char *nameOf(int32_t t) {
   return t == kF32 ? "f32" : t == kBf16 ? "bf16" : "f16";
 }
 
+/// The unit roundoff of a result dtype t (half an ulp, relative), 0 for f32:
+/// the f32 kernels' own bounds cover f32 results.
+inline double unitRoundoff(int32_t t) {
+  return t == kF32    ? 0.0
+         : t == kBf16 ? std::ldexp(1.0, -8)
+                      : std::ldexp(1.0, -11);
+}
+
 /// v rounded to dtype t and widened back: the values a kernel reads.
 inline std::vector<float> asStored(std::vector<float> v, int32_t t) {
   for (float &x : v)

@@ -46,12 +46,6 @@ namespace {
 
 using LinearGelu = DeviceTest;
 
-double unitRoundoff(int32_t t) {
-  return t == kF32    ? 0.0
-         : t == kBf16 ? std::ldexp(1.0, -8)
-                      : std::ldexp(1.0, -11);
-}
-
 double gelu(double v, bool tanhForm) {
   if (tanhForm)
     return 0.5 * v *

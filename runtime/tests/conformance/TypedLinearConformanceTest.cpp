@@ -32,14 +32,6 @@ namespace {
 
 using TypedLinear = DeviceTest;
 
-/// The unit roundoff of a result dtype (half an ulp, relative), 0 for f32:
-/// the f32 GEMM bound already covers f32 results.
-double unitRoundoff(int32_t t) {
-  return t == kF32    ? 0.0
-         : t == kBf16 ? std::ldexp(1.0, -8)
-                      : std::ldexp(1.0, -11);
-}
-
 /// A reference result and the sum of magnitudes of its terms.
 struct Ref {
   std::vector<double> v, mag;

@@ -28,30 +28,40 @@ static SmallVector<int64_t> withLast(ArrayRef<int64_t> shape, int64_t last) {
   return s;
 }
 
-LogicalResult LinearGradInputOp::verify() {
-  RankedTensorType dy = getDy().getType(), w = getWeight().getType();
+/// An input gradient's checks of dy and the weight (tfm.linear_grad_input,
+/// tfm.linear_gelu_grad); the weight's input features when they hold.
+static FailureOr<int64_t> gradInputFeatures(Operation *op, RankedTensorType dy,
+                                            RankedTensorType w,
+                                            seqpar::WeightLayout layout) {
   if (w.getRank() != 2 || dy.getRank() < 1)
-    return emitOpError() << "the weight must have rank 2 and dy rank >= 1";
-  bool outIn = getWeightLayout() == WeightLayout::out_in;
+    return op->emitOpError() << "the weight must have rank 2 and dy rank >= 1";
+  bool outIn = layout == seqpar::WeightLayout::out_in;
   int64_t in = w.getDimSize(outIn ? 1 : 0), out = w.getDimSize(outIn ? 0 : 1);
   if (dy.getShape().back() != out)
-    return emitOpError() << "dy's last dimension must be the weight's " << out
-                         << " output features, got " << shapeStr(dy.getShape());
-  return expectShape(*this, "dx", getDx(), withLast(dy.getShape(), in),
+    return op->emitOpError()
+           << "dy's last dimension must be the weight's " << out
+           << " output features, got " << shapeStr(dy.getShape());
+  return in;
+}
+
+LogicalResult LinearGradInputOp::verify() {
+  RankedTensorType dy = getDy().getType();
+  FailureOr<int64_t> in =
+      gradInputFeatures(*this, dy, getWeight().getType(), getWeightLayout());
+  if (failed(in))
+    return failure();
+  return expectShape(*this, "dx", getDx(), withLast(dy.getShape(), *in),
                      getDx().getType().getElementType());
 }
 
 LogicalResult LinearGeluGradOp::verify() {
-  RankedTensorType dy = getDy().getType(), w = getWeight().getType();
-  if (w.getRank() != 2 || dy.getRank() < 1)
-    return emitOpError() << "the weight must have rank 2 and dy rank >= 1";
-  bool outIn = getWeightLayout() == WeightLayout::out_in;
-  int64_t in = w.getDimSize(outIn ? 1 : 0), out = w.getDimSize(outIn ? 0 : 1);
-  if (dy.getShape().back() != out)
-    return emitOpError() << "dy's last dimension must be the weight's " << out
-                         << " output features, got " << shapeStr(dy.getShape());
+  RankedTensorType dy = getDy().getType();
+  FailureOr<int64_t> in =
+      gradInputFeatures(*this, dy, getWeight().getType(), getWeightLayout());
+  if (failed(in))
+    return failure();
   RankedTensorType pre = getPre().getType();
-  if (failed(expectShape(*this, "pre", getPre(), withLast(dy.getShape(), in),
+  if (failed(expectShape(*this, "pre", getPre(), withLast(dy.getShape(), *in),
                          pre.getElementType())))
     return failure();
   if (getDx().getType() != pre)
@@ -62,7 +72,7 @@ LogicalResult LinearGeluGradOp::verify() {
     if (et != pre.getElementType() && !et.isF32())
       return emitOpError() << "dbias must have dx's element type ("
                            << pre.getElementType() << ") or f32, not " << et;
-    return expectShape(*this, "dbias", db, {in}, et);
+    return expectShape(*this, "dbias", db, {*in}, et);
   }
   return success();
 }
