@@ -39,11 +39,12 @@ namespace {
 ///   creates after the forward and does not differentiate again;
 /// - the optimizer ops (TfmOptimizerOps.td), which sp-optimizer adds to the
 ///   train step;
-/// - the fused ops (TfmFusedOps.td), which tfm-fuse-elementwise makes after
-///   autodiff; they declare what the ops they fuse keep (for the memory
-///   report), so they are listed here.
+/// - the fused ops (TfmFusedOps.td), which tfm-fuse-elementwise and
+///   tfm-fuse-epilogues make after autodiff; the forward ones declare what
+///   the ops they fuse keep (for the memory report), so they are listed
+///   here.
 /// A new forward op (Tfm_Op) therefore needs a rule and no entry here.
-const llvm::StringSet<> fusedOps = {"tfm.dropout_add"};
+const llvm::StringSet<> fusedOps = {"tfm.dropout_add", "tfm.linear_gelu"};
 
 bool isForwardOp(RegisteredOperationName name) {
   return name.hasInterface<tfm::SavedForBackwardOpInterface>() &&
