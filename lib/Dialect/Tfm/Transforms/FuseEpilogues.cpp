@@ -89,6 +89,21 @@ static void fuseBackward(OpBuilder &b, LinearGradInputOp gi, GeluGradOp grad) {
   gi.erase();
 }
 
+/// gelu(linear(x, w, b)) as one tfm.linear_gelu at the linear: its operands
+/// are defined before it, and every reader of the GELU comes after the GELU.
+static void fuseForward(OpBuilder &b, LinearOp linear, GeluOp gelu) {
+  b.setInsertionPoint(linear);
+  auto fused = b.create<LinearGeluOp>(
+      b.getFusedLoc({linear.getLoc(), gelu.getLoc()}), linear.getType(),
+      gelu.getType(), linear.getInput(), linear.getWeight(), linear.getBias(),
+      linear.getWeightLayoutAttr(), gelu.getApproximateAttr());
+  fused->setDiscardableAttrs(linear->getDiscardableAttrDictionary());
+  gelu.getResult().replaceAllUsesWith(fused.getResult());
+  gelu.erase();
+  linear.getResult().replaceAllUsesWith(fused.getPre());
+  linear.erase();
+}
+
 namespace {
 struct TfmFuseEpiloguesPass
     : tfm::impl::TfmFuseEpiloguesPassBase<TfmFuseEpiloguesPass> {
@@ -106,21 +121,10 @@ struct TfmFuseEpiloguesPass
     OpBuilder b(&getContext());
     for (auto [gi, grad] : grads)
       fuseBackward(b, gi, grad);
-    for (auto [linear, gelu] : pairs) {
-      // At the linear: its operands are defined before it, and every reader
-      // of the GELU comes after the GELU.
-      b.setInsertionPoint(linear);
-      auto fused = b.create<LinearGeluOp>(
-          b.getFusedLoc({linear.getLoc(), gelu.getLoc()}), linear.getType(),
-          gelu.getType(), linear.getInput(), linear.getWeight(),
-          linear.getBias(), linear.getWeightLayoutAttr(),
-          gelu.getApproximateAttr());
-      fused->setDiscardableAttrs(linear->getDiscardableAttrDictionary());
-      gelu.getResult().replaceAllUsesWith(fused.getResult());
-      gelu.erase();
-      linear.getResult().replaceAllUsesWith(fused.getPre());
-      linear.erase();
-    }
+    // After the backward's: a fused gradient reads the linear's result
+    // (pre), which becomes the fused forward op's.
+    for (auto [linear, gelu] : pairs)
+      fuseForward(b, linear, gelu);
   }
 };
 } // namespace
