@@ -88,6 +88,7 @@ TEST(OpInterfaces, EveryTfmAndDistOpDeclaresEach) {
         "tfm.cross_entropy_from_stats_grad",
         "tfm.logits_sumexp_grad",
         "tfm.label_logit_grad",
+        "tfm.linear_gelu_grad",
         "tfm.sum_squares",
         "tfm.clip_scale",
         "tfm.sgd_update",

@@ -54,26 +54,63 @@ struct GradRule {
 };
 } // namespace
 
-static Result linearGradInput(GradRule r, LinearGradInputOp o) {
-  bool outIn = o.getWeightLayout() == WeightLayout::out_in;
+/// The input gradient dx = dy op(W)'s sharding (tfm.linear_grad_input's, and
+/// tfm.linear_gelu_grad's before its GELU).
+static Result gradInputRule(GradRule r, Value dy, Value w, Value dx,
+                            WeightLayout layout) {
+  bool outIn = layout == WeightLayout::out_in;
   int64_t inDim = outIn ? 1 : 0, outDim = outIn ? 0 : 1;
-  Sharding sdy = r.of(o.getDy()), sw = r.of(o.getWeight());
+  Sharding sdy = r.of(dy), sw = r.of(w);
   if (sw.isSplit() && sw.dim == outDim) {
-    if (sdy != Sharding::split(GradRule::last(o.getDy()), sw.blocks))
-      return r.error(o.getDy(), "the gradient of a column-parallel GEMM's "
-                                "output must be split like its features");
+    if (sdy != Sharding::split(GradRule::last(dy), sw.blocks))
+      return r.error(dy, "the gradient of a column-parallel GEMM's "
+                         "output must be split like its features");
     return GradRule::same(Sharding::partial());
   }
   if (sw.isSplit() && sw.dim == inDim) {
     if (!sdy.isReplicated())
-      return r.error(o.getDy(), "the gradient of a row-parallel GEMM's "
-                                "output must be whole");
-    return GradRule::same(Sharding::split(GradRule::last(o.getDx())));
+      return r.error(dy, "the gradient of a row-parallel GEMM's "
+                         "output must be whole");
+    return GradRule::same(Sharding::split(GradRule::last(dx)));
   }
-  if (sdy.isSplit() && sdy.dim == GradRule::last(o.getDy()))
-    return r.error(o.getDy(), "features split across ranks need the weight "
-                              "split on its outputs");
+  if (sdy.isSplit() && sdy.dim == GradRule::last(dy))
+    return r.error(dy, "features split across ranks need the weight "
+                       "split on its outputs");
   return GradRule::same(sdy);
+}
+
+static Result linearGradInput(GradRule r, LinearGradInputOp o) {
+  return gradInputRule(r, o.getDy(), o.getWeight(), o.getDx(),
+                       o.getWeightLayout());
+}
+
+/// The bias gradient's sharding for a dy sharded `s`: split like its
+/// features, else summed over the tokens.
+static Sharding biasGradSharding(Sharding s, Value dy) {
+  if (s.isSplit() && s.dim == GradRule::last(dy))
+    return Sharding::split(0, s.blocks);
+  return GradRule::summedOverTokens(s, dy);
+}
+
+/// The input gradient's rule, then the GELU's gradient of a whole value
+/// (pre sharded alike), then the bias gradient's.
+static Result linearGeluGrad(GradRule r, LinearGeluGradOp o) {
+  Result in = gradInputRule(r, o.getDy(), o.getWeight(), o.getDx(),
+                            o.getWeightLayout());
+  if (failed(in))
+    return failure();
+  Sharding s = (*in)[0];
+  if (s.isPartial())
+    return r.error(o.getDy(), "the GELU's gradient of a partial input "
+                              "gradient is not the gradient of the sum; "
+                              "reduce it first");
+  if (r.of(o.getPre()) != s)
+    return r.error(o.getPre(),
+                   "must be sharded like the input gradient (" + s.str() + ")");
+  SmallVector<Sharding> out{s};
+  if (o.getDbias())
+    out.push_back(biasGradSharding(s, o.getDx()));
+  return out;
 }
 
 static Result linearGradWeight(GradRule r, LinearGradWeightOp o) {
@@ -130,11 +167,7 @@ static Result declaredOr(GradRule r, Value result, Sharding fixed,
 }
 
 static Result biasGradRule(GradRule r, BiasGradOp o) {
-  Value dy = o.getDy();
-  Sharding s = r.of(dy);
-  if (s.isSplit() && s.dim == GradRule::last(dy))
-    return GradRule::same(Sharding::split(0, s.blocks));
-  return GradRule::same(GradRule::summedOverTokens(s, dy));
+  return GradRule::same(biasGradSharding(r.of(o.getDy()), o.getDy()));
 }
 
 static Result layerNormGradRule(GradRule r, LayerNormGradOp o) {
@@ -268,6 +301,7 @@ template <auto Fn, typename... OpTs> void attachRule(MLIRContext *ctx) {
 void dist::registerTfmGradShardingRuleModels(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, TfmDialect *) {
     attachRule<linearGradInput, LinearGradInputOp>(ctx);
+    attachRule<linearGeluGrad, LinearGeluGradOp>(ctx);
     attachRule<linearGradWeight, LinearGradWeightOp>(ctx);
     attachRule<biasGradRule, BiasGradOp>(ctx);
     attachRule<layerNormGradRule, LayerNormGradOp>(ctx);
