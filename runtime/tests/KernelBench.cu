@@ -300,6 +300,17 @@ void benchTypedBiasGrad(int64_t T, int64_t H) {
     SPRT_CUDA_CHECK(cudaFree(p));
 }
 
+/// `f` with cuBLASLt's epilogues ("epilogue") and without them
+/// (SPRT_CUBLASLT=0's path, "before").
+void measureEpilogue(const char *kernel, const std::string &shape, double bytes,
+                     const std::function<void()> &f) {
+  for (bool lt : {true, false}) {
+    sprt::cuda::ltEnabled() = lt;
+    measure(kernel, shape, lt ? "epilogue" : "before", bytes, f);
+  }
+  sprt::cuda::ltEnabled() = true;
+}
+
 /// The GEMM with its bias and tanh GELU as cuBLASLt's epilogue, pre written
 /// (sprt_linear_gelu_typed: tfm.linear_gelu, "epilogue") against the GEMM
 /// (its bias broadcast, beta = 1) then the GELU kernel it replaced
@@ -313,13 +324,9 @@ void benchLinearGelu(int64_t M, int64_t K, int64_t N) {
        *b = deviceBf16(size_t(N), 33), *pre = deviceBf16(size_t(M * N), 34),
        *y = deviceBf16(size_t(M * N), 35);
   const double bytes = 2.0 * double(M * K + K * N + N + 2 * M * N);
-  for (bool lt : {true, false}) {
-    sprt::cuda::ltEnabled() = lt;
-    measure("linear_gelu bf16", shape, lt ? "epilogue" : "before", bytes, [&] {
-      sprt_linear_gelu_typed(x, B, w, B, b, B, pre, y, B, M, K, N, 1, 1);
-    });
-  }
-  sprt::cuda::ltEnabled() = true;
+  measureEpilogue("linear_gelu bf16", shape, bytes, [&] {
+    sprt_linear_gelu_typed(x, B, w, B, b, B, pre, y, B, M, K, N, 1, 1);
+  });
   for (void *p : {x, w, b, pre, y})
     SPRT_CUDA_CHECK(cudaFree(p));
 }
@@ -337,15 +344,9 @@ void benchLinearGeluGrad(int64_t M, int64_t K, int64_t N) {
        *pre = deviceBf16(size_t(M * K), 43),
        *dx = deviceBf16(size_t(M * K), 44), *db = deviceBf16(size_t(K), 45);
   const double bytes = 2.0 * double(M * N + K * N + 2 * M * K + K);
-  for (bool lt : {true, false}) {
-    sprt::cuda::ltEnabled() = lt;
-    measure("linear_gelu_grad bf16", shape, lt ? "epilogue" : "before", bytes,
-            [&] {
-              sprt_linear_gelu_grad_typed(dy, B, w, B, pre, dx, B, db, B, M, K,
-                                          N, 1, 1);
-            });
-  }
-  sprt::cuda::ltEnabled() = true;
+  measureEpilogue("linear_gelu_grad bf16", shape, bytes, [&] {
+    sprt_linear_gelu_grad_typed(dy, B, w, B, pre, dx, B, db, B, M, K, N, 1, 1);
+  });
   for (void *p : {dy, w, pre, dx, db})
     SPRT_CUDA_CHECK(cudaFree(p));
 }
@@ -360,12 +361,9 @@ void benchLinearBias(int64_t M, int64_t K, int64_t N) {
   void *x = deviceBf16(size_t(M * K), 36), *w = deviceBf16(size_t(K * N), 37),
        *b = deviceBf16(size_t(N), 38), *y = deviceBf16(size_t(M * N), 39);
   const double bytes = 2.0 * double(M * K + K * N + N + M * N);
-  for (bool lt : {true, false}) {
-    sprt::cuda::ltEnabled() = lt;
-    measure("linear bf16 bias", shape, lt ? "epilogue" : "before", bytes,
-            [&] { sprt_linear_typed(x, B, w, B, b, B, y, B, M, K, N, 1); });
-  }
-  sprt::cuda::ltEnabled() = true;
+  measureEpilogue("linear bf16 bias", shape, bytes, [&] {
+    sprt_linear_typed(x, B, w, B, b, B, y, B, M, K, N, 1);
+  });
   for (void *p : {x, w, b, y})
     SPRT_CUDA_CHECK(cudaFree(p));
 }

@@ -161,6 +161,14 @@ inline double unitRoundoff(int32_t t) {
                       : std::ldexp(1.0, -11);
 }
 
+/// GELU in double: GPT-2's tanh form or the exact x Phi(x).
+inline double geluRef(double x, bool tanhForm) {
+  if (tanhForm)
+    return 0.5 * x *
+           (1.0 + std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
+  return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
+}
+
 /// v rounded to dtype t and widened back: the values a kernel reads.
 inline std::vector<float> asStored(std::vector<float> v, int32_t t) {
   for (float &x : v)

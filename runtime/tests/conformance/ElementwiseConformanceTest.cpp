@@ -21,13 +21,6 @@ namespace {
 
 using Elementwise = DeviceTest;
 
-double geluRef(double x, bool tanhForm) {
-  if (tanhForm)
-    return 0.5 * x *
-           (1.0 + std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
-  return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
-}
-
 double geluGradRef(double x, bool tanhForm) {
   if (tanhForm) {
     const double b = 0.7978845608028654, k = 0.044715;
