@@ -66,6 +66,26 @@ void mapBinary(const void *a, const void *b, void *y, int64_t n, int32_t dtype,
   }
 }
 
+/// Rounds each of the m f32 values of `v` to `dtype` and widens it back
+/// (what storing it and reading it again gives).
+void roundTo(float *v, int64_t m, int32_t dtype) {
+  if (dtype == SPRT_DTYPE_F32)
+    return;
+  uint16_t stored[kBlock];
+  sprt_convert(v, SPRT_DTYPE_F32, stored, dtype, m);
+  sprt_convert(stored, dtype, v, SPRT_DTYPE_F32, m);
+}
+
+/// Widens m elements of `x` (`dtype`) from element i into `out`.
+void widen(const void *x, int64_t i, int64_t m, int32_t dtype, float *out) {
+  sprt_convert(at(x, i, dtype), dtype, out, SPRT_DTYPE_F32, m);
+}
+
+/// Stores m f32 values rounded to `dtype` at element i of `y`.
+void store(const float *v, void *y, int64_t i, int64_t m, int32_t dtype) {
+  sprt_convert(v, SPRT_DTYPE_F32, at(y, i, dtype), dtype, m);
+}
+
 } // namespace
 
 extern "C" {
@@ -111,6 +131,43 @@ void sprt_silu_grad_typed(const void *dy, const void *x, void *dx, int64_t n,
 void sprt_relu_grad_typed(const void *dy, const void *x, void *dx, int64_t n,
                           int32_t dtype) {
   mapBinary(dy, x, dx, n, dtype, sprt_relu_grad_f32);
+}
+
+// The SiLU (and the product dy * up) rounded to dtype before the next map
+// reads it, as the unfused calls store and read them.
+void sprt_swiglu_typed(const void *gate, const void *up, void *y, int64_t n,
+                       int32_t dtype) {
+  float g[kBlock], u[kBlock], s[kBlock];
+  sprt_convert(gate, dtype, g, SPRT_DTYPE_F32, 0);
+  for (int64_t i = 0; i < n; i += kBlock) {
+    int64_t m = std::min(kBlock, n - i);
+    widen(gate, i, m, dtype, g);
+    widen(up, i, m, dtype, u);
+    sprt_silu_f32(g, s, m);
+    roundTo(s, m, dtype);
+    sprt_mul_f32(s, u, g, m);
+    store(g, y, i, m, dtype);
+  }
+}
+
+void sprt_swiglu_grad_typed(const void *dy, const void *gate, const void *up,
+                            void *dgate, void *dup, int64_t n, int32_t dtype) {
+  float d[kBlock], g[kBlock], u[kBlock], t[kBlock];
+  sprt_convert(dy, dtype, d, SPRT_DTYPE_F32, 0);
+  for (int64_t i = 0; i < n; i += kBlock) {
+    int64_t m = std::min(kBlock, n - i);
+    widen(dy, i, m, dtype, d);
+    widen(gate, i, m, dtype, g);
+    widen(up, i, m, dtype, u);
+    sprt_mul_f32(d, u, t, m); // dy * up
+    roundTo(t, m, dtype);
+    sprt_silu_grad_f32(t, g, u, m); // u is free: dgate
+    store(u, dgate, i, m, dtype);
+    sprt_silu_f32(g, t, m);
+    roundTo(t, m, dtype);
+    sprt_mul_f32(d, t, u, m); // dy * silu(gate)
+    store(u, dup, i, m, dtype);
+  }
 }
 
 } // extern "C"

@@ -4,7 +4,8 @@ AdamW steps with the model's dropout, and compares the losses, gradient
 norms and dumped parameters bit for bit. Prints the fused ops, the ops they
 replace that are left, and each program's planned and measured arena on
 rank 0. FUSION is elementwise (tfm-fuse-elementwise: each dropout with the
-residual add it feeds, tfm.dropout_add; the default) or epilogues
+residual add it feeds, tfm.dropout_add; SwiGLU's SiLU with its product,
+tfm.swiglu, and their gradients, tfm.swiglu_grad; the default) or epilogues
 (tfm-fuse-epilogues: each GELU with the linear producing its input,
 tfm.linear_gelu; each GELU's gradient with the input gradient it scales and
 the bias gradient of its result, tfm.linear_gelu_grad).
@@ -24,7 +25,9 @@ work, model, flags, ranks = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
 fusion = sys.argv[5] if len(sys.argv) > 5 else "elementwise"
 # The flag, the fused ops and the ops they absorb.
 flag, fused_ops, plain_ops = {
-    "elementwise": ("fuse-elementwise", ["tfm.dropout_add"], ["tfm.dropout"]),
+    "elementwise": ("fuse-elementwise",
+                    ["tfm.dropout_add", "tfm.swiglu", "tfm.swiglu_grad"],
+                    ["tfm.dropout", "tfm.silu", "tfm.silu_grad"]),
     "epilogues": ("fuse-epilogues", ["tfm.linear_gelu", "tfm.linear_gelu_grad"],
                   ["tfm.gelu", "tfm.gelu_grad"]),
 }[fusion]

@@ -235,8 +235,9 @@ static cl::opt<bool> storageAttention(
     cl::init(true), cl::cat(codegen));
 static cl::opt<bool> fuseElementwise(
     "fuse-elementwise",
-    cl::desc("Fuse each dropout with the residual add it feeds into one "
-             "kernel, tfm.dropout_add (default true; the same bits)"),
+    cl::desc("Fuse each dropout with the residual add it feeds "
+             "(tfm.dropout_add) and SwiGLU's SiLU with its product, forward "
+             "and backward (tfm.swiglu, _grad) (default true; the same bits)"),
     cl::init(true), cl::cat(codegen));
 static cl::opt<bool> fuseEpilogues(
     "fuse-epilogues",

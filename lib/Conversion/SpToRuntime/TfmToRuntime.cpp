@@ -259,6 +259,23 @@ static LogicalResult lowerOp(LinearGeluGradOp o, RuntimeEmitter &e) {
   return success();
 }
 
+/// sprt_swiglu_typed(gate, up, y, n, dtype): every type, f32 included.
+static LogicalResult lowerOp(SwigluOp o, RuntimeEmitter &e) {
+  e.call("sprt_swiglu_typed",
+         {e.ptr(o.getGate()), e.ptr(o.getUp()), e.ptr(o),
+          e.i64(e.numElements(o)), e.i32(runtimeDtypeCode(o.getResult()))});
+  return success();
+}
+
+/// sprt_swiglu_grad_typed(dy, gate, up, dgate, dup, n, dtype).
+static LogicalResult lowerOp(SwigluGradOp o, RuntimeEmitter &e) {
+  e.call("sprt_swiglu_grad_typed",
+         {e.ptr(o.getDy()), e.ptr(o.getGate()), e.ptr(o.getUp()),
+          e.ptr(o.getDgate()), e.ptr(o.getDup()),
+          e.i64(e.numElements(o.getDy())), e.i32(runtimeDtypeCode(o.getDy()))});
+  return success();
+}
+
 /// The bytes of an element of `v` (the head reshapes move elements).
 static Value elemBytes(RuntimeEmitter &e, Value v) {
   return e.i32(
@@ -633,7 +650,8 @@ void seqpar::registerTfmRuntimeLoweringModels(DialectRegistry &registry) {
         QkvConcatOp, RepeatHeadsGradOp, AttentionGradOp, CrossEntropyGradOp,
         CrossEntropyFromStatsGradOp, LogitsSumExpGradOp, LabelLogitGradOp>(ctx);
     // Fused ops (tfm-fuse-elementwise, tfm-fuse-epilogues).
-    attachTfmLowerings<DropoutAddOp, LinearGeluOp, LinearGeluGradOp>(ctx);
+    attachTfmLowerings<DropoutAddOp, LinearGeluOp, LinearGeluGradOp, SwigluOp,
+                       SwigluGradOp>(ctx);
     // Optimizer ops.
     attachTfmLowerings<HyperparameterOp, SumSquaresOp, ClipScaleOp, SgdUpdateOp,
                        AdamWUpdateOp>(ctx);

@@ -117,6 +117,12 @@ void sprt_silu_grad_typed(const void *dy, const void *x, void *dx, int64_t n,
                           int32_t dtype);
 void sprt_relu_grad_typed(const void *dy, const void *x, void *dx, int64_t n,
                           int32_t dtype);
+/* tfm.swiglu_grad: dgate = sprt_silu_grad_typed(sprt_mul_typed(dy, up),
+ * gate) and dup = sprt_mul_typed(dy, sprt_silu_typed(gate)) in one pass, each
+ * intermediate rounded once to dtype as those calls round it (their bits),
+ * on tensors of one SPRT_DTYPE_* dtype, F32 included. */
+void sprt_swiglu_grad_typed(const void *dy, const void *gate, const void *up,
+                            void *dgate, void *dup, int64_t n, int32_t dtype);
 
 /* Backward of sprt_embedding_f32: dtable [V, H] (this rank's rows, starting
  * at vocab_offset) = sum of dy[t, :] over tokens t with ids[t] in range. */

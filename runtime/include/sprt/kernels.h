@@ -178,6 +178,11 @@ void sprt_mul_typed(const void *a, const void *b, void *y, int64_t n,
                     int32_t dtype);
 void sprt_add_typed(const void *a, const void *b, void *y, int64_t n,
                     int32_t dtype);
+/* tfm.swiglu: y = sprt_mul_typed(sprt_silu_typed(gate), up) in one pass
+ * (the SiLU rounded once to dtype, then the product rounded once: the two
+ * calls' bits), on tensors of one SPRT_DTYPE_* dtype, F32 included. */
+void sprt_swiglu_typed(const void *gate, const void *up, void *y, int64_t n,
+                       int32_t dtype);
 /* y[t, i] = x[t, i] + bias[i]. */
 void sprt_bias_add_f32(const float *x, const float *bias, float *y, int64_t T,
                        int64_t H);

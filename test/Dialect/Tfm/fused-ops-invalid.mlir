@@ -94,3 +94,29 @@ func.func @gelu_grad_dbias(%dy: tensor<8x32xbf16>, %w: tensor<128x32xbf16>, %p: 
   %dx, %db = tfm.linear_gelu_grad %dy, %w, %p weight_layout in_out approximate tanh : (tensor<8x32xbf16>, tensor<128x32xbf16>, tensor<8x128xbf16>) -> (tensor<8x128xbf16>, tensor<128xf16>)
   return
 }
+
+// -----
+
+// tfm.swiglu and tfm.swiglu_grad take operands and results of one type.
+
+func.func @swiglu_types(%g: tensor<8x16xf32>, %u: tensor<8x16xbf16>) {
+  // expected-error @+1 {{'tfm.swiglu' op failed to verify that all of {gate, up, result} have same type}}
+  %h = "tfm.swiglu"(%g, %u) : (tensor<8x16xf32>, tensor<8x16xbf16>) -> tensor<8x16xf32>
+  return
+}
+
+// -----
+
+func.func @swiglu_shape(%g: tensor<8x16xf32>, %u: tensor<8x16xf32>) {
+  // expected-error @+1 {{'tfm.swiglu' op failed to verify that all of {gate, up, result} have same type}}
+  %h = "tfm.swiglu"(%g, %u) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<16x8xf32>
+  return
+}
+
+// -----
+
+func.func @swiglu_grad_types(%dy: tensor<8x16xf32>, %g: tensor<8x16xf32>, %u: tensor<8x16xf32>) {
+  // expected-error @+1 {{'tfm.swiglu_grad' op failed to verify that all of {dy, gate, up, dgate, dup} have same type}}
+  %dg, %du = "tfm.swiglu_grad"(%dy, %g, %u) : (tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>) -> (tensor<8x16xf32>, tensor<8x16xbf16>)
+  return
+}

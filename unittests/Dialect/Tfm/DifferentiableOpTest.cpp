@@ -44,7 +44,8 @@ namespace {
 ///   the ops they fuse keep (for the memory report), so they are listed
 ///   here.
 /// A new forward op (Tfm_Op) therefore needs a rule and no entry here.
-const llvm::StringSet<> fusedOps = {"tfm.dropout_add", "tfm.linear_gelu"};
+const llvm::StringSet<> fusedOps = {"tfm.dropout_add", "tfm.linear_gelu",
+                                    "tfm.swiglu"};
 
 bool isForwardOp(RegisteredOperationName name) {
   return name.hasInterface<tfm::SavedForBackwardOpInterface>() &&

@@ -76,15 +76,17 @@ inline bool keepsStoragePrecision(mlir::Operation *op) {
 }
 
 /// Whether `op` maps elements (MapsElementsAsStored) and its runtime kernel
-/// can read and write them as stored: its tensors are bf16 or f16.
+/// can read and write them as stored: its results (one type for all, as
+/// the ops declare) are bf16 or f16 tensors.
 inline bool mapsElementsAsStored(mlir::Operation *op) {
   if (!op->hasTrait<OpTrait::MapsElementsAsStored>() ||
-      op->getNumResults() != 1)
+      op->getNumResults() == 0)
     return false;
-  auto tensor =
-      mlir::dyn_cast<mlir::RankedTensorType>(op->getResult(0).getType());
-  return tensor &&
-         (tensor.getElementType().isBF16() || tensor.getElementType().isF16());
+  return llvm::all_of(op->getResultTypes(), [](mlir::Type t) {
+    auto tensor = mlir::dyn_cast<mlir::RankedTensorType>(t);
+    return tensor && (tensor.getElementType().isBF16() ||
+                      tensor.getElementType().isF16());
+  });
 }
 
 /// Whether the runtime kernel of `use`'s op reads that operand as stored

@@ -165,7 +165,7 @@ void dist::registerCostModels(DialectRegistry &registry) {
         RepeatHeadsGradOp, CrossEntropyGradOp, CrossEntropyFromStatsGradOp,
         LogitsSumExpGradOp, LabelLogitGradOp,
         // Fused.
-        DropoutAddOp,
+        DropoutAddOp, SwigluOp, SwigluGradOp,
         // Optimizer.
         SumSquaresOp, ClipScaleOp, SgdUpdateOp, AdamWUpdateOp,
         // Structure: the loop's ops are counted in its body, once per

@@ -120,7 +120,7 @@ void dist::registerPlanFactsModels(DialectRegistry &registry) {
         CrossEntropyGradOp, CrossEntropyFromStatsGradOp, LogitsSumExpGradOp,
         LabelLogitGradOp,
         // Fused.
-        DropoutAddOp, LinearGeluOp, LinearGeluGradOp,
+        DropoutAddOp, LinearGeluOp, LinearGeluGradOp, SwigluOp, SwigluGradOp,
         // Optimizer.
         SumSquaresOp, ClipScaleOp, SgdUpdateOp, AdamWUpdateOp,
         // Structure: the proof interprets a loop's body itself.

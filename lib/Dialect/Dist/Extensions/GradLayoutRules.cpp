@@ -187,6 +187,20 @@ static Result unaryElementwiseGradRule(GradRule r, Operation *o) {
   return GradRule::same(r.of(dy));
 }
 
+/// SwiGLU's backward (dy, gate, up) -> (dgate, dup): products of dy with
+/// functions of gate and up, so all three alike and none partial.
+static Result swigluGradRule(GradRule r, SwigluGradOp o) {
+  Sharding s = r.of(o.getDy());
+  for (Value v : {o.getDy(), o.getGate(), o.getUp()}) {
+    if (r.of(v).isPartial())
+      return r.error(v, "a product of partial values is not the product of "
+                        "the sums");
+    if (r.of(v) != s)
+      return r.error(v, "must be sharded like dy (" + s.str() + ")");
+  }
+  return GradRule::same(s, 2);
+}
+
 /// Linear in their one tensor operand: the result like it.
 static Result likeOperandRule(GradRule r, Operation *o) {
   return GradRule::same(r.of(o->getOperand(0)));
@@ -309,6 +323,7 @@ void dist::registerTfmGradShardingRuleModels(DialectRegistry &registry) {
     // The backward of a new unary elementwise op is one more name here.
     attachRule<unaryElementwiseGradRule, GeluGradOp, SiluGradOp>(ctx);
     attachRule<unaryElementwiseGradRule, ReluGradOp>(ctx);
+    attachRule<swigluGradRule, SwigluGradOp>(ctx);
     attachRule<likeOperandRule, ScaleOp, RepeatHeadsGradOp>(ctx);
     attachRule<fillRule, FillOp>(ctx);
     attachRule<embeddingGradRule, EmbeddingGradOp>(ctx);

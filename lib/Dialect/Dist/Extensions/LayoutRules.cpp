@@ -441,7 +441,7 @@ void dist::registerTfmShardingRuleModels(DialectRegistry &registry) {
     attachRule<repeatHeadsRule, RepeatHeadsOp>(ctx);
     attachRule<sumRule, AddOp>(ctx);
     attachRule<dropoutAddRule, DropoutAddOp>(ctx);
-    attachRule<productRule, MulOp>(ctx);
+    attachRule<productRule, MulOp, SwigluOp>(ctx);
     attachRule<biasAddRule, BiasAddOp>(ctx);
     attachRule<linearRule, LinearOp>(ctx);
     attachRule<linearGeluRule, LinearGeluOp>(ctx);

@@ -110,6 +110,12 @@ void MulOp::getSavedForBackward(Saved &saved) {
   saved.push_back(SavedTensor::of(getRhs(), "product operand"));
 }
 
+// The gate and up projections; the SiLU's output is computed again.
+void SwigluOp::getSavedForBackward(Saved &saved) {
+  saved.push_back(SavedTensor::of(getGate(), "activation input"));
+  saved.push_back(SavedTensor::of(getUp(), "product operand"));
+}
+
 void LogitsSumExpOp::getSavedForBackward(Saved &saved) {
   saved.push_back(SavedTensor::of(getLogits(), "logits"));
 }

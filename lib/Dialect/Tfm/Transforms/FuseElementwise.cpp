@@ -1,7 +1,8 @@
-//===- FuseElementwise.cpp - dropout + residual add (tfm-fuse-elementwise) ===//
+//===- FuseElementwise.cpp - elementwise chains (tfm-fuse-elementwise) ----===//
 //
 // Each tfm.dropout whose only use is a tfm.add becomes, with it, one
-// tfm.dropout_add. See Passes.td.
+// tfm.dropout_add; SwiGLU's product silu(gate) * up one tfm.swiglu and its
+// gradients one tfm.swiglu_grad. See Passes.td.
 //
 //===----------------------------------------------------------------------===//
 
@@ -9,6 +10,7 @@
 #include "seqpar/Dialect/Tfm/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Dominance.h"
 
 namespace seqpar::tfm {
 #define GEN_PASS_DEF_TFMFUSEELEMENTWISEPASS
@@ -19,45 +21,149 @@ using namespace mlir;
 using namespace seqpar;
 using namespace seqpar::tfm;
 
+/// Whether `a` and `b` may become one op: one block, the same discardable
+/// attributes (micro-batch, recompute and gradient tags).
+static bool sameContext(Operation *a, Operation *b) {
+  return a->getBlock() == b->getBlock() &&
+         a->getDiscardableAttrDictionary() == b->getDiscardableAttrDictionary();
+}
+
+/// The operand of the binary `op` other than `v` (null if both are `v`).
+static Value otherOperand(Operation *op, Value v) {
+  Value a = op->getOperand(0), b = op->getOperand(1);
+  if (a == b)
+    return {};
+  return a == v ? b : a;
+}
+
 /// The add `dropout` feeds alone, when the two fuse.
 static AddOp fusableAdd(DropoutOp dropout) {
   if (!dropout->hasOneUse() || dropout.getType().getRank() > 3)
     return {};
   auto add = dyn_cast<AddOp>(*dropout->getUsers().begin());
   // An add of the dropout with itself keeps the dropout's tensor.
-  if (!add || add.getLhs() == add.getRhs() ||
-      add->getBlock() != dropout->getBlock() ||
-      add.getType() != dropout.getType() ||
-      add->getDiscardableAttrDictionary() !=
-          dropout->getDiscardableAttrDictionary())
+  if (!add || !otherOperand(add, dropout) ||
+      add.getType() != dropout.getType() || !sameContext(add, dropout))
     return {};
   return add;
+}
+
+static void fuseDropoutAdd(OpBuilder &b, DropoutOp dropout, AddOp add) {
+  Value residual = otherOperand(add, dropout);
+  // At the add: the residual is defined before it, the dropout's input
+  // before the dropout.
+  b.setInsertionPoint(add);
+  auto fused =
+      b.create<DropoutAddOp>(add.getLoc(), dropout.getInput(), residual,
+                             dropout.getRateAttr(), dropout.getStreamAttr());
+  fused->setDiscardableAttrs(dropout->getDiscardableAttrDictionary());
+  add.getResult().replaceAllUsesWith(fused.getResult());
+  add.erase();
+  dropout.erase();
+}
+
+namespace {
+/// SwiGLU's backward: dgate = silu_grad(dy * up, gate), dup = dy * silu(gate).
+struct SwigluGrad {
+  SiluGradOp grad;
+  MulOp dyUp, dySilu;
+  Value dy, up;
+};
+} // namespace
+
+/// The products around `grad` that fuse with it: its dy a product read by
+/// it alone, and a product of the same dy with a SiLU of its input, in its
+/// context, whose operands are all defined where the fused op goes (the
+/// earlier of the two results).
+static std::optional<SwigluGrad> fusableSwigluGrad(SiluGradOp grad,
+                                                   DominanceInfo &dom) {
+  auto dyUp = grad.getDy().getDefiningOp<MulOp>();
+  if (!dyUp || !dyUp->hasOneUse() || !sameContext(dyUp, grad))
+    return std::nullopt;
+  for (Operation *user : grad.getInput().getUsers()) {
+    auto silu = dyn_cast<SiluOp>(user);
+    if (!silu)
+      continue;
+    for (Operation *siluUser : silu->getUsers()) {
+      auto dySilu = dyn_cast<MulOp>(siluUser);
+      Value dy = dySilu ? otherOperand(dySilu, silu) : Value();
+      if (!dy || !sameContext(dySilu, grad))
+        continue;
+      Value up = otherOperand(dyUp, dy);
+      Operation *at = dySilu->isBeforeInBlock(grad) ? dySilu : grad;
+      if (up && (dy == dyUp.getLhs() || dy == dyUp.getRhs()) &&
+          dom.properlyDominates(up, at) && dom.properlyDominates(dy, at))
+        return SwigluGrad{grad, dyUp, dySilu, dy, up};
+    }
+  }
+  return std::nullopt;
+}
+
+/// The three ops as one tfm.swiglu_grad at the earlier of its two results.
+static void fuseSwigluGrad(OpBuilder &b, SwigluGrad g) {
+  Operation *at = g.dySilu->isBeforeInBlock(g.grad) ? g.dySilu.getOperation()
+                                                    : g.grad.getOperation();
+  b.setInsertionPoint(at);
+  auto fused = b.create<SwigluGradOp>(
+      b.getFusedLoc({g.dyUp.getLoc(), g.grad.getLoc(), g.dySilu.getLoc()}),
+      g.grad.getType(), g.grad.getType(), g.dy, g.grad.getInput(), g.up);
+  fused->setDiscardableAttrs(g.grad->getDiscardableAttrDictionary());
+  g.grad.getResult().replaceAllUsesWith(fused.getDgate());
+  g.dySilu.getResult().replaceAllUsesWith(fused.getDup());
+  g.grad.erase();
+  g.dyUp.erase();
+  g.dySilu.erase();
+}
+
+/// The product `silu` feeds alone, when the two fuse.
+static MulOp fusableProduct(SiluOp silu) {
+  if (!silu->hasOneUse())
+    return {};
+  auto mul = dyn_cast<MulOp>(*silu->getUsers().begin());
+  return mul && otherOperand(mul, silu) && sameContext(mul, silu) ? mul
+                                                                  : MulOp();
+}
+
+/// silu(gate) * up as one tfm.swiglu at the product.
+static void fuseSwiglu(OpBuilder &b, SiluOp silu, MulOp mul) {
+  b.setInsertionPoint(mul);
+  auto fused = b.create<SwigluOp>(b.getFusedLoc({silu.getLoc(), mul.getLoc()}),
+                                  mul.getType(), silu.getInput(),
+                                  otherOperand(mul, silu));
+  fused->setDiscardableAttrs(silu->getDiscardableAttrDictionary());
+  mul.getResult().replaceAllUsesWith(fused.getResult());
+  mul.erase();
+  silu.erase();
 }
 
 namespace {
 struct TfmFuseElementwisePass
     : tfm::impl::TfmFuseElementwisePassBase<TfmFuseElementwisePass> {
   void runOnOperation() override {
+    OpBuilder b(&getContext());
     SmallVector<std::pair<DropoutOp, AddOp>> pairs;
     getOperation().walk([&](DropoutOp dropout) {
       if (AddOp add = fusableAdd(dropout))
         pairs.push_back({dropout, add});
     });
-    OpBuilder b(&getContext());
-    for (auto [dropout, add] : pairs) {
-      Value residual =
-          add.getLhs() == dropout.getResult() ? add.getRhs() : add.getLhs();
-      // At the add: the residual is defined before it, the dropout's input
-      // before the dropout.
-      b.setInsertionPoint(add);
-      auto fused = b.create<DropoutAddOp>(add.getLoc(), dropout.getInput(),
-                                          residual, dropout.getRateAttr(),
-                                          dropout.getStreamAttr());
-      fused->setDiscardableAttrs(dropout->getDiscardableAttrDictionary());
-      add.getResult().replaceAllUsesWith(fused.getResult());
-      add.erase();
-      dropout.erase();
-    }
+    for (auto [dropout, add] : pairs)
+      fuseDropoutAdd(b, dropout, add);
+
+    // The backward first: once fused, it no longer reads the SiLU's output,
+    // and the forward's SiLU is then read by its product alone.
+    DominanceInfo dom(getOperation());
+    SmallVector<SiluGradOp> grads;
+    getOperation().walk([&](SiluGradOp grad) { grads.push_back(grad); });
+    for (SiluGradOp grad : grads)
+      if (std::optional<SwigluGrad> g = fusableSwigluGrad(grad, dom))
+        fuseSwigluGrad(b, *g);
+    SmallVector<std::pair<SiluOp, MulOp>> products;
+    getOperation().walk([&](SiluOp silu) {
+      if (MulOp mul = fusableProduct(silu))
+        products.push_back({silu, mul});
+    });
+    for (auto [silu, mul] : products)
+      fuseSwiglu(b, silu, mul);
   }
 };
 } // namespace

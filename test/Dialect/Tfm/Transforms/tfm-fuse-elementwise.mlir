@@ -46,3 +46,108 @@ func.func @keeps(%x: tensor<8x2x32xf32>, %r: tensor<8x2x32xf32>,
   %m = tfm.mul %r, %d4 : tensor<8x2x32xf32>
   return %a0, %d0, %a1, %a2, %a3, %m : tensor<8x2x32xf32>, tensor<8x2x32xf32>, tensor<8x2x32xf32>, tensor<8x2x32xf32>, tensor<2x4x2x32xf32>, tensor<8x2x32xf32>
 }
+
+// -----
+
+// SwiGLU: the backward's products dy * up and dy * silu(gate) (either
+// operand order) and the SiLU's gradient become one tfm.swiglu_grad, at the
+// earlier of its two results, with the SiLU's gradient's discardable
+// attributes; the forward's SiLU is then read by its product alone and
+// fuses with it into one tfm.swiglu, with the SiLU's attributes.
+// CHECK-LABEL: func.func @swiglu
+// CHECK-SAME: (%[[G:.*]]: tensor<8x2x88xbf16>, %[[U:.*]]: tensor<8x2x88xbf16>)
+// CHECK-NEXT: %[[H:.*]] = tfm.swiglu %[[G]], %[[U]] {tfm.in_micro_batch = 0 : i64} : tensor<8x2x88xbf16>
+// CHECK-NEXT: %[[DY:.*]] = tfm.add %[[H]], %[[H]]
+// CHECK-NEXT: %[[DG:.*]], %[[DU:.*]] = tfm.swiglu_grad %[[DY]], %[[G]], %[[U]] {tfm.in_micro_batch = 1 : i64} : tensor<8x2x88xbf16>
+// CHECK-NEXT: return %[[H]], %[[DG]], %[[DU]]
+func.func @swiglu(%g: tensor<8x2x88xbf16>, %u: tensor<8x2x88xbf16>)
+    -> (tensor<8x2x88xbf16>, tensor<8x2x88xbf16>, tensor<8x2x88xbf16>) {
+  %s = tfm.silu %g {tfm.in_micro_batch = 0 : i64} : tensor<8x2x88xbf16>
+  %h = tfm.mul %u, %s {tfm.in_micro_batch = 0 : i64} : tensor<8x2x88xbf16>
+  // A stand-in for the backward's chain from %h to its gradient.
+  %dy = tfm.add %h, %h : tensor<8x2x88xbf16>
+  %m = tfm.mul %u, %dy {tfm.in_micro_batch = 1 : i64} : tensor<8x2x88xbf16>
+  %du = tfm.mul %s, %dy {tfm.in_micro_batch = 1 : i64} : tensor<8x2x88xbf16>
+  %dg = tfm.silu_grad %m, %g {tfm.in_micro_batch = 1 : i64} : tensor<8x2x88xbf16>
+  return %h, %dg, %du : tensor<8x2x88xbf16>, tensor<8x2x88xbf16>, tensor<8x2x88xbf16>
+}
+
+// -----
+
+// Selective recompute: the backward reads a recomputed SiLU and product
+// (the down projection's weight gradient reads the product). The gradient
+// fuses with the recomputed SiLU's reader, then each SiLU with its product.
+// CHECK-LABEL: func.func @recomputed
+// CHECK-SAME: (%[[G:.*]]: tensor<8x2x88xf32>, %[[U:.*]]: tensor<8x2x88xf32>)
+// CHECK-NEXT: %[[H:.*]] = tfm.swiglu %[[G]], %[[U]] : tensor<8x2x88xf32>
+// CHECK-NEXT: %[[DY:.*]] = tfm.add %[[H]], %[[H]]
+// CHECK-NEXT: %[[H2:.*]] = tfm.swiglu %[[G]], %[[U]] {tfm.recomputed} : tensor<8x2x88xf32>
+// CHECK-NEXT: %[[DG:.*]], %[[DU:.*]] = tfm.swiglu_grad %[[DY]], %[[G]], %[[U]] : tensor<8x2x88xf32>
+// CHECK-NEXT: return %[[H]], %[[H2]], %[[DG]], %[[DU]]
+func.func @recomputed(%g: tensor<8x2x88xf32>, %u: tensor<8x2x88xf32>)
+    -> (tensor<8x2x88xf32>, tensor<8x2x88xf32>, tensor<8x2x88xf32>,
+        tensor<8x2x88xf32>) {
+  %s = tfm.silu %g : tensor<8x2x88xf32>
+  %h = tfm.mul %s, %u : tensor<8x2x88xf32>
+  %dy = tfm.add %h, %h : tensor<8x2x88xf32>
+  %s2 = tfm.silu %g {tfm.recomputed} : tensor<8x2x88xf32>
+  %h2 = tfm.mul %s2, %u {tfm.recomputed} : tensor<8x2x88xf32>
+  %m = tfm.mul %dy, %u : tensor<8x2x88xf32>
+  %dg = tfm.silu_grad %m, %g : tensor<8x2x88xf32>
+  %du = tfm.mul %dy, %s2 : tensor<8x2x88xf32>
+  return %h, %h2, %dg, %du : tensor<8x2x88xf32>, tensor<8x2x88xf32>, tensor<8x2x88xf32>, tensor<8x2x88xf32>
+}
+
+// -----
+
+// Left alone (each dy a stand-in for the backward's chain, computed from
+// the forward's product): a product dy * up read by more than the SiLU's
+// gradient (the backward stays, so its SiLU stays too); products of
+// different dys; a SiLU's gradient in another context than its products;
+// an up defined after the gradient of up (the fused op would read it before
+// it is defined); a SiLU read by more than its product; a SiLU squared.
+// The forward's own product silu(gate) * up has the backward's shape with
+// dy and up swapped; the fused op would read the gradient before it is
+// computed, so it never stands in for dy * silu(gate).
+// CHECK-LABEL: func.func @keeps
+// CHECK-NOT: tfm.swiglu
+// CHECK-COUNT-4: tfm.silu_grad
+// CHECK-NOT: tfm.swiglu
+// CHECK: return
+func.func @keeps(%g: tensor<8x2x88xf32>, %u: tensor<8x2x88xf32>)
+    -> (tensor<8x2x88xf32>, tensor<8x2x88xf32>, tensor<8x2x88xf32>,
+        tensor<8x2x88xf32>, tensor<8x2x88xf32>, tensor<8x2x88xf32>,
+        tensor<8x2x88xf32>, tensor<8x2x88xf32>, tensor<8x2x88xf32>,
+        tensor<8x2x88xf32>, tensor<8x2x88xf32>) {
+  %s0 = tfm.silu %g : tensor<8x2x88xf32>
+  %h0 = tfm.mul %s0, %u : tensor<8x2x88xf32>
+  %dy0 = tfm.add %h0, %h0 : tensor<8x2x88xf32>
+  %m0 = tfm.mul %dy0, %u : tensor<8x2x88xf32>
+  %dg0 = tfm.silu_grad %m0, %g : tensor<8x2x88xf32>
+  %du0 = tfm.mul %dy0, %s0 : tensor<8x2x88xf32>
+  %s1 = tfm.silu %u : tensor<8x2x88xf32>
+  %h1 = tfm.mul %s1, %g : tensor<8x2x88xf32>
+  %dy1 = tfm.add %h1, %h1 : tensor<8x2x88xf32>
+  %dz1 = tfm.add %h1, %dy1 : tensor<8x2x88xf32>
+  %m1 = tfm.mul %dy1, %g : tensor<8x2x88xf32>
+  %dg1 = tfm.silu_grad %m1, %u : tensor<8x2x88xf32>
+  %du1 = tfm.mul %dz1, %s1 : tensor<8x2x88xf32>
+  %s2 = tfm.silu %dz1 : tensor<8x2x88xf32>
+  %h2 = tfm.mul %s2, %g : tensor<8x2x88xf32>
+  %dy2 = tfm.add %h2, %h2 : tensor<8x2x88xf32>
+  %m2 = tfm.mul %dy2, %g : tensor<8x2x88xf32>
+  %dg2 = tfm.silu_grad %m2, %dz1 {tfm.in_micro_batch = 1 : i64} : tensor<8x2x88xf32>
+  %du2 = tfm.mul %dy2, %s2 : tensor<8x2x88xf32>
+  %s3 = tfm.silu %dy2 : tensor<8x2x88xf32>
+  %h3 = tfm.mul %s3, %g : tensor<8x2x88xf32>
+  %dy3 = tfm.add %h3, %h3 : tensor<8x2x88xf32>
+  %du3 = tfm.mul %dy3, %s3 : tensor<8x2x88xf32>
+  %late = tfm.add %g, %u : tensor<8x2x88xf32>
+  %m3 = tfm.mul %dy3, %late : tensor<8x2x88xf32>
+  %dg3 = tfm.silu_grad %m3, %dy2 : tensor<8x2x88xf32>
+  %s4 = tfm.silu %g : tensor<8x2x88xf32>
+  %h4 = tfm.mul %s4, %u : tensor<8x2x88xf32>
+  %s5 = tfm.silu %u : tensor<8x2x88xf32>
+  %h5 = tfm.mul %s5, %s5 : tensor<8x2x88xf32>
+  return %m0, %dg0, %du0, %dg1, %du1, %dg2, %du2, %du3, %dg3, %s4, %h5 : tensor<8x2x88xf32>, tensor<8x2x88xf32>, tensor<8x2x88xf32>, tensor<8x2x88xf32>, tensor<8x2x88xf32>, tensor<8x2x88xf32>, tensor<8x2x88xf32>, tensor<8x2x88xf32>, tensor<8x2x88xf32>, tensor<8x2x88xf32>, tensor<8x2x88xf32>
+}

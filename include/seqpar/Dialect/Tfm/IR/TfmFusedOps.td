@@ -136,4 +136,56 @@ def Tfm_LinearGeluGradOp : Tfm_GradOp<"linear_gelu_grad",
   let hasVerifier = 1;
 }
 
+def Tfm_SwigluOp : Tfm_Op<"swiglu", [Pure,
+    AllTypesMatch<["gate", "up", "result"]>, Seqpar_MapsElementsAsStored]> {
+  let summary = "silu(gate) * up, fused (the SwiGLU MLP's product)";
+  let description = [{
+    `tfm.mul (tfm.silu %gate), %up` in one pass: the SiLU of each gate
+    element rounded once to the element type (as tfm.silu's result), then
+    its product with `up` rounded once (as tfm.mul's), so on the cpu target
+    its result equals the two ops' bit for bit (on cuda, the two kernels'
+    formulas in one kernel: within an ulp where nvcc contracts differently).
+    The SiLU's tensor is never stored; the backward (tfm.swiglu_grad)
+    computes it again from `gate`.
+    Made by tfm-fuse-elementwise. For the memory report it keeps `gate` and
+    `up`.
+
+    ```mlir
+    %h = tfm.swiglu %gate, %up : tensor<128x2x8192xbf16>
+    ```
+
+    **Constraints**
+    - `gate`, `up` and the result have one type.
+  }];
+  let arguments = (ins Tfm_FloatTensor:$gate, Tfm_FloatTensor:$up);
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = "$gate `,` $up attr-dict `:` type($result)";
+}
+
+def Tfm_SwigluGradOp : Tfm_GradOp<"swiglu_grad", [
+    AllTypesMatch<["dy", "gate", "up", "dgate", "dup"]>,
+    Seqpar_MapsElementsAsStored]> {
+  let summary = "the gradients of silu(gate) * up, fused";
+  let description = [{
+    The backward of `tfm.swiglu` (or of `tfm.mul (tfm.silu %gate), %up`) in
+    one pass: `dgate = tfm.silu_grad (tfm.mul %dy, %up), %gate` and
+    `dup = tfm.mul %dy, (tfm.silu %gate)`, each intermediate rounded once to
+    the element type as those ops round it, so on the cpu target both
+    results equal the ops' bit for bit (on cuda within an ulp, as
+    `tfm.swiglu`'s). It reads `gate` and `up`, not the SiLU's output, which
+    the forward then need not keep. Made by tfm-fuse-elementwise.
+
+    ```mlir
+    %dgate, %dup = tfm.swiglu_grad %dy, %gate, %up : tensor<128x2x8192xbf16>
+    ```
+
+    **Constraints**
+    - `dy`, `gate`, `up` and both results have one type.
+  }];
+  let arguments = (ins Tfm_FloatTensor:$dy, Tfm_FloatTensor:$gate,
+                       Tfm_FloatTensor:$up);
+  let results = (outs Tfm_FloatTensor:$dgate, Tfm_FloatTensor:$dup);
+  let assemblyFormat = "$dy `,` $gate `,` $up attr-dict `:` type($dy)";
+}
+
 #endif // SEQPAR_DIALECT_TFM_IR_TFMFUSEDOPS_TD

@@ -129,28 +129,47 @@ def TfmMasterWeightsPass : Pass<"tfm-master-weights", "::mlir::ModuleOp"> {
 
 def TfmFuseElementwisePass : Pass<"tfm-fuse-elementwise", "::mlir::ModuleOp"> {
   let summary = "Fuses each dropout with the residual add it feeds "
-                "(tfm.dropout_add)";
+                "(tfm.dropout_add) and SwiGLU's SiLU with its product, "
+                "forward and backward (tfm.swiglu, tfm.swiglu_grad)";
   let description = [{
-    Runs after tfm-autodiff and sp-legalize-precision, on every function:
-    each `tfm.dropout` whose only use is one operand of a `tfm.add` becomes,
-    with that add, one `tfm.dropout_add %x, %residual` (the add's other
-    operand). The fused op draws the same mask and rounds as the two ops
-    did (the dropped-out element rounded to the element type, then the sum
-    rounded once), so the program computes the same bits; the dropout's
-    tensor is never stored, and the runtime makes one pass over memory
-    instead of two.
+    Runs after tfm-autodiff and sp-legalize-precision, on every function.
+    Each fused op rounds as the ops it replaces did, so the program computes
+    the same bits with fewer passes over memory and fewer stored tensors.
+
+    - Dropout + residual add: each `tfm.dropout` whose only use is one
+      operand of a `tfm.add` becomes, with that add, one
+      `tfm.dropout_add %x, %residual` (the add's other operand). The fused
+      op draws the same mask; the dropout's tensor is never stored.
+    - SwiGLU backward: each `tfm.silu_grad` whose dy is a `tfm.mul %dy, %up`
+      read by it alone becomes, with that product and a
+      `tfm.mul %dy, (tfm.silu %gate)` of the same dy (the gradient of `up`),
+      one `tfm.swiglu_grad %dy, %gate, %up`.
+    - SwiGLU forward, after the backward's: each `tfm.silu` whose only use
+      is one operand of a `tfm.mul` becomes, with it, one
+      `tfm.swiglu %gate, %up`. Once the backward is fused nothing reads the
+      SiLU's output, which the forward then no longer keeps (Llama's MLP:
+      one tensor of the intermediate size per layer).
 
     ```mlir
     %d = tfm.dropout %x rate 1.0e-01 stream 3 : tensor<8x2x32xf32>
     %y = tfm.add %r, %d : tensor<8x2x32xf32>
+    %s = tfm.silu %g : tensor<8x2x88xf32>
+    %h = tfm.mul %s, %u : tensor<8x2x88xf32>
+    // ... backward, %dh the gradient of %h:
+    %m = tfm.mul %dh, %u : tensor<8x2x88xf32>
+    %dg = tfm.silu_grad %m, %g : tensor<8x2x88xf32>
+    %du = tfm.mul %dh, %s : tensor<8x2x88xf32>
     // becomes
     %y = tfm.dropout_add %x, %r rate 1.0e-01 stream 3 : tensor<8x2x32xf32>
+    %h = tfm.swiglu %g, %u : tensor<8x2x88xf32>
+    %dg, %du = tfm.swiglu_grad %dh, %g, %u : tensor<8x2x88xf32>
     ```
 
-    Left alone: a dropout with other uses (its tensor is needed), one of
-    rank above 3, and a pair whose ops carry different discardable
+    Left alone: a dropout or SiLU with other uses (its tensor is needed), a
+    dropout of rank above 3, a product read by more than the SiLU's
+    gradient, and ops of one pattern that carry different discardable
     attributes (another micro-batch, a recomputed op, a gradient
-    contribution): the fused op keeps the dropout's.
+    contribution): the fused op keeps the first op's.
   }];
 }
 
