@@ -103,6 +103,45 @@ extern "C" void sprt_set_step(int64_t step) {
 }
 extern "C" int64_t sprt_get_step(void) { return mesh().step; }
 
+/// Checks a hyperparameter table of n slots fits the step's values.
+static void checkSlots(const char *fn, int64_t n) {
+  if (n < 0 || n > SPRT_MAX_HYPERPARAMETERS)
+    fatal(std::string(fn) + ": " + std::to_string(n) +
+          " hyperparameters; the step's values hold at most " +
+          std::to_string(int(SPRT_MAX_HYPERPARAMETERS)));
+}
+
+extern "C" void sprt_stage_step_values(const double *hyperparameters,
+                                       int64_t n) {
+  checkSlots("sprt_stage_step_values", n);
+  sprt_step_values *host = sprt_step_values_host();
+  for (int64_t i = 0; i < n; ++i)
+    host->hyperparameters[i] = hyperparameters[i];
+  host->optimizer_step = mesh().optimizerStep;
+}
+
+extern "C" void sprt_upload_step_values(const double *hyperparameters,
+                                        int64_t n) {
+  sprt_stage_step_values(hyperparameters, n);
+  sprt_step_values *host = sprt_step_values_host();
+  sprt_step_values *device = sprt_step_values_device();
+  if (device != host) // the CPU backend's are one
+    sprt_memcpy_to_device(device, host, int64_t(sizeof(sprt_step_values)),
+                          sprt_current_stream());
+}
+
+extern "C" const double *sprt_step_hyperparameter(int32_t slot) {
+  if (slot < 0 || slot >= SPRT_MAX_HYPERPARAMETERS)
+    fatal("sprt_step_hyperparameter: slot " + std::to_string(slot) +
+          " is outside the step's values (0 to " +
+          std::to_string(int(SPRT_MAX_HYPERPARAMETERS) - 1) + ")");
+  return &sprt_step_values_device()->hyperparameters[slot];
+}
+
+extern "C" const int64_t *sprt_step_optimizer_step(void) {
+  return &sprt_step_values_device()->optimizer_step;
+}
+
 extern "C" void sprt_op_scale(const float *x, float *y, int64_t n, double s) {
   if (x != y)
     copyFloats(y, x, n);
@@ -141,43 +180,43 @@ static void *sliceOf(void *param, int32_t dtype, int32_t outer, int32_t inner,
 }
 
 extern "C" void sprt_op_sgd(float *param, const float *grad, const float *scale,
-                            int64_t n, double lr, double weightDecay,
+                            int64_t n, int32_t lrSlot, double weightDecay,
                             int32_t shardAxis, int32_t innerAxis) {
-  sprt_sgd_f32(param + sliceIndex(shardAxis, innerAxis) * n, grad, scale, n, lr,
-               weightDecay);
+  sprt_sgd_f32(param + sliceIndex(shardAxis, innerAxis) * n, grad, scale, n,
+               sprt_step_hyperparameter(lrSlot), weightDecay);
 }
 
 extern "C" void sprt_op_adamw(float *param, const float *grad, float *m,
                               float *v, const float *scale, int64_t n,
-                              double lr, double beta1, double beta2, double eps,
-                              double weightDecay, int32_t shardAxis,
+                              int32_t lrSlot, double beta1, double beta2,
+                              double eps, double weightDecay, int32_t shardAxis,
                               int32_t innerAxis) {
   sprt_adamw_f32(param + sliceIndex(shardAxis, innerAxis) * n, grad, m, v,
-                 scale, n, lr, beta1, beta2, eps, weightDecay,
-                 mesh().optimizerStep);
+                 scale, n, sprt_step_hyperparameter(lrSlot), beta1, beta2, eps,
+                 weightDecay, sprt_step_optimizer_step());
 }
 
 extern "C" void sprt_op_sgd_master(float *master, void *param,
                                    int32_t paramDtype, const float *grad,
-                                   const float *scale, int64_t n, double lr,
-                                   double weightDecay, int32_t shardAxis,
-                                   int32_t innerAxis) {
-  sprt_sgd_master_f32(master,
-                      sliceOf(param, paramDtype, shardAxis, innerAxis, n),
-                      paramDtype, grad, scale, n, lr, weightDecay);
+                                   const float *scale, int64_t n,
+                                   int32_t lrSlot, double weightDecay,
+                                   int32_t shardAxis, int32_t innerAxis) {
+  sprt_sgd_master_f32(
+      master, sliceOf(param, paramDtype, shardAxis, innerAxis, n), paramDtype,
+      grad, scale, n, sprt_step_hyperparameter(lrSlot), weightDecay);
 }
 
 extern "C" void sprt_op_adamw_master(float *master, void *param,
                                      int32_t paramDtype, const float *grad,
                                      float *m, float *v, const float *scale,
-                                     int64_t n, double lr, double beta1,
+                                     int64_t n, int32_t lrSlot, double beta1,
                                      double beta2, double eps,
                                      double weightDecay, int32_t shardAxis,
                                      int32_t innerAxis) {
-  sprt_adamw_master_f32(master,
-                        sliceOf(param, paramDtype, shardAxis, innerAxis, n),
-                        paramDtype, grad, m, v, scale, n, lr, beta1, beta2, eps,
-                        weightDecay, mesh().optimizerStep);
+  sprt_adamw_master_f32(
+      master, sliceOf(param, paramDtype, shardAxis, innerAxis, n), paramDtype,
+      grad, m, v, scale, n, sprt_step_hyperparameter(lrSlot), beta1, beta2, eps,
+      weightDecay, sprt_step_optimizer_step());
 }
 
 extern "C" void sprt_all_gather_param(void *data, int64_t n, int64_t elemBytes,

@@ -100,6 +100,15 @@ void sprt::cpu::reportScratch(int64_t deltaBytes) {
     observer(deltaBytes);
 }
 
+extern "C" sprt_step_values *sprt_step_values_host(void) {
+  static sprt_step_values values;
+  return &values;
+}
+
+extern "C" sprt_step_values *sprt_step_values_device(void) {
+  return sprt_step_values_host();
+}
+
 extern "C" sprt_stream_t sprt_current_stream(void) {
   static sprt_stream stream;
   return &stream;

@@ -58,18 +58,18 @@ void checkParamDtype(const char *kernel, int32_t dtype) {
 extern "C" {
 
 void sprt_adamw_f32(float *param, const float *grad, float *m, float *v,
-                    const float *scale, int64_t n, double lr, double beta1,
-                    double beta2, double eps, double weight_decay,
-                    int64_t step) {
+                    const float *scale, int64_t n, const double *lr,
+                    double beta1, double beta2, double eps, double weight_decay,
+                    const int64_t *step) {
   sprt_adamw_master_f32(param, param, SPRT_DTYPE_F32, grad, m, v, scale, n, lr,
                         beta1, beta2, eps, weight_decay, step);
 }
 
 void sprt_adamw_master_f32(float *master, void *param, int32_t param_dtype,
                            const float *grad, float *m, float *v,
-                           const float *scale, int64_t n, double lr,
+                           const float *scale, int64_t n, const double *lrAt,
                            double beta1, double beta2, double eps,
-                           double weight_decay, int64_t step) {
+                           double weight_decay, const int64_t *stepAt) {
   checkParamDtype("sprt_adamw_master_f32", param_dtype);
   const float s = *scale;
   if (std::isnan(s))
@@ -82,7 +82,7 @@ void sprt_adamw_master_f32(float *master, void *param, int32_t param_dtype,
   //   denom = exp_avg_sq.sqrt() / sqrt(1 - beta2^step) + eps
   //   param.addcdiv_(exp_avg, denom, value=-step_size)
   // The update reads the moments as stored (rounded to f32), as torch does.
-  const double t = double(step);
+  const double lr = *lrAt, t = double(*stepAt);
   const double decay = 1.0 - lr * weight_decay;
   const double stepSize = lr / (1.0 - std::pow(beta1, t));
   const double bc2Sqrt = std::sqrt(1.0 - std::pow(beta2, t));
@@ -101,15 +101,16 @@ void sprt_adamw_master_f32(float *master, void *param, int32_t param_dtype,
 }
 
 void sprt_sgd_f32(float *param, const float *grad, const float *scale,
-                  int64_t n, double lr, double weight_decay) {
+                  int64_t n, const double *lr, double weight_decay) {
   sprt_sgd_master_f32(param, param, SPRT_DTYPE_F32, grad, scale, n, lr,
                       weight_decay);
 }
 
 void sprt_sgd_master_f32(float *master, void *param, int32_t param_dtype,
                          const float *grad, const float *scale, int64_t n,
-                         double lr, double weight_decay) {
+                         const double *lrAt, double weight_decay) {
   checkParamDtype("sprt_sgd_master_f32", param_dtype);
+  const double lr = *lrAt;
   const float s = *scale;
   if (std::isnan(s))
     return;

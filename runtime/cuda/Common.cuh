@@ -109,6 +109,8 @@ enum class Scratch {
   BiasGradSums,
   // cuBLASLt's workspace (LtGemm.cu).
   LtWorkspace,
+  // The step's values (sprt/device.h's sprt_step_values), device copy.
+  StepValues,
   Count
 };
 void *scratch(Scratch slot, size_t bytes);

@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <cstdio>
+#include <cstring>
 #include <mutex>
 
 namespace sprt::cuda {
@@ -152,6 +153,23 @@ void *scratch(Scratch slot, size_t bytes) {
 using namespace sprt::cuda;
 
 extern "C" const char *sprt_backend_name(void) { return "cuda"; }
+
+extern "C" sprt_step_values *sprt_step_values_host(void) {
+  // Pinned: the step's asynchronous upload (captured into a CUDA graph too)
+  // reads it when it runs. Never freed: one per process.
+  static sprt_step_values *values = [] {
+    void *p = nullptr;
+    SPRT_CUDA_CHECK(cudaMallocHost(&p, sizeof(sprt_step_values)));
+    std::memset(p, 0, sizeof(sprt_step_values));
+    return static_cast<sprt_step_values *>(p);
+  }();
+  return values;
+}
+
+extern "C" sprt_step_values *sprt_step_values_device(void) {
+  return static_cast<sprt_step_values *>(
+      scratch(Scratch::StepValues, sizeof(sprt_step_values)));
+}
 
 extern "C" const char *sprt_device_init(int64_t local_rank) {
   std::lock_guard<std::mutex> lock(initMutex());

@@ -82,13 +82,35 @@ __device__ inline float adamwStep(double p, float g, float &m, float &v,
   return float(p * decay - stepSize * double(m) / denom);
 }
 
+/// AdamW's factors of this step, from the device's learning rate and step
+/// count (the step's values), as the CPU backend computes them: by each
+/// block's first thread, shared with the block. Every thread of the block
+/// must call it.
+struct AdamwFactors {
+  double decay, stepSize, bc2Sqrt;
+};
+__device__ inline AdamwFactors adamwFactors(const double *lr, double beta1,
+                                            double beta2, double weightDecay,
+                                            const int64_t *step) {
+  __shared__ AdamwFactors f;
+  if (threadIdx.x == 0) {
+    const double l = *lr, t = double(*step);
+    f.decay = 1.0 - l * weightDecay;
+    f.stepSize = l / (1.0 - pow(beta1, t));
+    f.bc2Sqrt = sqrt(1.0 - pow(beta2, t));
+  }
+  __syncthreads();
+  return f;
+}
+
 __global__ void sgdKernel(float *__restrict__ param,
                           const float *__restrict__ grad,
-                          const float *__restrict__ scale, int64_t n, double lr,
-                          double weightDecay) {
+                          const float *__restrict__ scale, int64_t n,
+                          const double *__restrict__ lrAt, double weightDecay) {
   const float s = *scale;
   if (isnan(s))
     return;
+  const double lr = *lrAt;
   SPRT_FOR_EACH(i, n) {
     param[i] = sgdStep(param[i], grad[i] * s, lr, weightDecay);
   }
@@ -98,14 +120,16 @@ __global__ void adamwKernel(float *__restrict__ param,
                             const float *__restrict__ grad,
                             float *__restrict__ m, float *__restrict__ v,
                             const float *__restrict__ scale, int64_t n,
-                            double beta1, double beta2, double eps,
-                            double decay, double stepSize, double bc2Sqrt) {
+                            const double *__restrict__ lr, double beta1,
+                            double beta2, double eps, double weightDecay,
+                            const int64_t *__restrict__ step) {
   const float s = *scale;
-  if (isnan(s))
+  if (isnan(s)) // every thread of the grid reads the same *scale
     return;
+  const AdamwFactors f = adamwFactors(lr, beta1, beta2, weightDecay, step);
   SPRT_FOR_EACH(i, n) {
     param[i] = adamwStep(param[i], grad[i] * s, m[i], v[i], beta1, beta2, eps,
-                         decay, stepSize, bc2Sqrt);
+                         f.decay, f.stepSize, f.bc2Sqrt);
   }
 }
 
@@ -125,10 +149,12 @@ __global__ void sgdMasterKernel(float *__restrict__ master,
                                 void *__restrict__ param, int32_t paramType,
                                 const float *__restrict__ grad,
                                 const float *__restrict__ scale, int64_t n,
-                                double lr, double weightDecay) {
+                                const double *__restrict__ lrAt,
+                                double weightDecay) {
   const float s = *scale;
   if (isnan(s))
     return;
+  const double lr = *lrAt;
   SPRT_FOR_EACH(i, n) {
     const float updated = sgdStep(master[i], grad[i] * s, lr, weightDecay);
     master[i] = updated;
@@ -142,15 +168,16 @@ __global__ void adamwMasterKernel(float *__restrict__ master,
                                   const float *__restrict__ grad,
                                   float *__restrict__ m, float *__restrict__ v,
                                   const float *__restrict__ scale, int64_t n,
-                                  double beta1, double beta2, double eps,
-                                  double decay, double stepSize,
-                                  double bc2Sqrt) {
+                                  const double *__restrict__ lr, double beta1,
+                                  double beta2, double eps, double weightDecay,
+                                  const int64_t *__restrict__ step) {
   const float s = *scale;
   if (isnan(s))
     return;
+  const AdamwFactors f = adamwFactors(lr, beta1, beta2, weightDecay, step);
   SPRT_FOR_EACH(i, n) {
     const float p = adamwStep(master[i], grad[i] * s, m[i], v[i], beta1, beta2,
-                              eps, decay, stepSize, bc2Sqrt);
+                              eps, f.decay, f.stepSize, f.bc2Sqrt);
     master[i] = p;
     storeRounded(param, paramType, i, p);
   }
@@ -191,26 +218,23 @@ void sprt_clip_scale_f32(const float *sum_squares, double max_norm,
 }
 
 void sprt_sgd_f32(float *param, const float *grad, const float *scale,
-                  int64_t n, double lr, double weight_decay) {
+                  int64_t n, const double *lr, double weight_decay) {
   SPRT_LAUNCH(sgdKernel, n, param, grad, scale, n, lr, weight_decay);
 }
 
+// torch.optim.adamw._single_tensor_adamw, as the CPU backend; the factors
+// of the step on the device (adamwFactors).
 void sprt_adamw_f32(float *param, const float *grad, float *m, float *v,
-                    const float *scale, int64_t n, double lr, double beta1,
-                    double beta2, double eps, double weight_decay,
-                    int64_t step) {
-  // torch.optim.adamw._single_tensor_adamw, as the CPU backend.
-  const double t = double(step);
-  const double decay = 1.0 - lr * weight_decay;
-  const double stepSize = lr / (1.0 - std::pow(beta1, t));
-  const double bc2Sqrt = std::sqrt(1.0 - std::pow(beta2, t));
-  SPRT_LAUNCH(adamwKernel, n, param, grad, m, v, scale, n, beta1, beta2, eps,
-              decay, stepSize, bc2Sqrt);
+                    const float *scale, int64_t n, const double *lr,
+                    double beta1, double beta2, double eps, double weight_decay,
+                    const int64_t *step) {
+  SPRT_LAUNCH(adamwKernel, n, param, grad, m, v, scale, n, lr, beta1, beta2,
+              eps, weight_decay, step);
 }
 
 void sprt_sgd_master_f32(float *master, void *param, int32_t param_dtype,
                          const float *grad, const float *scale, int64_t n,
-                         double lr, double weight_decay) {
+                         const double *lr, double weight_decay) {
   checkParamDtype("sprt_sgd_master_f32", param_dtype);
   SPRT_LAUNCH(sgdMasterKernel, n, master, param, param_dtype, grad, scale, n,
               lr, weight_decay);
@@ -218,16 +242,12 @@ void sprt_sgd_master_f32(float *master, void *param, int32_t param_dtype,
 
 void sprt_adamw_master_f32(float *master, void *param, int32_t param_dtype,
                            const float *grad, float *m, float *v,
-                           const float *scale, int64_t n, double lr,
+                           const float *scale, int64_t n, const double *lr,
                            double beta1, double beta2, double eps,
-                           double weight_decay, int64_t step) {
+                           double weight_decay, const int64_t *step) {
   checkParamDtype("sprt_adamw_master_f32", param_dtype);
-  const double t = double(step);
-  const double decay = 1.0 - lr * weight_decay;
-  const double stepSize = lr / (1.0 - std::pow(beta1, t));
-  const double bc2Sqrt = std::sqrt(1.0 - std::pow(beta2, t));
   SPRT_LAUNCH(adamwMasterKernel, n, master, param, param_dtype, grad, m, v,
-              scale, n, beta1, beta2, eps, decay, stepSize, bc2Sqrt);
+              scale, n, lr, beta1, beta2, eps, weight_decay, step);
 }
 
 } // extern "C"

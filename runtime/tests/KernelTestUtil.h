@@ -104,6 +104,17 @@ inline void expectBitwiseEqual(const std::string &what,
   expectBitwiseEqual(what, got.data(), ref.data(), got.size());
 }
 
+/// A scalar the kernels read through a pointer (the learning rate and step
+/// count of the optimizers: device memory, which on the CPU backend is any
+/// memory), held by a temporary that lives until the end of the call it is
+/// written in.
+template <typename T> struct ScalarAt {
+  T value;
+  operator const T *() const { return &value; }
+};
+inline ScalarAt<double> lrPtr(double lr) { return {lr}; }
+inline ScalarAt<int64_t> stepPtr(int64_t step) { return {step}; }
+
 } // namespace sprt_test
 
 #endif // SPRT_TESTS_KERNELTESTUTIL_H

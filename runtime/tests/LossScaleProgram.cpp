@@ -33,8 +33,10 @@ const char seqpar_model_json[] = R"({
 void seqpar_step(char *arena, float *const *params, const int64_t *,
                  const int64_t *, float *scalars, float **grads, float *const *,
                  const double *hyperparameters) {
-  const double clip = hyperparameters[0], lossScale = hyperparameters[1],
-               lr = hyperparameters[2];
+  // As compiled code does: the step's values first (the learning rate, slot
+  // 2, is read from them).
+  sprt_upload_step_values(hyperparameters, 3);
+  const double clip = hyperparameters[0], lossScale = hyperparameters[1];
   float *w = params[0], *g = reinterpret_cast<float *>(arena);
   float *sumsq = g + 4, *scale = g + 5, *norm = g + 6;
   double loss = 0.0;
@@ -49,6 +51,6 @@ void seqpar_step(char *arena, float *const *params, const int64_t *,
   scalars[0] = float(loss);
   scalars[1] = *norm;
   grads[0] = g;
-  sprt_op_sgd(w, g, scale, 4, lr, 0.0, -1, -1);
+  sprt_op_sgd(w, g, scale, 4, /*lr_slot=*/2, 0.0, -1, -1);
 }
 }

@@ -84,8 +84,9 @@ void checkAdamWMaster(int32_t dtype, const Format &f, const char *what) {
   for (int step = 1; step <= 3; ++step) {
     auto g = randomNormals(n, 161 + uint32_t(step));
     sprt_adamw_master_f32(master.data(), param.data(), dtype, g.data(),
-                          m.data(), v.data(), &one, int64_t(n), lr, b1, b2, eps,
-                          wd, step);
+                          m.data(), v.data(), &one, int64_t(n),
+                          sprt_test::lrPtr(lr), b1, b2, eps, wd,
+                          sprt_test::stepPtr(step));
     const double bc1 = 1.0 - std::pow(b1, step), bc2 = 1.0 - std::pow(b2, step);
     Vec scale(n);
     for (size_t i = 0; i < n; ++i) {
@@ -111,7 +112,8 @@ void checkAdamWMaster(int32_t dtype, const Format &f, const char *what) {
   auto m0 = m, v0 = v;
   auto g = randomNormals(n, 170);
   sprt_adamw_master_f32(master.data(), param.data(), dtype, g.data(), m.data(),
-                        v.data(), &nan, int64_t(n), lr, b1, b2, eps, wd, 4);
+                        v.data(), &nan, int64_t(n), sprt_test::lrPtr(lr), b1,
+                        b2, eps, wd, sprt_test::stepPtr(4));
   EXPECT_EQ(master, master0);
   EXPECT_EQ(param, param0);
   EXPECT_EQ(m, m0);
@@ -143,7 +145,7 @@ TEST(SgdMaster, MatchesTorchFormulaAndRoundsTheMaster) {
     for (size_t i = 0; i < n; ++i)
       ref[i] = master[i] - 0.1 * (double(g[i] * scale) + 0.0 * master[i]);
     sprt_sgd_master_f32(master.data(), param.data(), dtype, g.data(), &scale,
-                        int64_t(n), 0.1, 0.0);
+                        int64_t(n), sprt_test::lrPtr(0.1), 0.0);
     expectClose("sgd master", master, ref, 1e-7, 0.0);
     size_t wrong = 0;
     for (size_t i = 0; i < n; ++i)
@@ -165,10 +167,12 @@ TEST(Master, F32ParamIsACopy) {
   std::vector<float> master = p, copy(n, 0.0f), m(n, 0.0f), v(n, 0.0f), m2 = m,
                      v2 = v;
   sprt_adamw_master_f32(master.data(), copy.data(), SPRT_DTYPE_F32, g.data(),
-                        m.data(), v.data(), &one, int64_t(n), 1e-2, 0.9, 0.999,
-                        1e-8, 0.1, 1);
+                        m.data(), v.data(), &one, int64_t(n),
+                        sprt_test::lrPtr(1e-2), 0.9, 0.999, 1e-8, 0.1,
+                        sprt_test::stepPtr(1));
   sprt_adamw_f32(p.data(), g.data(), m2.data(), v2.data(), &one, int64_t(n),
-                 1e-2, 0.9, 0.999, 1e-8, 0.1, 1);
+                 sprt_test::lrPtr(1e-2), 0.9, 0.999, 1e-8, 0.1,
+                 sprt_test::stepPtr(1));
   EXPECT_EQ(master, p);
   EXPECT_EQ(copy, p);
   EXPECT_EQ(m, m2);

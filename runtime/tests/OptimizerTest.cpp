@@ -77,7 +77,8 @@ void checkAdamW(const AdamWHyper &hp, const std::string &what) {
     for (size_t i = 0; i < n; i += 97)
       g[i] = 0.0f;
     sprt_adamw_f32(p.data(), g.data(), m.data(), v.data(), &kOne, int64_t(n),
-                   hp.lr, hp.beta1, hp.beta2, hp.eps, hp.wd, step);
+                   sprt_test::lrPtr(hp.lr), hp.beta1, hp.beta2, hp.eps, hp.wd,
+                   sprt_test::stepPtr(step));
     adamwRef(pRef, g, mRef, vRef, hp, step);
     Vec scale(n);
     for (size_t i = 0; i < n; ++i) {
@@ -112,8 +113,9 @@ TEST(AdamW, FirstStepIsSignDescentPlusDecay) {
   Vec ref(4);
   for (size_t i = 0; i < 4; ++i)
     ref[i] = p[i] * (1 - lr * wd) - lr * g[i] / (std::fabs(g[i]) + eps);
-  sprt_adamw_f32(p.data(), g.data(), m.data(), v.data(), &kOne, 4, lr, 0.9,
-                 0.999, eps, wd, 1);
+  sprt_adamw_f32(p.data(), g.data(), m.data(), v.data(), &kOne, 4,
+                 sprt_test::lrPtr(lr), 0.9, 0.999, eps, wd,
+                 sprt_test::stepPtr(1));
   expectClose("adamw first step", p, ref, 1e-7, 0.0);
 }
 
@@ -129,7 +131,8 @@ TEST(Sgd, MatchesTorchFormula) {
       ref[i] = p[i] - 0.1 * (double(g[i]) + wd * p[i]);
       scale[i] = std::fabs(ref[i]);
     }
-    sprt_sgd_f32(p.data(), g.data(), &kOne, int64_t(n), 0.1, wd);
+    sprt_sgd_f32(p.data(), g.data(), &kOne, int64_t(n), sprt_test::lrPtr(0.1),
+                 wd);
     // One rounding of the stored result: <= u |ref|.
     expectClose(wd == 0.0 ? "sgd" : "sgd wd 0.05", p, ref, 1e-7, 0.0, &scale);
   }
@@ -222,17 +225,21 @@ TEST(Optimizers, ScaleMultipliesEachGradientInF32) {
   for (size_t i = 0; i < n; ++i)
     gScaled[i] = g[i] * scale;
   auto p = p0, pRef = p0;
-  sprt_sgd_f32(p.data(), g.data(), &scale, int64_t(n), 0.1, 0.01);
-  sprt_sgd_f32(pRef.data(), gScaled.data(), &kOne, int64_t(n), 0.1, 0.01);
+  sprt_sgd_f32(p.data(), g.data(), &scale, int64_t(n), sprt_test::lrPtr(0.1),
+               0.01);
+  sprt_sgd_f32(pRef.data(), gScaled.data(), &kOne, int64_t(n),
+               sprt_test::lrPtr(0.1), 0.01);
   EXPECT_EQ(p, pRef);
   p = p0;
   pRef = p0;
   std::vector<float> m(n, 0.1f), v(n, 0.2f), mRef = m, vRef = v;
   for (int step = 1; step <= 2; ++step) {
     sprt_adamw_f32(p.data(), g.data(), m.data(), v.data(), &scale, int64_t(n),
-                   1e-2, 0.9, 0.999, 1e-8, 0.1, step);
+                   sprt_test::lrPtr(1e-2), 0.9, 0.999, 1e-8, 0.1,
+                   sprt_test::stepPtr(step));
     sprt_adamw_f32(pRef.data(), gScaled.data(), mRef.data(), vRef.data(), &kOne,
-                   int64_t(n), 1e-2, 0.9, 0.999, 1e-8, 0.1, step);
+                   int64_t(n), sprt_test::lrPtr(1e-2), 0.9, 0.999, 1e-8, 0.1,
+                   sprt_test::stepPtr(step));
   }
   EXPECT_EQ(p, pRef);
   EXPECT_EQ(m, mRef);
@@ -251,17 +258,20 @@ TEST(Optimizers, NaNScaleSkipsTheUpdate) {
   g[3] = INFINITY;
   g[7] = NAN;
   auto p = p0;
-  sprt_sgd_f32(p.data(), g.data(), &nan, int64_t(n), 0.1, 0.01);
+  sprt_sgd_f32(p.data(), g.data(), &nan, int64_t(n), sprt_test::lrPtr(0.1),
+               0.01);
   EXPECT_EQ(p, p0);
   std::vector<float> m(n, 0.1f), v(n, 0.2f), m0 = m, v0 = v;
-  sprt_adamw_f32(p.data(), g.data(), m.data(), v.data(), &nan, int64_t(n), 1e-2,
-                 0.9, 0.999, 1e-8, 0.1, 1);
+  sprt_adamw_f32(p.data(), g.data(), m.data(), v.data(), &nan, int64_t(n),
+                 sprt_test::lrPtr(1e-2), 0.9, 0.999, 1e-8, 0.1,
+                 sprt_test::stepPtr(1));
   EXPECT_EQ(p, p0);
   EXPECT_EQ(m, m0);
   EXPECT_EQ(v, v0);
   // A factor of 1 with the same gradients does update (and spreads NaN).
   sprt_adamw_f32(p.data(), g.data(), m.data(), v.data(), &kOne, int64_t(n),
-                 1e-2, 0.9, 0.999, 1e-8, 0.1, 1);
+                 sprt_test::lrPtr(1e-2), 0.9, 0.999, 1e-8, 0.1,
+                 sprt_test::stepPtr(1));
   EXPECT_NE(p[0], p0[0]);
   EXPECT_TRUE(std::isnan(p[7]));
 }

@@ -110,6 +110,10 @@ public:
   Value hyperparameter(StringRef name) override {
     return make("hyperparameter " + name.str(), Float64Type::get(ctx));
   }
+  /// Slots in the kinds' order (lr 0, beta1 1, ...).
+  int64_t hyperparameterSlot(StringRef name) override {
+    return int64_t(*tfm::symbolizeHyperparameterKind(name));
+  }
   void bindScalar(Value hostScalar, Value lowered) override {
     scalars[hostScalar] = lowered;
   }
@@ -283,12 +287,11 @@ TEST(RuntimeLowering, OptimizerOpsReadTheStepsHyperparameters) {
             "1.000000, ptr(tfm.clip_scale), ptr(tfm.clip_scale))");
   EXPECT_EQ(emitter.calls[1],
             "sprt_op_adamw(null, ptr(%arg0), null, null, ptr(tfm.clip_scale), "
-            "i64 8, hyperparameter lr, hyperparameter beta1, hyperparameter "
-            "beta2, hyperparameter eps, hyperparameter weight_decay, i32 -1, "
-            "i32 -1)");
+            "i64 8, i32 0, hyperparameter beta1, hyperparameter beta2, "
+            "hyperparameter eps, hyperparameter weight_decay, i32 -1, i32 -1)");
   EXPECT_EQ(emitter.calls[2],
             "sprt_op_sgd(null, ptr(%arg0), ptr(tfm.clip_scale), i64 8, "
-            "hyperparameter lr, hyperparameter weight_decay, i32 -1, i32 -1)");
+            "i32 0, hyperparameter weight_decay, i32 -1, i32 -1)");
 }
 
 // The attention ops pass their shape and options as one sprt_attention_args

@@ -71,6 +71,9 @@ public:
   /// runtime passes to every step in its hyperparameter table; the lowering
   /// records each one's slot and default in the model description).
   virtual mlir::Value hyperparameter(llvm::StringRef name) = 0;
+  /// Its slot in that table (where the runtime's step values hold it on the
+  /// device: sprt_step_hyperparameter).
+  virtual int64_t hyperparameterSlot(llvm::StringRef name) = 0;
   /// Binds `hostScalar` (an f64 SSA value, not a tensor) to its lowered
   /// value, and reads it back: an operand of a later op.
   virtual void bindScalar(mlir::Value hostScalar, mlir::Value lowered) = 0;

@@ -101,6 +101,7 @@ public:
     return b.create<mlir::LLVM::ZeroOp>(loc, ptrTy);
   }
   mlir::Value hyperparameter(llvm::StringRef name) override;
+  int64_t hyperparameterSlot(llvm::StringRef name) override;
   void bindScalar(mlir::Value hostScalar, mlir::Value lowered) override {
     scalars[hostScalar] = lowered;
   }

@@ -486,10 +486,15 @@ SmallVector<int32_t, 2> Lowering::zeroShardAxes(Value grad) const {
   return axes;
 }
 
-Value Lowering::hyperparameter(StringRef name) {
+int64_t Lowering::hyperparameterSlot(StringRef name) {
   int64_t slot = 0;
   while (shared.hyperparameters[slot].first != name)
     ++slot;
+  return slot;
+}
+
+Value Lowering::hyperparameter(StringRef name) {
+  int64_t slot = hyperparameterSlot(name);
   Value at = b.create<LLVM::GEPOp>(loc, ptrTy, b.getF64Type(), hyperArg,
                                    ValueRange{i64(slot)});
   return b.create<LLVM::LoadOp>(loc, b.getF64Type(), at);
@@ -625,6 +630,11 @@ LogicalResult Lowering::emit(StringRef name, LLVM::Linkage linkage) {
   stateArg = entry->getArgument(6);
   hyperArg = entry->getArgument(7);
   b.setInsertionPointToStart(entry);
+  // The step's values the kernels read on the device (the learning rate,
+  // the optimizer's step count) before any of them runs.
+  if (!shared.hyperparameters.empty())
+    call("sprt_upload_step_values",
+         {hyperArg, i64(int64_t(shared.hyperparameters.size()))});
   for (Operation &op : func.getBody().getOps()) {
     auto loop = dyn_cast<MicroBatchLoopOp>(op);
     if (failed(loop ? lowerLoop(loop) : lower(&op)))

@@ -582,27 +582,47 @@ static int64_t zeroAxis(RuntimeEmitter &e, Value grad, size_t k) {
   return k < axes.size() ? axes[k] : -1;
 }
 
+/// The hyperparameter slot of an update's learning rate, which the runtime
+/// reads on the device (sprt_step_hyperparameter): a tfm.hyperparameter, as
+/// sp-optimizer makes it.
+static FailureOr<int64_t> lrSlot(Operation *update, Value lr,
+                                 RuntimeEmitter &e) {
+  auto h = lr.getDefiningOp<HyperparameterOp>();
+  if (!h)
+    return update->emitOpError()
+           << "takes its learning rate from a tfm.hyperparameter (the "
+              "runtime reads it on the device, from the step's table); this "
+              "one is not";
+  return e.hyperparameterSlot(stringifyHyperparameterKind(h.getKind()));
+}
+
 static LogicalResult lowerOp(SgdUpdateOp o, RuntimeEmitter &e) {
+  FailureOr<int64_t> lr = lrSlot(o, o.getLr(), e);
+  if (failed(lr))
+    return failure();
   int64_t index = e.paramIndex(o.getParam());
   Value param = e.paramPointer(index);
   if (o.getMaster()) {
     e.call("sprt_op_sgd_master",
            {e.masterPointer(index), param, e.i32(paramDtypeCode(e, index)),
             e.ptr(o.getGrad()), e.ptr(o.getScale()),
-            e.i64(e.numElements(o.getGrad())), e.scalar(o.getLr()),
+            e.i64(e.numElements(o.getGrad())), e.i32(*lr),
             e.scalar(o.getWeightDecay()), e.i32(zeroAxis(e, o.getGrad(), 0)),
             e.i32(zeroAxis(e, o.getGrad(), 1))});
     return success();
   }
   e.call("sprt_op_sgd",
          {param, e.ptr(o.getGrad()), e.ptr(o.getScale()),
-          e.i64(e.numElements(o.getGrad())), e.scalar(o.getLr()),
+          e.i64(e.numElements(o.getGrad())), e.i32(*lr),
           e.scalar(o.getWeightDecay()), e.i32(zeroAxis(e, o.getGrad(), 0)),
           e.i32(zeroAxis(e, o.getGrad(), 1))});
   return success();
 }
 
 static LogicalResult lowerOp(AdamWUpdateOp o, RuntimeEmitter &e) {
+  FailureOr<int64_t> lr = lrSlot(o, o.getLr(), e);
+  if (failed(lr))
+    return failure();
   int64_t index = e.paramIndex(o.getParam());
   SmallVector<Value> args;
   if (o.getMaster())
@@ -612,7 +632,7 @@ static LogicalResult lowerOp(AdamWUpdateOp o, RuntimeEmitter &e) {
     args = {e.paramPointer(index)};
   args.append({e.ptr(o.getGrad()), e.statePointer(2 * index),
                e.statePointer(2 * index + 1), e.ptr(o.getScale()),
-               e.i64(e.numElements(o.getGrad())), e.scalar(o.getLr()),
+               e.i64(e.numElements(o.getGrad())), e.i32(*lr),
                e.scalar(o.getBeta1()), e.scalar(o.getBeta2()),
                e.scalar(o.getEps()), e.scalar(o.getWeightDecay()),
                e.i32(zeroAxis(e, o.getGrad(), 0)),

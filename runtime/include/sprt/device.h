@@ -70,6 +70,24 @@ void sprt_copy_2d(void *dst, int64_t dst_pitch, const void *src,
                   int64_t src_pitch, int64_t width_bytes, int64_t height,
                   sprt_stream_t stream);
 
+/* The values a step reads that change from step to step (sprt/runtime.h,
+ * sprt_upload_step_values): kernels read them from the device copy when
+ * they run, so a step is the same sequence of launches every time and a
+ * captured one (a CUDA graph) replays with each step's values. */
+enum { SPRT_MAX_HYPERPARAMETERS = 16 };
+typedef struct sprt_step_values {
+  /* The program's hyperparameter table (model JSON "hyperparameters"). */
+  double hyperparameters[SPRT_MAX_HYPERPARAMETERS];
+  /* The optimizer's step count (AdamW's bias corrections), from 1. */
+  int64_t optimizer_step;
+} sprt_step_values;
+/* The process's one host copy (pinned where the backend has a device, so
+ * that an asynchronous copy reads it when it runs) and device copy; on the
+ * CPU backend they are one. The backend counts the device copy as its
+ * scratch. After sprt_device_init. */
+sprt_step_values *sprt_step_values_host(void);
+sprt_step_values *sprt_step_values_device(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -238,18 +238,21 @@ void sprt_fill_f32(float *x, int64_t n, double value);
 
 /* The optimizers update with g = grad[i] * *scale (a float multiply; scale
  * is device memory, from sprt_clip_scale_f32) and change nothing (param, m,
- * v) when *scale is NaN: a non-finite gradient norm skips the step. */
-/* torch.optim.AdamW, one step (step >= 1): m = b1 m + (1 - b1) g,
+ * v) when *scale is NaN: a non-finite gradient norm skips the step. The
+ * learning rate *lr and AdamW's step count *step are device memory too,
+ * read when the kernel runs (the step's values, sprt/device.h: a replayed
+ * CUDA graph updates with each step's). */
+/* torch.optim.AdamW, one step (*step >= 1): m = b1 m + (1 - b1) g,
  * v = b2 v + (1 - b2) g^2, p -= lr * (m / (1 - b1^step)) /
  * (sqrt(v / (1 - b2^step)) + eps) + lr * weight_decay * p (decoupled decay,
  * applied to p before the update as torch does). */
 void sprt_adamw_f32(float *param, const float *grad, float *m, float *v,
-                    const float *scale, int64_t n, double lr, double beta1,
-                    double beta2, double eps, double weight_decay,
-                    int64_t step);
+                    const float *scale, int64_t n, const double *lr,
+                    double beta1, double beta2, double eps,
+                    double weight_decay, const int64_t *step);
 /* torch.optim.SGD without momentum: p -= lr * (g + weight_decay * p). */
 void sprt_sgd_f32(float *param, const float *grad, const float *scale,
-                  int64_t n, double lr, double weight_decay);
+                  int64_t n, const double *lr, double weight_decay);
 /* The same updates of an f32 master weight `master` (n elements) whose
  * rounding to nearest even is stored in `param` (n elements of type
  * param_dtype, SPRT_DTYPE_BF16 or SPRT_DTYPE_F16; SPRT_DTYPE_F32 copies; param
@@ -259,12 +262,12 @@ void sprt_sgd_f32(float *param, const float *grad, const float *scale,
  * optimizer (ZeRO-1 with sharded master weights). */
 void sprt_adamw_master_f32(float *master, void *param, int32_t param_dtype,
                            const float *grad, float *m, float *v,
-                           const float *scale, int64_t n, double lr,
+                           const float *scale, int64_t n, const double *lr,
                            double beta1, double beta2, double eps,
-                           double weight_decay, int64_t step);
+                           double weight_decay, const int64_t *step);
 void sprt_sgd_master_f32(float *master, void *param, int32_t param_dtype,
                          const float *grad, const float *scale, int64_t n,
-                         double lr, double weight_decay);
+                         const double *lr, double weight_decay);
 /* *out = sum of x[i]^2, accumulated in double, rounded to f32 once. */
 void sprt_sum_squares_f32(const float *x, int64_t n, float *out);
 /* From the global sum of squares of gradients computed from the loss times

@@ -355,6 +355,21 @@ void sprt_all_reduce_coalesced(int32_t count, const void *const *ins,
  * it also sets the micro-batch back to (0, 1). */
 void sprt_set_step(int64_t step);
 int64_t sprt_get_step(void);
+/* The step's values that change from step to step, for the kernels to read
+ * on the device (sprt/device.h's sprt_step_values): the compiled step calls
+ * this first with its hyperparameter table (n slots, at most
+ * SPRT_MAX_HYPERPARAMETERS; more end the job), which is staged in the host
+ * copy with the optimizer's step count (the step less the skipped ones,
+ * main()'s), and the host copy is copied to the device copy on the current
+ * stream. */
+void sprt_upload_step_values(const double *hyperparameters, int64_t n);
+/* Its host half alone: what main() calls before replaying a captured step,
+ * whose copy to the device was captured with it. */
+void sprt_stage_step_values(const double *hyperparameters, int64_t n);
+/* The device copies of hyperparameter slot `slot` and of the optimizer's
+ * step count (a slot outside the table ends the job). */
+const double *sprt_step_hyperparameter(int32_t slot);
+const int64_t *sprt_step_optimizer_step(void);
 /* Gradient accumulation: the ops called after this belong to micro-batch
  * `index` (0-based) of `count` in this step. The step's global batch is
  * `count` micro-batches of the program's global batch Bg, micro-batch i its
@@ -373,17 +388,19 @@ void sprt_op_sum_squares(const float *x, int64_t n, float *out);
  * finite (sprt_clip_scale_f32). */
 void sprt_op_clip_scale(const float *sum_squares, double max_norm,
                         double loss_scale, float *scale, float *norm);
-/* Optimizer updates of n elements with the gradient times *scale. With a
+/* Optimizer updates of n elements with the gradient times *scale, the
+ * learning rate the step's hyperparameter in slot lr_slot
+ * (sprt_step_hyperparameter: read on the device when the update runs). With a
  * distributed optimizer (shard_axis >= 0) the gradient and the state are
  * this rank's slice along the parameter's first dimension, sliced over
  * shard_axis and, nested in its block, over inner_axis (>= 0: ZeRO-1 over
  * the data and context axes; -1: none): the update applies at
  * param + (coord(shard_axis) * size(inner_axis) + coord(inner_axis)) * n. */
 void sprt_op_sgd(float *param, const float *grad, const float *scale, int64_t n,
-                 double lr, double weight_decay, int32_t shard_axis,
+                 int32_t lr_slot, double weight_decay, int32_t shard_axis,
                  int32_t inner_axis);
 void sprt_op_adamw(float *param, const float *grad, float *m, float *v,
-                   const float *scale, int64_t n, double lr, double beta1,
+                   const float *scale, int64_t n, int32_t lr_slot, double beta1,
                    double beta2, double eps, double weight_decay,
                    int32_t shard_axis, int32_t inner_axis);
 /* Reduce-scatters `count` tensors along their first dimension in one
@@ -400,11 +417,11 @@ void sprt_reduce_scatter_coalesced(int32_t count, const void *const *ins,
  * (param_dtype: SPRT_DTYPE_*) at the slice's place (sprt_*_master_f32). */
 void sprt_op_sgd_master(float *master, void *param, int32_t param_dtype,
                         const float *grad, const float *scale, int64_t n,
-                        double lr, double weight_decay, int32_t shard_axis,
-                        int32_t inner_axis);
+                        int32_t lr_slot, double weight_decay,
+                        int32_t shard_axis, int32_t inner_axis);
 void sprt_op_adamw_master(float *master, void *param, int32_t param_dtype,
                           const float *grad, float *m, float *v,
-                          const float *scale, int64_t n, double lr,
+                          const float *scale, int64_t n, int32_t lr_slot,
                           double beta1, double beta2, double eps,
                           double weight_decay, int32_t shard_axis,
                           int32_t inner_axis);

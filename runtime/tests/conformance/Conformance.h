@@ -102,6 +102,16 @@ private:
   size_t n;
 };
 
+/// One scalar in device memory (the optimizers' learning rate and step
+/// count), for the call it is written in: freed after it (sprt_device_free
+/// waits for the device).
+inline DeviceBuffer<double> deviceLr(double lr) {
+  return DeviceBuffer<double>(std::vector<double>{lr});
+}
+inline DeviceBuffer<int64_t> deviceStep(int64_t step) {
+  return DeviceBuffer<int64_t>(std::vector<int64_t>{step});
+}
+
 /// An output buffer pre-filled with NaN, so elements a kernel fails to
 /// write are caught.
 inline std::vector<float> nans(size_t n) {

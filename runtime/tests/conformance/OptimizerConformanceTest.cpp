@@ -93,7 +93,7 @@ TEST_F(Optimizer, PowerOfTwoLossScaleGivesTheUnscaledUpdate) {
         dNorm(nans(1));
     sprt_sum_squares_f32(dG, n, dSum);
     sprt_clip_scale_f32(dSum, 0.5, lossScale, dScale, dNorm);
-    sprt_sgd_f32(dP, dG, dScale, n, 0.1, 0.01);
+    sprt_sgd_f32(dP, dG, dScale, n, deviceLr(0.1), 0.01);
     results.push_back(dP.download());
     results.push_back(dNorm.download());
   }
@@ -113,9 +113,9 @@ TEST_F(Optimizer, SgdWithScaleAndNanSkip) {
   }
   DeviceBuffer<float> dP(p), dG(g), dScale(std::vector<float>{scale}),
       dNan(std::vector<float>{NAN});
-  sprt_sgd_f32(dP, dG, dNan, n, lr, wd);
+  sprt_sgd_f32(dP, dG, dNan, n, deviceLr(lr), wd);
   expectBitwiseEqual("sgd skipped on NaN scale", dP.download(), p);
-  sprt_sgd_f32(dP, dG, dScale, n, lr, wd);
+  sprt_sgd_f32(dP, dG, dScale, n, deviceLr(lr), wd);
   expectClose("sgd", dP.download(), ref, 1.2e-7, 1e-9);
 }
 
@@ -130,7 +130,8 @@ TEST_F(Optimizer, AdamwThreeStepsWithScaleAndNanSkip) {
     const float scale = step == 2 ? 1.0f : 0.5f;
     DeviceBuffer<float> dG(g), dScale(std::vector<float>{scale});
     // A skipped step in between changes nothing.
-    sprt_adamw_f32(dP, dG, dM, dV, dNan, n, lr, b1, b2, eps, wd, step);
+    sprt_adamw_f32(dP, dG, dM, dV, dNan, n, deviceLr(lr), b1, b2, eps, wd,
+                   deviceStep(step));
     expectBitwiseEqual("adamw skip p", dP.download(), p);
     expectBitwiseEqual("adamw skip m", dM.download(), m);
     expectBitwiseEqual("adamw skip v", dV.download(), v);
@@ -148,7 +149,8 @@ TEST_F(Optimizer, AdamwThreeStepsWithScaleAndNanSkip) {
       refP[i] = p[i] * (1 - lr * wd) -
                 lr / bc1 * mi / (std::sqrt(vi) / std::sqrt(bc2) + eps);
     }
-    sprt_adamw_f32(dP, dG, dM, dV, dScale, n, lr, b1, b2, eps, wd, step);
+    sprt_adamw_f32(dP, dG, dM, dV, dScale, n, deviceLr(lr), b1, b2, eps, wd,
+                   deviceStep(step));
     p = dP.download();
     m = dM.download();
     v = dV.download();
@@ -182,13 +184,14 @@ TEST_F(Optimizer, MasterUpdatesRoundTheMasterIntoTheParameter) {
       DeviceBuffer<float> dG(g), dScale(std::vector<float>{scale});
       auto before = dParam.download();
       auto masterBefore = dMaster.download();
-      sprt_adamw_master_f32(dMaster, dParam, dtype, dG, dM2, dV2, dNan, n, lr,
-                            b1, b2, eps, wd, step);
+      sprt_adamw_master_f32(dMaster, dParam, dtype, dG, dM2, dV2, dNan, n,
+                            deviceLr(lr), b1, b2, eps, wd, deviceStep(step));
       EXPECT_EQ(dParam.download(), before) << "NaN scale, step " << step;
       expectBitwiseEqual("adamw master skip", dMaster.download(), masterBefore);
-      sprt_adamw_f32(dP, dG, dM, dV, dScale, n, lr, b1, b2, eps, wd, step);
-      sprt_adamw_master_f32(dMaster, dParam, dtype, dG, dM2, dV2, dScale, n, lr,
-                            b1, b2, eps, wd, step);
+      sprt_adamw_f32(dP, dG, dM, dV, dScale, n, deviceLr(lr), b1, b2, eps, wd,
+                     deviceStep(step));
+      sprt_adamw_master_f32(dMaster, dParam, dtype, dG, dM2, dV2, dScale, n,
+                            deviceLr(lr), b1, b2, eps, wd, deviceStep(step));
       const std::string what = "adamw master dtype " + std::to_string(dtype) +
                                " step " + std::to_string(step);
       auto master = dMaster.download();
@@ -201,13 +204,15 @@ TEST_F(Optimizer, MasterUpdatesRoundTheMasterIntoTheParameter) {
     DeviceBuffer<float> dScale(std::vector<float>{0.37f});
     auto g = randomFloats(size_t(n), 130);
     DeviceBuffer<float> dG(g);
-    sprt_sgd_f32(dP, dG, dScale, n, 0.05, 0.01);
-    sprt_sgd_master_f32(dMaster, dParam, dtype, dG, dScale, n, 0.05, 0.01);
+    sprt_sgd_f32(dP, dG, dScale, n, deviceLr(0.05), 0.01);
+    sprt_sgd_master_f32(dMaster, dParam, dtype, dG, dScale, n, deviceLr(0.05),
+                        0.01);
     auto master = dMaster.download();
     expectBitwiseEqual("sgd master", master, dP.download());
     EXPECT_EQ(dParam.download(), rounded(master)) << "sgd dtype " << dtype;
     auto before = dParam.download();
-    sprt_sgd_master_f32(dMaster, dParam, dtype, dG, dNan, n, 0.05, 0.01);
+    sprt_sgd_master_f32(dMaster, dParam, dtype, dG, dNan, n, deviceLr(0.05),
+                        0.01);
     EXPECT_EQ(dParam.download(), before) << "sgd NaN scale";
     expectBitwiseEqual("sgd master skip", dMaster.download(), master);
   }

@@ -8,6 +8,10 @@
 tfm.param @w : tensor<8xf32> init ones
 // CHECK-LABEL: llvm.func @seqpar_step(
 // CHECK-SAME: %[[ARENA:[^:]*]]: !llvm.ptr, %{{[^:]*}}: !llvm.ptr, %{{[^:]*}}: !llvm.ptr, %{{[^:]*}}: !llvm.ptr, %{{[^:]*}}: !llvm.ptr, %{{[^:]*}}: !llvm.ptr, %{{[^:]*}}: !llvm.ptr, %[[HYPER:[^:]*]]: !llvm.ptr)
+// First the step's values go to the device: the table's 3 slots (and the
+// optimizer's step count), which the update reads there.
+// CHECK: %[[N:.*]] = llvm.mlir.constant(3 : i64) : i64
+// CHECK-NEXT: llvm.call @sprt_upload_step_values(%[[HYPER]], %[[N]]) : (!llvm.ptr, i64) -> ()
 func.func @train_step(%ids: tensor<4x2xi64>, %labels: tensor<4x2xi64>)
     -> (tensor<f32>, tensor<f32>, tensor<8xf32> {tfm.grad_of = @w})
     attributes {tfm.train_step, tfm.optimizer = #tfm.optimizer<sgd>} {
@@ -35,7 +39,10 @@ func.func @train_step(%ids: tensor<4x2xi64>, %labels: tensor<4x2xi64>)
   %wd = tfm.hyperparameter weight_decay default 0.0
   // No constant stands in for a hyperparameter.
   // CHECK-NOT: llvm.mlir.constant({{.*}} : f64)
-  // CHECK: llvm.call @sprt_op_sgd(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[LR]], %[[WD]], %{{.*}}, %{{.*}}) : (!llvm.ptr, !llvm.ptr, !llvm.ptr, i64, f64, f64, i32, i32) -> ()
+  // The learning rate by its slot (1), read on the device when the update
+  // runs; the weight decay by value.
+  // CHECK: %[[LRSLOT:.*]] = llvm.mlir.constant(1 : i32) : i32
+  // CHECK: llvm.call @sprt_op_sgd(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[LRSLOT]], %[[WD]], %{{.*}}, %{{.*}}) : (!llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i32, f64, i32, i32) -> ()
   tfm.sgd_update @w, %g scale %scale lr %lr weight_decay %wd
       : tensor<8xf32>, tensor<f32>
   return %loss, %norm, %g : tensor<f32>, tensor<f32>, tensor<8xf32>

@@ -45,7 +45,7 @@ func.func @train_step(%ids: tensor<4x2xi64, #dist.layout<@mesh, dp = S(1)>>, %la
   tfm.adamw_update @a, %ga scale %scale lr %lr betas %beta1, %beta2 eps %eps weight_decay %wd
       : tensor<4xf32>, tensor<f32>
   // CHECK: %[[BF16:.*]] = llvm.mlir.constant(1 : i32) : i32
-  // CHECK: llvm.call @sprt_op_adamw_master(%[[MASTER]], %[[PARAM]], %[[BF16]], %{{.*}}, %[[M]], %[[V]], {{.*}}) : (!llvm.ptr, !llvm.ptr, i32, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, f64, f64, f64, f64, f64, i32, i32) -> ()
+  // CHECK: llvm.call @sprt_op_adamw_master(%[[MASTER]], %[[PARAM]], %[[BF16]], %{{.*}}, %[[M]], %[[V]], {{.*}}) : (!llvm.ptr, !llvm.ptr, i32, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i32, f64, f64, f64, f64, i32, i32) -> ()
   tfm.adamw_update @w, %gw master scale %scale lr %lr betas %beta1, %beta2 eps %eps weight_decay %wd
       : tensor<2x8xf32, #dist.layout<@mesh, dp = S(0)>>, tensor<f32>
   // CHECK: %[[TWO:.*]] = llvm.mlir.constant(2 : i64) : i64

@@ -29,7 +29,7 @@ func.func @train_step(%ids: tensor<4x2xi64, #dist.layout<@mesh, replica = S(1), 
   %wd = tfm.hyperparameter weight_decay default 0.0
   // CHECK: %[[Z:.*]] = llvm.mlir.constant(0 : i32) : i32
   // CHECK-NEXT: %[[O:.*]] = llvm.mlir.constant(1 : i32) : i32
-  // CHECK-NEXT: llvm.call @sprt_op_sgd(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[Z]], %[[O]]) : (!llvm.ptr, !llvm.ptr, !llvm.ptr, i64, f64, f64, i32, i32) -> ()
+  // CHECK-NEXT: llvm.call @sprt_op_sgd(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[Z]], %[[O]]) : (!llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i32, f64, i32, i32) -> ()
   tfm.sgd_update @w, %gw scale %scale lr %lr weight_decay %wd
       : tensor<2x4xf32, #dist.layout<@mesh, replica = S(0), seq = S(0)>>, tensor<f32>
   // CHECK: %[[Z2:.*]] = llvm.mlir.constant(0 : i32) : i32
