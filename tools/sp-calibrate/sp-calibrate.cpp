@@ -196,8 +196,12 @@ std::string memoryBound(double &copyBytesPerSecond) {
       {"tfm.sum_squares", (n + 1) * f,
        [&] { sprt_op_sum_squares(dy.data(), n, scale.data()); }},
       {"tfm.adamw_update", (n + 1) * f, [&] {
+         // The learning rate from the step's values (slot 0), as a compiled
+         // step passes it.
+         const double lr = 1e-4;
+         sprt_upload_step_values(&lr, 1);
          sprt_op_adamw(y.data(), dy.data(), m.data(), v.data(), scale.data(), n,
-                       1e-4, 0.9, 0.999, 1e-8, 0.0, -1, -1);
+                       /*lr_slot=*/0, 0.9, 0.999, 1e-8, 0.0, -1, -1);
        }}};
   JsonList out;
   for (auto &c : calls) {
