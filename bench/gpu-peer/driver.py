@@ -267,18 +267,20 @@ class Runner:
         self.results["device"] = out
         return "ok", {}
 
-    def bench_seqpar(self, b, d, timeout, peak):
-        args = ["--steps", str(b["steps"]), "--seed", "1234", "--log", "seqpar.jsonl"]
-        args += self.hyper_flags()
+    def bench_seqpar(self, b, d, timeout, peak, tag="seqpar", extra=()):
+        """The timed run; `extra` flags (--cuda-graph=false) under file
+        names starting with `tag`."""
+        args = ["--steps", str(b["steps"]), "--seed", "1234", "--log", tag + ".jsonl"]
+        args += self.hyper_flags() + list(extra)
         if peak:
             args += ["--peak-flops", str(peak * 1e12)]
-        sampler = self.gpu_memory_sampler(os.path.join(d, "seqpar-smi.csv"))
-        rc = self.seqpar(b["program"], args, os.path.join(d, "seqpar.log"), timeout, cwd=d)
-        smi = self.sampled_max_mib(sampler, os.path.join(d, "seqpar-smi.csv"))
+        sampler = self.gpu_memory_sampler(os.path.join(d, tag + "-smi.csv"))
+        rc = self.seqpar(b["program"], args, os.path.join(d, tag + ".log"), timeout, cwd=d)
+        smi = self.sampled_max_mib(sampler, os.path.join(d, tag + "-smi.csv"))
         out = {"exit": rc}
         if rc != 0:
-            out["error"] = log_error(os.path.join(d, "seqpar.log"))
-        log = os.path.join(d, "seqpar.jsonl")
+            out["error"] = log_error(os.path.join(d, tag + ".log"))
+        log = os.path.join(d, tag + ".jsonl")
         lines = []
         if os.path.exists(log):
             with open(log) as f:
@@ -298,12 +300,18 @@ class Runner:
                            x["flops_per_s"] * x["step_time_s"] for x in lines))
             if "mfu" in lines[-1]:
                 out["own_mfu"] = statistics.median(x["mfu"] for x in lines[b["skip"]:] or lines)
+            # How the steps ran (--cuda-graph): "eager", "captured", "replayed".
+            graph = [x.get("graph", "eager") for x in lines]
+            out["graph_steps"] = {k: graph.count(k) for k in sorted(set(graph))}
         if out.get("startup_s") is None:
             # The start-up line comes on stderr before step 1 runs: there
             # even when the run ended (or was killed) before logging a step.
-            up = startup_line(os.path.join(d, "seqpar.log"))
+            up = startup_line(os.path.join(d, tag + ".log"))
             if up:
-                out.update(up, startup_from="the start-up line of seqpar.log")
+                out.update(up, startup_from=f"the start-up line of {tag}.log")
+        graph_off = graph_line(os.path.join(d, tag + ".log"))
+        if graph_off:
+            out["graph_off"] = graph_off
         if smi is not None and "idle_memory_used_mib" in self.device:
             out["device_memory_used_mib"] = smi - self.device["idle_memory_used_mib"]
         return out
@@ -333,8 +341,17 @@ class Runner:
         info = {"model": b["model"], "precision": b["precision"], "seq": b["seq"],
                 "batch": b["batch"], "peak_tflops": peak, **model_flops(config, b["seq"], b["batch"])}
         self.results["stages"][b["name"]] = dict(info, status="running")
-        info["seqpar"] = self.bench_seqpar(b, d, min(0.4 * budget, end - time.time()), peak)
+        info["seqpar"] = self.bench_seqpar(b, d, min(0.35 * budget, end - time.time()), peak)
         self.save()
+        # The same steps without the CUDA graph (--cuda-graph=false), side by side.
+        if info["seqpar"]["exit"] == 0:
+            info["seqpar_eager"] = self.bench_seqpar(
+                b, d, min(0.2 * budget, end - time.time()), peak, tag="seqpar-eager",
+                extra=["--cuda-graph=false"])
+            g, e = (info[k].get("median_step_s") for k in ("seqpar", "seqpar_eager"))
+            if g and e:
+                info["graph_speedup"] = e / g
+            self.save()
         if info["seqpar"]["exit"] == 0:
             info["seqpar_ops"] = self.bench_trace(b, d, min(0.2 * budget, end - time.time()))
         else:

@@ -132,6 +132,18 @@ def startup_line(path):
     return {}
 
 
+def graph_line(path):
+    """A program's `cuda graph: off, ...` line in a log (why its steps ran
+    eagerly), or None."""
+    if not os.path.exists(path):
+        return None
+    with open(path, errors="replace") as f:
+        for line in f:
+            if line.startswith("cuda graph: off"):
+                return line.strip()
+    return None
+
+
 def op_table(trace, first_step):
     """Per-op device time from a trace recorded with CUDA_LAUNCH_BLOCKING=1
     (each op's span then includes its kernels): the steps from first_step

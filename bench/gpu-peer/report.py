@@ -62,6 +62,10 @@ def bench_rows(name, s):
             notes.append(f"own FLOP count {sp['own_flops_per_step'] / 1e9:,.1f} G/step")
         if sp.get("own_mfu") is not None:
             notes.append(f"own MFU {pct(sp['own_mfu'])}")
+        if sp.get("graph_steps"):
+            notes.append("steps " + ", ".join(f"{n} {k}" for k, n in sp["graph_steps"].items()))
+        if sp.get("graph_off"):
+            notes.append(sp["graph_off"])
         rows.append([shape, s.get("precision"), "seqpar", num(sp["median_step_s"]),
                      si(sp["tokens_per_s"]), pct(mfu(flops, sp["median_step_s"], peak)),
                      gib(sp.get("peak_bytes")) + " (allocator)",
@@ -74,6 +78,17 @@ def bench_rows(name, s):
             why = "timed out"
         rows.append([shape, s.get("precision"), "seqpar", "", "", "", "", "",
                      f"no result ({why}{': ' + sp['error'] if sp.get('error') else ''})"])
+    eager = s.get("seqpar_eager", {})
+    if "median_step_s" in eager:
+        rows.append(["", "", "seqpar --cuda-graph=false", num(eager["median_step_s"]),
+                     si(eager["tokens_per_s"]), pct(mfu(flops, eager["median_step_s"], peak)),
+                     gib(eager.get("peak_bytes")) + " (allocator)", "",
+                     f"{eager['timed_steps']} steps timed; graph / eager "
+                     f"{sp['median_step_s'] / eager['median_step_s']:.2f}x time"
+                     if "median_step_s" in sp else f"{eager['timed_steps']} steps timed"])
+    elif eager:
+        rows.append(["", "", "seqpar --cuda-graph=false", "", "", "", "", "",
+                     f"no result (exit {eager.get('exit')})"])
     t = s.get("torch", {})
     modes = t.get("modes", {})
     if not modes:

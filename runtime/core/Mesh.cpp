@@ -70,6 +70,9 @@ extern "C" int64_t sprt_axis_size(int32_t axis) {
 extern "C" int64_t sprt_bytes_sent(int32_t axis) {
   return mesh().bytesSent.at(axis);
 }
+extern "C" void sprt_count_bytes_sent(int32_t axis, int64_t bytes) {
+  mesh().bytesSent.at(size_t(axis)) += bytes;
+}
 extern "C" void sprt_reset_bytes_sent(void) {
   for (int64_t &b : mesh().bytesSent)
     b = 0;
@@ -86,8 +89,33 @@ static uint64_t mix64(uint64_t z) {
   return z ^ (z >> 31);
 }
 
+namespace {
+/// The capture in progress, and its first refusal.
+bool capturing = false;
+std::string captureRefusal;
+} // namespace
+
+void sprt::refuseCapture(const std::string &why) {
+  if (capturing && captureRefusal.empty())
+    captureRefusal = why;
+}
+
+extern "C" void sprt_capture_begin(void) {
+  capturing = true;
+  captureRefusal.clear();
+}
+
+extern "C" const char *sprt_capture_end(void) {
+  capturing = false;
+  return captureRefusal.empty() ? nullptr : captureRefusal.c_str();
+}
+
 extern "C" uint64_t sprt_dropout_key(void) {
-  // Distinct steps give distinct keys for one seed (mix64 is a bijection),
-  // and seeds are kept apart by mixing the step in before the seed.
-  return mix64(mesh().seed ^ mix64(uint64_t(mesh().step)));
+  // The step is the kernels' salt (stepDropoutSalt): one key per run.
+  return mix64(mesh().seed);
+}
+
+uint64_t sprt::stepDropoutSalt(int64_t step) {
+  // Distinct steps give distinct salts (mix64 is a bijection).
+  return mix64(uint64_t(step) ^ 0x9e3779b97f4a7c15ULL);
 }

@@ -34,6 +34,14 @@ struct Mesh {
 /// The process's mesh (one per process).
 Mesh &mesh();
 
+/// While main() captures a step (sprt_capture_begin .. _end, runtime.h):
+/// notes the first reason the captured step cannot stand for later steps
+/// (a value it passes by value that changes from step to step); nothing
+/// when not capturing.
+void refuseCapture(const std::string &why);
+/// The dropout salt of step `step` (sprt_step_values::dropout_salt).
+uint64_t stepDropoutSalt(int64_t step);
+
 /// Completes the sends started (sprt_send) and frees their staging buffers
 /// (PointToPoint.cpp; sprt_mesh_finalize calls it).
 void releaseSendBuffers();

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Failure.h"
+#include "Mesh.h"
 #include "MicroBatch.h"
 #include "SeqSplit.h"
 
@@ -48,6 +49,8 @@ extern "C" void sprt_op_position_ids(int64_t *out, int64_t S, int64_t B,
       sprt_position_ids_i64(out + p.localStart * B, p.rows, B, p.globalStart);
     return;
   }
+  refuseCapture("sprt_op_position_ids copies the step's packed position ids "
+                "from the host");
   // The current micro-batch's rows of the step's batch.
   const BatchGeometry rows = batchGeometry(B, given.batchAxis);
   if (pieces.globalRows != given.seq || rows.globalRows != given.batch)

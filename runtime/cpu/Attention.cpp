@@ -18,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "AttentionPanels.h"
+#include "DropoutKey.h"
 #include "Scratch.h"
 #include "sprt/kernels.h"
 
@@ -108,8 +109,8 @@ void sprt_attention_f32(const float *q, const float *k, const float *v,
               const uint64_t rowBase = headBase + uint64_t(i * Sk);
               for (int64_t j = first; j < last; ++j) {
                 bool keep =
-                    double(sprt_uniform(seed, stream, rowBase + uint64_t(j))) >=
-                    dropout_rate;
+                    double(sprt_uniform(sprt::cpu::dropoutKey(seed), stream,
+                                        rowBase + uint64_t(j))) >= dropout_rate;
                 p[j] = keep ? p[j] * keepScale : 0.0f;
               }
             }

@@ -21,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "AttentionPanels.h"
+#include "DropoutKey.h"
 #include "Scratch.h"
 #include "sprt/grad_kernels.h"
 #include "sprt/kernels.h"
@@ -171,7 +172,7 @@ void sprt_attention_block_f32(
             float p = s[j] * inv;
             if (constants.dropout) {
               bool keep =
-                  double(sprt_uniform(seed, stream,
+                  double(sprt_uniform(sprt::cpu::dropoutKey(seed), stream,
                                       rowBase + uint64_t(k_offset + j))) >=
                   dropout_rate;
               p = keep ? p * keepScale : 0.0f;
@@ -264,7 +265,7 @@ void sprt_attention_block_grad_f32(
             const float p = std::exp(dot * scale - rowLse);
             bool keep = true;
             if (constants.dropout)
-              keep = double(sprt_uniform(seed, stream,
+              keep = double(sprt_uniform(sprt::cpu::dropoutKey(seed), stream,
                                          rowBase + uint64_t(k_offset + j))) >=
                      dropout_rate;
             const float pd = keep ? p * keepScale : 0.0f;

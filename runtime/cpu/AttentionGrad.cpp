@@ -32,6 +32,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "AttentionPanels.h"
+#include "DropoutKey.h"
 #include "Scratch.h"
 #include "sprt/grad_kernels.h"
 #include "sprt/kernels.h"
@@ -165,8 +166,8 @@ void sprt_attention_grad_f32(
               }
               for (int64_t j = first; j < last; ++j) {
                 kp[j] =
-                    double(sprt_uniform(seed, stream, rowBase + uint64_t(j))) >=
-                    dropout_rate;
+                    double(sprt_uniform(sprt::cpu::dropoutKey(seed), stream,
+                                        rowBase + uint64_t(j))) >= dropout_rate;
                 pd[j] = kp[j] ? p[j] * keepScale : 0.0f;
               }
               for (int64_t j = last; j < nk; ++j) {

@@ -100,6 +100,36 @@ void sprt::cpu::reportScratch(int64_t deltaBytes) {
     observer(deltaBytes);
 }
 
+extern "C" void *sprt_host_alloc(int64_t bytes) {
+  return bytes > 0 ? std::malloc(size_t(bytes)) : std::malloc(1);
+}
+
+extern "C" void sprt_host_free(void *ptr) { std::free(ptr); }
+
+extern "C" int sprt_graph_supported(void) { return 0; }
+
+/// The graph calls end the job here: callers ask sprt_graph_supported().
+[[noreturn]] static void noGraphs(const char *fn) {
+  std::fprintf(stderr, "%s: the cpu backend has no graphs\n", fn);
+  std::abort();
+}
+
+extern "C" void sprt_graph_begin_capture(sprt_stream_t) {
+  noGraphs("sprt_graph_begin_capture");
+}
+
+extern "C" sprt_graph_t sprt_graph_end_capture(sprt_stream_t, const char **) {
+  noGraphs("sprt_graph_end_capture");
+}
+
+extern "C" void sprt_graph_launch(sprt_graph_t, sprt_stream_t) {
+  noGraphs("sprt_graph_launch");
+}
+
+extern "C" void sprt_graph_destroy(sprt_graph_t) {
+  noGraphs("sprt_graph_destroy");
+}
+
 extern "C" sprt_step_values *sprt_step_values_host(void) {
   static sprt_step_values values;
   return &values;

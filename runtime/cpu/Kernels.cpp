@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "sprt/kernels.h"
+#include "DropoutKey.h"
 #include "NormRows.h"
 #include "RowOps.h"
 #include "Scratch.h"
@@ -178,9 +179,9 @@ void dropout(const void *x, const void *residual, void *y, uint8_t *mask,
     for (int64_t i = 0; i < inner; ++i) {
       // The comparison is in double: the uniform is exact in float, rate is
       // not rounded to float.
-      bool keep =
-          rate <= 0.0 ||
-          double(sprt_uniform(seed, stream, uint64_t(base + i))) >= rate;
+      bool keep = rate <= 0.0 ||
+                  double(sprt_uniform(sprt::cpu::dropoutKey(seed), stream,
+                                      uint64_t(base + i))) >= rate;
       int64_t e = o * inner + i;
       float v = keep ? Elems::load(x, e) * scale : 0.0f;
       if (residual)

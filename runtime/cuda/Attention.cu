@@ -10,6 +10,7 @@
 
 #include "AttentionCommon.cuh"
 #include "CudnnAttention.h"
+#include "sprt/device.h"
 #include "sprt/kernels.h"
 
 #include <algorithm>
@@ -69,6 +70,7 @@ AttnParams makeAttnParams(const float *q, const float *k, const float *v,
   p.dropout = rate > 0.0;
   p.rate = rate;
   p.seed = seed;
+  p.salt = &sprt_step_values_device()->dropout_salt;
   p.stream = stream;
   p.globalHeads = globalHeads;
   p.batchOffset = batchOffset;

@@ -15,6 +15,7 @@
 #include "AttentionCommon.cuh"
 #include "Common.cuh"
 #include "CudnnAttention.h"
+#include "sprt/device.h"
 #include "sprt/grad_kernels.h"
 #include "sprt/kernels.h"
 #include "sprt/philox.h"
@@ -36,6 +37,9 @@ struct BlockParams {
   float scale, keepScale;
   double rate;
   uint64_t seed, stream;
+  // The step's dropout salt (sprt_step_values), XORed into seed on the
+  // device.
+  const uint64_t *salt;
   int64_t batchOffset, globalHeads, headOffset;
   float invFreq[kMaxHalf];
 };
@@ -73,6 +77,7 @@ BlockParams makeParams(int64_t Sq, int64_t Sk, int64_t qOffset, int64_t kOffset,
   p.dropout = rate > 0.0;
   p.rate = rate;
   p.seed = seed;
+  p.salt = &sprt_step_values_device()->dropout_salt;
   p.stream = stream;
   p.batchOffset = batchOffset;
   p.globalHeads = globalHeads;
@@ -121,7 +126,7 @@ __device__ inline bool keep(const BlockParams &p, int64_t b, int64_t h,
   const uint64_t index = uint64_t(
       ((b + p.batchOffset) * p.globalHeads + h + p.headOffset) * p.L * p.L +
       (p.qOffset + i) * p.L + p.kOffset + j);
-  return sprt::philox::dropoutKeep(p.seed, p.stream, index, p.rate);
+  return sprt::philox::dropoutKeep(p.seed ^ *p.salt, p.stream, index, p.rate);
 }
 
 __device__ inline float score(const BlockParams &p, const float *qr,

@@ -55,6 +55,9 @@ struct AttnParams {
   int32_t accumulate; // the backward adds to dk, dv
   double rate;
   uint64_t seed, stream;
+  // The step's dropout salt (sprt_step_values), XORed into seed on the
+  // device when the kernel runs.
+  const uint64_t *salt;
   int64_t globalHeads, batchOffset, headOffset;
   float invFreq[kMaxHalf];
 };
@@ -164,7 +167,7 @@ __device__ inline bool attnKeep(const AttnParams &p, int64_t h, int64_t i,
                 p.headOffset) *
                    p.S * p.S +
                i * p.S + j);
-  return sprt::philox::dropoutKeep(p.seed, p.stream, index, p.rate);
+  return sprt::philox::dropoutKeep(p.seed ^ *p.salt, p.stream, index, p.rate);
 }
 
 /// The forward pass over the keys of global query row i of head h (the

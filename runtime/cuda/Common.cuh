@@ -23,12 +23,20 @@ namespace sprt::cuda {
 [[noreturn]] void throwCudaError(cudaError_t err, const char *what);
 [[noreturn]] void throwCublasError(cublasStatus_t status, const char *what);
 
+/// While this thread captures a step (sprt_graph_begin_capture): keeps the
+/// first error, which the capture's end reports, instead of throwing, and
+/// returns true; false when not capturing.
+bool noteCaptureError(const std::string &error);
+
 inline void check(cudaError_t err, const char *what) {
-  if (err != cudaSuccess)
+  if (err != cudaSuccess &&
+      !noteCaptureError(std::string(cudaGetErrorName(err)) + " in " + what))
     throwCudaError(err, what);
 }
 inline void checkCublas(cublasStatus_t status, const char *what) {
-  if (status != CUBLAS_STATUS_SUCCESS)
+  if (status != CUBLAS_STATUS_SUCCESS &&
+      !noteCaptureError(std::string(cublasGetStatusName(status)) + " in " +
+                        what))
     throwCublasError(status, what);
 }
 

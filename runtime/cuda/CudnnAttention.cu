@@ -7,6 +7,7 @@
 #include "CudnnAttention.h"
 #include "CudnnGraphs.h"
 #include "CudnnStaging.cuh"
+#include "sprt/device.h"
 #include "sprt/dtype.h"
 #include "sprt/kernels.h"
 
@@ -44,12 +45,7 @@ void noteFallback(const std::string &why) {
                  why.c_str());
 }
 
-uint64_t mix(uint64_t x) { // splitmix64's finaliser
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
+using st::mix;
 
 cd::Shape shapeOf(const AttnCall &c) {
   cd::Shape s;
@@ -184,12 +180,12 @@ cd::Tensors stageInputs(const AttnCall &c, const cd::Shape &s) {
   if (s.dropout > 0.0f) {
     auto *seed = static_cast<int64_t *>(
         scratch(Scratch::CudnnSeed, 2 * sizeof(int64_t)));
-    const uint64_t seed64 = mix(c.seed ^ mix(c.stream));
     const uint64_t offset =
         mix(mix(mix(uint64_t(c.batchOffset)) ^ uint64_t(c.headOffset)) ^
             mix(uint64_t(c.qOffset) << 32 ^ uint64_t(c.kOffset)));
-    st::setSeed<<<1, 1, 0, stream()>>>(seed, int64_t(seed64 >> 1),
-                                       int64_t(offset >> 2));
+    st::setSeed<<<1, 1, 0, stream()>>>(seed, c.seed,
+                                       &sprt_step_values_device()->dropout_salt,
+                                       mix(c.stream), int64_t(offset >> 2));
     SPRT_CUDA_CHECK_LAUNCH("setSeed");
     t.seed = seed;
     t.offset = seed + 1;

@@ -172,8 +172,20 @@ __global__ inline void statsFromLse(int64_t Sq, int64_t B, int64_t heads,
   }
 }
 
-__global__ inline void setSeed(int64_t *seed, int64_t s, int64_t offset) {
-  seed[0] = s;
+/// splitmix64's finaliser (CudnnAttention.cu's mix, on either side).
+__host__ __device__ inline uint64_t mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+/// cuDNN's dropout seed and offset: the call's key (its seed XOR the step's
+/// salt, read here when the kernel runs) mixed with its stream's mix.
+__global__ inline void setSeed(int64_t *seed, uint64_t key,
+                               const uint64_t *salt, uint64_t streamMix,
+                               int64_t offset) {
+  seed[0] = int64_t(mix((key ^ *salt) ^ streamMix) >> 1);
   seed[1] = offset;
 }
 

@@ -152,6 +152,89 @@ void *scratch(Scratch slot, size_t bytes) {
 
 using namespace sprt::cuda;
 
+namespace {
+/// This thread's capture (sprt_graph_begin_capture .. _end_capture) and its
+/// first error.
+thread_local bool capturing = false;
+thread_local std::string captureError;
+} // namespace
+
+bool sprt::cuda::noteCaptureError(const std::string &error) {
+  if (!capturing)
+    return false;
+  if (captureError.empty())
+    captureError = error;
+  return true;
+}
+
+struct sprt_graph {
+  cudaGraphExec_t exec;
+};
+
+extern "C" void *sprt_host_alloc(int64_t bytes) {
+  void *p = nullptr;
+  if (cudaMallocHost(&p, size_t(bytes > 0 ? bytes : 1)) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return nullptr;
+  }
+  return p;
+}
+
+extern "C" void sprt_host_free(void *ptr) {
+  if (ptr)
+    SPRT_CUDA_CHECK(cudaFreeHost(ptr));
+}
+
+extern "C" int sprt_graph_supported(void) { return 1; }
+
+extern "C" void sprt_graph_begin_capture(sprt_stream_t s) {
+  captureError.clear();
+  // Relaxed: the host code between the step's launches may allocate (a
+  // cuBLASLt plan, a first-use scratch buffer) without ending the capture.
+  SPRT_CUDA_CHECK(
+      cudaStreamBeginCapture(streamOf(s), cudaStreamCaptureModeRelaxed));
+  capturing = true;
+}
+
+extern "C" sprt_graph_t sprt_graph_end_capture(sprt_stream_t s,
+                                               const char **why) {
+  capturing = false;
+  cudaGraph_t graph = nullptr;
+  cudaError_t err = cudaStreamEndCapture(streamOf(s), &graph);
+  if (err != cudaSuccess && captureError.empty())
+    captureError = std::string(cudaGetErrorName(err)) + " (" +
+                   cudaGetErrorString(err) + ") ending the capture";
+  cudaGraphExec_t exec = nullptr;
+  if (captureError.empty()) {
+    err = cudaGraphInstantiate(&exec, graph, 0);
+    if (err != cudaSuccess)
+      captureError = std::string(cudaGetErrorName(err)) + " (" +
+                     cudaGetErrorString(err) + ") instantiating the graph";
+  }
+  if (graph)
+    (void)cudaGraphDestroy(graph);
+  if (!captureError.empty()) {
+    (void)cudaGetLastError(); // the failed capture's errors, cleared
+    static thread_local std::string message;
+    message = captureError;
+    if (why)
+      *why = message.c_str();
+    return nullptr;
+  }
+  return new sprt_graph{exec};
+}
+
+extern "C" void sprt_graph_launch(sprt_graph_t graph, sprt_stream_t s) {
+  SPRT_CUDA_CHECK(cudaGraphLaunch(graph->exec, streamOf(s)));
+}
+
+extern "C" void sprt_graph_destroy(sprt_graph_t graph) {
+  if (!graph)
+    return;
+  SPRT_CUDA_CHECK(cudaGraphExecDestroy(graph->exec));
+  delete graph;
+}
+
 extern "C" const char *sprt_backend_name(void) { return "cuda"; }
 
 extern "C" sprt_step_values *sprt_step_values_host(void) {
@@ -167,8 +250,14 @@ extern "C" sprt_step_values *sprt_step_values_host(void) {
 }
 
 extern "C" sprt_step_values *sprt_step_values_device(void) {
-  return static_cast<sprt_step_values *>(
-      scratch(Scratch::StepValues, sizeof(sprt_step_values)));
+  // Zeroed once, ordered before every later use on the compute stream (a
+  // kernel called before any step reads a salt of 0).
+  static sprt_step_values *values = [] {
+    void *p = scratch(Scratch::StepValues, sizeof(sprt_step_values));
+    SPRT_CUDA_CHECK(cudaMemsetAsync(p, 0, sizeof(sprt_step_values), stream()));
+    return static_cast<sprt_step_values *>(p);
+  }();
+  return values;
 }
 
 extern "C" const char *sprt_device_init(int64_t local_rank) {

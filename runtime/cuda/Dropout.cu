@@ -12,6 +12,7 @@
 
 #include "Common.cuh"
 #include "Elementwise.cuh"
+#include "sprt/device.h"
 #include "sprt/kernels.h"
 #include "sprt/philox.h"
 
@@ -31,7 +32,10 @@ struct DropoutGeometry {
 __global__ void dropoutKernel(const void *x, const void *residual, void *y,
                               uint8_t *__restrict__ mask, int64_t n,
                               DropoutGeometry geo, double rate, float scale,
-                              uint64_t seed, uint64_t stream, int32_t dtype) {
+                              uint64_t seed, const uint64_t *__restrict__ salt,
+                              uint64_t stream, int32_t dtype) {
+  // The draws' key: the seed XOR the step's salt (sprt_step_values).
+  const uint64_t key = seed ^ *salt;
   SPRT_FOR_EACH(e, n) {
     // Global index: the local multi-index of e plus the shard's offsets,
     // against the global strides.
@@ -42,7 +46,7 @@ __global__ void dropoutKernel(const void *x, const void *residual, void *y,
       global += (geo.offset[d] + idx) * geo.gstride[d];
     }
     const bool keep = rate <= 0.0 || sprt::philox::dropoutKeep(
-                                         seed, stream, uint64_t(global), rate);
+                                         key, stream, uint64_t(global), rate);
     // __fmul_rn / __fadd_rn: never contracted into one FMA, so the fused
     // sum is the two kernels' (a product stored, then added).
     float v = keep ? __fmul_rn(loadElement(x, dtype, e), scale) : 0.0f;
@@ -100,7 +104,8 @@ static void launchDropout(const void *x, const void *residual, void *y,
   // elements are plain zeros, so the infinite scale is never used.
   const float scale = rate < 1.0 ? float(1.0 / (1.0 - rate)) : 0.0f;
   dropoutKernel<<<gridFor(n), kThreads, 0, st>>>(
-      x, residual, y, mask, n, geo, rate, scale, seed, stream, dtype);
+      x, residual, y, mask, n, geo, rate, scale, seed,
+      &sprt_step_values_device()->dropout_salt, stream, dtype);
   SPRT_CUDA_CHECK_LAUNCH("dropoutKernel");
 }
 

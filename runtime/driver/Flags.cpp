@@ -43,7 +43,7 @@ std::string sprt::usage(const char *argv0) {
          "[--export-shard-bytes N]] [--checkpoint-dir "
          "DIR [--save-every N] [--resume | --overwrite-checkpoints]] "
          "[--timeout SECONDS] [--wait yield|spin] "
-         "[--comm nccl|mpi|mpi-staged] "
+         "[--comm nccl|mpi|mpi-staged] [--cuda-graph=true|false] "
          "[--on-nonfinite stop|skip] [--check-tied] " +
          scheduleUsage() +
          " [--trace FILE|DIR] [--peak-flops FLOP/s-per-rank] [--loss-scale S] "
@@ -130,6 +130,20 @@ bool sprt::parseFlags(int argc, char **argv, Flags &f, bool &help,
     if (a == "--help" || a == "-h") {
       help = true;
       return true;
+    }
+    // --cuda-graph=true|false, one token.
+    if (a.rfind("--cuda-graph", 0) == 0) {
+      if (a != "--cuda-graph=true" && a != "--cuda-graph=false") {
+        error = "--cuda-graph takes =true or =false, got '" + a + "'";
+        return false;
+      }
+      if (!seen.insert("--cuda-graph").second) {
+        error = "flag --cuda-graph is given more than once (give each flag "
+                "once)";
+        return false;
+      }
+      f.cudaGraph = a == "--cuda-graph=true";
+      continue;
     }
     if (!switches.count(a) && !valueFlags.count(a) && !isScheduleFlag(a)) {
       error = "unknown flag '" + a + "' (see --help)";

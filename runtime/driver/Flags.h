@@ -76,6 +76,9 @@ struct Flags {
   /// The dynamic loss scaler's flags (LossScale.h); a program without
   /// loss scaling refuses them.
   LossScaleFlags lossScale;
+  /// --cuda-graph=true|false: on a backend with graphs, the training step
+  /// captured once and replayed (GraphStep.h); default true.
+  bool cudaGraph = true;
 };
 
 /// Parses the command line strictly: an unknown flag, a flag given twice, a

@@ -59,6 +59,8 @@ std::string sprt::metricsLine(const Model &model, const StepResult &r,
     line += ", \"loss_scale\": " + shortestText(r.lossScale);
   if (r.epoch >= 0)
     line += ", \"epoch\": " + std::to_string(r.epoch);
+  if (r.graph)
+    line += std::string(", \"graph\": \"") + r.graph + "\"";
   // With loss scaling every skipped step is an overflow's.
   if (skippedSoFar || r.hasLossScale)
     line += std::string(", \"skipped\": ") + (r.skipped ? "true" : "false") +

@@ -54,6 +54,9 @@ struct StepResult {
   /// it wrote (rank 0's files); -1 otherwise.
   double checkpointSeconds = -1.0;
   int64_t checkpointBytes = 0;
+  /// On a backend with graphs, how the step ran: "eager", "captured" or
+  /// "replayed" (GraphStep.h); null elsewhere.
+  const char *graph = nullptr;
 };
 
 /// The metrics line of a step (valid JSON whatever the values).

@@ -174,6 +174,62 @@ void Trainer::checkRun() {
           "--pp 2 or more has one)");
 }
 
+/// The backend's graphs (sprt_graph_*) and the runtime's refusals
+/// (sprt_capture_*), agreed over the world.
+static GraphStep::Backend deviceGraphs() {
+  GraphStep::Backend b;
+  b.supported = [] { return sprt_graph_supported() != 0; };
+  b.begin = [] {
+    sprt_graph_begin_capture(sprt_current_stream());
+    sprt_capture_begin();
+  };
+  b.end = [](std::string &why) -> void * {
+    const char *refused = sprt_capture_end();
+    const char *failed = nullptr;
+    sprt_graph_t graph = sprt_graph_end_capture(sprt_current_stream(), &failed);
+    if (graph && !refused)
+      return graph;
+    if (graph)
+      sprt_graph_destroy(graph);
+    why = refused ? refused : failed ? failed : "the capture failed";
+    return nullptr;
+  };
+  b.launch = [](void *graph) {
+    sprt_graph_launch(static_cast<sprt_graph_t>(graph), sprt_current_stream());
+  };
+  b.destroy = [](void *graph) {
+    sprt_graph_destroy(static_cast<sprt_graph_t>(graph));
+  };
+  b.agree = [](bool ok) { return allAgree(ok); };
+  return b;
+}
+
+/// Why a run that asked for graphs on a backend that has them does not use
+/// them at all, or "".
+static std::string graphsRuledOut(const Flags &flags, const Model &model,
+                                  bool packing) {
+  if (!flags.trace.empty())
+    return "--trace times each op as it is issued";
+  if (model.pipelineAxis >= 0)
+    return "the pipeline's stages exchange activations through host-driven "
+           "sends";
+  if (packing)
+    return "packed documents' position ids are copied from the host in the "
+           "step";
+  return "";
+}
+
+/// A step's by-value inputs that may change from step to step: its
+/// hyperparameter table but the learning rate, which the optimizers read on
+/// the device.
+static std::vector<double> graphKey(const Model &model,
+                                    std::vector<double> table) {
+  for (size_t i = 0; i < model.hyperparameters.size() && i < table.size(); ++i)
+    if (model.hyperparameters[i].first == "lr")
+      table[i] = 0.0;
+  return table;
+}
+
 void Trainer::prepare() {
   std::string error;
   // Start-up work on the host (parameter draws on the CPU backend) runs on
@@ -256,7 +312,27 @@ void Trainer::prepare() {
   at.dataSeed = batcher->dataSeed();
   if (!flags.validData.empty())
     evaluator = std::make_unique<Evaluator>(model, *valid, params->pointers());
-  scalars.assign(size_t(model.numScalars), 0.0f);
+  const int64_t scalarBytes =
+      int64_t(sizeof(float)) * std::max<int64_t>(model.numScalars, 1);
+  scalars = static_cast<float *>(sprt_host_alloc(scalarBytes));
+  if (!scalars)
+    fatal("out of host memory for the step's " +
+          std::to_string(model.numScalars) + " scalars");
+  std::fill(scalars, scalars + std::max<int64_t>(model.numScalars, 1), 0.0f);
+  // Graphs where the backend has them and nothing rules them out.
+  const bool graphsHere = sprt_graph_supported() != 0;
+  std::string ruledOut = graphsRuledOut(flags, model, batcher->packing());
+  if (graphsHere && flags.cudaGraph && !ruledOut.empty() && rank == 0)
+    std::fprintf(stderr, "cuda graph: off, every step runs eagerly: %s\n",
+                 ruledOut.c_str());
+  graphs = std::make_unique<GraphStep>(
+      flags.cudaGraph && ruledOut.empty(), deviceGraphs(),
+      [this](const std::string &note) {
+        if (rank == 0) {
+          std::fprintf(stderr, "%s\n", note.c_str());
+          std::fflush(stderr);
+        }
+      });
   grads.assign(model.grads.size(), nullptr);
 
   // The metrics log, opened once every start-up check has passed (a run
@@ -388,10 +464,30 @@ void Trainer::runStep(int64_t step) {
   stepStart = std::chrono::steady_clock::now();
   takePointToPointWait();
   sprt_stream_t stream = sprt_current_stream();
+  // The tokens, and the step's values a replay copies to the device, before
+  // the step (a captured step records neither host copy).
   sprt_memcpy_to_device(ids, batcher->localIds(), tokenBytes, stream);
   sprt_memcpy_to_device(labels, batcher->localLabels(), tokenBytes, stream);
-  seqpar_step(arena, params->pointers(), ids, labels, scalars.data(),
-              grads.data(), state.data(), hyperparameters.data());
+  sprt_stage_step_values(hyperparameters.data(),
+                         int64_t(hyperparameters.size()));
+  GraphStep::Ran ran = graphs->run(
+      [&] {
+        sprt_reset_bytes_sent();
+        seqpar_step(arena, params->pointers(), ids, labels, scalars,
+                    grads.data(), state.data(), hyperparameters.data());
+      },
+      graphKey(model, hyperparameters));
+  // A replay's collectives are not called from the host: they send what the
+  // captured step's did.
+  if (ran == GraphStep::Ran::captured) {
+    capturedBytes.assign(model.axes.size(), 0);
+    for (size_t a = 0; a < model.axes.size(); ++a)
+      capturedBytes[a] = sprt_bytes_sent(int32_t(a));
+  } else if (ran == GraphStep::Ran::replayed) {
+    for (size_t a = 0; a < model.axes.size(); ++a)
+      sprt_count_bytes_sent(int32_t(a), capturedBytes[a]);
+  }
+  r.graph = sprt_graph_supported() ? ranName(ran) : nullptr;
   // A step's sends are complete when it returns (a pipeline's dispatcher
   // completes them; a program of one stage may send too).
   sprt_complete_sends();
@@ -587,6 +683,9 @@ void Trainer::finish() {
       fatal(ok ? "another rank could not write its trace" : error);
   }
   evaluator.reset();
+  graphs.reset();
+  sprt_host_free(scalars);
+  scalars = nullptr;
   for (void *p : {static_cast<void *>(arena), static_cast<void *>(ids),
                   static_cast<void *>(labels)})
     release(p);

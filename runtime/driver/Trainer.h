@@ -30,6 +30,7 @@
 #include "Eval.h"
 #include "FileIO.h"
 #include "Flags.h"
+#include "GraphStep.h"
 #include "LossScale.h"
 #include "Model.h"
 #include "Params.h"
@@ -99,7 +100,14 @@ private:
   /// Where the run stands (the checkpoint's record).
   ResumePoint at{0, 0, 0};
   std::unique_ptr<Evaluator> evaluator;
-  std::vector<float> scalars;
+  /// The step's scalars (loss, gradient norm), which the step copies to the
+  /// host asynchronously (sprt_host_alloc: a replayed step's copy lands
+  /// there too).
+  float *scalars = nullptr;
+  /// How steps run (eager, or captured and replayed), and the bytes sent
+  /// per axis by the captured step, which a replay counts again.
+  std::unique_ptr<GraphStep> graphs;
+  std::vector<int64_t> capturedBytes;
   std::vector<float *> grads;
   LineFile log;
   StepResult r;

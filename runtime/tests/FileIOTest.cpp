@@ -281,6 +281,29 @@ TEST(Flags, DumpDtype) {
   EXPECT_EQ(error, "--dump-dtype needs --dump-params or --dump-grads");
 }
 
+TEST(Flags, CudaGraph) {
+  std::string error;
+  Flags d;
+  EXPECT_TRUE(parse({}, d, error)) << error;
+  EXPECT_TRUE(d.cudaGraph); // the default
+  Flags off, on;
+  EXPECT_TRUE(parse({"--cuda-graph=false"}, off, error)) << error;
+  EXPECT_FALSE(off.cudaGraph);
+  EXPECT_TRUE(parse({"--cuda-graph=true"}, on, error)) << error;
+  EXPECT_TRUE(on.cudaGraph);
+  for (const char *bad : {"--cuda-graph", "--cuda-graph=0", "--cuda-graphs"}) {
+    Flags f;
+    EXPECT_FALSE(parse({bad}, f, error));
+    EXPECT_EQ(error, "--cuda-graph takes =true or =false, got '" +
+                         std::string(bad) + "'");
+  }
+  Flags twice;
+  EXPECT_FALSE(
+      parse({"--cuda-graph=true", "--cuda-graph=false"}, twice, error));
+  EXPECT_EQ(error, "flag --cuda-graph is given more than once (give each flag "
+                   "once)");
+}
+
 TEST(Flags, PackDocumentsNeedsTextData) {
   std::string error;
   Flags f;

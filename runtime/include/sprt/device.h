@@ -80,13 +80,39 @@ typedef struct sprt_step_values {
   double hyperparameters[SPRT_MAX_HYPERPARAMETERS];
   /* The optimizer's step count (AdamW's bias corrections), from 1. */
   int64_t optimizer_step;
+  /* XORed into the key of every dropout draw (the kernels' `seed`): the
+   * step's, so that each step draws new masks with one key per run
+   * (sprt_dropout_key); 0 until a step sets it. */
+  uint64_t dropout_salt;
 } sprt_step_values;
 /* The process's one host copy (pinned where the backend has a device, so
- * that an asynchronous copy reads it when it runs) and device copy; on the
- * CPU backend they are one. The backend counts the device copy as its
- * scratch. After sprt_device_init. */
+ * that an asynchronous copy reads it when it runs) and device copy (zeroed
+ * when first asked for); on the CPU backend they are one. The backend counts
+ * the device copy as its scratch. After sprt_device_init. */
 sprt_step_values *sprt_step_values_host(void);
 sprt_step_values *sprt_step_values_device(void);
+
+/* Host memory the device copies to and from asynchronously, a copy then
+ * reading or writing it when it runs (pinned on the CUDA backend; plain
+ * memory on the CPU backend); NULL if out of memory. */
+void *sprt_host_alloc(int64_t bytes);
+void sprt_host_free(void *ptr);
+
+/* A step captured once and replayed (CUDA graphs). The CPU backend has
+ * none: sprt_graph_supported() is 0 there and the others end the job.
+ * Between begin and end nothing issued on the stream runs: it is recorded
+ * (asynchronous copies, kernels and collectives alike), host code runs as
+ * usual; the end instantiates what was recorded, or returns NULL with *why
+ * set (a message the backend keeps) when the recording failed (an
+ * operation that cannot be captured), every error of the failed capture
+ * cleared. Launching runs the recorded work on the stream again, with the
+ * buffers' contents when it runs. */
+typedef struct sprt_graph *sprt_graph_t;
+int sprt_graph_supported(void);
+void sprt_graph_begin_capture(sprt_stream_t stream);
+sprt_graph_t sprt_graph_end_capture(sprt_stream_t stream, const char **why);
+void sprt_graph_launch(sprt_graph_t graph, sprt_stream_t stream);
+void sprt_graph_destroy(sprt_graph_t graph);
 
 #ifdef __cplusplus
 }

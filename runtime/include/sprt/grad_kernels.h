@@ -248,8 +248,8 @@ void sprt_fill_f32(float *x, int64_t n, double value);
  * applied to p before the update as torch does). */
 void sprt_adamw_f32(float *param, const float *grad, float *m, float *v,
                     const float *scale, int64_t n, const double *lr,
-                    double beta1, double beta2, double eps,
-                    double weight_decay, const int64_t *step);
+                    double beta1, double beta2, double eps, double weight_decay,
+                    const int64_t *step);
 /* torch.optim.SGD without momentum: p -= lr * (g + weight_decay * p). */
 void sprt_sgd_f32(float *param, const float *grad, const float *scale,
                   int64_t n, const double *lr, double weight_decay);

@@ -46,13 +46,28 @@ int64_t sprt_axis_size(int32_t axis);
 /* Bytes this rank has sent on mesh axis `axis` (ring accounting). */
 int64_t sprt_bytes_sent(int32_t axis);
 void sprt_reset_bytes_sent(void);
+/* Adds `bytes` to axis `axis`'s count: main() replaying a captured step,
+ * whose collectives the host does not call again, counts what they sent
+ * when captured. */
+void sprt_count_bytes_sent(int32_t axis, int64_t bytes);
 
 /* The seed of dropout masks (and everything else random in a run). */
 void sprt_set_seed(uint64_t seed);
 uint64_t sprt_get_seed(void);
-/* The Philox key of this step's dropout masks: the run's seed mixed with
- * the step (sprt_set_step), so each step draws new masks while a step's
- * backward (and any recomputed forward op) regenerates its forward's. */
+/* While main() captures a step (a CUDA graph, sprt_graph_begin_capture):
+ * the runtime notes the first reason the captured step could not stand for
+ * later ones (a value it passes to kernels by value that changes from step
+ * to step: packed position ids from the host); the end returns it, or NULL
+ * when the step may be replayed. */
+void sprt_capture_begin(void);
+const char *sprt_capture_end(void);
+
+/* The key the ops pass to the dropout kernels: the run's seed, mixed. The
+ * kernels XOR in the step's dropout salt (the step mixed, sprt/device.h's
+ * sprt_step_values, which sprt_set_step stages and the compiled step
+ * uploads), so each step draws new masks while a step's backward (and any
+ * recomputed forward op) regenerates its forward's, and a captured step
+ * replays with each step's masks. */
 uint64_t sprt_dropout_key(void);
 
 /*===-------------------------- collectives ------------------------------===*/
@@ -352,7 +367,8 @@ void sprt_all_reduce_coalesced(int32_t count, const void *const *ins,
 /*===---------------------------- training -------------------------------===*/
 
 /* The optimizer step being taken (1-based), set by main() before each step;
- * it also sets the micro-batch back to (0, 1). */
+ * it also sets the micro-batch back to (0, 1) and stages the step's dropout
+ * salt in the host copy of the step's values. */
 void sprt_set_step(int64_t step);
 int64_t sprt_get_step(void);
 /* The step's values that change from step to step, for the kernels to read
