@@ -2,6 +2,7 @@
 
 #include "Mesh.h"
 
+#include "sprt/device.h"
 #include "sprt/runtime.h"
 
 #include <cstdio>
@@ -111,11 +112,13 @@ extern "C" const char *sprt_capture_end(void) {
 }
 
 extern "C" uint64_t sprt_dropout_key(void) {
-  // The step is the kernels' salt (stepDropoutSalt): one key per run.
-  return mix64(mesh().seed);
+  // The step's key is the kernels' salt (stepDropoutSalt), which they XOR
+  // into the key they are passed.
+  return 0;
 }
 
-uint64_t sprt::stepDropoutSalt(int64_t step) {
-  // Distinct steps give distinct salts (mix64 is a bijection).
-  return mix64(uint64_t(step) ^ 0x9e3779b97f4a7c15ULL);
+uint64_t sprt::stepDropoutSalt() {
+  // Distinct steps give distinct keys for one seed (mix64 is a bijection),
+  // and seeds are kept apart by mixing the step in before the seed.
+  return mix64(mesh().seed ^ mix64(uint64_t(mesh().step)));
 }

@@ -39,8 +39,10 @@ Mesh &mesh();
 /// (a value it passes by value that changes from step to step); nothing
 /// when not capturing.
 void refuseCapture(const std::string &why);
-/// The dropout salt of step `step` (sprt_step_values::dropout_salt).
-uint64_t stepDropoutSalt(int64_t step);
+/// The dropout salt of the current step and seed: the key of the step's
+/// masks, the run's seed mixed with the step (sprt_step_values::
+/// dropout_salt).
+uint64_t stepDropoutSalt();
 
 /// Completes the sends started (sprt_send) and frees their staging buffers
 /// (PointToPoint.cpp; sprt_mesh_finalize calls it).

@@ -98,7 +98,7 @@ extern "C" void sprt_set_step(int64_t step) {
   mesh().optimizerStep = step;
   // Direct callers of the ops see the step's masks at once on the CPU
   // backend, whose host copy the kernels read; the compiled step uploads it.
-  sprt_step_values_host()->dropout_salt = stepDropoutSalt(step);
+  sprt_step_values_host()->dropout_salt = stepDropoutSalt();
   // A step begins with one micro-batch until the compiled step says
   // otherwise.
   mesh().microBatch = 0;
@@ -121,7 +121,7 @@ extern "C" void sprt_stage_step_values(const double *hyperparameters,
   for (int64_t i = 0; i < n; ++i)
     host->hyperparameters[i] = hyperparameters[i];
   host->optimizer_step = mesh().optimizerStep;
-  host->dropout_salt = stepDropoutSalt(mesh().step);
+  host->dropout_salt = stepDropoutSalt();
 }
 
 extern "C" void sprt_upload_step_values(const double *hyperparameters,

@@ -119,6 +119,8 @@ enum class Scratch {
   LtWorkspace,
   // The step's values (sprt/device.h's sprt_step_values), device copy.
   StepValues,
+  // cuBLAS's workspace (cublasSetWorkspace, Device.cu's cublas()).
+  CublasWorkspace,
   Count
 };
 void *scratch(Scratch slot, size_t bytes);

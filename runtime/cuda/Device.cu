@@ -24,6 +24,7 @@ struct DeviceState {
   int device = -1;
   cudaStream_t stream = nullptr;
   cublasHandle_t cublas = nullptr;
+  bool cublasWorkspace = false; // cublas()'s, set on first use
   std::string error; // the last init failure, returned by sprt_device_init
   void *scratch[int(Scratch::Count)] = {};
   size_t scratchBytes[int(Scratch::Count)] = {};
@@ -120,7 +121,19 @@ void throwCublasError(cublasStatus_t status, const char *what) {
 }
 
 cudaStream_t stream() { return ready().stream; }
-cublasHandle_t cublas() { return ready().cublas; }
+cublasHandle_t cublas() {
+  DeviceState &s = ready();
+  if (!s.cublasWorkspace) {
+    // cuBLAS's workspace, ours and set once (32 MiB, its size for Hopper):
+    // cuBLAS then allocates nothing while a step is captured as a CUDA
+    // graph, as its documentation asks of graph capture.
+    constexpr size_t kBytes = size_t(32) << 20;
+    SPRT_CUBLAS_CHECK(cublasSetWorkspace(
+        s.cublas, scratch(Scratch::CublasWorkspace, kBytes), kBytes));
+    s.cublasWorkspace = true;
+  }
+  return s.cublas;
+}
 
 void checkRows(int64_t rows, const char *what) {
   if (rows > int64_t(0x7fffffff))

@@ -1,8 +1,9 @@
 //===- DropoutKeyTest.cpp - dropout masks change with the step -----------===//
 //
-// sprt_op_dropout (and the attention ops) key their Philox draws with
-// sprt_dropout_key() (the run's seed, mixed) XOR the step's dropout salt
-// (sprt_set_step stages it; the kernels read it from the step's values). A
+// sprt_op_dropout (and the attention ops) key their Philox draws with the
+// step's dropout salt, the run's seed mixed with the step (sprt_set_step
+// stages it; the kernels XOR it, read from the step's values,
+// into the key the ops pass, sprt_dropout_key()). A
 // step's backward regenerates its forward's mask (same seed, step and
 // stream); the next step draws a new one; another seed draws another.
 //
@@ -56,19 +57,23 @@ TEST(DropoutKey, SeedsAndStreamsDrawDifferentMasks) {
 }
 
 TEST(DropoutKey, KeysOfStepsAreDistinct) {
-  // The key the draws use: the ops' (one per run) XOR the step's salt.
+  // The key the draws use: the ops' XOR the step's salt.
+  auto drawKey = [] {
+    return sprt_dropout_key() ^ sprt_step_values_host()->dropout_salt;
+  };
   sprt_set_seed(0);
   std::vector<uint64_t> keys;
   for (int64_t step = 1; step <= 1000; ++step) {
     sprt_set_step(step);
-    keys.push_back(sprt_dropout_key() ^
-                   sprt_step_values_host()->dropout_salt);
+    keys.push_back(drawKey());
   }
   sprt_set_step(1);
-  const uint64_t salt = sprt_step_values_host()->dropout_salt;
-  EXPECT_EQ(sprt_step_values_device()->dropout_salt, salt); // cpu: one copy
+  EXPECT_EQ(drawKey(), keys[0]);
+  EXPECT_EQ(sprt_step_values_device()->dropout_salt,
+            sprt_step_values_host()->dropout_salt); // cpu: one copy
   sprt_set_seed(1);
-  EXPECT_NE(sprt_dropout_key() ^ salt, keys[0]) << "another seed";
+  sprt_set_step(1); // stages the salt of the seed and the step
+  EXPECT_NE(drawKey(), keys[0]) << "another seed";
   std::sort(keys.begin(), keys.end());
   EXPECT_EQ(std::unique(keys.begin(), keys.end()), keys.end());
 }

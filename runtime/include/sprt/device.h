@@ -81,8 +81,8 @@ typedef struct sprt_step_values {
   /* The optimizer's step count (AdamW's bias corrections), from 1. */
   int64_t optimizer_step;
   /* XORed into the key of every dropout draw (the kernels' `seed`): the
-   * step's, so that each step draws new masks with one key per run
-   * (sprt_dropout_key); 0 until a step sets it. */
+   * step's key, the run's seed mixed with the step (the ops pass 0,
+   * sprt_dropout_key); 0 until a step sets it. */
   uint64_t dropout_salt;
 } sprt_step_values;
 /* The process's one host copy (pinned where the backend has a device, so

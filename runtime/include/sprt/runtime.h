@@ -62,12 +62,12 @@ uint64_t sprt_get_seed(void);
 void sprt_capture_begin(void);
 const char *sprt_capture_end(void);
 
-/* The key the ops pass to the dropout kernels: the run's seed, mixed. The
- * kernels XOR in the step's dropout salt (the step mixed, sprt/device.h's
- * sprt_step_values, which sprt_set_step stages and the compiled step
- * uploads), so each step draws new masks while a step's backward (and any
- * recomputed forward op) regenerates its forward's, and a captured step
- * replays with each step's masks. */
+/* The key the ops pass to the dropout kernels: 0. The kernels XOR in the
+ * step's dropout salt (sprt/device.h's sprt_step_values: the run's seed
+ * mixed with the step, which sprt_set_step stages and the compiled step
+ * uploads), so each step draws new masks while a step's
+ * backward (and any recomputed forward op) regenerates its forward's, and a
+ * captured step replays with each step's masks. */
 uint64_t sprt_dropout_key(void);
 
 /*===-------------------------- collectives ------------------------------===*/
