@@ -312,13 +312,13 @@ void Trainer::prepare() {
   at.dataSeed = batcher->dataSeed();
   if (!flags.validData.empty())
     evaluator = std::make_unique<Evaluator>(model, *valid, params->pointers());
-  const int64_t scalarBytes =
-      int64_t(sizeof(float)) * std::max<int64_t>(model.numScalars, 1);
-  scalars = static_cast<float *>(sprt_host_alloc(scalarBytes));
+  const int64_t numScalars = std::max<int64_t>(model.numScalars, 1);
+  scalars = static_cast<float *>(
+      sprt_host_alloc(int64_t(sizeof(float)) * numScalars));
   if (!scalars)
     fatal("out of host memory for the step's " +
           std::to_string(model.numScalars) + " scalars");
-  std::fill(scalars, scalars + std::max<int64_t>(model.numScalars, 1), 0.0f);
+  std::fill(scalars, scalars + numScalars, 0.0f);
   // Graphs where the backend has them and nothing rules them out.
   const bool graphsHere = sprt_graph_supported() != 0;
   std::string ruledOut = graphsRuledOut(flags, model, batcher->packing());

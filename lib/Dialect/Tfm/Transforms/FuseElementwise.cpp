@@ -68,6 +68,8 @@ struct SwigluGrad {
   SiluGradOp grad;
   MulOp dyUp, dySilu;
   Value dy, up;
+  /// Where the fused op goes: the earlier of the two results.
+  Operation *at;
 };
 } // namespace
 
@@ -93,7 +95,7 @@ static std::optional<SwigluGrad> fusableSwigluGrad(SiluGradOp grad,
       Operation *at = dySilu->isBeforeInBlock(grad) ? dySilu : grad;
       if (up && (dy == dyUp.getLhs() || dy == dyUp.getRhs()) &&
           dom.properlyDominates(up, at) && dom.properlyDominates(dy, at))
-        return SwigluGrad{grad, dyUp, dySilu, dy, up};
+        return SwigluGrad{grad, dyUp, dySilu, dy, up, at};
     }
   }
   return std::nullopt;
@@ -101,9 +103,7 @@ static std::optional<SwigluGrad> fusableSwigluGrad(SiluGradOp grad,
 
 /// The three ops as one tfm.swiglu_grad at the earlier of its two results.
 static void fuseSwigluGrad(OpBuilder &b, SwigluGrad g) {
-  Operation *at = g.dySilu->isBeforeInBlock(g.grad) ? g.dySilu.getOperation()
-                                                    : g.grad.getOperation();
-  b.setInsertionPoint(at);
+  b.setInsertionPoint(g.at);
   auto fused = b.create<SwigluGradOp>(
       b.getFusedLoc({g.dyUp.getLoc(), g.grad.getLoc(), g.dySilu.getLoc()}),
       g.grad.getType(), g.grad.getType(), g.dy, g.grad.getInput(), g.up);
