@@ -102,6 +102,9 @@ static StageFacts stageFacts(func::FuncOp func, const json::Object &flops) {
           facts.ringAttentionFlops += *n * times;
       } else if (n && cost.getCostKind() == dist::CostKind::gemm) {
         facts.gemmFlops += *n * times;
+        for (const dist::GemmShape &g : dist::gemmShapes(op))
+          facts.gemmFlopsByOutput[{g.rows, g.cols}] +=
+              2 * g.rows * g.cols * g.inner * times;
       } else if (!c) {
         if (int64_t bytes = memoryBoundBytes(op))
           facts.memoryBoundBytes[op->getName().getStringRef()] += bytes * times;
@@ -226,6 +229,15 @@ CompileResult seqpar::plan::compileCandidate(ModuleOp model,
           std::to_string(facts.gemmFlops + facts.attentionFlops) +
           " FLOPs in @" + fname->str() + ", sp-report " +
           std::to_string(*flops->getInteger("step"));
+      return result;
+    }
+    int64_t shaped = 0;
+    for (const auto &entry : facts.gemmFlopsByOutput)
+      shaped += entry.second;
+    if (shaped != facts.gemmFlops) {
+      result.rejection = "internal: the GEMMs' shapes in @" + fname->str() +
+                         " count " + std::to_string(shaped) + " of their " +
+                         std::to_string(facts.gemmFlops) + " FLOPs";
       return result;
     }
     result.stages.push_back(std::move(facts));

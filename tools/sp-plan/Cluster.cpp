@@ -93,5 +93,22 @@ Expected<Cluster> seqpar::plan::parseCluster(StringRef text, StringRef source) {
     return inter.takeError();
   c.intraNode = *intra;
   c.interNode = *inter;
+  if (const json::Value *waves = o->get("gemm_waves")) {
+    const json::Object *w = waves->getAsObject();
+    const json::Array *tile = w ? w->getArray("tile") : nullptr;
+    std::optional<int64_t> sms = w ? w->getInteger("sms") : std::nullopt;
+    std::optional<int64_t> rows, cols;
+    if (tile && tile->size() == 2) {
+      rows = (*tile)[0].getAsInteger();
+      cols = (*tile)[1].getAsInteger();
+    }
+    std::optional<double> e = w ? w->getNumber("efficiency") : std::nullopt;
+    if (!sms || *sms < 1 || !rows || *rows < 1 || !cols || *cols < 1 || !e ||
+        !(*e > 0 && *e <= 1))
+      return fieldError(
+          source, "'gemm_waves' must be {\"sms\": N, \"tile\": [rows, cols], "
+                  "\"efficiency\": E}: positive integers, E in (0, 1]");
+    c.gemmWaves = GemmWaves{*sms, *rows, *cols, *e};
+  }
   return c;
 }

@@ -12,6 +12,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Error.h"
 
+#include <optional>
 #include <string>
 
 namespace seqpar::plan {
@@ -21,6 +22,16 @@ namespace seqpar::plan {
 struct Link {
   double bytesPerSecond = 0;
   double latencySeconds = 0;
+};
+
+/// How a GPU runs a GEMM: output tiles of tileRows x tileCols (or the
+/// transpose, whichever wastes less), one tile per SM at a time, in waves
+/// over `sms` SMs (NVIDIA's Matrix Multiplication Background User's Guide,
+/// "Dimension Quantization Effects"), each wave at `efficiency` of peak.
+/// Unset: the rate is the same for every shape.
+struct GemmWaves {
+  int64_t sms = 0, tileRows = 0, tileCols = 0;
+  double efficiency = 0;
 };
 
 struct Cluster {
@@ -33,6 +44,7 @@ struct Cluster {
   /// One GPU's memory bandwidth (HBM), bytes per second.
   double memoryBytesPerSecond = 0;
   Link intraNode, interNode;
+  std::optional<GemmWaves> gemmWaves;
 
   int64_t gpus() const { return nodes * gpusPerNode; }
 };

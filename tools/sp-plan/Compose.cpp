@@ -42,6 +42,11 @@ static StageFacts compose(const StageFacts &a, const StageFacts &b,
   out.gemmFlops = f(a.gemmFlops, b.gemmFlops);
   out.attentionFlops = f(a.attentionFlops, b.attentionFlops);
   out.ringAttentionFlops = f(a.ringAttentionFlops, b.ringAttentionFlops);
+  for (const auto &[output, flops] : b.gemmFlopsByOutput) {
+    auto it = a.gemmFlopsByOutput.find(output);
+    out.gemmFlopsByOutput[output] =
+        f(it == a.gemmFlopsByOutput.end() ? 0 : it->second, flops);
+  }
   for (const auto &entry : b.memoryBoundBytes)
     out.memoryBoundBytes[entry.getKey()] =
         f(a.memoryBoundBytes.lookup(entry.getKey()), entry.getValue());

@@ -49,10 +49,16 @@ Expected<Calibration> seqpar::plan::parseCalibration(StringRef text,
       c.ringAttention = *x;
       continue;
     }
-    double *field = key == "gemm"        ? &c.gemm
-                    : key == "attention" ? &c.attention
-                    : key == "memory"    ? &c.memory
-                                         : nullptr;
+    if (key == "gemm") {
+      Expected<double> x = efficiency(v, StringRef(key));
+      if (!x)
+        return x.takeError();
+      c.gemm = *x;
+      continue;
+    }
+    double *field = key == "attention" ? &c.attention
+                    : key == "memory"  ? &c.memory
+                                       : nullptr;
     if (!field) {
       // Documentation fields are allowed; numbers must name a class.
       if (StringRef(key).starts_with("comment") || key == "source")
@@ -83,6 +89,40 @@ bool seqpar::plan::axisIsIntraNode(const Mesh &mesh, size_t axis,
   return span <= gpusPerNode && gpusPerNode % span == 0;
 }
 
+double seqpar::plan::waveEfficiency(int64_t rows, int64_t cols,
+                                    const GemmWaves &waves) {
+  if (rows <= 0 || cols <= 0)
+    return 1;
+  auto efficiency = [&](int64_t tileRows, int64_t tileCols) {
+    int64_t tiles =
+        ((rows + tileRows - 1) / tileRows) * ((cols + tileCols - 1) / tileCols);
+    int64_t slots = (tiles + waves.sms - 1) / waves.sms * waves.sms;
+    return double(rows) * double(cols) /
+           (double(slots) * double(tileRows) * double(tileCols));
+  };
+  return std::max(efficiency(waves.tileRows, waves.tileCols),
+                  efficiency(waves.tileCols, waves.tileRows));
+}
+
+double seqpar::plan::gemmSeconds(const StageFacts &facts,
+                                 const Cluster &cluster, double peakFlops,
+                                 const Calibration &calibration) {
+  if (!cluster.gemmWaves)
+    return double(facts.gemmFlops) /
+           (peakFlops * calibration.gemm.value_or(Calibration::kDefaultGemm));
+  double rate =
+      peakFlops * calibration.gemm.value_or(cluster.gemmWaves->efficiency);
+  double seconds = 0;
+  int64_t shaped = 0;
+  for (const auto &[output, flops] : facts.gemmFlopsByOutput) {
+    seconds +=
+        double(flops) / (rate * waveEfficiency(output.first, output.second,
+                                               *cluster.gemmWaves));
+    shaped += flops;
+  }
+  return seconds + double(facts.gemmFlops - shaped) / rate;
+}
+
 double seqpar::plan::bubbleFraction(int64_t stages, int64_t microBatches) {
   return double(stages - 1) / double(microBatches + stages - 1);
 }
@@ -99,7 +139,7 @@ StageTime seqpar::plan::stageTime(const StageFacts &facts, const Mesh &mesh,
                                   int64_t fuseChunks) {
   StageTime t;
   t.compute =
-      double(facts.gemmFlops) / (peakFlops * calibration.gemm) +
+      gemmSeconds(facts, cluster, peakFlops, calibration) +
       double(facts.attentionFlops - facts.ringAttentionFlops) /
           (peakFlops * calibration.attention) +
       double(facts.ringAttentionFlops) / (peakFlops * calibration.ring());

@@ -17,15 +17,21 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
 
+#include <map>
 #include <optional>
 #include <string>
+#include <utility>
 
 namespace seqpar::plan {
 
 /// The fraction of peak FLOP/s each op class reaches (--calibration FILE
 /// overrides; docs/planner.md gives the defaults' reasons).
 struct Calibration {
-  double gemm = 0.70;
+  /// A GEMM's fraction of peak: of every GEMM's, or where the cluster has a
+  /// wave model, of a GEMM filling whole waves; unset: the wave model's
+  /// efficiency, else kDefaultGemm.
+  std::optional<double> gemm;
+  static constexpr double kDefaultGemm = 0.70;
   double attention = 0.50;
   /// Ring attention (dist.ring_attention and its gradient): its FLOPs'
   /// fraction of peak with its traffic modelled apart; unset: attention's.
@@ -66,6 +72,9 @@ struct AxisTraffic {
 struct StageFacts {
   /// attentionFlops includes ringAttentionFlops.
   int64_t gemmFlops = 0, attentionFlops = 0, ringAttentionFlops = 0;
+  /// gemmFlops by the GEMMs' output shape (rows, cols), for the wave model
+  /// (Cluster::gemmWaves).
+  std::map<std::pair<int64_t, int64_t>, int64_t> gemmFlopsByOutput;
   /// Bytes the memory-bound ops (norms, elementwise maps, the loss pieces,
   /// the optimizer: every tfm / dist op that is neither a GEMM, attention
   /// nor a collective) read and write, by op name.
@@ -85,6 +94,17 @@ struct Mesh {
 /// `gpusPerNode` GPUs: the axis's size times the sizes of the axes inside
 /// it must divide gpusPerNode (row-major ranks, nodes of consecutive ranks).
 bool axisIsIntraNode(const Mesh &mesh, size_t axis, int64_t gpusPerNode);
+
+/// The fraction of `waves`' SMs a GEMM with a [rows, cols] output keeps
+/// busy: its tiles (partial tiles whole) in whole waves, with the tile's
+/// better orientation; 1 for an empty output.
+double waveEfficiency(int64_t rows, int64_t cols, const GemmWaves &waves);
+
+/// Seconds for a stage's GEMMs. Without a wave model, at peak x
+/// calibration.gemm; with one, each GEMM at peak x (calibration.gemm, else
+/// the model's efficiency) x its waveEfficiency.
+double gemmSeconds(const StageFacts &facts, const Cluster &cluster,
+                   double peakFlops, const Calibration &calibration);
 
 /// The pipeline bubble: (P - 1) / (M + P - 1) of the step.
 double bubbleFraction(int64_t stages, int64_t microBatches);

@@ -172,7 +172,7 @@ TEST(PlanCostModel, PredictStretchesTheSlowestStageByTheBubble) {
 TEST(PlanCostModel, CalibrationFileOverridesAndChecksItsRates) {
   llvm::Expected<Calibration> c = parseCalibration(R"({"gemm": 0.5})", "f");
   ASSERT_TRUE(bool(c)) << llvm::toString(c.takeError());
-  EXPECT_DOUBLE_EQ(c->gemm, 0.5);
+  EXPECT_DOUBLE_EQ(*c->gemm, 0.5);
   EXPECT_DOUBLE_EQ(c->attention, Calibration().attention);
   for (const char *bad : {R"({"gemm": 0})", R"({"attention": 1.5})",
                           R"({"gemm": "fast"})", "[1]"}) {
@@ -180,5 +180,73 @@ TEST(PlanCostModel, CalibrationFileOverridesAndChecksItsRates) {
     EXPECT_FALSE(bool(e)) << bad;
     if (!e)
       llvm::consumeError(e.takeError());
+  }
+}
+
+TEST(PlanCostModel, WaveEfficiencyCountsWholeTilesInWholeWaves) {
+  GemmWaves w{4, 256, 128, 0.8};
+  // 2 x 2 = 4 tiles of 256 x 128: one whole wave.
+  EXPECT_DOUBLE_EQ(waveEfficiency(512, 256, w), 1.0);
+  // 5 tiles: two waves of 4 slots, 5 busy.
+  EXPECT_DOUBLE_EQ(waveEfficiency(1280, 128, w), 5.0 / 8.0);
+  // Partial tiles count whole: 300 x 100 fills 2 x 1 tiles (or the
+  // transpose's 1 x 3), one wave of 4 slots of 256 x 128.
+  EXPECT_DOUBLE_EQ(waveEfficiency(300, 100, w), 300.0 * 100 / (4 * 256 * 128));
+  // The better orientation: 128 x 1024 is 1 x 8 tiles of 256 x 128 (two
+  // waves, half of each tile empty) or 1 x 4 of 128 x 256 (one wave, full).
+  EXPECT_DOUBLE_EQ(waveEfficiency(128, 1024, w), 1.0);
+  EXPECT_DOUBLE_EQ(waveEfficiency(0, 1024, w), 1.0);
+}
+
+TEST(PlanCostModel, GemmsRunAtTheWaveModelsRateByTheirOutputShape) {
+  Cluster c = testCluster();
+  StageFacts f;
+  f.gemmFlops = 3000000000000;
+  // 1e12 FLOPs of a whole-wave GEMM, 1e12 of one at 5/8 of its waves, and
+  // 1e12 with no shape (at the whole-wave rate).
+  f.gemmFlopsByOutput[{512, 256}] = 1000000000000;
+  f.gemmFlopsByOutput[{1280, 128}] = 1000000000000;
+  // Without a wave model: every FLOP at the default 0.70 of 1e13.
+  EXPECT_DOUBLE_EQ(gemmSeconds(f, c, 1e13, Calibration()), 3e12 / 7e12);
+  c.gemmWaves = GemmWaves{4, 256, 128, 0.8};
+  EXPECT_DOUBLE_EQ(gemmSeconds(f, c, 1e13, Calibration()),
+                   (1.0 + 8.0 / 5.0 + 1.0) / 8.0);
+  // A calibrated rate replaces the model's whole-wave efficiency.
+  Calibration half;
+  half.gemm = 0.5;
+  EXPECT_DOUBLE_EQ(gemmSeconds(f, c, 1e13, half),
+                   (1.0 + 8.0 / 5.0 + 1.0) / 5.0);
+}
+
+TEST(PlanCostModel, ClusterReadsAndChecksItsWaveModel) {
+  std::string base = R"({"nodes": 1, "gpus_per_node": 8, "memory_bytes": 100,
+      "peak_flops": {"bf16": 1e12}, "hbm_bytes_per_second": 2e12,
+      "intra_node": {"bytes_per_second": 1e9, "latency_seconds": 0},
+      "inter_node": {"bytes_per_second": 1e9, "latency_seconds": 0})";
+  Expected<Cluster> none = parseCluster(base + "}", "c.json");
+  ASSERT_TRUE(bool(none)) << toString(none.takeError());
+  EXPECT_FALSE(none->gemmWaves.has_value());
+  Expected<Cluster> c =
+      parseCluster(base + R"(, "gemm_waves": {"sms": 108, "tile": [256, 128],
+      "efficiency": 0.859}})",
+                   "c.json");
+  ASSERT_TRUE(bool(c)) << toString(c.takeError());
+  ASSERT_TRUE(c->gemmWaves.has_value());
+  EXPECT_EQ(c->gemmWaves->sms, 108);
+  EXPECT_EQ(c->gemmWaves->tileRows, 256);
+  EXPECT_EQ(c->gemmWaves->tileCols, 128);
+  EXPECT_DOUBLE_EQ(c->gemmWaves->efficiency, 0.859);
+  for (const char *bad :
+       {R"({"sms": 0, "tile": [256, 128], "efficiency": 0.8})",
+        R"({"sms": 108, "tile": [256], "efficiency": 0.8})",
+        R"({"sms": 108, "tile": [256, 128], "efficiency": 1.5})",
+        R"({"sms": 108, "tile": [256, 128]})", "[]"}) {
+    Expected<Cluster> e =
+        parseCluster(base + ", \"gemm_waves\": " + bad + "}", "c.json");
+    ASSERT_FALSE(bool(e)) << bad;
+    EXPECT_EQ(toString(e.takeError()),
+              "c.json: 'gemm_waves' must be {\"sms\": N, \"tile\": [rows, "
+              "cols], \"efficiency\": E}: positive integers, E in (0, 1]")
+        << bad;
   }
 }

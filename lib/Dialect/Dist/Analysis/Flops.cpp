@@ -12,6 +12,7 @@
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/CheckedArithmetic.h"
 
 using namespace mlir;
@@ -28,10 +29,16 @@ static int64_t elements(Value v) {
   return cast<RankedTensorType>(v.getType()).getNumElements();
 }
 
-/// 2 · (elements of a [M, X] operand) · Y: a GEMM's 2·M·N·K with X·Y = N·K.
-static std::optional<int64_t> gemm(Value rows, int64_t other) {
-  std::optional<int64_t> mk = llvm::checkedMul<int64_t>(elements(rows), other);
-  return mk ? llvm::checkedMul<int64_t>(*mk, 2) : std::nullopt;
+/// A [..., X] tensor's rows: its elements over X (0 when X is).
+static int64_t rowsOf(Value v) {
+  int64_t x = lastDim(v);
+  return x ? elements(v) / x : 0;
+}
+
+/// The GEMM writing `out` (its rows by its last dimension), each element
+/// a dot product of `inner` terms.
+static GemmShape gemm(Value out, int64_t inner) {
+  return {rowsOf(out), lastDim(out), inner};
 }
 
 /// The attention forward's 4·b·heads·s_q·s_k·d (causal: half), times
@@ -67,44 +74,57 @@ static std::optional<int64_t> ringAttention(OpT o, int64_t times2) {
            : std::nullopt;
 }
 
-// [M, K] x [K, N] -> [M, N]: the result's elements times K.
-static std::optional<int64_t> flopsOf(tfm::LinearOp o) {
-  return gemm(o.getResult(), lastDim(o.getInput()));
+// [M, K] x [K, N] -> [M, N].
+static SmallVector<GemmShape> gemmsOf(tfm::LinearOp o) {
+  return {gemm(o.getResult(), lastDim(o.getInput()))};
 }
 // Its GEMM's: the GELU epilogue is memory-bound, counted with no FLOPs.
-static std::optional<int64_t> flopsOf(tfm::LinearGeluOp o) {
-  return gemm(o.getPre(), lastDim(o.getInput()));
+static SmallVector<GemmShape> gemmsOf(tfm::LinearGeluOp o) {
+  return {gemm(o.getPre(), lastDim(o.getInput()))};
 }
-// Its input gradient's GEMM (dx's elements times N); the GELU's gradient
-// and the bias gradient are memory-bound.
-static std::optional<int64_t> flopsOf(tfm::LinearGeluGradOp o) {
-  return gemm(o.getDx(), lastDim(o.getDy()));
+// Its input gradient's GEMM, dx [M, K] over N; the GELU's gradient and the
+// bias gradient are memory-bound.
+static SmallVector<GemmShape> gemmsOf(tfm::LinearGeluGradOp o) {
+  return {gemm(o.getDx(), lastDim(o.getDy()))};
 }
-static std::optional<int64_t> flopsOf(AllGatherMatmulOp o) {
-  return gemm(o.getResult(), lastDim(o.getInput()));
+// On the gathered rows.
+static SmallVector<GemmShape> gemmsOf(AllGatherMatmulOp o) {
+  return {gemm(o.getResult(), lastDim(o.getInput()))};
 }
-// dx [M, K] = dy [M, N] x W: dx's elements times N.
-static std::optional<int64_t> flopsOf(tfm::LinearGradInputOp o) {
-  return gemm(o.getDx(), lastDim(o.getDy()));
+// dx [M, K] = dy [M, N] x W.
+static SmallVector<GemmShape> gemmsOf(tfm::LinearGradInputOp o) {
+  return {gemm(o.getDx(), lastDim(o.getDy()))};
 }
-// dW [N, K] = dy^T [N, M] x x [M, K]: x's elements times N.
-static std::optional<int64_t> flopsOf(tfm::LinearGradWeightOp o) {
-  return gemm(o.getInput(), lastDim(o.getDy()));
+// dW [K, N] (as either layout stores it) = x^T [K, M] x dy [M, N].
+static SmallVector<GemmShape> gemmsOf(tfm::LinearGradWeightOp o) {
+  return {{lastDim(o.getInput()), lastDim(o.getDy()), rowsOf(o.getInput())}};
 }
-// dW_j = dy_j^T x gathered x, for each dy_j [M, N_j] (the gathered rows):
-// dy_j's elements times K.
-static std::optional<int64_t> flopsOf(AllGatherMatmulGradWeightOp o) {
+// dW_j = gathered x^T x dy_j, for each dy_j [M, N_j] (the gathered rows).
+static SmallVector<GemmShape> gemmsOf(AllGatherMatmulGradWeightOp o) {
+  SmallVector<GemmShape> out;
+  for (Value dy : o.getDys())
+    out.push_back({lastDim(o.getInput()), lastDim(dy), rowsOf(dy)});
+  return out;
+}
+// The partial [M, N] before the scatter.
+static SmallVector<GemmShape> gemmsOf(MatmulReduceScatterOp o) {
+  return {
+      {rowsOf(o.getInput()), lastDim(o.getResult()), lastDim(o.getInput())}};
+}
+
+/// 2·rows·cols·inner summed over `gemms`; nullopt on overflow.
+static std::optional<int64_t> gemmFlops(ArrayRef<GemmShape> gemms) {
   std::optional<int64_t> sum = 0;
-  for (Value dy : o.getDys()) {
-    std::optional<int64_t> n = gemm(dy, lastDim(o.getInput()));
+  for (const GemmShape &g : gemms) {
+    std::optional<int64_t> n = 2;
+    for (int64_t f : {g.rows, g.cols, g.inner})
+      if (n)
+        n = llvm::checkedMul<int64_t>(*n, f);
     sum = n && sum ? llvm::checkedAdd<int64_t>(*sum, *n) : std::nullopt;
   }
   return sum;
 }
-// The partial [M, N] before the scatter: the input's elements times N.
-static std::optional<int64_t> flopsOf(MatmulReduceScatterOp o) {
-  return gemm(o.getInput(), lastDim(o.getResult()));
-}
+
 static std::optional<int64_t> flopsOf(tfm::AttentionOp o) {
   return attention(o.getQ(), o.getK(), o.getHeadDim(), o.getCausal(), 2);
 }
@@ -119,6 +139,15 @@ static std::optional<int64_t> flopsOf(RingAttentionGradOp o) {
 }
 
 namespace {
+/// The cost of a GEMM op: its GEMMs' (gemmsOf).
+template <typename OpT>
+struct GemmCost : CostOpInterface::ExternalModel<GemmCost<OpT>, OpT> {
+  std::optional<int64_t> getFlops(Operation *op) const {
+    return gemmFlops(gemmsOf(cast<OpT>(op)));
+  }
+  CostKind getCostKind(Operation *) const { return CostKind::gemm; }
+};
+
 /// The cost of an op with counted FLOPs (flopsOf) at rate `Kind`.
 template <typename OpT, CostKind Kind>
 struct CountedCost
@@ -142,6 +171,10 @@ static void attachCounted(MLIRContext *ctx) {
   (Ops::template attachInterface<CountedCost<Ops, Kind>>(*ctx), ...);
 }
 
+template <typename... Ops> static void attachGemms(MLIRContext *ctx) {
+  (Ops::template attachInterface<GemmCost<Ops>>(*ctx), ...);
+}
+
 template <typename... Ops> static void attachNoFlops(MLIRContext *ctx) {
   (Ops::template attachInterface<NoFlops<Ops>>(*ctx), ...);
 }
@@ -149,8 +182,8 @@ template <typename... Ops> static void attachNoFlops(MLIRContext *ctx) {
 void dist::registerCostModels(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, tfm::TfmDialect *) {
     using namespace tfm;
-    attachCounted<CostKind::gemm, LinearOp, LinearGradInputOp,
-                  LinearGradWeightOp, LinearGeluOp, LinearGeluGradOp>(ctx);
+    attachGemms<LinearOp, LinearGradInputOp, LinearGradWeightOp, LinearGeluOp,
+                LinearGeluGradOp>(ctx);
     attachCounted<CostKind::attention, AttentionOp, AttentionGradOp>(ctx);
     attachNoFlops<
         // Forward.
@@ -173,8 +206,8 @@ void dist::registerCostModels(DialectRegistry &registry) {
         MicroBatchLoopOp, YieldOp>(ctx);
   });
   registry.addExtension(+[](MLIRContext *ctx, DistDialect *) {
-    attachCounted<CostKind::gemm, AllGatherMatmulOp, MatmulReduceScatterOp,
-                  AllGatherMatmulGradWeightOp>(ctx);
+    attachGemms<AllGatherMatmulOp, MatmulReduceScatterOp,
+                AllGatherMatmulGradWeightOp>(ctx);
     attachCounted<CostKind::attention, RingAttentionOp, RingAttentionGradOp>(
         ctx);
     attachNoFlops<MeshOp, AllGatherOp, ReduceScatterOp, AllReduceOp,
@@ -201,4 +234,13 @@ std::optional<int64_t> dist::opFlops(Operation *op) {
     op->emitOpError() << "its FLOPs cannot be counted (they overflow int64, "
                          "or its mesh is not in scope)";
   return n;
+}
+
+SmallVector<GemmShape> dist::gemmShapes(Operation *op) {
+  return llvm::TypeSwitch<Operation *, SmallVector<GemmShape>>(op)
+      .Case<tfm::LinearOp, tfm::LinearGeluOp, tfm::LinearGeluGradOp,
+            tfm::LinearGradInputOp, tfm::LinearGradWeightOp, AllGatherMatmulOp,
+            AllGatherMatmulGradWeightOp, MatmulReduceScatterOp>(
+          [](auto o) { return gemmsOf(o); })
+      .Default([](Operation *) { return SmallVector<GemmShape>(); });
 }

@@ -27,6 +27,7 @@
 
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/Operation.h"
+#include "llvm/ADT/SmallVector.h"
 
 #include <optional>
 
@@ -39,6 +40,12 @@ namespace seqpar::dist {
 /// Which calibrated rate an op's FLOPs run at.
 enum class CostKind { none, gemm, attention };
 
+/// One GEMM of an op: a [rows, cols] output, each element a dot product of
+/// `inner` terms (2·rows·cols·inner FLOPs).
+struct GemmShape {
+  int64_t rows = 0, cols = 0, inner = 0;
+};
+
 } // namespace seqpar::dist
 
 #include "seqpar/Dialect/Dist/Analysis/CostOpInterface.h.inc"
@@ -50,6 +57,10 @@ namespace seqpar::dist {
 /// std::nullopt, with an error at the op, when the count overflows int64 or
 /// the op is a tfm or dist op without a cost model.
 std::optional<int64_t> opFlops(mlir::Operation *op);
+
+/// The GEMMs of a GEMM op (CostKind::gemm): their FLOPs are its count.
+/// Empty for every other op.
+llvm::SmallVector<GemmShape> gemmShapes(mlir::Operation *op);
 
 /// Attaches the cost models of every tfm and dist op.
 void registerCostModels(mlir::DialectRegistry &registry);
