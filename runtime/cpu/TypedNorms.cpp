@@ -18,6 +18,8 @@
 #include "sprt/kernels.h"
 
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <type_traits>
 
 using namespace sprt::cpu;
@@ -70,6 +72,69 @@ void storeSums(const ScratchVector<double> &acc, void *out, int32_t dtype) {
 /// Widened weight (or bias), or null.
 const float *widened(WidenedRows &in) { return in.row(0); }
 
+/// Row t of dx, stored, plus row t of the residual (the sum sprt_add_typed
+/// computes, on one row while it is in cache); nothing without a residual.
+void addResidualRow(const void *residual, void *dx, int32_t dtype, int64_t t,
+                    int64_t H) {
+  if (residual)
+    sprt_add_typed(at(residual, t * H, dtype), at(dx, t * H, dtype),
+                   at(dx, t * H, dtype), H, dtype);
+}
+
+/// Aborts unless the residual has dx's element type.
+void checkResidual(int32_t residual_dtype, int32_t dx_dtype, const char *fn) {
+  if (residual_dtype == dx_dtype)
+    return;
+  std::fprintf(stderr, "%s: the residual's element type %d is not dx's (%d)\n",
+               fn, int(residual_dtype), int(dx_dtype));
+  std::abort();
+}
+
+void layerNormGrad(const void *dy, int32_t dy_dtype, const void *x,
+                   int32_t x_dtype, const void *weight, int32_t weight_dtype,
+                   const void *residual, void *dx, int32_t dx_dtype, void *dw,
+                   int32_t dw_dtype, void *db, int32_t db_dtype, int64_t T,
+                   int64_t H, double eps) {
+  if (H <= 0)
+    return;
+  WidenedRows dys(dy, dy_dtype, H), xs(x, x_dtype, H),
+      ws(weight, weight_dtype, H);
+  RowOut dxs(dx, dx_dtype, H);
+  ScratchVector<double> dwAcc(dw ? size_t(H) : 0, 0.0),
+      dbAcc(db ? size_t(H) : 0, 0.0), xhat(static_cast<size_t>(H)),
+      g(static_cast<size_t>(H));
+  const float *w = widened(ws);
+  for (int64_t t = 0; t < T; ++t) {
+    layerNormGradRow(dys.row(t), xs.row(t), w, dxs.row(t),
+                     dw ? dwAcc.data() : nullptr, db ? dbAcc.data() : nullptr,
+                     H, eps, xhat.data(), g.data());
+    dxs.store(t);
+    addResidualRow(residual, dx, dx_dtype, t, H);
+  }
+  storeSums(dwAcc, dw, dw_dtype);
+  storeSums(dbAcc, db, db_dtype);
+}
+
+void rmsNormGrad(const void *dy, int32_t dy_dtype, const void *x,
+                 int32_t x_dtype, const void *weight, int32_t weight_dtype,
+                 const void *residual, void *dx, int32_t dx_dtype, void *dw,
+                 int32_t dw_dtype, int64_t T, int64_t H, double eps) {
+  if (H <= 0)
+    return;
+  WidenedRows dys(dy, dy_dtype, H), xs(x, x_dtype, H),
+      ws(weight, weight_dtype, H);
+  RowOut dxs(dx, dx_dtype, H);
+  ScratchVector<double> dwAcc(dw ? size_t(H) : 0, 0.0);
+  const float *w = widened(ws);
+  for (int64_t t = 0; t < T; ++t) {
+    rmsNormGradRow(dys.row(t), xs.row(t), w, dxs.row(t),
+                   dw ? dwAcc.data() : nullptr, H, eps);
+    dxs.store(t);
+    addResidualRow(residual, dx, dx_dtype, t, H);
+  }
+  storeSums(dwAcc, dw, dw_dtype);
+}
+
 } // namespace
 
 extern "C" {
@@ -110,23 +175,19 @@ void sprt_layer_norm_grad_typed(const void *dy, int32_t dy_dtype, const void *x,
                                 int32_t dx_dtype, void *dw, int32_t dw_dtype,
                                 void *db, int32_t db_dtype, int64_t T,
                                 int64_t H, double eps) {
-  if (H <= 0)
-    return;
-  WidenedRows dys(dy, dy_dtype, H), xs(x, x_dtype, H),
-      ws(weight, weight_dtype, H);
-  RowOut dxs(dx, dx_dtype, H);
-  ScratchVector<double> dwAcc(dw ? size_t(H) : 0, 0.0),
-      dbAcc(db ? size_t(H) : 0, 0.0), xhat(static_cast<size_t>(H)),
-      g(static_cast<size_t>(H));
-  const float *w = widened(ws);
-  for (int64_t t = 0; t < T; ++t) {
-    layerNormGradRow(dys.row(t), xs.row(t), w, dxs.row(t),
-                     dw ? dwAcc.data() : nullptr, db ? dbAcc.data() : nullptr,
-                     H, eps, xhat.data(), g.data());
-    dxs.store(t);
-  }
-  storeSums(dwAcc, dw, dw_dtype);
-  storeSums(dbAcc, db, db_dtype);
+  layerNormGrad(dy, dy_dtype, x, x_dtype, weight, weight_dtype, nullptr, dx,
+                dx_dtype, dw, dw_dtype, db, db_dtype, T, H, eps);
+}
+
+void sprt_layer_norm_grad_add_typed(
+    const void *dy, int32_t dy_dtype, const void *x, int32_t x_dtype,
+    const void *weight, int32_t weight_dtype, const void *residual,
+    int32_t residual_dtype, void *dx, int32_t dx_dtype, void *dw,
+    int32_t dw_dtype, void *db, int32_t db_dtype, int64_t T, int64_t H,
+    double eps) {
+  checkResidual(residual_dtype, dx_dtype, "sprt_layer_norm_grad_add_typed");
+  layerNormGrad(dy, dy_dtype, x, x_dtype, weight, weight_dtype, residual, dx,
+                dx_dtype, dw, dw_dtype, db, db_dtype, T, H, eps);
 }
 
 void sprt_rms_norm_grad_typed(const void *dy, int32_t dy_dtype, const void *x,
@@ -134,19 +195,20 @@ void sprt_rms_norm_grad_typed(const void *dy, int32_t dy_dtype, const void *x,
                               int32_t weight_dtype, void *dx, int32_t dx_dtype,
                               void *dw, int32_t dw_dtype, int64_t T, int64_t H,
                               double eps) {
-  if (H <= 0)
-    return;
-  WidenedRows dys(dy, dy_dtype, H), xs(x, x_dtype, H),
-      ws(weight, weight_dtype, H);
-  RowOut dxs(dx, dx_dtype, H);
-  ScratchVector<double> dwAcc(dw ? size_t(H) : 0, 0.0);
-  const float *w = widened(ws);
-  for (int64_t t = 0; t < T; ++t) {
-    rmsNormGradRow(dys.row(t), xs.row(t), w, dxs.row(t),
-                   dw ? dwAcc.data() : nullptr, H, eps);
-    dxs.store(t);
-  }
-  storeSums(dwAcc, dw, dw_dtype);
+  rmsNormGrad(dy, dy_dtype, x, x_dtype, weight, weight_dtype, nullptr, dx,
+              dx_dtype, dw, dw_dtype, T, H, eps);
+}
+
+void sprt_rms_norm_grad_add_typed(const void *dy, int32_t dy_dtype,
+                                  const void *x, int32_t x_dtype,
+                                  const void *weight, int32_t weight_dtype,
+                                  const void *residual, int32_t residual_dtype,
+                                  void *dx, int32_t dx_dtype, void *dw,
+                                  int32_t dw_dtype, int64_t T, int64_t H,
+                                  double eps) {
+  checkResidual(residual_dtype, dx_dtype, "sprt_rms_norm_grad_add_typed");
+  rmsNormGrad(dy, dy_dtype, x, x_dtype, weight, weight_dtype, residual, dx,
+              dx_dtype, dw, dw_dtype, T, H, eps);
 }
 
 // The f32 kernel's column sums (GradKernels.cpp) over widened rows.

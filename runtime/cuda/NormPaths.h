@@ -35,18 +35,20 @@ void rmsNormGradTwoPass(const float *dy, const float *x, const float *weight,
 /// (x, the weight and bias, y; dy and dx), widened on load, each result
 /// rounded once from its f32 value; false (nothing launched) where the rows
 /// do not fit the registers. The backward's dw and db are f32 (may be
-/// null).
+/// null); its residual (may be null; `dtype`, as dx) is added into dx after
+/// dx is rounded, as sprt_add_typed adds the stored dx.
 bool layerNormFusedStored(int32_t dtype, const void *x, const void *weight,
                           const void *bias, void *y, int64_t T, int64_t H,
                           double eps);
 bool rmsNormFusedStored(int32_t dtype, const void *x, const void *weight,
                         void *y, int64_t T, int64_t H, double eps);
 bool layerNormGradFusedStored(int32_t dtype, const void *dy, const void *x,
-                              const void *weight, void *dx, float *dw,
-                              float *db, int64_t T, int64_t H, double eps);
+                              const void *weight, const void *residual,
+                              void *dx, float *dw, float *db, int64_t T,
+                              int64_t H, double eps);
 bool rmsNormGradFusedStored(int32_t dtype, const void *dy, const void *x,
-                            const void *weight, void *dx, float *dw, int64_t T,
-                            int64_t H, double eps);
+                            const void *weight, const void *residual, void *dx,
+                            float *dw, int64_t T, int64_t H, double eps);
 
 } // namespace sprt::cuda
 

@@ -113,6 +113,21 @@ template <int kChunks, int kVec> struct RowRegs {
       for (int e = 0; e < kVec; ++e)
         v[k][e] = fill;
   }
+  /// Each element rounded to D (as a store and a load would give it back)
+  /// plus row[nVec * kVec]'s element (type D, widened): sprt_add_typed's
+  /// sum of the stored value and the row. Nothing where row is null.
+  template <int32_t D>
+  __device__ void addRow(const void *__restrict__ row, int64_t nVec) {
+    if (!row)
+      return;
+    RowRegs r;
+    r.template load<D>(row, nVec);
+#pragma unroll
+    for (int k = 0; k < kChunks; ++k)
+#pragma unroll
+      for (int e = 0; e < kVec; ++e)
+        v[k][e] = __fadd_rn(Quad<D>::roundTrip(v[k][e]), r.v[k][e]);
+  }
   /// Stores this thread's chunks inside the row, each rounded to D.
   template <int32_t D = SPRT_DTYPE_F32>
   __device__ void store(void *__restrict__ row, int64_t nVec) const {

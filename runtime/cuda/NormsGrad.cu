@@ -60,7 +60,8 @@ __device__ void writePartials(const double (&acc)[C][V], float *out,
 template <int32_t D, int C, int V>
 __global__ void __launch_bounds__(kMaxRowThreads)
     layerNormGradFused(const void *__restrict__ dy, const void *__restrict__ x,
-                       const void *__restrict__ weight, void *__restrict__ dx,
+                       const void *__restrict__ weight,
+                       const void *__restrict__ residual, void *__restrict__ dx,
                        float *__restrict__ partW, float *__restrict__ partB,
                        int64_t T, int64_t H, int64_t rowsPerBlock, double eps) {
   __shared__ double red[64];
@@ -106,6 +107,8 @@ __global__ void __launch_bounds__(kMaxRowThreads)
         const double g = weight ? d * double(w.v[k][e]) : d;
         gr.v[k][e] = float(rstd * (g - meanG - xhat * meanGX));
       }
+    gr.template addRow<D>(residual ? elementAt<D>(residual, t * H) : nullptr,
+                          nVec);
     gr.template store<D>(elementAt<D>(dx, t * H), nVec);
     if (kPrefetch<C, V>) {
       xr = xn;
@@ -124,7 +127,8 @@ __global__ void __launch_bounds__(kMaxRowThreads)
 template <int32_t D, int C, int V>
 __global__ void __launch_bounds__(kMaxRowThreads)
     rmsNormGradFused(const void *__restrict__ dy, const void *__restrict__ x,
-                     const void *__restrict__ weight, void *__restrict__ dx,
+                     const void *__restrict__ weight,
+                     const void *__restrict__ residual, void *__restrict__ dx,
                      float *__restrict__ partW, int64_t T, int64_t H,
                      int64_t rowsPerBlock, double eps) {
   __shared__ double red[32];
@@ -164,6 +168,8 @@ __global__ void __launch_bounds__(kMaxRowThreads)
         const double g = weight ? d * double(w.v[k][e]) : d;
         gr.v[k][e] = float(r * (g - xv * c));
       }
+    gr.template addRow<D>(residual ? elementAt<D>(residual, t * H) : nullptr,
+                          nVec);
     gr.template store<D>(elementAt<D>(dx, t * H), nVec);
     if (kPrefetch<C, V>) {
       xr = xn;
@@ -339,9 +345,14 @@ namespace {
 /// The fused backward on rows of type D, or false where they do not fit.
 template <int32_t D>
 bool layerNormGradFusedAs(const void *dy, const void *x, const void *weight,
-                          void *dx, float *dw, float *db, int64_t T, int64_t H,
-                          double eps) {
-  const RowShape s = rowShapeFor(H, quadAligned<D>({dy, x, weight, dx}));
+                          const void *residual, void *dx, float *dw, float *db,
+                          int64_t T, int64_t H, double eps) {
+  // A residual off the others' alignment would change the rows' shape, and
+  // so the sums' order: the caller adds it apart instead.
+  const bool aligned = quadAligned<D>({dy, x, weight, dx});
+  if (residual && aligned && !quadAligned<D>({residual}))
+    return false;
+  const RowShape s = rowShapeFor(H, aligned);
   if (!s.fused)
     return false;
   dispatchRowShape(s, [&](auto c, auto v) {
@@ -354,7 +365,7 @@ bool layerNormGradFusedAs(const void *dy, const void *x, const void *weight,
       partB = db ? parts + blocks * H : nullptr;
     }
     kernel<<<unsigned(blocks), unsigned(s.threads), 0, stream()>>>(
-        dy, x, weight, dx, partW, partB, T, H, rows, eps);
+        dy, x, weight, residual, dx, partW, partB, T, H, rows, eps);
     SPRT_CUDA_CHECK_LAUNCH("layerNormGradFused");
     if (blocks > 1 && dw)
       sumPartials(partW, blocks, H, dw);
@@ -366,8 +377,14 @@ bool layerNormGradFusedAs(const void *dy, const void *x, const void *weight,
 
 template <int32_t D>
 bool rmsNormGradFusedAs(const void *dy, const void *x, const void *weight,
-                        void *dx, float *dw, int64_t T, int64_t H, double eps) {
-  const RowShape s = rowShapeFor(H, quadAligned<D>({dy, x, weight, dx}));
+                        const void *residual, void *dx, float *dw, int64_t T,
+                        int64_t H, double eps) {
+  // A residual off the others' alignment would change the rows' shape, and
+  // so the sums' order: the caller adds it apart instead.
+  const bool aligned = quadAligned<D>({dy, x, weight, dx});
+  if (residual && aligned && !quadAligned<D>({residual}))
+    return false;
+  const RowShape s = rowShapeFor(H, aligned);
   if (!s.fused)
     return false;
   dispatchRowShape(s, [&](auto c, auto v) {
@@ -377,7 +394,7 @@ bool rmsNormGradFusedAs(const void *dy, const void *x, const void *weight,
     if (blocks > 1 && dw)
       partW = partialsFor(blocks, H, 1);
     kernel<<<unsigned(blocks), unsigned(s.threads), 0, stream()>>>(
-        dy, x, weight, dx, partW, T, H, rows, eps);
+        dy, x, weight, residual, dx, partW, T, H, rows, eps);
     SPRT_CUDA_CHECK_LAUNCH("rmsNormGradFused");
     if (blocks > 1 && dw)
       sumPartials(partW, blocks, H, dw);
@@ -389,34 +406,38 @@ bool rmsNormGradFusedAs(const void *dy, const void *x, const void *weight,
 
 bool sprt::cuda::layerNormGradFusedStored(int32_t dtype, const void *dy,
                                           const void *x, const void *weight,
-                                          void *dx, float *dw, float *db,
-                                          int64_t T, int64_t H, double eps) {
+                                          const void *residual, void *dx,
+                                          float *dw, float *db, int64_t T,
+                                          int64_t H, double eps) {
   switch (dtype) {
   case SPRT_DTYPE_F32:
-    return layerNormGradFusedAs<SPRT_DTYPE_F32>(dy, x, weight, dx, dw, db, T, H,
-                                                eps);
+    return layerNormGradFusedAs<SPRT_DTYPE_F32>(dy, x, weight, residual, dx, dw,
+                                                db, T, H, eps);
   case SPRT_DTYPE_BF16:
-    return layerNormGradFusedAs<SPRT_DTYPE_BF16>(dy, x, weight, dx, dw, db, T,
-                                                 H, eps);
+    return layerNormGradFusedAs<SPRT_DTYPE_BF16>(dy, x, weight, residual, dx,
+                                                 dw, db, T, H, eps);
   case SPRT_DTYPE_F16:
-    return layerNormGradFusedAs<SPRT_DTYPE_F16>(dy, x, weight, dx, dw, db, T, H,
-                                                eps);
+    return layerNormGradFusedAs<SPRT_DTYPE_F16>(dy, x, weight, residual, dx, dw,
+                                                db, T, H, eps);
   }
   return false;
 }
 
 bool sprt::cuda::rmsNormGradFusedStored(int32_t dtype, const void *dy,
                                         const void *x, const void *weight,
-                                        void *dx, float *dw, int64_t T,
-                                        int64_t H, double eps) {
+                                        const void *residual, void *dx,
+                                        float *dw, int64_t T, int64_t H,
+                                        double eps) {
   switch (dtype) {
   case SPRT_DTYPE_F32:
-    return rmsNormGradFusedAs<SPRT_DTYPE_F32>(dy, x, weight, dx, dw, T, H, eps);
+    return rmsNormGradFusedAs<SPRT_DTYPE_F32>(dy, x, weight, residual, dx, dw,
+                                              T, H, eps);
   case SPRT_DTYPE_BF16:
-    return rmsNormGradFusedAs<SPRT_DTYPE_BF16>(dy, x, weight, dx, dw, T, H,
-                                               eps);
+    return rmsNormGradFusedAs<SPRT_DTYPE_BF16>(dy, x, weight, residual, dx, dw,
+                                               T, H, eps);
   case SPRT_DTYPE_F16:
-    return rmsNormGradFusedAs<SPRT_DTYPE_F16>(dy, x, weight, dx, dw, T, H, eps);
+    return rmsNormGradFusedAs<SPRT_DTYPE_F16>(dy, x, weight, residual, dx, dw,
+                                              T, H, eps);
   }
   return false;
 }
@@ -434,8 +455,8 @@ void sprt_layer_norm_grad_f32(const float *dy, const float *x,
     return;
   }
   checkRows(T, "sprt_layer_norm_grad_f32");
-  if (!layerNormGradFusedStored(SPRT_DTYPE_F32, dy, x, weight, dx, dw, db, T, H,
-                                eps))
+  if (!layerNormGradFusedStored(SPRT_DTYPE_F32, dy, x, weight, nullptr, dx, dw,
+                                db, T, H, eps))
     layerNormGradTwoPass(dy, x, weight, dx, dw, db, T, H, eps);
 }
 
@@ -449,7 +470,8 @@ void sprt_rms_norm_grad_f32(const float *dy, const float *x,
     return;
   }
   checkRows(T, "sprt_rms_norm_grad_f32");
-  if (!rmsNormGradFusedStored(SPRT_DTYPE_F32, dy, x, weight, dx, dw, T, H, eps))
+  if (!rmsNormGradFusedStored(SPRT_DTYPE_F32, dy, x, weight, nullptr, dx, dw, T,
+                              H, eps))
     rmsNormGradTwoPass(dy, x, weight, dx, dw, T, H, eps);
 }
 

@@ -35,6 +35,8 @@ template <int32_t D> __host__ __device__ void *elementAt(void *p, int64_t i) {
 
 template <int32_t T> struct Quad;
 template <> struct Quad<SPRT_DTYPE_F32> {
+  /// `v` as a store and a load give it back.
+  static __device__ float roundTrip(float v) { return v; }
   static __device__ float loadOne(const void *p, int64_t i) {
     return static_cast<const float *>(p)[i];
   }
@@ -58,6 +60,7 @@ template <int32_t T> struct Quad16 {
     return T == SPRT_DTYPE_BF16 ? sprt::dtype::f32ToBf16(x)
                                 : sprt::dtype::f32ToF16(x);
   }
+  static __device__ float roundTrip(float v) { return widen(narrow(v)); }
   static __device__ float loadOne(const void *p, int64_t i) {
     return widen(static_cast<const uint16_t *>(p)[i]);
   }

@@ -19,6 +19,8 @@
 #include "sprt/grad_kernels.h"
 #include "sprt/kernels.h"
 
+#include <cstdio>
+#include <cstdlib>
 #include <initializer_list>
 #include <utility>
 
@@ -74,6 +76,15 @@ bool allOf(int32_t t,
     if (p && d != t)
       return false;
   return true;
+}
+
+/// Aborts unless the residual has dx's element type.
+void checkResidual(int32_t residual_dtype, int32_t dx_dtype, const char *fn) {
+  if (residual_dtype == dx_dtype)
+    return;
+  std::fprintf(stderr, "%s: the residual's element type %d is not dx's (%d)\n",
+               fn, int(residual_dtype), int(dx_dtype));
+  std::abort();
 }
 
 void zero(float *p, int64_t H) {
@@ -147,8 +158,8 @@ void sprt_layer_norm_grad_typed(const void *dy, int32_t dy_dtype, const void *x,
     const int64_t n = T * H;
     if (!allOf(x_dtype,
                {{dy, dy_dtype}, {dx, dx_dtype}, {weight, weight_dtype}}) ||
-        !layerNormGradFusedStored(x_dtype, dy, x, weight, dx, fdw, fdb, T, H,
-                                  eps)) {
+        !layerNormGradFusedStored(x_dtype, dy, x, weight, nullptr, dx, fdw, fdb,
+                                  T, H, eps)) {
       float *fdx = f32Out(dx, dx_dtype, n, Scratch::NormOut);
       sprt_layer_norm_grad_f32(
           asF32(dy, dy_dtype, n, Scratch::NormDy),
@@ -180,7 +191,8 @@ void sprt_rms_norm_grad_typed(const void *dy, int32_t dy_dtype, const void *x,
     const int64_t n = T * H;
     if (!allOf(x_dtype,
                {{dy, dy_dtype}, {dx, dx_dtype}, {weight, weight_dtype}}) ||
-        !rmsNormGradFusedStored(x_dtype, dy, x, weight, dx, fdw, T, H, eps)) {
+        !rmsNormGradFusedStored(x_dtype, dy, x, weight, nullptr, dx, fdw, T, H,
+                                eps)) {
       float *fdx = f32Out(dx, dx_dtype, n, Scratch::NormOut);
       sprt_rms_norm_grad_f32(
           asF32(dy, dy_dtype, n, Scratch::NormDy),
@@ -191,6 +203,73 @@ void sprt_rms_norm_grad_typed(const void *dy, int32_t dy_dtype, const void *x,
     }
   }
   finish(fdw, dw, dw_dtype, H);
+}
+
+// The fused kernels with the residual added where they run (every tensor of
+// one type, rows in registers), else the backward above and then
+// sprt_add_typed: the same bits either way.
+void sprt_layer_norm_grad_add_typed(
+    const void *dy, int32_t dy_dtype, const void *x, int32_t x_dtype,
+    const void *weight, int32_t weight_dtype, const void *residual,
+    int32_t residual_dtype, void *dx, int32_t dx_dtype, void *dw,
+    int32_t dw_dtype, void *db, int32_t db_dtype, int64_t T, int64_t H,
+    double eps) {
+  const char *fn = "sprt_layer_norm_grad_add_typed";
+  checkDtypes({dy_dtype, x_dtype, dx_dtype, weight ? weight_dtype : 0,
+               dw ? dw_dtype : 0, db ? db_dtype : 0},
+              fn);
+  checkResidual(residual_dtype, dx_dtype, fn);
+  if (H <= 0)
+    return;
+  if (T > 0 && allOf(x_dtype, {{dy, dy_dtype},
+                               {dx, dx_dtype},
+                               {weight, weight_dtype},
+                               {residual, residual_dtype}})) {
+    checkRows(T, fn);
+    auto [fdw, fdb] = f32Columns(dw, dw_dtype, db, db_dtype, H);
+    if (layerNormGradFusedStored(x_dtype, dy, x, weight, residual, dx, fdw, fdb,
+                                 T, H, eps)) {
+      finish(fdw, dw, dw_dtype, H);
+      finish(fdb, db, db_dtype, H);
+      return;
+    }
+  }
+  sprt_layer_norm_grad_typed(dy, dy_dtype, x, x_dtype, weight, weight_dtype, dx,
+                             dx_dtype, dw, dw_dtype, db, db_dtype, T, H, eps);
+  if (T > 0)
+    sprt_add_typed(residual, dx, dx, T * H, dx_dtype);
+}
+
+void sprt_rms_norm_grad_add_typed(const void *dy, int32_t dy_dtype,
+                                  const void *x, int32_t x_dtype,
+                                  const void *weight, int32_t weight_dtype,
+                                  const void *residual, int32_t residual_dtype,
+                                  void *dx, int32_t dx_dtype, void *dw,
+                                  int32_t dw_dtype, int64_t T, int64_t H,
+                                  double eps) {
+  const char *fn = "sprt_rms_norm_grad_add_typed";
+  checkDtypes({dy_dtype, x_dtype, dx_dtype, weight ? weight_dtype : 0,
+               dw ? dw_dtype : 0},
+              fn);
+  checkResidual(residual_dtype, dx_dtype, fn);
+  if (H <= 0)
+    return;
+  if (T > 0 && allOf(x_dtype, {{dy, dy_dtype},
+                               {dx, dx_dtype},
+                               {weight, weight_dtype},
+                               {residual, residual_dtype}})) {
+    checkRows(T, fn);
+    float *fdw = f32Columns(dw, dw_dtype, nullptr, 0, H).first;
+    if (rmsNormGradFusedStored(x_dtype, dy, x, weight, residual, dx, fdw, T, H,
+                               eps)) {
+      finish(fdw, dw, dw_dtype, H);
+      return;
+    }
+  }
+  sprt_rms_norm_grad_typed(dy, dy_dtype, x, x_dtype, weight, weight_dtype, dx,
+                           dx_dtype, dw, dw_dtype, T, H, eps);
+  if (T > 0)
+    sprt_add_typed(residual, dx, dx, T * H, dx_dtype);
 }
 
 } // extern "C"

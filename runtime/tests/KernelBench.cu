@@ -218,6 +218,27 @@ void benchTypedNorms(int64_t T, int64_t H) {
     sprt_layer_norm_grad_f32(fdy, fx, fw, fy, fdw, fdb, T, H, eps);
     narrow(fy, y, n), narrow(fdw, dw, size_t(H)), narrow(fdb, db, size_t(H));
   });
+  // With the residual stream's gradient (r, read into dx): one pass against
+  // the backward then the add ("before").
+  void *r = deviceBf16(n, 18);
+  measure("layer_norm_grad_add bf16", shape, "fused", 4 * row + 3 * col, [&] {
+    sprt_layer_norm_grad_add_typed(dy, B, x, B, w, B, r, B, y, B, dw, B, db, B,
+                                   T, H, eps);
+  });
+  measure("layer_norm_grad_add bf16", shape, "before", 4 * row + 3 * col, [&] {
+    sprt_layer_norm_grad_typed(dy, B, x, B, w, B, y, B, dw, B, db, B, T, H,
+                               eps);
+    sprt_add_typed(r, y, y, int64_t(n), B);
+  });
+  measure("rms_norm_grad_add bf16", shape, "fused", 4 * row + 2 * col, [&] {
+    sprt_rms_norm_grad_add_typed(dy, B, x, B, w, B, r, B, y, B, dw, B, T, H,
+                                 eps);
+  });
+  measure("rms_norm_grad_add bf16", shape, "before", 4 * row + 2 * col, [&] {
+    sprt_rms_norm_grad_typed(dy, B, x, B, w, B, y, B, dw, B, T, H, eps);
+    sprt_add_typed(r, y, y, int64_t(n), B);
+  });
+  SPRT_CUDA_CHECK(cudaFree(r));
   measure("rms_norm bf16", shape, "fused", 2 * row + col,
           [&] { sprt_rms_norm_typed(x, B, w, B, y, B, T, H, eps); });
   measure("rms_norm_grad bf16", shape, "fused", 3 * row + 2 * col, [&] {

@@ -123,8 +123,8 @@ static LogicalResult lowerOp(EmbeddingOp o, RuntimeEmitter &e) {
 /// element type's code (0 when absent) in the typed kernel `name`_typed,
 /// then `sizes`; the f32 kernel `name`_f32 when every tensor is f32.
 static void callStored(RuntimeEmitter &e, Operation *op, StringRef name,
-                       ArrayRef<Value> tensors, ArrayRef<Value> sizes) {
-  bool typed = !allTensorsF32(op);
+                       ArrayRef<Value> tensors, ArrayRef<Value> sizes,
+                       bool typed) {
   SmallVector<Value> args;
   for (Value t : tensors) {
     args.push_back(e.optionalPtr(t));
@@ -133,6 +133,10 @@ static void callStored(RuntimeEmitter &e, Operation *op, StringRef name,
   }
   llvm::append_range(args, sizes);
   e.call((name + (typed ? "_typed" : "_f32")).str(), args);
+}
+static void callStored(RuntimeEmitter &e, Operation *op, StringRef name,
+                       ArrayRef<Value> tensors, ArrayRef<Value> sizes) {
+  callStored(e, op, name, tensors, sizes, !allTensorsF32(op));
 }
 
 /// A norm's rows and row width, then its eps.
@@ -417,19 +421,29 @@ static LogicalResult lowerOp(BiasGradOp o, RuntimeEmitter &e) {
   return success();
 }
 
+// With a residual: the _add kernel, which has only a typed form.
 static LogicalResult lowerOp(LayerNormGradOp o, RuntimeEmitter &e) {
-  callStored(e, o, "sprt_layer_norm_grad",
-             {o.getDy(), o.getInput(), o.getWeight(), o.getDx(), o.getDweight(),
-              o.getDbias()},
-             normSizes(e, o.getInput(), o.getEps()));
+  SmallVector<Value> tensors{o.getDy(), o.getInput(), o.getWeight()};
+  if (o.getResidual())
+    tensors.push_back(o.getResidual());
+  tensors.append({o.getDx(), o.getDweight(), o.getDbias()});
+  callStored(e, o,
+             o.getResidual() ? "sprt_layer_norm_grad_add"
+                             : "sprt_layer_norm_grad",
+             tensors, normSizes(e, o.getInput(), o.getEps()),
+             o.getResidual() || !allTensorsF32(o));
   return success();
 }
 
 static LogicalResult lowerOp(RmsNormGradOp o, RuntimeEmitter &e) {
-  callStored(
-      e, o, "sprt_rms_norm_grad",
-      {o.getDy(), o.getInput(), o.getWeight(), o.getDx(), o.getDweight()},
-      normSizes(e, o.getInput(), o.getEps()));
+  SmallVector<Value> tensors{o.getDy(), o.getInput(), o.getWeight()};
+  if (o.getResidual())
+    tensors.push_back(o.getResidual());
+  tensors.append({o.getDx(), o.getDweight()});
+  callStored(e, o,
+             o.getResidual() ? "sprt_rms_norm_grad_add" : "sprt_rms_norm_grad",
+             tensors, normSizes(e, o.getInput(), o.getEps()),
+             o.getResidual() || !allTensorsF32(o));
   return success();
 }
 

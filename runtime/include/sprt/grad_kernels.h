@@ -100,6 +100,25 @@ void sprt_rms_norm_grad_typed(const void *dy, int32_t dy_dtype, const void *x,
                               int32_t weight_dtype, void *dx, int32_t dx_dtype,
                               void *dw, int32_t dw_dtype, int64_t T, int64_t H,
                               double eps);
+/* The norms' backward with the residual stream's gradient added into dx
+ * (tfm.layer_norm_grad / rms_norm_grad with a residual): dx = residual +
+ * the input gradient, that gradient rounded to dx's type first, so the
+ * result is sprt_*_norm_grad_typed then sprt_add_typed bit for bit, in one
+ * pass where the fused kernels run. `residual` has dx's dtype and does not
+ * overlap dx. */
+void sprt_layer_norm_grad_add_typed(
+    const void *dy, int32_t dy_dtype, const void *x, int32_t x_dtype,
+    const void *weight, int32_t weight_dtype, const void *residual,
+    int32_t residual_dtype, void *dx, int32_t dx_dtype, void *dw,
+    int32_t dw_dtype, void *db, int32_t db_dtype, int64_t T, int64_t H,
+    double eps);
+void sprt_rms_norm_grad_add_typed(const void *dy, int32_t dy_dtype,
+                                  const void *x, int32_t x_dtype,
+                                  const void *weight, int32_t weight_dtype,
+                                  const void *residual, int32_t residual_dtype,
+                                  void *dx, int32_t dx_dtype, void *dw,
+                                  int32_t dw_dtype, int64_t T, int64_t H,
+                                  double eps);
 
 /* dx = dy * gelu'(x) (exact or tanh form, as the forward). */
 void sprt_gelu_grad_f32(const float *dy, const float *x, float *dx, int64_t n,

@@ -180,6 +180,22 @@ func.func @dx_element_type(%dy: tensor<8x2x16xf32>, %x: tensor<8x2x16xf32>, %w: 
 
 // -----
 
+func.func @residual_type(%dy: tensor<8x2x16xbf16>, %x: tensor<8x2x16xbf16>, %w: tensor<16xbf16>, %r: tensor<8x2x16xf32>) {
+  // expected-error @+1 {{the residual must have dx's type ('tensor<8x2x16xbf16>'), not 'tensor<8x2x16xf32>'}}
+  %0:3 = tfm.layer_norm_grad %dy, %x, %w residual %r eps 1.0e-05 : (tensor<8x2x16xbf16>, tensor<8x2x16xbf16>, tensor<16xbf16>, tensor<8x2x16xf32>) -> (tensor<8x2x16xbf16>, tensor<16xbf16>, tensor<16xbf16>)
+  return
+}
+
+// -----
+
+func.func @rms_residual_shape(%dy: tensor<8x2x16xf32>, %x: tensor<8x2x16xf32>, %w: tensor<16xf32>, %r: tensor<2x8x16xf32>) {
+  // expected-error @+1 {{the residual must have dx's type ('tensor<8x2x16xf32>'), not 'tensor<2x8x16xf32>'}}
+  %0:2 = tfm.rms_norm_grad %dy, %x, %w residual %r eps 1.0e-06 : (tensor<8x2x16xf32>, tensor<8x2x16xf32>, tensor<16xf32>, tensor<2x8x16xf32>) -> (tensor<8x2x16xf32>, tensor<16xf32>)
+  return
+}
+
+// -----
+
 func.func @weight_size(%dy: tensor<8x2x16xf32>, %x: tensor<8x2x16xf32>, %w: tensor<8xf32>) {
   // expected-error @+1 {{the weight must have shape [16] and element type 'f32', got 'tensor<8xf32>'}}
   %0:3 = tfm.layer_norm_grad %dy, %x, %w eps 1.0e-05 : (tensor<8x2x16xf32>, tensor<8x2x16xf32>, tensor<8xf32>) -> (tensor<8x2x16xf32>, tensor<16xf32>, tensor<16xf32>)

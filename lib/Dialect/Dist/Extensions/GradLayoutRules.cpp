@@ -140,14 +140,15 @@ static Result linearGradWeight(GradRule r, LinearGradWeightOp o) {
   return GradRule::same(GradRule::summedOverTokens(sx, x));
 }
 
-/// Norm backward: dy and x alike; dx alike; weight gradients summed over
-/// tokens.
+/// Norm backward: dy, x and the residual (if any) alike; dx alike; weight
+/// gradients summed over tokens.
 static Result normGrad(GradRule r, Operation *o, Value dy, Value x,
-                       unsigned weightGrads) {
+                       Value residual, unsigned weightGrads) {
   Sharding s = r.of(x);
-  if (r.of(dy) != s)
-    return r.error(dy,
-                   "must be sharded like the norm's input (" + s.str() + ")");
+  for (Value v : {dy, residual})
+    if (v && r.of(v) != s)
+      return r.error(v,
+                     "must be sharded like the norm's input (" + s.str() + ")");
   if (s.isPartial() || (s.isSplit() && s.dim == GradRule::last(x)))
     return r.error(x, "a norm's input is never partial nor split on its "
                       "normalised dimension");
@@ -171,11 +172,11 @@ static Result biasGradRule(GradRule r, BiasGradOp o) {
 }
 
 static Result layerNormGradRule(GradRule r, LayerNormGradOp o) {
-  return normGrad(r, o, o.getDy(), o.getInput(), 2);
+  return normGrad(r, o, o.getDy(), o.getInput(), o.getResidual(), 2);
 }
 
 static Result rmsNormGradRule(GradRule r, RmsNormGradOp o) {
-  return normGrad(r, o, o.getDy(), o.getInput(), 1);
+  return normGrad(r, o, o.getDy(), o.getInput(), o.getResidual(), 1);
 }
 
 /// The backward of a unary elementwise op (dy, x) -> dx: dx like dy; the

@@ -233,6 +233,12 @@ void seqpar::tfm::setContributionTag(OpResult r, StringAttr tag) {
     op->setAttr(name, ArrayAttr::get(op->getContext(), entries));
 }
 
+DictionaryAttr seqpar::tfm::contextOf(Operation *op) {
+  NamedAttrList attrs(op->getDiscardableAttrDictionary());
+  attrs.erase(TfmDialect::ContributesAttrHelper::getNameStr());
+  return attrs.getDictionary(op->getContext());
+}
+
 LogicalResult TfmDialect::verifyRegionArgAttribute(Operation *op, unsigned,
                                                    unsigned argIndex,
                                                    NamedAttribute attr) {

@@ -144,7 +144,7 @@ LogicalResult LayerNormOp::buildBackward(BackwardContext &ctx) {
   auto wType = ctx.partialOverTokens(getWeight().getType(), getInput(), last);
   auto grad = ctx.getBuilder().create<LayerNormGradOp>(
       getLoc(), TypeRange{ctx.gradType(getInput().getType()), wType, wType}, dy,
-      getInput(), getWeight(), getEpsAttr());
+      getInput(), getWeight(), /*residual=*/Value(), getEpsAttr());
   ctx.contribute(getInput(), grad.getDx());
   ctx.contribute(getWeight(), grad.getDweight());
   if (getBias())
@@ -158,7 +158,7 @@ LogicalResult RmsNormOp::buildBackward(BackwardContext &ctx) {
                                      getType().getRank() - 1);
   auto grad = ctx.getBuilder().create<RmsNormGradOp>(
       getLoc(), TypeRange{ctx.gradType(getInput().getType()), wType}, dy,
-      getInput(), getWeight(), getEpsAttr());
+      getInput(), getWeight(), /*residual=*/Value(), getEpsAttr());
   ctx.contribute(getInput(), grad.getDx());
   ctx.contribute(getWeight(), grad.getDweight());
   return success();

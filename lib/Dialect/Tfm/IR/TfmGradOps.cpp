@@ -102,10 +102,11 @@ LogicalResult BiasGradOp::verify() {
   return expectShape(*this, "dbias", getDbias(), {dy.getShape().back()}, et);
 }
 
-/// Norm backward: dy like x, dx like x, weight-shaped gradients.
+/// Norm backward: dy like x, dx like x, weight-shaped gradients, the
+/// residual (if any) like dx.
 static LogicalResult verifyNormGrad(Operation *op, APFloat eps, Value dy,
-                                    Value x, Value weight, Value dx,
-                                    ValueRange weightGrads) {
+                                    Value x, Value weight, Value residual,
+                                    Value dx, ValueRange weightGrads) {
   if (!(eps.convertToDouble() > 0.0))
     return op->emitOpError() << "eps must be > 0";
   RankedTensorType tx = typeOf(x);
@@ -115,6 +116,9 @@ static LogicalResult verifyNormGrad(Operation *op, APFloat eps, Value dy,
            << "dy and the input must have the same shape and element type";
   if (failed(expectShape(op, "dx", dx, tx.getShape(), tx.getElementType())))
     return failure();
+  if (residual && typeOf(residual) != typeOf(dx))
+    return op->emitOpError() << "the residual must have dx's type ("
+                             << dx.getType() << "), not " << residual.getType();
   SmallVector<int64_t> h{tx.getShape().back()};
   if (failed(expectShape(op, "the weight", weight, h, tx.getElementType())))
     return failure();
@@ -130,12 +134,12 @@ static LogicalResult verifyNormGrad(Operation *op, APFloat eps, Value dy,
 
 LogicalResult LayerNormGradOp::verify() {
   return verifyNormGrad(*this, getEps(), getDy(), getInput(), getWeight(),
-                        getDx(), {getDweight(), getDbias()});
+                        getResidual(), getDx(), {getDweight(), getDbias()});
 }
 
 LogicalResult RmsNormGradOp::verify() {
   return verifyNormGrad(*this, getEps(), getDy(), getInput(), getWeight(),
-                        getDx(), {getDweight()});
+                        getResidual(), getDx(), {getDweight()});
 }
 
 LogicalResult EmbeddingGradOp::verify() {

@@ -2,7 +2,8 @@
 //
 // Each tfm.dropout whose only use is a tfm.add becomes, with it, one
 // tfm.dropout_add; SwiGLU's product silu(gate) * up one tfm.swiglu and its
-// gradients one tfm.swiglu_grad. See Passes.td.
+// gradients one tfm.swiglu_grad; a norm's backward absorbs the add of its
+// input gradient into the residual stream's. See Passes.td.
 //
 //===----------------------------------------------------------------------===//
 
@@ -136,6 +137,45 @@ static void fuseSwiglu(OpBuilder &b, SiluOp silu, MulOp mul) {
   silu.erase();
 }
 
+/// The add summing a norm's input gradient, read by it alone, with another
+/// gradient defined before the norm's backward (the residual stream's), in
+/// the norm's backward's context (which may carry gradient tags on dw, db).
+template <typename NormGradOp>
+static AddOp fusableResidualAdd(NormGradOp grad, DominanceInfo &dom) {
+  Value dx = grad.getDx();
+  if (grad.getResidual() || !dx.hasOneUse())
+    return {};
+  auto add = dyn_cast<AddOp>(*dx.getUsers().begin());
+  Value residual = add ? otherOperand(add, dx) : Value();
+  if (!residual || add.getType() != dx.getType() ||
+      add->getBlock() != grad->getBlock() ||
+      contextOf(add) != contextOf(grad) ||
+      !dom.properlyDominates(residual, grad))
+    return {};
+  return add;
+}
+
+/// The sum as the norm's backward's residual: its dx is the add's result.
+template <typename NormGradOp>
+static void fuseResidualAdd(NormGradOp grad, AddOp add) {
+  grad.getResidualMutable().assign(otherOperand(add, grad.getDx()));
+  grad->setLoc(
+      FusedLoc::get(grad->getContext(), {grad.getLoc(), add.getLoc()}));
+  add.getResult().replaceAllUsesWith(grad.getDx());
+  add.erase();
+}
+
+template <typename NormGradOp>
+static void fuseResidualAdds(Operation *root, DominanceInfo &dom) {
+  SmallVector<std::pair<NormGradOp, AddOp>> pairs;
+  root->walk([&](NormGradOp grad) {
+    if (AddOp add = fusableResidualAdd(grad, dom))
+      pairs.push_back({grad, add});
+  });
+  for (auto [grad, add] : pairs)
+    fuseResidualAdd(grad, add);
+}
+
 namespace {
 struct TfmFuseElementwisePass
     : tfm::impl::TfmFuseElementwisePassBase<TfmFuseElementwisePass> {
@@ -164,6 +204,10 @@ struct TfmFuseElementwisePass
     });
     for (auto [silu, mul] : products)
       fuseSwiglu(b, silu, mul);
+
+    // The norms' backward with the residual stream's gradient.
+    fuseResidualAdds<LayerNormGradOp>(getOperation(), dom);
+    fuseResidualAdds<RmsNormGradOp>(getOperation(), dom);
   }
 };
 } // namespace

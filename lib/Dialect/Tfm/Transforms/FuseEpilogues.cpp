@@ -44,13 +44,6 @@ static LinearGradInputOp fusableGradInput(GeluGradOp grad) {
              : LinearGradInputOp();
 }
 
-/// `op`'s discardable attributes less its gradient tags (tfm.contributes).
-static DictionaryAttr contextOf(Operation *op) {
-  NamedAttrList attrs(op->getDiscardableAttrDictionary());
-  attrs.erase(TfmDialect::ContributesAttrHelper::getNameStr());
-  return attrs.getDictionary(op->getContext());
-}
-
 /// The first bias gradient of `grad`'s result that fuses with it: in its
 /// context, though it may be tagged as a parameter's gradient contribution
 /// (which the fused op's dbias then is).

@@ -151,3 +151,48 @@ func.func @keeps(%g: tensor<8x2x88xf32>, %u: tensor<8x2x88xf32>)
   %h5 = tfm.mul %s5, %s5 : tensor<8x2x88xf32>
   return %m0, %dg0, %du0, %dg1, %du1, %dg2, %du2, %du3, %dg3, %s4, %h5 : tensor<8x2x88xf32>, tensor<8x2x88xf32>, tensor<8x2x88xf32>, tensor<8x2x88xf32>, tensor<8x2x88xf32>, tensor<8x2x88xf32>, tensor<8x2x88xf32>, tensor<8x2x88xf32>, tensor<8x2x88xf32>, tensor<8x2x88xf32>, tensor<8x2x88xf32>
 }
+
+// -----
+
+// A norm's backward absorbs the add of its input gradient into the residual
+// stream's gradient (either operand order), defined before it: its dx is
+// the sum. Tagged weight gradients (tfm.contributes) do not keep it apart.
+// CHECK-LABEL: func.func @norm_grad_residual
+// CHECK-SAME: (%[[DY:.*]]: tensor<8x2x32xbf16>, %[[X:.*]]: tensor<8x2x32xbf16>, %[[W:.*]]: tensor<32xbf16>, %[[R:.*]]: tensor<8x2x32xbf16>)
+// CHECK-NEXT: %[[S:.*]], %{{.*}}, %{{.*}} = tfm.layer_norm_grad %[[DY]], %[[X]], %[[W]] residual %[[R]] eps 1.000000e-05 {tfm.contributes = [unit, "w#0", "b#0"], tfm.in_micro_batch = 1 : i64}
+// CHECK-NEXT: %[[T:.*]], %{{.*}} = tfm.rms_norm_grad %[[DY]], %[[X]], %[[W]] residual %[[S]] eps 9.9999999999999995E-7
+// CHECK-NEXT: return %[[T]]
+func.func @norm_grad_residual(%dy: tensor<8x2x32xbf16>, %x: tensor<8x2x32xbf16>,
+                              %w: tensor<32xbf16>, %r: tensor<8x2x32xbf16>)
+    -> (tensor<8x2x32xbf16>, tensor<32xbf16>, tensor<32xbf16>, tensor<32xbf16>) {
+  %dx, %dw, %db = tfm.layer_norm_grad %dy, %x, %w eps 1.0e-05 {tfm.contributes = [unit, "w#0", "b#0"], tfm.in_micro_batch = 1 : i64} : (tensor<8x2x32xbf16>, tensor<8x2x32xbf16>, tensor<32xbf16>) -> (tensor<8x2x32xbf16>, tensor<32xbf16>, tensor<32xbf16>)
+  %s = tfm.add %r, %dx {tfm.in_micro_batch = 1 : i64} : tensor<8x2x32xbf16>
+  %dx2, %dw2 = tfm.rms_norm_grad %dy, %x, %w eps 1.0e-06 : (tensor<8x2x32xbf16>, tensor<8x2x32xbf16>, tensor<32xbf16>) -> (tensor<8x2x32xbf16>, tensor<32xbf16>)
+  %t = tfm.add %dx2, %s : tensor<8x2x32xbf16>
+  return %t, %dw, %db, %dw2 : tensor<8x2x32xbf16>, tensor<32xbf16>, tensor<32xbf16>, tensor<32xbf16>
+}
+
+// -----
+
+// Left alone: an input gradient the program still reads, one added to
+// itself, one added to a value defined after the norm's backward, and a
+// pair of different micro-batches.
+// CHECK-LABEL: func.func @norm_grad_keeps
+// CHECK-NOT: residual
+// CHECK-COUNT-4: tfm.add
+// CHECK-NOT: residual
+func.func @norm_grad_keeps(%dy: tensor<8x2x32xf32>, %x: tensor<8x2x32xf32>,
+                           %w: tensor<32xf32>, %r: tensor<8x2x32xf32>)
+    -> (tensor<8x2x32xf32>, tensor<8x2x32xf32>, tensor<8x2x32xf32>,
+        tensor<8x2x32xf32>, tensor<8x2x32xf32>) {
+  %dx0, %dw0 = tfm.rms_norm_grad %dy, %x, %w eps 1.0e-06 : (tensor<8x2x32xf32>, tensor<8x2x32xf32>, tensor<32xf32>) -> (tensor<8x2x32xf32>, tensor<32xf32>)
+  %a0 = tfm.add %r, %dx0 : tensor<8x2x32xf32>
+  %dx1, %dw1 = tfm.rms_norm_grad %dy, %x, %w eps 1.0e-06 : (tensor<8x2x32xf32>, tensor<8x2x32xf32>, tensor<32xf32>) -> (tensor<8x2x32xf32>, tensor<32xf32>)
+  %a1 = tfm.add %dx1, %dx1 : tensor<8x2x32xf32>
+  %dx2, %dw2 = tfm.rms_norm_grad %dy, %x, %w eps 1.0e-06 : (tensor<8x2x32xf32>, tensor<8x2x32xf32>, tensor<32xf32>) -> (tensor<8x2x32xf32>, tensor<32xf32>)
+  %late = tfm.mul %r, %r : tensor<8x2x32xf32>
+  %a2 = tfm.add %late, %dx2 : tensor<8x2x32xf32>
+  %dx3, %dw3 = tfm.rms_norm_grad %dy, %x, %w eps 1.0e-06 {tfm.in_micro_batch = 0 : i64} : (tensor<8x2x32xf32>, tensor<8x2x32xf32>, tensor<32xf32>) -> (tensor<8x2x32xf32>, tensor<32xf32>)
+  %a3 = tfm.add %r, %dx3 {tfm.in_micro_batch = 1 : i64} : tensor<8x2x32xf32>
+  return %a0, %dx0, %a1, %a2, %a3 : tensor<8x2x32xf32>, tensor<8x2x32xf32>, tensor<8x2x32xf32>, tensor<8x2x32xf32>, tensor<8x2x32xf32>
+}

@@ -84,6 +84,9 @@ std::optional<Contribution> parseContributionTag(mlir::StringAttr tag);
 mlir::StringAttr getContributionTag(mlir::OpResult r);
 /// Marks `r` as the contribution `tag` (null: as none).
 void setContributionTag(mlir::OpResult r, mlir::StringAttr tag);
+/// `op`'s context: its discardable attributes (micro-batch, recompute) less
+/// its gradient tags. Ops of one context may fuse into one op.
+mlir::DictionaryAttr contextOf(mlir::Operation *op);
 } // namespace seqpar::tfm
 
 #endif // SEQPAR_DIALECT_TFM_IR_TFM_H

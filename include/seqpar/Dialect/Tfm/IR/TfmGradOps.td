@@ -108,21 +108,35 @@ def Tfm_LayerNormGradOp : Tfm_GradOp<"layer_norm_grad",
         -> (tensor<16x2x32xf32>, tensor<32xf32>, tensor<32xf32>)
     ```
 
+    With `residual %r` (tfm-fuse-elementwise: the residual stream's
+    gradient the backward adds the input gradient to), `dx` is
+    `%r + (the input gradient)`, the input gradient rounded to `dx`'s type
+    before the sum as a separate `tfm.add` would read it:
+
+    ```mlir
+    %dx, %dw, %db = tfm.layer_norm_grad %dy, %x, %w residual %r eps 1.0e-05
+        : (tensor<16x2x32xf32>, tensor<16x2x32xf32>, tensor<32xf32>,
+           tensor<16x2x32xf32>)
+        -> (tensor<16x2x32xf32>, tensor<32xf32>, tensor<32xf32>)
+    ```
+
     **Constraints**
     - `eps` > 0; `dy` and `x` have the same shape and element type;
     - `dx` has `x`'s shape and element type; the weight, `dw` and `db` are
       rank 1 with the size of the last dimension; the weight has `x`'s
       element type, `dw` and `db` may be f32 where it is bf16 or f16 (a
       partial sum that sp-legalize-precision keeps in f32 until it is
-      reduced).
+      reduced);
+    - `residual`, where present, has `dx`'s type.
   }];
   let arguments = (ins Tfm_FloatTensor:$dy, Tfm_FloatTensor:$input,
-                       Tfm_FloatTensor:$weight, F64Attr:$eps);
+                       Tfm_FloatTensor:$weight,
+                       Optional<Tfm_FloatTensor>:$residual, F64Attr:$eps);
   let results = (outs Tfm_FloatTensor:$dx, Tfm_FloatTensor:$dweight,
                       Tfm_FloatTensor:$dbias);
   let assemblyFormat = [{
-    $dy `,` $input `,` $weight `eps` $eps attr-dict `:`
-    functional-type(operands, results)
+    $dy `,` $input `,` $weight (`residual` $residual^)? `eps` $eps attr-dict
+    `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
 }
@@ -137,18 +151,23 @@ def Tfm_RmsNormGradOp : Tfm_GradOp<"rms_norm_grad",
         -> (tensor<16x2x32xf32>, tensor<32xf32>)
     ```
 
+    `residual %r` adds the residual stream's gradient into `dx`, as
+    layer_norm_grad's does.
+
     **Constraints**
     - `eps` > 0; `dy` and `x` have the same shape and element type;
     - `dx` has `x`'s shape and element type; the weight and `dw` are rank 1
       with the size of the last dimension; the weight has `x`'s element
-      type, `dw` may be f32 where it is bf16 or f16 (as layer_norm_grad's).
+      type, `dw` may be f32 where it is bf16 or f16 (as layer_norm_grad's);
+    - `residual`, where present, has `dx`'s type.
   }];
   let arguments = (ins Tfm_FloatTensor:$dy, Tfm_FloatTensor:$input,
-                       Tfm_FloatTensor:$weight, F64Attr:$eps);
+                       Tfm_FloatTensor:$weight,
+                       Optional<Tfm_FloatTensor>:$residual, F64Attr:$eps);
   let results = (outs Tfm_FloatTensor:$dx, Tfm_FloatTensor:$dweight);
   let assemblyFormat = [{
-    $dy `,` $input `,` $weight `eps` $eps attr-dict `:`
-    functional-type(operands, results)
+    $dy `,` $input `,` $weight (`residual` $residual^)? `eps` $eps attr-dict
+    `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
 }

@@ -129,8 +129,9 @@ def TfmMasterWeightsPass : Pass<"tfm-master-weights", "::mlir::ModuleOp"> {
 
 def TfmFuseElementwisePass : Pass<"tfm-fuse-elementwise", "::mlir::ModuleOp"> {
   let summary = "Fuses each dropout with the residual add it feeds "
-                "(tfm.dropout_add) and SwiGLU's SiLU with its product, "
-                "forward and backward (tfm.swiglu, tfm.swiglu_grad)";
+                "(tfm.dropout_add), SwiGLU's SiLU with its product, "
+                "forward and backward (tfm.swiglu, tfm.swiglu_grad), and "
+                "each norm's backward with the residual gradient's add";
   let description = [{
     Runs after tfm-autodiff and sp-legalize-precision, on every function.
     Each fused op rounds as the ops it replaces did, so the program computes
@@ -149,6 +150,14 @@ def TfmFuseElementwisePass : Pass<"tfm-fuse-elementwise", "::mlir::ModuleOp"> {
       `tfm.swiglu %gate, %up`. Once the backward is fused nothing reads the
       SiLU's output, which the forward then no longer keeps (Llama's MLP:
       one tensor of the intermediate size per layer).
+    - Norm backward + residual gradient: each `tfm.layer_norm_grad` or
+      `tfm.rms_norm_grad` whose input gradient `dx` is read alone by a
+      `tfm.add` with another gradient defined before it (the residual
+      stream's gradient, which the backward accumulates) takes that
+      gradient as its `residual` and its `dx` replaces the add's result:
+      one pass writes the sum where two wrote and read the input gradient
+      (6 tensor passes become 4). The op rounds its input gradient to `dx`'s
+      type before the sum, as the add read it.
 
     ```mlir
     %d = tfm.dropout %x rate 1.0e-01 stream 3 : tensor<8x2x32xf32>
@@ -165,11 +174,22 @@ def TfmFuseElementwisePass : Pass<"tfm-fuse-elementwise", "::mlir::ModuleOp"> {
     %dg, %du = tfm.swiglu_grad %dh, %g, %u : tensor<8x2x88xf32>
     ```
 
+    and, in the backward,
+
+    ```mlir
+    %dx, %dw, %db = tfm.layer_norm_grad %dy, %x, %w eps 1.0e-05 : ...
+    %sum = tfm.add %dres, %dx : tensor<8x2x32xf32>
+    // becomes
+    %sum, %dw, %db = tfm.layer_norm_grad %dy, %x, %w residual %dres eps 1.0e-05 : ...
+    ```
+
     Left alone: a dropout or SiLU with other uses (its tensor is needed), a
     dropout of rank above 3, a product read by more than the SiLU's
-    gradient, and ops of one pattern that carry different discardable
-    attributes (another micro-batch, a recomputed op, a gradient
-    contribution): the fused op keeps the first op's.
+    gradient, a norm's input gradient with other uses or added to a value
+    defined after the norm's backward, and ops of one pattern that carry
+    different discardable attributes (another micro-batch, a recomputed op,
+    a gradient contribution; a norm's backward may carry its weight
+    gradients' tags): the fused op keeps the first op's.
   }];
 }
 
