@@ -42,24 +42,14 @@ Expected<Calibration> seqpar::plan::parseCalibration(StringRef text,
       }
       continue;
     }
-    if (key == "ring_attention") {
-      Expected<double> x = efficiency(v, StringRef(key));
-      if (!x)
-        return x.takeError();
-      c.ringAttention = *x;
-      continue;
-    }
-    if (key == "gemm") {
-      Expected<double> x = efficiency(v, StringRef(key));
-      if (!x)
-        return x.takeError();
-      c.gemm = *x;
-      continue;
-    }
+    // Unset where absent (their defaults depend on other settings).
+    std::optional<double> *unset = key == "gemm"             ? &c.gemm
+                                   : key == "ring_attention" ? &c.ringAttention
+                                                             : nullptr;
     double *field = key == "attention" ? &c.attention
                     : key == "memory"  ? &c.memory
                                        : nullptr;
-    if (!field) {
+    if (!field && !unset) {
       // Documentation fields are allowed; numbers must name a class.
       if (StringRef(key).starts_with("comment") || key == "source")
         continue;
@@ -69,7 +59,10 @@ Expected<Calibration> seqpar::plan::parseCalibration(StringRef text,
     Expected<double> x = efficiency(v, StringRef(key));
     if (!x)
       return x.takeError();
-    *field = *x;
+    if (unset)
+      *unset = *x;
+    else
+      *field = *x;
   }
   return c;
 }

@@ -73,9 +73,8 @@ void check(const Case &c) {
        *fdw = c.withGrads ? dw.get() : nullptr;
   const int32_t gt = c.withGrads ? c.grad : 0;
   if (c.rms) {
-    sprt_rms_norm_grad_typed(sdy.get(), c.act, sx.get(), c.act, sw.get(),
-                             c.act, refDx.get(), c.act, rdw, gt, c.T, c.H,
-                             1e-6);
+    sprt_rms_norm_grad_typed(sdy.get(), c.act, sx.get(), c.act, sw.get(), c.act,
+                             refDx.get(), c.act, rdw, gt, c.T, c.H, 1e-6);
     sprt_add_typed(residual, refDx.get(), refDx.get(), int64_t(n), c.act);
     sprt_rms_norm_grad_add_typed(sdy.get(), c.act, sx.get(), c.act, sw.get(),
                                  c.act, residual, c.act, dx.get(), c.act, fdw,
@@ -84,12 +83,12 @@ void check(const Case &c) {
     void *rdb = c.withGrads ? refDb.get() : nullptr,
          *fdb = c.withGrads ? db.get() : nullptr;
     sprt_layer_norm_grad_typed(sdy.get(), c.act, sx.get(), c.act, sw.get(),
-                               c.act, refDx.get(), c.act, rdw, gt, rdb, gt,
-                               c.T, c.H, 1e-5);
+                               c.act, refDx.get(), c.act, rdw, gt, rdb, gt, c.T,
+                               c.H, 1e-5);
     sprt_add_typed(residual, refDx.get(), refDx.get(), int64_t(n), c.act);
-    sprt_layer_norm_grad_add_typed(sdy.get(), c.act, sx.get(), c.act,
-                                   sw.get(), c.act, residual, c.act, dx.get(),
-                                   c.act, fdw, gt, fdb, gt, c.T, c.H, 1e-5);
+    sprt_layer_norm_grad_add_typed(sdy.get(), c.act, sx.get(), c.act, sw.get(),
+                                   c.act, residual, c.act, dx.get(), c.act, fdw,
+                                   gt, fdb, gt, c.T, c.H, 1e-5);
     if (c.withGrads)
       expectBitwiseEqual(what + " db", db.download(), refDb.download());
   }
@@ -98,8 +97,8 @@ void check(const Case &c) {
     expectBitwiseEqual(what + " dw", dw.download(), refDw.download());
   // The residual is read, never written.
   std::vector<float> rAfter = sr.download();
-  expectBitwiseEqual(what + " residual",
-                     c.offset ? dropFirst(rAfter) : rAfter, r);
+  expectBitwiseEqual(what + " residual", c.offset ? dropFirst(rAfter) : rAfter,
+                     r);
 }
 
 // Widths: fused rows of vectors of 4 (one and two chunks a thread), scalar
@@ -132,10 +131,9 @@ TEST_F(NormResidual, NoRowsGiveZeroWeightGradients) {
                                    kBf16, nullptr, kBf16, nullptr, kBf16,
                                    dw.get(), kBf16, 0, 64, 1e-6);
     else
-      sprt_layer_norm_grad_add_typed(nullptr, kBf16, nullptr, kBf16, nullptr,
-                                     kBf16, nullptr, kBf16, nullptr, kBf16,
-                                     dw.get(), kBf16, db.get(), kBf16, 0, 64,
-                                     1e-5);
+      sprt_layer_norm_grad_add_typed(
+          nullptr, kBf16, nullptr, kBf16, nullptr, kBf16, nullptr, kBf16,
+          nullptr, kBf16, dw.get(), kBf16, db.get(), kBf16, 0, 64, 1e-5);
     expectBitwiseEqual(rms ? "rms dw" : "layer dw", dw.download(),
                        std::vector<float>(64, 0.0f));
     if (!rms)
