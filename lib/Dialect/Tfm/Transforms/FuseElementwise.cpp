@@ -147,7 +147,9 @@ static AddOp fusableResidualAdd(NormGradOp grad, DominanceInfo &dom) {
     return {};
   auto add = dyn_cast<AddOp>(*dx.getUsers().begin());
   Value residual = add ? otherOperand(add, dx) : Value();
+  // A tagged sum (a gradient contribution) keeps its add.
   if (!residual || add.getType() != dx.getType() ||
+      getContributionTag(add->getResult(0)) ||
       add->getBlock() != grad->getBlock() ||
       contextOf(add) != contextOf(grad) ||
       !dom.properlyDominates(residual, grad))
