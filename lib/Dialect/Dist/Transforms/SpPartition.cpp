@@ -10,6 +10,7 @@
 
 #include "Partitioner.h"
 
+#include "seqpar/Dialect/Dist/Analysis/BufferPlan.h"
 #include "seqpar/Dialect/Dist/Extensions/LayoutRules.h"
 #include "seqpar/Dialect/Dist/Transforms/Passes.h"
 
@@ -102,6 +103,15 @@ struct SpPartitionPass : dist::impl::SpPartitionPassBase<SpPartitionPass> {
                             "(it has a dist.mesh)";
       return signalPassFailure();
     }
+    // A buffer plan is made for the partitioned program; the ops this pass
+    // rebuilds would lose their offsets.
+    for (auto func : module.getOps<func::FuncOp>())
+      if (func->hasAttr(kArenaBytesAttr)) {
+        func.emitError() << "sp-partition: @" << func.getSymName()
+                         << " already has an arena plan (" << kArenaBytesAttr
+                         << "): partition before sp-plan-buffers";
+        return signalPassFailure();
+      }
     if (failed(checkOneDevice(module)))
       return signalPassFailure();
     OpBuilder b = OpBuilder::atBlockBegin(module.getBody());

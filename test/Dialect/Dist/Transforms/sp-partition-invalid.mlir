@@ -24,3 +24,14 @@ func.func @batch(%x: tensor<4x3x8xf32>, %l: tensor<4x3xi64>) -> tensor<f32> {
   %y = tfm.cross_entropy %x, %l ignore_index -100 : (tensor<4x3x8xf32>, tensor<4x3xi64>) -> tensor<f32>
   return %y : tensor<f32>
 }
+
+// -----
+
+// A function with an arena plan (sp-plan-buffers ran): the ops partition
+// rebuilds would lose their offsets (a fuzzer's find).
+// expected-error @+1 {{sp-partition: @planned already has an arena plan (dist.arena_bytes): partition before sp-plan-buffers}}
+func.func @planned(%x: tensor<4x2x8xf32>, %l: tensor<4x2xi64>) -> tensor<f32>
+    attributes {dist.arena_bytes = 64 : i64, dist.arena_max_live = 64 : i64} {
+  %y = tfm.cross_entropy %x, %l ignore_index -100 {dist.arena_offsets = array<i64: 0>} : (tensor<4x2x8xf32>, tensor<4x2xi64>) -> tensor<f32>
+  return %y : tensor<f32>
+}
