@@ -1,13 +1,12 @@
 //===- TypedNorms.cpp - the norms on stored dtypes (CPU) ------------------===//
 //
-// sprt_*norm*_typed and sprt_bias_grad_typed (sprt/kernels.h,
-// sprt/grad_kernels.h): each bf16 / f16
-// row is widened into an f32 row (WidenedRows, RowOps.h; an f32 tensor is
-// read in place), the row goes through the f32 kernels' arithmetic
-// (NormRows.h) and each result row is rounded from its f32 value into its
-// type. So the result is the f32 kernel between conversions, bit for bit
-// (NormTypedConformanceTest), with a few rows of f32 where the conversions
-// held whole tensors.
+// sprt_*norm*_typed, sprt_add_*norm_typed and sprt_bias_grad_typed
+// (sprt/kernels.h, sprt/grad_kernels.h): each bf16 / f16 row is widened into an
+// f32 row (WidenedRows, RowOps.h; an f32 tensor is read in place), the row goes
+// through the f32 kernels' arithmetic (NormRows.h) and each result row is
+// rounded from its f32 value into its type. So the result is the f32 kernel
+// between conversions, bit for bit (NormTypedConformanceTest), with a few rows
+// of f32 where the conversions held whole tensors.
 //
 //===----------------------------------------------------------------------===//
 
@@ -90,6 +89,25 @@ void checkResidual(int32_t residual_dtype, int32_t dx_dtype, const char *fn) {
   std::abort();
 }
 
+/// Aborts unless x, the residual and the sum have one element type.
+void checkSum(int32_t x_dtype, int32_t residual_dtype, int32_t sum_dtype,
+              const char *fn) {
+  if (x_dtype == residual_dtype && x_dtype == sum_dtype)
+    return;
+  std::fprintf(stderr,
+               "%s: x, the residual and the sum have element types %d, %d "
+               "and %d; they must have one\n",
+               fn, int(x_dtype), int(residual_dtype), int(sum_dtype));
+  std::abort();
+}
+
+/// Row t of x + residual into the sum, as sprt_add_typed computes it.
+void addRow(const void *x, const void *residual, void *sum, int32_t dtype,
+            int64_t t, int64_t H) {
+  sprt_add_typed(at(x, t * H, dtype), at(residual, t * H, dtype),
+                 at(sum, t * H, dtype), H, dtype);
+}
+
 void layerNormGrad(const void *dy, int32_t dy_dtype, const void *x,
                    int32_t x_dtype, const void *weight, int32_t weight_dtype,
                    const void *residual, void *dx, int32_t dx_dtype, void *dw,
@@ -165,6 +183,47 @@ void sprt_rms_norm_typed(const void *x, int32_t x_dtype, const void *weight,
   const float *w = widened(ws);
   for (int64_t t = 0; t < T; ++t) {
     rmsNormRow(xs.row(t), w, ys.row(t), H, eps);
+    ys.store(t);
+  }
+}
+
+// Row by row: the sum's row stored, then normalised as stored while it is
+// in cache.
+void sprt_add_layer_norm_typed(const void *x, int32_t x_dtype,
+                               const void *residual, int32_t residual_dtype,
+                               const void *weight, int32_t weight_dtype,
+                               const void *bias, int32_t bias_dtype, void *sum,
+                               int32_t sum_dtype, void *y, int32_t y_dtype,
+                               int64_t T, int64_t H, double eps) {
+  checkSum(x_dtype, residual_dtype, sum_dtype, "sprt_add_layer_norm_typed");
+  if (H <= 0)
+    return;
+  WidenedRows sums(sum, sum_dtype, H), ws(weight, weight_dtype, H),
+      bs(bias, bias_dtype, H);
+  RowOut ys(y, y_dtype, H);
+  const float *w = widened(ws), *b = widened(bs);
+  for (int64_t t = 0; t < T; ++t) {
+    addRow(x, residual, sum, x_dtype, t, H);
+    layerNormRow(sums.row(t), w, b, ys.row(t), H, eps);
+    ys.store(t);
+  }
+}
+
+void sprt_add_rms_norm_typed(const void *x, int32_t x_dtype,
+                             const void *residual, int32_t residual_dtype,
+                             const void *weight, int32_t weight_dtype,
+                             void *sum, int32_t sum_dtype, void *y,
+                             int32_t y_dtype, int64_t T, int64_t H,
+                             double eps) {
+  checkSum(x_dtype, residual_dtype, sum_dtype, "sprt_add_rms_norm_typed");
+  if (H <= 0)
+    return;
+  WidenedRows sums(sum, sum_dtype, H), ws(weight, weight_dtype, H);
+  RowOut ys(y, y_dtype, H);
+  const float *w = widened(ws);
+  for (int64_t t = 0; t < T; ++t) {
+    addRow(x, residual, sum, x_dtype, t, H);
+    rmsNormRow(sums.row(t), w, ys.row(t), H, eps);
     ys.store(t);
   }
 }

@@ -42,6 +42,15 @@ bool layerNormFusedStored(int32_t dtype, const void *x, const void *weight,
                           double eps);
 bool rmsNormFusedStored(int32_t dtype, const void *x, const void *weight,
                         void *y, int64_t T, int64_t H, double eps);
+/// The forward with the residual stream's sum: sum = x + residual as
+/// sprt_add_typed computes it (all of `dtype`), stored, and y the norm of
+/// the stored sum; false (nothing launched) where the rows do not fit.
+bool addLayerNormFusedStored(int32_t dtype, const void *x, const void *residual,
+                             const void *weight, const void *bias, void *sum,
+                             void *y, int64_t T, int64_t H, double eps);
+bool addRmsNormFusedStored(int32_t dtype, const void *x, const void *residual,
+                           const void *weight, void *sum, void *y, int64_t T,
+                           int64_t H, double eps);
 bool layerNormGradFusedStored(int32_t dtype, const void *dy, const void *x,
                               const void *weight, const void *residual,
                               void *dx, float *dw, float *db, int64_t T,

@@ -128,6 +128,14 @@ template <int kChunks, int kVec> struct RowRegs {
       for (int e = 0; e < kVec; ++e)
         v[k][e] = __fadd_rn(Quad<D>::roundTrip(v[k][e]), r.v[k][e]);
   }
+  /// Each element rounded to D, as a store and a load would give it back.
+  template <int32_t D> __device__ void roundToStored() {
+#pragma unroll
+    for (int k = 0; k < kChunks; ++k)
+#pragma unroll
+      for (int e = 0; e < kVec; ++e)
+        v[k][e] = Quad<D>::roundTrip(v[k][e]);
+  }
   /// Stores this thread's chunks inside the row, each rounded to D.
   template <int32_t D = SPRT_DTYPE_F32>
   __device__ void store(void *__restrict__ row, int64_t nVec) const {

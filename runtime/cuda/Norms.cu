@@ -24,15 +24,32 @@ using namespace sprt::cuda;
 
 namespace {
 
+/// Row t of x into registers; with a residual, x + residual (sprt_add_typed's
+/// sum) stored into `sum` and kept as stored.
+template <int32_t D, int C, int V>
+__device__ void loadNormInput(RowRegs<C, V> &xr, const void *__restrict__ x,
+                              const void *__restrict__ residual,
+                              void *__restrict__ sum, int64_t t, int64_t H) {
+  const int64_t nVec = H / V;
+  xr.template load<D>(elementAt<D>(x, t * H), nVec);
+  if (!residual)
+    return;
+  xr.template addRow<D>(elementAt<D>(residual, t * H), nVec);
+  xr.template roundToStored<D>();
+  xr.template store<D>(elementAt<D>(sum, t * H), nVec);
+}
+
 template <int32_t D, int C, int V>
 __global__ void __launch_bounds__(kMaxRowThreads)
-    layerNormFused(const void *__restrict__ x, const void *__restrict__ weight,
-                   const void *__restrict__ bias, void *__restrict__ y,
-                   int64_t H, double eps) {
+    layerNormFused(const void *__restrict__ x,
+                   const void *__restrict__ residual,
+                   const void *__restrict__ weight,
+                   const void *__restrict__ bias, void *__restrict__ sum,
+                   void *__restrict__ y, int64_t H, double eps) {
   __shared__ double red[32];
   const int64_t nVec = H / V, t = blockIdx.x;
   RowRegs<C, V> xr, w, b;
-  xr.template load<D>(elementAt<D>(x, t * H), nVec);
+  loadNormInput<D>(xr, x, residual, sum, t, H);
   w.template loadOr<D>(weight, nVec, 1.0f);
   b.template loadOr<D>(bias, nVec, 0.0f);
   double mean, rstd;
@@ -53,12 +70,13 @@ __global__ void __launch_bounds__(kMaxRowThreads)
 
 template <int32_t D, int C, int V>
 __global__ void __launch_bounds__(kMaxRowThreads)
-    rmsNormFused(const void *__restrict__ x, const void *__restrict__ weight,
+    rmsNormFused(const void *__restrict__ x, const void *__restrict__ residual,
+                 const void *__restrict__ weight, void *__restrict__ sum,
                  void *__restrict__ y, int64_t H, double eps) {
   __shared__ double red[32];
   const int64_t nVec = H / V, t = blockIdx.x;
   RowRegs<C, V> xr, w;
-  xr.template load<D>(elementAt<D>(x, t * H), nVec);
+  loadNormInput<D>(xr, x, residual, sum, t, H);
   w.template loadOr<D>(weight, nVec, 1.0f);
   const double r = rmsNormScaleRegs(xr, H, eps, red);
 #pragma unroll
@@ -107,32 +125,36 @@ __global__ void rmsNormKernel(const float *__restrict__ x,
   }
 }
 
-/// The fused forward on rows of type D, or false where they do not fit.
+/// The fused forward on rows of type D (with the residual's sum where
+/// `residual` is not null), or false where they do not fit.
 template <int32_t D>
-bool layerNormFusedAs(const void *x, const void *weight, const void *bias,
-                      void *y, int64_t T, int64_t H, double eps) {
-  const RowShape s = rowShapeFor(H, quadAligned<D>({x, weight, bias, y}));
+bool layerNormFusedAs(const void *x, const void *residual, const void *weight,
+                      const void *bias, void *sum, void *y, int64_t T,
+                      int64_t H, double eps) {
+  const RowShape s =
+      rowShapeFor(H, quadAligned<D>({x, residual, weight, bias, sum, y}));
   if (!s.fused)
     return false;
   dispatchRowShape(s, [&](auto c, auto v) {
     layerNormFused<D, decltype(c)::value, decltype(v)::value>
-        <<<unsigned(T), unsigned(s.threads), 0, stream()>>>(x, weight, bias, y,
-                                                            H, eps);
+        <<<unsigned(T), unsigned(s.threads), 0, stream()>>>(
+            x, residual, weight, bias, sum, y, H, eps);
   });
   SPRT_CUDA_CHECK_LAUNCH("layerNormFused");
   return true;
 }
 
 template <int32_t D>
-bool rmsNormFusedAs(const void *x, const void *weight, void *y, int64_t T,
-                    int64_t H, double eps) {
-  const RowShape s = rowShapeFor(H, quadAligned<D>({x, weight, y}));
+bool rmsNormFusedAs(const void *x, const void *residual, const void *weight,
+                    void *sum, void *y, int64_t T, int64_t H, double eps) {
+  const RowShape s =
+      rowShapeFor(H, quadAligned<D>({x, residual, weight, sum, y}));
   if (!s.fused)
     return false;
   dispatchRowShape(s, [&](auto c, auto v) {
     rmsNormFused<D, decltype(c)::value, decltype(v)::value>
-        <<<unsigned(T), unsigned(s.threads), 0, stream()>>>(x, weight, y, H,
-                                                            eps);
+        <<<unsigned(T), unsigned(s.threads), 0, stream()>>>(x, residual, weight,
+                                                            sum, y, H, eps);
   });
   SPRT_CUDA_CHECK_LAUNCH("rmsNormFused");
   return true;
@@ -148,17 +170,47 @@ void sprt::cuda::layerNormRowPerBlock(const float *x, const float *weight,
   SPRT_CUDA_CHECK_LAUNCH("layerNormKernel");
 }
 
+bool sprt::cuda::addLayerNormFusedStored(int32_t dtype, const void *x,
+                                         const void *residual,
+                                         const void *weight, const void *bias,
+                                         void *sum, void *y, int64_t T,
+                                         int64_t H, double eps) {
+  switch (dtype) {
+  case SPRT_DTYPE_F32:
+    return layerNormFusedAs<SPRT_DTYPE_F32>(x, residual, weight, bias, sum, y,
+                                            T, H, eps);
+  case SPRT_DTYPE_BF16:
+    return layerNormFusedAs<SPRT_DTYPE_BF16>(x, residual, weight, bias, sum, y,
+                                             T, H, eps);
+  case SPRT_DTYPE_F16:
+    return layerNormFusedAs<SPRT_DTYPE_F16>(x, residual, weight, bias, sum, y,
+                                            T, H, eps);
+  }
+  return false;
+}
+
 bool sprt::cuda::layerNormFusedStored(int32_t dtype, const void *x,
                                       const void *weight, const void *bias,
                                       void *y, int64_t T, int64_t H,
                                       double eps) {
+  return addLayerNormFusedStored(dtype, x, nullptr, weight, bias, nullptr, y, T,
+                                 H, eps);
+}
+
+bool sprt::cuda::addRmsNormFusedStored(int32_t dtype, const void *x,
+                                       const void *residual, const void *weight,
+                                       void *sum, void *y, int64_t T, int64_t H,
+                                       double eps) {
   switch (dtype) {
   case SPRT_DTYPE_F32:
-    return layerNormFusedAs<SPRT_DTYPE_F32>(x, weight, bias, y, T, H, eps);
+    return rmsNormFusedAs<SPRT_DTYPE_F32>(x, residual, weight, sum, y, T, H,
+                                          eps);
   case SPRT_DTYPE_BF16:
-    return layerNormFusedAs<SPRT_DTYPE_BF16>(x, weight, bias, y, T, H, eps);
+    return rmsNormFusedAs<SPRT_DTYPE_BF16>(x, residual, weight, sum, y, T, H,
+                                           eps);
   case SPRT_DTYPE_F16:
-    return layerNormFusedAs<SPRT_DTYPE_F16>(x, weight, bias, y, T, H, eps);
+    return rmsNormFusedAs<SPRT_DTYPE_F16>(x, residual, weight, sum, y, T, H,
+                                          eps);
   }
   return false;
 }
@@ -166,15 +218,8 @@ bool sprt::cuda::layerNormFusedStored(int32_t dtype, const void *x,
 bool sprt::cuda::rmsNormFusedStored(int32_t dtype, const void *x,
                                     const void *weight, void *y, int64_t T,
                                     int64_t H, double eps) {
-  switch (dtype) {
-  case SPRT_DTYPE_F32:
-    return rmsNormFusedAs<SPRT_DTYPE_F32>(x, weight, y, T, H, eps);
-  case SPRT_DTYPE_BF16:
-    return rmsNormFusedAs<SPRT_DTYPE_BF16>(x, weight, y, T, H, eps);
-  case SPRT_DTYPE_F16:
-    return rmsNormFusedAs<SPRT_DTYPE_F16>(x, weight, y, T, H, eps);
-  }
-  return false;
+  return addRmsNormFusedStored(dtype, x, nullptr, weight, nullptr, y, T, H,
+                               eps);
 }
 
 void sprt::cuda::rmsNormRowPerBlock(const float *x, const float *weight,

@@ -87,6 +87,18 @@ void checkResidual(int32_t residual_dtype, int32_t dx_dtype, const char *fn) {
   std::abort();
 }
 
+/// Aborts unless x, the residual and the sum have one element type.
+void checkSum(int32_t x_dtype, int32_t residual_dtype, int32_t sum_dtype,
+              const char *fn) {
+  if (x_dtype == residual_dtype && x_dtype == sum_dtype)
+    return;
+  std::fprintf(stderr,
+               "%s: x, the residual and the sum have element types %d, %d "
+               "and %d; they must have one\n",
+               fn, int(x_dtype), int(residual_dtype), int(sum_dtype));
+  std::abort();
+}
+
 void zero(float *p, int64_t H) {
   if (p)
     SPRT_CUDA_CHECK(cudaMemsetAsync(p, 0, size_t(H) * sizeof(float), stream()));
@@ -136,6 +148,52 @@ void sprt_rms_norm_typed(const void *x, int32_t x_dtype, const void *weight,
                     asF32(weight, weight_dtype, H, Scratch::NormWeight), fy, T,
                     H, eps);
   finish(fy, y, y_dtype, n);
+}
+
+// The fused kernels with the sum stored where they run (every tensor of one
+// type, rows in registers), else sprt_add_typed and then the norm above:
+// the same bits either way.
+void sprt_add_layer_norm_typed(const void *x, int32_t x_dtype,
+                               const void *residual, int32_t residual_dtype,
+                               const void *weight, int32_t weight_dtype,
+                               const void *bias, int32_t bias_dtype, void *sum,
+                               int32_t sum_dtype, void *y, int32_t y_dtype,
+                               int64_t T, int64_t H, double eps) {
+  const char *fn = "sprt_add_layer_norm_typed";
+  checkDtypes(
+      {x_dtype, y_dtype, weight ? weight_dtype : 0, bias ? bias_dtype : 0}, fn);
+  checkSum(x_dtype, residual_dtype, sum_dtype, fn);
+  if (H <= 0 || T <= 0)
+    return;
+  checkRows(T, fn);
+  if (allOf(x_dtype,
+            {{y, y_dtype}, {weight, weight_dtype}, {bias, bias_dtype}}) &&
+      addLayerNormFusedStored(x_dtype, x, residual, weight, bias, sum, y, T, H,
+                              eps))
+    return;
+  sprt_add_typed(x, residual, sum, T * H, x_dtype);
+  sprt_layer_norm_typed(sum, sum_dtype, weight, weight_dtype, bias, bias_dtype,
+                        y, y_dtype, T, H, eps);
+}
+
+void sprt_add_rms_norm_typed(const void *x, int32_t x_dtype,
+                             const void *residual, int32_t residual_dtype,
+                             const void *weight, int32_t weight_dtype,
+                             void *sum, int32_t sum_dtype, void *y,
+                             int32_t y_dtype, int64_t T, int64_t H,
+                             double eps) {
+  const char *fn = "sprt_add_rms_norm_typed";
+  checkDtypes({x_dtype, y_dtype, weight ? weight_dtype : 0}, fn);
+  checkSum(x_dtype, residual_dtype, sum_dtype, fn);
+  if (H <= 0 || T <= 0)
+    return;
+  checkRows(T, fn);
+  if (allOf(x_dtype, {{y, y_dtype}, {weight, weight_dtype}}) &&
+      addRmsNormFusedStored(x_dtype, x, residual, weight, sum, y, T, H, eps))
+    return;
+  sprt_add_typed(x, residual, sum, T * H, x_dtype);
+  sprt_rms_norm_typed(sum, sum_dtype, weight, weight_dtype, y, y_dtype, T, H,
+                      eps);
 }
 
 void sprt_layer_norm_grad_typed(const void *dy, int32_t dy_dtype, const void *x,

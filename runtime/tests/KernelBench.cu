@@ -238,6 +238,24 @@ void benchTypedNorms(int64_t T, int64_t H) {
     sprt_rms_norm_grad_typed(dy, B, x, B, w, B, y, B, dw, B, T, H, eps);
     sprt_add_typed(r, y, y, int64_t(n), B);
   });
+  // The forward's residual sum and its norm (x + r into s, its norm into
+  // y): one pass against the add then the norm ("before").
+  void *s = deviceBf16(n, 19);
+  measure("add_layer_norm bf16", shape, "fused", 4 * row + 2 * col, [&] {
+    sprt_add_layer_norm_typed(x, B, r, B, w, B, b, B, s, B, y, B, T, H, eps);
+  });
+  measure("add_layer_norm bf16", shape, "before", 4 * row + 2 * col, [&] {
+    sprt_add_typed(x, r, s, int64_t(n), B);
+    sprt_layer_norm_typed(s, B, w, B, b, B, y, B, T, H, eps);
+  });
+  measure("add_rms_norm bf16", shape, "fused", 4 * row + col, [&] {
+    sprt_add_rms_norm_typed(x, B, r, B, w, B, s, B, y, B, T, H, eps);
+  });
+  measure("add_rms_norm bf16", shape, "before", 4 * row + col, [&] {
+    sprt_add_typed(x, r, s, int64_t(n), B);
+    sprt_rms_norm_typed(s, B, w, B, y, B, T, H, eps);
+  });
+  SPRT_CUDA_CHECK(cudaFree(s));
   SPRT_CUDA_CHECK(cudaFree(r));
   measure("rms_norm bf16", shape, "fused", 2 * row + col,
           [&] { sprt_rms_norm_typed(x, B, w, B, y, B, T, H, eps); });

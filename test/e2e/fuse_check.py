@@ -5,7 +5,9 @@ norms and dumped parameters bit for bit. Prints the fused ops, the ops they
 replace that are left, and each program's planned and measured arena on
 rank 0. FUSION is elementwise (tfm-fuse-elementwise: each dropout with the
 residual add it feeds, tfm.dropout_add; SwiGLU's SiLU with its product,
-tfm.swiglu, and their gradients, tfm.swiglu_grad; the default) or epilogues
+tfm.swiglu, and their gradients, tfm.swiglu_grad; each residual add with
+the norm of its sum, tfm.add_layer_norm / add_rms_norm; the default) or
+epilogues
 (tfm-fuse-epilogues: each GELU with the linear producing its input,
 tfm.linear_gelu; each GELU's gradient with the input gradient it scales and
 the bias gradient of its result, tfm.linear_gelu_grad).
@@ -26,8 +28,10 @@ fusion = sys.argv[5] if len(sys.argv) > 5 else "elementwise"
 # The flag, the fused ops and the ops they absorb.
 flag, fused_ops, plain_ops = {
     "elementwise": ("fuse-elementwise",
-                    ["tfm.dropout_add", "tfm.swiglu", "tfm.swiglu_grad"],
-                    ["tfm.dropout", "tfm.silu", "tfm.silu_grad"]),
+                    ["tfm.dropout_add", "tfm.swiglu", "tfm.swiglu_grad",
+                     "tfm.add_layer_norm", "tfm.add_rms_norm"],
+                    ["tfm.dropout", "tfm.silu", "tfm.silu_grad",
+                     "tfm.layer_norm", "tfm.rms_norm"]),
     "epilogues": ("fuse-epilogues", ["tfm.linear_gelu", "tfm.linear_gelu_grad"],
                   ["tfm.gelu", "tfm.gelu_grad"]),
 }[fusion]

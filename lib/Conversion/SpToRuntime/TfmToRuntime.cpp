@@ -158,6 +158,22 @@ static LogicalResult lowerOp(RmsNormOp o, RuntimeEmitter &e) {
   return success();
 }
 
+// The fused sums and norms have only a typed form.
+static LogicalResult lowerOp(AddLayerNormOp o, RuntimeEmitter &e) {
+  callStored(e, o, "sprt_add_layer_norm",
+             {o.getLhs(), o.getRhs(), o.getWeight(), o.getBias(), o.getSum(),
+              o.getResult()},
+             normSizes(e, o.getLhs(), o.getEps()), /*typed=*/true);
+  return success();
+}
+
+static LogicalResult lowerOp(AddRmsNormOp o, RuntimeEmitter &e) {
+  callStored(e, o, "sprt_add_rms_norm",
+             {o.getLhs(), o.getRhs(), o.getWeight(), o.getSum(), o.getResult()},
+             normSizes(e, o.getLhs(), o.getEps()), /*typed=*/true);
+  return success();
+}
+
 /// A dropout's operands after its pointers: rank, the local shape, the
 /// mesh axes splitting each dimension, the zigzag axis of dim 0, rate and
 /// stream (sprt_op_dropout).
@@ -684,8 +700,8 @@ void seqpar::registerTfmRuntimeLoweringModels(DialectRegistry &registry) {
         QkvConcatOp, RepeatHeadsGradOp, AttentionGradOp, CrossEntropyGradOp,
         CrossEntropyFromStatsGradOp, LogitsSumExpGradOp, LabelLogitGradOp>(ctx);
     // Fused ops (tfm-fuse-elementwise, tfm-fuse-epilogues).
-    attachTfmLowerings<DropoutAddOp, LinearGeluOp, LinearGeluGradOp, SwigluOp,
-                       SwigluGradOp>(ctx);
+    attachTfmLowerings<AddLayerNormOp, AddRmsNormOp, DropoutAddOp, LinearGeluOp,
+                       LinearGeluGradOp, SwigluOp, SwigluGradOp>(ctx);
     // Optimizer ops.
     attachTfmLowerings<HyperparameterOp, SumSquaresOp, ClipScaleOp, SgdUpdateOp,
                        AdamWUpdateOp>(ctx);

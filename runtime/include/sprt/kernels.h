@@ -123,6 +123,22 @@ void sprt_layer_norm_typed(const void *x, int32_t x_dtype, const void *weight,
 void sprt_rms_norm_typed(const void *x, int32_t x_dtype, const void *weight,
                          int32_t weight_dtype, void *y, int32_t y_dtype,
                          int64_t T, int64_t H, double eps);
+/* The residual stream's sum and its norm (tfm.add_layer_norm /
+ * add_rms_norm): sum = x + residual as sprt_add_typed computes it, y the
+ * norm of the stored sum, so the results are sprt_add_typed then
+ * sprt_*_norm_typed bit for bit, in one pass where the fused kernels run.
+ * x, residual and sum have one dtype; sum does not overlap x or residual. */
+void sprt_add_layer_norm_typed(const void *x, int32_t x_dtype,
+                               const void *residual, int32_t residual_dtype,
+                               const void *weight, int32_t weight_dtype,
+                               const void *bias, int32_t bias_dtype, void *sum,
+                               int32_t sum_dtype, void *y, int32_t y_dtype,
+                               int64_t T, int64_t H, double eps);
+void sprt_add_rms_norm_typed(const void *x, int32_t x_dtype,
+                             const void *residual, int32_t residual_dtype,
+                             const void *weight, int32_t weight_dtype,
+                             void *sum, int32_t sum_dtype, void *y,
+                             int32_t y_dtype, int64_t T, int64_t H, double eps);
 
 /* Inverted dropout of a rank-`rank` tensor whose local shape is `shape`,
  * sitting at `offset` inside a global tensor of shape `global_shape`:

@@ -36,6 +36,13 @@ func.func @forward(%ids: tensor<8x2xi64>, %labels: tensor<8x2xi64>) -> tensor<f3
   %sx, %sw, %sb = tfm.layer_norm_grad %y, %x, %w residual %rx eps 1.0e-05 : (tensor<8x2x8xbf16>, tensor<8x2x8xbf16>, tensor<8xbf16>, tensor<8x2x8xbf16>) -> (tensor<8x2x8xbf16>, tensor<8xf32>, tensor<8xbf16>)
   // CHECK: llvm.call @sprt_rms_norm_grad_add_typed(%{{[0-9]+}}, %[[F32]], %{{[0-9]+}}, %[[F32]], %{{[0-9]+}}, %[[F32]], %{{[0-9]+}}, %[[F32]], %{{[0-9]+}}, %[[F32]], %{{[0-9]+}}, %[[F32]], %[[ROWS]], %[[H]], %{{.*}}) : (!llvm.ptr, i32, !llvm.ptr, i32, !llvm.ptr, i32, !llvm.ptr, i32, !llvm.ptr, i32, !llvm.ptr, i32, i64, i64, f64) -> ()
   %tx, %tw = tfm.rms_norm_grad %x32, %x32, %w32 residual %x32 eps 1.0e-06 : (tensor<8x2x8xf32>, tensor<8x2x8xf32>, tensor<8xf32>, tensor<8x2x8xf32>) -> (tensor<8x2x8xf32>, tensor<8xf32>)
+  // A residual sum and its norm (tfm-fuse-elementwise): x, the residual,
+  // the weight (and bias), the sum and the result, each with its type;
+  // typed even where every tensor is f32.
+  // CHECK: llvm.call @sprt_add_layer_norm_typed(%[[X]], %[[BF16]], %{{[0-9]+}}, %[[BF16]], %[[W]], %[[BF16]], %[[W]], %[[BF16]], %{{[0-9]+}}, %[[BF16]], %{{[0-9]+}}, %[[BF16]], %[[ROWS]], %[[H]], %{{.*}}) : (!llvm.ptr, i32, !llvm.ptr, i32, !llvm.ptr, i32, !llvm.ptr, i32, !llvm.ptr, i32, !llvm.ptr, i32, i64, i64, f64) -> ()
+  %as, %ay = tfm.add_layer_norm %x, %rx, %w, %w eps 1.0e-05 : (tensor<8x2x8xbf16>, tensor<8x2x8xbf16>, tensor<8xbf16>, tensor<8xbf16>) -> (tensor<8x2x8xbf16>, tensor<8x2x8xbf16>)
+  // CHECK: llvm.call @sprt_add_rms_norm_typed(%{{[0-9]+}}, %[[F32]], %{{[0-9]+}}, %[[F32]], %{{[0-9]+}}, %[[F32]], %{{[0-9]+}}, %[[F32]], %{{[0-9]+}}, %[[F32]], %[[ROWS]], %[[H]], %{{.*}}) : (!llvm.ptr, i32, !llvm.ptr, i32, !llvm.ptr, i32, !llvm.ptr, i32, !llvm.ptr, i32, i64, i64, f64) -> ()
+  %bs, %by = tfm.add_rms_norm %x32, %tx, %w32 eps 1.0e-06 : (tensor<8x2x8xf32>, tensor<8x2x8xf32>, tensor<8xf32>) -> (tensor<8x2x8xf32>, tensor<8x2x8xf32>)
   // CHECK: llvm.call @sprt_cross_entropy_typed(%[[Y]], %[[BF16]], %[[LABELS:[a-z0-9]+]], %{{[0-9]+}}, %[[LOSS:[0-9]+]], %[[ROWS]], %{{.*}}, %{{.*}}) : (!llvm.ptr, i32, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, i64) -> ()
   %loss = tfm.cross_entropy %y, %labels ignore_index -100 : (tensor<8x2x8xbf16>, tensor<8x2xi64>) -> tensor<f32>
   // CHECK: llvm.call @sprt_cross_entropy_grad_typed(%[[Y]], %[[BF16]], %[[LABELS]], %[[LOSS]], %{{.*}}, %{{[0-9]+}}, %[[BF16]], %[[ROWS]], %{{.*}}, %{{.*}}) : (!llvm.ptr, i32, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i32, i64, i64, i64) -> ()

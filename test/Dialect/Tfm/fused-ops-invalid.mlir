@@ -120,3 +120,38 @@ func.func @swiglu_grad_types(%dy: tensor<8x16xf32>, %g: tensor<8x16xf32>, %u: te
   %dg, %du = "tfm.swiglu_grad"(%dy, %g, %u) : (tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>) -> (tensor<8x16xf32>, tensor<8x16xbf16>)
   return
 }
+
+// -----
+
+// tfm.add_layer_norm and add_rms_norm: the sum's operands and results have
+// one type; eps and the weights as the norms'.
+
+func.func @add_norm_types(%x: tensor<8x16xf32>, %r: tensor<8x16xbf16>, %w: tensor<16xf32>) {
+  // expected-error @+1 {{'tfm.add_layer_norm' op failed to verify that all of {lhs, rhs, sum, result} have same type}}
+  %s, %y = tfm.add_layer_norm %x, %r, %w eps 1.0e-05 : (tensor<8x16xf32>, tensor<8x16xbf16>, tensor<16xf32>) -> (tensor<8x16xf32>, tensor<8x16xf32>)
+  return
+}
+
+// -----
+
+func.func @add_norm_eps(%x: tensor<8x16xf32>, %w: tensor<16xf32>) {
+  // expected-error @+1 {{'tfm.add_rms_norm' op eps must be > 0, got 0}}
+  %s, %y = tfm.add_rms_norm %x, %x, %w eps 0.0 : (tensor<8x16xf32>, tensor<8x16xf32>, tensor<16xf32>) -> (tensor<8x16xf32>, tensor<8x16xf32>)
+  return
+}
+
+// -----
+
+func.func @add_norm_weight(%x: tensor<8x16xf32>, %w: tensor<16xf32>, %b: tensor<8xf32>) {
+  // expected-error @+1 {{'tfm.add_layer_norm' op bias must have shape [16] (the input's last dimension), got [8]}}
+  %s, %y = tfm.add_layer_norm %x, %x, %w, %b eps 1.0e-05 : (tensor<8x16xf32>, tensor<8x16xf32>, tensor<16xf32>, tensor<8xf32>) -> (tensor<8x16xf32>, tensor<8x16xf32>)
+  return
+}
+
+// -----
+
+func.func @add_norm_weight_type(%x: tensor<8x16xbf16>, %w: tensor<16xf32>) {
+  // expected-error @+1 {{'tfm.add_rms_norm' op weight element type 'f32' differs from the input's 'bf16'}}
+  %s, %y = tfm.add_rms_norm %x, %x, %w eps 1.0e-05 : (tensor<8x16xbf16>, tensor<8x16xbf16>, tensor<16xf32>) -> (tensor<8x16xbf16>, tensor<8x16xbf16>)
+  return
+}

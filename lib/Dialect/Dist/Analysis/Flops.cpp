@@ -198,7 +198,7 @@ void dist::registerCostModels(DialectRegistry &registry) {
         RepeatHeadsGradOp, CrossEntropyGradOp, CrossEntropyFromStatsGradOp,
         LogitsSumExpGradOp, LabelLogitGradOp,
         // Fused.
-        DropoutAddOp, SwigluOp, SwigluGradOp,
+        DropoutAddOp, SwigluOp, SwigluGradOp, AddLayerNormOp, AddRmsNormOp,
         // Optimizer.
         SumSquaresOp, ClipScaleOp, SgdUpdateOp, AdamWUpdateOp,
         // Structure: the loop's ops are counted in its body, once per

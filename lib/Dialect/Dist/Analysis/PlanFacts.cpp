@@ -121,6 +121,7 @@ void dist::registerPlanFactsModels(DialectRegistry &registry) {
         LabelLogitGradOp,
         // Fused.
         DropoutAddOp, LinearGeluOp, LinearGeluGradOp, SwigluOp, SwigluGradOp,
+        AddLayerNormOp, AddRmsNormOp,
         // Optimizer.
         SumSquaresOp, ClipScaleOp, SgdUpdateOp, AdamWUpdateOp,
         // Structure: the proof interprets a loop's body itself.

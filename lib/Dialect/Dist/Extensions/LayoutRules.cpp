@@ -233,6 +233,23 @@ static Result rmsNormRule(Rule r, RmsNormOp n) {
   return normRule(r, n.getInput(), n.getWeight(), Value());
 }
 
+/// lhs + rhs, then its norm: the norm's rule on the operands (which the op
+/// makes one type, layouts included); the sum and the norm keep the layout.
+static Result addNormRule(Rule r, Operation *o, Value weight, Value bias) {
+  Value lhs = o->getOperand(0);
+  if (failed(normRule(r, lhs, weight, bias)))
+    return failure();
+  return r.same(r.of(lhs), 2);
+}
+
+static Result addLayerNormRule(Rule r, AddLayerNormOp n) {
+  return addNormRule(r, n, n.getWeight(), n.getBias());
+}
+
+static Result addRmsNormRule(Rule r, AddRmsNormOp n) {
+  return addNormRule(r, n, n.getWeight(), Value());
+}
+
 /// Unary elementwise ops (dropout, gelu, silu, ...): any layout but partial
 /// (the op is not linear), kept.
 static Result unaryElementwiseRule(Rule r, Operation *o) {
@@ -434,6 +451,8 @@ void dist::registerTfmShardingRuleModels(DialectRegistry &registry) {
     attachRule<embeddingRule, EmbeddingOp>(ctx);
     attachRule<layerNormRule, LayerNormOp>(ctx);
     attachRule<rmsNormRule, RmsNormOp>(ctx);
+    attachRule<addLayerNormRule, AddLayerNormOp>(ctx);
+    attachRule<addRmsNormRule, AddRmsNormOp>(ctx);
     // A new unary elementwise op (a nonlinearity) is one more name here.
     attachRule<unaryElementwiseRule, DropoutOp, GeluOp, SiluOp>(ctx);
     attachRule<unaryElementwiseRule, ReluOp>(ctx);

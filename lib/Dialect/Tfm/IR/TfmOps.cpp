@@ -321,6 +321,20 @@ LogicalResult RmsNormOp::verify() {
   return success();
 }
 
+LogicalResult AddLayerNormOp::verify() {
+  RankedTensorType in = getSum().getType();
+  if (failed(verifyEps(*this, getEps())) ||
+      failed(verifyNormWeight(*this, in, getWeight(), "weight")))
+    return failure();
+  return verifyNormWeight(*this, in, getBias(), "bias");
+}
+
+LogicalResult AddRmsNormOp::verify() {
+  if (failed(verifyEps(*this, getEps())))
+    return failure();
+  return verifyNormWeight(*this, getSum().getType(), getWeight(), "weight");
+}
+
 LogicalResult DropoutOp::verify() {
   return verifyRate(*this, "rate", getRate().convertToDouble());
 }

@@ -43,6 +43,15 @@ void RmsNormOp::getSavedForBackward(Saved &saved) {
   saved.push_back(SavedTensor::of(getInput(), "norm input"));
 }
 
+// The fused norms keep their norm's input: the sum.
+void AddLayerNormOp::getSavedForBackward(Saved &saved) {
+  saved.push_back(SavedTensor::of(getSum(), "norm input"));
+}
+
+void AddRmsNormOp::getSavedForBackward(Saved &saved) {
+  saved.push_back(SavedTensor::of(getSum(), "norm input"));
+}
+
 void LinearOp::getSavedForBackward(Saved &saved) {
   saved.push_back(SavedTensor::of(getInput(), "GEMM input"));
 }

@@ -2,8 +2,9 @@
 //
 // Each tfm.dropout whose only use is a tfm.add becomes, with it, one
 // tfm.dropout_add; SwiGLU's product silu(gate) * up one tfm.swiglu and its
-// gradients one tfm.swiglu_grad; a norm's backward absorbs the add of its
-// input gradient into the residual stream's. See Passes.td.
+// gradients one tfm.swiglu_grad; a residual add and the norm of its sum one
+// tfm.add_layer_norm or add_rms_norm; a norm's backward absorbs the add of
+// its input gradient into the residual stream's. See Passes.td.
 //
 //===----------------------------------------------------------------------===//
 
@@ -178,6 +179,61 @@ static void fuseResidualAdds(Operation *root, DominanceInfo &dom) {
     fuseResidualAdd(grad, add);
 }
 
+/// Where `add` and `norm` (reading its sum) may become one op: at the add
+/// when the norm's weight and bias are defined before it, else at the norm
+/// when nothing else reads the sum before the norm; null where neither.
+static Operation *addNormSite(AddOp add, Operation *norm, DominanceInfo &dom) {
+  if (!sameContext(add, norm) || getContributionTag(add->getResult(0)))
+    return nullptr;
+  if (llvm::all_of(norm->getOperands().drop_front(),
+                   [&](Value v) { return dom.properlyDominates(v, add); }))
+    return add;
+  for (Operation *user : add->getUsers()) {
+    Operation *at = norm->getBlock()->findAncestorOpInBlock(*user);
+    if (user != norm && (!at || !norm->isBeforeInBlock(at)))
+      return nullptr;
+  }
+  return norm;
+}
+
+/// The norms whose input is a residual add (in its context, the add's sum
+/// tagged as no gradient contribution), each with the add, as one
+/// tfm.add_layer_norm or add_rms_norm; an add fuses with one norm.
+static void fuseAddNorms(OpBuilder &b, Operation *root, DominanceInfo &dom) {
+  SmallVector<std::tuple<AddOp, Operation *, Operation *>> fusions;
+  llvm::SmallPtrSet<Operation *, 16> taken;
+  root->walk([&](Operation *norm) {
+    if (!isa<LayerNormOp, RmsNormOp>(norm))
+      return;
+    auto add = norm->getOperand(0).getDefiningOp<AddOp>();
+    if (!add || taken.contains(add))
+      return;
+    if (Operation *at = addNormSite(add, norm, dom)) {
+      taken.insert(add);
+      fusions.push_back({add, norm, at});
+    }
+  });
+  for (auto [add, norm, at] : fusions) {
+    b.setInsertionPoint(at);
+    Location loc = b.getFusedLoc({add.getLoc(), norm->getLoc()});
+    Type t = add.getType();
+    Operation *fused;
+    if (auto ln = dyn_cast<LayerNormOp>(norm))
+      fused = b.create<AddLayerNormOp>(loc, t, t, add.getLhs(), add.getRhs(),
+                                       ln.getWeight(), ln.getBias(),
+                                       ln.getEpsAttr());
+    else
+      fused = b.create<AddRmsNormOp>(loc, t, t, add.getLhs(), add.getRhs(),
+                                     cast<RmsNormOp>(norm).getWeight(),
+                                     cast<RmsNormOp>(norm).getEpsAttr());
+    fused->setDiscardableAttrs(add->getDiscardableAttrDictionary());
+    norm->getResult(0).replaceAllUsesWith(fused->getResult(1));
+    norm->erase();
+    add.getResult().replaceAllUsesWith(fused->getResult(0));
+    add.erase();
+  }
+}
+
 namespace {
 struct TfmFuseElementwisePass
     : tfm::impl::TfmFuseElementwisePassBase<TfmFuseElementwisePass> {
@@ -207,6 +263,8 @@ struct TfmFuseElementwisePass
     for (auto [silu, mul] : products)
       fuseSwiglu(b, silu, mul);
 
+    // The residual stream's sums with their norms.
+    fuseAddNorms(b, getOperation(), dom);
     // The norms' backward with the residual stream's gradient.
     fuseResidualAdds<LayerNormGradOp>(getOperation(), dom);
     fuseResidualAdds<RmsNormGradOp>(getOperation(), dom);

@@ -231,3 +231,21 @@ func.func @micro_batch_layout(%ids: tensor<4x8x1xi64, #dist.layout<@mesh, dp = S
   %m = tfm.micro_batch %ids[1] : tensor<4x8x1xi64, #dist.layout<@mesh, dp = S(2)>> -> tensor<8x1xi64, #dist.layout<@mesh, dp = S(0)>>
   return
 }
+
+// -----
+
+// The fused residual sum and norm (tfm-fuse-elementwise) keep the norm's
+// rule: the sum of two partial values is partial, and its norm is not the
+// norm of the total.
+dist.mesh @mesh ["tp" = 2]
+tfm.param @proj.weight : tensor<8x16xf32, #dist.layout<@mesh, tp = S(1)>> init normal(2.000000e-02)
+tfm.param @ln.weight : tensor<8xf32> init ones
+func.func @add_norm_of_partial(%a: tensor<4x1x8xf32, #dist.layout<@mesh, tp = S(2)>>) -> tensor<4x1x8xf32, #dist.layout<@mesh, tp = P>> {
+  %w2 = tfm.get_param @proj.weight : tensor<8x8xf32, #dist.layout<@mesh, tp = S(1)>>
+  %p = tfm.linear %a, %w2 : (tensor<4x1x8xf32, #dist.layout<@mesh, tp = S(2)>>, tensor<8x8xf32, #dist.layout<@mesh, tp = S(1)>>) -> tensor<4x1x8xf32, #dist.layout<@mesh, tp = P>>
+  %w = tfm.get_param @ln.weight : tensor<8xf32>
+  // expected-error @+1 {{'tfm.add_rms_norm' op operand #0 (from tfm.linear) is P on mesh axis 'tp': a norm of a partial value is not the norm of the sum; all-reduce or reduce-scatter it first}}
+  %s, %n = tfm.add_rms_norm %p, %p, %w eps 1.0e-06 : (tensor<4x1x8xf32, #dist.layout<@mesh, tp = P>>, tensor<4x1x8xf32, #dist.layout<@mesh, tp = P>>, tensor<8xf32>) -> (tensor<4x1x8xf32, #dist.layout<@mesh, tp = P>>, tensor<4x1x8xf32, #dist.layout<@mesh, tp = P>>)
+  return %n : tensor<4x1x8xf32, #dist.layout<@mesh, tp = P>>
+}
+

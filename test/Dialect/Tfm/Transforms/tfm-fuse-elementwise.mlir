@@ -196,3 +196,71 @@ func.func @norm_grad_keeps(%dy: tensor<8x2x32xf32>, %x: tensor<8x2x32xf32>,
   %a3 = tfm.add %r, %dx3 {tfm.in_micro_batch = 1 : i64} : tensor<8x2x32xf32>
   return %a0, %dx0, %a1, %a2, %a3 : tensor<8x2x32xf32>, tensor<8x2x32xf32>, tensor<8x2x32xf32>, tensor<8x2x32xf32>, tensor<8x2x32xf32>
 }
+
+// -----
+
+// A residual add and the norm of its sum become one op at the add (the
+// norm's weight and bias are defined before it); the sum replaces the
+// add's result wherever it is read, the norm's result the norm's. The
+// fused op keeps the add's context.
+// CHECK-LABEL: func.func @add_norm
+// CHECK-SAME: (%[[X:.*]]: tensor<8x2x32xbf16>, %[[R:.*]]: tensor<8x2x32xbf16>, %[[W:.*]]: tensor<32xbf16>, %[[B:.*]]: tensor<32xbf16>)
+// CHECK-NEXT: %[[H:.*]], %[[Y:.*]] = tfm.add_layer_norm %[[X]], %[[R]], %[[W]], %[[B]] eps 1.000000e-05 {tfm.in_micro_batch = 1 : i64}
+// CHECK-NEXT: %[[H2:.*]], %[[Z:.*]] = tfm.add_rms_norm %[[H]], %[[Y]], %[[W]] eps 9.9999999999999995E-7
+// CHECK-NEXT: return %[[H2]], %[[Z]]
+func.func @add_norm(%x: tensor<8x2x32xbf16>, %r: tensor<8x2x32xbf16>,
+                    %w: tensor<32xbf16>, %b: tensor<32xbf16>)
+    -> (tensor<8x2x32xbf16>, tensor<8x2x32xbf16>) {
+  %h = tfm.add %x, %r {tfm.in_micro_batch = 1 : i64} : tensor<8x2x32xbf16>
+  %y = tfm.layer_norm %h, %w, %b eps 1.0e-05 {tfm.in_micro_batch = 1 : i64} : (tensor<8x2x32xbf16>, tensor<32xbf16>, tensor<32xbf16>) -> tensor<8x2x32xbf16>
+  %h2 = tfm.add %h, %y : tensor<8x2x32xbf16>
+  %z = tfm.rms_norm %h2, %w eps 1.0e-06 : (tensor<8x2x32xbf16>, tensor<32xbf16>) -> tensor<8x2x32xbf16>
+  return %h2, %z : tensor<8x2x32xbf16>, tensor<8x2x32xbf16>
+}
+
+// -----
+
+// A weight defined after the add: the fused op goes at the norm, where
+// nothing read the sum before it.
+// CHECK-LABEL: func.func @add_norm_at_norm
+// CHECK-NEXT: %[[W2:.*]] = tfm.mul
+// CHECK-NEXT: %[[H:.*]], %[[Y:.*]] = tfm.add_rms_norm %{{.*}}, %{{.*}}, %[[W2]]
+// CHECK-NEXT: %[[U:.*]] = tfm.add %[[H]], %[[H]]
+// CHECK-NEXT: return %[[U]], %[[Y]]
+func.func @add_norm_at_norm(%x: tensor<8x2x32xf32>, %r: tensor<8x2x32xf32>,
+                            %w: tensor<32xf32>)
+    -> (tensor<8x2x32xf32>, tensor<8x2x32xf32>) {
+  %h = tfm.add %x, %r : tensor<8x2x32xf32>
+  %w2 = tfm.mul %w, %w : tensor<32xf32>
+  %y = tfm.rms_norm %h, %w2 eps 1.0e-06 : (tensor<8x2x32xf32>, tensor<32xf32>) -> tensor<8x2x32xf32>
+  %u = tfm.add %h, %h : tensor<8x2x32xf32>
+  return %u, %y : tensor<8x2x32xf32>, tensor<8x2x32xf32>
+}
+
+// -----
+
+// Left alone: a sum read before a norm whose weight is defined after the
+// add, a sum tagged as a gradient contribution, and an add and a norm of
+// different micro-batches. An add read by two norms fuses with the first.
+// CHECK-LABEL: func.func @add_norm_keeps
+// CHECK-COUNT-3: tfm.rms_norm
+// CHECK: tfm.add_rms_norm
+// CHECK-NEXT: tfm.rms_norm
+// CHECK-NOT: tfm.add_rms_norm
+func.func @add_norm_keeps(%x: tensor<8x2x32xf32>, %r: tensor<8x2x32xf32>,
+                          %w: tensor<32xf32>)
+    -> (tensor<8x2x32xf32>, tensor<8x2x32xf32>, tensor<8x2x32xf32>,
+        tensor<8x2x32xf32>, tensor<8x2x32xf32>, tensor<8x2x32xf32>) {
+  %h0 = tfm.add %x, %r : tensor<8x2x32xf32>
+  %early = tfm.mul %h0, %h0 : tensor<8x2x32xf32>
+  %w2 = tfm.mul %w, %w : tensor<32xf32>
+  %y0 = tfm.rms_norm %h0, %w2 eps 1.0e-06 : (tensor<8x2x32xf32>, tensor<32xf32>) -> tensor<8x2x32xf32>
+  %h1 = tfm.add %x, %r {tfm.contributes = ["x#0"]} : tensor<8x2x32xf32>
+  %y1 = tfm.rms_norm %h1, %w eps 1.0e-06 : (tensor<8x2x32xf32>, tensor<32xf32>) -> tensor<8x2x32xf32>
+  %h2 = tfm.add %x, %r {tfm.in_micro_batch = 0 : i64} : tensor<8x2x32xf32>
+  %y2 = tfm.rms_norm %h2, %w eps 1.0e-06 {tfm.in_micro_batch = 1 : i64} : (tensor<8x2x32xf32>, tensor<32xf32>) -> tensor<8x2x32xf32>
+  %h3 = tfm.add %y0, %r : tensor<8x2x32xf32>
+  %y3 = tfm.rms_norm %h3, %w eps 1.0e-06 : (tensor<8x2x32xf32>, tensor<32xf32>) -> tensor<8x2x32xf32>
+  %y4 = tfm.rms_norm %h3, %w eps 1.0e-06 : (tensor<8x2x32xf32>, tensor<32xf32>) -> tensor<8x2x32xf32>
+  return %early, %y1, %y2, %y3, %y4, %h3 : tensor<8x2x32xf32>, tensor<8x2x32xf32>, tensor<8x2x32xf32>, tensor<8x2x32xf32>, tensor<8x2x32xf32>, tensor<8x2x32xf32>
+}

@@ -188,4 +188,69 @@ def Tfm_SwigluGradOp : Tfm_GradOp<"swiglu_grad", [
   let assemblyFormat = "$dy `,` $gate `,` $up attr-dict `:` type($dy)";
 }
 
+class Tfm_AddNormOp<string mnemonic> : Tfm_Op<mnemonic, [Pure,
+    AllTypesMatch<["lhs", "rhs", "sum", "result"]>,
+    Seqpar_ReducesRowsAsStored, Seqpar_StoragePrecisionOpInterface,
+    DeclareOpInterfaceMethods<Tfm_SavedForBackwardOpInterface>]> {
+  let hasVerifier = 1;
+}
+
+def Tfm_AddLayerNormOp : Tfm_AddNormOp<"add_layer_norm"> {
+  let summary = "lhs + rhs and its layer norm, fused (the residual stream)";
+  let description = [{
+    `%sum = tfm.add %lhs, %rhs` and `tfm.layer_norm %sum, %w, %b` in one
+    pass over each row: `sum` is the add's (widened, added in f32, rounded
+    once to its type) and `result` the norm of `sum` as stored (the row
+    read back from registers, not from memory), so both equal the two ops'
+    bit for bit. A pre-norm block's residual sum is read by the next
+    residual add and the norm's backward, so `sum` is always written. Made
+    by tfm-fuse-elementwise. For the memory report it keeps what
+    tfm.layer_norm keeps (its input, `sum`).
+
+    ```mlir
+    %h, %y = tfm.add_layer_norm %x, %attn, %w, %b eps 1.0e-05
+        : (tensor<128x2x768xbf16>, tensor<128x2x768xbf16>, tensor<768xbf16>,
+           tensor<768xbf16>) -> (tensor<128x2x768xbf16>, tensor<128x2x768xbf16>)
+    ```
+
+    **Constraints**
+    - `lhs`, `rhs`, `sum` and `result` have one type;
+    - `eps` > 0; the weight (and bias, if present) as tfm.layer_norm's.
+  }];
+  let arguments = (ins Tfm_FloatTensor:$lhs, Tfm_FloatTensor:$rhs,
+                       Tfm_FloatTensor:$weight, Optional<Tfm_FloatTensor>:$bias,
+                       F64Attr:$eps);
+  let results = (outs Tfm_FloatTensor:$sum, Tfm_FloatTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs `,` $weight (`,` $bias^)? `eps` $eps attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
+def Tfm_AddRmsNormOp : Tfm_AddNormOp<"add_rms_norm"> {
+  let summary = "lhs + rhs and its RMS norm, fused (the residual stream)";
+  let description = [{
+    `%sum = tfm.add %lhs, %rhs` and `tfm.rms_norm %sum, %w` in one pass
+    over each row, bit for bit the two ops' (as tfm.add_layer_norm). Made
+    by tfm-fuse-elementwise.
+
+    ```mlir
+    %h, %y = tfm.add_rms_norm %x, %attn, %w eps 1.0e-05
+        : (tensor<128x2x2048xbf16>, tensor<128x2x2048xbf16>, tensor<2048xbf16>)
+        -> (tensor<128x2x2048xbf16>, tensor<128x2x2048xbf16>)
+    ```
+
+    **Constraints**
+    - `lhs`, `rhs`, `sum` and `result` have one type;
+    - `eps` > 0; the weight as tfm.rms_norm's.
+  }];
+  let arguments = (ins Tfm_FloatTensor:$lhs, Tfm_FloatTensor:$rhs,
+                       Tfm_FloatTensor:$weight, F64Attr:$eps);
+  let results = (outs Tfm_FloatTensor:$sum, Tfm_FloatTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs `,` $weight `eps` $eps attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
 #endif // SEQPAR_DIALECT_TFM_IR_TFMFUSEDOPS_TD

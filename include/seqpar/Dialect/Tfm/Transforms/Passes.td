@@ -130,8 +130,10 @@ def TfmMasterWeightsPass : Pass<"tfm-master-weights", "::mlir::ModuleOp"> {
 def TfmFuseElementwisePass : Pass<"tfm-fuse-elementwise", "::mlir::ModuleOp"> {
   let summary = "Fuses each dropout with the residual add it feeds "
                 "(tfm.dropout_add), SwiGLU's SiLU with its product, "
-                "forward and backward (tfm.swiglu, tfm.swiglu_grad), and "
-                "each norm's backward with the residual gradient's add";
+                "forward and backward (tfm.swiglu, tfm.swiglu_grad), each "
+                "residual add with the norm of its sum (tfm.add_layer_norm, "
+                "tfm.add_rms_norm), and each norm's backward with the "
+                "residual gradient's add";
   let description = [{
     Runs after tfm-autodiff and sp-legalize-precision, on every function.
     Each fused op rounds as the ops it replaces did, so the program computes
@@ -150,6 +152,15 @@ def TfmFuseElementwisePass : Pass<"tfm-fuse-elementwise", "::mlir::ModuleOp"> {
       `tfm.swiglu %gate, %up`. Once the backward is fused nothing reads the
       SiLU's output, which the forward then no longer keeps (Llama's MLP:
       one tensor of the intermediate size per layer).
+    - Residual add + norm: each `tfm.layer_norm` or `tfm.rms_norm` whose
+      input is a `tfm.add` of its context (not a gradient contribution)
+      becomes, with it, one `tfm.add_layer_norm` or `tfm.add_rms_norm`
+      whose `sum` replaces the add's result: the sum is written once and
+      not read back (5 tensor passes become 4). It goes at the add where
+      the norm's weight and bias are defined before it, else at the norm
+      where nothing reads the sum before the norm; otherwise the two stay.
+      A pre-norm block with dropout sums through `tfm.dropout_add`, which
+      this does not fuse.
     - Norm backward + residual gradient: each `tfm.layer_norm_grad` or
       `tfm.rms_norm_grad` whose input gradient `dx` is read alone by a
       `tfm.add` with another gradient defined before it (the residual
