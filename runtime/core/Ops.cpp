@@ -80,12 +80,14 @@ extern "C" void sprt_op_embedding(const int64_t *ids, const float *table,
   sprt_embedding_f32(ids, table, out, T, V, H, sprt_axis_coord(vocabAxis) * V);
 }
 
-/// sprt_op_dropout_typed, added to `residual` when it is not null
-/// (sprt_op_dropout_add_typed).
-static void dropoutPieces(const void *x, const void *residual, void *y,
-                          int32_t rank, int64_t d0, int64_t d1, int64_t d2,
-                          int32_t a0, int32_t a1, int32_t a2, int32_t z0,
-                          double rate, int64_t stream, int32_t dtype) {
+/// Calls piece(byteOffset, shape, global, offset) for each run of global
+/// rows of dim 0 of a dropout's local [d0, d1, d2] tensor (of `rank`): the
+/// run's byte offset in the local tensor of `dtype` and its geometry for
+/// the backend's dropout.
+template <typename Piece>
+static void forEachDropoutPiece(int32_t rank, int64_t d0, int64_t d1,
+                                int64_t d2, int32_t a0, int32_t a1, int32_t a2,
+                                int32_t z0, int32_t dtype, Piece piece) {
   int64_t shape[3] = {d0, d1, d2}, global[3], offset[3];
   int32_t axes[3] = {a0, a1, a2};
   for (int i = 0; i < 3; ++i) {
@@ -106,17 +108,79 @@ static void dropoutPieces(const void *x, const void *residual, void *y,
   for (const SeqPiece &p : pieces) {
     shape[0] = p.rows;
     offset[0] = p.globalStart;
-    const int64_t at = p.localStart * rowBytes;
-    const void *in = static_cast<const char *>(x) + at;
-    void *out = static_cast<char *>(y) + at;
-    if (residual)
-      sprt_dropout_add_typed(in, static_cast<const char *>(residual) + at, out,
-                             rank, shape, global, offset, rate,
-                             sprt_dropout_key(), uint64_t(stream), dtype);
-    else
-      sprt_dropout_typed(in, out, nullptr, rank, shape, global, offset, rate,
-                         sprt_dropout_key(), uint64_t(stream), dtype);
+    piece(p.localStart * rowBytes, shape, global, offset);
   }
+}
+
+/// `p` advanced by `bytes`.
+static const void *advance(const void *p, int64_t bytes) {
+  return p ? static_cast<const char *>(p) + bytes : nullptr;
+}
+static void *advance(void *p, int64_t bytes) {
+  return p ? static_cast<char *>(p) + bytes : nullptr;
+}
+
+/// sprt_op_dropout_typed, added to `residual` when it is not null
+/// (sprt_op_dropout_add_typed).
+static void dropoutPieces(const void *x, const void *residual, void *y,
+                          int32_t rank, int64_t d0, int64_t d1, int64_t d2,
+                          int32_t a0, int32_t a1, int32_t a2, int32_t z0,
+                          double rate, int64_t stream, int32_t dtype) {
+  forEachDropoutPiece(rank, d0, d1, d2, a0, a1, a2, z0, dtype,
+                      [&](int64_t at, const int64_t *shape,
+                          const int64_t *global, const int64_t *offset) {
+                        if (residual)
+                          sprt_dropout_add_typed(
+                              advance(x, at), advance(residual, at),
+                              advance(y, at), rank, shape, global, offset, rate,
+                              sprt_dropout_key(), uint64_t(stream), dtype);
+                        else
+                          sprt_dropout_typed(advance(x, at), advance(y, at),
+                                             nullptr, rank, shape, global,
+                                             offset, rate, sprt_dropout_key(),
+                                             uint64_t(stream), dtype);
+                      });
+}
+
+// The residual sum with dropout and its norm, run by run of dim 0 (each
+// run whole rows of the norm).
+extern "C" void sprt_op_dropout_add_layer_norm_typed(
+    const void *x, const void *residual, const void *weight,
+    int32_t weight_dtype, const void *bias, int32_t bias_dtype, void *sum,
+    void *y, int32_t y_dtype, int32_t rank, int64_t d0, int64_t d1, int64_t d2,
+    int32_t a0, int32_t a1, int32_t a2, int32_t z0, double rate, int64_t stream,
+    int32_t dtype, double eps) {
+  const int64_t yBytes = y_dtype == SPRT_DTYPE_F32 ? 4 : 2,
+                sumBytes = dtype == SPRT_DTYPE_F32 ? 4 : 2;
+  forEachDropoutPiece(rank, d0, d1, d2, a0, a1, a2, z0, dtype,
+                      [&](int64_t at, const int64_t *shape,
+                          const int64_t *global, const int64_t *offset) {
+                        sprt_dropout_add_layer_norm_typed(
+                            advance(x, at), advance(residual, at), weight,
+                            weight_dtype, bias, bias_dtype, advance(sum, at),
+                            advance(y, at / sumBytes * yBytes), y_dtype, rank,
+                            shape, global, offset, rate, sprt_dropout_key(),
+                            uint64_t(stream), dtype, eps);
+                      });
+}
+
+extern "C" void sprt_op_dropout_add_rms_norm_typed(
+    const void *x, const void *residual, const void *weight,
+    int32_t weight_dtype, void *sum, void *y, int32_t y_dtype, int32_t rank,
+    int64_t d0, int64_t d1, int64_t d2, int32_t a0, int32_t a1, int32_t a2,
+    int32_t z0, double rate, int64_t stream, int32_t dtype, double eps) {
+  const int64_t yBytes = y_dtype == SPRT_DTYPE_F32 ? 4 : 2,
+                sumBytes = dtype == SPRT_DTYPE_F32 ? 4 : 2;
+  forEachDropoutPiece(rank, d0, d1, d2, a0, a1, a2, z0, dtype,
+                      [&](int64_t at, const int64_t *shape,
+                          const int64_t *global, const int64_t *offset) {
+                        sprt_dropout_add_rms_norm_typed(
+                            advance(x, at), advance(residual, at), weight,
+                            weight_dtype, advance(sum, at),
+                            advance(y, at / sumBytes * yBytes), y_dtype, rank,
+                            shape, global, offset, rate, sprt_dropout_key(),
+                            uint64_t(stream), dtype, eps);
+                      });
 }
 
 extern "C" void sprt_op_dropout_typed(const void *x, void *y, int32_t rank,

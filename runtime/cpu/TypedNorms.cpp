@@ -108,6 +108,36 @@ void addRow(const void *x, const void *residual, void *sum, int32_t dtype,
                  at(sum, t * H, dtype), H, dtype);
 }
 
+/// Calls row(t, geometry) for each row t of a dropout's local tensor (the
+/// last dimension, of H = shape[rank - 1] elements): the row's own shape
+/// ([1, ..., 1, H]) and offsets, for sprt_dropout_add_typed on that row.
+template <typename Row>
+void forEachDropoutRow(int32_t rank, const int64_t *shape,
+                       const int64_t *offset, Row row) {
+  constexpr int kMaxRank = 3;
+  if (rank < 1 || rank > kMaxRank) {
+    std::fprintf(stderr, "sprt_dropout_add_*norm_typed: rank %d is not 1..3\n",
+                 int(rank));
+    std::abort();
+  }
+  int64_t rowShape[kMaxRank], rowOffset[kMaxRank], T = 1;
+  for (int32_t d = 0; d < rank; ++d) {
+    rowShape[d] = d == rank - 1 ? shape[d] : 1;
+    T *= d == rank - 1 ? 1 : shape[d];
+  }
+  for (int64_t t = 0; t < T; ++t) {
+    // Row t's index in dims 0..rank-2, the last dimension varying fastest.
+    int64_t rest = t;
+    for (int32_t d = rank - 1; d >= 0; --d) {
+      const int64_t idx = d == rank - 1 ? 0 : rest % shape[d];
+      if (d != rank - 1)
+        rest /= shape[d];
+      rowOffset[d] = offset[d] + idx;
+    }
+    row(t, rowShape, rowOffset);
+  }
+}
+
 void layerNormGrad(const void *dy, int32_t dy_dtype, const void *x,
                    int32_t x_dtype, const void *weight, int32_t weight_dtype,
                    const void *residual, void *dx, int32_t dx_dtype, void *dw,
@@ -226,6 +256,56 @@ void sprt_add_rms_norm_typed(const void *x, int32_t x_dtype,
     rmsNormRow(sums.row(t), w, ys.row(t), H, eps);
     ys.store(t);
   }
+}
+
+// Row by row: the row's dropout and sum (sprt_dropout_add_typed on its
+// geometry) stored, then normalised as stored.
+void sprt_dropout_add_layer_norm_typed(
+    const void *x, const void *residual, const void *weight,
+    int32_t weight_dtype, const void *bias, int32_t bias_dtype, void *sum,
+    void *y, int32_t y_dtype, int32_t rank, const int64_t *shape,
+    const int64_t *global_shape, const int64_t *offset, double rate,
+    uint64_t seed, uint64_t stream, int32_t dtype, double eps) {
+  const int64_t H = rank > 0 ? shape[rank - 1] : 0;
+  if (H <= 0)
+    return;
+  WidenedRows sums(sum, dtype, H), ws(weight, weight_dtype, H),
+      bs(bias, bias_dtype, H);
+  RowOut ys(y, y_dtype, H);
+  const float *w = widened(ws), *b = widened(bs);
+  forEachDropoutRow(
+      rank, shape, offset,
+      [&](int64_t t, const int64_t *rowShape, const int64_t *rowOffset) {
+        sprt_dropout_add_typed(at(x, t * H, dtype), at(residual, t * H, dtype),
+                               at(sum, t * H, dtype), rank, rowShape,
+                               global_shape, rowOffset, rate, seed, stream,
+                               dtype);
+        layerNormRow(sums.row(t), w, b, ys.row(t), H, eps);
+        ys.store(t);
+      });
+}
+
+void sprt_dropout_add_rms_norm_typed(
+    const void *x, const void *residual, const void *weight,
+    int32_t weight_dtype, void *sum, void *y, int32_t y_dtype, int32_t rank,
+    const int64_t *shape, const int64_t *global_shape, const int64_t *offset,
+    double rate, uint64_t seed, uint64_t stream, int32_t dtype, double eps) {
+  const int64_t H = rank > 0 ? shape[rank - 1] : 0;
+  if (H <= 0)
+    return;
+  WidenedRows sums(sum, dtype, H), ws(weight, weight_dtype, H);
+  RowOut ys(y, y_dtype, H);
+  const float *w = widened(ws);
+  forEachDropoutRow(
+      rank, shape, offset,
+      [&](int64_t t, const int64_t *rowShape, const int64_t *rowOffset) {
+        sprt_dropout_add_typed(at(x, t * H, dtype), at(residual, t * H, dtype),
+                               at(sum, t * H, dtype), rank, rowShape,
+                               global_shape, rowOffset, rate, seed, stream,
+                               dtype);
+        rmsNormRow(sums.row(t), w, ys.row(t), H, eps);
+        ys.store(t);
+      });
 }
 
 void sprt_layer_norm_grad_typed(const void *dy, int32_t dy_dtype, const void *x,

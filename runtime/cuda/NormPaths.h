@@ -42,15 +42,30 @@ bool layerNormFusedStored(int32_t dtype, const void *x, const void *weight,
                           double eps);
 bool rmsNormFusedStored(int32_t dtype, const void *x, const void *weight,
                         void *y, int64_t T, int64_t H, double eps);
+/// The dropout of a residual sum (sprt_dropout_add_typed's): rows of a
+/// rank-`rank` local tensor whose dims 0..rank-2 are `shape` and whose
+/// elements have the global strides `gstride` from the shard's `offset`.
+/// `rate` < 0: no dropout.
+struct SumDropout {
+  double rate = -1.0;
+  float scale = 1.0f;
+  uint64_t seed = 0, stream = 0;
+  int32_t rank = 0;
+  int64_t shape[3] = {1, 1, 1}, offset[3] = {0, 0, 0}, gstride[3] = {1, 1, 1};
+};
+
 /// The forward with the residual stream's sum: sum = x + residual as
-/// sprt_add_typed computes it (all of `dtype`), stored, and y the norm of
-/// the stored sum; false (nothing launched) where the rows do not fit.
+/// sprt_add_typed computes it (all of `dtype`), or with `drop`
+/// sprt_dropout_add_typed's residual + dropout(x), stored, and y the norm
+/// of the stored sum; false (nothing launched) where the rows do not fit.
 bool addLayerNormFusedStored(int32_t dtype, const void *x, const void *residual,
                              const void *weight, const void *bias, void *sum,
-                             void *y, int64_t T, int64_t H, double eps);
+                             void *y, int64_t T, int64_t H, double eps,
+                             const SumDropout &drop = SumDropout());
 bool addRmsNormFusedStored(int32_t dtype, const void *x, const void *residual,
                            const void *weight, void *sum, void *y, int64_t T,
-                           int64_t H, double eps);
+                           int64_t H, double eps,
+                           const SumDropout &drop = SumDropout());
 bool layerNormGradFusedStored(int32_t dtype, const void *dy, const void *x,
                               const void *weight, const void *residual,
                               void *dx, float *dw, float *db, int64_t T,

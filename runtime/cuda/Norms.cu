@@ -18,22 +18,59 @@
 #include "NormPaths.h"
 #include "NormRows.cuh"
 #include "Norms.cuh"
+#include "sprt/device.h"
 #include "sprt/kernels.h"
+#include "sprt/philox.h"
 
 using namespace sprt::cuda;
 
 namespace {
 
+/// Row t's dropout applied to its elements in registers as
+/// sprt_dropout_typed stores them (kept: scaled in f32; dropped: zero).
+template <int32_t D, int C, int V>
+__device__ void dropRow(RowRegs<C, V> &xr, const SumDropout &drop,
+                        const uint64_t *__restrict__ salt, int64_t t,
+                        int64_t nVec) {
+  // The row's first element's global index: its index in dims 0..rank-2
+  // plus the shard's offsets, against the global strides.
+  int64_t rest = t, base = drop.offset[drop.rank - 1];
+  for (int32_t d = drop.rank - 2; d >= 0; --d) {
+    base += (drop.offset[d] + rest % drop.shape[d]) * drop.gstride[d];
+    rest /= drop.shape[d];
+  }
+  const uint64_t key = drop.seed ^ *salt;
+#pragma unroll
+  for (int k = 0; k < C; ++k) {
+    if (!xr.inRow(k, nVec))
+      continue;
+#pragma unroll
+    for (int e = 0; e < V; ++e) {
+      const int64_t i = xr.vecIndex(k) * V + e;
+      const bool keep = drop.rate <= 0.0 ||
+                        sprt::philox::dropoutKeep(
+                            key, drop.stream, uint64_t(base + i), drop.rate);
+      xr.v[k][e] = keep ? __fmul_rn(xr.v[k][e], drop.scale) : 0.0f;
+    }
+  }
+}
+
 /// Row t of x into registers; with a residual, x + residual (sprt_add_typed's
-/// sum) stored into `sum` and kept as stored.
+/// sum; with `drop`, residual + dropout(x), sprt_dropout_add_typed's) stored
+/// into `sum` and kept as stored.
 template <int32_t D, int C, int V>
 __device__ void loadNormInput(RowRegs<C, V> &xr, const void *__restrict__ x,
                               const void *__restrict__ residual,
-                              void *__restrict__ sum, int64_t t, int64_t H) {
+                              void *__restrict__ sum, const SumDropout &drop,
+                              const uint64_t *__restrict__ salt, int64_t t,
+                              int64_t H) {
   const int64_t nVec = H / V;
   xr.template load<D>(elementAt<D>(x, t * H), nVec);
   if (!residual)
     return;
+  if (drop.rate >= 0.0)
+    dropRow<D>(xr, drop, salt, t, nVec);
+  // (addRow rounds the dropped element to D first, as the dropout stores it.)
   xr.template addRow<D>(elementAt<D>(residual, t * H), nVec);
   xr.template roundToStored<D>();
   xr.template store<D>(elementAt<D>(sum, t * H), nVec);
@@ -45,11 +82,12 @@ __global__ void __launch_bounds__(kMaxRowThreads)
                    const void *__restrict__ residual,
                    const void *__restrict__ weight,
                    const void *__restrict__ bias, void *__restrict__ sum,
-                   void *__restrict__ y, int64_t H, double eps) {
+                   void *__restrict__ y, int64_t H, double eps, SumDropout drop,
+                   const uint64_t *__restrict__ salt) {
   __shared__ double red[32];
   const int64_t nVec = H / V, t = blockIdx.x;
   RowRegs<C, V> xr, w, b;
-  loadNormInput<D>(xr, x, residual, sum, t, H);
+  loadNormInput<D>(xr, x, residual, sum, drop, salt, t, H);
   w.template loadOr<D>(weight, nVec, 1.0f);
   b.template loadOr<D>(bias, nVec, 0.0f);
   double mean, rstd;
@@ -72,11 +110,12 @@ template <int32_t D, int C, int V>
 __global__ void __launch_bounds__(kMaxRowThreads)
     rmsNormFused(const void *__restrict__ x, const void *__restrict__ residual,
                  const void *__restrict__ weight, void *__restrict__ sum,
-                 void *__restrict__ y, int64_t H, double eps) {
+                 void *__restrict__ y, int64_t H, double eps, SumDropout drop,
+                 const uint64_t *__restrict__ salt) {
   __shared__ double red[32];
   const int64_t nVec = H / V, t = blockIdx.x;
   RowRegs<C, V> xr, w;
-  loadNormInput<D>(xr, x, residual, sum, t, H);
+  loadNormInput<D>(xr, x, residual, sum, drop, salt, t, H);
   w.template loadOr<D>(weight, nVec, 1.0f);
   const double r = rmsNormScaleRegs(xr, H, eps, red);
 #pragma unroll
@@ -127,10 +166,15 @@ __global__ void rmsNormKernel(const float *__restrict__ x,
 
 /// The fused forward on rows of type D (with the residual's sum where
 /// `residual` is not null), or false where they do not fit.
+/// The step's dropout salt on the device, where the sum has a dropout.
+const uint64_t *saltFor(const SumDropout &drop) {
+  return drop.rate >= 0.0 ? &sprt_step_values_device()->dropout_salt : nullptr;
+}
+
 template <int32_t D>
 bool layerNormFusedAs(const void *x, const void *residual, const void *weight,
                       const void *bias, void *sum, void *y, int64_t T,
-                      int64_t H, double eps) {
+                      int64_t H, double eps, const SumDropout &drop) {
   const RowShape s =
       rowShapeFor(H, quadAligned<D>({x, residual, weight, bias, sum, y}));
   if (!s.fused)
@@ -138,7 +182,7 @@ bool layerNormFusedAs(const void *x, const void *residual, const void *weight,
   dispatchRowShape(s, [&](auto c, auto v) {
     layerNormFused<D, decltype(c)::value, decltype(v)::value>
         <<<unsigned(T), unsigned(s.threads), 0, stream()>>>(
-            x, residual, weight, bias, sum, y, H, eps);
+            x, residual, weight, bias, sum, y, H, eps, drop, saltFor(drop));
   });
   SPRT_CUDA_CHECK_LAUNCH("layerNormFused");
   return true;
@@ -146,15 +190,16 @@ bool layerNormFusedAs(const void *x, const void *residual, const void *weight,
 
 template <int32_t D>
 bool rmsNormFusedAs(const void *x, const void *residual, const void *weight,
-                    void *sum, void *y, int64_t T, int64_t H, double eps) {
+                    void *sum, void *y, int64_t T, int64_t H, double eps,
+                    const SumDropout &drop) {
   const RowShape s =
       rowShapeFor(H, quadAligned<D>({x, residual, weight, sum, y}));
   if (!s.fused)
     return false;
   dispatchRowShape(s, [&](auto c, auto v) {
     rmsNormFused<D, decltype(c)::value, decltype(v)::value>
-        <<<unsigned(T), unsigned(s.threads), 0, stream()>>>(x, residual, weight,
-                                                            sum, y, H, eps);
+        <<<unsigned(T), unsigned(s.threads), 0, stream()>>>(
+            x, residual, weight, sum, y, H, eps, drop, saltFor(drop));
   });
   SPRT_CUDA_CHECK_LAUNCH("rmsNormFused");
   return true;
@@ -174,17 +219,18 @@ bool sprt::cuda::addLayerNormFusedStored(int32_t dtype, const void *x,
                                          const void *residual,
                                          const void *weight, const void *bias,
                                          void *sum, void *y, int64_t T,
-                                         int64_t H, double eps) {
+                                         int64_t H, double eps,
+                                         const SumDropout &drop) {
   switch (dtype) {
   case SPRT_DTYPE_F32:
     return layerNormFusedAs<SPRT_DTYPE_F32>(x, residual, weight, bias, sum, y,
-                                            T, H, eps);
+                                            T, H, eps, drop);
   case SPRT_DTYPE_BF16:
     return layerNormFusedAs<SPRT_DTYPE_BF16>(x, residual, weight, bias, sum, y,
-                                             T, H, eps);
+                                             T, H, eps, drop);
   case SPRT_DTYPE_F16:
     return layerNormFusedAs<SPRT_DTYPE_F16>(x, residual, weight, bias, sum, y,
-                                            T, H, eps);
+                                            T, H, eps, drop);
   }
   return false;
 }
@@ -200,17 +246,17 @@ bool sprt::cuda::layerNormFusedStored(int32_t dtype, const void *x,
 bool sprt::cuda::addRmsNormFusedStored(int32_t dtype, const void *x,
                                        const void *residual, const void *weight,
                                        void *sum, void *y, int64_t T, int64_t H,
-                                       double eps) {
+                                       double eps, const SumDropout &drop) {
   switch (dtype) {
   case SPRT_DTYPE_F32:
     return rmsNormFusedAs<SPRT_DTYPE_F32>(x, residual, weight, sum, y, T, H,
-                                          eps);
+                                          eps, drop);
   case SPRT_DTYPE_BF16:
     return rmsNormFusedAs<SPRT_DTYPE_BF16>(x, residual, weight, sum, y, T, H,
-                                           eps);
+                                           eps, drop);
   case SPRT_DTYPE_F16:
     return rmsNormFusedAs<SPRT_DTYPE_F16>(x, residual, weight, sum, y, T, H,
-                                          eps);
+                                          eps, drop);
   }
   return false;
 }

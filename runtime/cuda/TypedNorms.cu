@@ -99,6 +99,41 @@ void checkSum(int32_t x_dtype, int32_t residual_dtype, int32_t sum_dtype,
   std::abort();
 }
 
+/// The rows (dims 0..rank-2) and row width (the last dimension) of a
+/// dropout's local tensor, and the dropout for the fused kernels.
+struct DropoutRows {
+  int64_t T = 1, H = 0;
+  SumDropout drop;
+};
+
+DropoutRows dropoutRows(int32_t rank, const int64_t *shape,
+                        const int64_t *global_shape, const int64_t *offset,
+                        double rate, uint64_t seed, uint64_t stream,
+                        const char *fn) {
+  if (rank < 1 || rank > 3) {
+    std::fprintf(stderr, "%s: rank %d is not 1..3\n", fn, int(rank));
+    std::abort();
+  }
+  DropoutRows r;
+  r.H = shape[rank - 1];
+  r.drop.rank = rank;
+  r.drop.rate = rate < 0.0 ? 0.0 : rate;
+  // rate >= 1 drops everything; the scale is then never used.
+  r.drop.scale = rate < 1.0 ? float(1.0 / (1.0 - rate)) : 0.0f;
+  r.drop.seed = seed;
+  r.drop.stream = stream;
+  int64_t stride = 1;
+  for (int32_t d = rank - 1; d >= 0; --d) {
+    r.drop.shape[d] = shape[d];
+    r.drop.offset[d] = offset[d];
+    r.drop.gstride[d] = stride;
+    stride *= global_shape[d];
+    if (d != rank - 1)
+      r.T *= shape[d];
+  }
+  return r;
+}
+
 void zero(float *p, int64_t H) {
   if (p)
     SPRT_CUDA_CHECK(cudaMemsetAsync(p, 0, size_t(H) * sizeof(float), stream()));
@@ -193,6 +228,56 @@ void sprt_add_rms_norm_typed(const void *x, int32_t x_dtype,
     return;
   sprt_add_typed(x, residual, sum, T * H, x_dtype);
   sprt_rms_norm_typed(sum, sum_dtype, weight, weight_dtype, y, y_dtype, T, H,
+                      eps);
+}
+
+// With dropout: the fused kernels drawing the dropout's mask per element
+// where they run, else sprt_dropout_add_typed and then the norm: the same
+// bits either way.
+void sprt_dropout_add_layer_norm_typed(
+    const void *x, const void *residual, const void *weight,
+    int32_t weight_dtype, const void *bias, int32_t bias_dtype, void *sum,
+    void *y, int32_t y_dtype, int32_t rank, const int64_t *shape,
+    const int64_t *global_shape, const int64_t *offset, double rate,
+    uint64_t seed, uint64_t stream, int32_t dtype, double eps) {
+  const char *fn = "sprt_dropout_add_layer_norm_typed";
+  checkDtypes(
+      {dtype, y_dtype, weight ? weight_dtype : 0, bias ? bias_dtype : 0}, fn);
+  const DropoutRows r =
+      dropoutRows(rank, shape, global_shape, offset, rate, seed, stream, fn);
+  if (r.H <= 0 || r.T <= 0)
+    return;
+  checkRows(r.T, fn);
+  if (allOf(dtype,
+            {{y, y_dtype}, {weight, weight_dtype}, {bias, bias_dtype}}) &&
+      addLayerNormFusedStored(dtype, x, residual, weight, bias, sum, y, r.T,
+                              r.H, eps, r.drop))
+    return;
+  sprt_dropout_add_typed(x, residual, sum, rank, shape, global_shape, offset,
+                         rate, seed, stream, dtype);
+  sprt_layer_norm_typed(sum, dtype, weight, weight_dtype, bias, bias_dtype, y,
+                        y_dtype, r.T, r.H, eps);
+}
+
+void sprt_dropout_add_rms_norm_typed(
+    const void *x, const void *residual, const void *weight,
+    int32_t weight_dtype, void *sum, void *y, int32_t y_dtype, int32_t rank,
+    const int64_t *shape, const int64_t *global_shape, const int64_t *offset,
+    double rate, uint64_t seed, uint64_t stream, int32_t dtype, double eps) {
+  const char *fn = "sprt_dropout_add_rms_norm_typed";
+  checkDtypes({dtype, y_dtype, weight ? weight_dtype : 0}, fn);
+  const DropoutRows r =
+      dropoutRows(rank, shape, global_shape, offset, rate, seed, stream, fn);
+  if (r.H <= 0 || r.T <= 0)
+    return;
+  checkRows(r.T, fn);
+  if (allOf(dtype, {{y, y_dtype}, {weight, weight_dtype}}) &&
+      addRmsNormFusedStored(dtype, x, residual, weight, sum, y, r.T, r.H, eps,
+                            r.drop))
+    return;
+  sprt_dropout_add_typed(x, residual, sum, rank, shape, global_shape, offset,
+                         rate, seed, stream, dtype);
+  sprt_rms_norm_typed(sum, dtype, weight, weight_dtype, y, y_dtype, r.T, r.H,
                       eps);
 }
 

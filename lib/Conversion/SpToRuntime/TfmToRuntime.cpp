@@ -158,22 +158,6 @@ static LogicalResult lowerOp(RmsNormOp o, RuntimeEmitter &e) {
   return success();
 }
 
-// The fused sums and norms have only a typed form.
-static LogicalResult lowerOp(AddLayerNormOp o, RuntimeEmitter &e) {
-  callStored(e, o, "sprt_add_layer_norm",
-             {o.getLhs(), o.getRhs(), o.getWeight(), o.getBias(), o.getSum(),
-              o.getResult()},
-             normSizes(e, o.getLhs(), o.getEps()), /*typed=*/true);
-  return success();
-}
-
-static LogicalResult lowerOp(AddRmsNormOp o, RuntimeEmitter &e) {
-  callStored(e, o, "sprt_add_rms_norm",
-             {o.getLhs(), o.getRhs(), o.getWeight(), o.getSum(), o.getResult()},
-             normSizes(e, o.getLhs(), o.getEps()), /*typed=*/true);
-  return success();
-}
-
 /// A dropout's operands after its pointers: rank, the local shape, the
 /// mesh axes splitting each dimension, the zigzag axis of dim 0, rate and
 /// stream (sprt_op_dropout).
@@ -207,6 +191,45 @@ static LogicalResult lowerOp(DropoutOp o, RuntimeEmitter &e) {
   }
   e.call("sprt_op_dropout", args);
   return success();
+}
+
+// The fused sums and norms have only a typed form. With dropout: the
+// sum's pointers, the norm's tensors and their types, the dropout's
+// operands, the sum's type and eps (sprt_op_dropout_add_*norm_typed).
+template <typename AddNormOp>
+static LogicalResult lowerAddNorm(AddNormOp o, RuntimeEmitter &e,
+                                  StringRef norm, ArrayRef<Value> weights) {
+  if (!o.getDropout()) {
+    SmallVector<Value> tensors{o.getLhs(), o.getRhs()};
+    llvm::append_range(tensors, weights);
+    tensors.append({o.getSum(), o.getResult()});
+    callStored(e, o, ("sprt_add_" + norm).str(), tensors,
+               normSizes(e, o.getLhs(), o.getEps()), /*typed=*/true);
+    return success();
+  }
+  SmallVector<Value> args{e.ptr(o.getLhs()), e.ptr(o.getRhs())};
+  for (Value w : weights) {
+    args.push_back(e.optionalPtr(w));
+    args.push_back(e.i32(w ? runtimeDtypeCode(w) : 0));
+  }
+  args.append({e.ptr(o.getSum()), e.ptr(o.getResult()),
+               e.i32(runtimeDtypeCode(o.getResult()))});
+  if (failed(dropoutArgs(o, o.getSum().getType(),
+                         o.getDropout()->convertToDouble(), *o.getStream(), e,
+                         args)))
+    return failure();
+  args.append({e.i32(runtimeDtypeCode(o.getSum())),
+               e.f64(o.getEps().convertToDouble())});
+  e.call(("sprt_op_dropout_add_" + norm + "_typed").str(), args);
+  return success();
+}
+
+static LogicalResult lowerOp(AddLayerNormOp o, RuntimeEmitter &e) {
+  return lowerAddNorm(o, e, "layer_norm", {o.getWeight(), o.getBias()});
+}
+
+static LogicalResult lowerOp(AddRmsNormOp o, RuntimeEmitter &e) {
+  return lowerAddNorm(o, e, "rms_norm", {o.getWeight()});
 }
 
 static LogicalResult lowerOp(DropoutAddOp o, RuntimeEmitter &e) {

@@ -170,6 +170,23 @@ void sprt_dropout_add_typed(const void *x, const void *residual, void *y,
                             const int64_t *global_shape, const int64_t *offset,
                             double rate, uint64_t seed, uint64_t stream,
                             int32_t dtype);
+/* The residual sum with dropout and its norm (tfm.add_layer_norm /
+ * add_rms_norm with dropout): sum = sprt_dropout_add_typed(x, residual)'s
+ * (x, residual and sum of `dtype`, the geometry of sprt_dropout_typed;
+ * sum does not overlap x or residual) and y the norm of the stored sum over
+ * its last dimension (rows of shape[rank - 1], which must be whole):
+ * sprt_dropout_add_typed then sprt_*_norm_typed bit for bit. */
+void sprt_dropout_add_layer_norm_typed(
+    const void *x, const void *residual, const void *weight,
+    int32_t weight_dtype, const void *bias, int32_t bias_dtype, void *sum,
+    void *y, int32_t y_dtype, int32_t rank, const int64_t *shape,
+    const int64_t *global_shape, const int64_t *offset, double rate,
+    uint64_t seed, uint64_t stream, int32_t dtype, double eps);
+void sprt_dropout_add_rms_norm_typed(
+    const void *x, const void *residual, const void *weight,
+    int32_t weight_dtype, void *sum, void *y, int32_t y_dtype, int32_t rank,
+    const int64_t *shape, const int64_t *global_shape, const int64_t *offset,
+    double rate, uint64_t seed, uint64_t stream, int32_t dtype, double eps);
 
 /* gelu: exact x * Phi(x) (tanh_approx = 0) or GPT-2's tanh form. */
 void sprt_gelu_f32(const float *x, float *y, int64_t n, int32_t tanh_approx);

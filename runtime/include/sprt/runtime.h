@@ -295,6 +295,21 @@ void sprt_op_dropout_add_typed(const void *x, const void *residual, void *y,
                                int32_t rank, int64_t d0, int64_t d1, int64_t d2,
                                int32_t a0, int32_t a1, int32_t a2, int32_t z0,
                                double rate, int64_t stream, int32_t dtype);
+/* sprt_op_dropout_add_typed into sum (x, residual and sum of `dtype`) and
+ * the norm of the stored sum over the last dimension into y
+ * (sprt_dropout_add_*norm_typed): tfm.add_layer_norm / add_rms_norm with
+ * dropout. */
+void sprt_op_dropout_add_layer_norm_typed(
+    const void *x, const void *residual, const void *weight,
+    int32_t weight_dtype, const void *bias, int32_t bias_dtype, void *sum,
+    void *y, int32_t y_dtype, int32_t rank, int64_t d0, int64_t d1, int64_t d2,
+    int32_t a0, int32_t a1, int32_t a2, int32_t z0, double rate, int64_t stream,
+    int32_t dtype, double eps);
+void sprt_op_dropout_add_rms_norm_typed(
+    const void *x, const void *residual, const void *weight,
+    int32_t weight_dtype, void *sum, void *y, int32_t y_dtype, int32_t rank,
+    int64_t d0, int64_t d1, int64_t d2, int32_t a0, int32_t a1, int32_t a2,
+    int32_t z0, double rate, int64_t stream, int32_t dtype, double eps);
 /* Attention on local heads (split over args->head_axis) of a local batch
  * (split over args->batch_axis; of the current micro-batch), with the run's
  * seed. q and out have args->S rows. With args->seq_axis >= 0 (of size n) they

@@ -9,7 +9,11 @@
 // throughout (bf16, f16, f32); a layer norm with and without a bias; fused
 // rows (vectors of 4, one and two chunks a thread; scalar rows) and a row
 // too wide for the registers (the fallback); a residual one element off
-// alignment (the fallback); no rows (nothing written).
+// alignment (the fallback); no rows (nothing written). With dropout
+// (sprt_dropout_add_*norm_typed): against sprt_dropout_add_typed then the
+// norm, on a shard of a larger tensor (rank 3 [s, b, h] and rank 2, at
+// offsets in a global shape), rates 0, 0.1 and 0.5, fused and fallback
+// widths.
 //
 //===----------------------------------------------------------------------===//
 
@@ -96,6 +100,79 @@ TEST_F(AddNorm, AnUnalignedResidualTakesTheFallbackWithTheSameBits) {
   for (bool rms : {false, true})
     for (int32_t t : kTypes)
       check({37, 64, t, rms, /*bias=*/true, /*offset=*/true});
+}
+
+/// With dropout: a local [d0, d1, H] (or [d0, H]) shard at `offset` of
+/// `global`, dropped at `rate`.
+struct DropCase {
+  int32_t rank;
+  int64_t shape[3], global[3], offset[3];
+  double rate;
+  int32_t t;
+  bool rms;
+  std::string name() const {
+    return std::string(rms ? "dropout_add_rms_norm"
+                           : "dropout_add_layer_norm") +
+           " rank " + std::to_string(rank) +
+           " H=" + std::to_string(shape[rank - 1]) + " rate " +
+           std::to_string(rate) + " " + nameOf(t);
+  }
+};
+
+void checkDropout(const DropCase &c) {
+  const std::string what = c.name();
+  const int64_t H = c.shape[c.rank - 1];
+  size_t n = 1;
+  for (int32_t d = 0; d < c.rank; ++d)
+    n *= size_t(c.shape[d]);
+  const int64_t T = int64_t(n) / H;
+  std::vector<float> x = asStored(randomFloats(n, 3, -3.0f, 5.0f), c.t),
+                     r = asStored(randomFloats(n, 11, -2.0f, 2.0f), c.t),
+                     w = asStored(randomFloats(size_t(H), 7, 0.5f, 1.5f), c.t),
+                     b = asStored(randomFloats(size_t(H), 13, -0.5f, 0.5f),
+                                  c.t);
+  TypedBuffer sx(x, c.t), sr(r, c.t), sw(w, c.t), sb(b, c.t),
+      refSum(nans(n), c.t), refY(nans(n), c.t), sum(nans(n), c.t),
+      y(nans(n), c.t);
+  const uint64_t seed = 1234, stream = 5;
+  sprt_dropout_add_typed(sx.get(), sr.get(), refSum.get(), c.rank, c.shape,
+                         c.global, c.offset, c.rate, seed, stream, c.t);
+  if (c.rms) {
+    sprt_rms_norm_typed(refSum.get(), c.t, sw.get(), c.t, refY.get(), c.t, T, H,
+                        1e-6);
+    sprt_dropout_add_rms_norm_typed(
+        sx.get(), sr.get(), sw.get(), c.t, sum.get(), y.get(), c.t, c.rank,
+        c.shape, c.global, c.offset, c.rate, seed, stream, c.t, 1e-6);
+  } else {
+    sprt_layer_norm_typed(refSum.get(), c.t, sw.get(), c.t, sb.get(), c.t,
+                          refY.get(), c.t, T, H, 1e-5);
+    sprt_dropout_add_layer_norm_typed(sx.get(), sr.get(), sw.get(), c.t,
+                                      sb.get(), c.t, sum.get(), y.get(), c.t,
+                                      c.rank, c.shape, c.global, c.offset,
+                                      c.rate, seed, stream, c.t, 1e-5);
+  }
+  expectBitwiseEqual(what + " sum", sum.download(), refSum.download());
+  expectBitwiseEqual(what + " y", y.download(), refY.download());
+  // Some elements were dropped: their sums are the residual's.
+  if (c.rate >= 0.1) {
+    std::vector<float> got = sum.download();
+    size_t dropped = 0;
+    for (size_t i = 0; i < n; ++i)
+      dropped += got[i] == r[i];
+    EXPECT_GT(dropped, n * c.rate / 2) << what;
+  }
+}
+
+TEST_F(AddNorm, WithDropoutIsTheDropoutAddThenTheNormBitForBit) {
+  for (bool rms : {false, true})
+    for (int32_t t : kTypes)
+      for (double rate : {0.0, 0.1, 0.5})
+        for (int64_t H : {64, 37, 6000}) {
+          // Rank 3: rows 5..9 of 10 and batch 3..5 of 6.
+          checkDropout({3, {5, 3, H}, {10, 6, H}, {5, 3, 0}, rate, t, rms});
+          // Rank 2: rows 7..12 of 20.
+          checkDropout({2, {6, H, 1}, {20, H, 1}, {7, 0, 0}, rate, t, rms});
+        }
 }
 
 TEST_F(AddNorm, NoRowsWriteNothing) {

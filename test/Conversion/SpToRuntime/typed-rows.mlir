@@ -43,6 +43,14 @@ func.func @forward(%ids: tensor<8x2xi64>, %labels: tensor<8x2xi64>) -> tensor<f3
   %as, %ay = tfm.add_layer_norm %x, %rx, %w, %w eps 1.0e-05 : (tensor<8x2x8xbf16>, tensor<8x2x8xbf16>, tensor<8xbf16>, tensor<8xbf16>) -> (tensor<8x2x8xbf16>, tensor<8x2x8xbf16>)
   // CHECK: llvm.call @sprt_add_rms_norm_typed(%{{[0-9]+}}, %[[F32]], %{{[0-9]+}}, %[[F32]], %{{[0-9]+}}, %[[F32]], %{{[0-9]+}}, %[[F32]], %{{[0-9]+}}, %[[F32]], %[[ROWS]], %[[H]], %{{.*}}) : (!llvm.ptr, i32, !llvm.ptr, i32, !llvm.ptr, i32, !llvm.ptr, i32, !llvm.ptr, i32, i64, i64, f64) -> ()
   %bs, %by = tfm.add_rms_norm %x32, %tx, %w32 eps 1.0e-06 : (tensor<8x2x8xf32>, tensor<8x2x8xf32>, tensor<8xf32>) -> (tensor<8x2x8xf32>, tensor<8x2x8xf32>)
+  // With dropout: the pointers of x and the residual, the weight and bias
+  // with their types, the sum and the result (its type), the dropout's
+  // geometry, rate and stream (rank 3, local [8, 2, 8], no axes), the
+  // sum's type and eps.
+  // CHECK: llvm.call @sprt_op_dropout_add_layer_norm_typed(%[[X]], %{{[0-9]+}}, %[[W]], %[[BF16]], %[[W]], %[[BF16]], %{{[0-9]+}}, %{{[0-9]+}}, %[[BF16]], %{{.*}}, %[[H]], %{{.*}}, %[[H]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[BF16]], %{{.*}}) : (!llvm.ptr, !llvm.ptr, !llvm.ptr, i32, !llvm.ptr, i32, !llvm.ptr, !llvm.ptr, i32, i32, i64, i64, i64, i32, i32, i32, i32, f64, i64, i32, f64) -> ()
+  %ds, %dy = tfm.add_layer_norm %x, %rx, %w, %w dropout 1.0e-01 stream 3 eps 1.0e-05 : (tensor<8x2x8xbf16>, tensor<8x2x8xbf16>, tensor<8xbf16>, tensor<8xbf16>) -> (tensor<8x2x8xbf16>, tensor<8x2x8xbf16>)
+  // CHECK: llvm.call @sprt_op_dropout_add_rms_norm_typed({{.*}}) : (!llvm.ptr, !llvm.ptr, !llvm.ptr, i32, !llvm.ptr, !llvm.ptr, i32, i32, i64, i64, i64, i32, i32, i32, i32, f64, i64, i32, f64) -> ()
+  %es, %ey = tfm.add_rms_norm %x32, %tx, %w32 dropout 1.0e-01 stream 4 eps 1.0e-06 : (tensor<8x2x8xf32>, tensor<8x2x8xf32>, tensor<8xf32>) -> (tensor<8x2x8xf32>, tensor<8x2x8xf32>)
   // CHECK: llvm.call @sprt_cross_entropy_typed(%[[Y]], %[[BF16]], %[[LABELS:[a-z0-9]+]], %{{[0-9]+}}, %[[LOSS:[0-9]+]], %[[ROWS]], %{{.*}}, %{{.*}}) : (!llvm.ptr, i32, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, i64) -> ()
   %loss = tfm.cross_entropy %y, %labels ignore_index -100 : (tensor<8x2x8xbf16>, tensor<8x2xi64>) -> tensor<f32>
   // CHECK: llvm.call @sprt_cross_entropy_grad_typed(%[[Y]], %[[BF16]], %[[LABELS]], %[[LOSS]], %{{.*}}, %{{[0-9]+}}, %[[BF16]], %[[ROWS]], %{{.*}}, %{{.*}}) : (!llvm.ptr, i32, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i32, i64, i64, i64) -> ()

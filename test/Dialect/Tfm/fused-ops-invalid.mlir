@@ -155,3 +155,27 @@ func.func @add_norm_weight_type(%x: tensor<8x16xbf16>, %w: tensor<16xf32>) {
   %s, %y = tfm.add_rms_norm %x, %x, %w eps 1.0e-05 : (tensor<8x16xbf16>, tensor<8x16xbf16>, tensor<16xf32>) -> (tensor<8x16xbf16>, tensor<8x16xbf16>)
   return
 }
+
+// -----
+
+func.func @add_norm_dropout_rate(%x: tensor<8x16xf32>, %w: tensor<16xf32>) {
+  // expected-error @+1 {{'tfm.add_layer_norm' op dropout must be in [0, 1), got 1}}
+  %s, %y = tfm.add_layer_norm %x, %x, %w dropout 1.0 stream 0 eps 1.0e-05 : (tensor<8x16xf32>, tensor<8x16xf32>, tensor<16xf32>) -> (tensor<8x16xf32>, tensor<8x16xf32>)
+  return
+}
+
+// -----
+
+func.func @add_norm_dropout_rank(%x: tensor<2x2x2x2xf32>, %w: tensor<2xf32>) {
+  // expected-error @+1 {{'tfm.add_rms_norm' op has rank 4; the runtime's dropout takes rank <= 3}}
+  %s, %y = tfm.add_rms_norm %x, %x, %w dropout 0.1 stream 0 eps 1.0e-05 : (tensor<2x2x2x2xf32>, tensor<2x2x2x2xf32>, tensor<2xf32>) -> (tensor<2x2x2x2xf32>, tensor<2x2x2x2xf32>)
+  return
+}
+
+// -----
+
+func.func @add_norm_dropout_stream(%x: tensor<8x16xf32>, %w: tensor<16xf32>) {
+  // expected-error @+1 {{'tfm.add_rms_norm' op needs both `dropout` and `stream`, or neither}}
+  %s, %y = "tfm.add_rms_norm"(%x, %x, %w) {dropout = 1.0e-01 : f64, eps = 1.0e-05 : f64} : (tensor<8x16xf32>, tensor<8x16xf32>, tensor<16xf32>) -> (tensor<8x16xf32>, tensor<8x16xf32>)
+  return
+}

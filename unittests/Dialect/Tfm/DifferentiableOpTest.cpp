@@ -44,7 +44,8 @@ namespace {
 ///   the ops they fuse keep (for the memory report), so they are listed
 ///   here.
 /// A new forward op (Tfm_Op) therefore needs a rule and no entry here.
-const llvm::StringSet<> fusedOps = {"tfm.dropout_add", "tfm.linear_gelu",
+const llvm::StringSet<> fusedOps = {"tfm.add_layer_norm", "tfm.add_rms_norm",
+                                    "tfm.dropout_add", "tfm.linear_gelu",
                                     "tfm.swiglu"};
 
 bool isForwardOp(RegisteredOperationName name) {

@@ -321,18 +321,37 @@ LogicalResult RmsNormOp::verify() {
   return success();
 }
 
+/// A fused residual sum's dropout: a rate and a stream, or neither; the
+/// rate and rank tfm.dropout_add takes.
+static LogicalResult verifySumDropout(Operation *op,
+                                      std::optional<APFloat> rate,
+                                      std::optional<uint64_t> stream,
+                                      RankedTensorType t) {
+  if (rate.has_value() != stream.has_value())
+    return op->emitOpError() << "needs both `dropout` and `stream`, or neither";
+  if (!rate)
+    return success();
+  if (t.getRank() > 3)
+    return op->emitOpError() << "has rank " << t.getRank()
+                             << "; the runtime's dropout takes rank <= 3";
+  return verifyRate(op, "dropout", rate->convertToDouble());
+}
+
 LogicalResult AddLayerNormOp::verify() {
+  RankedTensorType in = getSum().getType();
+  if (failed(verifyEps(*this, getEps())) ||
+      failed(verifyNormWeight(*this, in, getWeight(), "weight")) ||
+      failed(verifyNormWeight(*this, in, getBias(), "bias")))
+    return failure();
+  return verifySumDropout(*this, getDropout(), getStream(), in);
+}
+
+LogicalResult AddRmsNormOp::verify() {
   RankedTensorType in = getSum().getType();
   if (failed(verifyEps(*this, getEps())) ||
       failed(verifyNormWeight(*this, in, getWeight(), "weight")))
     return failure();
-  return verifyNormWeight(*this, in, getBias(), "bias");
-}
-
-LogicalResult AddRmsNormOp::verify() {
-  if (failed(verifyEps(*this, getEps())))
-    return failure();
-  return verifyNormWeight(*this, getSum().getType(), getWeight(), "weight");
+  return verifySumDropout(*this, getDropout(), getStream(), in);
 }
 
 LogicalResult DropoutOp::verify() {

@@ -43,15 +43,6 @@ void RmsNormOp::getSavedForBackward(Saved &saved) {
   saved.push_back(SavedTensor::of(getInput(), "norm input"));
 }
 
-// The fused norms keep their norm's input: the sum.
-void AddLayerNormOp::getSavedForBackward(Saved &saved) {
-  saved.push_back(SavedTensor::of(getSum(), "norm input"));
-}
-
-void AddRmsNormOp::getSavedForBackward(Saved &saved) {
-  saved.push_back(SavedTensor::of(getSum(), "norm input"));
-}
-
 void LinearOp::getSavedForBackward(Saved &saved) {
   saved.push_back(SavedTensor::of(getInput(), "GEMM input"));
 }
@@ -77,6 +68,20 @@ void DropoutOp::getSavedForBackward(Saved &saved) {
 // The fused dropout's mask, as tfm.dropout declares it.
 void DropoutAddOp::getSavedForBackward(Saved &saved) {
   savedMask(saved, getRate().convertToDouble(), getInput());
+}
+
+// The fused norms keep their norm's input, the sum, and their dropout's
+// mask as tfm.dropout declares it.
+void AddLayerNormOp::getSavedForBackward(Saved &saved) {
+  saved.push_back(SavedTensor::of(getSum(), "norm input"));
+  if (getDropout())
+    savedMask(saved, getDropout()->convertToDouble(), getLhs());
+}
+
+void AddRmsNormOp::getSavedForBackward(Saved &saved) {
+  saved.push_back(SavedTensor::of(getSum(), "norm input"));
+  if (getDropout())
+    savedMask(saved, getDropout()->convertToDouble(), getLhs());
 }
 
 void AttentionOp::getSavedForBackward(Saved &saved) {

@@ -2,9 +2,10 @@
 //
 // Each tfm.dropout whose only use is a tfm.add becomes, with it, one
 // tfm.dropout_add; SwiGLU's product silu(gate) * up one tfm.swiglu and its
-// gradients one tfm.swiglu_grad; a residual add and the norm of its sum one
-// tfm.add_layer_norm or add_rms_norm; a norm's backward absorbs the add of
-// its input gradient into the residual stream's. See Passes.td.
+// gradients one tfm.swiglu_grad; a residual sum (a tfm.add or the
+// tfm.dropout_add just made) and the norm of it one tfm.add_layer_norm or
+// add_rms_norm; a norm's backward absorbs the add of its input gradient
+// into the residual stream's. See Passes.td.
 //
 //===----------------------------------------------------------------------===//
 
@@ -179,10 +180,12 @@ static void fuseResidualAdds(Operation *root, DominanceInfo &dom) {
     fuseResidualAdd(grad, add);
 }
 
-/// Where `add` and `norm` (reading its sum) may become one op: at the add
-/// when the norm's weight and bias are defined before it, else at the norm
-/// when nothing else reads the sum before the norm; null where neither.
-static Operation *addNormSite(AddOp add, Operation *norm, DominanceInfo &dom) {
+/// Where the residual sum `add` (a tfm.add or tfm.dropout_add) and `norm`
+/// (reading it) may become one op: at the add when the norm's weight and
+/// bias are defined before it, else at the norm when nothing else reads the
+/// sum before the norm; null where neither.
+static Operation *addNormSite(Operation *add, Operation *norm,
+                              DominanceInfo &dom) {
   if (!sameContext(add, norm) || getContributionTag(add->getResult(0)))
     return nullptr;
   if (llvm::all_of(norm->getOperands().drop_front(),
@@ -196,17 +199,31 @@ static Operation *addNormSite(AddOp add, Operation *norm, DominanceInfo &dom) {
   return norm;
 }
 
-/// The norms whose input is a residual add (in its context, the add's sum
-/// tagged as no gradient contribution), each with the add, as one
-/// tfm.add_layer_norm or add_rms_norm; an add fuses with one norm.
+/// The sum's operands and dropout: tfm.add's lhs and rhs, or
+/// tfm.dropout_add's dropped input and residual with its rate and stream.
+struct SumParts {
+  Value lhs, rhs;
+  FloatAttr dropout;
+  IntegerAttr stream;
+};
+
+static SumParts sumParts(Operation *add) {
+  if (auto d = dyn_cast<DropoutAddOp>(add))
+    return {d.getInput(), d.getResidual(), d.getRateAttr(), d.getStreamAttr()};
+  return {add->getOperand(0), add->getOperand(1), {}, {}};
+}
+
+/// The norms whose input is a residual sum (a tfm.add or tfm.dropout_add in
+/// its context, not tagged as a gradient contribution), each with the sum,
+/// as one tfm.add_layer_norm or add_rms_norm; a sum fuses with one norm.
 static void fuseAddNorms(OpBuilder &b, Operation *root, DominanceInfo &dom) {
-  SmallVector<std::tuple<AddOp, Operation *, Operation *>> fusions;
+  SmallVector<std::tuple<Operation *, Operation *, Operation *>> fusions;
   llvm::SmallPtrSet<Operation *, 16> taken;
   root->walk([&](Operation *norm) {
     if (!isa<LayerNormOp, RmsNormOp>(norm))
       return;
-    auto add = norm->getOperand(0).getDefiningOp<AddOp>();
-    if (!add || taken.contains(add))
+    Operation *add = norm->getOperand(0).getDefiningOp();
+    if (!isa_and_nonnull<AddOp, DropoutAddOp>(add) || taken.contains(add))
       return;
     if (Operation *at = addNormSite(add, norm, dom)) {
       taken.insert(add);
@@ -215,22 +232,23 @@ static void fuseAddNorms(OpBuilder &b, Operation *root, DominanceInfo &dom) {
   });
   for (auto [add, norm, at] : fusions) {
     b.setInsertionPoint(at);
-    Location loc = b.getFusedLoc({add.getLoc(), norm->getLoc()});
-    Type t = add.getType();
+    Location loc = b.getFusedLoc({add->getLoc(), norm->getLoc()});
+    Type t = add->getResult(0).getType();
+    SumParts s = sumParts(add);
     Operation *fused;
     if (auto ln = dyn_cast<LayerNormOp>(norm))
-      fused = b.create<AddLayerNormOp>(loc, t, t, add.getLhs(), add.getRhs(),
-                                       ln.getWeight(), ln.getBias(),
+      fused = b.create<AddLayerNormOp>(loc, t, t, s.lhs, s.rhs, ln.getWeight(),
+                                       ln.getBias(), s.dropout, s.stream,
                                        ln.getEpsAttr());
     else
-      fused = b.create<AddRmsNormOp>(loc, t, t, add.getLhs(), add.getRhs(),
-                                     cast<RmsNormOp>(norm).getWeight(),
-                                     cast<RmsNormOp>(norm).getEpsAttr());
+      fused = b.create<AddRmsNormOp>(
+          loc, t, t, s.lhs, s.rhs, cast<RmsNormOp>(norm).getWeight(), s.dropout,
+          s.stream, cast<RmsNormOp>(norm).getEpsAttr());
     fused->setDiscardableAttrs(add->getDiscardableAttrDictionary());
     norm->getResult(0).replaceAllUsesWith(fused->getResult(1));
     norm->erase();
-    add.getResult().replaceAllUsesWith(fused->getResult(0));
-    add.erase();
+    add->getResult(0).replaceAllUsesWith(fused->getResult(0));
+    add->erase();
   }
 }
 

@@ -264,3 +264,21 @@ func.func @add_norm_keeps(%x: tensor<8x2x32xf32>, %r: tensor<8x2x32xf32>,
   %y4 = tfm.rms_norm %h3, %w eps 1.0e-06 : (tensor<8x2x32xf32>, tensor<32xf32>) -> tensor<8x2x32xf32>
   return %early, %y1, %y2, %y3, %y4, %h3 : tensor<8x2x32xf32>, tensor<8x2x32xf32>, tensor<8x2x32xf32>, tensor<8x2x32xf32>, tensor<8x2x32xf32>, tensor<8x2x32xf32>
 }
+
+// -----
+
+// GPT-2's residual stream with dropout: the dropout and its add become one
+// tfm.dropout_add, which then fuses with the norm of its sum (the dropout's
+// rate and stream carried over).
+// CHECK-LABEL: func.func @dropout_add_norm
+// CHECK-SAME: (%[[X:.*]]: tensor<8x2x32xf32>, %[[R:.*]]: tensor<8x2x32xf32>, %[[W:.*]]: tensor<32xf32>)
+// CHECK-NEXT: %[[H:.*]], %[[Y:.*]] = tfm.add_layer_norm %[[X]], %[[R]], %[[W]] dropout 1.000000e-01 stream 3 eps 1.000000e-05
+// CHECK-NEXT: return %[[H]], %[[Y]]
+func.func @dropout_add_norm(%x: tensor<8x2x32xf32>, %r: tensor<8x2x32xf32>,
+                            %w: tensor<32xf32>)
+    -> (tensor<8x2x32xf32>, tensor<8x2x32xf32>) {
+  %d = tfm.dropout %x rate 1.0e-01 stream 3 : tensor<8x2x32xf32>
+  %h = tfm.add %r, %d : tensor<8x2x32xf32>
+  %y = tfm.layer_norm %h, %w eps 1.0e-05 : (tensor<8x2x32xf32>, tensor<32xf32>) -> tensor<8x2x32xf32>
+  return %h, %y : tensor<8x2x32xf32>, tensor<8x2x32xf32>
+}

@@ -203,26 +203,39 @@ def Tfm_AddLayerNormOp : Tfm_AddNormOp<"add_layer_norm"> {
     once to its type) and `result` the norm of `sum` as stored (the row
     read back from registers, not from memory), so both equal the two ops'
     bit for bit. A pre-norm block's residual sum is read by the next
-    residual add and the norm's backward, so `sum` is always written. Made
-    by tfm-fuse-elementwise. For the memory report it keeps what
-    tfm.layer_norm keeps (its input, `sum`).
+    residual add and the norm's backward, so `sum` is always written.
+
+    With `dropout R stream S`, `sum` is `tfm.dropout_add %lhs, %rhs rate R
+    stream S`'s: `lhs` dropped out (the same mask, scaled in f32 and
+    rounded to the element type) and added to `rhs` (GPT-2's residual
+    stream with dropout).
+
+    Made by tfm-fuse-elementwise. For the memory report it keeps what
+    tfm.layer_norm keeps (its input, `sum`) and, with dropout, what
+    tfm.dropout keeps.
 
     ```mlir
-    %h, %y = tfm.add_layer_norm %x, %attn, %w, %b eps 1.0e-05
+    %h, %y = tfm.add_layer_norm %attn, %x, %w, %b dropout 1.0e-01 stream 3
+        eps 1.0e-05
         : (tensor<128x2x768xbf16>, tensor<128x2x768xbf16>, tensor<768xbf16>,
            tensor<768xbf16>) -> (tensor<128x2x768xbf16>, tensor<128x2x768xbf16>)
     ```
 
     **Constraints**
     - `lhs`, `rhs`, `sum` and `result` have one type;
-    - `eps` > 0; the weight (and bias, if present) as tfm.layer_norm's.
+    - `eps` > 0; the weight (and bias, if present) as tfm.layer_norm's;
+    - with dropout, 0 <= `dropout` < 1, `stream` >= 0 and a rank of at
+      most 3 (as tfm.dropout_add).
   }];
   let arguments = (ins Tfm_FloatTensor:$lhs, Tfm_FloatTensor:$rhs,
                        Tfm_FloatTensor:$weight, Optional<Tfm_FloatTensor>:$bias,
+                       OptionalAttr<F64Attr>:$dropout,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$stream,
                        F64Attr:$eps);
   let results = (outs Tfm_FloatTensor:$sum, Tfm_FloatTensor:$result);
   let assemblyFormat = [{
-    $lhs `,` $rhs `,` $weight (`,` $bias^)? `eps` $eps attr-dict `:`
+    $lhs `,` $rhs `,` $weight (`,` $bias^)?
+    (`dropout` $dropout^ `stream` $stream)? `eps` $eps attr-dict `:`
     functional-type(operands, results)
   }];
 }
@@ -231,7 +244,8 @@ def Tfm_AddRmsNormOp : Tfm_AddNormOp<"add_rms_norm"> {
   let summary = "lhs + rhs and its RMS norm, fused (the residual stream)";
   let description = [{
     `%sum = tfm.add %lhs, %rhs` and `tfm.rms_norm %sum, %w` in one pass
-    over each row, bit for bit the two ops' (as tfm.add_layer_norm). Made
+    over each row, bit for bit the two ops' (as tfm.add_layer_norm; with
+    `dropout R stream S`, the sum is `tfm.dropout_add %lhs, %rhs`'s). Made
     by tfm-fuse-elementwise.
 
     ```mlir
@@ -242,14 +256,18 @@ def Tfm_AddRmsNormOp : Tfm_AddNormOp<"add_rms_norm"> {
 
     **Constraints**
     - `lhs`, `rhs`, `sum` and `result` have one type;
-    - `eps` > 0; the weight as tfm.rms_norm's.
+    - `eps` > 0; the weight as tfm.rms_norm's;
+    - with dropout, as tfm.add_layer_norm's.
   }];
   let arguments = (ins Tfm_FloatTensor:$lhs, Tfm_FloatTensor:$rhs,
-                       Tfm_FloatTensor:$weight, F64Attr:$eps);
+                       Tfm_FloatTensor:$weight,
+                       OptionalAttr<F64Attr>:$dropout,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$stream,
+                       F64Attr:$eps);
   let results = (outs Tfm_FloatTensor:$sum, Tfm_FloatTensor:$result);
   let assemblyFormat = [{
-    $lhs `,` $rhs `,` $weight `eps` $eps attr-dict `:`
-    functional-type(operands, results)
+    $lhs `,` $rhs `,` $weight (`dropout` $dropout^ `stream` $stream)?
+    `eps` $eps attr-dict `:` functional-type(operands, results)
   }];
 }
 

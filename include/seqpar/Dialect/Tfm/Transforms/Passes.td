@@ -152,15 +152,15 @@ def TfmFuseElementwisePass : Pass<"tfm-fuse-elementwise", "::mlir::ModuleOp"> {
       `tfm.swiglu %gate, %up`. Once the backward is fused nothing reads the
       SiLU's output, which the forward then no longer keeps (Llama's MLP:
       one tensor of the intermediate size per layer).
-    - Residual add + norm: each `tfm.layer_norm` or `tfm.rms_norm` whose
-      input is a `tfm.add` of its context (not a gradient contribution)
-      becomes, with it, one `tfm.add_layer_norm` or `tfm.add_rms_norm`
-      whose `sum` replaces the add's result: the sum is written once and
-      not read back (5 tensor passes become 4). It goes at the add where
-      the norm's weight and bias are defined before it, else at the norm
-      where nothing reads the sum before the norm; otherwise the two stay.
-      A pre-norm block with dropout sums through `tfm.dropout_add`, which
-      this does not fuse.
+    - Residual sum + norm, after the dropouts': each `tfm.layer_norm` or
+      `tfm.rms_norm` whose input is a `tfm.add` or `tfm.dropout_add` of its
+      context (not a gradient contribution) becomes, with it, one
+      `tfm.add_layer_norm` or `tfm.add_rms_norm` (with the dropout's rate
+      and stream) whose `sum` replaces the add's result: the sum is written
+      once and not read back (5 tensor passes become 4). It goes at the add
+      where the norm's weight and bias are defined before it, else at the
+      norm where nothing reads the sum before the norm; otherwise the two
+      stay.
     - Norm backward + residual gradient: each `tfm.layer_norm_grad` or
       `tfm.rms_norm_grad` whose input gradient `dx` is read alone by a
       `tfm.add` with another gradient defined before it (the residual
