@@ -7,6 +7,10 @@
 // kThreads threads strides over the row, reading it twice. The fused
 // kernels are instantiated for f32, bf16 and f16 rows (the typed entry
 // points, TypedNorms.cu): loads widen, stores round the f32 value once.
+// With a residual (sprt_add_*norm_typed, sprt_dropout_add_*norm_typed) the
+// fused forward first forms each row's residual sum in registers (with
+// the dropout's mask drawn per element as Dropout.cu draws it), stores it
+// rounded and normalises the rounded values.
 // Statistics are accumulated in double (block reductions through warp
 // shuffles), the layer norm's variance in a second pass over the row (biased,
 // as torch), so no cancellation when |mean| >> std; the CPU backend does the
@@ -164,13 +168,13 @@ __global__ void rmsNormKernel(const float *__restrict__ x,
   }
 }
 
-/// The fused forward on rows of type D (with the residual's sum where
-/// `residual` is not null), or false where they do not fit.
 /// The step's dropout salt on the device, where the sum has a dropout.
 const uint64_t *saltFor(const SumDropout &drop) {
   return drop.rate >= 0.0 ? &sprt_step_values_device()->dropout_salt : nullptr;
 }
 
+/// The fused forward on rows of type D (with the residual's sum where
+/// `residual` is not null), or false where they do not fit.
 template <int32_t D>
 bool layerNormFusedAs(const void *x, const void *residual, const void *weight,
                       const void *bias, void *sum, void *y, int64_t T,

@@ -236,8 +236,11 @@ static cl::opt<bool> storageAttention(
 static cl::opt<bool> fuseElementwise(
     "fuse-elementwise",
     cl::desc("Fuse each dropout with the residual add it feeds "
-             "(tfm.dropout_add) and SwiGLU's SiLU with its product, forward "
-             "and backward (tfm.swiglu, _grad) (default true; the same bits)"),
+             "(tfm.dropout_add), SwiGLU's SiLU with its product, forward "
+             "and backward (tfm.swiglu, _grad), each residual sum with the "
+             "norm after it (tfm.add_layer_norm, add_rms_norm) and each "
+             "norm's backward with the residual gradient's add (default "
+             "true; the same bits)"),
     cl::init(true), cl::cat(codegen));
 static cl::opt<bool> fuseEpilogues(
     "fuse-epilogues",

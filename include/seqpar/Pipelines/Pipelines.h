@@ -159,8 +159,10 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
       llvm::cl::init(2)};
   Option<bool> fuseElementwise{
       *this, "fuse-elementwise",
-      llvm::cl::desc("Fuse each dropout with the residual add it feeds "
-                     "(tfm-fuse-elementwise, after sp-legalize-precision)"),
+      llvm::cl::desc("Fuse elementwise chains: dropout + residual add, "
+                     "SwiGLU, residual sum + norm, norm backward + residual "
+                     "gradient (tfm-fuse-elementwise, after "
+                     "sp-legalize-precision)"),
       llvm::cl::init(true)};
   Option<bool> fuseEpilogues{
       *this, "fuse-epilogues",
