@@ -24,6 +24,8 @@ static std::optional<StageFacts> doubleDifference(const StageFacts &a,
       f(a.attentionFlops, b.attentionFlops, c.attentionFlops, d.attentionFlops);
   out.ringAttentionFlops = f(a.ringAttentionFlops, b.ringAttentionFlops,
                              c.ringAttentionFlops, d.ringAttentionFlops);
+  out.attentionScoreBytes = f(a.attentionScoreBytes, b.attentionScoreBytes,
+                              c.attentionScoreBytes, d.attentionScoreBytes);
   for (const auto &e : a.memoryBoundBytes) {
     StringRef op = e.getKey();
     out.memoryBoundBytes[op] =

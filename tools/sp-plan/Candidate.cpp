@@ -79,6 +79,38 @@ static int64_t memoryBoundBytes(Operation *op) {
   return bytes;
 }
 
+/// The bytes `op`, an attention or its gradient, would move if its kernel
+/// materialized the scores (StageFacts::attentionScoreBytes): its b x heads
+/// x s_q x s_k scores on this rank (q [s, b, heads * head_dim], k [s_k, b,
+/// ...]), a ring's for each of its key blocks.
+static int64_t attentionScoreBytes(Operation *op,
+                                   SymbolTableCollection &symbols) {
+  auto bytes = [](auto a, int64_t blocks, bool backward) -> int64_t {
+    RankedTensorType q = a.getQ().getType(), k = a.getK().getType();
+    int64_t scores = q.getDimSize(0) * q.getDimSize(1) *
+                     (q.getDimSize(2) / int64_t(a.getHeadDim())) *
+                     k.getDimSize(0) * blocks;
+    return scores * materializedScoreBytes(q.getElementTypeBitWidth() / 8,
+                                           !a.getDropoutRate().isZero(),
+                                           backward);
+  };
+  auto ranks = [&]() -> int64_t {
+    auto ring = cast<dist::CollectiveOpInterface>(op);
+    auto mesh =
+        symbols.lookupNearestSymbolFrom<dist::MeshOp>(op, ring.getMeshRef());
+    return mesh ? mesh.getAxisSize(ring.getMeshAxis()).value_or(0) : 0;
+  };
+  if (auto a = dyn_cast<tfm::AttentionOp>(op))
+    return bytes(a, 1, false);
+  if (auto g = dyn_cast<tfm::AttentionGradOp>(op))
+    return bytes(g, 1, true);
+  if (auto r = dyn_cast<dist::RingAttentionOp>(op))
+    return bytes(r, ranks(), false);
+  if (auto r = dyn_cast<dist::RingAttentionGradOp>(op))
+    return bytes(r, ranks(), true);
+  return 0;
+}
+
 /// The FLOPs and traffic of one rank running `func`, every op of a
 /// micro-batch loop's body counted once per micro-batch (as sp-report's
 /// FLOPs are).
@@ -98,6 +130,7 @@ static StageFacts stageFacts(func::FuncOp func, const json::Object &flops) {
       std::optional<int64_t> n = cost.getFlops();
       if (n && cost.getCostKind() == dist::CostKind::attention) {
         facts.attentionFlops += *n * times;
+        facts.attentionScoreBytes += attentionScoreBytes(op, symbols) * times;
         if (isa<dist::RingAttentionOp, dist::RingAttentionGradOp>(op))
           facts.ringAttentionFlops += *n * times;
       } else if (n && cost.getCostKind() == dist::CostKind::gemm) {

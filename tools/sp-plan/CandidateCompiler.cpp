@@ -191,6 +191,8 @@ void CandidateCompiler::check(const Layout &layout,
              y.gemmFlops + y.attentionFlops);
     mismatch("stage " + Twine(i) + " memory-bound bytes",
              totalMemoryBoundBytes(x), totalMemoryBoundBytes(y));
+    mismatch("stage " + Twine(i) + " attention score bytes",
+             x.attentionScoreBytes, y.attentionScoreBytes);
     for (const auto &entry : y.traffic) {
       AxisTraffic t = x.traffic.lookup(entry.getKey());
       const AxisTraffic &u = entry.getValue();

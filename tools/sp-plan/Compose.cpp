@@ -42,6 +42,7 @@ static StageFacts compose(const StageFacts &a, const StageFacts &b,
   out.gemmFlops = f(a.gemmFlops, b.gemmFlops);
   out.attentionFlops = f(a.attentionFlops, b.attentionFlops);
   out.ringAttentionFlops = f(a.ringAttentionFlops, b.ringAttentionFlops);
+  out.attentionScoreBytes = f(a.attentionScoreBytes, b.attentionScoreBytes);
   for (const auto &[output, flops] : b.gemmFlopsByOutput) {
     auto it = a.gemmFlopsByOutput.find(output);
     out.gemmFlopsByOutput[output] =

@@ -30,6 +30,15 @@ Expected<Calibration> seqpar::plan::parseCalibration(StringRef text,
     return *e;
   };
   for (const auto &[key, v] : *o) {
+    if (key == "attention_scores") {
+      std::optional<StringRef> kind = v.getAsString();
+      if (kind == "fused" || kind == "materialized") {
+        c.attentionScores = *kind == "fused" ? AttentionScores::fused
+                                             : AttentionScores::materialized;
+        continue;
+      }
+      return error("'attention_scores' must be \"fused\" or \"materialized\"");
+    }
     if (key == "memory_ops") {
       const json::Object *ops = v.getAsObject();
       if (!ops)
@@ -54,7 +63,8 @@ Expected<Calibration> seqpar::plan::parseCalibration(StringRef text,
       if (StringRef(key).starts_with("comment") || key == "source")
         continue;
       return error("unknown op class '" + StringRef(key) +
-                   "' (gemm, attention, ring_attention, memory, memory_ops)");
+                   "' (gemm, attention, ring_attention, memory, memory_ops, "
+                   "attention_scores)");
     }
     Expected<double> x = efficiency(v, StringRef(key));
     if (!x)
@@ -65,6 +75,14 @@ Expected<Calibration> seqpar::plan::parseCalibration(StringRef text,
       *field = *x;
   }
   return c;
+}
+
+int64_t seqpar::plan::materializedScoreBytes(int64_t elementBytes, bool dropout,
+                                             bool backward) {
+  int64_t e = elementBytes, mask = dropout ? 2 * e + 1 : 0;
+  // The backward forms P again (the forward less P V's read), then the
+  // gradients.
+  return backward ? (3 * e + mask) + (7 * e + mask) : 4 * e + mask;
 }
 
 int64_t seqpar::plan::totalMemoryBoundBytes(const StageFacts &facts) {
@@ -140,6 +158,9 @@ StageTime seqpar::plan::stageTime(const StageFacts &facts, const Mesh &mesh,
     t.compute +=
         double(entry.getValue()) /
         (cluster.memoryBytesPerSecond * calibration.memoryOf(entry.getKey()));
+  if (calibration.attentionScores == AttentionScores::materialized)
+    t.compute += double(facts.attentionScoreBytes) /
+                 (cluster.memoryBytesPerSecond * calibration.memory);
   // The backward's compute, which async gradient buckets overlap; its
   // share of the compute time by FLOPs.
   int64_t flops = facts.gemmFlops + facts.attentionFlops;

@@ -24,6 +24,17 @@
 
 namespace seqpar::plan {
 
+/// How the attention kernels being modelled treat the score matrix.
+enum class AttentionScores {
+  /// Fused (flash attention, cuDNN, seqpar's kernels): the scores stay on
+  /// chip; attention costs its FLOPs.
+  fused,
+  /// Materialized (Megatron-LM's core attention of 2022: baddbmm, the fused
+  /// scale-mask-softmax, dropout, bmm): every score is written to and read
+  /// back from memory, materializedScoreBytes a score.
+  materialized,
+};
+
 /// The fraction of peak FLOP/s each op class reaches (--calibration FILE
 /// overrides; docs/planner.md gives the defaults' reasons).
 struct Calibration {
@@ -40,6 +51,9 @@ struct Calibration {
   double memory = 0.80;
   /// Per memory-bound op ("tfm.gelu"): its own fraction, where measured.
   llvm::StringMap<double> memoryByOp;
+  /// The attention kernels' scores; materialized, their traffic
+  /// (StageFacts::attentionScoreBytes) runs at `memory`'s bandwidth.
+  AttentionScores attentionScores = AttentionScores::fused;
 
   double ring() const { return ringAttention.value_or(attention); }
   double memoryOf(llvm::StringRef op) const {
@@ -49,10 +63,24 @@ struct Calibration {
 };
 
 /// Reads a calibration file: {"gemm": E, "attention": E, "ring_attention":
-/// E, "memory": E, "memory_ops": {"tfm.gelu": E, ...}}, each E in (0, 1];
-/// a missing key keeps the default.
+/// E, "memory": E, "memory_ops": {"tfm.gelu": E, ...}, "attention_scores":
+/// "fused" | "materialized"}, each E in (0, 1]; a missing key keeps the
+/// default.
 llvm::Expected<Calibration> parseCalibration(llvm::StringRef json,
                                              llvm::StringRef source);
+
+/// The bytes an attention kernel that materializes its scores moves per
+/// score, each score `elementBytes` wide:
+/// - forward: QK^T writes S, the softmax reads S and writes P, P V reads P
+///   (4 e); with dropout, the dropout reads P and writes it and its 1-byte
+///   mask (2 e + 1);
+/// - backward: the compiler's memory plan keeps no score, so P is formed
+///   again as in the forward, less P V (3 e; with dropout 2 e + 1 more);
+///   then dO V^T writes dP, P^T dO reads P, the softmax's gradient reads dP
+///   and P and writes dS, dS K and dS^T Q read dS (7 e); with dropout, its
+///   gradient reads dP and the mask and writes dP (2 e + 1).
+int64_t materializedScoreBytes(int64_t elementBytes, bool dropout,
+                               bool backward);
 
 /// Bytes one rank sends on one mesh axis, and in how many collectives, by
 /// how the program overlaps them.
@@ -79,6 +107,11 @@ struct StageFacts {
   /// the optimizer: every tfm / dist op that is neither a GEMM, attention
   /// nor a collective) read and write, by op name.
   llvm::StringMap<int64_t> memoryBoundBytes;
+  /// Bytes attention kernels that materialize their scores would move
+  /// (AttentionScores::materialized): per score materializedScoreBytes, for
+  /// every score of the b x heads x s_q x s_k square (each key block of a
+  /// ring), causal or not, recomputed attention included.
+  int64_t attentionScoreBytes = 0;
   int64_t modelFlops = 0, recomputeFlops = 0, backwardFlops = 0;
   llvm::StringMap<AxisTraffic> traffic;
 };
@@ -120,8 +153,9 @@ struct StageTime {
   double total() const { return compute + exposedComm; }
 };
 
-/// One stage's time: compute at peak x calibration, memory-bound ops at the
-/// memory bandwidth x calibration; exposed collectives in
+/// One stage's time: compute at peak x calibration, memory-bound ops (and
+/// materialized attention scores) at the memory bandwidth x calibration;
+/// exposed collectives in
 /// full, fused ones all but 1/chunks hidden behind their GEMM, async
 /// gradient buckets hidden behind the backward except what exceeds it (and
 /// at least the last bucket).

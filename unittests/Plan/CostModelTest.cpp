@@ -88,6 +88,51 @@ TEST(PlanCostModel, EachMeasuredOpAndRingAttentionRunAtTheirOwnRate) {
   EXPECT_DOUBLE_EQ(stageTime(f, mesh, testCluster(), 1e13, c, 1).compute, 7.0);
 }
 
+TEST(PlanCostModel, MaterializedScoresMoveEachScoreThroughEveryKernel) {
+  // bf16 forward: QK^T 2 + softmax 4 + P V 2; dropout 2 + 2 + a 1-byte mask.
+  EXPECT_EQ(materializedScoreBytes(2, false, false), 8);
+  EXPECT_EQ(materializedScoreBytes(2, true, false), 13);
+  // bf16 backward: P again (S 2 + softmax 4), dP 2 + P 2 + softmax grad 6
+  // + dS twice 4; with dropout, the mask again and its gradient, 5 each.
+  EXPECT_EQ(materializedScoreBytes(2, false, true), 20);
+  EXPECT_EQ(materializedScoreBytes(2, true, true), 30);
+  EXPECT_EQ(materializedScoreBytes(4, true, true), 58);
+}
+
+TEST(PlanCostModel, MaterializedScoresCostTimeOnlyWhenCalibratedSo) {
+  StageFacts f;
+  // 1 s of GEMMs; 0.4e12 score bytes at 0.8 x 1e12 B/s: 0.5 s.
+  f.gemmFlops = 7000000000000;
+  f.attentionScoreBytes = 400000000000;
+  Mesh mesh{{"tp"}, {2}};
+  Calibration c;
+  EXPECT_DOUBLE_EQ(stageTime(f, mesh, testCluster(), 1e13, c, 1).compute, 1.0);
+  c.attentionScores = AttentionScores::materialized;
+  EXPECT_DOUBLE_EQ(stageTime(f, mesh, testCluster(), 1e13, c, 1).compute, 1.5);
+  // At the calibrated memory fraction, not a per-op one.
+  c.memory = 0.4;
+  c.memoryByOp["tfm.attention"] = 0.1;
+  EXPECT_DOUBLE_EQ(stageTime(f, mesh, testCluster(), 1e13, c, 1).compute, 2.0);
+}
+
+TEST(PlanCostModel, CalibrationFileNamesTheAttentionScores) {
+  Expected<Calibration> c =
+      parseCalibration(R"({"attention_scores": "materialized"})", "cal.json");
+  ASSERT_TRUE(bool(c)) << toString(c.takeError());
+  EXPECT_EQ(c->attentionScores, AttentionScores::materialized);
+  c = parseCalibration(R"({"attention_scores": "fused"})", "cal.json");
+  ASSERT_TRUE(bool(c)) << toString(c.takeError());
+  EXPECT_EQ(c->attentionScores, AttentionScores::fused);
+  for (const char *bad :
+       {R"({"attention_scores": "flash"})", R"({"attention_scores": 1})"}) {
+    Expected<Calibration> e = parseCalibration(bad, "cal.json");
+    ASSERT_FALSE(bool(e)) << bad;
+    EXPECT_EQ(toString(e.takeError()),
+              "cal.json: 'attention_scores' must be \"fused\" or "
+              "\"materialized\"");
+  }
+}
+
 TEST(PlanCostModel, CalibrationFileNamesEachOpsEfficiency) {
   Expected<Calibration> c = parseCalibration(
       R"({"gemm": 0.5, "ring_attention": 0.25,
