@@ -17,12 +17,19 @@ the step's update leaves the weights as loaded) and dump their outputs
       file's values exactly (the master weights hold the bf16 values);
   (b) the bf16 loss equals reference.py --precision bf16 (the float64
       emulation of the same rounding, on the same weights and tokens) to
-      --rtol-bf16 and is closer to it than to reference.py's fp32 loss (the
-      forward rounds the op results the emulation rounds, in f32 instead of
-      float64 arithmetic: measured <= 3e-8, where the bf16 and fp32 losses
-      differ by 3.6e-5 to 4.7e-4 on the tiny models; 1e-5 catches a program
-      that does not round), the fp32 loss equals reference.py's fp32 one to
-      --rtol-fp32,
+      --rtol-bf16, or to half the emulation's own bf16 - fp32 difference
+      where that is larger, and is closer to it than to reference.py's fp32
+      loss. The forward rounds the op results the emulation rounds, in f32
+      instead of float64 arithmetic, so a result within an f32 rounding of
+      a bf16 rounding boundary can round the other way: one such value,
+      a logit moved by 2^-9, moves the loss by about 1e-5. Measured: at
+      most 3e-8 on the machine this test was written on; on an AVX-512
+      Xeon GPT-2 2.5e-8 and NeoX 1.3e-5 (the same program and reference,
+      with or without the fusion passes, on every OpenBLAS core type), where the bf16 and fp32 losses differ by
+      3.6e-5 (NeoX) to 4.7e-4 on the tiny models. A program that does not
+      round is as far from the emulation as the fp32 loss is, which the
+      half and the "closer" condition reject. The fp32 loss equals
+      reference.py's fp32 one to --rtol-fp32,
       and the bf16 loss differs from the fp32 one by a relative amount in
       (0, --max-rel] (--max-rel: 2^-8, the bound mp-reference.test asserts
       for the reference's own bf16 - fp32 difference: bf16 keeps 8
@@ -141,8 +148,8 @@ for tp, sp, label in ((1, False, "one rank"), (2, True, "tp=2+SP")):
     diff, ref_diff = e2e.rel_err(la, lf), e2e.rel_err(rb, rf)
     # A program that did not round would be as far from the bf16 reference
     # as the fp32 loss is.
-    ok_ref = (eb <= args.rtol_bf16 and ef <= args.rtol_fp32
-              and eb < e2e.rel_err(la, rf))
+    ok_ref = (eb <= max(args.rtol_bf16, ref_diff / 2)
+              and ef <= args.rtol_fp32 and eb < e2e.rel_err(la, rf))
     ok_diff = 0 < diff <= args.max_rel
     print(f"{name} {label}: bf16 loss {la:.9g} vs reference.py --precision "
           f"bf16 {rb:.9g}: rel {eb:.1e}; fp32 loss {lf:.9g} vs reference "
