@@ -202,6 +202,17 @@ void sprt_linear_gelu_typed(const void *x, int32_t x_dtype, const void *w,
   sprt_gelu_typed(h, y, M * N, tanh_approx, y_dtype);
 }
 
+/// tfm.bias_grad's call as the program makes it unfused: the _f32 kernel
+/// where dy and db are f32.
+static void biasGradAsLowered(const void *dy, int32_t dy_dtype, void *db,
+                              int32_t db_dtype, int64_t T, int64_t H) {
+  if (dy_dtype == SPRT_DTYPE_F32 && db_dtype == SPRT_DTYPE_F32)
+    sprt_bias_grad_f32(static_cast<const float *>(dy), static_cast<float *>(db),
+                       T, H);
+  else
+    sprt_bias_grad_typed(dy, dy_dtype, db, db_dtype, T, H);
+}
+
 void sprt_linear_gelu_grad_typed(const void *dy, int32_t dy_dtype,
                                  const void *w, int32_t w_dtype,
                                  const void *pre, void *dx, int32_t dx_dtype,
@@ -224,13 +235,8 @@ void sprt_linear_gelu_grad_typed(const void *dy, int32_t dy_dtype,
                                  N, weight_in_out);
     sprt_gelu_grad_typed(dx, pre, dx, M * K, tanh_approx, dx_dtype);
   }
-  if (!dbias)
-    return;
-  if (dx_dtype == f32 && dbias_dtype == f32)
-    sprt_bias_grad_f32(static_cast<const float *>(dx),
-                       static_cast<float *>(dbias), M, K);
-  else
-    sprt_bias_grad_typed(dx, dx_dtype, dbias, dbias_dtype, M, K);
+  if (dbias)
+    biasGradAsLowered(dx, dx_dtype, dbias, dbias_dtype, M, K);
 }
 
 void sprt_linear_grad_input_typed(const void *dy, int32_t dy_dtype,
@@ -258,6 +264,23 @@ void sprt_linear_grad_weight_typed(const void *x, int32_t x_dtype,
   else // dw [N, K] = dy^T x
     typedGemm(N, K, M, {dy, dy_dtype, N, true}, {x, x_dtype, K, false}, nullptr,
               SPRT_DTYPE_F32, beta, dw, dw_dtype, K);
+}
+
+void sprt_linear_grad_weight_bias_typed(const void *x, int32_t x_dtype,
+                                        const void *dy, int32_t dy_dtype,
+                                        void *dw, int32_t dw_dtype, void *db,
+                                        int32_t db_dtype, int64_t M, int64_t K,
+                                        int64_t N, int32_t weight_in_out) {
+  // The two ops' calls, as the program makes them unfused.
+  const auto f32 = SPRT_DTYPE_F32;
+  if (x_dtype == f32 && dy_dtype == f32 && dw_dtype == f32)
+    sprt_linear_grad_weight_f32(
+        static_cast<const float *>(x), static_cast<const float *>(dy),
+        static_cast<float *>(dw), M, K, N, weight_in_out);
+  else
+    sprt_linear_grad_weight_typed(x, x_dtype, dy, dy_dtype, dw, dw_dtype, M, K,
+                                  N, weight_in_out, /*accumulate=*/0);
+  biasGradAsLowered(dy, dy_dtype, db, db_dtype, M, N);
 }
 
 } // extern "C"

@@ -11,6 +11,9 @@
 //   ltLinearGeluGrad dx = gelu'(pre) (dy W),      DGELU_BGRAD (pre the
 //                    dbias = column sums of dx    auxiliary input), DGELU
 //                                                 without dbias
+//   ltLinearGradWeightBias                        BGRADB (dy is B), BGRADA
+//                    dw = dy^T x (x^T dy),        for in_out (dy is A)
+//                    db = column sums of dy
 //
 // The products accumulate in f32 (CUBLAS_COMPUTE_32F, no TF32); every tensor
 // has one type (the bias and the auxiliary tensor take D's type, cuBLASLt's
@@ -23,9 +26,10 @@
 // declines is said once on stderr and left to the caller's other path.
 // SPRT_CUBLASLT=0 in the environment turns it off.
 //
-// sprt_linear_gelu_typed (tfm.linear_gelu) and sprt_linear_gelu_grad_typed
-// (tfm.linear_gelu_grad) are here too: cuBLASLt where it applies, else the
-// calls of the ops they fuse (their bits).
+// sprt_linear_gelu_typed (tfm.linear_gelu), sprt_linear_gelu_grad_typed
+// (tfm.linear_gelu_grad) and sprt_linear_grad_weight_bias_typed
+// (tfm.linear_grad_weight_bias) are here too: cuBLASLt where it applies,
+// else the calls of the ops they fuse (their bits).
 //
 //===----------------------------------------------------------------------===//
 
@@ -78,20 +82,20 @@ uint32_t alignmentOf(const void *p) {
   return uint32_t(a & (~a + 1));
 }
 
-/// One column-major GEMM D [m, n] (ld ldd) = op(A) [m, k] B [k, n] with an
-/// epilogue, A transposed or not (ld lda), B not (ld ldb); the auxiliary
+/// One column-major GEMM D [m, n] (ld ldd) = op(A) [m, k] op(B) [k, n] with
+/// an epilogue, A and B each transposed or not (ld lda, ldb); the auxiliary
 /// tensor (if the epilogue has one) is laid out as D. What its plan depends
 /// on, with the alignments of A, B and D.
 struct Key {
   int64_t m, n, k, lda, ldb, ldd;
-  bool transA;
+  bool transA, transB;
   int32_t dtype;
   cublasLtEpilogue_t epilogue;
   uint32_t alignA, alignB, alignD;
 
   auto tie() const {
-    return std::tie(m, n, k, lda, ldb, ldd, transA, dtype, epilogue, alignA,
-                    alignB, alignD);
+    return std::tie(m, n, k, lda, ldb, ldd, transA, transB, dtype, epilogue,
+                    alignA, alignB, alignD);
   }
   bool operator<(const Key &o) const { return tie() < o.tie(); }
 };
@@ -125,7 +129,7 @@ Plan makePlan(const Key &key) {
   SPRT_LT_TRY(cublasLtMatmulDescCreate(&p.desc, CUBLAS_COMPUTE_32F, CUDA_R_32F),
               p);
   const cublasOperation_t opA = key.transA ? CUBLAS_OP_T : CUBLAS_OP_N,
-                          opB = CUBLAS_OP_N;
+                          opB = key.transB ? CUBLAS_OP_T : CUBLAS_OP_N;
   SPRT_LT_TRY(cublasLtMatmulDescSetAttribute(
                   p.desc, CUBLASLT_MATMUL_DESC_TRANSA, &opA, sizeof opA),
               p);
@@ -148,7 +152,10 @@ Plan makePlan(const Key &key) {
                   ? cublasLtMatrixLayoutCreate(&p.a, t, key.k, key.m, key.lda)
                   : cublasLtMatrixLayoutCreate(&p.a, t, key.m, key.k, key.lda),
               p);
-  SPRT_LT_TRY(cublasLtMatrixLayoutCreate(&p.b, t, key.k, key.n, key.ldb), p);
+  SPRT_LT_TRY(key.transB
+                  ? cublasLtMatrixLayoutCreate(&p.b, t, key.n, key.k, key.ldb)
+                  : cublasLtMatrixLayoutCreate(&p.b, t, key.k, key.n, key.ldb),
+              p);
   SPRT_LT_TRY(cublasLtMatrixLayoutCreate(&p.d, t, key.m, key.n, key.ldd), p);
 
   cublasLtMatmulPreference_t pref = nullptr;
@@ -279,6 +286,7 @@ bool sprt::cuda::ltLinear(const void *x, const void *w, const void *bias,
                 K,
                 N,
                 !inOut,
+                false,
                 dtype,
                 e,
                 alignmentOf(w),
@@ -302,12 +310,53 @@ bool sprt::cuda::ltLinearGeluGrad(const void *dy, const void *w,
                 N,
                 K,
                 inOut,
+                false,
                 dtype,
                 e,
                 alignmentOf(w),
                 alignmentOf(dy),
                 alignmentOf(dx)};
   return run(key, w, dy, dx, dbias, pre);
+}
+
+bool sprt::cuda::ltLinearGradWeightBias(const void *x, const void *dy, void *dw,
+                                        void *db, int32_t dtype, int64_t M,
+                                        int64_t K, int64_t N, bool inOut) {
+  // x [M, K] is K x M column-major (ld K), dy [M, N] is N x M (ld N); the
+  // sum runs over the M tokens (the GEMM's k), B's (or A's) bias gradient
+  // the column (row) sums of dy.
+  if (inOut) {
+    // dw [K, N] is N x K column-major: D = dy (N x M) x^T (M x K).
+    const Key key{N,
+                  K,
+                  M,
+                  N,
+                  K,
+                  N,
+                  false,
+                  true,
+                  dtype,
+                  CUBLASLT_EPILOGUE_BGRADA,
+                  alignmentOf(dy),
+                  alignmentOf(x),
+                  alignmentOf(dw)};
+    return run(key, dy, x, dw, db, nullptr);
+  }
+  // dw [N, K] is K x N column-major: D = x (K x M) dy^T (M x N).
+  const Key key{K,
+                N,
+                M,
+                K,
+                N,
+                K,
+                false,
+                true,
+                dtype,
+                CUBLASLT_EPILOGUE_BGRADB,
+                alignmentOf(x),
+                alignmentOf(dy),
+                alignmentOf(dw)};
+  return run(key, x, dy, dw, db, nullptr);
 }
 
 extern "C" void sprt_linear_gelu_typed(const void *x, int32_t x_dtype,
@@ -349,4 +398,20 @@ sprt_linear_gelu_grad_typed(const void *dy, int32_t dy_dtype, const void *w,
   sprt_gelu_grad_typed(dx, pre, dx, M * K, tanh_approx, dx_dtype);
   if (dbias)
     sprt_bias_grad_typed(dx, dx_dtype, dbias, dbias_dtype, M, K);
+}
+
+extern "C" void sprt_linear_grad_weight_bias_typed(
+    const void *x, int32_t x_dtype, const void *dy, int32_t dy_dtype, void *dw,
+    int32_t dw_dtype, void *db, int32_t db_dtype, int64_t M, int64_t K,
+    int64_t N, int32_t weight_in_out) {
+  const bool oneType = x_dtype == dw_dtype && dy_dtype == dw_dtype &&
+                       db_dtype == dw_dtype && isKnown(dw_dtype);
+  if (oneType && M > 0 && K > 0 && N > 0 &&
+      ltLinearGradWeightBias(x, dy, dw, db, dw_dtype, M, K, N,
+                             weight_in_out != 0))
+    return;
+  // The ops' calls.
+  sprt_linear_grad_weight_typed(x, x_dtype, dy, dy_dtype, dw, dw_dtype, M, K, N,
+                                weight_in_out, /*accumulate=*/0);
+  sprt_bias_grad_typed(dy, dy_dtype, db, db_dtype, M, N);
 }

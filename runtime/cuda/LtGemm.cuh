@@ -38,7 +38,16 @@ bool ltLinearGeluGrad(const void *dy, const void *w, const void *pre, void *dx,
                       void *dbias, int32_t dtype, int64_t M, int64_t K,
                       int64_t N, bool inOut);
 
-/// Whether ltLinear and ltLinearGeluGrad may call cuBLASLt (the environment's
+/// dw = the weight gradient of x [M, K] and dy [M, N] ([N, K] = dy^T x, or
+/// [K, N] = x^T dy with inOut) and db[N] = the column sums of dy, summed by
+/// the GEMM's epilogue (BGRADB, or BGRADA with inOut), every tensor of
+/// `dtype`. False, having written nothing, as ltLinear.
+bool ltLinearGradWeightBias(const void *x, const void *dy, void *dw, void *db,
+                            int32_t dtype, int64_t M, int64_t K, int64_t N,
+                            bool inOut);
+
+/// Whether ltLinear, ltLinearGeluGrad and ltLinearGradWeightBias may call
+/// cuBLASLt (the environment's
 /// SPRT_CUBLASLT, default on); kernel benches set it to time what it replaced.
 bool &ltEnabled();
 

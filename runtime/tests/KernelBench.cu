@@ -390,6 +390,25 @@ void benchLinearGeluGrad(int64_t M, int64_t K, int64_t N) {
     SPRT_CUDA_CHECK(cudaFree(p));
 }
 
+/// A weight gradient with its bias gradient as cuBLASLt's epilogue
+/// (sprt_linear_grad_weight_bias_typed, "epilogue") against the weight
+/// gradient's GEMM and the bias gradient's kernel (SPRT_CUBLASLT=0's path,
+/// "before"), in bf16: x [M, K], dy [M, N], dW [K, N] (GPT-2's Conv1D,
+/// in_out), db [N].
+void benchLinearGradWeightBias(int64_t M, int64_t K, int64_t N) {
+  const std::string shape =
+      std::to_string(M) + "x" + std::to_string(K) + "x" + std::to_string(N);
+  const int32_t B = SPRT_DTYPE_BF16;
+  void *x = deviceBf16(size_t(M * K), 46), *dy = deviceBf16(size_t(M * N), 47),
+       *dw = deviceBf16(size_t(K * N), 48), *db = deviceBf16(size_t(N), 49);
+  const double bytes = 2.0 * double(M * K + M * N + K * N + N);
+  measureEpilogue("linear_grad_weight_bias bf16", shape, bytes, [&] {
+    sprt_linear_grad_weight_bias_typed(x, B, dy, B, dw, B, db, B, M, K, N, 1);
+  });
+  for (void *p : {x, dy, dw, db})
+    SPRT_CUDA_CHECK(cudaFree(p));
+}
+
 /// A bf16 linear with a bias: the bias as cuBLASLt's epilogue
 /// (sprt_linear_typed, "epilogue") against the bias broadcast into C and
 /// added by beta = 1 in cublasGemmEx (SPRT_CUBLASLT=0's path, "before").
@@ -567,7 +586,8 @@ int main(int argc, char **argv) {
       [] { benchConvert(8192 * 3072); },        // GPT-2 124M's MLP activations
       [] { benchLinearGelu(8192, 768, 3072); }, // GPT-2 124M's c_fc
       [] { benchLinearBias(8192, 768, 2304); }, // GPT-2 124M's c_attn
-      [] { benchLinearGeluGrad(8192, 3072, 768); },        // GPT-2 124M's MLP
+      [] { benchLinearGeluGrad(8192, 3072, 768); },       // GPT-2 124M's MLP
+      [] { benchLinearGradWeightBias(8192, 768, 2304); }, // GPT-2 124M's c_attn
       [] { benchTypedAttention(1024, 8, 12, 12, 64, 0); }, // GPT-2 124M
       [] { benchTypedAttention(2048, 2, 32, 8, 64, 64); }, // Llama-3.2-1B
   };

@@ -10,7 +10,8 @@ the norm of its sum, tfm.add_layer_norm / add_rms_norm; the default) or
 epilogues
 (tfm-fuse-epilogues: each GELU with the linear producing its input,
 tfm.linear_gelu; each GELU's gradient with the input gradient it scales and
-the bias gradient of its result, tfm.linear_gelu_grad).
+the bias gradient of its result, tfm.linear_gelu_grad; each weight gradient
+with the bias gradient of its dy, tfm.linear_grad_weight_bias).
 
   fuse_check.py WORKDIR MODEL "FLAGS" RANKS [FUSION]
 """
@@ -32,8 +33,10 @@ flag, fused_ops, plain_ops = {
                      "tfm.add_layer_norm", "tfm.add_rms_norm"],
                     ["tfm.dropout", "tfm.silu", "tfm.silu_grad",
                      "tfm.layer_norm", "tfm.rms_norm"]),
-    "epilogues": ("fuse-epilogues", ["tfm.linear_gelu", "tfm.linear_gelu_grad"],
-                  ["tfm.gelu", "tfm.gelu_grad"]),
+    "epilogues": ("fuse-epilogues",
+                  ["tfm.linear_gelu", "tfm.linear_gelu_grad",
+                   "tfm.linear_grad_weight_bias"],
+                  ["tfm.gelu", "tfm.gelu_grad", "tfm.bias_grad"]),
 }[fusion]
 tag = fusion + "-" + (re.sub(r"[^a-z0-9]+", "-", flags).strip("-") or "default")
 

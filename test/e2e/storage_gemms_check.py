@@ -22,7 +22,8 @@ from seqpar_e2e import tool  # noqa: E402
 
 work, model, flags, ranks = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
 tag = re.sub(r"[^a-z0-9]+", "-", flags).strip("-")
-GEMM = re.compile(r"(tfm\.linear(?:_grad_input|_grad_weight|_gelu_grad|_gelu)?|dist\."
+GEMM = re.compile(r"(tfm\.linear(?:_grad_input|_grad_weight_bias|_grad_weight|"
+                  r"_gelu_grad|_gelu)?|dist\."
                   r"(?:all_gather_matmul(?:_grad_weight)?|matmul_reduce_scatter))"
                   r" .*: \((.*)\) -> (.*)$")
 GATHERS = ("dist.all_gather_matmul", "dist.all_gather_matmul_grad_weight")

@@ -244,9 +244,11 @@ static cl::opt<bool> fuseElementwise(
     cl::init(true), cl::cat(codegen));
 static cl::opt<bool> fuseEpilogues(
     "fuse-epilogues",
-    cl::desc("Fuse each GELU, and its gradient, with the GEMM next to it: "
-             "tfm.linear_gelu, tfm.linear_gelu_grad (default true; cuda: "
-             "cuBLASLt's epilogues)"),
+    cl::desc("Fuse each GELU, and its gradient, with the GEMM next to it, "
+             "and each bias gradient with its weight gradient: "
+             "tfm.linear_gelu, tfm.linear_gelu_grad, "
+             "tfm.linear_grad_weight_bias (default true; cuda: cuBLASLt's "
+             "epilogues)"),
     cl::init(true), cl::cat(codegen));
 static cl::opt<std::string> fuseChunksFlag(
     "fuse-chunks", cl::value_desc("int"),

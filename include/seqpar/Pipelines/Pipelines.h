@@ -167,7 +167,8 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
   Option<bool> fuseEpilogues{
       *this, "fuse-epilogues",
       llvm::cl::desc("Fuse each GELU, and its gradient, with the GEMM next "
-                     "to it (tfm-fuse-epilogues, after sp-legalize-precision)"),
+                     "to it, and each bias gradient with its weight gradient "
+                     "(tfm-fuse-epilogues, after sp-legalize-precision)"),
       llvm::cl::init(true)};
   Option<bool> lowerToRuntime{
       *this, "lower-to-runtime",

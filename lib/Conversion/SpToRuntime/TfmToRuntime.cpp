@@ -453,6 +453,19 @@ static LogicalResult lowerOp(LinearGradWeightOp o, RuntimeEmitter &e) {
   return success();
 }
 
+/// sprt_linear_grad_weight_bias_typed: x, dy, dw, db each with its type
+/// code, M, K, N, weight_in_out.
+static LogicalResult lowerOp(LinearGradWeightBiasOp o, RuntimeEmitter &e) {
+  int64_t k = e.lastDim(o.getInput()), n = e.lastDim(o.getDy());
+  SmallVector<Value> args;
+  for (Value v : {o.getInput(), o.getDy(), o.getDweight(), o.getDbias()})
+    args.append({e.ptr(v), e.i32(runtimeDtypeCode(v))});
+  args.append({e.i64(e.numElements(o.getInput()) / k), e.i64(k), e.i64(n),
+               e.i32(o.getWeightLayout() == WeightLayout::in_out)});
+  e.call("sprt_linear_grad_weight_bias_typed", args);
+  return success();
+}
+
 static LogicalResult lowerOp(BiasGradOp o, RuntimeEmitter &e) {
   int64_t h = e.lastDim(o.getDy());
   callStored(e, o, "sprt_bias_grad", {o.getDy(), o.getDbias()},
@@ -724,7 +737,8 @@ void seqpar::registerTfmRuntimeLoweringModels(DialectRegistry &registry) {
         CrossEntropyFromStatsGradOp, LogitsSumExpGradOp, LabelLogitGradOp>(ctx);
     // Fused ops (tfm-fuse-elementwise, tfm-fuse-epilogues).
     attachTfmLowerings<AddLayerNormOp, AddRmsNormOp, DropoutAddOp, LinearGeluOp,
-                       LinearGeluGradOp, SwigluOp, SwigluGradOp>(ctx);
+                       LinearGeluGradOp, LinearGradWeightBiasOp, SwigluOp,
+                       SwigluGradOp>(ctx);
     // Optimizer ops.
     attachTfmLowerings<HyperparameterOp, SumSquaresOp, ClipScaleOp, SgdUpdateOp,
                        AdamWUpdateOp>(ctx);

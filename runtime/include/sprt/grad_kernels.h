@@ -77,6 +77,23 @@ void sprt_linear_gelu_grad_typed(const void *dy, int32_t dy_dtype,
                                  int64_t K, int64_t N, int32_t weight_in_out,
                                  int32_t tanh_approx);
 
+/* tfm.linear_grad_weight_bias: dw = the weight gradient of x [M, K] and dy
+ * [M, N] (sprt_linear_grad_weight_f32 where x, dy and dw are f32, else
+ * sprt_linear_grad_weight_typed, overwriting dw) and db [N] = the bias
+ * gradient of dy (sprt_bias_grad_f32 where dy and db are f32, else
+ * sprt_bias_grad_typed). The CPU backend makes exactly those calls (their
+ * bits). The CUDA backend, with x, dy, dw and db of one type, sums the bias
+ * gradient in the weight-gradient GEMM's cuBLASLt epilogue
+ * (CUBLASLT_EPILOGUE_BGRADB, BGRADA for weight_in_out): dy read once, the
+ * sums in another order, so dw and db may differ by a rounding; otherwise,
+ * or where cuBLASLt declines or SPRT_CUBLASLT=0 is set, it makes the
+ * calls. */
+void sprt_linear_grad_weight_bias_typed(const void *x, int32_t x_dtype,
+                                        const void *dy, int32_t dy_dtype,
+                                        void *dw, int32_t dw_dtype, void *db,
+                                        int32_t db_dtype, int64_t M, int64_t K,
+                                        int64_t N, int32_t weight_in_out);
+
 /* Backward of sprt_layer_norm_f32 (recomputes mean and variance from x).
  * dw and db may be NULL (not wanted); bias presence does not matter. */
 void sprt_layer_norm_grad_f32(const float *dy, const float *x,

@@ -179,3 +179,38 @@ func.func @add_norm_dropout_stream(%x: tensor<8x16xf32>, %w: tensor<16xf32>) {
   %s, %y = "tfm.add_rms_norm"(%x, %x, %w) {dropout = 1.0e-01 : f64, eps = 1.0e-05 : f64} : (tensor<8x16xf32>, tensor<8x16xf32>, tensor<16xf32>) -> (tensor<8x16xf32>, tensor<8x16xf32>)
   return
 }
+
+// -----
+
+// tfm.linear_grad_weight_bias checks what tfm.linear_grad_weight and
+// tfm.bias_grad check.
+
+func.func @grad_weight_bias_rows(%x: tensor<8x32xbf16>, %dy: tensor<4x96xbf16>) {
+  // expected-error @+1 {{'tfm.linear_grad_weight_bias' op input [8, 32] and dy [4, 96] must have the same leading dimensions}}
+  %dw, %db = tfm.linear_grad_weight_bias %x, %dy weight_layout in_out : (tensor<8x32xbf16>, tensor<4x96xbf16>) -> (tensor<32x96xbf16>, tensor<96xbf16>)
+  return
+}
+
+// -----
+
+func.func @grad_weight_bias_dw(%x: tensor<8x32xbf16>, %dy: tensor<8x96xbf16>) {
+  // expected-error @+1 {{'tfm.linear_grad_weight_bias' op dweight must have shape [96, 32]}}
+  %dw, %db = tfm.linear_grad_weight_bias %x, %dy : (tensor<8x32xbf16>, tensor<8x96xbf16>) -> (tensor<32x96xbf16>, tensor<96xbf16>)
+  return
+}
+
+// -----
+
+func.func @grad_weight_bias_db(%x: tensor<8x32xbf16>, %dy: tensor<8x96xbf16>) {
+  // expected-error @+1 {{'tfm.linear_grad_weight_bias' op dbias must have shape [96]}}
+  %dw, %db = tfm.linear_grad_weight_bias %x, %dy weight_layout in_out : (tensor<8x32xbf16>, tensor<8x96xbf16>) -> (tensor<32x96xbf16>, tensor<32xbf16>)
+  return
+}
+
+// -----
+
+func.func @grad_weight_bias_db_type(%x: tensor<8x32xbf16>, %dy: tensor<8x96xbf16>) {
+  // expected-error @+1 {{'tfm.linear_grad_weight_bias' op dbias must have dy's element type ('bf16') or f32, not 'f16'}}
+  %dw, %db = tfm.linear_grad_weight_bias %x, %dy weight_layout in_out : (tensor<8x32xbf16>, tensor<8x96xbf16>) -> (tensor<32x96xbf16>, tensor<96xf16>)
+  return
+}

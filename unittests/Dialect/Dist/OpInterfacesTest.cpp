@@ -89,6 +89,7 @@ TEST(OpInterfaces, EveryTfmAndDistOpDeclaresEach) {
         "tfm.logits_sumexp_grad",
         "tfm.label_logit_grad",
         "tfm.linear_gelu_grad",
+        "tfm.linear_grad_weight_bias",
         "tfm.swiglu_grad",
         "tfm.sum_squares",
         "tfm.clip_scale",

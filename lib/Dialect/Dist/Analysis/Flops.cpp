@@ -99,6 +99,10 @@ static SmallVector<GemmShape> gemmsOf(tfm::LinearGradInputOp o) {
 static SmallVector<GemmShape> gemmsOf(tfm::LinearGradWeightOp o) {
   return {{lastDim(o.getInput()), lastDim(o.getDy()), rowsOf(o.getInput())}};
 }
+// Its weight gradient's GEMM; the bias gradient is memory-bound.
+static SmallVector<GemmShape> gemmsOf(tfm::LinearGradWeightBiasOp o) {
+  return {{lastDim(o.getInput()), lastDim(o.getDy()), rowsOf(o.getInput())}};
+}
 // dW_j = gathered x^T x dy_j, for each dy_j [M, N_j] (the gathered rows).
 static SmallVector<GemmShape> gemmsOf(AllGatherMatmulGradWeightOp o) {
   SmallVector<GemmShape> out;
@@ -183,7 +187,7 @@ void dist::registerCostModels(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, tfm::TfmDialect *) {
     using namespace tfm;
     attachGemms<LinearOp, LinearGradInputOp, LinearGradWeightOp, LinearGeluOp,
-                LinearGeluGradOp>(ctx);
+                LinearGeluGradOp, LinearGradWeightBiasOp>(ctx);
     attachCounted<CostKind::attention, AttentionOp, AttentionGradOp>(ctx);
     attachNoFlops<
         // Forward.
@@ -239,7 +243,8 @@ std::optional<int64_t> dist::opFlops(Operation *op) {
 SmallVector<GemmShape> dist::gemmShapes(Operation *op) {
   return llvm::TypeSwitch<Operation *, SmallVector<GemmShape>>(op)
       .Case<tfm::LinearOp, tfm::LinearGeluOp, tfm::LinearGeluGradOp,
-            tfm::LinearGradInputOp, tfm::LinearGradWeightOp, AllGatherMatmulOp,
+            tfm::LinearGradInputOp, tfm::LinearGradWeightOp,
+            tfm::LinearGradWeightBiasOp, AllGatherMatmulOp,
             AllGatherMatmulGradWeightOp, MatmulReduceScatterOp>(
           [](auto o) { return gemmsOf(o); })
       .Default([](Operation *) { return SmallVector<GemmShape>(); });

@@ -120,8 +120,8 @@ void dist::registerPlanFactsModels(DialectRegistry &registry) {
         CrossEntropyGradOp, CrossEntropyFromStatsGradOp, LogitsSumExpGradOp,
         LabelLogitGradOp,
         // Fused.
-        DropoutAddOp, LinearGeluOp, LinearGeluGradOp, SwigluOp, SwigluGradOp,
-        AddLayerNormOp, AddRmsNormOp,
+        DropoutAddOp, LinearGeluOp, LinearGeluGradOp, LinearGradWeightBiasOp,
+        SwigluOp, SwigluGradOp, AddLayerNormOp, AddRmsNormOp,
         // Optimizer.
         SumSquaresOp, ClipScaleOp, SgdUpdateOp, AdamWUpdateOp,
         // Structure: the proof interprets a loop's body itself.

@@ -113,10 +113,12 @@ static Result linearGeluGrad(GradRule r, LinearGeluGradOp o) {
   return out;
 }
 
-static Result linearGradWeight(GradRule r, LinearGradWeightOp o) {
-  bool outIn = o.getWeightLayout() == WeightLayout::out_in;
+/// The weight gradient dW = dy^T x's sharding (tfm.linear_grad_weight's,
+/// and tfm.linear_grad_weight_bias's first result).
+static Result gradWeightRule(GradRule r, Value x, Value dy,
+                             WeightLayout layout) {
+  bool outIn = layout == WeightLayout::out_in;
   int64_t inDim = outIn ? 1 : 0, outDim = outIn ? 0 : 1;
-  Value x = o.getInput(), dy = o.getDy();
   Sharding sx = r.of(x), sdy = r.of(dy);
   if (sx.isSplit() && sx.dim == GradRule::last(x)) {
     if (!sdy.isReplicated())
@@ -138,6 +140,19 @@ static Result linearGradWeight(GradRule r, LinearGradWeightOp o) {
     return r.error(dy, "must be split over the tokens like the input (" +
                            sx.str() + ")");
   return GradRule::same(GradRule::summedOverTokens(sx, x));
+}
+
+static Result linearGradWeight(GradRule r, LinearGradWeightOp o) {
+  return gradWeightRule(r, o.getInput(), o.getDy(), o.getWeightLayout());
+}
+
+/// The weight gradient's rule, then the bias gradient's of dy.
+static Result linearGradWeightBias(GradRule r, LinearGradWeightBiasOp o) {
+  Result out = gradWeightRule(r, o.getInput(), o.getDy(), o.getWeightLayout());
+  if (failed(out))
+    return failure();
+  out->push_back(biasGradSharding(r.of(o.getDy()), o.getDy()));
+  return out;
 }
 
 /// Norm backward: dy, x and the residual (if any) alike; dx alike; weight
@@ -318,6 +333,7 @@ void dist::registerTfmGradShardingRuleModels(DialectRegistry &registry) {
     attachRule<linearGradInput, LinearGradInputOp>(ctx);
     attachRule<linearGeluGrad, LinearGeluGradOp>(ctx);
     attachRule<linearGradWeight, LinearGradWeightOp>(ctx);
+    attachRule<linearGradWeightBias, LinearGradWeightBiasOp>(ctx);
     attachRule<biasGradRule, BiasGradOp>(ctx);
     attachRule<layerNormGradRule, LayerNormGradOp>(ctx);
     attachRule<rmsNormGradRule, RmsNormGradOp>(ctx);

@@ -77,29 +77,53 @@ LogicalResult LinearGeluGradOp::verify() {
   return success();
 }
 
-LogicalResult LinearGradWeightOp::verify() {
-  RankedTensorType x = getInput().getType(), dy = getDy().getType();
-  if (x.getRank() < 1 || x.getShape().drop_back() != dy.getShape().drop_back())
-    return emitOpError() << "input " << shapeStr(x.getShape()) << " and dy "
-                         << shapeStr(dy.getShape())
-                         << " must have the same leading dimensions";
-  int64_t in = x.getShape().back(), out = dy.getShape().back();
-  SmallVector<int64_t> want = getWeightLayout() == WeightLayout::out_in
+/// A weight gradient's checks (tfm.linear_grad_weight,
+/// tfm.linear_grad_weight_bias).
+static LogicalResult verifyGradWeight(Operation *op, Value input, Value dy,
+                                      Value dweight,
+                                      seqpar::WeightLayout layout) {
+  auto x = cast<RankedTensorType>(input.getType());
+  auto dyt = cast<RankedTensorType>(dy.getType());
+  if (x.getRank() < 1 || x.getShape().drop_back() != dyt.getShape().drop_back())
+    return op->emitOpError() << "input " << shapeStr(x.getShape()) << " and dy "
+                             << shapeStr(dyt.getShape())
+                             << " must have the same leading dimensions";
+  int64_t in = x.getShape().back(), out = dyt.getShape().back();
+  SmallVector<int64_t> want = layout == seqpar::WeightLayout::out_in
                                   ? SmallVector<int64_t>{out, in}
                                   : SmallVector<int64_t>{in, out};
-  return expectShape(*this, "dweight", getDweight(), want,
-                     getDweight().getType().getElementType());
+  return expectShape(
+      op, "dweight", dweight, want,
+      cast<RankedTensorType>(dweight.getType()).getElementType());
+}
+
+/// A bias gradient's checks of dy and dbias (tfm.bias_grad,
+/// tfm.linear_grad_weight_bias).
+static LogicalResult verifyBiasGrad(Operation *op, Value dy, Value dbias) {
+  auto dyt = cast<RankedTensorType>(dy.getType());
+  if (dyt.getRank() < 1)
+    return op->emitOpError() << "dy must have rank >= 1";
+  Type et = cast<RankedTensorType>(dbias.getType()).getElementType();
+  if (et != dyt.getElementType() && !et.isF32())
+    return op->emitOpError() << "dbias must have dy's element type ("
+                             << dyt.getElementType() << ") or f32, not " << et;
+  return expectShape(op, "dbias", dbias, {dyt.getShape().back()}, et);
+}
+
+LogicalResult LinearGradWeightOp::verify() {
+  return verifyGradWeight(*this, getInput(), getDy(), getDweight(),
+                          getWeightLayout());
 }
 
 LogicalResult BiasGradOp::verify() {
-  RankedTensorType dy = getDy().getType();
-  if (dy.getRank() < 1)
-    return emitOpError() << "dy must have rank >= 1";
-  Type et = getDbias().getType().getElementType();
-  if (et != dy.getElementType() && !et.isF32())
-    return emitOpError() << "dbias must have dy's element type ("
-                         << dy.getElementType() << ") or f32, not " << et;
-  return expectShape(*this, "dbias", getDbias(), {dy.getShape().back()}, et);
+  return verifyBiasGrad(*this, getDy(), getDbias());
+}
+
+LogicalResult LinearGradWeightBiasOp::verify() {
+  if (failed(verifyGradWeight(*this, getInput(), getDy(), getDweight(),
+                              getWeightLayout())))
+    return failure();
+  return verifyBiasGrad(*this, getDy(), getDbias());
 }
 
 /// Norm backward: dy like x, dx like x, weight-shaped gradients, the

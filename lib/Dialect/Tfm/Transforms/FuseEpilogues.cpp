@@ -2,8 +2,9 @@
 //
 // Each tfm.gelu of a tfm.linear's result becomes, with the linear, one
 // tfm.linear_gelu; each tfm.gelu_grad of a tfm.linear_grad_input's result
-// (with the bias gradient of the result) one tfm.linear_gelu_grad. See
-// Passes.td.
+// (with the bias gradient of the result) one tfm.linear_gelu_grad; each
+// tfm.linear_grad_weight with a tfm.bias_grad of its dy one
+// tfm.linear_grad_weight_bias. See Passes.td.
 //
 //===----------------------------------------------------------------------===//
 
@@ -82,6 +83,52 @@ static void fuseBackward(OpBuilder &b, LinearGradInputOp gi, GeluGradOp grad) {
   gi.erase();
 }
 
+/// The bias gradient of `gw`'s dy that fuses with it: the first in program
+/// order not `claimed`, in its block and context (either may be tagged as a
+/// gradient contribution), that can take the earlier place of the two (the
+/// input defined before it). GPT-NeoX's parallel residual has two of each
+/// on one dy (the attention's and the MLP's output linears).
+static BiasGradOp fusableBiasGrad(LinearGradWeightOp gw,
+                                  const DenseSet<Operation *> &claimed) {
+  Operation *def = gw.getInput().getDefiningOp();
+  BiasGradOp first;
+  for (Operation *user : gw.getDy().getUsers()) {
+    auto bias = dyn_cast<BiasGradOp>(user);
+    if (!bias || claimed.contains(bias) || bias->getBlock() != gw->getBlock() ||
+        contextOf(bias) != contextOf(gw))
+      continue;
+    bool placeable = gw->isBeforeInBlock(bias) || !def ||
+                     def->getBlock() != bias->getBlock() ||
+                     def->isBeforeInBlock(bias);
+    if (placeable && (!first || bias->isBeforeInBlock(first)))
+      first = bias;
+  }
+  return first;
+}
+
+/// linear_grad_weight(x, dy) and bias_grad(dy) as one
+/// tfm.linear_grad_weight_bias at the earlier of the two, each result keeping
+/// its contribution tag.
+static void fuseWeightGrad(OpBuilder &b, LinearGradWeightOp gw,
+                           BiasGradOp bias) {
+  b.setInsertionPoint(gw->isBeforeInBlock(bias) ? gw.getOperation()
+                                                : bias.getOperation());
+  auto fused = b.create<LinearGradWeightBiasOp>(
+      b.getFusedLoc({gw.getLoc(), bias.getLoc()}),
+      TypeRange{gw.getType(), bias.getType()}, gw.getInput(), gw.getDy(),
+      gw.getWeightLayoutAttr());
+  fused->setDiscardableAttrs(contextOf(gw));
+  for (auto [from, to] :
+       {std::pair<OpResult, OpResult>{gw->getResult(0), fused->getResult(0)},
+        {bias->getResult(0), fused->getResult(1)}}) {
+    if (StringAttr tag = getContributionTag(from))
+      setContributionTag(to, tag);
+    from.replaceAllUsesWith(to);
+  }
+  gw.erase();
+  bias.erase();
+}
+
 /// gelu(linear(x, w, b)) as one tfm.linear_gelu at the linear: its operands
 /// are defined before it, and every reader of the GELU comes after the GELU.
 static void fuseForward(OpBuilder &b, LinearOp linear, GeluOp gelu) {
@@ -114,6 +161,18 @@ struct TfmFuseEpiloguesPass
     OpBuilder b(&getContext());
     for (auto [gi, grad] : grads)
       fuseBackward(b, gi, grad);
+    // After them, the bias gradients left (those of GELU gradients are in
+    // their tfm.linear_gelu_grad).
+    SmallVector<std::pair<LinearGradWeightOp, BiasGradOp>> weightGrads;
+    DenseSet<Operation *> claimed;
+    getOperation().walk([&](LinearGradWeightOp gw) {
+      if (BiasGradOp bias = fusableBiasGrad(gw, claimed)) {
+        claimed.insert(bias);
+        weightGrads.push_back({gw, bias});
+      }
+    });
+    for (auto [gw, bias] : weightGrads)
+      fuseWeightGrad(b, gw, bias);
     // After the backward's: a fused gradient reads the linear's result
     // (pre), which becomes the fused forward op's.
     for (auto [linear, gelu] : pairs)

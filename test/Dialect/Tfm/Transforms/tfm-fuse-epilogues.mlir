@@ -95,3 +95,69 @@ func.func @backward_keeps(%dy: tensor<8x2x32xbf16>, %w: tensor<128x32xbf16>,
   %db = tfm.bias_grad %gd {tfm.in_micro_batch = 0 : i64} : tensor<8x2x128xbf16> -> tensor<128xbf16>
   return %a, %ga, %gb, %gc, %gd, %db : tensor<8x2x128xbf16>, tensor<8x2x128xbf16>, tensor<8x2x128xbf16>, tensor<8x2x128xbf16>, tensor<8x2x128xbf16>, tensor<128xbf16>
 }
+
+// -----
+
+// A weight gradient and the bias gradient of its dy become one
+// tfm.linear_grad_weight_bias at the earlier of the two, each result keeping
+// its contribution tag (and the pair's micro-batch); with the bias gradient
+// first too, and an f32 bias gradient of bf16 gradients.
+// CHECK-LABEL: func.func @weight_and_bias
+// CHECK-SAME: (%[[X:.*]]: tensor<8x2x32xbf16>, %[[DY:.*]]: tensor<8x2x96xbf16>, %[[XF:.*]]: tensor<8x2x32xf32>, %[[DYF:.*]]: tensor<8x2x64xf32>)
+// CHECK-NEXT: %[[DW:.*]], %[[DB:.*]] = tfm.linear_grad_weight_bias %[[X]], %[[DY]] weight_layout in_out {tfm.contributes = ["h.0.attn.c_attn.weight#0", "h.0.attn.c_attn.bias#0"], tfm.in_micro_batch = 1 : i64} : (tensor<8x2x32xbf16>, tensor<8x2x96xbf16>) -> (tensor<32x96xbf16>, tensor<96xf32>)
+// CHECK-NEXT: %[[DV:.*]], %[[DC:.*]] = tfm.linear_grad_weight_bias %[[XF]], %[[DYF]] : (tensor<8x2x32xf32>, tensor<8x2x64xf32>) -> (tensor<64x32xf32>, tensor<64xf32>)
+// CHECK-NEXT: return %[[DW]], %[[DB]], %[[DV]], %[[DC]]
+func.func @weight_and_bias(%x: tensor<8x2x32xbf16>, %dy: tensor<8x2x96xbf16>,
+                           %xf: tensor<8x2x32xf32>, %dyf: tensor<8x2x64xf32>)
+    -> (tensor<32x96xbf16>, tensor<96xf32>, tensor<64x32xf32>, tensor<64xf32>) {
+  %dw = tfm.linear_grad_weight %x, %dy weight_layout in_out {tfm.contributes = ["h.0.attn.c_attn.weight#0"], tfm.in_micro_batch = 1 : i64} : (tensor<8x2x32xbf16>, tensor<8x2x96xbf16>) -> tensor<32x96xbf16>
+  %db = tfm.bias_grad %dy {tfm.contributes = ["h.0.attn.c_attn.bias#0"], tfm.in_micro_batch = 1 : i64} : tensor<8x2x96xbf16> -> tensor<96xf32>
+  %dc = tfm.bias_grad %dyf : tensor<8x2x64xf32> -> tensor<64xf32>
+  %dv = tfm.linear_grad_weight %xf, %dyf : (tensor<8x2x32xf32>, tensor<8x2x64xf32>) -> tensor<64x32xf32>
+  return %dw, %db, %dv, %dc : tensor<32x96xbf16>, tensor<96xf32>, tensor<64x32xf32>, tensor<64xf32>
+}
+
+// -----
+
+// Left alone: a bias gradient of another micro-batch, and one before the
+// weight gradient's input is defined (no place for the pair). A bias
+// gradient fuses with one weight gradient: of two reading the same dy, the
+// first.
+// CHECK-LABEL: func.func @weight_and_bias_keeps
+// CHECK: tfm.linear_grad_weight {{.*}}tfm.in_micro_batch = 0
+// CHECK-NEXT: tfm.bias_grad {{.*}}tfm.in_micro_batch = 1
+// CHECK-NEXT: tfm.bias_grad
+// CHECK-NEXT: tfm.gelu
+// CHECK-NEXT: tfm.linear_grad_weight
+// CHECK-NEXT: tfm.linear_grad_weight_bias
+// CHECK-NEXT: tfm.linear_grad_weight %
+// CHECK-NEXT: return
+func.func @weight_and_bias_keeps(%x: tensor<8x2x32xbf16>, %dy: tensor<8x2x96xbf16>, %dz: tensor<8x2x96xbf16>, %dq: tensor<8x2x96xbf16>)
+    -> (tensor<32x96xbf16>, tensor<96xbf16>, tensor<96xbf16>, tensor<32x96xbf16>, tensor<32x96xbf16>, tensor<32x96xbf16>, tensor<96xbf16>) {
+  %a = tfm.linear_grad_weight %x, %dy weight_layout in_out {tfm.in_micro_batch = 0 : i64} : (tensor<8x2x32xbf16>, tensor<8x2x96xbf16>) -> tensor<32x96xbf16>
+  %da = tfm.bias_grad %dy {tfm.in_micro_batch = 1 : i64} : tensor<8x2x96xbf16> -> tensor<96xbf16>
+  %dbz = tfm.bias_grad %dz : tensor<8x2x96xbf16> -> tensor<96xbf16>
+  %late = tfm.gelu %x approximate tanh : tensor<8x2x32xbf16>
+  %b = tfm.linear_grad_weight %late, %dz weight_layout in_out : (tensor<8x2x32xbf16>, tensor<8x2x96xbf16>) -> tensor<32x96xbf16>
+  %c1 = tfm.linear_grad_weight %x, %dq weight_layout in_out : (tensor<8x2x32xbf16>, tensor<8x2x96xbf16>) -> tensor<32x96xbf16>
+  %c2 = tfm.linear_grad_weight %x, %dq weight_layout in_out : (tensor<8x2x32xbf16>, tensor<8x2x96xbf16>) -> tensor<32x96xbf16>
+  %dq1 = tfm.bias_grad %dq : tensor<8x2x96xbf16> -> tensor<96xbf16>
+  return %a, %da, %dbz, %b, %c1, %c2, %dq1 : tensor<32x96xbf16>, tensor<96xbf16>, tensor<96xbf16>, tensor<32x96xbf16>, tensor<32x96xbf16>, tensor<32x96xbf16>, tensor<96xbf16>
+}
+
+// -----
+
+// GPT-NeoX's parallel residual: the attention's and the MLP's output
+// linears read one dy, and each has its bias gradient; both pairs fuse.
+// CHECK-LABEL: func.func @two_on_one_dy
+// CHECK-NEXT: tfm.linear_grad_weight_bias %{{.*}}, %[[DY:[^ ]*]] {tfm.contributes = ["dense.weight#0", "dense.bias#0"]}
+// CHECK-NEXT: tfm.linear_grad_weight_bias %{{.*}}, %[[DY]] {tfm.contributes = ["mlp.weight#0", "mlp.bias#0"]}
+// CHECK-NEXT: return
+func.func @two_on_one_dy(%a: tensor<8x2x32xbf16>, %m: tensor<8x2x128xbf16>, %dy: tensor<8x2x32xbf16>)
+    -> (tensor<32x32xbf16>, tensor<32x128xbf16>, tensor<32xbf16>, tensor<32xbf16>) {
+  %dwa = tfm.linear_grad_weight %a, %dy {tfm.contributes = ["dense.weight#0"]} : (tensor<8x2x32xbf16>, tensor<8x2x32xbf16>) -> tensor<32x32xbf16>
+  %dwm = tfm.linear_grad_weight %m, %dy {tfm.contributes = ["mlp.weight#0"]} : (tensor<8x2x128xbf16>, tensor<8x2x32xbf16>) -> tensor<32x128xbf16>
+  %dba = tfm.bias_grad %dy {tfm.contributes = ["dense.bias#0"]} : tensor<8x2x32xbf16> -> tensor<32xbf16>
+  %dbm = tfm.bias_grad %dy {tfm.contributes = ["mlp.bias#0"]} : tensor<8x2x32xbf16> -> tensor<32xbf16>
+  return %dwa, %dwm, %dba, %dbm : tensor<32x32xbf16>, tensor<32x128xbf16>, tensor<32xbf16>, tensor<32xbf16>
+}

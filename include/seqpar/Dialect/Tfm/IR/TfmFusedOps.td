@@ -136,6 +136,46 @@ def Tfm_LinearGeluGradOp : Tfm_GradOp<"linear_gelu_grad",
   let hasVerifier = 1;
 }
 
+def Tfm_LinearGradWeightBiasOp : Tfm_GradOp<"linear_grad_weight_bias",
+    [DeclareOpInterfaceMethods<Seqpar_StoragePrecisionOpInterface>]> {
+  let summary = "a linear's weight gradient and its bias gradient, fused";
+  let description = [{
+    `tfm.linear_grad_weight %x, %dy` and `tfm.bias_grad %dy` in one call:
+    the weight gradient and the bias gradient read the same output gradient
+    (a linear with a bias, seen from its backward). On the cpu target its
+    results equal the two ops' bit for bit: the weight gradient (f32 sums)
+    rounded once to dweight's type, the bias gradient (f32 column sums)
+    rounded once to dbias's. Made by tfm-fuse-epilogues.
+
+    On the cuda target, with x, dy, dweight and dbias of one type, it is
+    one cublasLtMatmul whose epilogue sums the bias gradient from dy as the
+    GEMM reads it (CUBLASLT_EPILOGUE_BGRADB, or BGRADA for `in_out`), so dy
+    is read once; the sums' order differs from the ops' kernels, so dweight
+    and dbias may differ from theirs by a rounding of the element type.
+    Other cases make the ops' calls.
+
+    ```mlir
+    %dw, %db = tfm.linear_grad_weight_bias %x, %dy weight_layout in_out
+        : (tensor<128x2x768xbf16>, tensor<128x2x2304xbf16>)
+        -> (tensor<768x2304xbf16>, tensor<2304xbf16>)
+    ```
+
+    **Constraints**
+    - x, dy and dweight as tfm.linear_grad_weight's;
+    - dbias as tfm.bias_grad's of dy: shape `[out]`, dy's element type or
+      f32.
+  }];
+  let arguments = (ins Tfm_FloatTensor:$input, Tfm_FloatTensor:$dy,
+                       DefaultValuedAttr<Seqpar_WeightLayout,
+                         "::seqpar::WeightLayout::out_in">:$weight_layout);
+  let results = (outs Tfm_FloatTensor:$dweight, Tfm_FloatTensor:$dbias);
+  let assemblyFormat = [{
+    $input `,` $dy (`weight_layout` $weight_layout^)? attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
 def Tfm_SwigluOp : Tfm_Op<"swiglu", [Pure,
     AllTypesMatch<["gate", "up", "result"]>, Seqpar_MapsElementsAsStored]> {
   let summary = "silu(gate) * up, fused (the SwiGLU MLP's product)";

@@ -205,9 +205,11 @@ def TfmFuseElementwisePass : Pass<"tfm-fuse-elementwise", "::mlir::ModuleOp"> {
 }
 
 def TfmFuseEpiloguesPass : Pass<"tfm-fuse-epilogues", "::mlir::ModuleOp"> {
-  let summary = "Fuses each GELU with the GEMM that produces its input, and "
-                "each GELU's gradient with the GEMM producing its dy "
-                "(tfm.linear_gelu, tfm.linear_gelu_grad)";
+  let summary = "Fuses each GELU with the GEMM that produces its input, "
+                "each GELU's gradient with the GEMM producing its dy, and "
+                "each bias gradient with the weight gradient of its dy "
+                "(tfm.linear_gelu, tfm.linear_gelu_grad, "
+                "tfm.linear_grad_weight_bias)";
   let description = [{
     Runs after tfm-autodiff and sp-legalize-precision, on every function.
 
@@ -219,6 +221,15 @@ def TfmFuseEpiloguesPass : Pass<"tfm-fuse-epilogues", "::mlir::ModuleOp"> {
       result read by it alone becomes, with it, one `tfm.linear_gelu_grad`
       (at the GELU's gradient); a `tfm.bias_grad` of its result joins as the
       fused op's `dbias` (and its gradient tag, `tfm.contributes`, with it).
+    - Then each `tfm.linear_grad_weight` with a `tfm.bias_grad` of its dy
+      (the bias gradients left: those of a GELU's gradient are in its
+      `tfm.linear_gelu_grad`) becomes one `tfm.linear_grad_weight_bias`, at
+      the earlier of the two, each result keeping its gradient tag. A bias
+      gradient joins one weight gradient. Under SP a row-parallel linear's
+      bias gradient reads this rank's rows while its weight gradient reads
+      the gathered ones, and a column-parallel one's weight gradient is a
+      `dist.all_gather_matmul_grad_weight` with `--fuse-chunks`: those stay
+      apart.
 
     On the cpu target the fused ops compute the same bits as the ops; on
     the cuda target a tanh GELU becomes cuBLASLt's GELU epilogue
@@ -226,7 +237,8 @@ def TfmFuseEpiloguesPass : Pass<"tfm-fuse-epilogues", "::mlir::ModuleOp"> {
     the GELU (or its derivative) and the bias gradient are applied in the
     GEMM's own pass over its output (no separate reads and writes of the
     4h-wide activation or its gradient), at one rounding less (see the
-    ops).
+    ops); a weight gradient's bias gradient is summed by its GEMM's
+    BGRADB (BGRADA) epilogue as it reads dy.
 
     ```mlir
     %h = tfm.linear %x, %w, %b weight_layout in_out : (...) -> tensor<8x2x128xbf16>
@@ -241,6 +253,12 @@ def TfmFuseEpiloguesPass : Pass<"tfm-fuse-epilogues", "::mlir::ModuleOp"> {
     // becomes
     %dh, %db = tfm.linear_gelu_grad %dy, %w2, %h weight_layout in_out
         approximate tanh : (...) -> (tensor<8x2x128xbf16>, tensor<128xbf16>)
+
+    %dw = tfm.linear_grad_weight %x, %dy weight_layout in_out : (...) -> tensor<32x96xbf16>
+    %db = tfm.bias_grad %dy : tensor<8x2x96xbf16> -> tensor<96xbf16>
+    // becomes
+    %dw, %db = tfm.linear_grad_weight_bias %x, %dy weight_layout in_out
+        : (...) -> (tensor<32x96xbf16>, tensor<96xbf16>)
     ```
 
     Left alone: a GELU of anything but a linear's result (an all-gathered
