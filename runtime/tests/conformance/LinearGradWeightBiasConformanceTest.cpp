@@ -18,6 +18,7 @@
 #include "Conformance.h"
 #include "sprt/grad_kernels.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -41,8 +42,10 @@ void check(const Case &c, int32_t t, bool inOut, int32_t dbType) {
       " M=" + std::to_string(M) + " K=" + std::to_string(K) +
       " N=" + std::to_string(N) + (inOut ? " in_out" : " out_in") + " db " +
       nameOf(dbType);
-  const auto x = asStored(randomFloats(size_t(M * K), 31, -1.0f, 1.0f), t),
-             dy = asStored(randomFloats(size_t(M * N), 32, -1.0f, 1.0f), t);
+  // At least one row allocated (no zero-byte buffers): M = 0 reads none.
+  const int64_t rows = std::max<int64_t>(M, 1);
+  const auto x = asStored(randomFloats(size_t(rows * K), 31, -1.0f, 1.0f), t),
+             dy = asStored(randomFloats(size_t(rows * N), 32, -1.0f, 1.0f), t);
   const double u = unitRoundoff(t);
   std::vector<double> dw(size_t(K * N)), dwTol(dw.size());
   for (int64_t k = 0; k < K; ++k)
