@@ -10,7 +10,8 @@
 # seq 2048 batch 2, fp32 and bf16; the 100-step curve's bf16 GPT-2 without
 # dropout; the tiny configs at one rank and in the multi-rank layouts that
 # share one GPU through --comm mpi, fp32 and bf16), the cuda conformance suite
-# and the nvcc gtests, sp-device-probe, a tokenized data set (this checkout's
+# and the nvcc gtests, sp-device-probe, the planner's calibrator
+# (sp-calibrate-cuda), a tokenized data set (this checkout's
 # own text, byte-level), the cpu reference of every tiny and multi-rank
 # program (the same program compiled for --target cpu and run here, with
 # mpirun: its step-1 gradients and its losses), the PyTorch peer and the
@@ -57,12 +58,15 @@ if [ "$target" = cuda ]; then
   tests+=(runtime/tests/sprt_philox_nvcc_tests runtime/tests/sprt_dtype_nvcc_tests)
   kernel_bench=(runtime/tests/sprt_kernel_bench)
 fi
+# The planner's calibrator on the programs' backend (the calibrate stage).
+calibrator=sp-calibrate
+[ "$target" = cuda ] && calibrator=sp-calibrate-cuda
 if [ "${SEQPAR_BUNDLE_NO_BUILD:-0}" != 1 ]; then
-  targets=(sp-import sp-compile sp-device-probe)
+  targets=(sp-import sp-compile sp-device-probe "$calibrator")
   for t in "${tests[@]}" "${kernel_bench[@]}"; do targets+=("$(basename "$t")"); done
   SEQPAR_BUILD_DIR=$build "$root/scripts/build.sh" "${targets[@]}"
 fi
-for f in "$bin/sp-import" "$bin/sp-compile" "$bin/sp-device-probe"; do
+for f in "$bin/sp-import" "$bin/sp-compile" "$bin/sp-device-probe" "$bin/$calibrator"; do
   [ -x "$f" ] || { echo "gpu-peer: $f is not built" >&2; exit 1; }
 done
 command -v mpirun >/dev/null || { echo "gpu-peer: no mpirun here for the cpu references" >&2; exit 1; }
@@ -207,8 +211,10 @@ for t in "${tests[@]}" "${kernel_bench[@]}"; do
   cp "$build/$t" "$stage/tests/"
   strip -s "$stage/tests/$(basename "$t")"
 done
-cp "$bin/sp-device-probe" "$stage/bin/"
-strip -s "$stage/bin/sp-device-probe"
+for f in sp-device-probe "$calibrator"; do
+  cp "$bin/$f" "$stage/bin/"
+  strip -s "$stage/bin/$f"
+done
 
 # The curve's tokens: this checkout's tracked text, byte level (ids 0..255,
 # inside every vocabulary here), enough for the curve's 100 steps without
@@ -245,6 +251,7 @@ rm -rf "$stage/ir"
 SEQPAR_RUN_GRADS="${run_grads[*]}" SEQPAR_RUN_LOSSES="${run_losses[*]}" \
 SEQPAR_REF_HOST="$ref_host" SEQPAR_REF_MPI="$ref_mpi" \
 SEQPAR_KERNEL_BENCH="${kernel_bench[*]:+tests/$(basename "${kernel_bench[0]}")}" \
+SEQPAR_CALIBRATOR="bin/$calibrator" \
 "$py" - "$stage/manifest.json" "$target" "$small" "$commit" "$dirty" "$data_note" \
   "${gpt2[0]}" "${gpt2[2]}" "${gpt2[3]}" "$lr" "$beta1" "$beta2" "$eps" "$wd" "$clip" \
   "$stage/cases.tsv" "$ref_steps" "$ref_seed" \
@@ -288,6 +295,10 @@ m["conformance"] = {"binaries": ["tests/" + os.path.basename(t) for t in tests],
 if os.environ.get("SEQPAR_KERNEL_BENCH"):
     m["kernels"] = {"binary": os.environ["SEQPAR_KERNEL_BENCH"], "reps": 20,
                     "limit_s": 40, "min_s": 10}
+# The planner's rates on the device, one rank (sp-calibrate-cuda; ~20 s on
+# a GPU by its sizes, unmeasured; the cpu stand-in ~25 s on 2 cores): last,
+# in the time the others leave.
+m["calibrate"] = {"binary": os.environ["SEQPAR_CALIBRATOR"], "limit_s": 45, "min_s": 25}
 conf = [t for t in tests if "conformance" in t]
 gpt2_bf16 = [b for b in m["benchmarks"] if b["model"].startswith("gpt2") and
              b["precision"] == "bf16"]

@@ -27,6 +27,11 @@ Stages, in order of value (manifest.json lists them with their limits):
                (tp 2 + SP, cp 2 both variants, pp 2 with micro-batches,
                dp 2 + tp 2 + SP + ZeRO-1), fp32 and bf16, against their cpu
                references likewise
+  calibrate    sp-calibrate on the device, one rank (the programs' backend:
+               sp-calibrate-cuda): GEMMs, attention and the memory-bound
+               kernels, against the device's published peaks; its
+               measured.json is what `sp-plan --calibrate DIR --measured
+               FILE` fits into the planner's cluster and calibration files
 Each stage runs under min(its limit, the time left less the minimum times
 of the stages after it); a stage that cannot have its minimum is skipped,
 saying so. Every command has its own timeout (its process group is killed
@@ -536,6 +541,47 @@ class Runner:
         status = "ok" if not low else "below 0.7 of copy: " + ", ".join(low)
         return f"{status} ({info.get('device')}; ratio to copy: " + "; ".join(parts) + ")", info
 
+    def stage_calibrate(self, budget, d, c):
+        """sp-calibrate on one rank: the planner's rates on this device,
+        against its published peaks (--peak) where they are known."""
+        out, log = os.path.join(d, "measured.json"), os.path.join(d, "calibrate.log")
+        cmd = [self.path(c["binary"])]
+        for p in ("bf16", "fp32"):
+            peak = self.device["peaks_tflops"].get(p)
+            if peak:
+                cmd += ["--peak", f"{p}={peak * 1e12:.6g}"]
+        rc = self.run(cmd + [out], log, budget, env=self.seqpar_env(), cwd=d)
+        if rc != 0 or not os.path.exists(out):
+            return f"failed: {describe(rc)}: {log_error(log)}", {"exit": rc}
+        with open(out) as f:
+            m = json.load(f)
+        info = {"exit": rc, "measured": os.path.relpath(out, self.outdir),
+                "backend": m.get("backend"), "peak_flops": m.get("peak_flops", {})}
+        # What the fit will read, summed up for the report: the fastest and
+        # the median GEMM per precision, attention's rate, the copy's and
+        # each kernel's bandwidth.
+        rates = {}
+        for g in m.get("gemm", []):
+            rates.setdefault(g["dtype"], []).append(2 * g["m"] * g["k"] * g["n"] / g["seconds"])
+        info["gemm_tflops"] = {p: {"fastest": max(r) / 1e12,
+                                   "median": statistics.median(r) / 1e12}
+                               for p, r in rates.items()}
+        att = m.get("attention", [])
+        if att:
+            flops = sum(3.5 * 2 * a["b"] * a["heads"] * a["s"] ** 2 * a["head_dim"] for a in att)
+            secs = sum(a["forward_seconds"] + a["backward_seconds"] for a in att)
+            info["attention_tflops"] = flops / secs / 1e12
+            info["attention_dtype"] = att[0].get("dtype")
+        info["memory_gbps"] = {x["op"]: x["bytes"] / x["seconds"] / 1e9
+                               for x in m.get("memory_bound", [])}
+        parts = [f"{p} GEMM median {v['median']:.3g} / fastest {v['fastest']:.3g} TFLOP/s"
+                 for p, v in info["gemm_tflops"].items()]
+        if "attention_tflops" in info:
+            parts.append(f"{info['attention_dtype']} attention {info['attention_tflops']:.3g} TFLOP/s")
+        if "copy" in info["memory_gbps"]:
+            parts.append(f"copy {info['memory_gbps']['copy']:.0f} GB/s")
+        return "ok (" + "; ".join(parts) + ")", info
+
     def stage_conformance(self, budget, d, c):
         end = time.time() + budget
         info = {"binaries": {}}
@@ -632,6 +678,8 @@ class Runner:
         out.append(("conformance", m["conformance"], self.stage_conformance, m["conformance"]))
         out.append(("tiny", m["tiny"], self.stage_vs_cpu, m["tiny"]))
         out.append(("multirank", m["multirank"], self.stage_vs_cpu, m["multirank"]))
+        if m.get("calibrate"):
+            out.append(("calibrate", m["calibrate"], self.stage_calibrate, m["calibrate"]))
         return out
 
     def main(self):

@@ -340,6 +340,20 @@ def render(r):
         out += vs_cpu_section(st, f"`--target {made.get('target')}` against `--target cpu`, "
                               f"{title}", made, explained)
         explained = explained or bool(st and st.get("cases"))
+    cal = stages.get("calibrate")
+    if cal and cal.get("gemm_tflops"):
+        out.append("\n## The planner's rates on this device (sp-calibrate)\n")
+        peaks = ", ".join(f"{p} {v / 1e12:.1f}" for p, v in cal.get("peak_flops", {}).items())
+        out.append(f"One rank, backend {cal.get('backend')}; published peaks given (TFLOP/s): "
+                   f"{peaks or 'none'}. Fit them on the development machine: `sp-plan "
+                   f"--calibrate DIR --measured OUTDIR/{cal.get('measured')}`.\n")
+        rows = [[f"{p} GEMM (median, fastest)", f"{v['median']:.3g}, {v['fastest']:.3g} TFLOP/s"]
+                for p, v in cal["gemm_tflops"].items()]
+        if cal.get("attention_tflops") is not None:
+            rows.append([f"{cal.get('attention_dtype')} causal attention, forward + backward",
+                         f"{cal['attention_tflops']:.3g} TFLOP/s"])
+        rows += [[op, f"{gbps:.0f} GB/s"] for op, gbps in cal.get("memory_gbps", {}).items()]
+        out.append(table(["measured", "rate"], rows))
     out.append("\n## Stages\n")
     out.append(table(["stage", "status", "seconds", "budget (s)"],
                      [[n, s.get("status"), num(s.get("seconds"), "{:.0f}"),

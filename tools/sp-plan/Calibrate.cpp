@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <unistd.h>
 
 using namespace llvm;
@@ -61,6 +62,41 @@ static double median(SmallVector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/// An entry's precision, by the cluster's names: "dtype", else fp32 (the
+/// only one CPU ranks measure).
+static std::string precisionOf(const Entry &e) {
+  return e.o->getString("dtype").value_or("fp32").str();
+}
+
+/// Each precision's peak: the published one given to sp-calibrate
+/// (--peak), else the fastest GEMM measured in it. A measured rate above a
+/// given peak is an error.
+static Expected<std::map<std::string, double>>
+peaks(const json::Object &measured, ArrayRef<Entry> gemms, StringRef source) {
+  std::map<std::string, double> fastest, out;
+  for (const Entry &e : gemms) {
+    double &f = fastest[precisionOf(e)];
+    f = std::max(f, 2 * e["m"] * e["k"] * e["n"] / e["seconds"]);
+  }
+  if (const json::Object *given = measured.getObject("peak_flops"))
+    for (const auto &[key, v] : *given) {
+      std::optional<double> f = v.getAsNumber();
+      if (!f || !(*f > 0) || !std::isfinite(*f))
+        return failure(source + ": 'peak_flops." + StringRef(key) +
+                       "' must be a positive number");
+      auto it = fastest.find(key.str());
+      if (it != fastest.end() && it->second > *f * 1.0001)
+        return failure(formatv("{0}: a {1} GEMM ran at {2:e3} FLOP/s, above "
+                               "the peak given ({3:e3})",
+                               source, key.str(), it->second, *f)
+                           .str());
+      out[key.str()] = *f;
+    }
+  for (const auto &[precision, f] : fastest)
+    out.emplace(precision, f);
+  return out;
+}
+
 Expected<CalibrationFiles> seqpar::plan::fitCalibration(StringRef text,
                                                         StringRef source,
                                                         int64_t memoryBytes) {
@@ -71,28 +107,44 @@ Expected<CalibrationFiles> seqpar::plan::fitCalibration(StringRef text,
   std::optional<int64_t> ranks = m ? m->getInteger("ranks") : std::nullopt;
   if (!ranks || *ranks < 1)
     return failure(source + ": 'ranks' must be a positive integer");
+  std::string backend = m->getString("backend").value_or("cpu").str();
+  if (std::optional<int64_t> device = m->getInteger("device_memory_bytes"))
+    memoryBytes = *device;
 
   auto gemms = entries(*m, "gemm", {"m", "k", "n", "seconds"}, source);
   if (!gemms)
     return gemms.takeError();
+  auto peak = peaks(*m, *gemms, source);
+  if (!peak)
+    return peak.takeError();
+  auto peakOf = [&](const std::string &precision) -> Expected<double> {
+    auto it = peak->find(precision);
+    if (it == peak->end())
+      return failure(source + ": no " + precision +
+                     " GEMM measured and no peak given for it");
+    return it->second;
+  };
   SmallVector<double> gemmRates;
   for (const Entry &e : *gemms)
-    gemmRates.push_back(2 * e["m"] * e["k"] * e["n"] / e["seconds"]);
-  double peak = *std::max_element(gemmRates.begin(), gemmRates.end());
-  double gemm = median(gemmRates) / peak;
+    gemmRates.push_back(2 * e["m"] * e["k"] * e["n"] / e["seconds"] /
+                        peak->at(precisionOf(e)));
+  double gemm = median(gemmRates);
 
   // Causal attention: half of 4·b·heads·s²·d forward, 2.5 times that
-  // backward (Flops.h).
+  // backward (Flops.h), over its precision's peak.
   auto attention = entries(
       *m, "attention",
       {"s", "b", "heads", "head_dim", "forward_seconds", "backward_seconds"},
       source);
   if (!attention)
     return attention.takeError();
-  double attentionFlops = 0, attentionSeconds = 0;
+  double attentionPeakSeconds = 0, attentionSeconds = 0;
   for (const Entry &e : *attention) {
+    Expected<double> p = peakOf(precisionOf(e));
+    if (!p)
+      return p.takeError();
     double forward = 2 * e["b"] * e["heads"] * e["s"] * e["s"] * e["head_dim"];
-    attentionFlops += 3.5 * forward;
+    attentionPeakSeconds += 3.5 * forward / *p;
     attentionSeconds += e["forward_seconds"] + e["backward_seconds"];
   }
 
@@ -117,6 +169,47 @@ Expected<CalibrationFiles> seqpar::plan::fitCalibration(StringRef text,
   if (kernelSeconds <= 0)
     return failure(source + ": 'memory_bound' needs a kernel besides the copy");
 
+  json::Object peakFlops;
+  for (const auto &[precision, f] : *peak)
+    peakFlops[precision] = f;
+  std::string machine =
+      std::to_string(*ranks) + (backend == "cpu" ? " CPU rank" : " rank") +
+      (*ranks == 1 ? "" : "s") +
+      (backend == "cpu" ? "" : " of the " + backend + " backend");
+  CalibrationFiles files;
+  files.cluster = json::Object{
+      {"name", "this machine, " + machine},
+      {"comment",
+       "Measured by sp-plan --calibrate (sp-calibrate under mpirun, every "
+       "rank at once): peak_flops per precision is the peak given to "
+       "sp-calibrate (--peak), else the fastest GEMM measured in it; "
+       "hbm_bytes_per_second a copy's rate; the links a least-squares fit "
+       "of all-reduce and all-gather times (one node: both links are the "
+       "same; one rank: no link); memory_bytes each device's memory over "
+       "the ranks sharing it (CPU ranks: the machine's)."},
+      {"nodes", 1},
+      {"gpus_per_node", *ranks},
+      {"memory_bytes", memoryBytes},
+      {"peak_flops", std::move(peakFlops)},
+      {"hbm_bytes_per_second", copy}};
+  files.calibration = json::Object{
+      {"comment",
+       "Measured by sp-plan --calibrate on " + machine +
+           ": gemm is the median GEMM's rate over its precision's peak, "
+           "attention causal attention's (forward and backward) over its "
+           "precision's peak, ring_attention the ring's over all ranks "
+           "with the link model's time for its bytes taken off, "
+           "memory_ops each measured memory-bound kernel's bytes per "
+           "second over a copy's and memory all of theirs together (the "
+           "rate of the ops not measured)."},
+      {"gemm", gemm},
+      {"attention", std::min(1.0, attentionPeakSeconds / attentionSeconds)},
+      {"memory", std::min(1.0, kernelBytes / kernelSeconds / copy)},
+      {"memory_ops", std::move(memoryOps)}};
+
+  // One rank sends nothing: no link to fit, none needed.
+  if (*ranks == 1)
+    return files;
   // Weighted least squares (weights 1/t², relative errors) of
   // t = latency + bytes_sent / bandwidth.
   auto collectives =
@@ -139,11 +232,14 @@ Expected<CalibrationFiles> seqpar::plan::fitCalibration(StringRef text,
   if (!(perByte > 0))
     return failure(source + ": the collectives' times do not grow with "
                             "their bytes; no bandwidth fits");
+  json::Object link{{"bytes_per_second", 1 / perByte},
+                    {"latency_seconds", latency}};
+  files.cluster["intra_node"] = json::Object(link);
+  files.cluster["inter_node"] = std::move(link);
 
-  // Ring attention (on more than one rank): its FLOPs over its time less
-  // what the link model charges for its bytes, one collective per call, as
-  // the planner charges them.
-  std::optional<double> ring;
+  // Ring attention (f32, on more than one rank): its FLOPs over its time
+  // less what the link model charges for its bytes, one collective per
+  // call, as the planner charges them.
   if (m->getArray("ring_attention")) {
     auto rings = entries(*m, "ring_attention",
                          {"s", "ranks", "b", "heads", "head_dim",
@@ -151,6 +247,9 @@ Expected<CalibrationFiles> seqpar::plan::fitCalibration(StringRef text,
                          source);
     if (!rings)
       return rings.takeError();
+    Expected<double> fp32 = peakOf("fp32");
+    if (!fp32)
+      return fp32.takeError();
     double flops = 0, seconds = 0;
     for (const Entry &e : *rings) {
       flops += 3.5 * 2 * e["b"] * e["heads"] * e["s"] * e["s"] * e["ranks"] *
@@ -159,43 +258,9 @@ Expected<CalibrationFiles> seqpar::plan::fitCalibration(StringRef text,
                  (2 * latency + e["bytes_sent"] * perByte);
     }
     if (seconds > 0)
-      ring = std::min(1.0, flops / seconds / peak);
+      files.calibration["ring_attention"] =
+          std::min(1.0, flops / seconds / *fp32);
   }
-
-  CalibrationFiles files;
-  json::Object link{{"bytes_per_second", 1 / perByte},
-                    {"latency_seconds", latency}};
-  files.cluster = json::Object{
-      {"name", "this machine, " + std::to_string(*ranks) + " CPU ranks"},
-      {"comment",
-       "Measured by sp-plan --calibrate (sp-calibrate under mpirun, every "
-       "rank at once): peak_flops.fp32 is the fastest GEMM measured, "
-       "hbm_bytes_per_second a copy's rate, the links a least-squares fit "
-       "of all-reduce and all-gather times (one node: both links are the "
-       "same); memory_bytes is the machine's memory over the ranks."},
-      {"nodes", 1},
-      {"gpus_per_node", *ranks},
-      {"memory_bytes", memoryBytes},
-      {"peak_flops", json::Object{{"fp32", peak}}},
-      {"hbm_bytes_per_second", copy},
-      {"intra_node", json::Object(link)},
-      {"inter_node", std::move(link)}};
-  files.calibration = json::Object{
-      {"comment",
-       "Measured by sp-plan --calibrate on " + std::to_string(*ranks) +
-           " CPU ranks: gemm is the median GEMM's rate over the fastest's, "
-           "attention causal attention's (forward and backward) over the "
-           "fastest GEMM's, ring_attention the ring's over all ranks with "
-           "the link model's time for its bytes taken off, memory_ops each "
-           "measured memory-bound kernel's bytes per second over a copy's "
-           "and memory all of theirs together (the rate of the ops not "
-           "measured)."},
-      {"gemm", gemm},
-      {"attention", std::min(1.0, attentionFlops / attentionSeconds / peak)},
-      {"memory", std::min(1.0, kernelBytes / kernelSeconds / copy)},
-      {"memory_ops", std::move(memoryOps)}};
-  if (ring)
-    files.calibration["ring_attention"] = *ring;
   return files;
 }
 
@@ -220,10 +285,8 @@ static Error writeJson(StringRef path, json::Object object) {
   return Error::success();
 }
 
-Error seqpar::plan::calibrate(StringRef launcher, StringRef worker,
-                              int64_t ranks, StringRef dir) {
-  if (std::error_code ec = sys::fs::create_directories(dir))
-    return failure("cannot create '" + dir + "': " + ec.message());
+Error seqpar::plan::measure(StringRef launcher, StringRef worker, int64_t ranks,
+                            StringRef measured) {
   SmallVector<StringRef> words;
   SplitString(launcher, words);
   if (words.empty())
@@ -233,8 +296,6 @@ Error seqpar::plan::calibrate(StringRef launcher, StringRef worker,
                                      : sys::findProgramByName(words[0]);
   if (!program)
     return failure("--launcher: '" + words[0] + "' is not on PATH");
-  SmallString<256> measured(dir);
-  sys::path::append(measured, "measured.json");
   std::string np = std::to_string(ranks);
   SmallVector<StringRef> args(words.begin(), words.end());
   args.append({"-np", np, worker, measured});
@@ -245,15 +306,28 @@ Error seqpar::plan::calibrate(StringRef launcher, StringRef worker,
     return failure("'" + join(args, " ") + "' failed" +
                    (message.empty() ? " (exit " + std::to_string(rc) + ")"
                                     : ": " + message));
+  return Error::success();
+}
+
+Error seqpar::plan::writeCalibration(StringRef measured, StringRef dir) {
   ErrorOr<std::unique_ptr<MemoryBuffer>> text = MemoryBuffer::getFile(measured);
   if (!text)
     return failure("cannot read '" + measured +
                    "': " + text.getError().message());
+  // CPU ranks share the machine's memory (a device's: measured.json says).
+  Expected<json::Value> value = json::parse((*text)->getBuffer());
+  const json::Object *o = value ? value->getAsObject() : nullptr;
+  if (!value)
+    consumeError(value.takeError());
+  std::optional<int64_t> ranks = o ? o->getInteger("ranks") : std::nullopt;
   int64_t machine = int64_t(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE);
   Expected<CalibrationFiles> files =
-      fitCalibration((*text)->getBuffer(), measured, machine / ranks);
+      fitCalibration((*text)->getBuffer(), measured,
+                     machine / std::max<int64_t>(ranks.value_or(1), 1));
   if (!files)
     return files.takeError();
+  if (std::error_code ec = sys::fs::create_directories(dir))
+    return failure("cannot create '" + dir + "': " + ec.message());
   SmallString<256> cluster(dir), calibration(dir);
   sys::path::append(cluster, "cluster.json");
   sys::path::append(calibration, "calibration.json");

@@ -5,6 +5,7 @@
 #include "llvm/Support/JSON.h"
 
 #include <cmath>
+#include <limits>
 
 using namespace llvm;
 using namespace seqpar::plan;
@@ -85,14 +86,19 @@ Expected<Cluster> seqpar::plan::parseCluster(StringRef text, StringRef source) {
   if (!hbm)
     return hbm.takeError();
   c.memoryBytesPerSecond = *hbm;
-  Expected<Link> intra = parseLink(*o, "intra_node", source);
-  if (!intra)
-    return intra.takeError();
-  Expected<Link> inter = parseLink(*o, "inter_node", source);
-  if (!inter)
-    return inter.takeError();
-  c.intraNode = *intra;
-  c.interNode = *inter;
+  // One GPU sends nothing: its links may be left out (sp-plan --calibrate
+  // on one rank has none to measure).
+  for (auto [key, field] : {std::pair("intra_node", &c.intraNode),
+                            std::pair("inter_node", &c.interNode)}) {
+    if (c.gpus() == 1 && !o->get(key)) {
+      *field = Link{std::numeric_limits<double>::infinity(), 0};
+      continue;
+    }
+    Expected<Link> link = parseLink(*o, key, source);
+    if (!link)
+      return link.takeError();
+    *field = *link;
+  }
   if (const json::Value *waves = o->get("gemm_waves")) {
     const json::Object *w = waves->getAsObject();
     const json::Array *tile = w ? w->getArray("tile") : nullptr;

@@ -153,9 +153,19 @@ static cl::opt<std::string>
                   cl::cat(planning));
 static cl::opt<std::string> calibrateDir(
     "calibrate",
-    cl::desc("Measure this machine's rates on --ranks CPU ranks and write "
+    cl::desc("Measure this machine's rates on --ranks ranks and write "
              "DIR/cluster.json and DIR/calibration.json (no search)"),
     cl::value_desc("dir"), cl::cat(planning));
+static cl::opt<std::string> calibrateBackend(
+    "calibrate-backend",
+    cl::desc("With --calibrate: cpu (sp-calibrate: CPU ranks) or cuda "
+             "(sp-calibrate-cuda: one GPU a rank)"),
+    cl::init("cpu"), cl::cat(planning));
+static cl::opt<std::string> measuredFile(
+    "measured",
+    cl::desc("With --calibrate: fit the figures sp-calibrate wrote to FILE "
+             "(e.g. on a GPU machine) instead of measuring here"),
+    cl::value_desc("file"), cl::cat(planning));
 static cl::opt<int64_t>
     calibrateRanks("ranks",
                    cl::desc("With --calibrate: the ranks measured at once "
@@ -312,22 +322,40 @@ static int printMaxSeq(MaxSeqResult &r, const Cluster &cluster, double peak,
   return exitCode;
 }
 
-/// --calibrate DIR: sp-calibrate (next to this program) on --ranks ranks.
+/// --calibrate DIR: sp-calibrate (or sp-calibrate-cuda, next to this
+/// program) on --ranks ranks, or the figures of --measured, fitted.
 static int runCalibrate(const char *argv0) {
   if (calibrateRanks < 1)
     return fail("--ranks must be >= 1");
-  std::string self = sys::fs::getMainExecutable(
-      argv0, reinterpret_cast<void *>(&runCalibrate));
-  SmallString<256> worker(sys::path::parent_path(self));
-  sys::path::append(worker, "sp-calibrate");
-  if (!sys::fs::can_execute(worker))
-    return fail("--calibrate needs sp-calibrate next to sp-plan ('" + worker +
-                "' is missing: it is built with the CPU runtime)");
-  if (Error e = calibrate(launcher, worker, calibrateRanks, calibrateDir))
+  if (calibrateBackend != "cpu" && calibrateBackend != "cuda")
+    return fail("--calibrate-backend must be cpu or cuda, got '" +
+                calibrateBackend + "'");
+  SmallString<256> measured(calibrateDir);
+  sys::path::append(measured, "measured.json");
+  if (!measuredFile.empty()) {
+    measured = measuredFile;
+  } else {
+    std::string self = sys::fs::getMainExecutable(
+        argv0, reinterpret_cast<void *>(&runCalibrate));
+    SmallString<256> worker(sys::path::parent_path(self));
+    sys::path::append(worker, calibrateBackend == "cpu" ? "sp-calibrate"
+                                                        : "sp-calibrate-cuda");
+    if (!sys::fs::can_execute(worker))
+      return fail("--calibrate needs " + sys::path::filename(worker) +
+                  " next to sp-plan ('" + worker +
+                  "' is missing: it is built " +
+                  (calibrateBackend == "cpu" ? "with the CPU runtime"
+                                             : "where CUDA is found") +
+                  ")");
+    if (std::error_code ec = sys::fs::create_directories(calibrateDir))
+      return fail("cannot create '" + calibrateDir + "': " + ec.message());
+    if (Error e = measure(launcher, worker, calibrateRanks, measured))
+      return fail(toString(std::move(e)));
+  }
+  if (Error e = writeCalibration(measured, calibrateDir))
     return fail(toString(std::move(e)));
   outs() << "wrote " << calibrateDir << "/cluster.json and " << calibrateDir
-         << "/calibration.json (" << calibrateRanks << " ranks; figures in "
-         << calibrateDir << "/measured.json)\n";
+         << "/calibration.json (figures in " << measured << ")\n";
   return 0;
 }
 

@@ -4,7 +4,9 @@
 // back (the median GEMM over the fastest, attention by the compiler's FLOP
 // count, each memory-bound kernel over the copy, the link's latency and
 // bandwidth exactly from exact times, ring attention with the link's time
-// for its bytes taken off).
+// for its bytes taken off), and a device's figures: precisions each over
+// their own peak (given, else the fastest measured), one rank with no link,
+// the device's memory.
 //
 //===----------------------------------------------------------------------===//
 
@@ -68,4 +70,73 @@ TEST(PlanCalibrate, MissingFiguresAreNamed) {
       fitCalibration(R"({"ranks": 2, "gemm": []})", "m.json", 1000);
   ASSERT_FALSE(bool(g));
   EXPECT_EQ(toString(g.takeError()), "m.json: 'gemm' must be a non-empty list");
+}
+
+/// One GPU's figures as sp-calibrate-cuda writes them (made-up rates).
+static const char *device = R"({
+  "ranks": 1, "backend": "cuda", "device_memory_bytes": 5000,
+  "peak_flops": {"bf16": 4e12, "fp16": 4e12},
+  "gemm": [{"op": "linear", "dtype": "bf16", "m": 100, "k": 100, "n": 100,
+            "seconds": 1e-6},
+           {"op": "linear", "dtype": "bf16", "m": 100, "k": 100, "n": 100,
+            "seconds": 2e-6},
+           {"op": "linear", "dtype": "bf16", "m": 100, "k": 100, "n": 100,
+            "seconds": 4e-6},
+           {"op": "linear", "dtype": "fp32", "m": 100, "k": 100, "n": 100,
+            "seconds": 8e-6},
+           {"op": "linear", "dtype": "fp32", "m": 100, "k": 100, "n": 100,
+            "seconds": 16e-6}],
+  "attention": [{"dtype": "bf16", "s": 100, "b": 1, "heads": 1,
+                 "head_dim": 10, "forward_seconds": 0.5e-6,
+                 "backward_seconds": 1.25e-6}],
+  "memory_bound": [{"op": "copy", "bytes": 1000, "seconds": 1e-6},
+                   {"op": "tfm.gelu", "bytes": 1000, "seconds": 2e-6}]
+})";
+
+TEST(PlanCalibrate, DeviceFiguresFitAgainstEachPrecisionsPeak) {
+  Expected<CalibrationFiles> f = fitCalibration(device, "d.json", 1000);
+  ASSERT_TRUE(bool(f)) << toString(f.takeError());
+  const json::Object &c = f->cluster, &k = f->calibration;
+  // bf16 and fp16 as given; fp32 the fastest measured (2e6 in 8 us).
+  const json::Object *peak = c.getObject("peak_flops");
+  EXPECT_DOUBLE_EQ(*peak->getNumber("bf16"), 4e12);
+  EXPECT_DOUBLE_EQ(*peak->getNumber("fp16"), 4e12);
+  EXPECT_DOUBLE_EQ(*peak->getNumber("fp32"), 2.5e11);
+  // Over their peaks: bf16 0.5, 0.25, 0.125; fp32 1, 0.5: the median 0.5.
+  EXPECT_DOUBLE_EQ(*k.getNumber("gemm"), 0.5);
+  // 7e5 FLOPs in 1.75 us: 4e11, 0.1 of bf16's peak.
+  EXPECT_DOUBLE_EQ(*k.getNumber("attention"), 0.1);
+  EXPECT_DOUBLE_EQ(*k.getObject("memory_ops")->getNumber("tfm.gelu"), 0.5);
+  // One rank: no link, and the device's memory, not the machine's.
+  EXPECT_EQ(c.get("intra_node"), nullptr);
+  EXPECT_EQ(c.get("inter_node"), nullptr);
+  EXPECT_EQ(k.get("ring_attention"), nullptr);
+  EXPECT_EQ(*c.getInteger("memory_bytes"), 5000);
+  EXPECT_EQ(*c.getInteger("gpus_per_node"), 1);
+}
+
+TEST(PlanCalibrate, DeviceFiguresAreChecked) {
+  // A GEMM faster than the peak given is a wrong peak.
+  std::string fast = device;
+  fast.replace(fast.find("\"bf16\": 4e12"), 12, "\"bf16\": 1e12");
+  Expected<CalibrationFiles> f = fitCalibration(fast, "d.json", 1000);
+  ASSERT_FALSE(bool(f));
+  EXPECT_EQ(toString(f.takeError()),
+            "d.json: a bf16 GEMM ran at 2.000e+12 FLOP/s, above the peak "
+            "given (1.000e+12)");
+  // Attention in a precision with neither a GEMM nor a peak.
+  std::string f8 = device;
+  const std::string bf16 = "\"dtype\": \"bf16\", \"s\"";
+  f8.replace(f8.find(bf16), bf16.size(), "\"dtype\": \"f8\", \"s\"");
+  Expected<CalibrationFiles> g = fitCalibration(f8, "d.json", 1000);
+  ASSERT_FALSE(bool(g));
+  EXPECT_EQ(toString(g.takeError()),
+            "d.json: no f8 GEMM measured and no peak given for it");
+  // More than one rank must have measured its link.
+  std::string two = device;
+  two.replace(two.find("\"ranks\": 1"), 10, "\"ranks\": 2");
+  Expected<CalibrationFiles> h = fitCalibration(two, "d.json", 1000);
+  ASSERT_FALSE(bool(h));
+  EXPECT_EQ(toString(h.takeError()),
+            "d.json: 'collectives' must be a non-empty list");
 }

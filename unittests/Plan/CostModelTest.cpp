@@ -165,6 +165,22 @@ TEST(PlanCostModel, ClusterNeedsItsMemoryBandwidth) {
             "c.json: 'hbm_bytes_per_second' must be a positive number");
 }
 
+TEST(PlanCostModel, OneGpuNeedsNoLink) {
+  std::string one = R"({"nodes": 1, "gpus_per_node": 1, "memory_bytes": 100,
+      "peak_flops": {"bf16": 1e12}, "hbm_bytes_per_second": 2e12})";
+  Expected<Cluster> c = parseCluster(one, "c.json");
+  ASSERT_TRUE(bool(c)) << toString(c.takeError());
+  EXPECT_EQ(c->gpus(), 1);
+  // Two GPUs send to each other: their link must be described.
+  std::string two = one;
+  two.replace(two.find("\"gpus_per_node\": 1"), 18, "\"gpus_per_node\": 2");
+  Expected<Cluster> bad = parseCluster(two, "c.json");
+  ASSERT_FALSE(bool(bad));
+  EXPECT_EQ(toString(bad.takeError()),
+            "c.json: 'intra_node' must be an object with bytes_per_second "
+            "and latency_seconds");
+}
+
 TEST(PlanCostModel, StageTimeExposesWhatNothingHides) {
   StageFacts f;
   // 1 s of GEMMs (7e12 at 0.7 x 1e13) and 1 s of attention (5e12 at 0.5).
