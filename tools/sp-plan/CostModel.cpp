@@ -198,15 +198,23 @@ Prediction seqpar::plan::predict(ArrayRef<StageFacts> stages, const Mesh &mesh,
                                  int64_t fuseChunks, int64_t microBatches,
                                  int64_t tokensPerStep) {
   Prediction p;
+  double sum = 0;
   for (const StageFacts &s : stages) {
     StageTime t =
         stageTime(s, mesh, cluster, peakFlops, calibration, fuseChunks);
+    sum += t.total();
     if (t.total() > p.slowest.total())
       p.slowest = t;
   }
   int64_t numStages = int64_t(stages.size());
-  p.bubble = bubbleFraction(numStages, microBatches);
-  p.stepSeconds = p.slowest.total() / (1 - p.bubble);
+  // The first micro-batch's forward and the last one's backward cross
+  // every stage; the other micro-batches pass at the slowest stage's pace:
+  // per micro-batch, sum_s t_s + (M - 1) max_s t_s. With equal stages that
+  // is the slowest stage's step stretched by the bubble (bubbleFraction);
+  // a lighter stage (the first without the head, say) shortens it.
+  double m = double(std::max<int64_t>(microBatches, 1));
+  p.stepSeconds = (sum + (m - 1) * p.slowest.total()) / m;
+  p.bubble = p.stepSeconds > 0 ? 1 - p.slowest.total() / p.stepSeconds : 0;
   p.tokensPerSecond = double(tokensPerStep) / p.stepSeconds;
   // Each stage's FLOPs run on gpus / stages ranks: summed over all ranks
   // and divided by all ranks' peak, the rank count cancels but the stages'.

@@ -170,9 +170,13 @@ struct Prediction {
   StageTime slowest;
 };
 
-/// The step: the slowest stage's time stretched by the bubble,
-/// T / (1 - bubble); tokens/s of the global batch; MFU and HFU over all
-/// ranks (model FLOPs without and with recompute).
+/// The step: per micro-batch, every stage's time once (the first
+/// micro-batch's forward and the last one's backward cross them all) and
+/// the slowest stage's for each other micro-batch, (sum_s T_s + (M - 1)
+/// max_s T_s) / M of the stages' step times T_s, which is T / (1 - bubble)
+/// for equal stages; the bubble reported is the slowest stage's idle
+/// fraction; tokens/s of the global batch; MFU and HFU over all ranks
+/// (model FLOPs without and with recompute).
 Prediction predict(llvm::ArrayRef<StageFacts> stages, const Mesh &mesh,
                    const Cluster &cluster, double peakFlops,
                    const Calibration &calibration, int64_t fuseChunks,

@@ -219,15 +219,25 @@ TEST(PlanCostModel, PredictStretchesTheSlowestStageByTheBubble) {
   slow.modelFlops = slow.gemmFlops;
   slow.recomputeFlops = 7000000000000;
   Mesh mesh{{"pp"}, {2}};
+  // Two micro-batches of 0.5 s on the fast stage and 1 s on the slow one:
+  // the first crosses both (1.5 s), the second follows at the slow
+  // stage's pace (1 s); the slow stage idles 0.5 of 2.5 s.
   Prediction p = predict({fast, slow}, mesh, testCluster(), 1e13, Calibration(),
                          1, /*microBatches=*/2,
                          /*tokensPerStep=*/3000);
-  EXPECT_DOUBLE_EQ(p.bubble, 1.0 / 3.0);
-  EXPECT_DOUBLE_EQ(p.stepSeconds, 3.0);
-  EXPECT_DOUBLE_EQ(p.tokensPerSecond, 1000.0);
-  // 21e12 model FLOPs over 2 stages x 3 s x 1e13.
-  EXPECT_DOUBLE_EQ(p.mfu, 21e12 / 6e13);
-  EXPECT_DOUBLE_EQ(p.hfu, 28e12 / 6e13);
+  EXPECT_DOUBLE_EQ(p.stepSeconds, 2.5);
+  EXPECT_DOUBLE_EQ(p.bubble, 0.2);
+  EXPECT_DOUBLE_EQ(p.tokensPerSecond, 1200.0);
+  // 21e12 model FLOPs over 2 stages x 2.5 s x 1e13.
+  EXPECT_DOUBLE_EQ(p.mfu, 21e12 / 5e13);
+  EXPECT_DOUBLE_EQ(p.hfu, 28e12 / 5e13);
+  // Equal stages: the slowest stage's step over 1 - (P - 1) / (M + P - 1).
+  Mesh four{{"pp"}, {4}};
+  Prediction q = predict({slow, slow, slow, slow}, four, testCluster(), 1e13,
+                         Calibration(), 1, /*microBatches=*/3,
+                         /*tokensPerStep=*/3000);
+  EXPECT_DOUBLE_EQ(q.bubble, bubbleFraction(4, 3));
+  EXPECT_DOUBLE_EQ(q.stepSeconds, 2.0 / (1 - bubbleFraction(4, 3)));
 }
 
 TEST(PlanCostModel, CalibrationFileOverridesAndChecksItsRates) {
