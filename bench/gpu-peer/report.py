@@ -346,7 +346,8 @@ def render(r):
         peaks = ", ".join(f"{p} {v / 1e12:.1f}" for p, v in cal.get("peak_flops", {}).items())
         out.append(f"One rank, backend {cal.get('backend')}; published peaks given (TFLOP/s): "
                    f"{peaks or 'none'}. Fit them on the development machine: `sp-plan "
-                   f"--calibrate DIR --measured OUTDIR/{cal.get('measured')}`.\n")
+                   f"--calibrate DIR --measured OUTDIR/{cal.get('measured')} --cluster BASE` "
+                   "(BASE: the description of a cluster of this device, examples/clusters).\n")
         rows = [[f"{p} GEMM (median, fastest)", f"{v['median']:.3g}, {v['fastest']:.3g} TFLOP/s"]
                 for p, v in cal["gemm_tflops"].items()]
         if cal.get("attention_tflops") is not None:

@@ -2,6 +2,7 @@
 //---------------------------------===//
 
 #include "Calibrate.h"
+#include "CostModel.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
@@ -97,9 +98,20 @@ peaks(const json::Object &measured, ArrayRef<Entry> gemms, StringRef source) {
   return out;
 }
 
-Expected<CalibrationFiles> seqpar::plan::fitCalibration(StringRef text,
-                                                        StringRef source,
-                                                        int64_t memoryBytes) {
+/// The output of a measured GEMM (Entry of "gemm"): rows x cols.
+static std::pair<int64_t, int64_t> gemmOutput(const Entry &e) {
+  auto m = int64_t(e["m"]), k = int64_t(e["k"]), n = int64_t(e["n"]);
+  StringRef op = e.o->getString("op").value_or("linear");
+  if (op == "linear_grad_input")
+    return {m, k};
+  if (op == "linear_grad_weight")
+    return {k, n};
+  return {m, n};
+}
+
+Expected<CalibrationFiles>
+seqpar::plan::fitCalibration(StringRef text, StringRef source,
+                             int64_t memoryBytes, const GemmWaves *waves) {
   Expected<json::Value> value = json::parse(text);
   if (!value)
     return failure(source + ": not JSON: " + toString(value.takeError()));
@@ -125,9 +137,12 @@ Expected<CalibrationFiles> seqpar::plan::fitCalibration(StringRef text,
     return it->second;
   };
   SmallVector<double> gemmRates;
-  for (const Entry &e : *gemms)
+  for (const Entry &e : *gemms) {
+    auto [rows, cols] = gemmOutput(e);
     gemmRates.push_back(2 * e["m"] * e["k"] * e["n"] / e["seconds"] /
-                        peak->at(precisionOf(e)));
+                        peak->at(precisionOf(e)) /
+                        (waves ? waveEfficiency(rows, cols, *waves) : 1.0));
+  }
   double gemm = median(gemmRates);
 
   // Causal attention: half of 4·b·heads·s²·d forward, 2.5 times that
@@ -202,7 +217,7 @@ Expected<CalibrationFiles> seqpar::plan::fitCalibration(StringRef text,
            "memory_ops each measured memory-bound kernel's bytes per "
            "second over a copy's and memory all of theirs together (the "
            "rate of the ops not measured)."},
-      {"gemm", gemm},
+      {"gemm", std::min(1.0, gemm)},
       {"attention", std::min(1.0, attentionPeakSeconds / attentionSeconds)},
       {"memory", std::min(1.0, kernelBytes / kernelSeconds / copy)},
       {"memory_ops", std::move(memoryOps)}};
@@ -309,23 +324,81 @@ Error seqpar::plan::measure(StringRef launcher, StringRef worker, int64_t ranks,
   return Error::success();
 }
 
-Error seqpar::plan::writeCalibration(StringRef measured, StringRef dir) {
-  ErrorOr<std::unique_ptr<MemoryBuffer>> text = MemoryBuffer::getFile(measured);
+/// The text of file `path`, or an error naming it.
+static Expected<std::string> readText(StringRef path) {
+  ErrorOr<std::unique_ptr<MemoryBuffer>> text = MemoryBuffer::getFile(path);
   if (!text)
-    return failure("cannot read '" + measured +
-                   "': " + text.getError().message());
+    return failure("cannot read '" + path + "': " + text.getError().message());
+  return (*text)->getBuffer().str();
+}
+
+/// `base` with the fitted cluster's fields in its place: the peaks (the
+/// base's own where sp-calibrate was given none), the memory bandwidth, the
+/// memory, and the links where measured (one node's: the intra-node link).
+static json::Object onBase(json::Object base, json::Object &fitted,
+                           StringRef measured) {
+  if (const json::Value *peaks = fitted.get("peak_flops"))
+    base["peak_flops"] = *peaks;
+  for (StringRef key : {"hbm_bytes_per_second", "memory_bytes"})
+    if (const json::Value *v = fitted.get(key))
+      base[key] = *v;
+  if (const json::Value *link = fitted.get("intra_node"))
+    base["intra_node"] = *link;
+  std::string name = base.getString("name").value_or("the cluster").str();
+  base["name"] = name + ", calibrated by " + measured.str();
+  base["comment"] =
+      "The base cluster file's description with what sp-calibrate measured "
+      "in its place (sp-plan --calibrate --measured --cluster): peak_flops, "
+      "hbm_bytes_per_second, memory_bytes, and intra_node where more than "
+      "one rank was measured. The base's comment: " +
+      base.getString("comment").value_or("none").str();
+  return base;
+}
+
+Error seqpar::plan::writeCalibration(StringRef measured, StringRef dir,
+                                     StringRef base) {
+  Expected<std::string> text = readText(measured);
+  if (!text)
+    return text.takeError();
+  // The base cluster: checked whole, its wave model for the GEMMs.
+  std::optional<Cluster> baseCluster;
+  json::Object baseObject;
+  if (!base.empty()) {
+    Expected<std::string> baseText = readText(base);
+    if (!baseText)
+      return baseText.takeError();
+    Expected<Cluster> c = parseCluster(*baseText, base);
+    if (!c)
+      return c.takeError();
+    baseCluster = std::move(*c);
+    baseObject = std::move(*json::parse(*baseText)->getAsObject());
+  }
   // CPU ranks share the machine's memory (a device's: measured.json says).
-  Expected<json::Value> value = json::parse((*text)->getBuffer());
-  const json::Object *o = value ? value->getAsObject() : nullptr;
+  Expected<json::Value> value = json::parse(*text);
+  json::Object *o = value ? value->getAsObject() : nullptr;
   if (!value)
     consumeError(value.takeError());
   std::optional<int64_t> ranks = o ? o->getInteger("ranks") : std::nullopt;
+  // The base's published peaks are the peaks sp-calibrate was not given.
+  if (o && baseCluster) {
+    json::Object peaks;
+    for (const auto &entry : baseCluster->peakFlops)
+      peaks[entry.getKey()] = entry.getValue();
+    if (const json::Object *given = o->getObject("peak_flops"))
+      for (const auto &[key, v] : *given)
+        peaks[key] = v;
+    (*o)["peak_flops"] = std::move(peaks);
+    *text = formatv("{0}", json::Value(std::move(*o))).str();
+  }
   int64_t machine = int64_t(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE);
-  Expected<CalibrationFiles> files =
-      fitCalibration((*text)->getBuffer(), measured,
-                     machine / std::max<int64_t>(ranks.value_or(1), 1));
+  Expected<CalibrationFiles> files = fitCalibration(
+      *text, measured, machine / std::max<int64_t>(ranks.value_or(1), 1),
+      baseCluster && baseCluster->gemmWaves ? &*baseCluster->gemmWaves
+                                            : nullptr);
   if (!files)
     return files.takeError();
+  if (baseCluster)
+    files->cluster = onBase(std::move(baseObject), files->cluster, measured);
   if (std::error_code ec = sys::fs::create_directories(dir))
     return failure("cannot create '" + dir + "': " + ec.message());
   SmallString<256> cluster(dir), calibration(dir);

@@ -12,6 +12,8 @@
 #ifndef SEQPAR_TOOLS_SP_PLAN_CALIBRATE_H
 #define SEQPAR_TOOLS_SP_PLAN_CALIBRATE_H
 
+#include "Cluster.h"
+
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
@@ -39,9 +41,16 @@ struct CalibrationFiles {
 ///   latency and bandwidth by least squares over the collectives, seconds =
 ///   latency + bytes sent / bandwidth;
 /// - memory_bytes: measured.json's device_memory_bytes, else `memoryBytes`.
-llvm::Expected<CalibrationFiles> fitCalibration(llvm::StringRef measured,
-                                                llvm::StringRef source,
-                                                int64_t memoryBytes);
+///
+/// With `waves` (a GPU cluster's wave model), calibration.gemm is the
+/// whole-wave efficiency the planner multiplies by each GEMM's wave
+/// efficiency: the median GEMM's rate over its precision's peak and over
+/// the wave efficiency of its output (m x n, m x k for the input gradient,
+/// k x n for the weight gradient), so that the quantization the
+/// measurements hold is not counted twice.
+llvm::Expected<CalibrationFiles>
+fitCalibration(llvm::StringRef measured, llvm::StringRef source,
+               int64_t memoryBytes, const GemmWaves *waves = nullptr);
 
 /// Runs `launcher` -np `ranks` `worker` `measured` (sp-calibrate writes its
 /// figures to `measured`).
@@ -51,7 +60,12 @@ llvm::Error measure(llvm::StringRef launcher, llvm::StringRef worker,
 /// Writes `dir`/cluster.json and `dir`/calibration.json fitted from the
 /// figures in file `measured` (memory: measured.json's device memory per
 /// rank, else this machine's over its ranks), each whole or not at all.
-llvm::Error writeCalibration(llvm::StringRef measured, llvm::StringRef dir);
+/// With a `base` cluster file (the cluster the measured device belongs
+/// to), the cluster written is the base with what was measured in its
+/// place (peaks, memory bandwidth, memory, the links measured) and the
+/// GEMMs are fitted to its wave model.
+llvm::Error writeCalibration(llvm::StringRef measured, llvm::StringRef dir,
+                             llvm::StringRef base = "");
 
 } // namespace seqpar::plan
 

@@ -80,11 +80,12 @@ static cl::opt<int64_t>
 static cl::opt<int64_t> globalBatch("global-batch",
                                     cl::desc("Sequences per step"),
                                     cl::cat(planning));
-static cl::opt<std::string> clusterFile("cluster",
-                                        cl::desc("Cluster description JSON "
-                                                 "(examples/clusters)"),
-                                        cl::value_desc("file"),
-                                        cl::cat(planning));
+static cl::opt<std::string> clusterFile(
+    "cluster",
+    cl::desc("Cluster description JSON (examples/clusters); with "
+             "--calibrate, the cluster the measured device belongs to: "
+             "written back with the measured figures in their place"),
+    cl::value_desc("file"), cl::cat(planning));
 static cl::opt<std::string>
     precision("precision", cl::desc("bf16, fp16 or fp32 (default bf16)"),
               cl::init("bf16"), cl::cat(planning));
@@ -352,7 +353,7 @@ static int runCalibrate(const char *argv0) {
     if (Error e = measure(launcher, worker, calibrateRanks, measured))
       return fail(toString(std::move(e)));
   }
-  if (Error e = writeCalibration(measured, calibrateDir))
+  if (Error e = writeCalibration(measured, calibrateDir, clusterFile))
     return fail(toString(std::move(e)));
   outs() << "wrote " << calibrateDir << "/cluster.json and " << calibrateDir
          << "/calibration.json (figures in " << measured << ")\n";

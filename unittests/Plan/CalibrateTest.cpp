@@ -140,3 +140,44 @@ TEST(PlanCalibrate, DeviceFiguresAreChecked) {
   EXPECT_EQ(toString(h.takeError()),
             "d.json: 'collectives' must be a non-empty list");
 }
+
+TEST(PlanCalibrate, GemmsFitTheClustersWaveModel) {
+  // One wave of 4 SMs with 10 x 10 tiles: a 10 x 10 output fills a quarter
+  // of it, a 20 x 20 one all of it.
+  GemmWaves waves{4, 10, 10, 0.9};
+  const char *figures = R"({
+    "ranks": 1, "backend": "cuda", "peak_flops": {"bf16": 1e12},
+    "gemm": [{"op": "linear", "dtype": "bf16", "m": 10, "k": 100, "n": 10,
+              "seconds": 8e-8},
+             {"op": "linear_grad_weight", "dtype": "bf16", "m": 30,
+              "k": 20, "n": 20, "seconds": 3e-8},
+             {"op": "linear_grad_input", "dtype": "bf16", "m": 20, "k": 20,
+              "n": 100, "seconds": 1e-7}],
+    "attention": [{"dtype": "bf16", "s": 100, "b": 1, "heads": 1,
+                   "head_dim": 10, "forward_seconds": 1e-6,
+                   "backward_seconds": 1e-6}],
+    "memory_bound": [{"op": "copy", "bytes": 1000, "seconds": 1e-6},
+                     {"op": "tfm.gelu", "bytes": 1000, "seconds": 2e-6}]
+  })";
+  // Rates over the peak: 0.25 (a quarter wave), 0.8 and 0.8 (whole
+  // waves); over their outputs' wave efficiency: 1.0, 0.8, 0.8. (The
+  // weight gradient's output is k x n, one wave; its m x n would be 0.75
+  // of two.)
+  Expected<CalibrationFiles> f = fitCalibration(figures, "d.json", 1, &waves);
+  ASSERT_TRUE(bool(f)) << toString(f.takeError());
+  EXPECT_DOUBLE_EQ(*f->calibration.getNumber("gemm"), 0.8);
+  // Without the wave model: the median of 0.25, 0.8, 0.8.
+  Expected<CalibrationFiles> g = fitCalibration(figures, "d.json", 1);
+  ASSERT_TRUE(bool(g)) << toString(g.takeError());
+  EXPECT_DOUBLE_EQ(*g->calibration.getNumber("gemm"), 0.8);
+  // The quarter-wave GEMM decides the median of two.
+  std::string two = figures;
+  two.erase(two.find(",\n             {\"op\": \"linear_grad_input\""),
+            two.find("],\n    \"attention\"") -
+                two.find(",\n             {\"op\": \"linear_grad_input\""));
+  Expected<CalibrationFiles> h = fitCalibration(two, "d.json", 1, &waves);
+  Expected<CalibrationFiles> i = fitCalibration(two, "d.json", 1);
+  ASSERT_TRUE(h && i);
+  EXPECT_DOUBLE_EQ(*h->calibration.getNumber("gemm"), 0.9);
+  EXPECT_DOUBLE_EQ(*i->calibration.getNumber("gemm"), 0.525);
+}
