@@ -100,7 +100,7 @@ struct Buffer {
                    "sp-calibrate: rank %d: out of memory (%lld "
                    "bytes)\n",
                    int(sprt_world_rank()), (long long)bytes);
-      std::exit(1);
+      sprt::World::abort(); // every rank: the others would wait for this one
     }
     if (scale == 0)
       return; // zeroed
@@ -176,13 +176,18 @@ std::vector<int64_t> gemmCols() {
 
 std::string gemms() {
   JsonList out;
-  for (const Precision &p : gemmPrecisions())
-    for (int64_t m : gemmRows())
-      for (int64_t k : gemmCols())
-        for (int64_t n : gemmCols()) {
-          const int32_t t = p.dtype;
-          Buffer x(m * k, t, 1), w(k * n, t, 0.1f), dy(m * n, t, 0.1f),
-              y(m * n, t, 0), dx(m * k, t, 0), dw(k * n, t, 0);
+  const std::vector<int64_t> rows = gemmRows(), cols = gemmCols();
+  const int64_t maxRows = *std::max_element(rows.begin(), rows.end()),
+                maxCols = *std::max_element(cols.begin(), cols.end());
+  for (const Precision &p : gemmPrecisions()) {
+    // Filled once for the largest shape; each shape uses their fronts.
+    const int32_t t = p.dtype;
+    Buffer x(maxRows * maxCols, t, 1), w(maxCols * maxCols, t, 0.1f),
+        dy(maxRows * maxCols, t, 0.1f), y(maxRows * maxCols, t, 0),
+        dx(maxRows * maxCols, t, 0), dw(maxCols * maxCols, t, 0);
+    for (int64_t m : rows)
+      for (int64_t k : cols)
+        for (int64_t n : cols) {
           struct {
             const char *op;
             std::function<void()> fn;
@@ -206,6 +211,7 @@ std::string gemms() {
                          c.op, p.name, (long long)m, (long long)k, (long long)n,
                          measure(c.fn)));
         }
+  }
   return out.close();
 }
 
