@@ -22,7 +22,9 @@
 // the median of three runs. Rank 0 prints the figures as JSON, with the
 // backend, each device's memory over the ranks sharing it, and the peaks
 // given by --peak PRECISION=FLOPS (a device's published dense peak, which
-// the efficiencies are then taken against); sp-plan --calibrate fits the
+// the efficiencies are then taken against), and, where a node's CPU ranks
+// outnumber its cores, how much faster a rank runs alone (idle ranks yield
+// their cores); sp-plan --calibrate fits the
 // cluster description and the calibration from them
 // (tools/sp-plan/Calibrate.cpp).
 //
@@ -46,6 +48,7 @@
 #include <cstring>
 #include <functional>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 namespace {
@@ -213,6 +216,35 @@ std::string gemms() {
         }
   }
   return out.close();
+}
+
+/// Where the ranks of this node outnumber its cores (CPU ranks yielding
+/// their cores while they wait): how much faster a rank runs a GEMM alone
+/// than when every rank runs one, the median over three shapes, as the
+/// JSON member "shared_cores"; else "".
+std::string sharedCores() {
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  int local = sprt::World::localSize();
+  if (onDevice() || cores < 1 || local <= cores)
+    return "";
+  const int64_t F = SPRT_DTYPE_F32, n = 256;
+  std::vector<double> speedups;
+  for (int64_t m : {256, 1024, 4096}) {
+    Buffer x(m * n, F, 1), w(n * n, F, 0.1f), y(m * n, F, 0);
+    auto gemm = [&] {
+      sprt_linear_f32(x.f(), w.f(), nullptr, y.f(), m, n, n, 1);
+    };
+    double all = measure(gemm);
+    // Rank 0 alone: the others wait in measure's reduction.
+    double solo = measure([&] {
+      if (sprt_world_rank() == 0)
+        gemm();
+    });
+    speedups.push_back(all / solo);
+  }
+  std::sort(speedups.begin(), speedups.end());
+  return fmt("{\"cores\": %ld, \"solo_speedup\": %.6g}", cores,
+             std::max(1.0, speedups[1]));
 }
 
 /// Causal attention, forward and backward: f32 on CPU ranks, bf16 as
@@ -443,6 +475,9 @@ int main(int argc, char **argv) {
     json += ",\n  \"peak_flops\": {" + peaks + "}";
   json += ",\n  \"gemm\": " + gemms() + ",\n  \"attention\": " + attention() +
           ",\n  \"memory_bound\": " + memoryBound();
+  std::string shared = sharedCores();
+  if (!shared.empty())
+    json += ",\n  \"shared_cores\": " + shared;
   // One rank has no link to measure.
   if (world > 1)
     json += ",\n  \"collectives\": " + collectives() +

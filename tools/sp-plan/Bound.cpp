@@ -112,6 +112,7 @@ Expected<double> StepBound::lowerBound(const Layout &layout,
   // sees in a step.
   double layers = double(o.layers / layout.pp);
   double sequences = double(o.globalBatch) / double(layout.dp);
-  return *(*e)->seconds * layers * sequences /
-         (1 - bubbleFraction(layout.pp, microBatches));
+  return *(*e)->seconds * layers * sequences *
+         pipelineStretch(cluster, layout.tp * layout.cp * layout.pp * layout.dp,
+                         layout.pp, microBatches);
 }

@@ -201,12 +201,16 @@ seqpar::plan::fitCalibration(StringRef text, StringRef source,
        "hbm_bytes_per_second a copy's rate; the links a least-squares fit "
        "of all-reduce and all-gather times (one node: both links are the "
        "same; one rank: no link); memory_bytes each device's memory over "
-       "the ranks sharing it (CPU ranks: the machine's)."},
+       "the ranks sharing it (CPU ranks: the machine's); shared_cores, "
+       "where the ranks outnumber the cores, how much faster a rank runs "
+       "a GEMM alone than with every rank busy."},
       {"nodes", 1},
       {"gpus_per_node", *ranks},
       {"memory_bytes", memoryBytes},
       {"peak_flops", std::move(peakFlops)},
       {"hbm_bytes_per_second", copy}};
+  if (const json::Object *shared = m->getObject("shared_cores"))
+    files.cluster["shared_cores"] = json::Object(*shared);
   files.calibration = json::Object{
       {"comment",
        "Measured by sp-plan --calibrate on " + machine +

@@ -99,6 +99,18 @@ Expected<Cluster> seqpar::plan::parseCluster(StringRef text, StringRef source) {
       return link.takeError();
     *field = *link;
   }
+  if (const json::Value *shared = o->get("shared_cores")) {
+    const json::Object *sc = shared->getAsObject();
+    std::optional<int64_t> cores = sc ? sc->getInteger("cores") : std::nullopt;
+    std::optional<double> solo =
+        sc ? sc->getNumber("solo_speedup") : std::nullopt;
+    if (!cores || *cores < 1 || *cores >= c.gpusPerNode || !solo ||
+        !std::isfinite(*solo) || *solo < 1)
+      return fieldError(source, "'shared_cores' must be {\"cores\": C, "
+                                "\"solo_speedup\": S}: C an integer in [1, "
+                                "gpus_per_node), S >= 1");
+    c.soloSpeedup = *solo;
+  }
   if (const json::Value *waves = o->get("gemm_waves")) {
     const json::Object *w = waves->getAsObject();
     const json::Array *tile = w ? w->getArray("tile") : nullptr;

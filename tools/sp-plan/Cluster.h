@@ -45,6 +45,12 @@ struct Cluster {
   double memoryBytesPerSecond = 0;
   Link intraNode, interNode;
   std::optional<GemmWaves> gemmWaves;
+  /// CPU ranks that outnumber their node's cores and yield them while they
+  /// wait ("shared_cores": {"cores": C, "solo_speedup": S}): a rank busy
+  /// alone runs S times as fast as when every rank of its node is busy,
+  /// the rates above being the latter's (sp-plan --calibrate measures
+  /// both). Unset: every rank is a device of its own.
+  std::optional<double> soloSpeedup;
 
   int64_t gpus() const { return nodes * gpusPerNode; }
 };

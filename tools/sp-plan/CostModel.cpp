@@ -138,6 +138,23 @@ double seqpar::plan::bubbleFraction(int64_t stages, int64_t microBatches) {
   return double(stages - 1) / double(microBatches + stages - 1);
 }
 
+int64_t seqpar::plan::stagesPerNode(const Cluster &cluster, int64_t ranks,
+                                    int64_t stages) {
+  int64_t perStage = stages > 0 ? ranks / stages : ranks;
+  if (perStage < 1 || perStage >= cluster.gpusPerNode ||
+      cluster.gpusPerNode % perStage)
+    return 1;
+  return std::min(stages, cluster.gpusPerNode / perStage);
+}
+
+double seqpar::plan::pipelineStretch(const Cluster &cluster, int64_t ranks,
+                                     int64_t stages, int64_t microBatches) {
+  double stretch = 1 / (1 - bubbleFraction(stages, microBatches));
+  if (cluster.soloSpeedup && stagesPerNode(cluster, ranks, stages) > 1)
+    return std::max(1.0, stretch / *cluster.soloSpeedup);
+  return stretch;
+}
+
 double seqpar::plan::linkSeconds(int64_t bytes, int64_t count,
                                  const Link &link) {
   return double(bytes) / link.bytesPerSecond +
@@ -199,9 +216,11 @@ Prediction seqpar::plan::predict(ArrayRef<StageFacts> stages, const Mesh &mesh,
                                  int64_t tokensPerStep) {
   Prediction p;
   double sum = 0;
+  SmallVector<double> totals;
   for (const StageFacts &s : stages) {
     StageTime t =
         stageTime(s, mesh, cluster, peakFlops, calibration, fuseChunks);
+    totals.push_back(t.total());
     sum += t.total();
     if (t.total() > p.slowest.total())
       p.slowest = t;
@@ -214,6 +233,22 @@ Prediction seqpar::plan::predict(ArrayRef<StageFacts> stages, const Mesh &mesh,
   // a lighter stage (the first without the head, say) shortens it.
   double m = double(std::max<int64_t>(microBatches, 1));
   p.stepSeconds = (sum + (m - 1) * p.slowest.total()) / m;
+  // Shared cores: a node's idle stages lend theirs to its busy ones.
+  int64_t ranks = 1;
+  for (int64_t size : mesh.sizes)
+    ranks *= size;
+  int64_t shared = stagesPerNode(cluster, ranks, numStages);
+  if (cluster.soloSpeedup && shared > 1) {
+    double work = 0;
+    for (int64_t first = 0; first < numStages; first += shared) {
+      int64_t last = std::min(numStages, first + shared);
+      double nodeSum = 0;
+      for (int64_t s = first; s < last; ++s)
+        nodeSum += totals[s];
+      work = std::max(work, nodeSum / double(last - first));
+    }
+    p.stepSeconds = std::max(work, p.stepSeconds / *cluster.soloSpeedup);
+  }
   p.bubble = p.stepSeconds > 0 ? 1 - p.slowest.total() / p.stepSeconds : 0;
   p.tokensPerSecond = double(tokensPerStep) / p.stepSeconds;
   // Each stage's FLOPs run on gpus / stages ranks: summed over all ranks

@@ -142,6 +142,17 @@ double gemmSeconds(const StageFacts &facts, const Cluster &cluster,
 /// The pipeline bubble: (P - 1) / (M + P - 1) of the step.
 double bubbleFraction(int64_t stages, int64_t microBatches);
 
+/// The pipeline stages that share a node: those whose ranks a node holds
+/// together (ranks / stages ranks a stage, nodes of consecutive ranks), 1
+/// where a stage fills a node or more.
+int64_t stagesPerNode(const Cluster &cluster, int64_t ranks, int64_t stages);
+
+/// At most how much a pipeline stretches a stage's step of equal stages:
+/// (M + P - 1) / M; on shared cores (Cluster::soloSpeedup) with stages
+/// sharing a node, at most max(1, that / S) (predict()'s bound below).
+double pipelineStretch(const Cluster &cluster, int64_t ranks, int64_t stages,
+                       int64_t microBatches);
+
 /// Every memory-bound op's bytes together.
 int64_t totalMemoryBoundBytes(const StageFacts &facts);
 
@@ -174,9 +185,13 @@ struct Prediction {
 /// micro-batch's forward and the last one's backward cross them all) and
 /// the slowest stage's for each other micro-batch, (sum_s T_s + (M - 1)
 /// max_s T_s) / M of the stages' step times T_s, which is T / (1 - bubble)
-/// for equal stages; the bubble reported is the slowest stage's idle
-/// fraction; tokens/s of the global batch; MFU and HFU over all ranks
-/// (model FLOPs without and with recompute).
+/// for equal stages. On shared cores, where stages share a node, the busy
+/// ranks run on the cores the idle ones yield: the step is then the
+/// larger of that path at a lone rank's speed (over S) and each node's
+/// work over its cores (the mean T_s of the stages on the node). The
+/// bubble reported is the slowest stage's idle fraction; tokens/s of the
+/// global batch; MFU and HFU over all ranks (model FLOPs without and with
+/// recompute).
 Prediction predict(llvm::ArrayRef<StageFacts> stages, const Mesh &mesh,
                    const Cluster &cluster, double peakFlops,
                    const Calibration &calibration, int64_t fuseChunks,

@@ -181,3 +181,20 @@ TEST(PlanCalibrate, GemmsFitTheClustersWaveModel) {
   EXPECT_DOUBLE_EQ(*h->calibration.getNumber("gemm"), 0.9);
   EXPECT_DOUBLE_EQ(*i->calibration.getNumber("gemm"), 0.525);
 }
+
+TEST(PlanCalibrate, SharedCoresPassToTheCluster) {
+  std::string text = measured;
+  text.replace(text.find("\"ranks\": 2,"), 11,
+               "\"ranks\": 2, \"shared_cores\": {\"cores\": 1, "
+               "\"solo_speedup\": 1.8},");
+  Expected<CalibrationFiles> f = fitCalibration(text, "m.json", 1000);
+  ASSERT_TRUE(bool(f)) << toString(f.takeError());
+  const json::Object *shared = f->cluster.getObject("shared_cores");
+  ASSERT_NE(shared, nullptr);
+  EXPECT_EQ(*shared->getInteger("cores"), 1);
+  EXPECT_DOUBLE_EQ(*shared->getNumber("solo_speedup"), 1.8);
+  // Without the figure, none.
+  Expected<CalibrationFiles> g = fitCalibration(measured, "m.json", 1000);
+  ASSERT_TRUE(bool(g));
+  EXPECT_EQ(g->cluster.get("shared_cores"), nullptr);
+}

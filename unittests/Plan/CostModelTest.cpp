@@ -240,6 +240,69 @@ TEST(PlanCostModel, PredictStretchesTheSlowestStageByTheBubble) {
   EXPECT_DOUBLE_EQ(q.stepSeconds, 2.0 / (1 - bubbleFraction(4, 3)));
 }
 
+TEST(PlanCostModel, SharedCoresLendIdleStagesCores) {
+  // One node of 4 CPU ranks on shared cores, a rank alone twice as fast.
+  Cluster c = testCluster();
+  c.nodes = 1;
+  c.gpusPerNode = 4;
+  c.soloSpeedup = 2.0;
+  StageFacts f;
+  f.gemmFlops = 7000000000000; // 1 s a stage
+  Mesh pp4{{"pp"}, {4}};
+  // pp 4, M 1: the path is 4 s at the shared rate, 2 s at a lone rank's;
+  // the node's work is 1 s a rank.
+  Prediction one = predict({f, f, f, f}, pp4, c, 1e13, Calibration(), 1, 1, 1);
+  EXPECT_DOUBLE_EQ(one.stepSeconds, 2.0);
+  // M 8: the path (4 + 7) / 8 s over 2 is below the work, 1 s.
+  Prediction eight =
+      predict({f, f, f, f}, pp4, c, 1e13, Calibration(), 1, 8, 1);
+  EXPECT_DOUBLE_EQ(eight.stepSeconds, 1.0);
+  // Without a pipeline nothing is idle: the shared rate throughout.
+  Mesh tp4{{"tp"}, {4}};
+  EXPECT_DOUBLE_EQ(
+      predict({f}, tp4, c, 1e13, Calibration(), 1, 1, 1).stepSeconds, 1.0);
+  // Each stage a node of its own (4 nodes of 2 ranks, pp 4 over 8 ranks):
+  // no stage lends its cores to another.
+  Cluster wide = c;
+  wide.nodes = 4;
+  wide.gpusPerNode = 2;
+  Mesh pp4dp2{{"pp", "dp"}, {4, 2}};
+  EXPECT_EQ(stagesPerNode(wide, 8, 4), 1);
+  EXPECT_DOUBLE_EQ(
+      predict({f, f, f, f}, pp4dp2, wide, 1e13, Calibration(), 1, 1, 1)
+          .stepSeconds,
+      4.0);
+  // pp 4 over 8 ranks on nodes of 4: two stages a node.
+  Cluster two = c;
+  two.nodes = 2;
+  EXPECT_EQ(stagesPerNode(two, 8, 4), 2);
+  // The bound's stretch: (M + P - 1) / M over S, at least 1.
+  EXPECT_DOUBLE_EQ(pipelineStretch(c, 4, 4, 1), 2.0);
+  EXPECT_DOUBLE_EQ(pipelineStretch(c, 4, 4, 8), 1.0);
+  EXPECT_DOUBLE_EQ(pipelineStretch(wide, 8, 4, 1), 4.0);
+  EXPECT_DOUBLE_EQ(pipelineStretch(testCluster(), 4, 2, 2), 1.5);
+
+  // The cluster file's field, checked.
+  std::string base = R"({"nodes": 1, "gpus_per_node": 4, "memory_bytes": 100,
+      "peak_flops": {"fp32": 1e11}, "hbm_bytes_per_second": 2e10,
+      "intra_node": {"bytes_per_second": 1e9, "latency_seconds": 0},
+      "inter_node": {"bytes_per_second": 1e9, "latency_seconds": 0})";
+  Expected<Cluster> ok = parseCluster(
+      base + R"(, "shared_cores": {"cores": 2, "solo_speedup": 2.2}})", "c");
+  ASSERT_TRUE(bool(ok)) << toString(ok.takeError());
+  EXPECT_DOUBLE_EQ(*ok->soloSpeedup, 2.2);
+  for (const char *bad :
+       {R"({"cores": 4, "solo_speedup": 2})",
+        R"({"cores": 2, "solo_speedup": 0.5})", R"({"solo_speedup": 2})"}) {
+    Expected<Cluster> e =
+        parseCluster(base + ", \"shared_cores\": " + bad + "}", "c");
+    ASSERT_FALSE(bool(e)) << bad;
+    EXPECT_EQ(toString(e.takeError()),
+              "c: 'shared_cores' must be {\"cores\": C, \"solo_speedup\": "
+              "S}: C an integer in [1, gpus_per_node), S >= 1");
+  }
+}
+
 TEST(PlanCostModel, CalibrationFileOverridesAndChecksItsRates) {
   llvm::Expected<Calibration> c = parseCalibration(R"({"gemm": 0.5})", "f");
   ASSERT_TRUE(bool(c)) << llvm::toString(c.takeError());
