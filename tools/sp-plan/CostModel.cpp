@@ -249,7 +249,11 @@ Prediction seqpar::plan::predict(ArrayRef<StageFacts> stages, const Mesh &mesh,
     }
     p.stepSeconds = std::max(work, p.stepSeconds / *cluster.soloSpeedup);
   }
-  p.bubble = p.stepSeconds > 0 ? 1 - p.slowest.total() / p.stepSeconds : 0;
+  // (On shared cores the slowest stage may run faster than its rate: no
+  // idle time then.)
+  p.bubble = p.stepSeconds > 0
+                 ? std::max(0.0, 1 - p.slowest.total() / p.stepSeconds)
+                 : 0;
   p.tokensPerSecond = double(tokensPerStep) / p.stepSeconds;
   // Each stage's FLOPs run on gpus / stages ranks: summed over all ranks
   // and divided by all ranks' peak, the rank count cancels but the stages'.

@@ -257,6 +257,15 @@ TEST(PlanCostModel, SharedCoresLendIdleStagesCores) {
   Prediction eight =
       predict({f, f, f, f}, pp4, c, 1e13, Calibration(), 1, 8, 1);
   EXPECT_DOUBLE_EQ(eight.stepSeconds, 1.0);
+  // A heavier last stage (2 s): the node's work, 1.25 s, above the path
+  // (5 + 7 x 2) / 8 / 2; the slowest stage runs faster than its rate, so
+  // it never idles.
+  StageFacts heavy;
+  heavy.gemmFlops = 14000000000000;
+  Prediction uneven =
+      predict({f, f, f, heavy}, pp4, c, 1e13, Calibration(), 1, 8, 1);
+  EXPECT_DOUBLE_EQ(uneven.stepSeconds, 1.25);
+  EXPECT_DOUBLE_EQ(uneven.bubble, 0.0);
   // Without a pipeline nothing is idle: the shared rate throughout.
   Mesh tp4{{"tp"}, {4}};
   EXPECT_DOUBLE_EQ(
