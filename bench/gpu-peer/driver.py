@@ -526,7 +526,7 @@ class Runner:
         parts, low = [], []
         for (kernel, shape), paths in rows.items():
             new = (paths.get("fused") or paths.get("two-stage") or paths.get("vector")
-                   or paths.get("stored") or paths.get("epilogue"))
+                   or paths.get("sorted") or paths.get("stored") or paths.get("epilogue"))
             if not new:
                 continue
             old = paths.get("before") or paths.get("scalar")

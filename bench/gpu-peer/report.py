@@ -313,6 +313,8 @@ def render(r):
                    "= the kernels these replaced (for the bf16 kernels: converts around the "
                    "f32 kernel); convert: vector = four elements a thread, "
                    "scalar = the one-element kernel (before, and still for unaligned buffers); "
+                   "embedding_grad: sorted = tokens sorted by row, each row summed in token "
+                   "order, before = one atomicAdd per element (bf16: converts around it); "
                    "attention: stored = bf16 q, k, v as stored; linear, linear_gelu, "
                    "linear_gelu_grad: epilogue = one cuBLASLt GEMM with the bias, the GELU, "
                    "or the GELU's gradient and the bias gradient as its epilogue, before = "

@@ -80,6 +80,14 @@ extern "C" void sprt_op_embedding(const int64_t *ids, const float *table,
   sprt_embedding_f32(ids, table, out, T, V, H, sprt_axis_coord(vocabAxis) * V);
 }
 
+extern "C" void sprt_op_embedding_typed(const int64_t *ids, const void *table,
+                                        void *out, int64_t T, int64_t V,
+                                        int64_t H, int32_t vocabAxis,
+                                        int32_t dtype) {
+  sprt_embedding_typed(ids, table, out, T, V, H, sprt_axis_coord(vocabAxis) * V,
+                       dtype);
+}
+
 /// Calls piece(byteOffset, shape, global, offset) for each run of global
 /// rows of dim 0 of a dropout's local [d0, d1, d2] tensor (of `rank`): the
 /// run's byte offset in the local tensor of `dtype` and its geometry for

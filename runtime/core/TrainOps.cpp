@@ -25,6 +25,15 @@ extern "C" void sprt_op_embedding_grad(const int64_t *ids, const float *dy,
                           sprt_axis_coord(vocabAxis) * V);
 }
 
+extern "C" void sprt_op_embedding_grad_typed(const int64_t *ids, const void *dy,
+                                             int32_t dyDtype, void *dtable,
+                                             int32_t dtableDtype, int64_t T,
+                                             int64_t V, int64_t H,
+                                             int32_t vocabAxis) {
+  sprt_embedding_grad_typed(ids, dy, dyDtype, dtable, dtableDtype, T, V, H,
+                            sprt_axis_coord(vocabAxis) * V);
+}
+
 extern "C" void sprt_op_label_logit_grad(const int64_t *labels, const float *dz,
                                          float *dlogits, int64_t T, int64_t V,
                                          int32_t vocabAxis,

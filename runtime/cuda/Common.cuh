@@ -115,6 +115,9 @@ enum class Scratch {
   // sprt_bias_grad_typed's f32 sums before their rounding to a bf16 / f16
   // gradient.
   BiasGradSums,
+  // sprt_embedding_grad_typed's sort (Embedding.cu): the tokens' rows and
+  // indices, unsorted and sorted, and CUB's temporary storage.
+  EmbeddingSort,
   // cuBLASLt's workspace (LtGemm.cu).
   LtWorkspace,
   // The step's values (sprt/device.h's sprt_step_values), device copy.

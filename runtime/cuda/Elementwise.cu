@@ -87,17 +87,6 @@ __global__ void positionIdsKernel(int64_t *out, int64_t S, int64_t B,
   SPRT_FOR_EACH(e, S * B) { out[e] = seqOffset + e / B; }
 }
 
-__global__ void embeddingKernel(const int64_t *__restrict__ ids,
-                                const float *__restrict__ table,
-                                float *__restrict__ y, int64_t T, int64_t V,
-                                int64_t H, int64_t vocabOffset) {
-  SPRT_FOR_EACH(e, T * H) {
-    const int64_t t = e / H, i = e % H;
-    const int64_t r = ids[t] - vocabOffset;
-    y[e] = (r >= 0 && r < V) ? table[r * H + i] : 0.0f;
-  }
-}
-
 } // namespace
 
 extern "C" {
@@ -170,11 +159,6 @@ void sprt_repeat_heads(const void *x, void *y, int64_t T, int64_t heads,
 void sprt_position_ids_i64(int64_t *out, int64_t S, int64_t B,
                            int64_t seq_offset) {
   SPRT_LAUNCH(positionIdsKernel, S * B, out, S, B, seq_offset);
-}
-
-void sprt_embedding_f32(const int64_t *ids, const float *table, float *y,
-                        int64_t T, int64_t V, int64_t H, int64_t vocab_offset) {
-  SPRT_LAUNCH(embeddingKernel, T * H, ids, table, y, T, V, H, vocab_offset);
 }
 
 } // extern "C"

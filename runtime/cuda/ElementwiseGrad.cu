@@ -1,10 +1,9 @@
 //===- ElementwiseGrad.cu - CUDA backward kernels of elementwise ops ------===//
 //
 // Activation derivatives (in double on the forward's formulas, as the CPU
-// backend's GradKernels.cpp), the embedding's scatter-add (atomicAdd, so the
-// summation order of tokens sharing a row varies run to run), the inverse of
-// the qkv split, the sum over repeated heads and the bias gradient (column
-// sums in double in token order, as the CPU).
+// backend's GradKernels.cpp), the inverse of the qkv split, the sum over
+// repeated heads and the bias gradient (column sums in double in token order,
+// as the CPU). The embedding's gradient is in Embedding.cu.
 //
 //===----------------------------------------------------------------------===//
 
@@ -82,18 +81,6 @@ __global__ void reluGradKernel(const void *__restrict__ dy,
       SPRT_LAUNCH(kernel<SPRT_DTYPE_F16>, n, __VA_ARGS__);                     \
   } while (0)
 
-__global__ void embeddingGradKernel(const int64_t *__restrict__ ids,
-                                    const float *__restrict__ dy,
-                                    float *__restrict__ dtable, int64_t T,
-                                    int64_t V, int64_t H, int64_t vocabOffset) {
-  SPRT_FOR_EACH(e, T * H) {
-    const int64_t t = e / H, i = e % H;
-    const int64_t r = ids[t] - vocabOffset;
-    if (r >= 0 && r < V)
-      atomicAdd(dtable + r * H + i, dy[e]);
-  }
-}
-
 template <typename E>
 __global__ void qkvConcatKernel(const E *__restrict__ dq,
                                 const E *__restrict__ dk,
@@ -161,17 +148,6 @@ void sprt_relu_grad_typed(const void *dy, const void *x, void *dx, int64_t n,
 
 void sprt_relu_grad_f32(const float *dy, const float *x, float *dx, int64_t n) {
   sprt_relu_grad_typed(dy, x, dx, n, SPRT_DTYPE_F32);
-}
-
-void sprt_embedding_grad_f32(const int64_t *ids, const float *dy, float *dtable,
-                             int64_t T, int64_t V, int64_t H,
-                             int64_t vocab_offset) {
-  if (V <= 0 || H <= 0)
-    return;
-  SPRT_CUDA_CHECK(
-      cudaMemsetAsync(dtable, 0, size_t(V * H) * sizeof(float), stream()));
-  SPRT_LAUNCH(embeddingGradKernel, T * H, ids, dy, dtable, T, V, H,
-              vocab_offset);
 }
 
 void sprt_qkv_concat(const void *dq, const void *dk, const void *dv, void *dqkv,

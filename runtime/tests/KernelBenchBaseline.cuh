@@ -3,10 +3,11 @@
 //
 // The CUDA backend's norm-backward column kernels and bias gradient as they
 // were before the two-stage column sums (commit 02ec4d5): one thread per
-// column walking all T rows in order. Kept here, not in the backend, only
-// so that KernelBench.cu times the old and new kernels side by side on the
-// same device. The row kernels they follow are the backend's row-per-block
-// path (NormPaths.h's *TwoPass, whose statistics scratch this reads).
+// column walking all T rows in order; the embedding gradient's atomics. Kept
+// here, not in the backend, only so that KernelBench.cu times the old and new
+// kernels side by side on the same device. The row kernels they follow are the
+// backend's row-per-block path (NormPaths.h's *TwoPass, whose statistics
+// scratch this reads).
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,6 +46,21 @@ __global__ void baselineLayerNormGradColumns(const float *__restrict__ dy,
     }
     dw[i] = float(accW);
     db[i] = float(accB);
+  }
+}
+
+/// The embedding gradient before Embedding.cu's sorted row sums: one
+/// atomicAdd per element of dy into a zeroed table (tokens sharing a row
+/// contend, and their order varies run to run).
+__global__ void baselineEmbeddingGrad(const int64_t *__restrict__ ids,
+                                      const float *__restrict__ dy,
+                                      float *__restrict__ dtable, int64_t T,
+                                      int64_t V, int64_t H) {
+  for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < T * H;
+       e += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t r = ids[e / H];
+    if (r >= 0 && r < V)
+      atomicAdd(dtable + r * H + e % H, dy[e]);
   }
 }
 

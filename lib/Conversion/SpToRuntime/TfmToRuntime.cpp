@@ -110,11 +110,21 @@ static LogicalResult lowerOp(PositionIdsOp o, RuntimeEmitter &e) {
   return success();
 }
 
+// A bf16 / f16 table: its rows copied as stored (MovesBytes).
 static LogicalResult lowerOp(EmbeddingOp o, RuntimeEmitter &e) {
-  e.call("sprt_op_embedding",
-         {e.ptr(o.getIds()), e.ptr(o.getTable()), e.ptr(o),
-          e.i64(e.numElements(o.getIds())), e.i64(e.dim(o.getTable(), 0)),
-          e.i64(e.dim(o.getTable(), 1)), e.i32(e.splitAxis(o.getTable(), 0))});
+  SmallVector<Value> args{e.ptr(o.getIds()),
+                          e.ptr(o.getTable()),
+                          e.ptr(o),
+                          e.i64(e.numElements(o.getIds())),
+                          e.i64(e.dim(o.getTable(), 0)),
+                          e.i64(e.dim(o.getTable(), 1)),
+                          e.i32(e.splitAxis(o.getTable(), 0))};
+  if (o.getType().getElementType().isF32()) {
+    e.call("sprt_op_embedding", args);
+    return success();
+  }
+  args.push_back(e.i32(runtimeDtypeCode(o)));
+  e.call("sprt_op_embedding_typed", args);
   return success();
 }
 
@@ -525,10 +535,19 @@ static LogicalResult lowerOp(FillOp o, RuntimeEmitter &e) {
 }
 
 static LogicalResult lowerOp(EmbeddingGradOp o, RuntimeEmitter &e) {
-  e.call("sprt_op_embedding_grad",
-         {e.ptr(o.getIds()), e.ptr(o.getDy()), e.ptr(o),
-          e.i64(e.numElements(o.getIds())), e.i64(e.dim(o, 0)),
-          e.i64(e.dim(o, 1)), e.i32(e.splitAxis(o, 0))});
+  Value ids = e.ptr(o.getIds());
+  SmallVector<Value> sizes{e.i64(e.numElements(o.getIds())), e.i64(e.dim(o, 0)),
+                           e.i64(e.dim(o, 1)), e.i32(e.splitAxis(o, 0))};
+  if (o.getDy().getType().getElementType().isF32() &&
+      o.getType().getElementType().isF32()) {
+    e.call("sprt_op_embedding_grad", {ids, e.ptr(o.getDy()), e.ptr(o), sizes[0],
+                                      sizes[1], sizes[2], sizes[3]});
+    return success();
+  }
+  // dy as stored, the table's gradient in its type (ReducesRowsAsStored).
+  e.call("sprt_op_embedding_grad_typed",
+         {ids, e.ptr(o.getDy()), e.i32(runtimeDtypeCode(o.getDy())), e.ptr(o),
+          e.i32(runtimeDtypeCode(o)), sizes[0], sizes[1], sizes[2], sizes[3]});
   return success();
 }
 

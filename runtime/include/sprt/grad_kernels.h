@@ -165,6 +165,16 @@ void sprt_swiglu_grad_typed(const void *dy, const void *gate, const void *up,
 void sprt_embedding_grad_f32(const int64_t *ids, const float *dy, float *dtable,
                              int64_t T, int64_t V, int64_t H,
                              int64_t vocab_offset);
+/* sprt_embedding_grad_f32 on dy stored in dy_dtype and dtable in
+ * dtable_dtype (SPRT_DTYPE_*): each row's tokens summed in f32 in token order
+ * (the f32 kernel's sums, without atomics on either backend: the CUDA
+ * backend sorts the tokens by row, stably, and sums each row's in order),
+ * each element of dtable rounded once. Bit for bit the f32 kernel between
+ * conversions, and the same bits run to run. */
+void sprt_embedding_grad_typed(const int64_t *ids, const void *dy,
+                               int32_t dy_dtype, void *dtable,
+                               int32_t dtable_dtype, int64_t T, int64_t V,
+                               int64_t H, int64_t vocab_offset);
 
 /* Backward of sprt_qkv_split: packs dq, dk, dv back into dqkv (elements of
  * elem_bytes bytes). */

@@ -101,6 +101,11 @@ void sprt_linear_gelu_typed(const void *x, int32_t x_dtype, const void *w,
  * vocab_offset = 0 and V = the whole vocabulary for an unsplit table). */
 void sprt_embedding_f32(const int64_t *ids, const float *table, float *y,
                         int64_t T, int64_t V, int64_t H, int64_t vocab_offset);
+/* sprt_embedding_f32 on a table and y stored in dtype (SPRT_DTYPE_*): the
+ * rows are copied as stored (a gather moves bytes; no f32 copy of either). */
+void sprt_embedding_typed(const int64_t *ids, const void *table, void *y,
+                          int64_t T, int64_t V, int64_t H, int64_t vocab_offset,
+                          int32_t dtype);
 
 /* Layer normalisation over the last dimension (biased variance, as torch);
  * bias may be NULL. */

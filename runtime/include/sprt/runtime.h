@@ -274,6 +274,10 @@ void sprt_set_position_ids(const int64_t *positions, int64_t global_batch,
 /* Embedding of a table whose vocabulary may be split over vocab_axis. */
 void sprt_op_embedding(const int64_t *ids, const float *table, float *out,
                        int64_t T, int64_t V, int64_t H, int32_t vocab_axis);
+/* sprt_op_embedding on a table and out stored in dtype (SPRT_DTYPE_*). */
+void sprt_op_embedding_typed(const int64_t *ids, const void *table, void *out,
+                             int64_t T, int64_t V, int64_t H,
+                             int32_t vocab_axis, int32_t dtype);
 /* Dropout of a local [d0, d1, d2] tensor (rank <= 3) whose dims are split
  * over axes a0, a1, a2 (-1: whole), with the run's seed; dim 0 may in
  * addition be split in zigzag over z0 (-1: none), a0 then splitting the
@@ -352,6 +356,10 @@ void sprt_op_label_logit(const float *logits, const int64_t *labels, float *out,
 void sprt_op_embedding_grad(const int64_t *ids, const float *dy, float *dtable,
                             int64_t T, int64_t V, int64_t H,
                             int32_t vocab_axis);
+void sprt_op_embedding_grad_typed(const int64_t *ids, const void *dy,
+                                  int32_t dy_dtype, void *dtable,
+                                  int32_t dtable_dtype, int64_t T, int64_t V,
+                                  int64_t H, int32_t vocab_axis);
 void sprt_op_label_logit_grad(const int64_t *labels, const float *dz,
                               float *dlogits, int64_t T, int64_t V,
                               int32_t vocab_axis, int64_t ignore_index);

@@ -1,13 +1,15 @@
 // RUN: sp-opt %s -split-input-file -convert-sp-to-runtime -verify-diagnostics
 
-// The runtime computes in f32: a bf16 parameter is read as stored (a byte
-// mover), an op that computes on it needs sp-legalize-precision first.
+// The runtime computes in f32: a bf16 parameter is read as stored, and so
+// is the embedding (byte movers); an op that computes on it needs
+// sp-legalize-precision first.
 tfm.param @w : tensor<8x4xbf16> init normal(2.000000e-02)
 func.func @forward(%ids: tensor<4x1xi64>, %labels: tensor<4x1xi64>) -> tensor<f32> attributes {tfm.forward} {
   %w = tfm.get_param @w : tensor<8x4xbf16>
-  // expected-error @+1 {{'tfm.embedding' op uses 'bf16', which the runtime computes in f32: run sp-legalize-precision first}}
   %x = tfm.embedding %ids, %w : (tensor<4x1xi64>, tensor<8x4xbf16>) -> tensor<4x1x4xbf16>
-  %l = tfm.cross_entropy %x, %labels ignore_index -100 : (tensor<4x1x4xbf16>, tensor<4x1xi64>) -> tensor<f32>
+  // expected-error @+1 {{'tfm.scale' op uses 'bf16', which the runtime computes in f32: run sp-legalize-precision first}}
+  %s = tfm.scale %x by 2.0 : tensor<4x1x4xbf16>
+  %l = tfm.cross_entropy %s, %labels ignore_index -100 : (tensor<4x1x4xbf16>, tensor<4x1xi64>) -> tensor<f32>
   return %l : tensor<f32>
 }
 

@@ -58,6 +58,22 @@ func.func @forward(%ids: tensor<8x2xi64>, %labels: tensor<8x2xi64>) -> tensor<f3
   // The bias gradient: dy as stored, its sums rounded into bf16.
   // CHECK: llvm.call @sprt_bias_grad_typed(%[[Y]], %[[BF16]], %{{[0-9]+}}, %[[BF16]], %[[ROWS]], %[[H]]) : (!llvm.ptr, i32, !llvm.ptr, i32, i64, i64) -> ()
   %dbias = tfm.bias_grad %y : tensor<8x2x8xbf16> -> tensor<8xbf16>
+  // The embedding copies bf16 rows as stored: ids, table, result, the
+  // tokens, vocabulary, width, the vocabulary's axis (-1) and the dtype.
+  // CHECK: llvm.call @sprt_op_embedding_typed(%[[IDS:[a-z0-9]+]], %{{[0-9]+}}, %{{[0-9]+}}, %[[ROWS]], %[[ROWS]], %[[H]], %{{.*}}, %[[BF16]]) : (!llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, i64, i32, i32) -> ()
+  %tab = tfm.fill 1.0 : tensor<16x8xf32>
+  %tab16 = tfm.convert %tab : tensor<16x8xf32> -> tensor<16x8xbf16>
+  %emb = tfm.embedding %ids, %tab16 : (tensor<8x2xi64>, tensor<16x8xbf16>) -> tensor<8x2x8xbf16>
+  // Its gradient reads dy as stored and writes each type: bf16, then f32.
+  // CHECK: llvm.call @sprt_op_embedding_grad_typed(%[[IDS]], %[[Y]], %[[BF16]], %{{[0-9]+}}, %[[BF16]], %[[ROWS]], %[[ROWS]], %[[H]], %{{.*}}) : (!llvm.ptr, !llvm.ptr, i32, !llvm.ptr, i32, i64, i64, i64, i32) -> ()
+  %dtab = tfm.embedding_grad %ids, %y : (tensor<8x2xi64>, tensor<8x2x8xbf16>) -> tensor<16x8xbf16>
+  // CHECK: llvm.call @sprt_op_embedding_grad_typed(%[[IDS]], %[[Y]], %[[BF16]], %{{[0-9]+}}, %[[F32]], %[[ROWS]], %[[ROWS]], %[[H]], %{{.*}})
+  %dtab32 = tfm.embedding_grad %ids, %y : (tensor<8x2xi64>, tensor<8x2x8xbf16>) -> tensor<16x8xf32>
+  // All f32: the f32 kernels.
+  // CHECK: llvm.call @sprt_op_embedding(%[[IDS]], {{.*}}) : (!llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, i64, i32) -> ()
+  %emb32 = tfm.embedding %ids, %tab : (tensor<8x2xi64>, tensor<16x8xf32>) -> tensor<8x2x8xf32>
+  // CHECK: llvm.call @sprt_op_embedding_grad(%[[IDS]], {{.*}}) : (!llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, i64, i32) -> ()
+  %dtabf = tfm.embedding_grad %ids, %x32 : (tensor<8x2xi64>, tensor<8x2x8xf32>) -> tensor<16x8xf32>
   // An all-f32 norm calls the f32 kernel.
   // CHECK: llvm.call @sprt_layer_norm_f32({{.*}}) : (!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, f64) -> ()
   %y3 = tfm.layer_norm %x32, %w32 eps 1.0e-05 : (tensor<8x2x8xf32>, tensor<8xf32>) -> tensor<8x2x8xf32>

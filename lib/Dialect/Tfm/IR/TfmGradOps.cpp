@@ -174,10 +174,14 @@ LogicalResult EmbeddingGradOp::verify() {
     return emitOpError() << "dy must have the ids' shape followed by the "
                             "hidden size, got "
                          << shapeStr(dy.getShape());
-  if (dt.getRank() != 2 || dt.getDimSize(1) != dy.getShape().back() ||
-      dt.getElementType() != dy.getElementType())
+  if (dt.getRank() != 2 || dt.getDimSize(1) != dy.getShape().back())
     return emitOpError() << "the table gradient must be [vocab, "
                          << dy.getShape().back() << "], got " << dt;
+  if (dt.getElementType() != dy.getElementType() &&
+      !dt.getElementType().isF32())
+    return emitOpError() << "the table gradient must have dy's element type ("
+                         << dy.getElementType() << ") or f32, not "
+                         << dt.getElementType();
   return success();
 }
 

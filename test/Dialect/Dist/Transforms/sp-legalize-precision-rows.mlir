@@ -77,3 +77,28 @@ func.func @bias(%dy: tensor<6x1x8xbf16>, %dys: tensor<6x1x8xbf16, #dist.layout<@
   %b = tfm.bias_grad %dys : tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>> -> tensor<8xbf16, #dist.layout<@mesh, tp = P>>
   return %a, %b : tensor<8xbf16>, tensor<8xbf16, #dist.layout<@mesh, tp = P>>
 }
+
+// -----
+
+// The embedding moves rows (MovesBytes): its bf16 table is read as stored,
+// with or without storage-rows. Its gradient (ReducesRowsAsStored) reads
+// its bf16 dy as stored: a whole gradient is rounded into bf16, a partial
+// one (SP's sequence-sharded dy) is written in f32 and narrowed for its
+// user; storage-rows=false wraps it as before.
+// CHECK-LABEL: func.func @embedding
+// CHECK-NOT: tfm.convert
+// CHECK: tfm.embedding %{{.*}}, %{{.*}} : (tensor<6x1xi64>, tensor<16x8xbf16>) -> tensor<6x1x8xbf16>
+// CHECK-NEXT: tfm.embedding_grad %{{.*}}, %{{.*}} : (tensor<6x1xi64>, tensor<6x1x8xbf16>) -> tensor<16x8xbf16>
+// CHECK-NEXT: %[[P:.*]] = tfm.embedding_grad %{{.*}}, %{{.*}} : (tensor<6x1xi64, #dist.layout<@mesh, tp = S(0)>>, tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>) -> tensor<16x8xf32, #dist.layout<@mesh, tp = P>>
+// CHECK-NEXT: tfm.convert %[[P]] : tensor<16x8xf32, #dist.layout<@mesh, tp = P>> -> tensor<16x8xbf16, #dist.layout<@mesh, tp = P>>
+// WRAP-LABEL: func.func @embedding
+// WRAP-NEXT: tfm.embedding %{{.*}}, %{{.*}} : (tensor<6x1xi64>, tensor<16x8xbf16>) -> tensor<6x1x8xbf16>
+// WRAP-NEXT: tfm.convert %{{.*}} : tensor<6x1x8xbf16> -> tensor<6x1x8xf32>
+// WRAP-NEXT: tfm.embedding_grad %{{.*}}, %{{.*}} : (tensor<6x1xi64>, tensor<6x1x8xf32>) -> tensor<16x8xf32>
+dist.mesh @mesh ["tp" = 2]
+func.func @embedding(%ids: tensor<6x1xi64>, %table: tensor<16x8xbf16>, %dy: tensor<6x1x8xbf16>, %idss: tensor<6x1xi64, #dist.layout<@mesh, tp = S(0)>>, %dys: tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>) -> (tensor<6x1x8xbf16>, tensor<16x8xbf16>, tensor<16x8xbf16, #dist.layout<@mesh, tp = P>>) {
+  %x = tfm.embedding %ids, %table : (tensor<6x1xi64>, tensor<16x8xbf16>) -> tensor<6x1x8xbf16>
+  %a = tfm.embedding_grad %ids, %dy : (tensor<6x1xi64>, tensor<6x1x8xbf16>) -> tensor<16x8xbf16>
+  %b = tfm.embedding_grad %idss, %dys : (tensor<6x1xi64, #dist.layout<@mesh, tp = S(0)>>, tensor<6x1x8xbf16, #dist.layout<@mesh, tp = S(0)>>) -> tensor<16x8xbf16, #dist.layout<@mesh, tp = P>>
+  return %x, %a, %b : tensor<6x1x8xbf16>, tensor<16x8xbf16>, tensor<16x8xbf16, #dist.layout<@mesh, tp = P>>
+}

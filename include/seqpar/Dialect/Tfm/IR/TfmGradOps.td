@@ -272,11 +272,15 @@ def Tfm_FillOp : Tfm_GradOp<"fill"> {
   let hasVerifier = 1;
 }
 
-def Tfm_EmbeddingGradOp : Tfm_GradOp<"embedding_grad"> {
+def Tfm_EmbeddingGradOp : Tfm_GradOp<"embedding_grad",
+    [Seqpar_ReducesRowsAsStored, Seqpar_StoragePrecisionOpInterface]> {
   let summary = "gradient of an embedding table: dy scattered to the id rows";
   let description = [{
     `dtable[v, :] = sum of dy[t, :] over tokens t with ids[t] = v`; with a
-    table split over the vocabulary, only this rank's rows.
+    table split over the vocabulary, only this rank's rows. Each row's
+    tokens are summed in f32 in token order; on bf16 / f16 tensors the
+    runtime reads `dy` as stored and rounds each sum once into the result's
+    type (ReducesRowsAsStored).
 
     ```mlir
     %dt = tfm.embedding_grad %ids, %dy
@@ -285,7 +289,9 @@ def Tfm_EmbeddingGradOp : Tfm_GradOp<"embedding_grad"> {
 
     **Constraints**
     - `dy`'s shape is the ids' shape followed by the hidden size;
-    - the result has rank 2, that hidden size and `dy`'s element type.
+    - the result has rank 2 and that hidden size;
+    - its element type is `dy`'s or f32 (a partial sum of bf16 / f16
+      gradients, rounded after its reduction).
   }];
   let arguments = (ins Tfm_IndexTensor:$ids, Tfm_FloatTensor:$dy);
   let results = (outs Tfm_FloatTensor:$dtable);

@@ -259,13 +259,15 @@ def Tfm_YieldOp : Op<Tfm_Dialect, "yield", [Pure, Terminator,
   let assemblyFormat = "($values^ `:` type($values))? attr-dict";
 }
 
-def Tfm_EmbeddingOp : Tfm_Op<"embedding", [Pure, Tfm_Differentiable]> {
+def Tfm_EmbeddingOp : Tfm_Op<"embedding", [Pure, Tfm_Differentiable,
+    Seqpar_MovesBytes]> {
   let summary = "looks up rows of an embedding table";
   let description = [{
     `result[i, j, :] = table[ids[i, j], :]`. When the table is split over the
     vocabulary on a mesh axis (layout S(0), Megatron's vocab-parallel
     embedding), each rank looks up only the ids in its range, writes zeros
-    for the others, and the result is partial (P) over that axis.
+    for the others, and the result is partial (P) over that axis. It moves
+    rows (MovesBytes): a bf16 / f16 table is read as stored.
 
     ```mlir
     %x = tfm.embedding %ids, %wte
