@@ -128,13 +128,19 @@ PY
 
 echo "gpu-peer: compiling for --target $target"
 benches=()
+# The bf16 programs keep their f32 master weights with the optimizer state
+# (Megatron-LM's layout: bf16 parameters, no per-step conversion of them;
+# the same bits as the default, test/e2e/master-weights.test).
+bf16_flags=(--master-weights sharded)
 # bench_model NAME CONFIG SEQ BATCH: its folder and its bf16 and fp32 programs.
 bench_model() {
-  local name=$1 config=$2 seq=$3 batch=$4 p
+  local name=$1 config=$2 seq=$3 batch=$4 p extra
   model_dir "$name" "$config"
   for p in bf16 fp32; do
+    extra=()
+    [ "$p" = bf16 ] && extra=("${bf16_flags[@]}")
     compile "$name-$p" "$stage/configs/$name/config.json" "$seq" "$batch" "$p" "$target" \
-      "${hyper[@]}"
+      "${hyper[@]}" "${extra[@]}"
     benches+=("$name $seq $batch $p")
   done
 }
@@ -143,7 +149,7 @@ bench_model "${llama[@]}"
 # The curve: GPT-2 without dropout, bf16.
 model_dir "${gpt2[0]}-nodrop" "${gpt2[1]}" nodrop
 compile "curve-${gpt2[0]}-bf16" "$stage/configs/${gpt2[0]}-nodrop/config.json" "${gpt2[2]}" \
-  "${gpt2[3]}" bf16 "$target" "${hyper[@]}"
+  "${gpt2[3]}" bf16 "$target" "${hyper[@]}" "${bf16_flags[@]}"
 # The cuda programs against the cpu target: the tiny set at one rank
 # (test/e2e/cuda/vs-cpu.test's: seq 16, dropout kept, clipping) and the
 # multi-rank layouts that share the one GPU through --comm mpi

@@ -54,11 +54,10 @@ __global__ void rowKeysKernel(const int64_t *__restrict__ ids,
 /// of the run's tokens' dy in f32, in token order, from +0 as the CPU adds
 /// them, rounded once into dtable.
 template <int32_t DY, int32_t DT>
-__global__ void rowSumsKernel(const int32_t *__restrict__ keys,
-                              const int32_t *__restrict__ tokens,
-                              const void *__restrict__ dy,
-                              void *__restrict__ dtable, int64_t T, int64_t V,
-                              int64_t H) {
+__global__ void
+rowSumsKernel(const int32_t *__restrict__ keys,
+              const int32_t *__restrict__ tokens, const void *__restrict__ dy,
+              void *__restrict__ dtable, int64_t T, int64_t V, int64_t H) {
   SPRT_FOR_EACH(e, T * H) {
     const int64_t j = e / H, i = e % H;
     const int32_t r = keys[j];
@@ -126,8 +125,8 @@ void sprt_embedding_grad_typed(const int64_t *ids, const void *dy,
     throw std::runtime_error(std::string(fn) + ": " + std::to_string(T) +
                              " tokens or " + std::to_string(V) +
                              " rows exceed the 32-bit sort keys");
-  SPRT_CUDA_CHECK(cudaMemsetAsync(dtable, 0, size_t(V * H) * outBytes,
-                                  stream()));
+  SPRT_CUDA_CHECK(
+      cudaMemsetAsync(dtable, 0, size_t(V * H) * outBytes, stream()));
   if (T <= 0)
     return;
   // Four arrays of T int32 (keys and tokens, unsorted and sorted), then

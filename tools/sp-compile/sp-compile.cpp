@@ -185,12 +185,14 @@ static cl::opt<bool> overlapGradReductions(
     cl::init(true), cl::cat(training));
 static cl::opt<seqpar::MasterWeights> masterWeights(
     "master-weights",
-    cl::desc("With --zero 1 and --precision bf16|fp16: sharded keeps the "
-             "fp32 master weights sharded over dp with the optimizer state "
-             "(bf16/fp16 parameters: 2 + 12/dp bytes per parameter with "
-             "AdamW), replicated keeps them as the parameters (4 + 8/dp) "
-             "(default sharded)"),
-    cl::init(seqpar::MasterWeights::sharded), seqpar::masterWeightsValues(),
+    cl::desc("With --precision bf16|fp16: sharded keeps the fp32 master "
+             "weights with the optimizer state, sharded over dp with "
+             "--zero 1, whole without it (bf16/fp16 parameters: 2 + 12/dp "
+             "bytes per parameter with AdamW, no per-step conversion of "
+             "the parameters), replicated keeps them as the parameters "
+             "(4 + 8/dp), auto is sharded with --zero 1 and replicated "
+             "without it (default auto)"),
+    cl::init(seqpar::MasterWeights::automatic), seqpar::masterWeightsValues(),
     cl::cat(training));
 static cl::opt<double, false, FiniteParser>
     gradClip("grad-clip",
@@ -466,9 +468,6 @@ static int checkFlags() {
         static_cast<const cl::Option *>(&overlapGradReductions)})
     if (flag->getNumOccurrences() && !train)
       return fail("--" + flag->ArgStr + " needs --train");
-  if (masterWeights.getNumOccurrences() && zero != 1)
-    return fail("--master-weights needs --zero 1 (without it the master "
-                "weights are the parameters' own)");
   for (const cl::Option *flag : {static_cast<const cl::Option *>(&beta1),
                                  static_cast<const cl::Option *>(&beta2),
                                  static_cast<const cl::Option *>(&adamEps)})

@@ -140,9 +140,9 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
       llvm::cl::init(false)};
   Option<MasterWeights> masterWeights{
       *this, "master-weights",
-      llvm::cl::desc("Training with zero=1 and a bf16 / f16 model: where "
-                     "the f32 master weights live"),
-      llvm::cl::init(MasterWeights::sharded), masterWeightsValues()};
+      llvm::cl::desc("Training a bf16 / f16 model: where the f32 master "
+                     "weights live"),
+      llvm::cl::init(MasterWeights::automatic), masterWeightsValues()};
   Option<RecomputePolicy> recompute{
       *this, "recompute",
       llvm::cl::desc("Training: what the backward recomputes instead of "

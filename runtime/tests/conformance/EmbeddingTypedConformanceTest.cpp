@@ -70,7 +70,8 @@ TEST_F(EmbeddingTyped, LookupCopiesRowsAsStored) {
       DeviceBuffer<int64_t> dIds(std::max<size_t>(ids.size(), 1));
       if (!ids.empty())
         dIds.upload(ids);
-      TypedBuffer dTable(table, t), dY(nans(std::max<size_t>(want.size(), 1)), t);
+      TypedBuffer dTable(table, t),
+          dY(nans(std::max<size_t>(want.size(), 1)), t);
       sprt_embedding_typed(dIds, dTable.get(), dY.get(), c.T, c.V, c.H,
                            c.offset, t);
       std::vector<float> got = dY.download();
@@ -80,14 +81,13 @@ TEST_F(EmbeddingTyped, LookupCopiesRowsAsStored) {
 }
 
 TEST_F(EmbeddingTyped, GradSumsEachRowInTokenOrderRoundedOnce) {
-  const int32_t pairs[][2] = {{kF32, kF32},  {kBf16, kBf16}, {kBf16, kF32},
-                              {kF16, kF16},  {kF16, kF32},   {kF32, kBf16}};
+  const int32_t pairs[][2] = {{kF32, kF32}, {kBf16, kBf16}, {kBf16, kF32},
+                              {kF16, kF16}, {kF16, kF32},   {kF32, kBf16}};
   for (const Case &c : kCases)
     for (const auto &p : pairs) {
-      const std::string what = std::string("embedding_grad ") + nameOf(p[0]) +
-                               "->" + nameOf(p[1]) + " T=" +
-                               std::to_string(c.T) + " V=" +
-                               std::to_string(c.V);
+      const std::string what =
+          std::string("embedding_grad ") + nameOf(p[0]) + "->" + nameOf(p[1]) +
+          " T=" + std::to_string(c.T) + " V=" + std::to_string(c.V);
       const std::vector<int64_t> ids = idsFor(c, 33);
       const std::vector<float> dy =
           asStored(randomFloats(size_t(c.T * c.H), 34, -1.0f, 1.0f), p[0]);

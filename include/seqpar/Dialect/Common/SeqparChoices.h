@@ -67,8 +67,11 @@ inline llvm::cl::ValuesClass gradReduceDtypeValues() {
 inline llvm::cl::ValuesClass masterWeightsValues() {
   return llvm::cl::values(
       choice(MasterWeights::sharded,
-             "f32 master slices with the optimizer state"),
-      choice(MasterWeights::replicated, "f32 master weights as parameters"));
+             "bf16 / f16 parameters, f32 master weights with the optimizer "
+             "state (sliced under ZeRO-1)"),
+      choice(MasterWeights::replicated, "f32 master weights as parameters"),
+      choice(MasterWeights::automatic,
+             "sharded under ZeRO-1, replicated without it"));
 }
 
 inline llvm::cl::ValuesClass cpAttentionValues() {

@@ -56,9 +56,10 @@ def Seqpar_GradReduceDtype : Seqpar_Choice<"GradReduceDtype",
     I32EnumAttrCase<"bf16", 1>]>;
 
 def Seqpar_MasterWeights : Seqpar_Choice<"MasterWeights",
-    "where a bf16 / f16 model's f32 master weights live under ZeRO-1", [
+    "where a bf16 / f16 model's f32 master weights live", [
     I32EnumAttrCase<"sharded", 0>,
-    I32EnumAttrCase<"replicated", 1>]>;
+    I32EnumAttrCase<"replicated", 1>,
+    I32EnumAttrCase<"automatic", 2, "auto">]>;
 
 def Seqpar_CpAttention : Seqpar_Choice<"CpAttention",
     "how attention sees the whole sequence under context parallelism", [

@@ -293,10 +293,16 @@ struct SpOptimizerPass : dist::impl::SpOptimizerPassBase<SpOptimizerPass> {
     };
     auto sliced = [&](Value g) { return !slicedOver(g).empty(); };
     // Under ZeRO-1 a bf16 / f16 model's sliced parameters are stored in
-    // their low precision and the optimizer keeps their f32 master slices.
+    // their low precision and the optimizer keeps their f32 master slices
+    // (sharded, auto); without it, with sharded, every parameter, its
+    // master whole.
+    const bool zero = !zeroAxes.empty();
+    const bool keepMasters =
+        masterWeights == MasterWeights::sharded ||
+        (masterWeights == MasterWeights::automatic && zero);
     SmallVector<FlatSymbolRefAttr> candidates;
     for (auto [param, g] : grads)
-      if (sliced(g) && masterWeights == MasterWeights::sharded)
+      if (keepMasters && (sliced(g) || !zero))
         candidates.push_back(param);
     DenseSet<Attribute> masters =
         shardMasterWeights(module, candidates, narrowedMasters);

@@ -1,6 +1,7 @@
 // RUN: sp-opt %s -split-input-file -sp-optimizer="optimizer=adamw" | FileCheck %s --check-prefix=ADAMW
 // RUN: sp-opt %s -split-input-file -sp-optimizer="optimizer=sgd" | FileCheck %s --check-prefix=SGD
 // RUN: sp-opt %s -split-input-file -sp-optimizer="master-weights=replicated" | FileCheck %s --check-prefix=REPLICATED
+// RUN: sp-opt %s -split-input-file -sp-optimizer="master-weights=sharded" | FileCheck %s --check-prefix=SHARDED
 
 // Sharded master weights (ZeRO-1 of a bf16 model, as tfm-master-weights and
 // sp-sync-grads="zero=1" leave it): @w's gradient is a dp slice and every
@@ -95,20 +96,28 @@ func.func @train_step(%loss: tensor<f32>, %dw: tensor<2x8xf32, #dist.layout<@mes
 // -----
 
 // Without ZeRO-1 (no tfm.zero: gradients all-reduced), or for an f32
-// model, the master weights stay the f32 parameters.
-// ADAMW-LABEL: tfm.param @w : tensor<4x8xf32> init ones
+// model, the master weights stay the f32 parameters by default (auto).
+// With master-weights=sharded the bf16 model's parameter is stored in bf16
+// without ZeRO-1 too, its read no longer converted, and its whole f32
+// master is optimizer state (the update's `master`).
+// ADAMW-LABEL: tfm.param @nz : tensor<4x8xf32> init ones
 // ADAMW-LABEL: func.func @train_step
-// ADAMW: tfm.adamw_update @w, %{{[a-z0-9]+}} scale
+// ADAMW: tfm.adamw_update @nz, %{{[a-z0-9]+}} scale
 // ADAMW-NOT: master
 // SGD-LABEL: func.func @train_step
-// SGD: tfm.sgd_update @w, %{{[a-z0-9]+}} scale
+// SGD: tfm.sgd_update @nz, %{{[a-z0-9]+}} scale
+// SHARDED-LABEL: tfm.param @nz : tensor<4x8xbf16> init ones
+// SHARDED: func.func @train_step
+// SHARDED-NEXT: tfm.get_param @nz : tensor<4x8xbf16>
+// SHARDED-NOT: tfm.convert
+// SHARDED: tfm.adamw_update @nz, %{{[a-z0-9]+}} master scale {{.*}} : tensor<4x8xf32>, tensor<f32>
 module attributes {tfm.precision = "bf16"} {
 dist.mesh @mesh ["dp" = 2] roles [data]
-tfm.param @w : tensor<4x8xf32> init ones
+tfm.param @nz : tensor<4x8xf32> init ones
 func.func @train_step(%loss: tensor<f32>, %dw: tensor<4x8xf32>)
-    -> (tensor<f32>, tensor<4x8xf32> {tfm.grad_of = @w}) attributes {tfm.train_step} {
-  %w = tfm.get_param @w : tensor<4x8xf32>
-  %wc = tfm.convert %w : tensor<4x8xf32> -> tensor<4x8xbf16>
+    -> (tensor<f32>, tensor<4x8xf32> {tfm.grad_of = @nz}) attributes {tfm.train_step} {
+  %nz = tfm.get_param @nz : tensor<4x8xf32>
+  %wc = tfm.convert %nz : tensor<4x8xf32> -> tensor<4x8xbf16>
   return %loss, %dw : tensor<f32>, tensor<4x8xf32>
 }
 }

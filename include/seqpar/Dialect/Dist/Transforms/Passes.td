@@ -43,6 +43,15 @@ def SpOptimizerPass : Pass<"sp-optimizer", "::mlir::ModuleOp"> {
     parameter is all-gathered: 2 + 12/(dp x cp) bytes per parameter with
     AdamW instead of 4 + 8/(dp x cp), and half the gathered bytes. Other parameters keep
     their f32 master weight. `master-weights=replicated` keeps them all.
+
+    Without ZeRO-1, `master-weights=sharded` does the same for every
+    parameter so read, each master whole (Megatron-LM's optimizer without
+    its distributed optimizer): the parameters are stored in bf16 / f16 and
+    no step converts them, 2 + 12 bytes per parameter with AdamW instead of
+    4 + 8 plus the step's bf16 / f16 copies. The updates compute what the
+    f32 parameters' did, so the step's results are the same bits.
+    `master-weights=auto` (the default) is `sharded` under ZeRO-1 and
+    `replicated` without it.
   }];
   let options = [
     Option<"optimizer", "optimizer", "::seqpar::OptimizerKind",
@@ -55,11 +64,13 @@ def SpOptimizerPass : Pass<"sp-optimizer", "::mlir::ModuleOp"> {
     Option<"weightDecay", "weight-decay", "double", "0.0",
            "Decoupled weight decay (AdamW) or L2 (SGD)">,
 Option<"masterWeights", "master-weights", "::seqpar::MasterWeights",
-           "::seqpar::MasterWeights::sharded",
-           "With zero (tfm.zero) and a bf16 / f16 model (tfm.precision): "
-           "sharded stores the parameters in bf16 / f16 and keeps their f32 "
-           "master slices as optimizer state (updates with `master`), "
-           "replicated keeps the f32 master weights as the parameters",
+           "::seqpar::MasterWeights::automatic",
+           "With a bf16 / f16 model (tfm.precision): sharded stores the "
+           "parameters in bf16 / f16 and keeps their f32 master weights as "
+           "optimizer state (updates with `master`; the ZeRO slices under "
+           "tfm.zero, whole without it), replicated keeps the f32 master "
+           "weights as the parameters, auto is sharded under tfm.zero and "
+           "replicated without it",
            "::seqpar::masterWeightsValues()">,
         Option<"gradClip", "grad-clip", "double", "0.0",
            "Clip the global gradient norm to this (0: off)">,
