@@ -23,6 +23,7 @@ def main(path):
             fn = re.search(r"func\.func @([A-Za-z0-9_]+)", line)
             if fn:
                 function = fn.group(1)
+                counts.setdefault(function, [0, 0])
             m = CONVERT.search(line)
             if not m:
                 continue

@@ -38,7 +38,7 @@ p.add_argument("--precision", nargs="+", choices=("bf16", "fp16"),
                required=True)
 p.add_argument("--steps", type=int, default=300)
 p.add_argument("--final-rtol", type=float, default=0.02)
-p.add_argument("--step-rtol", type=float, default=0.05)
+p.add_argument("--step-rtol", type=float, default=0.08)
 p.add_argument("--smooth-rtol", type=float, default=0.03)
 p.add_argument("--smooth", type=int, default=10,
                help="steps of the trailing mean")

@@ -29,7 +29,10 @@
 // becomes f32 and is narrowed after the op: a partial result (it is summed
 // before it is rounded, see computeInF32), the reduce-scattered sum of
 // dist.matmul_reduce_scatter and the weight gradients of
-// dist.all_gather_matmul_grad_weight. The elementwise maps
+// dist.all_gather_matmul_grad_weight, and a result only widened to f32 (a
+// gradient contribution of an f32 master weight: written in f32, unrounded,
+// as Megatron-LM accumulates weight gradients in fp32; see onlyWidened for
+// the bias gradients kept as stored). The elementwise maps
 // (MapsElementsAsStored) are not wrapped either, unless a tensor of theirs
 // is partial: their typed kernels map each widened element in f32 and round
 // it once. The norms, the cross-entropy, their backward and the bias
@@ -113,6 +116,36 @@ static bool attendsAsStored(Operation *op) {
          llvm::all_of(op->getResultTypes(), ok);
 }
 
+/// Whether every reader of `result` (a bf16 / f16 tensor) widens it into a
+/// gradient contribution of an f32 master weight (a convert to f32 marked
+/// tfm.contributes, the backward of tfm-master-weights' convert), which the
+/// op can write in f32 itself, unrounded, as a partial sum is. (The pass's
+/// own widenings are not contributions: a second run leaves them.)
+/// Not an attention's (its tensors have one type), a bias gradient, nor a
+/// weight gradient whose dy a bias gradient also reads: tfm-fuse-epilogues
+/// makes that pair one GEMM with the bias gradient as its epilogue, whose
+/// kernel keeps one type.
+static bool onlyWidened(OpResult result) {
+  auto type = lowPrecision(result.getType());
+  if (!type || result.use_empty())
+    return false;
+  Operation *op = result.getOwner();
+  if (op->hasTrait<seqpar::OpTrait::AttendsAsStored>() ||
+      isa<tfm::BiasGradOp>(op))
+    return false;
+  if (auto dw = dyn_cast<tfm::LinearGradWeightOp>(op))
+    if (llvm::any_of(dw.getDy().getUsers(), [](Operation *user) {
+          return isa<tfm::BiasGradOp>(user);
+        }))
+      return false;
+  Type f32 = type.clone(Float32Type::get(op->getContext()));
+  return llvm::all_of(result.getUsers(), [&](Operation *user) {
+    auto widen = dyn_cast<tfm::ConvertOp>(user);
+    return widen && widen.getType() == f32 &&
+           tfm::getContributionTag(widen->getResult(0));
+  });
+}
+
 /// How the pass treats the ops' tensors: with `storageGemms`, the operands
 /// and results of the GEMMs (StoragePrecisionOpInterface) stay as stored;
 /// with `storageRows`, those of the row reductions (StoragePrecisionOpInterface
@@ -144,11 +177,12 @@ struct Policy {
     return gathersInStoragePrecision(use) ||
            (storesAsDeclared(use.getOwner()) && readsStoragePrecision(use));
   }
-  /// Whether `result` may stay in its storage type: written so, and not a
-  /// partial sum.
+  /// Whether `result` may stay in its storage type: written so, not a
+  /// partial sum and not only widened.
   bool writesStored(OpResult result) const {
     return storesAsDeclared(result.getOwner()) &&
-           writesStoragePrecision(result) && !isPartial(result.getType());
+           writesStoragePrecision(result) && !isPartial(result.getType()) &&
+           !onlyWidened(result);
   }
 };
 
@@ -217,6 +251,11 @@ static void computeInF32(Operation *op, const DenseSet<Operation *> &wrapped,
       c->setAttr(recomputed, mark);
     return c;
   };
+  // Which results are only widened into contributions, decided on the
+  // operands as they are (before they are widened here).
+  SmallVector<bool> widenedOnly;
+  for (OpResult result : op->getResults())
+    widenedOnly.push_back(onlyWidened(result));
   // One convert per value, however many operands of the op read it.
   DenseMap<Value, Value> widened;
   for (OpOperand &use : op->getOpOperands()) {
@@ -238,7 +277,7 @@ static void computeInF32(Operation *op, const DenseSet<Operation *> &wrapped,
     if (!type || policy.writesStored(result))
       continue;
     result.setType(type.clone(f32));
-    if (!isPartial(type)) {
+    if (!isPartial(type) && !widenedOnly[result.getResultNumber()]) {
       tfm::ConvertOp narrowed = convert(result, type);
       result.replaceAllUsesExcept(narrowed, narrowed);
       continue;
