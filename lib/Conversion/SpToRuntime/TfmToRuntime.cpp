@@ -534,20 +534,21 @@ static LogicalResult lowerOp(FillOp o, RuntimeEmitter &e) {
   return success();
 }
 
+// bf16 / f16: dy as stored and the table's gradient in its type, each
+// pointer followed by its type (ReducesRowsAsStored).
 static LogicalResult lowerOp(EmbeddingGradOp o, RuntimeEmitter &e) {
-  Value ids = e.ptr(o.getIds());
-  SmallVector<Value> sizes{e.i64(e.numElements(o.getIds())), e.i64(e.dim(o, 0)),
-                           e.i64(e.dim(o, 1)), e.i32(e.splitAxis(o, 0))};
-  if (o.getDy().getType().getElementType().isF32() &&
-      o.getType().getElementType().isF32()) {
-    e.call("sprt_op_embedding_grad", {ids, e.ptr(o.getDy()), e.ptr(o), sizes[0],
-                                      sizes[1], sizes[2], sizes[3]});
-    return success();
-  }
-  // dy as stored, the table's gradient in its type (ReducesRowsAsStored).
-  e.call("sprt_op_embedding_grad_typed",
-         {ids, e.ptr(o.getDy()), e.i32(runtimeDtypeCode(o.getDy())), e.ptr(o),
-          e.i32(runtimeDtypeCode(o)), sizes[0], sizes[1], sizes[2], sizes[3]});
+  const bool typed = !o.getDy().getType().getElementType().isF32() ||
+                     !o.getType().getElementType().isF32();
+  SmallVector<Value> args{e.ptr(o.getIds()), e.ptr(o.getDy())};
+  if (typed)
+    args.push_back(e.i32(runtimeDtypeCode(o.getDy())));
+  args.push_back(e.ptr(o));
+  if (typed)
+    args.push_back(e.i32(runtimeDtypeCode(o)));
+  args.append({e.i64(e.numElements(o.getIds())), e.i64(e.dim(o, 0)),
+               e.i64(e.dim(o, 1)), e.i32(e.splitAxis(o, 0))});
+  e.call(typed ? "sprt_op_embedding_grad_typed" : "sprt_op_embedding_grad",
+         args);
   return success();
 }
 
