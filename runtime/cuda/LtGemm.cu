@@ -19,7 +19,10 @@
 // has one type (the bias and the auxiliary tensor take D's type, cuBLASLt's
 // default) and each output is rounded once. Split-K partial sums stay in f32
 // (the reduction-scheme mask), as LinearTyped.cu's FullPrecisionReduction.
-// The GELU is cuBLASLt's, the tanh form.
+// The GELU is cuBLASLt's, the tanh form, on bf16 / f16 only: whether its
+// tanh is the hardware approximation (about 2^-11 relative) is not
+// documented, and an f32 program is held to f32 accuracy, so f32 GELUs run
+// the exact kernels (as f32 linears keep cublasSgemm, LinearTyped.cu).
 //
 // Each call's descriptors and algorithm are chosen once per shape and
 // operand alignment (the heuristic's first) and kept. A call cuBLASLt
@@ -85,17 +88,18 @@ uint32_t alignmentOf(const void *p) {
 /// One column-major GEMM D [m, n] (ld ldd) = op(A) [m, k] op(B) [k, n] with
 /// an epilogue, A and B each transposed or not (ld lda, ldb); the auxiliary
 /// tensor (if the epilogue has one) is laid out as D. What its plan depends
-/// on, with the alignments of A, B and D.
+/// on, with the alignments of A, B, D, the bias and the auxiliary tensor
+/// (the heuristic reads the last two from their pointers).
 struct Key {
   int64_t m, n, k, lda, ldb, ldd;
   bool transA, transB;
   int32_t dtype;
   cublasLtEpilogue_t epilogue;
-  uint32_t alignA, alignB, alignD;
+  uint32_t alignA, alignB, alignD, alignBias = 256, alignAux = 256;
 
   auto tie() const {
     return std::tie(m, n, k, lda, ldb, ldd, transA, transB, dtype, epilogue,
-                    alignA, alignB, alignD);
+                    alignA, alignB, alignD, alignBias, alignAux);
   }
   bool operator<(const Key &o) const { return tie() < o.tie(); }
 };
@@ -123,8 +127,32 @@ struct Plan {
     }                                                                          \
   } while (0)
 
-Plan makePlan(const Key &key) {
+/// Sets the per-call pointers of `desc` (bias: the bias, or the bias
+/// gradient written; aux: the auxiliary output or input; null: unset).
+cublasStatus_t setPointers(cublasLtMatmulDesc_t desc, const void *bias,
+                           const void *aux) {
+  cublasStatus_t st = CUBLAS_STATUS_SUCCESS;
+  if (bias)
+    st = cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER,
+                                        &bias, sizeof bias);
+  if (aux && st == CUBLAS_STATUS_SUCCESS)
+    st = cublasLtMatmulDescSetAttribute(
+        desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, &aux, sizeof aux);
+  return st;
+}
+
+/// The plan of `key`, its heuristic run with the first call's bias and aux
+/// pointers set (it reads their alignment from them; a call with others
+/// has another key).
+Plan makePlan(const Key &key, const void *bias, const void *aux) {
   Plan p;
+  // The GELU auxiliary tensor's leading dimension must be a multiple of 8
+  // (cublasLt.h, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD).
+  if (hasAux(key.epilogue) && key.ldd % 8 != 0) {
+    p.declined = "the auxiliary tensor's leading dimension " +
+                 std::to_string(key.ldd) + " is not a multiple of 8";
+    return p;
+  }
   const cudaDataType t = cudaTypeOf(key.dtype);
   SPRT_LT_TRY(cublasLtMatmulDescCreate(&p.desc, CUBLAS_COMPUTE_32F, CUDA_R_32F),
               p);
@@ -157,6 +185,7 @@ Plan makePlan(const Key &key) {
                   : cublasLtMatrixLayoutCreate(&p.b, t, key.k, key.n, key.ldb),
               p);
   SPRT_LT_TRY(cublasLtMatrixLayoutCreate(&p.d, t, key.m, key.n, key.ldd), p);
+  SPRT_LT_TRY(setPointers(p.desc, bias, aux), p);
 
   cublasLtMatmulPreference_t pref = nullptr;
   SPRT_LT_TRY(cublasLtMatmulPreferenceCreate(&pref), p);
@@ -207,14 +236,15 @@ void sayDeclined(const Key &key, const std::string &why) {
                (long long)key.k, why.c_str());
 }
 
-/// The kept plan of one key (made on first use).
-Plan &planFor(const Key &key) {
+/// The kept plan of one key (made on first use, with that call's bias and
+/// aux pointers).
+Plan &planFor(const Key &key, const void *bias, const void *aux) {
   static std::mutex mutex;
   static std::map<Key, Plan> plans;
   std::lock_guard<std::mutex> lock(mutex);
   auto it = plans.find(key);
   if (it == plans.end()) {
-    Plan p = makePlan(key);
+    Plan p = makePlan(key, bias, aux);
     if (!p.declined.empty())
       sayDeclined(key, p.declined);
     it = plans.emplace(key, std::move(p)).first;
@@ -229,17 +259,12 @@ bool run(const Key &key, const void *A, const void *B, void *D,
          const void *bias, const void *aux) {
   if (!ltEnabled())
     return false;
-  Plan &p = planFor(key);
+  Plan &p = planFor(key, bias, aux);
   if (!p.declined.empty())
     return false;
   // The per-call pointers (the descriptor is this key's, used in order on
   // the one compute stream).
-  if (bias)
-    SPRT_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(
-        p.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias));
-  if (aux)
-    SPRT_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(
-        p.desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, &aux, sizeof aux));
+  SPRT_CUBLAS_CHECK(setPointers(p.desc, bias, aux));
   const float alpha = 1.0f, beta = 0.0f;
   void *workspace = scratch(Scratch::LtWorkspace, kWorkspaceBytes);
   // A call cuBLASLt refuses (before it launches anything) is declined: the
@@ -291,7 +316,9 @@ bool sprt::cuda::ltLinear(const void *x, const void *w, const void *bias,
                 e,
                 alignmentOf(w),
                 alignmentOf(x),
-                alignmentOf(y)};
+                alignmentOf(y),
+                alignmentOf(bias),
+                alignmentOf(hasAux(e) ? pre : nullptr)};
   return run(key, w, x, y, bias, hasAux(e) ? pre : nullptr);
 }
 
@@ -315,7 +342,9 @@ bool sprt::cuda::ltLinearGeluGrad(const void *dy, const void *w,
                 e,
                 alignmentOf(w),
                 alignmentOf(dy),
-                alignmentOf(dx)};
+                alignmentOf(dx),
+                alignmentOf(dbias),
+                alignmentOf(pre)};
   return run(key, w, dy, dx, dbias, pre);
 }
 
@@ -339,7 +368,8 @@ bool sprt::cuda::ltLinearGradWeightBias(const void *x, const void *dy, void *dw,
                   CUBLASLT_EPILOGUE_BGRADA,
                   alignmentOf(dy),
                   alignmentOf(x),
-                  alignmentOf(dw)};
+                  alignmentOf(dw),
+                  alignmentOf(db)};
     return run(key, dy, x, dw, db, nullptr);
   }
   // dw [N, K] is K x N column-major: D = x (K x M) dy^T (M x N).
@@ -355,7 +385,8 @@ bool sprt::cuda::ltLinearGradWeightBias(const void *x, const void *dy, void *dw,
                 CUBLASLT_EPILOGUE_BGRADB,
                 alignmentOf(x),
                 alignmentOf(dy),
-                alignmentOf(dw)};
+                alignmentOf(dw),
+                alignmentOf(db)};
   return run(key, x, dy, dw, db, nullptr);
 }
 
@@ -370,7 +401,8 @@ extern "C" void sprt_linear_gelu_typed(const void *x, int32_t x_dtype,
                        (!bias || bias_dtype == y_dtype) && isKnown(y_dtype);
   if (M <= 0 || N <= 0)
     return;
-  if (tanh_approx && oneType && K > 0 &&
+  // f32 keeps the exact kernels' GELU (above).
+  if (tanh_approx && oneType && y_dtype != SPRT_DTYPE_F32 && K > 0 &&
       ltLinear(x, w, bias, pre, y, y_dtype, M, K, N, weight_in_out != 0,
                LtEpilogue::Gelu))
     return;
@@ -388,7 +420,8 @@ sprt_linear_gelu_grad_typed(const void *dy, int32_t dy_dtype, const void *w,
                             int32_t weight_in_out, int32_t tanh_approx) {
   const bool oneType = dy_dtype == dx_dtype && w_dtype == dx_dtype &&
                        (!dbias || dbias_dtype == dx_dtype) && isKnown(dx_dtype);
-  if (tanh_approx && oneType && M > 0 && K > 0 && N > 0 &&
+  if (tanh_approx && oneType && dx_dtype != SPRT_DTYPE_F32 && M > 0 && K > 0 &&
+      N > 0 &&
       ltLinearGeluGrad(dy, w, pre, dx, dbias, dx_dtype, M, K, N,
                        weight_in_out != 0))
     return;
