@@ -161,8 +161,9 @@ extern "C" void sprt_op_scale(const float *x, float *y, int64_t n, double s) {
   sprt_scale_f32(y, n, s);
 }
 
-extern "C" void sprt_op_sum_squares(const float *x, int64_t n, float *out) {
-  sprt_sum_squares_f32(x, n, out);
+extern "C" void sprt_op_sum_squares(int32_t count, const float *const *xs,
+                                    const int64_t *sizes, float *out) {
+  sprt_sum_squares_list_f32(count, xs, sizes, out);
 }
 
 extern "C" void sprt_op_clip_scale(const float *sumSquares, double maxNorm,

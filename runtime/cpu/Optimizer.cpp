@@ -137,6 +137,17 @@ void sprt_sum_squares_f32(const float *x, int64_t n, float *out) {
   *out = float((s[0] + s[1]) + (s[2] + s[3]));
 }
 
+void sprt_sum_squares_list_f32(int32_t count, const float *const *xs,
+                               const int64_t *ns, float *out) {
+  float total = 0.0f;
+  for (int32_t t = 0; t < count; ++t) {
+    float s;
+    sprt_sum_squares_f32(xs[t], ns[t], &s);
+    total = t == 0 ? s : total + s;
+  }
+  *out = total;
+}
+
 void sprt_clip_scale_f32(const float *sum_squares, double max_norm,
                          double loss_scale, float *scale, float *norm) {
   // The gradients are those of the loss times loss_scale: the true norm is

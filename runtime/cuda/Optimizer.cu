@@ -7,8 +7,11 @@
 // device scalars: g = grad[i] * *scale (a float multiply) and, when *scale
 // is NaN (a non-finite gradient norm), nothing changes. The squared norm is
 // a deterministic two-pass reduction in double (per-block partials, then one
-// block sums them in a fixed order); the clip factor is computed on the
-// device, so no scalar goes through the host.
+// block sums them in a fixed order), over a list of tensors at once (the
+// gradients of one layout: ceil(count / 128) launches of each pass and one
+// launch adding the tensors' f32 sums in order, where one tensor at a time
+// took two launches and an add per gradient); the clip factor is computed
+// on the device, so no scalar goes through the host.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,6 +22,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <vector>
 
 using namespace sprt::cuda;
 using namespace sprt::dtype;
@@ -27,25 +31,73 @@ namespace {
 
 constexpr unsigned kMaxPartials = 1024;
 
-__global__ void sumSquaresPartials(const float *__restrict__ x, int64_t n,
-                                   double *__restrict__ partials) {
+/// The blocks of a tensor of n elements' partial sums (those of the
+/// one-tensor reduction, so each tensor's sum has its bits).
+inline unsigned blocksFor(int64_t n) {
+  return n > 0 ? (gridFor(n) < kMaxPartials ? gridFor(n) : kMaxPartials) : 0;
+}
+
+/// Tensors per launch of the multi-tensor sum, passed by value (20 bytes
+/// each, within the 4 KiB of kernel parameters).
+constexpr int32_t kListChunk = 128;
+
+/// Up to kListChunk tensors: tensor j's blocks are [first[j], first[j+1]).
+struct TensorList {
+  const float *x[kListChunk];
+  int64_t n[kListChunk];
+  unsigned first[kListChunk + 1];
+  int32_t count;
+};
+
+/// Each block finds its tensor and computes the partial sum the one-tensor
+/// reduction's block of the same index computes (the same grid-stride
+/// pattern over the tensor's own grid).
+__global__ void sumSquaresListPartials(const TensorList list,
+                                       double *__restrict__ partials) {
   __shared__ double red[32];
+  int32_t t = 0;
+  while (t + 1 < list.count && blockIdx.x >= list.first[t + 1])
+    ++t;
+  const unsigned block = blockIdx.x - list.first[t];
+  const unsigned grid = list.first[t + 1] - list.first[t];
+  const float *x = list.x[t];
+  const int64_t n = list.n[t];
   double s = 0.0;
-  SPRT_FOR_EACH(i, n) { s += double(x[i]) * double(x[i]); }
+  for (int64_t i = block * int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += int64_t(grid) * blockDim.x)
+    s += double(x[i]) * double(x[i]);
   s = blockSum(s, red);
   if (threadIdx.x == 0)
     partials[blockIdx.x] = s;
 }
 
-__global__ void sumPartials(const double *__restrict__ partials, unsigned count,
-                            float *__restrict__ out) {
+/// Where each of up to kListChunk tensors' partials begin (and the end).
+struct PartialsList {
+  unsigned first[kListChunk + 1];
+};
+
+/// Block j: tensor j's partials summed in a fixed order, rounded to f32.
+__global__ void sumListPartials(const PartialsList list,
+                                const double *__restrict__ partials,
+                                float *__restrict__ sums) {
   __shared__ double red[32];
+  const unsigned begin = list.first[blockIdx.x],
+                 count = list.first[blockIdx.x + 1] - begin;
   double s = 0.0;
   for (unsigned i = threadIdx.x; i < count; i += blockDim.x)
-    s += partials[i];
+    s += partials[begin + i];
   s = blockSum(s, red);
   if (threadIdx.x == 0)
-    *out = float(s);
+    sums[blockIdx.x] = float(s);
+}
+
+/// The tensors' f32 sums added in order (the chain of f32 adds).
+__global__ void addInOrder(const float *__restrict__ sums, int32_t count,
+                           float *__restrict__ out) {
+  float total = 0.0f;
+  for (int32_t t = 0; t < count; ++t)
+    total = t == 0 ? sums[t] : __fadd_rn(total, sums[t]);
+  *out = total;
 }
 
 __global__ void clipScaleKernel(const float *__restrict__ sumSquares,
@@ -198,16 +250,48 @@ void checkParamDtype(const char *kernel, int32_t dtype) {
 extern "C" {
 
 void sprt_sum_squares_f32(const float *x, int64_t n, float *out) {
-  const unsigned blocks =
-      n > 0 ? (gridFor(n) < kMaxPartials ? gridFor(n) : kMaxPartials) : 0;
-  double *partials = static_cast<double *>(
-      scratch(Scratch::Reduce, kMaxPartials * sizeof(double)));
-  if (blocks) {
-    sumSquaresPartials<<<blocks, kThreads, 0, stream()>>>(x, n, partials);
-    SPRT_CUDA_CHECK_LAUNCH("sumSquaresPartials");
+  sprt_sum_squares_list_f32(1, &x, &n, out);
+}
+
+void sprt_sum_squares_list_f32(int32_t count, const float *const *xs,
+                               const int64_t *ns, float *out) {
+  // Tensor t's partials start at first[t]: blocksFor(n) of them, as the
+  // one-tensor reduction made them.
+  std::vector<unsigned> first(size_t(count) + 1, 0);
+  for (int32_t t = 0; t < count; ++t)
+    first[t + 1] = first[t] + blocksFor(ns[t]);
+  double *partials = static_cast<double *>(scratch(
+      Scratch::Reduce, (first[count] + size_t(count) + 1) * sizeof(double)));
+  float *sums = reinterpret_cast<float *>(partials + first[count]);
+  for (int32_t t0 = 0; t0 < count; t0 += kListChunk) {
+    TensorList list{};
+    list.count = count - t0 < kListChunk ? count - t0 : kListChunk;
+    for (int32_t j = 0; j < list.count; ++j) {
+      list.x[j] = xs[t0 + j];
+      list.n[j] = ns[t0 + j];
+      list.first[j] = first[t0 + j] - first[t0];
+    }
+    list.first[list.count] = first[t0 + list.count] - first[t0];
+    if (const unsigned blocks = list.first[list.count]) {
+      sumSquaresListPartials<<<blocks, kThreads, 0, stream()>>>(
+          list, partials + first[t0]);
+      SPRT_CUDA_CHECK_LAUNCH("sumSquaresListPartials");
+    }
   }
-  sumPartials<<<1, kThreads, 0, stream()>>>(partials, blocks, out);
-  SPRT_CUDA_CHECK_LAUNCH("sumPartials");
+  if (count > 0) {
+    // One block per tensor sums its partials (a device copy of the offsets
+    // would need a host-to-device copy; they go by value, chunked).
+    for (int32_t t0 = 0; t0 < count; t0 += kListChunk) {
+      const int32_t c = count - t0 < kListChunk ? count - t0 : kListChunk;
+      PartialsList list{};
+      for (int32_t j = 0; j <= c; ++j)
+        list.first[j] = first[t0 + j];
+      sumListPartials<<<c, kThreads, 0, stream()>>>(list, partials, sums + t0);
+      SPRT_CUDA_CHECK_LAUNCH("sumListPartials");
+    }
+  }
+  addInOrder<<<1, 1, 0, stream()>>>(sums, count, out);
+  SPRT_CUDA_CHECK_LAUNCH("addInOrder");
 }
 
 void sprt_clip_scale_f32(const float *sum_squares, double max_norm,

@@ -109,8 +109,13 @@ TEST(TrainingHelpers, FillScaleSumOfSquaresAndClipping) {
   sprt_op_scale(x.data(), y.data(), 5, 0.5);
   EXPECT_EQ(y, std::vector<float>(5, 1.25f));
   float s = 0.0f;
-  sprt_op_sum_squares(x.data(), 5, &s);
+  const float *xs[] = {x.data(), y.data()};
+  const int64_t sizes[] = {5, 5};
+  sprt_op_sum_squares(1, xs, sizes, &s);
   EXPECT_FLOAT_EQ(s, 31.25f);
+  // Two tensors: 31.25 + 5 * 1.5625.
+  sprt_op_sum_squares(2, xs, sizes, &s);
+  EXPECT_FLOAT_EQ(s, 39.0625f);
   // torch.nn.utils.clip_grad_norm_: coef = max_norm / (norm + 1e-6), <= 1.
   float sumsq = 25.0f, scale = 0.0f, norm = 0.0f;
   sprt_op_clip_scale(&sumsq, 1.0, 1.0, &scale, &norm);

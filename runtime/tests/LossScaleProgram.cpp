@@ -46,7 +46,9 @@ void seqpar_step(char *arena, float *const *params, const int64_t *,
     if (std::fabs(g[i]) > 1000.0f)
       g[i] = INFINITY;
   }
-  sprt_op_sum_squares(g, 4, sumsq);
+  const float *gs[] = {g};
+  const int64_t sizes[] = {4};
+  sprt_op_sum_squares(1, gs, sizes, sumsq);
   sprt_op_clip_scale(sumsq, clip, lossScale, scale, norm);
   scalars[0] = float(loss);
   scalars[1] = *norm;

@@ -172,6 +172,31 @@ TEST(SumSquares, AccumulatesInDouble) {
   EXPECT_NEAR(sumSquares(y), 1e6 * sq, 0x1p-24 * 1e6 * sq);
 }
 
+TEST(SumSquares, ListIsEachSumThenF32AddsInOrder) {
+  // 300 tensors cross the GPU's launch chunks (128 tensors), with empty,
+  // one-element and multi-block sizes among them.
+  std::vector<std::vector<float>> xs;
+  for (int t = 0; t < 300; ++t) {
+    const size_t n = t % 7 == 0 ? 0 : t % 5 == 0 ? 1 : 37 * t + (t % 3) * 4099;
+    xs.push_back(randomNormals(n, 1000 + t, 1.0f + t % 4));
+  }
+  std::vector<const float *> ptrs;
+  std::vector<int64_t> sizes;
+  for (auto &x : xs) {
+    ptrs.push_back(x.data());
+    sizes.push_back(int64_t(x.size()));
+  }
+  for (int32_t count : {1, 2, 128, 129, 300}) {
+    float want = 0.0f;
+    for (int32_t t = 0; t < count; ++t)
+      want = t == 0 ? sumSquares(xs[t]) : want + sumSquares(xs[t]);
+    float got = -1.0f;
+    sprt_sum_squares_list_f32(count, ptrs.data(), sizes.data(), &got);
+    // The bits of the chain: a clip decision never depends on grouping.
+    EXPECT_EQ(got, want) << count << " tensors";
+  }
+}
+
 TEST(ClipScale, NormAndFactor) {
   // torch.nn.utils.clip_grad_norm_: coef = max_norm / (norm + 1e-6), <= 1.
   float sumsq = 25.0f, scale = 0.0f, norm = 0.0f;

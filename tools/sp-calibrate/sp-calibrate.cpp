@@ -331,7 +331,10 @@ std::string memoryBound() {
       {"tfm.bias_grad", (n + h) * f,
        [&] { sprt_bias_grad_f32(dy.f(), db.f(), t, h); }},
       {"tfm.sum_squares", (n + 1) * f,
-       [&] { sprt_op_sum_squares(dy.f(), n, dw.f()); }},
+       [&] {
+         const float *xs[] = {dy.f()};
+         sprt_op_sum_squares(1, xs, &n, dw.f());
+       }},
       {"tfm.adamw_update", (n + 1) * f, [&] {
          sprt_op_adamw(y.f(), dy.f(), m.f(), v.f(), scale.f(), n,
                        /*lr_slot=*/0, 0.9, 0.999, 1e-8, 0.0, -1, -1);

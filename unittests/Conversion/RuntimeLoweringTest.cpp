@@ -144,6 +144,9 @@ public:
                                                 ValueRange) override {
     return {null(), null(), null()};
   }
+  std::pair<Value, Value> pointerArray(ValueRange) override {
+    return {null(), null()};
+  }
   Value bundle(StringRef name, ArrayRef<Value> fields) override {
     std::string text = name.str() + "{";
     for (auto [i, f] : llvm::enumerate(fields))

@@ -131,6 +131,10 @@ public:
   /// inputs' element counts, for the coalesced collectives.
   virtual std::tuple<mlir::Value, mlir::Value, mlir::Value>
   pointerArrays(mlir::ValueRange inputs, mlir::ValueRange results) = 0;
+  /// Stack arrays of the pointers of `tensors` and of their element counts
+  /// (a multi-tensor kernel's list).
+  virtual std::pair<mlir::Value, mlir::Value>
+  pointerArray(mlir::ValueRange tensors) = 0;
   /// The leading arguments of a collective: in, out, [element bytes,] and
   /// in's local shape as rank, d0, d1, d2, d3 (rank <= 4).
   llvm::SmallVector<mlir::Value> collectiveArgs(mlir::Value in, mlir::Value out,

@@ -129,6 +129,8 @@ public:
   llvm::SmallVector<int32_t, 2> zeroShardAxes(mlir::Value grad) const override;
   std::tuple<mlir::Value, mlir::Value, mlir::Value>
   pointerArrays(mlir::ValueRange inputs, mlir::ValueRange results) override;
+  std::pair<mlir::Value, mlir::Value>
+  pointerArray(mlir::ValueRange tensors) override;
   std::pair<mlir::Value, mlir::Value> workspace(mlir::Operation *op) override;
   mlir::Value bundle(llvm::StringRef name,
                      llvm::ArrayRef<mlir::Value> fields) override;
@@ -138,6 +140,12 @@ private:
   mlir::LogicalResult checkTypes(mlir::Operation *op);
 
   // Emission.
+  /// A stack array of `n` elements of `element` type (in the entry block
+  /// inside a micro-batch loop: an alloca in its body would grow the stack
+  /// every micro-batch).
+  mlir::Value stackArray(mlir::Type element, int64_t n);
+  /// Stores `v` into element `i` of `array` (of `element` type).
+  void storeAt(mlir::Value array, mlir::Type element, int64_t i, mlir::Value v);
   /// The runtime function `name` taking `args`, returning `result` (void
   /// when null), declared once per module.
   mlir::LLVM::LLVMFuncOp declare(llvm::StringRef name, mlir::TypeRange args,

@@ -407,29 +407,40 @@ static Value tableEntry(OpBuilder &b, Location loc, Type ptrTy, Value table,
   return cached;
 }
 
+Value Lowering::stackArray(Type element, int64_t n) {
+  OpBuilder::InsertionGuard guard(b);
+  if (loopIndex)
+    b.setInsertionPointToStart(&b.getInsertionBlock()->getParent()->front());
+  return b.create<LLVM::AllocaOp>(loc, ptrTy, element, i64(n));
+}
+
+void Lowering::storeAt(Value array, Type element, int64_t i, Value v) {
+  Value slot =
+      b.create<LLVM::GEPOp>(loc, ptrTy, element, array, ValueRange{i64(i)});
+  b.create<LLVM::StoreOp>(loc, v, slot);
+}
+
 std::tuple<Value, Value, Value> Lowering::pointerArrays(ValueRange inputs,
                                                         ValueRange results) {
   int64_t n = inputs.size();
-  // In a micro-batch loop, allocated once in the entry block: an alloca in
-  // the loop's body would grow the stack every micro-batch.
-  auto array = [&](Type element) -> Value {
-    OpBuilder::InsertionGuard guard(b);
-    if (loopIndex)
-      b.setInsertionPointToStart(&b.getInsertionBlock()->getParent()->front());
-    return b.create<LLVM::AllocaOp>(loc, ptrTy, element, i64(n));
-  };
-  Value ins = array(ptrTy), outs = array(ptrTy), sizes = array(b.getI64Type());
+  Value ins = stackArray(ptrTy, n), outs = stackArray(ptrTy, n),
+        sizes = stackArray(b.getI64Type(), n);
   for (int64_t i = 0; i < n; ++i) {
-    auto store = [&](Value base, Type element, Value v) {
-      Value slot =
-          b.create<LLVM::GEPOp>(loc, ptrTy, element, base, ValueRange{i64(i)});
-      b.create<LLVM::StoreOp>(loc, v, slot);
-    };
-    store(ins, ptrTy, ptr(inputs[i]));
-    store(outs, ptrTy, ptr(results[i]));
-    store(sizes, b.getI64Type(), i64(numElements(inputs[i])));
+    storeAt(ins, ptrTy, i, ptr(inputs[i]));
+    storeAt(outs, ptrTy, i, ptr(results[i]));
+    storeAt(sizes, b.getI64Type(), i, i64(numElements(inputs[i])));
   }
   return {ins, outs, sizes};
+}
+
+std::pair<Value, Value> Lowering::pointerArray(ValueRange tensors) {
+  int64_t n = tensors.size();
+  Value ptrs = stackArray(ptrTy, n), sizes = stackArray(b.getI64Type(), n);
+  for (int64_t i = 0; i < n; ++i) {
+    storeAt(ptrs, ptrTy, i, ptr(tensors[i]));
+    storeAt(sizes, b.getI64Type(), i, i64(numElements(tensors[i])));
+  }
+  return {ptrs, sizes};
 }
 
 Value Lowering::bundle(StringRef name, ArrayRef<Value> fields) {

@@ -625,9 +625,12 @@ static LogicalResult lowerOp(LabelLogitGradOp o, RuntimeEmitter &e) {
   return success();
 }
 
+/// One call for every input: the runtime sums them in one pass over the
+/// list.
 static LogicalResult lowerOp(SumSquaresOp o, RuntimeEmitter &e) {
+  auto [inputs, sizes] = e.pointerArray(o.getInputs());
   e.call("sprt_op_sum_squares",
-         {e.ptr(o.getInput()), e.i64(e.numElements(o.getInput())), e.ptr(o)});
+         {e.i32(int64_t(o.getInputs().size())), inputs, sizes, e.ptr(o)});
   return success();
 }
 

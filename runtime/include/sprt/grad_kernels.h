@@ -316,6 +316,13 @@ void sprt_sgd_master_f32(float *master, void *param, int32_t param_dtype,
                          const double *lr, double weight_decay);
 /* *out = sum of x[i]^2, accumulated in double, rounded to f32 once. */
 void sprt_sum_squares_f32(const float *x, int64_t n, float *out);
+/* The sums of squares of count >= 1 tensors (xs[t] of ns[t] elements), each
+ * as sprt_sum_squares_f32 rounds it, added in f32 in list order: the bits of
+ * sprt_sum_squares_f32 on each and f32 adds, in one pass over the list (a
+ * constant number of kernels on a GPU, not two per tensor). The arrays are
+ * read by the host before the call returns. */
+void sprt_sum_squares_list_f32(int32_t count, const float *const *xs,
+                               const int64_t *ns, float *out);
 /* From the global sum of squares of gradients computed from the loss times
  * loss_scale (> 0; 1 without loss scaling): *norm = sqrt(*sum_squares) /
  * loss_scale, the true gradient norm; *scale = NaN when the norm is not

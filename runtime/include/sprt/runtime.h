@@ -419,8 +419,10 @@ const int64_t *sprt_step_optimizer_step(void);
 void sprt_set_micro_batch(int64_t index, int64_t count);
 /* y = x * s (n elements). */
 void sprt_op_scale(const float *x, float *y, int64_t n, double s);
-/* *out = sum of squares of x, as f32. */
-void sprt_op_sum_squares(const float *x, int64_t n, float *out);
+/* *out = the sum of squares of count tensors (xs[i] of sizes[i] elements):
+ * sprt_sum_squares_list_f32. */
+void sprt_op_sum_squares(int32_t count, const float *const *xs,
+                         const int64_t *sizes, float *out);
 /* From the total sum of squares of gradients of the loss times loss_scale:
  * *norm = sqrt / loss_scale, *scale = min(1, max_norm / (norm + 1e-6)), or 1
  * when max_norm is 0, divided by loss_scale; NaN when the norm is not

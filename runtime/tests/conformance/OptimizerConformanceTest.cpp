@@ -19,6 +19,8 @@
 #include "sprt/grad_kernels.h"
 #include "sprt/kernels.h"
 
+#include <memory>
+
 using namespace sprt_conformance;
 using sprt_test::expectBitwiseEqual;
 using sprt_test::expectClose;
@@ -75,6 +77,37 @@ TEST_F(Optimizer, SumSquaresAndClipScale) {
   DeviceBuffer<float> dEmpty(1);
   sprt_sum_squares_f32(dEmpty, 0, dSum);
   EXPECT_EQ(dSum.download()[0], 0.0f);
+}
+
+// The multi-tensor sum (one per layout group of a step's gradients): each
+// tensor's sum as the one-tensor kernel on this backend rounds it, added in
+// f32 in list order, bit for bit; 300 tensors cross the GPU's 128-tensor
+// launches, with empty and one-element tensors among them.
+TEST_F(Optimizer, SumSquaresListIsTheChainOfOneTensorSums) {
+  std::vector<std::unique_ptr<DeviceBuffer<float>>> xs;
+  std::vector<const float *> ptrs;
+  std::vector<int64_t> sizes;
+  for (int t = 0; t < 300; ++t) {
+    const int64_t n = t % 7 == 0 ? 0 : t % 5 == 0 ? 1 : 37 * t + (t % 3) * 4099;
+    xs.push_back(std::make_unique<DeviceBuffer<float>>(
+        n ? randomFloats(size_t(n), 500 + t) : nans(1)));
+    sizes.push_back(n);
+  }
+  for (auto &x : xs)
+    ptrs.push_back(*x);
+  DeviceBuffer<float> dSum(nans(1));
+  std::vector<float> each;
+  for (int t = 0; t < 300; ++t) {
+    sprt_sum_squares_f32(ptrs[t], sizes[t], dSum);
+    each.push_back(dSum.download()[0]);
+  }
+  for (int32_t count : {1, 2, 128, 129, 300}) {
+    float want = 0.0f;
+    for (int32_t t = 0; t < count; ++t)
+      want = t == 0 ? each[t] : want + each[t];
+    sprt_sum_squares_list_f32(count, ptrs.data(), sizes.data(), dSum);
+    expectBitwiseEqual("sum_squares list", dSum.download(), {want});
+  }
 }
 
 TEST_F(Optimizer, PowerOfTwoLossScaleGivesTheUnscaledUpdate) {

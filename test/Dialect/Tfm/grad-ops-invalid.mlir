@@ -789,6 +789,14 @@ func.func @sum_squares_not_scalar(%g: tensor<16x32xf32>) {
 
 // -----
 
+func.func @sum_squares_of_nothing() {
+  // expected-error @+1 {{'tfm.sum_squares' op sums the squares of at least one tensor, got none}}
+  %0 = "tfm.sum_squares"() : () -> tensor<f32>
+  return
+}
+
+// -----
+
 // The sum is f32 whatever the gradient's element type.
 func.func @sum_squares_not_f32(%g: tensor<16x32xbf16>) {
   // expected-error @+1 {{result #0 must be 0D tensor of 32-bit float values, but got 'tensor<bf16>'}}

@@ -350,6 +350,17 @@ func.func @sum_squares(%g: tensor<16x32xf32>,
       : tensor<f32>, tensor<f32, #dist.layout<@mesh, tp = P>>, tensor<f32>
 }
 
+// Several gradients in one sum (sp-optimizer's one per layout group).
+// CHECK-LABEL: func.func @sum_squares_list
+// CHECK-SAME: (%[[G:[a-z0-9_]+]]: tensor<16x32xf32>, %[[GB:[a-z0-9_]+]]: tensor<8xbf16>)
+func.func @sum_squares_list(%g: tensor<16x32xf32>, %gb: tensor<8xbf16>)
+    -> tensor<f32> {
+  // CHECK: tfm.sum_squares %[[G]], %[[GB]], %[[G]] : tensor<16x32xf32>, tensor<8xbf16>, tensor<16x32xf32> -> tensor<f32>
+  %0 = tfm.sum_squares %g, %gb, %g
+      : tensor<16x32xf32>, tensor<8xbf16>, tensor<16x32xf32> -> tensor<f32>
+  return %0 : tensor<f32>
+}
+
 // The hyperparameters the runtime sets per step: the result is named after
 // the hyperparameter; the edges of each range are allowed (betas of 0,
 // weight decay and clipping off).

@@ -294,8 +294,17 @@ static Result labelLogitGradRule(GradRule r, LabelLogitGradOp o) {
                     Sharding::split(GradRule::last(o)));
 }
 
+/// Partial over an axis that splits the inputs, whole over one that
+/// replicates them; a mix would count the replicated inputs once per rank.
 static Result sumSquaresRule(GradRule r, SumSquaresOp o) {
-  Sharding s = r.of(o.getInput());
+  Value first = o.getInputs().front();
+  Sharding s = r.of(first);
+  for (Value in : o.getInputs().drop_front())
+    if (r.of(in).isReplicated() != s.isReplicated())
+      return r.error(in, "operand #0 is " + s.str() +
+                             "; one sum of squares takes inputs all split or "
+                             "all replicated over each axis (a mix counts "
+                             "the replicated ones once per rank)");
   return GradRule::same(s.isReplicated() ? s : Sharding::partial());
 }
 

@@ -191,8 +191,9 @@ struct SpOptimizerPass : dist::impl::SpOptimizerPassBase<SpOptimizerPass> {
     auto meshRef =
         mesh ? FlatSymbolRefAttr::get(mesh.getSymNameAttr()) : nullptr;
 
-    // Sums of squares grouped by layout (each gradient counted once).
-    std::map<std::string, Value> groups;
+    // Sums of squares grouped by layout, one op per group (a multi-tensor
+    // sum; each gradient counted once).
+    std::map<std::string, std::pair<Type, SmallVector<Value>>> groups;
     SmallVector<std::pair<FlatSymbolRefAttr, Value>> grads;
     llvm::DenseSet<Value> seen;
     SymbolTable symbols(module);
@@ -216,15 +217,15 @@ struct SpOptimizerPass : dist::impl::SpOptimizerPassBase<SpOptimizerPass> {
       auto type = sl && !sl.getAxes().empty()
                       ? RankedTensorType::get({}, b.getF32Type(), sl)
                       : f32;
-      Value s = b.create<SumSquaresOp>(loc, type, g);
       std::string key;
       llvm::raw_string_ostream(key) << type;
-      Value &acc = groups[key];
-      acc = acc ? b.create<AddOp>(loc, acc, s).getResult() : s;
+      auto &[groupType, inputs] = groups[key];
+      groupType = type;
+      inputs.push_back(g);
     }
     Value total;
-    for (auto &[key, partialSum] : groups) {
-      Value v = partialSum;
+    for (auto &[key, group] : groups) {
+      Value v = b.create<SumSquaresOp>(loc, group.first, group.second);
       if (LayoutAttr l = LayoutAttr::fromType(v.getType()))
         for (auto axis : l.getAxes()) {
           LayoutAttr rest = LayoutAttr::ofType(v.getType(), meshRef)

@@ -68,6 +68,12 @@ static LogicalResult verifyHyperparameter(Operation *op, Value value,
   return diag;
 }
 
+LogicalResult SumSquaresOp::verify() {
+  if (getInputs().empty())
+    return emitOpError() << "sums the squares of at least one tensor, got none";
+  return success();
+}
+
 LogicalResult ClipScaleOp::verify() {
   if (failed(verifyHyperparameter(*this, getMaxNorm(), "max_norm",
                                   HyperparameterKind::grad_clip)))

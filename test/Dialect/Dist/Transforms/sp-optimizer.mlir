@@ -11,9 +11,7 @@
 // SGD-LABEL: func.func @train_step
 // SGD-SAME: (%[[LOSS:[a-z0-9]+]]: tensor<f32>, %[[DW:[a-z0-9]+]]: tensor<4x8xf32>, %[[DB:[a-z0-9]+]]: tensor<8xf32>)
 // SGD-SAME: -> (tensor<f32>, tensor<f32>, tensor<4x8xf32> {tfm.grad_of = @w}, tensor<8xf32> {tfm.grad_of = @b}) attributes {tfm.optimizer = #tfm.optimizer<sgd>, tfm.train_step}
-// SGD: %[[S0:[0-9]+]] = tfm.sum_squares %[[DW]] : tensor<4x8xf32> -> tensor<f32>
-// SGD-NEXT: %[[S1:[0-9]+]] = tfm.sum_squares %[[DB]] : tensor<8xf32> -> tensor<f32>
-// SGD-NEXT: %[[SUM:[0-9]+]] = tfm.add %[[S0]], %[[S1]] : tensor<f32>
+// SGD: %[[SUM:[0-9]+]] = tfm.sum_squares %[[DW]], %[[DB]] : tensor<4x8xf32>, tensor<8xf32> -> tensor<f32>
 // SGD-NEXT: %grad_clip = tfm.hyperparameter grad_clip default 0.000000e+00
 // SGD-NEXT: %[[SCALE:[a-z0-9_]+]], %[[NORM:[a-z0-9_]+]] = tfm.clip_scale %[[SUM]] max_norm %grad_clip : tensor<f32> -> tensor<f32>, tensor<f32>
 // SGD-NEXT: %lr = tfm.hyperparameter lr default 1.000000e-01
@@ -23,7 +21,7 @@
 // SGD-NEXT: return %[[LOSS]], %[[NORM]], %[[DW]], %[[DB]] : tensor<f32>, tensor<f32>, tensor<4x8xf32>, tensor<8xf32>
 // ADAMW-LABEL: func.func @train_step
 // ADAMW-SAME: attributes {tfm.optimizer = #tfm.optimizer<adamw>, tfm.train_step}
-// ADAMW: %[[SUM:[0-9]+]] = tfm.add
+// ADAMW: %[[SUM:[0-9]+]] = tfm.sum_squares
 // ADAMW-NEXT: %grad_clip = tfm.hyperparameter grad_clip default 1.000000e+00
 // ADAMW-NEXT: %[[SCALE:[a-z0-9_]+]], %[[NORM:[a-z0-9_]+]] = tfm.clip_scale %[[SUM]] max_norm %grad_clip : tensor<f32> -> tensor<f32>, tensor<f32>
 // ADAMW-NEXT: %lr = tfm.hyperparameter lr default 1.000000e-03
@@ -45,16 +43,14 @@ func.func @train_step(%loss: tensor<f32>, %dw: tensor<4x8xf32>, %db: tensor<8xf3
 
 // -----
 
-// tp=2: the column (S(1)) and row (S(0)) weight gradients give sums of
-// squares partial over tp, accumulated together and all-reduced once; the
-// norm weight's (whole) sum is added after.
+// tp=2: the column (S(1)) and row (S(0)) weight gradients give one sum of
+// squares partial over tp, all-reduced once; the norm weight's (whole) sum
+// is added after.
 // SGD-LABEL: func.func @train_step
 // SGD-SAME: (%[[LOSS:[a-z0-9]+]]: tensor<f32>, %[[DFC:[a-z0-9]+]]: tensor<8x4xf32, #dist.layout<@mesh, tp = S(1)>>, %[[DPROJ:[a-z0-9]+]]: tensor<4x8xf32, #dist.layout<@mesh, tp = S(0)>>, %[[DLN:[a-z0-9]+]]: tensor<8xf32>)
-// SGD: %[[S0:[0-9]+]] = tfm.sum_squares %[[DFC]] : tensor<8x4xf32, #dist.layout<@mesh, tp = S(1)>> -> tensor<f32, #dist.layout<@mesh, tp = P>>
-// SGD-NEXT: %[[S1:[0-9]+]] = tfm.sum_squares %[[DPROJ]] : tensor<4x8xf32, #dist.layout<@mesh, tp = S(0)>> -> tensor<f32, #dist.layout<@mesh, tp = P>>
-// SGD-NEXT: %[[PART:[0-9]+]] = tfm.add %[[S0]], %[[S1]] : tensor<f32, #dist.layout<@mesh, tp = P>>
-// SGD-NEXT: %[[WHOLE:[0-9]+]] = tfm.sum_squares %[[DLN]] : tensor<8xf32> -> tensor<f32>
+// SGD: %[[PART:[0-9]+]] = tfm.sum_squares %[[DFC]], %[[DPROJ]] : tensor<8x4xf32, #dist.layout<@mesh, tp = S(1)>>, tensor<4x8xf32, #dist.layout<@mesh, tp = S(0)>> -> tensor<f32, #dist.layout<@mesh, tp = P>>
 // SGD-NEXT: %[[RED:[0-9]+]] = dist.all_reduce %[[PART]] on @mesh["tp"] sum : tensor<f32, #dist.layout<@mesh, tp = P>> -> tensor<f32>
+// SGD-NEXT: %[[WHOLE:[0-9]+]] = tfm.sum_squares %[[DLN]] : tensor<8xf32> -> tensor<f32>
 // SGD-NEXT: %[[TOTAL:[0-9]+]] = tfm.add %[[RED]], %[[WHOLE]] : tensor<f32>
 // SGD-NEXT: %grad_clip = tfm.hyperparameter grad_clip default 0.000000e+00
 // SGD-NEXT: %[[SCALE:[a-z0-9_]+]], %[[NORM:[a-z0-9_]+]] = tfm.clip_scale %[[TOTAL]] max_norm %grad_clip
@@ -66,6 +62,7 @@ func.func @train_step(%loss: tensor<f32>, %dw: tensor<4x8xf32>, %db: tensor<8xf3
 // SGD-NEXT: return %[[LOSS]], %[[NORM]], %[[DFC]], %[[DPROJ]], %[[DLN]] :
 // ADAMW-LABEL: func.func @train_step
 // ADAMW: %[[RED:[0-9]+]] = dist.all_reduce %{{[0-9]+}} on @mesh["tp"] sum : tensor<f32, #dist.layout<@mesh, tp = P>> -> tensor<f32>
+// ADAMW-NEXT: tfm.sum_squares
 // ADAMW-NEXT: %[[TOTAL:[0-9]+]] = tfm.add %[[RED]], %{{[0-9]+}} : tensor<f32>
 // ADAMW-NEXT: %grad_clip = tfm.hyperparameter grad_clip default 1.000000e+00
 // ADAMW-NEXT: %[[SCALE:[a-z0-9_]+]], %{{[a-z0-9_]+}} = tfm.clip_scale %[[TOTAL]] max_norm %grad_clip
@@ -130,8 +127,8 @@ func.func @train_step(%loss: tensor<f32>, %dtied: tensor<16x8xf32>)
 // SGD-SAME: (%[[LOSS:[a-z0-9]+]]: tensor<f32>, %[[DW:[a-z0-9]+]]: tensor<2x8xf32, #dist.layout<@mesh, dp = S(0)>>, %[[DC:[a-z0-9]+]]: tensor<3xf32>)
 // SGD-SAME: attributes {tfm.optimizer = #tfm.optimizer<sgd>, tfm.train_step, tfm.zero}
 // SGD: %[[S0:[0-9]+]] = tfm.sum_squares %[[DW]] : tensor<2x8xf32, #dist.layout<@mesh, dp = S(0)>> -> tensor<f32, #dist.layout<@mesh, dp = P>>
-// SGD-NEXT: %[[S1:[0-9]+]] = tfm.sum_squares %[[DC]] : tensor<3xf32> -> tensor<f32>
 // SGD-NEXT: %[[RED:[0-9]+]] = dist.all_reduce %[[S0]] on @mesh["dp"] sum : tensor<f32, #dist.layout<@mesh, dp = P>> -> tensor<f32>
+// SGD-NEXT: %[[S1:[0-9]+]] = tfm.sum_squares %[[DC]] : tensor<3xf32> -> tensor<f32>
 // SGD-NEXT: %[[TOTAL:[0-9]+]] = tfm.add %[[RED]], %[[S1]] : tensor<f32>
 // SGD-NEXT: %grad_clip = tfm.hyperparameter grad_clip default
 // SGD-NEXT: %[[SCALE:[a-z0-9_]+]], %[[NORM:[a-z0-9_]+]] = tfm.clip_scale %[[TOTAL]]

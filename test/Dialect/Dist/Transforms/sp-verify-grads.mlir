@@ -101,3 +101,15 @@ func.func @ce_grad_partial(%logits: tensor<4x1x16xf32>, %labels: tensor<4x1xi64>
   %d = tfm.cross_entropy_grad %logits, %labels, %dl ignore_index -100 : (tensor<4x1x16xf32>, tensor<4x1xi64>, tensor<f32, #dist.layout<@mesh, tp = P>>) -> tensor<4x1x16xf32>
   return %d : tensor<4x1x16xf32>
 }
+
+// -----
+
+// One sum of squares over a split and a replicated gradient: summed over
+// the ranks, the replicated one would count once per rank.
+dist.mesh @mesh ["tp" = 2]
+func.func @sum_squares_mixed(%gs: tensor<8x8xf32, #dist.layout<@mesh, tp = S(0)>>,
+                             %g: tensor<8xf32>) -> tensor<f32, #dist.layout<@mesh, tp = P>> {
+  // expected-error @+1 {{'tfm.sum_squares' op operand #1 is R on mesh axis 'tp': operand #0 is S(0); one sum of squares takes inputs all split or all replicated over each axis (a mix counts the replicated ones once per rank)}}
+  %s = tfm.sum_squares %gs, %g : tensor<8x8xf32, #dist.layout<@mesh, tp = S(0)>>, tensor<8xf32> -> tensor<f32, #dist.layout<@mesh, tp = P>>
+  return %s : tensor<f32, #dist.layout<@mesh, tp = P>>
+}

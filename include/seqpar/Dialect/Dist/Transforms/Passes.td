@@ -15,9 +15,10 @@ def SpOptimizerPass : Pass<"sp-optimizer", "::mlir::ModuleOp"> {
     After tfm-autodiff and sp-sync-grads, appends to `@train_step` the
     global gradient norm and the update of every parameter shard, and makes
     the step return `(loss, grad_norm, grad...)`. The norm counts every
-    element once whatever its layout: a split gradient's sum of squares is
-    partial and all-reduced over the axes that split it, a replicated one
-    is counted as is. With `grad-clip` > 0 every gradient is scaled by
+    element once whatever its layout: the gradients of one layout share one
+    `tfm.sum_squares` (a multi-tensor sum, in the gradients' order), which
+    is partial and all-reduced over the axes that split them when they are
+    split, counted as is when replicated. With `grad-clip` > 0 every gradient is scaled by
     `min(1, grad-clip / (norm + 1e-6))` (torch's clip_grad_norm_). `adamw`
     is torch.optim.AdamW (fp32 moments kept by the runtime per shard),
     `sgd` plain SGD. The gradients stay results so the runtime can dump

@@ -44,22 +44,36 @@ def Tfm_HyperparameterOp : Op<Tfm_Dialect, "hyperparameter", [Pure,
 }
 
 def Tfm_SumSquaresOp : Tfm_GradOp<"sum_squares"> {
-  let summary = "the sum of the squares of a tensor's elements, in f32";
+  let summary = "the sum of the squares of the elements of one or more tensors, in f32";
   let description = [{
-    On a tensor split over a mesh axis the result is this rank's part of
-    the sum (partial over that axis); on a replicated one, the whole sum.
+    Each input's sum of squares (accumulated in double, rounded to f32),
+    then those f32 sums added in operand order: one op gives the bits of a
+    chain of one-input sums and f32 adds in that order, and a runtime
+    computes every input's sum in one pass over the list (a multi-tensor
+    reduction, as PyTorch's foreach norm), not one kernel per gradient and
+    one per add. sp-optimizer makes one per layout of the gradients.
+
+    On tensors split over a mesh axis the result is this rank's part of the
+    sum (partial over that axis); on replicated ones, the whole sum. The
+    inputs of one op are all split, or all replicated, over each axis (a
+    mix would count the replicated ones once per rank).
 
     ```mlir
-    %s = tfm.sum_squares %g : tensor<16x32xf32, #dist.layout<@mesh, tp = S(0)>>
+    %s = tfm.sum_squares %g, %h
+        : tensor<16x32xf32, #dist.layout<@mesh, tp = S(0)>>,
+          tensor<32xf32, #dist.layout<@mesh, tp = S(0)>>
         -> tensor<f32, #dist.layout<@mesh, tp = P>>
     ```
 
     **Constraints**
+    - at least one input;
     - the result is an f32 scalar.
   }];
-  let arguments = (ins Tfm_FloatTensor:$input);
+  let arguments = (ins Variadic<Tfm_FloatTensor>:$inputs);
   let results = (outs 0DTensorOf<[F32]>:$result);
-  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let assemblyFormat =
+      "$inputs attr-dict `:` type($inputs) `->` type($result)";
+  let hasVerifier = 1;
 }
 
 def Tfm_ClipScaleOp : Tfm_GradOp<"clip_scale"> {
