@@ -149,6 +149,12 @@ public:
   /// not speed up (bench/plan-vs-measured.sh).
   static void setSpinWait(bool spin);
   static void setDescribe(DescribeFn describe);
+  /// Watches the work issued on the compute stream so far (a replayed
+  /// step, whose collectives were captured rather than issued one by one):
+  /// still incomplete --timeout seconds later, it ends the job as an
+  /// operation past the timeout does. Nothing where the host waits for the
+  /// collectives (MPI).
+  static void watchReplay(const char *what);
 
   /// Control collectives over every rank, under the timeout.
   /// Whether `ok` holds on every rank.

@@ -31,3 +31,6 @@ std::string World::useComm(const std::string &kind) {
 std::unique_ptr<Comm> World::split(int64_t color, int64_t key, int32_t axis) {
   return makeMpiComm(splitMpi(color, key), axis, staged);
 }
+
+// MPI's operations are waited for by the host, under the timeout.
+void World::watchReplay(const char *) {}

@@ -14,7 +14,10 @@
 // recorded after it; one still incomplete --timeout seconds after it was
 // issued aborts every communicator (ncclCommAbort) and ends the job with
 // the message an MPI wait past the timeout gives (rank, operation, axis,
-// step).
+// step). A step captured as a CUDA graph records its operations without
+// issuing them: each replay is watched whole (World::watchReplay), and an
+// error while capturing fails the capture (sprt_graph_note_error), not the
+// job.
 //
 // A send must not wait for its recv (Comm.h's callers: sprt_send), but an
 // ncclSend holds the communication stream until the peer's matching
@@ -46,16 +49,23 @@
 using namespace sprt;
 
 namespace {
+/// An error while a step is captured fails the capture (the step then runs
+/// eagerly, where an error that remains ends the job); otherwise it ends
+/// the job.
+void fail(const std::string &message) {
+  if (!sprt_graph_note_error(message.c_str()))
+    commFailure(message);
+}
+
 void check(cudaError_t e, const char *what) {
   if (e != cudaSuccess)
-    commFailure(std::string("CUDA error in ") + what + ": " +
-                cudaGetErrorString(e) + " (" + cudaGetErrorName(e) + ")");
+    fail(std::string("CUDA error in ") + what + ": " + cudaGetErrorString(e) +
+         " (" + cudaGetErrorName(e) + ")");
 }
 
 void check(ncclResult_t r, const char *what) {
   if (r != ncclSuccess)
-    commFailure(std::string("NCCL error in ") + what + ": " +
-                ncclGetErrorString(r));
+    fail(std::string("NCCL error in ") + what + ": " + ncclGetErrorString(r));
 }
 
 /// NCCL's type of a reduction's elements. bf16 is ncclBfloat16 (NCCL >=
@@ -100,12 +110,24 @@ void expired(const std::string &what) {
               " s (--timeout): another rank stopped or failed");
 }
 
-/// Watches an operation just issued on the communication stream: an event
-/// recorded after it, polled by the watchdog's thread.
-void watchIssued(const char *what, int32_t axis) {
+/// Whether the compute stream's work is being captured (recorded, not run).
+bool capturing() {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  return cudaStreamIsCapturing(computeStream(), &status) == cudaSuccess &&
+         status != cudaStreamCaptureStatusNone;
+}
+
+/// Watches the work just issued on `stream`: an event recorded after it,
+/// polled by the watchdog's thread. Nothing while a step is captured (an
+/// event recorded then is part of the graph and cannot be queried): the
+/// replay is watched whole (World::watchReplay).
+void watchIssued(const char *what, int32_t axis,
+                 cudaStream_t stream = commStream) {
+  if (!watchdog || capturing())
+    return;
   cudaEvent_t issued;
   check(cudaEventCreateWithFlags(&issued, cudaEventDisableTiming), what);
-  check(cudaEventRecord(issued, commStream), what);
+  check(cudaEventRecord(issued, stream), what);
   int device = 0;
   check(cudaGetDevice(&device), what);
   watchdog->watch(describeOperation(what, axis), [issued, device] {
@@ -342,4 +364,9 @@ std::unique_ptr<Comm> World::split(int64_t color, int64_t key, int32_t axis) {
   if (overMpi)
     return makeMpiComm(splitMpi(color, key), axis, /*staged=*/true);
   return std::make_unique<NcclComm>(color, key, axis);
+}
+
+void World::watchReplay(const char *what) {
+  if (!overMpi)
+    watchIssued(what, -1, computeStream());
 }

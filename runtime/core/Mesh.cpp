@@ -54,6 +54,7 @@ extern "C" void sprt_mesh_finalize(void) {
   // The sends still outstanding complete on the communicators they use.
   if (!mesh().comms.empty())
     releaseSendBuffers();
+  releaseRingBuffers();
   mesh().comms.clear();
 }
 

@@ -47,6 +47,9 @@ uint64_t stepDropoutSalt();
 /// Completes the sends started (sprt_send) and frees their staging buffers
 /// (PointToPoint.cpp; sprt_mesh_finalize calls it).
 void releaseSendBuffers();
+/// Frees ring attention's buffers (RingAttention.cpp; sprt_mesh_finalize
+/// calls it).
+void releaseRingBuffers();
 
 } // namespace sprt
 

@@ -27,7 +27,11 @@
 // (n - 1) (2 |kv| + |pos|); backward that plus n 2 |kv| for dK/dV.
 //
 // The ring's buffers (two sets of K, V, positions; two dK/dV accumulators in
-// the backward) are the runtime's scratch, allocated per call.
+// the backward) are the runtime's scratch, one allocation kept from call to
+// call and grown when a call needs more (a step captured as a CUDA graph
+// replays the pointers it recorded; a capture that would grow it is
+// refused). The accumulators are zeroed by a kernel, which a capture
+// records.
 //
 //===----------------------------------------------------------------------===//
 
@@ -53,32 +57,42 @@ using namespace sprt;
 
 namespace {
 
-/// Scratch device memory for the duration of one call.
-class Scratch {
-public:
-  explicit Scratch(int64_t bytes) {
-    if (bytes <= 0)
-      return;
-    data = allocate(bytes, MemoryCategory::Scratch);
-    if (!data)
-      fatal("cannot allocate " + std::to_string(bytes) + " bytes of " +
-            sprt_backend_name() + " memory for ring attention");
-  }
-  ~Scratch() { release(data); }
-  Scratch(const Scratch &) = delete;
-  Scratch &operator=(const Scratch &) = delete;
-  char *bytes() const { return static_cast<char *>(data); }
-
-private:
+/// The ring's buffers: one allocation kept from call to call, since a step
+/// captured as a graph replays the pointers it recorded, and grown when a
+/// call needs more. One outgrown stays allocated (a captured step may still
+/// read it) until sprt_mesh_finalize.
+struct RingScratch {
   void *data = nullptr;
+  int64_t bytes = 0;
+  std::vector<void *> outgrown;
 };
 
-/// Zeroes `bytes` bytes of device memory.
-void zero(void *dst, int64_t bytes) {
-  if (bytes <= 0)
-    return;
-  std::vector<char> zeros(size_t(bytes), 0);
-  sprt_memcpy_to_device(dst, zeros.data(), bytes, sprt_current_stream());
+RingScratch &ringScratch() {
+  static RingScratch s;
+  return s;
+}
+
+/// At least `bytes` bytes of the ring's buffers.
+char *ringBuffers(int64_t bytes, const char *what) {
+  RingScratch &s = ringScratch();
+  if (bytes > s.bytes) {
+    refuseCapture(std::string(what) +
+                  "'s buffers grew while the step was captured");
+    if (s.data)
+      s.outgrown.push_back(s.data);
+    s.data = allocate(bytes, MemoryCategory::Scratch);
+    if (!s.data)
+      fatal("cannot allocate " + std::to_string(bytes) + " bytes of " +
+            sprt_backend_name() + " memory for ring attention");
+    s.bytes = bytes;
+  }
+  return static_cast<char *>(s.data);
+}
+
+/// Zeroes n floats of device memory (a kernel: a captured step records it).
+void zero(float *dst, int64_t n) {
+  if (n > 0)
+    sprt_fill_f32(dst, n, 0.0);
 }
 
 /// One block travelling around the ring: K, V (and positions).
@@ -181,10 +195,10 @@ extern "C" void sprt_op_ring_attention(const float *q, const float *k,
   const SeqPieces mine = ring.queries();
   std::array<bool, 2> written{false, false};
 
-  Scratch scratch(n > 1 ? RingBuffers::bytes(ring) : 0);
   std::unique_ptr<RingBuffers> bufs;
   if (n > 1)
-    bufs = std::make_unique<RingBuffers>(ring, scratch.bytes());
+    bufs = std::make_unique<RingBuffers>(
+        ring, ringBuffers(RingBuffers::bytes(ring), "sprt_op_ring_attention"));
   Block cur{k, v, positions};
   std::vector<CommHandle> reqs;
   for (int64_t t = 0; t < n; ++t) {
@@ -240,19 +254,20 @@ extern "C" void sprt_op_ring_attention_grad(const float *dout, const float *q,
   // Two K/V/positions sets, then two dK/dV accumulators.
   const int64_t kv = ring.kvBytes();
   const int64_t ringBytes = n > 1 ? RingBuffers::bytes(ring) : 0;
-  Scratch scratch(ringBytes + 4 * kv);
+  char *base = ringBuffers(ringBytes + 4 * kv, "sprt_op_ring_attention_grad");
   std::unique_ptr<RingBuffers> bufs;
   if (n > 1)
-    bufs = std::make_unique<RingBuffers>(ring, scratch.bytes());
-  char *accBase = scratch.bytes() + ringBytes;
+    bufs = std::make_unique<RingBuffers>(ring, base);
+  char *accBase = base + ringBytes;
   std::array<float *, 2> dkAcc{}, dvAcc{};
   for (size_t i = 0; i < 2; ++i) {
     dkAcc[i] = reinterpret_cast<float *>(accBase + (2 * i) * kv);
     dvAcc[i] = reinterpret_cast<float *>(accBase + (2 * i + 1) * kv);
   }
-  zero(dq, a.S * ring.qRow() * int64_t(sizeof(float)));
-  zero(dkAcc[0], kv);
-  zero(dvAcc[0], kv);
+  const int64_t kvFloats = kv / int64_t(sizeof(float));
+  zero(dq, a.S * ring.qRow());
+  zero(dkAcc[0], kvFloats);
+  zero(dvAcc[0], kvFloats);
 
   Block cur{k, v, positions};
   size_t acc = 0; // the accumulator of the block held now
@@ -305,4 +320,12 @@ extern "C" void sprt_op_ring_attention_grad(const float *dout, const float *q,
   }
   sprt_copy_2d(dk, kv, dkAcc[acc], kv, kv, 1, sprt_current_stream());
   sprt_copy_2d(dv, kv, dvAcc[acc], kv, kv, 1, sprt_current_stream());
+}
+
+void sprt::releaseRingBuffers() {
+  RingScratch &s = ringScratch();
+  for (void *p : s.outgrown)
+    release(p);
+  release(s.data);
+  s = RingScratch();
 }

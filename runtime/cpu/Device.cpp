@@ -130,6 +130,8 @@ extern "C" void sprt_graph_destroy(sprt_graph_t) {
   noGraphs("sprt_graph_destroy");
 }
 
+extern "C" int sprt_graph_note_error(const char *) { return 0; }
+
 extern "C" sprt_step_values *sprt_step_values_host(void) {
   static sprt_step_values values;
   return &values;

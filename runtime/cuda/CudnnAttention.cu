@@ -71,6 +71,25 @@ cd::Shape shapeOf(const AttnCall &c) {
   return s;
 }
 
+size_t ioBytes(int64_t n) { return size_t(n) * 2; }
+
+/// Sizes the bias mask's scratch (B x Sq x Sk elements: long sequences
+/// make it large); "" or why it cannot be had, when the native kernels take
+/// the call instead.
+std::string reserveBias(const AttnCall &c) {
+  const size_t bytes = ioBytes(c.B * c.Sq * c.Sk);
+  try {
+    if (scratch(Scratch::CudnnBias, bytes))
+      return {};
+  } catch (const std::exception &e) {
+    (void)cudaGetLastError();
+    return "the bias mask's " + std::to_string(bytes) +
+           " bytes could not be allocated: " + e.what();
+  }
+  return "the bias mask's " + std::to_string(bytes) +
+         " bytes could not be allocated";
+}
+
 /// Whether the call can run on cuDNN: selected, and its plans built (both
 /// directions when dropout is on, so that a forward on cuDNN's mask never
 /// meets a native backward).
@@ -80,6 +99,8 @@ bool usable(const AttnCall &c, const cd::Shape &s, bool needBackward) {
   std::string why = cd::prepareForward(s);
   if (why.empty() && (needBackward || s.dropout > 0.0f))
     why = cd::prepareBackward(s);
+  if (why.empty() && s.mask == cd::Mask::Bias)
+    why = reserveBias(c);
   if (!why.empty())
     noteFallback(why);
   return why.empty();
@@ -88,8 +109,6 @@ bool usable(const AttnCall &c, const cd::Shape &s, bool needBackward) {
 void *workspace(size_t bytes) {
   return scratch(Scratch::CudnnWorkspace, bytes);
 }
-
-size_t ioBytes(int64_t n) { return size_t(n) * 2; }
 
 st::Rows rowsOf(const AttnCall &c, bool query, int64_t heads, bool rotate) {
   st::Rows r{};

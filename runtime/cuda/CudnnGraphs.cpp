@@ -8,6 +8,7 @@
 
 #include "CudnnGraphs.h"
 
+#include <cuda_runtime.h>
 #include <cudnn_frontend.h>
 #include <dlfcn.h>
 
@@ -215,11 +216,18 @@ std::string run(const Shape &s, bool backward, const Tensors &t,
     pack[kDK] = t.dk;
     pack[kDV] = t.dv;
   }
-  void *ws = p.workspace > 0 ? workspace(size_t(p.workspace)) : nullptr;
-  if (fe::detail::set_stream(st.handle, stream) != CUDNN_STATUS_SUCCESS)
-    return "cudnnSetStream failed";
-  fe::error_t e = p.graph->execute(st.handle, pack, ws);
-  return e.is_good() ? std::string() : p.error = e.get_message();
+  // The workspace's allocation and the frontend may throw: the call then
+  // falls back to the native kernels with the reason.
+  try {
+    void *ws = p.workspace > 0 ? workspace(size_t(p.workspace)) : nullptr;
+    if (fe::detail::set_stream(st.handle, stream) != CUDNN_STATUS_SUCCESS)
+      return "cudnnSetStream failed";
+    fe::error_t e = p.graph->execute(st.handle, pack, ws);
+    return e.is_good() ? std::string() : p.error = e.get_message();
+  } catch (const std::exception &ex) {
+    (void)cudaGetLastError();
+    return std::string("cuDNN: ") + ex.what();
+  }
 }
 
 } // namespace

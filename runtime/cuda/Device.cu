@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstring>
 #include <mutex>
+#include <vector>
 
 namespace sprt::cuda {
 namespace {
@@ -28,6 +29,11 @@ struct DeviceState {
   std::string error; // the last init failure, returned by sprt_device_init
   void *scratch[int(Scratch::Count)] = {};
   size_t scratchBytes[int(Scratch::Count)] = {};
+  // Set when a capture begins: from then on a graph may hold pointers into
+  // the scratch buffers, so one that grows is retired (kept allocated, and
+  // counted, until the process ends), not freed.
+  bool captured = false;
+  std::vector<void *> retired;
 };
 
 DeviceState &state() {
@@ -146,7 +152,11 @@ void *scratch(Scratch slot, size_t bytes) {
   const int i = int(slot);
   if (s.scratchBytes[i] >= bytes && s.scratch[i])
     return s.scratch[i];
-  if (s.scratch[i]) {
+  if (s.scratch[i] && s.captured) {
+    // A captured step's kernels read this buffer when it is replayed (an
+    // evaluation step that grew it runs between replays).
+    s.retired.push_back(s.scratch[i]);
+  } else if (s.scratch[i]) {
     SPRT_CUDA_CHECK(cudaFree(s.scratch[i])); // synchronises the device
     reportScratch(-int64_t(s.scratchBytes[i]));
   }
@@ -202,6 +212,7 @@ extern "C" int sprt_graph_supported(void) { return 1; }
 
 extern "C" void sprt_graph_begin_capture(sprt_stream_t s) {
   captureError.clear();
+  state().captured = true;
   // Relaxed: the host code between the step's launches may allocate (a
   // cuBLASLt plan, a first-use scratch buffer) without ending the capture.
   SPRT_CUDA_CHECK(
@@ -246,6 +257,10 @@ extern "C" void sprt_graph_destroy(sprt_graph_t graph) {
     return;
   SPRT_CUDA_CHECK(cudaGraphExecDestroy(graph->exec));
   delete graph;
+}
+
+extern "C" int sprt_graph_note_error(const char *error) {
+  return noteCaptureError(error) ? 1 : 0;
 }
 
 extern "C" const char *sprt_backend_name(void) { return "cuda"; }

@@ -196,6 +196,8 @@ static GraphStep::Backend deviceGraphs() {
   };
   b.launch = [](void *graph) {
     sprt_graph_launch(static_cast<sprt_graph_t>(graph), sprt_current_stream());
+    // Its collectives run inside the graph: watched as one operation.
+    World::watchReplay("the step's CUDA graph");
   };
   b.destroy = [](void *graph) {
     sprt_graph_destroy(static_cast<sprt_graph_t>(graph));

@@ -642,10 +642,11 @@ LogicalResult Lowering::emit(StringRef name, LLVM::Linkage linkage) {
   hyperArg = entry->getArgument(7);
   b.setInsertionPointToStart(entry);
   // The step's values the kernels read on the device (the learning rate,
-  // the optimizer's step count) before any of them runs.
-  if (!shared.hyperparameters.empty())
-    call("sprt_upload_step_values",
-         {hyperArg, i64(int64_t(shared.hyperparameters.size()))});
+  // the optimizer's step count, the dropout salt) before any of them runs:
+  // with no hyperparameters too, or a device's dropout would draw step 1's
+  // masks every step.
+  call("sprt_upload_step_values",
+       {hyperArg, i64(int64_t(shared.hyperparameters.size()))});
   for (Operation &op : func.getBody().getOps()) {
     auto loop = dyn_cast<MicroBatchLoopOp>(op);
     if (failed(loop ? lowerLoop(loop) : lower(&op)))

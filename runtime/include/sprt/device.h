@@ -113,6 +113,12 @@ void sprt_graph_begin_capture(sprt_stream_t stream);
 sprt_graph_t sprt_graph_end_capture(sprt_stream_t stream, const char **why);
 void sprt_graph_launch(sprt_graph_t graph, sprt_stream_t stream);
 void sprt_graph_destroy(sprt_graph_t graph);
+/* While this thread captures (between begin and end): notes `error` as the
+ * capture's failure (the end then returns NULL with it as *why) and returns
+ * 1; otherwise returns 0. The communication layer's errors go here during a
+ * capture, so that the step is run eagerly instead of the job ending (an
+ * error that remains then ends it). */
+int sprt_graph_note_error(const char *error);
 
 #ifdef __cplusplus
 }

@@ -6,7 +6,11 @@
 // stream), then the element type's code (sprt/abi.def: f32 0, bf16 1).
 // CHECK-DAG: llvm.func @sprt_op_dropout_add_typed(!llvm.ptr, !llvm.ptr, !llvm.ptr, i32, i64, i64, i64, i32, i32, i32, i32, f64, i64, i32)
 // CHECK-LABEL: llvm.func @seqpar_step(
-// CHECK-SAME: %[[ARENA:[^:]*]]: !llvm.ptr
+// CHECK-SAME: %[[ARENA:[^:]*]]: !llvm.ptr, %{{[^:]*}}: !llvm.ptr, %{{[^:]*}}: !llvm.ptr, %{{[^:]*}}: !llvm.ptr, %{{[^:]*}}: !llvm.ptr, %{{[^:]*}}: !llvm.ptr, %{{[^:]*}}: !llvm.ptr, %[[HYPER:[^:]*]]: !llvm.ptr)
+// The step's values go to the device with no hyperparameters too: the
+// dropout kernels read the step's salt there.
+// CHECK: %[[N:.*]] = llvm.mlir.constant(0 : i64) : i64
+// CHECK-NEXT: llvm.call @sprt_upload_step_values(%[[HYPER]], %[[N]]) : (!llvm.ptr, i64) -> ()
 func.func @forward(%ids: tensor<4x2xi64>, %labels: tensor<4x2xi64>) -> tensor<f32> attributes {tfm.forward} {
   %x = tfm.fill 1.0 : tensor<8x2x8xf32>
   %r = tfm.fill 2.0 : tensor<8x2x8xf32>
