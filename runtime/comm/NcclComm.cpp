@@ -21,12 +21,16 @@
 //
 // A send must not wait for its recv (Comm.h's callers: sprt_send), but an
 // ncclSend holds the communication stream until the peer's matching
-// ncclRecv runs, and every later operation queues behind it: two ranks that
-// both send, then receive, would each wait for the other's recv. So a send
-// is not issued when started: it waits in this communicator's queue and is
-// issued in one NCCL group with the communicator's next operation (a recv,
-// a collective), whose own part then never queues behind it, or alone by
-// its wait(). Not run here (no GPU).
+// ncclRecv runs, and an ncclRecv until the peer's send runs, every later
+// operation queuing behind it: two ranks that both send, then receive,
+// would each wait for the other's recv, and ring attention's ranks, which
+// each post their receives before their sends, would each wait for a send
+// queued behind the peer's receives. So point-to-point operations are not
+// issued when started: they wait in this communicator's queue and are
+// issued in one NCCL group with the communicator's next collective, or by
+// the first wait() of one of them: the sends and receives of one exchange
+// go in one group, none waiting for another to start. Not run here (no
+// GPU).
 //
 //===----------------------------------------------------------------------===//
 
@@ -162,17 +166,18 @@ private:
 
 class NcclComm;
 
-/// Where a deferred send's completion is recorded once it is issued.
-struct SendSlot {
+/// Where a deferred send's or recv's completion is recorded once it is
+/// issued.
+struct P2pSlot {
   cudaEvent_t done = nullptr;
 };
 
-/// A send waiting in its communicator's queue, then issued.
-class NcclSendRequest : public CommRequest {
+/// A send or recv waiting in its communicator's queue, then issued.
+class NcclP2pRequest : public CommRequest {
 public:
-  NcclSendRequest(NcclComm &comm, std::shared_ptr<SendSlot> slot)
+  NcclP2pRequest(NcclComm &comm, std::shared_ptr<P2pSlot> slot)
       : comm(&comm), slot(std::move(slot)) {}
-  ~NcclSendRequest() override {
+  ~NcclP2pRequest() override {
     if (comm)
       wait();
   }
@@ -180,7 +185,7 @@ public:
 
 private:
   NcclComm *comm;
-  std::shared_ptr<SendSlot> slot;
+  std::shared_ptr<P2pSlot> slot;
 };
 
 class NcclComm : public Comm {
@@ -272,75 +277,87 @@ public:
   }
 
   CommHandle startSend(const void *in, int64_t bytes, int peer) override {
-    // Issued with the next operation (or by the request's wait()): the
-    // compute stream's work before now, which wrote `in`, precedes that.
-    auto slot = std::make_shared<SendSlot>();
-    queued.push_back({in, bytes, peer, slot});
-    return std::make_unique<NcclSendRequest>(*this, slot);
-  }
-
-  /// Issues the queued sends (alone).
-  void flushSends() {
-    if (!queued.empty())
-      run("ncclSend", [] { return ncclSuccess; });
+    // Issued with the next collective or by the first wait of a queued
+    // operation: the compute stream's work before now, which wrote `in`,
+    // precedes that.
+    return queue(in, nullptr, bytes, peer);
   }
 
   CommHandle startRecv(void *out, int64_t bytes, int peer) override {
-    return run("ncclRecv", [&] {
-      return ncclRecv(out, size_t(bytes), ncclInt8, peer, comm, commStream);
-    });
+    // Likewise: in one group with the sends started around it.
+    return queue(nullptr, out, bytes, peer);
+  }
+
+  /// Issues the queued sends and receives (in one group).
+  void flushQueued() {
+    if (!queued.empty())
+      run("ncclSend / ncclRecv", [] { return ncclSuccess; });
   }
 
 private:
   /// Orders `issue` (the NCCL call on the communication stream) after the
   /// work on the compute stream so far, and returns its request.
   template <typename Issue> CommHandle run(const char *what, Issue issue) {
-    cudaEvent_t ready, done;
+    cudaEvent_t ready = nullptr, done = nullptr;
     check(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming), what);
     check(cudaEventRecord(ready, computeStream()), what);
     check(cudaStreamWaitEvent(commStream, ready, 0), what);
     // Released once recorded work completes.
     check(cudaEventDestroy(ready), what);
-    // The queued sends and the operation in one group: neither waits for
-    // the other to start.
-    std::vector<Queued> sends;
-    sends.swap(queued);
-    if (!sends.empty())
+    // The queued sends and receives and the operation in one group: none
+    // waits for another to start.
+    std::vector<Queued> p2p;
+    p2p.swap(queued);
+    if (!p2p.empty())
       check(ncclGroupStart(), what);
-    for (const Queued &q : sends)
-      check(ncclSend(q.in, size_t(q.bytes), ncclInt8, q.peer, comm, commStream),
-            "ncclSend");
+    for (const Queued &q : p2p)
+      if (q.out)
+        check(ncclRecv(q.out, size_t(q.bytes), ncclInt8, q.peer, comm,
+                       commStream),
+              "ncclRecv");
+      else
+        check(ncclSend(q.in, size_t(q.bytes), ncclInt8, q.peer, comm,
+                       commStream),
+              "ncclSend");
     check(issue(), what);
-    if (!sends.empty())
+    if (!p2p.empty())
       check(ncclGroupEnd(), what);
     check(cudaEventCreateWithFlags(&done, cudaEventDisableTiming), what);
     check(cudaEventRecord(done, commStream), what);
     watchIssued(what, axis);
-    for (const Queued &q : sends) {
+    for (const Queued &q : p2p) {
       check(cudaEventCreateWithFlags(&q.slot->done, cudaEventDisableTiming),
-            "ncclSend");
-      check(cudaEventRecord(q.slot->done, commStream), "ncclSend");
+            what);
+      check(cudaEventRecord(q.slot->done, commStream), what);
     }
     return std::make_unique<NcclRequest>(done, what);
   }
 
-  /// A send started and not yet issued.
+  /// A send (of `in`) or recv (into `out`) started and not yet issued.
   struct Queued {
     const void *in;
+    void *out;
     int64_t bytes;
     int peer;
-    std::shared_ptr<SendSlot> slot;
+    std::shared_ptr<P2pSlot> slot;
   };
+
+  CommHandle queue(const void *in, void *out, int64_t bytes, int peer) {
+    auto slot = std::make_shared<P2pSlot>();
+    queued.push_back({in, out, bytes, peer, slot});
+    return std::make_unique<NcclP2pRequest>(*this, slot);
+  }
   std::vector<Queued> queued;
   ncclComm_t comm = nullptr;
   int32_t axis;
   int myRank = 0, mySize = 1;
 };
-void NcclSendRequest::wait() {
+void NcclP2pRequest::wait() {
   if (!slot->done)
-    comm->flushSends();
-  check(cudaStreamWaitEvent(computeStream(), slot->done, 0), "ncclSend");
-  check(cudaEventDestroy(slot->done), "ncclSend");
+    comm->flushQueued();
+  check(cudaStreamWaitEvent(computeStream(), slot->done, 0),
+        "ncclSend / ncclRecv");
+  check(cudaEventDestroy(slot->done), "ncclSend / ncclRecv");
   slot->done = nullptr;
   comm = nullptr;
 }
