@@ -195,10 +195,13 @@ extern "C" void sprt_op_ring_attention(const float *q, const float *k,
   const SeqPieces mine = ring.queries();
   std::array<bool, 2> written{false, false};
 
+  // The backward's size (its accumulators too), so that the backward does
+  // not grow the buffers the forward sized.
   std::unique_ptr<RingBuffers> bufs;
   if (n > 1)
     bufs = std::make_unique<RingBuffers>(
-        ring, ringBuffers(RingBuffers::bytes(ring), "sprt_op_ring_attention"));
+        ring, ringBuffers(RingBuffers::bytes(ring) + 4 * ring.kvBytes(),
+                          "sprt_op_ring_attention"));
   Block cur{k, v, positions};
   std::vector<CommHandle> reqs;
   for (int64_t t = 0; t < n; ++t) {

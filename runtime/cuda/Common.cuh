@@ -61,9 +61,9 @@ cublasHandle_t cublas();
 
 /// A device buffer of at least `bytes`, one per `slot`, reused across calls
 /// and grown (cudaFree + cudaMalloc) when too small. Work using it is ordered
-/// on the single compute stream, so reuse by the next kernel is safe. Once a
-/// step has been captured as a graph, a buffer that grows is kept allocated
-/// (the graph's kernels still read it), not freed. Simple
+/// on the single compute stream, so reuse by the next kernel is safe. While
+/// a step is being captured or a captured one is alive, a buffer that grows
+/// is kept allocated (the graph's kernels still read it), not freed. Simple
 /// for now: a caching allocator or the arena would avoid the synchronising
 /// cudaFree on growth. GemmA, GemmB and GemmC are the typed GEMMs' widened
 /// operands and f32 result (LinearTyped.cu), distinct slots as one call may

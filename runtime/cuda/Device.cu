@@ -29,10 +29,10 @@ struct DeviceState {
   std::string error; // the last init failure, returned by sprt_device_init
   void *scratch[int(Scratch::Count)] = {};
   size_t scratchBytes[int(Scratch::Count)] = {};
-  // Set when a capture begins: from then on a graph may hold pointers into
-  // the scratch buffers, so one that grows is retired (kept allocated, and
-  // counted, until the process ends), not freed.
-  bool captured = false;
+  // Captures in progress and graphs alive: while there is one, a graph may
+  // hold pointers into the scratch buffers, so one that grows is retired
+  // (kept allocated, and counted, until the process ends), not freed.
+  int graphUsers = 0;
   std::vector<void *> retired;
 };
 
@@ -152,7 +152,7 @@ void *scratch(Scratch slot, size_t bytes) {
   const int i = int(slot);
   if (s.scratchBytes[i] >= bytes && s.scratch[i])
     return s.scratch[i];
-  if (s.scratch[i] && s.captured) {
+  if (s.scratch[i] && s.graphUsers > 0) {
     // A captured step's kernels read this buffer when it is replayed (an
     // evaluation step that grew it runs between replays).
     s.retired.push_back(s.scratch[i]);
@@ -165,9 +165,13 @@ void *scratch(Scratch slot, size_t bytes) {
   size_t rounded = (bytes + 255) / 256 * 256;
   if (rounded == 0)
     rounded = 256;
+  // While capturing, a failure is the capture's (noted, not thrown): the
+  // slot then stays empty.
   SPRT_CUDA_CHECK(cudaMalloc(&s.scratch[i], rounded));
-  s.scratchBytes[i] = rounded;
-  reportScratch(int64_t(rounded));
+  if (s.scratch[i]) {
+    s.scratchBytes[i] = rounded;
+    reportScratch(int64_t(rounded));
+  }
   return s.scratch[i];
 }
 
@@ -212,7 +216,7 @@ extern "C" int sprt_graph_supported(void) { return 1; }
 
 extern "C" void sprt_graph_begin_capture(sprt_stream_t s) {
   captureError.clear();
-  state().captured = true;
+  ++state().graphUsers;
   // Relaxed: the host code between the step's launches may allocate (a
   // cuBLASLt plan, a first-use scratch buffer) without ending the capture.
   SPRT_CUDA_CHECK(
@@ -243,9 +247,10 @@ extern "C" sprt_graph_t sprt_graph_end_capture(sprt_stream_t s,
     message = captureError;
     if (why)
       *why = message.c_str();
+    --state().graphUsers;
     return nullptr;
   }
-  return new sprt_graph{exec};
+  return new sprt_graph{exec}; // counted in graphUsers until destroyed
 }
 
 extern "C" void sprt_graph_launch(sprt_graph_t graph, sprt_stream_t s) {
@@ -257,6 +262,7 @@ extern "C" void sprt_graph_destroy(sprt_graph_t graph) {
     return;
   SPRT_CUDA_CHECK(cudaGraphExecDestroy(graph->exec));
   delete graph;
+  --state().graphUsers;
 }
 
 extern "C" int sprt_graph_note_error(const char *error) {
