@@ -316,9 +316,9 @@ private:
                        commStream),
               "ncclRecv");
       else
-        check(ncclSend(q.in, size_t(q.bytes), ncclInt8, q.peer, comm,
-                       commStream),
-              "ncclSend");
+        check(
+            ncclSend(q.in, size_t(q.bytes), ncclInt8, q.peer, comm, commStream),
+            "ncclSend");
     check(issue(), what);
     if (!p2p.empty())
       check(ncclGroupEnd(), what);
