@@ -79,6 +79,12 @@ public:
   /// Point-to-point with rank `peer` of the axis.
   virtual CommHandle startSend(const void *in, int64_t bytes, int peer) = 0;
   virtual CommHandle startRecv(void *out, int64_t bytes, int peer) = 0;
+  /// Issues the point-to-point operations started so far, all together,
+  /// where a backend defers them (NCCL issues the sends and receives of an
+  /// exchange in one group, at the next collective or the first wait): a
+  /// caller that computes before it waits calls it so the transfers move
+  /// meanwhile. Nothing where they start at once (MPI).
+  virtual void flush() {}
 
   void allGather(const void *in, void *out, int64_t bytes) {
     startAllGather(in, out, bytes)->wait();

@@ -27,10 +27,12 @@
 // each post their receives before their sends, would each wait for a send
 // queued behind the peer's receives. So point-to-point operations are not
 // issued when started: they wait in this communicator's queue and are
-// issued in one NCCL group with the communicator's next collective, or by
-// the first wait() of one of them: the sends and receives of one exchange
-// go in one group, none waiting for another to start. Not run here (no
-// GPU).
+// issued together, in one NCCL group (none waiting for another to start),
+// by flush() (Comm.h), the first wait() of one of them, or the
+// communicator's next collective, before it and not in its group (NCCL
+// runs a group's collectives before its point-to-point operations: a peer
+// whose collective follows the recv of such a send would wait forever).
+// Not run here (no GPU).
 //
 //===----------------------------------------------------------------------===//
 
@@ -217,13 +219,16 @@ public:
     if (finalized) // a mesh left at exit: the process is ending
       return;
     check(cudaStreamSynchronize(commStream), "cudaStreamSynchronize");
+    std::unique_ptr<Watchdog> last;
     {
       std::lock_guard<std::mutex> lock(commsMutex);
       liveComms.erase(std::remove(liveComms.begin(), liveComms.end(), comm),
                       liveComms.end());
       if (liveComms.empty())
-        watchdog.reset();
+        last = std::move(watchdog);
     }
+    // Joined outside the lock: an operation expiring now takes it.
+    last.reset();
     check(ncclCommDestroy(comm), "ncclCommDestroy");
     if (--commStreamUsers == 0) {
       check(cudaStreamDestroy(commStream), "cudaStreamDestroy");
@@ -277,8 +282,8 @@ public:
   }
 
   CommHandle startSend(const void *in, int64_t bytes, int peer) override {
-    // Issued with the next collective or by the first wait of a queued
-    // operation: the compute stream's work before now, which wrote `in`,
+    // Issued by flush(), the first wait of a queued operation or the next
+    // collective: the compute stream's work before now, which wrote `in`,
     // precedes that.
     return queue(in, nullptr, bytes, peer);
   }
@@ -288,28 +293,34 @@ public:
     return queue(nullptr, out, bytes, peer);
   }
 
-  /// Issues the queued sends and receives (in one group).
-  void flushQueued() {
-    if (!queued.empty())
-      run("ncclSend / ncclRecv", [] { return ncclSuccess; });
+  void flush() override {
+    if (queued.empty())
+      return;
+    afterCompute("ncclSend / ncclRecv");
+    issueQueued();
   }
 
 private:
-  /// Orders `issue` (the NCCL call on the communication stream) after the
-  /// work on the compute stream so far, and returns its request.
-  template <typename Issue> CommHandle run(const char *what, Issue issue) {
-    cudaEvent_t ready = nullptr, done = nullptr;
+  /// Orders the communication stream's next work after the compute
+  /// stream's work so far.
+  void afterCompute(const char *what) {
+    cudaEvent_t ready = nullptr;
     check(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming), what);
     check(cudaEventRecord(ready, computeStream()), what);
     check(cudaStreamWaitEvent(commStream, ready, 0), what);
     // Released once recorded work completes.
     check(cudaEventDestroy(ready), what);
-    // The queued sends and receives and the operation in one group: none
-    // waits for another to start.
+  }
+
+  /// Issues the queued sends and receives in one group (none waits for
+  /// another to start), each request's completion recorded after it.
+  void issueQueued() {
     std::vector<Queued> p2p;
     p2p.swap(queued);
-    if (!p2p.empty())
-      check(ncclGroupStart(), what);
+    if (p2p.empty())
+      return;
+    const char *what = "ncclSend / ncclRecv";
+    check(ncclGroupStart(), what);
     for (const Queued &q : p2p)
       if (q.out)
         check(ncclRecv(q.out, size_t(q.bytes), ncclInt8, q.peer, comm,
@@ -319,17 +330,28 @@ private:
         check(
             ncclSend(q.in, size_t(q.bytes), ncclInt8, q.peer, comm, commStream),
             "ncclSend");
-    check(issue(), what);
-    if (!p2p.empty())
-      check(ncclGroupEnd(), what);
-    check(cudaEventCreateWithFlags(&done, cudaEventDisableTiming), what);
-    check(cudaEventRecord(done, commStream), what);
+    check(ncclGroupEnd(), what);
     watchIssued(what, axis);
     for (const Queued &q : p2p) {
       check(cudaEventCreateWithFlags(&q.slot->done, cudaEventDisableTiming),
             what);
       check(cudaEventRecord(q.slot->done, commStream), what);
     }
+  }
+
+  /// Orders `issue` (the NCCL call on the communication stream) after the
+  /// work on the compute stream so far, and returns its request. The queued
+  /// sends and receives go first, in a group of their own: in one group with
+  /// a collective, NCCL would run the collective first, and a peer whose
+  /// collective follows the recv of one of these sends would never get it.
+  template <typename Issue> CommHandle run(const char *what, Issue issue) {
+    afterCompute(what);
+    issueQueued();
+    check(issue(), what);
+    cudaEvent_t done = nullptr;
+    check(cudaEventCreateWithFlags(&done, cudaEventDisableTiming), what);
+    check(cudaEventRecord(done, commStream), what);
+    watchIssued(what, axis);
     return std::make_unique<NcclRequest>(done, what);
   }
 
@@ -354,7 +376,7 @@ private:
 };
 void NcclP2pRequest::wait() {
   if (!slot->done)
-    comm->flushQueued();
+    comm->flush();
   check(cudaStreamWaitEvent(computeStream(), slot->done, 0),
         "ncclSend / ncclRecv");
   check(cudaEventDestroy(slot->done), "ncclSend / ncclRecv");

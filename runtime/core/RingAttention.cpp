@@ -159,6 +159,8 @@ std::vector<CommHandle> exchange(const Ring &ring, const Block &blk,
   reqs.push_back(comm.startSend(blk.v, ring.kvBytes(), next));
   if (blk.positions)
     reqs.push_back(comm.startSend(blk.positions, ring.posBytes(), next));
+  // Moving while this block is computed.
+  comm.flush();
   countBytes(ring.axis,
              2 * ring.kvBytes() + (blk.positions ? ring.posBytes() : 0));
   return reqs;
