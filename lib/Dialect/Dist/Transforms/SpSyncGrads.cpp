@@ -276,9 +276,10 @@ static StringRef weightOf(SymbolTable &symbols, FlatSymbolRefAttr param) {
 
 /// Pipeline parallelism: a weight whose gradient several stages return (a
 /// parameter, or tie group, read on several stages) gets the sum of their
-/// contributions on each of them. Each holding stage sends its contribution
-/// to the others holding it (dist.send / dist.recv on the pipeline axis,
-/// offset = other stage - this stage) and adds them all in stage order, so
+/// contributions on each of them. Each holding stage exchanges its
+/// contribution with the others holding it, pairwise in stage order
+/// (dist.send then dist.recv on the pipeline axis, offset = other stage -
+/// this stage), and adds them all in stage order, so
 /// that every copy computes the bitwise-same sum; this comes before any
 /// reduction over the other axes. Then each stage all-reduces its loss
 /// (the stages before the last contribute zero) over the pipeline axis.
@@ -324,19 +325,27 @@ static void exchangeCopies(MutableArrayRef<func::FuncOp> stages, MeshOp mesh,
           cast<func::ReturnOp>(stages[k].getBody().front().getTerminator());
       OpBuilder b(ret);
       Location loc = ret.getLoc();
-      for (int64_t j : held)
-        if (j != k)
-          b.create<SendOp>(loc, mine[k], meshRef, b.getStringAttr(axis),
-                           b.getI64IntegerAttr(j - k));
-      Value sum;
-      for (int64_t j : held) {
-        Value v = j == k ? mine[k]
-                         : b.create<RecvOp>(loc, mine[k].getType(), meshRef,
-                                            b.getStringAttr(axis),
-                                            b.getI64IntegerAttr(j - k))
-                               .getResult();
-        sum = sum ? b.create<tfm::AddOp>(loc, sum, v).getResult() : v;
+      // Pairwise, in stage order: the send to j, then the recv from j. Every
+      // holder meets its partners in the order of the pairs (lower stage,
+      // higher stage), so no exchange waits on one queued behind it (all
+      // sends first, then the recvs one by one, deadlocks three holders
+      // where a send waits for its recv, as NCCL's may).
+      SmallVector<Value> parts(held.size());
+      for (auto [i, j] : llvm::enumerate(held)) {
+        if (j == k) {
+          parts[i] = mine[k];
+          continue;
+        }
+        b.create<SendOp>(loc, mine[k], meshRef, b.getStringAttr(axis),
+                         b.getI64IntegerAttr(j - k));
+        parts[i] =
+            b.create<RecvOp>(loc, mine[k].getType(), meshRef,
+                             b.getStringAttr(axis), b.getI64IntegerAttr(j - k));
       }
+      // Summed in stage order, the same on every holder.
+      Value sum;
+      for (Value v : parts)
+        sum = sum ? b.create<tfm::AddOp>(loc, sum, v).getResult() : v;
       for (unsigned i : results[k])
         ret->setOperand(i, sum);
     }

@@ -5,35 +5,38 @@
 // A weight held by three stages (sp-pipeline places a tied embedding on the
 // first and last stage only; this IR is hand-written): @wte is read by the
 // embedding on stage 0, a second embedding added on stage 1 and the LM head
-// on stage 2. Each holder sends its contribution to both others (offset =
-// other stage - this stage), receives both, and adds the three in stage
-// order ((stage 0 + stage 1) + stage 2) whichever stage it is, so every
-// copy gets the bitwise-same sum, before ZeRO-1's reduce-scatter over the
-// data axis. The schedule with 4 micro-batches passes sp-verify (matching
-// and the deadlock simulation) and the norm counts @wte on stage 0 only.
+// on stage 2. Each holder exchanges its contribution with each other holder
+// in stage order, pairwise (the send to stage j, then the recv from j:
+// offset = j - this stage; the pairs' order is the same on every holder, so
+// no exchange waits on one queued behind it, even where a send waits for its
+// recv, as NCCL's may), then adds the three in stage order ((stage 0 +
+// stage 1) + stage 2) whichever stage it is, so every copy gets the
+// bitwise-same sum, before ZeRO-1's reduce-scatter over the data axis. The
+// schedule with 4 micro-batches passes sp-verify (matching and the deadlock
+// simulation) and the norm counts @wte on stage 0 only.
 // CHECK-LABEL: func.func @train_step_stage0(
 // CHECK: %[[MINE:.*]] = tfm.embedding_grad
 // CHECK-NEXT: dist.send %[[MINE]] on @mesh["pp"] offset 1 : tensor<16x4xf32
-// CHECK-NEXT: dist.send %[[MINE]] on @mesh["pp"] offset 2 : tensor<16x4xf32
 // CHECK-NEXT: %[[S1:.*]] = dist.recv on @mesh["pp"] offset 1 : tensor<16x4xf32
-// CHECK-NEXT: %[[A:.*]] = tfm.add %[[MINE]], %[[S1]]
+// CHECK-NEXT: dist.send %[[MINE]] on @mesh["pp"] offset 2 : tensor<16x4xf32
 // CHECK-NEXT: %[[S2:.*]] = dist.recv on @mesh["pp"] offset 2 : tensor<16x4xf32
+// CHECK-NEXT: %[[A:.*]] = tfm.add %[[MINE]], %[[S1]]
 // CHECK-NEXT: %[[B:.*]] = tfm.add %[[A]], %[[S2]]
 // CHECK-NEXT: dist.reduce_scatter_coalesced %[[B]] on @mesh["dp"]
 // CHECK-LABEL: func.func @train_step_stage1(
 // CHECK: %[[MINE:.*]] = tfm.embedding_grad
 // CHECK: dist.send %[[MINE]] on @mesh["pp"] offset -1 : tensor<16x4xf32
-// CHECK-NEXT: dist.send %[[MINE]] on @mesh["pp"] offset 1 : tensor<16x4xf32
 // CHECK-NEXT: %[[S0:.*]] = dist.recv on @mesh["pp"] offset -1 : tensor<16x4xf32
-// CHECK-NEXT: %[[A:.*]] = tfm.add %[[S0]], %[[MINE]]
+// CHECK-NEXT: dist.send %[[MINE]] on @mesh["pp"] offset 1 : tensor<16x4xf32
 // CHECK-NEXT: %[[S2:.*]] = dist.recv on @mesh["pp"] offset 1 : tensor<16x4xf32
+// CHECK-NEXT: %[[A:.*]] = tfm.add %[[S0]], %[[MINE]]
 // CHECK-NEXT: %[[B:.*]] = tfm.add %[[A]], %[[S2]]
 // CHECK-NEXT: dist.reduce_scatter_coalesced %[[B]] on @mesh["dp"]
 // CHECK-LABEL: func.func @train_step_stage2(
 // CHECK: %[[MINE:.*]] = tfm.linear_grad_weight
 // CHECK: dist.send %[[MINE]] on @mesh["pp"] offset -2 : tensor<16x4xf32
-// CHECK-NEXT: dist.send %[[MINE]] on @mesh["pp"] offset -1 : tensor<16x4xf32
 // CHECK-NEXT: %[[S0:.*]] = dist.recv on @mesh["pp"] offset -2 : tensor<16x4xf32
+// CHECK-NEXT: dist.send %[[MINE]] on @mesh["pp"] offset -1 : tensor<16x4xf32
 // CHECK-NEXT: %[[S1:.*]] = dist.recv on @mesh["pp"] offset -1 : tensor<16x4xf32
 // CHECK-NEXT: %[[A:.*]] = tfm.add %[[S0]], %[[S1]]
 // CHECK-NEXT: %[[B:.*]] = tfm.add %[[A]], %[[MINE]]
