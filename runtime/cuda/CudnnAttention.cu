@@ -78,16 +78,16 @@ size_t ioBytes(int64_t n) { return size_t(n) * 2; }
 /// the call instead.
 std::string reserveBias(const AttnCall &c) {
   const size_t bytes = ioBytes(c.B * c.Sq * c.Sk);
+  std::string error;
   try {
     if (scratch(Scratch::CudnnBias, bytes))
       return {};
   } catch (const std::exception &e) {
     (void)cudaGetLastError();
-    return "the bias mask's " + std::to_string(bytes) +
-           " bytes could not be allocated: " + e.what();
+    error = std::string(": ") + e.what();
   }
   return "the bias mask's " + std::to_string(bytes) +
-         " bytes could not be allocated";
+         " bytes could not be allocated" + error;
 }
 
 /// Whether the call can run on cuDNN: selected, and its plans built (both

@@ -15,7 +15,6 @@
 #include <cstdio>
 #include <cstring>
 #include <mutex>
-#include <vector>
 
 namespace sprt::cuda {
 namespace {
@@ -30,10 +29,9 @@ struct DeviceState {
   void *scratch[int(Scratch::Count)] = {};
   size_t scratchBytes[int(Scratch::Count)] = {};
   // Captures in progress and graphs alive: while there is one, a graph may
-  // hold pointers into the scratch buffers, so one that grows is retired
-  // (kept allocated, and counted, until the process ends), not freed.
+  // hold pointers into the scratch buffers, so one that grows is left
+  // allocated (and counted) until the process ends, not freed.
   int graphUsers = 0;
-  std::vector<void *> retired;
 };
 
 DeviceState &state() {
@@ -152,11 +150,9 @@ void *scratch(Scratch slot, size_t bytes) {
   const int i = int(slot);
   if (s.scratchBytes[i] >= bytes && s.scratch[i])
     return s.scratch[i];
-  if (s.scratch[i] && s.graphUsers > 0) {
-    // A captured step's kernels read this buffer when it is replayed (an
-    // evaluation step that grew it runs between replays).
-    s.retired.push_back(s.scratch[i]);
-  } else if (s.scratch[i]) {
+  // Left allocated while a captured step's kernels may read it when
+  // replayed (an evaluation step that grew it runs between replays).
+  if (s.scratch[i] && s.graphUsers == 0) {
     SPRT_CUDA_CHECK(cudaFree(s.scratch[i])); // synchronises the device
     reportScratch(-int64_t(s.scratchBytes[i]));
   }
