@@ -182,11 +182,13 @@ Value ModelBuilder::attention(Value q, Value k, Value v, const Dim &heads,
         b.getUnknownLoc(),
         RankedTensorType::get({seq.value, batch.value}, b.getI64Type()));
   }
-  return b.create<AttentionOp>(loc, q.getType(), q, k, v, positions,
-                               heads.value, kvHeads, headDim, /*causal=*/true,
-                               rotaryDim, APFloat(rotaryTheta),
-                               APFloat(dropoutRate), stream,
-                               /*document_causal=*/true);
+  return b
+      .create<AttentionOp>(loc, q.getType(), /*lse=*/Type(), q, k, v, positions,
+                           heads.value, kvHeads, headDim,
+                           /*causal=*/true, rotaryDim, APFloat(rotaryTheta),
+                           APFloat(dropoutRate), stream,
+                           /*document_causal=*/true)
+      .getResult();
 }
 
 Value ModelBuilder::gelu(Value x, GeluApproximation approximate) {

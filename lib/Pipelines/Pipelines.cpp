@@ -194,6 +194,10 @@ void seqpar::buildLoweringStage(OpPassManager &pm,
   precision.storageRows = options.storageRows;
   precision.storageAttention = options.storageAttention;
   pm.addPass(dist::createSpLegalizePrecisionPass(precision));
+  // On the final q, k, v (legalized, recomputed): the backward reads the
+  // forward's result and statistics.
+  if (options.saveAttentionStats)
+    pm.addPass(tfm::createTfmSaveAttentionStatsPass());
   // On the legalized types: a dropout and an add of one stored type fuse.
   if (options.fuseElementwise)
     pm.addPass(tfm::createTfmFuseElementwisePass());

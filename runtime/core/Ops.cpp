@@ -262,6 +262,47 @@ extern "C" void sprt_op_attention_typed(const void *q, const void *k,
         a.heads * sprt_axis_coord(a.head_axis), dtype);
 }
 
+extern "C" void sprt_op_attention_lse(const float *q, const float *k,
+                                      const float *v, const int64_t *positions,
+                                      float *out, float *lse,
+                                      const sprt_attention_args *args) {
+  const sprt_attention_args &a = *args;
+  SeqPieces pieces = seqPieces(a.S, a.seq_axis, -1);
+  const int64_t rowElems = a.B * a.heads * a.head_dim, lseRow = a.B * a.heads;
+  const BatchGeometry rows = batchGeometry(a.B, a.batch_axis);
+  for (const SeqPiece &p : pieces)
+    sprt_attention_block_f32(
+        q + p.localStart * rowElems, k, v,
+        positions ? positions + p.globalStart * a.B : nullptr, positions,
+        out + p.localStart * rowElems, lse + p.localStart * lseRow, p.rows,
+        pieces.globalRows, p.globalStart, /*k_offset=*/0, pieces.globalRows,
+        a.B, a.heads, a.kv_heads, a.head_dim, a.causal, a.document_causal,
+        a.rotary_dim, a.theta, a.dropout_rate, sprt_dropout_key(),
+        uint64_t(a.stream), rows.offset, a.heads * sprt_axis_size(a.head_axis),
+        a.heads * sprt_axis_coord(a.head_axis), /*accumulate=*/0);
+}
+
+extern "C" void
+sprt_op_attention_lse_typed(const void *q, const void *k, const void *v,
+                            const int64_t *positions, void *out, float *lse,
+                            const sprt_attention_args *args, int32_t dtype) {
+  const sprt_attention_args &a = *args;
+  SeqPieces pieces = seqPieces(a.S, a.seq_axis, -1);
+  const int64_t rowBytes = a.B * a.heads * a.head_dim * dtypeBytes(dtype);
+  const int64_t lseRow = a.B * a.heads;
+  const BatchGeometry rows = batchGeometry(a.B, a.batch_axis);
+  for (const SeqPiece &p : pieces)
+    sprt_attention_lse_typed(
+        static_cast<const char *>(q) + p.localStart * rowBytes, k, v, positions,
+        static_cast<char *>(out) + p.localStart * rowBytes,
+        lse + p.localStart * lseRow, p.rows, pieces.globalRows, p.globalStart,
+        a.B, a.heads, a.kv_heads, a.head_dim, a.causal, a.document_causal,
+        a.rotary_dim, a.theta, a.dropout_rate, sprt_dropout_key(),
+        uint64_t(a.stream), rows.globalRows, rows.offset,
+        a.heads * sprt_axis_size(a.head_axis),
+        a.heads * sprt_axis_coord(a.head_axis), dtype);
+}
+
 extern "C" void sprt_op_label_logit(const float *logits, const int64_t *labels,
                                     float *out, int64_t T, int64_t V,
                                     int32_t vocabAxis, int64_t ignoreIndex) {

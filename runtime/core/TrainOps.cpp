@@ -96,6 +96,59 @@ extern "C" void sprt_op_attention_grad_typed(const void *dout, const void *q,
       a.heads * sprt_axis_coord(a.head_axis), dtype);
 }
 
+extern "C" void sprt_op_attention_grad_lse(const float *dout, const float *q,
+                                           const float *k, const float *v,
+                                           const int64_t *positions,
+                                           const float *out, const float *lse,
+                                           float *dq, float *dk, float *dv,
+                                           const sprt_attention_args *args) {
+  const sprt_attention_args &a = *args;
+  // Each run of q's rows adds its share: dq its rows, dk and dv all.
+  SeqPieces pieces = seqPieces(a.S, a.seq_axis, -1);
+  const int64_t rowElems = a.B * a.heads * a.head_dim, lseRow = a.B * a.heads;
+  const int64_t kvElems = pieces.globalRows * a.B * a.kv_heads * a.head_dim;
+  sprt_fill_f32(dq, a.S * rowElems, 0.0);
+  sprt_fill_f32(dk, kvElems, 0.0);
+  sprt_fill_f32(dv, kvElems, 0.0);
+  const BatchGeometry rows = batchGeometry(a.B, a.batch_axis);
+  for (const SeqPiece &p : pieces)
+    sprt_attention_block_grad_f32(
+        dout + p.localStart * rowElems, q + p.localStart * rowElems, k, v,
+        positions ? positions + p.globalStart * a.B : nullptr, positions,
+        out + p.localStart * rowElems, lse + p.localStart * lseRow,
+        dq + p.localStart * rowElems, dk, dv, p.rows, pieces.globalRows,
+        p.globalStart, /*k_offset=*/0, pieces.globalRows, a.B, a.heads,
+        a.kv_heads, a.head_dim, a.causal, a.document_causal, a.rotary_dim,
+        a.theta, a.dropout_rate, sprt_dropout_key(), uint64_t(a.stream),
+        rows.offset, a.heads * sprt_axis_size(a.head_axis),
+        a.heads * sprt_axis_coord(a.head_axis));
+}
+
+extern "C" void sprt_op_attention_grad_lse_typed(
+    const void *dout, const void *q, const void *k, const void *v,
+    const int64_t *positions, const void *out, const float *lse, void *dq,
+    void *dk, void *dv, const sprt_attention_args *args, int32_t dtype) {
+  const sprt_attention_args &a = *args;
+  SeqPieces pieces = seqPieces(a.S, a.seq_axis, -1);
+  if (pieces.count == 0)
+    return;
+  if (pieces.count != 1)
+    fatal("sprt_op_attention_grad_lse_typed: the sequence is split in zigzag "
+          "order over mesh axis " +
+          std::to_string(a.seq_axis) +
+          "; its key and value gradients are summed in f32 "
+          "(sprt_op_attention_grad_lse)");
+  const BatchGeometry rows = batchGeometry(a.B, a.batch_axis);
+  const SeqPiece &p = pieces.piece[0];
+  sprt_attention_grad_lse_typed(
+      dout, q, k, v, positions, out, lse, dq, dk, dv, p.rows, pieces.globalRows,
+      p.globalStart, a.B, a.heads, a.kv_heads, a.head_dim, a.causal,
+      a.document_causal, a.rotary_dim, a.theta, a.dropout_rate,
+      sprt_dropout_key(), uint64_t(a.stream), rows.globalRows, rows.offset,
+      a.heads * sprt_axis_size(a.head_axis),
+      a.heads * sprt_axis_coord(a.head_axis), dtype);
+}
+
 /// Copies n f32 elements from device to device memory.
 static void copyFloats(float *dst, const float *src, int64_t n) {
   int64_t bytes = n * int64_t(sizeof(float));

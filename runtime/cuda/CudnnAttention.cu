@@ -287,6 +287,45 @@ bool attentionGrad(const AttnCall &c, const void *dout, void *dq, void *dk,
   return true;
 }
 
+/// The forward into `out` as stored and its statistics into `lse`.
+template <typename T>
+bool attentionLse(const AttnCall &c, void *out, float *lse) {
+  const cd::Shape s = shapeOf(c);
+  if (!usable(c, s, false))
+    return false;
+  cd::Tensors t = stageInputs<T>(c, s);
+  t.o = out;
+  if (!runForward(s, t))
+    return false;
+  SPRT_LAUNCH(st::lseFromStats, c.Sq * c.B * c.heads, visibilityOf(c), c.heads,
+              t.stats, lse);
+  return true;
+}
+
+/// The backward given the forward's `out` (as stored) and `lse`: no
+/// forward; dq, dk, dv written (by cuDNN itself when no rotation is to be
+/// undone).
+template <typename T>
+bool attentionGradLse(const AttnCall &c, const void *dout, const void *out,
+                      const float *lse, void *dq, void *dk, void *dv) {
+  const cd::Shape s = shapeOf(c);
+  if (!usable(c, s, true))
+    return false;
+  cd::Tensors t = stageInputs<T>(c, s);
+  void *o;
+  pack<T>(c, rowsOf(c, true, c.heads, false), out, Scratch::CudnnO, o);
+  t.o = o;
+  SPRT_LAUNCH(st::statsFromLse, c.Sq * c.B * c.heads, c.Sq, c.B, c.heads, lse,
+              t.stats);
+  const bool direct = rowsOf(c, true, c.heads, true).half == 0;
+  if (!runBackward<T>(c, s, t, dout, direct ? dq : nullptr,
+                      direct ? dk : nullptr, direct ? dv : nullptr))
+    return false;
+  if (!direct)
+    unpackGrads<T>(c, t, dq, false, dk, dv, false);
+  return true;
+}
+
 template <typename T>
 bool block(const AttnCall &c, float *out, float *lse, bool accumulate) {
   const cd::Shape s = shapeOf(c);
@@ -357,6 +396,25 @@ bool cudnnAttentionGradStored(const AttnCall &c, const void *dout, void *dq,
     return false;
   return bf16() ? attentionGrad<__nv_bfloat16>(c, dout, dq, dk, dv, false)
                 : attentionGrad<__half>(c, dout, dq, dk, dv, false);
+}
+
+bool cudnnAttentionStoredLse(const AttnCall &c, void *out, float *lse,
+                             int32_t dtype) {
+  if (!selection().cudnn || !c.stored ||
+      dtype != (bf16() ? SPRT_DTYPE_BF16 : SPRT_DTYPE_F16))
+    return false;
+  return bf16() ? attentionLse<__nv_bfloat16>(c, out, lse)
+                : attentionLse<__half>(c, out, lse);
+}
+
+bool cudnnAttentionGradStoredLse(const AttnCall &c, const void *dout,
+                                 const void *out, const float *lse, void *dq,
+                                 void *dk, void *dv, int32_t dtype) {
+  if (!selection().cudnn || !c.stored ||
+      dtype != (bf16() ? SPRT_DTYPE_BF16 : SPRT_DTYPE_F16))
+    return false;
+  return bf16() ? attentionGradLse<__nv_bfloat16>(c, dout, out, lse, dq, dk, dv)
+                : attentionGradLse<__half>(c, dout, out, lse, dq, dk, dv);
 }
 
 bool cudnnAttentionBlock(const AttnCall &c, float *out, float *lse,

@@ -12,10 +12,11 @@
 // transpose to dq and dk on the way out, builds a bias mask for what a
 // diagonal band cannot say (document boundaries, ring blocks below the
 // diagonal), and merges a ring block's result by log-sum-exp as the native
-// block kernel does. The backward recomputes the forward (output and
-// statistics), as the native backward does: the entry points carry no saved
-// output. Dropout masks are cuDNN's own (Philox seeded from the call's seed,
-// stream and offsets), the same in a call's forward and backward, not the
+// block kernel does. The backward of a call with saved statistics (the
+// _lse entry points, a ring block) reads the forward's output and
+// statistics; the others recompute the forward first, as the native
+// backward does. Dropout masks are cuDNN's own (Philox seeded from the call's
+// seed, stream and offsets), the same in a call's forward and backward, not the
 // CPU backend's.
 //
 //===----------------------------------------------------------------------===//
@@ -136,6 +137,15 @@ bool cudnnAttentionStored(const AttnCall &c, void *out, int32_t dtype);
 /// sprt_attention_grad_typed on cuDNN, `c.stored` (dq, dk, dv written).
 bool cudnnAttentionGradStored(const AttnCall &c, const void *dout, void *dq,
                               void *dk, void *dv, int32_t dtype);
+/// sprt_attention_lse_typed on cuDNN, `c.stored`: out as stored, lse
+/// from cuDNN's statistics.
+bool cudnnAttentionStoredLse(const AttnCall &c, void *out, float *lse,
+                             int32_t dtype);
+/// sprt_attention_grad_lse_typed on cuDNN, `c.stored`: its backward given
+/// the saved out and lse, no forward (dq, dk, dv written).
+bool cudnnAttentionGradStoredLse(const AttnCall &c, const void *dout,
+                                 const void *out, const float *lse, void *dq,
+                                 void *dk, void *dv, int32_t dtype);
 /// sprt_attention_block_grad_f32 on cuDNN (added to dq, dk, dv).
 bool cudnnAttentionBlockGrad(const AttnCall &c, const float *dout,
                              const float *out, const float *lse, float *dq,

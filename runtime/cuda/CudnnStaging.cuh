@@ -162,6 +162,19 @@ __global__ void mergeBlock(const Visibility v, int64_t heads, int64_t D,
 
 /// stats [B, heads, Sq] from lse [Sq, B, heads]; a row that saw no key
 /// (-inf) gets +inf, so that its probabilities exp(s - stats) are 0.
+/// lse [Sq, B, heads] from cuDNN's statistics [B, heads, Sq]: -inf for a
+/// row that sees no key (mergeBlock's convention, accumulate 0).
+__global__ inline void lseFromStats(const Visibility v, int64_t heads,
+                                    const float *__restrict__ stats,
+                                    float *__restrict__ lse) {
+  SPRT_FOR_EACH(e, v.Sq * v.B * heads) {
+    const int64_t h = e % heads, b = (e / heads) % v.B, i = e / (heads * v.B);
+    int64_t first, last;
+    visibleKeys(v, i, b, first, last);
+    lse[e] = first >= last ? -INFINITY : stats[(b * heads + h) * v.Sq + i];
+  }
+}
+
 __global__ inline void statsFromLse(int64_t Sq, int64_t B, int64_t heads,
                                     const float *__restrict__ lse,
                                     float *__restrict__ stats) {

@@ -252,6 +252,13 @@ static cl::opt<bool> fuseEpilogues(
              "tfm.linear_grad_weight_bias (default true; cuda: cuBLASLt's "
              "epilogues)"),
     cl::init(true), cl::cat(codegen));
+static cl::opt<bool> saveAttentionStats(
+    "save-attention-stats",
+    cl::desc("Keep each attention's softmax statistics (4 bytes per query "
+             "row and head) for its backward, which then reads the "
+             "forward's result instead of running the forward again "
+             "(default true; =false recomputes it)"),
+    cl::init(true), cl::cat(codegen));
 static cl::opt<std::string> fuseChunksFlag(
     "fuse-chunks", cl::value_desc("int"),
     cl::desc("Fuse each sequence all-gather with the column GEMM it feeds, "
@@ -429,6 +436,7 @@ static void setPipelineOptions(seqpar::PipelineOptions &options) {
   options.fuseChunks = fuseChunks;
   options.fuseElementwise = fuseElementwise.getValue();
   options.fuseEpilogues = fuseEpilogues.getValue();
+  options.saveAttentionStats = saveAttentionStats.getValue();
   // A report reads the planned program (the pipeline of --emit mlir).
   options.lowerToRuntime = emit != Emit::mlir && report == Report::none;
 }

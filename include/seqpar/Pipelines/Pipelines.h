@@ -170,6 +170,13 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
                      "to it, and each bias gradient with its weight gradient "
                      "(tfm-fuse-epilogues, after sp-legalize-precision)"),
       llvm::cl::init(true)};
+  Option<bool> saveAttentionStats{
+      *this, "save-attention-stats",
+      llvm::cl::desc("Keep each attention's softmax statistics for its "
+                     "backward, which then reads the forward's result "
+                     "instead of running it again "
+                     "(tfm-save-attention-stats)"),
+      llvm::cl::init(true)};
   Option<bool> lowerToRuntime{
       *this, "lower-to-runtime",
       llvm::cl::desc("End with convert-sp-to-runtime (as sp-compile does "

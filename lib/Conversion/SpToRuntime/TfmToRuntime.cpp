@@ -356,7 +356,7 @@ static LogicalResult lowerOp(RepeatHeadsOp o, RuntimeEmitter &e) {
 
 /// `name`(args...) on f32 tensors, `name`_typed(args..., dtype) on the bf16
 /// / f16 tensors of an attention kept as stored (AttendsAsStored: every
-/// float tensor of the op has q's type).
+/// float tensor of the op has q's type, but the statistics, f32).
 static void callAttention(RuntimeEmitter &e, StringRef name, Value q,
                           SmallVector<Value> args) {
   bool typed = !cast<ShapedType>(q.getType()).getElementType().isF32();
@@ -368,9 +368,16 @@ static void callAttention(RuntimeEmitter &e, StringRef name, Value q,
 static LogicalResult lowerOp(AttentionOp o, RuntimeEmitter &e) {
   Value q = o.getQ();
   Value args = attentionArgs(e, o, q, e.zigzagAxis(q, 0));
+  if (Value lse = o.getLse()) {
+    callAttention(e, "sprt_op_attention_lse", q,
+                  {e.ptr(q), e.ptr(o.getK()), e.ptr(o.getV()),
+                   e.optionalPtr(o.getPositions()), e.ptr(o.getResult()),
+                   e.ptr(lse), args});
+    return success();
+  }
   callAttention(e, "sprt_op_attention", q,
                 {e.ptr(q), e.ptr(o.getK()), e.ptr(o.getV()),
-                 e.optionalPtr(o.getPositions()), e.ptr(o), args});
+                 e.optionalPtr(o.getPositions()), e.ptr(o.getResult()), args});
   return success();
 }
 
@@ -571,10 +578,16 @@ static LogicalResult lowerOp(RepeatHeadsGradOp o, RuntimeEmitter &e) {
 static LogicalResult lowerOp(AttentionGradOp o, RuntimeEmitter &e) {
   Value q = o.getQ();
   Value args = attentionArgs(e, o, q, e.zigzagAxis(q, 0));
-  callAttention(e, "sprt_op_attention_grad", q,
-                {e.ptr(o.getDout()), e.ptr(q), e.ptr(o.getK()), e.ptr(o.getV()),
-                 e.optionalPtr(o.getPositions()), e.ptr(o.getDq()),
-                 e.ptr(o.getDk()), e.ptr(o.getDv()), args});
+  SmallVector<Value> operands{e.ptr(o.getDout()), e.ptr(q), e.ptr(o.getK()),
+                              e.ptr(o.getV()), e.optionalPtr(o.getPositions())};
+  if (o.getOut()) {
+    operands.push_back(e.ptr(o.getOut()));
+    operands.push_back(e.ptr(o.getLse()));
+  }
+  operands.append({e.ptr(o.getDq()), e.ptr(o.getDk()), e.ptr(o.getDv()), args});
+  callAttention(
+      e, o.getOut() ? "sprt_op_attention_grad_lse" : "sprt_op_attention_grad",
+      q, operands);
   return success();
 }
 

@@ -296,6 +296,25 @@ void sprt_attention_typed(const void *q, const void *k, const void *v,
                           int64_t batch_offset, int64_t global_heads,
                           int64_t head_offset, int32_t dtype);
 
+/* sprt_attention_typed that also writes lse [Sq, B, heads] (f32): the
+ * natural log of each query row's softmax denominator over its scaled,
+ * masked scores (before dropout), -inf for a row that sees no key; the
+ * saved statistics of sprt_attention_grad_lse_typed. dtype is
+ * SPRT_DTYPE_BF16 or F16. out is sprt_attention_block_f32's (accumulate 0,
+ * L = Sk, the queries' positions from positions + q_offset * B) between
+ * conversions, bit for bit, on the CPU backend and the CUDA backend's
+ * native kernels; cuDNN's own on its path. */
+void sprt_attention_lse_typed(const void *q, const void *k, const void *v,
+                              const int64_t *positions, void *out, float *lse,
+                              int64_t Sq, int64_t Sk, int64_t q_offset,
+                              int64_t B, int64_t heads, int64_t kv_heads,
+                              int64_t head_dim, int32_t causal,
+                              int32_t document_causal, int64_t rotary_dim,
+                              double theta, double dropout_rate, uint64_t seed,
+                              uint64_t stream, int64_t global_batch,
+                              int64_t batch_offset, int64_t global_heads,
+                              int64_t head_offset, int32_t dtype);
+
 /* One step of ring attention: Sq query rows (global rows q_offset..) over a
  * block of Sk key rows (global rows k_offset..) of a sequence of L rows,
  * merged into a running result by log-sum-exp. q, out [Sq, B, heads *

@@ -328,6 +328,17 @@ void sprt_op_attention(const float *q, const float *k, const float *v,
 void sprt_op_attention_typed(const void *q, const void *k, const void *v,
                              const int64_t *positions, void *out,
                              const sprt_attention_args *args, int32_t dtype);
+/* sprt_op_attention (sprt_op_attention_typed) that also writes lse [S, B,
+ * heads] (f32, this rank's query rows and heads; sprt_attention_lse_typed),
+ * for sprt_op_attention_grad_lse. The f32 call runs
+ * sprt_attention_block_f32 per run of q's rows. */
+void sprt_op_attention_lse(const float *q, const float *k, const float *v,
+                           const int64_t *positions, float *out, float *lse,
+                           const sprt_attention_args *args);
+void sprt_op_attention_lse_typed(const void *q, const void *k, const void *v,
+                                 const int64_t *positions, void *out,
+                                 float *lse, const sprt_attention_args *args,
+                                 int32_t dtype);
 /* Ring attention (context parallelism's ring variant) over the context
  * axis args->seq_axis (size n): q, k, v, out [S, B, ...] and positions [S, B]
  * (NULL: global row indices) are this rank's zigzag part of a sequence of
@@ -376,6 +387,23 @@ void sprt_op_attention_grad_typed(const void *dout, const void *q,
                                   const int64_t *positions, void *dq, void *dk,
                                   void *dv, const sprt_attention_args *args,
                                   int32_t dtype);
+
+/* sprt_op_attention_grad (_typed) from the forward's out and lse
+ * (sprt_op_attention_lse): the forward is not run again. dq, dk, dv are
+ * written. The f32 call zeroes them and adds sprt_attention_block_grad_f32
+ * per run of q's rows; the typed one takes one run, as
+ * sprt_op_attention_grad_typed. */
+void sprt_op_attention_grad_lse(const float *dout, const float *q,
+                                const float *k, const float *v,
+                                const int64_t *positions, const float *out,
+                                const float *lse, float *dq, float *dk,
+                                float *dv, const sprt_attention_args *args);
+void sprt_op_attention_grad_lse_typed(const void *dout, const void *q,
+                                      const void *k, const void *v,
+                                      const int64_t *positions, const void *out,
+                                      const float *lse, void *dq, void *dk,
+                                      void *dv, const sprt_attention_args *args,
+                                      int32_t dtype);
 
 /* All-reduces `count` tensors in one collective: ins[i] and outs[i] hold
  * sizes[i] elements of type dtype (SPRT_DTYPE_F32 or SPRT_DTYPE_BF16,

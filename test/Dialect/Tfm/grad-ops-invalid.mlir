@@ -575,6 +575,30 @@ func.func @dout_element_type(%do: tensor<8x2x32xbf16>, %q: tensor<8x2x32xf32>, %
 
 // -----
 
+func.func @saved_out_only(%do: tensor<8x2x32xf32>, %q: tensor<8x2x32xf32>, %kv: tensor<8x2x16xf32>) {
+  // expected-error @+1 {{saved needs both the forward's result and its lse}}
+  %0:3 = "tfm.attention_grad"(%do, %q, %kv, %kv, %do) <{head_dim = 8 : i64, num_heads = 4 : i64, num_kv_heads = 2 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 1, 0>}> : (tensor<8x2x32xf32>, tensor<8x2x32xf32>, tensor<8x2x16xf32>, tensor<8x2x16xf32>, tensor<8x2x32xf32>) -> (tensor<8x2x32xf32>, tensor<8x2x16xf32>, tensor<8x2x16xf32>)
+  return
+}
+
+// -----
+
+func.func @saved_out_type(%do: tensor<8x2x32xf32>, %q: tensor<8x2x32xf32>, %kv: tensor<8x2x16xf32>, %o: tensor<8x2x32xbf16>, %lse: tensor<8x2x4xf32>) {
+  // expected-error @+1 {{the saved result must have q's type}}
+  %0:3 = tfm.attention_grad %do, %q, %kv, %kv saved(%o, %lse) heads 4 kv_heads 2 head_dim 8 : tensor<8x2x32xf32>, tensor<8x2x32xf32>, tensor<8x2x16xf32>, tensor<8x2x16xf32> saved(tensor<8x2x32xbf16>, tensor<8x2x4xf32>) -> tensor<8x2x32xf32>, tensor<8x2x16xf32>, tensor<8x2x16xf32>
+  return
+}
+
+// -----
+
+func.func @saved_lse_shape(%do: tensor<8x2x32xf32>, %q: tensor<8x2x32xf32>, %kv: tensor<8x2x16xf32>, %lse: tensor<8x2x2xf32>) {
+  // expected-error @+1 {{the saved lse must be 'tensor<8x2x4xf32>' ([s, b, heads] f32 with q's encoding), got 'tensor<8x2x2xf32>'}}
+  %0:3 = tfm.attention_grad %do, %q, %kv, %kv saved(%do, %lse) heads 4 kv_heads 2 head_dim 8 : tensor<8x2x32xf32>, tensor<8x2x32xf32>, tensor<8x2x16xf32>, tensor<8x2x16xf32> saved(tensor<8x2x32xf32>, tensor<8x2x2xf32>) -> tensor<8x2x32xf32>, tensor<8x2x16xf32>, tensor<8x2x16xf32>
+  return
+}
+
+// -----
+
 func.func @dq_type(%do: tensor<8x2x32xf32>, %q: tensor<8x2x32xf32>, %kv: tensor<8x2x16xf32>) {
   // expected-error @+1 {{dq must have q's type, dk and dv the shapes and element types of k and v}}
   %0:3 = tfm.attention_grad %do, %q, %kv, %kv heads 4 kv_heads 2 head_dim 8 : tensor<8x2x32xf32>, tensor<8x2x32xf32>, tensor<8x2x16xf32>, tensor<8x2x16xf32> -> tensor<8x2x16xf32>, tensor<8x2x16xf32>, tensor<8x2x16xf32>

@@ -845,6 +845,14 @@ func.func @result_element(%x: tensor<8x48xbf16>) {
 
 // -----
 
+func.func @attention_lse_type(%q: tensor<8x2x32xbf16>, %kv: tensor<8x2x32xbf16>) {
+  // expected-error @+1 {{lse must be 'tensor<8x2x4xf32>' ([s, b, heads] f32 with q's encoding), got 'tensor<8x2x4xbf16>'}}
+  %0, %1 = tfm.attention %q, %kv, %kv heads 4 kv_heads 4 head_dim 8 : tensor<8x2x32xbf16>, tensor<8x2x32xbf16>, tensor<8x2x32xbf16> -> tensor<8x2x32xbf16>, tensor<8x2x4xbf16>
+  return
+}
+
+// -----
+
 func.func @zero_heads(%q: tensor<8x2x32xf32>, %kv: tensor<8x2x32xf32>) {
   // expected-error @+1 {{heads, kv_heads and head_dim must be >= 1, got 0, 4, 8}}
   %0 = tfm.attention %q, %kv, %kv heads 0 kv_heads 4 head_dim 8 : tensor<8x2x32xf32>, tensor<8x2x32xf32>, tensor<8x2x32xf32> -> tensor<8x2x32xf32>

@@ -212,7 +212,7 @@ static LogicalResult partitionRingAttention(PartitionContext &ctx,
       b.getF32Type());
   auto ring = b.create<RingAttentionOp>(
       op.getLoc(),
-      TypeRange{ctx.typeWith(op, heads2),
+      TypeRange{ctx.typeWith(op.getResult(), heads2),
                 ctx.localType(lseGlobal, heads2, /*batched=*/true)},
       q, k, v, positions, ctx.meshRef(), b.getStringAttr(ctx.cpAxis()),
       b.getI64IntegerAttr(int64_t(op.getNumHeads()) / tp),
@@ -228,6 +228,10 @@ static LogicalResult partitionAttention(PartitionContext &ctx, AttentionOp op) {
   OpBuilder &b = ctx.builder();
   int64_t tp = ctx.tpSize();
   int64_t heads = op.getNumHeads(), kv = op.getNumKvHeads();
+  if (op.getLse())
+    return op.emitOpError()
+           << "keeps its statistics (lse): "
+           << "tfm-save-attention-stats runs after sp-partition";
   if (heads % tp != 0)
     return op.emitOpError()
            << "cannot split " << heads << " attention heads over tp = " << tp;
@@ -270,11 +274,11 @@ static LogicalResult partitionAttention(PartitionContext &ctx, AttentionOp op) {
                     : ctx.wholeSequence(ctx.get(old, Sharding::replicated()),
                                         op.getLoc());
   auto attn = b.create<AttentionOp>(
-      op.getLoc(), ctx.typeWith(op, heads2), q, k, v, positions, heads / tp,
-      kv % tp == 0 ? kv / tp : 1, op.getHeadDim(), op.getCausal(),
-      op.getRotaryDim(), op.getRotaryTheta(), op.getDropoutRate(),
-      op.getDropoutStream(), op.getDocumentCausal());
-  ctx.map(op, attn);
+      op.getLoc(), ctx.typeWith(op.getResult(), heads2), /*lse=*/Type(), q, k,
+      v, positions, heads / tp, kv % tp == 0 ? kv / tp : 1, op.getHeadDim(),
+      op.getCausal(), op.getRotaryDim(), op.getRotaryTheta(),
+      op.getDropoutRate(), op.getDropoutStream(), op.getDocumentCausal());
+  ctx.map(op.getResult(), attn.getResult());
   return success();
 }
 

@@ -141,7 +141,9 @@ static LogicalResult savedBytes(const SavedTensor &t, Value kept, Operation *op,
     n = type.getNumElements();
     irBytes = llvm::checkedMul<int64_t>(n, elementBytes(type.getElementType()));
   }
-  if (t.kind != SavedTensor::Kind::Mask)
+  if (t.kind == SavedTensor::Kind::Statistics)
+    paperBytes = 0;
+  else if (t.kind != SavedTensor::Kind::Mask)
     paperBytes = llvm::checkedMul<int64_t>(n, 2);
   if (!irBytes || !paperBytes)
     return op->emitOpError()

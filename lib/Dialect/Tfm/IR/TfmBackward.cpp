@@ -217,10 +217,10 @@ LogicalResult AttentionOp::buildBackward(BackwardContext &ctx) {
       // rank's part and gathered again here (BackwardContext::reread), so
       // the step keeps no whole-sequence tensor.
       ctx.gradient(getResult()), getQ(), ctx.reread(getK()), ctx.reread(getV()),
-      positions ? ctx.reread(positions) : Value(), getNumHeadsAttr(),
-      getNumKvHeadsAttr(), getHeadDimAttr(), getCausalAttr(),
-      getRotaryDimAttr(), getRotaryThetaAttr(), getDropoutRateAttr(),
-      getDropoutStreamAttr(), getDocumentCausalAttr());
+      positions ? ctx.reread(positions) : Value(), /*out=*/Value(),
+      /*lse=*/Value(), getNumHeadsAttr(), getNumKvHeadsAttr(), getHeadDimAttr(),
+      getCausalAttr(), getRotaryDimAttr(), getRotaryThetaAttr(),
+      getDropoutRateAttr(), getDropoutStreamAttr(), getDocumentCausalAttr());
   ctx.contribute(getQ(), grad.getDq());
   ctx.contribute(getK(), grad.getDk());
   ctx.contribute(getV(), grad.getDv());

@@ -243,6 +243,17 @@ LogicalResult AttentionGradOp::verify() {
       !sameShape(getDv(), getV()))
     return emitOpError() << "dq must have q's type, dk and dv the shapes and "
                             "element types of k and v";
+  if (static_cast<bool>(getOut()) != static_cast<bool>(getLse()))
+    return emitOpError() << "saved needs both the forward's result and its lse";
+  if (Value out = getOut()) {
+    if (out.getType() != getQ().getType())
+      return emitOpError() << "the saved result must have q's type";
+    RankedTensorType lse = attentionStatsType(getQ(), getNumHeads());
+    if (getLse().getType() != lse)
+      return emitOpError() << "the saved lse must be " << lse
+                           << " ([s, b, heads] f32 with q's encoding), got "
+                           << getLse().getType();
+  }
   return success();
 }
 

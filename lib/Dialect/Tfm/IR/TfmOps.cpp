@@ -531,7 +531,19 @@ LogicalResult AttentionOp::verify() {
   int64_t stream = getDropoutStreamAttr().getInt();
   if (stream < 0)
     return emitOpError() << "dropout_stream must be >= 0, got " << stream;
+  if (Value lse = getLse())
+    if (lse.getType() != attentionStatsType(getQ(), h))
+      return emitOpError() << "lse must be " << attentionStatsType(getQ(), h)
+                           << " ([s, b, heads] f32 with q's encoding), got "
+                           << lse.getType();
   return verifyRate(*this, "dropout_rate", getDropoutRate().convertToDouble());
+}
+
+RankedTensorType seqpar::tfm::attentionStatsType(Value q, int64_t heads) {
+  auto type = cast<RankedTensorType>(q.getType());
+  return RankedTensorType::get({type.getDimSize(0), type.getDimSize(1), heads},
+                               Float32Type::get(q.getContext()),
+                               type.getEncoding());
 }
 
 //===----------------------------------------------------------------------===//

@@ -92,6 +92,12 @@ void AttentionOp::getSavedForBackward(Saved &saved) {
   // from tfm.position_ids are computed again there).
   if (getPositions() && !getPositions().getDefiningOp<PositionIdsOp>())
     saved.push_back(SavedTensor::of(getPositions(), "position ids"));
+  // The statistics the backward reads (tfm-save-attention-stats; the
+  // result it also reads is kept for the output projection's weight
+  // gradient, which declares it).
+  if (Value lse = getLse())
+    saved.push_back(SavedTensor::of(lse, "softmax statistics",
+                                    SavedTensor::Kind::Statistics));
   RankedTensorType q = getQ().getType();
   // [b, heads, s, s] attention probabilities (local heads).
   int64_t probs =

@@ -57,7 +57,7 @@ func.func @embeddings(%ids: tensor<4x2xi64>) -> tensor<4x2x8xf32> {
 // TP-NEXT: %[[W:[0-9]+]] = tfm.get_param @c_attn.weight : tensor<8x12xf32, #dist.layout<@mesh, tp = S(1, blocks = 3)>>
 // TP-NEXT: %[[QKV:[0-9]+]] = tfm.linear %[[X]], %[[W]] weight_layout in_out : (tensor<4x2x8xf32>, tensor<8x12xf32, #dist.layout<@mesh, tp = S(1, blocks = 3)>>) -> tensor<4x2x12xf32, #dist.layout<@mesh, tp = S(2, blocks = 3)>>
 // TP-NEXT: %[[Q:[a-z0-9_]+]], %[[K:[a-z0-9_]+]], %[[V:[a-z0-9_]+]] = tfm.qkv_split %[[QKV]] packing blocks heads 2 kv_heads 2 head_dim 2 : tensor<4x2x12xf32, #dist.layout<@mesh, tp = S(2, blocks = 3)>> -> tensor<4x2x4xf32, #dist.layout<@mesh, tp = S(2)>>, tensor<4x2x4xf32, #dist.layout<@mesh, tp = S(2)>>, tensor<4x2x4xf32, #dist.layout<@mesh, tp = S(2)>>
-// TP-NEXT: %[[A:[0-9]+]] = tfm.attention %[[Q]], %[[K]], %[[V]] heads 2 kv_heads 2 head_dim 2 {causal} : {{.*}} -> tensor<4x2x4xf32, #dist.layout<@mesh, tp = S(2)>>
+// TP-NEXT: %[[A:[a-z0-9_]+]] = tfm.attention %[[Q]], %[[K]], %[[V]] heads 2 kv_heads 2 head_dim 2 {causal} : {{.*}} -> tensor<4x2x4xf32, #dist.layout<@mesh, tp = S(2)>>
 // TP-NEXT: %[[AG:[0-9]+]] = dist.all_gather %[[A]] on @mesh["tp"] dim 2 : tensor<4x2x4xf32, #dist.layout<@mesh, tp = S(2)>> -> tensor<4x2x8xf32>
 // TP-NEXT: return %[[AG]] : tensor<4x2x8xf32>
 // SP-LABEL: func.func @fused_qkv
@@ -65,7 +65,7 @@ func.func @embeddings(%ids: tensor<4x2xi64>) -> tensor<4x2x8xf32> {
 // SP-NEXT: tfm.linear
 // SP-NEXT: tfm.qkv_split %{{[0-9]+}} packing blocks heads 2 kv_heads 2 head_dim 2
 // SP-NEXT: tfm.attention
-// SP-NEXT: dist.all_gather %{{[0-9]+}} on @mesh["tp"] dim 2
+// SP-NEXT: dist.all_gather %{{[a-z0-9_]+}} on @mesh["tp"] dim 2
 // SP-NEXT: return
 // TP4-LABEL: func.func @fused_qkv
 // TP4: tfm.qkv_split %{{[0-9]+}} packing blocks heads 1 kv_heads 1 head_dim 2 : tensor<4x2x6xf32, #dist.layout<@mesh, tp = S(2, blocks = 3)>>
@@ -88,7 +88,7 @@ func.func @fused_qkv(%x: tensor<4x2x8xf32>) -> tensor<4x2x8xf32> {
 // TP-NEXT: %[[QS:[0-9]+]] = dist.local_slice %[[Q]] on @mesh["tp"] dim 2 : tensor<4x2x8xf32> -> tensor<4x2x4xf32, #dist.layout<@mesh, tp = S(2)>>
 // TP-NEXT: %[[KS:[0-9]+]] = dist.local_slice %[[K]] on @mesh["tp"] dim 2
 // TP-NEXT: %[[VS:[0-9]+]] = dist.local_slice %[[V]] on @mesh["tp"] dim 2
-// TP-NEXT: %[[A:[0-9]+]] = tfm.attention %[[QS]], %[[KS]], %[[VS]] heads 2 kv_heads 2 head_dim 2 {causal}
+// TP-NEXT: %[[A:[a-z0-9_]+]] = tfm.attention %[[QS]], %[[KS]], %[[VS]] heads 2 kv_heads 2 head_dim 2 {causal}
 // TP-NEXT: dist.all_gather %[[A]] on @mesh["tp"] dim 2
 // TP-NEXT: return
 // SP-LABEL: func.func @whole_qkv
@@ -116,7 +116,7 @@ func.func @whole_qkv(%qkv: tensor<4x2x24xf32>) -> tensor<4x2x8xf32> {
 // TP-NEXT: %[[K:[0-9]+]] = tfm.linear %[[X]], %[[WK]] : {{.*}} -> tensor<4x2x2xf32, #dist.layout<@mesh, tp = S(2)>>
 // TP-NEXT: %[[WV:[0-9]+]] = tfm.get_param @v.weight : tensor<2x8xf32, #dist.layout<@mesh, tp = S(0)>>
 // TP-NEXT: %[[V:[0-9]+]] = tfm.linear %[[X]], %[[WV]] : {{.*}} -> tensor<4x2x2xf32, #dist.layout<@mesh, tp = S(2)>>
-// TP-NEXT: %[[A:[0-9]+]] = tfm.attention %[[Q]], %[[K]], %[[V]] heads 2 kv_heads 1 head_dim 2 {causal} : tensor<4x2x4xf32, #dist.layout<@mesh, tp = S(2)>>, tensor<4x2x2xf32, #dist.layout<@mesh, tp = S(2)>>, tensor<4x2x2xf32, #dist.layout<@mesh, tp = S(2)>> -> tensor<4x2x4xf32, #dist.layout<@mesh, tp = S(2)>>
+// TP-NEXT: %[[A:[a-z0-9_]+]] = tfm.attention %[[Q]], %[[K]], %[[V]] heads 2 kv_heads 1 head_dim 2 {causal} : tensor<4x2x4xf32, #dist.layout<@mesh, tp = S(2)>>, tensor<4x2x2xf32, #dist.layout<@mesh, tp = S(2)>>, tensor<4x2x2xf32, #dist.layout<@mesh, tp = S(2)>> -> tensor<4x2x4xf32, #dist.layout<@mesh, tp = S(2)>>
 // TP-NEXT: dist.all_gather %[[A]] on @mesh["tp"] dim 2
 // TP-NEXT: return
 // SP-LABEL: func.func @gqa
@@ -133,7 +133,7 @@ func.func @whole_qkv(%qkv: tensor<4x2x24xf32>) -> tensor<4x2x8xf32> {
 // TP4-NEXT: %[[KS:[0-9]+]] = dist.local_slice %[[KR]] on @mesh["tp"] dim 2 : tensor<4x2x8xf32> -> tensor<4x2x2xf32, #dist.layout<@mesh, tp = S(2)>>
 // TP4-NEXT: %[[VR:[0-9]+]] = tfm.repeat_heads %[[V]] heads 2 head_dim 2 factor 2 : tensor<4x2x4xf32> -> tensor<4x2x8xf32>
 // TP4-NEXT: %[[VS:[0-9]+]] = dist.local_slice %[[VR]] on @mesh["tp"] dim 2 : tensor<4x2x8xf32> -> tensor<4x2x2xf32, #dist.layout<@mesh, tp = S(2)>>
-// TP4-NEXT: %[[A:[0-9]+]] = tfm.attention %[[Q]], %[[KS]], %[[VS]] heads 1 kv_heads 1 head_dim 2 {causal}
+// TP4-NEXT: %[[A:[a-z0-9_]+]] = tfm.attention %[[Q]], %[[KS]], %[[VS]] heads 1 kv_heads 1 head_dim 2 {causal}
 // TP4-NEXT: dist.all_gather %[[A]] on @mesh["tp"] dim 2 : tensor<4x2x2xf32, #dist.layout<@mesh, tp = S(2)>> -> tensor<4x2x8xf32>
 // TP4-NEXT: return
 tfm.param @q.weight : tensor<8x8xf32> init normal(2.000000e-02)

@@ -28,6 +28,9 @@ struct SavedTensor {
     Activation,
     /// A dropout mask: one byte per element.
     Mask,
+    /// Softmax statistics (attention's lse, f32) that the paper's
+    /// implementation does not keep: it keeps the softmax output instead.
+    Statistics,
   };
   Kind kind;
   /// The operand or result kept, or null for a tensor internal to the op.
@@ -38,8 +41,9 @@ struct SavedTensor {
   /// What the tensor is, for reports ("softmax", "dropout mask", ...).
   llvm::StringRef what;
 
-  static SavedTensor of(mlir::Value v, llvm::StringRef what) {
-    return {Kind::Activation, v, 0, mlir::Type(), what};
+  static SavedTensor of(mlir::Value v, llvm::StringRef what,
+                        Kind kind = Kind::Activation) {
+    return {kind, v, 0, mlir::Type(), what};
   }
   static SavedTensor internal(Kind kind, int64_t n, mlir::Type t,
                               llvm::StringRef what) {
@@ -68,6 +72,11 @@ inline bool isParameterRead(mlir::Value v) {
     v = convert.getInput();
   return static_cast<bool>(v.getDefiningOp<GetParamOp>());
 }
+
+/// The type of `tfm.attention`'s `lse` for queries `q` [s, b, heads *
+/// head_dim]: [s, b, heads] f32 with q's encoding (a split of q's rows,
+/// batch or heads splits the statistics the same way).
+mlir::RankedTensorType attentionStatsType(mlir::Value q, int64_t heads);
 
 /// A gradient contribution (`tfm.contributes`): what tfm-autodiff delivered
 /// to the `use`-th use (from 0) of the reads of parameter `param`.

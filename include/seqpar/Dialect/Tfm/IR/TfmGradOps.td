@@ -353,13 +353,17 @@ def Tfm_RepeatHeadsGradOp : Tfm_GradOp<"repeat_heads_grad"> {
 }
 
 def Tfm_AttentionGradOp : Tfm_GradOp<"attention_grad",
-    [Seqpar_AttendsAsStored, Seqpar_StoragePrecisionOpInterface]> {
+    [Seqpar_AttendsAsStored, Seqpar_StoragePrecisionOpInterface,
+     AttrSizedOperandSegments]> {
   let summary = "gradients of attention with respect to q, k and v";
   let description = [{
     The backward of `tfm.attention` with the same attributes, recomputing
-    the attention probabilities (and dropout mask) from q and k. On bf16 /
-    f16 tensors the runtime reads and writes them as stored, as
-    `tfm.attention` does.
+    the attention probabilities (and dropout mask) from q and k. With
+    `saved(%out, %lse)`, the forward's result and its `lse`
+    (tfm-save-attention-stats), the probabilities are `exp(score - lse)`
+    and the softmax's row term is `rowsum(dout * out)`: the forward is not
+    run again. On bf16 / f16 tensors the runtime reads and writes them as
+    stored, as `tfm.attention` does.
 
     ```mlir
     %dq, %dk, %dv = tfm.attention_grad %do, %q, %k, %v heads 4 kv_heads 2
@@ -370,11 +374,14 @@ def Tfm_AttentionGradOp : Tfm_GradOp<"attention_grad",
 
     **Constraints**
     - `dout` has q's type; the results have the types of q, k and v;
-    - `document_causal` needs `causal` and `positions`.
+    - `document_causal` needs `causal` and `positions`;
+    - `saved`: `out` has q's type, `lse` is `[s, b, heads]` f32.
   }];
   let arguments = (ins Tfm_FloatTensor:$dout, Tfm_FloatTensor:$q,
                        Tfm_FloatTensor:$k, Tfm_FloatTensor:$v,
                        Optional<Tfm_IndexTensor>:$positions,
+                       Optional<Tfm_FloatTensor>:$out,
+                       Optional<Tfm_FloatTensor>:$lse,
                        I64Attr:$num_heads, I64Attr:$num_kv_heads,
                        I64Attr:$head_dim, UnitAttr:$causal,
                        DefaultValuedAttr<I64Attr, "0">:$rotary_dim,
@@ -385,9 +392,11 @@ def Tfm_AttentionGradOp : Tfm_GradOp<"attention_grad",
   let results = (outs Tfm_FloatTensor:$dq, Tfm_FloatTensor:$dk,
                       Tfm_FloatTensor:$dv);
   let assemblyFormat = [{
-    $dout `,` $q `,` $k `,` $v (`positions` $positions^)? `heads` $num_heads
+    $dout `,` $q `,` $k `,` $v (`positions` $positions^)?
+    (`saved` `(` $out^ `,` $lse `)`)? `heads` $num_heads
     `kv_heads` $num_kv_heads `head_dim` $head_dim attr-dict `:` type($dout)
-    `,` type($q) `,` type($k) `,` type($v) (`,` type($positions)^)? `->`
+    `,` type($q) `,` type($k) `,` type($v) (`,` type($positions)^)?
+    (`saved` `(` type($out)^ `,` type($lse) `)`)? `->`
     type($dq) `,` type($dk) `,` type($dv)
   }];
   let hasVerifier = 1;

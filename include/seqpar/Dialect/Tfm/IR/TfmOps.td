@@ -499,7 +499,14 @@ def Tfm_AttentionOp : Tfm_Op<"attention", [Pure, Tfm_Differentiable,
       `rotary_dim` > 0;
     - 0 <= `dropout_rate` < 1 and `dropout_stream` >= 0;
     - `document_causal` needs `causal` and `positions`;
-    - the result type equals q's type.
+    - the result type equals q's type;
+    - `lse`, when present, is `[s, b, heads]` f32 with q's encoding.
+
+    `lse` (added by tfm-save-attention-stats for the backward) is the
+    natural logarithm of each query row's softmax denominator over the
+    scaled, masked scores (before dropout); -inf for a row that sees no key.
+    `tfm.attention_grad` given the result and `lse` (`saved`) computes the
+    probabilities as `exp(score - lse)` instead of running the forward again.
   }];
   let arguments = (ins Tfm_FloatTensor:$q, Tfm_FloatTensor:$k,
                        Tfm_FloatTensor:$v, Optional<Tfm_IndexTensor>:$positions,
@@ -510,12 +517,13 @@ def Tfm_AttentionOp : Tfm_Op<"attention", [Pure, Tfm_Differentiable,
                        DefaultValuedAttr<F64Attr, "0.0">:$dropout_rate,
                        DefaultValuedAttr<I64Attr, "0">:$dropout_stream,
                        UnitAttr:$document_causal);
-  let results = (outs Tfm_FloatTensor:$result);
+  let results = (outs Tfm_FloatTensor:$result,
+                      Optional<Tfm_FloatTensor>:$lse);
   let assemblyFormat = [{
     $q `,` $k `,` $v (`positions` $positions^)? `heads` $num_heads
     `kv_heads` $num_kv_heads `head_dim` $head_dim attr-dict `:`
     type($q) `,` type($k) `,` type($v) (`,` type($positions)^)? `->`
-    type($result)
+    type($result) (`,` type($lse)^)?
   }];
   let hasVerifier = 1;
 }

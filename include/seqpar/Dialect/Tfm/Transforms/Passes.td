@@ -269,4 +269,46 @@ def TfmFuseEpiloguesPass : Pass<"tfm-fuse-epilogues", "::mlir::ModuleOp"> {
   }];
 }
 
+def TfmSaveAttentionStatsPass
+    : Pass<"tfm-save-attention-stats", "::mlir::ModuleOp"> {
+  let summary = "Gives each attention's backward the forward's result and "
+                "softmax statistics instead of running the forward again";
+  let description = [{
+    Runs after tfm-autodiff (and sp-recompute, sp-legalize-precision), on
+    every function. Each `tfm.attention_grad` without `saved` whose forward
+    is found gets it: a `tfm.attention` that dominates it, with its
+    attributes, and queries, keys, values and positions that are the same
+    values or the same pure computation of the same data (context
+    parallelism's backward gathers k, v and positions again, and converts
+    them again where the attention computes in f32; the backward recomputes
+    position ids). That attention gains the `lse` result
+    (`[s, b, heads]` f32, 4 bytes per query row and head, kept until the
+    backward), and the gradient reads its result and `lse`:
+
+    ```mlir
+    %o = tfm.attention %q, %k, %v heads 4 kv_heads 2 head_dim 8 {causal}
+        : tensor<16x2x32xbf16>, tensor<16x2x16xbf16>, tensor<16x2x16xbf16>
+        -> tensor<16x2x32xbf16>
+    %dq, %dk, %dv = tfm.attention_grad %do, %q, %k, %v heads 4 ...
+    // becomes
+    %o, %lse = tfm.attention %q, %k, %v heads 4 kv_heads 2 head_dim 8
+        {causal} : ... -> tensor<16x2x32xbf16>, tensor<16x2x4xf32>
+    %dq, %dk, %dv = tfm.attention_grad %do, %q, %k, %v saved(%o, %lse)
+        heads 4 ... : ..., tensor<16x2x16xbf16> saved(tensor<16x2x32xbf16>,
+        tensor<16x2x4xf32>) -> ...
+    ```
+
+    The backward then computes the probabilities as `exp(score - lse)`
+    and the softmax's row term as `rowsum(dout * out)` (on cuDNN: its
+    backward given O and the statistics): the forward's two GEMMs are not
+    run again. Of several such forwards the last one before the backward
+    is found: under sp-recompute the recomputed forward, not the one whose
+    result recompute chose not to keep. Left alone, recomputing the forward: a
+    gradient whose forward is not found, and one whose forward's result is
+    only narrowed (an attention computing on f32 copies of bf16 / f16
+    tensors: keeping its f32 result would cost memory the step does not
+    spend now).
+  }];
+}
+
 #endif // SEQPAR_DIALECT_TFM_TRANSFORMS_PASSES_TD
