@@ -271,15 +271,14 @@ extern "C" void sprt_op_attention_lse(const float *q, const float *k,
   const int64_t rowElems = a.B * a.heads * a.head_dim, lseRow = a.B * a.heads;
   const BatchGeometry rows = batchGeometry(a.B, a.batch_axis);
   for (const SeqPiece &p : pieces)
-    sprt_attention_block_f32(
-        q + p.localStart * rowElems, k, v,
-        positions ? positions + p.globalStart * a.B : nullptr, positions,
+    sprt_attention_lse_f32(
+        q + p.localStart * rowElems, k, v, positions,
         out + p.localStart * rowElems, lse + p.localStart * lseRow, p.rows,
-        pieces.globalRows, p.globalStart, /*k_offset=*/0, pieces.globalRows,
-        a.B, a.heads, a.kv_heads, a.head_dim, a.causal, a.document_causal,
-        a.rotary_dim, a.theta, a.dropout_rate, sprt_dropout_key(),
-        uint64_t(a.stream), rows.offset, a.heads * sprt_axis_size(a.head_axis),
-        a.heads * sprt_axis_coord(a.head_axis), /*accumulate=*/0);
+        pieces.globalRows, p.globalStart, a.B, a.heads, a.kv_heads, a.head_dim,
+        a.causal, a.document_causal, a.rotary_dim, a.theta, a.dropout_rate,
+        sprt_dropout_key(), uint64_t(a.stream), rows.globalRows, rows.offset,
+        a.heads * sprt_axis_size(a.head_axis),
+        a.heads * sprt_axis_coord(a.head_axis));
 }
 
 extern "C" void

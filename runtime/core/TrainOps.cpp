@@ -103,25 +103,24 @@ extern "C" void sprt_op_attention_grad_lse(const float *dout, const float *q,
                                            float *dq, float *dk, float *dv,
                                            const sprt_attention_args *args) {
   const sprt_attention_args &a = *args;
-  // Each run of q's rows adds its share: dq its rows, dk and dv all.
+  // One kernel call per run of q's rows: dq per run, dk and dv written by
+  // the first and accumulated by the next.
   SeqPieces pieces = seqPieces(a.S, a.seq_axis, -1);
   const int64_t rowElems = a.B * a.heads * a.head_dim, lseRow = a.B * a.heads;
-  const int64_t kvElems = pieces.globalRows * a.B * a.kv_heads * a.head_dim;
-  sprt_fill_f32(dq, a.S * rowElems, 0.0);
-  sprt_fill_f32(dk, kvElems, 0.0);
-  sprt_fill_f32(dv, kvElems, 0.0);
   const BatchGeometry rows = batchGeometry(a.B, a.batch_axis);
-  for (const SeqPiece &p : pieces)
-    sprt_attention_block_grad_f32(
+  int32_t accumulate = 0;
+  for (const SeqPiece &p : pieces) {
+    sprt_attention_grad_lse_f32(
         dout + p.localStart * rowElems, q + p.localStart * rowElems, k, v,
-        positions ? positions + p.globalStart * a.B : nullptr, positions,
-        out + p.localStart * rowElems, lse + p.localStart * lseRow,
+        positions, out + p.localStart * rowElems, lse + p.localStart * lseRow,
         dq + p.localStart * rowElems, dk, dv, p.rows, pieces.globalRows,
-        p.globalStart, /*k_offset=*/0, pieces.globalRows, a.B, a.heads,
-        a.kv_heads, a.head_dim, a.causal, a.document_causal, a.rotary_dim,
-        a.theta, a.dropout_rate, sprt_dropout_key(), uint64_t(a.stream),
-        rows.offset, a.heads * sprt_axis_size(a.head_axis),
-        a.heads * sprt_axis_coord(a.head_axis));
+        p.globalStart, a.B, a.heads, a.kv_heads, a.head_dim, a.causal,
+        a.document_causal, a.rotary_dim, a.theta, a.dropout_rate,
+        sprt_dropout_key(), uint64_t(a.stream), rows.globalRows, rows.offset,
+        a.heads * sprt_axis_size(a.head_axis),
+        a.heads * sprt_axis_coord(a.head_axis), accumulate);
+    accumulate = 1;
+  }
 }
 
 extern "C" void sprt_op_attention_grad_lse_typed(

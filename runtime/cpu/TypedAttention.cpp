@@ -95,7 +95,6 @@ extern "C" void sprt_attention_lse_typed(
     double dropout_rate, uint64_t seed, uint64_t stream, int64_t global_batch,
     int64_t batch_offset, int64_t global_heads, int64_t head_offset,
     int32_t dtype) {
-  (void)global_batch;
   if (Sq <= 0 || Sk <= 0 || B <= 0 || heads <= 0 || kv_heads <= 0 ||
       head_dim <= 0)
     return;
@@ -105,12 +104,11 @@ extern "C" void sprt_attention_lse_typed(
                        k32 = widened(k, dtype, kvN),
                        v32 = widened(v, dtype, kvN),
                        out32(static_cast<size_t>(qN));
-  sprt_attention_block_f32(
-      q32.data(), k32.data(), v32.data(),
-      positions ? positions + q_offset * B : nullptr, positions, out32.data(),
-      lse, Sq, Sk, q_offset, /*k_offset=*/0, /*L=*/Sk, B, heads, kv_heads,
-      head_dim, causal, document_causal, rotary_dim, theta, dropout_rate, seed,
-      stream, batch_offset, global_heads, head_offset, /*accumulate=*/0);
+  sprt_attention_lse_f32(q32.data(), k32.data(), v32.data(), positions,
+                         out32.data(), lse, Sq, Sk, q_offset, B, heads,
+                         kv_heads, head_dim, causal, document_causal,
+                         rotary_dim, theta, dropout_rate, seed, stream,
+                         global_batch, batch_offset, global_heads, head_offset);
   sprt_convert(out32.data(), SPRT_DTYPE_F32, out, dtype, qN);
 }
 
@@ -123,13 +121,11 @@ extern "C" void sprt_attention_grad_lse_typed(
     double dropout_rate, uint64_t seed, uint64_t stream, int64_t global_batch,
     int64_t batch_offset, int64_t global_heads, int64_t head_offset,
     int32_t dtype) {
-  (void)global_batch;
   if (Sq <= 0 || Sk <= 0 || B <= 0 || heads <= 0 || kv_heads <= 0 ||
       head_dim <= 0)
     return;
   const int64_t qN = Sq * B * heads * head_dim;
   const int64_t kvN = Sk * B * kv_heads * head_dim;
-  // Value-initialised: the block kernel adds into them.
   ScratchVector<float> dq32(static_cast<size_t>(qN)),
       dk32(static_cast<size_t>(kvN)), dv32(static_cast<size_t>(kvN));
   {
@@ -138,13 +134,12 @@ extern "C" void sprt_attention_grad_lse_typed(
                          k32 = widened(k, dtype, kvN),
                          v32 = widened(v, dtype, kvN),
                          out32 = widened(out, dtype, qN);
-    sprt_attention_block_grad_f32(
-        dout32.data(), q32.data(), k32.data(), v32.data(),
-        positions ? positions + q_offset * B : nullptr, positions, out32.data(),
-        lse, dq32.data(), dk32.data(), dv32.data(), Sq, Sk, q_offset,
-        /*k_offset=*/0, /*L=*/Sk, B, heads, kv_heads, head_dim, causal,
-        document_causal, rotary_dim, theta, dropout_rate, seed, stream,
-        batch_offset, global_heads, head_offset);
+    sprt_attention_grad_lse_f32(
+        dout32.data(), q32.data(), k32.data(), v32.data(), positions,
+        out32.data(), lse, dq32.data(), dk32.data(), dv32.data(), Sq, Sk,
+        q_offset, B, heads, kv_heads, head_dim, causal, document_causal,
+        rotary_dim, theta, dropout_rate, seed, stream, global_batch,
+        batch_offset, global_heads, head_offset, /*accumulate_dkv=*/0);
   }
   sprt_convert(dq32.data(), SPRT_DTYPE_F32, dq, dtype, qN);
   sprt_convert(dk32.data(), SPRT_DTYPE_F32, dk, dtype, kvN);

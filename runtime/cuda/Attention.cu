@@ -1,8 +1,9 @@
 //===- Attention.cu - CUDA fused scaled dot-product attention -------------===//
 //
-// sprt_attention_f32: grid (query tiles of kWarps rows, heads, batch); each
-// warp runs the online softmax of its query row over key tiles streamed
-// through shared memory (AttentionCommon.cuh) and writes its output row.
+// sprt_attention_f32 and sprt_attention_lse_f32: grid (query tiles of
+// kWarps rows, heads, batch); each warp runs the online softmax of its query
+// row over key tiles streamed through shared memory (AttentionCommon.cuh)
+// and writes its output row (and m + log(l), the row's log-sum-exp).
 // Under a causal mask a block stops at its last row's keys; a
 // document-causal mask also hides the keys before each row's document.
 //
@@ -92,8 +93,11 @@ using namespace sprt::cuda;
 
 namespace {
 
+// Writes out and, when lse is not null, m + log(l) of the row's online
+// softmax (the statistics of sprt_attention_lse_f32).
 __global__ void __launch_bounds__(kWarps * 32)
-    attentionForward(const AttnParams p, float *__restrict__ out) {
+    attentionForward(const AttnParams p, float *__restrict__ out,
+                     float *__restrict__ lse) {
   extern __shared__ float smem[];
   float acc[kChunks], m, l;
   const int64_t i = forwardRow(p, smem, acc, m, l);
@@ -102,7 +106,10 @@ __global__ void __launch_bounds__(kWarps * 32)
   const int64_t D = p.D, h = blockIdx.y;
   const int lane = threadIdx.x & 31;
   const float inv = 1.0f / l;
-  float *o = out + ((i * p.B + blockIdx.z) * p.heads + h) * D;
+  const int64_t row = (i * p.B + blockIdx.z) * p.heads + h;
+  if (lse && lane == 0)
+    lse[row] = l > 0.0f ? m + logf(l) : -INFINITY;
+  float *o = out + row * D;
 #pragma unroll
   for (int c = 0; c < kChunks; ++c) {
     const int64_t d = lane + 32 * c;
@@ -112,6 +119,19 @@ __global__ void __launch_bounds__(kWarps * 32)
 }
 
 } // namespace
+
+/// The native forward (out, and lse when not null).
+static void forward(const AttnParams &p, float *out, float *lse,
+                    const char *what) {
+  const size_t smem = forwardRowSharedBytes(p.D);
+  allowSharedMemory(reinterpret_cast<const void *>(&attentionForward), smem,
+                    what);
+  const dim3 grid(unsigned((p.Sq + kWarps - 1) / kWarps), unsigned(p.heads),
+                  unsigned(p.B));
+  attentionForward<<<grid, kWarps * 32, smem, sprt::cuda::stream()>>>(p, out,
+                                                                      lse);
+  SPRT_CUDA_CHECK_LAUNCH("attentionForward");
+}
 
 extern "C" void sprt_attention_f32(
     const float *q, const float *k, const float *v, const int64_t *positions,
@@ -130,15 +150,37 @@ extern "C" void sprt_attention_f32(
                    dropout_rate, seed, stream, batch_offset, head_offset);
   if (cudnnAttention(call, out))
     return;
-  const AttnParams p = makeAttnParams(
-      q, k, v, nullptr, positions, Sq, Sk, q_offset, B, heads, kv_heads,
-      head_dim, causal, document_causal, rotary_dim, theta, dropout_rate, seed,
-      stream, batch_offset, global_heads, head_offset, "sprt_attention_f32");
-  const size_t smem = forwardRowSharedBytes(head_dim);
-  allowSharedMemory(reinterpret_cast<const void *>(&attentionForward), smem,
-                    "sprt_attention_f32: shared memory");
-  const dim3 grid(unsigned((Sq + kWarps - 1) / kWarps), unsigned(heads),
-                  unsigned(B));
-  attentionForward<<<grid, kWarps * 32, smem, sprt::cuda::stream()>>>(p, out);
-  SPRT_CUDA_CHECK_LAUNCH("attentionForward");
+  forward(makeAttnParams(q, k, v, nullptr, positions, Sq, Sk, q_offset, B,
+                         heads, kv_heads, head_dim, causal, document_causal,
+                         rotary_dim, theta, dropout_rate, seed, stream,
+                         batch_offset, global_heads, head_offset,
+                         "sprt_attention_f32"),
+          out, nullptr, "sprt_attention_f32: shared memory");
+}
+
+extern "C" void sprt_attention_lse_f32(
+    const float *q, const float *k, const float *v, const int64_t *positions,
+    float *out, float *lse, int64_t Sq, int64_t Sk, int64_t q_offset, int64_t B,
+    int64_t heads, int64_t kv_heads, int64_t head_dim, int32_t causal,
+    int32_t document_causal, int64_t rotary_dim, double theta,
+    double dropout_rate, uint64_t seed, uint64_t stream, int64_t global_batch,
+    int64_t batch_offset, int64_t global_heads, int64_t head_offset) {
+  (void)global_batch;
+  if (Sq <= 0 || Sk <= 0 || B <= 0 || heads <= 0 || kv_heads <= 0 ||
+      head_dim <= 0)
+    return;
+  // On cuDNN: a block over all the keys, its statistics written (not
+  // merged).
+  const AttnCall call =
+      sequenceCall(q, k, v, positions, Sq, Sk, q_offset, B, heads, kv_heads,
+                   head_dim, causal, document_causal, rotary_dim, theta,
+                   dropout_rate, seed, stream, batch_offset, head_offset);
+  if (cudnnAttentionBlock(call, out, lse, /*accumulate=*/false))
+    return;
+  forward(makeAttnParams(q, k, v, nullptr, positions, Sq, Sk, q_offset, B,
+                         heads, kv_heads, head_dim, causal, document_causal,
+                         rotary_dim, theta, dropout_rate, seed, stream,
+                         batch_offset, global_heads, head_offset,
+                         "sprt_attention_lse_f32"),
+          out, lse, "sprt_attention_lse_f32: shared memory");
 }

@@ -58,6 +58,23 @@ __global__ void __launch_bounds__(kWarps * 32)
     stats[(int64_t(blockIdx.z) * p.heads + h) * p.Sq + i] = {m, l, delta};
 }
 
+// The statistics from the forward's saved out and lse (the backward of
+// sprt_attention_lse_f32): m = lse, l = 1, delta = dO . O; one thread a row.
+__global__ void savedStats(const AttnParams p, const float *__restrict__ out,
+                           const float *__restrict__ lse,
+                           RowStats *__restrict__ stats) {
+  SPRT_FOR_EACH(e, p.B * p.heads * p.Sq) {
+    const int64_t i = e % p.Sq, h = (e / p.Sq) % p.heads,
+                  b = e / (p.Sq * p.heads);
+    const int64_t row = (i * p.B + b) * p.heads + h;
+    const float *o = out + row * p.D, *dO = p.dout + row * p.D;
+    float delta = 0.0f;
+    for (int64_t d = 0; d < p.D; ++d)
+      delta += dO[d] * o[d];
+    stats[e] = {lse[row], 1.0f, delta};
+  }
+}
+
 // Writes row[D] (gradients w.r.t. rotated features) through the rotation's
 // transpose (rotation by -angle) to dst (added to it when `accumulate`),
 // by one warp. `pos` is the row's position.
@@ -270,6 +287,31 @@ __global__ void __launch_bounds__(kWarps * 32)
 
 } // namespace
 
+/// dq (written) and dk, dv (written or added to, p.accumulate) from the
+/// rows' statistics.
+static void gradients(const AttnParams &p, const RowStats *stats, float *dq,
+                      float *dk, float *dv, const char *what) {
+  cudaStream_t st = sprt::cuda::stream();
+  const unsigned rowTiles = unsigned((p.Sq + kWarps - 1) / kWarps);
+  const unsigned keyTiles = unsigned((p.S + kWarps - 1) / kWarps);
+  size_t smem = dqSharedBytes(p.D);
+  allowSharedMemory(reinterpret_cast<const void *>(&dqKernel), smem, what);
+  dqKernel<<<dim3(rowTiles, unsigned(p.heads), unsigned(p.B)), kWarps * 32,
+             smem, st>>>(p, stats, dq);
+  SPRT_CUDA_CHECK_LAUNCH("dqKernel");
+  smem = dkdvSharedBytes(p.D);
+  allowSharedMemory(reinterpret_cast<const void *>(&dkdvKernel), smem, what);
+  dkdvKernel<<<dim3(keyTiles, unsigned(p.kvHeads), unsigned(p.B)), kWarps * 32,
+               smem, st>>>(p, stats, dk, dv);
+  SPRT_CUDA_CHECK_LAUNCH("dkdvKernel");
+}
+
+static RowStats *statsScratch(const AttnParams &p) {
+  return static_cast<RowStats *>(
+      scratch(Scratch::AttentionStats,
+              size_t(p.B * p.heads * p.Sq) * sizeof(RowStats)));
+}
+
 extern "C" void sprt_attention_grad_f32(
     const float *dout, const float *q, const float *k, const float *v,
     const int64_t *positions, float *dq, float *dk, float *dv, int64_t Sq,
@@ -293,30 +335,56 @@ extern "C" void sprt_attention_grad_f32(
       causal, document_causal, rotary_dim, theta, dropout_rate, seed, stream,
       batch_offset, global_heads, head_offset, "sprt_attention_grad_f32");
   p.accumulate = accumulate_dkv != 0;
-  cudaStream_t st = sprt::cuda::stream();
-  RowStats *stats = static_cast<RowStats *>(scratch(
-      Scratch::AttentionStats, size_t(B * heads * Sq) * sizeof(RowStats)));
-  const unsigned rowTiles = unsigned((Sq + kWarps - 1) / kWarps);
-  const unsigned keyTiles = unsigned((Sk + kWarps - 1) / kWarps);
-
-  size_t smem = forwardRowSharedBytes(head_dim);
+  RowStats *stats = statsScratch(p);
+  const size_t smem = forwardRowSharedBytes(head_dim);
   allowSharedMemory(reinterpret_cast<const void *>(&rowStats), smem,
                     "sprt_attention_grad_f32: shared memory");
-  rowStats<<<dim3(rowTiles, unsigned(heads), unsigned(B)), kWarps * 32, smem,
-             st>>>(p, stats);
+  rowStats<<<dim3(unsigned((Sq + kWarps - 1) / kWarps), unsigned(heads),
+                  unsigned(B)),
+             kWarps * 32, smem, sprt::cuda::stream()>>>(p, stats);
   SPRT_CUDA_CHECK_LAUNCH("rowStats");
+  gradients(p, stats, dq, dk, dv, "sprt_attention_grad_f32: shared memory");
+}
 
-  smem = dqSharedBytes(head_dim);
-  allowSharedMemory(reinterpret_cast<const void *>(&dqKernel), smem,
-                    "sprt_attention_grad_f32: shared memory");
-  dqKernel<<<dim3(rowTiles, unsigned(heads), unsigned(B)), kWarps * 32, smem,
-             st>>>(p, stats, dq);
-  SPRT_CUDA_CHECK_LAUNCH("dqKernel");
-
-  smem = dkdvSharedBytes(head_dim);
-  allowSharedMemory(reinterpret_cast<const void *>(&dkdvKernel), smem,
-                    "sprt_attention_grad_f32: shared memory");
-  dkdvKernel<<<dim3(keyTiles, unsigned(kv_heads), unsigned(B)), kWarps * 32,
-               smem, st>>>(p, stats, dk, dv);
-  SPRT_CUDA_CHECK_LAUNCH("dkdvKernel");
+extern "C" void sprt_attention_grad_lse_f32(
+    const float *dout, const float *q, const float *k, const float *v,
+    const int64_t *positions, const float *out, const float *lse, float *dq,
+    float *dk, float *dv, int64_t Sq, int64_t Sk, int64_t q_offset, int64_t B,
+    int64_t heads, int64_t kv_heads, int64_t head_dim, int32_t causal,
+    int32_t document_causal, int64_t rotary_dim, double theta,
+    double dropout_rate, uint64_t seed, uint64_t stream, int64_t global_batch,
+    int64_t batch_offset, int64_t global_heads, int64_t head_offset,
+    int32_t accumulate_dkv) {
+  (void)global_batch;
+  if (Sq <= 0 || Sk <= 0 || B <= 0 || heads <= 0 || kv_heads <= 0 ||
+      head_dim <= 0)
+    return;
+  const AttnCall call =
+      sequenceCall(q, k, v, positions, Sq, Sk, q_offset, B, heads, kv_heads,
+                   head_dim, causal, document_causal, rotary_dim, theta,
+                   dropout_rate, seed, stream, batch_offset, head_offset);
+  // cuDNN's block backward adds its gradients: from zero (dk and dv unless
+  // accumulated).
+  const int64_t qN = Sq * B * heads * head_dim,
+                kvN = Sk * B * kv_heads * head_dim;
+  if (cudnnSelected()) {
+    sprt_fill_f32(dq, qN, 0.0);
+    if (!accumulate_dkv) {
+      sprt_fill_f32(dk, kvN, 0.0);
+      sprt_fill_f32(dv, kvN, 0.0);
+    }
+    if (cudnnAttentionBlockGrad(call, dout, out, lse, dq, dk, dv))
+      return;
+  }
+  AttnParams p = makeAttnParams(
+      q, k, v, dout, positions, Sq, Sk, q_offset, B, heads, kv_heads, head_dim,
+      causal, document_causal, rotary_dim, theta, dropout_rate, seed, stream,
+      batch_offset, global_heads, head_offset, "sprt_attention_grad_lse_f32");
+  p.accumulate = accumulate_dkv != 0;
+  RowStats *stats = statsScratch(p);
+  // SPRT_LAUNCH's stream() is hidden here by the dropout stream argument.
+  savedStats<<<gridFor(B * heads * Sq), kThreads, 0, sprt::cuda::stream()>>>(
+      p, out, lse, stats);
+  SPRT_CUDA_CHECK_LAUNCH("savedStats");
+  gradients(p, stats, dq, dk, dv, "sprt_attention_grad_lse_f32: shared memory");
 }

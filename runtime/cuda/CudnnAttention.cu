@@ -367,6 +367,8 @@ bool bf16() { return selection().io == cd::IoType::BF16; }
 
 namespace sprt::cuda {
 
+bool cudnnSelected() { return selection().cudnn; }
+
 bool cudnnAttention(const AttnCall &c, float *out) {
   if (!selection().cudnn)
     return false;

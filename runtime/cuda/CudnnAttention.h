@@ -121,6 +121,9 @@ inline AttnCall blockCall(const void *q, const void *k, const void *v,
                   headOffset};
 }
 
+/// Whether sprt_attention_select chose cuDNN (a call may still run
+/// natively: a shape cuDNN refuses).
+bool cudnnSelected();
 /// sprt_attention_f32 on cuDNN: out [Sq, B, heads D].
 bool cudnnAttention(const AttnCall &c, float *out);
 /// sprt_attention_grad_f32 on cuDNN (dk, dv added to when accumulateDkv).

@@ -109,7 +109,6 @@ extern "C" void sprt_attention_lse_typed(
     double dropout_rate, uint64_t seed, uint64_t stream, int64_t global_batch,
     int64_t batch_offset, int64_t global_heads, int64_t head_offset,
     int32_t dtype) {
-  (void)global_batch;
   if (Sq <= 0 || Sk <= 0 || B <= 0 || heads <= 0 || kv_heads <= 0 ||
       head_dim <= 0)
     return;
@@ -123,14 +122,13 @@ extern "C" void sprt_attention_lse_typed(
                 kvN = Sk * B * kv_heads * head_dim;
   auto *out32 =
       static_cast<float *>(scratch(Scratch::AttentionOut, f32Bytes(qN)));
-  sprt_attention_block_f32(
-      widened(q, dtype, qN, Scratch::AttentionQ),
-      widened(k, dtype, kvN, Scratch::AttentionK),
-      widened(v, dtype, kvN, Scratch::AttentionV),
-      positions ? positions + q_offset * B : nullptr, positions, out32, lse, Sq,
-      Sk, q_offset, /*k_offset=*/0, /*L=*/Sk, B, heads, kv_heads, head_dim,
-      causal, document_causal, rotary_dim, theta, dropout_rate, seed, stream,
-      batch_offset, global_heads, head_offset, /*accumulate=*/0);
+  sprt_attention_lse_f32(widened(q, dtype, qN, Scratch::AttentionQ),
+                         widened(k, dtype, kvN, Scratch::AttentionK),
+                         widened(v, dtype, kvN, Scratch::AttentionV), positions,
+                         out32, lse, Sq, Sk, q_offset, B, heads, kv_heads,
+                         head_dim, causal, document_causal, rotary_dim, theta,
+                         dropout_rate, seed, stream, global_batch, batch_offset,
+                         global_heads, head_offset);
   sprt_convert(out32, SPRT_DTYPE_F32, out, dtype, qN);
 }
 
@@ -143,7 +141,6 @@ extern "C" void sprt_attention_grad_lse_typed(
     double dropout_rate, uint64_t seed, uint64_t stream, int64_t global_batch,
     int64_t batch_offset, int64_t global_heads, int64_t head_offset,
     int32_t dtype) {
-  (void)global_batch;
   if (Sq <= 0 || Sk <= 0 || B <= 0 || heads <= 0 || kv_heads <= 0 ||
       head_dim <= 0)
     return;
@@ -161,20 +158,15 @@ extern "C" void sprt_attention_grad_lse_typed(
       static_cast<float *>(scratch(Scratch::AttentionDK, f32Bytes(kvN)));
   auto *dv32 =
       static_cast<float *>(scratch(Scratch::AttentionDV, f32Bytes(kvN)));
-  // The block kernel adds into them.
-  sprt_fill_f32(dq32, qN, 0.0);
-  sprt_fill_f32(dk32, kvN, 0.0);
-  sprt_fill_f32(dv32, kvN, 0.0);
-  sprt_attention_block_grad_f32(
+  sprt_attention_grad_lse_f32(
       widened(dout, dtype, qN, Scratch::AttentionDOut),
       widened(q, dtype, qN, Scratch::AttentionQ),
       widened(k, dtype, kvN, Scratch::AttentionK),
-      widened(v, dtype, kvN, Scratch::AttentionV),
-      positions ? positions + q_offset * B : nullptr, positions,
+      widened(v, dtype, kvN, Scratch::AttentionV), positions,
       widened(out, dtype, qN, Scratch::AttentionOut), lse, dq32, dk32, dv32, Sq,
-      Sk, q_offset, /*k_offset=*/0, /*L=*/Sk, B, heads, kv_heads, head_dim,
-      causal, document_causal, rotary_dim, theta, dropout_rate, seed, stream,
-      batch_offset, global_heads, head_offset);
+      Sk, q_offset, B, heads, kv_heads, head_dim, causal, document_causal,
+      rotary_dim, theta, dropout_rate, seed, stream, global_batch, batch_offset,
+      global_heads, head_offset, /*accumulate_dkv=*/0);
   sprt_convert(dq32, SPRT_DTYPE_F32, dq, dtype, qN);
   sprt_convert(dk32, SPRT_DTYPE_F32, dk, dtype, kvN);
   sprt_convert(dv32, SPRT_DTYPE_F32, dv, dtype, kvN);

@@ -216,13 +216,27 @@ void sprt_attention_grad_typed(
     uint64_t stream, int64_t global_batch, int64_t batch_offset,
     int64_t global_heads, int64_t head_offset, int32_t dtype);
 
-/* Backward of sprt_attention_lse_typed from the forward's out and lse (as
- * it wrote them): the probabilities are exp(score - lse), the softmax's row
- * term rowsum(dout * out); the forward is not run again. dq, dk, dv are
- * written (rounded once from their f32 values): sprt_attention_block_grad_f32
- * into zeroed f32 gradients, between conversions, on the CPU backend and the
- * CUDA backend's native kernels; cuDNN's backward given O and its
- * statistics on its path. */
+/* Backward of sprt_attention_lse_f32 from the forward's out and lse (as it
+ * wrote them), with sprt_attention_grad_f32's other arguments: the
+ * probabilities are exp(score - lse) and the softmax's row term
+ * rowsum(dout * out), so the forward is not run again. dq is written; dk
+ * and dv are written, or added to with accumulate_dkv. The CPU backend runs
+ * sprt_attention_block_grad_f32 into zeroed gradients, the CUDA backend's
+ * native path the dq and dk/dv kernels of sprt_attention_grad_f32. */
+void sprt_attention_grad_lse_f32(
+    const float *dout, const float *q, const float *k, const float *v,
+    const int64_t *positions, const float *out, const float *lse, float *dq,
+    float *dk, float *dv, int64_t Sq, int64_t Sk, int64_t q_offset, int64_t B,
+    int64_t heads, int64_t kv_heads, int64_t head_dim, int32_t causal,
+    int32_t document_causal, int64_t rotary_dim, double theta,
+    double dropout_rate, uint64_t seed, uint64_t stream, int64_t global_batch,
+    int64_t batch_offset, int64_t global_heads, int64_t head_offset,
+    int32_t accumulate_dkv);
+
+/* sprt_attention_grad_lse_f32 on tensors stored in dtype (bf16 / f16; lse
+ * f32): dq, dk, dv written, each rounded once from its f32 value; the f32
+ * call between conversions on the CPU backend and the CUDA backend's native
+ * kernels, cuDNN's backward given O and its statistics on its path. */
 void sprt_attention_grad_lse_typed(
     const void *dout, const void *q, const void *k, const void *v,
     const int64_t *positions, const void *out, const float *lse, void *dq,

@@ -296,14 +296,27 @@ void sprt_attention_typed(const void *q, const void *k, const void *v,
                           int64_t batch_offset, int64_t global_heads,
                           int64_t head_offset, int32_t dtype);
 
-/* sprt_attention_typed that also writes lse [Sq, B, heads] (f32): the
- * natural log of each query row's softmax denominator over its scaled,
- * masked scores (before dropout), -inf for a row that sees no key; the
- * saved statistics of sprt_attention_grad_lse_typed. dtype is
- * SPRT_DTYPE_BF16 or F16. out is sprt_attention_block_f32's (accumulate 0,
- * L = Sk, the queries' positions from positions + q_offset * B) between
- * conversions, bit for bit, on the CPU backend and the CUDA backend's
- * native kernels; cuDNN's own on its path. */
+/* sprt_attention_f32 that also writes lse [Sq, B, heads]: the natural log
+ * of each query row's softmax denominator over its scaled, masked scores
+ * (before dropout), -inf for a row that sees no key; the saved statistics
+ * of sprt_attention_grad_lse_f32. The CPU backend runs
+ * sprt_attention_block_f32 (accumulate 0, L = Sk, the queries' positions
+ * from positions + q_offset * B), the CUDA backend's native path its tiled
+ * forward kernel, which writes m + log(l) of its online softmax. */
+void sprt_attention_lse_f32(const float *q, const float *k, const float *v,
+                            const int64_t *positions, float *out, float *lse,
+                            int64_t Sq, int64_t Sk, int64_t q_offset, int64_t B,
+                            int64_t heads, int64_t kv_heads, int64_t head_dim,
+                            int32_t causal, int32_t document_causal,
+                            int64_t rotary_dim, double theta,
+                            double dropout_rate, uint64_t seed, uint64_t stream,
+                            int64_t global_batch, int64_t batch_offset,
+                            int64_t global_heads, int64_t head_offset);
+
+/* sprt_attention_lse_f32 on q, k, v and out stored in dtype (SPRT_DTYPE_BF16
+ * or F16; lse f32): the f32 call between conversions, bit for bit, on the
+ * CPU backend and the CUDA backend's native kernels; cuDNN's own on its
+ * path (its forward reading and writing the tensors as stored). */
 void sprt_attention_lse_typed(const void *q, const void *k, const void *v,
                               const int64_t *positions, void *out, float *lse,
                               int64_t Sq, int64_t Sk, int64_t q_offset,

@@ -330,8 +330,8 @@ void sprt_op_attention_typed(const void *q, const void *k, const void *v,
                              const sprt_attention_args *args, int32_t dtype);
 /* sprt_op_attention (sprt_op_attention_typed) that also writes lse [S, B,
  * heads] (f32, this rank's query rows and heads; sprt_attention_lse_typed),
- * for sprt_op_attention_grad_lse. The f32 call runs
- * sprt_attention_block_f32 per run of q's rows. */
+ * for sprt_op_attention_grad_lse: sprt_attention_lse_f32 (_typed) per run
+ * of q's rows. */
 void sprt_op_attention_lse(const float *q, const float *k, const float *v,
                            const int64_t *positions, float *out, float *lse,
                            const sprt_attention_args *args);
@@ -390,8 +390,8 @@ void sprt_op_attention_grad_typed(const void *dout, const void *q,
 
 /* sprt_op_attention_grad (_typed) from the forward's out and lse
  * (sprt_op_attention_lse): the forward is not run again. dq, dk, dv are
- * written. The f32 call zeroes them and adds sprt_attention_block_grad_f32
- * per run of q's rows; the typed one takes one run, as
+ * written: sprt_attention_grad_lse_f32 per run of q's rows (dk and dv
+ * summed over the runs); the typed call takes one run, as
  * sprt_op_attention_grad_typed. */
 void sprt_op_attention_grad_lse(const float *dout, const float *q,
                                 const float *k, const float *v,

@@ -1,16 +1,18 @@
 //===- AttentionSavedStatsConformanceTest.cpp - attention's backward from
 //    the forward's result and statistics ----------------------------===//
 //
-// sprt_attention_lse_typed and sprt_attention_grad_lse_typed (the calls of
-// tfm-save-attention-stats' forward and backward on bf16 / f16 tensors):
+// sprt_attention_lse_f32, sprt_attention_grad_lse_f32 and their typed
+// variants (the calls of tfm-save-attention-stats' forward and backward):
 // - lse is the natural log of each query row's softmax denominator over
 //   the scaled, masked scores, against a double-precision host reference;
 // - on the CPU backend and the CUDA backend's native kernels they are the
-//   f32 block kernels (sprt_attention_block_f32, _block_grad_f32 into
-//   zeroed gradients) between conversions, bit for bit;
+//   f32 calls (sprt_attention_lse_f32, sprt_attention_grad_lse_f32)
+//   between conversions, bit for bit; those add dk and dv onto what is
+//   there when asked (a run per piece of the query rows);
 // - they agree with the calls that recompute the forward
-//   (sprt_attention_typed, sprt_attention_grad_typed) within two roundings
-//   of the stored type, on every case: GPT-2's shape, Llama's (GQA,
+//   (sprt_attention_f32, _grad_f32, and the typed ones) within 1e-6 of
+//   the largest value in f32 and two roundings of the stored type, on
+//   every case: GPT-2's shape, Llama's (GQA,
 //   rotary), packed documents, a query piece with an offset, attention
 //   dropout (the same draws in both: the backward's mask is the forward's);
 // - on cuDNN, the forward's out is the recomputing call's bit for bit (one
@@ -111,34 +113,45 @@ Results runSaved(const Config &c, const Values &x, const int64_t *pos,
           dv.download()};
 }
 
-/// The f32 block kernels on the widened values, results rounded to `t`.
-Results runBlocks(const Config &c, const Values &x, const int64_t *pos,
-                  int32_t t) {
+/// The f32 calls on the widened values (dk and dv added onto `dkv0` when
+/// given), results rounded to `t` (f32: as they are).
+Results runF32(const Config &c, const Values &x, const int64_t *pos, int32_t t,
+               const std::vector<float> *dkv0 = nullptr) {
   const size_t nq = x.q.size(), nkv = x.k.size();
   DeviceBuffer<float> q(x.q), k(x.k), v(x.v), dout(x.dout), out(nans(nq)),
-      lse(nans(size_t(c.rows() * c.B * c.heads))),
-      dq(std::vector<float>(nq, 0.0f)), dk(std::vector<float>(nkv, 0.0f)),
-      dv(std::vector<float>(nkv, 0.0f));
-  const int64_t *qPos = pos ? pos + c.qOffset * c.B : nullptr;
-  sprt_attention_block_f32(q, k, v, qPos, pos, out, lse, c.rows(), c.S,
-                           c.qOffset, 0, c.S, c.B, c.heads, c.kvHeads, c.D,
-                           c.causal, c.documents, c.rotary, 10000.0, c.rate, 7,
-                           3, 0, c.heads, 0, 0);
-  // The backward reads the forward's out as the saved call does: stored.
+      lse(nans(size_t(c.rows() * c.B * c.heads))), dq(nans(nq)),
+      dk(dkv0 ? *dkv0 : nans(nkv)), dv(dkv0 ? *dkv0 : nans(nkv));
+  sprt_attention_lse_f32(q, k, v, pos, out, lse, c.rows(), c.S, c.qOffset, c.B,
+                         c.heads, c.kvHeads, c.D, c.causal, c.documents,
+                         c.rotary, 10000.0, c.rate, 7, 3, c.B, 0, c.heads, 0);
+  // The backward reads the forward's out as the typed call does: stored.
   DeviceBuffer<float> saved(asStored(out.download(), t));
-  sprt_attention_block_grad_f32(dout, q, k, v, qPos, pos, saved, lse, dq, dk,
-                                dv, c.rows(), c.S, c.qOffset, 0, c.S, c.B,
-                                c.heads, c.kvHeads, c.D, c.causal, c.documents,
-                                c.rotary, 10000.0, c.rate, 7, 3, 0, c.heads, 0);
+  sprt_attention_grad_lse_f32(dout, q, k, v, pos, saved, lse, dq, dk, dv,
+                              c.rows(), c.S, c.qOffset, c.B, c.heads, c.kvHeads,
+                              c.D, c.causal, c.documents, c.rotary, 10000.0,
+                              c.rate, 7, 3, c.B, 0, c.heads, 0, dkv0 ? 1 : 0);
   return {asStored(out.download(), t), lse.download(),
           asStored(dq.download(), t), asStored(dk.download(), t),
           asStored(dv.download(), t)};
 }
 
-/// The calls that recompute the forward, on the values stored in `t`.
+/// The calls that recompute the forward, on the values stored in `t` (f32:
+/// sprt_attention_f32 and sprt_attention_grad_f32).
 Results runRecomputing(const Config &c, const Values &x, const int64_t *pos,
                        int32_t t) {
   const size_t nq = x.q.size(), nkv = x.k.size();
+  if (t == kF32) {
+    DeviceBuffer<float> q(x.q), k(x.k), v(x.v), dout(x.dout), out(nans(nq)),
+        dq(nans(nq)), dk(nans(nkv)), dv(nans(nkv));
+    sprt_attention_f32(q, k, v, pos, out, c.rows(), c.S, c.qOffset, c.B,
+                       c.heads, c.kvHeads, c.D, c.causal, c.documents, c.rotary,
+                       10000.0, c.rate, 7, 3, c.B, 0, c.heads, 0);
+    sprt_attention_grad_f32(dout, q, k, v, pos, dq, dk, dv, c.rows(), c.S,
+                            c.qOffset, c.B, c.heads, c.kvHeads, c.D, c.causal,
+                            c.documents, c.rotary, 10000.0, c.rate, 7, 3, c.B,
+                            0, c.heads, 0, 0);
+    return {out.download(), {}, dq.download(), dk.download(), dv.download()};
+  }
   TypedBuffer q(x.q, t), k(x.k, t), v(x.v, t), dout(x.dout, t),
       out(nans(nq), t), dq(nans(nq), t), dk(nans(nkv), t), dv(nans(nkv), t);
   sprt_attention_typed(q.get(), k.get(), v.get(), pos, out.get(), c.rows(), c.S,
@@ -202,7 +215,7 @@ void expectNear(const std::string &what, const std::vector<float> &got,
   EXPECT_EQ(bad, 0u) << what;
 }
 
-TEST_F(AttentionSavedStats, AreTheBlockKernelsBetweenConversions) {
+TEST_F(AttentionSavedStats, TypedIsTheF32CallBetweenConversions) {
   sprt_attention_select(kF32, "native");
   for (const Config &c : configs())
     for (int32_t t : {kBf16, kF16}) {
@@ -211,8 +224,7 @@ TEST_F(AttentionSavedStats, AreTheBlockKernelsBetweenConversions) {
       std::vector<int64_t> p = documentPositions(c.S, c.B, kDocumentLengths);
       DeviceBuffer<int64_t> positions(p);
       const int64_t *pos = c.documents ? positions.get() : nullptr;
-      const Results got = runSaved(c, x, pos, t),
-                    want = runBlocks(c, x, pos, t);
+      const Results got = runSaved(c, x, pos, t), want = runF32(c, x, pos, t);
       expectBitwiseEqual(what + " out", got.out, want.out);
       expectBitwiseEqual(what + " lse", got.lse, want.lse);
       expectBitwiseEqual(what + " dq", got.dq, want.dq);
@@ -243,20 +255,44 @@ TEST_F(AttentionSavedStats, LseIsTheLogOfTheSoftmaxDenominator) {
   }
 }
 
+TEST_F(AttentionSavedStats, F32AddsKeyAndValueGradientsWhenAsked) {
+  sprt_attention_select(kF32, "native");
+  for (const Config &c : configs()) {
+    const Values x(c, kF32);
+    DeviceBuffer<int64_t> positions(
+        documentPositions(c.S, c.B, kDocumentLengths));
+    const int64_t *pos = c.documents ? positions.get() : nullptr;
+    const std::vector<float> base = randomFloats(x.k.size(), 21);
+    const Results written = runF32(c, x, pos, kF32),
+                  added = runF32(c, x, pos, kF32, &base);
+    std::vector<float> dk(base), dv(base);
+    for (size_t i = 0; i < base.size(); ++i) {
+      dk[i] += written.dk[i];
+      dv[i] += written.dv[i];
+    }
+    expectBitwiseEqual(c.name + " dq", added.dq, written.dq);
+    expectNear(c.name + " dk", added.dk, dk, 1e-6);
+    expectNear(c.name + " dv", added.dv, dv, 1e-6);
+  }
+}
+
 TEST_F(AttentionSavedStats, AgreeWithTheCallsThatRecompute) {
   sprt_attention_select(kF32, "native");
   for (const Config &c : configs())
-    for (int32_t t : {kBf16, kF16}) {
+    for (int32_t t : {kF32, kBf16, kF16}) {
       const std::string what = c.name + " " + nameOf(t);
       const Values x(c, t);
       DeviceBuffer<int64_t> positions(
           documentPositions(c.S, c.B, kDocumentLengths));
       const int64_t *pos = c.documents ? positions.get() : nullptr;
-      const Results got = runSaved(c, x, pos, t),
+      const Results got = t == kF32 ? runF32(c, x, pos, t)
+                                    : runSaved(c, x, pos, t),
                     want = runRecomputing(c, x, pos, t);
       // Each is the f32 value rounded once; the f32 values differ in their
       // last bits (another order of the same sums): two roundings apart.
-      const double tol = 2 * unitRoundoff(t);
+      // f32 itself: within 1e-6 of the largest value (out) and 4e-6 (the
+      // gradients), sums of at most S terms in another order.
+      const double tol = t == kF32 ? 1e-6 : 2 * unitRoundoff(t);
       expectNear(what + " out", got.out, want.out, tol);
       expectNear(what + " dq", got.dq, want.dq, 4 * tol);
       expectNear(what + " dk", got.dk, want.dk, 4 * tol);
