@@ -1,6 +1,7 @@
 //===- Attention.cpp - CPU scaled dot-product attention -------------------===//
 //
-// sprt_attention_f32: per (batch, query head), the head's q rows (Sq of
+// sprt_attention_f32 (and sprt_attention_lse_f32, which also writes each
+// row's log-sum-exp): per (batch, query head), the head's q rows (Sq of
 // them, global rows q_offset..) and k, v rows (Sk) are gathered from the
 // [rows, B, heads * head_dim] activations into contiguous [rows, head_dim]
 // panels (applying rotary embeddings on the way), then query rows are
@@ -40,20 +41,22 @@ const char *sprt_attention_select(int32_t, const char *request) {
              : "native (the cpu backend's kernels)";
 }
 
-void sprt_attention_f32(const float *q, const float *k, const float *v,
-                        const int64_t *positions, float *out, int64_t Sq,
-                        int64_t Sk, int64_t q_offset, int64_t B, int64_t heads,
-                        int64_t kv_heads, int64_t head_dim, int32_t causal,
-                        int32_t document_causal, int64_t rotary_dim,
-                        double theta, double dropout_rate, uint64_t seed,
-                        uint64_t stream, int64_t global_batch,
-                        int64_t batch_offset, int64_t global_heads,
-                        int64_t head_offset) {
-  (void)global_batch; // The global index only needs the heads extent.
+} // extern "C"
+
+/// sprt_attention_f32, and with `lse` not null sprt_attention_lse_f32: each
+/// row's log-sum-exp from its softmax, the output the same bits either way.
+static void attention(const char *what, const float *q, const float *k,
+                      const float *v, const int64_t *positions, float *out,
+                      float *lse, int64_t Sq, int64_t Sk, int64_t q_offset,
+                      int64_t B, int64_t heads, int64_t kv_heads,
+                      int64_t head_dim, int32_t causal, int32_t document_causal,
+                      int64_t rotary_dim, double theta, double dropout_rate,
+                      uint64_t seed, uint64_t stream, int64_t batch_offset,
+                      int64_t global_heads, int64_t head_offset) {
   if (Sq <= 0 || Sk <= 0 || B <= 0 || heads <= 0 || kv_heads <= 0 ||
       head_dim <= 0)
     return;
-  checkQueryRows("sprt_attention_f32", Sq, Sk, q_offset);
+  checkQueryRows(what, Sq, Sk, q_offset);
   const int64_t group = heads / kv_heads;
   const int64_t outStride = B * heads * head_dim;
 
@@ -102,7 +105,9 @@ void sprt_attention_f32(const float *q, const float *k, const float *v,
             const int64_t last = causal ? i + 1 : nk;
             const int64_t first =
                 firstVisibleKey(document_causal, positions, B, b, i);
-            softmaxRow(p, first, last, nk);
+            const float rowLse = softmaxRow(p, first, last, nk);
+            if (lse)
+              lse[((i0 + r2) * B + b) * heads + h] = rowLse;
             if (dropout) {
               // Masked probabilities are zero either way; only visible keys
               // need a draw.
@@ -123,6 +128,40 @@ void sprt_attention_f32(const float *q, const float *k, const float *v,
       }
     }
   }
+}
+
+extern "C" {
+
+void sprt_attention_f32(const float *q, const float *k, const float *v,
+                        const int64_t *positions, float *out, int64_t Sq,
+                        int64_t Sk, int64_t q_offset, int64_t B, int64_t heads,
+                        int64_t kv_heads, int64_t head_dim, int32_t causal,
+                        int32_t document_causal, int64_t rotary_dim,
+                        double theta, double dropout_rate, uint64_t seed,
+                        uint64_t stream, int64_t global_batch,
+                        int64_t batch_offset, int64_t global_heads,
+                        int64_t head_offset) {
+  (void)global_batch; // The global index only needs the heads extent.
+  attention("sprt_attention_f32", q, k, v, positions, out, nullptr, Sq, Sk,
+            q_offset, B, heads, kv_heads, head_dim, causal, document_causal,
+            rotary_dim, theta, dropout_rate, seed, stream, batch_offset,
+            global_heads, head_offset);
+}
+
+void sprt_attention_lse_f32(const float *q, const float *k, const float *v,
+                            const int64_t *positions, float *out, float *lse,
+                            int64_t Sq, int64_t Sk, int64_t q_offset, int64_t B,
+                            int64_t heads, int64_t kv_heads, int64_t head_dim,
+                            int32_t causal, int32_t document_causal,
+                            int64_t rotary_dim, double theta,
+                            double dropout_rate, uint64_t seed, uint64_t stream,
+                            int64_t global_batch, int64_t batch_offset,
+                            int64_t global_heads, int64_t head_offset) {
+  (void)global_batch;
+  attention("sprt_attention_lse_f32", q, k, v, positions, out, lse, Sq, Sk,
+            q_offset, B, heads, kv_heads, head_dim, causal, document_causal,
+            rotary_dim, theta, dropout_rate, seed, stream, batch_offset,
+            global_heads, head_offset);
 }
 
 } // extern "C"

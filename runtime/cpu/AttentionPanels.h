@@ -108,7 +108,12 @@ inline void checkQueryRows(const char *what, int64_t Sq, int64_t Sk,
 
 /// Softmax of scores [first, last) of a row of `nk` in place (max
 /// subtracted, sum in double), the rest (masked keys) zero.
-inline void softmaxRow(float *p, int64_t first, int64_t last, int64_t nk) {
+/// Returns the row's log-sum-exp, m + log(sum) (-inf when it sees no key).
+inline float softmaxRow(float *p, int64_t first, int64_t last, int64_t nk) {
+  if (first >= last) {
+    std::fill(p, p + nk, 0.0f);
+    return -INFINITY;
+  }
   float m = p[first];
   for (int64_t j = first + 1; j < last; ++j)
     m = std::max(m, p[j]);
@@ -124,6 +129,7 @@ inline void softmaxRow(float *p, int64_t first, int64_t last, int64_t nk) {
     p[j] = 0.0f;
   for (int64_t j = last; j < nk; ++j)
     p[j] = 0.0f;
+  return m + float(std::log(sum));
 }
 
 /// The first key global query row i sees: i - positions[i, b] under a

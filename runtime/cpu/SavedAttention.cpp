@@ -1,9 +1,9 @@
 //===- SavedAttention.cpp - attention with saved statistics (CPU) ---------===//
 //
-// sprt_attention_lse_f32 and sprt_attention_grad_lse_f32 (sprt/kernels.h,
-// sprt/grad_kernels.h): the ring-attention block kernels over the whole
-// key sequence (AttentionBlock.cpp), which write and read the log-sum-exp
-// statistics already.
+// sprt_attention_grad_lse_f32 (sprt/grad_kernels.h): the ring-attention
+// block backward over the whole key sequence (AttentionBlock.cpp), which
+// reads the forward's output and log-sum-exp statistics already. The
+// forward, sprt_attention_lse_f32, is Attention.cpp's kernel.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,24 +12,6 @@
 
 #include <algorithm>
 #include <cstdint>
-
-extern "C" void sprt_attention_lse_f32(
-    const float *q, const float *k, const float *v, const int64_t *positions,
-    float *out, float *lse, int64_t Sq, int64_t Sk, int64_t q_offset, int64_t B,
-    int64_t heads, int64_t kv_heads, int64_t head_dim, int32_t causal,
-    int32_t document_causal, int64_t rotary_dim, double theta,
-    double dropout_rate, uint64_t seed, uint64_t stream, int64_t global_batch,
-    int64_t batch_offset, int64_t global_heads, int64_t head_offset) {
-  (void)global_batch; // the dropout index needs the heads extent only
-  if (Sq <= 0 || Sk <= 0 || B <= 0 || heads <= 0 || kv_heads <= 0 ||
-      head_dim <= 0)
-    return;
-  sprt_attention_block_f32(
-      q, k, v, positions ? positions + q_offset * B : nullptr, positions, out,
-      lse, Sq, Sk, q_offset, /*k_offset=*/0, /*L=*/Sk, B, heads, kv_heads,
-      head_dim, causal, document_causal, rotary_dim, theta, dropout_rate, seed,
-      stream, batch_offset, global_heads, head_offset, /*accumulate=*/0);
-}
 
 extern "C" void sprt_attention_grad_lse_f32(
     const float *dout, const float *q, const float *k, const float *v,

@@ -299,10 +299,9 @@ void sprt_attention_typed(const void *q, const void *k, const void *v,
 /* sprt_attention_f32 that also writes lse [Sq, B, heads]: the natural log
  * of each query row's softmax denominator over its scaled, masked scores
  * (before dropout), -inf for a row that sees no key; the saved statistics
- * of sprt_attention_grad_lse_f32. The CPU backend runs
- * sprt_attention_block_f32 (accumulate 0, L = Sk, the queries' positions
- * from positions + q_offset * B), the CUDA backend's native path its tiled
- * forward kernel, which writes m + log(l) of its online softmax. */
+ * of sprt_attention_grad_lse_f32. out is sprt_attention_f32's, bit for bit,
+ * on the CPU backend and the CUDA backend's native path (one kernel, which
+ * also writes each row's m + log(sum)). */
 void sprt_attention_lse_f32(const float *q, const float *k, const float *v,
                             const int64_t *positions, float *out, float *lse,
                             int64_t Sq, int64_t Sk, int64_t q_offset, int64_t B,
