@@ -363,6 +363,13 @@ bool blockGrad(const AttnCall &c, const float *dout, const float *out,
 
 bool bf16() { return selection().io == cd::IoType::BF16; }
 
+/// Whether a typed call (`c.stored`, tensors in `dtype`) is cuDNN's: it was
+/// selected for this program's bf16 / f16, which the tensors are in.
+bool storedOnCudnn(const AttnCall &c, int32_t dtype) {
+  return selection().cudnn && c.stored &&
+         dtype == (bf16() ? SPRT_DTYPE_BF16 : SPRT_DTYPE_F16);
+}
+
 } // namespace
 
 namespace sprt::cuda {
@@ -385,16 +392,14 @@ bool cudnnAttentionGrad(const AttnCall &c, const float *dout, float *dq,
 }
 
 bool cudnnAttentionStored(const AttnCall &c, void *out, int32_t dtype) {
-  if (!selection().cudnn || !c.stored ||
-      dtype != (bf16() ? SPRT_DTYPE_BF16 : SPRT_DTYPE_F16))
+  if (!storedOnCudnn(c, dtype))
     return false;
   return bf16() ? attention<__nv_bfloat16>(c, out) : attention<__half>(c, out);
 }
 
 bool cudnnAttentionGradStored(const AttnCall &c, const void *dout, void *dq,
                               void *dk, void *dv, int32_t dtype) {
-  if (!selection().cudnn || !c.stored ||
-      dtype != (bf16() ? SPRT_DTYPE_BF16 : SPRT_DTYPE_F16))
+  if (!storedOnCudnn(c, dtype))
     return false;
   return bf16() ? attentionGrad<__nv_bfloat16>(c, dout, dq, dk, dv, false)
                 : attentionGrad<__half>(c, dout, dq, dk, dv, false);
@@ -402,8 +407,7 @@ bool cudnnAttentionGradStored(const AttnCall &c, const void *dout, void *dq,
 
 bool cudnnAttentionStoredLse(const AttnCall &c, void *out, float *lse,
                              int32_t dtype) {
-  if (!selection().cudnn || !c.stored ||
-      dtype != (bf16() ? SPRT_DTYPE_BF16 : SPRT_DTYPE_F16))
+  if (!storedOnCudnn(c, dtype))
     return false;
   return bf16() ? attentionLse<__nv_bfloat16>(c, out, lse)
                 : attentionLse<__half>(c, out, lse);
@@ -412,8 +416,7 @@ bool cudnnAttentionStoredLse(const AttnCall &c, void *out, float *lse,
 bool cudnnAttentionGradStoredLse(const AttnCall &c, const void *dout,
                                  const void *out, const float *lse, void *dq,
                                  void *dk, void *dv, int32_t dtype) {
-  if (!selection().cudnn || !c.stored ||
-      dtype != (bf16() ? SPRT_DTYPE_BF16 : SPRT_DTYPE_F16))
+  if (!storedOnCudnn(c, dtype))
     return false;
   return bf16() ? attentionGradLse<__nv_bfloat16>(c, dout, out, lse, dq, dk, dv)
                 : attentionGradLse<__half>(c, dout, out, lse, dq, dk, dv);
