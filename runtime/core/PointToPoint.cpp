@@ -9,6 +9,8 @@
 // send started and returns the staging buffers to a pool the next sends
 // reuse (freed with the mesh). A recv blocks until its data arrived.
 // The time spent waiting in both is counted (the pipeline bubble: Bubble.h).
+// sprt_flush_sends issues the sends a communicator has queued (NCCL's:
+// Comm::flush), for a pipeline stage's warm-up sends that no recv follows.
 //
 //===----------------------------------------------------------------------===//
 
@@ -133,6 +135,8 @@ extern "C" void sprt_complete_sends(void) {
   s.started.clear();
   addWait(start);
 }
+
+extern "C" void sprt_flush_sends(int32_t axis) { mesh().comm(axis).flush(); }
 
 extern "C" int64_t sprt_pending_sends(void) {
   return int64_t(sends().started.size());

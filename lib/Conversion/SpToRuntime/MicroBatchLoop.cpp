@@ -29,7 +29,9 @@ LogicalResult Lowering::lowerLoop(MicroBatchLoopOp loop) {
   // yielded[j] (the first as a scale by 1: an exact copy, -0 and NaN
   // included), the sums of an unrolled step in its order; n is the loop's
   // count (M unless micro-batches were peeled off after it), w its lag.
-  // Without a lag the whole body is the forward part. The body's arguments
+  // Each send of a forward part is followed by `if (t < w)
+  // sprt_flush_sends(axis)`. Without a lag the whole body is the forward
+  // part. The body's arguments
   // and stashes are read at the part's micro-batch i (loopIndex).
   loc = loop.getLoc();
   int64_t n = loop.getMicroBatches(), m = loop.getStepMicroBatches();
@@ -80,9 +82,30 @@ LogicalResult Lowering::lowerLoop(MicroBatchLoopOp loop) {
     }
     loopIndex = i;
     emitCall("sprt_set_micro_batch", {i, i64(m)});
-    for (Operation *op : ops)
+    for (Operation *op : ops) {
       if (failed(lower(op)))
         return failure();
+      // A warm-up forward's send (t < w: no backward part follows it in
+      // this iteration) goes out now, alone. A communicator that queues
+      // sends until the next recv (NCCL's) would hold it until the stage's
+      // first backward, the next stage waiting for the whole warm-up; each
+      // peer posts its matching recv before anything that waits for this
+      // stage's later work, as in Megatron-LM's warm-up.
+      auto send = dyn_cast<dist::SendOp>(op);
+      if (!send || backward || w == 0)
+        continue;
+      Value warm =
+          b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::slt, i, i64(w));
+      Block *current = b.getInsertionBlock();
+      Block *flush = b.createBlock(done);
+      Block *after = b.createBlock(done);
+      b.setInsertionPointToEnd(current);
+      b.create<LLVM::CondBrOp>(loc, warm, flush, after);
+      b.setInsertionPointToEnd(flush);
+      emitCall("sprt_flush_sends", {axisOf(send.getAxis())});
+      b.create<LLVM::BrOp>(loc, ValueRange(), after);
+      b.setInsertionPointToEnd(after);
+    }
     loc = yield.getLoc();
     SmallVector<std::pair<Value, Value>> sums; // (result, yielded)
     for (auto [r, v] : llvm::zip(loop.getResults(), yield.getValues()))

@@ -119,11 +119,18 @@ void sprt_all_to_all(const void *in, void *out, int64_t elem_bytes,
  * runtime's and starts the send from there; a recv returns once its data
  * arrived. sprt_complete_sends waits for every send started (a step's are
  * complete when it returns), sprt_pending_sends counts those not yet
- * completed. */
+ * completed. sprt_flush_sends issues now the sends started along the axis
+ * that a communicator queues (NCCL's, which issues them with the next recv,
+ * wait or collective, all in one group: see runtime/comm/NcclComm.cpp): a
+ * pipeline stage's warm-up forwards, which no recv follows, call it after
+ * each send, so that the next stage need not wait for the whole warm-up
+ * (Megatron-LM issues these sends alone too). On MPI every send has
+ * started already and it does nothing. */
 void sprt_send(const void *in, int64_t bytes, int64_t offset, int32_t axis);
 void sprt_recv(void *out, int64_t bytes, int64_t offset, int32_t axis);
 void sprt_complete_sends(void);
 int64_t sprt_pending_sends(void);
+void sprt_flush_sends(int32_t axis);
 
 /* Non-blocking forms (never zigzag): start, then wait on the returned
  * handle. The all-gather's workspace (as sprt_all_gather's with zigzag 0)

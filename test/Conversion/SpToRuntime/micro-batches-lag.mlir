@@ -34,6 +34,17 @@
 // CHECK-NEXT: %[[FX:.*]] = llvm.getelementptr %[[ARENA]][%[[FAT]]]
 // CHECK: llvm.call @sprt_op_embedding(%[[FIDS]], %{{.*}}, %[[FX]],
 // CHECK: llvm.call @sprt_send(
+// A warm-up forward (t < lag: no backward part follows it) then issues its
+// send alone (sprt_flush_sends on the send's axis); a steady-state one
+// leaves it to go out with the backward part's recv.
+// CHECK-NEXT: llvm.call @sprt_trace_end()
+// CHECK-NEXT: %[[LAG:.*]] = llvm.mlir.constant(1 : i64) : i64
+// CHECK-NEXT: %[[WARM:.*]] = llvm.icmp "slt" %[[T]], %[[LAG]] : i64
+// CHECK-NEXT: llvm.cond_br %[[WARM]], ^[[FLUSH:bb[0-9]+]], ^[[AFTER:bb[0-9]+]]
+// CHECK-NEXT: ^[[FLUSH]]:
+// CHECK-NEXT: %[[AXIS:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-NEXT: llvm.call @sprt_flush_sends(%[[AXIS]]) : (i32) -> ()
+// CHECK-NEXT: llvm.br ^[[AFTER]]
 // CHECK-NOT: sprt_op_scale
 // CHECK: llvm.br ^[[B]]
 // The backward part, of micro-batch t - 1.
@@ -60,12 +71,15 @@
 // CHECK: llvm.call @sprt_op_scale(
 // CHECK: llvm.call @sprt_add_f32(
 // CHECK: ^[[EXIT]]:
-// The last stage: no lag, one part, M iterations.
+// CHECK-NOT: sprt_flush_sends
+// The last stage: no lag, one part, M iterations; its send (the backward's)
+// goes out with the next iteration's recv.
 // CHECK-LABEL: llvm.func internal @seqpar_step_stage1(
 // CHECK: %{{.*}} = llvm.mlir.constant(3 : i64) : i64
 // CHECK-NEXT: llvm.icmp "slt"
 // CHECK-NOT: llvm.urem
 // CHECK-NOT: llvm.sub
+// CHECK-NOT: sprt_flush_sends
 // CHECK: llvm.return
 dist.mesh @mesh ["pp" = 2] roles [pipeline]
 tfm.param @wte : tensor<16x4xf32> init normal(2.000000e-02)
