@@ -107,7 +107,7 @@ void releaseSendBuffers() {
 
 extern "C" void sprt_send(const void *in, int64_t bytes, int64_t offset,
                           int32_t axis) {
-  TraceSpan span("send", axis);
+  TraceSpan span("send", axis, peer(offset, axis));
   countBytes(axis, bytes);
   Staging staged;
   if (bytes > 0) {
@@ -136,7 +136,10 @@ extern "C" void sprt_complete_sends(void) {
   addWait(start);
 }
 
-extern "C" void sprt_flush_sends(int32_t axis) { mesh().comm(axis).flush(); }
+extern "C" void sprt_flush_sends(int32_t axis) {
+  TraceSpan span("flush_sends", axis);
+  mesh().comm(axis).flush();
+}
 
 extern "C" int64_t sprt_pending_sends(void) {
   return int64_t(sends().started.size());
@@ -144,7 +147,7 @@ extern "C" int64_t sprt_pending_sends(void) {
 
 extern "C" void sprt_recv(void *out, int64_t bytes, int64_t offset,
                           int32_t axis) {
-  TraceSpan span("recv", axis);
+  TraceSpan span("recv", axis, peer(offset, axis));
   auto start = std::chrono::steady_clock::now();
   mesh().comm(axis).recv(out, bytes, peer(offset, axis));
   addWait(start);

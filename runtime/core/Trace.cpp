@@ -27,6 +27,8 @@ struct Event {
   /// Nanoseconds of the monotonic clock (printed as microseconds).
   int64_t ts = 0, dur = 0;
   int32_t axis = -1;
+  /// A send's or recv's peer along the axis (Collective), else -1.
+  int32_t peer = -1;
   /// Bytes sent (Collective), the step (Step), the live bytes (Counter).
   int64_t value = 0;
   /// Order of the beginnings: the file lists events in it.
@@ -138,9 +140,11 @@ void sprt::traceLiveBytes(int64_t liveBytes) {
   recorder().add(e);
 }
 
-void TraceSpan::begin(const char *spanName, int32_t spanAxis) {
+void TraceSpan::begin(const char *spanName, int32_t spanAxis,
+                      int32_t spanPeer) {
   name = spanName;
   axis = spanAxis;
+  peer = spanPeer;
   sentBefore = sentOn(axis);
   seq = recorder().nextSeq++;
   start = now();
@@ -152,6 +156,7 @@ void TraceSpan::end() {
   e.ts = start;
   e.dur = now() - start;
   e.axis = axis;
+  e.peer = peer;
   e.value = sentOn(axis) - sentBefore;
   e.seq = seq;
   recorder().add(e);
@@ -201,8 +206,17 @@ std::string sprt::traceJson() {
                    });
   std::string pid = std::to_string(r.rank);
   std::string out = "{\"displayTimeUnit\": \"ms\", \"traceEvents\": [\n";
+  // The rank's coordinate along each mesh axis (who shares a communicator
+  // with it, and who a peer is).
+  std::string coords;
+  for (int32_t a = 0; a < int32_t(mesh().names.size()); ++a) {
+    coords += a ? ", " : "";
+    appendString(coords, mesh().names[size_t(a)].c_str());
+    coords += ": " + std::to_string(sprt_axis_coord(a));
+  }
   out += "{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": " + pid +
-         ", \"tid\": 0, \"args\": {\"name\": \"rank " + pid + "\"}},\n";
+         ", \"tid\": 0, \"args\": {\"name\": \"rank " + pid +
+         "\", \"mesh\": {" + coords + "}}},\n";
   out += "{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": " + pid +
          ", \"tid\": 0, \"args\": {\"name\": \"host\"}}";
   static const char *categories[] = {"op", "collective", "step", "memory"};
@@ -235,6 +249,8 @@ std::string sprt::traceJson() {
       else
         out += "null";
       out += ", \"bytes\": " + std::to_string(e.value);
+      if (e.peer >= 0)
+        out += ", \"peer\": " + std::to_string(e.peer);
       break;
     case Kind::Step:
       out += "\"step\": " + std::to_string(e.value);

@@ -7,9 +7,11 @@
 //   runtime calls of each op (convert-sp-to-runtime emits them), named by
 //   the op ("tfm.linear") with the Hugging Face module it comes from;
 // - every collective entry point of the runtime ABI (Collectives.cpp,
-//   TrainOps.cpp, FusedOps.cpp) as a span of category "collective" (a
-//   TraceSpan) with the mesh axis and the bytes this rank sent in it (as
-//   counted for the metrics' bytes_sent; nested spans count their own too);
+//   TrainOps.cpp, FusedOps.cpp, PointToPoint.cpp) as a span of category
+//   "collective" (a TraceSpan) with the mesh axis and the bytes this rank
+//   sent in it (as counted for the metrics' bytes_sent; nested spans count
+//   their own too), a send's and recv's with the peer's coordinate on the
+//   axis (the process_name's "mesh" gives the rank's coordinates);
 // - each step as a span of category "step" (main(): the interval its
 //   step_time_s measures);
 // - a counter ("ph": "C") of the live bytes of the runtime's allocator
@@ -58,12 +60,13 @@ void traceLiveBytes(int64_t liveBytes);
 std::string traceJson();
 
 /// A collective's span, from construction to destruction, with its mesh
-/// axis and the bytes this rank sent on it meanwhile.
+/// axis and the bytes this rank sent on it meanwhile; a send's or recv's
+/// also with its peer's coordinate along the axis.
 class TraceSpan {
 public:
-  TraceSpan(const char *name, int32_t axis) {
+  TraceSpan(const char *name, int32_t axis, int32_t peer = -1) {
     if (tracing())
-      begin(name, axis);
+      begin(name, axis, peer);
   }
   ~TraceSpan() {
     if (name)
@@ -73,11 +76,11 @@ public:
   TraceSpan &operator=(const TraceSpan &) = delete;
 
 private:
-  void begin(const char *name, int32_t axis);
+  void begin(const char *name, int32_t axis, int32_t peer);
   void end();
 
   const char *name = nullptr;
-  int32_t axis = -1;
+  int32_t axis = -1, peer = -1;
   int64_t sentBefore = 0, seq = 0;
   int64_t start = 0;
 };
