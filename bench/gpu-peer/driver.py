@@ -526,7 +526,8 @@ class Runner:
         parts, low = [], []
         for (kernel, shape), paths in rows.items():
             new = (paths.get("fused") or paths.get("two-stage") or paths.get("vector")
-                   or paths.get("sorted") or paths.get("stored") or paths.get("epilogue"))
+                   or paths.get("sorted") or paths.get("stored") or paths.get("epilogue")
+                   or paths.get("per-tensor") or paths.get("list"))
             if not new:
                 continue
             old = paths.get("before") or paths.get("scalar")

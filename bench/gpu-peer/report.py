@@ -319,7 +319,12 @@ def render(r):
                    "linear_gelu_grad: epilogue = one cuBLASLt GEMM with the bias, the GELU, "
                    "or the GELU's gradient and the bias gradient as its epilogue, before = "
                    "the kernels it replaced (SPRT_CUBLASLT=0) (all compute-bound: the time "
-                   "against before is the figure, not the ratio).\n")
+                   "against before is the figure, not the ratio); adamw, adamw_master bf16 "
+                   "(f32 master weights writing the bf16 parameter): per-tensor = one call "
+                   "per parameter tensor over GPT-2 124M's 148 (the step's optimizer as the "
+                   "program runs it) or on wte alone; sum_squares (the gradient norm): "
+                   "list = the multi-tensor sum the program calls, before = one call per "
+                   "tensor.\n")
         out.append(table(["kernel", "shape", "path", "MB", "median us", "GB/s", "copy GB/s",
                           "ratio"],
                          [[x["kernel"], x["shape"], x["path"], num(x["bytes"] / 1e6, "{:.1f}"),

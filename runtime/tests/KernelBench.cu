@@ -23,6 +23,9 @@
 // kernel; the bias, against its broadcast and beta = 1; the GELU's gradient
 // and the bias gradient, against their kernels) are compute-bound:
 // their time against "before" is the figure, not their ratio to the copy.
+// The optimizer (benchOptimizer): AdamW per tensor over GPT-2 124M's
+// parameters as a step calls it ("per-tensor"), and the gradient norm's
+// multi-tensor sum of squares ("list") against one call per tensor.
 //
 // Without a usable GPU it prints "skipped: ..." (and writes that as the
 // JSON's status) and exits 0.
@@ -565,6 +568,85 @@ void benchConvert(int64_t n) {
   SPRT_CUDA_CHECK(cudaFree(h));
 }
 
+/// A device scalar holding `v`.
+template <typename T> T *deviceScalar(T v) {
+  T *d = nullptr;
+  SPRT_CUDA_CHECK(cudaMalloc(&d, sizeof(T)));
+  SPRT_CUDA_CHECK(cudaMemcpy(d, &v, sizeof(T), cudaMemcpyHostToDevice));
+  return d;
+}
+
+/// The optimizer step as a program runs it, one call per parameter tensor,
+/// over GPT-2 124M's 148 tensors ("per-tensor"), and on its largest (wte,
+/// "one tensor"): AdamW on f32 parameters (reads p, g, m, v; writes p, m,
+/// v: 28 bytes an element) and on f32 master weights writing the bf16
+/// parameter (30 bytes); the gradient norm's sum of squares over the same
+/// tensors, as the multi-tensor list the program calls ("list") and one
+/// call per tensor ("before").
+void benchOptimizer() {
+  std::vector<int64_t> sizes = {50257 * 768, 1024 * 768};
+  for (int layer = 0; layer < 12; ++layer)
+    for (int64_t n : {768, 768, 768 * 2304, 2304, 768 * 768, 768, 768, 768,
+                      768 * 3072, 3072, 3072 * 768, 768})
+      sizes.push_back(n);
+  sizes.push_back(768);
+  sizes.push_back(768);
+  // Each tensor 16-byte aligned in one buffer per role.
+  std::vector<int64_t> at;
+  int64_t total = 0;
+  for (int64_t n : sizes) {
+    at.push_back(total);
+    total += (n + 3) / 4 * 4;
+  }
+  float *p = deviceFloats(size_t(total), 21),
+        *g = deviceFloats(size_t(total), 22);
+  float *m = deviceFloats(size_t(total), 23),
+        *v = deviceFloats(size_t(total), 24, 2.0f);
+  void *half = nullptr;
+  SPRT_CUDA_CHECK(cudaMalloc(&half, size_t(total) * 2));
+  float *scale = deviceScalar(1.0f), *sums = nullptr;
+  SPRT_CUDA_CHECK(cudaMalloc(&sums, sizes.size() * sizeof(float)));
+  double *lr = deviceScalar(1e-4);
+  int64_t *step = deviceScalar<int64_t>(1);
+  int64_t elems = 0;
+  for (int64_t n : sizes)
+    elems += n;
+  const std::string all = "gpt2-124m " + std::to_string(sizes.size());
+  const std::string one = std::to_string(sizes[0]);
+  auto adamw = [&](size_t i) {
+    sprt_adamw_f32(p + at[i], g + at[i], m + at[i], v + at[i], scale, sizes[i],
+                   lr, 0.9, 0.999, 1e-8, 0.1, step);
+  };
+  auto master = [&](size_t i) {
+    sprt_adamw_master_f32(p + at[i], static_cast<uint16_t *>(half) + at[i],
+                          SPRT_DTYPE_BF16, g + at[i], m + at[i], v + at[i],
+                          scale, sizes[i], lr, 0.9, 0.999, 1e-8, 0.1, step);
+  };
+  measure("adamw", all, "per-tensor", 28.0 * elems, [&] {
+    for (size_t i = 0; i < sizes.size(); ++i)
+      adamw(i);
+  });
+  measure("adamw", one, "per-tensor", 28.0 * sizes[0], [&] { adamw(0); });
+  measure("adamw_master bf16", all, "per-tensor", 30.0 * elems, [&] {
+    for (size_t i = 0; i < sizes.size(); ++i)
+      master(i);
+  });
+  std::vector<const float *> xs;
+  for (int64_t a : at)
+    xs.push_back(g + a);
+  measure("sum_squares", all, "list", 4.0 * elems, [&] {
+    sprt_sum_squares_list_f32(int32_t(xs.size()), xs.data(), sizes.data(),
+                              sums);
+  });
+  measure("sum_squares", all, "before", 4.0 * elems, [&] {
+    for (size_t i = 0; i < sizes.size(); ++i)
+      sprt_sum_squares_f32(xs[i], sizes[i], sums + i);
+  });
+  for (void *ptr : {(void *)p, (void *)g, (void *)m, (void *)v, half,
+                    (void *)scale, (void *)sums, (void *)lr, (void *)step})
+    SPRT_CUDA_CHECK(cudaFree(ptr));
+}
+
 void writeJson(const char *path, const char *status, const std::string &dev) {
   if (!path)
     return;
@@ -640,6 +722,7 @@ int main(int argc, char **argv) {
       [] { benchLinearGradWeightBias(8192, 768, 2304); }, // GPT-2 124M's c_attn
       [] { benchTypedAttention(1024, 8, 12, 12, 64, 0); }, // GPT-2 124M
       [] { benchTypedAttention(2048, 2, 32, 8, 64, 64); }, // Llama-3.2-1B
+      [] { benchOptimizer(); }, // last: the stage's time limit keeps the rest
   };
   try {
     for (const auto &group : groups) {
