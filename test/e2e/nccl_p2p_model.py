@@ -14,7 +14,8 @@
   rank of the axis is running it.
 
 It fails (exit 1) when the streams deadlock, naming what each blocked rank
-runs, or when a send was issued after more than --max-delay compute ops of
+runs, when the ranks of an axis run different collectives at one turn, or
+when a send was issued after more than --max-delay compute ops of
 its rank started after it (the op spans between the send and its issue: a
 send held for a later recv waits for them on the GPU). Ring attention's
 exchanges (inside its span) count as one collective of the axis.
