@@ -237,6 +237,17 @@ extern "C" void sprt_op_attention(const float *q, const float *k,
                        a.heads * sprt_axis_coord(a.head_axis));
 }
 
+extern "C" void sprt_op_attention_prepare(const sprt_attention_args *args,
+                                          int32_t backward) {
+  const sprt_attention_args &a = *args;
+  // The runs sprt_op_attention computes.
+  SeqPieces pieces = seqPieces(a.S, a.seq_axis, -1);
+  for (const SeqPiece &p : pieces)
+    sprt_attention_prepare(p.rows, pieces.globalRows, p.globalStart, a.B,
+                           a.heads, a.kv_heads, a.head_dim, a.causal,
+                           a.document_causal, a.dropout_rate, backward);
+}
+
 /// The bytes of an element of `dtype` (SPRT_DTYPE_*).
 static int64_t dtypeBytes(int32_t dtype) {
   return dtype == SPRT_DTYPE_F32 ? 4 : 2;

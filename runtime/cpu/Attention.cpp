@@ -41,6 +41,11 @@ const char *sprt_attention_select(int32_t, const char *request) {
              : "native (the cpu backend's kernels)";
 }
 
+// One kernel, no plans, scratch taken per call: nothing to ready.
+void sprt_attention_prepare(int64_t, int64_t, int64_t, int64_t, int64_t,
+                            int64_t, int64_t, int32_t, int32_t, double,
+                            int32_t) {}
+
 } // extern "C"
 
 /// sprt_attention_f32, and with `lse` not null sprt_attention_lse_f32: each

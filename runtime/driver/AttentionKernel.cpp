@@ -5,6 +5,7 @@
 
 #include "sprt/device.h"
 #include "sprt/kernels.h"
+#include "sprt/runtime.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -26,4 +27,9 @@ void sprt::selectAttentionKernel(const Model &model) {
     std::fprintf(stderr, "attention: %s\n", line);
     std::fflush(stderr);
   }
+}
+
+void sprt::prepareAttention(const Model &model) {
+  for (const AttentionShape &a : model.attention)
+    sprt_op_attention_prepare(&a.args, a.backward ? 1 : 0);
 }

@@ -14,6 +14,12 @@ namespace sprt {
 /// stderr. After sprt_device_init, before the first step.
 void selectAttentionKernel(const Model &model);
 
+/// Readies each of the step's attentions (the model's `attention`, of this
+/// rank's pipeline stage) on the kernel selected: sprt_op_attention_prepare.
+/// After the mesh and Model::selectStage, before the memory-fit check (which
+/// then sees what it allocated).
+void prepareAttention(const Model &model);
+
 } // namespace sprt
 
 #endif // SPRT_DRIVER_ATTENTIONKERNEL_H

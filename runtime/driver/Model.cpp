@@ -145,6 +145,38 @@ void Model::selectStage() {
   plannedPeak = s.plannedPeak;
   grads = s.grads;
   gradShardAxes = s.gradShardAxes;
+  attention = s.attention;
+}
+
+/// The "attention" list of `j` (absent: none) into `out`.
+static bool parseAttention(const json &j, std::vector<AttentionShape> &out,
+                           std::string &error) {
+  out.clear();
+  if (!j.contains("attention"))
+    return true;
+  const json &list = j.at("attention");
+  if (!list.is_array()) {
+    error = "the program's model description: \"attention\" is not a list";
+    return false;
+  }
+  for (const json &a : list) {
+    AttentionShape shape;
+    sprt_attention_args &args = shape.args;
+    args.S = a.at("rows").get<int64_t>();
+    args.B = a.at("batch").get<int64_t>();
+    args.heads = a.at("heads").get<int64_t>();
+    args.kv_heads = a.at("kv_heads").get<int64_t>();
+    args.head_dim = a.at("head_dim").get<int64_t>();
+    args.dropout_rate = a.at("dropout").get<double>();
+    args.causal = a.at("causal").get<bool>() ? 1 : 0;
+    args.document_causal = a.at("document_causal").get<bool>() ? 1 : 0;
+    args.batch_axis = a.at("batch_axis").get<int32_t>();
+    args.head_axis = a.at("head_axis").get<int32_t>();
+    args.seq_axis = a.at("seq_axis").get<int32_t>();
+    shape.backward = a.at("backward").get<bool>();
+    out.push_back(shape);
+  }
+  return true;
 }
 
 /// The planned memory of `plan` (a "planned" object) into `planned` and
@@ -224,6 +256,8 @@ static bool parsePipeline(const json &j, Model &m, std::string &error) {
         s.value("recompute_flops_per_step", int64_t(0));
     parsePlanned(s.at("planned"), info.planned, info.plannedPeak);
     info.grads = s.at("grads").get<std::vector<int64_t>>();
+    if (!parseAttention(s, info.attention, error))
+      return false;
     if (!parseSlicings(s, info.grads.size(), int64_t(m.axisSizes.size()),
                        info.gradShardAxes, error))
       return false;
@@ -331,6 +365,8 @@ bool Model::parse(const char *text, std::string &error) {
     grads = j.value("grads", std::vector<int64_t>());
     if (!parseSlicings(j, grads.size(), int64_t(axisSizes.size()),
                        gradShardAxes, error))
+      return false;
+    if (!parseAttention(j, attention, error))
       return false;
     std::string name = j.value("optimizer", std::string());
     optimizer = name == "adamw" ? Optimizer::adamw

@@ -94,6 +94,15 @@ struct ParamInfo {
   bool ownsShard(const Slicing &slicing = {}) const;
 };
 
+/// An attention of the step (the model JSON's "attention"): its arguments
+/// (rotary, theta and the dropout stream left 0: a plan does not depend on
+/// them) and whether the step computes its gradient, which the driver
+/// readies before step 1 (sprt_op_attention_prepare).
+struct AttentionShape {
+  sprt_attention_args args{};
+  bool backward = false;
+};
+
 /// What the step function of one pipeline stage needs of the runtime (the
 /// model's "stages"; Model::selectStage).
 struct StageInfo {
@@ -103,6 +112,7 @@ struct StageInfo {
   int64_t plannedPeak = 0;
   std::vector<int64_t> grads;
   std::vector<Slicing> gradShardAxes;
+  std::vector<AttentionShape> attention;
 };
 
 /// The optimizer a training program's step applies (the model JSON's
@@ -156,6 +166,9 @@ struct Model {
   /// (its first dimension; the JSON's "grad_shard_axes": -1, an axis, or a
   /// list of axes outermost first).
   std::vector<Slicing> gradShardAxes;
+  /// The step's attentions, each once (a program from before the JSON
+  /// listed them has none: its plans are built on first use).
+  std::vector<AttentionShape> attention;
   Optimizer optimizer = Optimizer::none;
   /// The run-time hyperparameters the step reads (tfm.hyperparameter), in
   /// the order of its table, with their compile-time defaults.

@@ -48,8 +48,19 @@ json planned(int64_t params, int64_t arena) {
           {"peak_bytes", params + 128 + arena}};
 }
 
+/// An attention record of the model JSON ("attention"): `rows` query rows.
+json attentionJson(int64_t rows, bool backward) {
+  return {{"rows", rows},    {"batch", 2},
+          {"heads", 4},      {"kv_heads", 2},
+          {"head_dim", 8},   {"dropout", 0.1},
+          {"causal", true},  {"document_causal", false},
+          {"batch_axis", 1}, {"head_axis", -1},
+          {"seq_axis", -1},  {"backward", backward}};
+}
+
 /// A model of two stages: "t" [4, 2] read by both (tied), "w" [4, 2] by
-/// stage 1 only, "d" [4, 2] split over the data axis by stage 1 only.
+/// stage 1 only, "d" [4, 2] split over the data axis by stage 1 only; stage
+/// 1 has an attention, whose gradient it computes.
 json pipelineJson() {
   int64_t dp = worldSize() / 2;
   json split = json::array({{{"dim", 0}, {"axis", 1}, {"blocks", 1}}});
@@ -91,6 +102,7 @@ json pipelineJson() {
           {"grad_shard_axes", {-1, -1, -1}},
           {"optimizer", "sgd"},
           {"planned", planned(96, 4096)},
+          {"attention", {attentionJson(4, false)}},
           {"pipeline_axis", 0},
           {"stages",
            {{{"arena_bytes", 1024},
@@ -106,7 +118,8 @@ json pipelineJson() {
              {"recompute_flops_per_step", 30},
              {"planned", planned(96, 4096)},
              {"grads", {2, 0, 1}},
-             {"grad_shard_axes", {-1, -1, -1}}}}}};
+             {"grad_shard_axes", {-1, -1, -1}},
+             {"attention", {attentionJson(4, true)}}}}}};
 }
 
 sprt::Model parsed(const json &j) {
@@ -132,15 +145,35 @@ TEST(Pipeline, ModelParsesTheStages) {
   EXPECT_EQ(m.params[1].stages, std::vector<int64_t>({1}));
   EXPECT_EQ(m.params[1].ownerStage(), 1);
   EXPECT_EQ(m.params[1].pipelineAxis, 0);
+  EXPECT_TRUE(m.stages[0].attention.empty());
+  ASSERT_EQ(m.stages[1].attention.size(), 1u);
+  const sprt::AttentionShape &a = m.stages[1].attention[0];
+  EXPECT_EQ(a.args.S, 4);
+  EXPECT_EQ(a.args.B, 2);
+  EXPECT_EQ(a.args.heads, 4);
+  EXPECT_EQ(a.args.kv_heads, 2);
+  EXPECT_EQ(a.args.head_dim, 8);
+  EXPECT_EQ(a.args.dropout_rate, 0.1);
+  EXPECT_EQ(a.args.causal, 1);
+  EXPECT_EQ(a.args.document_causal, 0);
+  EXPECT_EQ(a.args.batch_axis, 1);
+  EXPECT_EQ(a.args.head_axis, -1);
+  EXPECT_EQ(a.args.seq_axis, -1);
+  EXPECT_TRUE(a.backward);
   // Before a stage is selected: the program's figures.
   EXPECT_EQ(m.arenaBytes, 4096);
+  ASSERT_EQ(m.attention.size(), 1u);
+  EXPECT_FALSE(m.attention[0].backward);
   EXPECT_EQ(m.allGrads, std::vector<int64_t>({0, 1, 2}));
 
-  // Without a pipeline: no stages, every parameter held, one stage.
+  // Without a pipeline: no stages, every parameter held, one stage; a
+  // program without "attention" has none to ready.
   json plain = pipelineJson();
   plain.erase("pipeline_axis");
   plain.erase("stages");
+  plain.erase("attention");
   sprt::Model one = parsed(plain);
+  EXPECT_TRUE(one.attention.empty());
   EXPECT_EQ(one.pipelineAxis, -1);
   EXPECT_EQ(one.numStages(), 1);
   EXPECT_TRUE(one.params[1].held());
@@ -188,6 +221,8 @@ TEST(Pipeline, HeldOwnsShardAndTheSelectedStage) {
   EXPECT_EQ(m.grads, stage == 0 ? std::vector<int64_t>({0})
                                 : std::vector<int64_t>({2, 0, 1}));
   EXPECT_EQ(m.allGrads, std::vector<int64_t>({0, 1, 2}));
+  // The stage's attentions, which the driver readies before step 1.
+  EXPECT_EQ(m.attention.size(), stage == 0 ? 0u : 1u);
 }
 
 // --check-tied's comparison: the holders of each tied parameter must agree;

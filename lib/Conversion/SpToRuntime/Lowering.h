@@ -65,6 +65,9 @@ public:
   /// The model description of this function (after plan()): for a module
   /// of one step function, the whole of seqpar_model_json.
   mlir::FailureOr<llvm::json::Object> modelJson();
+  /// The model JSON's "attention": the step's tfm.attention shapes, each
+  /// once, "backward" when the step computes the gradient of one.
+  llvm::json::Array attentionJson();
   /// Emits the lowered function `name` (after plan()) with `linkage`.
   mlir::LogicalResult emit(llvm::StringRef name, mlir::LLVM::Linkage linkage);
 

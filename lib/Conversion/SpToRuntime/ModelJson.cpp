@@ -50,6 +50,47 @@ static StringRef safetensorsDtype(Type t) {
   return "unknown";
 }
 
+llvm::json::Array Lowering::attentionJson() {
+  llvm::json::Array list;
+  llvm::StringMap<size_t> seen;
+  // What sprt_op_attention_prepare readies (sprt_attention_args without
+  // rotary and the dropout stream: a plan does not depend on them).
+  auto add = [&](auto o, Value q, bool backward) {
+    const int64_t rows = dim(q, 0), batch = dim(q, 1);
+    const int32_t batchAxis = splitAxis(q, 1), headAxis = splitAxis(q, 2),
+                  seqAxis = zigzagAxis(q, 0);
+    const double dropout = o.getDropoutRate().convertToDouble();
+    std::string key;
+    llvm::raw_string_ostream(key)
+        << rows << ' ' << batch << ' ' << o.getNumHeads() << ' '
+        << o.getNumKvHeads() << ' ' << o.getHeadDim() << ' ' << dropout << ' '
+        << o.getCausal() << ' ' << o.getDocumentCausal() << ' ' << batchAxis
+        << ' ' << headAxis << ' ' << seqAxis;
+    auto [at, added] = seen.try_emplace(key, list.size());
+    if (!added) {
+      if (backward)
+        (*list[at->second].getAsObject())["backward"] = true;
+      return;
+    }
+    list.push_back(
+        llvm::json::Object{{"rows", rows},
+                           {"batch", batch},
+                           {"heads", int64_t(o.getNumHeads())},
+                           {"kv_heads", int64_t(o.getNumKvHeads())},
+                           {"head_dim", int64_t(o.getHeadDim())},
+                           {"dropout", dropout},
+                           {"causal", bool(o.getCausal())},
+                           {"document_causal", bool(o.getDocumentCausal())},
+                           {"batch_axis", batchAxis},
+                           {"head_axis", headAxis},
+                           {"seq_axis", seqAxis},
+                           {"backward", backward}});
+  };
+  func.walk([&](AttentionOp o) { add(o, o.getQ(), false); });
+  func.walk([&](AttentionGradOp o) { add(o, o.getQ(), true); });
+  return list;
+}
+
 FailureOr<llvm::json::Object> Lowering::modelJson() {
   // The parameters whose f32 master slice the optimizer keeps (on any
   // pipeline stage).
@@ -180,6 +221,8 @@ FailureOr<llvm::json::Object> Lowering::modelJson() {
       {"grad_shard_axes", std::move(gradShardJson)},
       {"hyperparameters", std::move(hyperJson)},
       {"optimizer", optimizerName(func)}};
+  if (llvm::json::Array attention = attentionJson(); !attention.empty())
+    model["attention"] = std::move(attention);
   // The model's compute precision (tfm-precision / tfm-master-weights): its
   // parameters may be f32 master weights of a bf16 model.
   if (auto precision = module->getAttrOfType<StringAttr>(

@@ -22,8 +22,8 @@
 //   "pipeline_axis"  the pipeline axis's index in the mesh;
 //   "stages"         per stage, what the runtime of a rank of that stage
 //                    uses: arena_bytes, workspace_bytes, flops_per_step,
-//                    recompute_flops_per_step, planned, grads and
-//                    grad_shard_axes of its function;
+//                    recompute_flops_per_step, planned, grads,
+//                    grad_shard_axes and attention of its function;
 //   per parameter "stages": the stages whose function reads it (the first
 //                    is its owner, whose copy dumps and checkpoints read);
 //                    a parameter no stage reads is held by stage 0.
@@ -196,6 +196,8 @@ static FailureOr<llvm::json::Object> pipelineJson(ArrayRef<Lowering *> stages,
         {"planned", std::move(planned)},
         {"grads", *r.get("grads")},
         {"grad_shard_axes", *r.get("grad_shard_axes")}});
+    if (const llvm::json::Value *attention = r.get("attention"))
+      (*stageJson.back().getAsObject())["attention"] = *attention;
   }
   // The top level's planned memory: the stage's with the largest peak.
   size_t peakStage = 0;

@@ -330,6 +330,12 @@ void sprt_op_dropout_add_rms_norm_typed(
 void sprt_op_attention(const float *q, const float *k, const float *v,
                        const int64_t *positions, float *out,
                        const sprt_attention_args *args);
+/* sprt_attention_prepare for each run of q's rows sprt_op_attention (and
+ * its gradient, with `backward`) would compute with these arguments: the
+ * driver calls it before step 1 for each attention of the step (the model
+ * JSON's "attention"). */
+void sprt_op_attention_prepare(const sprt_attention_args *args,
+                               int32_t backward);
 /* sprt_op_attention on q, k, v and out stored in dtype (bf16 / f16;
  * sprt_attention_typed). */
 void sprt_op_attention_typed(const void *q, const void *k, const void *v,

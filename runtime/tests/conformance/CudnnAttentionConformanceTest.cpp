@@ -6,10 +6,11 @@
 // references: causal and not, GQA and MQA, rotary, query pieces (a causal
 // band off the diagonal), packed documents (a bias mask from the position
 // ids), ring blocks merged by log-sum-exp (out and lse) and their
-// backward, and a head_dim cuDNN refuses (the native kernel runs, bit for
-// bit). Dropout: cuDNN draws its own masks, so it is checked by its
-// statistics: the keep rate, the 1 / (1 - p) scaling, and the forward's
-// mask equal to the backward's.
+// backward, a head_dim cuDNN refuses (the native kernel runs, bit for
+// bit), and shapes readied before their calls (sprt_attention_prepare).
+// Dropout: cuDNN draws its own masks, so it is checked by its statistics: the
+// keep rate, the 1 / (1 - p) scaling, and the forward's mask equal to the
+// backward's.
 //
 // Tolerances (bf16 against f32): bf16's unit roundoff is u = 2^-9 ~ 2e-3.
 // The forward rounds q, k (after rotary), v, the probabilities before P V
@@ -182,6 +183,50 @@ TEST_F(CudnnAttention, HeadDimCuDnnRefusesRunsNative) {
                            native.out.size() * sizeof(float)));
   EXPECT_EQ(0, std::memcmp(native.dk.data(), fallback.dk.data(),
                            native.dk.size() * sizeof(float)));
+}
+
+// sprt_attention_prepare (the driver's, before step 1): a shape cuDNN
+// refuses is named then, once, and its calls say nothing more and run the
+// native kernel bit for bit; a shape it takes runs on cuDNN after it, as
+// without it. (The S of each shape is this test's own: a reason is said
+// once per process.)
+TEST_F(CudnnAttention, PrepareNamesARefusalBeforeTheCalls) {
+  Config c;
+  c.S = 72;
+  c.D = 12; // not a multiple of 8
+  c.rotary = 0;
+  testing::internal::CaptureStderr();
+  sprt_attention_prepare(c.rows(), c.S, c.qOffset, c.B, c.heads, c.kvHeads, c.D,
+                         c.causal, c.documents, c.rate, 1);
+  const std::string said = testing::internal::GetCapturedStderr();
+  EXPECT_NE(said.find("attention on the native kernel"), std::string::npos)
+      << said;
+  Inputs in(c);
+  testing::internal::CaptureStderr();
+  const Results fallback = run(c, in);
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  use(false);
+  const Results native = run(c, in);
+  EXPECT_EQ(0, std::memcmp(native.out.data(), fallback.out.data(),
+                           native.out.size() * sizeof(float)));
+  EXPECT_EQ(0, std::memcmp(native.dq.data(), fallback.dq.data(),
+                           native.dq.size() * sizeof(float)));
+}
+
+TEST_F(CudnnAttention, PreparedShapeRunsOnCudnn) {
+  Config c;
+  c.S = 80;
+  c.documents = true;
+  sprt_attention_prepare(c.rows(), c.S, c.qOffset, c.B, c.heads, c.kvHeads, c.D,
+                         c.causal, c.documents, c.rate, 1);
+  Inputs in(c);
+  const Results got = run(c, in);
+  use(false);
+  const Results ref = run(c, in);
+  expectNear("out", got.out, ref.out, 1e-2, 3e-2);
+  expectNear("dq", got.dq, ref.dq, 2e-2, 6e-2);
+  expectNear("dk", got.dk, ref.dk, 2e-2, 6e-2);
+  expectNear("dv", got.dv, ref.dv, 2e-2, 6e-2);
 }
 
 namespace {
