@@ -262,11 +262,10 @@ const char *sprt_attention_select(int32_t precision, const char *request);
  * the bias mask, and names once why cuDNN refuses a shape (the native kernel
  * then takes it). A shape never prepared is readied on its first call. The
  * CPU backend has nothing to ready. */
-void sprt_attention_prepare(int64_t Sq, int64_t Sk, int64_t q_offset,
-                            int64_t B, int64_t heads, int64_t kv_heads,
-                            int64_t head_dim, int32_t causal,
-                            int32_t document_causal, double dropout_rate,
-                            int32_t backward);
+void sprt_attention_prepare(int64_t Sq, int64_t Sk, int64_t q_offset, int64_t B,
+                            int64_t heads, int64_t kv_heads, int64_t head_dim,
+                            int32_t causal, int32_t document_causal,
+                            double dropout_rate, int32_t backward);
 
 /* Scaled dot-product attention of Sq query rows over Sk key rows: q and out
  * [Sq, B, heads * head_dim], the first query row being global row q_offset
