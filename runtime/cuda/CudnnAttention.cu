@@ -490,8 +490,17 @@ extern "C" void sprt_attention_prepare(int64_t Sq, int64_t Sk, int64_t q_offset,
       /*rotaryDim=*/0, /*theta=*/0.0, dropout_rate, /*seed=*/0, /*stream=*/0,
       /*batchOffset=*/0, /*headOffset=*/0);
   // The workspace at its largest now, before step 1 (and before the plan's
-  // fit is checked against the device's free memory).
-  if (usable(c, shapeOf(c), backward != 0))
-    if (const int64_t bytes = cd::largestWorkspace())
+  // fit is checked against the device's free memory). Where it cannot be
+  // had, the call tries again and, failing, runs natively (cd::run).
+  if (!usable(c, shapeOf(c), backward != 0))
+    return;
+  const int64_t bytes = cd::largestWorkspace();
+  try {
+    if (bytes > 0)
       workspace(size_t(bytes));
+  } catch (const std::exception &e) {
+    (void)cudaGetLastError();
+    noteFallback("the cuDNN workspace of " + std::to_string(bytes) +
+                 " bytes could not be allocated at start-up: " + e.what());
+  }
 }

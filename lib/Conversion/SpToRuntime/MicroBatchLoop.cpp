@@ -31,8 +31,8 @@ LogicalResult Lowering::lowerLoop(MicroBatchLoopOp loop) {
   // count (M unless micro-batches were peeled off after it), w its lag.
   // Each send of a forward part is followed by `if (t < w)
   // sprt_flush_sends(axis)`. Without a lag the whole body is the forward
-  // part. The body's arguments
-  // and stashes are read at the part's micro-batch i (loopIndex).
+  // part. The body's arguments and stashes are read at the part's
+  // micro-batch i (loopIndex).
   loc = loop.getLoc();
   int64_t n = loop.getMicroBatches(), m = loop.getStepMicroBatches();
   int64_t w = loop.getLagOrZero();
