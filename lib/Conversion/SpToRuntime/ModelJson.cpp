@@ -56,35 +56,28 @@ llvm::json::Array Lowering::attentionJson() {
   // What sprt_op_attention_prepare readies (sprt_attention_args without
   // rotary and the dropout stream: a plan does not depend on them).
   auto add = [&](auto o, Value q, bool backward) {
-    const int64_t rows = dim(q, 0), batch = dim(q, 1);
-    const int32_t batchAxis = splitAxis(q, 1), headAxis = splitAxis(q, 2),
-                  seqAxis = zigzagAxis(q, 0);
-    const double dropout = o.getDropoutRate().convertToDouble();
+    llvm::json::Object entry{{"rows", dim(q, 0)},
+                             {"batch", dim(q, 1)},
+                             {"heads", int64_t(o.getNumHeads())},
+                             {"kv_heads", int64_t(o.getNumKvHeads())},
+                             {"head_dim", int64_t(o.getHeadDim())},
+                             {"dropout", o.getDropoutRate().convertToDouble()},
+                             {"causal", bool(o.getCausal())},
+                             {"document_causal", bool(o.getDocumentCausal())},
+                             {"batch_axis", splitAxis(q, 1)},
+                             {"head_axis", splitAxis(q, 2)},
+                             {"seq_axis", zigzagAxis(q, 0)}};
+    // The same arguments are the same entry: its text is the key.
     std::string key;
     llvm::raw_string_ostream(key)
-        << rows << ' ' << batch << ' ' << o.getNumHeads() << ' '
-        << o.getNumKvHeads() << ' ' << o.getHeadDim() << ' ' << dropout << ' '
-        << o.getCausal() << ' ' << o.getDocumentCausal() << ' ' << batchAxis
-        << ' ' << headAxis << ' ' << seqAxis;
+        << llvm::json::Value(llvm::json::Object(entry));
     auto [at, added] = seen.try_emplace(key, list.size());
-    if (!added) {
-      if (backward)
-        (*list[at->second].getAsObject())["backward"] = true;
-      return;
+    if (added) {
+      entry["backward"] = backward;
+      list.push_back(std::move(entry));
+    } else if (backward) {
+      (*list[at->second].getAsObject())["backward"] = true;
     }
-    list.push_back(
-        llvm::json::Object{{"rows", rows},
-                           {"batch", batch},
-                           {"heads", int64_t(o.getNumHeads())},
-                           {"kv_heads", int64_t(o.getNumKvHeads())},
-                           {"head_dim", int64_t(o.getHeadDim())},
-                           {"dropout", dropout},
-                           {"causal", bool(o.getCausal())},
-                           {"document_causal", bool(o.getDocumentCausal())},
-                           {"batch_axis", batchAxis},
-                           {"head_axis", headAxis},
-                           {"seq_axis", seqAxis},
-                           {"backward", backward}});
   };
   func.walk([&](AttentionOp o) { add(o, o.getQ(), false); });
   func.walk([&](AttentionGradOp o) { add(o, o.getQ(), true); });
