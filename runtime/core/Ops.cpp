@@ -40,6 +40,16 @@ extern "C" void sprt_set_position_ids(const int64_t *positions,
   stepPositions.batchAxis = batchAxis;
 }
 
+int32_t sprt::documentMask(int32_t code, bool packed) {
+  if (code == SPRT_DOCUMENTS_STEP_POSITIONS)
+    return packed ? 1 : 0;
+  return code != SPRT_DOCUMENTS_NONE ? 1 : 0;
+}
+
+int32_t sprt::documentMask(int32_t code) {
+  return documentMask(code, stepPositions.global != nullptr);
+}
+
 extern "C" void sprt_op_position_ids(int64_t *out, int64_t S, int64_t B,
                                      int32_t seqAxis, int32_t zigzagAxis) {
   SeqPieces pieces = seqPieces(S, zigzagAxis, seqAxis);
@@ -230,22 +240,24 @@ extern "C" void sprt_op_attention(const float *q, const float *k,
     sprt_attention_f32(q + p.localStart * rowElems, k, v, positions,
                        out + p.localStart * rowElems, p.rows, pieces.globalRows,
                        p.globalStart, a.B, a.heads, a.kv_heads, a.head_dim,
-                       a.causal, a.document_causal, a.rotary_dim, a.theta,
-                       a.dropout_rate, sprt_dropout_key(), uint64_t(a.stream),
-                       rows.globalRows, rows.offset,
+                       a.causal, documentMask(a.document_causal), a.rotary_dim,
+                       a.theta, a.dropout_rate, sprt_dropout_key(),
+                       uint64_t(a.stream), rows.globalRows, rows.offset,
                        a.heads * sprt_axis_size(a.head_axis),
                        a.heads * sprt_axis_coord(a.head_axis));
 }
 
 extern "C" void sprt_op_attention_prepare(const sprt_attention_args *args,
-                                          int32_t backward) {
+                                          int32_t backward,
+                                          int32_t packed_documents) {
   const sprt_attention_args &a = *args;
   // The runs sprt_op_attention computes.
   SeqPieces pieces = seqPieces(a.S, a.seq_axis, -1);
   for (const SeqPiece &p : pieces)
-    sprt_attention_prepare(p.rows, pieces.globalRows, p.globalStart, a.B,
+    sprt_attention_prepare(p.rows, pieces.globalRows, p.globalStart, 0, a.B,
                            a.heads, a.kv_heads, a.head_dim, a.causal,
-                           a.document_causal, a.dropout_rate, backward);
+                           documentMask(a.document_causal, packed_documents),
+                           a.dropout_rate, backward);
 }
 
 /// The bytes of an element of `dtype` (SPRT_DTYPE_*).
@@ -267,9 +279,9 @@ extern "C" void sprt_op_attention_typed(const void *q, const void *k,
         static_cast<const char *>(q) + p.localStart * rowBytes, k, v, positions,
         static_cast<char *>(out) + p.localStart * rowBytes, p.rows,
         pieces.globalRows, p.globalStart, a.B, a.heads, a.kv_heads, a.head_dim,
-        a.causal, a.document_causal, a.rotary_dim, a.theta, a.dropout_rate,
-        sprt_dropout_key(), uint64_t(a.stream), rows.globalRows, rows.offset,
-        a.heads * sprt_axis_size(a.head_axis),
+        a.causal, documentMask(a.document_causal), a.rotary_dim, a.theta,
+        a.dropout_rate, sprt_dropout_key(), uint64_t(a.stream), rows.globalRows,
+        rows.offset, a.heads * sprt_axis_size(a.head_axis),
         a.heads * sprt_axis_coord(a.head_axis), dtype);
 }
 
@@ -286,9 +298,9 @@ extern "C" void sprt_op_attention_lse(const float *q, const float *k,
         q + p.localStart * rowElems, k, v, positions,
         out + p.localStart * rowElems, lse + p.localStart * lseRow, p.rows,
         pieces.globalRows, p.globalStart, a.B, a.heads, a.kv_heads, a.head_dim,
-        a.causal, a.document_causal, a.rotary_dim, a.theta, a.dropout_rate,
-        sprt_dropout_key(), uint64_t(a.stream), rows.globalRows, rows.offset,
-        a.heads * sprt_axis_size(a.head_axis),
+        a.causal, documentMask(a.document_causal), a.rotary_dim, a.theta,
+        a.dropout_rate, sprt_dropout_key(), uint64_t(a.stream), rows.globalRows,
+        rows.offset, a.heads * sprt_axis_size(a.head_axis),
         a.heads * sprt_axis_coord(a.head_axis));
 }
 
@@ -306,9 +318,9 @@ sprt_op_attention_lse_typed(const void *q, const void *k, const void *v,
         static_cast<const char *>(q) + p.localStart * rowBytes, k, v, positions,
         static_cast<char *>(out) + p.localStart * rowBytes,
         lse + p.localStart * lseRow, p.rows, pieces.globalRows, p.globalStart,
-        a.B, a.heads, a.kv_heads, a.head_dim, a.causal, a.document_causal,
-        a.rotary_dim, a.theta, a.dropout_rate, sprt_dropout_key(),
-        uint64_t(a.stream), rows.globalRows, rows.offset,
+        a.B, a.heads, a.kv_heads, a.head_dim, a.causal,
+        documentMask(a.document_causal), a.rotary_dim, a.theta, a.dropout_rate,
+        sprt_dropout_key(), uint64_t(a.stream), rows.globalRows, rows.offset,
         a.heads * sprt_axis_size(a.head_axis),
         a.heads * sprt_axis_coord(a.head_axis), dtype);
 }

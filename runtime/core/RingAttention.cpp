@@ -172,6 +172,13 @@ void waitAll(std::vector<CommHandle> &reqs) {
   reqs.clear();
 }
 
+/// The bytes of the ring's buffers a call needs: the backward's in both
+/// directions (two K/V/positions sets where n > 1, two dK/dV accumulators),
+/// so that the backward does not grow what the forward sized.
+int64_t ringBytes(const Ring &ring) {
+  return (ring.n() > 1 ? RingBuffers::bytes(ring) : 0) + 4 * ring.kvBytes();
+}
+
 Ring checkedRing(const char *what, const sprt_attention_args &a) {
   if (a.seq_axis < 0)
     fatal(std::string(what) + ": no context axis");
@@ -197,13 +204,10 @@ extern "C" void sprt_op_ring_attention(const float *q, const float *k,
   const SeqPieces mine = ring.queries();
   std::array<bool, 2> written{false, false};
 
-  // The backward's size (its accumulators too), so that the backward does
-  // not grow the buffers the forward sized.
   std::unique_ptr<RingBuffers> bufs;
   if (n > 1)
     bufs = std::make_unique<RingBuffers>(
-        ring, ringBuffers(RingBuffers::bytes(ring) + 4 * ring.kvBytes(),
-                          "sprt_op_ring_attention"));
+        ring, ringBuffers(ringBytes(ring), "sprt_op_ring_attention"));
   Block cur{k, v, positions};
   std::vector<CommHandle> reqs;
   for (int64_t t = 0; t < n; ++t) {
@@ -226,9 +230,9 @@ extern "C" void sprt_op_ring_attention(const float *q, const float *k,
             out + qp.localStart * ring.qRow(),
             lse + qp.localStart * a.B * a.heads, qp.rows, kp.rows,
             qp.globalStart, kp.globalStart, L, a.B, a.heads, a.kv_heads,
-            a.head_dim, a.causal, a.document_causal, a.rotary_dim, a.theta,
-            a.dropout_rate, sprt_dropout_key(), uint64_t(a.stream), rows.offset,
-            globalHeads, headOffset, written[size_t(qi)] ? 1 : 0);
+            a.head_dim, a.causal, documentMask(a.document_causal), a.rotary_dim,
+            a.theta, a.dropout_rate, sprt_dropout_key(), uint64_t(a.stream),
+            rows.offset, globalHeads, headOffset, written[size_t(qi)] ? 1 : 0);
         written[size_t(qi)] = true;
       }
     }
@@ -258,12 +262,11 @@ extern "C" void sprt_op_ring_attention_grad(const float *dout, const float *q,
 
   // Two K/V/positions sets, then two dK/dV accumulators.
   const int64_t kv = ring.kvBytes();
-  const int64_t ringBytes = n > 1 ? RingBuffers::bytes(ring) : 0;
-  char *base = ringBuffers(ringBytes + 4 * kv, "sprt_op_ring_attention_grad");
+  char *base = ringBuffers(ringBytes(ring), "sprt_op_ring_attention_grad");
   std::unique_ptr<RingBuffers> bufs;
   if (n > 1)
     bufs = std::make_unique<RingBuffers>(ring, base);
-  char *accBase = base + ringBytes;
+  char *accBase = base + (n > 1 ? RingBuffers::bytes(ring) : 0);
   std::array<float *, 2> dkAcc{}, dvAcc{};
   for (size_t i = 0; i < 2; ++i) {
     dkAcc[i] = reinterpret_cast<float *>(accBase + (2 * i) * kv);
@@ -299,9 +302,9 @@ extern "C" void sprt_op_ring_attention_grad(const float *dout, const float *q,
             dkAcc[acc] + kp.localStart * ring.kRow(),
             dvAcc[acc] + kp.localStart * ring.kRow(), qp.rows, kp.rows,
             qp.globalStart, kp.globalStart, L, a.B, a.heads, a.kv_heads,
-            a.head_dim, a.causal, a.document_causal, a.rotary_dim, a.theta,
-            a.dropout_rate, sprt_dropout_key(), uint64_t(a.stream), rows.offset,
-            globalHeads, headOffset);
+            a.head_dim, a.causal, documentMask(a.document_causal), a.rotary_dim,
+            a.theta, a.dropout_rate, sprt_dropout_key(), uint64_t(a.stream),
+            rows.offset, globalHeads, headOffset);
       }
     if (t + 1 < n) {
       waitAll(reqs);
@@ -325,6 +328,29 @@ extern "C" void sprt_op_ring_attention_grad(const float *dout, const float *q,
   }
   sprt_copy_2d(dk, kv, dkAcc[acc], kv, kv, 1, sprt_current_stream());
   sprt_copy_2d(dv, kv, dvAcc[acc], kv, kv, 1, sprt_current_stream());
+}
+
+extern "C" void sprt_op_ring_attention_prepare(const sprt_attention_args *args,
+                                               int32_t backward,
+                                               int32_t packed_documents) {
+  const sprt_attention_args &a = *args;
+  const Ring ring = checkedRing("sprt_op_ring_attention_prepare", a);
+  const int64_t n = ring.n(), r = ring.r();
+  // The buffers at the size both directions use.
+  if (n > 1 || backward)
+    ringBuffers(ringBytes(ring), "sprt_op_ring_attention_prepare");
+  // The blocks the calls compute: this rank's query runs against every
+  // owner's key runs, those the causal mask leaves something of.
+  const SeqPieces mine = ring.queries();
+  for (int64_t t = 0; t < n; ++t)
+    for (const SeqPiece &qp : mine)
+      for (const SeqPiece &kp : ring.keys((r - t + n) % n))
+        if (ring.needed(qp, kp))
+          sprt_attention_prepare(
+              qp.rows, kp.rows, qp.globalStart, kp.globalStart, a.B, a.heads,
+              a.kv_heads, a.head_dim, a.causal,
+              documentMask(a.document_causal, packed_documents), a.dropout_rate,
+              backward);
 }
 
 void sprt::releaseRingBuffers() {

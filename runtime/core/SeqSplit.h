@@ -48,6 +48,14 @@ SeqPieces seqPieces(int64_t localRows, int64_t zigzagSize, int64_t zigzagCoord,
 /// The same for this rank, from mesh axes (-1: not split).
 SeqPieces seqPieces(int64_t localRows, int32_t zigzagAxis, int32_t innerAxis);
 
+/// The document mask (1 or 0, as the kernels take it) of an attention whose
+/// sprt_attention_args.document_causal is `code` (SPRT_DOCUMENTS_*): the
+/// step's position ids are the rows' own indices, which leave the causal
+/// mask alone, unless they are the data's packed documents (`packed`; by
+/// default whether sprt_set_position_ids gave them).
+int32_t documentMask(int32_t code, bool packed);
+int32_t documentMask(int32_t code);
+
 } // namespace sprt
 
 #endif // SPRT_CORE_SEQSPLIT_H

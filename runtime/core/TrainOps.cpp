@@ -59,9 +59,9 @@ extern "C" void sprt_op_attention_grad(const float *dout, const float *q,
         dout + p.localStart * rowElems, q + p.localStart * rowElems, k, v,
         positions, dq + p.localStart * rowElems, dk, dv, p.rows,
         pieces.globalRows, p.globalStart, a.B, a.heads, a.kv_heads, a.head_dim,
-        a.causal, a.document_causal, a.rotary_dim, a.theta, a.dropout_rate,
-        sprt_dropout_key(), uint64_t(a.stream), rows.globalRows, rows.offset,
-        a.heads * sprt_axis_size(a.head_axis),
+        a.causal, documentMask(a.document_causal), a.rotary_dim, a.theta,
+        a.dropout_rate, sprt_dropout_key(), uint64_t(a.stream), rows.globalRows,
+        rows.offset, a.heads * sprt_axis_size(a.head_axis),
         a.heads * sprt_axis_coord(a.head_axis), accumulate);
     accumulate = 1;
   }
@@ -90,7 +90,7 @@ extern "C" void sprt_op_attention_grad_typed(const void *dout, const void *q,
   sprt_attention_grad_typed(
       dout, q, k, v, positions, dq, dk, dv, p.rows, pieces.globalRows,
       p.globalStart, a.B, a.heads, a.kv_heads, a.head_dim, a.causal,
-      a.document_causal, a.rotary_dim, a.theta, a.dropout_rate,
+      documentMask(a.document_causal), a.rotary_dim, a.theta, a.dropout_rate,
       sprt_dropout_key(), uint64_t(a.stream), rows.globalRows, rows.offset,
       a.heads * sprt_axis_size(a.head_axis),
       a.heads * sprt_axis_coord(a.head_axis), dtype);
@@ -115,7 +115,7 @@ extern "C" void sprt_op_attention_grad_lse(const float *dout, const float *q,
         positions, out + p.localStart * rowElems, lse + p.localStart * lseRow,
         dq + p.localStart * rowElems, dk, dv, p.rows, pieces.globalRows,
         p.globalStart, a.B, a.heads, a.kv_heads, a.head_dim, a.causal,
-        a.document_causal, a.rotary_dim, a.theta, a.dropout_rate,
+        documentMask(a.document_causal), a.rotary_dim, a.theta, a.dropout_rate,
         sprt_dropout_key(), uint64_t(a.stream), rows.globalRows, rows.offset,
         a.heads * sprt_axis_size(a.head_axis),
         a.heads * sprt_axis_coord(a.head_axis), accumulate);
@@ -142,7 +142,7 @@ extern "C" void sprt_op_attention_grad_lse_typed(
   sprt_attention_grad_lse_typed(
       dout, q, k, v, positions, out, lse, dq, dk, dv, p.rows, pieces.globalRows,
       p.globalStart, a.B, a.heads, a.kv_heads, a.head_dim, a.causal,
-      a.document_causal, a.rotary_dim, a.theta, a.dropout_rate,
+      documentMask(a.document_causal), a.rotary_dim, a.theta, a.dropout_rate,
       sprt_dropout_key(), uint64_t(a.stream), rows.globalRows, rows.offset,
       a.heads * sprt_axis_size(a.head_axis),
       a.heads * sprt_axis_coord(a.head_axis), dtype);

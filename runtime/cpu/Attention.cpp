@@ -43,7 +43,7 @@ const char *sprt_attention_select(int32_t, const char *request) {
 
 // One kernel, no plans, scratch taken per call: nothing to ready.
 void sprt_attention_prepare(int64_t, int64_t, int64_t, int64_t, int64_t,
-                            int64_t, int64_t, int32_t, int32_t, double,
+                            int64_t, int64_t, int64_t, int32_t, int32_t, double,
                             int32_t) {}
 
 } // extern "C"

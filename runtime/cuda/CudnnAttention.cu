@@ -469,26 +469,27 @@ extern "C" const char *sprt_attention_select(int32_t precision,
   s.io = precision == SPRT_DTYPE_BF16 ? cd::IoType::BF16 : cd::IoType::F16;
   s.line = "cudnn (cuDNN " + cd::version() + ", " +
            (precision == SPRT_DTYPE_BF16 ? "bf16" : "f16") +
-           "; the step's plans built at start-up, a ring's blocks and the "
-           "evaluation step's on first use)";
+           "; plans built at start-up)";
   return s.line.c_str();
 }
 
 extern "C" void sprt_attention_prepare(int64_t Sq, int64_t Sk, int64_t q_offset,
-                                       int64_t B, int64_t heads,
-                                       int64_t kv_heads, int64_t head_dim,
-                                       int32_t causal, int32_t document_causal,
+                                       int64_t k_offset, int64_t B,
+                                       int64_t heads, int64_t kv_heads,
+                                       int64_t head_dim, int32_t causal,
+                                       int32_t document_causal,
                                        double dropout_rate, int32_t backward) {
   if (!cudnnSelected())
     return;
   // The plan depends on the shape, not on the tensors: a document mask
   // needs the queries' positions (any pointer; prepare reads none).
   static const int64_t anyPositions = 0;
-  const AttnCall c = sequenceCall(
-      nullptr, nullptr, nullptr, document_causal ? &anyPositions : nullptr, Sq,
-      Sk, q_offset, B, heads, kv_heads, head_dim, causal, document_causal,
-      /*rotaryDim=*/0, /*theta=*/0.0, dropout_rate, /*seed=*/0, /*stream=*/0,
-      /*batchOffset=*/0, /*headOffset=*/0);
+  const int64_t *positions = document_causal ? &anyPositions : nullptr;
+  const AttnCall c =
+      blockCall(nullptr, nullptr, nullptr, positions, positions, Sq, Sk,
+                q_offset, k_offset, B, heads, kv_heads, head_dim, causal,
+                document_causal, /*rotaryDim=*/0, /*theta=*/0.0, dropout_rate,
+                /*seed=*/0, /*stream=*/0, /*batchOffset=*/0, /*headOffset=*/0);
   // The workspace at its largest now, before step 1 (and before the plan's
   // fit is checked against the device's free memory). Where it cannot be
   // had, the call tries again and, failing, runs natively (cd::run).

@@ -29,7 +29,8 @@ void sprt::selectAttentionKernel(const Model &model) {
   }
 }
 
-void sprt::prepareAttention(const Model &model) {
+void sprt::prepareAttention(const Model &model, bool packedDocuments) {
   for (const AttentionShape &a : model.attention)
-    sprt_op_attention_prepare(&a.args, a.backward ? 1 : 0);
+    (a.ring ? sprt_op_ring_attention_prepare : sprt_op_attention_prepare)(
+        &a.args, a.backward ? 1 : 0, packedDocuments ? 1 : 0);
 }

@@ -15,10 +15,12 @@ namespace sprt {
 void selectAttentionKernel(const Model &model);
 
 /// Readies each of the step's attentions (the model's `attention`, of this
-/// rank's pipeline stage) on the kernel selected: sprt_op_attention_prepare.
+/// rank's pipeline stage) on the kernel selected: sprt_op_attention_prepare,
+/// a ring's sprt_op_ring_attention_prepare; `packedDocuments`: the data's
+/// position ids restart at each packed document (--pack-documents).
 /// After the mesh and Model::selectStage, before the memory-fit check (which
 /// then sees what it allocated).
-void prepareAttention(const Model &model);
+void prepareAttention(const Model &model, bool packedDocuments);
 
 } // namespace sprt
 

@@ -169,11 +169,12 @@ static bool parseAttention(const json &j, std::vector<AttentionShape> &out,
     args.head_dim = a.at("head_dim").get<int64_t>();
     args.dropout_rate = a.at("dropout").get<double>();
     args.causal = a.at("causal").get<bool>() ? 1 : 0;
-    args.document_causal = a.at("document_causal").get<bool>() ? 1 : 0;
+    args.document_causal = a.at("document_causal").get<int32_t>();
     args.batch_axis = a.at("batch_axis").get<int32_t>();
     args.head_axis = a.at("head_axis").get<int32_t>();
     args.seq_axis = a.at("seq_axis").get<int32_t>();
     shape.backward = a.at("backward").get<bool>();
+    shape.ring = a.value("ring", false);
     out.push_back(shape);
   }
   return true;

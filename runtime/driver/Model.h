@@ -94,13 +94,15 @@ struct ParamInfo {
   bool ownsShard(const Slicing &slicing = {}) const;
 };
 
-/// An attention of the step (the model JSON's "attention"): its arguments
-/// (rotary, theta and the dropout stream left 0: a plan does not depend on
-/// them) and whether the step computes its gradient, which the driver
-/// readies before step 1 (sprt_op_attention_prepare).
+/// An attention of the step or of its evaluation step (the model JSON's
+/// "attention"): its arguments (rotary, theta and the dropout stream left 0:
+/// a plan does not depend on them), whether the step computes its gradient,
+/// and whether it is a ring's, which the driver readies before step 1
+/// (sprt_op_attention_prepare, sprt_op_ring_attention_prepare).
 struct AttentionShape {
   sprt_attention_args args{};
   bool backward = false;
+  bool ring = false; // dist.ring_attention's: readied block by block
 };
 
 /// What the step function of one pipeline stage needs of the runtime (the

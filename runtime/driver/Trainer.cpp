@@ -98,7 +98,7 @@ int Trainer::setUp(int argc, char **argv) {
   // Pipeline parallelism: the arena, FLOPs, planned memory and gradients of
   // this rank's stage.
   model.selectStage();
-  prepareAttention(model);
+  prepareAttention(model, flags.packDocuments);
   checkMemoryFit(model);
   sprt_set_seed(flags.seed);
   rank = int(sprt_world_rank());

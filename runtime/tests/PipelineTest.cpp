@@ -50,12 +50,10 @@ json planned(int64_t params, int64_t arena) {
 
 /// An attention record of the model JSON ("attention"): `rows` query rows.
 json attentionJson(int64_t rows, bool backward) {
-  return {{"rows", rows},    {"batch", 2},
-          {"heads", 4},      {"kv_heads", 2},
-          {"head_dim", 8},   {"dropout", 0.1},
-          {"causal", true},  {"document_causal", false},
-          {"batch_axis", 1}, {"head_axis", -1},
-          {"seq_axis", -1},  {"backward", backward}};
+  return {{"rows", rows},    {"batch", 2},           {"heads", 4},
+          {"kv_heads", 2},   {"head_dim", 8},        {"dropout", 0.1},
+          {"causal", true},  {"document_causal", 0}, {"batch_axis", 1},
+          {"head_axis", -1}, {"seq_axis", -1},       {"backward", backward}};
 }
 
 /// A model of two stages: "t" [4, 2] read by both (tied), "w" [4, 2] by

@@ -30,6 +30,12 @@ namespace seqpar {
 /// runtime/include/sprt/abi.def; any other type is f32's).
 int64_t runtimeDtypeCode(mlir::Type t);
 
+/// The runtime's code of an attention's document mask (SPRT_DOCUMENTS in
+/// runtime/include/sprt/abi.def): none without `documentCausal`; the step's
+/// position ids' (the causal mask unless the data packs documents) where
+/// `positions` are tfm.position_ids'; else the positions' as given.
+int64_t runtimeDocumentsCode(bool documentCausal, mlir::Value positions);
+
 /// The runtime's code of a tensor's element type.
 inline int64_t runtimeDtypeCode(mlir::Value tensor) {
   return runtimeDtypeCode(
@@ -163,7 +169,8 @@ mlir::Value attentionArgs(RuntimeEmitter &e, AttentionOpT o, mlir::Value q,
        e.i64(o.getNumKvHeads()), e.i64(o.getHeadDim()), e.i64(o.getRotaryDim()),
        e.f64(o.getRotaryTheta().convertToDouble()),
        e.f64(o.getDropoutRate().convertToDouble()), e.i64(o.getDropoutStream()),
-       e.i32(o.getCausal()), e.i32(o.getDocumentCausal()),
+       e.i32(o.getCausal()),
+       e.i32(runtimeDocumentsCode(o.getDocumentCausal(), o.getPositions())),
        e.i32(e.splitAxis(q, 1)), e.i32(e.splitAxis(q, 2)), e.i32(seqAxis)});
 }
 

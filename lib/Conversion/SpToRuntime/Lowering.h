@@ -65,8 +65,9 @@ public:
   /// The model description of this function (after plan()): for a module
   /// of one step function, the whole of seqpar_model_json.
   mlir::FailureOr<llvm::json::Object> modelJson();
-  /// The model JSON's "attention": the step's tfm.attention shapes, each
-  /// once, "backward" when the step computes the gradient of one.
+  /// The model JSON's "attention": the tfm.attention and dist.ring_attention
+  /// shapes of the step and of its evaluation step, each once, "backward"
+  /// when the step computes the gradient of one, "ring" for a ring's.
   llvm::json::Array attentionJson();
   /// Emits the lowered function `name` (after plan()) with `linkage`.
   mlir::LogicalResult emit(llvm::StringRef name, mlir::LLVM::Linkage linkage);
@@ -77,12 +78,13 @@ public:
   int64_t getArenaBytes() const { return arenaBytes; }
   unsigned getNumScalars() const { return numScalars; }
   int64_t getMicroBatches() const { return microBatches; }
-  /// Makes this function's arena (and workspace) large enough for `other`,
-  /// which runs in the same arena (an evaluation step beside its train
-  /// step).
-  void shareArena(const Lowering &other) {
-    arenaBytes = std::max(arenaBytes, other.arenaBytes);
-    workspaceBytes = std::max(workspaceBytes, other.workspaceBytes);
+  /// Takes `eval`, this train step's evaluation step, which runs in the
+  /// same arena: the arena (and workspace) grow to hold it, and its
+  /// attentions are listed with the step's.
+  void addEvalStep(const Lowering &eval) {
+    arenaBytes = std::max(arenaBytes, eval.arenaBytes);
+    workspaceBytes = std::max(workspaceBytes, eval.workspaceBytes);
+    evalFunc = eval.func;
   }
 
   // RuntimeEmitter, through which each op's RuntimeLoweringOpInterface
@@ -165,6 +167,8 @@ private:
 
   mlir::ModuleOp module;
   mlir::func::FuncOp func;
+  /// The evaluation step beside this train step (addEvalStep), or null.
+  mlir::func::FuncOp evalFunc;
   SharedLowering &shared;
   mlir::OpBuilder b;
   mlir::Type ptrTy;

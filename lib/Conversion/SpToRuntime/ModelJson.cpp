@@ -55,18 +55,22 @@ llvm::json::Array Lowering::attentionJson() {
   llvm::StringMap<size_t> seen;
   // What sprt_op_attention_prepare readies (sprt_attention_args without
   // rotary and the dropout stream: a plan does not depend on them).
-  auto add = [&](auto o, Value q, bool backward) {
-    llvm::json::Object entry{{"rows", dim(q, 0)},
-                             {"batch", dim(q, 1)},
-                             {"heads", int64_t(o.getNumHeads())},
-                             {"kv_heads", int64_t(o.getNumKvHeads())},
-                             {"head_dim", int64_t(o.getHeadDim())},
-                             {"dropout", o.getDropoutRate().convertToDouble()},
-                             {"causal", bool(o.getCausal())},
-                             {"document_causal", bool(o.getDocumentCausal())},
-                             {"batch_axis", splitAxis(q, 1)},
-                             {"head_axis", splitAxis(q, 2)},
-                             {"seq_axis", zigzagAxis(q, 0)}};
+  auto add = [&](auto o, Value q, bool backward, bool ring) {
+    llvm::json::Object entry{
+        {"rows", dim(q, 0)},
+        {"batch", dim(q, 1)},
+        {"heads", int64_t(o.getNumHeads())},
+        {"kv_heads", int64_t(o.getNumKvHeads())},
+        {"head_dim", int64_t(o.getHeadDim())},
+        {"dropout", o.getDropoutRate().convertToDouble()},
+        {"causal", bool(o.getCausal())},
+        {"document_causal",
+         runtimeDocumentsCode(o.getDocumentCausal(), o.getPositions())},
+        {"batch_axis", splitAxis(q, 1)},
+        {"head_axis", splitAxis(q, 2)},
+        {"seq_axis", zigzagAxis(q, 0)}};
+    if (ring)
+      entry["ring"] = true;
     // The same arguments are the same entry: its text is the key.
     std::string key;
     llvm::raw_string_ostream(key)
@@ -79,8 +83,21 @@ llvm::json::Array Lowering::attentionJson() {
       (*list[at->second].getAsObject())["backward"] = true;
     }
   };
-  func.walk([&](AttentionOp o) { add(o, o.getQ(), false); });
-  func.walk([&](AttentionGradOp o) { add(o, o.getQ(), true); });
+  // The step's, then its evaluation step's (dropout 0: other plans).
+  for (func::FuncOp f : {func, evalFunc}) {
+    if (!f)
+      continue;
+    f.walk([&](Operation *op) {
+      if (auto o = dyn_cast<AttentionOp>(op))
+        add(o, o.getQ(), false, false);
+      else if (auto o = dyn_cast<AttentionGradOp>(op))
+        add(o, o.getQ(), true, false);
+      else if (auto o = dyn_cast<dist::RingAttentionOp>(op))
+        add(o, o.getQ(), false, true);
+      else if (auto o = dyn_cast<dist::RingAttentionGradOp>(op))
+        add(o, o.getQ(), true, true);
+    });
+  }
   return list;
 }
 

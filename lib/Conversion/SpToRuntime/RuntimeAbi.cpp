@@ -3,6 +3,7 @@
 #include "RuntimeAbi.h"
 
 #include "seqpar/Conversion/RuntimeLoweringInterface.h"
+#include "seqpar/Dialect/Tfm/IR/Tfm.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/StringMap.h"
@@ -18,7 +19,7 @@ struct Table {
   llvm::StringMap<size_t> byName;
   std::vector<RuntimeBundle> bundles;
   std::vector<StringRef> data;
-  std::vector<std::pair<StringRef, int64_t>> dtypes;
+  std::vector<std::pair<StringRef, int64_t>> dtypes, documents;
 
   Table() {
     // The kinds of sprt/abi.def, as the LLVM level sees them.
@@ -49,6 +50,7 @@ struct Table {
                        StringRef(#linkage) == "WEAK"});
 #define SPRT_PROGRAM_DATA(name) data.push_back(#name);
 #define SPRT_DTYPE(name, code) dtypes.push_back({#name, code});
+#define SPRT_DOCUMENTS(name, code) documents.push_back({#name, code});
 #define CBUNDLE(type, n) AbiKind::Ptr
 #include "sprt/abi.def"
 #undef SPRT_ABI_PARAMS
@@ -195,4 +197,15 @@ int64_t seqpar::runtimeDtypeCode(Type t) {
     if (n == name)
       return code;
   llvm_unreachable("sprt/abi.def declares F32, BF16 and F16");
+}
+
+int64_t seqpar::runtimeDocumentsCode(bool documentCausal, Value positions) {
+  StringRef name = !documentCausal ? "NONE"
+                   : positions && positions.getDefiningOp<tfm::PositionIdsOp>()
+                       ? "STEP_POSITIONS"
+                       : "POSITIONS";
+  for (auto [n, code] : table().documents)
+    if (n == name)
+      return code;
+  llvm_unreachable("sprt/abi.def declares NONE, POSITIONS and STEP_POSITIONS");
 }

@@ -301,7 +301,7 @@ static FailureOr<int64_t> planEvals(ArrayRef<Lowering *> stages,
                 "micro-batch of its train step's tokens (@"
              << s.getName() << ": " << s.getArgumentTypes()[0] << ") and "
              << "returns the loss alone, got " << e.getFunctionType();
-    step->shareArena(*eval);
+    step->addEvalStep(*eval);
     most = std::max(most, eval->getArenaBytes());
   }
   return most;

@@ -26,6 +26,13 @@ enum {
 #include "sprt/abi.def"
 };
 
+/* The document masks of sprt_attention_args' document_causal
+ * (SPRT_DOCUMENTS_NONE, ...). */
+enum {
+#define SPRT_DOCUMENTS(name, code) SPRT_DOCUMENTS_##name = code,
+#include "sprt/abi.def"
+};
+
 /* The argument bundles (sprt_attention_args, ...): one field per
  * KIND(name). */
 #define I32(n) int32_t n;

@@ -256,16 +256,18 @@ void sprt_position_ids_i64(int64_t *out, int64_t S, int64_t B,
 const char *sprt_attention_select(int32_t precision, const char *request);
 
 /* Readies, before step 1, what the sprt_attention* calls of this shape will
- * use (the arguments are sprt_attention_f32's; `backward`: the gradient
- * calls too), so that a step allocates and builds nothing: the CUDA
- * backend's cuDNN path builds the shape's plans, sizes their workspace and
- * the bias mask, and names once why cuDNN refuses a shape (the native kernel
- * then takes it). A shape never prepared is readied on its first call. The
- * CPU backend has nothing to ready. */
-void sprt_attention_prepare(int64_t Sq, int64_t Sk, int64_t q_offset, int64_t B,
-                            int64_t heads, int64_t kv_heads, int64_t head_dim,
-                            int32_t causal, int32_t document_causal,
-                            double dropout_rate, int32_t backward);
+ * use (the arguments are sprt_attention_block_f32's; sprt_attention_f32's
+ * with k_offset 0; `backward`: the gradient calls too), so that a step
+ * allocates and builds nothing: the CUDA backend's cuDNN path builds the
+ * shape's plans, sizes their workspace and the bias mask, and names once why
+ * cuDNN refuses a shape (the native kernel then takes it). A shape never
+ * prepared is readied on its first call. The CPU backend has nothing to
+ * ready. */
+void sprt_attention_prepare(int64_t Sq, int64_t Sk, int64_t q_offset,
+                            int64_t k_offset, int64_t B, int64_t heads,
+                            int64_t kv_heads, int64_t head_dim, int32_t causal,
+                            int32_t document_causal, double dropout_rate,
+                            int32_t backward);
 
 /* Scaled dot-product attention of Sq query rows over Sk key rows: q and out
  * [Sq, B, heads * head_dim], the first query row being global row q_offset

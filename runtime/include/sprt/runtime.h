@@ -331,11 +331,19 @@ void sprt_op_attention(const float *q, const float *k, const float *v,
                        const int64_t *positions, float *out,
                        const sprt_attention_args *args);
 /* sprt_attention_prepare for each run of q's rows sprt_op_attention (and
- * its gradient, with `backward`) would compute with these arguments: the
- * driver calls it before step 1 for each attention of the step (the model
- * JSON's "attention"). */
+ * its gradient, with `backward`) would compute with these arguments, the
+ * step's position ids being the data's packed documents with
+ * `packed_documents` (sprt_set_position_ids, not yet called): the driver
+ * calls it before step 1 for each attention of the step (the model JSON's
+ * "attention"). */
 void sprt_op_attention_prepare(const sprt_attention_args *args,
-                               int32_t backward);
+                               int32_t backward, int32_t packed_documents);
+/* sprt_attention_prepare for each block sprt_op_ring_attention (and, with
+ * `backward`, its gradient) would compute with these arguments, and the
+ * ring's buffers at the size both use: the driver calls it before step 1 for
+ * each ring attention of the step (the model JSON's "attention", "ring"). */
+void sprt_op_ring_attention_prepare(const sprt_attention_args *args,
+                                    int32_t backward, int32_t packed_documents);
 /* sprt_op_attention on q, k, v and out stored in dtype (bf16 / f16;
  * sprt_attention_typed). */
 void sprt_op_attention_typed(const void *q, const void *k, const void *v,

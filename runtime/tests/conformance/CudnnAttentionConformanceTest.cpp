@@ -196,8 +196,8 @@ TEST_F(CudnnAttention, PrepareNamesARefusalBeforeTheCalls) {
   c.D = 12; // not a multiple of 8
   c.rotary = 0;
   testing::internal::CaptureStderr();
-  sprt_attention_prepare(c.rows(), c.S, c.qOffset, c.B, c.heads, c.kvHeads, c.D,
-                         c.causal, c.documents, c.rate, 1);
+  sprt_attention_prepare(c.rows(), c.S, c.qOffset, 0, c.B, c.heads, c.kvHeads,
+                         c.D, c.causal, c.documents, c.rate, 1);
   const std::string said = testing::internal::GetCapturedStderr();
   EXPECT_NE(said.find("attention on the native kernel"), std::string::npos)
       << said;
@@ -217,8 +217,8 @@ TEST_F(CudnnAttention, PreparedShapeRunsOnCudnn) {
   Config c;
   c.S = 80;
   c.documents = true;
-  sprt_attention_prepare(c.rows(), c.S, c.qOffset, c.B, c.heads, c.kvHeads, c.D,
-                         c.causal, c.documents, c.rate, 1);
+  sprt_attention_prepare(c.rows(), c.S, c.qOffset, 0, c.B, c.heads, c.kvHeads,
+                         c.D, c.causal, c.documents, c.rate, 1);
   Inputs in(c);
   const Results got = run(c, in);
   use(false);
@@ -297,6 +297,21 @@ TEST_F(CudnnAttention, RingBlocksBelowTheDiagonalAndDocuments) {
   c.qOffset = 32; // block 1 (keys 128..255) is partly above these rows
   c.documents = true;
   compareRing("ring documents", c);
+}
+
+// A ring's blocks readied before their calls (sprt_op_ring_attention_prepare
+// gives sprt_attention_prepare each block's offsets) run on cuDNN as without.
+TEST_F(CudnnAttention, PreparedRingBlocksRunOnCudnn) {
+  Config c;
+  c.S = 224;
+  c.Sq = 48;
+  c.qOffset = 120; // block 0 visible, block 1 (keys 112..223) a band
+  c.documents = true;
+  for (int64_t blk = 0; blk < 2; ++blk)
+    sprt_attention_prepare(c.rows(), c.S / 2, c.qOffset, blk * c.S / 2, c.B,
+                           c.heads, c.kvHeads, c.D, c.causal, c.documents, 0.0,
+                           1);
+  compareRing("prepared ring", c);
 }
 
 namespace {

@@ -5,7 +5,8 @@
 // sprt_op_ring_attention_grad(dout, q, k, v, positions, out, lse, dq, dk, dv,
 // args), args the address of an sprt_attention_args (sprt/abi.def) on the
 // stack: S, B, heads, kv_heads, head_dim, rotary_dim, theta, dropout_rate,
-// dropout_stream, causal, document_causal, batch axis, head axis and the
+// dropout_stream, causal, document_causal (2: SPRT_DOCUMENTS_STEP_POSITIONS,
+// the positions are tfm.position_ids'), batch axis, head axis and the
 // sequence's axis, cp (mesh axis 0; the batch and heads are not split: -1).
 // Its slot is allocated in the entry block, once per call.
 dist.mesh @mesh ["cp" = 2] roles [context]
@@ -30,7 +31,7 @@ func.func @forward(%ids: tensor<8x2xi64>, %labels: tensor<8x2xi64>) -> tensor<f3
   // CHECK-NEXT: %[[DR:.*]] = llvm.mlir.constant(1.000000e-01 : f64) : f64
   // CHECK-NEXT: %[[DS:.*]] = llvm.mlir.constant(3 : i64) : i64
   // CHECK-NEXT: %[[C:.*]] = llvm.mlir.constant(1 : i32) : i32
-  // CHECK-NEXT: %[[DC:.*]] = llvm.mlir.constant(1 : i32) : i32
+  // CHECK-NEXT: %[[DC:.*]] = llvm.mlir.constant(2 : i32) : i32
   // CHECK-NEXT: %[[BA:.*]] = llvm.mlir.constant(-1 : i32) : i32
   // CHECK-NEXT: %[[HA:.*]] = llvm.mlir.constant(-1 : i32) : i32
   // CHECK-NEXT: %[[CP:.*]] = llvm.mlir.constant(0 : i32) : i32
