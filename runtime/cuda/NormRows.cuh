@@ -28,6 +28,9 @@ constexpr int kMaxRowThreads = 512;
 /// weight and double accumulators for each (more spilled registers when
 /// compiled for sm_90 with 512 threads).
 constexpr int kMaxRowFloats = 8;
+/// The loads per thread instantiated (dispatchRowShape): 1 or 2 of float4,
+/// 1, 2 or 4 of one float (a scalar row holds at most 4 floats a thread).
+constexpr int kMaxQuadChunks = 2, kMaxScalarChunks = 4;
 
 /// How a row of H floats is spread over a block: vec floats per load,
 /// chunks loads per thread, threads per block (a multiple of 32); fused is
@@ -58,7 +61,11 @@ inline RowShape rowShapeFor(int64_t H, bool aligned) {
   RowShape s;
   s.vec = (aligned && H % 4 == 0) ? 4 : 1;
   const int64_t nVec = H / s.vec;
-  for (int chunks = 1; chunks * s.vec <= kMaxRowFloats; chunks *= 2) {
+  const int maxChunks = s.vec == 4 ? kMaxQuadChunks : kMaxScalarChunks;
+  static_assert(kMaxQuadChunks * 4 <= kMaxRowFloats &&
+                    kMaxScalarChunks <= kMaxRowFloats,
+                "the instantiated shapes hold at most kMaxRowFloats");
+  for (int chunks = 1; chunks <= maxChunks; chunks *= 2) {
     const int64_t threads = ((nVec + chunks - 1) / chunks + 31) / 32 * 32;
     if (threads <= kMaxRowThreads) {
       s.chunks = chunks;
@@ -212,9 +219,9 @@ __device__ inline double rmsNormScaleRegs(const RowRegs<kChunks, kVec> &x,
 }
 
 /// Calls f(chunks, vec) with std::integral_constant<int, ...> arguments for
-/// the shape's instantiation (chunks 1 or 2 of vec 4; 1, 2 or 4 of vec 1),
-/// so a generic
-/// lambda can name the kernel template: kernel<decltype(c)::value, ...>.
+/// the shape's instantiation (chunks 1 or 2 of vec 4; 1, 2 or 4 of vec 1:
+/// what rowShapeFor gives), so a generic lambda can name the kernel
+/// template: kernel<decltype(c)::value, ...>.
 template <typename F> void dispatchRowShape(const RowShape &s, F &&f) {
   using One = std::integral_constant<int, 1>;
   using Two = std::integral_constant<int, 2>;
@@ -232,6 +239,8 @@ template <typename F> void dispatchRowShape(const RowShape &s, F &&f) {
     else
       f(Four{}, One{});
   }
+  static_assert(kMaxQuadChunks == 2 && kMaxScalarChunks == 4,
+                "dispatchRowShape instantiates these shapes");
 }
 
 } // namespace sprt::cuda

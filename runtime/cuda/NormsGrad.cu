@@ -278,6 +278,17 @@ std::pair<int64_t, int64_t> fusedGrid(Kernel kernel, int threads, int64_t T) {
   return {(T + rows - 1) / rows, rows};
 }
 
+/// Whether one block writes the column sums into dw / db themselves (its
+/// float4 stores need them 16-byte aligned); else partials, summed after
+/// (one partial's sum is itself: the same bits).
+bool writesColumnsDirectly(int64_t blocks,
+                           std::initializer_list<const float *> columns) {
+  for (const float *p : columns)
+    if (!aligned16(p))
+      return false;
+  return blocks == 1;
+}
+
 void zeroColumns(float *p, int64_t H) {
   if (p)
     SPRT_CUDA_CHECK(cudaMemsetAsync(p, 0, size_t(H) * sizeof(float), stream()));
@@ -358,8 +369,9 @@ bool layerNormGradFusedAs(const void *dy, const void *x, const void *weight,
   dispatchRowShape(s, [&](auto c, auto v) {
     auto kernel = layerNormGradFused<D, decltype(c)::value, decltype(v)::value>;
     const auto [blocks, rows] = fusedGrid(kernel, s.threads, T);
+    const bool direct = writesColumnsDirectly(blocks, {dw, db});
     float *partW = dw, *partB = db;
-    if (blocks > 1 && (dw || db)) {
+    if (!direct && (dw || db)) {
       float *parts = partialsFor(blocks, H, 2);
       partW = dw ? parts : nullptr;
       partB = db ? parts + blocks * H : nullptr;
@@ -367,9 +379,9 @@ bool layerNormGradFusedAs(const void *dy, const void *x, const void *weight,
     kernel<<<unsigned(blocks), unsigned(s.threads), 0, stream()>>>(
         dy, x, weight, residual, dx, partW, partB, T, H, rows, eps);
     SPRT_CUDA_CHECK_LAUNCH("layerNormGradFused");
-    if (blocks > 1 && dw)
+    if (!direct && dw)
       sumPartials(partW, blocks, H, dw);
-    if (blocks > 1 && db)
+    if (!direct && db)
       sumPartials(partB, blocks, H, db);
   });
   return true;
@@ -390,13 +402,14 @@ bool rmsNormGradFusedAs(const void *dy, const void *x, const void *weight,
   dispatchRowShape(s, [&](auto c, auto v) {
     auto kernel = rmsNormGradFused<D, decltype(c)::value, decltype(v)::value>;
     const auto [blocks, rows] = fusedGrid(kernel, s.threads, T);
+    const bool direct = writesColumnsDirectly(blocks, {dw});
     float *partW = dw;
-    if (blocks > 1 && dw)
+    if (!direct && dw)
       partW = partialsFor(blocks, H, 1);
     kernel<<<unsigned(blocks), unsigned(s.threads), 0, stream()>>>(
         dy, x, weight, residual, dx, partW, T, H, rows, eps);
     SPRT_CUDA_CHECK_LAUNCH("rmsNormGradFused");
-    if (blocks > 1 && dw)
+    if (!direct && dw)
       sumPartials(partW, blocks, H, dw);
   });
   return true;
