@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <mutex>
 #include <set>
+#include <stdexcept>
 #include <string>
 
 using namespace sprt::cuda;
@@ -254,6 +255,15 @@ bool runBackward(const AttnCall &c, const cd::Shape &s, cd::Tensors &t,
   t.dv = dv ? dv
             : scratch(Scratch::CudnnDV, ioBytes(c.Sk * c.B * c.kvHeads * c.D));
   std::string why = cd::backward(s, t, stream(), workspace);
+  // The forward drew cuDNN's dropout masks; the native backward would
+  // draw its own, and give another attention's gradient.
+  if (!why.empty() && s.dropout > 0.0f)
+    throw std::runtime_error(
+        "attention's backward with dropout could not run on cuDNN after its "
+        "forward did (" +
+        why +
+        "): the native kernel's dropout masks are not cuDNN's (run with "
+        "SEQPAR_ATTENTION_KERNEL=native)");
   if (!why.empty())
     noteFallback(why);
   return why.empty();

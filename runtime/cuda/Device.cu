@@ -238,6 +238,9 @@ extern "C" sprt_graph_t sprt_graph_end_capture(sprt_stream_t s,
   if (graph)
     (void)cudaGraphDestroy(graph);
   if (!captureError.empty()) {
+    // What an invalidated capture let run (another stream's work that never
+    // joined it) ends before the step runs eagerly.
+    (void)cudaDeviceSynchronize();
     (void)cudaGetLastError(); // the failed capture's errors, cleared
     static thread_local std::string message;
     message = captureError;

@@ -219,6 +219,9 @@ static std::string graphsRuledOut(const Flags &flags, const Model &model,
   if (packing)
     return "packed documents' position ids are copied from the host in the "
            "step";
+  if (std::string(World::name()) == "mpi-staged")
+    return "--comm mpi stages each collective through host memory, "
+           "synchronising the stream";
   return "";
 }
 

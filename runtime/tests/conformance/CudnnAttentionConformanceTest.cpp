@@ -345,7 +345,19 @@ DropoutRun dropoutRun(double rate) {
 TEST_F(CudnnAttention, DropoutKeepRateScalingAndSameMaskBothWays) {
   const double rate = 0.1;
   const int64_t S = 16, B = 2, H = 4, D = 16;
+  // The native kernels' dropout would pass every check below too: the
+  // calls must not have fallen back to them, and differ from their masks.
+  testing::internal::CaptureStderr();
   const DropoutRun r = dropoutRun(rate);
+  const std::string said = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(said.find("attention on the native kernel"), std::string::npos)
+      << said;
+  use(false);
+  const DropoutRun native = dropoutRun(rate);
+  use(true);
+  EXPECT_NE(0, std::memcmp(native.out.data(), r.out.data(),
+                           r.out.size() * sizeof(float)))
+      << "the native kernel's masks: did the calls fall back?";
   int64_t kept = 0, total = 0;
   for (int64_t i = 0; i < S; ++i)
     for (int64_t bh = 0; bh < B * H; ++bh)
