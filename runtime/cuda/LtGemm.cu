@@ -15,14 +15,15 @@
 //                    dw = dy^T x (x^T dy),        for in_out (dy is A)
 //                    db = column sums of dy
 //
-// The products accumulate in f32 (CUBLAS_COMPUTE_32F, no TF32); every tensor
-// has one type (the bias and the auxiliary tensor take D's type, cuBLASLt's
-// default) and each output is rounded once. Split-K partial sums stay in f32
-// (the reduction-scheme mask), as LinearTyped.cu's FullPrecisionReduction.
-// The GELU is cuBLASLt's, the tanh form, on bf16 / f16 only: whether its
-// tanh is the hardware approximation (about 2^-11 relative) is not
-// documented, and an f32 program is held to f32 accuracy, so f32 GELUs run
-// the exact kernels (as f32 linears keep cublasSgemm, LinearTyped.cu).
+// The products accumulate in f32 (CUBLAS_COMPUTE_32F, no TF32); A and B
+// have one type and D, the bias and the auxiliary tensor D's (cuBLASLt's
+// default): the inputs' own, or f32 for the weight and bias gradients of a
+// master weight (ltLinearGradWeightBias); each output is rounded once. Split-K
+// partial sums stay in f32 (the reduction-scheme mask), as LinearTyped.cu's
+// FullPrecisionReduction. The GELU is cuBLASLt's, the tanh form, on bf16 / f16
+// only: whether its tanh is the hardware approximation (about 2^-11 relative)
+// is not documented, and an f32 program is held to f32 accuracy, so f32 GELUs
+// run the exact kernels (as f32 linears keep cublasSgemm, LinearTyped.cu).
 //
 // Each call's descriptors and algorithm are chosen once per shape and
 // operand alignment (the heuristic's first) and kept. A call cuBLASLt
@@ -93,13 +94,15 @@ uint32_t alignmentOf(const void *p) {
 struct Key {
   int64_t m, n, k, lda, ldb, ldd;
   bool transA, transB;
-  int32_t dtype;
+  int32_t dtype; // of A and B, and of D unless dDtype says otherwise
   cublasLtEpilogue_t epilogue;
   uint32_t alignA, alignB, alignD, alignBias = 256, alignAux = 256;
+  int32_t dDtype = -1; // D's (and the bias's, and aux's) type; -1: dtype
 
+  int32_t outType() const { return dDtype < 0 ? dtype : dDtype; }
   auto tie() const {
     return std::tie(m, n, k, lda, ldb, ldd, transA, transB, dtype, epilogue,
-                    alignA, alignB, alignD, alignBias, alignAux);
+                    alignA, alignB, alignD, alignBias, alignAux, dDtype);
   }
   bool operator<(const Key &o) const { return tie() < o.tie(); }
 };
@@ -184,7 +187,9 @@ Plan makePlan(const Key &key, const void *bias, const void *aux) {
                   ? cublasLtMatrixLayoutCreate(&p.b, t, key.n, key.k, key.ldb)
                   : cublasLtMatrixLayoutCreate(&p.b, t, key.k, key.n, key.ldb),
               p);
-  SPRT_LT_TRY(cublasLtMatrixLayoutCreate(&p.d, t, key.m, key.n, key.ldd), p);
+  SPRT_LT_TRY(cublasLtMatrixLayoutCreate(&p.d, cudaTypeOf(key.outType()), key.m,
+                                         key.n, key.ldd),
+              p);
   SPRT_LT_TRY(setPointers(p.desc, bias, aux), p);
 
   cublasLtMatmulPreference_t pref = nullptr;
@@ -349,8 +354,9 @@ bool sprt::cuda::ltLinearGeluGrad(const void *dy, const void *w,
 }
 
 bool sprt::cuda::ltLinearGradWeightBias(const void *x, const void *dy, void *dw,
-                                        void *db, int32_t dtype, int64_t M,
-                                        int64_t K, int64_t N, bool inOut) {
+                                        void *db, int32_t dtype,
+                                        int32_t dwDtype, int64_t M, int64_t K,
+                                        int64_t N, bool inOut) {
   // x [M, K] is K x M column-major (ld K), dy [M, N] is N x M (ld N); the
   // sum runs over the M tokens (the GEMM's k), B's (or A's) bias gradient
   // the column (row) sums of dy.
@@ -369,7 +375,9 @@ bool sprt::cuda::ltLinearGradWeightBias(const void *x, const void *dy, void *dw,
                   alignmentOf(dy),
                   alignmentOf(x),
                   alignmentOf(dw),
-                  alignmentOf(db)};
+                  alignmentOf(db),
+                  256,
+                  dwDtype};
     return run(key, dy, x, dw, db, nullptr);
   }
   // dw [N, K] is K x N column-major: D = x (K x M) dy^T (M x N).
@@ -386,7 +394,9 @@ bool sprt::cuda::ltLinearGradWeightBias(const void *x, const void *dy, void *dw,
                 alignmentOf(x),
                 alignmentOf(dy),
                 alignmentOf(dw),
-                alignmentOf(db)};
+                alignmentOf(db),
+                256,
+                dwDtype};
   return run(key, x, dy, dw, db, nullptr);
 }
 
@@ -437,10 +447,13 @@ extern "C" void sprt_linear_grad_weight_bias_typed(
     const void *x, int32_t x_dtype, const void *dy, int32_t dy_dtype, void *dw,
     int32_t dw_dtype, void *db, int32_t db_dtype, int64_t M, int64_t K,
     int64_t N, int32_t weight_in_out) {
-  const bool oneType = x_dtype == dw_dtype && dy_dtype == dw_dtype &&
-                       db_dtype == dw_dtype && isKnown(dw_dtype);
-  if (oneType && M > 0 && K > 0 && N > 0 &&
-      ltLinearGradWeightBias(x, dy, dw, db, dw_dtype, M, K, N,
+  // x and dy of one type; dw and db of it, or both f32 (a master weight's
+  // gradients, summed and written in f32 by the epilogue).
+  const bool inputs = x_dtype == dy_dtype && isKnown(x_dtype);
+  const bool outputs = db_dtype == dw_dtype &&
+                       (dw_dtype == x_dtype || dw_dtype == SPRT_DTYPE_F32);
+  if (inputs && outputs && M > 0 && K > 0 && N > 0 &&
+      ltLinearGradWeightBias(x, dy, dw, db, x_dtype, dw_dtype, M, K, N,
                              weight_in_out != 0))
     return;
   // The ops' calls.

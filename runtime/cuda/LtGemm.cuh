@@ -40,11 +40,12 @@ bool ltLinearGeluGrad(const void *dy, const void *w, const void *pre, void *dx,
 
 /// dw = the weight gradient of x [M, K] and dy [M, N] ([N, K] = dy^T x, or
 /// [K, N] = x^T dy with inOut) and db[N] = the column sums of dy, summed by
-/// the GEMM's epilogue (BGRADB, or BGRADA with inOut), every tensor of
-/// `dtype`. False, having written nothing, as ltLinear.
+/// the GEMM's epilogue (BGRADB, or BGRADA with inOut), x and dy of `dtype`,
+/// dw and db of `dwDtype` (`dtype`, or f32). False, having written nothing,
+/// as ltLinear.
 bool ltLinearGradWeightBias(const void *x, const void *dy, void *dw, void *db,
-                            int32_t dtype, int64_t M, int64_t K, int64_t N,
-                            bool inOut);
+                            int32_t dtype, int32_t dwDtype, int64_t M,
+                            int64_t K, int64_t N, bool inOut);
 
 /// Whether ltLinear, ltLinearGeluGrad and ltLinearGradWeightBias may call
 /// cuBLASLt (the environment's

@@ -445,18 +445,25 @@ void benchLinearGeluGrad(int64_t M, int64_t K, int64_t N) {
 /// A weight gradient with its bias gradient as cuBLASLt's epilogue
 /// (sprt_linear_grad_weight_bias_typed, "epilogue") against the weight
 /// gradient's GEMM and the bias gradient's kernel (SPRT_CUBLASLT=0's path,
-/// "before"), in bf16: x [M, K], dy [M, N], dW [K, N] (GPT-2's Conv1D,
-/// in_out), db [N].
+/// "before"): x [M, K], dy [M, N] in bf16, dW [K, N] (GPT-2's Conv1D,
+/// in_out) and db [N] in bf16, and in f32 as a program with f32 master
+/// weights writes them ("bf16->f32").
 void benchLinearGradWeightBias(int64_t M, int64_t K, int64_t N) {
   const std::string shape =
       std::to_string(M) + "x" + std::to_string(K) + "x" + std::to_string(N);
-  const int32_t B = SPRT_DTYPE_BF16;
+  const int32_t B = SPRT_DTYPE_BF16, F = SPRT_DTYPE_F32;
   void *x = deviceBf16(size_t(M * K), 46), *dy = deviceBf16(size_t(M * N), 47),
-       *dw = deviceBf16(size_t(K * N), 48), *db = deviceBf16(size_t(N), 49);
-  const double bytes = 2.0 * double(M * K + M * N + K * N + N);
-  measureEpilogue("linear_grad_weight_bias bf16", shape, bytes, [&] {
-    sprt_linear_grad_weight_bias_typed(x, B, dy, B, dw, B, db, B, M, K, N, 1);
-  });
+       *dw = deviceFloats(size_t(K * N), 48), *db = deviceFloats(size_t(N), 49);
+  for (int32_t out : {B, F}) {
+    const double bytes = 2.0 * double(M * K + M * N) +
+                         (out == B ? 2.0 : 4.0) * double(K * N + N);
+    measureEpilogue(out == B ? "linear_grad_weight_bias bf16"
+                             : "linear_grad_weight_bias bf16->f32",
+                    shape, bytes, [&] {
+                      sprt_linear_grad_weight_bias_typed(x, B, dy, B, dw, out,
+                                                         db, out, M, K, N, 1);
+                    });
+  }
   for (void *p : {x, dy, dw, db})
     SPRT_CUDA_CHECK(cudaFree(p));
 }

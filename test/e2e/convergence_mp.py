@@ -138,8 +138,11 @@ for name, losses in curves.items():
     ok &= good
     if name in scalers:
         skipped, scale, consistent = scalers[name]
+        # A power of two: whole digits where it is whole (2097152, not
+        # 2.09715e+06).
+        shown = f"{scale:.0f}" if scale.is_integer() else f"{scale:g}"
         print(f"{name}: loss scaling: {skipped} steps skipped (overflow), "
-              f"final scale {scale:g}; "
+              f"final scale {shown}; "
               f"{'CONSISTENT' if consistent else 'INCONSISTENT'} with the "
               f"JSONL")
         ok &= consistent

@@ -3,7 +3,8 @@
 // sprt_linear_grad_weight_bias_typed (tfm.linear_grad_weight_bias) against
 // double references: dw = dy^T x ([N, K]; x^T dy, [K, N], for in_out) and
 // db = the column sums of dy, in f32, bf16 and f16, both weight layouts, db
-// of dy's type or f32, at widths cuBLASLt's bias-gradient epilogues take
+// of dy's type or f32, dw and db both f32 (a master weight's gradients,
+// written unrounded), at widths cuBLASLt's bias-gradient epilogues take
 // (64, 96) and ones they may not (20, 40), with no rows (dw and db zero).
 //
 // Tolerances. dw: TypedLinearConformanceTest's GEMM bound, u |ref| + (1 +
@@ -21,6 +22,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 
 using namespace sprt_conformance;
 using sprt_test::expectBitwiseEqual;
@@ -35,18 +37,19 @@ struct Case {
   int64_t M, K, N;
 };
 
-void check(const Case &c, int32_t t, bool inOut, int32_t dbType) {
+void check(const Case &c, int32_t t, bool inOut, int32_t dwType,
+           int32_t dbType) {
   const int64_t M = c.M, K = c.K, N = c.N;
   const std::string what =
       std::string("linear_grad_weight_bias ") + nameOf(t) +
       " M=" + std::to_string(M) + " K=" + std::to_string(K) +
-      " N=" + std::to_string(N) + (inOut ? " in_out" : " out_in") + " db " +
-      nameOf(dbType);
+      " N=" + std::to_string(N) + (inOut ? " in_out" : " out_in") + " dw " +
+      nameOf(dwType) + " db " + nameOf(dbType);
   // At least one row allocated (no zero-byte buffers): M = 0 reads none.
   const int64_t rows = std::max<int64_t>(M, 1);
   const auto x = asStored(randomFloats(size_t(rows * K), 31, -1.0f, 1.0f), t),
              dy = asStored(randomFloats(size_t(rows * N), 32, -1.0f, 1.0f), t);
-  const double u = unitRoundoff(t);
+  const double u = unitRoundoff(dwType);
   std::vector<double> dw(size_t(K * N)), dwTol(dw.size());
   for (int64_t k = 0; k < K; ++k)
     for (int64_t n = 0; n < N; ++n) {
@@ -70,25 +73,25 @@ void check(const Case &c, int32_t t, bool inOut, int32_t dbType) {
     db[n] = s;
     dbTol[n] = unitRoundoff(dbType) * std::fabs(s) + 1e-6 * mag;
   }
-  TypedBuffer dX(x, t), dDy(dy, t), dDw(nans(dw.size()), t),
+  TypedBuffer dX(x, t), dDy(dy, t), dDw(nans(dw.size()), dwType),
       dDb(nans(db.size()), dbType);
-  sprt_linear_grad_weight_bias_typed(dX.get(), t, dDy.get(), t, dDw.get(), t,
-                                     dDb.get(), dbType, M, K, N, inOut);
+  sprt_linear_grad_weight_bias_typed(dX.get(), t, dDy.get(), t, dDw.get(),
+                                     dwType, dDb.get(), dbType, M, K, N, inOut);
   const std::vector<float> gotDw = dDw.download(), gotDb = dDb.download();
   expectClose(what + " dw", gotDw, dw, 1.0, 0.0, &dwTol);
   expectClose(what + " db", gotDb, db, 1.0, 0.0, &dbTol);
   if (!onCpuBackend())
     return;
   // The two ops' calls, as the unfused program makes them.
-  TypedBuffer wantDw(nans(dw.size()), t), wantDb(nans(db.size()), dbType);
+  TypedBuffer wantDw(nans(dw.size()), dwType), wantDb(nans(db.size()), dbType);
   if (t == kF32)
     sprt_linear_grad_weight_f32(static_cast<const float *>(dX.get()),
                                 static_cast<const float *>(dDy.get()),
                                 static_cast<float *>(wantDw.get()), M, K, N,
                                 inOut);
   else
-    sprt_linear_grad_weight_typed(dX.get(), t, dDy.get(), t, wantDw.get(), t, M,
-                                  K, N, inOut, 0);
+    sprt_linear_grad_weight_typed(dX.get(), t, dDy.get(), t, wantDw.get(),
+                                  dwType, M, K, N, inOut, 0);
   if (t == kF32 && dbType == kF32)
     sprt_bias_grad_f32(static_cast<const float *>(dDy.get()),
                        static_cast<float *>(wantDb.get()), M, N);
@@ -103,8 +106,9 @@ TEST_F(LinearGradWeightBias, IsTheWeightAndBiasGradients) {
        {Case{37, 96, 64}, Case{256, 64, 96}, Case{5, 20, 40}, Case{0, 8, 16}})
     for (int32_t t : {kBf16, kF16, kF32})
       for (bool inOut : {false, true})
-        for (int32_t dbType : {t, kF32})
-          check(c, t, inOut, dbType);
+        for (auto [dwType, dbType] :
+             {std::pair<int32_t, int32_t>{t, t}, {t, kF32}, {kF32, kF32}})
+          check(c, t, inOut, dwType, dbType);
 }
 
 } // namespace

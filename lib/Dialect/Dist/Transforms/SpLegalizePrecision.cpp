@@ -118,32 +118,53 @@ static bool attendsAsStored(Operation *op) {
 
 /// Whether every reader of `result` (a bf16 / f16 tensor) widens it into a
 /// gradient contribution of an f32 master weight (a convert to f32 marked
-/// tfm.contributes, the backward of tfm-master-weights' convert), which the
-/// op can write in f32 itself, unrounded, as a partial sum is. (The pass's
-/// own widenings are not contributions: a second run leaves them.)
-/// Not an attention's (its tensors have one type), a bias gradient, nor a
-/// weight gradient whose dy a bias gradient also reads: tfm-fuse-epilogues
-/// makes that pair one GEMM with the bias gradient as its epilogue, whose
-/// kernel keeps one type.
-static bool onlyWidened(OpResult result) {
+/// tfm.contributes, the backward of tfm-master-weights' convert).
+static bool widenedIntoContributions(Value result) {
   auto type = lowPrecision(result.getType());
   if (!type || result.use_empty())
     return false;
-  Operation *op = result.getOwner();
-  if (op->hasTrait<seqpar::OpTrait::AttendsAsStored>() ||
-      isa<tfm::BiasGradOp>(op))
-    return false;
-  if (auto dw = dyn_cast<tfm::LinearGradWeightOp>(op))
-    if (llvm::any_of(dw.getDy().getUsers(), [](Operation *user) {
-          return isa<tfm::BiasGradOp>(user);
-        }))
-      return false;
-  Type f32 = type.clone(Float32Type::get(op->getContext()));
+  Type f32 = type.clone(Float32Type::get(result.getContext()));
   return llvm::all_of(result.getUsers(), [&](Operation *user) {
     auto widen = dyn_cast<tfm::ConvertOp>(user);
     return widen && widen.getType() == f32 &&
            tfm::getContributionTag(widen->getResult(0));
   });
+}
+
+/// The dy of a weight or bias gradient, else null.
+static Value gradientDy(Operation *op) {
+  if (auto dw = dyn_cast<tfm::LinearGradWeightOp>(op))
+    return dw.getDy();
+  if (auto db = dyn_cast<tfm::BiasGradOp>(op))
+    return db.getDy();
+  return {};
+}
+
+/// Whether `result` is only widened into gradient contributions
+/// (widenedIntoContributions), which its op can write in f32 itself,
+/// unrounded, as a partial sum is. (The pass's own widenings are not
+/// contributions: a second run leaves them.) Not an attention's (its
+/// tensors have one type). A weight gradient and the bias gradients of its
+/// dy (or a bias gradient and the weight gradients of its dy) are written in
+/// f32 all or none: tfm-fuse-epilogues makes a pair of them one GEMM with the
+/// bias gradient as its epilogue, whose outputs have one type.
+static bool onlyWidened(OpResult result) {
+  Operation *op = result.getOwner();
+  if (op->hasTrait<seqpar::OpTrait::AttendsAsStored>() ||
+      !widenedIntoContributions(result))
+    return false;
+  // Its partners: the gradients of the other kind on its dy. One already in
+  // f32 (partial, or folded first) leaves one type.
+  const bool bias = isa<tfm::BiasGradOp>(op);
+  if (Value dy = gradientDy(op))
+    return llvm::all_of(dy.getUsers(), [&](Operation *user) {
+      if (!gradientDy(user) || isa<tfm::BiasGradOp>(user) == bias)
+        return true;
+      Value partner = user->getResult(0);
+      return !lowPrecision(partner.getType()) ||
+             widenedIntoContributions(partner);
+    });
+  return true;
 }
 
 /// How the pass treats the ops' tensors: with `storageGemms`, the operands

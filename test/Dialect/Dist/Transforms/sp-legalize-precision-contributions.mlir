@@ -8,32 +8,41 @@
 // gradient contribution (tfm.contributes: the backward of
 // tfm-master-weights' convert) is written in f32 by its op, unrounded, and
 // the widening goes (Megatron-LM accumulates weight gradients in fp32): a
-// weight gradient without a bias, an embedding's, a norm's weight. Kept as
-// stored and widened after: a bias gradient and the weight gradient whose
-// dy it reads (tfm-fuse-epilogues makes them one GEMM of one type), and a
-// result another op reads too. Wrapped ops (WRAP) fold the same widenings,
-// so both give the same values.
+// weight gradient without a bias, an embedding's, a norm's weight, and a
+// weight gradient with the bias gradient of its dy when both are only
+// widened (tfm-fuse-epilogues makes them one GEMM, whose outputs have one
+// type: both f32). Kept as stored and widened after: a result another op
+// reads too, and so a weight gradient whose bias gradient is kept (c.w,
+// c.b), whose pair must keep one type; a second weight gradient of the same
+// dy (s.w) does not hold back the first (a.w). Wrapped ops (WRAP) fold the
+// same widenings, so both give the same values.
 // CHECK-LABEL: func.func @contributions
-// CHECK: %[[DW:.*]] = tfm.linear_grad_weight %{{.*}}, %{{.*}} : (tensor<4x2x8xbf16>, tensor<4x2x16xbf16>) -> tensor<16x8xf32>
-// CHECK-NEXT: %[[DT:.*]] = tfm.embedding_grad %{{.*}}, %{{.*}} : (tensor<4x2xi64>, tensor<4x2x8xbf16>) -> tensor<32x8xf32>
-// CHECK-NEXT: %[[BW:.*]] = tfm.linear_grad_weight %{{.*}}, %{{.*}} : (tensor<4x2x8xbf16>, tensor<4x2x16xbf16>) -> tensor<16x8xbf16>
-// CHECK-NEXT: %[[DB:.*]] = tfm.bias_grad %{{.*}} : tensor<4x2x16xbf16> -> tensor<16xbf16>
-// CHECK-NEXT: %[[BW32:.*]] = tfm.convert %[[BW]] {tfm.contributes = ["b.w#0"]} : tensor<16x8xbf16> -> tensor<16x8xf32>
-// CHECK-NEXT: %[[DB32:.*]] = tfm.convert %[[DB]] {tfm.contributes = ["b.b#0"]} : tensor<16xbf16> -> tensor<16xf32>
+// CHECK: %[[DW:.*]] = tfm.linear_grad_weight %{{.*}}, %{{.*}} {tfm.contributes = ["a.w#0"]} : (tensor<4x2x8xbf16>, tensor<4x2x16xbf16>) -> tensor<16x8xf32>
+// CHECK-NEXT: %[[DT:.*]] = tfm.embedding_grad %{{.*}}, %{{.*}} {tfm.contributes = ["e.w#0"]} : (tensor<4x2xi64>, tensor<4x2x8xbf16>) -> tensor<32x8xf32>
+// CHECK-NEXT: %[[BW:.*]] = tfm.linear_grad_weight %{{.*}}, %{{.*}} {tfm.contributes = ["b.w#0"]} : (tensor<4x2x8xbf16>, tensor<4x2x16xbf16>) -> tensor<16x8xf32>
+// CHECK-NEXT: %[[DB:.*]] = tfm.bias_grad %{{.*}} {tfm.contributes = ["b.b#0"]} : tensor<4x2x16xbf16> -> tensor<16xf32>
 // CHECK-NEXT: %[[SW:.*]] = tfm.linear_grad_weight %{{.*}}, %{{.*}} : (tensor<4x2x8xbf16>, tensor<4x2x16xbf16>) -> tensor<16x8xbf16>
 // CHECK-NEXT: %[[SW32:.*]] = tfm.convert %[[SW]] {tfm.contributes = ["s.w#0"]} : tensor<16x8xbf16> -> tensor<16x8xf32>
-// CHECK-NEXT: return %[[DW]], %[[DT]], %[[BW32]], %[[DB32]], %[[SW32]], %[[SW]]
+// CHECK-NEXT: %[[CW:.*]] = tfm.linear_grad_weight %{{.*}}, %{{.*}} : (tensor<4x2x8xbf16>, tensor<4x2x16xbf16>) -> tensor<16x8xbf16>
+// CHECK-NEXT: %[[CB:.*]] = tfm.bias_grad %{{.*}} : tensor<4x2x16xbf16> -> tensor<16xbf16>
+// CHECK-NEXT: %[[CW32:.*]] = tfm.convert %[[CW]] {tfm.contributes = ["c.w#0"]} : tensor<16x8xbf16> -> tensor<16x8xf32>
+// CHECK-NEXT: %[[CB32:.*]] = tfm.convert %[[CB]] {tfm.contributes = ["c.b#0"]} : tensor<16xbf16> -> tensor<16xf32>
+// CHECK-NEXT: return %[[DW]], %[[DT]], %[[BW]], %[[DB]], %[[SW32]], %[[SW]], %[[CW32]], %[[CB32]], %[[CB]]
 // WRAP-LABEL: func.func @contributions
-// WRAP: %[[DW:.*]] = tfm.linear_grad_weight %{{.*}}, %{{.*}} : (tensor<4x2x8xf32>, tensor<4x2x16xf32>) -> tensor<16x8xf32>
+// WRAP: %[[DW:.*]] = tfm.linear_grad_weight %{{.*}}, %{{.*}} {tfm.contributes = ["a.w#0"]} : (tensor<4x2x8xf32>, tensor<4x2x16xf32>) -> tensor<16x8xf32>
 // WRAP-NOT: tfm.convert %[[DW]]
-// WRAP: %[[DT:.*]] = tfm.embedding_grad %{{.*}}, %{{.*}} : (tensor<4x2xi64>, tensor<4x2x8xf32>) -> tensor<32x8xf32>
+// WRAP: %[[DT:.*]] = tfm.embedding_grad %{{.*}}, %{{.*}} {tfm.contributes = ["e.w#0"]} : (tensor<4x2xi64>, tensor<4x2x8xf32>) -> tensor<32x8xf32>
 // WRAP-NOT: tfm.convert %[[DT]]
-// The bias pair's weight gradient is rounded and widened, as kept:
-// WRAP: %[[BW:.*]] = tfm.linear_grad_weight %{{.*}}, %{{.*}} : (tensor<4x2x8xf32>, tensor<4x2x16xf32>) -> tensor<16x8xf32>
-// WRAP-NEXT: %[[BW16:.*]] = tfm.convert %[[BW]] : tensor<16x8xf32> -> tensor<16x8xbf16>
-// WRAP: tfm.convert %[[BW16]] {tfm.contributes = ["b.w#0"]} : tensor<16x8xbf16> -> tensor<16x8xf32>
-// WRAP: return %[[DW]], %[[DT]]
-func.func @contributions(%x: tensor<4x2x8xbf16>, %dy: tensor<4x2x16xbf16>, %ids: tensor<4x2xi64>, %dx: tensor<4x2x8xbf16>, %dyb: tensor<4x2x16xbf16>) -> (tensor<16x8xf32>, tensor<32x8xf32>, tensor<16x8xf32>, tensor<16xf32>, tensor<16x8xf32>, tensor<16x8xbf16>) {
+// WRAP: %[[BW:.*]] = tfm.linear_grad_weight %{{.*}}, %{{.*}} {tfm.contributes = ["b.w#0"]} : (tensor<4x2x8xf32>, tensor<4x2x16xf32>) -> tensor<16x8xf32>
+// WRAP-NOT: tfm.convert %[[BW]]
+// WRAP: %[[DB:.*]] = tfm.bias_grad %{{.*}} {tfm.contributes = ["b.b#0"]} : tensor<4x2x16xf32> -> tensor<16xf32>
+// WRAP: tfm.convert %{{.*}} {tfm.contributes = ["s.w#0"]}
+// The kept pair's weight gradient is rounded and widened, as kept:
+// WRAP: %[[CW:.*]] = tfm.linear_grad_weight %{{.*}}, %{{.*}} : (tensor<4x2x8xf32>, tensor<4x2x16xf32>) -> tensor<16x8xf32>
+// WRAP-NEXT: %[[CW16:.*]] = tfm.convert %[[CW]] : tensor<16x8xf32> -> tensor<16x8xbf16>
+// WRAP: tfm.convert %[[CW16]] {tfm.contributes = ["c.w#0"]} : tensor<16x8xbf16> -> tensor<16x8xf32>
+// WRAP: return %[[DW]], %[[DT]], %[[BW]], %[[DB]]
+func.func @contributions(%x: tensor<4x2x8xbf16>, %dy: tensor<4x2x16xbf16>, %ids: tensor<4x2xi64>, %dx: tensor<4x2x8xbf16>, %dyb: tensor<4x2x16xbf16>, %dyc: tensor<4x2x16xbf16>) -> (tensor<16x8xf32>, tensor<32x8xf32>, tensor<16x8xf32>, tensor<16xf32>, tensor<16x8xf32>, tensor<16x8xbf16>, tensor<16x8xf32>, tensor<16xf32>, tensor<16xbf16>) {
   %dw = tfm.linear_grad_weight %x, %dy : (tensor<4x2x8xbf16>, tensor<4x2x16xbf16>) -> tensor<16x8xbf16>
   %dw32 = tfm.convert %dw {tfm.contributes = ["a.w#0"]} : tensor<16x8xbf16> -> tensor<16x8xf32>
   %dt = tfm.embedding_grad %ids, %dx : (tensor<4x2xi64>, tensor<4x2x8xbf16>) -> tensor<32x8xbf16>
@@ -44,5 +53,9 @@ func.func @contributions(%x: tensor<4x2x8xbf16>, %dy: tensor<4x2x16xbf16>, %ids:
   %db32 = tfm.convert %db {tfm.contributes = ["b.b#0"]} : tensor<16xbf16> -> tensor<16xf32>
   %sw = tfm.linear_grad_weight %x, %dy : (tensor<4x2x8xbf16>, tensor<4x2x16xbf16>) -> tensor<16x8xbf16>
   %sw32 = tfm.convert %sw {tfm.contributes = ["s.w#0"]} : tensor<16x8xbf16> -> tensor<16x8xf32>
-  return %dw32, %dt32, %bw32, %db32, %sw32, %sw : tensor<16x8xf32>, tensor<32x8xf32>, tensor<16x8xf32>, tensor<16xf32>, tensor<16x8xf32>, tensor<16x8xbf16>
+  %cw = tfm.linear_grad_weight %x, %dyc : (tensor<4x2x8xbf16>, tensor<4x2x16xbf16>) -> tensor<16x8xbf16>
+  %cb = tfm.bias_grad %dyc : tensor<4x2x16xbf16> -> tensor<16xbf16>
+  %cw32 = tfm.convert %cw {tfm.contributes = ["c.w#0"]} : tensor<16x8xbf16> -> tensor<16x8xf32>
+  %cb32 = tfm.convert %cb {tfm.contributes = ["c.b#0"]} : tensor<16xbf16> -> tensor<16xf32>
+  return %dw32, %dt32, %bw32, %db32, %sw32, %sw, %cw32, %cb32, %cb : tensor<16x8xf32>, tensor<32x8xf32>, tensor<16x8xf32>, tensor<16xf32>, tensor<16x8xf32>, tensor<16x8xbf16>, tensor<16x8xf32>, tensor<16xf32>, tensor<16xbf16>
 }
