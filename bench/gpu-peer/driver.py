@@ -227,19 +227,25 @@ class Runner:
         end = time.time() + budget
         out = {}
         probe = self.path("bin", "sp-device-probe")
+        # A cold machine may be slow to answer: a time-out is said, and the
+        # stage goes on.
         if os.path.exists(probe):
-            p = subprocess.run([probe], capture_output=True, text=True,
-                               env=dict(os.environ, **self.seqpar_env()),
-                               timeout=max(1, end - time.time()))
-            out["probe"] = (p.stdout + p.stderr).strip()
-        if self.smi:
-            p = subprocess.run([self.smi, "--query-gpu=name,memory.total,memory.used,driver_version",
-                                "--format=csv,noheader,nounits"], capture_output=True, text=True,
-                               timeout=max(1, end - time.time()))
-            out["nvidia_smi"] = p.stdout.strip()
             try:
+                p = subprocess.run([probe], capture_output=True, text=True,
+                                   env=dict(os.environ, **self.seqpar_env()),
+                                   timeout=max(1, end - time.time()))
+                out["probe"] = (p.stdout + p.stderr).strip()
+            except subprocess.TimeoutExpired:
+                out["probe"] = "sp-device-probe timed out"
+        if self.smi:
+            try:
+                p = subprocess.run([self.smi, "--query-gpu=name,memory.total,memory.used,"
+                                    "driver_version", "--format=csv,noheader,nounits"],
+                                   capture_output=True, text=True,
+                                   timeout=max(1, end - time.time()))
+                out["nvidia_smi"] = p.stdout.strip()
                 out["idle_memory_used_mib"] = float(p.stdout.split("\n")[0].split(",")[2])
-            except (IndexError, ValueError):
+            except (subprocess.TimeoutExpired, IndexError, ValueError):
                 pass
         # The peer's device report, which is also the check that python3 has
         # torch and transformers.
@@ -250,6 +256,11 @@ class Runner:
             self.peer_ok = ""
             with open(os.path.join(d, "device.json")) as f:
                 out.update(json.load(f))
+        elif rc == "timeout":
+            # Slow (a cold import, CUDA's start-up), not missing: the later
+            # stages still try the peer, under their own limits.
+            self.peer_ok = ""
+            out["peer_device"] = f"peer.py device timed out ({log})"
         else:
             with open(log) as f:
                 text = f.read()
@@ -370,7 +381,8 @@ class Runner:
             cmd = [self.python, os.path.join(HERE, "peer.py"), "bench",
                    "--model-dir", self.path(b["model_dir"]), "--seq", str(b["seq"]),
                    "--batch", str(b["batch"]), "--precision", b["precision"],
-                   "--steps", str(b["peer_steps"]), "--out", out] + self.hyper_flags()
+                   "--steps", str(b["peer_steps"]), "--out", out,
+                   "--deadline", f"{end:.0f}"] + self.hyper_flags()
             sampler = self.gpu_memory_sampler(os.path.join(d, "peer-smi.csv"))
             rc = self.run(cmd, os.path.join(d, "peer.log"), end - time.time(), cwd=d)
             smi = self.sampled_max_mib(sampler, os.path.join(d, "peer-smi.csv"))
@@ -573,12 +585,14 @@ class Runner:
             secs = sum(a["forward_seconds"] + a["backward_seconds"] for a in att)
             info["attention_tflops"] = flops / secs / 1e12
             info["attention_dtype"] = att[0].get("dtype")
+            info["attention_kernel"] = m.get("attention_kernel", "")
         info["memory_gbps"] = {x["op"]: x["bytes"] / x["seconds"] / 1e9
                                for x in m.get("memory_bound", [])}
         parts = [f"{p} GEMM median {v['median']:.3g} / fastest {v['fastest']:.3g} TFLOP/s"
                  for p, v in info["gemm_tflops"].items()]
         if "attention_tflops" in info:
-            parts.append(f"{info['attention_dtype']} attention {info['attention_tflops']:.3g} TFLOP/s")
+            parts.append(f"{info['attention_dtype']} attention {info['attention_tflops']:.3g} TFLOP/s"
+                         f" ({info['attention_kernel'] or 'kernel not said'})")
         if "copy" in info["memory_gbps"]:
             parts.append(f"copy {info['memory_gbps']['copy']:.0f} GB/s")
         return "ok (" + "; ".join(parts) + ")", info
@@ -703,9 +717,13 @@ class Runner:
             else:
                 print(f"== {name} (up to {budget:.0f} s)", flush=True)
                 try:
-                    # The commands end 3 s early: killing a process group
-                    # and reading its results take time too.
-                    status, info = fn(budget - 3, d, arg) if arg is not None else fn(budget - 3, d)
+                    # The commands end early: killing a process group (an
+                    # orterun job, a GPU context of tens of GB) and reading
+                    # its results take time too, which the next stage's
+                    # minimum must not pay.
+                    early = 8 if budget >= 60 else 3
+                    status, info = (fn(budget - early, d, arg) if arg is not None
+                                    else fn(budget - early, d))
                 except Exception as e:  # a stage's bug costs that stage only
                     status, info = f"error: {type(e).__name__}: {e}", \
                         self.results["stages"].get(name, {})

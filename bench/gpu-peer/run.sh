@@ -43,7 +43,7 @@ fi
 echo "run.sh: unpacked in $(($(date +%s) - start)) s"
 
 # Debian 12's Open MPI 4.1 (libmpi.so.40, which the programs link).
-if command -v orterun >/dev/null 2>&1 && ldconfig -p 2>/dev/null | grep -q 'libmpi\.so\.40 '; then
+if command -v orterun >/dev/null 2>&1 && ldconfig -p 2>/dev/null | grep 'libmpi\.so\.40 ' >/dev/null; then
   echo "run.sh: Open MPI is here already: $(command -v orterun)"
 else
   if timeout 90 bash "$here/setup-mpi.sh" "$here/debs"; then

@@ -84,6 +84,10 @@ MPI_Comm sprt::splitMpi(int64_t color, int64_t key) {
   return comm;
 }
 
+/// This process's rank, kept by init(): the NCCL watchdog's thread names it
+/// without calling MPI, which runs single-threaded.
+static int worldRank = -1;
+
 void World::init(int *argc, char ***argv) {
   int started = 0;
   MPI_Initialized(&started);
@@ -91,6 +95,7 @@ void World::init(int *argc, char ***argv) {
     MPI_Init(argc, argv);
   if (failComm == MPI_COMM_NULL)
     MPI_Comm_dup(MPI_COMM_WORLD, &failComm);
+  MPI_Comm_rank(MPI_COMM_WORLD, &worldRank);
 }
 
 void World::finalize() {
@@ -100,6 +105,8 @@ void World::finalize() {
 }
 
 int World::rank() {
+  if (worldRank >= 0)
+    return worldRank;
   int r = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &r);
   return r;

@@ -47,6 +47,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -102,7 +103,10 @@ std::unique_ptr<Watchdog> watchdog;
 
 /// Ends the job for an operation past the timeout: the communicators are
 /// aborted first (ncclCommAbort releases the operations a stopped peer
-/// would leave spinning on the device), then reported as waitMpi does.
+/// would leave spinning on the device), then reported as waitMpi does. On
+/// the watchdog's thread, so without MPI (initialised single-threaded; the
+/// main thread may be inside it): the process exits, and mpirun ends the
+/// job for a rank that exits without MPI_Finalize.
 void expired(const std::string &what) {
   {
     std::lock_guard<std::mutex> lock(commsMutex);
@@ -110,10 +114,13 @@ void expired(const std::string &what) {
       ncclCommAbort(c);
     liveComms.clear();
   }
-  char seconds[32];
-  std::snprintf(seconds, sizeof seconds, "%g", World::timeout());
-  commFailure(what + " did not complete within " + seconds +
-              " s (--timeout): another rank stopped or failed");
+  std::fprintf(stderr,
+               "error: rank %d: %s did not complete within %g s (--timeout): "
+               "another rank stopped or failed; aborting the job\n",
+               World::rank(), what.c_str(), World::timeout());
+  std::fflush(stderr);
+  std::fflush(stdout);
+  std::_Exit(1);
 }
 
 /// Whether the compute stream's work is being captured (recorded, not run).

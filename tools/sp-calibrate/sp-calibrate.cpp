@@ -459,8 +459,17 @@ int main(int argc, char **argv) {
                  (long long)world);
     sprt::World::abort();
   }
+  // The attention kernel a program of this precision runs (cuDNN's for a
+  // bf16 program on the cuda backend), as the driver selects it.
+  std::string kernel =
+      sprt_attention_select(onDevice() ? SPRT_DTYPE_BF16 : SPRT_DTYPE_F32,
+                            std::getenv("SEQPAR_ATTENTION_KERNEL"));
+  for (char &c : kernel)
+    if (c == '"' || c == '\\')
+      c = '\'';
   std::string json = "{\n  \"ranks\": " + std::to_string(world) +
-                     ",\n  \"backend\": \"" + sprt_backend_name() + "\"";
+                     ",\n  \"backend\": \"" + sprt_backend_name() + "\"" +
+                     ",\n  \"attention_kernel\": \"" + kernel + "\"";
   if (onDevice()) {
     // Ranks that share a device share its memory.
     int64_t freeBytes = 0, totalBytes = 0, id = sprt_device_id(), sharing = 0;
