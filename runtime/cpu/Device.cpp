@@ -45,6 +45,7 @@ extern "C" int sprt_device_memory(int64_t *free_bytes, int64_t *total_bytes) {
 }
 
 extern "C" int64_t sprt_device_id(void) { return 0; }
+extern "C" int64_t sprt_device_key(void) { return 0; }
 
 namespace {
 /// Allocations of at least this size are mappings of their own: the kernel

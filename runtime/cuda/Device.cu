@@ -317,6 +317,16 @@ extern "C" int64_t sprt_device_id(void) {
   return state().device;
 }
 
+extern "C" int64_t sprt_device_key(void) {
+  stream();
+  cudaDeviceProp p;
+  SPRT_CUDA_CHECK(cudaGetDeviceProperties(&p, state().device));
+  uint64_t h = 1469598103934665603ull; // FNV-1a of the UUID's bytes
+  for (char b : p.uuid.bytes)
+    h = (h ^ uint8_t(b)) * 1099511628211ull;
+  return int64_t(h & 0x3fffffff);
+}
+
 extern "C" void *sprt_device_alloc(int64_t bytes) {
   cudaStream_t st = stream();
   size_t rounded = size_t((bytes + 63) / 64 * 64);

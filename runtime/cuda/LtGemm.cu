@@ -20,10 +20,12 @@
 // default): the inputs' own, or f32 for the weight and bias gradients of a
 // master weight (ltLinearGradWeightBias); each output is rounded once. Split-K
 // partial sums stay in f32 (the reduction-scheme mask), as LinearTyped.cu's
-// FullPrecisionReduction. The GELU is cuBLASLt's, the tanh form, on bf16 / f16
+// FullPrecisionReduction. The GELU is cuBLASLt's, the tanh form, on bf16
 // only: whether its tanh is the hardware approximation (about 2^-11 relative)
-// is not documented, and an f32 program is held to f32 accuracy, so f32 GELUs
-// run the exact kernels (as f32 linears keep cublasSgemm, LinearTyped.cu).
+// is not documented, and f32 and f16 programs are held to their types'
+// accuracy (f16's unit roundoff is 2^-11, and the GELU's gradient multiplies
+// a tanh error by up to about 5), so their GELUs run the exact kernels (as
+// f32 linears keep cublasSgemm, LinearTyped.cu); bf16's 2^-8 has room.
 //
 // Each call's descriptors and algorithm are chosen once per shape and
 // operand alignment (the heuristic's first) and kept. A call cuBLASLt
@@ -411,8 +413,8 @@ extern "C" void sprt_linear_gelu_typed(const void *x, int32_t x_dtype,
                        (!bias || bias_dtype == y_dtype) && isKnown(y_dtype);
   if (M <= 0 || N <= 0)
     return;
-  // f32 keeps the exact kernels' GELU (above).
-  if (tanh_approx && oneType && y_dtype != SPRT_DTYPE_F32 && K > 0 &&
+  // f32 and f16 keep the exact kernels' GELU (above).
+  if (tanh_approx && oneType && y_dtype == SPRT_DTYPE_BF16 && K > 0 &&
       ltLinear(x, w, bias, pre, y, y_dtype, M, K, N, weight_in_out != 0,
                LtEpilogue::Gelu))
     return;
@@ -430,7 +432,7 @@ sprt_linear_gelu_grad_typed(const void *dy, int32_t dy_dtype, const void *w,
                             int32_t weight_in_out, int32_t tanh_approx) {
   const bool oneType = dy_dtype == dx_dtype && w_dtype == dx_dtype &&
                        (!dbias || dbias_dtype == dx_dtype) && isKnown(dx_dtype);
-  if (tanh_approx && oneType && dx_dtype != SPRT_DTYPE_F32 && M > 0 && K > 0 &&
+  if (tanh_approx && oneType && dx_dtype == SPRT_DTYPE_BF16 && M > 0 && K > 0 &&
       N > 0 &&
       ltLinearGeluGrad(dy, w, pre, dx, dbias, dx_dtype, M, K, N,
                        weight_in_out != 0))

@@ -58,17 +58,20 @@ std::string sprt::memoryFitProblem(const Model &model, int64_t needed,
 }
 
 void sprt::checkMemoryFit(const Model &model) {
-  const int64_t device = sprt_device_id();
-  auto [needed, sharing] = World::sumOnNode(model.plannedPeak, device);
+  auto [needed, sharing] =
+      World::sumOnNode(model.plannedPeak, sprt_device_key());
   int64_t freeBytes = 0, totalBytes = 0;
-  if (sprt_device_memory(&freeBytes, &totalBytes) != 0)
-    return;
-  std::string where = std::string(sprt_backend_name()) == "cpu"
-                          ? std::string("this node's host memory")
-                          : std::string(sprt_backend_name()) + " device " +
-                                std::to_string(device);
-  std::string problem =
-      memoryFitProblem(model, needed, sharing, freeBytes, where);
-  if (!problem.empty())
-    fatal(problem);
+  std::string problem;
+  if (sprt_device_memory(&freeBytes, &totalBytes) == 0) {
+    std::string where = std::string(sprt_backend_name()) == "cpu"
+                            ? std::string("this node's host memory")
+                            : std::string(sprt_backend_name()) + " device " +
+                                  std::to_string(sprt_device_id());
+    problem = memoryFitProblem(model, needed, sharing, freeBytes, where);
+  }
+  // Every rank has measured before any allocates (a rank sharing the
+  // device would see less free), and they stop together.
+  if (!allAgree(problem.empty()))
+    fatal(problem.empty() ? "another rank's plan does not fit its device"
+                          : problem);
 }

@@ -472,7 +472,7 @@ int main(int argc, char **argv) {
                      ",\n  \"attention_kernel\": \"" + kernel + "\"";
   if (onDevice()) {
     // Ranks that share a device share its memory.
-    int64_t freeBytes = 0, totalBytes = 0, id = sprt_device_id(), sharing = 0;
+    int64_t freeBytes = 0, totalBytes = 0, id = sprt_device_key(), sharing = 0;
     sprt_device_memory(&freeBytes, &totalBytes);
     int64_t mine = id;
     std::vector<int64_t> ids(static_cast<size_t>(world));

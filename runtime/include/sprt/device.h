@@ -37,10 +37,15 @@ const char *sprt_device_init(int64_t local_rank);
  * (MemAvailable) and its total. */
 int sprt_device_memory(int64_t *free_bytes, int64_t *total_bytes);
 
-/* This rank's device among those of its node: ranks of one node with the
- * same id share its memory (the CPU backend: 0, the host's memory; CUDA:
- * the device ordinal). After sprt_device_init. */
+/* This rank's device among those it sees (the CPU backend: 0, the host's
+ * memory; CUDA: the device ordinal, as CUDA_VISIBLE_DEVICES numbers them).
+ * After sprt_device_init. */
 int64_t sprt_device_id(void);
+/* A key that the ranks of one node using one physical device share, and no
+ * others (the CPU backend: 0; CUDA: from the device's UUID, so ranks that
+ * each see only their own GPU, all numbered 0, are told apart), below 2^30.
+ * After sprt_device_init. */
+int64_t sprt_device_key(void);
 
 /* Zero-initialised device memory, 64-byte aligned; NULL if out of memory. */
 void *sprt_device_alloc(int64_t bytes);

@@ -306,11 +306,10 @@ TEST_F(AttentionSavedStats, AgreeWithTheCallsThatRecompute) {
 }
 
 TEST_F(AttentionSavedStats, OnCudnnSkipTheForward) {
+  const NativeAttentionAfter restore;
   const std::string line = sprt_attention_select(kBf16, "cudnn");
-  if (line.rfind("cudnn", 0) != 0) {
-    sprt_attention_select(kF32, "native");
+  if (line.rfind("cudnn", 0) != 0)
     GTEST_SKIP() << "no cuDNN attention: " << line;
-  }
   for (Config c : configs()) {
     c.D = 64; // a shape cuDNN runs
     c.rotary = c.rotary ? 64 : 0;
@@ -326,7 +325,6 @@ TEST_F(AttentionSavedStats, OnCudnnSkipTheForward) {
     expectNear(what + " dk", got.dk, want.dk, 1e-2);
     expectNear(what + " dv", got.dv, want.dv, 1e-2);
   }
-  sprt_attention_select(kF32, "native");
 }
 
 } // namespace

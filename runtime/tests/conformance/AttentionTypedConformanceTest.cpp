@@ -161,18 +161,16 @@ TEST_F(AttentionTyped, IsTheF32KernelBetweenConversions) {
 }
 
 TEST_F(AttentionTyped, OnCudnnReadsAndWritesAsStored) {
+  const NativeAttentionAfter restore;
   const std::string line = sprt_attention_select(kBf16, "cudnn");
-  if (line.rfind("cudnn", 0) != 0) {
-    sprt_attention_select(kF32, "native");
+  if (line.rfind("cudnn", 0) != 0)
     GTEST_SKIP() << "no cuDNN attention: " << line;
-  }
   // head_dim 64: a shape cuDNN runs.
   for (Config c : configs()) {
     c.D = 64;
     c.rotary = c.rotary ? 64 : 0;
     check(c, kBf16, /*cudnn=*/true);
   }
-  sprt_attention_select(kF32, "native");
 }
 
 TEST_F(AttentionTyped, HeadReshapesMoveTwoByteElements) {

@@ -159,6 +159,15 @@ inline std::vector<int64_t> documentPositions(int64_t S, int64_t B,
 constexpr int32_t kF32 = SPRT_DTYPE_F32, kBf16 = SPRT_DTYPE_BF16,
                   kF16 = SPRT_DTYPE_F16;
 
+/// Puts the native attention kernels back when it goes out of scope (a test
+/// that selects cuDNN: the selection outlives a failed assertion).
+struct NativeAttentionAfter {
+  NativeAttentionAfter() = default;
+  NativeAttentionAfter(const NativeAttentionAfter &) = delete;
+  NativeAttentionAfter &operator=(const NativeAttentionAfter &) = delete;
+  ~NativeAttentionAfter() { sprt_attention_select(kF32, "native"); }
+};
+
 inline const char *nameOf(int32_t t) {
   return t == kF32 ? "f32" : t == kBf16 ? "bf16" : "f16";
 }

@@ -67,4 +67,13 @@ TEST_F(Device, MemoryIsReported) {
   EXPECT_GE(sprt_device_id(), 0);
 }
 
+// The key grouping the ranks that share a device (the memory-fit check's):
+// the same from call to call, and a color MPI_Comm_split takes.
+TEST_F(Device, KeyIsStableAndSmall) {
+  const int64_t key = sprt_device_key();
+  EXPECT_GE(key, 0);
+  EXPECT_LT(key, int64_t(1) << 30);
+  EXPECT_EQ(sprt_device_key(), key);
+}
+
 } // namespace
