@@ -172,11 +172,16 @@ void waitAll(std::vector<CommHandle> &reqs) {
   reqs.clear();
 }
 
+/// The bytes of the two K/V/positions sets that travel (none on one rank).
+int64_t travellingBytes(const Ring &ring) {
+  return ring.n() > 1 ? RingBuffers::bytes(ring) : 0;
+}
+
 /// The bytes of the ring's buffers a call needs: the backward's in both
-/// directions (two K/V/positions sets where n > 1, two dK/dV accumulators),
-/// so that the backward does not grow what the forward sized.
+/// directions (the travelling sets, then two dK/dV accumulators), so that
+/// the backward does not grow what the forward sized.
 int64_t ringBytes(const Ring &ring) {
-  return (ring.n() > 1 ? RingBuffers::bytes(ring) : 0) + 4 * ring.kvBytes();
+  return travellingBytes(ring) + 4 * ring.kvBytes();
 }
 
 Ring checkedRing(const char *what, const sprt_attention_args &a) {
@@ -266,7 +271,7 @@ extern "C" void sprt_op_ring_attention_grad(const float *dout, const float *q,
   std::unique_ptr<RingBuffers> bufs;
   if (n > 1)
     bufs = std::make_unique<RingBuffers>(ring, base);
-  char *accBase = base + (n > 1 ? RingBuffers::bytes(ring) : 0);
+  char *accBase = base + travellingBytes(ring);
   std::array<float *, 2> dkAcc{}, dvAcc{};
   for (size_t i = 0; i < 2; ++i) {
     dkAcc[i] = reinterpret_cast<float *>(accBase + (2 * i) * kv);

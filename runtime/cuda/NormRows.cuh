@@ -77,6 +77,20 @@ inline RowShape rowShapeFor(int64_t H, bool aligned) {
   return s;
 }
 
+/// The shape of a fused norm kernel's rows: that of the operands the norm
+/// alone reads and writes (`own`), so that its sums run in the unfused
+/// norm's order; not fused where an operand the fusion adds (`extra`: a
+/// residual, x beside it; null: none) is off that alignment, the caller
+/// then running the ops apart.
+template <int32_t D>
+RowShape fusedRowShape(int64_t H, std::initializer_list<const void *> own,
+                       std::initializer_list<const void *> extra) {
+  const bool aligned = quadAligned<D>(own);
+  if (aligned && !quadAligned<D>(extra))
+    return RowShape{};
+  return rowShapeFor(H, aligned);
+}
+
 /// kChunks vectors of kVec floats of one row, in registers.
 template <int kChunks, int kVec> struct RowRegs {
   float v[kChunks][kVec];

@@ -174,18 +174,14 @@ const uint64_t *saltFor(const SumDropout &drop) {
 }
 
 /// The fused forward on rows of type D (with the residual's sum where
-/// `residual` is not null), or false where they do not fit. The rows' shape
-/// is the norm's alone (of the sum it reads back when unfused), so that the
-/// sums run in the same order; an x or residual off that alignment is
-/// added apart by the caller.
+/// `residual` is not null), or false where they do not fit (fusedRowShape:
+/// the norm's own rows are those of the sum it reads back when unfused).
 template <int32_t D>
 bool layerNormFusedAs(const void *x, const void *residual, const void *weight,
                       const void *bias, void *sum, void *y, int64_t T,
                       int64_t H, double eps, const SumDropout &drop) {
-  const bool aligned = quadAligned<D>({residual ? sum : x, weight, bias, y});
-  if (residual && aligned && !quadAligned<D>({x, residual}))
-    return false;
-  const RowShape s = rowShapeFor(H, aligned);
+  const RowShape s = fusedRowShape<D>(H, {residual ? sum : x, weight, bias, y},
+                                      {residual ? x : nullptr, residual});
   if (!s.fused)
     return false;
   dispatchRowShape(s, [&](auto c, auto v) {
@@ -201,10 +197,8 @@ template <int32_t D>
 bool rmsNormFusedAs(const void *x, const void *residual, const void *weight,
                     void *sum, void *y, int64_t T, int64_t H, double eps,
                     const SumDropout &drop) {
-  const bool aligned = quadAligned<D>({residual ? sum : x, weight, y});
-  if (residual && aligned && !quadAligned<D>({x, residual}))
-    return false;
-  const RowShape s = rowShapeFor(H, aligned);
+  const RowShape s = fusedRowShape<D>(H, {residual ? sum : x, weight, y},
+                                      {residual ? x : nullptr, residual});
   if (!s.fused)
     return false;
   dispatchRowShape(s, [&](auto c, auto v) {

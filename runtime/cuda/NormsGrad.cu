@@ -358,12 +358,8 @@ template <int32_t D>
 bool layerNormGradFusedAs(const void *dy, const void *x, const void *weight,
                           const void *residual, void *dx, float *dw, float *db,
                           int64_t T, int64_t H, double eps) {
-  // A residual off the others' alignment would change the rows' shape, and
-  // so the sums' order: the caller adds it apart instead.
-  const bool aligned = quadAligned<D>({dy, x, weight, dx});
-  if (residual && aligned && !quadAligned<D>({residual}))
-    return false;
-  const RowShape s = rowShapeFor(H, aligned);
+  // A residual off the others' alignment: the caller adds it apart.
+  const RowShape s = fusedRowShape<D>(H, {dy, x, weight, dx}, {residual});
   if (!s.fused)
     return false;
   dispatchRowShape(s, [&](auto c, auto v) {
@@ -391,12 +387,8 @@ template <int32_t D>
 bool rmsNormGradFusedAs(const void *dy, const void *x, const void *weight,
                         const void *residual, void *dx, float *dw, int64_t T,
                         int64_t H, double eps) {
-  // A residual off the others' alignment would change the rows' shape, and
-  // so the sums' order: the caller adds it apart instead.
-  const bool aligned = quadAligned<D>({dy, x, weight, dx});
-  if (residual && aligned && !quadAligned<D>({residual}))
-    return false;
-  const RowShape s = rowShapeFor(H, aligned);
+  // A residual off the others' alignment: the caller adds it apart.
+  const RowShape s = fusedRowShape<D>(H, {dy, x, weight, dx}, {residual});
   if (!s.fused)
     return false;
   dispatchRowShape(s, [&](auto c, auto v) {

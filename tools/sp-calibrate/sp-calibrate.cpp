@@ -471,17 +471,13 @@ int main(int argc, char **argv) {
                      ",\n  \"backend\": \"" + sprt_backend_name() + "\"" +
                      ",\n  \"attention_kernel\": \"" + kernel + "\"";
   if (onDevice()) {
-    // Ranks that share a device share its memory.
-    int64_t freeBytes = 0, totalBytes = 0, id = sprt_device_key(), sharing = 0;
+    // Ranks that share a device share its memory (as the memory-fit check
+    // counts them).
+    int64_t freeBytes = 0, totalBytes = 0;
     sprt_device_memory(&freeBytes, &totalBytes);
-    int64_t mine = id;
-    std::vector<int64_t> ids(static_cast<size_t>(world));
-    MPI_Allgather(&mine, 1, MPI_INT64_T, ids.data(), 1, MPI_INT64_T,
-                  MPI_COMM_WORLD);
-    for (int64_t other : ids)
-      sharing += other == id;
+    const int sharing = sprt::World::sumOnNode(0, sprt_device_key()).second;
     json += ",\n  \"device_memory_bytes\": " +
-            std::to_string(totalBytes / std::max<int64_t>(sharing, 1));
+            std::to_string(totalBytes / std::max(sharing, 1));
   }
   if (!peaks.empty())
     json += ",\n  \"peak_flops\": {" + peaks + "}";
