@@ -72,10 +72,16 @@ if config.seqpar_have_cuda and os.path.exists(probe):
         found = re.search(r"(\d+) device", result.stdout)
         config.cuda_devices = int(found.group(1)) if found else 1
 
+# The CUDA backend's sources on the CPU emulator (runtime/cuda-emu,
+# sp-compile --target cuda-emu): "cuda-emu".
+if config.seqpar_have_cuda_emu:
+    config.available_features.add("cuda-emu")
+
 # The runtime backend the end-to-end tests compile for (lit --param
-# target=cuda): the drivers pass it to sp-compile as --target.
+# target=cuda, or cuda-emu for the cuda program on the emulator): the drivers
+# pass it to sp-compile as --target.
 config.seqpar_target = lit_config.params.get("target", "cpu")
-if config.seqpar_target not in ("cpu", "cuda"):
-    lit_config.fatal("--param target must be cpu or cuda")
+if config.seqpar_target not in ("cpu", "cuda", "cuda-emu"):
+    lit_config.fatal("--param target must be cpu, cuda or cuda-emu")
 config.environment["SEQPAR_TARGET"] = config.seqpar_target
 config.available_features.add("target-" + config.seqpar_target)

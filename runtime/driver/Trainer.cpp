@@ -222,6 +222,11 @@ static std::string graphsRuledOut(const Flags &flags, const Model &model,
   if (std::string(World::name()) == "mpi-staged")
     return "--comm mpi stages each collective through host memory, "
            "synchronising the stream";
+  // The cuda backend over plain MPI (the emulator's programs, sp-compile
+  // --target cuda-emu): a collective runs on the host when it is issued, so
+  // a capture would not record it.
+  if (std::string(World::name()) == "mpi" && World::size() > 1)
+    return "MPI runs each collective on the host as it is issued";
   return "";
 }
 

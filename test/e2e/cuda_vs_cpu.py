@@ -18,8 +18,9 @@ sign-like, so summation-order noise in near-zero gradients (the attention
 key bias's gradient is zero in theory) becomes full-size updates; on an
 H200 the tiny GPT-2's gradients after 3 steps differed 2.7e-4 while the
 losses stayed within 1e-7 (issue 29).
---against cpu compares the cpu target with itself (the script's own check,
-without a GPU).
+--against cuda-emu compares the cuda program with its kernels on the CPU
+emulator (runtime/cuda-emu; vs-cpu-emu.test, without a GPU); --against cpu
+the cpu target with itself (the script's own check).
 Prints one line and exits 1 on any failure."""
 import argparse
 import json
@@ -36,7 +37,7 @@ p.add_argument("--seq", type=int, default=16)
 p.add_argument("--batch", type=int, default=2)
 p.add_argument("--steps", type=int, default=3)
 p.add_argument("--rtol", type=float, default=1e-5)
-p.add_argument("--against", default="cuda", choices=["cuda", "cpu"])
+p.add_argument("--against", default="cuda", choices=["cuda", "cuda-emu", "cpu"])
 args = p.parse_args()
 name = os.path.basename(args.config).replace(".json", "")
 

@@ -264,13 +264,16 @@ static cl::opt<std::string> fuseChunksFlag(
     cl::desc("Fuse each sequence all-gather with the column GEMM it feeds, "
              "gathering in this many chunks (default 2; 0: do not fuse)"),
     cl::init("2"), cl::cat(codegen));
-enum class Backend { cpu, cuda };
-static cl::opt<Backend> target(
-    "target", cl::desc("Runtime backend to link (default cpu)"),
-    cl::init(Backend::cpu),
-    cl::values(clEnumValN(Backend::cpu, "cpu", "OpenBLAS + MPI"),
-               clEnumValN(Backend::cuda, "cuda", "CUDA + cuBLAS + NCCL")),
-    cl::cat(codegen));
+enum class Backend { cpu, cuda, cuda_emu };
+static cl::opt<Backend>
+    target("target", cl::desc("Runtime backend to link (default cpu)"),
+           cl::init(Backend::cpu),
+           cl::values(clEnumValN(Backend::cpu, "cpu", "OpenBLAS + MPI"),
+                      clEnumValN(Backend::cuda, "cuda", "CUDA + cuBLAS + NCCL"),
+                      clEnumValN(Backend::cuda_emu, "cuda-emu",
+                                 "the cuda program with its kernels on the CPU "
+                                 "emulator, over MPI (checks without a GPU)")),
+           cl::cat(codegen));
 enum class Emit { mlir, llvm, obj, exe };
 static cl::opt<Emit>
     emit("emit", cl::desc("What to produce (default exe)"), cl::init(Emit::exe),
@@ -358,6 +361,10 @@ static const char *linkInputs(Backend target) {
   if (target == Backend::cuda)
     return SEQPAR_LINK_INPUTS_CUDA;
 #endif
+#ifdef SEQPAR_LINK_INPUTS_CUDA_EMU
+  if (target == Backend::cuda_emu)
+    return SEQPAR_LINK_INPUTS_CUDA_EMU;
+#endif
   return nullptr;
 }
 
@@ -426,7 +433,7 @@ static void setPipelineOptions(seqpar::PipelineOptions &options) {
   options.masterWeights = masterWeights.getValue();
   options.overlapGradReductions = overlapGradReductions.getNumOccurrences()
                                       ? overlapGradReductions.getValue()
-                                      : target == Backend::cuda;
+                                      : target != Backend::cpu;
   options.storageGemms = storageGemms.getValue();
   options.storageElementwise = storageElementwise.getValue();
   options.storageRows = storageRows.getValue();
@@ -532,10 +539,12 @@ int main(int argc, char **argv) {
   if (int rc = checkFlags())
     return rc;
   if (!linkInputs(target))
-    return fail("--target cuda"
-                " is not available: this build of seqpar found no CUDA "
-                "toolkit (configure with CUDA installed, "
-                "-DSEQPAR_ENABLE_CUDA=ON)");
+    return fail(target == Backend::cuda_emu
+                    ? "--target cuda-emu is not available: this build of "
+                      "seqpar found no CUDA headers (runtime/cuda-emu)"
+                    : "--target cuda is not available: this build of seqpar "
+                      "found no CUDA toolkit (configure with CUDA installed, "
+                      "-DSEQPAR_ENABLE_CUDA=ON)");
   if ((emit == Emit::exe || emit == Emit::obj) && report == Report::none &&
       output == "-")
     return fail("-o is required for --emit " +
