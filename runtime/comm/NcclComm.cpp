@@ -12,12 +12,11 @@
 //
 // --timeout: every operation is watched (Watchdog.h) through an event
 // recorded after it; one still incomplete --timeout seconds after it was
-// issued aborts every communicator (ncclCommAbort) and ends the job with
-// the message an MPI wait past the timeout gives (rank, operation, axis,
-// step). A step captured as a CUDA graph records its operations without
-// issuing them: each replay is watched whole (World::watchReplay), and an
-// error while capturing fails the capture (sprt_graph_note_error), not the
-// job.
+// issued ends the job with the message an MPI wait past the timeout gives
+// (rank, operation, axis, step). A step captured as a CUDA graph records its
+// operations without issuing them: each replay is watched whole
+// (World::watchReplay), and an error while capturing fails the capture
+// (sprt_graph_note_error), not the job.
 //
 // A send must not wait for its recv (Comm.h's callers: sprt_send), but an
 // ncclSend holds the communication stream until the peer's matching
@@ -71,8 +70,12 @@ void check(cudaError_t e, const char *what) {
 }
 
 void check(ncclResult_t r, const char *what) {
-  if (r != ncclSuccess)
-    fail(std::string("NCCL error in ") + what + ": " + ncclGetErrorString(r));
+  if (r == ncclSuccess)
+    return;
+  // NCCL's own account of it (its argument is unused: any communicator).
+  const char *detail = ncclGetLastError(nullptr);
+  fail(std::string("NCCL error in ") + what + ": " + ncclGetErrorString(r) +
+       (detail && *detail ? std::string(" (") + detail + ")" : std::string()));
 }
 
 /// NCCL's type of a reduction's elements. bf16 is ncclBfloat16 (NCCL >=
@@ -95,25 +98,21 @@ cudaStream_t computeStream() {
 cudaStream_t commStream = nullptr;
 int commStreamUsers = 0;
 
-/// Every live communicator (the watchdog aborts them all) and the watchdog
-/// of their operations, created with the first.
+/// Every live communicator and the watchdog of their operations, created
+/// with the first and stopped with the last.
 std::mutex commsMutex;
 std::vector<ncclComm_t> liveComms;
 std::unique_ptr<Watchdog> watchdog;
 
-/// Ends the job for an operation past the timeout: the communicators are
-/// aborted first (ncclCommAbort releases the operations a stopped peer
-/// would leave spinning on the device), then reported as waitMpi does. On
-/// the watchdog's thread, so without MPI (initialised single-threaded; the
-/// main thread may be inside it): the process exits, and mpirun ends the
-/// job for a rank that exits without MPI_Finalize.
+/// Ends the job for an operation past the timeout, reported as waitMpi
+/// does. On the watchdog's thread, so without MPI (initialised
+/// single-threaded; the main thread may be inside it): the process exits,
+/// which ends its CUDA context and the operations spinning there, and
+/// mpirun ends the job for a rank that exits without MPI_Finalize. The
+/// communicators are not aborted first: ncclCommAbort can itself hang while
+/// a peer's operations are pending (NVIDIA/nccl#863), and the message must
+/// come out.
 void expired(const std::string &what) {
-  {
-    std::lock_guard<std::mutex> lock(commsMutex);
-    for (ncclComm_t c : liveComms)
-      ncclCommAbort(c);
-    liveComms.clear();
-  }
   std::fprintf(stderr,
                "error: rank %d: %s did not complete within %g s (--timeout): "
                "another rank stopped or failed; aborting the job\n",
@@ -121,6 +120,28 @@ void expired(const std::string &what) {
   std::fflush(stderr);
   std::fflush(stdout);
   std::_Exit(1);
+}
+
+/// Fails (every rank of `ranks` alike) where two of them share a GPU:
+/// NCCL refuses one communicator with two ranks on one device
+/// (ncclInvalidUsage, "Duplicate GPU detected") and says no more.
+void checkDistinctDevices(MPI_Comm ranks, int32_t axis) {
+  int size = 0;
+  MPI_Comm_size(ranks, &size);
+  const int64_t mine = sprt_device_key();
+  std::vector<int64_t> keys(size_t(size), 0);
+  MPI_Allgather(&mine, 1, MPI_INT64_T, keys.data(), 1, MPI_INT64_T, ranks);
+  for (int a = 0; a < size; ++a)
+    for (int b = a + 1; b < size; ++b)
+      if (keys[size_t(a)] == keys[size_t(b)])
+        commFailure(describeOperation("the NCCL communicator", axis) +
+                    ": its ranks " + std::to_string(a) + " and " +
+                    std::to_string(b) +
+                    " are on the same GPU, which NCCL refuses; give each "
+                    "rank its own GPU (one rank per GPU, or "
+                    "CUDA_VISIBLE_DEVICES), or run with --comm mpi (several "
+                    "ranks on one GPU, communication staged through the "
+                    "host)");
 }
 
 /// Whether the compute stream's work is being captured (recorded, not run).
@@ -203,6 +224,7 @@ public:
     MPI_Comm ranks = splitMpi(color, key);
     MPI_Comm_rank(ranks, &myRank);
     MPI_Comm_size(ranks, &mySize);
+    checkDistinctDevices(ranks, meshAxis);
     ncclUniqueId id;
     if (myRank == 0)
       check(ncclGetUniqueId(&id), "ncclGetUniqueId");
@@ -292,12 +314,12 @@ public:
     // Issued by flush(), the first wait of a queued operation or the next
     // collective: the compute stream's work before now, which wrote `in`,
     // precedes that.
-    return queue(in, nullptr, bytes, peer);
+    return queue(false, in, nullptr, bytes, peer);
   }
 
   CommHandle startRecv(void *out, int64_t bytes, int peer) override {
     // Likewise: in one group with the sends started around it.
-    return queue(nullptr, out, bytes, peer);
+    return queue(true, nullptr, out, bytes, peer);
   }
 
   void flush() override {
@@ -329,7 +351,7 @@ private:
     const char *what = "ncclSend / ncclRecv";
     check(ncclGroupStart(), what);
     for (const Queued &q : p2p)
-      if (q.out)
+      if (q.recv)
         check(ncclRecv(q.out, size_t(q.bytes), ncclInt8, q.peer, comm,
                        commStream),
               "ncclRecv");
@@ -364,6 +386,7 @@ private:
 
   /// A send (of `in`) or recv (into `out`) started and not yet issued.
   struct Queued {
+    bool recv;
     const void *in;
     void *out;
     int64_t bytes;
@@ -371,9 +394,10 @@ private:
     std::shared_ptr<P2pSlot> slot;
   };
 
-  CommHandle queue(const void *in, void *out, int64_t bytes, int peer) {
+  CommHandle queue(bool recv, const void *in, void *out, int64_t bytes,
+                   int peer) {
     auto slot = std::make_shared<P2pSlot>();
-    queued.push_back({in, out, bytes, peer, slot});
+    queued.push_back({recv, in, out, bytes, peer, slot});
     return std::make_unique<NcclP2pRequest>(*this, slot);
   }
   std::vector<Queued> queued;

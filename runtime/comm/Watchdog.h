@@ -6,7 +6,7 @@
 // stream synchronisation. The watchdog polls each watched operation from a
 // thread of its own and, when one is still not done `timeout` seconds after
 // it was issued, calls `expired` with its description (which ends the job:
-// NcclComm aborts its communicators and reports as waitMpi does).
+// NcclComm reports as waitMpi does and the process exits).
 //
 // Backend-neutral (no CUDA here): what "done" means is the caller's
 // predicate, so the logic is tested on CPU.
