@@ -454,6 +454,19 @@ int main(int argc, char **argv) {
                  error);
     sprt::World::abort(); // every rank: the others would wait for this one
   }
+  // Ranks sharing a GPU cannot be one NCCL communicator: they communicate
+  // over MPI through host memory (--comm mpi), and the link measured is
+  // that, not the GPUs' (said once).
+  const int sharing = sprt::World::sumOnNode(0, sprt_device_key()).second;
+  if (onDevice() && sharing > 1) {
+    sprt::World::useComm("mpi");
+    if (sprt::World::rank() == 0)
+      std::fprintf(stderr,
+                   "sp-calibrate: %d ranks share a GPU, which NCCL refuses: "
+                   "they communicate over MPI through host memory (--comm "
+                   "mpi), so the link measured is that, not the GPUs'\n",
+                   sharing);
+  }
   if (sprt_mesh_init(1, &world) != 0) {
     std::fprintf(stderr, "sp-calibrate: the mesh of %lld ranks failed\n",
                  (long long)world);
@@ -475,7 +488,6 @@ int main(int argc, char **argv) {
     // counts them).
     int64_t freeBytes = 0, totalBytes = 0;
     sprt_device_memory(&freeBytes, &totalBytes);
-    const int sharing = sprt::World::sumOnNode(0, sprt_device_key()).second;
     json += ",\n  \"device_memory_bytes\": " +
             std::to_string(totalBytes / std::max(sharing, 1));
   }
