@@ -213,6 +213,13 @@ extern "C" void sprt_op_scale(const float *x, float *y, int64_t n, double s) {
   sprt_scale_f32(y, n, s);
 }
 
+extern "C" void sprt_op_scale_by(const float *x, float *y, int64_t n,
+                                 int32_t slot) {
+  if (x != y)
+    copyFloats(y, x, n);
+  sprt_scale_by_f32(y, n, sprt_step_hyperparameter(slot));
+}
+
 extern "C" void sprt_op_sum_squares(int32_t count, const float *const *xs,
                                     const int64_t *sizes, float *out) {
   sprt_sum_squares_list_f32(count, xs, sizes, out);
@@ -227,6 +234,13 @@ extern "C" void sprt_op_clip_scale(const float *sumSquares, double maxNorm,
   // With loss scaling an overflow in the scaled gradients is such a norm
   // (main() backs the scale off instead).
   sprt_clip_scale_f32(sumSquares, maxNorm, lossScale, scale, norm);
+}
+
+extern "C" void sprt_op_clip_scale_by(const float *sumSquares, double maxNorm,
+                                      int32_t lossScaleSlot, float *scale,
+                                      float *norm) {
+  sprt_clip_scale_by_f32(sumSquares, maxNorm,
+                         sprt_step_hyperparameter(lossScaleSlot), scale, norm);
 }
 
 /// This rank's slice of a distributed optimizer over `outer` and `inner`

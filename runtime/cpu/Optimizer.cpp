@@ -166,9 +166,19 @@ void sprt_clip_scale_f32(const float *sum_squares, double max_norm,
   *scale = float(clip / loss_scale);
 }
 
+void sprt_clip_scale_by_f32(const float *sum_squares, double max_norm,
+                            const double *loss_scale, float *scale,
+                            float *norm) {
+  sprt_clip_scale_f32(sum_squares, max_norm, *loss_scale, scale, norm);
+}
+
 void sprt_scale_f32(float *x, int64_t n, double s) {
   for (int64_t i = 0; i < n; ++i)
     x[i] = float(double(x[i]) * s);
+}
+
+void sprt_scale_by_f32(float *x, int64_t n, const double *s) {
+  sprt_scale_f32(x, n, *s);
 }
 
 } // extern "C"

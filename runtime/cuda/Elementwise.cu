@@ -49,7 +49,10 @@ __global__ void fillKernel(float *x, int64_t n, float value) {
   SPRT_FOR_EACH(i, n) { x[i] = value; }
 }
 
-__global__ void scaleKernel(float *x, int64_t n, double s) {
+/// x *= s, or *sAt (device memory) when given.
+__global__ void scaleKernel(float *x, int64_t n, double s, const double *sAt) {
+  if (sAt)
+    s = *sAt;
   SPRT_FOR_EACH(i, n) { x[i] = float(double(x[i]) * s); }
 }
 
@@ -121,7 +124,11 @@ void sprt_fill_f32(float *x, int64_t n, double value) {
 }
 
 void sprt_scale_f32(float *x, int64_t n, double s) {
-  SPRT_LAUNCH(scaleKernel, n, x, n, s);
+  SPRT_LAUNCH(scaleKernel, n, x, n, s, nullptr);
+}
+
+void sprt_scale_by_f32(float *x, int64_t n, const double *s) {
+  SPRT_LAUNCH(scaleKernel, n, x, n, 1.0, s);
 }
 
 void sprt_qkv_split(const void *qkv, void *q, void *k, void *v, int64_t T,

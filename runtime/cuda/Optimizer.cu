@@ -100,10 +100,14 @@ __global__ void addInOrder(const float *__restrict__ sums, int32_t count,
   *out = total;
 }
 
+/// `lossScale` by value, or *lossScaleAt (device memory) when given.
 __global__ void clipScaleKernel(const float *__restrict__ sumSquares,
                                 double maxNorm, double lossScale,
+                                const double *__restrict__ lossScaleAt,
                                 float *__restrict__ scale,
                                 float *__restrict__ norm) {
+  if (lossScaleAt)
+    lossScale = *lossScaleAt;
   // The gradients are those of the loss times lossScale.
   const double nrm = sqrt(double(*sumSquares)) / lossScale;
   *norm = float(nrm);
@@ -297,6 +301,14 @@ void sprt_sum_squares_list_f32(int32_t count, const float *const *xs,
 void sprt_clip_scale_f32(const float *sum_squares, double max_norm,
                          double loss_scale, float *scale, float *norm) {
   clipScaleKernel<<<1, 1, 0, stream()>>>(sum_squares, max_norm, loss_scale,
+                                         nullptr, scale, norm);
+  SPRT_CUDA_CHECK_LAUNCH("clipScaleKernel");
+}
+
+void sprt_clip_scale_by_f32(const float *sum_squares, double max_norm,
+                            const double *loss_scale, float *scale,
+                            float *norm) {
+  clipScaleKernel<<<1, 1, 0, stream()>>>(sum_squares, max_norm, 1.0, loss_scale,
                                          scale, norm);
   SPRT_CUDA_CHECK_LAUNCH("clipScaleKernel");
 }

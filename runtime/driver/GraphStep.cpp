@@ -43,7 +43,7 @@ GraphStep::Ran GraphStep::run(const std::function<void()> &issue,
     graph = nullptr;
     if (captures >= kMaxCaptures) {
       turnOff("the step's by-value inputs (its hyperparameter table but the "
-              "learning rate) changed after " +
+              "learning rate and the loss scale) changed after " +
               std::to_string(captures) + " captures");
       issue();
       return Ran::eager;

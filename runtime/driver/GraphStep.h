@@ -13,10 +13,11 @@
 //
 // What changes from step to step reaches the kernels on the device: the
 // token buffers main() fills before the launch, the step's values (the
-// learning rate and AdamW's step count, sprt_stage_step_values) whose copy
-// the capture holds. The key is what the compiled step passes by value that
-// may change (the hyperparameter table but the learning rate: a loss scale
-// backed off): a step of another key is captured again, and after
+// learning rate, the loss scale and AdamW's step count,
+// sprt_stage_step_values) whose copy the capture holds. The key is what the
+// compiled step passes by value that may change (the hyperparameter table
+// but the learning rate and the loss scale): a step of another key is
+// captured again, and after
 // kMaxCaptures captures the run goes on eagerly. A capture that records a
 // value changing every step (a dropout key, packed position ids:
 // sprt_capture_end) or that the backend could not record sends the run

@@ -231,12 +231,14 @@ static std::string graphsRuledOut(const Flags &flags, const Model &model,
 }
 
 /// A step's by-value inputs that may change from step to step: its
-/// hyperparameter table but the learning rate, which the optimizers read on
-/// the device.
+/// hyperparameter table but the learning rate and the loss scale, which the
+/// compiled step reads on the device (the optimizers; the gradient seed and
+/// the clip scale: sprt_op_scale_by, sprt_op_clip_scale_by).
 static std::vector<double> graphKey(const Model &model,
                                     std::vector<double> table) {
   for (size_t i = 0; i < model.hyperparameters.size() && i < table.size(); ++i)
-    if (model.hyperparameters[i].first == "lr")
+    if (model.hyperparameters[i].first == "lr" ||
+        model.hyperparameters[i].first == "loss_scale")
       table[i] = 0.0;
   return table;
 }

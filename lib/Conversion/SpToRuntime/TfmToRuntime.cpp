@@ -531,13 +531,33 @@ static LogicalResult lowerOp(ScaleOp o, RuntimeEmitter &e) {
   return success();
 }
 
+/// The hyperparameter slot of `op`'s `what` (its learning rate, its loss
+/// scale), which the runtime reads on the device (sprt_step_hyperparameter),
+/// so that a step captured as a CUDA graph replays with the values of the
+/// step it runs: a tfm.hyperparameter, as sp-optimizer and sp-autodiff make
+/// them.
+static FailureOr<int64_t> deviceSlot(Operation *op, Value value, StringRef what,
+                                     RuntimeEmitter &e) {
+  auto h = value.getDefiningOp<HyperparameterOp>();
+  if (!h)
+    return op->emitOpError()
+           << "takes its " << what
+           << " from a tfm.hyperparameter (the runtime reads it on the "
+              "device, from the step's table); this one is not";
+  return e.hyperparameterSlot(stringifyHyperparameterKind(h.getKind()));
+}
+
 static LogicalResult lowerOp(FillOp o, RuntimeEmitter &e) {
+  // `times` (the loss scale): multiplied in place, read on the device.
+  FailureOr<int64_t> slot = 0;
+  if (Value times = o.getTimes())
+    if (failed(slot = deviceSlot(o, times, "loss scale", e)))
+      return failure();
   e.call("sprt_fill_f32", {e.ptr(o), e.i64(e.numElements(o)),
                            e.f64(o.getValue().convertToDouble())});
-  // `times` (the loss scale): multiplied in place.
-  if (Value times = o.getTimes())
-    e.call("sprt_op_scale",
-           {e.ptr(o), e.ptr(o), e.i64(e.numElements(o)), e.scalar(times)});
+  if (o.getTimes())
+    e.call("sprt_op_scale_by",
+           {e.ptr(o), e.ptr(o), e.i64(e.numElements(o)), e.i32(*slot)});
   return success();
 }
 
@@ -662,12 +682,21 @@ static LogicalResult lowerOp(HyperparameterOp o, RuntimeEmitter &e) {
 }
 
 static LogicalResult lowerOp(ClipScaleOp o, RuntimeEmitter &e) {
-  // The loss scale (1: no loss scaling) after the max norm.
+  // The loss scale after the max norm: its slot, read on the device, or
+  // none (1).
   Value lossScale = o.getLossScale();
-  e.call("sprt_op_clip_scale",
-         {e.ptr(o.getSumSquares()), e.scalar(o.getMaxNorm()),
-          lossScale ? e.scalar(lossScale) : e.f64(1.0), e.ptr(o.getScale()),
-          e.ptr(o.getNorm())});
+  if (!lossScale) {
+    e.call("sprt_op_clip_scale",
+           {e.ptr(o.getSumSquares()), e.scalar(o.getMaxNorm()), e.f64(1.0),
+            e.ptr(o.getScale()), e.ptr(o.getNorm())});
+    return success();
+  }
+  FailureOr<int64_t> slot = deviceSlot(o, lossScale, "loss scale", e);
+  if (failed(slot))
+    return failure();
+  e.call("sprt_op_clip_scale_by",
+         {e.ptr(o.getSumSquares()), e.scalar(o.getMaxNorm()), e.i32(*slot),
+          e.ptr(o.getScale()), e.ptr(o.getNorm())});
   return success();
 }
 
@@ -684,22 +713,8 @@ static int64_t zeroAxis(RuntimeEmitter &e, Value grad, size_t k) {
   return k < axes.size() ? axes[k] : -1;
 }
 
-/// The hyperparameter slot of an update's learning rate, which the runtime
-/// reads on the device (sprt_step_hyperparameter): a tfm.hyperparameter, as
-/// sp-optimizer makes it.
-static FailureOr<int64_t> lrSlot(Operation *update, Value lr,
-                                 RuntimeEmitter &e) {
-  auto h = lr.getDefiningOp<HyperparameterOp>();
-  if (!h)
-    return update->emitOpError()
-           << "takes its learning rate from a tfm.hyperparameter (the "
-              "runtime reads it on the device, from the step's table); this "
-              "one is not";
-  return e.hyperparameterSlot(stringifyHyperparameterKind(h.getKind()));
-}
-
 static LogicalResult lowerOp(SgdUpdateOp o, RuntimeEmitter &e) {
-  FailureOr<int64_t> lr = lrSlot(o, o.getLr(), e);
+  FailureOr<int64_t> lr = deviceSlot(o, o.getLr(), "learning rate", e);
   if (failed(lr))
     return failure();
   int64_t index = e.paramIndex(o.getParam());
@@ -722,7 +737,7 @@ static LogicalResult lowerOp(SgdUpdateOp o, RuntimeEmitter &e) {
 }
 
 static LogicalResult lowerOp(AdamWUpdateOp o, RuntimeEmitter &e) {
-  FailureOr<int64_t> lr = lrSlot(o, o.getLr(), e);
+  FailureOr<int64_t> lr = deviceSlot(o, o.getLr(), "learning rate", e);
   if (failed(lr))
     return failure();
   int64_t index = e.paramIndex(o.getParam());

@@ -364,8 +364,15 @@ void sprt_sum_squares_list_f32(int32_t count, const float *const *xs,
  * results. */
 void sprt_clip_scale_f32(const float *sum_squares, double max_norm,
                          double loss_scale, float *scale, float *norm);
+/* sprt_clip_scale_f32 with loss_scale read from device memory when the
+ * kernel runs (a step's hyperparameter: sprt_step_hyperparameter). */
+void sprt_clip_scale_by_f32(const float *sum_squares, double max_norm,
+                            const double *loss_scale, float *scale,
+                            float *norm);
 /* x *= s. */
 void sprt_scale_f32(float *x, int64_t n, double s);
+/* x *= *s, s read from device memory when the kernel runs. */
+void sprt_scale_by_f32(float *x, int64_t n, const double *s);
 
 #ifdef __cplusplus
 }

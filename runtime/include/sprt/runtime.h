@@ -468,6 +468,10 @@ const int64_t *sprt_step_optimizer_step(void);
 void sprt_set_micro_batch(int64_t index, int64_t count);
 /* y = x * s (n elements). */
 void sprt_op_scale(const float *x, float *y, int64_t n, double s);
+/* y = x times the step's hyperparameter in slot `slot`, read on the device
+ * (sprt_step_hyperparameter; sprt_scale_by_f32): the loss scale of the
+ * gradient seed. */
+void sprt_op_scale_by(const float *x, float *y, int64_t n, int32_t slot);
 /* *out = the sum of squares of count tensors (xs[i] of sizes[i] elements):
  * sprt_sum_squares_list_f32. */
 void sprt_op_sum_squares(int32_t count, const float *const *xs,
@@ -478,6 +482,12 @@ void sprt_op_sum_squares(int32_t count, const float *const *xs,
  * finite (sprt_clip_scale_f32). */
 void sprt_op_clip_scale(const float *sum_squares, double max_norm,
                         double loss_scale, float *scale, float *norm);
+/* sprt_op_clip_scale with the loss scale the step's hyperparameter in slot
+ * loss_scale_slot, read on the device (sprt_step_hyperparameter), so that a
+ * step captured as a CUDA graph replays with the scale of the step it runs
+ * (sprt_clip_scale_by_f32). */
+void sprt_op_clip_scale_by(const float *sum_squares, double max_norm,
+                           int32_t loss_scale_slot, float *scale, float *norm);
 /* Optimizer updates of n elements with the gradient times *scale, the
  * learning rate the step's hyperparameter in slot lr_slot
  * (sprt_step_hyperparameter: read on the device when the update runs). With a

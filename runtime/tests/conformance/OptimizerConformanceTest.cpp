@@ -110,6 +110,32 @@ TEST_F(Optimizer, SumSquaresListIsTheChainOfOneTensorSums) {
   }
 }
 
+// The loss scale read from device memory when the kernel runs (a step's
+// hyperparameter: what a step captured as a CUDA graph replays with): the
+// bits of the by-value kernels, and a new value there is the one used.
+TEST_F(Optimizer, ScaleByAndClipScaleByReadTheScaleOnTheDevice) {
+  const int64_t n = 70001;
+  const auto x = randomFloats(size_t(n), 93);
+  DeviceBuffer<float> dX(x), dSum(nans(1));
+  sprt_sum_squares_f32(dX, n, dSum);
+  const double norm = std::sqrt(double(dSum.download()[0]));
+  DeviceBuffer<double> dLossScale(std::vector<double>{1.0});
+  for (double lossScale : {65536.0, 3.0, 0.5}) {
+    dLossScale.upload({lossScale});
+    DeviceBuffer<float> byValue(x), byDevice(x);
+    sprt_scale_f32(byValue, n, lossScale);
+    sprt_scale_by_f32(byDevice, n, dLossScale);
+    expectBitwiseEqual("scale_by", byDevice.download(), byValue.download());
+    for (double maxNorm : {norm / lossScale / 3.0, 0.0}) {
+      DeviceBuffer<float> s0(nans(1)), n0(nans(1)), s1(nans(1)), n1(nans(1));
+      sprt_clip_scale_f32(dSum, maxNorm, lossScale, s0, n0);
+      sprt_clip_scale_by_f32(dSum, maxNorm, dLossScale, s1, n1);
+      expectBitwiseEqual("clip_scale_by scale", s1.download(), s0.download());
+      expectBitwiseEqual("clip_scale_by norm", n1.download(), n0.download());
+    }
+  }
+}
+
 TEST_F(Optimizer, PowerOfTwoLossScaleGivesTheUnscaledUpdate) {
   // Gradients of the loss times 2^10 (exactly 2^10 times the gradients):
   // sum of squares, clip factor and SGD give the unscaled update's bits.

@@ -1,9 +1,11 @@
 // RUN: sp-opt %s -split-input-file -convert-sp-to-runtime | FileCheck %s
 
 // A loss-scaled train step (fp16): the seed is a fill multiplied in place by
-// the loss scale (sprt_op_scale), the clip scale receives the same loss scale
-// (loaded from the hyperparameter table, not a constant), and the model
-// description records the precision and lists loss_scale with its default.
+// the loss scale and the clip scale divides by it, both reading it on the
+// device from its slot of the step's table (sprt_op_scale_by,
+// sprt_op_clip_scale_by: a step captured as a CUDA graph replays with the
+// scale of the step it runs), and the model description records the
+// precision and lists loss_scale with its default.
 module attributes {tfm.loss_scaling, tfm.precision = "f16"} {
 tfm.param @w : tensor<8xf32> init ones
 // CHECK-LABEL: llvm.func @seqpar_step(
@@ -18,7 +20,7 @@ func.func @train_step(%ids: tensor<4x2xi64>, %labels: tensor<4x2xi64>)
   // CHECK-NEXT: %[[LS:.*]] = llvm.load %[[A0]] : !llvm.ptr -> f64
   %ls = tfm.hyperparameter loss_scale default 65536.0
   // The seed's buffer (at SEEDAT in the arena) is filled with 1, then scaled
-  // in place by the loaded loss scale.
+  // in place by the loss scale of slot 0.
   // CHECK: %[[OFF:.*]] = llvm.mlir.constant([[SEEDAT:[0-9]+]] : i64) : i64
   // CHECK-NEXT: %[[SEED:.*]] = llvm.getelementptr %[[ARENA]][%[[OFF]]]
   // CHECK-NEXT: %[[N:.*]] = llvm.mlir.constant(1 : i64) : i64
@@ -29,7 +31,8 @@ func.func @train_step(%ids: tensor<4x2xi64>, %labels: tensor<4x2xi64>)
   // CHECK-NEXT: %[[OFF2:.*]] = llvm.mlir.constant([[SEEDAT]] : i64) : i64
   // CHECK-NEXT: %[[IN:.*]] = llvm.getelementptr %[[ARENA]][%[[OFF2]]]
   // CHECK-NEXT: %[[N2:.*]] = llvm.mlir.constant(1 : i64) : i64
-  // CHECK-NEXT: llvm.call @sprt_op_scale(%[[OUT]], %[[IN]], %[[N2]], %[[LS]]) : (!llvm.ptr, !llvm.ptr, i64, f64) -> ()
+  // CHECK-NEXT: %[[SLOT:.*]] = llvm.mlir.constant(0 : i32) : i32
+  // CHECK-NEXT: llvm.call @sprt_op_scale_by(%[[OUT]], %[[IN]], %[[N2]], %[[SLOT]]) : (!llvm.ptr, !llvm.ptr, i64, i32) -> ()
   %seed = tfm.fill 1.0 times %ls {tfm.backward_begins} : tensor<f32>
   // A fill without `times` is not scaled.
   // CHECK: llvm.call @sprt_fill_f32(%{{.*}}, %{{.*}}, %{{.*}}) : (!llvm.ptr, i64, f64) -> ()
@@ -39,9 +42,10 @@ func.func @train_step(%ids: tensor<4x2xi64>, %labels: tensor<4x2xi64>)
   %sumsq = tfm.sum_squares %g : tensor<8xf32> -> tensor<f32>
   // CHECK: %[[CLIP:.*]] = llvm.load %{{.*}} : !llvm.ptr -> f64
   %clip = tfm.hyperparameter grad_clip default 1.0
-  // No constant stands in for the loss scale.
+  // No constant stands in for the loss scale: its slot, 0.
   // CHECK-NOT: llvm.mlir.constant({{.*}} : f64)
-  // CHECK: llvm.call @sprt_op_clip_scale(%{{.*}}, %[[CLIP]], %[[LS]], %{{.*}}, %{{.*}}) : (!llvm.ptr, f64, f64, !llvm.ptr, !llvm.ptr) -> ()
+  // CHECK: %[[SLOT2:.*]] = llvm.mlir.constant(0 : i32) : i32
+  // CHECK: llvm.call @sprt_op_clip_scale_by(%{{.*}}, %[[CLIP]], %[[SLOT2]], %{{.*}}, %{{.*}}) : (!llvm.ptr, f64, i32, !llvm.ptr, !llvm.ptr) -> ()
   %scale, %norm = tfm.clip_scale %sumsq max_norm %clip loss_scale %ls
       : tensor<f32> -> tensor<f32>, tensor<f32>
   %lr = tfm.hyperparameter lr default 0.25
