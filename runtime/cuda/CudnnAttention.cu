@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <mutex>
 #include <set>
 #include <stdexcept>
@@ -74,21 +75,37 @@ cd::Shape shapeOf(const AttnCall &c) {
 
 size_t ioBytes(int64_t n) { return size_t(n) * 2; }
 
-/// Sizes the bias mask's scratch (B x Sq x Sk elements: long sequences
-/// make it large); "" or why it cannot be had, when the native kernels take
-/// the call instead.
-std::string reserveBias(const AttnCall &c) {
-  const size_t bytes = ioBytes(c.B * c.Sq * c.Sk);
+/// Sizes scratch `slot` to `bytes`; "" or why it cannot be had (`what`'s
+/// bytes), when the native kernels take the call instead. A size that
+/// failed once is not tried again, nor any larger: a retry while a step is
+/// captured would fail the capture, and CUDA graphs for the run with it.
+std::string reserve(Scratch slot, size_t bytes, const char *what) {
+  static std::mutex mutex;
+  static std::map<int, size_t> failed; // slot -> the least bytes that failed
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = failed.find(int(slot));
+  if (it != failed.end() && bytes >= it->second)
+    return std::string(what) + "'s " + std::to_string(bytes) +
+           " bytes could not be allocated (" + std::to_string(it->second) +
+           " failed before)";
   std::string error;
   try {
-    if (scratch(Scratch::CudnnBias, bytes))
+    if (scratch(slot, bytes))
       return {};
   } catch (const std::exception &e) {
     (void)cudaGetLastError();
     error = std::string(": ") + e.what();
   }
-  return "the bias mask's " + std::to_string(bytes) +
+  failed[int(slot)] = it == failed.end() ? bytes : std::min(it->second, bytes);
+  return std::string(what) + "'s " + std::to_string(bytes) +
          " bytes could not be allocated" + error;
+}
+
+/// Sizes the bias mask's scratch (B x Sq x Sk elements: long sequences
+/// make it large).
+std::string reserveBias(const AttnCall &c) {
+  return reserve(Scratch::CudnnBias, ioBytes(c.B * c.Sq * c.Sk),
+                 "the bias mask");
 }
 
 /// Whether the call can run on cuDNN: selected, and its plans built (both
@@ -107,7 +124,13 @@ bool usable(const AttnCall &c, const cd::Shape &s, bool needBackward) {
   return why.empty();
 }
 
+/// The graphs' workspace (cd::run falls back to the native kernels on the
+/// exception).
 void *workspace(size_t bytes) {
+  const std::string why =
+      reserve(Scratch::CudnnWorkspace, bytes, "the cuDNN workspace");
+  if (!why.empty())
+    throw std::runtime_error(why);
   return scratch(Scratch::CudnnWorkspace, bytes);
 }
 
@@ -506,12 +529,10 @@ extern "C" void sprt_attention_prepare(int64_t Sq, int64_t Sk, int64_t q_offset,
   if (!usable(c, shapeOf(c), backward != 0))
     return;
   const int64_t bytes = cd::largestWorkspace();
-  try {
-    if (bytes > 0)
-      workspace(size_t(bytes));
-  } catch (const std::exception &e) {
-    (void)cudaGetLastError();
-    noteFallback("the cuDNN workspace of " + std::to_string(bytes) +
-                 " bytes could not be allocated at start-up: " + e.what());
-  }
+  const std::string why = bytes > 0
+                              ? reserve(Scratch::CudnnWorkspace, size_t(bytes),
+                                        "the cuDNN workspace")
+                              : std::string();
+  if (!why.empty())
+    noteFallback(why + " at start-up");
 }
