@@ -10,8 +10,10 @@
 //   wait:  the compute stream waits for `done` (the host does not).
 // Host control (World) is MPI, as in sprt_comm_mpi (MpiWorld.cpp).
 //
-// --timeout: every operation is watched (Watchdog.h) through an event
-// recorded after it; one still incomplete --timeout seconds after it was
+// --timeout: every operation is watched (Watchdog.h) from before its NCCL
+// call (which may block the host: ncclCommInitRank until every rank joins,
+// a first transfer with a peer while NCCL connects) until an event recorded
+// after it completes; one still incomplete --timeout seconds after it was
 // issued ends the job with the message an MPI wait past the timeout gives
 // (rank, operation, axis, step). A step captured as a CUDA graph records its
 // operations without issuing them: each replay is watched whole
@@ -45,6 +47,7 @@
 #include <nccl.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -151,28 +154,50 @@ bool capturing() {
          status != cudaStreamCaptureStatusNone;
 }
 
-/// Watches the work just issued on `stream`: an event recorded after it,
-/// polled by the watchdog's thread. Nothing while a step is captured (an
-/// event recorded then is part of the graph and cannot be queried): the
-/// replay is watched whole (World::watchReplay).
-void watchIssued(const char *what, int32_t axis,
-                 cudaStream_t stream = commStream) {
+/// An operation watched from before its NCCL call, which may block the
+/// host itself (ncclCommInitRank until every rank of the communicator joins;
+/// a group's first transfer with a peer while NCCL connects to it), until
+/// the event recorded after it completes.
+struct Watched {
+  std::atomic<int> state{0}; // 0: in the call; 1: `event` recorded; 2: done
+  cudaEvent_t event = nullptr;
+};
+
+/// Starts watching an operation about to be issued, or nothing while a step
+/// is captured (an event recorded then is part of the graph and cannot be
+/// queried: the replay is watched whole, World::watchReplay).
+std::shared_ptr<Watched> watchFromNow(const char *what, int32_t axis) {
   if (!watchdog || capturing())
-    return;
-  cudaEvent_t issued;
-  check(cudaEventCreateWithFlags(&issued, cudaEventDisableTiming), what);
-  check(cudaEventRecord(issued, stream), what);
+    return nullptr;
+  auto w = std::make_shared<Watched>();
   int device = 0;
   check(cudaGetDevice(&device), what);
-  watchdog->watch(describeOperation(what, axis), [issued, device] {
+  watchdog->watch(describeOperation(what, axis), [w, device] {
+    const int state = w->state.load(std::memory_order_acquire);
+    if (state != 1)
+      return state == 2;
     cudaSetDevice(device);
-    cudaError_t e = cudaEventQuery(issued);
+    cudaError_t e = cudaEventQuery(w->event);
     if (e == cudaErrorNotReady)
       return false;
-    cudaEventDestroy(issued);
+    cudaEventDestroy(w->event);
     // Another error is the stream's: the next synchronisation reports it.
     return true;
   });
+  return w;
+}
+
+/// The call `w` watches returned: its work on `stream` is watched until it
+/// completes (no stream: the call was all of it).
+void issued(const std::shared_ptr<Watched> &w, const char *what,
+            cudaStream_t stream) {
+  if (!w)
+    return;
+  if (stream) {
+    check(cudaEventCreateWithFlags(&w->event, cudaEventDisableTiming), what);
+    check(cudaEventRecord(w->event, stream), what);
+  }
+  w->state.store(stream ? 1 : 2, std::memory_order_release);
 }
 
 class NcclRequest : public CommRequest {
@@ -232,15 +257,21 @@ public:
     MPI_Ibcast(&id, int(sizeof id), MPI_BYTE, 0, ranks, &request);
     waitMpi(request, "broadcast of the NCCL id", -1);
     MPI_Comm_free(&ranks);
+    {
+      std::lock_guard<std::mutex> lock(commsMutex);
+      if (!watchdog)
+        watchdog = std::make_unique<Watchdog>(
+            World::timeout(), std::min(1.0, World::timeout() / 10), expired);
+    }
+    // Under the watchdog: a rank that never joins would hold it forever.
+    std::shared_ptr<Watched> joining = watchFromNow("ncclCommInitRank", axis);
     check(ncclCommInitRank(&comm, mySize, id, myRank), "ncclCommInitRank");
+    issued(joining, "ncclCommInitRank", nullptr);
     if (commStreamUsers++ == 0)
       check(cudaStreamCreateWithFlags(&commStream, cudaStreamNonBlocking),
             "cudaStreamCreateWithFlags");
     std::lock_guard<std::mutex> lock(commsMutex);
     liveComms.push_back(comm);
-    if (!watchdog)
-      watchdog = std::make_unique<Watchdog>(
-          World::timeout(), std::min(1.0, World::timeout() / 10), expired);
   }
   ~NcclComm() override {
     int finalized = 0;
@@ -349,6 +380,7 @@ private:
     if (p2p.empty())
       return;
     const char *what = "ncclSend / ncclRecv";
+    std::shared_ptr<Watched> w = watchFromNow(what, axis);
     check(ncclGroupStart(), what);
     for (const Queued &q : p2p)
       if (q.recv)
@@ -360,7 +392,7 @@ private:
             ncclSend(q.in, size_t(q.bytes), ncclInt8, q.peer, comm, commStream),
             "ncclSend");
     check(ncclGroupEnd(), what);
-    watchIssued(what, axis);
+    issued(w, what, commStream);
     for (const Queued &q : p2p) {
       check(cudaEventCreateWithFlags(&q.slot->done, cudaEventDisableTiming),
             what);
@@ -376,11 +408,12 @@ private:
   template <typename Issue> CommHandle run(const char *what, Issue issue) {
     afterCompute(what);
     issueQueued();
+    std::shared_ptr<Watched> w = watchFromNow(what, axis);
     check(issue(), what);
     cudaEvent_t done = nullptr;
     check(cudaEventCreateWithFlags(&done, cudaEventDisableTiming), what);
     check(cudaEventRecord(done, commStream), what);
-    watchIssued(what, axis);
+    issued(w, what, commStream);
     return std::make_unique<NcclRequest>(done, what);
   }
 
@@ -438,5 +471,5 @@ std::unique_ptr<Comm> World::split(int64_t color, int64_t key, int32_t axis) {
 
 void World::watchReplay(const char *what) {
   if (!overMpi)
-    watchIssued(what, -1, computeStream());
+    issued(watchFromNow(what, -1), what, computeStream());
 }
