@@ -12,7 +12,8 @@ tokens and loss. Checks, per tensor, relative error ||a - b|| / ||b||
   (a) every configuration's loss and gradients equal the one-rank run's
       (same precision, same tokens) to --rtol-ranks: the partitionings sum their
       fp32 partial products in other orders, so a bf16 result can round the
-      other way here and there;
+      other way here and there (the cuda target's bf16 at 3e-2 at least:
+      its GELU epilogue rounds the pre-activation once less, below);
   (b) the one-rank run and the tp=2 + SP dp=2 run equal reference.py
       --precision P [--loss-scale S] to --rtol (default 2e-2), and are
       closer to it than to the fp32 reference (which differs from the bf16
@@ -69,6 +70,14 @@ def main():
                    choices=["allgather", "ring"],
                    help="context parallelism's variant for CP > 1")
     args = p.parse_args()
+    # The cuda target's bf16 linear + GELU takes cuBLASLt's GELU epilogue,
+    # which applies GELU to the unrounded sum; a layout that gathers the
+    # sequence before the column GEMM (tp 2 with SP) stores the
+    # pre-activation in bf16 first. Its results differ from the one-rank
+    # run's by that rounding: gpt2-tiny's gradients 1.9e-2, its loss 4e-4
+    # (measured on the CUDA emulator, --param target=cuda-emu; docs/gpu.md).
+    if gc.e2e.TARGET != "cpu" and args.precision == "bf16":
+        args.rtol_ranks = max(args.rtol_ranks, 3e-2)
     configs = [parse(c) for c in args.configs] if args.configs else CONFIGS
     torch_configs = ({parse(c) for c in args.torch} if args.torch is not None
                      else TORCH_CONFIGS)
