@@ -23,6 +23,7 @@
 #define SPRT_COMM_COMM_H
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -155,12 +156,15 @@ public:
   /// not speed up (bench/plan-vs-measured.sh).
   static void setSpinWait(bool spin);
   static void setDescribe(DescribeFn describe);
-  /// Watches the work issued on the compute stream so far (a replayed
-  /// step, whose collectives were captured rather than issued one by one):
-  /// still incomplete --timeout seconds later, it ends the job as an
-  /// operation past the timeout does. Nothing where the host waits for the
-  /// collectives (MPI).
-  static void watchReplay(const char *what);
+  /// Calls `launch` (which issues a replayed step, whose collectives were
+  /// captured rather than issued one by one) and watches it from before the
+  /// call (which may itself block: a full launch queue, the emulator's
+  /// NCCL) until the compute stream's work so far completes: still
+  /// incomplete --timeout seconds later, it ends the job as an operation
+  /// past the timeout does. Only calls `launch` where the host waits for
+  /// the collectives (MPI).
+  static void launchWatched(const char *what,
+                            const std::function<void()> &launch);
 
   /// Control collectives over every rank, under the timeout.
   /// Whether `ok` holds on every rank.

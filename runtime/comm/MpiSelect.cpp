@@ -33,4 +33,6 @@ std::unique_ptr<Comm> World::split(int64_t color, int64_t key, int32_t axis) {
 }
 
 // MPI's operations are waited for by the host, under the timeout.
-void World::watchReplay(const char *) {}
+void World::launchWatched(const char *, const std::function<void()> &launch) {
+  launch();
+}

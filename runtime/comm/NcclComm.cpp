@@ -17,7 +17,7 @@
 // issued ends the job with the message an MPI wait past the timeout gives
 // (rank, operation, axis, step). A step captured as a CUDA graph records its
 // operations without issuing them: each replay is watched whole
-// (World::watchReplay), and an error while capturing fails the capture
+// (World::launchWatched), and an error while capturing fails the capture
 // (sprt_graph_note_error), not the job.
 //
 // A send must not wait for its recv (Comm.h's callers: sprt_send), but an
@@ -165,7 +165,7 @@ struct Watched {
 
 /// Starts watching an operation about to be issued, or nothing while a step
 /// is captured (an event recorded then is part of the graph and cannot be
-/// queried: the replay is watched whole, World::watchReplay).
+/// queried: the replay is watched whole, World::launchWatched).
 std::shared_ptr<Watched> watchFromNow(const char *what, int32_t axis) {
   if (!watchdog || capturing())
     return nullptr;
@@ -469,7 +469,9 @@ std::unique_ptr<Comm> World::split(int64_t color, int64_t key, int32_t axis) {
   return std::make_unique<NcclComm>(color, key, axis);
 }
 
-void World::watchReplay(const char *what) {
-  if (!overMpi)
-    issued(watchFromNow(what, -1), what, computeStream());
+void World::launchWatched(const char *what,
+                          const std::function<void()> &launch) {
+  std::shared_ptr<Watched> w = overMpi ? nullptr : watchFromNow(what, -1);
+  launch();
+  issued(w, what, computeStream());
 }

@@ -15,7 +15,7 @@ namespace {
 /// aborts the job.
 constexpr double kGraceSeconds = 2.0;
 
-/// "all_gather over mesh axis 'tp' (2 ranks) at step 3".
+/// "all_gather over mesh axis 'tp' (2 ranks) at step 3" (or "at start-up").
 std::string describe(const char *what, int32_t axis) {
   const Mesh &m = mesh();
   std::string where = "every rank";
@@ -26,8 +26,8 @@ std::string describe(const char *what, int32_t axis) {
     where = "mesh axis " + name + " (" + std::to_string(m.sizes[size_t(axis)]) +
             " ranks)";
   }
-  return std::string(what) + " over " + where + " at step " +
-         std::to_string(m.step);
+  return std::string(what) + " over " + where +
+         (m.stepping ? " at step " + std::to_string(m.step) : " at start-up");
 }
 } // namespace
 

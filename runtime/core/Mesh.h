@@ -21,6 +21,9 @@ struct Mesh {
   int worldRank = 0, worldSize = 1;
   uint64_t seed = 0;
   int64_t step = 1;
+  /// Whether a step has begun (sprt_set_step): before, operations are the
+  /// start-up's.
+  bool stepping = false;
   /// AdamW's step count: the steps whose update was applied, this one
   /// included (main() counts the skipped ones).
   int64_t optimizerStep = 1;

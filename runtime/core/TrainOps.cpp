@@ -156,6 +156,7 @@ static void copyFloats(float *dst, const float *src, int64_t n) {
 
 extern "C" void sprt_set_step(int64_t step) {
   mesh().step = step;
+  mesh().stepping = true;
   mesh().optimizerStep = step;
   // Direct callers of the ops see the step's masks at once on the CPU
   // backend, whose host copy the kernels read; the compiled step uploads it.

@@ -91,10 +91,11 @@ int Trainer::setUp(int argc, char **argv) {
   if (!commProblem.empty())
     fatal(commProblem);
   World::setSpinWait(flags.spinWait);
+  // The axes' names first: creating a communicator may fail, naming its axis.
+  mesh().names = model.axes;
   if (sprt_mesh_init(int32_t(model.axisSizes.size()), model.axisSizes.data()) !=
       0)
     return 1;
-  mesh().names = model.axes;
   // Pipeline parallelism: the arena, FLOPs, planned memory and gradients of
   // this rank's stage.
   model.selectStage();
@@ -196,9 +197,11 @@ static GraphStep::Backend deviceGraphs() {
     return nullptr;
   };
   b.launch = [](void *graph) {
-    sprt_graph_launch(static_cast<sprt_graph_t>(graph), sprt_current_stream());
     // Its collectives run inside the graph: watched as one operation.
-    World::watchReplay("the step's CUDA graph");
+    World::launchWatched("the step's CUDA graph", [graph] {
+      sprt_graph_launch(static_cast<sprt_graph_t>(graph),
+                        sprt_current_stream());
+    });
   };
   b.destroy = [](void *graph) {
     sprt_graph_destroy(static_cast<sprt_graph_t>(graph));

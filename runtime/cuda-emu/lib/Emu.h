@@ -1,5 +1,4 @@
-//===- Emu.h - the emulator's pieces, between its files ----------*- C++
-//-*-===//
+//===- Emu.h - the emulator's pieces, between its files ---------*- C++ -*-===//
 
 #ifndef SPRT_EMU_LIB_EMU_H
 #define SPRT_EMU_LIB_EMU_H

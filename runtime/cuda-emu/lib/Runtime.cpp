@@ -1,5 +1,4 @@
-//===- Runtime.cpp - the CUDA runtime API the backend calls, on the CPU
-//----===//
+//===- Runtime.cpp - the CUDA runtime API the backend calls, on the CPU ---===//
 //
 // Device memory is host memory that cudaMalloc records, so that a copy
 // whose device side is not device memory is refused, as a GPU would fault.
@@ -7,11 +6,14 @@
 // records its work instead (kernels with their arguments, copies, sets), a
 // graph replays it: what a replay does not redo (a value the host read
 // while capturing, an argument fixed at capture) shows as on the device. A
-// synchronising call on a capturing stream, or the legacy default stream
-// used while one is captured, fails and invalidates the capture, as CUDA's
-// does. Launches past the limits of an H100 (threads per block, grid
-// dimensions, shared memory without cudaFuncSetAttribute) fail with CUDA's
-// error.
+// stream that waits for an event recorded in a capture joins it, as in
+// CUDA (its work is recorded in the same graph), and must be joined back
+// (its last work followed by an event a capturing stream waits for) before
+// the capture ends, or the capture fails as unjoined. A synchronising call
+// on a capturing stream, or the legacy default stream used while one is
+// captured, fails and invalidates the capture, as CUDA's does. Launches past
+// the limits of an H100 (threads per block, grid dimensions, shared memory
+// without cudaFuncSetAttribute) fail with CUDA's error.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,12 +31,30 @@
 #include <string>
 #include <vector>
 
-struct CUstream_st {
-  bool capturing = false;
+#include <unistd.h>
+
+namespace {
+/// A capture: the work of the stream that began it and of the streams that
+/// joined it, in issue order (the order they run in here).
+struct Capture {
+  cudaStream_t origin = nullptr;
   bool invalidated = false;
-  std::shared_ptr<std::vector<std::function<void()>>> graph;
+  std::shared_ptr<std::vector<std::function<void()>>> ops =
+      std::make_shared<std::vector<std::function<void()>>>();
+  std::vector<cudaStream_t> joined;
 };
-struct CUevent_st {};
+} // namespace
+
+struct CUstream_st {
+  std::shared_ptr<Capture> capture; // while capturing
+  uint64_t work = 0;     // operations recorded in `capture` by this stream
+  uint64_t rejoined = 0; // of them, those a capturing stream waited for
+};
+struct CUevent_st {
+  std::shared_ptr<Capture> capture; // recorded in a capture
+  cudaStream_t stream = nullptr;
+  uint64_t work = 0; // the stream's recorded operations before it
+};
 struct CUgraph_st {
   std::shared_ptr<std::vector<std::function<void()>>> ops;
 };
@@ -53,7 +73,7 @@ cudaError_t lastError = cudaSuccess;
 /// Allocations: start -> bytes (device and pinned host memory alike).
 std::map<const char *, size_t> allocations;
 size_t allocated = 0;
-int captures = 0; // streams capturing now
+int captures = 0; // captures under way
 /// The most dynamic shared memory any kernel was allowed
 /// (cudaFuncSetAttribute): launches are checked against it.
 size_t sharedAllowed = kSharedDefault;
@@ -65,8 +85,8 @@ cudaError_t fail(cudaError_t e) {
 }
 
 cudaError_t invalidate(cudaStream_t s, cudaError_t e) {
-  if (s && s->capturing)
-    s->invalidated = true;
+  if (s && s->capture)
+    s->capture->invalidated = true;
   return fail(e);
 }
 
@@ -90,8 +110,9 @@ bool isDeviceMemory(const void *p, size_t bytes) {
 }
 
 cudaError_t enqueue(cudaStream_t stream, std::function<void()> op) {
-  if (stream && stream->capturing) {
-    stream->graph->push_back(std::move(op));
+  if (stream && stream->capture) {
+    stream->capture->ops->push_back(std::move(op));
+    ++stream->work;
     return cudaSuccess;
   }
   if (!stream && captures > 0)
@@ -158,6 +179,12 @@ const char *cudaGetErrorName(cudaError_t e) {
     return "cudaErrorStreamCaptureInvalidated";
   case cudaErrorStreamCaptureImplicit:
     return "cudaErrorStreamCaptureImplicit";
+  case cudaErrorStreamCaptureMerge:
+    return "cudaErrorStreamCaptureMerge";
+  case cudaErrorStreamCaptureUnmatched:
+    return "cudaErrorStreamCaptureUnmatched";
+  case cudaErrorStreamCaptureUnjoined:
+    return "cudaErrorStreamCaptureUnjoined";
   case cudaErrorIllegalAddress:
     return "cudaErrorIllegalAddress";
   default:
@@ -185,8 +212,14 @@ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int device) {
     return fail(cudaErrorInvalidDevice);
   std::memset(p, 0, sizeof *p);
   std::snprintf(p->name, sizeof p->name, "sprt CPU emulator (H100 limits)");
-  for (int i = 0; i < 16; ++i)
+  // Each process its own GPU (the emulated ranks of a job have one each),
+  // or, with SPRT_EMU_ONE_GPU=1, every process of the machine on one.
+  const char *one = std::getenv("SPRT_EMU_ONE_GPU");
+  const uint64_t owner =
+      one && std::strcmp(one, "1") == 0 ? 0 : uint64_t(getpid());
+  for (int i = 0; i < 8; ++i)
     p->uuid.bytes[i] = char(0x5a + i);
+  std::memcpy(p->uuid.bytes + 8, &owner, 8);
   p->totalGlobalMem = kDeviceBytes;
   p->sharedMemPerBlock = kSharedDefault;
   p->sharedMemPerBlockOptin = kSharedOptIn;
@@ -348,38 +381,64 @@ cudaError_t cudaStreamDestroy(cudaStream_t s) {
   return cudaSuccess;
 }
 cudaError_t cudaStreamSynchronize(cudaStream_t s) {
-  if ((s && s->capturing) || (!s && captures > 0))
+  if ((s && s->capture) || (!s && captures > 0))
     return invalidate(s, cudaErrorStreamCaptureUnsupported);
   return cudaSuccess;
 }
-cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned int) {
+cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned int) {
+  std::shared_ptr<Capture> c = e->capture;
+  if (!c || e->stream->capture != c) // not recorded in a capture under way
+    return cudaSuccess;
+  if (!s)
+    return fail(cudaErrorStreamCaptureImplicit);
+  if (!s->capture) { // s joins the capture
+    s->capture = c;
+    s->work = s->rejoined = 0;
+    c->joined.push_back(s);
+  } else if (s->capture != c) {
+    return invalidate(s, cudaErrorStreamCaptureMerge);
+  }
+  if (e->stream != s)
+    e->stream->rejoined = std::max(e->stream->rejoined, e->work);
   return cudaSuccess;
 }
 cudaError_t cudaStreamBeginCapture(cudaStream_t s, enum cudaStreamCaptureMode) {
-  if (!s || s->capturing)
+  if (!s || s->capture)
     return fail(cudaErrorIllegalState);
-  s->capturing = true;
-  s->invalidated = false;
-  s->graph = std::make_shared<std::vector<std::function<void()>>>();
+  s->capture = std::make_shared<Capture>();
+  s->capture->origin = s;
+  s->work = s->rejoined = 0;
   ++captures;
   return cudaSuccess;
 }
 cudaError_t cudaStreamEndCapture(cudaStream_t s, cudaGraph_t *graph) {
   *graph = nullptr;
-  if (!s || !s->capturing)
+  if (!s || !s->capture)
     return fail(cudaErrorIllegalState);
-  s->capturing = false;
+  std::shared_ptr<Capture> c = s->capture;
+  if (c->origin != s)
+    return invalidate(s, cudaErrorStreamCaptureUnmatched);
+  // Every joined stream leaves the capture; one whose last work no
+  // capturing stream waited for makes it fail.
+  bool unjoined = false;
+  for (cudaStream_t j : c->joined) {
+    unjoined |= j->work > j->rejoined;
+    j->capture = nullptr;
+  }
+  s->capture = nullptr;
   --captures;
-  if (s->invalidated)
+  if (c->invalidated)
     return fail(cudaErrorStreamCaptureInvalidated);
-  *graph = new CUgraph_st{std::move(s->graph)};
+  if (unjoined)
+    return fail(cudaErrorStreamCaptureUnjoined);
+  *graph = new CUgraph_st{c->ops};
   return cudaSuccess;
 }
 cudaError_t cudaStreamIsCapturing(cudaStream_t s,
                                   enum cudaStreamCaptureStatus *status) {
-  *status = !s || !s->capturing ? cudaStreamCaptureStatusNone
-            : s->invalidated    ? cudaStreamCaptureStatusInvalidated
-                                : cudaStreamCaptureStatusActive;
+  *status = !s || !s->capture         ? cudaStreamCaptureStatusNone
+            : s->capture->invalidated ? cudaStreamCaptureStatusInvalidated
+                                      : cudaStreamCaptureStatusActive;
   return cudaSuccess;
 }
 cudaError_t cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph,
@@ -414,9 +473,12 @@ cudaError_t cudaEventDestroy(cudaEvent_t e) {
   delete e;
   return cudaSuccess;
 }
-cudaError_t cudaEventRecord(cudaEvent_t, cudaStream_t s) {
+cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
   if (!s && captures > 0)
     return fail(cudaErrorStreamCaptureImplicit);
+  e->capture = s ? s->capture : nullptr;
+  e->stream = s;
+  e->work = s ? s->work : 0;
   return cudaSuccess;
 }
 cudaError_t cudaEventQuery(cudaEvent_t) { return cudaSuccess; }

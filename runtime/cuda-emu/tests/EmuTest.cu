@@ -162,6 +162,54 @@ TEST(CudaEmu, ACapturedStreamReplaysItsWork) {
   cudaStreamDestroy(s);
 }
 
+TEST(CudaEmu, AStreamThatWaitsForACaptureJoinsIt) {
+  cudaStream_t s, side;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), 0);
+  ASSERT_EQ(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking), 0);
+  cudaEvent_t fork, back;
+  cudaEventCreateWithFlags(&fork, cudaEventDisableTiming);
+  cudaEventCreateWithFlags(&back, cudaEventDisableTiming);
+  Device<float> d(32);
+  ASSERT_EQ(cudaMemsetAsync(d.p, 0, 32 * 4, s), 0);
+  // Forked to `side` and joined back: side's work is the graph's.
+  ASSERT_EQ(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed), 0);
+  ASSERT_EQ(cudaEventRecord(fork, s), 0);
+  ASSERT_EQ(cudaStreamWaitEvent(side, fork, 0), 0);
+  cudaStreamCaptureStatus status;
+  ASSERT_EQ(cudaStreamIsCapturing(side, &status), 0);
+  EXPECT_EQ(status, cudaStreamCaptureStatusActive);
+  addOne<<<1, 32, 0, side>>>(d.p);
+  ASSERT_EQ(cudaEventRecord(back, side), 0);
+  ASSERT_EQ(cudaStreamWaitEvent(s, back, 0), 0);
+  cudaGraph_t graph;
+  ASSERT_EQ(cudaStreamEndCapture(s, &graph), 0);
+  ASSERT_EQ(cudaStreamIsCapturing(side, &status), 0);
+  EXPECT_EQ(status, cudaStreamCaptureStatusNone);
+  float h[32];
+  cudaMemcpy(h, d.p, sizeof h, cudaMemcpyDeviceToHost);
+  EXPECT_EQ(h[0], 0.0f) << "side's captured work runs only when replayed";
+  cudaGraphExec_t exec;
+  ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), 0);
+  ASSERT_EQ(cudaGraphLaunch(exec, s), 0);
+  ASSERT_EQ(cudaGraphLaunch(exec, s), 0);
+  cudaMemcpy(h, d.p, sizeof h, cudaMemcpyDeviceToHost);
+  EXPECT_EQ(h[5], 2.0f);
+
+  // Forked and not joined back: the capture fails, as CUDA's does.
+  ASSERT_EQ(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed), 0);
+  ASSERT_EQ(cudaEventRecord(fork, s), 0);
+  ASSERT_EQ(cudaStreamWaitEvent(side, fork, 0), 0);
+  addOne<<<1, 32, 0, side>>>(d.p);
+  cudaGraph_t unjoined;
+  EXPECT_EQ(cudaStreamEndCapture(s, &unjoined), cudaErrorStreamCaptureUnjoined);
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  cudaEventDestroy(fork);
+  cudaEventDestroy(back);
+  cudaStreamDestroy(side);
+  cudaStreamDestroy(s);
+}
+
 /// Half of a warp at __syncthreads, the other half in a shuffle that waits
 /// for it: a hang on a GPU.
 __global__ void divergentShuffle(int *p) {
