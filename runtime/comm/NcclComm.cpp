@@ -33,7 +33,8 @@
 // communicator's next collective, before it and not in its group (NCCL
 // runs a group's collectives before its point-to-point operations: a peer
 // whose collective follows the recv of such a send would wait forever).
-// Not run here (no GPU).
+// Run on the CUDA emulator's NCCL (runtime/cuda-emu/lib/Nccl.cpp,
+// test/e2e/cuda/nccl-emu.test); not on a GPU.
 //
 //===----------------------------------------------------------------------===//
 
@@ -87,7 +88,7 @@ void check(ncclResult_t r, const char *what) {
 /// bf16 (NVIDIA/nccl#1026: no f32 accumulation across steps), in the order
 /// of the algorithm it picks (ring: the running sum plus one rank's value
 /// per step; tree: subtree sums): one bf16 rounding per addition, as the
-/// MPI layer's dtype::addBf16, in another order. Not run here (no GPU).
+/// MPI layer's dtype::addBf16, in another order (the emulator's: rank order).
 ncclDataType_t ncclType(ElemType type) {
   return type == ElemType::Bf16 ? ncclBfloat16 : ncclFloat32;
 }
@@ -120,6 +121,42 @@ void expired(const std::string &what) {
                "error: rank %d: %s did not complete within %g s (--timeout): "
                "another rank stopped or failed; aborting the job\n",
                World::rank(), what.c_str(), World::timeout());
+  std::fflush(stderr);
+  std::fflush(stdout);
+  std::_Exit(1);
+}
+
+/// NCCL's asynchronous error on `comm` (every live communicator where
+/// null), as "what (NCCL's account)", or "": a network or proxy failure
+/// leaves NCCL's kernels spinning, and the operation would otherwise end the
+/// job only at --timeout, blamed on another rank. From the watchdog's
+/// thread, as PyTorch's watchdog polls it; only communicators still live
+/// (~NcclComm removes one before destroying it).
+std::string asyncError(ncclComm_t comm) {
+  std::lock_guard<std::mutex> lock(commsMutex);
+  for (ncclComm_t c : liveComms) {
+    if (comm && c != comm)
+      continue;
+    ncclResult_t r = ncclSuccess;
+    if (ncclCommGetAsyncError(c, &r) != ncclSuccess || r == ncclSuccess ||
+        r == ncclInProgress)
+      continue;
+    const char *detail = ncclGetLastError(c);
+    return std::string(ncclGetErrorString(r)) +
+           (detail && *detail ? std::string(" (") + detail + ")"
+                              : std::string());
+  }
+  return {};
+}
+
+/// Ends the job for an operation that NCCL failed asynchronously: as
+/// expired(), without waiting for the timeout.
+[[noreturn]] void failedAsync(const std::string &what,
+                              const std::string &error) {
+  std::fprintf(stderr,
+               "error: rank %d: %s failed: NCCL reported an asynchronous "
+               "error: %s; aborting the job\n",
+               World::rank(), what.c_str(), error.c_str());
   std::fflush(stderr);
   std::fflush(stdout);
   std::_Exit(1);
@@ -163,26 +200,37 @@ struct Watched {
   cudaEvent_t event = nullptr;
 };
 
-/// Starts watching an operation about to be issued, or nothing while a step
-/// is captured (an event recorded then is part of the graph and cannot be
-/// queried: the replay is watched whole, World::launchWatched).
-std::shared_ptr<Watched> watchFromNow(const char *what, int32_t axis) {
+/// Starts watching an operation about to be issued on `comm` (null: a
+/// replay, or a communicator being created: every live one), or nothing
+/// while a step is captured (an event recorded then is part of the graph
+/// and cannot be queried: the replay is watched whole,
+/// World::launchWatched). Until it completes, an asynchronous NCCL error
+/// ends the job at once.
+std::shared_ptr<Watched> watchFromNow(const char *what, int32_t axis,
+                                      ncclComm_t comm) {
   if (!watchdog || capturing())
     return nullptr;
   auto w = std::make_shared<Watched>();
   int device = 0;
   check(cudaGetDevice(&device), what);
-  watchdog->watch(describeOperation(what, axis), [w, device] {
+  std::string description = describeOperation(what, axis);
+  watchdog->watch(description, [w, device, comm, description] {
     const int state = w->state.load(std::memory_order_acquire);
-    if (state != 1)
-      return state == 2;
-    cudaSetDevice(device);
-    cudaError_t e = cudaEventQuery(w->event);
-    if (e == cudaErrorNotReady)
-      return false;
-    cudaEventDestroy(w->event);
-    // Another error is the stream's: the next synchronisation reports it.
-    return true;
+    if (state == 2)
+      return true;
+    if (state == 1) {
+      cudaSetDevice(device);
+      if (cudaEventQuery(w->event) != cudaErrorNotReady) {
+        cudaEventDestroy(w->event);
+        // Another error is the stream's: the next synchronisation reports
+        // it.
+        return true;
+      }
+    }
+    std::string error = asyncError(comm);
+    if (!error.empty())
+      failedAsync(description, error);
+    return false;
   });
   return w;
 }
@@ -264,7 +312,8 @@ public:
             World::timeout(), std::min(1.0, World::timeout() / 10), expired);
     }
     // Under the watchdog: a rank that never joins would hold it forever.
-    std::shared_ptr<Watched> joining = watchFromNow("ncclCommInitRank", axis);
+    std::shared_ptr<Watched> joining =
+        watchFromNow("ncclCommInitRank", axis, nullptr);
     check(ncclCommInitRank(&comm, mySize, id, myRank), "ncclCommInitRank");
     issued(joining, "ncclCommInitRank", nullptr);
     if (commStreamUsers++ == 0)
@@ -380,7 +429,7 @@ private:
     if (p2p.empty())
       return;
     const char *what = "ncclSend / ncclRecv";
-    std::shared_ptr<Watched> w = watchFromNow(what, axis);
+    std::shared_ptr<Watched> w = watchFromNow(what, axis, comm);
     check(ncclGroupStart(), what);
     for (const Queued &q : p2p)
       if (q.recv)
@@ -408,7 +457,7 @@ private:
   template <typename Issue> CommHandle run(const char *what, Issue issue) {
     afterCompute(what);
     issueQueued();
-    std::shared_ptr<Watched> w = watchFromNow(what, axis);
+    std::shared_ptr<Watched> w = watchFromNow(what, axis, comm);
     check(issue(), what);
     cudaEvent_t done = nullptr;
     check(cudaEventCreateWithFlags(&done, cudaEventDisableTiming), what);
@@ -471,7 +520,8 @@ std::unique_ptr<Comm> World::split(int64_t color, int64_t key, int32_t axis) {
 
 void World::launchWatched(const char *what,
                           const std::function<void()> &launch) {
-  std::shared_ptr<Watched> w = overMpi ? nullptr : watchFromNow(what, -1);
+  std::shared_ptr<Watched> w =
+      overMpi ? nullptr : watchFromNow(what, -1, nullptr);
   launch();
   issued(w, what, computeStream());
 }

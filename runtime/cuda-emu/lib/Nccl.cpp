@@ -11,6 +11,12 @@
 // posted together (none waits for another to start), as NCCL's group does.
 // Buffers must be device memory (cudaMalloc's), as NCCL's must.
 //
+// SPRT_EMU_NCCL_FAIL=N fails the Nth operation the process runs
+// (collectives and groups, each replay's included) as a network failure
+// does: the communicator's asynchronous error becomes ncclRemoteError
+// (ncclCommGetAsyncError, from any thread) and the operation never
+// completes, as NCCL's kernels spin.
+//
 // Unlike NCCL, an operation blocks the host until it completes: a program
 // whose ranks issue operations that NCCL would run in the same order hangs
 // here only where a rank's host waits for another rank's (MPI host control)
@@ -27,14 +33,21 @@
 #include <mpi.h>
 #include <nccl.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 struct ncclComm {
   MPI_Comm mpi = MPI_COMM_NULL;
   int rank = 0, size = 1;
+  /// Set once (SPRT_EMU_NCCL_FAIL), its account written before.
+  std::atomic<int> asyncError{ncclSuccess};
+  std::string asyncAccount;
 };
 
 namespace {
@@ -174,6 +187,24 @@ ncclResult_t onStream(cudaStream_t stream, std::function<void()> op,
   return ncclSuccess;
 }
 
+/// Counts an operation as it runs; the one SPRT_EMU_NCCL_FAIL names fails
+/// asynchronously and never completes.
+void runs(ncclComm_t comm, const char *what) {
+  static const long failAt = [] {
+    const char *n = std::getenv("SPRT_EMU_NCCL_FAIL");
+    return n ? std::atol(n) : 0L;
+  }();
+  static long count = 0;
+  if (failAt <= 0 || ++count != failAt)
+    return;
+  comm->asyncAccount =
+      std::string("sprt emu: ") + what +
+      " failed as SPRT_EMU_NCCL_FAIL=" + std::to_string(failAt) + " asked";
+  comm->asyncError.store(ncclRemoteError, std::memory_order_release);
+  for (;;)
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+}
+
 /// Every rank's `bytes` bytes from `in`, in rank order.
 std::vector<char> gatherAll(const void *in, size_t bytes, MPI_Comm comm,
                             int size) {
@@ -185,6 +216,7 @@ std::vector<char> gatherAll(const void *in, size_t bytes, MPI_Comm comm,
 
 /// Posts the sends and receives and waits for them all.
 void exchange(const std::vector<P2p> &ops) {
+  runs(ops.front().comm, "ncclGroupEnd");
   std::vector<MPI_Request> requests(ops.size());
   for (size_t i = 0; i < ops.size(); ++i) {
     const P2p &p = ops[i];
@@ -228,12 +260,25 @@ const char *ncclGetErrorString(ncclResult_t r) {
     return "invalid argument (run with NCCL_DEBUG=WARN for details)";
   case ncclInvalidUsage:
     return "invalid usage (run with NCCL_DEBUG=WARN for details)";
+  case ncclRemoteError:
+    return "remote process exited or there was a network error";
   default:
     return "unknown result code";
   }
 }
 
-const char *ncclGetLastError(ncclComm_t) { return lastError.c_str(); }
+const char *ncclGetLastError(ncclComm_t comm) {
+  if (comm && comm->asyncError.load(std::memory_order_acquire) != ncclSuccess)
+    return comm->asyncAccount.c_str();
+  return lastError.c_str();
+}
+
+ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *error) {
+  if (!comm)
+    return ncclInvalidArgument;
+  *error = ncclResult_t(comm->asyncError.load(std::memory_order_acquire));
+  return ncclSuccess;
+}
 
 ncclResult_t ncclGetUniqueId(ncclUniqueId *id) {
   // The root's world rank: the colour its communicator is split by.
@@ -301,6 +346,7 @@ ncclResult_t ncclAllGather(const void *send, void *recv, size_t count,
   return onStream(
       stream,
       [=] {
+        runs(comm, what);
         std::vector<char> all = gatherAll(send, bytes, comm->mpi, comm->size);
         std::memcpy(recv, all.data(), all.size());
       },
@@ -323,6 +369,7 @@ ncclResult_t ncclAllReduce(const void *send, void *recv, size_t count,
   return onStream(
       stream,
       [=] {
+        runs(comm, what);
         std::vector<char> all = gatherAll(send, bytes, comm->mpi, comm->size);
         for (int p = 1; p < comm->size; ++p)
           reduceInto(all.data(), all.data() + bytes * size_t(p), count, t, op);
@@ -348,6 +395,7 @@ ncclResult_t ncclReduceScatter(const void *send, void *recv, size_t count,
   return onStream(
       stream,
       [=] {
+        runs(comm, what);
         std::vector<char> all = gatherAll(send, total, comm->mpi, comm->size);
         char *mine = all.data() + bytes * size_t(comm->rank);
         for (int p = 1; p < comm->size; ++p)
