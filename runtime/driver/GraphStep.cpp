@@ -2,6 +2,8 @@
 
 #include "GraphStep.h"
 
+#include <exception>
+
 using namespace sprt;
 
 GraphStep::GraphStep(bool requested, Backend backend,
@@ -53,11 +55,26 @@ GraphStep::Ran GraphStep::run(const std::function<void()> &issue,
     break;
   }
   // Capture: the work is recorded, not run; launching the graph runs it.
+  // A step that throws while captured ends the capture (the stream would
+  // stay capturing) and runs eagerly, where what threw can throw again.
   ++captures;
   backend.begin();
-  issue();
+  std::string thrown;
+  try {
+    issue();
+  } catch (const std::exception &e) {
+    thrown = e.what();
+  } catch (...) {
+    thrown = "an exception";
+  }
   std::string why;
   void *captured = backend.end(why);
+  if (!thrown.empty()) {
+    if (captured)
+      backend.destroy(captured);
+    captured = nullptr;
+    why = "the captured step threw: " + thrown;
+  }
   if (!backend.agree(captured != nullptr)) {
     if (captured)
       backend.destroy(captured);

@@ -17,12 +17,12 @@
 // sprt_stage_step_values) whose copy the capture holds. The key is what the
 // compiled step passes by value that may change (the hyperparameter table
 // but the learning rate and the loss scale): a step of another key is
-// captured again, and after
-// kMaxCaptures captures the run goes on eagerly. A capture that records a
-// value changing every step (a dropout key, packed position ids:
-// sprt_capture_end) or that the backend could not record sends the run
-// eagerly for good. The ranks decide together: a capture stands only if it
-// stands on every rank (the agreement callback).
+// captured again, and after kMaxCaptures captures the run goes on eagerly.
+// A capture that records a value changing every step (a dropout key, packed
+// position ids: sprt_capture_end), that the backend could not record, or
+// whose step threw (run eagerly then, where it may throw again) sends the
+// run eagerly for good. The ranks decide together: a capture stands only if
+// it stands on every rank (the agreement callback).
 //
 //===----------------------------------------------------------------------===//
 

@@ -489,6 +489,9 @@ void Trainer::runStep(int64_t step) {
   GraphStep::Ran ran = graphs->run(
       [&] {
         sprt_reset_bytes_sent();
+        // One micro-batch until the step says otherwise, as sprt_set_step
+        // left it (the eager run after a failed capture starts again).
+        sprt_set_micro_batch(0, 1);
         seqpar_step(arena, params->pointers(), ids, labels, scalars,
                     grads.data(), state.data(), hyperparameters.data());
       },

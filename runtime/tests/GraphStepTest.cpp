@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -141,6 +142,30 @@ TEST(GraphStep, AnotherRanksFailureTurnsEveryRankOff) {
   EXPECT_EQ(r.live, 0);
   ASSERT_EQ(r.notes.size(), 1u);
   EXPECT_NE(r.notes[0].find("another rank"), std::string::npos);
+}
+
+TEST(GraphStep, AStepThatThrowsWhileCapturedEndsTheCaptureAndRunsEagerly) {
+  Recorder r;
+  GraphStep g(true, r.backend(), r.noter());
+  g.run(r.issue(), kKey);
+  r.take();
+  bool threw = false;
+  auto throwOnce = [&] {
+    r.log.push_back("issue");
+    if (!threw) {
+      threw = true;
+      throw std::runtime_error("cuDNN's backward failed");
+    }
+  };
+  EXPECT_EQ(g.run(throwOnce, kKey), GraphStep::Ran::eager);
+  EXPECT_EQ(r.take(), "begin, issue, end, destroy 1, issue");
+  EXPECT_EQ(r.live, 0);
+  ASSERT_EQ(r.notes.size(), 1u);
+  EXPECT_EQ(r.notes[0], "cuda graph: off, every step runs eagerly: the "
+                        "captured step threw: cuDNN's backward failed");
+  // What throws again when run eagerly reaches the caller.
+  threw = false;
+  EXPECT_THROW(g.run(throwOnce, kKey), std::runtime_error);
 }
 
 TEST(GraphStep, NoGraphsWithoutTheBackendOrTheFlag) {
