@@ -9,7 +9,12 @@
 // one rounding per addition, as NCCL's ring does; its order differs).
 // Point-to-point operations between ncclGroupStart and ncclGroupEnd are
 // posted together (none waits for another to start), as NCCL's group does.
-// Buffers must be device memory (cudaMalloc's), as NCCL's must.
+// Buffers must be device memory (cudaMalloc's), as NCCL's must. And what
+// NCCL leaves to the caller is checked: the ranks of a communicator must
+// make the same collective call (operation, count, type, reduction), and a
+// recv must get as many bytes as its send gives; otherwise NCCL hangs or
+// mixes up the ranks' data, and the emulator names the difference and ends
+// the job.
 //
 // SPRT_EMU_NCCL_FAIL=N fails the Nth operation the process runs
 // (collectives and groups, each replay's included) as a network failure
@@ -36,6 +41,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -205,6 +211,78 @@ void runs(ncclComm_t comm, const char *what) {
     std::this_thread::sleep_for(std::chrono::seconds(1));
 }
 
+[[noreturn]] void misuse(const std::string &what) {
+  int world = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &world);
+  std::fprintf(stderr, "sprt emu: world rank %d: %s\n", world, what.c_str());
+  std::fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, 1);
+  std::abort();
+}
+
+/// A collective call, as every rank of the communicator must make it.
+struct Call {
+  char op[24];
+  int32_t type, reduction;
+  int64_t count;
+};
+
+const char *typeName(int32_t t) {
+  switch (t) {
+  case ncclInt8:
+    return "i8";
+  case ncclUint8:
+    return "u8";
+  case ncclInt32:
+    return "i32";
+  case ncclUint32:
+    return "u32";
+  case ncclInt64:
+    return "i64";
+  case ncclUint64:
+    return "u64";
+  case ncclFloat16:
+    return "f16";
+  case ncclFloat32:
+    return "f32";
+  case ncclFloat64:
+    return "f64";
+  case ncclBfloat16:
+    return "bf16";
+  default:
+    return "?";
+  }
+}
+
+std::string describe(const Call &c) {
+  static const char *reductions[] = {"sum", "prod", "max", "min", "avg"};
+  std::string s = std::string(c.op) + " of " + std::to_string(c.count) + " " +
+                  typeName(c.type);
+  if (c.reduction >= 0 && c.reduction < 5)
+    s += std::string(" (") + reductions[c.reduction] + ")";
+  return s;
+}
+
+/// Ends the job where the ranks of `comm` do not make the same call.
+void sameCall(ncclComm_t comm, const char *op, ncclDataType_t t, int reduction,
+              size_t count) {
+  Call mine;
+  std::memset(&mine, 0, sizeof mine);
+  std::strncpy(mine.op, op, sizeof mine.op - 1);
+  mine.type = t;
+  mine.reduction = reduction;
+  mine.count = int64_t(count);
+  std::vector<Call> all(size_t(comm->size));
+  MPI_Allgather(&mine, int(sizeof mine), MPI_BYTE, all.data(), int(sizeof mine),
+                MPI_BYTE, comm->mpi);
+  for (int r = 1; r < comm->size; ++r)
+    if (std::memcmp(&all[size_t(r)], &all[0], sizeof mine) != 0)
+      misuse("rank " + std::to_string(r) + " of an NCCL communicator of " +
+             std::to_string(comm->size) + " ranks calls " +
+             describe(all[size_t(r)]) + " where its rank 0 calls " +
+             describe(all[0]) + ": NCCL would hang or mix up the ranks' data");
+}
+
 /// Every rank's `bytes` bytes from `in`, in rank order.
 std::vector<char> gatherAll(const void *in, size_t bytes, MPI_Comm comm,
                             int size) {
@@ -218,6 +296,7 @@ std::vector<char> gatherAll(const void *in, size_t bytes, MPI_Comm comm,
 void exchange(const std::vector<P2p> &ops) {
   runs(ops.front().comm, "ncclGroupEnd");
   std::vector<MPI_Request> requests(ops.size());
+  std::vector<MPI_Status> statuses(ops.size());
   for (size_t i = 0; i < ops.size(); ++i) {
     const P2p &p = ops[i];
     if (p.recv)
@@ -227,7 +306,24 @@ void exchange(const std::vector<P2p> &ops) {
       MPI_Isend(p.buf, int(p.bytes), MPI_BYTE, p.peer, 0, p.comm->mpi,
                 &requests[i]);
   }
-  MPI_Waitall(int(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+  // The communicators return errors (ncclCommInitRank): a send larger than
+  // its recv is named below, not MPI's abort.
+  const int failed =
+      MPI_Waitall(int(requests.size()), requests.data(), statuses.data());
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const P2p &p = ops[i];
+    if (!p.recv)
+      continue;
+    int got = -1;
+    if (failed == MPI_SUCCESS || statuses[i].MPI_ERROR == MPI_SUCCESS)
+      MPI_Get_count(&statuses[i], MPI_BYTE, &got);
+    if (got != int(p.bytes))
+      misuse("ncclRecv of " + std::to_string(p.bytes) + " bytes from rank " +
+             std::to_string(p.peer) + " of its communicator got " +
+             (got < 0 ? std::string("more (its ncclSend is larger)")
+                      : std::to_string(got) + " (its ncclSend's)") +
+             ": NCCL would hang or mix up the ranks' data");
+  }
 }
 
 ncclResult_t point(bool recv, void *buf, size_t count, ncclDataType_t t,
@@ -310,6 +406,7 @@ ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id,
                     std::to_string(nranks) + ", but " + std::to_string(size) +
                     " ranks joined with this id");
   }
+  MPI_Comm_set_errhandler(mpi, MPI_ERRORS_RETURN);
   *comm = new ncclComm{mpi, rank, nranks};
   return ncclSuccess;
 }
@@ -347,6 +444,7 @@ ncclResult_t ncclAllGather(const void *send, void *recv, size_t count,
       stream,
       [=] {
         runs(comm, what);
+        sameCall(comm, what, t, -1, count);
         std::vector<char> all = gatherAll(send, bytes, comm->mpi, comm->size);
         std::memcpy(recv, all.data(), all.size());
       },
@@ -370,6 +468,7 @@ ncclResult_t ncclAllReduce(const void *send, void *recv, size_t count,
       stream,
       [=] {
         runs(comm, what);
+        sameCall(comm, what, t, op, count);
         std::vector<char> all = gatherAll(send, bytes, comm->mpi, comm->size);
         for (int p = 1; p < comm->size; ++p)
           reduceInto(all.data(), all.data() + bytes * size_t(p), count, t, op);
@@ -396,6 +495,7 @@ ncclResult_t ncclReduceScatter(const void *send, void *recv, size_t count,
       stream,
       [=] {
         runs(comm, what);
+        sameCall(comm, what, t, op, count);
         std::vector<char> all = gatherAll(send, total, comm->mpi, comm->size);
         char *mine = all.data() + bytes * size_t(comm->rank);
         for (int p = 1; p < comm->size; ++p)
