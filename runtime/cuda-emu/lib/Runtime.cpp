@@ -38,7 +38,7 @@ namespace {
 /// joined it, in issue order (the order they run in here).
 struct Capture {
   cudaStream_t origin = nullptr;
-  bool invalidated = false;
+  bool invalidated = false, ended = false;
   std::shared_ptr<std::vector<std::function<void()>>> ops =
       std::make_shared<std::vector<std::function<void()>>>();
   std::vector<cudaStream_t> joined;
@@ -387,7 +387,7 @@ cudaError_t cudaStreamSynchronize(cudaStream_t s) {
 }
 cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned int) {
   std::shared_ptr<Capture> c = e->capture;
-  if (!c || e->stream->capture != c) // not recorded in a capture under way
+  if (!c || c->ended) // not recorded in a capture under way
     return cudaSuccess;
   if (!s)
     return fail(cudaErrorStreamCaptureImplicit);
@@ -426,6 +426,7 @@ cudaError_t cudaStreamEndCapture(cudaStream_t s, cudaGraph_t *graph) {
     j->capture = nullptr;
   }
   s->capture = nullptr;
+  c->ended = true;
   --captures;
   if (c->invalidated)
     return fail(cudaErrorStreamCaptureInvalidated);
