@@ -73,9 +73,12 @@ if config.seqpar_have_cuda and os.path.exists(probe):
         config.cuda_devices = int(found.group(1)) if found else 1
 
 # The CUDA backend's sources on the CPU emulator (runtime/cuda-emu,
-# sp-compile --target cuda-emu): "cuda-emu".
+# sp-compile --target cuda-emu): "cuda-emu"; "cuda-emu-nccl" where its
+# programs communicate over the emulator's NCCL (the build found nccl.h).
 if config.seqpar_have_cuda_emu:
     config.available_features.add("cuda-emu")
+if config.seqpar_have_cuda_emu_nccl:
+    config.available_features.add("cuda-emu-nccl")
 
 # The runtime backend the end-to-end tests compile for (lit --param
 # target=cuda, or cuda-emu for the cuda program on the emulator): the drivers
