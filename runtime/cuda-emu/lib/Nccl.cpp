@@ -342,6 +342,36 @@ ncclResult_t point(bool recv, void *buf, size_t count, ncclDataType_t t,
   return groupDepth > 0 ? ncclSuccess : ncclGroupEnd();
 }
 
+/// ncclAllReduce, or with `scatter` ncclReduceScatter: `count` elements
+/// out, every rank's (their block `rank` of `send` with `scatter`) combined
+/// in rank order.
+ncclResult_t reduce(const char *what, bool scatter, const void *send,
+                    void *recv, size_t count, ncclDataType_t t, ncclRedOp_t op,
+                    ncclComm_t comm, cudaStream_t stream) {
+  if (ncclResult_t r = checkComm(comm, what))
+    return r;
+  if (ncclResult_t r = checkReduction(t, op, what))
+    return r;
+  const size_t bytes = count * elementBytes(t);
+  const size_t total = scatter ? bytes * size_t(comm->size) : bytes;
+  if (ncclResult_t r = checkBuffer(send, total, what, "the send buffer"))
+    return r;
+  if (ncclResult_t r = checkBuffer(recv, bytes, what, "the receive buffer"))
+    return r;
+  return onStream(
+      stream,
+      [=] {
+        runs(comm, what);
+        sameCall(comm, what, t, op, count);
+        std::vector<char> all = gatherAll(send, total, comm->mpi, comm->size);
+        char *mine = all.data() + (scatter ? bytes * size_t(comm->rank) : 0);
+        for (int p = 1; p < comm->size; ++p)
+          reduceInto(mine, mine + total * size_t(p), count, t, op);
+        std::memcpy(recv, mine, bytes);
+      },
+      what);
+}
+
 } // namespace
 
 extern "C" {
@@ -454,55 +484,14 @@ ncclResult_t ncclAllGather(const void *send, void *recv, size_t count,
 ncclResult_t ncclAllReduce(const void *send, void *recv, size_t count,
                            ncclDataType_t t, ncclRedOp_t op, ncclComm_t comm,
                            cudaStream_t stream) {
-  const char *what = "ncclAllReduce";
-  if (ncclResult_t r = checkComm(comm, what))
-    return r;
-  if (ncclResult_t r = checkReduction(t, op, what))
-    return r;
-  const size_t bytes = count * elementBytes(t);
-  if (ncclResult_t r = checkBuffer(send, bytes, what, "the send buffer"))
-    return r;
-  if (ncclResult_t r = checkBuffer(recv, bytes, what, "the receive buffer"))
-    return r;
-  return onStream(
-      stream,
-      [=] {
-        runs(comm, what);
-        sameCall(comm, what, t, op, count);
-        std::vector<char> all = gatherAll(send, bytes, comm->mpi, comm->size);
-        for (int p = 1; p < comm->size; ++p)
-          reduceInto(all.data(), all.data() + bytes * size_t(p), count, t, op);
-        std::memcpy(recv, all.data(), bytes);
-      },
-      what);
+  return reduce("ncclAllReduce", false, send, recv, count, t, op, comm, stream);
 }
 
 ncclResult_t ncclReduceScatter(const void *send, void *recv, size_t count,
                                ncclDataType_t t, ncclRedOp_t op,
                                ncclComm_t comm, cudaStream_t stream) {
-  const char *what = "ncclReduceScatter";
-  if (ncclResult_t r = checkComm(comm, what))
-    return r;
-  if (ncclResult_t r = checkReduction(t, op, what))
-    return r;
-  const size_t bytes = count * elementBytes(t);
-  const size_t total = bytes * size_t(comm->size);
-  if (ncclResult_t r = checkBuffer(send, total, what, "the send buffer"))
-    return r;
-  if (ncclResult_t r = checkBuffer(recv, bytes, what, "the receive buffer"))
-    return r;
-  return onStream(
-      stream,
-      [=] {
-        runs(comm, what);
-        sameCall(comm, what, t, op, count);
-        std::vector<char> all = gatherAll(send, total, comm->mpi, comm->size);
-        char *mine = all.data() + bytes * size_t(comm->rank);
-        for (int p = 1; p < comm->size; ++p)
-          reduceInto(mine, mine + total * size_t(p), count, t, op);
-        std::memcpy(recv, mine, bytes);
-      },
-      what);
+  return reduce("ncclReduceScatter", true, send, recv, count, t, op, comm,
+                stream);
 }
 
 ncclResult_t ncclSend(const void *send, size_t count, ncclDataType_t t,
