@@ -44,6 +44,8 @@ extern "C" int sprt_device_memory(int64_t *free_bytes, int64_t *total_bytes) {
   return 0;
 }
 
+extern "C" const char *sprt_device_reserve_workspaces(void) { return nullptr; }
+
 extern "C" int64_t sprt_device_id(void) { return 0; }
 extern "C" int64_t sprt_device_key(void) { return 0; }
 

@@ -9,11 +9,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "Common.cuh"
+#include "LtGemm.cuh"
 #include "sprt/device.h"
 
 #include <atomic>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <mutex>
 
 namespace sprt::cuda {
@@ -298,6 +300,20 @@ extern "C" const char *sprt_device_init(int64_t local_rank) {
   DeviceState &s = state();
   s.error = initDevice(local_rank);
   return s.error.empty() ? nullptr : s.error.c_str();
+}
+
+extern "C" const char *sprt_device_reserve_workspaces(void) {
+  static std::string why;
+  try {
+    cublas();
+    ltReserveWorkspace();
+    return nullptr;
+  } catch (const std::exception &e) {
+    why = std::string("the backend's workspaces (cuBLAS's and cuBLASLt's, "
+                      "32 MiB each) could not be allocated: ") +
+          e.what();
+    return why.c_str();
+  }
 }
 
 extern "C" int sprt_device_memory(int64_t *free_bytes, int64_t *total_bytes) {

@@ -290,6 +290,11 @@ bool run(const Key &key, const void *A, const void *B, void *D,
 
 } // namespace
 
+void sprt::cuda::ltReserveWorkspace() {
+  if (ltEnabled())
+    scratch(Scratch::LtWorkspace, kWorkspaceBytes);
+}
+
 bool &sprt::cuda::ltEnabled() {
   static bool enabled = [] {
     const char *v = std::getenv("SPRT_CUBLASLT");

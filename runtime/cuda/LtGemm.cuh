@@ -51,6 +51,8 @@ bool ltLinearGradWeightBias(const void *x, const void *dy, void *dw, void *db,
 /// cuBLASLt (the environment's
 /// SPRT_CUBLASLT, default on); kernel benches set it to time what it replaced.
 bool &ltEnabled();
+/// Allocates cuBLASLt's workspace now where cuBLASLt is enabled.
+void ltReserveWorkspace();
 
 } // namespace sprt::cuda
 

@@ -58,11 +58,16 @@ std::string sprt::memoryFitProblem(const Model &model, int64_t needed,
 }
 
 void sprt::checkMemoryFit(const Model &model) {
+  // The backend's own workspaces first, every rank's before any measures
+  // (sumOnNode orders them): the plan must fit in what they leave.
+  const char *workspaces = sprt_device_reserve_workspaces();
   auto [needed, sharing] =
       World::sumOnNode(model.plannedPeak, sprt_device_key());
   int64_t freeBytes = 0, totalBytes = 0;
   std::string problem;
-  if (sprt_device_memory(&freeBytes, &totalBytes) == 0) {
+  if (workspaces) {
+    problem = std::string(sprt_backend_name()) + " backend: " + workspaces;
+  } else if (sprt_device_memory(&freeBytes, &totalBytes) == 0) {
     std::string where = std::string(sprt_backend_name()) == "cpu"
                             ? std::string("this node's host memory")
                             : std::string(sprt_backend_name()) + " device " +

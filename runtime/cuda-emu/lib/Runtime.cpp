@@ -64,7 +64,12 @@ struct CUgraphExec_st {
 
 namespace {
 
-constexpr size_t kDeviceBytes = size_t(80) << 30;
+/// The device's memory: 80 GiB, or SPRT_EMU_DEVICE_MIB MiB.
+const size_t kDeviceBytes = [] {
+  const char *mib = std::getenv("SPRT_EMU_DEVICE_MIB");
+  const long long n = mib ? std::atoll(mib) : 0;
+  return n > 0 ? size_t(n) << 20 : size_t(80) << 30;
+}();
 constexpr size_t kSharedDefault = 48 << 10;
 constexpr size_t kSharedOptIn = 227 << 10;
 

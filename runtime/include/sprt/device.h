@@ -47,6 +47,13 @@ int64_t sprt_device_id(void);
  * After sprt_device_init. */
 int64_t sprt_device_key(void);
 
+/* Allocates now the workspaces the backend keeps whatever the program (CUDA:
+ * cuBLAS's and cuBLASLt's, 32 MiB each; the CPU backend: none), which it
+ * would otherwise allocate at its first GEMM, so that the plan's fit is
+ * checked against the memory they leave. NULL, or why they could not be
+ * had. After sprt_device_init and sprt_set_scratch_observer. */
+const char *sprt_device_reserve_workspaces(void);
+
 /* Zero-initialised device memory, 64-byte aligned; NULL if out of memory. */
 void *sprt_device_alloc(int64_t bytes);
 void sprt_device_free(void *ptr);

@@ -1,6 +1,7 @@
 //===- DeviceConformanceTest.cpp - memory, copies, backend name -----------===//
 
 #include "Conformance.h"
+#include "sprt/kernels.h"
 
 #include <cstring>
 
@@ -74,6 +75,24 @@ TEST_F(Device, KeyIsStableAndSmall) {
   EXPECT_GE(key, 0);
   EXPECT_LT(key, int64_t(1) << 30);
   EXPECT_EQ(sprt_device_key(), key);
+}
+
+// The workspaces the backend keeps (the memory-fit check reserves them
+// before it measures): once, so a second call and the GEMMs after it take
+// no more device memory.
+TEST_F(Device, WorkspacesAreReservedOnce) {
+  ASSERT_EQ(sprt_device_reserve_workspaces(), nullptr);
+  const int64_t M = 4, K = 8, N = 16;
+  DeviceBuffer<float> x(std::vector<float>(M * K, 1.0f)),
+      w(std::vector<float>(N * K, 0.5f)), y(nans(M * N));
+  int64_t before = 0, after = 0, total = 0;
+  ASSERT_EQ(sprt_device_memory(&before, &total), 0);
+  ASSERT_EQ(sprt_device_reserve_workspaces(), nullptr);
+  sprt_linear_f32(x, w, nullptr, y, M, K, N, 0);
+  sprt_stream_synchronize(sprt_current_stream());
+  ASSERT_EQ(sprt_device_memory(&after, &total), 0);
+  if (!onCpuBackend()) // host memory moves on its own
+    EXPECT_EQ(after, before);
 }
 
 } // namespace
