@@ -79,6 +79,15 @@ if config.seqpar_have_cuda_emu:
     config.available_features.add("cuda-emu")
 if config.seqpar_have_cuda_emu_nccl:
     config.available_features.add("cuda-emu-nccl")
+# "cuda-emu-cudnn": its cuDNN graphs are checked deviceless (the build found
+# cudnn-frontend) against a libcudnn.so.9 that loads here.
+if config.seqpar_have_cuda_emu_cudnn:
+    import ctypes
+    try:
+        ctypes.CDLL("libcudnn.so.9")
+        config.available_features.add("cuda-emu-cudnn")
+    except OSError:
+        pass
 
 # The runtime backend the end-to-end tests compile for (lit --param
 # target=cuda, or cuda-emu for the cuda program on the emulator): the drivers

@@ -19,6 +19,8 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 using namespace sprt::cuda;
 namespace cd = sprt::cuda::cudnn;
@@ -28,6 +30,7 @@ namespace {
 
 struct Selection {
   bool cudnn = false;
+  bool check = false; // deviceless (cd::deviceless): shapes only checked
   cd::IoType io = cd::IoType::BF16;
   std::string line = "native (the default until sprt_attention_select)";
 };
@@ -108,10 +111,48 @@ std::string reserveBias(const AttnCall &c) {
                  "the bias mask");
 }
 
+/// The shapes readied in the deviceless check, each with whether its
+/// backward was.
+std::vector<std::pair<cd::Shape, bool>> &readied() {
+  static std::vector<std::pair<cd::Shape, bool>> shapes;
+  return shapes;
+}
+
+/// The deviceless check of a shape: both directions' verdicts said, the
+/// shape recorded as readied; the calls run natively.
+void check(const cd::Shape &s, bool backward) {
+  noteFallback(cd::prepareForward(s));
+  if (backward)
+    noteFallback(cd::prepareBackward(s));
+  for (auto &r : readied())
+    if (r.first == s) {
+      r.second = r.second || backward;
+      return;
+    }
+  readied().emplace_back(s, backward);
+}
+
+/// Whether the call goes to cuDNN. In the deviceless check it does not,
+/// and a call whose shape (direction) was not readied before step 1 is
+/// said: on a GPU its plan would be built in the middle of a step.
+bool offered(const AttnCall &c, bool backward) {
+  if (!selection().check)
+    return selection().cudnn;
+  const cd::Shape s = shapeOf(c);
+  for (const auto &r : readied())
+    if (r.first == s && (r.second || !backward))
+      return false;
+  noteFallback((backward ? "backward " : "forward ") + s.describe() +
+               ": not readied at start-up (sprt_attention_prepare)");
+  return false;
+}
+
 /// Whether the call can run on cuDNN: selected, and its plans built (both
 /// directions when dropout is on, so that a forward on cuDNN's mask never
 /// meets a native backward).
 bool usable(const AttnCall &c, const cd::Shape &s, bool needBackward) {
+  if (selection().check)
+    check(s, needBackward || s.dropout > 0.0f);
   if (!selection().cudnn)
     return false;
   std::string why = cd::prepareForward(s);
@@ -398,9 +439,9 @@ bool bf16() { return selection().io == cd::IoType::BF16; }
 
 /// Whether a typed call (`c.stored`, tensors in `dtype`) is cuDNN's: it was
 /// selected for this program's bf16 / f16, which the tensors are in.
-bool storedOnCudnn(const AttnCall &c, int32_t dtype) {
-  return selection().cudnn && c.stored &&
-         dtype == (bf16() ? SPRT_DTYPE_BF16 : SPRT_DTYPE_F16);
+bool storedOnCudnn(const AttnCall &c, int32_t dtype, bool backward) {
+  return c.stored && dtype == (bf16() ? SPRT_DTYPE_BF16 : SPRT_DTYPE_F16) &&
+         offered(c, backward);
 }
 
 } // namespace
@@ -410,14 +451,14 @@ namespace sprt::cuda {
 bool cudnnSelected() { return selection().cudnn; }
 
 bool cudnnAttention(const AttnCall &c, float *out) {
-  if (!selection().cudnn)
+  if (!offered(c, false))
     return false;
   return bf16() ? attention<__nv_bfloat16>(c, out) : attention<__half>(c, out);
 }
 
 bool cudnnAttentionGrad(const AttnCall &c, const float *dout, float *dq,
                         float *dk, float *dv, bool accumulateDkv) {
-  if (!selection().cudnn)
+  if (!offered(c, true))
     return false;
   return bf16()
              ? attentionGrad<__nv_bfloat16>(c, dout, dq, dk, dv, accumulateDkv)
@@ -425,14 +466,14 @@ bool cudnnAttentionGrad(const AttnCall &c, const float *dout, float *dq,
 }
 
 bool cudnnAttentionStored(const AttnCall &c, void *out, int32_t dtype) {
-  if (!storedOnCudnn(c, dtype))
+  if (!storedOnCudnn(c, dtype, false))
     return false;
   return bf16() ? attention<__nv_bfloat16>(c, out) : attention<__half>(c, out);
 }
 
 bool cudnnAttentionGradStored(const AttnCall &c, const void *dout, void *dq,
                               void *dk, void *dv, int32_t dtype) {
-  if (!storedOnCudnn(c, dtype))
+  if (!storedOnCudnn(c, dtype, true))
     return false;
   return bf16() ? attentionGrad<__nv_bfloat16>(c, dout, dq, dk, dv, false)
                 : attentionGrad<__half>(c, dout, dq, dk, dv, false);
@@ -440,7 +481,7 @@ bool cudnnAttentionGradStored(const AttnCall &c, const void *dout, void *dq,
 
 bool cudnnAttentionStoredLse(const AttnCall &c, void *out, float *lse,
                              int32_t dtype) {
-  if (!storedOnCudnn(c, dtype))
+  if (!storedOnCudnn(c, dtype, false))
     return false;
   return bf16() ? attentionLse<__nv_bfloat16>(c, out, lse)
                 : attentionLse<__half>(c, out, lse);
@@ -449,7 +490,7 @@ bool cudnnAttentionStoredLse(const AttnCall &c, void *out, float *lse,
 bool cudnnAttentionGradStoredLse(const AttnCall &c, const void *dout,
                                  const void *out, const float *lse, void *dq,
                                  void *dk, void *dv, int32_t dtype) {
-  if (!storedOnCudnn(c, dtype))
+  if (!storedOnCudnn(c, dtype, true))
     return false;
   return bf16() ? attentionGradLse<__nv_bfloat16>(c, dout, out, lse, dq, dk, dv)
                 : attentionGradLse<__half>(c, dout, out, lse, dq, dk, dv);
@@ -457,7 +498,7 @@ bool cudnnAttentionGradStoredLse(const AttnCall &c, const void *dout,
 
 bool cudnnAttentionBlock(const AttnCall &c, float *out, float *lse,
                          bool accumulate) {
-  if (!selection().cudnn)
+  if (!offered(c, false))
     return false;
   return bf16() ? block<__nv_bfloat16>(c, out, lse, accumulate)
                 : block<__half>(c, out, lse, accumulate);
@@ -466,7 +507,7 @@ bool cudnnAttentionBlock(const AttnCall &c, float *out, float *lse,
 bool cudnnAttentionBlockGrad(const AttnCall &c, const float *dout,
                              const float *out, const float *lse, float *dq,
                              float *dk, float *dv) {
-  if (!selection().cudnn)
+  if (!offered(c, true))
     return false;
   return bf16() ? blockGrad<__nv_bfloat16>(c, dout, out, lse, dq, dk, dv)
                 : blockGrad<__half>(c, dout, out, lse, dq, dk, dv);
@@ -479,6 +520,7 @@ extern "C" const char *sprt_attention_select(int32_t precision,
   Selection &s = selection();
   const std::string req = request ? request : "";
   s.cudnn = false;
+  s.check = false;
   if (req == "native") {
     s.line = "native (requested)";
     return s.line.c_str();
@@ -498,8 +540,15 @@ extern "C" const char *sprt_attention_select(int32_t precision,
     s.line = "native (" + why + ")";
     return s.line.c_str();
   }
-  s.cudnn = true;
   s.io = precision == SPRT_DTYPE_BF16 ? cd::IoType::BF16 : cd::IoType::F16;
+  if (cd::deviceless()) {
+    s.check = true;
+    s.line = "native (no GPU: cuDNN " + cd::version() +
+             " checks each shape's graphs at start-up, deviceless, for an "
+             "H100)";
+    return s.line.c_str();
+  }
+  s.cudnn = true;
   s.line = "cudnn (cuDNN " + cd::version() + ", " +
            (precision == SPRT_DTYPE_BF16 ? "bf16" : "f16") +
            "; plans built at start-up)";
@@ -512,7 +561,7 @@ extern "C" void sprt_attention_prepare(int64_t Sq, int64_t Sk, int64_t q_offset,
                                        int64_t head_dim, int32_t causal,
                                        int32_t document_causal,
                                        double dropout_rate, int32_t backward) {
-  if (!cudnnSelected())
+  if (!cudnnSelected() && !selection().check)
     return;
   // The plan depends on the shape, not on the tensors: a document mask
   // needs the queries' positions (any pointer; prepare reads none).

@@ -4,6 +4,14 @@
 // mode (NV_CUDNN_FRONTEND_USE_DYNAMIC_LOADING): every cuDNN call goes
 // through the handle load() opens, so no libcudnn is linked.
 //
+// Built into the CUDA emulator (SPRT_CUDNN_DEVICELESS), where no GPU is,
+// the same graphs are checked deviceless instead: the real libcudnn, given
+// an H100's description (kH100 below) in place of a handle, validates each
+// graph, lowers it to its operation graph and lists the engine configs its
+// heuristics offer for sm_90. Finalizing a plan compiles kernels for a GPU,
+// so no plan is built there: every shape answers its verdict and the calls
+// run natively.
+//
 //===----------------------------------------------------------------------===//
 
 #include "CudnnGraphs.h"
@@ -14,6 +22,8 @@
 
 #include <memory>
 #include <mutex>
+#include <set>
+#include <sstream>
 #include <vector>
 
 namespace fe = cudnn_frontend;
@@ -39,6 +49,27 @@ enum Uid : int64_t {
   kDV
 };
 
+#ifdef SPRT_CUDNN_DEVICELESS
+constexpr bool kDeviceless = true;
+#else
+constexpr bool kDeviceless = false;
+#endif
+
+/// An H100 SXM5 80GB as cuDNN's device description (the keys of
+/// CUDNN_ATTR_DEVICEPROP_JSON_REPRESENTATION; cudaDeviceProp's values).
+const char *const kH100 =
+    R"({"deviceName":"NVIDIA H100 80GB HBM3","deviceVer":900,)"
+    R"("driverVer":13000,"cudaDeviceId":0,"pciDeviceId":0,)"
+    R"("multiProcessorCount":132,"warpSize":32,"maxThreadsPerBlock":1024,)"
+    R"("maxThreadsPerSM":2048,"maxCtasPerSM":32,"regsPerBlock":65536,)"
+    R"("maxRegistersPerSM":65536,"maxSharedMemoryPerBlock":49152,)"
+    R"("maxSharedMemoryPerBlockOptin":232448,)"
+    R"("reservedSharedMemoryPerBlock":1024,"l2CacheSize":52428800,)"
+    R"("totalGlobalMem":85029158912,"smClockRateKHz":1980000,)"
+    R"("memClockRateKHz":2619000,"isTccDriver":0,"supportCoopLaunch":1,)"
+    R"("maxGridSize":[2147483647,65535,65535],"maxBlockSize":[1024,1024,64]})";
+constexpr int32_t kH100Sm = 90;
+
 struct Plan {
   Shape shape;
   bool backward = false;
@@ -52,6 +83,7 @@ struct State {
   std::string loadError;
   bool loaded = false;
   cudnnHandle_t handle = nullptr;
+  std::shared_ptr<fe::DeviceProperties> device; // deviceless: kH100
   std::vector<Plan> plans; // few shapes: a linear search is enough
 };
 
@@ -121,11 +153,22 @@ void setMaskAndDropout(fe::graph::Graph &g, const Shape &s, Attributes &a) {
                   scalar(g, "offset", kOffset));
 }
 
-std::shared_ptr<fe::graph::Graph> forwardGraph(const Shape &s) {
+/// An empty graph for the shape's types; deviceless, for kH100 (before its
+/// nodes: each copies the graph's context).
+std::shared_ptr<fe::graph::Graph> newGraph(const Shape &s) {
   auto g = std::make_shared<fe::graph::Graph>();
   g->set_io_data_type(ioType(s.io))
       .set_intermediate_data_type(fe::DataType_t::FLOAT)
       .set_compute_data_type(fe::DataType_t::FLOAT);
+  if (kDeviceless) {
+    g->set_device_properties(state().device);
+    g->set_sm_version(kH100Sm);
+  }
+  return g;
+}
+
+std::shared_ptr<fe::graph::Graph> forwardGraph(const Shape &s) {
+  auto g = newGraph(s);
   auto q = sbhd(*g, "q", kQ, s, s.heads, s.Sq);
   auto k = sbhd(*g, "k", kK, s, s.kvHeads, s.Sk);
   auto v = sbhd(*g, "v", kV, s, s.kvHeads, s.Sk);
@@ -143,10 +186,7 @@ std::shared_ptr<fe::graph::Graph> forwardGraph(const Shape &s) {
 }
 
 std::shared_ptr<fe::graph::Graph> backwardGraph(const Shape &s) {
-  auto g = std::make_shared<fe::graph::Graph>();
-  g->set_io_data_type(ioType(s.io))
-      .set_intermediate_data_type(fe::DataType_t::FLOAT)
-      .set_compute_data_type(fe::DataType_t::FLOAT);
+  auto g = newGraph(s);
   auto q = sbhd(*g, "q", kQ, s, s.heads, s.Sq);
   auto k = sbhd(*g, "k", kK, s, s.kvHeads, s.Sk);
   auto v = sbhd(*g, "v", kV, s, s.kvHeads, s.Sk);
@@ -161,6 +201,50 @@ std::shared_ptr<fe::graph::Graph> backwardGraph(const Shape &s) {
   return g;
 }
 
+/// The deviceless verdict on a graph: what cuDNN said against it, or that
+/// it accepts it, with the engines its heuristics offer for kH100.
+/// Heuristics run without a GPU; building an engine config does not (a
+/// runtime-compiled engine needs libcuda), so configs refused for that
+/// reason alone (CUDNN_STATUS_NOT_SUPPORTED_RUNTIME_PREREQUISITE_MISSING)
+/// count as offered, and any other reason is a refusal.
+std::string checkDeviceless(fe::graph::Graph &g) {
+  fe::error_t e = g.validate();
+  if (e.is_good())
+    e = g.build_operation_graph();
+  int64_t configs = 0;
+  std::set<std::string> engines;
+  if (e.is_good())
+    e = g.create_execution_plans({fe::HeurMode_t::A});
+  if (e.is_good()) {
+    configs = g.get_execution_plan_count();
+  } else if (e.get_message().rfind("No valid engine configs", 0) == 0) {
+    // One {"engineId":N,...} line per config, then its reasons.
+    std::istringstream lines(e.get_message());
+    bool onlyPrerequisites = true;
+    for (std::string line; std::getline(lines, line);) {
+      const std::string id = "{\"engineId\":";
+      if (line.rfind(id, 0) == 0) {
+        ++configs;
+        engines.insert(line.substr(id.size(), line.find(',') - id.size()));
+      } else if (line.rfind("Warning:", 0) == 0 &&
+                 line.find("RUNTIME_PREREQUISITE_MISSING") == std::string::npos)
+        onlyPrerequisites = false;
+    }
+    if (configs == 0 || !onlyPrerequisites)
+      return e.get_message();
+  } else {
+    return e.get_message();
+  }
+  if (configs == 0)
+    return "cuDNN's heuristics offer no engine for sm_90";
+  std::string ids;
+  for (const std::string &id : engines)
+    ids += (ids.empty() ? "" : ", ") + id;
+  return "no GPU here; cuDNN " + fe::detail::get_backend_version_string() +
+         " accepts the graph for sm_90: " + std::to_string(configs) +
+         " engine configs (engines " + ids + ")";
+}
+
 /// The shape's plan, built on first use (State's mutex held).
 Plan &plan(State &st, const Shape &s, bool backward) {
   for (Plan &p : st.plans)
@@ -171,13 +255,17 @@ Plan &plan(State &st, const Shape &s, bool backward) {
   p.backward = backward;
   try {
     auto g = backward ? backwardGraph(s) : forwardGraph(s);
-    fe::error_t e = g->build(st.handle, {fe::HeurMode_t::A});
-    if (e.is_good())
-      e = g->get_workspace_size(p.workspace);
-    if (e.is_good())
-      p.graph = g;
-    else
-      p.error = e.get_message();
+    if (kDeviceless)
+      p.error = checkDeviceless(*g);
+    else {
+      fe::error_t e = g->build(st.handle, {fe::HeurMode_t::A});
+      if (e.is_good())
+        e = g->get_workspace_size(p.workspace);
+      if (e.is_good())
+        p.graph = g;
+      else
+        p.error = e.get_message();
+    }
   } catch (const std::exception &ex) {
     p.error = ex.what();
   }
@@ -269,6 +357,21 @@ const std::string &load() {
       st.loadError = "cuDNN " + std::to_string(v) + " is older than 9.0";
       return st.loadError;
     }
+    if (kDeviceless) {
+      auto device = std::make_shared<fe::DeviceProperties>();
+      const std::string json = kH100;
+      fe::error_t e =
+          device->deserialize(std::vector<uint8_t>(json.begin(), json.end()));
+      if (!e.is_good()) {
+        st.loadError = "cuDNN refused the H100's description (deviceless "
+                       "checks need cuDNN 9.11 or later): " +
+                       e.get_message();
+        return st.loadError;
+      }
+      st.device = device;
+      st.loaded = true;
+      return st.loadError;
+    }
     cudnnStatus_t status = fe::detail::create_handle(&st.handle);
     if (status != CUDNN_STATUS_SUCCESS) {
       st.loadError = std::string("cudnnCreate failed: ") +
@@ -282,6 +385,8 @@ const std::string &load() {
   st.loaded = true;
   return st.loadError;
 }
+
+bool deviceless() { return kDeviceless && state().loaded; }
 
 std::string version() {
   if (!state().loaded)
