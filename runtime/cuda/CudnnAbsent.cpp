@@ -24,7 +24,6 @@ const std::string &load() {
   static const std::string why = kWhy;
   return why;
 }
-bool deviceless() { return false; }
 std::string version() { return {}; }
 std::string prepareForward(const Shape &) { return kWhy; }
 std::string prepareBackward(const Shape &) { return kWhy; }

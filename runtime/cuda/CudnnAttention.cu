@@ -30,7 +30,6 @@ namespace {
 
 struct Selection {
   bool cudnn = false;
-  bool check = false; // deviceless (cd::deviceless): shapes only checked
   cd::IoType io = cd::IoType::BF16;
   std::string line = "native (the default until sprt_attention_select)";
 };
@@ -111,19 +110,14 @@ std::string reserveBias(const AttnCall &c) {
                  "the bias mask");
 }
 
-/// The shapes readied in the deviceless check, each with whether its
-/// backward was.
+/// The shapes readied before step 1 (sprt_attention_prepare), each with
+/// whether its backward was.
 std::vector<std::pair<cd::Shape, bool>> &readied() {
   static std::vector<std::pair<cd::Shape, bool>> shapes;
   return shapes;
 }
 
-/// The deviceless check of a shape: both directions' verdicts said, the
-/// shape recorded as readied; the calls run natively.
-void check(const cd::Shape &s, bool backward) {
-  noteFallback(cd::prepareForward(s));
-  if (backward)
-    noteFallback(cd::prepareBackward(s));
+void markReadied(const cd::Shape &s, bool backward) {
   for (auto &r : readied())
     if (r.first == s) {
       r.second = r.second || backward;
@@ -132,27 +126,34 @@ void check(const cd::Shape &s, bool backward) {
   readied().emplace_back(s, backward);
 }
 
-/// Whether the call goes to cuDNN. In the deviceless check it does not,
-/// and a call whose shape (direction) was not readied before step 1 is
-/// said: on a GPU its plan would be built in the middle of a step.
+/// Whether the call goes to cuDNN. A call whose shape (direction) was not
+/// readied before step 1 is said, once: its plan is built in the middle of
+/// a step, perhaps while the step is captured.
 bool offered(const AttnCall &c, bool backward) {
-  if (!selection().check)
-    return selection().cudnn;
+  if (!selection().cudnn)
+    return false;
   const cd::Shape s = shapeOf(c);
   for (const auto &r : readied())
     if (r.first == s && (r.second || !backward))
-      return false;
-  noteFallback((backward ? "backward " : "forward ") + s.describe() +
-               ": not readied at start-up (sprt_attention_prepare)");
-  return false;
+      return true;
+  static std::mutex mutex;
+  static std::vector<std::pair<cd::Shape, bool>> said;
+  std::lock_guard<std::mutex> lock(mutex);
+  for (const auto &r : said)
+    if (r.first == s && r.second == backward)
+      return true;
+  said.emplace_back(s, backward);
+  std::fprintf(stderr,
+               "sprt cuda: attention %s %s was not readied at start-up "
+               "(sprt_attention_prepare): its cuDNN plan is built in a step\n",
+               backward ? "backward" : "forward", s.describe().c_str());
+  return true;
 }
 
 /// Whether the call can run on cuDNN: selected, and its plans built (both
 /// directions when dropout is on, so that a forward on cuDNN's mask never
 /// meets a native backward).
 bool usable(const AttnCall &c, const cd::Shape &s, bool needBackward) {
-  if (selection().check)
-    check(s, needBackward || s.dropout > 0.0f);
   if (!selection().cudnn)
     return false;
   std::string why = cd::prepareForward(s);
@@ -520,7 +521,6 @@ extern "C" const char *sprt_attention_select(int32_t precision,
   Selection &s = selection();
   const std::string req = request ? request : "";
   s.cudnn = false;
-  s.check = false;
   if (req == "native") {
     s.line = "native (requested)";
     return s.line.c_str();
@@ -541,13 +541,6 @@ extern "C" const char *sprt_attention_select(int32_t precision,
     return s.line.c_str();
   }
   s.io = precision == SPRT_DTYPE_BF16 ? cd::IoType::BF16 : cd::IoType::F16;
-  if (cd::deviceless()) {
-    s.check = true;
-    s.line = "native (no GPU: cuDNN " + cd::version() +
-             " checks each shape's graphs at start-up, deviceless, for an "
-             "H100)";
-    return s.line.c_str();
-  }
   s.cudnn = true;
   s.line = "cudnn (cuDNN " + cd::version() + ", " +
            (precision == SPRT_DTYPE_BF16 ? "bf16" : "f16") +
@@ -561,7 +554,7 @@ extern "C" void sprt_attention_prepare(int64_t Sq, int64_t Sk, int64_t q_offset,
                                        int64_t head_dim, int32_t causal,
                                        int32_t document_causal,
                                        double dropout_rate, int32_t backward) {
-  if (!cudnnSelected() && !selection().check)
+  if (!cudnnSelected())
     return;
   // The plan depends on the shape, not on the tensors: a document mask
   // needs the queries' positions (any pointer; prepare reads none).
@@ -572,10 +565,12 @@ extern "C" void sprt_attention_prepare(int64_t Sq, int64_t Sk, int64_t q_offset,
                 q_offset, k_offset, B, heads, kv_heads, head_dim, causal,
                 document_causal, /*rotaryDim=*/0, /*theta=*/0.0, dropout_rate,
                 /*seed=*/0, /*stream=*/0, /*batchOffset=*/0, /*headOffset=*/0);
+  const cd::Shape s = shapeOf(c);
+  markReadied(s, backward != 0 || s.dropout > 0.0f);
   // The workspace at its largest now, before step 1 (and before the plan's
   // fit is checked against the device's free memory). Where it cannot be
   // had, the call tries again and, failing, runs natively (cd::run).
-  if (!usable(c, shapeOf(c), backward != 0))
+  if (!usable(c, s, backward != 0))
     return;
   const int64_t bytes = cd::largestWorkspace();
   const std::string why = bytes > 0

@@ -9,8 +9,9 @@
 // an H100's description (kH100 below) in place of a handle, validates each
 // graph, lowers it to its operation graph and lists the engine configs its
 // heuristics offer for sm_90. Finalizing a plan compiles kernels for a GPU,
-// so no plan is built there: every shape answers its verdict and the calls
-// run natively.
+// so no plan is built there: each shape's verdict is said on stderr, and a
+// graph cuDNN accepts runs on the emulator's SDPA (runtime/cuda-emu,
+// SprtEmuCudnn.h), one it refuses on the native kernels, as on a GPU.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,7 +20,11 @@
 #include <cuda_runtime.h>
 #include <cudnn_frontend.h>
 #include <dlfcn.h>
+#ifdef SPRT_CUDNN_DEVICELESS
+#include "SprtEmuCudnn.h"
+#endif
 
+#include <cstdio>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -201,13 +206,15 @@ std::shared_ptr<fe::graph::Graph> backwardGraph(const Shape &s) {
   return g;
 }
 
-/// The deviceless verdict on a graph: what cuDNN said against it, or that
-/// it accepts it, with the engines its heuristics offer for kH100.
+/// The deviceless verdict on a graph: what cuDNN said against it, or empty
+/// where it accepts it (said on stderr, with the engines its heuristics
+/// offer for kH100).
 /// Heuristics run without a GPU; building an engine config does not (a
 /// runtime-compiled engine needs libcuda), so configs refused for that
 /// reason alone (CUDNN_STATUS_NOT_SUPPORTED_RUNTIME_PREREQUISITE_MISSING)
 /// count as offered, and any other reason is a refusal.
-std::string checkDeviceless(fe::graph::Graph &g) {
+std::string checkDeviceless(fe::graph::Graph &g, const Shape &s,
+                            bool backward) {
   fe::error_t e = g.validate();
   if (e.is_good())
     e = g.build_operation_graph();
@@ -240,9 +247,13 @@ std::string checkDeviceless(fe::graph::Graph &g) {
   std::string ids;
   for (const std::string &id : engines)
     ids += (ids.empty() ? "" : ", ") + id;
-  return "no GPU here; cuDNN " + fe::detail::get_backend_version_string() +
-         " accepts the graph for sm_90: " + std::to_string(configs) +
-         " engine configs (engines " + ids + ")";
+  std::fprintf(stderr,
+               "sprt cuda: cuDNN %s accepts the graph for sm_90 (no GPU "
+               "here): %s %s: %lld engine configs (engines %s)\n",
+               fe::detail::get_backend_version_string().c_str(),
+               backward ? "backward" : "forward", s.describe().c_str(),
+               (long long)configs, ids.c_str());
+  return {};
 }
 
 /// The shape's plan, built on first use (State's mutex held).
@@ -255,9 +266,11 @@ Plan &plan(State &st, const Shape &s, bool backward) {
   p.backward = backward;
   try {
     auto g = backward ? backwardGraph(s) : forwardGraph(s);
-    if (kDeviceless)
-      p.error = checkDeviceless(*g);
-    else {
+    if (kDeviceless) {
+      p.error = checkDeviceless(*g, s, backward);
+      if (p.error.empty())
+        p.graph = g;
+    } else {
       fe::error_t e = g->build(st.handle, {fe::HeurMode_t::A});
       if (e.is_good())
         e = g->get_workspace_size(p.workspace);
@@ -304,6 +317,12 @@ std::string run(const Shape &s, bool backward, const Tensors &t,
     pack[kDK] = t.dk;
     pack[kDV] = t.dv;
   }
+#ifdef SPRT_CUDNN_DEVICELESS
+  const cudaError_t e = sprt_emu::sdpa(s, backward, t, stream);
+  return e == cudaSuccess ? std::string()
+                          : std::string("the emulator's SDPA: ") +
+                                cudaGetErrorString(e);
+#endif
   // The workspace's allocation and the frontend may throw: the call then
   // falls back to the native kernels with the reason.
   try {
@@ -386,15 +405,17 @@ const std::string &load() {
   return st.loadError;
 }
 
-bool deviceless() { return kDeviceless && state().loaded; }
-
 std::string version() {
   if (!state().loaded)
     return {};
   return fe::detail::get_backend_version_string() + " (frontend " +
          std::to_string(CUDNN_FRONTEND_MAJOR_VERSION) + "." +
          std::to_string(CUDNN_FRONTEND_MINOR_VERSION) + "." +
-         std::to_string(CUDNN_FRONTEND_PATCH_VERSION) + ")";
+         std::to_string(CUDNN_FRONTEND_PATCH_VERSION) +
+         (kDeviceless ? "; no GPU: its graphs checked deviceless for an H100 "
+                        "and run by the CUDA emulator's SDPA"
+                      : "") +
+         ")";
 }
 
 static std::string prepare(const Shape &s, bool backward) {

@@ -65,10 +65,6 @@ using WorkspaceFn = void *(*)(size_t bytes);
 
 /// Loads cuDNN once: empty on success, else why it cannot be used.
 const std::string &load();
-/// Whether the graphs are only checked, deviceless (the CUDA emulator's
-/// build: no plan is built; each prepare answers its verdict: accepted,
-/// with its engine configs for an H100, or why not).
-bool deviceless();
 /// "9.19.0 (frontend 1.32.0)", or empty before a successful load().
 std::string version();
 

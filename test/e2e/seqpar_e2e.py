@@ -66,12 +66,16 @@ def dumped_loss(path):
     return read_safetensors(path)["loss"][1][0]
 
 
-def without_dropout(config, directory):
+def without_dropout(config, directory, attention_only=False):
     """A copy of a Hugging Face config with every dropout rate set to 0 (the
-    references compute the loss without dropout); returns its path."""
+    references compute the loss without dropout), or only the attention's
+    (cuDNN draws its own masks there, where the other dropouts are the same
+    Philox masks on every target); returns its path."""
     cfg = json.load(open(config))
-    for key in ("resid_pdrop", "embd_pdrop", "attn_pdrop", "hidden_dropout",
-                "attention_dropout"):
+    keys = ("attn_pdrop", "attention_dropout")
+    if not attention_only:
+        keys += ("resid_pdrop", "embd_pdrop", "hidden_dropout")
+    for key in keys:
         if key in cfg:
             cfg[key] = 0.0
     path = os.path.join(directory, "config.json")
