@@ -319,9 +319,9 @@ std::string run(const Shape &s, bool backward, const Tensors &t,
   }
 #ifdef SPRT_CUDNN_DEVICELESS
   const cudaError_t e = sprt_emu::sdpa(s, backward, t, stream);
-  return e == cudaSuccess ? std::string()
-                          : std::string("the emulator's SDPA: ") +
-                                cudaGetErrorString(e);
+  return e == cudaSuccess
+             ? std::string()
+             : std::string("the emulator's SDPA: ") + cudaGetErrorString(e);
 #endif
   // The workspace's allocation and the frontend may throw: the call then
   // falls back to the native kernels with the reason.

@@ -39,7 +39,8 @@ namespace {
 
 double load(const void *p, cd::IoType io, size_t i) {
   return io == cd::IoType::BF16
-             ? double(__bfloat162float(static_cast<const __nv_bfloat16 *>(p)[i]))
+             ? double(
+                   __bfloat162float(static_cast<const __nv_bfloat16 *>(p)[i]))
              : double(__half2float(static_cast<const __half *>(p)[i]));
 }
 
@@ -102,7 +103,8 @@ struct Graph {
         continue;
       double dot = 0.0;
       for (int64_t d = 0; d < s.D; ++d)
-        dot += load(t.q, s.io, q(b, h, i) + d) * load(t.k, s.io, kv(b, h, j) + d);
+        dot +=
+            load(t.q, s.io, q(b, h, i) + d) * load(t.k, s.io, kv(b, h, j) + d);
       S[j] = scale * dot;
       if (s.mask == cd::Mask::Bias)
         S[j] += load(t.bias, s.io, size_t((b * s.Sq + i) * s.Sk + j));

@@ -34,9 +34,7 @@ protected:
               std::string::npos)
         << line;
   }
-  void TearDown() override {
-    sprt_attention_select(SPRT_DTYPE_F32, "native");
-  }
+  void TearDown() override { sprt_attention_select(SPRT_DTYPE_F32, "native"); }
 
   /// What preparing the shape says on stderr.
   static std::string prepare(int64_t S, int64_t D, int32_t backward,
@@ -59,8 +57,7 @@ TEST_F(CudnnDeviceless, PreparedShapeGetsBothVerdicts) {
                       "bf16 B=2 heads=4/2 Sq=128 Sk=128 D=64 band +0: "),
             std::string::npos)
       << said;
-  EXPECT_NE(said.find(" engine configs (engines "), std::string::npos)
-      << said;
+  EXPECT_NE(said.find(" engine configs (engines "), std::string::npos) << said;
 }
 
 TEST_F(CudnnDeviceless, ForwardOnlyShapeChecksTheForward) {
