@@ -540,8 +540,8 @@ extern "C" const char *sprt_attention_select(int32_t precision,
     s.line = "native (" + why + ")";
     return s.line.c_str();
   }
-  s.io = precision == SPRT_DTYPE_BF16 ? cd::IoType::BF16 : cd::IoType::F16;
   s.cudnn = true;
+  s.io = precision == SPRT_DTYPE_BF16 ? cd::IoType::BF16 : cd::IoType::F16;
   s.line = "cudnn (cuDNN " + cd::version() + ", " +
            (precision == SPRT_DTYPE_BF16 ? "bf16" : "f16") +
            "; plans built at start-up)";
