@@ -2,7 +2,8 @@
 # Installs what is missing, builds, and runs every test:
 #   build/       lit (FileCheck, -verify-diagnostics, e2e, fuzz replays),
 #                gtest unit tests through ctest, the clang-format check;
-#   build-asan/  the same lit and ctest suites on the ASan + UBSan build
+#   build-asan/  ctest and lit (less the tests marked "UNSUPPORTED: asan",
+#                test/lit.cfg.py) on the ASan + UBSan build
 #                (clang-19, scripts/build-sanitized.sh), and a bounded
 #                libFuzzer run of each fuzz target (fuzz/, SEQPAR_FUZZ_SECONDS
 #                each, default 60).
