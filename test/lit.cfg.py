@@ -62,7 +62,8 @@ llvm_config.with_environment(
 # ring, pp with micro-batches, recompute, bf16 / fp16) in attention-stats,
 # comm-staged, nccl-p2p-model, storage-gemms, grad-reduce-bf16, pp-tied and
 # overlap; the emulated cuda program in test/e2e/cuda; the compiler's
-# passes in every lit test outside e2e/.
+# passes in every lit test outside e2e/. Not run under ASan any more:
+# sp-plan's --max-seq search and its exhaustive search (--bound=false).
 if config.seqpar_sanitize:
     config.available_features.add("asan")
 
