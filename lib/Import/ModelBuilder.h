@@ -68,7 +68,7 @@ public:
                         const Dim &heads, int64_t kvHeads, int64_t headDim,
                         int64_t rotaryDim, double rotaryTheta,
                         double dropoutRate);
-  mlir::Value gelu(mlir::Value x, tfm::GeluApproximation approximate);
+  mlir::Value gelu(mlir::Value x, GeluApproximation approximate);
   mlir::Value silu(mlir::Value x);
   mlir::Value relu(mlir::Value x);
   mlir::Value add(mlir::Value a, mlir::Value b);

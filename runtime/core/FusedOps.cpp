@@ -12,6 +12,10 @@
 // of chunk i are being reduced, in a workspace of min(chunks, 2) chunks of
 // partial sums of every rank's block.
 //
+// all_gather + linear + GELU (dist.all_gather_matmul_gelu) is the first with
+// each chunk's GEMMs sprt_linear_gelu_typed: the rows get their GELU as
+// they are written.
+//
 // all_gather + the weight gradients of the GEMMs that read the gathered
 // input (the backward of a column-parallel linear re-gathers its saved
 // sequence shard), in chunks as the first: chunk i + 1 of every rank is in
@@ -217,6 +221,42 @@ extern "C" void sprt_all_gather_linear_typed(
   allGatherLinear("sprt_all_gather_linear_typed", x, x_dtype, false, w, w_dtype,
                   bias, bias_dtype, y, y_dtype, rows, K, N, weight_in_out,
                   chunks, axis, workspace, workspace_bytes);
+}
+
+/// all_gather + linear + GELU (dist.all_gather_matmul_gelu): as
+/// allGatherLinear, each chunk's GEMMs sprt_linear_gelu_typed, writing
+/// those rows of pre (unless null) and y. A bf16 / f16 input of an otherwise
+/// f32 op is widened after its gather (widensGatheredInput's rule).
+extern "C" void sprt_all_gather_linear_gelu_typed(
+    const void *x, int32_t x_dtype, const void *w, int32_t w_dtype,
+    const void *bias, int32_t bias_dtype, void *pre, void *y, int32_t y_dtype,
+    int64_t rows, int64_t K, int64_t N, int32_t weight_in_out,
+    int32_t tanh_approx, int64_t chunks, int32_t axis, void *workspace,
+    int64_t workspace_bytes) {
+  TraceSpan span("all_gather_linear_gelu", axis);
+  checkChunks("all_gather_linear_gelu", rows, chunks);
+  int64_t n = sprt_axis_size(axis), chunkRows = rows / chunks;
+  int64_t chunkElems = chunkRows * K;
+  if (!bias)
+    bias_dtype = SPRT_DTYPE_F32;
+  bool widen =
+      x_dtype != SPRT_DTYPE_F32 && allF32({w_dtype, bias_dtype, y_dtype});
+  void *buffers = takeWorkspace(
+      "all_gather_matmul_gelu", "sprt_all_gather_linear_gelu_typed", workspace,
+      workspace_bytes,
+      gatherBufferBytes(chunks, n, chunkElems, x_dtype, widen));
+  gatherInChunks(x, x_dtype, widen, buffers, chunks, n, chunkRows, K, axis,
+                 [&](int64_t i, const void *gathered, int32_t gd) {
+                   for (int64_t r = 0; r < n; ++r) {
+                     int64_t row = (r * rows + i * chunkRows) * N;
+                     sprt_linear_gelu_typed(
+                         advance(gathered, r * chunkElems, gd), gd, w, w_dtype,
+                         bias, bias_dtype,
+                         pre ? advance(pre, row, y_dtype) : nullptr,
+                         advance(y, row, y_dtype), y_dtype, chunkRows, K, N,
+                         weight_in_out, tanh_approx);
+                   }
+                 });
 }
 
 /// linear + reduce_scatter (sprt_linear_reduce_scatter_f32, _typed): the

@@ -8,6 +8,7 @@
 // kernel's bits on widened operands, TypedGemmTest). The input travels in
 // its own dtype (half the bytes of f32 for bf16 / f16), in the workspace
 // runtime.h documents, for every chunk count and both weight layouts.
+// sprt_all_gather_linear_gelu_typed is the gathered GEMM then the GELU.
 //
 //===----------------------------------------------------------------------===//
 
@@ -136,6 +137,80 @@ TEST(FusedTyped, AllGatherLinearIsTheF32OneOfTheWidenedTensorsRoundedOnce) {
                                             y.data(), SPRT_DTYPE_BF16, rows, K,
                                             N, 0, 2, 0, workspace.data(), need),
                std::invalid_argument);
+}
+
+// dist.all_gather_matmul_gelu: pre is sprt_all_gather_linear_typed's
+// result (or _widened_f32's, for a bf16 / f16 input of an otherwise f32
+// op) and y sprt_gelu_typed of it, bit for bit on this backend (each
+// chunk's sprt_linear_gelu_typed is the two calls' bits on the cpu target),
+// in the same workspace; a null pre leaves y the same.
+TEST(FusedTyped, AllGatherLinearGeluIsTheGatheredGemmThenTheGelu) {
+  lineMesh();
+  int64_t n = worldSize(), r = sprt_world_rank();
+  const int64_t rows = 8, K = 5, N = 3;
+  std::vector<std::vector<int32_t>> combos = kCombos;
+  // Widened: a bf16 input of an otherwise f32 op.
+  combos.push_back(
+      {SPRT_DTYPE_BF16, SPRT_DTYPE_F32, SPRT_DTYPE_F32, SPRT_DTYPE_F32});
+  for (const std::vector<int32_t> &c : combos)
+    for (int32_t tanh : {0, 1})
+      for (int32_t layout : {0, 1})
+        for (int64_t chunks : {1, 2, 4}) {
+          std::string where = name(c[0]) + " " + name(c[1]) + " " +
+                              (c[2] < 0 ? "none" : name(c[2])) + " -> " +
+                              name(c[3]) + ", tanh " + std::to_string(tanh) +
+                              ", layout " + std::to_string(layout) +
+                              ", chunks " + std::to_string(chunks);
+          bool widened = c[0] != SPRT_DTYPE_F32 && c[1] == SPRT_DTYPE_F32 &&
+                         c[2] == SPRT_DTYPE_F32 && c[3] == SPRT_DTYPE_F32;
+          Stored x(c[0], rows * K, r), w(c[1], N * K, 100),
+              bias(c[2] < 0 ? SPRT_DTYPE_F32 : c[2], N, 200);
+          const void *storedBias = c[2] < 0 ? nullptr : bias.bytes.data();
+          int32_t biasDtype = c[2] < 0 ? 99 : c[2];
+          int64_t count = n * rows * N, elem = bytesOf(c[3]);
+          int64_t need = slotBytes(chunks, n, rows, K, bytesOf(c[0])) +
+                         (widened ? n * (rows / chunks) * K * 4 : 0);
+          GuardedWorkspace workspace(need);
+          std::vector<char> wantPre(size_t(count * elem)), want(wantPre.size());
+          if (widened)
+            sprt_all_gather_linear_widened_f32(
+                x.bytes.data(), c[0], w.wide.data(), bias.wide.data(),
+                reinterpret_cast<float *>(wantPre.data()), rows, K, N, layout,
+                chunks, 0, workspace.get(), need);
+          else
+            sprt_all_gather_linear_typed(
+                x.bytes.data(), c[0], w.bytes.data(), c[1], storedBias,
+                biasDtype, wantPre.data(), c[3], rows, K, N, layout, chunks, 0,
+                workspace.get(), need);
+          sprt_gelu_typed(wantPre.data(), want.data(), count, tanh, c[3]);
+          std::vector<char> pre(wantPre.size(), 0x5a), y(want.size(), 0x5a);
+          sprt_reset_bytes_sent();
+          sprt::resetWorkspaceUse();
+          sprt_all_gather_linear_gelu_typed(
+              x.bytes.data(), c[0], w.bytes.data(), c[1], storedBias, biasDtype,
+              pre.data(), y.data(), c[3], rows, K, N, layout, tanh, chunks, 0,
+              workspace.get(), need);
+          EXPECT_EQ(sprt_bytes_sent(0), (n - 1) * rows * K * bytesOf(c[0]))
+              << where;
+          EXPECT_TRUE(workspace.guardIntact()) << where;
+          EXPECT_EQ(sprt::workspaceUse().byOp["all_gather_matmul_gelu"], need)
+              << where;
+          EXPECT_EQ(pre, wantPre) << where;
+          EXPECT_EQ(y, want) << where;
+          std::vector<char> alone(want.size(), 0x5a);
+          sprt_all_gather_linear_gelu_typed(
+              x.bytes.data(), c[0], w.bytes.data(), c[1], storedBias, biasDtype,
+              nullptr, alone.data(), c[3], rows, K, N, layout, tanh, chunks, 0,
+              workspace.get(), need);
+          EXPECT_EQ(alone, want) << where << ", without pre";
+          EXPECT_THROW(sprt_all_gather_linear_gelu_typed(
+                           x.bytes.data(), c[0], w.bytes.data(), c[1],
+                           storedBias, biasDtype, pre.data(), y.data(), c[3],
+                           rows, K, N, layout, tanh, chunks, 0, workspace.get(),
+                           need - 1),
+                       std::invalid_argument)
+              << where;
+        }
 }
 
 TEST(FusedTyped, LinearReduceScatterIsTheF32OneOfTheWidenedTensors) {

@@ -9,7 +9,8 @@ tfm.swiglu, and their gradients, tfm.swiglu_grad; each residual add with
 the norm of its sum, tfm.add_layer_norm / add_rms_norm; the default) or
 epilogues
 (tfm-fuse-epilogues: each GELU with the linear producing its input,
-tfm.linear_gelu; each GELU's gradient with the input gradient it scales and
+tfm.linear_gelu, or with SP's gathered column GEMM,
+dist.all_gather_matmul_gelu; each GELU's gradient with the input gradient it scales and
 the bias gradient of its result, tfm.linear_gelu_grad; each weight gradient
 with the bias gradient of its dy, tfm.linear_grad_weight_bias).
 
@@ -34,8 +35,8 @@ flag, fused_ops, plain_ops = {
                     ["tfm.dropout", "tfm.silu", "tfm.silu_grad",
                      "tfm.layer_norm", "tfm.rms_norm"]),
     "epilogues": ("fuse-epilogues",
-                  ["tfm.linear_gelu", "tfm.linear_gelu_grad",
-                   "tfm.linear_grad_weight_bias"],
+                  ["tfm.linear_gelu", "dist.all_gather_matmul_gelu",
+                   "tfm.linear_gelu_grad", "tfm.linear_grad_weight_bias"],
                   ["tfm.gelu", "tfm.gelu_grad", "tfm.bias_grad"]),
 }[fusion]
 tag = fusion + "-" + (re.sub(r"[^a-z0-9]+", "-", flags).strip("-") or "default")

@@ -75,6 +75,33 @@ static LogicalResult lowerOp(AllGatherMatmulOp o, RuntimeEmitter &e) {
                               e.lastDim(o.getInput()));
 }
 
+/// sprt_all_gather_linear_gelu_typed: the linear's operands each with its
+/// type code, pre (null where nothing reads it) and the result of one type,
+/// the rows of this rank's input block, K, N, weight_in_out, tanh, the
+/// chunks, the axis and the workspace. The runtime widens the gathered
+/// input for f32 GEMMs where every other tensor is f32 (widensGatheredInput).
+static LogicalResult lowerOp(AllGatherMatmulGeluOp o, RuntimeEmitter &e) {
+  if (o.getDim() != 0)
+    return o.emitOpError() << "is lowered along dimension 0 only, got dim "
+                           << o.getDim();
+  auto [workspace, workspaceBytes] = e.workspace(o);
+  Value bias = o.getBias();
+  int64_t k = e.lastDim(o.getInput());
+  e.call("sprt_all_gather_linear_gelu_typed",
+         {e.ptr(o.getInput()), e.i32(runtimeDtypeCode(o.getInput())),
+          e.ptr(o.getWeight()), e.i32(runtimeDtypeCode(o.getWeight())),
+          e.optionalPtr(bias), e.i32(bias ? runtimeDtypeCode(bias) : 0),
+          e.optionalPtr(o.getPre().use_empty() ? Value() : o.getPre()),
+          e.ptr(o.getResult()), e.i32(runtimeDtypeCode(o.getResult())),
+          e.i64(e.numElements(o.getInput()) / k), e.i64(k),
+          e.i64(e.lastDim(o.getResult())),
+          e.i32(o.getWeightLayout() == seqpar::WeightLayout::in_out),
+          e.i32(o.getApproximate() == seqpar::GeluApproximation::tanh),
+          e.i64(o.getChunks()), e.axisOf(o.getAxis()), workspace,
+          workspaceBytes});
+  return success();
+}
+
 static LogicalResult lowerOp(MatmulReduceScatterOp o, RuntimeEmitter &e) {
   // The rows of this rank's output block.
   return collectiveLinear(o, e, "sprt_linear_reduce_scatter",
@@ -257,10 +284,11 @@ template <typename... OpTs> static void attachDistLowerings(MLIRContext *ctx) {
 void seqpar::registerDistRuntimeLoweringModels(DialectRegistry &registry) {
   // Every dist op but dist.mesh, which the pass reads as the module's mesh.
   registry.addExtension(+[](MLIRContext *ctx, DistDialect *) {
-    attachDistLowerings<
-        AllGatherOp, ReduceScatterOp, AllReduceOp, AllReduceCoalescedOp,
-        ReduceScatterCoalescedOp, AllGatherParamOp, AllToAllOp, LocalSliceOp,
-        SendOp, RecvOp, AllGatherMatmulOp, MatmulReduceScatterOp,
-        AllGatherMatmulGradWeightOp, RingAttentionOp, RingAttentionGradOp>(ctx);
+    attachDistLowerings<AllGatherOp, ReduceScatterOp, AllReduceOp,
+                        AllReduceCoalescedOp, ReduceScatterCoalescedOp,
+                        AllGatherParamOp, AllToAllOp, LocalSliceOp, SendOp,
+                        RecvOp, AllGatherMatmulOp, AllGatherMatmulGeluOp,
+                        MatmulReduceScatterOp, AllGatherMatmulGradWeightOp,
+                        RingAttentionOp, RingAttentionGradOp>(ctx);
   });
 }

@@ -199,6 +199,20 @@ void sprt_all_gather_linear_typed(const void *x, int32_t x_dtype, const void *w,
                                   int32_t weight_in_out, int64_t chunks,
                                   int32_t axis, void *workspace,
                                   int64_t workspace_bytes);
+/* pre = linear(all_gather(x)) and y = GELU(pre) (dist.all_gather_matmul_
+ * gelu): as sprt_all_gather_linear_typed, each gathered chunk's GEMMs being
+ * sprt_linear_gelu_typed (pre and y of y_dtype; tanh_approx as there), so
+ * the rows of each chunk get their bias and GELU as they are written. pre
+ * may be NULL (not written). Where x is bf16 / f16 and w, the bias and y
+ * are f32, each gathered chunk is widened (exactly) first, as in
+ * sprt_all_gather_linear_widened_f32, whose workspace it then takes; else
+ * sprt_all_gather_linear_typed's. */
+void sprt_all_gather_linear_gelu_typed(
+    const void *x, int32_t x_dtype, const void *w, int32_t w_dtype,
+    const void *bias, int32_t bias_dtype, void *pre, void *y, int32_t y_dtype,
+    int64_t rows, int64_t K, int64_t N, int32_t weight_in_out,
+    int32_t tanh_approx, int64_t chunks, int32_t axis, void *workspace,
+    int64_t workspace_bytes);
 /* y = reduce_scatter(linear(x)) along the leading dimension (+ bias once,
  * after the sum): x is the axis size times `rows` rows of K, y this rank's
  * `rows` rows of N. The GEMM of each of `chunks` pieces (dividing rows)

@@ -54,3 +54,40 @@ func.func @forward(%ids: tensor<8x2xi64>, %labels: tensor<8x2xi64>) -> tensor<f3
   %l = tfm.fill 1.0 : tensor<f32>
   return %l : tensor<f32>
 }
+
+// -----
+
+// dist.all_gather_matmul_gelu: sprt_all_gather_linear_gelu_typed, each
+// operand followed by its dtype code, then pre (null where nothing reads
+// it), the result and its code, the rows of this rank's block, K, N,
+// weight_in_out, tanh, the chunks, the axis and all_gather_matmul's
+// workspace (2 chunks x 2 ranks x 4 x 2 rows x 8 in bf16 = 512 bytes).
+dist.mesh @mesh ["tp" = 2]
+tfm.param @w : tensor<8x16xbf16> init ones
+tfm.param @b : tensor<16xbf16> init ones
+// CHECK-LABEL: llvm.func @seqpar_step(
+func.func @forward(%ids: tensor<8x2xi64>, %labels: tensor<8x2xi64>) -> tensor<f32> attributes {tfm.forward} {
+  %x32 = tfm.fill 1.0 : tensor<8x2x8xf32>
+  %x = tfm.convert %x32 : tensor<8x2x8xf32> -> tensor<8x2x8xbf16>
+  %w = tfm.get_param @w : tensor<8x16xbf16>
+  %b = tfm.get_param @b : tensor<16xbf16>
+  // CHECK: %[[WS:.*]] = llvm.mlir.constant(512 : i64) : i64
+  // CHECK: %[[BF:.*]] = llvm.mlir.constant(1 : i32) : i32
+  // CHECK: %[[ROWS:.*]] = llvm.mlir.constant(16 : i64) : i64
+  // CHECK: %[[K:.*]] = llvm.mlir.constant(8 : i64) : i64
+  // CHECK: %[[N:.*]] = llvm.mlir.constant(16 : i64) : i64
+  // CHECK: %[[IO:.*]] = llvm.mlir.constant(1 : i32) : i32
+  // CHECK: %[[TANH:.*]] = llvm.mlir.constant(1 : i32) : i32
+  // CHECK: %[[CH:.*]] = llvm.mlir.constant(2 : i64) : i64
+  // CHECK: llvm.call @sprt_all_gather_linear_gelu_typed(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[PRE:[^,]*]], %{{.*}}, %{{.*}}, %[[ROWS]], %[[K]], %[[N]], %[[IO]], %[[TANH]], %[[CH]], %{{.*}}, %{{.*}}, %[[WS]]) : (!llvm.ptr, i32, !llvm.ptr, i32, !llvm.ptr, i32, !llvm.ptr, !llvm.ptr, i32, i64, i64, i64, i32, i32, i64, i32, !llvm.ptr, i64) -> ()
+  %pre, %y = dist.all_gather_matmul_gelu %x, %w, %b on @mesh["tp"] dim 0 chunks 2 weight_layout in_out approximate tanh : (tensor<8x2x8xbf16>, tensor<8x16xbf16>, tensor<16xbf16>) -> (tensor<16x2x16xbf16>, tensor<16x2x16xbf16>)
+  // Nothing reads this one's pre: a null pointer; the exact GELU.
+  // CHECK: %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
+  // CHECK: %[[NONE:.*]] = llvm.mlir.constant(0 : i32) : i32
+  // CHECK: llvm.call @sprt_all_gather_linear_gelu_typed(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[NULL]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[NONE]],
+  %q, %z = dist.all_gather_matmul_gelu %x, %w, %b on @mesh["tp"] dim 0 chunks 2 weight_layout in_out approximate none : (tensor<8x2x8xbf16>, tensor<8x16xbf16>, tensor<16xbf16>) -> (tensor<16x2x16xbf16>, tensor<16x2x16xbf16>)
+  %s = tfm.add %pre, %y : tensor<16x2x16xbf16>
+  %t = tfm.add %s, %z : tensor<16x2x16xbf16>
+  %l = tfm.fill 1.0 : tensor<f32>
+  return %l : tensor<f32>
+}

@@ -1062,3 +1062,32 @@ func.func @result_split_other_dim(%x: tensor<8x2x2xf32, #dist.layout<@mesh, tp =
   %0 = dist.matmul_reduce_scatter %x, %w on @mesh["tp"] dim 0 chunks 1 : (tensor<8x2x2xf32, #dist.layout<@mesh, tp = S(2)>>, tensor<6x2xf32, #dist.layout<@mesh, tp = S(1)>>) -> tensor<2x2x6xf32, #dist.layout<@mesh, tp = S(1)>>
   return
 }
+
+// -----
+
+// dist.all_gather_matmul_gelu: the GEMM's checks name pre; the result has
+// pre's type.
+dist.mesh @mesh ["dp" = 2, "tp" = 4]
+func.func @gelu_pre_shape(%x: tensor<2x2x8xf32>, %w: tensor<6x8xf32>) {
+  // expected-error @+1 {{pre must have shape [8, 2, 6], got 'tensor<2x2x6xf32>'}}
+  %0:2 = dist.all_gather_matmul_gelu %x, %w on @mesh["tp"] dim 0 chunks 1 approximate tanh : (tensor<2x2x8xf32>, tensor<6x8xf32>) -> (tensor<2x2x6xf32>, tensor<2x2x6xf32>)
+  return
+}
+
+// -----
+
+dist.mesh @mesh ["dp" = 2, "tp" = 4]
+func.func @gelu_result_type(%x: tensor<2x2x8xbf16>, %w: tensor<6x8xbf16>) {
+  // expected-error @+1 {{result must have the type of pre ('tensor<8x2x6xbf16>'), got 'tensor<8x2x6xf32>'}}
+  %0:2 = dist.all_gather_matmul_gelu %x, %w on @mesh["tp"] dim 0 chunks 1 approximate tanh : (tensor<2x2x8xbf16>, tensor<6x8xbf16>) -> (tensor<8x2x6xbf16>, tensor<8x2x6xf32>)
+  return
+}
+
+// -----
+
+dist.mesh @mesh ["dp" = 2, "tp" = 4]
+func.func @gelu_chunks(%x: tensor<2x2x8xf32>, %w: tensor<6x8xf32>) {
+  // expected-error @+1 {{chunks (4) must be >= 1 and divide the input's gathered dimension (2)}}
+  %0:2 = dist.all_gather_matmul_gelu %x, %w on @mesh["tp"] dim 0 chunks 4 approximate none : (tensor<2x2x8xf32>, tensor<6x8xf32>) -> (tensor<8x2x6xf32>, tensor<8x2x6xf32>)
+  return
+}

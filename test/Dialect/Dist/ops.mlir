@@ -262,6 +262,30 @@ func.func @all_gather_matmul(%x: tensor<2x2x8xf32>, %w_oi: tensor<6x8xf32>,
   return
 }
 
+// The gathered GEMM with its GELU (tfm-fuse-epilogues'): pre and the
+// result, of one type; the approximation is always printed.
+// CHECK-LABEL: func.func @all_gather_matmul_gelu
+func.func @all_gather_matmul_gelu(
+    %x: tensor<2x2x8xbf16, #dist.layout<@mesh, tp = S(0)>>,
+    %w: tensor<8x6xbf16, #dist.layout<@mesh, tp = S(1)>>,
+    %b: tensor<6xbf16, #dist.layout<@mesh, tp = S(0)>>, %xf: tensor<2x2x8xf32>,
+    %wf: tensor<6x8xf32>) {
+  // CHECK: %{{.*}}, %{{.*}} = dist.all_gather_matmul_gelu %{{.*}}, %{{.*}}, %{{.*}} on @mesh["tp"] dim 0 chunks 2 weight_layout in_out approximate tanh : (tensor<2x2x8xbf16, #dist.layout<@mesh, tp = S(0)>>, tensor<8x6xbf16, #dist.layout<@mesh, tp = S(1)>>, tensor<6xbf16, #dist.layout<@mesh, tp = S(0)>>) -> (tensor<8x2x6xbf16, #dist.layout<@mesh, tp = S(2)>>, tensor<8x2x6xbf16, #dist.layout<@mesh, tp = S(2)>>)
+  %0:2 = dist.all_gather_matmul_gelu %x, %w, %b on @mesh["tp"] dim 0 chunks 2
+      weight_layout in_out approximate tanh
+      : (tensor<2x2x8xbf16, #dist.layout<@mesh, tp = S(0)>>,
+         tensor<8x6xbf16, #dist.layout<@mesh, tp = S(1)>>,
+         tensor<6xbf16, #dist.layout<@mesh, tp = S(0)>>)
+      -> (tensor<8x2x6xbf16, #dist.layout<@mesh, tp = S(2)>>,
+          tensor<8x2x6xbf16, #dist.layout<@mesh, tp = S(2)>>)
+  // CHECK: dist.all_gather_matmul_gelu %{{.*}}, %{{.*}} on @mesh["tp"] dim 0 chunks 1 approximate none : (tensor<2x2x8xf32>, tensor<6x8xf32>) -> (tensor<8x2x6xf32>, tensor<8x2x6xf32>)
+  %1:2 = dist.all_gather_matmul_gelu %xf, %wf on @mesh["tp"] dim 0 chunks 1
+      approximate none
+      : (tensor<2x2x8xf32>, tensor<6x8xf32>)
+      -> (tensor<8x2x6xf32>, tensor<8x2x6xf32>)
+  return
+}
+
 // Column-parallel: the sequence-sharded input is gathered, the weight and
 // bias hold this rank's output features, the result is split along them.
 // CHECK-LABEL: func.func @all_gather_matmul_layouts

@@ -20,4 +20,13 @@ def Seqpar_WeightLayout : I32EnumAttr<"WeightLayout",
   let cppNamespace = "::seqpar";
 }
 
+// A GELU's form: tfm.gelu, its gradient, the fused GEMMs' epilogues of tfm
+// and dist.all_gather_matmul_gelu.
+def Seqpar_GeluApproximation : I32EnumAttr<"GeluApproximation",
+    "approximation used by gelu", [
+    I32EnumAttrCase<"none", 0>,
+    I32EnumAttrCase<"tanh", 1>]> {
+  let cppNamespace = "::seqpar";
+}
+
 #endif // SEQPAR_DIALECT_COMMON_SEQPARENUMS_TD

@@ -91,6 +91,10 @@ static SmallVector<GemmShape> gemmsOf(tfm::LinearGeluGradOp o) {
 static SmallVector<GemmShape> gemmsOf(AllGatherMatmulOp o) {
   return {gemm(o.getResult(), lastDim(o.getInput()))};
 }
+// Its GEMM's, on the gathered rows (the GELU: no FLOPs, as tfm.linear_gelu).
+static SmallVector<GemmShape> gemmsOf(AllGatherMatmulGeluOp o) {
+  return {gemm(o.getPre(), lastDim(o.getInput()))};
+}
 // dx [M, K] = dy [M, N] x W.
 static SmallVector<GemmShape> gemmsOf(tfm::LinearGradInputOp o) {
   return {gemm(o.getDx(), lastDim(o.getDy()))};
@@ -210,7 +214,7 @@ void dist::registerCostModels(DialectRegistry &registry) {
         MicroBatchLoopOp, YieldOp>(ctx);
   });
   registry.addExtension(+[](MLIRContext *ctx, DistDialect *) {
-    attachGemms<AllGatherMatmulOp, MatmulReduceScatterOp,
+    attachGemms<AllGatherMatmulOp, AllGatherMatmulGeluOp, MatmulReduceScatterOp,
                 AllGatherMatmulGradWeightOp>(ctx);
     attachCounted<CostKind::attention, RingAttentionOp, RingAttentionGradOp>(
         ctx);
@@ -245,7 +249,7 @@ SmallVector<GemmShape> dist::gemmShapes(Operation *op) {
       .Case<tfm::LinearOp, tfm::LinearGeluOp, tfm::LinearGeluGradOp,
             tfm::LinearGradInputOp, tfm::LinearGradWeightOp,
             tfm::LinearGradWeightBiasOp, AllGatherMatmulOp,
-            AllGatherMatmulGradWeightOp, MatmulReduceScatterOp>(
-          [](auto o) { return gemmsOf(o); })
+            AllGatherMatmulGeluOp, AllGatherMatmulGradWeightOp,
+            MatmulReduceScatterOp>([](auto o) { return gemmsOf(o); })
       .Default([](Operation *) { return SmallVector<GemmShape>(); });
 }

@@ -139,7 +139,8 @@ void dist::registerPlanFactsModels(DialectRegistry &registry) {
     // A recv holds what its matched send sent: the proof reads the
     // pipeline schedule for it.
     attachPlain<MeshOp, AllGatherParamOp, SendOp, RecvOp, AllGatherMatmulOp,
-                MatmulReduceScatterOp, AllGatherMatmulGradWeightOp,
-                RingAttentionOp, RingAttentionGradOp>(ctx);
+                AllGatherMatmulGeluOp, MatmulReduceScatterOp,
+                AllGatherMatmulGradWeightOp, RingAttentionOp,
+                RingAttentionGradOp>(ctx);
   });
 }

@@ -195,6 +195,19 @@ struct KeepsGemmInput
   }
 };
 
+/// The fused gather + GEMM + GELU keeps what dist.all_gather_matmul and
+/// tfm.gelu keep (as tfm.linear_gelu keeps tfm.linear's and tfm.gelu's).
+struct GatherGeluSaved
+    : tfm::SavedForBackwardOpInterface::ExternalModel<GatherGeluSaved,
+                                                      AllGatherMatmulGeluOp> {
+  void getSavedForBackward(Operation *op,
+                           SmallVectorImpl<tfm::SavedTensor> &saved) const {
+    auto o = cast<AllGatherMatmulGeluOp>(op);
+    saved.push_back(tfm::SavedTensor::of(o.getInput(), "GEMM input"));
+    saved.push_back(tfm::SavedTensor::of(o.getPre(), "activation input"));
+  }
+};
+
 /// A collective whose backward reads nothing of its forward (its transpose
 /// is another collective of the gradient), a backward op (nothing comes
 /// after it to read what it keeps), or the mesh.
@@ -215,6 +228,7 @@ void attachSaved(MLIRContext *ctx) {
 void dist::registerSavedForBackwardModels(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, DistDialect *) {
     attachSaved<KeepsGemmInput, AllGatherMatmulOp, MatmulReduceScatterOp>(ctx);
+    AllGatherMatmulGeluOp::attachInterface<GatherGeluSaved>(*ctx);
     attachSaved<KeepsNothing, MeshOp, AllGatherOp, ReduceScatterOp, AllReduceOp,
                 AllReduceCoalescedOp, ReduceScatterCoalescedOp,
                 AllGatherParamOp, AllToAllOp, LocalSliceOp, SendOp, RecvOp,

@@ -467,42 +467,60 @@ static FailureOr<SmallVector<int64_t>> gatheredShape(Operation *op,
   return gathered;
 }
 
-LogicalResult AllGatherMatmulOp::verifyWithAxisSize(int64_t n) {
-  CollectiveChecker c{*this, getAxis(), n};
-  auto in = c.type(getInput()), out = c.type(getResult());
-  int64_t d = getDim();
+/// The checks of a fused all-gather + GEMM `op` (dist.all_gather_matmul,
+/// dist.all_gather_matmul_gelu) whose GEMM writes `result` (named `name`),
+/// on an axis of `n` ranks.
+template <typename OpT>
+static LogicalResult verifyGatherGemm(OpT op, Value result, StringRef name,
+                                      int64_t n) {
+  CollectiveChecker c{op, op.getAxis(), n};
+  auto in = c.type(op.getInput()), out = c.type(result);
+  int64_t d = op.getDim();
   if (failed(c.dimInRange("dim", d, in.getRank() - 1)) ||
-      failed(c.chunksDivide(getChunks(), in.getDimSize(d),
+      failed(c.chunksDivide(op.getChunks(), in.getDimSize(d),
                             "input's gathered dimension")))
     return failure();
   FailureOr<SmallVector<int64_t>> gatheredOr =
-      gatheredShape(*this, getAxis(), in, d, n);
+      gatheredShape(op, op.getAxis(), in, d, n);
   if (failed(gatheredOr))
     return failure();
   SmallVector<int64_t> gathered = std::move(*gatheredOr);
-  if (failed(c.gemmFloat(getInput(), "input")) ||
-      failed(c.gemmFloat(getResult(), "result")))
+  if (failed(c.gemmFloat(op.getInput(), "input")) ||
+      failed(c.gemmFloat(result, name)))
     return failure();
-  auto shape =
-      c.linearShape(gathered, getWeight(), getBias(), getWeightLayout());
+  auto shape = c.linearShape(gathered, op.getWeight(), op.getBias(),
+                             op.getWeightLayout());
   if (failed(shape))
     return failure();
   if (out.getShape() != ArrayRef<int64_t>(*shape)) {
-    auto diag = emitOpError() << "result must have shape [";
+    auto diag = op.emitOpError() << name << " must have shape [";
     llvm::interleaveComma(*shape, diag);
     return diag << "], got " << out;
   }
   LayoutAttr lin = LayoutAttr::fromType(in), lout = LayoutAttr::fromType(out);
-  if (lin && lin.getSharding(getAxis()) != Sharding::split(d))
-    return emitOpError() << "input must be S(" << d << ") on axis '"
-                         << getAxis() << "', its layout is " << lin;
+  if (lin && lin.getSharding(op.getAxis()) != Sharding::split(d))
+    return op.emitOpError() << "input must be S(" << d << ") on axis '"
+                            << op.getAxis() << "', its layout is " << lin;
   if (lout) {
-    Sharding s = lout.getSharding(getAxis());
+    Sharding s = lout.getSharding(op.getAxis());
     if (s.isPartial() || s == Sharding::split(d))
-      return emitOpError() << "result must not be " << s.str() << " on axis '"
-                           << getAxis() << "' after the gather";
+      return op.emitOpError()
+             << name << " must not be " << s.str() << " on axis '"
+             << op.getAxis() << "' after the gather";
   }
   return success();
+}
+
+LogicalResult AllGatherMatmulOp::verifyWithAxisSize(int64_t n) {
+  return verifyGatherGemm(*this, getResult(), "result", n);
+}
+
+LogicalResult AllGatherMatmulGeluOp::verifyWithAxisSize(int64_t n) {
+  if (getResult().getType() != getPre().getType())
+    return emitOpError() << "result must have the type of pre ("
+                         << getPre().getType() << "), got "
+                         << getResult().getType();
+  return verifyGatherGemm(*this, getPre(), "pre", n);
 }
 
 // The partial sums are reduced, and the weight gradients accumulated, in

@@ -71,6 +71,9 @@ Bytes RecvOp::getRingBytesSent(int64_t) { return 0; }
 Bytes AllGatherMatmulOp::getRingBytesSent(int64_t n) {
   return times(bytesOf(getInput()), n - 1);
 }
+Bytes AllGatherMatmulGeluOp::getRingBytesSent(int64_t n) {
+  return times(bytesOf(getInput()), n - 1);
+}
 Bytes AllGatherMatmulGradWeightOp::getRingBytesSent(int64_t n) {
   return times(bytesOf(getInput()), n - 1);
 }

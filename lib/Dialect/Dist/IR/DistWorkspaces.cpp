@@ -139,6 +139,12 @@ int64_t AllGatherMatmulOp::getWorkspaceBytes() {
                        ratio(getResult(), getInput(), getDim()));
 }
 
+int64_t AllGatherMatmulGeluOp::getWorkspaceBytes() {
+  // dist.all_gather_matmul's: the GELU maps each chunk's rows in place.
+  return gatherBuffers(*this, getChunks(),
+                       ratio(getPre(), getInput(), getDim()));
+}
+
 int64_t MatmulReduceScatterOp::getWorkspaceBytes() {
   // f32 partial sums of N per row of this rank's output block, for every
   // rank, and a bf16 / f16 bias widened to f32.

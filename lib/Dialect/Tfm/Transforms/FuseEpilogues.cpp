@@ -4,10 +4,13 @@
 // tfm.linear_gelu; each tfm.gelu_grad of a tfm.linear_grad_input's result
 // (with the bias gradient of the result) one tfm.linear_gelu_grad; each
 // tfm.linear_grad_weight with a tfm.bias_grad of its dy one
-// tfm.linear_grad_weight_bias. See Passes.td.
+// tfm.linear_grad_weight_bias; each tfm.gelu of a dist.all_gather_matmul's
+// result (SP's gathered column GEMM) one dist.all_gather_matmul_gelu. See
+// Passes.td.
 //
 //===----------------------------------------------------------------------===//
 
+#include "seqpar/Dialect/Dist/IR/Dist.h"
 #include "seqpar/Dialect/Tfm/IR/Tfm.h"
 #include "seqpar/Dialect/Tfm/Transforms/Passes.h"
 
@@ -33,6 +36,12 @@ static bool sameContext(Operation *a, Operation *b) {
 static LinearOp fusableLinear(GeluOp gelu) {
   auto linear = gelu.getInput().getDefiningOp<LinearOp>();
   return linear && sameContext(linear, gelu) ? linear : LinearOp();
+}
+
+/// The fused all-gather + GEMM whose result `gelu` maps, when the two fuse.
+static dist::AllGatherMatmulOp fusableGather(GeluOp gelu) {
+  auto gemm = gelu.getInput().getDefiningOp<dist::AllGatherMatmulOp>();
+  return gemm && sameContext(gemm, gelu) ? gemm : dist::AllGatherMatmulOp();
 }
 
 /// The input gradient `grad` scales, when the two fuse: read by it alone
@@ -144,14 +153,35 @@ static void fuseForward(OpBuilder &b, LinearOp linear, GeluOp gelu) {
   linear.erase();
 }
 
+/// gelu(all_gather_matmul(x, w, b)) as one dist.all_gather_matmul_gelu at
+/// the GEMM, as fuseForward.
+static void fuseGathered(OpBuilder &b, dist::AllGatherMatmulOp gemm,
+                         GeluOp gelu) {
+  b.setInsertionPoint(gemm);
+  auto fused = b.create<dist::AllGatherMatmulGeluOp>(
+      b.getFusedLoc({gemm.getLoc(), gelu.getLoc()}), gemm.getType(),
+      gelu.getType(), gemm.getInput(), gemm.getWeight(), gemm.getBias(),
+      gemm.getMeshAttr(), gemm.getAxisAttr(), gemm.getDimAttr(),
+      gemm.getChunksAttr(), gemm.getWeightLayoutAttr(),
+      gelu.getApproximateAttr());
+  fused->setDiscardableAttrs(gemm->getDiscardableAttrDictionary());
+  gelu.getResult().replaceAllUsesWith(fused.getResult());
+  gelu.erase();
+  gemm.getResult().replaceAllUsesWith(fused.getPre());
+  gemm.erase();
+}
+
 namespace {
 struct TfmFuseEpiloguesPass
     : tfm::impl::TfmFuseEpiloguesPassBase<TfmFuseEpiloguesPass> {
   void runOnOperation() override {
     SmallVector<std::pair<LinearOp, GeluOp>> pairs;
+    SmallVector<std::pair<dist::AllGatherMatmulOp, GeluOp>> gathered;
     getOperation().walk([&](GeluOp gelu) {
       if (LinearOp linear = fusableLinear(gelu))
         pairs.push_back({linear, gelu});
+      else if (dist::AllGatherMatmulOp gemm = fusableGather(gelu))
+        gathered.push_back({gemm, gelu});
     });
     SmallVector<std::pair<LinearGradInputOp, GeluGradOp>> grads;
     getOperation().walk([&](GeluGradOp grad) {
@@ -177,6 +207,8 @@ struct TfmFuseEpiloguesPass
     // (pre), which becomes the fused forward op's.
     for (auto [linear, gelu] : pairs)
       fuseForward(b, linear, gelu);
+    for (auto [gemm, gelu] : gathered)
+      fuseGathered(b, gemm, gelu);
   }
 };
 } // namespace

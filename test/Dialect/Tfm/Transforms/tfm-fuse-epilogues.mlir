@@ -161,3 +161,39 @@ func.func @two_on_one_dy(%a: tensor<8x2x32xbf16>, %m: tensor<8x2x128xbf16>, %dy:
   %dbm = tfm.bias_grad %dy {tfm.contributes = ["mlp.bias#0"]} : tensor<8x2x32xbf16> -> tensor<32xbf16>
   return %dwa, %dwm, %dba, %dbm : tensor<32x32xbf16>, tensor<32x128xbf16>, tensor<32xbf16>, tensor<32xbf16>
 }
+
+// -----
+
+// SP's gathered column GEMM (dist.all_gather_matmul) and its GELU fuse into
+// dist.all_gather_matmul_gelu at the GEMM, its attributes and discardable
+// attributes kept; pre replaces the GEMM's result for the GELU's gradient.
+// A GELU of a recomputed GEMM's result (other discardable attributes) and a
+// GELU of an f32 copy of a bf16 result are left alone.
+dist.mesh @mesh ["tp" = 2]
+// CHECK-LABEL: func.func @gathered
+// CHECK-NEXT: %[[PRE:.*]], %[[Y:.*]] = dist.all_gather_matmul_gelu %{{.*}}, %{{.*}}, %{{.*}} on @mesh["tp"] dim 0 chunks 2 weight_layout in_out approximate tanh {tfm.in_micro_batch = 0 : i64} : (tensor<4x2x32xbf16, #dist.layout<@mesh, tp = S(0)>>, tensor<32x64xbf16, #dist.layout<@mesh, tp = S(1)>>, tensor<64xbf16, #dist.layout<@mesh, tp = S(0)>>) -> (tensor<8x2x64xbf16, #dist.layout<@mesh, tp = S(2)>>, tensor<8x2x64xbf16, #dist.layout<@mesh, tp = S(2)>>)
+// CHECK-NEXT: %[[R:.*]] = dist.all_gather_matmul
+// CHECK-NEXT: tfm.gelu %[[R]] approximate tanh {tfm.recomputed}
+// CHECK-NEXT: %[[C:.*]] = dist.all_gather_matmul
+// CHECK-NEXT: %[[W:.*]] = tfm.convert %[[C]]
+// CHECK-NEXT: tfm.gelu %[[W]] approximate none
+// CHECK-NEXT: %[[DX:.*]] = tfm.gelu_grad %{{.*}}, %[[PRE]] approximate tanh
+// CHECK-NEXT: return %[[Y]],
+func.func @gathered(%x: tensor<4x2x32xbf16, #dist.layout<@mesh, tp = S(0)>>,
+                    %w: tensor<32x64xbf16, #dist.layout<@mesh, tp = S(1)>>,
+                    %b: tensor<64xbf16, #dist.layout<@mesh, tp = S(0)>>,
+                    %dy: tensor<8x2x64xbf16, #dist.layout<@mesh, tp = S(2)>>)
+    -> (tensor<8x2x64xbf16, #dist.layout<@mesh, tp = S(2)>>,
+        tensor<8x2x64xbf16, #dist.layout<@mesh, tp = S(2)>>,
+        tensor<8x2x64xf32, #dist.layout<@mesh, tp = S(2)>>,
+        tensor<8x2x64xbf16, #dist.layout<@mesh, tp = S(2)>>) {
+  %h = dist.all_gather_matmul %x, %w, %b on @mesh["tp"] dim 0 chunks 2 weight_layout in_out {tfm.in_micro_batch = 0 : i64} : (tensor<4x2x32xbf16, #dist.layout<@mesh, tp = S(0)>>, tensor<32x64xbf16, #dist.layout<@mesh, tp = S(1)>>, tensor<64xbf16, #dist.layout<@mesh, tp = S(0)>>) -> tensor<8x2x64xbf16, #dist.layout<@mesh, tp = S(2)>>
+  %y = tfm.gelu %h approximate tanh {tfm.in_micro_batch = 0 : i64} : tensor<8x2x64xbf16, #dist.layout<@mesh, tp = S(2)>>
+  %r = dist.all_gather_matmul %x, %w, %b on @mesh["tp"] dim 0 chunks 2 weight_layout in_out : (tensor<4x2x32xbf16, #dist.layout<@mesh, tp = S(0)>>, tensor<32x64xbf16, #dist.layout<@mesh, tp = S(1)>>, tensor<64xbf16, #dist.layout<@mesh, tp = S(0)>>) -> tensor<8x2x64xbf16, #dist.layout<@mesh, tp = S(2)>>
+  %ry = tfm.gelu %r approximate tanh {tfm.recomputed} : tensor<8x2x64xbf16, #dist.layout<@mesh, tp = S(2)>>
+  %c = dist.all_gather_matmul %x, %w, %b on @mesh["tp"] dim 0 chunks 1 weight_layout in_out : (tensor<4x2x32xbf16, #dist.layout<@mesh, tp = S(0)>>, tensor<32x64xbf16, #dist.layout<@mesh, tp = S(1)>>, tensor<64xbf16, #dist.layout<@mesh, tp = S(0)>>) -> tensor<8x2x64xbf16, #dist.layout<@mesh, tp = S(2)>>
+  %cw = tfm.convert %c : tensor<8x2x64xbf16, #dist.layout<@mesh, tp = S(2)>> -> tensor<8x2x64xf32, #dist.layout<@mesh, tp = S(2)>>
+  %cy = tfm.gelu %cw approximate none : tensor<8x2x64xf32, #dist.layout<@mesh, tp = S(2)>>
+  %dx = tfm.gelu_grad %dy, %h approximate tanh : tensor<8x2x64xbf16, #dist.layout<@mesh, tp = S(2)>>
+  return %y, %ry, %cy, %dx : tensor<8x2x64xbf16, #dist.layout<@mesh, tp = S(2)>>, tensor<8x2x64xbf16, #dist.layout<@mesh, tp = S(2)>>, tensor<8x2x64xf32, #dist.layout<@mesh, tp = S(2)>>, tensor<8x2x64xbf16, #dist.layout<@mesh, tp = S(2)>>
+}

@@ -125,14 +125,15 @@ inline Sharding typeSharding(mlir::Value v, llvm::StringRef axis) {
 }
 
 /// Whether `use` is the input of a fused all-gather + GEMM
-/// (dist.all_gather_matmul, dist.all_gather_matmul_grad_weight), which the
+/// (dist.all_gather_matmul, dist.all_gather_matmul_gelu,
+/// dist.all_gather_matmul_grad_weight), which the
 /// runtime gathers in its storage precision (bf16 / f16: half the bytes of
 /// f32), whatever the GEMMs read: sp-legalize-precision does not convert it
 /// even when it wraps the op, and convert-sp-to-runtime accepts it.
 inline bool gathersInStoragePrecision(mlir::OpOperand &use) {
   return use.getOperandNumber() == 0 &&
-         mlir::isa<AllGatherMatmulOp, AllGatherMatmulGradWeightOp>(
-             use.getOwner());
+         mlir::isa<AllGatherMatmulOp, AllGatherMatmulGeluOp,
+                   AllGatherMatmulGradWeightOp>(use.getOwner());
 }
 
 /// Whether the fused all-gather + GEMM `op` widens its gathered bf16 / f16
@@ -142,7 +143,8 @@ inline bool gathersInStoragePrecision(mlir::OpOperand &use) {
 /// _widened_f32 entry point; otherwise its GEMMs read every tensor as
 /// stored (_typed), or it is all f32.
 inline bool widensGatheredInput(mlir::Operation *op) {
-  if (!mlir::isa<AllGatherMatmulOp, AllGatherMatmulGradWeightOp>(op))
+  if (!mlir::isa<AllGatherMatmulOp, AllGatherMatmulGeluOp,
+                 AllGatherMatmulGradWeightOp>(op))
     return false;
   auto elementType = [](mlir::Value v) {
     return mlir::cast<mlir::ShapedType>(v.getType()).getElementType();

@@ -155,6 +155,60 @@ def Dist_AllGatherMatmulOp : Dist_CollectiveOp<"all_gather_matmul", [Pure,
   }];
 }
 
+def Dist_AllGatherMatmulGeluOp : Dist_CollectiveOp<"all_gather_matmul_gelu",
+    [Pure, DeclareOpInterfaceMethods<Dist_WorkspaceOpInterface>,
+     DeclareOpInterfaceMethods<Seqpar_StoragePrecisionOpInterface>]> {
+  let summary = "all_gather, a linear and its GELU, chunked to overlap";
+  let description = [{
+    `tfm.gelu(dist.all_gather_matmul(input, weight, bias))` in one op:
+    under sequence parallelism the MLP's first (column-parallel) GEMM reads
+    the gathered sequence and its GELU reads the GEMM's result. Each
+    gathered chunk's GEMM applies the bias and the GELU to its rows as it
+    writes them (`tfm.linear_gelu` per chunk: cuBLASLt's GELU epilogue on
+    the cuda target), so the GELU is no pass of its own over the gathered
+    rows. `pre` is the GEMM's result (what the GELU's backward reads;
+    where nothing reads it, as in inference, the runtime does not write it)
+    and `result` the GELU of `pre`. Made by tfm-fuse-epilogues from a
+    `dist.all_gather_matmul` and the `tfm.gelu` of its result.
+
+    ```mlir
+    %pre, %y = dist.all_gather_matmul_gelu %x, %w, %b on @mesh["tp"] dim 0
+        chunks 4 weight_layout in_out approximate tanh
+        : (tensor<128x2x768xbf16, #dist.layout<@mesh, tp = S(0)>>,
+           tensor<768x1536xbf16, #dist.layout<@mesh, tp = S(1)>>,
+           tensor<1536xbf16, #dist.layout<@mesh, tp = S(0)>>)
+        -> (tensor<512x2x1536xbf16, #dist.layout<@mesh, tp = S(2)>>,
+            tensor<512x2x1536xbf16, #dist.layout<@mesh, tp = S(2)>>)
+    ```
+
+    Tensors as `dist.all_gather_matmul`'s, with its rounding: the products
+    are summed in f32 onto the bias and `pre` is rounded once to its type;
+    `result` is the GELU of `pre` (widened, mapped in f32, rounded once)
+    on the cpu target, bit for bit the two ops'; the cuda target's epilogue
+    maps the unrounded sum, so `result` may differ there by one rounding
+    (as `tfm.linear_gelu`'s).
+
+    **Workspace**: `dist.all_gather_matmul`'s.
+
+    **Constraints**
+    - those of `dist.all_gather_matmul`, with `pre` as its result;
+    - `result` has the type of `pre`.
+  }];
+  let arguments = (ins Dist_Tensor:$input, Dist_Tensor:$weight,
+                       Optional<Dist_Tensor>:$bias, FlatSymbolRefAttr:$mesh,
+                       StrAttr:$axis, I64Attr:$dim,
+                       DefaultValuedAttr<I64Attr, "1">:$chunks,
+                       DefaultValuedAttr<Seqpar_WeightLayout,
+                         "::seqpar::WeightLayout::out_in">:$weight_layout,
+                       Seqpar_GeluApproximation:$approximate);
+  let results = (outs Dist_Tensor:$pre, Dist_Tensor:$result);
+  let assemblyFormat = [{
+    $input `,` $weight (`,` $bias^)? `on` $mesh `[` $axis `]` `dim` $dim
+    `chunks` $chunks (`weight_layout` $weight_layout^)? `approximate`
+    $approximate attr-dict `:` functional-type(operands, results)
+  }];
+}
+
 def Dist_MatmulReduceScatterOp
     : Dist_CollectiveOp<"matmul_reduce_scatter", [Pure,
       DeclareOpInterfaceMethods<Dist_WorkspaceOpInterface>,

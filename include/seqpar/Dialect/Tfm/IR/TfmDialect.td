@@ -144,13 +144,6 @@ def Tfm_InitKind : I32EnumAttr<"InitKind", "parameter initialisation", [
   let cppNamespace = "::seqpar::tfm";
 }
 
-def Tfm_GeluApproximation : I32EnumAttr<"GeluApproximation",
-    "approximation used by gelu", [
-    I32EnumAttrCase<"none", 0>,
-    I32EnumAttrCase<"tanh", 1>]> {
-  let cppNamespace = "::seqpar::tfm";
-}
-
 def Tfm_QkvPacking : I32EnumAttr<"QkvPacking",
     "how a fused QKV projection orders its output features", [
     // [q (all heads) | k (all kv heads) | v (all kv heads)]: GPT-2's c_attn.

@@ -79,7 +79,7 @@ def Tfm_LinearGeluOp : Tfm_Op<"linear_gelu", [Pure,
                        Optional<Tfm_FloatTensor>:$bias,
                        DefaultValuedAttr<Seqpar_WeightLayout,
                          "::seqpar::WeightLayout::out_in">:$weight_layout,
-                       Tfm_GeluApproximation:$approximate);
+                       Seqpar_GeluApproximation:$approximate);
   let results = (outs Tfm_FloatTensor:$pre, Tfm_FloatTensor:$result);
   let assemblyFormat = [{
     $input `,` $weight (`,` $bias^)? (`weight_layout` $weight_layout^)?
@@ -127,7 +127,7 @@ def Tfm_LinearGeluGradOp : Tfm_GradOp<"linear_gelu_grad",
                        Tfm_FloatTensor:$pre,
                        DefaultValuedAttr<Seqpar_WeightLayout,
                          "::seqpar::WeightLayout::out_in">:$weight_layout,
-                       Tfm_GeluApproximation:$approximate);
+                       Seqpar_GeluApproximation:$approximate);
   let results = (outs Tfm_FloatTensor:$dx, Optional<Tfm_FloatTensor>:$dbias);
   let assemblyFormat = [{
     $dy `,` $weight `,` $pre (`weight_layout` $weight_layout^)?

@@ -186,7 +186,7 @@ def Tfm_GeluGradOp : Tfm_GradOp<"gelu_grad", [AllTypesMatch<["dy", "input", "dx"
       rounded once, MapsElementsAsStored).
   }];
   let arguments = (ins Tfm_FloatTensor:$dy, Tfm_FloatTensor:$input,
-                       Tfm_GeluApproximation:$approximate);
+                       Seqpar_GeluApproximation:$approximate);
   let results = (outs Tfm_FloatTensor:$dx);
   let assemblyFormat = [{
     $dy `,` $input `approximate` $approximate attr-dict `:` type($dy)

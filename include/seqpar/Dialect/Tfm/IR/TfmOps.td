@@ -570,7 +570,7 @@ def Tfm_GeluOp : Tfm_Op<"gelu", [Pure, SameOperandsAndResultType,
     - the result type equals the input type.
   }];
   let arguments = (ins Tfm_FloatTensor:$input,
-                       Tfm_GeluApproximation:$approximate);
+                       Seqpar_GeluApproximation:$approximate);
   let results = (outs Tfm_FloatTensor:$result);
   let assemblyFormat = "$input `approximate` $approximate attr-dict `:` type($input)";
 }

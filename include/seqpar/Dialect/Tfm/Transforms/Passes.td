@@ -208,8 +208,8 @@ def TfmFuseEpiloguesPass : Pass<"tfm-fuse-epilogues", "::mlir::ModuleOp"> {
   let summary = "Fuses each GELU with the GEMM that produces its input, "
                 "each GELU's gradient with the GEMM producing its dy, and "
                 "each bias gradient with the weight gradient of its dy "
-                "(tfm.linear_gelu, tfm.linear_gelu_grad, "
-                "tfm.linear_grad_weight_bias)";
+                "(tfm.linear_gelu, dist.all_gather_matmul_gelu, "
+                "tfm.linear_gelu_grad, tfm.linear_grad_weight_bias)";
   let description = [{
     Runs after tfm-autodiff and sp-legalize-precision, on every function.
 
@@ -217,6 +217,10 @@ def TfmFuseEpiloguesPass : Pass<"tfm-fuse-epilogues", "::mlir::ModuleOp"> {
       becomes, with that linear, one `tfm.linear_gelu` (at the linear)
       whose `pre` result replaces the linear's (what the GELU's backward
       and any other reader read) and whose `result` replaces the GELU's.
+      Under SP with `--fuse-chunks` the GEMM before the GELU is a
+      `dist.all_gather_matmul` (sp-fuse-collective-matmul's): the two become
+      one `dist.all_gather_matmul_gelu` the same way, each gathered chunk's
+      GEMM applying the GELU to its rows.
     - Backward: each `tfm.gelu_grad` whose dy is a `tfm.linear_grad_input`'s
       result read by it alone becomes, with it, one `tfm.linear_gelu_grad`
       (at the GELU's gradient); a `tfm.bias_grad` of its result joins as the
