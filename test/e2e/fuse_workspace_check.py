@@ -12,8 +12,9 @@ logged and its last step's gradients dumped. Checks, per chunk count c:
   - losses of every step and every gradient (Frobenius, per tensor) equal
     the unfused run's to --rtol;
   - the workspace the runtime measured for each fused op ("workspace_used_by_op"
-    of the JSONL "memory" object: all_gather_matmul, matmul_reduce_scatter
-    and the backward's all_gather_matmul_grad_weight) is min(c, 2) / c of
+    of the JSONL "memory" object: all_gather_matmul, matmul_reduce_scatter,
+    the backward's all_gather_matmul_grad_weight and, but for Llama's
+    SwiGLU, all_gather_matmul_gelu) is min(c, 2) / c of
     the gathered input of the largest fused GEMM input, computed here from
     the config: every fused GEMM gathers an [s, b, H] input (the column
     GEMMs' forward and weight gradient, the LM head) or reduce-scatters an
@@ -41,6 +42,9 @@ DATA = "/usr/share/common-licenses/GPL-3"
 
 FUSED_OPS = ("all_gather_matmul", "matmul_reduce_scatter",
              "all_gather_matmul_grad_weight")
+# The gathered GEMM with its GELU (GPT-2's and NeoX's MLP; Llama has none):
+# the same workspace where the model has it.
+GELU_OP = "all_gather_matmul_gelu"
 
 
 def fused_gemm_bytes(config, seq, batch):
@@ -79,6 +83,8 @@ def main():
     args = ap.parse_args()
     with open(args.config) as f:
         config = json.load(f)
+    act = config.get("activation_function", config.get("hidden_act", ""))
+    has_gelu = "gelu" in act
     # The batch is split over dp: each rank's GEMMs see batch / dp.
     gathered = max(fused_gemm_bytes(config, args.seq,
                                     args.batch // args.dp).values())
@@ -118,9 +124,11 @@ def main():
             memory = record["memory"]
             used, by_op = memory["workspace_used_bytes"], memory["workspace_used_by_op"]
             want = gathered * min(c, 2) // c
-            for op in FUSED_OPS:
+            for op in FUSED_OPS + ((GELU_OP,) if GELU_OP in by_op else ()):
                 if by_op.get(op) != want:
                     problems.append(f"{op} used {by_op.get(op)} bytes, want {want}")
+            if (GELU_OP in by_op) != has_gelu:
+                problems.append(f"{GELU_OP} {'ran' if GELU_OP in by_op else 'did not run'}")
             if args.dp == 1 and used != want:
                 problems.append(f"workspace_used_bytes {used}, want {want}")
             if used != record["workspace_bytes"]:

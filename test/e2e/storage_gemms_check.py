@@ -24,9 +24,10 @@ work, model, flags, ranks = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
 tag = re.sub(r"[^a-z0-9]+", "-", flags).strip("-")
 GEMM = re.compile(r"(tfm\.linear(?:_grad_input|_grad_weight_bias|_grad_weight|"
                   r"_gelu_grad|_gelu)?|dist\."
-                  r"(?:all_gather_matmul(?:_grad_weight)?|matmul_reduce_scatter))"
+                  r"(?:all_gather_matmul(?:_grad_weight|_gelu)?|matmul_reduce_scatter))"
                   r" .*: \((.*)\) -> (.*)$")
-GATHERS = ("dist.all_gather_matmul", "dist.all_gather_matmul_grad_weight")
+GATHERS = ("dist.all_gather_matmul", "dist.all_gather_matmul_gelu",
+           "dist.all_gather_matmul_grad_weight")
 MAP = re.compile(r"= tfm\.(add|mul|(gelu|silu|relu)(_grad)?|dropout) .*: "
                  r"tensor<[0-9x]*x(bf16|f16)\b")
 ROWS = re.compile(r"= tfm\.((layer|rms)_norm|cross_entropy)(_grad)? .*: "

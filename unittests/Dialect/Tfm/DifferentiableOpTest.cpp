@@ -74,10 +74,12 @@ const llvm::StringSet<> distOpsWithoutRule = {
     // A module-level declaration.
     "dist.mesh",
     // Created after tfm-autodiff: sp-sync-grads (coalesced reductions),
-    // sp-optimizer (all_gather_param), sp-fuse-collective-matmul (fused).
+    // sp-optimizer (all_gather_param), sp-fuse-collective-matmul (fused),
+    // tfm-fuse-epilogues (the gathered GEMM with its GELU).
     "dist.all_reduce_coalesced", "dist.reduce_scatter_coalesced",
     "dist.all_gather_param", "dist.all_gather_matmul",
-    "dist.matmul_reduce_scatter", "dist.all_gather_matmul_grad_weight",
+    "dist.all_gather_matmul_gelu", "dist.matmul_reduce_scatter",
+    "dist.all_gather_matmul_grad_weight",
     // Created by tfm-autodiff (ring_attention's transpose).
     "dist.ring_attention_grad",
     // Not produced by sp-partition; all_to_all in a @forward is rejected
