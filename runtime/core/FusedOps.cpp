@@ -153,6 +153,32 @@ static void gatherInChunks(const void *x, int32_t dtype, bool widen,
   }
 }
 
+/// Gathers this rank's `rows` rows of K (`x`, of `x_dtype`; widened with
+/// `widen`) in `chunks` chunks, in the workspace of dist op `op` (runtime
+/// entry point `fn`), and calls `gemm(xr, gd, row)` for each rank's rows of
+/// each chunk: xr those gathered rows (chunkRows x K of dtype gd) and `row`
+/// the first of them in the gathered input, and in the output (rank r's
+/// chunk i is rows [r * rows + i * chunkRows, ...)).
+template <typename Gemm>
+static void forGatheredRows(const char *op, const char *fn, const void *x,
+                            int32_t x_dtype, bool widen, int64_t rows,
+                            int64_t K, int64_t chunks, int32_t axis,
+                            void *workspace, int64_t workspace_bytes,
+                            Gemm gemm) {
+  checkChunks(op, rows, chunks);
+  int64_t n = sprt_axis_size(axis), chunkRows = rows / chunks;
+  int64_t chunkElems = chunkRows * K;
+  void *buffers =
+      takeWorkspace(op, fn, workspace, workspace_bytes,
+                    gatherBufferBytes(chunks, n, chunkElems, x_dtype, widen));
+  gatherInChunks(x, x_dtype, widen, buffers, chunks, n, chunkRows, K, axis,
+                 [&](int64_t i, const void *gathered, int32_t gd) {
+                   for (int64_t r = 0; r < n; ++r)
+                     gemm(advance(gathered, r * chunkElems, gd), gd,
+                          r * rows + i * chunkRows, chunkRows);
+                 });
+}
+
 /// all_gather + linear of tensors of any dtype (sprt_all_gather_linear_f32,
 /// _widened_f32, _typed): a bf16 / f16 input is gathered as stored and,
 /// with `widen`, widened before f32 GEMMs; otherwise each GEMM reads every
@@ -164,32 +190,22 @@ static void allGatherLinear(const char *fn, const void *x, int32_t x_dtype,
                             int32_t weight_in_out, int64_t chunks, int32_t axis,
                             void *workspace, int64_t workspace_bytes) {
   TraceSpan span("all_gather_linear", axis);
-  checkChunks("all_gather_linear", rows, chunks);
-  int64_t n = sprt_axis_size(axis), chunkRows = rows / chunks;
-  int64_t chunkElems = chunkRows * K;
   if (!bias)
     bias_dtype = SPRT_DTYPE_F32;
-  void *buffers =
-      takeWorkspace("all_gather_matmul", fn, workspace, workspace_bytes,
-                    gatherBufferBytes(chunks, n, chunkElems, x_dtype, widen));
-  gatherInChunks(
-      x, x_dtype, widen, buffers, chunks, n, chunkRows, K, axis,
-      [&](int64_t i, const void *gathered, int32_t gd) {
-        // Rank r's chunk i is rows [r * rows + i * chunkRows, ...) of the
-        // gathered input, and of the output.
-        for (int64_t r = 0; r < n; ++r) {
-          const void *xr = advance(gathered, r * chunkElems, gd);
-          void *yr = advance(y, (r * rows + i * chunkRows) * N, y_dtype);
-          if (allF32({gd, w_dtype, bias_dtype, y_dtype}))
-            sprt_linear_f32(
-                static_cast<const float *>(xr), static_cast<const float *>(w),
-                static_cast<const float *>(bias), static_cast<float *>(yr),
-                chunkRows, K, N, weight_in_out);
-          else
-            sprt_linear_typed(xr, gd, w, w_dtype, bias, bias_dtype, yr, y_dtype,
-                              chunkRows, K, N, weight_in_out);
-        }
-      });
+  forGatheredRows("all_gather_matmul", fn, x, x_dtype, widen, rows, K, chunks,
+                  axis, workspace, workspace_bytes,
+                  [&](const void *xr, int32_t gd, int64_t row, int64_t m) {
+                    void *yr = advance(y, row * N, y_dtype);
+                    if (allF32({gd, w_dtype, bias_dtype, y_dtype}))
+                      sprt_linear_f32(static_cast<const float *>(xr),
+                                      static_cast<const float *>(w),
+                                      static_cast<const float *>(bias),
+                                      static_cast<float *>(yr), m, K, N,
+                                      weight_in_out);
+                    else
+                      sprt_linear_typed(xr, gd, w, w_dtype, bias, bias_dtype,
+                                        yr, y_dtype, m, K, N, weight_in_out);
+                  });
 }
 
 extern "C" void
@@ -234,29 +250,19 @@ extern "C" void sprt_all_gather_linear_gelu_typed(
     int32_t tanh_approx, int64_t chunks, int32_t axis, void *workspace,
     int64_t workspace_bytes) {
   TraceSpan span("all_gather_linear_gelu", axis);
-  checkChunks("all_gather_linear_gelu", rows, chunks);
-  int64_t n = sprt_axis_size(axis), chunkRows = rows / chunks;
-  int64_t chunkElems = chunkRows * K;
   if (!bias)
     bias_dtype = SPRT_DTYPE_F32;
   bool widen =
       x_dtype != SPRT_DTYPE_F32 && allF32({w_dtype, bias_dtype, y_dtype});
-  void *buffers = takeWorkspace(
-      "all_gather_matmul_gelu", "sprt_all_gather_linear_gelu_typed", workspace,
-      workspace_bytes,
-      gatherBufferBytes(chunks, n, chunkElems, x_dtype, widen));
-  gatherInChunks(x, x_dtype, widen, buffers, chunks, n, chunkRows, K, axis,
-                 [&](int64_t i, const void *gathered, int32_t gd) {
-                   for (int64_t r = 0; r < n; ++r) {
-                     int64_t row = (r * rows + i * chunkRows) * N;
-                     sprt_linear_gelu_typed(
-                         advance(gathered, r * chunkElems, gd), gd, w, w_dtype,
-                         bias, bias_dtype,
-                         pre ? advance(pre, row, y_dtype) : nullptr,
-                         advance(y, row, y_dtype), y_dtype, chunkRows, K, N,
-                         weight_in_out, tanh_approx);
-                   }
-                 });
+  forGatheredRows(
+      "all_gather_matmul_gelu", "sprt_all_gather_linear_gelu_typed", x, x_dtype,
+      widen, rows, K, chunks, axis, workspace, workspace_bytes,
+      [&](const void *xr, int32_t gd, int64_t row, int64_t m) {
+        sprt_linear_gelu_typed(xr, gd, w, w_dtype, bias, bias_dtype,
+                               pre ? advance(pre, row * N, y_dtype) : nullptr,
+                               advance(y, row * N, y_dtype), y_dtype, m, K, N,
+                               weight_in_out, tanh_approx);
+      });
 }
 
 /// linear + reduce_scatter (sprt_linear_reduce_scatter_f32, _typed): the
