@@ -175,13 +175,19 @@ namespace {
 struct TfmFuseEpiloguesPass
     : tfm::impl::TfmFuseEpiloguesPassBase<TfmFuseEpiloguesPass> {
   void runOnOperation() override {
+    // A GEMM fuses with one GELU, the first; another GELU of its result
+    // reads the fused op's pre.
     SmallVector<std::pair<LinearOp, GeluOp>> pairs;
     SmallVector<std::pair<dist::AllGatherMatmulOp, GeluOp>> gathered;
+    DenseSet<Operation *> gemms;
     getOperation().walk([&](GeluOp gelu) {
-      if (LinearOp linear = fusableLinear(gelu))
-        pairs.push_back({linear, gelu});
-      else if (dist::AllGatherMatmulOp gemm = fusableGather(gelu))
-        gathered.push_back({gemm, gelu});
+      if (LinearOp linear = fusableLinear(gelu)) {
+        if (gemms.insert(linear).second)
+          pairs.push_back({linear, gelu});
+      } else if (dist::AllGatherMatmulOp gemm = fusableGather(gelu)) {
+        if (gemms.insert(gemm).second)
+          gathered.push_back({gemm, gelu});
+      }
     });
     SmallVector<std::pair<LinearGradInputOp, GeluGradOp>> grads;
     getOperation().walk([&](GeluGradOp grad) {

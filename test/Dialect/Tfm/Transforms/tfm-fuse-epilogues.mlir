@@ -197,3 +197,18 @@ func.func @gathered(%x: tensor<4x2x32xbf16, #dist.layout<@mesh, tp = S(0)>>,
   %dx = tfm.gelu_grad %dy, %h approximate tanh : tensor<8x2x64xbf16, #dist.layout<@mesh, tp = S(2)>>
   return %y, %ry, %cy, %dx : tensor<8x2x64xbf16, #dist.layout<@mesh, tp = S(2)>>, tensor<8x2x64xbf16, #dist.layout<@mesh, tp = S(2)>>, tensor<8x2x64xf32, #dist.layout<@mesh, tp = S(2)>>, tensor<8x2x64xbf16, #dist.layout<@mesh, tp = S(2)>>
 }
+
+// -----
+
+// Two GELUs of one linear's result: the first fuses, the second reads the
+// fused op's pre (a GEMM fuses once).
+// CHECK-LABEL: func.func @two_gelus
+// CHECK-NEXT: %[[PRE:.*]], %[[A:.*]] = tfm.linear_gelu %{{.*}}, %{{.*}} approximate tanh
+// CHECK-NEXT: %[[B:.*]] = tfm.gelu %[[PRE]] approximate none
+// CHECK-NEXT: return %[[A]], %[[B]]
+func.func @two_gelus(%x: tensor<8x2x32xf32>, %w: tensor<128x32xf32>) -> (tensor<8x2x128xf32>, tensor<8x2x128xf32>) {
+  %h = tfm.linear %x, %w : (tensor<8x2x32xf32>, tensor<128x32xf32>) -> tensor<8x2x128xf32>
+  %a = tfm.gelu %h approximate tanh : tensor<8x2x128xf32>
+  %b = tfm.gelu %h approximate none : tensor<8x2x128xf32>
+  return %a, %b : tensor<8x2x128xf32>, tensor<8x2x128xf32>
+}
